@@ -1,0 +1,51 @@
+# Attention by Hand: `make lab`, `make book`, `make test`. Each sets up .venv on first use.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PY     := $(BIN)/python
+# Extra pytest flags, e.g. `make test PYTEST_FLAGS=-x`.
+PYTEST_FLAGS ?=
+
+.PHONY: lab book test test-fast sync lint format clean help
+.DEFAULT_GOAL := help
+
+help:  ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+# One stamp per extra; it is rebuilt only when pyproject.toml changes.
+$(VENV)/.installed-%: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10) and "Python >= 3.10 is needed, found " + sys.version.split()[0])'
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[$*]"
+	@touch $@
+
+lab: $(VENV)/.installed-lab  ## Open the chapters in JupyterLab
+	$(BIN)/jupyter lab book/
+
+book: $(VENV)/.installed-book  ## Build the static site into _build/html (executes the chapters, cached)
+	$(PY) tools/build_book.py
+
+sync: $(VENV)/.installed-book  ## Re-pair every book/*.py with its .ipynb and execute it in place
+	$(PY) tools/sync_chapters.py
+
+lint: $(VENV)/.installed-test  ## ruff lint and format check
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(VENV)/.installed-test  ## Apply ruff's fixes and formatting
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+test-fast: lint  ## Unit, property and doctests only
+	$(PY) -m pytest tests attn_core --doctest-modules --ignore=tests/browser -q $(PYTEST_FLAGS)
+
+# pytest exits 5 when it collects nothing; that stays a failure here, because a
+# suite that finds no tests is broken, not green.
+test: test-fast  ## Everything CI runs: lint, unit tests, nbval, site build, browser tests
+	$(PY) -m pytest --nbval book --nbval-sanitize-with tests/nbval_sanitize.cfg -q $(PYTEST_FLAGS)
+	$(PY) tools/build_book.py
+	$(PY) -m pytest tests/browser -q $(PYTEST_FLAGS)
+
+clean:  ## Remove the build and the caches (keeps .venv)
+	rm -rf _build .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,40 @@
+"""attn_core: every formula of *Attention by Hand*, in a few small numpy functions.
+
+Import cost is numpy only: plotting (:mod:`attn_core.plots`), widgets
+(:mod:`attn_core.widgets`) and exercise checkers (:mod:`attn_core.exercises`)
+are submodules that load their own dependencies when imported.
+"""
+
+from .attention import (
+    attention_weights,
+    causal_mask,
+    dot_scores,
+    padding_mask,
+    scaled_dot_product_attention,
+)
+from .examples import SENTENCE_EN, SENTENCE_KO, seed_example, toy_embeddings
+from .heads import SimpleSelfAttention, merge_heads, multi_head_attention, split_heads
+from .softmax import entropy, log_softmax, logsumexp, softmax, softmax_jacobian
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "SENTENCE_EN",
+    "SENTENCE_KO",
+    "SimpleSelfAttention",
+    "attention_weights",
+    "causal_mask",
+    "dot_scores",
+    "entropy",
+    "log_softmax",
+    "logsumexp",
+    "merge_heads",
+    "multi_head_attention",
+    "padding_mask",
+    "scaled_dot_product_attention",
+    "seed_example",
+    "softmax",
+    "softmax_jacobian",
+    "split_heads",
+    "toy_embeddings",
+]

@@ -1,0 +1,211 @@
+"""Scaled dot-product attention (스케일 내적 어텐션), following PyTorch's semantics.
+
+Shape legend, as in ``torch.nn.functional.scaled_dot_product_attention``:
+
+- ``query``: (..., L, E) — L queries (쿼리) of size E; a single query may be (E,)
+- ``key``:   (..., S, E) — S keys (키) of size E
+- ``value``: (..., S, Ev) — S values (밸류) of size Ev
+- ``attn_mask``: broadcastable to (..., L, S); bool True = *may attend*,
+  float = *added* to the scores
+- result: weights (..., L, S), output (..., L, Ev)
+
+Leading ``...`` axes (batch, heads) broadcast, through ``@`` and ``swapaxes``
+(never ``.T``, which would reverse the batch axes too).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._validate import check_attention_inputs, check_mask, check_positive_int, check_scale
+from .softmax import softmax
+
+__all__ = [
+    "attention_weights",
+    "causal_mask",
+    "dot_scores",
+    "padding_mask",
+    "scaled_dot_product_attention",
+]
+
+
+def dot_scores(query, key):
+    r"""All pairwise dot products (내적) :math:`q_i \cdot k_j`, i.e. :math:`QK^\top`.
+
+    Parameters
+    ----------
+    query : array_like, shape (..., L, E) or (E,)
+    key : array_like, shape (..., S, E)
+
+    Returns
+    -------
+    ndarray, shape (..., L, S), or (..., S) for a 1-D query
+        Entry ``[..., i, j]`` is :math:`\sum_m q_{im} k_{jm}`.
+
+    Examples
+    --------
+    >>> dot_scores([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    array([1., 0., 1.])
+    """
+    return _dot(*check_attention_inputs(query, key))
+
+
+def _dot(q, k):
+    return q @ np.swapaxes(k, -1, -2)  # [..., L, E] @ [..., E, S] -> [..., L, S]
+
+
+def causal_mask(L, S=None):
+    """Boolean mask where query ``i`` may attend to keys ``0..i`` (top-left aligned).
+
+    Parameters
+    ----------
+    L : int
+        Number of queries.
+    S : int, optional
+        Number of keys; defaults to ``L``.
+
+    Returns
+    -------
+    ndarray of bool, shape (L, S)
+        True = may attend, the lower triangle including the diagonal; the same
+        as PyTorch's ``is_causal=True``.
+
+    Examples
+    --------
+    >>> causal_mask(3).astype(int)
+    array([[1, 0, 0],
+           [1, 1, 0],
+           [1, 1, 1]])
+    """
+    L = check_positive_int(L, "L", minimum=0)
+    S = L if S is None else check_positive_int(S, "S", minimum=0)
+    return np.tril(np.ones((L, S), dtype=bool))
+
+
+def padding_mask(lengths, S):
+    """Boolean mask that hides the padding at the end of each sequence.
+
+    Parameters
+    ----------
+    lengths : array_like of int, shape (B,) or any (...)
+        The true length of each sequence, ``0 <= length <= S``.
+    S : int
+        The padded length (number of keys).
+
+    Returns
+    -------
+    ndarray of bool, shape (..., 1, S)
+        True = may attend (position < length). The length-1 axis broadcasts over
+        the L queries; add another axis for heads: ``mask[:, None]``.
+        (PyTorch's ``key_padding_mask`` uses the opposite convention.)
+
+    Examples
+    --------
+    >>> padding_mask([2, 3], 3).astype(int)
+    array([[[1, 1, 0]],
+    <BLANKLINE>
+           [[1, 1, 1]]])
+    """
+    S = check_positive_int(S, "S", minimum=0)
+    n = np.asarray(lengths)
+    if not np.issubdtype(n.dtype, np.integer) or ((n < 0) | (n > S)).any():
+        raise ValueError(f"lengths must be integers between 0 and S={S}, got {n.tolist()}")
+    return (np.arange(S) < n[..., None])[..., None, :]  # (..., 1, S)
+
+
+def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None):
+    r"""Attention weights :math:`\mathrm{softmax}(QK^\top \cdot \mathrm{scale} + \mathrm{mask})`.
+
+    Parameters
+    ----------
+    query : array_like, shape (..., L, E) or (E,)
+    key : array_like, shape (..., S, E)
+    attn_mask : array_like of bool or float, broadcastable to (..., L, S), optional
+        Bool: True = may attend. Float: added to the scores (use ``-inf`` to hide).
+    is_causal : bool, default False
+        Apply :func:`causal_mask`; cannot be combined with ``attn_mask``.
+    scale : float, optional
+        Multiplies the scores; defaults to :math:`1/\sqrt{E}`. Use 1.0 for none.
+
+    Returns
+    -------
+    ndarray, shape (..., L, S), or (..., S) for a 1-D query
+        Each row sums to 1 over the keys it may attend to; a row with no such
+        key (fully masked) is all zeros.
+
+    Examples
+    --------
+    >>> keys = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+    >>> attention_weights([1.0, 0.0], keys).round(3)
+    array([0.401, 0.198, 0.401])
+    >>> attention_weights([1.0, 0.0], keys, scale=1.0).round(3)
+    array([0.422, 0.155, 0.422])
+    """
+    q, k = check_attention_inputs(query, key)
+    weights = _weights(np.atleast_2d(q), k, attn_mask, is_causal, scale)  # [..., L, S]
+    return weights[..., 0, :] if q.ndim == 1 else weights
+
+
+def _weights(q, k, attn_mask, is_causal, scale):
+    """Weights for validated q (..., L, E) and k (..., S, E) -> (..., L, S)."""
+    scores = _dot(q, k) * check_scale(scale, q.shape[-1])  # [..., L, S]
+    mask = check_mask(attn_mask, scores.shape, is_causal)
+    if is_causal:
+        mask = causal_mask(*scores.shape[-2:])
+    if mask is not None and mask.dtype == bool:
+        scores = np.where(mask, scores, -np.inf)
+    elif mask is not None:
+        scores = scores + mask.astype(scores.dtype)
+    return softmax(scores, axis=-1)
+
+
+def scaled_dot_product_attention(
+    query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, rng=None
+):
+    r"""Scaled dot-product attention: :math:`\mathrm{softmax}(QK^\top/\sqrt{E})\,V`.
+
+    Parameters
+    ----------
+    query : array_like, shape (..., L, E) or (E,)
+    key : array_like, shape (..., S, E)
+    value : array_like, shape (..., S, Ev)
+    attn_mask, is_causal, scale
+        As in :func:`attention_weights`.
+    dropout_p : float, default 0.0
+        Probability of zeroing each weight (survivors are divided by
+        ``1 - dropout_p``); needs an explicit ``rng`` so that runs repeat.
+    rng : numpy.random.Generator, optional
+        Required when ``dropout_p > 0``.
+
+    Returns
+    -------
+    ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
+        ``attention_weights(...) @ value``: each output is a weighted average of
+        the values (zeros for a fully masked row).
+
+    Examples
+    --------
+    >>> q, keys, values = [1.0, 0.0], [[1, 0], [0, 1], [1, 1]], [[2, 0], [0, 2], [1, 1]]
+    >>> scaled_dot_product_attention(q, keys, values).round(3)
+    array([1.203, 0.797])
+    """
+    q, k, v = check_attention_inputs(query, key, value)
+    weights = _weights(np.atleast_2d(q), k, attn_mask, is_causal, scale)  # [..., L, S]
+    out = _dropout(weights, dropout_p, rng) @ v  # [..., L, S] @ [..., S, Ev] -> [..., L, Ev]
+    return out[..., 0, :] if q.ndim == 1 else out
+
+
+def _dropout(weights, dropout_p, rng):
+    if not isinstance(dropout_p, numbers.Real) or not 0.0 <= dropout_p < 1.0:
+        raise ValueError(f"dropout_p must be in [0, 1), got {dropout_p!r}")
+    if dropout_p == 0.0:
+        return weights
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(
+            f"dropout_p={dropout_p} needs an explicit rng=np.random.default_rng(seed), "
+            f"got rng={rng!r}"
+        )
+    keep = rng.random(weights.shape) >= dropout_p
+    return np.where(keep, weights / (1.0 - dropout_p), 0.0).astype(weights.dtype)

@@ -1,0 +1,65 @@
+"""The data of the book's examples, defined once so that prose, figures and tests agree.
+
+The worked example is the seed article's: d_k = 2, one query, three keys and
+values. Functions return fresh arrays, so a reader who edits one cannot change
+another chapter's numbers.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["SENTENCE_EN", "SENTENCE_KO", "WorkedExample", "seed_example", "toy_embeddings"]
+
+SENTENCE_KO = ("나는", "사과를", "먹었다")  # the seed's example sentence, "I ate an apple"
+SENTENCE_EN = ("the", "cat", "sat", "on", "the", "mat", "because", "it", "was", "warm")
+
+
+class WorkedExample(NamedTuple):
+    """query (E,), keys (S, E), values (S, Ev) of a hand-sized example."""
+
+    query: np.ndarray
+    keys: np.ndarray
+    values: np.ndarray
+
+
+def seed_example():
+    """The seed's example: q = (1, 0); keys (1,0), (0,1), (1,1); values (2,0), (0,2), (1,1).
+
+    Examples
+    --------
+    >>> ex = seed_example()
+    >>> ex.query.shape, ex.keys.shape, ex.values.shape
+    ((2,), (3, 2), (3, 2))
+    """
+    return WorkedExample(
+        query=np.array([1.0, 0.0]),
+        keys=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+        values=np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]),
+    )
+
+
+def toy_embeddings(tokens, dim, seed=0):
+    """Deterministic random vectors (T, dim) for ``tokens``; equal tokens get equal vectors.
+
+    Parameters
+    ----------
+    tokens : sequence of str, length T
+    dim : int
+    seed : int
+        Combined with each token's text, so a token's vector does not depend on
+        its neighbours.
+
+    Examples
+    --------
+    >>> x = toy_embeddings(["the", "cat", "the"], 4)
+    >>> x.shape, bool((x[0] == x[2]).all())
+    ((3, 4), True)
+    """
+    rows = []
+    for token in tokens:
+        entropy = [seed, *token.encode("utf-8")]
+        rows.append(np.random.default_rng(entropy).standard_normal(dim))
+    return np.array(rows).reshape(len(tokens), dim)

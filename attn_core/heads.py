@@ -1,0 +1,138 @@
+"""Linear projections, the head split (nanoGPT's reshape + swap) and multi-head attention.
+
+Shape legend: T positions, D = d_model features, H heads of d_head = D // H.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validate import as_float_array, check_positive_int
+from .attention import attention_weights
+
+__all__ = ["SimpleSelfAttention", "merge_heads", "multi_head_attention", "split_heads"]
+
+
+def split_heads(x, n_heads):
+    """Split the features of ``x`` into ``n_heads`` heads.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., T, D)
+    n_heads : int
+        Must divide D.
+
+    Returns
+    -------
+    ndarray, shape (..., H, T, D // H)
+        Reshape to (..., T, H, d_head), *then* swap T and H. A reshape alone to
+        (..., H, T, d_head) would mix positions into heads.
+
+    Examples
+    --------
+    >>> split_heads(np.arange(8.0).reshape(2, 4), 2)[1]  # head 1: features 2, 3
+    array([[2., 3.],
+           [6., 7.]])
+    """
+    x = as_float_array(x, "x")
+    n_heads = check_positive_int(n_heads, "n_heads")
+    if x.ndim < 2 or x.shape[-1] % n_heads:
+        raise ValueError(
+            f"x must be (..., T, D) with D divisible by n_heads={n_heads}, got shape {x.shape}"
+        )
+    *batch, T, D = x.shape
+    x = x.reshape(*batch, T, n_heads, D // n_heads)  # [..., T, D] -> [..., T, H, d_head]
+    return np.swapaxes(x, -2, -3)  # -> [..., H, T, d_head]
+
+
+def merge_heads(x):
+    """Undo :func:`split_heads`: (..., H, T, d_head) -> (..., T, H * d_head).
+
+    Examples
+    --------
+    >>> x = np.arange(24.0).reshape(2, 3, 4)
+    >>> bool((merge_heads(split_heads(x, 2)) == x).all())
+    True
+    """
+    x = as_float_array(x, "x")
+    if x.ndim < 3:
+        raise ValueError(f"x must be (..., H, T, d_head), got shape {x.shape}")
+    x = np.swapaxes(x, -2, -3)  # [..., H, T, d_head] -> [..., T, H, d_head]
+    return x.reshape(*x.shape[:-2], x.shape[-2] * x.shape[-1])  # -> [..., T, D]
+
+
+def multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, attn_mask=None, is_causal=False):
+    """Multi-head attention with projection matrices and no biases.
+
+    Parameters
+    ----------
+    x_q : array_like, shape (..., L, D)
+        The sequence that asks (the queries' source).
+    x_kv : array_like, shape (..., S, D)
+        The sequence that answers; pass ``x_q`` again for self-attention.
+    w_q, w_k, w_v, w_o : array_like, shape (D, D)
+        Projections; head ``h`` uses columns ``h*d_head:(h+1)*d_head``.
+    n_heads : int
+    attn_mask, is_causal
+        As in :func:`attn_core.attention_weights`, broadcast over the heads.
+
+    Returns
+    -------
+    output : ndarray, shape (..., L, D)
+    weights : ndarray, shape (..., H, L, S)
+        Each head is scaled by 1/sqrt(d_head), not 1/sqrt(D).
+
+    Examples
+    --------
+    >>> x = np.eye(4)
+    >>> out, w = multi_head_attention(x, x, *[np.eye(4)] * 4, n_heads=2)
+    >>> out.shape, w.shape
+    ((4, 4), (2, 4, 4))
+    """
+    q = split_heads(as_float_array(x_q, "x_q") @ as_float_array(w_q, "w_q"), n_heads)
+    k = split_heads(as_float_array(x_kv, "x_kv") @ as_float_array(w_k, "w_k"), n_heads)
+    v = split_heads(as_float_array(x_kv, "x_kv") @ as_float_array(w_v, "w_v"), n_heads)
+    weights = attention_weights(q, k, attn_mask, is_causal)  # [..., H, L, S], scale 1/sqrt(d_head)
+    out = merge_heads(weights @ v)  # [..., H, L, d_head] -> [..., L, D]
+    return out @ as_float_array(w_o, "w_o"), weights
+
+
+class SimpleSelfAttention:
+    """The seed's PyTorch ``SimpleSelfAttention``, re-expressed in numpy.
+
+    Three linear maps (with biases, like ``nn.Linear``) make q, k, v from the
+    same x; the scores are divided by sqrt(embed_dim).
+
+    Parameters
+    ----------
+    embed_dim : int
+    rng : numpy.random.Generator
+        Initialises the weights as ``nn.Linear`` does: uniform in
+        ``±1/sqrt(embed_dim)``.
+
+    Examples
+    --------
+    >>> layer = SimpleSelfAttention(4, np.random.default_rng(0))
+    >>> out, attn = layer(np.ones((2, 3, 4)))  # [batch, seq_len, embed_dim]
+    >>> out.shape, attn.shape
+    ((2, 3, 4), (2, 3, 3))
+    """
+
+    def __init__(self, embed_dim, rng):
+        self.embed_dim = check_positive_int(embed_dim, "embed_dim")
+        bound = 1.0 / math.sqrt(self.embed_dim)
+        shape_w, shape_b = (self.embed_dim, self.embed_dim), (self.embed_dim,)
+        for name in ("query", "key", "value"):
+            w, b = rng.uniform(-bound, bound, shape_w), rng.uniform(-bound, bound, shape_b)
+            setattr(self, name, (w, b))
+
+    def __call__(self, x):
+        """x (batch, seq_len, embed_dim) -> (output like x, attention (batch, seq_len, seq_len))."""
+        x = as_float_array(x, "x")
+        if x.shape[-1:] != (self.embed_dim,):
+            raise ValueError(f"x must end in embed_dim={self.embed_dim}, got shape {x.shape}")
+        q, k, v = (x @ w + b for w, b in (self.query, self.key, self.value))  # [B, T, D] each
+        attention = attention_weights(q, k)  # default scale 1/sqrt(embed_dim), as the seed
+        return attention @ v, attention  # [B, T, T] @ [B, T, D] -> [B, T, D]

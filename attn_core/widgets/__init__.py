@@ -1,0 +1,1 @@
+"""Interactive figures (anywidget). Imported explicitly: ``from attn_core.widgets import ...``."""

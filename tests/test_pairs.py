@@ -1,0 +1,36 @@
+"""Every chapter is a jupytext pair whose .py and .ipynb say the same thing."""
+
+import re
+from pathlib import Path
+
+import jupytext
+import pytest
+
+BOOK = Path(__file__).resolve().parent.parent / "book"
+CHAPTERS = sorted(BOOK.glob("[0-9][0-9]_*.py"))
+VERSION_LINE = re.compile(r"^#\s+jupytext_version: .*$", re.MULTILINE)
+
+
+def test_there_are_chapters():
+    assert CHAPTERS, f"no book/NN_name.py chapters found in {BOOK}"
+
+
+@pytest.mark.parametrize("py_path", CHAPTERS, ids=lambda p: p.name)
+def test_py_and_ipynb_in_sync(py_path):
+    nb_path = py_path.with_suffix(".ipynb")
+    assert nb_path.exists(), f"{py_path.name} has no paired {nb_path.name}"
+    from_notebook = jupytext.writes(jupytext.read(nb_path), fmt="py:percent")
+    source = py_path.read_text(encoding="utf-8")
+    assert VERSION_LINE.sub("", from_notebook) == VERSION_LINE.sub("", source), (
+        f"{nb_path.name} is out of sync with {py_path.name}: edit the .py, then run "
+        f"`make sync` (tools/sync_chapters.py {py_path.relative_to(BOOK.parent)})"
+    )
+
+
+@pytest.mark.parametrize("py_path", CHAPTERS, ids=lambda p: p.name)
+def test_ipynb_has_stored_outputs(py_path):
+    notebook = jupytext.read(py_path.with_suffix(".ipynb"))
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    assert any(c.get("outputs") for c in code), f"{py_path.stem}.ipynb has no stored outputs"
+    unexecuted = [i for i, c in enumerate(code) if c.get("execution_count") is None and c.source]
+    assert not unexecuted, f"{py_path.stem}.ipynb: code cells {unexecuted} were never executed"
