@@ -1,0 +1,146 @@
+"""Experiments behind chapter 3: why the scores are divided by √d_k.
+
+For a query and a key whose components are independent with mean 0 and
+variance 1, the dot product (내적) has mean 0 and variance d_k. These
+functions draw such vectors, measure the spread of the scores, and measure
+what an unscaled spread does to softmax (소프트맥스): saturation, entropy
+collapse and a vanishing Jacobian. Every draw comes from the ``rng`` passed
+in, so a seeded generator gives the same numbers every time.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ._validate import check_positive_int
+from .attention import attention_weights, dot_scores
+from .softmax import entropy, softmax_jacobian
+
+__all__ = ["SaturationStats", "random_dot_products", "saturation_stats", "score_variance"]
+
+
+def _check_rng(rng):
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            f"rng must be a numpy.random.Generator (np.random.default_rng(seed)), "
+            f"got {type(rng).__name__}"
+        )
+    return rng
+
+
+def random_dot_products(d_k, n, rng, *, scaled=False):
+    r"""Dot products of ``n`` independent pairs of standard-normal vectors.
+
+    Parameters
+    ----------
+    d_k : int
+        The vectors' dimension, >= 1.
+    n : int
+        How many (query, key) pairs to draw, >= 1.
+    rng : numpy.random.Generator
+        The source of randomness; seed it for reproducible numbers.
+    scaled : bool, default False
+        Divide each dot product by :math:`\sqrt{d_k}`, as attention does.
+
+    Returns
+    -------
+    ndarray, shape (n,)
+        :math:`q^{(i)} \cdot k^{(i)}` (over :math:`\sqrt{d_k}` if ``scaled``),
+        each pair drawn fresh. Mean ≈ 0; variance ≈ d_k, or ≈ 1 if scaled.
+
+    Examples
+    --------
+    >>> s = random_dot_products(64, 20_000, np.random.default_rng(0))
+    >>> s.shape, bool(abs(s.var() / 64 - 1) < 0.05)
+    ((20000,), True)
+    """
+    d_k = check_positive_int(d_k, "d_k")
+    n = check_positive_int(n, "n")
+    q = _check_rng(rng).standard_normal((n, 1, d_k))  # n queries, each (1, d_k)
+    k = rng.standard_normal((n, 1, d_k))  # n keys, each (1, d_k)
+    scores = dot_scores(q, k)[:, 0, 0]  # [n, 1, d_k] @ [n, d_k, 1] -> [n, 1, 1] -> [n]
+    return scores / math.sqrt(d_k) if scaled else scores
+
+
+def score_variance(d_ks, n, rng, *, scaled=False):
+    """Empirical variance of :func:`random_dot_products` for each dimension in ``d_ks``.
+
+    Parameters
+    ----------
+    d_ks : sequence of int, length D
+        Dimensions to try, each >= 1.
+    n : int
+        Pairs drawn per dimension, >= 2.
+    rng : numpy.random.Generator
+    scaled : bool, default False
+        Divide the scores by √d_k first.
+
+    Returns
+    -------
+    ndarray, shape (D,)
+        Sample variances (``ddof=1``): ≈ d_k unscaled, ≈ 1 scaled.
+
+    Examples
+    --------
+    >>> v = score_variance([1, 16], 20_000, np.random.default_rng(1))
+    >>> bool(np.allclose(v, [1, 16], rtol=0.05))
+    True
+    """
+    n = check_positive_int(n, "n", minimum=2)
+    return np.array([random_dot_products(d, n, rng, scaled=scaled).var(ddof=1) for d in d_ks])
+
+
+class SaturationStats(NamedTuple):
+    """Averages over trials of one softmax row of attention weights, each of shape (D,)."""
+
+    max_weight: np.ndarray  # mean of the largest weight: 1/S (uniform) .. 1 (one-hot)
+    entropy: np.ndarray  # mean entropy in nats: log S (uniform) .. 0 (one-hot)
+    jacobian_norm: np.ndarray  # mean Frobenius norm of diag(w) - w w^T: 0 when one-hot
+
+
+def saturation_stats(d_ks, n_keys, n_trials, rng, *, scaled):
+    """How peaked the attention weights of random queries and keys are, per dimension.
+
+    For each ``d_k`` draws ``n_trials`` standard-normal queries, each against
+    its own ``n_keys`` standard-normal keys, and averages three measures of the
+    weights ``softmax(q·k / √d_k)`` (or ``softmax(q·k)`` if not ``scaled``).
+
+    Parameters
+    ----------
+    d_ks : sequence of int, length D
+        Dimensions to try, each >= 1.
+    n_keys : int
+        Keys per query (S), >= 2.
+    n_trials : int
+        Queries per dimension, >= 1.
+    rng : numpy.random.Generator
+    scaled : bool
+        Divide the scores by √d_k (attention's default) or not.
+
+    Returns
+    -------
+    SaturationStats
+        ``max_weight``, ``entropy`` and ``jacobian_norm``, each of shape (D,).
+
+    Examples
+    --------
+    >>> st = saturation_stats([4, 256], 8, 200, np.random.default_rng(2), scaled=False)
+    >>> bool(st.max_weight[1] > 0.9 > st.max_weight[0])
+    True
+    """
+    n_keys = check_positive_int(n_keys, "n_keys", minimum=2)
+    n_trials = check_positive_int(n_trials, "n_trials")
+    rows = [_saturation_one(d, n_keys, n_trials, _check_rng(rng), scaled) for d in d_ks]
+    return SaturationStats(*(np.array(col) for col in zip(*rows, strict=True)))
+
+
+def _saturation_one(d_k, n_keys, n_trials, rng, scaled):
+    d_k = check_positive_int(d_k, "d_k")
+    q = rng.standard_normal((n_trials, 1, d_k))  # [T, 1, d_k]
+    k = rng.standard_normal((n_trials, n_keys, d_k))  # [T, S, d_k]
+    w = attention_weights(q, k, scale=None if scaled else 1.0)[:, 0, :]  # [T, 1, S] -> [T, S]
+    jac = np.linalg.norm(softmax_jacobian(w), axis=(-2, -1))  # [T, S, S] -> [T]
+    return w.max(axis=-1).mean(), entropy(w).mean(), jac.mean()

@@ -1,0 +1,110 @@
+"""Tests of attn_core.stats against loops, closed-form moments and hand formulas."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from attn_core.stats import random_dot_products, saturation_stats, score_variance
+
+
+def _loop_dot_products(d_k, n, seed):
+    """The same draws as random_dot_products, multiplied out with plain loops."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((n, 1, d_k))
+    k = rng.standard_normal((n, 1, d_k))
+    return [sum(q[i, 0, m] * k[i, 0, m] for m in range(d_k)) for i in range(n)]
+
+
+def test_random_dot_products_match_a_loop():
+    got = random_dot_products(5, 7, np.random.default_rng(3))
+    np.testing.assert_allclose(got, _loop_dot_products(5, 7, 3), rtol=1e-12)
+
+
+def test_scaled_is_unscaled_over_root_d():
+    plain = random_dot_products(9, 50, np.random.default_rng(4))
+    scaled = random_dot_products(9, 50, np.random.default_rng(4), scaled=True)
+    np.testing.assert_allclose(scaled * 3.0, plain, rtol=1e-12)  # √9 = 3
+
+
+@pytest.mark.parametrize("d_k", [1, 2, 8, 64, 512])
+def test_variance_is_d_k_within_five_standard_errors(d_k):
+    # S = q·k is a sum of d_k iid products X with E X = 0, E X² = 1, E X⁴ = 9, so
+    # E S⁴ = 9 d + 3 d (d - 1) and Var(S²) = 2 d² + 6 d: the relative standard error
+    # of the sample variance is sqrt((2 + 6/d) / n).
+    n = 20_000
+    (var,) = score_variance([d_k], n, np.random.default_rng(d_k))
+    rel_se = math.sqrt((2 + 6 / d_k) / n)
+    assert abs(var / d_k - 1) < 5 * rel_se
+
+
+def test_scaled_variance_is_one_and_mean_is_zero():
+    s = random_dot_products(256, 20_000, np.random.default_rng(5), scaled=True)
+    assert abs(s.mean()) < 5 / math.sqrt(20_000)  # standard error of the mean is 1/√n
+    assert abs(s.var() - 1) < 5 * math.sqrt((2 + 6 / 256) / 20_000)
+
+
+def test_score_variance_shape_follows_d_ks():
+    assert score_variance([1, 2, 3], 10, np.random.default_rng(0)).shape == (3,)
+
+
+def _hand_stats(w):
+    """Max weight, entropy and ‖diag(w) − wwᵀ‖_F of one weight row, with loops."""
+    s = len(w)
+    ent = -sum(x * math.log(x) for x in w if x > 0)
+    frob2 = sum((w[i] * ((i == j) - w[j])) ** 2 for i in range(s) for j in range(s))
+    return max(w), ent, math.sqrt(frob2)
+
+
+@pytest.mark.parametrize("scaled", [False, True])
+def test_saturation_stats_match_hand_formulas(scaled):
+    d_k, n_keys, n_trials = 6, 4, 3
+    rng = np.random.default_rng(11)
+    q = rng.standard_normal((n_trials, 1, d_k))
+    k = rng.standard_normal((n_trials, n_keys, d_k))
+    expected = []
+    for t in range(n_trials):
+        scores = [sum(q[t, 0, m] * k[t, j, m] for m in range(d_k)) for j in range(n_keys)]
+        if scaled:
+            scores = [x / math.sqrt(d_k) for x in scores]
+        exps = [math.exp(x) for x in scores]
+        expected.append(_hand_stats([e / sum(exps) for e in exps]))
+    got = saturation_stats([d_k], n_keys, n_trials, np.random.default_rng(11), scaled=scaled)
+    np.testing.assert_allclose(np.ravel(got), np.mean(expected, axis=0), rtol=1e-10)
+
+
+def test_unscaled_scores_saturate_and_scaled_do_not():
+    n_keys = 8
+    plain = saturation_stats([4, 512], n_keys, 300, np.random.default_rng(6), scaled=False)
+    fixed = saturation_stats([4, 512], n_keys, 300, np.random.default_rng(6), scaled=True)
+    assert plain.max_weight[1] > 0.9 and plain.entropy[1] < 0.3 * math.log(n_keys)
+    assert plain.jacobian_norm[1] < 0.5 * plain.jacobian_norm[0]
+    assert abs(fixed.entropy[1] - fixed.entropy[0]) < 0.1 * math.log(n_keys)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "match"),
+    [
+        (lambda: random_dot_products(0, 5, np.random.default_rng()), ValueError, "d_k"),
+        (lambda: random_dot_products(True, 5, np.random.default_rng()), ValueError, "d_k"),
+        (lambda: random_dot_products(4, 0, np.random.default_rng()), ValueError, "n must"),
+        (lambda: random_dot_products(4, 5, 42), TypeError, "rng must be"),
+        (lambda: score_variance([4], 1, np.random.default_rng()), ValueError, "n must"),
+        (
+            lambda: saturation_stats([4], 1, 5, np.random.default_rng(), scaled=True),
+            ValueError,
+            "n_keys",
+        ),
+        (
+            lambda: saturation_stats([0], 3, 5, np.random.default_rng(), scaled=True),
+            ValueError,
+            "d_k",
+        ),
+        (lambda: saturation_stats([4], 3, 5, None, scaled=True), TypeError, "rng must be"),
+    ],
+)
+def test_bad_input_names_the_argument(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
