@@ -1,1 +1,46 @@
-"""Interactive figures (anywidget). Imported explicitly: ``from attn_core.widgets import ...``."""
+"""Interactive figures (anywidget) of *Attention by Hand*.
+
+Imported explicitly (``from attn_core.widgets import QueryPad``); ``import attn_core``
+does not load them. Each figure is an anywidget whose Python side owns the state as
+traitlets and computes with :mod:`attn_core`; its JavaScript draws (SVG) and recomputes
+the small maths with ``attn_math.js`` (tested equal to attn_core), so a figure still
+responds to the mouse on the static site with no kernel. Show one by making it the last
+expression of a cell: ``QueryPad()``. Setting an input trait from code recomputes the
+outputs, e.g. ``pad.query = (0.3, 0.8)`` updates ``pad.weights``.
+
+Figures
+-------
+QueryPad(query=(1, 0), key_vectors=seed keys, value_vectors=seed values, scaled=True,
+         temperature=1.0)
+    A 2-D plane: drag the query q, the keys k (dots) and the values v (squares); arrow
+    keys move the focused vector. Shows q·k (내적), cos θ, the scaled score, the weights
+    as bars and the output o = Σ w v. Inputs: ``query`` (2,), ``key_vectors`` (S, 2),
+    ``value_vectors`` (S, 2), ``scaled`` (bool: multiply by 1/√d_k), ``temperature``.
+    Outputs: ``dots``, ``cosines``, ``scores``, ``weights`` (S,), ``output`` (2,),
+    ``entropy``. Starts at the seed's example: weights 0.401/0.198/0.401, o = (1.203, 0.797).
+SoftmaxBars(scores=(2, 1, 0.1), temperature=1.0, shift=0.0)
+    Drag score bars up and down; the weights follow. ``shift`` adds a constant to every
+    score (try 1000): the max-subtracted softmax is unchanged while the naive formula
+    overflows. Outputs: ``weights`` (S,), ``naive_weights`` (S,; NaN where it overflows,
+    sent as None), ``entropy``.
+ScalingExplorer(d_k=64, seed=0, n_keys=16, n_samples=2000)
+    Random unit-variance q and k: the spread of q·k with and without 1/√d_k, and what
+    softmax does with it (largest weight, entropy, gradient size), for d_k = 1 ... 1024.
+    Everything random is drawn in Python (seeded); the JS only redraws. Outputs: ``table``
+    (one dict per d_k in ``dims``), ``current`` (the row for ``d_k``).
+AttentionHeatmap(query_tokens=SENTENCE_KO, key_tokens=None, d_model=8, n_heads=2, head=0,
+                 scaled=True, temperature=1.0, causal=False, selected=0, seed=0)
+    Tokens × tokens weights of (cross-)attention over toy embeddings
+    (attn_core.toy_embeddings) and seeded random projections. Hover or click a token row
+    to select it (its weights are listed); temperature, scale, causal mask and head
+    controls. ``key_tokens=None`` means self-attention. Outputs: ``weights`` (L, S) of the
+    current head, ``row`` (S,) for ``selected``; inputs for the JS: ``head_queries``
+    (H, L, d_head), ``head_keys`` (H, S, d_head).
+
+Colours are colour-blind safe (Okabe–Ito for vectors, viridis for heatmaps), dragging
+never selects text, and figures on one page share no state and no element ids.
+"""
+
+from .query_pad import QueryPad
+
+__all__ = ["QueryPad"]

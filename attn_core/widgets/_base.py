@@ -1,0 +1,82 @@
+"""What every figure shares: the bundled ES module, the CSS, a deterministic repr, input checks."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+import anywidget
+import numpy as np
+
+__all__ = ["Figure", "as_vector", "as_vectors", "bundle", "css"]
+
+_HERE = files(__package__)
+_SHARED_JS = ("attn_math.js", "dom.js")
+
+
+def _read(name):
+    return _HERE.joinpath(name).read_text(encoding="utf-8")
+
+
+def bundle(figure_js):
+    """One self-contained ES module: the shared maths, the DOM helpers, then the figure.
+
+    A static page has no server to import relative modules from, so the shared
+    modules are inlined into each figure's ``_esm`` string.
+    """
+    return "\n".join(_read(name) for name in (*_SHARED_JS, figure_js))
+
+
+def css():
+    """The CSS shared by all figures (scoped under ``.abh-fig``)."""
+    return _read("widgets.css")
+
+
+class Figure(anywidget.AnyWidget):
+    """Base class: a repr with no object address or random id, so nbval can compare it."""
+
+    _repr_traits: tuple[str, ...] = ()
+
+    def __repr__(self):
+        args = ", ".join(f"{n}={_short(getattr(self, n))}" for n in self._repr_traits)
+        return f"{type(self).__name__}({args})"
+
+
+def _short(value):
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, list | tuple):
+        return "(" + ", ".join(_short(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return repr(value)
+
+
+def as_vector(value, name, dim=None):
+    """Return ``value`` as a list of finite floats of length ``dim``, or raise naming ``name``."""
+    arr = _finite(value, name)
+    if arr.ndim != 1 or (dim is not None and arr.shape[0] != dim):
+        want = f"({dim},)" if dim is not None else "(E,)"
+        raise ValueError(f"{name} must have shape {want}, got shape {arr.shape}")
+    return arr.tolist()
+
+
+def as_vectors(value, name, dim=None, count=None):
+    """Return ``value`` as a list of rows (S, dim) of finite floats, or raise naming ``name``."""
+    arr = _finite(value, name)
+    if (
+        arr.ndim != 2
+        or arr.shape[0] < 1
+        or (dim is not None and arr.shape[1] != dim)
+        or (count is not None and arr.shape[0] != count)
+    ):
+        want = f"({count if count is not None else 'S'}, {dim if dim is not None else 'E'})"
+        raise ValueError(f"{name} must have shape {want} with S >= 1, got shape {arr.shape}")
+    return arr.tolist()
+
+
+def _finite(value, name):
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"{name} must be an array of numbers: {err}") from None
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be finite, got {arr.tolist()}")
+    return arr

@@ -1,0 +1,130 @@
+// attn_math.js — the small maths of the figures, a deliberate second copy of attn_core.
+//
+// The Python side inlines this file at the top of every figure's ES module, so a figure
+// on the static site (no kernel, no server) can recompute its numbers as the reader drags.
+// tests/test_widget_js.py holds every function here equal to attn_core in node.
+// Vectors are plain arrays of numbers; matrices are arrays of rows. Float64 throughout.
+
+/** Dot product (내적) a · b of two equal-length vectors. */
+export function dot(a, b) {
+  if (a.length !== b.length) {
+    throw new RangeError(`dot: lengths differ (${a.length} and ${b.length})`);
+  }
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}
+
+/** Euclidean length |a|. */
+export function norm(a) {
+  return Math.sqrt(dot(a, a));
+}
+
+/** cos θ = a·b / (|a||b|); NaN when either vector is zero (the angle is undefined). */
+export function cosine(a, b) {
+  const n = norm(a) * norm(b);
+  return n > 0 ? dot(a, b) / n : NaN;
+}
+
+/** Scores q·k_j × scale for one query q (E) and keys K (S × E) -> (S). */
+export function scores(q, K, scale = 1) {
+  return K.map((k) => dot(q, k) * scale);
+}
+
+/**
+ * Softmax (소프트맥스) with temperature, subtracting the maximum first (as attn_core.softmax).
+ * -Infinity entries get weight 0; a row that is all -Infinity gives all zeros.
+ */
+export function softmax(x, temperature = 1) {
+  if (!(temperature > 0) || !Number.isFinite(temperature)) {
+    throw new RangeError(`softmax: temperature must be a finite number > 0, got ${temperature}`);
+  }
+  const z = x.map((v) => v / temperature);
+  const peak = Math.max(...z);
+  if (!Number.isFinite(peak)) return z.map(() => 0); // every entry masked
+  const e = z.map((v) => Math.exp(v - peak));
+  const total = e.reduce((a, b) => a + b, 0);
+  return e.map((v) => v / total);
+}
+
+/** The textbook formula without max-subtraction: overflows to NaN for scores near 710. */
+export function naiveSoftmax(x, temperature = 1) {
+  const e = x.map((v) => Math.exp(v / temperature));
+  const total = e.reduce((a, b) => a + b, 0);
+  return e.map((v) => v / total);
+}
+
+/** Shannon entropy −Σ w log w in nats; zero weights count as 0 (as attn_core.entropy). */
+export function entropy(w) {
+  let h = 0;
+  for (const v of w) if (v > 0) h -= v * Math.log(v);
+  return h;
+}
+
+/** Weighted mix Σ_j w_j v_j of the rows of V (S × Ev) -> (Ev). */
+export function mix(w, V) {
+  const out = new Array(V[0].length).fill(0);
+  for (let j = 0; j < V.length; j++) {
+    for (let m = 0; m < out.length; m++) out[m] += w[j] * V[j][m];
+  }
+  return out;
+}
+
+/**
+ * One query attending over keys K and values V, every intermediate kept for display.
+ * scale: null means 1/√d_k (as attn_core); temperature divides the scaled scores.
+ * Returns {dots, cosines, scale, scores, weights, output, entropy}.
+ */
+export function attend(q, K, V, { scale = null, temperature = 1 } = {}) {
+  const s = scale === null ? 1 / Math.sqrt(q.length) : scale;
+  const dots = K.map((k) => dot(q, k));
+  const scaled = dots.map((d) => d * s);
+  const weights = softmax(scaled, temperature);
+  return {
+    dots,
+    cosines: K.map((k) => cosine(q, k)),
+    scale: s,
+    scores: scaled,
+    weights,
+    output: mix(weights, V),
+    entropy: entropy(weights),
+  };
+}
+
+/**
+ * Attention weights for queries Q (L × E) and keys K (S × E) -> (L × S):
+ * softmax(Q Kᵀ · scale / temperature), with an optional causal (top-left lower triangle) mask.
+ */
+export function attentionMatrix(Q, K, { scale = null, temperature = 1, causal = false } = {}) {
+  const s = scale === null ? 1 / Math.sqrt(Q[0].length) : scale;
+  return Q.map((q, i) => {
+    const row = K.map((k, j) => (causal && j > i ? -Infinity : dot(q, k) * s));
+    return softmax(row, temperature);
+  });
+}
+
+/** A number for display: fixed digits, a true minus sign, and "−0.000" shown as "0.000". */
+export function fmt(x, digits = 3) {
+  if (Number.isNaN(x)) return "NaN";
+  if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
+  const t = x.toFixed(digits);
+  return (Number(t) === 0 ? (0).toFixed(digits) : t).replace("-", "−");
+}
+
+/** Viridis (colour-blind safe), t in [0, 1] -> "rgb(r,g,b)"; 9 stops of matplotlib's map. */
+const VIRIDIS = [
+  [68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141],
+  [39, 173, 129], [92, 200, 99], [170, 220, 50], [253, 231, 37],
+];
+export function viridis(t) {
+  const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (VIRIDIS.length - 1);
+  const i = Math.min(VIRIDIS.length - 2, Math.floor(x));
+  const f = x - i;
+  const c = VIRIDIS[i].map((v, m) => Math.round(v + f * (VIRIDIS[i + 1][m] - v)));
+  return `rgb(${c[0]},${c[1]},${c[2]})`;
+}
+
+/** Okabe–Ito palette (colour-blind safe), for keys/values; black is kept for the query. */
+export const OKABE_ITO = [
+  "#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442",
+];

@@ -1,0 +1,102 @@
+"""QueryPad: drag a query over a 2-D plane of keys and watch the scores, weights and output."""
+
+from __future__ import annotations
+
+import numpy as np
+import traitlets as t
+
+import attn_core
+from attn_core._validate import check_temperature
+
+from ._base import Figure, as_vector, as_vectors, bundle, css
+
+__all__ = ["QueryPad"]
+
+_SEED = attn_core.seed_example()
+
+
+class QueryPad(Figure):
+    """One query attending over a few keys and values in the plane (d_k = 2).
+
+    Parameters
+    ----------
+    query : sequence of 2 floats, default the seed's (1, 0)
+    key_vectors : (S, 2) floats, default the seed's (1,0), (0,1), (1,1)
+    value_vectors : (S, 2) floats, default the seed's (2,0), (0,2), (1,1)
+    scaled : bool, default True
+        Multiply the dot products by 1/sqrt(d_k) (False: by 1).
+    temperature : float > 0, default 1.0
+
+    Notes
+    -----
+    Computed traits (read-only in spirit, recomputed with attn_core whenever an
+    input changes): ``dots`` (S,), ``cosines`` (S,), ``scores`` (S,),
+    ``weights`` (S,), ``output`` (2,), ``entropy`` (float). To change the number
+    of keys, set both lists inside ``with pad.hold_trait_notifications():``.
+
+    Examples
+    --------
+    >>> pad = QueryPad()
+    >>> [round(w, 3) for w in pad.weights], [round(o, 3) for o in pad.output]
+    ([0.401, 0.198, 0.401], [1.203, 0.797])
+    >>> pad.query = (0.0, 1.0)  # now k2 and k3 score highest
+    >>> [round(w, 3) for w in pad.weights]
+    [0.198, 0.401, 0.401]
+    """
+
+    _esm = bundle("query_pad.js")
+    _css = css()
+    _repr_traits = ("query", "scaled", "temperature")
+
+    query = t.List(_SEED.query.tolist()).tag(sync=True)
+    key_vectors = t.List(_SEED.keys.tolist()).tag(sync=True)
+    value_vectors = t.List(_SEED.values.tolist()).tag(sync=True)
+    scaled = t.Bool(True).tag(sync=True)
+    temperature = t.Float(1.0).tag(sync=True)
+
+    dots = t.List().tag(sync=True)
+    cosines = t.List().tag(sync=True)
+    scores = t.List().tag(sync=True)
+    weights = t.List().tag(sync=True)
+    output = t.List().tag(sync=True)
+    entropy = t.Float(0.0).tag(sync=True)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._recompute()
+
+    @t.validate("query")
+    def _check_query(self, proposal):
+        return as_vector(proposal["value"], "query", dim=2)
+
+    @t.validate("key_vectors", "value_vectors")
+    def _check_vectors(self, proposal):
+        return as_vectors(proposal["value"], proposal["trait"].name, dim=2)
+
+    @t.validate("temperature")
+    def _check_temperature(self, proposal):
+        return check_temperature(proposal["value"])
+
+    @t.observe("query", "key_vectors", "value_vectors", "scaled", "temperature")
+    def _on_input(self, change):
+        self._recompute()
+
+    def _recompute(self):
+        q, k, v = (np.asarray(a) for a in (self.query, self.key_vectors, self.value_vectors))
+        if k.shape[0] != v.shape[0]:
+            raise ValueError(
+                f"key_vectors and value_vectors must have the same number of rows: "
+                f"key_vectors has shape {k.shape}, value_vectors has shape {v.shape}"
+            )
+        scale = 1.0 / np.sqrt(q.shape[-1]) if self.scaled else 1.0
+        dots = attn_core.dot_scores(q, k)  # [2] . [S, 2] -> [S]
+        scores = dots * scale
+        weights = attn_core.softmax(scores, temperature=self.temperature)  # [S]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cosines = dots / (np.linalg.norm(q) * np.linalg.norm(k, axis=-1))
+        self.dots = dots.tolist()
+        self.cosines = cosines.tolist()
+        self.scores = scores.tolist()
+        self.weights = weights.tolist()
+        self.output = (weights @ v).tolist()  # [S] @ [S, Ev] -> [Ev], as attn_core does
+        self.entropy = float(attn_core.entropy(weights))
