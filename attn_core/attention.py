@@ -110,8 +110,13 @@ def padding_mask(lengths, S):
     """
     S = check_positive_int(S, "S", minimum=0)
     n = np.asarray(lengths)
+    if n.size == 0:
+        n = n.astype(int)  # [] is float64 to numpy; an empty batch is fine
     if not np.issubdtype(n.dtype, np.integer) or ((n < 0) | (n > S)).any():
-        raise ValueError(f"lengths must be integers between 0 and S={S}, got {n.tolist()}")
+        raise ValueError(
+            f"lengths must be integers between 0 and S={S}, got {n.tolist()} "
+            f"(lengths has shape {n.shape})"
+        )
     return (np.arange(S) < n[..., None])[..., None, :]  # (..., 1, S)
 
 

@@ -17,7 +17,7 @@ __all__ = ["entropy", "log_softmax", "logsumexp", "softmax", "softmax_jacobian"]
 
 def _shifted(x, axis):
     """Return (x - max, max) with a fully ``-inf`` slice shifted by 0, not by -inf."""
-    peak = np.max(x, axis=axis, keepdims=True)
+    peak = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # -inf for an empty axis
     peak = np.where(np.isfinite(peak), peak, 0).astype(x.dtype)  # -inf - (-inf) is NaN
     return x - peak, peak
 
@@ -62,8 +62,9 @@ def softmax(x, axis=-1, *, temperature=1.0):
     """
     x = as_float_array(x, "x", allow_neg_inf=True)
     check_axis(axis, x.ndim)
-    z, _ = _shifted(x / check_temperature(temperature), axis)
-    e = np.exp(z)
+    z, _ = _shifted(x, axis)  # shift first: x / T itself could overflow for a tiny T
+    with np.errstate(over="ignore"):  # z <= 0, so an overflow is -inf, whose exp is 0
+        e = np.exp(z / check_temperature(temperature))
     total = np.sum(e, axis=axis, keepdims=True)
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
 
