@@ -1,0 +1,227 @@
+"""Shared fixtures for the browser tests: the built site, served locally, in headless Chromium.
+
+How to use them
+---------------
+Build the site first (``make book``, or ``python tools/build_book.py``), then run
+``pytest tests/browser``. Set ``ATTN_SITE_DIR`` to test another build (the folder that holds
+``index.html``, e.g. ``/tmp/build-me/_build/html``).
+
+In a test::
+
+    def test_heatmap(page, site):
+        page.goto(site.url("book/02_softmax.html"))
+        page.wait_for_selector(".attn-widget svg")
+        assert not page.errors            # console errors and uncaught page errors
+        assert not page.failed_requests   # requests that failed or answered >= 400
+        assert all(site.is_local(u) for u in page.requests)
+
+Fixtures
+--------
+``site_dir``
+    ``pathlib.Path`` of the built HTML (session).
+``site``
+    A :class:`Site` serving ``site_dir`` on ``127.0.0.1`` with a threaded ``http.server`` on a
+    free port, stopped at the end of the session. ``site.url(rel)`` makes an absolute URL.
+``browser``
+    Debian's Chromium (``/usr/bin/chromium``) launched by Python playwright with a fresh
+    user-data-dir (session). Never run ``playwright install``.
+``page``
+    A new page per test, recording ``page.requests`` (every URL asked for),
+    ``page.failed_requests`` (``(url, reason)``), ``page.console_errors``,
+    ``page.page_errors`` and ``page.errors`` (both, in order). Call ``page.wait_for_math()``
+    to wait for MathJax to finish typesetting.
+
+When Chromium, playwright or the built site is missing, these tests are skipped with a
+message; with ``ATTN_REQUIRE_BROWSER=1`` (set by ``.ci/run``) they fail instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import socketserver
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+HOST = "127.0.0.1"
+
+
+def _unavailable(reason):
+    """Skip the test, or fail it when ATTN_REQUIRE_BROWSER=1 (CI)."""
+    if os.environ.get("ATTN_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"{reason} (ATTN_REQUIRE_BROWSER=1, so this is a failure)", pytrace=False)
+    pytest.skip(reason)
+
+
+def pytest_collection_modifyitems(items):
+    """Mark every test in this folder as ``browser``."""
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serve files without logging every request to stderr."""
+
+    extensions_map = {  # noqa: RUF012 - the base class defines it as a plain dict too
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".js": "application/javascript",
+        ".mjs": "application/javascript",
+        ".woff": "font/woff",
+        ".woff2": "font/woff2",
+        ".ipynb": "application/json",
+        ".py": "text/plain",
+    }
+
+    def log_message(self, format, *args):
+        pass
+
+
+class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def handle_error(self, request, client_address):
+        """Ignore a browser closing a connection early; report anything else."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class Site:
+    """A built site served on 127.0.0.1 (see the module docstring)."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+        handler = functools.partial(_QuietHandler, directory=str(self.root))
+        self._server = _Server((HOST, 0), handler)  # port 0: the OS picks a free one
+        self.port = self._server.server_address[1]
+        self.base = f"http://{HOST}:{self.port}/"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def url(self, rel=""):
+        """Absolute URL of ``rel``, a path relative to the site root."""
+        return self.base + str(rel).lstrip("/")
+
+    def is_local(self, url):
+        """True for URLs served by this site (and ``data:``/``blob:``/``about:`` ones)."""
+        parts = urlsplit(url)
+        if parts.scheme in ("data", "blob", "about"):
+            return True
+        return parts.hostname == HOST and parts.port == self.port
+
+    def stop(self):
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def site_dir():
+    """The built HTML: $ATTN_SITE_DIR, else _build/html at the repository root."""
+    path = Path(os.environ.get("ATTN_SITE_DIR", ROOT / "_build" / "html"))
+    if not (path / "index.html").is_file():
+        _unavailable(f"no built site at {path} (run `make book` or set ATTN_SITE_DIR)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def site(site_dir):
+    """Serve ``site_dir`` on 127.0.0.1 for the whole session."""
+    server = Site(site_dir)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Debian Chromium via playwright, with a fresh user-data-dir."""
+    if not os.access(CHROMIUM, os.X_OK):
+        _unavailable(f"{CHROMIUM} not found (Debian package `chromium`)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("Python playwright is not installed (pip install playwright)")
+    profile = tempfile.mkdtemp(prefix="attn-chromium-")
+    with sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            profile,
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1280, "height": 900},
+            service_workers="block",
+        )
+        yield context
+        context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def _record(page):
+    """Attach lists that record the page's traffic and errors."""
+    page.requests, page.failed_requests = [], []
+    page.console_errors, page.page_errors, page.errors = [], [], []
+
+    def on_response(response):
+        if response.status >= 400:
+            page.failed_requests.append((response.url, f"HTTP {response.status}"))
+
+    def on_console(message):
+        if message.type == "error":
+            text = f"console: {message.text} @ {message.location.get('url')}"
+            page.console_errors.append(text)
+            page.errors.append(text)
+
+    def on_pageerror(error):
+        page.page_errors.append(str(error))
+        page.errors.append(f"pageerror: {error}")
+
+    page.on("request", lambda r: page.requests.append(r.url))
+    page.on("requestfailed", lambda r: page.failed_requests.append((r.url, r.failure)))
+    page.on("response", on_response)
+    page.on("console", on_console)
+    page.on("pageerror", on_pageerror)
+
+
+def _wait_for_math(page, timeout=20_000):
+    """Wait until MathJax 3 has finished typesetting the page (returns at once without MathJax)."""
+    page.wait_for_load_state("load")
+    has_mathjax = page.evaluate("() => Boolean(window.MathJax)")
+    if not has_mathjax:
+        return
+    try:
+        page.wait_for_function(
+            "() => window.MathJax.startup && window.MathJax.startup.promise", timeout=timeout
+        )
+    except Exception as error:  # playwright's TimeoutError
+        raise AssertionError(
+            f"MathJax is configured on {page.url} but never started: did its script load?"
+        ) from error
+    page.evaluate("() => window.MathJax.startup.promise.then(() => true)")
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page that records requests, failures, console errors and page errors."""
+    page = browser.new_page()
+    _record(page)
+    page.wait_for_math = functools.partial(_wait_for_math, page)
+    yield page
+    page.close()
