@@ -1,0 +1,366 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (ch-softmax)=
+# # Softmax (소프트맥스)
+#
+# The dot products (내적) of the last chapter score how well a query (쿼리) matches each key (키).
+# Scores can be any real numbers; attention needs *weights* (가중치): positive numbers that sum
+# to 1, so that the output is a weighted average of the values (밸류). Softmax turns the one into
+# the other.
+#
+# After this chapter you will be able to:
+#
+# - compute softmax by hand and say why its outputs are positive, sum to 1 and keep the order;
+# - explain why adding a constant to every score changes nothing, but multiplying them does;
+# - use the temperature to move between uniform weights and the arg-max;
+# - show why the textbook formula overflows, and fix it with the max-subtraction and log-sum-exp;
+# - write down the Jacobian of softmax and say why it vanishes when one weight nears 1.
+
+# %%
+import warnings
+
+import matplotlib.pyplot as plt
+import numpy as np
+from myst_nb import glue
+
+import attn_core as ac
+from attn_core import plots
+
+rng = np.random.default_rng(2)  # every random number of this chapter comes from here
+
+# %% [markdown]
+# ## The definition
+#
+# For scores $s_1, \dots, s_S$ (one per key), softmax gives the weights
+#
+# $$
+# w_j = \mathrm{softmax}(s)_j = \frac{e^{s_j}}{\sum_{l=1}^{S} e^{s_l}} .
+# $$ (eq-softmax)
+#
+# Every exponential is positive, and dividing by their sum makes them sum to 1. The seed
+# example's scores, the dot products of $q=(1,0)$ with the keys $(1,0)$, $(0,1)$ and $(1,1)$,
+# are 1, 0 and 1:
+
+# %%
+example = ac.seed_example()
+scores = ac.dot_scores(example.query, example.keys)  # [E] @ [E, S] -> [S]
+exps = np.exp(scores)  # the numerators of the formula, to follow it by hand
+weights = ac.softmax(scores)
+glue("ch2_seed_scores", ", ".join(f"{s:g}" for s in scores), display=False)
+glue("ch2_seed_exps", ", ".join(f"{e:.3f}" for e in exps), display=False)
+glue("ch2_seed_sum", exps.sum(), display=False)
+glue("ch2_seed_weights", ", ".join(f"{w:.3f}" for w in weights), display=False)
+print("scores      ", scores)
+print("exponentials", exps.round(3), " sum", exps.sum().round(3))
+print("weights     ", weights.round(3))
+
+# %% [markdown]
+# By hand: the exponentials of {glue:text}`ch2_seed_scores` are {glue:text}`ch2_seed_exps`;
+# their sum is {glue:text}`ch2_seed_sum:.3f`; dividing gives the weights
+# {glue:text}`ch2_seed_weights`. (The seed article divides the scores by $\sqrt{2}$ first and
+# gets different weights; {ref}`ch-scaling` explains why.)
+#
+# ## Three properties
+#
+# Softmax's outputs are **positive**, **sum to 1**, and **keep the order** of the scores: a higher
+# score always gets a higher weight, because $e^x$ is increasing. Let us check them on random
+# scores, including a negative one:
+
+# %%
+s = rng.normal(0.0, 2.0, size=6).round(2)
+w = ac.softmax(s)
+order_kept = bool((np.argsort(s) == np.argsort(w)).all())
+glue("ch2_prop_min", w.min(), display=False)
+glue("ch2_prop_sum", w.sum(), display=False)
+print("scores ", s)
+print("weights", w.round(4))
+print(f"smallest weight {w.min():.4f} > 0; sum {w.sum():.6f}; same order: {order_kept}")
+
+# %% [markdown]
+# The smallest weight, {glue:text}`ch2_prop_min:.4f`, belongs to the smallest score and is still
+# positive: softmax never switches a key off completely (only a score of $-\infty$ does, which is
+# how masks work later).
+#
+# ## Shifting changes nothing, scaling does
+#
+# Adding the same constant $c$ to every score multiplies every exponential by $e^{c}$, numerator
+# and denominator alike:
+#
+# $$
+# \mathrm{softmax}(s + c)_j = \frac{e^{c}\,e^{s_j}}{e^{c}\sum_l e^{s_l}} = \mathrm{softmax}(s)_j .
+# $$ (eq-shift)
+#
+# So only the *differences* between scores matter. Multiplying the scores by a factor is another
+# matter: it multiplies the differences too.
+
+# %%
+shifted = ac.softmax(scores + 100.0)
+doubled = ac.softmax(2.0 * scores)
+glue("ch2_doubled", ", ".join(f"{x:.3f}" for x in doubled), display=False)
+print("softmax(s)      ", weights.round(3))
+print("softmax(s + 100)", shifted.round(3), " equal:", np.allclose(shifted, weights))
+print("softmax(2 s)    ", doubled.round(3))
+
+# %% [markdown]
+# Doubling the scores {glue:text}`ch2_seed_scores` gives weights {glue:text}`ch2_doubled`: the
+# keys that already won take even more. This is the whole reason for {ref}`ch-scaling`: the
+# *size* of the scores decides how peaked the weights are.
+#
+# ## The exponential amplifies the largest score
+#
+# Why not simply divide each score by their sum? Because scores can be negative or zero, and
+# because softmax does something more useful: the ratio of two weights is
+#
+# $$
+# \frac{w_i}{w_j} = e^{s_i - s_j},
+# $$ (eq-ratio)
+#
+# so every unit of lead in the score multiplies a key's weight by $e$. The seed article puts it in
+# one line: scores that are larger are blown up by the exponential, and the weight concentrates on
+# them. Here is softmax beside the plain "÷ sum" normalisation for the scores 1, 2, 3:
+
+# %%
+s123 = np.array([1.0, 2.0, 3.0])
+by_sum = s123 / s123.sum()  # the naive alternative, for comparison only
+by_softmax = ac.softmax(s123)
+glue("ch2_lead1", np.e, display=False)
+glue("ch2_lead2", np.exp(2.0), display=False)
+glue("ch2_top_sum", by_sum[-1], display=False)
+glue("ch2_top_softmax", by_softmax[-1], display=False)
+fig = plots.plot_weight_bars(
+    ["score 1", "score 2", "score 3"], {"÷ sum": by_sum, "softmax": by_softmax}
+)
+glue("fig-ch2-amplify", fig, display=False)
+plt.close(fig)
+
+# %% [markdown]
+# ```{glue:figure} fig-ch2-amplify
+# :name: fig-ch2-amplify
+#
+# Weights for the scores 1, 2, 3. Dividing by the sum gives the top score
+# {glue:text}`ch2_top_sum:.3f`; softmax gives it {glue:text}`ch2_top_softmax:.3f`, because a
+# lead of 1 multiplies the weight by $e \approx$ {glue:text}`ch2_lead1:.3f` and a lead of 2 by
+# {glue:text}`ch2_lead2:.3f` (equation {eq}`eq-ratio`).
+# ```
+#
+# ## Temperature: from uniform to arg-max
+#
+# Dividing the scores by a *temperature* $T > 0$ before the softmax,
+#
+# $$
+# \mathrm{softmax}(s / T)_j = \frac{e^{s_j / T}}{\sum_l e^{s_l / T}},
+# $$ (eq-temperature)
+#
+# turns that amplification up or down. A large $T$ shrinks all differences towards 0 and the
+# weights towards uniform, $1/S$; a small $T$ stretches them, and the weight moves entirely to the
+# largest score (the arg-max). `ac.softmax` takes it as `temperature=`.
+
+# %%
+s_temp = np.array([2.0, 1.0, 0.5, -1.0])
+temperatures = np.logspace(-2, 2, 81)
+w_temp = np.array([ac.softmax(s_temp, temperature=t) for t in temperatures])  # [N, S]
+t_hot, t_cold = temperatures[-1], temperatures[0]
+hot, cold = ac.softmax(s_temp, temperature=t_hot), ac.softmax(s_temp, temperature=t_cold)
+glue("ch2_t_hot", t_hot, display=False)
+glue("ch2_t_cold", t_cold, display=False)
+glue("ch2_hot_min", hot.min(), display=False)
+glue("ch2_hot_max", hot.max(), display=False)
+glue("ch2_cold_max", cold.max(), display=False)
+glue("ch2_uniform", 1 / len(s_temp), display=False)
+labels = [f"s = {x:g}" for x in s_temp]
+fig = plots.plot_temperature(temperatures, w_temp, labels)
+glue("fig-ch2-temperature", fig, display=False)
+plt.close(fig)
+print(f"T = {t_hot:g}: ", hot.round(3))
+print(f"T = {t_cold:g}:", cold.round(3))
+
+# %% [markdown]
+# ```{glue:figure} fig-ch2-temperature
+# :name: fig-ch2-temperature
+#
+# Softmax of the scores 2, 1, 0.5, −1 as the temperature goes from {glue:text}`ch2_t_cold:g` to
+# {glue:text}`ch2_t_hot:g`. At $T =$ {glue:text}`ch2_t_hot:g` the
+# weights lie between {glue:text}`ch2_hot_min:.3f` and {glue:text}`ch2_hot_max:.3f`, close to
+# the uniform {glue:text}`ch2_uniform:.2f`; at $T =$ {glue:text}`ch2_t_cold:g` the largest
+# score takes {glue:text}`ch2_cold_max:.4f` of the weight.
+# ```
+#
+# Dividing the scores by $\sqrt{d_k}$ in attention is exactly a temperature of $\sqrt{d_k}$.
+#
+# ## When the textbook formula breaks
+#
+# Equation {eq}`eq-softmax` is correct mathematics and poor arithmetic. Floating-point numbers
+# have a largest value, so $e^{x}$ overflows to `inf` once $x$ is large enough. Below is the
+# formula typed in literally, **the wrong way**, kept only to watch it fail:
+
+
+# %%
+def naive_softmax(s):
+    """The textbook formula, typed in literally. Do not use: it overflows."""
+    e = np.exp(s)
+    return e / e.sum()
+
+
+def show(label, f, x):
+    """Print f(x), then the numpy warnings it raised (caught here instead of going to stderr)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with np.errstate(all="warn"):
+            out = f(x)
+    print(f"{label} -> {out}")
+    for warning in caught:
+        print(f"    numpy warning: {warning.message}")
+
+
+glue("ch2_f32_max", float(np.log(np.finfo(np.float32).max)), display=False)
+glue("ch2_f64_max", float(np.log(np.finfo(np.float64).max)), display=False)
+for dtype in (np.float32, np.float64):
+    big = np.array([1.0, 0.0, 1.0], dtype=dtype) + {np.float32: 100, np.float64: 1000}[dtype]
+    print(f"{np.dtype(dtype).name}, scores {big}:")
+    show("  naive_softmax", naive_softmax, big)
+    show("  ac.softmax   ", lambda x: ac.softmax(x).round(3), big)
+
+# %% [markdown]
+# The scores 101, 100, 101 are only the seed's scores shifted by 100, and by equation
+# {eq}`eq-shift` their weights are the same. In float32, whose exponentials overflow above
+# {glue:text}`ch2_f32_max:.1f`, the naive formula computes `inf / inf` and returns `nan`; float64
+# lasts until {glue:text}`ch2_f64_max:.1f` and then fails the same way. Very negative scores fail
+# the other way: every $e^{s_j}$ underflows to 0 and the formula computes `0 / 0`:
+
+# %%
+tiny = np.array([-1000.0, -1001.0, -1000.0])
+show("naive_softmax", naive_softmax, tiny)
+show("ac.softmax   ", lambda x: ac.softmax(x).round(3), tiny)
+
+# %% [markdown]
+# ### The fix: subtract the maximum
+#
+# Equation {eq}`eq-shift` is also the cure. Subtract $m = \max_l s_l$ from every score first: the
+# result is unchanged, the largest exponent is $e^0 = 1$, so nothing overflows, and the sum is at
+# least 1, so it cannot be 0. This is what `ac.softmax` does (and `scipy.special.softmax`, and
+# every deep-learning library):
+#
+# $$
+# \mathrm{softmax}(s)_j = \frac{e^{s_j - m}}{\sum_l e^{s_l - m}}, \qquad m = \max_l s_l .
+# $$ (eq-stable-softmax)
+#
+# ### Log-sum-exp
+#
+# The denominator has its own name. Its logarithm, the *log-sum-exp*, appears wherever
+# probabilities are handled as logarithms (the cross-entropy loss, for one), and the same trick
+# computes it safely:
+#
+# $$
+# \log \sum_l e^{s_l} = m + \log \sum_l e^{s_l - m}, \qquad
+# \log \mathrm{softmax}(s)_j = s_j - \log \sum_l e^{s_l}.
+# $$ (eq-logsumexp)
+
+# %%
+huge = np.array([1000.0, 999.0, 1000.0])
+show("naive log(sum(exp(s)))", lambda x: np.log(np.exp(x).sum()), huge)
+print("ac.logsumexp(s)        ->", ac.logsumexp(huge))
+print("ac.log_softmax(s)      ->", ac.log_softmax(huge).round(4))
+glue("ch2_lse", ac.logsumexp(huge), display=False)
+
+# %% [markdown]
+# The log-sum-exp of 1000, 999, 1000 is {glue:text}`ch2_lse:.4f`, a perfectly ordinary number
+# that the naive formula cannot reach.
+#
+# ## The Jacobian, and how it vanishes
+#
+# A model learns by nudging its scores in the direction the gradient says. How much does weight
+# $w_i$ move when score $s_j$ moves? Differentiating equation {eq}`eq-softmax`,
+#
+# $$
+# \frac{\partial w_i}{\partial s_j} = w_i\,(\delta_{ij} - w_j), \qquad
+# J = \mathrm{diag}(w) - w\,w^{\top},
+# $$ (eq-jacobian)
+#
+# where $\delta_{ij}$ is 1 if $i = j$ and 0 otherwise. `ac.softmax_jacobian` builds $J$ from the
+# weights. A check against finite differences, computed from `ac.softmax` alone:
+
+# %%
+J = ac.softmax_jacobian(weights)
+h = 1e-6
+J_numeric = np.array(
+    [(ac.softmax(scores + h * e) - ac.softmax(scores - h * e)) / (2 * h) for e in np.eye(3)]
+).T
+glue("ch2_jac_err", np.abs(J - J_numeric).max(), display=False)
+print(J.round(4))
+print("largest difference from finite differences:", f"{np.abs(J - J_numeric).max():.1e}")
+
+# %% [markdown]
+# They agree to {glue:text}`ch2_jac_err:.0e`. Now look at equation {eq}`eq-jacobian` when one
+# weight nears 1 and the others near 0: every entry $w_i(\delta_{ij} - w_j)$ has a factor that
+# is close to 0. The softmax is *saturated*, and a nudge to any score barely moves any weight.
+# Let the top score pull ahead of two others:
+
+# %%
+gaps = np.linspace(0.0, 12.0, 49)
+w_gap = ac.softmax(np.stack([gaps, np.zeros_like(gaps), np.zeros_like(gaps)], axis=-1))  # [N, 3]
+jac_norm = np.linalg.norm(ac.softmax_jacobian(w_gap), axis=(-2, -1))  # [N, 3, 3] -> [N]
+glue("ch2_jac_at0", jac_norm[0], display=False)
+glue("ch2_jac_at12", jac_norm[-1], display=False)
+glue("ch2_gap_max", gaps[-1], display=False)
+glue("ch2_w_at12", w_gap[-1, 0], display=False)
+glue("ch2_jac_ratio", jac_norm[0] / jac_norm[-1], display=False)
+fig = plots.plot_jacobian_norm(gaps, jac_norm, w_gap[:, 0])
+glue("fig-ch2-jacobian", fig, display=False)
+plt.close(fig)
+
+# %% [markdown]
+# ```{glue:figure} fig-ch2-jacobian
+# :name: fig-ch2-jacobian
+#
+# Three scores: one pulls ahead of two zeros by the gap on the horizontal axis. The largest
+# weight climbs towards 1 and the Jacobian's norm falls from {glue:text}`ch2_jac_at0:.3f`
+# (equal scores) to {glue:text}`ch2_jac_at12:.1e` at a gap of {glue:text}`ch2_gap_max:g`,
+# where the top weight is {glue:text}`ch2_w_at12:.5f`.
+# ```
+#
+# At a gap of {glue:text}`ch2_gap_max:g` the gradient flowing through the softmax is about
+# {glue:text}`ch2_jac_ratio:.0f` times weaker than at equal scores. Gaps like that are not
+# exotic: the next chapter shows that unscaled dot products of 512-dimensional vectors produce
+# them all the time.
+#
+# ## Try it: softmax bars
+#
+# ```{note}
+# **Figure to come: SoftmaxBars.** The interactive bars (drag a score, watch every weight move;
+# a temperature slider) are being written in `attn_core.widgets`. They will be embedded here.
+# ```
+#
+# ## Summary
+#
+# - Softmax, equation {eq}`eq-softmax`, turns any scores into positive weights that sum to 1 and
+#   keep the order of the scores.
+# - Only differences between scores matter (equation {eq}`eq-shift`); multiplying the scores by a
+#   factor, or dividing by a temperature, makes the weights more or less peaked.
+# - The exponential turns every unit of lead into a factor $e$ (equation {eq}`eq-ratio`), which
+#   concentrates the weight on the best-matching keys.
+# - The literal formula overflows (in float32 for scores above {glue:text}`ch2_f32_max:.1f`) and
+#   underflows; subtracting the
+#   maximum (equation {eq}`eq-stable-softmax`) and computing log-sum-exp the same way fixes both.
+# - The Jacobian $\mathrm{diag}(w) - ww^\top$ vanishes as one weight nears 1: a saturated softmax
+#   stops learning.
+#
+# ## Exercises
+#
+# ```{note}
+# **Exercises to come.** The self-checking exercises of this chapter (write softmax yourself, a
+# shift computed by hand, the −1e9 mask on a fully masked row, softmax over the wrong axis) use
+# `attn_core.exercises`, which is being written; they will be added here.
+# ```
