@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 __all__ = [
+    "plot_convex_combination",
     "plot_jacobian_norm",
     "plot_saturation",
     "plot_score_variance",
@@ -136,3 +137,44 @@ def plot_saturation(d_ks, plain, scaled, n_keys):
     axes[0].legend(frameon=False, fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def plot_convex_combination(panels, *, labels=("v₁", "v₂", "v₃")):
+    """Values as points, their convex hull shaded, attention outputs as marked points inside.
+
+    Parameters
+    ----------
+    panels : sequence of dict
+        One panel each, with keys ``values`` (3, 2) array_like, ``outputs`` (dict of
+        legend label to a point (2,)), optionally ``path`` (N, 2), a curve of outputs
+        (e.g. as the query turns), and ``title``.
+    labels : sequence of str, length 3
+        Names of the values, written beside their points.
+    """
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 4.2), squeeze=False)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        _draw_hull(ax, np.asarray(panel["values"], dtype=float), labels)
+        if "path" in panel:
+            path = np.asarray(panel["path"])  # (N, 2)
+            ax.plot(path[:, 0], path[:, 1], color="grey", ls=":", lw=1.5, label="as q turns")
+        for i, (name, (x, y)) in enumerate(panel["outputs"].items()):
+            style = {"s": 70, "marker": "oDs^v"[i % 5], "edgecolor": "black", "zorder": 4}
+            colour = _colours(4, "cividis")[1]
+            ax.scatter(x, y, color=colour, label=f"{name} ({x:.3f}, {y:.3f})", **style)
+        ax.set(xlim=(-0.5, 2.9), ylim=(-0.5, 2.9), aspect="equal", title=panel.get("title", ""))
+        ax.set(xlabel="dimension 1", ylabel="dimension 2")
+        ax.grid(alpha=0.3)
+        ax.legend(frameon=False, fontsize=8, loc="upper right")
+    fig.tight_layout()
+    return fig
+
+
+def _draw_hull(ax, values, labels):
+    """Shade the convex hull of three 2-D values (flat if they are collinear) and label them."""
+    colours = _colours(4, "cividis")
+    ax.fill(values[:, 0], values[:, 1], color=colours[3], alpha=0.25, lw=0)
+    ring = np.vstack([values, values[:1]])  # close the triangle
+    ax.plot(ring[:, 0], ring[:, 1], color=colours[2], lw=1.5)
+    ax.scatter(values[:, 0], values[:, 1], s=60, color=colours[0], zorder=3)
+    for (x, y), name in zip(values, labels, strict=True):
+        ax.annotate(f"{name} ({x:g}, {y:g})", (x, y), xytext=(6, 6), textcoords="offset points")
