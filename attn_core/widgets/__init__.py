@@ -42,5 +42,7 @@ never selects text, and figures on one page share no state and no element ids.
 """
 
 from .query_pad import QueryPad
+from .scaling_explorer import ScalingExplorer
+from .softmax_bars import SoftmaxBars
 
-__all__ = ["QueryPad"]
+__all__ = ["QueryPad", "ScalingExplorer", "SoftmaxBars"]
