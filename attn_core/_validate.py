@@ -52,7 +52,7 @@ def as_float_array(x, name, *, allow_neg_inf=False):
 
 def check_axis(axis, ndim, name="x"):
     """Raise if ``axis`` is not a valid axis for an array with ``ndim`` axes."""
-    if not isinstance(axis, numbers.Integral) or not -ndim <= axis < ndim:
+    if isinstance(axis, bool) or not isinstance(axis, numbers.Integral) or not -ndim <= axis < ndim:
         raise ValueError(f"axis={axis!r} is out of range for {name} with {ndim} axes")
 
 
@@ -140,11 +140,13 @@ def check_mask(attn_mask, scores_shape, is_causal):
                 f"the scores), got dtype {mask.dtype}"
             )
         mask = as_float_array(mask, "attn_mask", allow_neg_inf=True)
-    try:
-        np.broadcast_shapes(mask.shape, scores_shape)
+    try:  # the mask may not add axes to the scores: that would silently grow the output
+        fits = np.broadcast_shapes(mask.shape, scores_shape) == tuple(scores_shape)
     except ValueError:
+        fits = False
+    if not fits:
         raise ValueError(
             f"attn_mask of shape {mask.shape} does not broadcast to the scores' "
             f"shape {scores_shape} (..., L, S)"
-        ) from None
+        )
     return mask

@@ -91,12 +91,23 @@ def multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, attn_mask=None,
     >>> out.shape, w.shape
     ((4, 4), (2, 4, 4))
     """
-    q = split_heads(as_float_array(x_q, "x_q") @ as_float_array(w_q, "w_q"), n_heads)
-    k = split_heads(as_float_array(x_kv, "x_kv") @ as_float_array(w_k, "w_k"), n_heads)
-    v = split_heads(as_float_array(x_kv, "x_kv") @ as_float_array(w_v, "w_v"), n_heads)
+    q = split_heads(_project(x_q, w_q, "x_q", "w_q"), n_heads)  # [..., H, L, d_head]
+    k = split_heads(_project(x_kv, w_k, "x_kv", "w_k"), n_heads)  # [..., H, S, d_head]
+    v = split_heads(_project(x_kv, w_v, "x_kv", "w_v"), n_heads)  # [..., H, S, dv_head]
     weights = attention_weights(q, k, attn_mask, is_causal)  # [..., H, L, S], scale 1/sqrt(d_head)
-    out = merge_heads(weights @ v)  # [..., H, L, d_head] -> [..., L, D]
-    return out @ as_float_array(w_o, "w_o"), weights
+    out = merge_heads(weights @ v)  # [..., H, L, dv_head] -> [..., L, Dv]
+    return _project(out, w_o, "the merged heads", "w_o"), weights
+
+
+def _project(x, w, x_name, w_name):
+    """x (..., T, D) @ w (D, D') -> (..., T, D'), naming the arguments if the shapes clash."""
+    x, w = as_float_array(x, x_name), as_float_array(w, w_name)
+    if x.ndim < 2 or w.ndim != 2 or x.shape[-1] != w.shape[0]:
+        raise ValueError(
+            f"{x_name} (..., T, D) and {w_name} (D, D') do not fit: "
+            f"{x_name} has shape {x.shape}, {w_name} has shape {w.shape}"
+        )
+    return x @ w
 
 
 class SimpleSelfAttention:
@@ -122,6 +133,8 @@ class SimpleSelfAttention:
 
     def __init__(self, embed_dim, rng):
         self.embed_dim = check_positive_int(embed_dim, "embed_dim")
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
         bound = 1.0 / math.sqrt(self.embed_dim)
         shape_w, shape_b = (self.embed_dim, self.embed_dim), (self.embed_dim,)
         for name in ("query", "key", "value"):
@@ -131,8 +144,10 @@ class SimpleSelfAttention:
     def __call__(self, x):
         """x (batch, seq_len, embed_dim) -> (output like x, attention (batch, seq_len, seq_len))."""
         x = as_float_array(x, "x")
-        if x.shape[-1:] != (self.embed_dim,):
-            raise ValueError(f"x must end in embed_dim={self.embed_dim}, got shape {x.shape}")
+        if x.ndim < 2 or x.shape[-1] != self.embed_dim:
+            raise ValueError(
+                f"x must be (..., seq_len, embed_dim={self.embed_dim}), got shape {x.shape}"
+            )
         q, k, v = (x @ w + b for w, b in (self.query, self.key, self.value))  # [B, T, D] each
         attention = attention_weights(q, k)  # default scale 1/sqrt(embed_dim), as the seed
         return attention @ v, attention  # [B, T, T] @ [B, T, D] -> [B, T, D]

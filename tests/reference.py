@@ -117,16 +117,16 @@ def columns(rows, start, stop):
 def multi_head(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, mask=None, causal=False):
     """Multi-head attention: head h uses columns h*dh:(h+1)*dh of each projection.
 
-    Returns (output (L, D), weights (H, L, S)); each head is scaled by 1/sqrt(dh).
+    The values may be wider than the queries: head h then takes v's columns
+    h*dv:(h+1)*dv. Returns (output (L, D), weights (H, L, S)); each head is
+    scaled by 1/sqrt(dh).
     """
     q, k, v = matmul(x_q, w_q), matmul(x_kv, w_k), matmul(x_kv, w_v)
-    dh = len(q[0]) // n_heads
+    dh, dv = len(q[0]) // n_heads, len(v[0]) // n_heads
     heads_out, heads_w = [], []
     for h in range(n_heads):
-        lo, hi = h * dh, (h + 1) * dh
-        w, out = attention(
-            columns(q, lo, hi), columns(k, lo, hi), columns(v, lo, hi), mask, causal=causal
-        )
+        qh, kh = columns(q, h * dh, (h + 1) * dh), columns(k, h * dh, (h + 1) * dh)
+        w, out = attention(qh, kh, columns(v, h * dv, (h + 1) * dv), mask, causal=causal)
         heads_w.append(w)
         heads_out.append(out)
     concat = [[x for h in range(n_heads) for x in heads_out[h][i]] for i in range(len(x_q))]
