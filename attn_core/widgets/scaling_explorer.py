@@ -114,7 +114,8 @@ class ScalingExplorer(Figure):
 
     @t.observe("d_k")
     def _on_d_k(self, change):
-        self.current = self.table[DIMS.index(self.d_k)]
+        if self.table:  # empty while the constructor sets d_k, before _tabulate
+            self.current = self.table[DIMS.index(self.d_k)]
 
     def _tabulate(self):
         rows = []
