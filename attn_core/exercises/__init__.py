@@ -1,0 +1,116 @@
+"""Self-checking exercises: a notebook cell passes the reader's answer, one line comes back.
+
+The answer may be a number or an array (by-hand arithmetic), a function the
+reader wrote (write-the-function, find-the-bug) or an option (predict-then-run).
+``check`` compares it with attn_core — functions on several inputs, awkward ones
+included (a batch axis, huge logits, a masked key) — and returns a
+:class:`Feedback` that shows as one line: correct, or *what* is wrong, with the
+common mistakes diagnosed by name. It never prints the solution and never raises
+for a bad answer; an unanswered skeleton (``...``, a function whose body is
+``...`` or raises ``NotImplementedError``) gets "not answered yet".
+
+API
+---
+``Exercise``
+    ``id``, ``title``, ``inputs`` (the data of the question), ``check(answer)``
+    -> ``Feedback``, ``diagnoses`` (named mistakes it recognises), ``mistakes``
+    (example wrong answers with the diagnosis each must get), ``solution`` (a
+    correct answer, for the tests). Kinds: :class:`NumberExercise` (by hand,
+    tolerance for 3-decimal work), :class:`FunctionExercise` (run on
+    :class:`Case` inputs), :class:`ChoiceExercise` (predict then run) and
+    :class:`~attn_core.exercises.bugs.BugExercise` (find the bug, with
+    ``show()`` for the buggy source).
+``Feedback``
+    ``ok``, ``status`` ("correct", "wrong", "unanswered"), ``message``,
+    ``diagnosis`` (the name of the diagnosis that fired).
+``all_exercises()``, ``get(id)``
+    The registry. Every exercise built in a module of this package registers
+    itself, so ``tests/test_exercises.py`` checks each one against its solution
+    and against every mistake it claims to diagnose.
+:mod:`~attn_core.exercises.diagnose`
+    The shared diagnoses: ``rows_not_normalised``, ``nan_for_large_scores``,
+    ``forgot_scale``, ``scaled_by_d_model``, ``kT_on_batch``,
+    ``heads_without_transpose``, ``masked_row_uniform``,
+    ``masked_key_weighted``, and the builders ``matches`` (the answer equals the
+    mistake, recomputed with attn_core) and ``factor``.
+
+Adding a chapter's exercises: a module ``chNN_name.py`` here that builds them at
+module level; every diagnosis it lists needs a ``Mistake`` that triggers it.
+
+The cell pattern in a chapter (``book/NN_name.py``, py:percent)
+--------------------------------------------------------------
+A statement with a folded hint, the skeleton with its check (output stored),
+then the solution, folded on the site, run through the same check so that the
+executed book shows "✅ Correct". Numbers in the statement are glued or printed::
+
+    # %% [markdown]
+    # ```{exercise} Three dot products by hand
+    # :label: ex-ch1-scores-by-hand
+    #
+    # Work out q·k for the query and the three keys printed below.
+    # ```
+    #
+    # ```{admonition} Hint
+    # :class: dropdown
+    # Multiply matching components, then add them up.
+    # ```
+
+    # %%
+    answer = ...  # your three scores, e.g. [0.0, 0.0, 0.0]
+    ch1.scores_by_hand.check(answer)
+
+    # %% [markdown]
+    # ```{solution-start} ex-ch1-scores-by-hand
+    # :class: dropdown
+    # ```
+    # One sentence of explanation.
+
+    # %%
+    answer = [2 * 1 + 1 * 0, 2 * 0 + 1 * 3, 2 * -1 + 1 * 1]
+    ch1.scores_by_hand.check(answer)
+
+    # %% [markdown]
+    # ```{solution-end}
+    # ```
+
+The skeleton cell shows ``⏳ Not answered yet: ...`` until the reader answers.
+For a function, the skeleton is ``def name(...): ...`` (or ``raise
+NotImplementedError``) followed by ``ex.check(name)``; for a bug, print
+``bugs.kT_batch.show()`` above it, and the reader copies and fixes it.
+
+Examples
+--------
+>>> from attn_core.exercises import bugs
+>>> bugs.softmax_wrong_axis.check(...)
+⏳ Not answered yet: write the body of your function (replace the `...`) and run the cell again.
+>>> bugs.softmax_wrong_axis.check(bugs.softmax_wrong_axis.buggy).ok
+False
+"""
+
+from ._core import (
+    Case,
+    ChoiceExercise,
+    Diagnosis,
+    Exercise,
+    Feedback,
+    FunctionExercise,
+    Mistake,
+    NumberExercise,
+    Trial,
+    all_exercises,
+    get,
+)
+
+__all__ = [
+    "Case",
+    "ChoiceExercise",
+    "Diagnosis",
+    "Exercise",
+    "Feedback",
+    "FunctionExercise",
+    "Mistake",
+    "NumberExercise",
+    "Trial",
+    "all_exercises",
+    "get",
+]

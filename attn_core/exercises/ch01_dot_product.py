@@ -1,0 +1,183 @@
+"""Chapter 1's exercises: the dot product (내적) as similarity.
+
+The find-the-bug exercise of this chapter is :data:`attn_core.exercises.bugs.kT_batch`.
+
+Examples
+--------
+>>> scores_by_hand.check([2.0, 3.0, -1.0]).ok
+True
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import attn_core as ac
+
+from . import diagnose
+from ._core import Case, ChoiceExercise, Diagnosis, FunctionExercise, Mistake, NumberExercise
+
+__all__ = ["cosine_by_hand", "my_scores", "scores_by_hand", "which_key_wins"]
+
+_Q = np.array([2.0, 1.0])
+_KEYS = np.array([[1.0, 0.0], [0.0, 3.0], [-1.0, 1.0]])
+
+
+def _products_not_summed():
+    def test(trials):
+        q, keys = trials[0].case.args
+        return trials[0].matches(q * keys)  # (S, E): one product per component
+
+    return Diagnosis(
+        "products-not-summed",
+        "these are the products q_m·k_m; add them up, one number per key.",
+        test,
+    )
+
+
+scores_by_hand = NumberExercise(
+    "ch1-scores-by-hand",
+    "three dot products by hand",
+    (_Q, _KEYS),
+    ac.dot_scores,
+    diagnoses=[
+        _products_not_summed(),
+        diagnose.matches(
+            "first-component-only",
+            "you used only the first components; a dot product adds q_m·k_m over every m.",
+            lambda q, keys: q[0] * keys[:, 0],
+        ),
+        diagnose.factor(-1.0, "sign", "every sign is flipped — check the minus signs."),
+    ],
+    mistakes=[
+        Mistake("products listed", _Q * _KEYS, "products-not-summed"),
+        Mistake("first components", _Q[0] * _KEYS[:, 0], "first-component-only"),
+        Mistake("signs flipped", -(_KEYS @ _Q), "sign"),
+        Mistake("two scores", (_KEYS @ _Q)[:2], "wrong-count"),
+        Mistake("a slip in the third decimal", _KEYS @ _Q + 0.005, "rounding"),
+        Mistake("a word", "two", "not-numeric"),
+    ],
+    solution=[2 * 1 + 1 * 0, 2 * 0 + 1 * 3, 2 * -1 + 1 * 1],
+)
+
+
+def _cosine(q, k):
+    """cos θ = q·k / (‖q‖‖k‖), from the lengths."""
+    return ac.dot_scores(q, k[None])[0] / (np.linalg.norm(q) * np.linalg.norm(k))
+
+
+def _angle_not_cosine():
+    def test(trials):
+        theta = math.acos(float(trials[0].expected))
+        return any(trials[0].matches(a) for a in (theta, math.degrees(theta)))
+
+    return Diagnosis(
+        "angle-not-cosine",
+        "that is the angle θ itself; the question asks for cos θ.",
+        test,
+    )
+
+
+def _one_length_only():
+    def test(trials):
+        q, k = trials[0].case.args
+        dot = float(q @ k)
+        return any(trials[0].matches(dot / np.linalg.norm(v)) for v in (q, k))
+
+    return Diagnosis(
+        "one-length-only",
+        "you divided by only one of the two lengths; cos θ = q·k / (‖q‖‖k‖).",
+        test,
+    )
+
+
+cosine_by_hand = NumberExercise(
+    "ch1-cosine-by-hand",
+    "the cosine of the angle, by hand",
+    (_Q, _KEYS[1]),
+    _cosine,
+    diagnoses=[
+        diagnose.matches(
+            "dot-not-cosine",
+            "that is the dot product q·k; divide it by both lengths to get cos θ.",
+            lambda q, k: q @ k,
+        ),
+        _angle_not_cosine(),
+        _one_length_only(),
+    ],
+    mistakes=[
+        Mistake("the dot product", 3.0, "dot-not-cosine"),
+        Mistake("θ in degrees", 63.435, "angle-not-cosine"),
+        Mistake("θ in radians", 1.107, "angle-not-cosine"),
+        Mistake("divided by ‖q‖ only", 3 / math.sqrt(5), "one-length-only"),
+    ],
+    solution=3 / (math.sqrt(5) * 3),
+)
+
+
+def _fixed(q, k):
+    return q @ np.swapaxes(k, -1, -2)
+
+
+def _skeleton(q, k):
+    raise NotImplementedError
+
+
+def _score_cases():
+    r = np.random.default_rng(11)
+    ex = ac.seed_example()
+    return [
+        Case("the seed: 1 query, 3 keys", (ex.query[None], ex.keys)),
+        Case("4 queries, 5 keys, E=3", (r.normal(size=(4, 3)), r.normal(size=(5, 3)))),
+        Case(
+            "batch of 2, 3 queries, 4 keys",
+            (r.normal(size=(2, 3, 5)), r.normal(size=(2, 4, 5))),
+            True,
+        ),
+        Case(
+            "batch 2 × 3 heads, E=2",
+            (r.normal(size=(2, 3, 4, 2)), r.normal(size=(2, 3, 4, 2))),
+            True,
+        ),
+    ]
+
+
+my_scores = FunctionExercise(
+    "ch1-my-scores",
+    "all pairwise scores",
+    ac.dot_scores,
+    _score_cases,
+    diagnoses=[
+        diagnose.matches(
+            "scores-transposed",
+            "your scores are transposed: rows should be the queries and columns the keys, "
+            "(…, L, S).",
+            lambda q, k: np.swapaxes(ac.dot_scores(q, k), -1, -2),
+        ),
+        diagnose.kT_on_batch(),
+    ],
+    mistakes=[
+        Mistake("k.T", lambda q, k: q @ k.T, "kT-on-batch"),
+        Mistake("key @ query", lambda q, k: k @ np.swapaxes(q, -1, -2), "scores-transposed"),
+        Mistake("elementwise product", lambda q, k: q * k, "raised"),
+        Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
+    ],
+    solution=_fixed,
+)
+
+which_key_wins = ChoiceExercise(
+    "ch1-which-key-wins",
+    "which key wins",
+    options=["a", "b", "c"],
+    answer="b",
+    why_not={
+        "a": "a points closest to q, but the score is ‖q‖‖k‖cos θ: length counts as well as angle.",
+        "c": "c is the longest key, but it is at 90° to q, and cos 90° = 0 whatever the length.",
+    },
+    inputs=(
+        np.array([1.0, 0.0]),
+        {"a": np.array([1.0, 0.2]), "b": np.array([2.0, 2.0]), "c": np.array([0.0, 5.0])},
+    ),
+)
