@@ -41,8 +41,9 @@ Colours are colour-blind safe (Okabe–Ito for vectors, viridis for heatmaps), d
 never selects text, and figures on one page share no state and no element ids.
 """
 
+from .attention_heatmap import AttentionHeatmap
 from .query_pad import QueryPad
 from .scaling_explorer import ScalingExplorer
 from .softmax_bars import SoftmaxBars
 
-__all__ = ["QueryPad", "ScalingExplorer", "SoftmaxBars"]
+__all__ = ["AttentionHeatmap", "QueryPad", "ScalingExplorer", "SoftmaxBars"]

@@ -1,0 +1,159 @@
+// attention_heatmap.js — AttentionHeatmap: query tokens × key tokens, viridis, one row selected.
+// The weights are recomputed here from the per-head queries and keys the Python side sends.
+
+function cellSize(L, S) {
+  return Math.max(12, Math.min(48, Math.floor(420 / Math.max(L, S))));
+}
+
+function buildGrid(svg, qTok, kTok, onPick) {
+  svg.replaceChildren();
+  const L = qTok.length, S = kTok.length, c = cellSize(L, S);
+  const left = 8 + 8 * Math.min(10, Math.max(...qTok.map((s) => s.length))) + 8;
+  const top = 16 + 6 * Math.min(10, Math.max(...kTok.map((s) => s.length))) + 10;
+  const W = left + S * c + 10, H = top + L * c + 6;
+  setAttrs(svg, { viewBox: `0 0 ${W} ${H}`, width: W, height: H });
+  const fs = Math.min(13, Math.max(8, c * 0.55));
+  const colLabels = kTok.map((s, j) => {
+    const x = left + j * c + c / 2, y = top - 6;
+    const text = svgEl("text", { x, y, class: "abh-token", "font-size": fs, transform: `rotate(-45 ${x} ${y})` }, svg);
+    text.textContent = s;
+    return text;
+  });
+  const rowLabels = qTok.map((s, i) => {
+    const text = svgEl("text", { x: left - 6, y: top + i * c + c / 2 + 4, class: "abh-token", "text-anchor": "end", "font-size": fs }, svg);
+    text.textContent = s;
+    text.dataset.row = i;
+    return text;
+  });
+  const cells = [], texts = [];
+  for (let i = 0; i < L; i++) {
+    const rc = [], rt = [];
+    for (let j = 0; j < S; j++) {
+      const r = svgEl("rect", { x: left + j * c, y: top + i * c, width: c, height: c, class: "abh-cell" }, svg);
+      r.dataset.row = i;
+      rc.push(r);
+      if (c >= 30) {
+        const t = svgEl("text", { x: left + j * c + c / 2, y: top + i * c + c / 2, class: "abh-celltext abh-num" }, svg);
+        t.dataset.role = "cell";
+        t.dataset.row = i;
+        t.dataset.col = j;
+        rt.push(t);
+      }
+    }
+    cells.push(rc);
+    texts.push(rt);
+  }
+  const mark = svgEl("rect", { x: left - 1, width: S * c + 2, height: c, class: "abh-rowmark" }, svg);
+  svg.addEventListener("pointerover", (e) => {
+    const row = e.target.dataset?.row;
+    if (row !== undefined) onPick(Number(row));
+  });
+  svg.addEventListener("click", (e) => {
+    const row = e.target.dataset?.row;
+    if (row !== undefined) onPick(Number(row));
+  });
+  return { L, S, c, top, cells, texts, mark, rowLabels, colLabels };
+}
+
+function buildRowPanel(holder, kTok) {
+  holder.replaceChildren();
+  const table = htmlEl("table", { cls: "abh-table" }, holder);
+  const body = htmlEl("tbody", {}, table);
+  return kTok.map((s, j) => {
+    const tr = htmlEl("tr", {}, body);
+    htmlEl("td", { text: s, cls: "abh-keyname" }, tr);
+    const cell = htmlEl("td", { cls: "abh-barcell" }, tr);
+    const bar = htmlEl("span", { cls: "abh-bar" }, cell);
+    const num = htmlEl("span", { cls: "abh-num", attrs: { "data-role": "row-weight", "data-index": j } }, cell);
+    return { bar, num };
+  });
+}
+
+function render({ model, el }) {
+  const root = htmlEl("div", { cls: "abh-fig abh-heatmap" }, el);
+  const svg = svgEl("svg", { class: "abh-plane", tabindex: 0, role: "application",
+    "aria-label": "Attention heatmap: hover or click a query row; up and down arrow keys change the row" }, root);
+  const panel = htmlEl("div", { cls: "abh-panel" }, root);
+  const controls = htmlEl("div", { cls: "abh-controls" }, panel);
+  const temp = slider(controls, "temperature T (온도)", { min: 0.1, max: 5, step: 0.05, value: model.get("temperature") });
+  const scaleBox = checkbox(controls, "scale by 1/√d_head", model.get("scaled"));
+  const causalBox = checkbox(controls, "causal mask (인과 마스크)", model.get("causal"));
+  const headWrap = htmlEl("label", { cls: "abh-control" }, controls);
+  htmlEl("span", { text: "head (헤드)" }, headWrap);
+  const headSel = htmlEl("select", {}, headWrap);
+  const title = htmlEl("div", { cls: "abh-readout" }, panel);
+  const rowHolder = htmlEl("div", {}, panel);
+  const note = htmlEl("div", { cls: "abh-caption" }, panel);
+  htmlEl("div", { cls: "abh-hint", text: "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 (yellow), viridis. Hover or click a row; ↑/↓ keys move it." }, panel);
+
+  let grid = null, rows = null, shapeKey = "";
+  const pick = (i) => {
+    if (i !== model.get("selected")) {
+      model.set("selected", i);
+      save(model);
+    }
+  };
+
+  function paint() {
+    const qTok = model.get("query_tokens"), kTok = model.get("key_tokens") ?? qTok;
+    const HQ = model.get("head_queries"), HK = model.get("head_keys");
+    const key = JSON.stringify([qTok, kTok]);
+    if (key !== shapeKey) {
+      shapeKey = key;
+      grid = buildGrid(svg, qTok, kTok, pick);
+      rows = buildRowPanel(rowHolder, kTok);
+    }
+    if (headSel.options.length !== HQ.length) {
+      headSel.replaceChildren(...HQ.map((_, h) => new Option(`${h + 1} of ${HQ.length}`, h)));
+    }
+    const h = Math.min(model.get("head"), HQ.length - 1), sel = Math.min(model.get("selected"), qTok.length - 1);
+    const dHead = HQ[h][0].length;
+    const W = attentionMatrix(HQ[h], HK[h], {
+      scale: model.get("scaled") ? null : 1, temperature: model.get("temperature"), causal: model.get("causal"),
+    });
+    for (let i = 0; i < grid.L; i++) {
+      for (let j = 0; j < grid.S; j++) {
+        setAttrs(grid.cells[i][j], { fill: viridis(W[i][j]) });
+        const t = grid.texts[i][j];
+        if (t) {
+          setText(t, fmt(W[i][j], 2));
+          setAttrs(t, { fill: W[i][j] > 0.55 ? "#000" : "#fff" });
+        }
+      }
+      grid.rowLabels[i].classList.toggle("abh-selected", i === sel);
+    }
+    setAttrs(grid.mark, { y: grid.top + sel * grid.c });
+    rows.forEach((r, j) => {
+      r.bar.style.width = `${(120 * W[sel][j]).toFixed(1)}px`;
+      r.bar.style.background = viridis(W[sel][j]);
+      setText(r.num, fmt(W[sel][j], 3));
+    });
+    setText(title, `query “${qTok[sel]}” attends to:`);
+    setText(note, `${model.get("key_tokens") ? "cross-attention (크로스 어텐션)" : "self-attention (셀프 어텐션)"}, ` +
+      `head ${h + 1}: d_head = ${dHead}, entropy of this row ${fmt(entropy(W[sel]), 3)} nats`);
+    headSel.value = String(h);
+    scaleBox.checked = model.get("scaled");
+    causalBox.checked = model.get("causal");
+    temp.input.value = model.get("temperature");
+    setText(temp.out, fmt(model.get("temperature"), 2));
+  }
+
+  svg.addEventListener("keydown", (e) => {
+    const d = { ArrowUp: -1, ArrowDown: 1 }[e.key];
+    if (!d) return;
+    const n = model.get("query_tokens").length;
+    pick(Math.min(n - 1, Math.max(0, model.get("selected") + d)));
+    e.preventDefault();
+  });
+  temp.input.addEventListener("input", () => { model.set("temperature", Number(temp.input.value)); save(model); });
+  scaleBox.addEventListener("change", () => { model.set("scaled", scaleBox.checked); save(model); });
+  causalBox.addEventListener("change", () => { model.set("causal", causalBox.checked); save(model); });
+  headSel.addEventListener("change", () => { model.set("head", Number(headSel.value)); save(model); });
+
+  const off = onChanges(model, ["query_tokens", "key_tokens", "head_queries", "head_keys", "head",
+    "scaled", "temperature", "causal", "selected"], paint);
+  paint();
+  return () => off();
+}
+
+export default { render };

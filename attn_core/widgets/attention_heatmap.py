@@ -1,0 +1,165 @@
+"""AttentionHeatmap: tokens × tokens attention weights for a sentence, one row per query token."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import traitlets as t
+
+import attn_core
+from attn_core._validate import check_positive_int, check_temperature
+
+from ._base import Figure, bundle, css
+
+__all__ = ["AttentionHeatmap", "head_projections"]
+
+
+def head_projections(query_tokens, key_tokens, d_model, n_heads, seed):
+    """Per-head queries and keys of toy embeddings under seeded random projections.
+
+    Parameters
+    ----------
+    query_tokens : sequence of str, length L
+    key_tokens : sequence of str, length S
+    d_model : int
+        Embedding size D; ``n_heads`` must divide it.
+    n_heads : int
+    seed : int
+        Seeds the embeddings (:func:`attn_core.toy_embeddings`) and the projections.
+
+    Returns
+    -------
+    q : ndarray, shape (H, L, D // H)
+    k : ndarray, shape (H, S, D // H)
+
+    Examples
+    --------
+    >>> q, k = head_projections(["a", "b"], ["c", "d", "e"], 8, 2, seed=0)
+    >>> q.shape, k.shape
+    ((2, 2, 4), (2, 3, 4))
+    """
+    rng = np.random.default_rng([seed, d_model])
+    w_q, w_k = rng.standard_normal((2, d_model, d_model)) / math.sqrt(d_model)  # [D, D] each
+    x_q = attn_core.toy_embeddings(query_tokens, d_model, seed)  # [L, D]
+    x_k = attn_core.toy_embeddings(key_tokens, d_model, seed)  # [S, D]
+    q = attn_core.split_heads(x_q @ w_q, n_heads)  # [L, D] -> [H, L, d_head]
+    k = attn_core.split_heads(x_k @ w_k, n_heads)  # [S, D] -> [H, S, d_head]
+    return q, k
+
+
+class AttentionHeatmap(Figure):
+    """Attention weights of one head as a heatmap; hover or click a row to follow one query.
+
+    Parameters
+    ----------
+    query_tokens : sequence of str, default attn_core.SENTENCE_KO ("나는 사과를 먹었다")
+    key_tokens : sequence of str or None, default None
+        None means self-attention (the keys are the query tokens); give another
+        sentence for cross-attention (크로스 어텐션).
+    d_model : int, default 8
+    n_heads : int, default 2
+        Must divide ``d_model``; each head has d_head = d_model // n_heads.
+    head : int, default 0
+    scaled : bool, default True
+        Multiply the scores by 1/sqrt(d_head) (False: by 1).
+    temperature : float > 0, default 1.0
+    causal : bool, default False
+        Hide the keys after each query (top-left lower triangle, as attn_core).
+    selected : int, default 0
+        The query row listed beside the heatmap.
+    seed : int, default 0
+
+    Notes
+    -----
+    Computed with attn_core: ``head_queries`` (H, L, d_head) and ``head_keys``
+    (H, S, d_head), which the JavaScript uses to recompute on the static page;
+    ``weights`` (L, S) of ``head``; ``row`` (S,) = ``weights[selected]``.
+
+    Examples
+    --------
+    >>> hm = AttentionHeatmap()
+    >>> len(hm.weights), [round(sum(r), 6) for r in hm.weights]
+    (3, [1.0, 1.0, 1.0])
+    >>> hm.causal = True
+    >>> hm.weights[0]
+    [1.0, 0.0, 0.0]
+    """
+
+    _esm = bundle("attention_heatmap.js")
+    _css = css()
+    _repr_traits = ("query_tokens", "key_tokens", "head", "causal")
+
+    query_tokens = t.List(list(attn_core.SENTENCE_KO)).tag(sync=True)
+    key_tokens = t.List(default_value=None, allow_none=True).tag(sync=True)
+    d_model = t.Int(8).tag(sync=True)
+    n_heads = t.Int(2).tag(sync=True)
+    head = t.Int(0).tag(sync=True)
+    scaled = t.Bool(True).tag(sync=True)
+    temperature = t.Float(1.0).tag(sync=True)
+    causal = t.Bool(False).tag(sync=True)
+    selected = t.Int(0).tag(sync=True)
+    seed = t.Int(0).tag(sync=True)
+
+    head_queries = t.List().tag(sync=True)
+    head_keys = t.List().tag(sync=True)
+    weights = t.List().tag(sync=True)
+    row = t.List().tag(sync=True)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._project()
+
+    @t.validate("query_tokens", "key_tokens")
+    def _check_tokens(self, proposal):
+        tokens, name = proposal["value"], proposal["trait"].name
+        if tokens is None and name == "key_tokens":
+            return None
+        if isinstance(tokens, str) or not tokens or not all(isinstance(s, str) for s in tokens):
+            raise TypeError(f"{name} must be a non-empty sequence of str, got {tokens!r}")
+        return list(tokens)
+
+    @t.validate("d_model", "n_heads", "seed")
+    def _check_ints(self, proposal):
+        minimum = 0 if proposal["trait"].name == "seed" else 1
+        return check_positive_int(proposal["value"], proposal["trait"].name, minimum=minimum)
+
+    @t.validate("temperature")
+    def _check_temperature(self, proposal):
+        return check_temperature(proposal["value"])
+
+    @t.observe("query_tokens", "key_tokens", "d_model", "n_heads", "seed")
+    def _on_tokens(self, change):
+        self._project()
+
+    @t.observe("head", "scaled", "temperature", "causal", "selected")
+    def _on_view(self, change):
+        if self.head_queries:  # empty while the constructor sets the traits
+            self._recompute()
+
+    def _project(self):
+        if self.d_model % self.n_heads:
+            raise ValueError(
+                f"n_heads={self.n_heads} must divide d_model={self.d_model} "
+                f"(heads of d_head = d_model // n_heads)"
+            )
+        keys = self.query_tokens if self.key_tokens is None else self.key_tokens
+        q, k = head_projections(self.query_tokens, keys, self.d_model, self.n_heads, self.seed)
+        self.head_queries = []  # silences _on_view while the view traits are clamped
+        self.head = min(self.head, self.n_heads - 1)  # stay in range when the shapes shrink
+        self.selected = min(self.selected, len(self.query_tokens) - 1)
+        self.head_keys = k.tolist()
+        self.head_queries = q.tolist()
+        self._recompute()
+
+    def _recompute(self):
+        n_heads, n_rows = len(self.head_queries), len(self.query_tokens)
+        if not 0 <= self.head < n_heads:
+            raise ValueError(f"head must be in 0..{n_heads - 1}, got {self.head}")
+        if not 0 <= self.selected < n_rows:
+            raise ValueError(f"selected must be a row in 0..{n_rows - 1}, got {self.selected}")
+        q, k = np.asarray(self.head_queries[self.head]), np.asarray(self.head_keys[self.head])
+        scale = (1.0 / math.sqrt(q.shape[-1]) if self.scaled else 1.0) / self.temperature
+        weights = attn_core.attention_weights(q, k, is_causal=self.causal, scale=scale)  # [L, S]
+        self.weights = weights.tolist()
+        self.row = self.weights[self.selected]
