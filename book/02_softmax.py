@@ -38,6 +38,7 @@ from myst_nb import glue
 
 import attn_core as ac
 from attn_core import plots
+from attn_core.widgets import SoftmaxBars
 
 rng = np.random.default_rng(2)  # every random number of this chapter comes from here
 
@@ -61,7 +62,7 @@ exps = np.exp(scores)  # the numerators of the formula, to follow it by hand
 weights = ac.softmax(scores)
 glue("ch2_seed_scores", ", ".join(f"{s:g}" for s in scores), display=False)
 glue("ch2_seed_exps", ", ".join(f"{e:.3f}" for e in exps), display=False)
-glue("ch2_seed_sum", exps.sum(), display=False)
+glue("ch2_seed_sum", float(exps.sum()), display=False)
 glue("ch2_seed_weights", ", ".join(f"{w:.3f}" for w in weights), display=False)
 print("scores      ", scores)
 print("exponentials", exps.round(3), " sum", exps.sum().round(3))
@@ -83,8 +84,8 @@ print("weights     ", weights.round(3))
 s = rng.normal(0.0, 2.0, size=6).round(2)
 w = ac.softmax(s)
 order_kept = bool((np.argsort(s) == np.argsort(w)).all())
-glue("ch2_prop_min", w.min(), display=False)
-glue("ch2_prop_sum", w.sum(), display=False)
+glue("ch2_prop_min", float(w.min()), display=False)
+glue("ch2_prop_sum", float(w.sum()), display=False)
 print("scores ", s)
 print("weights", w.round(4))
 print(f"smallest weight {w.min():.4f} > 0; sum {w.sum():.6f}; same order: {order_kept}")
@@ -136,10 +137,10 @@ print("softmax(2 s)    ", doubled.round(3))
 s123 = np.array([1.0, 2.0, 3.0])
 by_sum = s123 / s123.sum()  # the naive alternative, for comparison only
 by_softmax = ac.softmax(s123)
-glue("ch2_lead1", np.e, display=False)
-glue("ch2_lead2", np.exp(2.0), display=False)
-glue("ch2_top_sum", by_sum[-1], display=False)
-glue("ch2_top_softmax", by_softmax[-1], display=False)
+glue("ch2_lead1", float(np.e), display=False)
+glue("ch2_lead2", float(np.exp(2.0)), display=False)
+glue("ch2_top_sum", float(by_sum[-1]), display=False)
+glue("ch2_top_softmax", float(by_softmax[-1]), display=False)
 fig = plots.plot_weight_bars(
     ["score 1", "score 2", "score 3"], {"÷ sum": by_sum, "softmax": by_softmax}
 )
@@ -174,12 +175,12 @@ temperatures = np.logspace(-2, 2, 81)
 w_temp = np.array([ac.softmax(s_temp, temperature=t) for t in temperatures])  # [N, S]
 t_hot, t_cold = temperatures[-1], temperatures[0]
 hot, cold = ac.softmax(s_temp, temperature=t_hot), ac.softmax(s_temp, temperature=t_cold)
-glue("ch2_t_hot", t_hot, display=False)
-glue("ch2_t_cold", t_cold, display=False)
-glue("ch2_hot_min", hot.min(), display=False)
-glue("ch2_hot_max", hot.max(), display=False)
-glue("ch2_cold_max", cold.max(), display=False)
-glue("ch2_uniform", 1 / len(s_temp), display=False)
+glue("ch2_t_hot", float(t_hot), display=False)
+glue("ch2_t_cold", float(t_cold), display=False)
+glue("ch2_hot_min", float(hot.min()), display=False)
+glue("ch2_hot_max", float(hot.max()), display=False)
+glue("ch2_cold_max", float(cold.max()), display=False)
+glue("ch2_uniform", float(1 / len(s_temp)), display=False)
 labels = [f"s = {x:g}" for x in s_temp]
 fig = plots.plot_temperature(temperatures, w_temp, labels)
 glue("fig-ch2-temperature", fig, display=False)
@@ -273,7 +274,7 @@ huge = np.array([1000.0, 999.0, 1000.0])
 show("naive log(sum(exp(s)))", lambda x: np.log(np.exp(x).sum()), huge)
 print("ac.logsumexp(s)        ->", ac.logsumexp(huge))
 print("ac.log_softmax(s)      ->", ac.log_softmax(huge).round(4))
-glue("ch2_lse", ac.logsumexp(huge), display=False)
+glue("ch2_lse", float(ac.logsumexp(huge)), display=False)
 
 # %% [markdown]
 # The log-sum-exp of 1000, 999, 1000 is {glue:text}`ch2_lse:.4f`, a perfectly ordinary number
@@ -298,7 +299,7 @@ h = 1e-6
 J_numeric = np.array(
     [(ac.softmax(scores + h * e) - ac.softmax(scores - h * e)) / (2 * h) for e in np.eye(3)]
 ).T
-glue("ch2_jac_err", np.abs(J - J_numeric).max(), display=False)
+glue("ch2_jac_err", float(np.abs(J - J_numeric).max()), display=False)
 print(J.round(4))
 print("largest difference from finite differences:", f"{np.abs(J - J_numeric).max():.1e}")
 
@@ -312,11 +313,11 @@ print("largest difference from finite differences:", f"{np.abs(J - J_numeric).ma
 gaps = np.linspace(0.0, 12.0, 49)
 w_gap = ac.softmax(np.stack([gaps, np.zeros_like(gaps), np.zeros_like(gaps)], axis=-1))  # [N, 3]
 jac_norm = np.linalg.norm(ac.softmax_jacobian(w_gap), axis=(-2, -1))  # [N, 3, 3] -> [N]
-glue("ch2_jac_at0", jac_norm[0], display=False)
-glue("ch2_jac_at12", jac_norm[-1], display=False)
-glue("ch2_gap_max", gaps[-1], display=False)
-glue("ch2_w_at12", w_gap[-1, 0], display=False)
-glue("ch2_jac_ratio", jac_norm[0] / jac_norm[-1], display=False)
+glue("ch2_jac_at0", float(jac_norm[0]), display=False)
+glue("ch2_jac_at12", float(jac_norm[-1]), display=False)
+glue("ch2_gap_max", float(gaps[-1]), display=False)
+glue("ch2_w_at12", float(w_gap[-1, 0]), display=False)
+glue("ch2_jac_ratio", float(jac_norm[0] / jac_norm[-1]), display=False)
 fig = plots.plot_jacobian_norm(gaps, jac_norm, w_gap[:, 0])
 glue("fig-ch2-jacobian", fig, display=False)
 plt.close(fig)
@@ -338,11 +339,15 @@ plt.close(fig)
 #
 # ## Try it: softmax bars
 #
-# ```{note}
-# **Figure to come: SoftmaxBars.** The interactive bars (drag a score, watch every weight move;
-# a temperature slider) are being written in `attn_core.widgets`. They will be embedded here.
-# ```
-#
+# Drag a score bar up or down and watch every weight move at once; the temperature slider
+# flattens or sharpens them. The *shift* adds the same constant to every score: the stable
+# softmax stays put (equation {eq}`eq-shift`), while the naive formula, in the table, breaks
+# once the exponentials overflow. The figure runs in your browser, even on the static site.
+
+# %%
+SoftmaxBars(scores=(2.0, 1.0, 0.1))
+
+# %% [markdown]
 # ## Summary
 #
 # - Softmax, equation {eq}`eq-softmax`, turns any scores into positive weights that sum to 1 and

@@ -1,0 +1,329 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (ch-scaling)=
+# # Why divide by √d_k
+#
+# The attention of "Attention Is All You Need" {cite}`vaswani2017` is *scaled* dot-product
+# attention (스케일 내적 어텐션):
+#
+# $$
+# \mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^{\top}}{\sqrt{d_k}}\right) V ,
+# $$ (eq-sdpa)
+#
+# where $d_k$ is the dimension (차원) of the query (쿼리) and key (키) vectors. The previous
+# chapter showed that the *size* of the scores decides how peaked the softmax (소프트맥스) is.
+# This chapter shows why dot products grow with the dimension, and why $\sqrt{d_k}$ is exactly
+# the right divisor.
+#
+# After this chapter you will be able to:
+#
+# - derive the mean and the variance of a dot product (내적) of random vectors;
+# - check the derivation by simulation, and read the plot;
+# - say what unscaled scores do to softmax: saturation, entropy collapse, vanishing gradients;
+# - reproduce the seed article's numbers, and spot the bug of scaling by $d_\text{model}$
+#   instead of the per-head $d_k$.
+
+# %%
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+from myst_nb import glue
+
+import attn_core as ac
+from attn_core import plots, stats
+from attn_core.widgets import ScalingExplorer
+
+rng = np.random.default_rng(3)  # every random number of this chapter comes from here
+
+# %% [markdown]
+# ## The seed's example, with and without the scale
+#
+# Take the seed article's query $q = (1, 0)$ and keys $(1,0)$, $(0,1)$, $(1,1)$ again, so
+# $d_k = 2$. `ac.attention_weights` divides by $\sqrt{d_k}$ unless told otherwise; `scale=1.0`
+# switches the division off.
+
+# %%
+example = ac.seed_example()
+d_k = example.query.shape[-1]
+w_plain = ac.attention_weights(example.query, example.keys, scale=1.0)
+w_scaled = ac.attention_weights(example.query, example.keys)  # scale = 1/√d_k
+glue("ch3_seed_dk", d_k, display=False)
+glue("ch3_seed_sqrt", math.sqrt(d_k), display=False)
+glue("ch3_seed_plain", " / ".join(f"{w:.3f}" for w in w_plain), display=False)
+glue("ch3_seed_scaled", " / ".join(f"{w:.3f}" for w in w_scaled), display=False)
+print("unscaled:     ", w_plain.round(3))
+print("scaled by √2: ", w_scaled.round(3))
+
+# %% [markdown]
+# Without the scale the weights are {glue:text}`ch3_seed_plain`; divided by
+# $\sqrt{2} \approx$ {glue:text}`ch3_seed_sqrt:.3f` they are {glue:text}`ch3_seed_scaled`. Even at
+# $d_k =$ {glue:text}`ch3_seed_dk` the unscaled weights are more extreme. The seed's point is that
+# real models use far larger $d_k$, where the difference is far larger. Why?
+#
+# ## The derivation
+#
+# Model the components of a query and a key as random: each $q_m$ and $k_m$ is independent of
+# the others, with mean 0 and variance 1. This is roughly what a freshly initialised network
+# produces, and what layer normalisation tries to keep.
+#
+# ```{prf:proposition} The spread of a dot product
+# :label: prop-dot-variance
+#
+# If $q_1, \dots, q_{d_k}, k_1, \dots, k_{d_k}$ are independent, each with mean 0 and
+# variance 1, then $s = q \cdot k = \sum_{m=1}^{d_k} q_m k_m$ has mean 0 and variance $d_k$,
+# and $s / \sqrt{d_k}$ has mean 0 and variance 1.
+# ```
+#
+# ```{prf:proof}
+# **Mean.** Expectation is linear, and the expectation of a product of independent variables is
+# the product of their expectations:
+#
+# $$
+# \mathbb{E}[q \cdot k] = \sum_{m=1}^{d_k} \mathbb{E}[q_m k_m]
+#   = \sum_{m=1}^{d_k} \mathbb{E}[q_m]\,\mathbb{E}[k_m] = \sum_{m=1}^{d_k} 0 \cdot 0 = 0 .
+# $$ (eq-dot-mean)
+#
+# **One term.** For a single product, the variance is the mean square minus the squared mean,
+# and the squared mean is 0 by {eq}`eq-dot-mean`:
+#
+# $$
+# \mathrm{Var}[q_m k_m] = \mathbb{E}[q_m^2 k_m^2] - \left(\mathbb{E}[q_m k_m]\right)^2
+#   = \mathbb{E}[q_m^2]\,\mathbb{E}[k_m^2] - 0 = 1 \cdot 1 = 1 ,
+# $$ (eq-term-variance)
+#
+# because $\mathbb{E}[q_m^2] = \mathrm{Var}[q_m] + \mathbb{E}[q_m]^2 = 1$, and the same for
+# $k_m$.
+#
+# **The sum.** The $d_k$ products $q_m k_m$ are independent of each other (they share no
+# variable), and the variance of a sum of independent variables is the sum of their variances:
+#
+# $$
+# \mathrm{Var}[q \cdot k] = \sum_{m=1}^{d_k} \mathrm{Var}[q_m k_m] = d_k .
+# $$ (eq-dot-variance)
+#
+# **The scale.** Dividing a variable by $c$ divides its variance by $c^2$, so
+#
+# $$
+# \mathrm{Var}\!\left[\frac{q \cdot k}{\sqrt{d_k}}\right] = \frac{d_k}{d_k} = 1 .
+# $$ (eq-scaled-variance)
+# ```
+#
+# So the typical size of an unscaled score, its standard deviation, is $\sqrt{d_k}$: it grows
+# with the dimension, and dividing by exactly $\sqrt{d_k}$ (not $d_k$, not $\log d_k$) brings it
+# back to 1 whatever the dimension.
+#
+# ## Checked by simulation
+#
+# `attn_core.stats.random_dot_products` draws pairs of standard-normal vectors and returns their
+# dot products; `score_variance` measures the sample variance for each dimension. If the
+# derivation is right, the unscaled variance follows $d_k$ and the scaled one stays at 1.
+
+# %%
+d_ks = 2 ** np.arange(10)  # 1, 2, 4, ..., 512
+n_pairs = 20_000
+var_plain = stats.score_variance(d_ks, n_pairs, rng)
+var_scaled = stats.score_variance(d_ks, n_pairs, rng, scaled=True)
+fig = plots.plot_score_variance(d_ks, var_plain, var_scaled)
+glue("fig-ch3-variance", fig, display=False)
+plt.close(fig)
+glue("ch3_n_pairs", n_pairs, display=False)
+glue("ch3_dk_max", int(d_ks[-1]), display=False)
+glue("ch3_n_dims", len(d_ks), display=False)
+glue("ch3_var_plain_max", float(var_plain[-1]), display=False)
+glue("ch3_var_scaled_max", float(var_scaled[-1]), display=False)
+glue("ch3_worst_rel", float(np.abs(var_plain / d_ks - 1).max()), display=False)
+glue("ch3_worst_scaled", float(np.abs(var_scaled - 1).max()), display=False)
+print(" d_k   Var[q·k]  Var[q·k/√d_k]")
+for d, vp, vs in zip(d_ks, var_plain, var_scaled, strict=True):
+    print(f"{d:4d}  {vp:8.2f}  {vs:8.3f}")
+
+# %% [markdown]
+# ```{glue:figure} fig-ch3-variance
+# :name: fig-ch3-variance
+#
+# Sample variance of {glue:text}`ch3_n_pairs:,` dot products of random vectors for each $d_k$
+# from 1 to {glue:text}`ch3_dk_max`. Unscaled (circles) it follows the line $d_k$ of equation
+# {eq}`eq-dot-variance`; divided by $\sqrt{d_k}$ (squares) it stays at 1, equation
+# {eq}`eq-scaled-variance`. Both axes are logarithmic.
+# ```
+#
+# At $d_k =$ {glue:text}`ch3_dk_max` the unscaled variance is {glue:text}`ch3_var_plain_max:.1f`
+# and the scaled one {glue:text}`ch3_var_scaled_max:.3f`. Over all {glue:text}`ch3_n_dims`
+# dimensions the simulated variance is never more than {glue:text}`ch3_worst_rel:.1%` from $d_k$,
+# and the scaled one never
+# more than {glue:text}`ch3_worst_scaled:.1%` from 1: sampling noise of the size expected from
+# {glue:text}`ch3_n_pairs:,` draws.
+#
+# ## What a large spread does to softmax
+#
+# A standard deviation of $\sqrt{d_k}$, about {glue:text}`ch3_sat_sqrt_max:.1f` at
+# $d_k =$ {glue:text}`ch3_dk_max`, means that two keys' scores typically differ
+# by tens of units. By the ratio rule of {ref}`ch-softmax`, each unit of lead multiplies a weight
+# by $e$, so the best key takes almost everything. Three measures show it, each averaged over
+# random queries that each meet their own random keys:
+#
+# - the **largest weight**: $1/S$ for uniform weights, 1 when one key takes all;
+# - the **entropy** (엔트로피) $-\sum_j w_j \log w_j$ (`ac.entropy`): $\log S$ when uniform, 0 when
+#   one key takes all;
+# - the **norm of the Jacobian** $\mathrm{diag}(w) - ww^\top$ (`ac.softmax_jacobian`), which
+#   measures how much a nudge to the scores can still move the weights: 0 when saturated.
+
+# %%
+n_keys, n_trials = 16, 500
+sat_plain = stats.saturation_stats(d_ks, n_keys, n_trials, rng, scaled=False)
+sat_scaled = stats.saturation_stats(d_ks, n_keys, n_trials, rng, scaled=True)
+fig = plots.plot_saturation(d_ks, sat_plain, sat_scaled, n_keys)
+glue("fig-ch3-saturation", fig, display=False)
+plt.close(fig)
+for name, value in [
+    ("n_keys", n_keys),
+    ("n_trials", n_trials),
+    ("uniform", 1 / n_keys),
+    ("log_s", math.log(n_keys)),
+    ("sqrt_max", math.sqrt(d_ks[-1])),
+    ("max_plain", sat_plain.max_weight[-1]),
+    ("max_scaled", sat_scaled.max_weight[-1]),
+    ("ent_plain", sat_plain.entropy[-1]),
+    ("ent_scaled", sat_scaled.entropy[-1]),
+    ("jac_plain", sat_plain.jacobian_norm[-1]),
+    ("jac_scaled", sat_scaled.jacobian_norm[-1]),
+    ("jac_ratio", sat_scaled.jacobian_norm[-1] / sat_plain.jacobian_norm[-1]),
+]:
+    glue(f"ch3_sat_{name}", np.asarray(value).item(), display=False)  # a plain Python number
+print(" d_k  largest weight    entropy      ‖Jacobian‖   (unscaled | scaled)")
+for i, d in enumerate(d_ks):
+    print(
+        f"{d:4d}   {sat_plain.max_weight[i]:.3f} | {sat_scaled.max_weight[i]:.3f}"
+        f"   {sat_plain.entropy[i]:.3f} | {sat_scaled.entropy[i]:.3f}"
+        f"   {sat_plain.jacobian_norm[i]:.3f} | {sat_scaled.jacobian_norm[i]:.3f}"
+    )
+
+# %% [markdown]
+# ```{glue:figure} fig-ch3-saturation
+# :name: fig-ch3-saturation
+#
+# One query against {glue:text}`ch3_sat_n_keys` random keys, averaged over
+# {glue:text}`ch3_sat_n_trials` queries per $d_k$. Unscaled (circles), the largest weight climbs
+# towards 1, the entropy falls towards 0 and the Jacobian's norm shrinks; scaled (squares), all
+# three stay where they are at $d_k = 1$. Dotted lines: the uniform weight
+# {glue:text}`ch3_sat_uniform:.4f` and the uniform entropy $\log S =$
+# {glue:text}`ch3_sat_log_s:.3f`.
+# ```
+#
+# At $d_k =$ {glue:text}`ch3_dk_max`, where the unscaled scores spread by
+# $\sqrt{d_k} \approx$ {glue:text}`ch3_sat_sqrt_max:.1f`:
+#
+# | | unscaled $q \cdot k$ | scaled $q \cdot k / \sqrt{d_k}$ |
+# |---|---|---|
+# | largest weight | {glue:text}`ch3_sat_max_plain:.3f` | {glue:text}`ch3_sat_max_scaled:.3f` |
+# | entropy (nats) | {glue:text}`ch3_sat_ent_plain:.3f` | {glue:text}`ch3_sat_ent_scaled:.3f` |
+# | Jacobian norm | {glue:text}`ch3_sat_jac_plain:.3f` | {glue:text}`ch3_sat_jac_scaled:.3f` |
+#
+# Unscaled, the softmax is *saturated*: nearly one-hot, its entropy collapsed, and its gradient
+# {glue:text}`ch3_sat_jac_ratio:.1f` times weaker than the scaled one. A layer in that state
+# barely learns, which is the seed's "the gradient vanishes" made concrete.
+#
+# ## The seed's d_k = 64
+#
+# The seed article notes that with $d_k = 64$, the size of one head in the original
+# Transformer {cite}`vaswani2017`, the divisor is $\sqrt{64} =$ {glue:text}`ch3_sqrt64:g`.
+# Here is one random query against three random keys at that size:
+
+# %%
+d_k64 = 64
+q64 = rng.standard_normal(d_k64)
+k64 = rng.standard_normal((3, d_k64))
+s64 = ac.dot_scores(q64, k64)
+w64_plain = ac.attention_weights(q64, k64, scale=1.0)
+w64_scaled = ac.attention_weights(q64, k64)
+glue("ch3_sqrt64", math.sqrt(d_k64), display=False)
+glue("ch3_s64", ", ".join(f"{s:.1f}" for s in s64), display=False)
+glue("ch3_w64_plain", " / ".join(f"{w:.3f}" for w in w64_plain), display=False)
+glue("ch3_w64_scaled", " / ".join(f"{w:.3f}" for w in w64_scaled), display=False)
+print(f"√{d_k64} = {math.sqrt(d_k64):g}")
+print("scores          ", s64.round(2))
+print("unscaled weights", w64_plain.round(3))
+print("scaled weights  ", w64_scaled.round(3))
+
+# %% [markdown]
+# The scores {glue:text}`ch3_s64` give the unscaled
+# weights {glue:text}`ch3_w64_plain`, against {glue:text}`ch3_w64_scaled` once divided: at
+# $d_k = 64$ the scale is the difference between one key taking (almost) everything and a real
+# mixture.
+#
+# ## A common bug: scaling by d_model
+#
+# With several heads (멀티 헤드), the model dimension $d_\text{model}$ is split into $h$ heads of
+# $d_k = d_\text{model} / h$ each, and the scores of each head are dot products of
+# $d_k$-dimensional vectors. The scale must therefore be $1/\sqrt{d_k}$, per head. Dividing by
+# $\sqrt{d_\text{model}}$ instead is a common mistake: it runs silently, and makes every head's
+# scores $\sqrt{h}$ times too small, a temperature of $\sqrt{h}$ that flattens the weights.
+
+# %%
+d_model, n_heads = 512, 8
+d_head = d_model // n_heads
+q_h = rng.standard_normal((n_trials, 1, d_head))  # one head's queries [T, 1, d_head]
+k_h = rng.standard_normal((n_trials, n_keys, d_head))  # and keys [T, S, d_head]
+ent_right = ac.entropy(ac.attention_weights(q_h, k_h)).mean()  # scale 1/√d_head
+ent_bug = ac.entropy(ac.attention_weights(q_h, k_h, scale=1 / math.sqrt(d_model))).mean()
+glue("ch3_bug_dmodel", d_model, display=False)
+glue("ch3_bug_h", n_heads, display=False)
+glue("ch3_bug_dhead", d_head, display=False)
+glue("ch3_bug_factor", math.sqrt(n_heads), display=False)
+glue("ch3_bug_ent_right", float(ent_right), display=False)
+glue("ch3_bug_ent_bug", float(ent_bug), display=False)
+print(f"mean entropy, scaled by 1/√{d_head}:  {ent_right:.3f}")
+print(f"mean entropy, scaled by 1/√{d_model}: {ent_bug:.3f}   (uniform: {math.log(n_keys):.3f})")
+
+# %% [markdown]
+# With $d_\text{model} =$ {glue:text}`ch3_bug_dmodel` and $h =$ {glue:text}`ch3_bug_h` heads of
+# $d_k =$ {glue:text}`ch3_bug_dhead`, the wrong scale makes the scores
+# {glue:text}`ch3_bug_factor:.2f` times too small. The mean entropy over
+# {glue:text}`ch3_sat_n_keys` keys rises from {glue:text}`ch3_bug_ent_right:.3f` to
+# {glue:text}`ch3_bug_ent_bug:.3f`, almost the uniform {glue:text}`ch3_sat_log_s:.3f`: every head
+# starts out nearly blind. An exercise below asks you to find this bug in code.
+#
+# ## Try it: the scaling explorer
+#
+# Move the $d_k$ slider. The histograms show the scores $q \cdot k$ of random unit-variance
+# vectors without the scale (orange), spreading wider with every doubling of $d_k$, and with it
+# (blue), which stay put; the curves show the largest weight and the entropy of the softmax
+# against $d_k$, as in {numref}`fig-ch3-saturation`. Its random vectors are drawn (seeded) in
+# Python; the page redraws them in your browser without a kernel.
+
+# %%
+ScalingExplorer(d_k=64, seed=0, n_keys=n_keys)
+
+# %% [markdown]
+# ## Summary
+#
+# - For independent components with mean 0 and variance 1, $q \cdot k$ has mean 0 and variance
+#   $d_k$ ({prf:ref}`prop-dot-variance`): its typical size grows like $\sqrt{d_k}$.
+# - Dividing by $\sqrt{d_k}$ brings the variance back to 1 for every $d_k$; the simulation in
+#   {numref}`fig-ch3-variance` agrees.
+# - Unscaled scores at large $d_k$ saturate the softmax: one key takes nearly all the weight, the
+#   entropy collapses and the Jacobian, hence the gradient, vanishes ({numref}`fig-ch3-saturation`).
+# - The scale is per head: $1/\sqrt{d_k}$ with $d_k = d_\text{model}/h$, never
+#   $1/\sqrt{d_\text{model}}$.
+#
+# ## Exercises
+#
+# ```{note}
+# **Exercises to come.** The self-checking exercises of this chapter (scale the scores yourself,
+# a standard deviation by hand, the $d_\text{model}$-versus-$d_k$ bug, heads reshaped without a
+# transpose) use `attn_core.exercises`, which is being written; they will be added here.
+# ```
