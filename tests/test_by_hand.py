@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import attn_core as ac
-from attn_core.by_hand import hand_steps, markdown_table, sentence_example, trace_self_attention
+from attn_core.by_hand import hand_steps, sentence_example, step_table, trace_self_attention
 
 Q = (1.0, 0.0)
 KEYS = ((1.0, 0.0), (0.0, 1.0), (1.0, 1.0))
@@ -140,19 +140,36 @@ def test_trace_rejects_the_wrong_embedding_size():
         trace_self_attention(layer, np.ones((1, 3, 5)))
 
 
-def test_markdown_table_rounds_and_labels():
-    table = markdown_table(
-        {"s": [0.70710678, 0.0], "note": ["same", "orthogonal"]}, index=["k1", "k2"]
+def test_step_table_rounds_labels_and_adds_a_footer():
+    table = step_table(
+        {"s": [0.70710678, 0.0], "note": ["same", "orthogonal"]},
+        index=["k1", "k2"],
+        footer=("sum", {"s": 0.70710678}),
     )
-    assert table.splitlines() == [
+    assert repr(table).splitlines() == [
         "|  | s | note |",
         "|---|---:|---:|",
         "| k1 | 0.707 | same |",
         "| k2 | 0.000 | orthogonal |",
+        "| sum | 0.707 |  |",
     ]
-    assert markdown_table({"x": [2.0]}, digits=1).splitlines()[-1] == "| 2.0 |"
+    assert step_table({"x": [2.0]}, digits=1).rows == (("2.0",),)
 
 
-def test_markdown_table_rejects_ragged_columns():
+def test_step_table_html_has_every_cell_escaped():
+    html = step_table({"a<b": [1.0]}, index=["x & y"])._repr_html_()
+    assert html.count("<tr>") == 2  # header and one row
+    assert "<th>a&lt;b</th>" in html and "<td>x &amp; y</td>" in html and "<td>1.000</td>" in html
+
+
+def test_step_table_without_index_gets_a_label_column_for_its_footer():
+    table = step_table({"w": [0.25, 0.75]}, footer=("sum", {"w": 1.0}))
+    assert table.header == ("", "w")
+    assert table.rows == (("", "0.250"), ("", "0.750"), ("sum", "1.000"))
+
+
+def test_step_table_rejects_ragged_columns_and_unknown_footer_columns():
     with pytest.raises(ValueError, match=r"columns must all have 2 rows.*'b': 1"):
-        markdown_table({"a": [1, 2], "b": [3]})
+        step_table({"a": [1, 2], "b": [3]})
+    with pytest.raises(ValueError, match=r"footer names unknown columns: \['z'\]"):
+        step_table({"a": [1]}, footer=("sum", {"z": 1}))
