@@ -90,8 +90,8 @@ class AttentionHeatmap(Figure):
     _css = css()
     _repr_traits = ("query_tokens", "key_tokens", "head", "causal")
 
-    query_tokens = t.List(list(attn_core.SENTENCE_KO)).tag(sync=True)
-    key_tokens = t.List(default_value=None, allow_none=True).tag(sync=True)
+    query_tokens = t.Any(list(attn_core.SENTENCE_KO)).tag(sync=True)  # validated below
+    key_tokens = t.Any(None, allow_none=True).tag(sync=True)
     d_model = t.Int(8).tag(sync=True)
     n_heads = t.Int(2).tag(sync=True)
     head = t.Int(0).tag(sync=True)
