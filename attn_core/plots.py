@@ -13,6 +13,7 @@ import numpy as np
 __all__ = [
     "plot_convex_combination",
     "plot_jacobian_norm",
+    "plot_query_keys",
     "plot_saturation",
     "plot_score_variance",
     "plot_temperature",
@@ -178,3 +179,46 @@ def _draw_hull(ax, values, labels):
     ax.scatter(values[:, 0], values[:, 1], s=60, color=colours[0], zorder=3)
     for (x, y), name in zip(values, labels, strict=True):
         ax.annotate(f"{name} ({x:g}, {y:g})", (x, y), xytext=(6, 6), textcoords="offset points")
+
+
+_OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00")
+
+
+def plot_query_keys(panels):
+    """Query and keys as arrows from the origin, each key labelled with its score q·k.
+
+    Parameters
+    ----------
+    panels : sequence of dict
+        One panel each, with ``query`` (2,), ``keys`` (S, 2), ``scores`` (S,) computed by
+        attn_core, ``labels`` (S names) and optionally ``title``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The query is black and dashed; keys take Okabe–Ito colours (colour-blind safe).
+    """
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 4.2), squeeze=False)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        keys, q = np.asarray(panel["keys"], float), np.asarray(panel["query"], float)
+        for k, score, name, c in zip(
+            keys, panel["scores"], panel["labels"], _OKABE_ITO, strict=False
+        ):
+            _arrow(ax, k, c, "-", f"{name} = ({k[0]:g}, {k[1]:g})\nq·k = {score:.3g}")
+        _arrow(ax, q, "black", "--", f"q = ({q[0]:g}, {q[1]:g})")
+        lim = 1.25 * max(1.0, np.abs(np.vstack([keys, q])).max())
+        ax.set(xlim=(-lim, lim), ylim=(-lim, lim), aspect="equal", title=panel.get("title", ""))
+        ax.set(xlabel="component 1", ylabel="component 2")
+        ax.axhline(0, color="grey", lw=0.5)
+        ax.axvline(0, color="grey", lw=0.5)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def _arrow(ax, v, colour, style, text):
+    """One vector from the origin, with its label just beyond the tip."""
+    ax.annotate(
+        "", v, (0, 0), arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2, "ls": style}
+    )
+    ax.annotate(text, v, xytext=(4, 4), textcoords="offset points", color=colour, fontsize=8)

@@ -81,8 +81,8 @@ NotImplementedError``) followed by ``ex.check(name)``; for a bug, print
 Examples
 --------
 >>> from attn_core.exercises import bugs
->>> bugs.softmax_wrong_axis.check(...)
-⏳ Not answered yet: write the body of your function (replace the `...`) and run the cell again.
+>>> bugs.softmax_wrong_axis.check(...).status
+'unanswered'
 >>> bugs.softmax_wrong_axis.check(bugs.softmax_wrong_axis.buggy).ok
 False
 """

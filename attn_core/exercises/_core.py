@@ -264,7 +264,10 @@ def _call(fn, args):
         return None, err
 
 
-_UNANSWERED_FN = "write the body of your function (replace the `...`) and run the cell again."
+_UNANSWERED_FN = (
+    "write the body of your function (in place of the `...` or the `raise NotImplementedError`) "
+    "and run the cell again."
+)
 _UNANSWERED_VALUE = "replace the `...` with your answer and run the cell again."
 
 
