@@ -1,0 +1,73 @@
+"""Chapters 2 and 3's exercises: their expected answers, derived by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attn_core.exercises import ch02_softmax as ch2
+from attn_core.exercises import ch03_scaling as ch3
+
+
+def test_shift_by_hand_is_softmax_of_1_0_0():
+    # 101, 100, 100 minus the max 101 is 0, -1, -1: weights 1, 1/e, 1/e over 1 + 2/e.
+    e = math.e
+    np.testing.assert_allclose(
+        ch2.shift_by_hand.expected(), [e / (e + 2), 1 / (e + 2), 1 / (e + 2)]
+    )
+    assert ch2.shift_by_hand.check([0.576, 0.212, 0.212]).ok  # three decimals, as by hand
+    assert not ch2.shift_by_hand.check([0.576, 0.212, 0.250]).ok
+
+
+def test_doubling_the_scores_raises_the_top_weight():
+    (s,) = ch2.double_the_scores.inputs
+    assert s[0] == max(s)
+    top = math.exp(s[0]) / sum(math.exp(y) for y in s)
+    top2 = math.exp(2 * s[0]) / sum(math.exp(2 * y) for y in s)
+    assert top2 > top
+    assert ch2.double_the_scores.check("up").ok
+    assert not ch2.double_the_scores.check("same").ok
+
+
+def test_my_softmax_accepts_a_loop_softmax_on_every_case():
+    def loop_softmax(s):
+        s = np.asarray(s, dtype=float)
+        out = np.empty_like(s)
+        for idx in np.ndindex(s.shape[:-1]):
+            m = max(s[idx])
+            exps = [math.exp(x - m) for x in s[idx]]
+            out[idx] = [x / sum(exps) for x in exps]
+        return out
+
+    assert ch2.my_softmax.check(loop_softmax).ok
+
+
+def test_spread_by_hand_is_root_256_and_1():
+    assert ch3.spread_by_hand.expected().tolist() == [16.0, 1.0]  # √256 = 16
+    assert ch3.spread_by_hand.check([16, 1]).ok
+
+
+def test_double_d_k_grows_the_spread_by_root_2():
+    d1, d2 = ch3.double_d_k.inputs
+    assert math.isclose(math.sqrt(d2) / math.sqrt(d1), math.sqrt(2))
+    assert ch3.double_d_k.check("×√2").ok and not ch3.double_d_k.check("×2").ok
+
+
+def test_my_weights_accepts_loops_and_rejects_the_unscaled_seed():
+    def loop_weights(q, k):
+        q, k = np.asarray(q), np.asarray(k)
+        out = np.empty((*q.shape[:-1], k.shape[-2]))
+        for idx in np.ndindex(q.shape[:-1]):
+            keys = k[idx[:-1]] if k.ndim > 2 else k
+            s = [sum(a * b for a, b in zip(q[idx], key, strict=True)) for key in keys]
+            s = [x / math.sqrt(q.shape[-1]) for x in s]
+            exps = [math.exp(x - max(s)) for x in s]
+            out[idx] = [x / sum(exps) for x in exps]
+        return out
+
+    assert ch3.my_weights.check(loop_weights).ok
+    # The seed case by hand: scores 1, 0, 1 over √2, so w1 = w3 = e^(1/√2) / (2 e^(1/√2) + 1).
+    ex_q, ex_k = ch3.my_weights.cases()[0].args
+    a = math.exp(1 / math.sqrt(2))
+    np.testing.assert_allclose(loop_weights(ex_q, ex_k), [[a, 1, a]] / np.float64(2 * a + 1))
