@@ -1,0 +1,125 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# (ch-figure-gallery)=
+# # Appendix: all the figures
+#
+# Every interactive figure of the book in one place. Each is a small program in your browser:
+# drag with the mouse, or Tab to a vector and use the arrow keys. They work on this static page
+# with no Python running (the JavaScript recomputes the weights itself), and in JupyterLab, where
+# the Python side recomputes them with `attn_core` as well. Figures on one page never share
+# state: moving one leaves the others alone.
+#
+# In code, each figure is an object whose attributes (traits) you can read and set:
+
+# %%
+import math
+import sys
+
+from myst_nb import glue
+
+import attn_core as ac
+from attn_core.widgets import AttentionHeatmap, QueryPad, ScalingExplorer, SoftmaxBars
+
+# %% [markdown]
+# ## The query pad (쿼리 패드)
+#
+# One query $q$ (쿼리, black) attends over three keys $k_j$ (키, the arrows) with values $v_j$
+# (밸류, the squares) in the plane, so $d_k = 2$. The table lists each dot product $q\cdot k_j$
+# (내적), the cosine of the angle, the score $q\cdot k_j/\sqrt{d_k}$ and the softmax weight
+# (가중치); the dashed arrow is the output $o = \sum_j w_j v_j$, the weighted mix of the values.
+# It starts at the seed's example, where the weights are {glue:text}`gal_w0`,
+# {glue:text}`gal_w1` and {glue:text}`gal_w2` and the output is
+# ({glue:text}`gal_o0`, {glue:text}`gal_o1`).
+
+# %%
+pad = QueryPad()
+for j, w in enumerate(pad.weights):
+    glue(f"gal_w{j}", f"{w:.3f}", display=False)
+for m, o in enumerate(pad.output):
+    glue(f"gal_o{m}", f"{o:.3f}", display=False)
+pad
+
+# %% [markdown]
+# Setting the query from code recomputes everything through `attn_core`:
+
+# %%
+pad_code = QueryPad(query=(0.3, 0.8))
+print("weights:", [round(w, 3) for w in pad_code.weights])
+print("output: ", [round(o, 3) for o in pad_code.output])
+
+# %% [markdown]
+# A second pad on the same page, with the scaling switched off and a key that points away from
+# the query. Drag either one: the other does not move.
+
+# %%
+QueryPad(key_vectors=[[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]], scaled=False)
+
+# %% [markdown]
+# ## Softmax bars (소프트맥스 막대)
+#
+# Drag a score up or down and watch the weights. The shift slider adds the same constant to
+# every score: the weights do not move, because softmax only sees differences. The naive
+# formula $e^{s_j}/\sum_l e^{s_l}$ overflows to $\infty/\infty$ once a score passes
+# {glue:text}`gal_overflow`, which is why every softmax subtracts the maximum first.
+
+# %%
+glue("gal_overflow", f"{math.log(sys.float_info.max):.0f}", display=False)  # e^710 > max float
+SoftmaxBars(scores=(2.0, 1.0, 0.1))
+
+# %% [markdown]
+# ## The √d_k scaling explorer (스케일링)
+#
+# Random queries and keys with unit-variance entries: the spread of $q\cdot k$ grows like
+# $\sqrt{d_k}$, the softmax saturates (the largest weight nears 1, the entropy and the gradient
+# shrink) — unless the scores are divided by $\sqrt{d_k}$. All the random numbers are drawn in
+# Python from a fixed seed; the slider only chooses which precomputed $d_k$ to show.
+
+# %%
+ScalingExplorer(d_k=64, seed=0)
+
+# %% [markdown]
+# ## Attention heatmaps (어텐션 히트맵)
+#
+# Every query token (row) against every key token (column), for the seed's sentence
+# "{glue:text}`gal_sentence_ko`" with toy embeddings and one head of random projections. Hover
+# or click a row to list its weights; switch the head, the temperature, the scaling and the
+# causal mask (인과 마스크), under which a token sees only itself and the tokens before it.
+
+# %%
+glue("gal_sentence_ko", " ".join(ac.SENTENCE_KO), display=False)
+AttentionHeatmap()
+
+# %% [markdown]
+# An English sentence with four heads and the causal mask on:
+
+# %%
+AttentionHeatmap(query_tokens=ac.SENTENCE_EN, n_heads=4, causal=True)
+
+# %% [markdown]
+# Cross-attention (크로스 어텐션): the queries come from one sentence, the keys from another, so
+# the heatmap need not be square.
+
+# %%
+AttentionHeatmap(query_tokens=["I", "ate", "an", "apple"], key_tokens=ac.SENTENCE_KO)
+
+# %% [markdown]
+# A longer sequence, {glue:text}`gal_long_n` tokens (the sentence repeated): the size at which
+# the browser tests time how fast the figure repaints.
+
+# %%
+long_tokens = [f"{w}{i}" for i, w in enumerate(ac.SENTENCE_EN * 4)][:32]
+glue("gal_long_n", len(long_tokens), display=False)
+AttentionHeatmap(query_tokens=long_tokens, n_heads=2, d_model=8)
