@@ -11,6 +11,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._validate import check_positive_int
+
 __all__ = ["SENTENCE_EN", "SENTENCE_KO", "WorkedExample", "seed_example", "toy_embeddings"]
 
 SENTENCE_KO = ("나는", "사과를", "먹었다")  # the seed's example sentence, "I ate an apple"
@@ -58,6 +60,10 @@ def toy_embeddings(tokens, dim, seed=0):
     >>> x.shape, bool((x[0] == x[2]).all())
     ((3, 4), True)
     """
+    given, tokens = tokens, [] if isinstance(tokens, str) else list(tokens)
+    if isinstance(given, str) or not all(isinstance(t, str) for t in tokens):  # not its letters
+        raise TypeError(f"tokens must be a sequence of strings like ['the', 'cat'], got {given!r}")
+    dim = check_positive_int(dim, "dim", minimum=0)
     rows = []
     for token in tokens:
         entropy = [seed, *token.encode("utf-8")]

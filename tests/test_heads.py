@@ -1,4 +1,4 @@
-"""The head split, multi-head attention and SimpleSelfAttention against loops."""
+"""The head split, multi-head attention, SimpleSelfAttention and the toy embeddings."""
 
 import math
 
@@ -7,12 +7,15 @@ import pytest
 import reference as ref
 
 from attn_core import (
+    SENTENCE_EN,
+    SENTENCE_KO,
     SimpleSelfAttention,
     attention_weights,
     causal_mask,
     merge_heads,
     multi_head_attention,
     split_heads,
+    toy_embeddings,
 )
 
 
@@ -144,3 +147,22 @@ def test_simple_self_attention_unbatched(rng):
     batched_out, batched_attn = layer(x[None])
     np.testing.assert_allclose(out, batched_out[0], rtol=1e-15)
     np.testing.assert_allclose(attn, batched_attn[0], rtol=1e-15)
+
+
+def test_toy_embeddings_are_per_token_and_deterministic():
+    x = toy_embeddings(SENTENCE_EN, 5)
+    assert x.shape == (len(SENTENCE_EN), 5)
+    assert np.array_equal(x[0], x[4])  # "the" twice: the same vector
+    assert not np.array_equal(x[0], x[1])
+    np.testing.assert_array_equal(toy_embeddings(["cat"], 5)[0], x[1])  # neighbours do not matter
+    np.testing.assert_array_equal(toy_embeddings(iter(SENTENCE_EN), 5), x)
+    assert not np.array_equal(toy_embeddings(["cat"], 5, seed=1), toy_embeddings(["cat"], 5))
+    assert toy_embeddings([], 3).shape == (0, 3)
+    assert toy_embeddings(SENTENCE_KO, 2).shape == (3, 2)
+
+
+def test_equal_tokens_attend_equally():
+    x = toy_embeddings(SENTENCE_EN, 4)
+    w = attention_weights(x, x)
+    np.testing.assert_allclose(w[0], w[4], rtol=1e-14)  # the two "the" ask the same question
+    np.testing.assert_allclose(w[:, 0], w[:, 4], rtol=1e-14)  # ... and give the same answer

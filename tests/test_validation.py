@@ -229,3 +229,14 @@ def test_dropout_rng_must_be_a_generator(rng_arg):
 def test_dropout_p_out_of_range(p, rng):
     with raises(ValueError, "dropout_p", repr(p)):
         ac.scaled_dot_product_attention(Q, K, V, dropout_p=p, rng=rng)
+
+
+@pytest.mark.parametrize("tokens", ["the cat", ["the", 3], [b"cat"]])
+def test_toy_embeddings_needs_a_sequence_of_strings(tokens):
+    with raises(TypeError, "tokens", "sequence of strings", repr(tokens)):
+        ac.toy_embeddings(tokens, 4)
+
+
+def test_toy_embeddings_bad_dim():
+    with raises(ValueError, "dim", "integer >= 0", "-1"):
+        ac.toy_embeddings(["the"], -1)
