@@ -1,25 +1,40 @@
 """Build the static site: jupyter-book 1.x, warnings as errors, executed chapters cached.
 
 Usage: python tools/build_book.py [--path-output DIR] [--all]
-Extra arguments go to ``jupyter-book build``. The site lands in DIR/_build/html
-(default: ./_build/html).
+
+First makes sure the pinned offline assets (MathJax, require.js, the widget manager,
+anywidget's front end) are fetched and verified (``tools/fetch_assets.py``; a no-op when the
+cache matches ``tools/assets.lock.json``), then runs ``jupyter-book build`` with ``-nW
+--keep-going``. Extra arguments go to ``jupyter-book build``. The site lands in
+DIR/_build/html (default: ./_build/html).
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import fetch_assets
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def main(argv):
+    start = time.perf_counter()
+    try:
+        fetch_assets.ensure()
+    except fetch_assets.AssetError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     bin_dir = Path(sys.executable).parent
     cmd = [str(bin_dir / "jupyter-book"), "build", str(ROOT), "--builder", "html"]
     cmd += ["-nW", "--keep-going", *argv]
     print("+", " ".join(cmd), flush=True)
-    return subprocess.call(cmd, cwd=ROOT)
+    code = subprocess.call(cmd, cwd=ROOT)
+    print(f"build_book: exit {code} after {time.perf_counter() - start:.1f} s", flush=True)
+    return code
 
 
 if __name__ == "__main__":

@@ -1,0 +1,20 @@
+// Attention by Hand: point require.js at the widget modules served by this site.
+// Loaded after require.js and before embed-amd.js on pages with widgets (nb_ipywidgets_js),
+// so that nothing is fetched from a CDN: the widget manager's fonts resolve next to
+// embed-amd.js, and anywidget's AMD front end comes from _static/vendor/anywidget/.
+(function () {
+  "use strict";
+  var src = document.currentScript.src;
+  var vendor = src.slice(0, src.lastIndexOf("/") + 1) + "vendor/";
+  window.__jupyter_widgets_assets_path__ = vendor + "html-manager/dist/";
+  window.require.config({
+    paths: {
+      // The package root: embed-amd.js defines "@jupyter-widgets/html-manager/dist/libembed-amd",
+      // whose URL is where webpack looks for the fonts (dist/*.woff2).
+      "@jupyter-widgets/html-manager": vendor + "html-manager",
+      "@jupyter-widgets/base": vendor + "html-manager/dist/base",
+      "@jupyter-widgets/controls": vendor + "html-manager/dist/controls",
+      anywidget: vendor + "anywidget/index",
+    },
+  });
+})();

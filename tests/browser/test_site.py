@@ -1,0 +1,241 @@
+"""The built site, page by page, in headless Chromium (fixtures in conftest.py).
+
+Every page of the table of contents is opened from a local server: no request may leave
+127.0.0.1, none may fail, no JavaScript error may occur, every formula must be typeset by
+MathJax and every widget rendered. Internal links are checked on the HTML files. A few
+screenshots and a JSON summary land in ``_build/screenshots/`` (next to ``html/``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# sphinx-thebe's script declares this constant twice on every page: harmless, and not ours.
+ALLOWED_ERRORS = [
+    re.compile(r"^pageerror: .*Identifier 'THEBE_JS_URL' has already been declared"),
+]
+SCREENSHOTS = {"book/intro", "book/02_softmax", "book/03_scaling", "book/glossary"}
+RAW_TEX = re.compile(
+    r"\$\$|\\\(|\\\)|\\\[|\\\]|\\(frac|sqrt|mathbf|sum|top|cdot)\b|\$[^$\s][^$]*\$"
+)
+
+
+def toc_pages():
+    """Document names in ``_toc.yml``, root first (``book/intro``, ``book/01_...``)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    names = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries:
+            if "file" in entry:
+                names.append(entry["file"])
+            walk(entry.get("sections", []))
+
+    for part in toc.get("parts", [toc]):
+        walk(part.get("chapters", []))
+    return names
+
+
+PAGES = toc_pages()
+SUMMARY = {"pages": {}, "requests": 0}
+
+
+@pytest.fixture(scope="module")
+def summary(site_dir):
+    """Collect per-page counts; written to _build/screenshots/summary.json at the end."""
+    yield SUMMARY
+    out = site_dir.parent / "screenshots"
+    out.mkdir(exist_ok=True)
+    (out / "summary.json").write_text(json.dumps(SUMMARY, indent=1) + "\n")
+
+
+def our_errors(page):
+    """The page's console and page errors, minus the narrowly allowed known one."""
+    return [e for e in page.errors if not any(p.search(e) for p in ALLOWED_ERRORS)]
+
+
+def raw_tex_left(page):
+    """Visible prose text (not code, not typeset math) that still looks like TeX."""
+    texts = page.evaluate(
+        """() => {
+        const skip = "pre, code, script, style, textarea, mjx-container, .widget-subarea,"
+                   + " .cell_output, .highlight";
+        const root = document.querySelector("main") || document.body;
+        const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+        const out = [];
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            if (!n.parentElement.closest(skip) && n.textContent.trim()) out.push(n.textContent);
+        }
+        return out;
+    }"""
+    )
+    return [t.strip()[:80] for t in texts if RAW_TEX.search(t)]
+
+
+def math_state(page):
+    """(number of Sphinx math elements, how many of them MathJax did not typeset)."""
+    return page.evaluate(
+        """() => {
+        const all = [...document.querySelectorAll("main .math")];
+        const bad = all.filter(el => !el.querySelector("mjx-container")
+                                   || el.textContent.includes("\\\\"));
+        return [all.length, bad.map(el => el.outerHTML.slice(0, 120))];
+    }"""
+    )
+
+
+def widget_state(page):
+    """(number of widget views, descriptions of those not rendered)."""
+    return page.evaluate(
+        """() => {
+        const views = [...document.querySelectorAll(
+            'script[type="application/vnd.jupyter.widget-view+json"]')];
+        const bad = [];
+        views.forEach((tag, i) => {
+            const area = tag.previousElementSibling;
+            const box = area && area.getBoundingClientRect();
+            if (!area || !area.classList.contains("widget-subarea") || !area.children.length
+                || box.height < 10 || /error/i.test(area.textContent)) {
+                bad.push(`view ${i}: ${area ? area.outerHTML.slice(0, 160) : "no output area"}`);
+            }
+        });
+        return [views.length, bad];
+    }"""
+    )
+
+
+def wait_for_widgets(page, timeout=20_000):
+    """Wait until every widget view on the page has an output area with content."""
+    page.wait_for_function(
+        """() => [...document.querySelectorAll(
+                'script[type="application/vnd.jupyter.widget-view+json"]')]
+            .every(t => t.previousElementSibling
+                        && t.previousElementSibling.classList.contains("widget-subarea")
+                        && t.previousElementSibling.children.length > 0)""",
+        timeout=timeout,
+    )
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_page_offline_and_clean(page, site, site_dir, summary, docname):
+    """The page loads from 127.0.0.1 only, with no failure, no error, math and widgets live."""
+    page.goto(site.url(f"{docname}.html"), wait_until="load")
+    page.wait_for_math()
+    try:
+        wait_for_widgets(page)
+    except Exception:  # reported with details by widget_state below
+        pass
+    page.wait_for_load_state("networkidle")
+
+    n_math, untypeset = math_state(page)
+    n_widgets, unrendered = widget_state(page)
+    summary["pages"][docname] = {
+        "requests": len(page.requests),
+        "math": n_math,
+        "widgets": n_widgets,
+    }
+    summary["requests"] += len(page.requests)
+    if docname in SCREENSHOTS:
+        out = site_dir.parent / "screenshots"
+        out.mkdir(exist_ok=True)
+        page.screenshot(path=str(out / f"{docname.replace('/', '_')}.png"), full_page=True)
+
+    outside = [u for u in page.requests if not site.is_local(u)]
+    assert not outside, f"{docname}: requests left 127.0.0.1: {outside}"
+    assert not page.failed_requests, f"{docname}: failed requests: {page.failed_requests}"
+    assert not our_errors(page), f"{docname}: JavaScript errors: {our_errors(page)}"
+    assert not untypeset, f"{docname}: math not typeset by MathJax: {untypeset}"
+    assert not raw_tex_left(page), f"{docname}: raw TeX in the prose: {raw_tex_left(page)}"
+    assert not unrendered, f"{docname}: widgets not rendered: {unrendered}"
+
+
+def test_pages_have_content(summary):
+    """Sanity of the checks above: the site has math, and at least one live widget."""
+    if len(summary["pages"]) < len(PAGES):
+        pytest.skip("needs every page test to have run first")
+    assert sum(p["math"] for p in summary["pages"].values()) > 0
+    assert summary["requests"] > len(PAGES)
+
+
+def test_chapter_downloads_and_launch(page, site):
+    """A chapter's top bar offers .ipynb, .py, the repository and Binder; downloads resolve."""
+    chapter = next(d for d in PAGES if re.match(r"book/\d\d_", d))
+    page.goto(site.url(f"{chapter}.html"))
+    hrefs = page.eval_on_selector_all(
+        ".article-header-buttons a[href]", "els => els.map(e => e.href)"
+    )
+    name = chapter.split("/")[-1]
+    for suffix in (".ipynb", ".py"):
+        link = next((h for h in hrefs if h.endswith(f"_sources/{chapter}{suffix}")), None)
+        assert link, f"no {suffix} download among {hrefs}"
+        response = page.request.get(link)
+        assert response.ok, f"{link}: HTTP {response.status}"
+        if suffix == ".py":
+            assert "# %%" in response.text(), "the .py download is not the jupytext source"
+        else:
+            assert json.loads(response.text())["cells"], "the .ipynb download has no cells"
+    assert any("/v2/gh/" in h and h.endswith(f"{name}.ipynb") for h in hrefs), hrefs
+    assert any(urlsplit(h).path.endswith("/attention-by-hand") for h in hrefs), hrefs
+
+
+def test_search_works_offline(page, site):
+    """Full-text search finds a word of the book without any server but ours."""
+    page.goto(site.url("search.html?q=softmax"))
+    page.wait_for_selector("#search-results ul.search li", timeout=20_000)
+    hits = page.locator("#search-results ul.search li").count()
+    assert hits >= 1
+    assert not [u for u in page.requests if not site.is_local(u)]
+    assert not our_errors(page), our_errors(page)
+
+
+class _Links(HTMLParser):
+    """Collect the ids and the hrefs/srcs of one HTML file."""
+
+    def __init__(self):
+        super().__init__()
+        self.ids, self.refs = set(), []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("name"):
+            self.ids.add(attrs["name"])
+        ref = attrs.get("href") if tag in ("a", "link") else attrs.get("src")
+        if ref and tag in ("a", "link", "img", "script"):
+            self.refs.append(ref)
+
+
+def test_internal_links_resolve(site_dir):
+    """Every relative href/src of every page points at an existing file (and anchor)."""
+    parsed = {}
+    for path in site_dir.rglob("*.html"):
+        if "_static" in path.relative_to(site_dir).parts:
+            continue  # theme template fragments, not pages
+        links = _Links()
+        links.feed(path.read_text(encoding="utf-8"))
+        parsed[path.resolve()] = links
+    broken, checked = [], 0
+    for path, links in parsed.items():
+        for ref in links.refs:
+            parts = urlsplit(ref)
+            if parts.scheme or ref.startswith(("//", "mailto:", "javascript:")):
+                continue
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            checked += 1
+            if not target.exists():
+                broken.append(f"{path.relative_to(site_dir)} -> {ref}")
+            elif parts.fragment and target.suffix == ".html":
+                if parts.fragment not in parsed.get(target, _Links()).ids:
+                    broken.append(f"{path.relative_to(site_dir)} -> {ref} (no such anchor)")
+    assert checked > 0
+    assert not broken, f"{len(broken)} broken internal links:\n" + "\n".join(broken[:30])
