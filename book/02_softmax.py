@@ -38,6 +38,8 @@ from myst_nb import glue
 
 import attn_core as ac
 from attn_core import plots
+from attn_core.exercises import bugs
+from attn_core.exercises import ch02_softmax as ch2
 from attn_core.widgets import SoftmaxBars
 
 rng = np.random.default_rng(2)  # every random number of this chapter comes from here
@@ -364,8 +366,215 @@ SoftmaxBars(scores=(2.0, 1.0, 0.1))
 #
 # ## Exercises
 #
-# ```{note}
-# **Exercises to come.** The self-checking exercises of this chapter (write softmax yourself, a
-# shift computed by hand, the −1e9 mask on a fully masked row, softmax over the wrong axis) use
-# `attn_core.exercises`, which is being written; they will be added here.
+# Each exercise checks your answer on the spot: run the cell and read the one-line verdict. The
+# hints and solutions are folded away until you ask for them.
+#
+# ```{exercise} Softmax of large scores, by hand
+# :label: ex-ch2-shift-by-hand
+#
+# Without a computer, find the softmax of the three scores printed by the cell below, to three
+# decimals. You will need $e^{-1} \approx 0.368$, and nothing larger.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Equation {eq}`eq-shift`: subtract the largest score from all three first. Which exponentials
+# are left?
+# ```
+
+# %%
+(s_ex,) = ch2.shift_by_hand.inputs
+print("scores =", s_ex)
+answer = ...  # your three weights, e.g. [0.0, 0.0, 0.0]
+ch2.shift_by_hand.check(answer)
+
+# %% [markdown]
+# ```{solution-start} ex-ch2-shift-by-hand
+# :class: dropdown
+# ```
+#
+# Subtracting the largest score leaves 0, −1, −1, whose exponentials are $1$, $e^{-1}$,
+# $e^{-1}$; divide each by their sum:
+
+# %%
+e_minus_1 = 0.368  # e^-1 to three decimals, as given
+exps_by_hand = [1.0, e_minus_1, e_minus_1]  # e^0, e^-1, e^-1
+total = sum(exps_by_hand)
+answer = [round(x / total, 3) for x in exps_by_hand]
+print(f"sum of the exponentials = {total:.3f}, weights = {answer}")
+ch2.shift_by_hand.check(answer)
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+#
+# ```{exercise} Predict, then run: double every score
+# :label: ex-ch2-double
+#
+# The scores printed below are all multiplied by 2. Does the largest weight go `"up"`, `"down"`,
+# or stay the `"same"`? Answer first; the solution runs it.
+# ```
+
+# %%
+(s_double,) = ch2.double_the_scores.inputs
+print("scores =", s_double)
+answer = ...  # "up", "down" or "same"
+ch2.double_the_scores.check(answer)
+
+# %% [markdown]
+# ```{solution-start} ex-ch2-double
+# :class: dropdown
+# ```
+#
+# Doubling keeps the order but doubles every gap, and by equation {eq}`eq-ratio` every gap is an
+# exponent: the leader's weight grows.
+
+# %%
+print("softmax(s)  ", ac.softmax(s_double).round(3))
+print("softmax(2 s)", ac.softmax(2 * s_double).round(3))
+ch2.double_the_scores.check("up")
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+#
+# ```{exercise} Write a softmax that does not overflow
+# :label: ex-ch2-my-softmax
+#
+# Write `my_softmax(scores)` with plain NumPy (no `ac.softmax`): the softmax of `scores`, of
+# shape $(\dots, S)$, over its last axis. The check runs it on the seed's scores, on a matrix, on
+# a batch, and on scores of ±1000.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Equation {eq}`eq-stable-softmax`. `keepdims=True` keeps the max and the sum broadcastable
+# against `scores`.
+# ```
+
+
+# %%
+def my_softmax(scores): ...  # your code here
+
+
+ch2.my_softmax.check(my_softmax)
+
+# %% [markdown]
+# ```{solution-start} ex-ch2-my-softmax
+# :class: dropdown
+# ```
+#
+# Subtract each row's maximum, exponentiate, divide by each row's sum; all along `axis=-1`.
+
+
+# %%
+def my_softmax(scores):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # [..., S], every exponent <= 0
+    return e / e.sum(axis=-1, keepdims=True)  # [..., S] / [..., 1]
+
+
+ch2.my_softmax.check(my_softmax)
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+#
+# ```{exercise} Find the bug: masking every key
+# :label: ex-ch2-bug-mask
+#
+# To hide a key (padding, or the future), a colleague replaces its score by $-10^9$ before the
+# softmax, as many tutorials do. It looks right on every example they tried. Then a batch arrives
+# with a sequence that is *all* padding, so one row has every key masked. Copy the function below
+# into the next cell as `fixed_masked_weights`, fix it, and run the check. A row with nothing to
+# attend to should get no weight at all (zeros), as in PyTorch.
+# ```
+
+# %%
+bugs.mask_fully_masked.show()
+
+
+# %%
+def fixed_masked_weights(scores, mask):
+    raise NotImplementedError  # copy the function above here and fix it
+
+
+bugs.mask_fully_masked.check(fixed_masked_weights)
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Run the buggy version on one row whose mask is all `False`. What does $-10^9$ minus the row's
+# maximum $-10^9$ give? And what does `ac.softmax` do with a row that is entirely $-\infty$?
+# ```
+#
+# ```{solution-start} ex-ch2-bug-mask
+# :class: dropdown
+# ```
+#
+# When every score of a row is $-10^9$, subtracting the maximum leaves zeros and the row gets
+# $1/S$ each: it attends to padding. Use $-\infty$, a true "no weight", and a softmax that gives
+# a fully $-\infty$ row zeros instead of NaN; `ac.softmax` is one.
+
+
+# %%
+def fixed_masked_weights(scores, mask):
+    """Softmax over the keys of scores (..., L, S); mask (True = may attend) hides keys."""
+    scores = np.where(mask, scores, -np.inf)  # a hidden key can get no weight at all
+    return ac.softmax(scores, axis=-1)  # a fully -inf row gets zeros, not NaN
+
+
+bugs.mask_fully_masked.check(fixed_masked_weights)
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+#
+# ```{exercise} Find the bug: softmax over the wrong axis
+# :label: ex-ch2-bug-axis
+#
+# The function below should turn a matrix of scores, one row per query and one column per key,
+# into weights whose **rows** sum to 1. Copy it as `fixed_softmax_rows`, fix it, and run the check.
+# ```
+
+# %%
+bugs.softmax_wrong_axis.show()
+
+
+# %%
+def fixed_softmax_rows(scores):
+    raise NotImplementedError  # copy the function above here and fix it
+
+
+bugs.softmax_wrong_axis.check(fixed_softmax_rows)
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Print `fixed_softmax_rows(scores).sum(axis=-1)` for a $3 \times 4$ matrix of scores. Which axis
+# holds the keys, and does the answer change for a batch of shape $(B, L, S)$?
+# ```
+#
+# ```{solution-start} ex-ch2-bug-axis
+# :class: dropdown
+# ```
+#
+# `axis=0` normalises each *column*: each key's weights over the queries. The keys are the last
+# axis, so `axis=-1`, which also stays right when batch axes are added in front.
+
+
+# %%
+def fixed_softmax_rows(scores):
+    """Weights (..., L, S): softmax over the keys (the last axis) of each row of scores."""
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+bugs.softmax_wrong_axis.check(fixed_softmax_rows)
+
+# %% [markdown]
+# ```{solution-end}
 # ```

@@ -45,6 +45,8 @@ from myst_nb import glue
 
 import attn_core as ac
 from attn_core import plots, stats
+from attn_core.exercises import bugs
+from attn_core.exercises import ch03_scaling as ch3
 from attn_core.widgets import ScalingExplorer
 
 rng = np.random.default_rng(3)  # every random number of this chapter comes from here
@@ -322,8 +324,222 @@ ScalingExplorer(d_k=64, seed=0, n_keys=n_keys)
 #
 # ## Exercises
 #
-# ```{note}
-# **Exercises to come.** The self-checking exercises of this chapter (scale the scores yourself,
-# a standard deviation by hand, the $d_\text{model}$-versus-$d_k$ bug, heads reshaped without a
-# transpose) use `attn_core.exercises`, which is being written; they will be added here.
+# Each exercise checks your answer on the spot: run the cell and read the one-line verdict. The
+# hints and solutions are folded away until you ask for them.
+#
+# ```{exercise} The spread of the scores, by hand
+# :label: ex-ch3-spread-by-hand
+#
+# A head's queries and keys have $d_k$ independent components (printed below), each with mean 0
+# and variance 1. Without a computer, give the **standard deviation** of $q \cdot k$ and of
+# $q \cdot k / \sqrt{d_k}$, as a list of two numbers.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# {prf:ref}`prop-dot-variance` gives the variances; the standard deviation is a square root.
+# ```
+
+# %%
+(d_k_ex,) = ch3.spread_by_hand.inputs
+print("d_k =", d_k_ex)
+answer = ...  # [std of q·k, std of q·k/√d_k]
+ch3.spread_by_hand.check(answer)
+
+# %% [markdown]
+# ```{solution-start} ex-ch3-spread-by-hand
+# :class: dropdown
+# ```
+#
+# The variances are $d_k$ and 1 (equations {eq}`eq-dot-variance` and {eq}`eq-scaled-variance`);
+# their square roots are the answer. The simulation agrees:
+
+# %%
+answer = [math.sqrt(d_k_ex), 1.0]
+simulated = [stats.random_dot_products(d_k_ex, n_pairs, rng, scaled=s).std() for s in (False, True)]
+print("by hand:  ", answer)
+print("simulated:", np.round(simulated, 2))
+ch3.spread_by_hand.check(answer)
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+#
+# ```{exercise} Predict, then run: double the dimension
+# :label: ex-ch3-double-d-k
+#
+# Without the scale, by what factor does the typical size (the standard deviation) of $q \cdot k$
+# grow when $d_k$ goes from the first to the second value printed below? Answer `"×1"`, `"×√2"`,
+# `"×2"` or `"×4"`.
+# ```
+
+# %%
+d_small, d_large = ch3.double_d_k.inputs
+print("d_k:", d_small, "->", d_large)
+answer = ...  # "×1", "×√2", "×2" or "×4"
+ch3.double_d_k.check(answer)
+
+# %% [markdown]
+# ```{solution-start} ex-ch3-double-d-k
+# :class: dropdown
+# ```
+#
+# The variance doubles with $d_k$, so the standard deviation grows by $\sqrt{2}$. Simulated:
+
+# %%
+spread = [stats.random_dot_products(d, n_pairs, rng).std() for d in (d_small, d_large)]
+print(f"std at d_k={d_small}: {spread[0]:.2f}, at d_k={d_large}: {spread[1]:.2f}, ", end="")
+print(f"ratio {spread[1] / spread[0]:.3f} (√2 = {math.sqrt(2):.3f})")
+ch3.double_d_k.check("×√2")
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+#
+# ```{exercise} Write the scaled attention weights
+# :label: ex-ch3-my-weights
+#
+# Write `my_weights(q, k)` with plain NumPy (no `attn_core`): the weights
+# $\mathrm{softmax}(QK^\top / \sqrt{d_k})$ of equation {eq}`eq-sdpa`, for queries of shape
+# $(\dots, L, d_k)$ and keys of shape $(\dots, S, d_k)$, as an array $(\dots, L, S)$. The check
+# tries the seed's example, a matrix, and a batch.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Three steps: the scores with `@` and `np.swapaxes` (never `.T` on a batch), the division by
+# `math.sqrt(q.shape[-1])`, and the stable softmax of {ref}`ch-softmax` over the last axis.
+# ```
+
+
+# %%
+def my_weights(q, k): ...  # your code here
+
+
+ch3.my_weights.check(my_weights)
+
+# %% [markdown]
+# ```{solution-start} ex-ch3-my-weights
+# :class: dropdown
+# ```
+
+
+# %%
+def my_weights(q, k):
+    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)  # each row sums to 1
+
+
+ch3.my_weights.check(my_weights)
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+#
+# ```{exercise} Find the bug: scaling each head
+# :label: ex-ch3-bug-d-model
+#
+# The function below splits projected queries and keys into heads (`ac.split_heads`, the subject
+# of a later chapter) and computes each head's weights. It runs without error and its rows sum
+# to 1, yet its heads attend too evenly. Copy it as `fixed_head_weights`, fix it, and run the
+# check.
+# ```
+
+# %%
+bugs.scale_d_model.show()
+
+
+# %%
+def fixed_head_weights(q, k, n_heads):
+    raise NotImplementedError  # copy the function above here and fix it
+
+
+bugs.scale_d_model.check(fixed_head_weights)
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# What is the length of the vectors whose dot products make one head's scores: `q.shape[-1]`,
+# or `qh.shape[-1]`?
+# ```
+#
+# ```{solution-start} ex-ch3-bug-d-model
+# :class: dropdown
+# ```
+#
+# Each head's scores are dot products of $d_\text{head}$-dimensional vectors, so by
+# {prf:ref}`prop-dot-variance` their variance is $d_\text{head}$ and the scale is
+# $1/\sqrt{d_\text{head}}$, with $d_\text{head} = d_\text{model} / h$.
+
+
+# %%
+def fixed_head_weights(q, k, n_heads):
+    """Each head's attention weights (..., H, T, T) from projected q, k (..., T, D)."""
+    qh, kh = ac.split_heads(q, n_heads), ac.split_heads(k, n_heads)  # [..., H, T, d_head]
+    d_head = qh.shape[-1]  # the size of the vectors each head multiplies
+    scores = qh @ np.swapaxes(kh, -1, -2) / math.sqrt(d_head)  # [..., H, T, T]
+    return ac.softmax(scores, axis=-1)
+
+
+bugs.scale_d_model.check(fixed_head_weights)
+
+# %% [markdown]
+# ```{solution-end}
+# ```
+#
+# ```{exercise} Find the bug: splitting into heads
+# :label: ex-ch3-bug-heads
+#
+# Before the scale comes the split: $(\dots, T, d_\text{model})$ becomes
+# $(\dots, h, T, d_\text{head})$, each head getting its own slice of every token's features.
+# The function below returns the right shape, but its heads are wrong. Copy it as
+# `fixed_split`, fix it, and run the check.
+# ```
+
+# %%
+bugs.heads_reshape.show()
+
+
+# %%
+def fixed_split(x, n_heads):
+    raise NotImplementedError  # copy the function above here and fix it
+
+
+bugs.heads_reshape.check(fixed_split)
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Try it on `np.arange(12).reshape(3, 4)` (3 tokens, 4 features) with 2 heads. Head 0 should hold
+# features 0 and 1 of *every* token. Does it?
+# ```
+#
+# ```{solution-start} ex-ch3-bug-heads
+# :class: dropdown
+# ```
+#
+# A reshape keeps the numbers in memory order, so reshaping $(T, D)$ straight to
+# $(h, T, d_\text{head})$ puts the features of the first tokens into head 0. Reshape to
+# $(T, h, d_\text{head})$, which cuts each token's features into heads, then swap the token and
+# head axes:
+
+
+# %%
+def fixed_split(x, n_heads):
+    """Split the features of x (..., T, D) into heads: (..., H, T, D // H)."""
+    *batch, T, D = x.shape
+    x = x.reshape(*batch, T, n_heads, D // n_heads)  # [..., T, H, d_head]
+    return np.swapaxes(x, -2, -3)  # [..., H, T, d_head]
+
+
+print(fixed_split(np.arange(12).reshape(3, 4), 2))
+bugs.heads_reshape.check(fixed_split)
+
+# %% [markdown]
+# ```{solution-end}
 # ```
