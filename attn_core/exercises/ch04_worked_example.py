@@ -1,0 +1,283 @@
+"""Chapter 4's exercises: the worked example, by hand and as code.
+
+The seed's keys and values with a new query q = (1, -1); doubling the query;
+the whole computation as a function; and a find-the-bug on the matrix form,
+where the hand computation's "divide by the sum" was carried over to a whole
+matrix.
+
+Examples
+--------
+>>> output_by_hand.check([1.436, 0.564]).ok
+True
+>>> sentence_softmax.check(sentence_softmax.buggy).diagnosis
+'normalised-over-matrix'
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import attn_core as ac
+from attn_core.by_hand import sentence_example
+
+from . import diagnose
+from ._core import Case, ChoiceExercise, FunctionExercise, Mistake, NumberExercise
+from .bugs import BugExercise
+
+__all__ = [
+    "double_the_query",
+    "my_attention",
+    "output_by_hand",
+    "sentence_softmax",
+    "weights_by_hand",
+]
+
+_SEED = ac.seed_example()
+_Q = np.array([1.0, -1.0])  # a new query: one score positive, one negative, one zero
+
+# Hand derivation for q = (1, -1): scores 1, -1, 0; e^(±1/√2) and e^0 = 1.
+_E = math.exp(1 / math.sqrt(2))
+_TOTAL = _E + 1 / _E + 1
+_HAND_WEIGHTS = [_E / _TOTAL, (1 / _E) / _TOTAL, 1 / _TOTAL]  # ≈ 0.576, 0.140, 0.284
+_HAND_OUTPUT = [2 * _HAND_WEIGHTS[0] + _HAND_WEIGHTS[2], 2 * _HAND_WEIGHTS[1] + _HAND_WEIGHTS[2]]
+
+
+weights_by_hand = NumberExercise(
+    "ch4-weights-by-hand",
+    "the three weights for a new query, by hand",
+    (_Q, _SEED.keys),
+    ac.attention_weights,
+    diagnoses=[
+        diagnose.forgot_scale(2, lambda q, k: ac.attention_weights(q, k, scale=1.0)),
+        diagnose.matches(
+            "scores-not-weights",
+            "those are the (scaled) scores; the weights are e^(s_j) divided by the sum of "
+            "the three exponentials.",
+            lambda q, k: ac.dot_scores(q, k) / math.sqrt(2),
+        ),
+        diagnose.matches(
+            "exps-not-normalised",
+            "those are the exponentials e^(s_j); divide each by their sum so the weights add up "
+            "to 1.",
+            lambda q, k: np.exp(ac.dot_scores(q, k) / math.sqrt(2)),
+        ),
+    ],
+    mistakes=[
+        Mistake("unscaled", ac.attention_weights(_Q, _SEED.keys, scale=1.0), "forgot-scale"),
+        Mistake("the scaled scores", [0.707, -0.707, 0.0], "scores-not-weights"),
+        Mistake("the exponentials", [2.028, 0.493, 1.0], "exps-not-normalised"),
+        Mistake("two weights", [0.576, 0.140], "wrong-count"),
+        Mistake("rounded too early", [0.570, 0.140, 0.284], "rounding"),
+    ],
+    solution=[round(w, 3) for w in _HAND_WEIGHTS],
+)
+
+
+output_by_hand = NumberExercise(
+    "ch4-output-by-hand",
+    "the output for a new query, by hand",
+    (_Q, _SEED.keys, _SEED.values),
+    ac.scaled_dot_product_attention,
+    diagnoses=[
+        diagnose.matches(
+            "weights-not-output",
+            "those are the three weights; the output is the weighted sum w₁v₁ + w₂v₂ + w₃v₃, "
+            "a vector of two numbers.",
+            lambda q, k, v: ac.attention_weights(q, k),
+        ),
+        diagnose.matches(
+            "forgot-scale",
+            "this is the output without the scale — divide the scores by √2 before the "
+            "exponentials.",
+            lambda q, k, v: ac.scaled_dot_product_attention(q, k, v, scale=1.0),
+        ),
+        diagnose.matches(
+            "plain-average",
+            "that is the plain average of the values (each weighted 1/3); use the softmax weights.",
+            lambda q, k, v: v.mean(axis=0),
+        ),
+    ],
+    mistakes=[
+        Mistake("the weights", [0.576, 0.140, 0.284], "weights-not-output"),
+        Mistake(
+            "unscaled",
+            ac.scaled_dot_product_attention(_Q, _SEED.keys, _SEED.values, scale=1.0),
+            "forgot-scale",
+        ),
+        Mistake("average of the values", [1.0, 1.0], "plain-average"),
+        Mistake("one coordinate", [1.436], "wrong-count"),
+        Mistake("a slip in the third decimal", [1.441, 0.564], "rounding"),
+    ],
+    solution=[round(o, 3) for o in _HAND_OUTPUT],
+)
+
+
+double_the_query = ChoiceExercise(
+    "ch4-double-the-query",
+    "double the query",
+    options=["more even", "unchanged", "more extreme"],
+    answer="more extreme",
+    why_not={
+        "more even": "a longer query multiplies every score by 2, so the gaps between the "
+        "scores grow rather than shrink.",
+        "unchanged": "softmax ignores adding a constant to every score, not multiplying them: "
+        "doubling the query doubles each q·k_j.",
+    },
+    inputs=(_SEED.query, 2 * _SEED.query, _SEED.keys),
+)
+
+
+def _attention(q, keys, values):
+    """A correct answer written from scratch: stable softmax of the scaled scores, then @ V."""
+    scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)) @ values  # [..., L, S] @ [..., S, Ev]
+
+
+def _skeleton(q, keys, values):
+    raise NotImplementedError
+
+
+def _attention_cases():
+    r = np.random.default_rng(44)
+    sentence = sentence_example()
+    return [
+        Case("the seed: 1 query (L=1), 3 keys", (_SEED.query[None], _SEED.keys, _SEED.values)),
+        Case("the sentence: Q, K, V of shape (3, 2)", tuple(sentence)),
+        Case(
+            "5 queries, 4 keys, E=8, Ev=3",
+            (r.normal(size=(5, 8)), r.normal(size=(4, 8)), r.normal(size=(4, 3))),
+        ),
+        Case(
+            "batch of 2, 3 queries, 4 keys, E=4",
+            (r.normal(size=(2, 3, 4)), r.normal(size=(2, 4, 4)), r.normal(size=(2, 4, 2))),
+            True,
+        ),
+        Case(
+            "large scores (q·k up to 20000)",
+            (1000 * sentence.query, 10 * sentence.keys, sentence.values),
+        ),
+    ]
+
+
+def _weights_over_queries(q, keys, values):
+    """The mistake: softmax down the columns (over the queries) instead of along the rows."""
+    return ac.softmax(ac.dot_scores(q, keys) / math.sqrt(q.shape[-1]), axis=-2) @ values
+
+
+my_attention = FunctionExercise(
+    "ch4-my-attention",
+    "the whole computation as one function",
+    ac.scaled_dot_product_attention,
+    _attention_cases,
+    diagnoses=[
+        diagnose.matches(
+            "returned-weights",
+            "these are the weights softmax(QKᵀ/√d_k); the output multiplies them by V.",
+            lambda q, k, v: ac.attention_weights(q, k),
+        ),
+        diagnose.matches(
+            "forgot-scale",
+            "this is the output without the scale — forgot to divide the scores by √d_k?",
+            lambda q, k, v: ac.scaled_dot_product_attention(q, k, v, scale=1.0),
+        ),
+        diagnose.matches(
+            "softmax-over-queries",
+            "your weights are normalised down each column, over the queries; each query's "
+            "weights (a row) must sum to 1 over the keys.",
+            _weights_over_queries,
+        ),
+        diagnose.kT_on_batch(),
+    ],
+    mistakes=[
+        Mistake("the weights", lambda q, k, v: ac.attention_weights(q, k), "returned-weights"),
+        Mistake(
+            "no scale",
+            lambda q, k, v: ac.scaled_dot_product_attention(q, k, v, scale=1.0),
+            "forgot-scale",
+        ),
+        Mistake("softmax over axis -2", _weights_over_queries, "softmax-over-queries"),
+        Mistake(
+            "k.T",
+            lambda q, k, v: ac.softmax(q @ k.T / math.sqrt(q.shape[-1])) @ v,
+            "kT-on-batch",
+        ),
+        Mistake(
+            "naive exp",
+            lambda q, k, v: _naive_softmax(q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])) @ v,
+            "nan-large-scores",
+        ),
+        Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
+    ],
+    solution=_attention,
+)
+
+
+def _naive_softmax(scores):
+    e = np.exp(scores)  # overflows to inf for scores above ~709
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def sentence_attention(Q, K, V):
+    """softmax(QKᵀ/√d_k) V for all queries: Q (..., L, E), K (..., S, E), V (..., S, Ev)."""
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]
+    e = np.exp(scores - scores.max())  # subtract the max first, as chapter 2 taught
+    weights = e / e.sum()  # divide by the sum, as in the hand computation
+    return weights @ V  # [..., L, S] @ [..., S, Ev] -> [..., L, Ev]
+
+
+def _sentence_fixed(Q, K, V):
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True) @ V
+
+
+def _over_matrix(Q, K, V):
+    """The bug, recomputed with attn_core: one softmax over all the scores together."""
+    scores = ac.dot_scores(Q, K) / math.sqrt(Q.shape[-1])  # [L, S]
+    return ac.softmax(scores.reshape(-1)).reshape(scores.shape) @ V
+
+
+def _sentence_cases():
+    r = np.random.default_rng(45)
+    sentence = sentence_example()
+    return [
+        Case("the seed: 1 query, 3 keys", (_SEED.query[None], _SEED.keys, _SEED.values)),
+        Case("the sentence: 3 queries", tuple(sentence)),
+        Case(
+            "5 queries, 4 keys, E=8",
+            (r.normal(size=(5, 8)), r.normal(size=(4, 8)), r.normal(size=(4, 3))),
+        ),
+        Case(
+            "batch of 2 sentences, 3 queries, E=4",
+            (r.normal(size=(2, 3, 4)), r.normal(size=(2, 3, 4)), r.normal(size=(2, 3, 2))),
+            True,
+        ),
+    ]
+
+
+sentence_softmax = BugExercise(
+    "ch4-bug-sentence-softmax",
+    "the sentence's attention, one softmax per query",
+    sentence_attention,
+    ac.scaled_dot_product_attention,
+    _sentence_cases,
+    bug="normalised-over-matrix",
+    diagnoses=[
+        diagnose.matches(
+            "normalised-over-matrix",
+            "right for one query, wrong for several: the weights are divided by one sum over "
+            "the whole matrix, so no row sums to 1 — each query needs its own sum.",
+            _over_matrix,
+        ),
+        diagnose.matches(
+            "normalised-over-queries",
+            "each column of weights now sums to 1; it is each row (one query, all keys) that must.",
+            _weights_over_queries,
+        ),
+    ],
+    mistakes=[Mistake("sum over axis 0", _weights_over_queries, "normalised-over-queries")],
+    solution=_sentence_fixed,
+)
