@@ -182,9 +182,12 @@ class StepTable(NamedTuple):
         return "\n".join(lines)
 
     def _repr_html_(self):
-        head = "".join(f"<th>{_escape(h)}</th>" for h in self.header)
+        head = "".join(_html_cell("th", h, "center") for h in self.header)
         body = "".join(
-            "<tr>" + "".join(f"<td>{_escape(c)}</td>" for c in row) + "</tr>" for row in self.rows
+            "<tr>"
+            + "".join(_html_cell("td", c, "right" if j else "left") for j, c in enumerate(row))
+            + "</tr>"
+            for row in self.rows
         )
         return (
             f'<table class="step-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
@@ -247,5 +250,6 @@ def _md_row(cells):
     return "| " + " | ".join(cells) + " |"
 
 
-def _escape(text):
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+def _html_cell(tag, text, align):
+    escaped = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f'<{tag} style="padding:0.15em 0.9em;text-align:{align}">{escaped}</{tag}>'

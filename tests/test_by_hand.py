@@ -159,7 +159,7 @@ def test_step_table_rounds_labels_and_adds_a_footer():
 def test_step_table_html_has_every_cell_escaped():
     html = step_table({"a<b": [1.0]}, index=["x & y"])._repr_html_()
     assert html.count("<tr>") == 2  # header and one row
-    assert "<th>a&lt;b</th>" in html and "<td>x &amp; y</td>" in html and "<td>1.000</td>" in html
+    assert ">a&lt;b</th>" in html and ">x &amp; y</td>" in html and ">1.000</td>" in html
 
 
 def test_step_table_without_index_gets_a_label_column_for_its_footer():
