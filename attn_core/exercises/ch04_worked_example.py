@@ -1,6 +1,6 @@
 """Chapter 4's exercises: the worked example, by hand and as code.
 
-The seed's keys and values with a new query q = (1, -1); doubling the query;
+The seed's keys and values with a new query q = (1, -1); a fourth word joining;
 the whole computation as a function; and a find-the-bug on the matrix form,
 where the hand computation's "divide by the sum" was carried over to a whole
 matrix.
@@ -27,7 +27,7 @@ from ._core import Case, ChoiceExercise, FunctionExercise, Mistake, NumberExerci
 from .bugs import BugExercise
 
 __all__ = [
-    "double_the_query",
+    "add_a_word",
     "my_attention",
     "output_by_hand",
     "sentence_softmax",
@@ -114,18 +114,22 @@ output_by_hand = NumberExercise(
 )
 
 
-double_the_query = ChoiceExercise(
-    "ch4-double-the-query",
-    "double the query",
-    options=["more even", "unchanged", "more extreme"],
-    answer="more extreme",
+add_a_word = ChoiceExercise(
+    "ch4-add-a-word",
+    "a fourth word joins",
+    options=["up", "down", "same"],
+    answer="down",
     why_not={
-        "more even": "a longer query multiplies every score by 2, so the gaps between the "
-        "scores grow rather than shrink.",
-        "unchanged": "softmax ignores adding a constant to every score, not multiplying them: "
-        "doubling the query doubles each q·k_j.",
+        "up": "the new key matches q as well as k₁ does, but that does not help word 1: its "
+        "e^(s₄) joins the sum that every exponential is divided by.",
+        "same": "w₁'s numerator e^(s₁) is indeed unchanged — look at the denominator, the sum "
+        "over all the keys.",
     },
-    inputs=(_SEED.query, 2 * _SEED.query, _SEED.keys),
+    inputs=(
+        _SEED.query,
+        np.vstack([_SEED.keys, [1.0, 0.0]]),  # k₄ = k₁
+        np.vstack([_SEED.values, [0.0, 0.0]]),  # v₄ = (0, 0)
+    ),
 )
 
 
