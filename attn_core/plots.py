@@ -205,7 +205,7 @@ def plot_query_keys(panels):
             keys, panel["scores"], panel["labels"], _OKABE_ITO, strict=False
         ):
             _arrow(ax, k, c, "-", f"{name} = ({k[0]:g}, {k[1]:g})\nq·k = {score:.3g}")
-        _arrow(ax, q, "black", "--", f"q = ({q[0]:g}, {q[1]:g})")
+        _arrow(ax, q, "black", "--", f"q = ({q[0]:g}, {q[1]:g})", below=True)
         lim = 1.25 * max(1.0, np.abs(np.vstack([keys, q])).max())
         ax.set(xlim=(-lim, lim), ylim=(-lim, lim), aspect="equal", title=panel.get("title", ""))
         ax.set(xlabel="component 1", ylabel="component 2")
@@ -216,9 +216,10 @@ def plot_query_keys(panels):
     return fig
 
 
-def _arrow(ax, v, colour, style, text):
-    """One vector from the origin, with its label just beyond the tip."""
+def _arrow(ax, v, colour, style, text, below=False):
+    """One vector from the origin, labelled beyond its tip (or below it, clear of a key)."""
     ax.annotate(
         "", v, (0, 0), arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2, "ls": style}
     )
-    ax.annotate(text, v, xytext=(4, 4), textcoords="offset points", color=colour, fontsize=8)
+    offset, va = ((4, -6), "top") if below else ((4, 4), "bottom")
+    ax.annotate(text, v, xytext=offset, textcoords="offset points", color=colour, fontsize=8, va=va)

@@ -81,10 +81,10 @@ for j in range(len(keys)):
 glue("ch1_d", len(q), display=False)
 glue("ch1_q", f"({q[0]:g}, {q[1]:g})", display=False)
 glue("ch1_seed_scores", ", ".join(f"{s:g}" for s in scores), display=False)
-glue("ch1_k3_score", scores[2], display=False)
-glue("ch1_k3_angle", np.degrees(angles[2]), display=False)
-glue("ch1_k3_length", lengths[2], display=False)
-glue("ch1_k3_cos", np.cos(angles[2]), display=False)
+glue("ch1_k3_score", float(scores[2]), display=False)
+glue("ch1_k3_angle", float(np.degrees(angles[2])), display=False)
+glue("ch1_k3_length", float(lengths[2]), display=False)
+glue("ch1_k3_cos", float(np.cos(angles[2])), display=False)
 glue("ch1_forms_agree", bool(np.allclose(scores, by_angle)), display=False)
 
 # %% [markdown]
@@ -112,7 +112,7 @@ plt.close(fig)
 # %% [markdown]
 # ## Same direction, right angle, opposite
 #
-# Keep the lengths fixed at 1 and only the angle changes the score: by equation
+# Give both vectors unit length and only the angle changes the score: by equation
 # {eq}`eq-dot-cos` it is then $\cos\theta$ itself. Turn a unit key around a unit query:
 
 # %%
@@ -121,11 +121,11 @@ unit_keys = np.stack([np.cos(np.radians(turns)), np.sin(np.radians(turns))], axi
 turn_scores = ac.dot_scores(q, unit_keys)  # q = (1, 0) has length 1
 for t, s in zip(turns, turn_scores, strict=True):
     print(f"θ = {t:5.0f}°   q·k = {s:+.3f}")
-glue("ch1_turn_same", turn_scores[0], display=False)
-glue("ch1_turn_45", turn_scores[1], display=False)
-glue("ch1_turn_45_deg", turns[1], display=False)
-glue("ch1_turn_right", abs(turn_scores[2]), display=False)
-glue("ch1_turn_opposite", turn_scores[4], display=False)
+glue("ch1_turn_same", float(turn_scores[0]), display=False)
+glue("ch1_turn_45", float(turn_scores[1]), display=False)
+glue("ch1_turn_45_deg", float(turns[1]), display=False)
+glue("ch1_turn_right", abs(float(turn_scores[2])), display=False)
+glue("ch1_turn_opposite", float(turn_scores[4]), display=False)
 
 # %% [markdown]
 # The same direction gives the largest score, {glue:text}`ch1_turn_same:.3f`; at
@@ -155,9 +155,9 @@ for name, k, s, n, a in zip(
 ):
     print(f"{name}: k = {k.round(3)}  θ = {a:.0f}°  ‖k‖ = {n:.0f}  q·k = {s:.3f}")
 for i, name in enumerate(["near", "long"]):
-    glue(f"ch1_{name}_angle", rival_angles[i], display=False)
-    glue(f"ch1_{name}_length", rival_lengths[i], display=False)
-    glue(f"ch1_{name}_score", rival_scores[i], display=False)
+    glue(f"ch1_{name}_angle", float(rival_angles[i]), display=False)
+    glue(f"ch1_{name}_length", float(rival_lengths[i]), display=False)
+    glue(f"ch1_{name}_score", float(rival_scores[i]), display=False)
 
 # %% [markdown]
 # The near key is only {glue:text}`ch1_near_angle:.0f`° away and scores
