@@ -1,0 +1,254 @@
+"""The figures on the built gallery page, in headless Chromium, with no kernel.
+
+Each figure renders; dragging the query (and a score bar, a d_k slider, a heatmap row)
+changes the numbers on screen to what attn_core computes for the new position. A
+drag-to-paint benchmark is printed (run with ``-s`` to see it); screenshots before and after
+the drags land in /tmp/shots-widgets/ (or $ATTN_SHOTS_DIR). Fixtures: conftest.py.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import attn_core
+
+PAGE = "book/99_figure_gallery.html"
+SHOTS = Path(os.environ.get("ATTN_SHOTS_DIR", "/tmp/shots-widgets"))
+ALLOWED_ERRORS = [re.compile(r"Identifier 'THEBE_JS_URL' has already been declared")]
+COUNTS = {".abh-querypad": 2, ".abh-bars": 1, ".abh-scaling": 1, ".abh-heatmap": 4}
+
+
+def number(text):
+    """Parse a displayed number (true minus sign allowed)."""
+    return float(text.replace("−", "-"))
+
+
+def numbers(locator):
+    return [number(t) for t in locator.all_inner_texts()]
+
+
+def shot(page, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"site_{name}.png"), full_page=False)
+
+
+@pytest.fixture
+def gallery(page, site):
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.goto(site.url(PAGE), wait_until="load")
+    total = sum(COUNTS.values())
+    page.wait_for_function(f"document.querySelectorAll('.abh-fig').length >= {total}", timeout=30_000)
+    yield page
+    errors = [e for e in page.errors if not any(p.search(e) for p in ALLOWED_ERRORS)]
+    assert not errors, f"JavaScript errors on {PAGE}: {errors}"
+
+
+def handle_center(handle):
+    box = handle.bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def pad_frame(pad):
+    """Screen origin and pixels per unit, read off the seed's q = (1, 0) and k2 = (0, 1)."""
+    qx, qy = handle_center(pad.locator('.abh-handle[data-kind="query"]'))
+    kx, ky = handle_center(pad.locator('.abh-handle[data-kind="key"][data-index="1"]'))
+    assert abs(qy - ky) > 10, "the seed's q and k2 should be one unit apart vertically"
+    return (kx, qy), qx - kx
+
+
+def pad_numbers(pad):
+    q = re.findall(r"[−-]?\d+\.\d+", pad.locator('[data-role="query"]').inner_text())
+    o = re.findall(r"[−-]?\d+\.\d+", pad.locator('[data-role="output"]').inner_text())
+    weights = numbers(pad.locator('[data-role="weight"]'))
+    return [number(v) for v in q], weights, [number(v) for v in o]
+
+
+def test_every_figure_renders(gallery):
+    for selector, n in COUNTS.items():
+        assert gallery.locator(selector).count() == n, selector
+    for fig in gallery.locator(".abh-fig").all():
+        box = fig.bounding_box()
+        assert box and box["width"] > 200 and box["height"] > 100, fig.inner_text()[:80]
+    assert gallery.locator(".abh-fig [id]").count() == 0, "figures must not use element ids"
+    style = gallery.locator(".abh-fig").first.evaluate("e => getComputedStyle(e).userSelect")
+    assert style == "none"
+
+
+def test_query_pad_starts_at_the_seed_example(gallery):
+    q, w, o = pad_numbers(gallery.locator(".abh-querypad").first)
+    assert q == [1.0, 0.0] and w == [0.401, 0.198, 0.401] and o == [1.203, 0.797]
+
+
+def test_dragging_the_query_shows_what_attn_core_computes(gallery):
+    pads = gallery.locator(".abh-querypad")
+    pad, other = pads.nth(0), pads.nth(1)
+    pad.scroll_into_view_if_needed()
+    shot(gallery, "querypad_before")
+    other_before = pad_numbers(other)
+    (ox, oy), unit = pad_frame(pad)
+    target = (-0.5, 1.2)
+    start = handle_center(pad.locator('.abh-handle[data-kind="query"]'))
+    gallery.mouse.move(*start)
+    gallery.mouse.down()
+    gallery.mouse.move(ox + target[0] * unit, oy - target[1] * unit, steps=8)
+    gallery.mouse.up()
+    shot(gallery, "querypad_after")
+
+    q, shown_w, shown_o = pad_numbers(pad)
+    assert q == pytest.approx(target, abs=0.02), "the query did not follow the mouse"
+    keys = attn_core.seed_example().keys
+    values = attn_core.seed_example().values
+    want = attn_core.scaled_dot_product_attention(np.array(q), keys, values)
+    assert shown_w == pytest.approx(attn_core.attention_weights(np.array(q), keys), abs=6e-4)
+    assert shown_o == pytest.approx(want, abs=6e-4)
+    assert pad_numbers(other) == other_before, "dragging one pad moved the other"
+
+
+def test_keyboard_moves_the_focused_vector(gallery):
+    pad = gallery.locator(".abh-querypad").first
+    pad.locator('.abh-handle[data-kind="key"][data-index="1"]').focus()
+    gallery.keyboard.press("ArrowLeft")
+    gallery.keyboard.press("Shift+ArrowDown")
+    q, w, _ = pad_numbers(pad)
+    keys = attn_core.seed_example().keys.copy()
+    keys[1] = [-0.1, 0.99]
+    assert w == pytest.approx(attn_core.attention_weights(np.array(q), keys), abs=6e-4)
+    assert numbers(pad.locator('[data-role="dot"]'))[1] == pytest.approx(-0.1, abs=1e-9)
+
+
+def test_unscaled_pad_toggles_back_to_the_seed_weights(gallery):
+    pad = gallery.locator(".abh-querypad").nth(1)  # scaled=False, k3 = (-1, 0.5)
+    keys = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]])
+    q = np.array([1.0, 0.0])
+    _, w, _ = pad_numbers(pad)
+    assert w == pytest.approx(attn_core.attention_weights(q, keys, scale=1.0), abs=6e-4)
+    pad.locator('input[type="checkbox"]').check()
+    _, w, _ = pad_numbers(pad)
+    assert w == pytest.approx(attn_core.attention_weights(q, keys), abs=6e-4)
+
+
+def test_dragging_a_score_bar(gallery):
+    fig = gallery.locator(".abh-bars")
+    fig.scroll_into_view_if_needed()
+    shot(gallery, "softmaxbars_before")
+    bar = fig.locator(".abh-scorebar").nth(2)
+    x, y = handle_center(bar)
+    box = bar.bounding_box()
+    gallery.mouse.move(x, box["y"] + 1)
+    gallery.mouse.down()
+    gallery.mouse.move(x, box["y"] - 40, steps=5)
+    gallery.mouse.up()
+    shot(gallery, "softmaxbars_after")
+    scores = numbers(fig.locator('td[data-role="shifted"]'))  # shift is still 0
+    assert scores[2] > 0.1, "the bar did not move up"
+    want = attn_core.softmax(np.array(scores))
+    assert numbers(fig.locator('td[data-role="w"]')) == pytest.approx(want, abs=6e-4)
+    fig.locator('input[type="range"]').nth(1).fill("1000")  # shift every score by 1000
+    assert numbers(fig.locator('td[data-role="w"]')) == pytest.approx(want, abs=6e-4)
+    assert fig.locator('td[data-role="naive"]').all_inner_texts() == ["NaN"] * len(scores)
+
+
+def test_scaling_explorer_slider_shows_the_python_table(gallery):
+    from attn_core.widgets import ScalingExplorer
+
+    fig = gallery.locator(".abh-scaling")
+    fig.scroll_into_view_if_needed()
+    shot(gallery, "scaling_before")
+    fig.locator('input[type="range"]').fill("9")  # dims[9] = 512
+    shot(gallery, "scaling_after")
+    row = ScalingExplorer(d_k=512, seed=0).current
+    for name in ("raw", "scaled"):
+        for key in ("std", "max_weight", "entropy", "grad"):
+            shown = number(fig.locator(f'[data-role="{name}-{key}"]').inner_text())
+            assert shown == pytest.approx(row[name][key], abs=6e-4), (name, key)
+
+
+def test_heatmap_hover_selects_a_row(gallery):
+    from attn_core.widgets import AttentionHeatmap
+
+    figs = gallery.locator(".abh-heatmap")
+    fig = figs.first
+    fig.scroll_into_view_if_needed()
+    shot(gallery, "heatmap_before")
+    others_before = [f.locator('[data-role="row-weight"]').all_inner_texts() for f in figs.all()[1:]]
+    fig.locator("svg rect.abh-cell[data-row='2']").first.hover()
+    fig.locator('input[type="checkbox"]').nth(1).check()  # causal mask
+    shot(gallery, "heatmap_after")
+    want = AttentionHeatmap(selected=2, causal=True).row
+    assert numbers(fig.locator('[data-role="row-weight"]')) == pytest.approx(want, abs=6e-4)
+    assert "먹었다" in fig.locator(".abh-readout").inner_text()
+    others = [f.locator('[data-role="row-weight"]').all_inner_texts() for f in figs.all()[1:]]
+    assert others == others_before, "one heatmap changed another"
+
+
+FRAME_PROBE = """() => {
+  window.__paint = [];
+  window.addEventListener("pointermove", (e) => {
+    const t0 = performance.now();
+    requestAnimationFrame(() => {
+      const t1 = performance.now();
+      setTimeout(() => window.__paint.push([t1 - t0, performance.now() - t0]), 0);
+    });
+  }, { capture: true });
+}"""
+
+
+def paint_times(page):
+    """(median, max) ms from a pointer event to the next frame, and to just after its paint."""
+    page.wait_for_timeout(100)
+    t = np.array(page.evaluate("window.__paint"))
+    assert len(t), "no frames measured"
+    return np.median(t, axis=0), t.max(axis=0), len(t)
+
+
+def test_benchmark_drag_to_paint(gallery, capsys):
+    gallery.evaluate(FRAME_PROBE)
+    pad = gallery.locator(".abh-querypad").first
+    pad.scroll_into_view_if_needed()
+    (ox, oy), unit = pad_frame(pad)
+    gallery.mouse.move(ox + unit, oy)
+    gallery.mouse.down()
+    for i in range(60):
+        a = 2 * math.pi * i / 60
+        gallery.mouse.move(ox + unit * 1.5 * math.cos(a), oy - unit * 1.5 * math.sin(a))
+    gallery.mouse.up()
+    pad_med, pad_max, n_pad = paint_times(gallery)
+
+    gallery.evaluate("window.__paint = []")
+    big = gallery.locator(".abh-heatmap").nth(3)
+    big.scroll_into_view_if_needed()
+    assert big.locator("rect.abh-cell").count() == 32 * 32
+    cells = big.locator("rect.abh-cell[data-row]")
+    first, last = cells.nth(0).bounding_box(), cells.nth(32 * 32 - 1).bounding_box()
+    for i in range(64):
+        y = first["y"] + (last["y"] - first["y"]) * (i % 32) / 31 + 2
+        gallery.mouse.move(first["x"] + 5 + (i % 7), y)
+    hm_med, hm_max, n_hm = paint_times(gallery)
+    recompute = big.evaluate(
+        """(fig) => {
+        const input = fig.querySelector('input[type="range"]');
+        const out = [];
+        for (let i = 0; i < 40; i++) {
+          input.value = 0.5 + (i % 20) * 0.1;
+          const t0 = performance.now();
+          input.dispatchEvent(new Event("input"));
+          out.push(performance.now() - t0);
+        }
+        return out.sort((a, b) => a - b)[20];
+    }"""
+    )
+    with capsys.disabled():
+        print(
+            f"\n[benchmark] QueryPad drag ({n_pad} moves): pointer→frame median {pad_med[0]:.1f} ms "
+            f"(max {pad_max[0]:.1f}), →after paint median {pad_med[1]:.1f} ms (max {pad_max[1]:.1f})"
+            f"\n[benchmark] 32-token heatmap hover ({n_hm} moves): pointer→frame median "
+            f"{hm_med[0]:.1f} ms (max {hm_max[0]:.1f}), →after paint median {hm_med[1]:.1f} ms "
+            f"(max {hm_max[1]:.1f}); full 32×32 recompute+repaint on a temperature change: "
+            f"median {recompute:.2f} ms of script"
+        )
