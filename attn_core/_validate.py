@@ -125,6 +125,9 @@ def _check_batch_broadcast(arrays):
 def check_mask(attn_mask, scores_shape, is_causal):
     """Validate ``attn_mask`` against scores of shape (..., L, S).
 
+    The mask must broadcast *to* that shape, as PyTorch's does: one that would
+    add or lengthen axes (and so silently grow the output) is an error.
+
     Returns the mask as a bool array (True = may attend) or a float array (added
     to the scores), or None.
     """
