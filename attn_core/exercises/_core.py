@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -138,17 +139,37 @@ class Exercise:
 
     Subclasses implement ``_trials(answer)``; the base class runs the
     diagnoses in order and turns the first that fires into the feedback.
+
+    Parameters
+    ----------
+    id : str
+        Unique across the book, e.g. ``"ch1-scores-by-hand"``.
+    title : str
+        Short; it appears in the "correct" line.
+    diagnoses : list of Diagnosis
+        Tried in order before the generic ones; the first that fires is reported.
+    mistakes : list of Mistake
+        Wrong answers with the diagnosis each must get; every diagnosis needs one.
+    solution : object
+        A correct answer (tests check that it passes); never printed by ``check``.
+    inputs : tuple
+        The data of the question, for the chapter to print or glue.
+    register : bool, default True
+        Add to the registry that ``all_exercises()`` returns.
     """
 
     kind = "exercise"
 
-    def __init__(self, id, title, *, diagnoses=(), mistakes=(), solution=None, inputs=()):
+    def __init__(
+        self, id, title, *, diagnoses=(), mistakes=(), solution=None, inputs=(), register=True
+    ):
         self.id, self.title, self.inputs = id, title, tuple(inputs)
         self.diagnoses: list[Diagnosis] = list(diagnoses)
         self.mistakes: list[Mistake] = list(mistakes)
         self.solution = solution  # a correct answer, for the tests; never printed by check()
         self.module = _caller_module()
-        _register(self)
+        if register:  # False for a throwaway exercise (doctests, experiments)
+            _register(self)
 
     def check(self, answer):
         """Check ``answer`` and return a :class:`Feedback`; never raises for a bad answer."""
@@ -189,13 +210,11 @@ def _fires(diag, trials):
 
 
 def _caller_module():
-    import inspect
-
-    for frame in inspect.stack()[2:]:
-        name = frame.frame.f_globals.get("__name__", "")
-        if name != __name__:
-            return name
-    return "__main__"  # pragma: no cover
+    """The module that built the exercise: the first frame outside this file."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    return "__main__" if frame is None else frame.f_globals.get("__name__", "__main__")
 
 
 def _register(ex):
@@ -285,6 +304,16 @@ class NumberExercise(Exercise):
         Suited to 3-decimal hand work by default.
     diagnoses, mistakes, solution
         See :class:`Exercise`.
+
+    Examples
+    --------
+    >>> import attn_core as ac
+    >>> ex = NumberExercise("doc-seed-scores", "the seed's scores", ac.seed_example()[:2],
+    ...                     ac.dot_scores, register=False)
+    >>> ex.check([1, 0, 1])
+    ✅ Correct: the seed's scores (checked to within 0.002).
+    >>> ex.check([1, 0])
+    ❌ Not yet: expected 3 numbers, got 2.
     """
 
     kind = "by hand"
@@ -325,6 +354,14 @@ class FunctionExercise(Exercise):
         Inputs, including awkward ones (a batch axis, huge logits, a masked key).
     diagnoses, mistakes, solution
         See :class:`Exercise`.
+
+    Examples
+    --------
+    >>> import attn_core as ac
+    >>> cases = lambda: [Case("two rows", (np.array([[0.0, 1000.0], [1.0, 1.0]]),))]
+    >>> ex = FunctionExercise("doc-softmax", "softmax", ac.softmax, cases, register=False)
+    >>> ex.check(lambda x: np.exp(x) / np.exp(x).sum(-1, keepdims=True)).diagnosis
+    'nan-large-scores'
     """
 
     kind = "write the function"
