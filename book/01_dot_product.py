@@ -19,8 +19,9 @@
 # Attention (어텐션) lets every word of a sentence decide how much to look at every other word.
 # Each word carries a *query* (쿼리, what it is looking for) and a *key* (키, what it offers), both
 # vectors (벡터) of numbers, and a third vector, its *value* (밸류), that it passes on. Before
-# anything else, attention needs one number that says how well a query matches a key. That number
-# is the dot product (내적) {cite}`vaswani2017`.
+# anything else, attention needs one number that says how well a query matches a key. The first
+# attention models learned a small neural network for it {cite}`bahdanau2015`; the Transformer
+# uses the dot product (내적) {cite}`vaswani2017`, and so does this book.
 #
 # After this chapter you will be able to:
 #
