@@ -114,7 +114,7 @@ shifted = ac.softmax(scores + 100.0)
 doubled = ac.softmax(2.0 * scores)
 glue("ch2_doubled", ", ".join(f"{x:.3f}" for x in doubled), display=False)
 print("softmax(s)      ", weights.round(3))
-print("softmax(s + 100)", shifted.round(3), " equal:", np.allclose(shifted, weights))
+print("softmax(s + 100)", shifted.round(3), " same:", np.allclose(shifted, weights))
 print("softmax(2 s)    ", doubled.round(3))
 
 # %% [markdown]
@@ -143,6 +143,10 @@ glue("ch2_lead1", float(np.e), display=False)
 glue("ch2_lead2", float(np.exp(2.0)), display=False)
 glue("ch2_top_sum", float(by_sum[-1]), display=False)
 glue("ch2_top_softmax", float(by_softmax[-1]), display=False)
+print("÷ sum:  ", by_sum.round(3))
+print("softmax:", by_softmax.round(3))
+
+# %% tags=["remove-input"]
 fig = plots.plot_weight_bars(
     ["score 1", "score 2", "score 3"], {"÷ sum": by_sum, "softmax": by_softmax}
 )
@@ -161,7 +165,7 @@ plt.close(fig)
 #
 # ## Temperature: from uniform to arg-max
 #
-# Dividing the scores by a *temperature* $T > 0$ before the softmax,
+# Dividing the scores by a *temperature* (온도) $T > 0$ before the softmax,
 #
 # $$
 # \mathrm{softmax}(s / T)_j = \frac{e^{s_j / T}}{\sum_l e^{s_l / T}},
@@ -169,26 +173,29 @@ plt.close(fig)
 #
 # turns that amplification up or down. A large $T$ shrinks all differences towards 0 and the
 # weights towards uniform, $1/S$; a small $T$ stretches them, and the weight moves entirely to the
-# largest score (the arg-max). `ac.softmax` takes it as `temperature=`.
+# largest score (the arg-max, 최댓값의 위치). `ac.softmax` takes it as `temperature=`.
 
 # %%
 s_temp = np.array([2.0, 1.0, 0.5, -1.0])
 temperatures = np.logspace(-2, 2, 81)
 w_temp = np.array([ac.softmax(s_temp, temperature=t) for t in temperatures])  # [N, S]
 t_hot, t_cold = temperatures[-1], temperatures[0]
-hot, cold = ac.softmax(s_temp, temperature=t_hot), ac.softmax(s_temp, temperature=t_cold)
+hot = ac.softmax(s_temp, temperature=t_hot)
+cold = ac.softmax(s_temp, temperature=t_cold)
 glue("ch2_t_hot", float(t_hot), display=False)
 glue("ch2_t_cold", float(t_cold), display=False)
 glue("ch2_hot_min", float(hot.min()), display=False)
 glue("ch2_hot_max", float(hot.max()), display=False)
-glue("ch2_cold_max", float(cold.max()), display=False)
+glue("ch2_cold_rest", float(np.sort(cold)[:-1].sum()), display=False)  # all but the top
 glue("ch2_uniform", float(1 / len(s_temp)), display=False)
+print(f"T = {t_hot:g}: ", hot.round(3))
+print(f"T = {t_cold:g}:", cold.round(3))
+
+# %% tags=["remove-input"]
 labels = [f"s = {x:g}" for x in s_temp]
 fig = plots.plot_temperature(temperatures, w_temp, labels)
 glue("fig-ch2-temperature", fig, display=False)
 plt.close(fig)
-print(f"T = {t_hot:g}: ", hot.round(3))
-print(f"T = {t_cold:g}:", cold.round(3))
 
 # %% [markdown]
 # ```{glue:figure} fig-ch2-temperature
@@ -197,8 +204,8 @@ print(f"T = {t_cold:g}:", cold.round(3))
 # Softmax of the scores 2, 1, 0.5, −1 as the temperature goes from {glue:text}`ch2_t_cold:g` to
 # {glue:text}`ch2_t_hot:g`. At $T =$ {glue:text}`ch2_t_hot:g` the
 # weights lie between {glue:text}`ch2_hot_min:.3f` and {glue:text}`ch2_hot_max:.3f`, close to
-# the uniform {glue:text}`ch2_uniform:.2f`; at $T =$ {glue:text}`ch2_t_cold:g` the largest
-# score takes {glue:text}`ch2_cold_max:.4f` of the weight.
+# the uniform {glue:text}`ch2_uniform:.2f`; at $T =$ {glue:text}`ch2_t_cold:g` the other keys
+# share only {glue:text}`ch2_cold_rest:.0e` of the weight: the arg-max takes everything.
 # ```
 #
 # Dividing the scores by $\sqrt{d_k}$ in attention is exactly a temperature of $\sqrt{d_k}$.
@@ -206,8 +213,8 @@ print(f"T = {t_cold:g}:", cold.round(3))
 # ## When the textbook formula breaks
 #
 # Equation {eq}`eq-softmax` is correct mathematics and poor arithmetic. Floating-point numbers
-# have a largest value, so $e^{x}$ overflows to `inf` once $x$ is large enough. Below is the
-# formula typed in literally, **the wrong way**, kept only to watch it fail:
+# have a largest value, so $e^{x}$ overflows (오버플로) to `inf` once $x$ is large enough. Below
+# is the formula typed in literally, **the wrong way**, kept only to watch it fail:
 
 
 # %%
@@ -218,7 +225,7 @@ def naive_softmax(s):
 
 
 def show(label, f, x):
-    """Print f(x), then the numpy warnings it raised (caught here instead of going to stderr)."""
+    """Print f(x), then the numpy warnings it raised (caught, not sent to stderr)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with np.errstate(all="warn"):
@@ -231,7 +238,8 @@ def show(label, f, x):
 glue("ch2_f32_max", float(np.log(np.finfo(np.float32).max)), display=False)
 glue("ch2_f64_max", float(np.log(np.finfo(np.float64).max)), display=False)
 for dtype in (np.float32, np.float64):
-    big = np.array([1.0, 0.0, 1.0], dtype=dtype) + {np.float32: 100, np.float64: 1000}[dtype]
+    shift = {np.float32: 100, np.float64: 1000}[dtype]
+    big = np.array([1.0, 0.0, 1.0], dtype=dtype) + shift  # the seed's scores, shifted
     print(f"{np.dtype(dtype).name}, scores {big}:")
     show("  naive_softmax", naive_softmax, big)
     show("  ac.softmax   ", lambda x: ac.softmax(x).round(3), big)
@@ -262,7 +270,7 @@ show("ac.softmax   ", lambda x: ac.softmax(x).round(3), tiny)
 #
 # ### Log-sum-exp
 #
-# The denominator has its own name. Its logarithm, the *log-sum-exp*, appears wherever
+# The denominator has its own name. Its logarithm, the *log-sum-exp* (로그합지수), appears wherever
 # probabilities are handled as logarithms (the cross-entropy loss, for one), and the same trick
 # computes it safely:
 #
@@ -284,15 +292,16 @@ glue("ch2_lse", float(ac.logsumexp(huge)), display=False)
 #
 # ## The Jacobian, and how it vanishes
 #
-# A model learns by nudging its scores in the direction the gradient says. How much does weight
-# $w_i$ move when score $s_j$ moves? Differentiating equation {eq}`eq-softmax`,
+# A model learns by nudging its scores in the direction the gradient (기울기) says. How much does
+# weight $w_i$ move when score $s_j$ moves? Differentiating equation {eq}`eq-softmax`,
 #
 # $$
 # \frac{\partial w_i}{\partial s_j} = w_i\,(\delta_{ij} - w_j), \qquad
 # J = \mathrm{diag}(w) - w\,w^{\top},
 # $$ (eq-jacobian)
 #
-# where $\delta_{ij}$ is 1 if $i = j$ and 0 otherwise. `ac.softmax_jacobian` builds $J$ from the
+# where $\delta_{ij}$ is 1 if $i = j$ and 0 otherwise. This matrix $J$ is the *Jacobian*
+# (야코비 행렬) of softmax; `ac.softmax_jacobian` builds it from the
 # weights. A check against finite differences, computed from `ac.softmax` alone:
 
 # %%
@@ -303,23 +312,27 @@ J_numeric = np.array(
 ).T
 glue("ch2_jac_err", float(np.abs(J - J_numeric).max()), display=False)
 print(J.round(4))
-print("largest difference from finite differences:", f"{np.abs(J - J_numeric).max():.1e}")
+print(f"largest difference from finite differences: {np.abs(J - J_numeric).max():.1e}")
 
 # %% [markdown]
 # They agree to {glue:text}`ch2_jac_err:.0e`. Now look at equation {eq}`eq-jacobian` when one
 # weight nears 1 and the others near 0: every entry $w_i(\delta_{ij} - w_j)$ has a factor that
-# is close to 0. The softmax is *saturated*, and a nudge to any score barely moves any weight.
-# Let the top score pull ahead of two others:
+# is close to 0. The softmax is *saturated* (포화), and a nudge to any score barely moves any
+# weight. Let the top score pull ahead of two others:
 
 # %%
 gaps = np.linspace(0.0, 12.0, 49)
-w_gap = ac.softmax(np.stack([gaps, np.zeros_like(gaps), np.zeros_like(gaps)], axis=-1))  # [N, 3]
+zeros = np.zeros_like(gaps)
+w_gap = ac.softmax(np.stack([gaps, zeros, zeros], axis=-1))  # [N, 3]
 jac_norm = np.linalg.norm(ac.softmax_jacobian(w_gap), axis=(-2, -1))  # [N, 3, 3] -> [N]
 glue("ch2_jac_at0", float(jac_norm[0]), display=False)
 glue("ch2_jac_at12", float(jac_norm[-1]), display=False)
 glue("ch2_gap_max", float(gaps[-1]), display=False)
 glue("ch2_w_at12", float(w_gap[-1, 0]), display=False)
 glue("ch2_jac_ratio", float(jac_norm[0] / jac_norm[-1]), display=False)
+print(f"gap 0: norm {jac_norm[0]:.3f};  gap {gaps[-1]:g}: norm {jac_norm[-1]:.1e}")
+
+# %% tags=["remove-input"]
 fig = plots.plot_jacobian_norm(gaps, jac_norm, w_gap[:, 0])
 glue("fig-ch2-jacobian", fig, display=False)
 plt.close(fig)

@@ -30,7 +30,7 @@
 #
 # After this chapter you will be able to:
 #
-# - derive the mean and the variance of a dot product (내적) of random vectors;
+# - derive the mean (평균) and the variance (분산) of a dot product (내적) of random vectors;
 # - check the derivation by simulation, and read the plot;
 # - say what unscaled scores do to softmax: saturation, entropy collapse, vanishing gradients;
 # - reproduce the seed article's numbers, and spot the bug of scaling by $d_\text{model}$
@@ -124,9 +124,9 @@ print("scaled by √2: ", w_scaled.round(3))
 # $$ (eq-scaled-variance)
 # ```
 #
-# So the typical size of an unscaled score, its standard deviation, is $\sqrt{d_k}$: it grows
-# with the dimension, and dividing by exactly $\sqrt{d_k}$ (not $d_k$, not $\log d_k$) brings it
-# back to 1 whatever the dimension.
+# So the typical size of an unscaled score, its standard deviation (표준편차), is $\sqrt{d_k}$: it
+# grows with the dimension, and dividing by exactly $\sqrt{d_k}$ (not $d_k$, not $\log d_k$) brings
+# it back to 1 whatever the dimension.
 #
 # ## Checked by simulation
 #
@@ -139,9 +139,6 @@ d_ks = 2 ** np.arange(10)  # 1, 2, 4, ..., 512
 n_pairs = 20_000
 var_plain = stats.score_variance(d_ks, n_pairs, rng)
 var_scaled = stats.score_variance(d_ks, n_pairs, rng, scaled=True)
-fig = plots.plot_score_variance(d_ks, var_plain, var_scaled)
-glue("fig-ch3-variance", fig, display=False)
-plt.close(fig)
 glue("ch3_n_pairs", n_pairs, display=False)
 glue("ch3_dk_max", int(d_ks[-1]), display=False)
 glue("ch3_n_dims", len(d_ks), display=False)
@@ -152,6 +149,11 @@ glue("ch3_worst_scaled", float(np.abs(var_scaled - 1).max()), display=False)
 print(" d_k   Var[q·k]  Var[q·k/√d_k]")
 for d, vp, vs in zip(d_ks, var_plain, var_scaled, strict=True):
     print(f"{d:4d}  {vp:8.2f}  {vs:8.3f}")
+
+# %% tags=["remove-input"]
+fig = plots.plot_score_variance(d_ks, var_plain, var_scaled)
+glue("fig-ch3-variance", fig, display=False)
+plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig-ch3-variance
@@ -188,9 +190,6 @@ for d, vp, vs in zip(d_ks, var_plain, var_scaled, strict=True):
 n_keys, n_trials = 16, 500
 sat_plain = stats.saturation_stats(d_ks, n_keys, n_trials, rng, scaled=False)
 sat_scaled = stats.saturation_stats(d_ks, n_keys, n_trials, rng, scaled=True)
-fig = plots.plot_saturation(d_ks, sat_plain, sat_scaled, n_keys)
-glue("fig-ch3-saturation", fig, display=False)
-plt.close(fig)
 for name, value in [
     ("n_keys", n_keys),
     ("n_trials", n_trials),
@@ -205,7 +204,7 @@ for name, value in [
     ("jac_scaled", sat_scaled.jacobian_norm[-1]),
     ("jac_ratio", sat_scaled.jacobian_norm[-1] / sat_plain.jacobian_norm[-1]),
 ]:
-    glue(f"ch3_sat_{name}", np.asarray(value).item(), display=False)  # a plain Python number
+    glue(f"ch3_sat_{name}", np.asarray(value).item(), display=False)  # a Python number
 print(" d_k  largest weight    entropy      ‖Jacobian‖   (unscaled | scaled)")
 for i, d in enumerate(d_ks):
     print(
@@ -213,6 +212,11 @@ for i, d in enumerate(d_ks):
         f"   {sat_plain.entropy[i]:.3f} | {sat_scaled.entropy[i]:.3f}"
         f"   {sat_plain.jacobian_norm[i]:.3f} | {sat_scaled.jacobian_norm[i]:.3f}"
     )
+
+# %% tags=["remove-input"]
+fig = plots.plot_saturation(d_ks, sat_plain, sat_scaled, n_keys)
+glue("fig-ch3-saturation", fig, display=False)
+plt.close(fig)
 
 # %% [markdown]
 # ```{glue:figure} fig-ch3-saturation
@@ -269,19 +273,21 @@ print("scaled weights  ", w64_scaled.round(3))
 #
 # ## A common bug: scaling by d_model
 #
-# With several heads (멀티 헤드), the model dimension $d_\text{model}$ is split into $h$ heads of
-# $d_k = d_\text{model} / h$ each, and the scores of each head are dot products of
-# $d_k$-dimensional vectors. The scale must therefore be $1/\sqrt{d_k}$, per head. Dividing by
-# $\sqrt{d_\text{model}}$ instead is a common mistake: it runs silently, and makes every head's
-# scores $\sqrt{h}$ times too small, a temperature of $\sqrt{h}$ that flattens the weights.
+# In multi-head attention (멀티 헤드 어텐션), the model dimension (모델 차원) $d_\text{model}$ is
+# split into $h$ heads (헤드) of $d_k = d_\text{model} / h$ each, and the scores of each head are
+# dot products of $d_k$-dimensional vectors. The scale must therefore be $1/\sqrt{d_k}$, per
+# head. Dividing by $\sqrt{d_\text{model}}$ instead is a common mistake: it runs silently, and
+# makes every head's scores $\sqrt{h}$ times too small, a temperature of $\sqrt{h}$ that
+# flattens the weights.
 
 # %%
 d_model, n_heads = 512, 8
 d_head = d_model // n_heads
-q_h = rng.standard_normal((n_trials, 1, d_head))  # one head's queries [T, 1, d_head]
+q_h = rng.standard_normal((n_trials, 1, d_head))  # one head's queries [T, 1, d_h]
 k_h = rng.standard_normal((n_trials, n_keys, d_head))  # and keys [T, S, d_head]
 ent_right = ac.entropy(ac.attention_weights(q_h, k_h)).mean()  # scale 1/√d_head
-ent_bug = ac.entropy(ac.attention_weights(q_h, k_h, scale=1 / math.sqrt(d_model))).mean()
+w_bug = ac.attention_weights(q_h, k_h, scale=1 / math.sqrt(d_model))  # the bug
+ent_bug = ac.entropy(w_bug).mean()
 glue("ch3_bug_dmodel", d_model, display=False)
 glue("ch3_bug_h", n_heads, display=False)
 glue("ch3_bug_dhead", d_head, display=False)
@@ -289,7 +295,8 @@ glue("ch3_bug_factor", math.sqrt(n_heads), display=False)
 glue("ch3_bug_ent_right", float(ent_right), display=False)
 glue("ch3_bug_ent_bug", float(ent_bug), display=False)
 print(f"mean entropy, scaled by 1/√{d_head}:  {ent_right:.3f}")
-print(f"mean entropy, scaled by 1/√{d_model}: {ent_bug:.3f}   (uniform: {math.log(n_keys):.3f})")
+print(f"mean entropy, scaled by 1/√{d_model}: {ent_bug:.3f}")
+print(f"entropy of uniform weights:      {math.log(n_keys):.3f}")
 
 # %% [markdown]
 # With $d_\text{model} =$ {glue:text}`ch3_bug_dmodel` and $h =$ {glue:text}`ch3_bug_h` heads of
