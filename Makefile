@@ -6,7 +6,7 @@ PY     := $(BIN)/python
 # Extra pytest flags, e.g. `make test PYTEST_FLAGS=-x`.
 PYTEST_FLAGS ?=
 
-.PHONY: lab book test test-fast sync lint format clean help
+.PHONY: lab book test test-fast test-browser sync lint format clean help
 .DEFAULT_GOAL := help
 
 help:  ## List the targets
@@ -45,6 +45,10 @@ test-fast: lint  ## Unit, property and doctests only
 test: test-fast  ## Everything CI runs: lint, unit tests, nbval, site build, browser tests
 	$(PY) -m pytest --nbval book --nbval-sanitize-with tests/nbval_sanitize.cfg -q $(PYTEST_FLAGS)
 	$(PY) tools/build_book.py
+	$(PY) -m pytest tests/browser -q $(PYTEST_FLAGS)
+
+# Screenshots and a summary (pages, requests) land in _build/screenshots/.
+test-browser: $(VENV)/.installed-test  ## Browser tests of the built site (headless Chromium)
 	$(PY) -m pytest tests/browser -q $(PYTEST_FLAGS)
 
 clean:  ## Remove the build and the caches (keeps .venv)
