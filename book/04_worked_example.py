@@ -503,7 +503,7 @@ print(f"q = {vec(K[1])}: weights {away} | q = {vec(q)}: weights {np.round(pad.we
 #
 # Keep the seed's three keys and change the query to the one printed below. Follow steps 1 to 4
 # with pencil and paper and give the three weights to three decimals. You will need
-# $e^{0.707} \approx$ {glue:text}`ch4_ex_exp1:.3f` and $e^{-0.707} \approx$
+# $e^{1/\sqrt 2} \approx$ {glue:text}`ch4_ex_exp1:.3f` and $e^{-1/\sqrt 2} \approx$
 # {glue:text}`ch4_ex_exp2:.3f`.
 # ```
 #
@@ -515,7 +515,10 @@ print(f"q = {vec(K[1])}: weights {away} | q = {vec(q)}: weights {np.round(pad.we
 
 # %%
 q_new, keys = ch4.weights_by_hand.inputs
-glue_numbers("ch4_ex_exp", hand_steps(q_new, keys, V).exps[:2])  # the two e^s the text gives
+ex_steps = hand_steps(q_new, keys, V)  # for the text's hints; the check never prints them
+glue_numbers("ch4_ex_exp", ex_steps.exps[:2])
+glue_numbers("ch4_ex_score", ex_steps.scores)
+glue_numbers("ch4_ex_scaled", ex_steps.scaled)
 print("q =", q_new, "\nkeys =\n", keys)
 answer = ...  # your three weights, e.g. [0.0, 0.0, 0.0]
 ch4.weights_by_hand.check(answer)
@@ -525,8 +528,10 @@ ch4.weights_by_hand.check(answer)
 # :class: dropdown
 # ```
 #
-# The scores are $1, -1, 0$; divided by $\sqrt 2$ they are $0.707, -0.707, 0$. Their
-# exponentials, from the values given, and their sum:
+# The scores are {glue:text}`ch4_ex_score1:.0f`, {glue:text}`ch4_ex_score2:.0f`,
+# {glue:text}`ch4_ex_score3:.0f`; divided by $\sqrt 2$ they are {glue:text}`ch4_ex_scaled1:.3f`,
+# {glue:text}`ch4_ex_scaled2:.3f`, {glue:text}`ch4_ex_scaled3:.3f`. Their exponentials, from the
+# values given, and their sum:
 
 # %%
 exps_by_hand = [2.028, 0.493, 1.0]  # e^0.707, e^-0.707, e^0
