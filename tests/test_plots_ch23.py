@@ -1,0 +1,57 @@
+"""The figures of chapters 2 and 3 draw what they are given, with labelled axes."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from attn_core import plots
+from attn_core.stats import SaturationStats
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def test_weight_bars_draw_one_bar_per_key_and_set():
+    fig = plots.plot_weight_bars(["a", "b", "c"], {"x": [0.2, 0.3, 0.5], "y": [0.1, 0.1, 0.8]})
+    ax = fig.axes[0]
+    heights = sorted(round(p.get_height(), 3) for p in ax.patches)
+    assert heights == sorted([0.2, 0.3, 0.5, 0.1, 0.1, 0.8])
+    assert ax.get_ylabel() == "weight"
+
+
+def test_temperature_draws_one_line_per_key_plus_uniform():
+    w = np.array([[0.7, 0.3], [0.5, 0.5]])
+    fig = plots.plot_temperature([0.1, 10.0], w, ["s1", "s2"])
+    ax = fig.axes[0]
+    assert len(ax.lines) == 3  # two keys and the uniform 1/S line
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), [0.7, 0.5])
+    assert ax.get_xscale() == "log" and ax.get_xlabel() == "temperature T"
+
+
+def test_jacobian_norm_draws_both_curves():
+    fig = plots.plot_jacobian_norm([0, 1, 2], [0.5, 0.3, 0.1], [0.4, 0.6, 0.9])
+    ys = [list(line.get_ydata()) for line in fig.axes[0].lines]
+    assert ys == [[0.5, 0.3, 0.1], [0.4, 0.6, 0.9]]
+
+
+def test_score_variance_is_log_log_with_both_simulations():
+    fig = plots.plot_score_variance([1, 2, 4], [1.1, 2.0, 3.9], [1.0, 0.9, 1.1])
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    assert [line.get_label() for line in ax.lines][1::2] == [
+        "q·k (simulated)",
+        "q·k / √d_k (simulated)",
+    ]
+
+
+def test_saturation_has_three_panels_with_both_cases():
+    stats = SaturationStats(np.array([0.3, 0.9]), np.array([1.0, 0.2]), np.array([0.3, 0.1]))
+    fig = plots.plot_saturation([1, 512], stats, stats, n_keys=4)
+    assert len(fig.axes) == 3
+    assert [ax.get_title() for ax in fig.axes] == ["largest weight", "entropy (nats)", "‖Jacobian‖"]
+    np.testing.assert_allclose(fig.axes[1].lines[0].get_ydata(), [1.0, 0.2])
