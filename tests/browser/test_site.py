@@ -147,7 +147,12 @@ def test_page_offline_and_clean(page, site, site_dir, summary, docname):
     if docname in SCREENSHOTS:
         out = site_dir.parent / "screenshots"
         out.mkdir(exist_ok=True)
-        page.screenshot(path=str(out / f"{docname.replace('/', '_')}.png"), full_page=True)
+        stem = docname.replace("/", "_")
+        page.screenshot(path=str(out / f"{stem}.png"), full_page=True)
+        if n_widgets:
+            area = page.locator(".widget-subarea").first
+            area.scroll_into_view_if_needed()
+            area.screenshot(path=str(out / f"{stem}_widget.png"))
 
     outside = [u for u in page.requests if not site.is_local(u)]
     assert not outside, f"{docname}: requests left 127.0.0.1: {outside}"
