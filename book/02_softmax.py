@@ -262,7 +262,7 @@ show("ac.softmax   ", lambda x: ac.softmax(x).round(3), tiny)
 # Equation {eq}`eq-shift` is also the cure. Subtract $m = \max_l s_l$ from every score first: the
 # result is unchanged, the largest exponent is $e^0 = 1$, so nothing overflows, and the sum is at
 # least 1, so it cannot be 0. This is what `ac.softmax` does (and `scipy.special.softmax`, and
-# every deep-learning library):
+# every deep-learning library; {cite}`blanchard2021` analyse its accuracy):
 #
 # $$
 # \mathrm{softmax}(s)_j = \frac{e^{s_j - m}}{\sum_l e^{s_l - m}}, \qquad m = \max_l s_l .
