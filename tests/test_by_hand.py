@@ -173,3 +173,28 @@ def test_step_table_rejects_ragged_columns_and_unknown_footer_columns():
         step_table({"a": [1, 2], "b": [3]})
     with pytest.raises(ValueError, match=r"footer names unknown columns: \['z'\]"):
         step_table({"a": [1]}, footer=("sum", {"z": 1}))
+
+
+def test_plot_convex_combination_draws_each_output_where_given():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from attn_core.plots import plot_convex_combination
+
+    steps = hand_steps(Q, KEYS, VALUES)
+    panels = [
+        {"values": VALUES, "outputs": {"o": steps.output}},
+        {"values": VALUES, "outputs": {"a": (0.5, 0.5), "b": (1.0, 2.0)}, "path": [[0, 0], [1, 1]]},
+    ]
+    fig = plot_convex_combination(panels)
+    try:
+        assert len(fig.axes) == 2
+        for ax, panel in zip(fig.axes, panels, strict=True):
+            points = [tuple(c.get_offsets()[0]) for c in ax.collections[1:]]  # after the values
+            assert points == [tuple(map(float, p)) for p in panel["outputs"].values()]
+            labels = ax.get_legend_handles_labels()[1]
+            assert len(labels) == len(panel["outputs"]) + ("path" in panel)
+    finally:
+        plt.close(fig)
