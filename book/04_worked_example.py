@@ -94,7 +94,7 @@ step_table(table, index=words)
 # Read {eq}`eq-ch4-attention` from right to left: that is the order of the five steps below.
 
 # %% [markdown]
-# ## Step 1: dot products (내적) give the scores
+# ## Step 1: dot products (내적) give the scores (점수)
 #
 # Multiply the query and each key component by component and add: $\mathbf q\cdot\mathbf k_j =
 # q_1 k_{j1} + q_2 k_{j2}$.
@@ -165,7 +165,7 @@ ac.attention_weights(q, K).round(3)
 # %% [markdown]
 # ## Step 5: the weighted sum (가중합) of the values
 #
-# The output is each value scaled by its weight, then added up, one component at a time:
+# The output (출력) is each value scaled by its weight, then added up, one component at a time:
 
 # %%
 contributions = steps.weights[:, None] * V  # (3, 1) * (3, 2) -> (3, 2): w_j v_j
@@ -249,7 +249,8 @@ step_table(table, index=words)
 # The weights are positive and add up to 1, so the output $\sum_j w_j \mathbf v_j$ is a *convex
 # combination* (볼록 결합) of the values: a weighted average, which always lies inside the
 # smallest convex shape containing them, their convex hull (볼록 껍질). For three values in the
-# plane that shape is a triangle, and the weights are the point's barycentric coordinates.
+# plane that shape is a triangle, and the weights are the point's barycentric coordinates
+# (무게중심 좌표).
 #
 # The seed's values hold a surprise, though:
 
@@ -310,7 +311,7 @@ plt.close(fig)
 # However the query turns, the dotted curve never reaches a corner: softmax never gives a weight
 # of exactly 0 or 1, so the output is always strictly inside.
 #
-# ## The whole sentence at once: $Q$, $K$, $V$ as matrices
+# ## The whole sentence at once: $Q$, $K$, $V$ as matrices (행렬)
 #
 # So far one query. In self-attention (셀프 어텐션) every word of the sentence asks its own
 # question, so every word has a query, a key and a value. Take the seed's sentence and give its
