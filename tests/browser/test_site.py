@@ -104,7 +104,7 @@ def widget_state(page):
             const area = tag.previousElementSibling;
             const box = area && area.getBoundingClientRect();
             if (!area || !area.classList.contains("widget-subarea") || !area.children.length
-                || box.height < 10 || /error/i.test(area.textContent)) {
+                || box.height < 10 || area.querySelector(".jupyter-widgets-error-widget")) {
                 bad.push(`view ${i}: ${area ? area.outerHTML.slice(0, 160) : "no output area"}`);
             }
         });
