@@ -157,7 +157,7 @@ def plot_convex_combination(panels, *, labels=("v₁", "v₂", "v₃")):
         _draw_hull(ax, np.asarray(panel["values"], dtype=float), labels)
         if "path" in panel:
             path = np.asarray(panel["path"])  # (N, 2)
-            ax.plot(path[:, 0], path[:, 1], color="grey", ls=":", lw=1.5, label="as q turns")
+            ax.plot(path[:, 0], path[:, 1], "k:", lw=2, zorder=2.5, label="as q turns")  # over hull
         for i, (name, (x, y)) in enumerate(panel["outputs"].items()):
             style = {"s": 70, "marker": "oDs^v"[i % 5], "edgecolor": "black", "zorder": 4}
             colour = _colours(4, "cividis")[1]
