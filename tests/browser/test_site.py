@@ -171,10 +171,17 @@ def test_pages_have_content(summary):
     assert summary["requests"] > len(PAGES)
 
 
-def test_chapter_downloads_and_launch(page, site):
+def test_chapter_downloads_and_launch(page, site, site_dir):
     """A chapter's top bar offers .ipynb, .py, the repository and Binder; downloads resolve."""
     chapter = next(d for d in PAGES if re.match(r"book/\d\d_", d))
     page.goto(site.url(f"{chapter}.html"))
+    page.locator(".dropdown-download-buttons > button").click()
+    page.wait_for_selector(".btn-download-py-button", state="visible")
+    (site_dir.parent / "screenshots").mkdir(exist_ok=True)
+    page.screenshot(
+        path=str(site_dir.parent / "screenshots" / "download_menu.png"),
+        clip={"x": 600, "y": 0, "width": 680, "height": 300},
+    )
     hrefs = page.eval_on_selector_all(
         ".article-header-buttons a[href]", "els => els.map(e => e.href)"
     )
