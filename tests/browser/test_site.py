@@ -199,9 +199,10 @@ def test_chapter_downloads_and_launch(page, site, site_dir):
     assert any(urlsplit(h).path.endswith("/attention-by-hand") for h in hrefs), hrefs
 
 
-def test_search_works_offline(page, site):
-    """Full-text search finds a word of the book without any server but ours."""
-    page.goto(site.url("search.html?q=softmax"))
+@pytest.mark.parametrize("query", ["softmax", "소프트맥스"])
+def test_search_works_offline(page, site, query):
+    """Full-text search finds a word of the book, English or Korean, with no server but ours."""
+    page.goto(site.url(f"search.html?q={query}"))
     page.wait_for_selector("#search-results ul.search li", timeout=20_000)
     hits = page.locator("#search-results ul.search li").count()
     assert hits >= 1
