@@ -26,7 +26,8 @@ Fixtures
     Debian's Chromium (``/usr/bin/chromium``) launched by Python playwright with a fresh
     user-data-dir (session). Never run ``playwright install``.
 ``page``
-    A new page per test, recording ``page.requests`` (every URL asked for),
+    A new page per test (requests to any host but 127.0.0.1 are aborted), recording
+    ``page.requests`` (every URL asked for),
     ``page.failed_requests`` (``(url, reason)``), ``page.console_errors``,
     ``page.page_errors`` and ``page.errors`` (both, in order). Call ``page.wait_for_math()``
     to wait for MathJax to finish typesetting.
@@ -40,6 +41,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import shutil
 import socketserver
 import sys
@@ -60,6 +62,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 HOST = "127.0.0.1"
+_NOT_LOCAL = re.compile(r"^(?!http://127\.0\.0\.1[:/])[a-z]+://")
 
 
 def _unavailable(reason):
@@ -222,6 +225,8 @@ def page(browser):
     """A fresh page that records requests, failures, console errors and page errors."""
     page = browser.new_page()
     _record(page)
+    # Never touch the network: a request for another host is recorded, then aborted.
+    page.route(_NOT_LOCAL, lambda route: route.abort("blockedbyclient"))
     page.wait_for_math = functools.partial(_wait_for_math, page)
     yield page
     page.close()
