@@ -1,6 +1,8 @@
 // attention_heatmap.js — AttentionHeatmap: query tokens × key tokens, viridis, one row selected.
 // The weights are recomputed here from the per-head queries and keys the Python side sends.
 
+const MASKED = "#e8e8e8"; // a masked (causal) cell: light grey, no number
+
 function cellSize(L, S) {
   return Math.max(12, Math.min(48, Math.floor(420 / Math.max(L, S))));
 }
@@ -84,7 +86,7 @@ function render({ model, el }) {
   const title = htmlEl("div", { cls: "abh-readout" }, panel);
   const rowHolder = htmlEl("div", {}, panel);
   const note = htmlEl("div", { cls: "abh-caption" }, panel);
-  htmlEl("div", { cls: "abh-hint", text: "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 (yellow), viridis. Hover or click a row; ↑/↓ keys move it." }, panel);
+  htmlEl("div", { cls: "abh-hint", text: "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 (yellow), viridis; grey: masked. Hover or click a row; ↑/↓ keys move it." }, panel);
 
   let grid = null, rows = null, shapeKey = "";
   const pick = (i) => {
@@ -111,12 +113,14 @@ function render({ model, el }) {
     const W = attentionMatrix(HQ[h], HK[h], {
       scale: model.get("scaled") ? null : 1, temperature: model.get("temperature"), causal: model.get("causal"),
     });
+    const causal = model.get("causal");
     for (let i = 0; i < grid.L; i++) {
       for (let j = 0; j < grid.S; j++) {
-        setAttrs(grid.cells[i][j], { fill: viridis(W[i][j]) });
+        const hidden = causal && j > i; // masked: no weight at all, drawn apart from a small one
+        setAttrs(grid.cells[i][j], { fill: hidden ? MASKED : viridis(W[i][j]) });
         const t = grid.texts[i][j];
         if (t) {
-          setText(t, fmt(W[i][j], 2));
+          setText(t, hidden ? "" : fmt(W[i][j], 2));
           setAttrs(t, { fill: W[i][j] > 0.55 ? "#000" : "#fff" });
         }
       }

@@ -43,7 +43,8 @@ def gallery(page, site):
     page.set_viewport_size({"width": 1280, "height": 1000})
     page.goto(site.url(PAGE), wait_until="load")
     total = sum(COUNTS.values())
-    page.wait_for_function(f"document.querySelectorAll('.abh-fig').length >= {total}", timeout=30_000)
+    script = f"document.querySelectorAll('.abh-fig').length >= {total}"
+    page.wait_for_function(script, timeout=30_000)
     yield page
     errors = [e for e in page.errors if not any(p.search(e) for p in ALLOWED_ERRORS)]
     assert not errors, f"JavaScript errors on {PAGE}: {errors}"
@@ -138,7 +139,7 @@ def test_dragging_a_score_bar(gallery):
     fig.scroll_into_view_if_needed()
     shot(gallery, "softmaxbars_before")
     bar = fig.locator(".abh-scorebar").nth(2)
-    x, y = handle_center(bar)
+    x, _ = handle_center(bar)
     box = bar.bounding_box()
     gallery.mouse.move(x, box["y"] + 1)
     gallery.mouse.down()
@@ -176,14 +177,15 @@ def test_heatmap_hover_selects_a_row(gallery):
     fig = figs.first
     fig.scroll_into_view_if_needed()
     shot(gallery, "heatmap_before")
-    others_before = [f.locator('[data-role="row-weight"]').all_inner_texts() for f in figs.all()[1:]]
+    rows = '[data-role="row-weight"]'
+    others_before = [f.locator(rows).all_inner_texts() for f in figs.all()[1:]]
     fig.locator("svg rect.abh-cell[data-row='2']").first.hover()
     fig.locator('input[type="checkbox"]').nth(1).check()  # causal mask
     shot(gallery, "heatmap_after")
     want = AttentionHeatmap(selected=2, causal=True).row
     assert numbers(fig.locator('[data-role="row-weight"]')) == pytest.approx(want, abs=6e-4)
     assert "먹었다" in fig.locator(".abh-readout").inner_text()
-    others = [f.locator('[data-role="row-weight"]').all_inner_texts() for f in figs.all()[1:]]
+    others = [f.locator(rows).all_inner_texts() for f in figs.all()[1:]]
     assert others == others_before, "one heatmap changed another"
 
 
@@ -245,8 +247,9 @@ def test_benchmark_drag_to_paint(gallery, capsys):
     )
     with capsys.disabled():
         print(
-            f"\n[benchmark] QueryPad drag ({n_pad} moves): pointer→frame median {pad_med[0]:.1f} ms "
-            f"(max {pad_max[0]:.1f}), →after paint median {pad_med[1]:.1f} ms (max {pad_max[1]:.1f})"
+            f"\n[benchmark] QueryPad drag ({n_pad} moves): pointer→frame median "
+            f"{pad_med[0]:.1f} ms (max {pad_max[0]:.1f}), →after paint median "
+            f"{pad_med[1]:.1f} ms (max {pad_max[1]:.1f})"
             f"\n[benchmark] 32-token heatmap hover ({n_hm} moves): pointer→frame median "
             f"{hm_med[0]:.1f} ms (max {hm_max[0]:.1f}), →after paint median {hm_med[1]:.1f} ms "
             f"(max {hm_max[1]:.1f}); full 32×32 recompute+repaint on a temperature change: "
