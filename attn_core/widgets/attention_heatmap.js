@@ -10,14 +10,16 @@ function cellSize(L, S) {
 function buildGrid(svg, qTok, kTok, onPick) {
   svg.replaceChildren();
   const L = qTok.length, S = kTok.length, c = cellSize(L, S);
-  const left = 8 + 8 * Math.min(10, Math.max(...qTok.map((s) => s.length))) + 8;
-  const top = 16 + 6 * Math.min(10, Math.max(...kTok.map((s) => s.length))) + 10;
+  const fs = Math.min(13, Math.max(8, c * 0.6));
+  const angle = c < 24 ? -90 : -45; // narrow columns: vertical labels, so they never overlap
+  const longest = (toks) => Math.min(12, Math.max(...toks.map((s) => s.length)));
+  const left = 8 + 0.75 * fs * longest(qTok) + 8;
+  const top = 16 + (angle === -90 ? 0.75 : 0.55) * fs * longest(kTok) + 6;
   const W = left + S * c + 10, H = top + L * c + 6;
   setAttrs(svg, { viewBox: `0 0 ${W} ${H}`, width: W, height: H });
-  const fs = Math.min(13, Math.max(8, c * 0.55));
   const colLabels = kTok.map((s, j) => {
-    const x = left + j * c + c / 2, y = top - 6;
-    const text = svgEl("text", { x, y, class: "abh-token", "font-size": fs, transform: `rotate(-45 ${x} ${y})` }, svg);
+    const x = left + j * c + c / 2 + (angle === -90 ? fs / 3 : 0), y = top - 6;
+    const text = svgEl("text", { x, y, class: "abh-token", "font-size": fs, transform: `rotate(${angle} ${x} ${y})` }, svg);
     text.textContent = s;
     return text;
   });
@@ -59,7 +61,7 @@ function buildGrid(svg, qTok, kTok, onPick) {
 
 function buildRowPanel(holder, kTok) {
   holder.replaceChildren();
-  const table = htmlEl("table", { cls: "abh-table" }, holder);
+  const table = htmlEl("table", { cls: kTok.length > 10 ? "abh-table abh-many" : "abh-table" }, holder);
   const body = htmlEl("tbody", {}, table);
   return kTok.map((s, j) => {
     const tr = htmlEl("tr", {}, body);
@@ -128,7 +130,7 @@ function render({ model, el }) {
     }
     setAttrs(grid.mark, { y: grid.top + sel * grid.c });
     rows.forEach((r, j) => {
-      r.bar.style.width = `${(120 * W[sel][j]).toFixed(1)}px`;
+      r.bar.style.width = `${((grid.S > 10 ? 60 : 120) * W[sel][j]).toFixed(1)}px`;
       r.bar.style.background = viridis(W[sel][j]);
       setText(r.num, fmt(W[sel][j], 3));
     });
