@@ -300,7 +300,7 @@ ch1.scores_by_hand.check(answer)
 #
 # Each score is $q_1 k_1 + q_2 k_2$, written out key by key:
 
-# %%
+# %% jupyter={"source_hidden": true}
 answer = [2 * 1 + 1 * 0, 2 * 0 + 1 * 3, 2 * (-1) + 1 * 1]
 ch1.scores_by_hand.check(answer)
 
@@ -333,7 +333,7 @@ ch1.cosine_by_hand.check(answer)
 #
 # The dot product, then both lengths, then the quotient (rounded to three decimals, as by hand):
 
-# %%
+# %% jupyter={"source_hidden": true}
 dot = 2 * 0 + 1 * 3  # q = (2, 1), the second key = (0, 3)
 length_q, length_k = (2**2 + 1**2) ** 0.5, (0**2 + 3**2) ** 0.5
 answer = round(dot / (length_q * length_k), 3)
@@ -375,7 +375,7 @@ ch1.my_scores.check(my_scores)
 # Swap the last two axes of the keys and multiply; `@` broadcasts over any leading axes.
 
 
-# %%
+# %% jupyter={"source_hidden": true}
 def my_scores(q, k):
     return q @ np.swapaxes(k, -1, -2)  # [..., L, E] @ [..., E, S] -> [..., L, S]
 
@@ -420,7 +420,7 @@ bugs.kT_batch.check(fixed_scores)
 # last two:
 
 
-# %%
+# %% jupyter={"source_hidden": true}
 def fixed_scores(q, k):
     """All pairwise scores q·k: q (..., L, E), k (..., S, E) -> (..., L, S)."""
     return q @ np.swapaxes(k, -1, -2)  # [..., L, E] @ [..., E, S] -> [..., L, S]
@@ -461,7 +461,7 @@ dict(zip(keys_win, win_scores.round(3).tolist(), strict=True))
 # component. Key b is further off in angle than a, but so much longer that it wins; c is the
 # longest of all, but at a right angle to $\mathbf{q}$ it scores nothing.
 
-# %%
+# %% jupyter={"source_hidden": true}
 answer = "b"
 ch1.which_key_wins.check(answer)
 

@@ -410,7 +410,7 @@ ch2.shift_by_hand.check(answer)
 # Subtracting the largest score leaves 0, −1, −1, whose exponentials are $1$, $e^{-1}$,
 # $e^{-1}$; divide each by their sum:
 
-# %%
+# %% jupyter={"source_hidden": true}
 e_minus_1 = 0.368  # e^-1 to three decimals, as given
 exps_by_hand = [1.0, e_minus_1, e_minus_1]  # e^0, e^-1, e^-1
 total = sum(exps_by_hand)
@@ -443,7 +443,7 @@ ch2.double_the_scores.check(answer)
 # Doubling keeps the order but doubles every gap, and by equation {eq}`eq-ratio` every gap is an
 # exponent: the leader's weight grows.
 
-# %%
+# %% jupyter={"source_hidden": true}
 print("softmax(s)  ", ac.softmax(s_double).round(3))
 print("softmax(2 s)", ac.softmax(2 * s_double).round(3))
 ch2.double_the_scores.check("up")
@@ -482,7 +482,7 @@ ch2.my_softmax.check(my_softmax)
 # Subtract each row's maximum, exponentiate, divide by each row's sum; all along `axis=-1`.
 
 
-# %%
+# %% jupyter={"source_hidden": true}
 def my_softmax(scores):
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # [..., S], every exponent <= 0
     return e / e.sum(axis=-1, keepdims=True)  # [..., S] / [..., 1]
@@ -532,7 +532,7 @@ bugs.mask_fully_masked.check(fixed_masked_weights)
 # a fully $-\infty$ row zeros instead of NaN; `ac.softmax` is one.
 
 
-# %%
+# %% jupyter={"source_hidden": true}
 def fixed_masked_weights(scores, mask):
     """Softmax over the keys of scores (..., L, S); mask (True = may attend) hides keys."""
     scores = np.where(mask, scores, -np.inf)  # a hidden key can get no weight at all
@@ -579,7 +579,7 @@ bugs.softmax_wrong_axis.check(fixed_softmax_rows)
 # axis, so `axis=-1`, which also stays right when batch axes are added in front.
 
 
-# %%
+# %% jupyter={"source_hidden": true}
 def fixed_softmax_rows(scores):
     """Weights (..., L, S): softmax over the keys (the last axis) of each row of scores."""
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))

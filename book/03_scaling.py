@@ -14,7 +14,7 @@
 
 # %% [markdown]
 # (ch-scaling)=
-# # Why divide by √d_k
+# # Why divide by √dₖ (스케일링)
 #
 # The attention of "Attention Is All You Need" {cite}`vaswani2017` is *scaled* dot-product
 # attention (스케일 내적 어텐션):
@@ -362,7 +362,7 @@ ch3.spread_by_hand.check(answer)
 # The variances are $d_k$ and 1 (equations {eq}`eq-dot-variance` and {eq}`eq-scaled-variance`);
 # their square roots are the answer. The simulation agrees:
 
-# %%
+# %% jupyter={"source_hidden": true}
 answer = [math.sqrt(d_k_ex), 1.0]
 simulated = [stats.random_dot_products(d_k_ex, n_pairs, rng, scaled=s).std() for s in (False, True)]
 print("by hand:  ", answer)
@@ -394,7 +394,7 @@ ch3.double_d_k.check(answer)
 #
 # The variance doubles with $d_k$, so the standard deviation grows by $\sqrt{2}$. Simulated:
 
-# %%
+# %% jupyter={"source_hidden": true}
 spread = [stats.random_dot_products(d, n_pairs, rng).std() for d in (d_small, d_large)]
 print(f"std at d_k={d_small}: {spread[0]:.2f}, at d_k={d_large}: {spread[1]:.2f}, ", end="")
 print(f"ratio {spread[1] / spread[0]:.3f} (√2 = {math.sqrt(2):.3f})")
@@ -433,7 +433,7 @@ ch3.my_weights.check(my_weights)
 # ```
 
 
-# %%
+# %% jupyter={"source_hidden": true}
 def my_weights(q, k):
     scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))
@@ -483,7 +483,7 @@ bugs.scale_d_model.check(fixed_head_weights)
 # $1/\sqrt{d_\text{head}}$, with $d_\text{head} = d_\text{model} / h$.
 
 
-# %%
+# %% jupyter={"source_hidden": true}
 def fixed_head_weights(q, k, n_heads):
     """Each head's attention weights (..., H, T, T) from projected q, k (..., T, D)."""
     qh, kh = ac.split_heads(q, n_heads), ac.split_heads(k, n_heads)  # [..., H, T, d_head]
@@ -536,7 +536,7 @@ bugs.heads_reshape.check(fixed_split)
 # head axes:
 
 
-# %%
+# %% jupyter={"source_hidden": true}
 def fixed_split(x, n_heads):
     """Split the features of x (..., T, D) into heads: (..., H, T, D // H)."""
     *batch, T, D = x.shape

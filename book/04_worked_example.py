@@ -534,7 +534,7 @@ ch4.weights_by_hand.check(answer)
 # {glue:text}`ch4_ex_scaled2:.3f`, {glue:text}`ch4_ex_scaled3:.3f`. Their exponentials, from the
 # values given, and their sum:
 
-# %%
+# %% jupyter={"source_hidden": true}
 exps_by_hand = [2.028, 0.493, 1.0]  # e^0.707, e^-0.707, e^0
 total = sum(exps_by_hand)
 answer = [round(e / total, 3) for e in exps_by_hand]
@@ -566,7 +566,7 @@ ch4.output_by_hand.check(answer)
 #
 # Weight each value and add, one component at a time: $w_1 (2, 0) + w_2 (0, 2) + w_3 (1, 1)$.
 
-# %%
+# %% jupyter={"source_hidden": true}
 w1, w2, w3 = weights_found  # the weights of the previous solution
 answer = [round(w1 * 2 + w2 * 0 + w3 * 1, 3), round(w1 * 0 + w2 * 2 + w3 * 1, 3)]
 print("output =", answer, "| coordinates add up to", round(sum(answer), 3))
@@ -603,7 +603,7 @@ ch4.add_a_word.check(answer)
 # $w_1$'s numerator $e^{s_1}$ does not change, but the sum it is divided by gains $e^{s_4}$: every
 # old weight shrinks to make room, the more so the better the new key matches the query.
 
-# %%
+# %% jupyter={"source_hidden": true}
 print("three words:", ac.attention_weights(q_4, keys_4[:3]).round(3))
 print("four words: ", ac.attention_weights(q_4, keys_4).round(3))
 ch4.add_a_word.check("down")
@@ -644,7 +644,7 @@ ch4.my_attention.check(my_attention)
 # the keys; step 5 is one more matrix product.
 
 
-# %%
+# %% jupyter={"source_hidden": true}
 def my_attention(q, keys, values):
     scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # every exponent <= 0
@@ -695,7 +695,7 @@ ch4.sentence_softmax.check(fixed_sentence_attention)
 # the max, which keeps each row's largest exponent at 0).
 
 
-# %%
+# %% jupyter={"source_hidden": true}
 def fixed_sentence_attention(Q, K, V):
     """softmax(QKᵀ/√d_k) V for all queries: Q (..., L, E), K (..., S, E), V (..., S, Ev)."""
     scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]

@@ -70,7 +70,7 @@ def test_an_unanswered_skeleton_is_not_an_error(ex):
     for skeleton in (..., None):
         feedback = ex.check(skeleton)
         assert feedback.status == "unanswered" and not feedback.ok
-        assert repr(feedback).startswith("⏳ Not answered yet")
+        assert repr(feedback).startswith("… Not answered yet")
 
 
 def _body_is_ellipsis(*args): ...
@@ -151,9 +151,9 @@ def test_a_choice_outside_the_options_is_named():
 
 def test_feedback_repr_and_markdown():
     fb = Feedback("wrong", "your rows do not sum to 1.", "rows-not-normalised")
-    assert repr(fb) == "❌ Not yet: your rows do not sum to 1."
-    assert fb._repr_markdown_() == "**❌ Not yet:** your rows do not sum to 1."
-    assert repr(Feedback("correct", "well done.")) == "✅ Correct: well done."
+    assert repr(fb) == "✗ Not yet: your rows do not sum to 1."
+    assert fb._repr_markdown_() == "**✗ Not yet:** your rows do not sum to 1."
+    assert repr(Feedback("correct", "well done.")) == "✓ Correct: well done."
 
 
 def _trial(expected, got, *args, batched=False):

@@ -11,6 +11,8 @@ DIR/_build/html (default: ./_build/html).
 
 from __future__ import annotations
 
+import hashlib
+import shutil
 import subprocess
 import sys
 import time
@@ -21,8 +23,48 @@ import fetch_assets
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def package_digest():
+    """A hash of attn_core's sources (maths, widgets' JS and CSS, exercises)."""
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "attn_core").rglob("*")):
+        if path.suffix in {".py", ".js", ".css"}:
+            digest.update(path.relative_to(ROOT).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def invalidate_stale_cache(build_dir):
+    """Drop the execution cache when attn_core changed since the last build; True if so.
+
+    jupyter-cache keys a notebook on its own code cells only, and Sphinx re-reads
+    only changed pages; a chapter whose figures or numbers come from a changed
+    attn_core would otherwise keep stale outputs and stale widget JavaScript.
+    """
+    stamp, cache = build_dir / ".attn_core.sha256", build_dir / ".jupyter_cache"
+    current = package_digest()
+    if cache.exists() and (not stamp.exists() or stamp.read_text() != current):
+        print("attn_core changed since the last build: re-executing every chapter", flush=True)
+        shutil.rmtree(cache)
+        stale = True
+    else:
+        stale = False
+    build_dir.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(current)
+    return stale
+
+
+def build_dir_of(argv):
+    """The _build folder jupyter-book will use (``--path-output DIR`` or the root)."""
+    for flag in ("--path-output",):
+        if flag in argv and argv.index(flag) + 1 < len(argv):
+            return Path(argv[argv.index(flag) + 1]).resolve() / "_build"
+    return ROOT / "_build"
+
+
 def main(argv):
     start = time.perf_counter()
+    if invalidate_stale_cache(build_dir_of(argv)) and "--all" not in argv:
+        argv = [*argv, "--all"]  # re-read every page, not only the changed ones
     try:
         fetch_assets.ensure()
     except fetch_assets.AssetError as error:

@@ -41,7 +41,7 @@ The cell pattern in a chapter (``book/NN_name.py``, py:percent)
 --------------------------------------------------------------
 A statement with a folded hint, the skeleton with its check (output stored),
 then the solution, folded on the site, run through the same check so that the
-executed book shows "✅ Correct". Numbers in the statement are glued or printed::
+executed book shows "✓ Correct". Numbers in the statement are glued or printed::
 
     # %% [markdown]
     # ```{exercise} Three dot products by hand
@@ -73,7 +73,7 @@ executed book shows "✅ Correct". Numbers in the statement are glued or printed
     # ```{solution-end}
     # ```
 
-The skeleton cell shows ``⏳ Not answered yet: ...`` until the reader answers.
+The skeleton cell shows ``… Not answered yet: ...`` until the reader answers.
 For a function, the skeleton is ``def name(...): ...`` (or ``raise
 NotImplementedError``) followed by ``ex.check(name)``; for a bug, print
 ``bugs.kT_batch.show()`` above it, and the reader copies and fixes it.

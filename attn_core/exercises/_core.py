@@ -26,7 +26,7 @@ __all__ = [
     "get",
 ]
 
-_ICONS = {"correct": "✅ Correct", "wrong": "❌ Not yet", "unanswered": "⏳ Not answered yet"}
+_ICONS = {"correct": "✓ Correct", "wrong": "✗ Not yet", "unanswered": "… Not answered yet"}
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Feedback:
     Examples
     --------
     >>> Feedback("wrong", "your rows do not sum to 1.", "rows-not-normalised")
-    ❌ Not yet: your rows do not sum to 1.
+    ✗ Not yet: your rows do not sum to 1.
     """
 
     status: str
@@ -311,9 +311,9 @@ class NumberExercise(Exercise):
     >>> ex = NumberExercise("doc-seed-scores", "the seed's scores", ac.seed_example()[:2],
     ...                     ac.dot_scores, register=False)
     >>> ex.check([1, 0, 1])
-    ✅ Correct: the seed's scores (checked to within 0.002).
+    ✓ Correct: the seed's scores (checked to within 0.002).
     >>> ex.check([1, 0])
-    ❌ Not yet: expected 3 numbers, got 2.
+    ✗ Not yet: expected 3 numbers, got 2.
     """
 
     kind = "by hand"
