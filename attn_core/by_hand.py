@@ -160,7 +160,7 @@ def trace_self_attention(layer, x):
     """
     x = as_float_array(x, "x")
     output, attention = layer(x)  # validates x against layer.embed_dim
-    q, k, v = (x @ w + b for w, b in (layer.query, layer.key, layer.value))  # [B, T, D] each
+    q, k, v = layer.project(x)  # [B, T, D] each
     scores = dot_scores(q, k)  # [B, T, D] @ [B, D, T] -> [B, T, T]
     names = ("x", "q", "k", "v", "scores", "attention", "output")
     return dict(zip(names, (x, q, k, v, scores, attention, output), strict=True))

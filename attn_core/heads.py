@@ -141,13 +141,17 @@ class SimpleSelfAttention:
             w, b = rng.uniform(-bound, bound, shape_w), rng.uniform(-bound, bound, shape_b)
             setattr(self, name, (w, b))
 
-    def __call__(self, x):
-        """x (batch, seq_len, embed_dim) -> (output like x, attention (batch, seq_len, seq_len))."""
+    def project(self, x):
+        """x (batch, seq_len, embed_dim) -> q, k, v, each (batch, seq_len, embed_dim)."""
         x = as_float_array(x, "x")
         if x.ndim < 2 or x.shape[-1] != self.embed_dim:
             raise ValueError(
                 f"x must be (..., seq_len, embed_dim={self.embed_dim}), got shape {x.shape}"
             )
-        q, k, v = (x @ w + b for w, b in (self.query, self.key, self.value))  # [B, T, D] each
+        return tuple(x @ w + b for w, b in (self.query, self.key, self.value))  # [B, T, D] each
+
+    def __call__(self, x):
+        """x (batch, seq_len, embed_dim) -> (output like x, attention (batch, seq_len, seq_len))."""
+        q, k, v = self.project(x)
         attention = attention_weights(q, k)  # default scale 1/sqrt(embed_dim), as the seed
         return attention @ v, attention  # [B, T, T] @ [B, T, D] -> [B, T, D]
