@@ -32,17 +32,18 @@
 # - transpose a *batch* of keys correctly (`np.swapaxes(k, -1, -2)`, not `k.T`).
 
 # %%
+import attn_core as ac
 import matplotlib.pyplot as plt
 import numpy as np
-from myst_nb import glue
-
-import attn_core as ac
 from attn_core import plots
 from attn_core.exercises import bugs
 from attn_core.exercises import ch01_dot_product as ch1
 from attn_core.widgets import QueryPad
+from myst_nb import glue
 
-rng = np.random.default_rng(1)  # every random number of this chapter comes from here
+rng = np.random.default_rng(
+    1
+)  # every random number of this chapter comes from here
 
 # %% [markdown]
 # ## Two ways to write one number
@@ -71,7 +72,9 @@ rng = np.random.default_rng(1)  # every random number of this chapter comes from
 example = ac.seed_example()
 q, keys = example.query, example.keys  # [E], [S, E] with E = 2, S = 3
 scores = ac.dot_scores(q, keys)  # [E] @ [E, S] -> [S]
-angles = np.arctan2(keys[:, 1], keys[:, 0]) - np.arctan2(q[1], q[0])  # θ of each key, [S]
+angles = np.arctan2(keys[:, 1], keys[:, 0]) - np.arctan2(
+    q[1], q[0]
+)  # θ of each key, [S]
 lengths = np.linalg.norm(keys, axis=-1)  # ‖k‖, [S]
 by_angle = np.linalg.norm(q) * lengths * np.cos(angles)  # ‖q‖‖k‖cos θ, [S]
 for j in range(len(keys)):
@@ -118,7 +121,9 @@ plt.close(fig)
 
 # %%
 turns = np.array([0.0, 45.0, 90.0, 135.0, 180.0])  # degrees
-unit_keys = np.stack([np.cos(np.radians(turns)), np.sin(np.radians(turns))], axis=-1)  # [5, 2]
+unit_keys = np.stack(
+    [np.cos(np.radians(turns)), np.sin(np.radians(turns))], axis=-1
+)  # [5, 2]
 turn_scores = ac.dot_scores(q, unit_keys)  # q = (1, 0) has length 1
 for t, s in zip(turns, turn_scores, strict=True):
     print(f"θ = {t:5.0f}°   q·k = {s:+.3f}")
@@ -145,16 +150,27 @@ glue("ch1_turn_opposite", float(turn_scores[4]), display=False)
 # long can beat a short key that points almost exactly along it:
 
 # %%
-near = np.array([np.cos(np.radians(10.0)), np.sin(np.radians(10.0))])  # length 1, 10° away
-far_long = 3.0 * np.array([np.cos(np.radians(60.0)), np.sin(np.radians(60.0))])  # length 3, 60°
+near = np.array(
+    [np.cos(np.radians(10.0)), np.sin(np.radians(10.0))]
+)  # length 1, 10° away
+far_long = 3.0 * np.array(
+    [np.cos(np.radians(60.0)), np.sin(np.radians(60.0))]
+)  # length 3, 60°
 rivals = np.stack([near, far_long])  # [2, 2]
 rival_scores = ac.dot_scores(q, rivals)
 rival_lengths = np.linalg.norm(rivals, axis=-1)
 rival_angles = np.degrees(np.arctan2(rivals[:, 1], rivals[:, 0]))
 for name, k, s, n, a in zip(
-    ["near", "long"], rivals, rival_scores, rival_lengths, rival_angles, strict=True
+    ["near", "long"],
+    rivals,
+    rival_scores,
+    rival_lengths,
+    rival_angles,
+    strict=True,
 ):
-    print(f"{name}: k = {k.round(3)}  θ = {a:.0f}°  ‖k‖ = {n:.0f}  q·k = {s:.3f}")
+    print(
+        f"{name}: k = {k.round(3)}  θ = {a:.0f}°  ‖k‖ = {n:.0f}  q·k = {s:.3f}"
+    )
 for i, name in enumerate(["near", "long"]):
     glue(f"ch1_{name}_angle", float(rival_angles[i]), display=False)
     glue(f"ch1_{name}_length", float(rival_lengths[i]), display=False)
@@ -176,7 +192,12 @@ for i, name in enumerate(["near", "long"]):
 # ```
 
 # %% tags=["remove-input"]
-panel = {"query": q, "keys": rivals, "scores": rival_scores, "labels": ["near", "long"]}
+panel = {
+    "query": q,
+    "keys": rivals,
+    "scores": rival_scores,
+    "labels": ["near", "long"],
+}
 fig = plots.plot_query_keys([panel])
 glue("fig-ch1-length", fig, display=False)
 plt.close(fig)
@@ -201,13 +222,22 @@ plt.close(fig)
 # Row $i$ holds query $i$'s scores against every key. Take the seed's query and two more:
 
 # %%
-Q = np.array([q, [0.0, 1.0], [-1.0, 0.5]])  # [L, E] = [3, 2]: the seed's query first
+Q = np.array(
+    [q, [0.0, 1.0], [-1.0, 0.5]]
+)  # [L, E] = [3, 2]: the seed's query first
 all_scores = ac.dot_scores(Q, keys)  # [L, E] @ [E, S] -> [L, S]
-loops = np.array([[sum(Qi[m] * kj[m] for m in range(2)) for kj in keys] for Qi in Q])
-print("Q:", Q.shape, " K:", keys.shape, " Kᵀ:", np.swapaxes(keys, -1, -2).shape)
+loops = np.array(
+    [[sum(Qi[m] * kj[m] for m in range(2)) for kj in keys] for Qi in Q]
+)
+print(
+    "Q:", Q.shape, " K:", keys.shape, " Kᵀ:", np.swapaxes(keys, -1, -2).shape
+)
 print("QKᵀ:", all_scores.shape)
 print(all_scores)
-print("same as the loops of sums, query by query:", np.allclose(all_scores, loops))
+print(
+    "same as the loops of sums, query by query:",
+    np.allclose(all_scores, loops),
+)
 glue("ch1_row0", ", ".join(f"{s:g}" for s in all_scores[0]), display=False)
 glue("ch1_qkt_shape", str(all_scores.shape), display=False)
 
@@ -228,15 +258,24 @@ B, L, S, E = 2, 3, 4, 5
 q_batch = rng.normal(size=(B, L, E))
 k_batch = rng.normal(size=(B, S, E))
 print("k:                       ", k_batch.shape)
-print("k.T:                     ", k_batch.T.shape, " <- the batch axis moved to the end")
+print(
+    "k.T:                     ",
+    k_batch.T.shape,
+    " <- the batch axis moved to the end",
+)
 print("np.swapaxes(k, -1, -2):  ", np.swapaxes(k_batch, -1, -2).shape)
 try:
     q_batch @ k_batch.T
 except ValueError as err:
     print("q @ k.T fails:", str(err).split(" (")[0])
-batch_scores = q_batch @ np.swapaxes(k_batch, -1, -2)  # [B, L, E] @ [B, E, S] -> [B, L, S]
+batch_scores = q_batch @ np.swapaxes(
+    k_batch, -1, -2
+)  # [B, L, E] @ [B, E, S] -> [B, L, S]
 print("q @ np.swapaxes(k, -1, -2):", batch_scores.shape)
-print("equal to ac.dot_scores:", np.allclose(batch_scores, ac.dot_scores(q_batch, k_batch)))
+print(
+    "equal to ac.dot_scores:",
+    np.allclose(batch_scores, ac.dot_scores(q_batch, k_batch)),
+)
 
 # %% [markdown]
 # Here `q @ k.T` failed loudly. That is the lucky case: when the sizes happen to line up (say
@@ -337,7 +376,9 @@ ch1.cosine_by_hand.check(answer)
 dot = 2 * 0 + 1 * 3  # q = (2, 1), the second key = (0, 3)
 length_q, length_k = (2**2 + 1**2) ** 0.5, (0**2 + 3**2) ** 0.5
 answer = round(dot / (length_q * length_k), 3)
-print(f"q·k = {dot}   ‖q‖ = {length_q:.3f}   ‖k‖ = {length_k:.3f}   cos θ = {answer}")
+print(
+    f"q·k = {dot}   ‖q‖ = {length_q:.3f}   ‖k‖ = {length_k:.3f}   cos θ = {answer}"
+)
 print(f"θ = {np.degrees(np.arccos(answer)):.1f}°")
 ch1.cosine_by_hand.check(answer)
 
@@ -377,7 +418,9 @@ ch1.my_scores.check(my_scores)
 
 # %% jupyter={"source_hidden": true}
 def my_scores(q, k):
-    return q @ np.swapaxes(k, -1, -2)  # [..., L, E] @ [..., E, S] -> [..., L, S]
+    return q @ np.swapaxes(
+        k, -1, -2
+    )  # [..., L, E] @ [..., E, S] -> [..., L, S]
 
 
 ch1.my_scores.check(my_scores)
@@ -423,7 +466,9 @@ bugs.kT_batch.check(fixed_scores)
 # %% jupyter={"source_hidden": true}
 def fixed_scores(q, k):
     """All pairwise scores q·k: q (..., L, E), k (..., S, E) -> (..., L, S)."""
-    return q @ np.swapaxes(k, -1, -2)  # [..., L, E] @ [..., E, S] -> [..., L, S]
+    return q @ np.swapaxes(
+        k, -1, -2
+    )  # [..., L, E] @ [..., E, S] -> [..., L, S]
 
 
 bugs.kT_batch.check(fixed_scores)
@@ -441,7 +486,9 @@ bugs.kT_batch.check(fixed_scores)
 
 # %%
 q_win, keys_win = ch1.which_key_wins.inputs
-print("q =", q_win, "  keys:", {name: k.tolist() for name, k in keys_win.items()})
+print(
+    "q =", q_win, "  keys:", {name: k.tolist() for name, k in keys_win.items()}
+)
 answer = ...  # "a", "b" or "c"
 ch1.which_key_wins.check(answer)
 
@@ -449,7 +496,9 @@ ch1.which_key_wins.check(answer)
 # Then run this cell to see the scores:
 
 # %%
-win_scores = ac.dot_scores(q_win, np.stack(list(keys_win.values())))  # [E] @ [E, 3] -> [3]
+win_scores = ac.dot_scores(
+    q_win, np.stack(list(keys_win.values()))
+)  # [E] @ [E, 3] -> [3]
 dict(zip(keys_win, win_scores.round(3).tolist(), strict=True))
 
 # %% [markdown]

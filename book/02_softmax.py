@@ -32,17 +32,18 @@
 # %%
 import warnings
 
+import attn_core as ac
 import matplotlib.pyplot as plt
 import numpy as np
-from myst_nb import glue
-
-import attn_core as ac
 from attn_core import plots
 from attn_core.exercises import bugs
 from attn_core.exercises import ch02_softmax as ch2
 from attn_core.widgets import SoftmaxBars
+from myst_nb import glue
 
-rng = np.random.default_rng(2)  # every random number of this chapter comes from here
+rng = np.random.default_rng(
+    2
+)  # every random number of this chapter comes from here
 
 # %% [markdown]
 # ## The definition
@@ -90,7 +91,9 @@ glue("ch2_prop_min", float(w.min()), display=False)
 glue("ch2_prop_sum", float(w.sum()), display=False)
 print("scores ", s)
 print("weights", w.round(4))
-print(f"smallest weight {w.min():.4f} > 0; sum {w.sum():.6f}; same order: {order_kept}")
+print(
+    f"smallest weight {w.min():.4f} > 0; sum {w.sum():.6f}; same order: {order_kept}"
+)
 
 # %% [markdown]
 # The smallest weight, {glue:text}`ch2_prop_min:.4f`, belongs to the smallest score and is still
@@ -114,7 +117,12 @@ shifted = ac.softmax(scores + 100.0)
 doubled = ac.softmax(2.0 * scores)
 glue("ch2_doubled", ", ".join(f"{x:.3f}" for x in doubled), display=False)
 print("softmax(s)      ", weights.round(3))
-print("softmax(s + 100)", shifted.round(3), " same:", np.allclose(shifted, weights))
+print(
+    "softmax(s + 100)",
+    shifted.round(3),
+    " same:",
+    np.allclose(shifted, weights),
+)
 print("softmax(2 s)    ", doubled.round(3))
 
 # %% [markdown]
@@ -178,7 +186,9 @@ plt.close(fig)
 # %%
 s_temp = np.array([2.0, 1.0, 0.5, -1.0])
 temperatures = np.logspace(-2, 2, 81)
-w_temp = np.array([ac.softmax(s_temp, temperature=t) for t in temperatures])  # [N, S]
+w_temp = np.array(
+    [ac.softmax(s_temp, temperature=t) for t in temperatures]
+)  # [N, S]
 t_hot, t_cold = temperatures[-1], temperatures[0]
 hot = ac.softmax(s_temp, temperature=t_hot)
 cold = ac.softmax(s_temp, temperature=t_cold)
@@ -186,7 +196,9 @@ glue("ch2_t_hot", float(t_hot), display=False)
 glue("ch2_t_cold", float(t_cold), display=False)
 glue("ch2_hot_min", float(hot.min()), display=False)
 glue("ch2_hot_max", float(hot.max()), display=False)
-glue("ch2_cold_rest", float(np.sort(cold)[:-1].sum()), display=False)  # all but the top
+glue(
+    "ch2_cold_rest", float(np.sort(cold)[:-1].sum()), display=False
+)  # all but the top
 glue("ch2_uniform", float(1 / len(s_temp)), display=False)
 print(f"T = {t_hot:g}: ", hot.round(3))
 print(f"T = {t_cold:g}:", cold.round(3))
@@ -239,7 +251,9 @@ glue("ch2_f32_max", float(np.log(np.finfo(np.float32).max)), display=False)
 glue("ch2_f64_max", float(np.log(np.finfo(np.float64).max)), display=False)
 for dtype in (np.float32, np.float64):
     shift = {np.float32: 100, np.float64: 1000}[dtype]
-    big = np.array([1.0, 0.0, 1.0], dtype=dtype) + shift  # the seed's scores, shifted
+    big = (
+        np.array([1.0, 0.0, 1.0], dtype=dtype) + shift
+    )  # the seed's scores, shifted
     print(f"{np.dtype(dtype).name}, scores {big}:")
     show("  naive_softmax", naive_softmax, big)
     show("  ac.softmax   ", lambda x: ac.softmax(x).round(3), big)
@@ -308,11 +322,16 @@ glue("ch2_lse", float(ac.logsumexp(huge)), display=False)
 J = ac.softmax_jacobian(weights)
 h = 1e-6
 J_numeric = np.array(
-    [(ac.softmax(scores + h * e) - ac.softmax(scores - h * e)) / (2 * h) for e in np.eye(3)]
+    [
+        (ac.softmax(scores + h * e) - ac.softmax(scores - h * e)) / (2 * h)
+        for e in np.eye(3)
+    ]
 ).T
 glue("ch2_jac_err", float(np.abs(J - J_numeric).max()), display=False)
 print(J.round(4))
-print(f"largest difference from finite differences: {np.abs(J - J_numeric).max():.1e}")
+print(
+    f"largest difference from finite differences: {np.abs(J - J_numeric).max():.1e}"
+)
 
 # %% [markdown]
 # They agree to {glue:text}`ch2_jac_err:.0e`. Now look at equation {eq}`eq-jacobian` when one
@@ -324,13 +343,17 @@ print(f"largest difference from finite differences: {np.abs(J - J_numeric).max()
 gaps = np.linspace(0.0, 12.0, 49)
 zeros = np.zeros_like(gaps)
 w_gap = ac.softmax(np.stack([gaps, zeros, zeros], axis=-1))  # [N, 3]
-jac_norm = np.linalg.norm(ac.softmax_jacobian(w_gap), axis=(-2, -1))  # [N, 3, 3] -> [N]
+jac_norm = np.linalg.norm(
+    ac.softmax_jacobian(w_gap), axis=(-2, -1)
+)  # [N, 3, 3] -> [N]
 glue("ch2_jac_at0", float(jac_norm[0]), display=False)
 glue("ch2_jac_at12", float(jac_norm[-1]), display=False)
 glue("ch2_gap_max", float(gaps[-1]), display=False)
 glue("ch2_w_at12", float(w_gap[-1, 0]), display=False)
 glue("ch2_jac_ratio", float(jac_norm[0] / jac_norm[-1]), display=False)
-print(f"gap 0: norm {jac_norm[0]:.3f};  gap {gaps[-1]:g}: norm {jac_norm[-1]:.1e}")
+print(
+    f"gap 0: norm {jac_norm[0]:.3f};  gap {gaps[-1]:g}: norm {jac_norm[-1]:.1e}"
+)
 
 # %% tags=["remove-input"]
 fig = plots.plot_jacobian_norm(gaps, jac_norm, w_gap[:, 0])
@@ -484,7 +507,9 @@ ch2.my_softmax.check(my_softmax)
 
 # %% jupyter={"source_hidden": true}
 def my_softmax(scores):
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # [..., S], every exponent <= 0
+    e = np.exp(
+        scores - scores.max(axis=-1, keepdims=True)
+    )  # [..., S], every exponent <= 0
     return e / e.sum(axis=-1, keepdims=True)  # [..., S] / [..., 1]
 
 
@@ -535,7 +560,9 @@ bugs.mask_fully_masked.check(fixed_masked_weights)
 # %% jupyter={"source_hidden": true}
 def fixed_masked_weights(scores, mask):
     """Softmax over the keys of scores (..., L, S); mask (True = may attend) hides keys."""
-    scores = np.where(mask, scores, -np.inf)  # a hidden key can get no weight at all
+    scores = np.where(
+        mask, scores, -np.inf
+    )  # a hidden key can get no weight at all
     return ac.softmax(scores, axis=-1)  # a fully -inf row gets zeros, not NaN
 
 

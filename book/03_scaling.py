@@ -39,17 +39,18 @@
 # %%
 import math
 
+import attn_core as ac
 import matplotlib.pyplot as plt
 import numpy as np
-from myst_nb import glue
-
-import attn_core as ac
 from attn_core import plots, stats
 from attn_core.exercises import bugs
 from attn_core.exercises import ch03_scaling as ch3
 from attn_core.widgets import ScalingExplorer
+from myst_nb import glue
 
-rng = np.random.default_rng(3)  # every random number of this chapter comes from here
+rng = np.random.default_rng(
+    3
+)  # every random number of this chapter comes from here
 
 # %% [markdown]
 # ## The seed's example, with and without the scale
@@ -66,7 +67,9 @@ w_scaled = ac.attention_weights(example.query, example.keys)  # scale = 1/√d_k
 glue("ch3_seed_dk", d_k, display=False)
 glue("ch3_seed_sqrt", math.sqrt(d_k), display=False)
 glue("ch3_seed_plain", " / ".join(f"{w:.3f}" for w in w_plain), display=False)
-glue("ch3_seed_scaled", " / ".join(f"{w:.3f}" for w in w_scaled), display=False)
+glue(
+    "ch3_seed_scaled", " / ".join(f"{w:.3f}" for w in w_scaled), display=False
+)
 print("unscaled:     ", w_plain.round(3))
 print("scaled by √2: ", w_scaled.round(3))
 
@@ -204,7 +207,9 @@ for name, value in [
     ("jac_scaled", sat_scaled.jacobian_norm[-1]),
     ("jac_ratio", sat_scaled.jacobian_norm[-1] / sat_plain.jacobian_norm[-1]),
 ]:
-    glue(f"ch3_sat_{name}", np.asarray(value).item(), display=False)  # a Python number
+    glue(
+        f"ch3_sat_{name}", np.asarray(value).item(), display=False
+    )  # a Python number
 print(" d_k  largest weight    entropy      ‖Jacobian‖   (unscaled | scaled)")
 for i, d in enumerate(d_ks):
     print(
@@ -259,7 +264,9 @@ w64_scaled = ac.attention_weights(q64, k64)
 glue("ch3_sqrt64", math.sqrt(d_k64), display=False)
 glue("ch3_s64", ", ".join(f"{s:.1f}" for s in s64), display=False)
 glue("ch3_w64_plain", " / ".join(f"{w:.3f}" for w in w64_plain), display=False)
-glue("ch3_w64_scaled", " / ".join(f"{w:.3f}" for w in w64_scaled), display=False)
+glue(
+    "ch3_w64_scaled", " / ".join(f"{w:.3f}" for w in w64_scaled), display=False
+)
 print(f"√{d_k64} = {math.sqrt(d_k64):g}")
 print("scores          ", s64.round(2))
 print("unscaled weights", w64_plain.round(3))
@@ -283,9 +290,15 @@ print("scaled weights  ", w64_scaled.round(3))
 # %%
 d_model, n_heads = 512, 8
 d_head = d_model // n_heads
-q_h = rng.standard_normal((n_trials, 1, d_head))  # one head's queries [T, 1, d_h]
-k_h = rng.standard_normal((n_trials, n_keys, d_head))  # and keys [T, S, d_head]
-ent_right = ac.entropy(ac.attention_weights(q_h, k_h)).mean()  # scale 1/√d_head
+q_h = rng.standard_normal(
+    (n_trials, 1, d_head)
+)  # one head's queries [T, 1, d_h]
+k_h = rng.standard_normal(
+    (n_trials, n_keys, d_head)
+)  # and keys [T, S, d_head]
+ent_right = ac.entropy(
+    ac.attention_weights(q_h, k_h)
+).mean()  # scale 1/√d_head
 w_bug = ac.attention_weights(q_h, k_h, scale=1 / math.sqrt(d_model))  # the bug
 ent_bug = ac.entropy(w_bug).mean()
 glue("ch3_bug_dmodel", d_model, display=False)
@@ -364,7 +377,10 @@ ch3.spread_by_hand.check(answer)
 
 # %% jupyter={"source_hidden": true}
 answer = [math.sqrt(d_k_ex), 1.0]
-simulated = [stats.random_dot_products(d_k_ex, n_pairs, rng, scaled=s).std() for s in (False, True)]
+simulated = [
+    stats.random_dot_products(d_k_ex, n_pairs, rng, scaled=s).std()
+    for s in (False, True)
+]
 print("by hand:  ", answer)
 print("simulated:", np.round(simulated, 2))
 ch3.spread_by_hand.check(answer)
@@ -395,8 +411,14 @@ ch3.double_d_k.check(answer)
 # The variance doubles with $d_k$, so the standard deviation grows by $\sqrt{2}$. Simulated:
 
 # %% jupyter={"source_hidden": true}
-spread = [stats.random_dot_products(d, n_pairs, rng).std() for d in (d_small, d_large)]
-print(f"std at d_k={d_small}: {spread[0]:.2f}, at d_k={d_large}: {spread[1]:.2f}, ", end="")
+spread = [
+    stats.random_dot_products(d, n_pairs, rng).std()
+    for d in (d_small, d_large)
+]
+print(
+    f"std at d_k={d_small}: {spread[0]:.2f}, at d_k={d_large}: {spread[1]:.2f}, ",
+    end="",
+)
 print(f"ratio {spread[1] / spread[0]:.3f} (√2 = {math.sqrt(2):.3f})")
 ch3.double_d_k.check("×√2")
 
@@ -486,7 +508,10 @@ bugs.scale_d_model.check(fixed_head_weights)
 # %% jupyter={"source_hidden": true}
 def fixed_head_weights(q, k, n_heads):
     """Each head's attention weights (..., H, T, T) from projected q, k (..., T, D)."""
-    qh, kh = ac.split_heads(q, n_heads), ac.split_heads(k, n_heads)  # [..., H, T, d_head]
+    qh, kh = (
+        ac.split_heads(q, n_heads),
+        ac.split_heads(k, n_heads),
+    )  # [..., H, T, d_head]
     d_head = qh.shape[-1]  # the size of the vectors each head multiplies
     scores = qh @ np.swapaxes(kh, -1, -2) / math.sqrt(d_head)  # [..., H, T, T]
     return ac.softmax(scores, axis=-1)

@@ -39,21 +39,28 @@
 # %%
 import math
 
+import attn_core as ac
 import matplotlib.pyplot as plt
 import numpy as np
-from IPython.display import Math
-from myst_nb import glue
-
-import attn_core as ac
-from attn_core.by_hand import hand_steps, sentence_example, step_table, trace_self_attention
+from attn_core.by_hand import (
+    hand_steps,
+    sentence_example,
+    step_table,
+    trace_self_attention,
+)
 from attn_core.exercises import ch04_worked_example as ch4
 from attn_core.plots import plot_convex_combination
 from attn_core.widgets import QueryPad
+from IPython.display import Math
+from myst_nb import glue
 
 
 def vec(v):
     """Write a vector as (a, b), the way the text does: whole numbers bare, others to 3 decimals."""
-    parts = [f"{x:g}" if x.is_integer() else f"{x:.3f}" for x in np.asarray(v, dtype=float)]
+    parts = [
+        f"{x:g}" if x.is_integer() else f"{x:.3f}"
+        for x in np.asarray(v, dtype=float)
+    ]
     return "(" + ", ".join(parts) + ")"
 
 
@@ -101,7 +108,9 @@ step_table(table, index=words)
 
 # %%
 steps = hand_steps(q, K, V)
-written = [" + ".join(f"{a:g}×{b:g}" for a, b in zip(q, k, strict=True)) for k in K]
+written = [
+    " + ".join(f"{a:g}×{b:g}" for a, b in zip(q, k, strict=True)) for k in K
+]
 glue_numbers("ch4_score", steps.scores)
 step_table({"q · k_j": written, "score": steps.scores}, index=words)
 
@@ -148,7 +157,9 @@ step_table(table, index=words, footer=("sum", {"e^(s_j)": steps.total}))
 glue_numbers("ch4_w", steps.weights)
 glue("ch4_wsum", float(steps.weights.sum()), display=False)
 table = {"e^(s_j)": steps.exps, "÷ sum = w_j": steps.weights}
-step_table(table, index=words, footer=("sum", {"÷ sum = w_j": steps.weights.sum()}))
+step_table(
+    table, index=words, footer=("sum", {"÷ sum = w_j": steps.weights.sum()})
+)
 
 # %% [markdown]
 # $w_1 \approx$ {glue:text}`ch4_exp1:.3f` / {glue:text}`ch4_total:.3f` $\approx$
@@ -168,7 +179,9 @@ ac.attention_weights(q, K).round(3)
 # The output (출력) is each value scaled by its weight, then added up, one component at a time:
 
 # %%
-contributions = steps.weights[:, None] * V  # (3, 1) * (3, 2) -> (3, 2): w_j v_j
+contributions = (
+    steps.weights[:, None] * V
+)  # (3, 1) * (3, 2) -> (3, 2): w_j v_j
 np.testing.assert_allclose(contributions.sum(axis=0), steps.output)
 glue_numbers("ch4_o", steps.output)
 rows = {
@@ -181,9 +194,15 @@ output_row = {"w_j v_j (1)": steps.output[0], "w_j v_j (2)": steps.output[1]}
 step_table(rows, index=labels, footer=("sum = output o", output_row))
 
 # %%
-terms = [f"{w:.3f} {vec(v)}" for w, v in zip(steps.weights, V, strict=True)]  # "0.401 (2, 0)"
+terms = [
+    f"{w:.3f} {vec(v)}" for w, v in zip(steps.weights, V, strict=True)
+]  # "0.401 (2, 0)"
 equation = f"o = {' + '.join(terms)} ≈ {vec(steps.output)}"
-glue("ch4_eq_output", Math(equation.replace("o =", r"\mathbf o =")), display=False)
+glue(
+    "ch4_eq_output",
+    Math(equation.replace("o =", r"\mathbf o =")),
+    display=False,
+)
 print(equation)
 
 # %% [markdown]
@@ -209,7 +228,9 @@ exps_3 = steps.exps.round(3)  # 2.028, 1, 2.028 as written in the table
 weights_3 = (exps_3 / exps_3.sum()).round(3)  # step 4 from rounded numbers
 output_3 = (weights_3 @ V).round(3)  # step 5 from rounded weights
 print("weights", weights_3, "output", output_3)
-assert (weights_3 == steps.weights.round(3)).all() and (output_3 == steps.output.round(3)).all()
+assert (weights_3 == steps.weights.round(3)).all() and (
+    output_3 == steps.output.round(3)
+).all()
 
 # %% [markdown]
 # Here the three decimals survive. In general rounding early can move the last digit, so keep one
@@ -258,7 +279,12 @@ step_table(table, index=words)
 coordinate_sums = V.sum(axis=1)  # v_j1 + v_j2 for each value
 glue("ch4_vsum", float(coordinate_sums[0]), display=False)
 glue("ch4_osum", float(steps.output.sum()), display=False)
-print("v_j1 + v_j2 for each value:", coordinate_sums, " o_1 + o_2:", round(steps.output.sum(), 3))
+print(
+    "v_j1 + v_j2 for each value:",
+    coordinate_sums,
+    " o_1 + o_2:",
+    round(steps.output.sum(), 3),
+)
 
 # %% [markdown]
 # Every value has coordinates that add up to {glue:text}`ch4_vsum:.0f`: the three points lie on
@@ -272,7 +298,9 @@ print("v_j1 + v_j2 for each value:", coordinate_sums, " o_1 + o_2:", round(steps
 
 # %% tags=["remove-output"]
 angles = np.linspace(0.0, 2.0 * np.pi, 181)
-turning = np.stack([np.cos(angles), np.sin(angles)], axis=-1)  # (181, 2) unit queries
+turning = np.stack(
+    [np.cos(angles), np.sin(angles)], axis=-1
+)  # (181, 2) unit queries
 V_tri = np.array([V[0], V[1], [2.0, 2.0]])  # v3 moved off the line
 glue("ch4_v3_tri", vec(V_tri[2]), display=False)
 out_tri = ac.scaled_dot_product_attention(q, K, V_tri)
@@ -291,7 +319,9 @@ panels = [
         "path": ac.scaled_dot_product_attention(turning, K, V_tri),
     },
 ]
-fig = plot_convex_combination(panels)  # the page shows it below, with its caption
+fig = plot_convex_combination(
+    panels
+)  # the page shows it below, with its caption
 glue("ch4_fig_convex", fig, display=True)
 plt.close(fig)
 
@@ -344,7 +374,9 @@ step_table(columns, index=tokens)
 
 # %%
 scores = ac.dot_scores(Q, K_s)  # [3, 2] @ [2, 3] -> [3, 3]
-weights = ac.attention_weights(Q, K_s)  # softmax of each row of scores / sqrt(d_k)
+weights = ac.attention_weights(
+    Q, K_s
+)  # softmax of each row of scores / sqrt(d_k)
 out = weights @ V_s  # [3, 3] @ [3, 2] -> [3, 2]
 print(f"Q {Q.shape} @ Kᵀ {K_s.T.shape} -> scores {scores.shape}")
 print(f"weights {weights.shape} @ V {V_s.shape} -> output {out.shape}")
@@ -362,7 +394,9 @@ np.testing.assert_allclose(weights[0], steps.weights)
 np.testing.assert_allclose(out[0], steps.output)
 glue_numbers("ch4_row1_", out[0])
 glue_numbers("ch4_verb_w", weights[2])
-print(f"row 1 of the matrix result: {vec(out[0].round(3))}; by hand: {vec(steps.output.round(3))}")
+print(
+    f"row 1 of the matrix result: {vec(out[0].round(3))}; by hand: {vec(steps.output.round(3))}"
+)
 
 # %% [markdown]
 # Row 1 is ({glue:text}`ch4_row1_1:.3f`, {glue:text}`ch4_row1_2:.3f`), the same as by hand. The
@@ -422,7 +456,9 @@ print(f"row 1 of the matrix result: {vec(out[0].round(3))}; by hand: {vec(steps.
 # vectors (`ac.toy_embeddings`, seeded) and seeded random weights:
 
 # %%
-x = ac.toy_embeddings(ac.SENTENCE_KO, 4)[None]  # [batch=1, seq_len=3, embed_dim=4]
+x = ac.toy_embeddings(ac.SENTENCE_KO, 4)[
+    None
+]  # [batch=1, seq_len=3, embed_dim=4]
 layer = ac.SimpleSelfAttention(embed_dim=4, rng=np.random.default_rng(0))
 trace = trace_self_attention(layer, x)
 meaning = {
@@ -442,7 +478,9 @@ for name, array in trace.items():
 # looked at, the columns); every row sums to 1:
 
 # %%
-attention = trace["attention"][0]  # the one sentence of the batch: [seq_len, seq_len]
+attention = trace["attention"][
+    0
+]  # the one sentence of the batch: [seq_len, seq_len]
 np.testing.assert_allclose(attention.sum(axis=-1), 1.0)
 step_table({t: attention[:, j] for j, t in enumerate(tokens)}, index=tokens)
 
@@ -476,7 +514,9 @@ away = np.round(pad.weights, 3)
 pad.query = tuple(q)  # and back to the seed's query
 np.testing.assert_allclose(pad.weights, steps.weights)
 np.testing.assert_allclose(pad.output, steps.output)
-print(f"q = {vec(K[1])}: weights {away} | q = {vec(q)}: weights {np.round(pad.weights, 3)}")
+print(
+    f"q = {vec(K[1])}: weights {away} | q = {vec(q)}: weights {np.round(pad.weights, 3)}"
+)
 
 # %% [markdown]
 # ## Summary
@@ -516,7 +556,9 @@ print(f"q = {vec(K[1])}: weights {away} | q = {vec(q)}: weights {np.round(pad.we
 
 # %%
 q_new, keys = ch4.weights_by_hand.inputs
-ex_steps = hand_steps(q_new, keys, V)  # for the text's hints; the check never prints them
+ex_steps = hand_steps(
+    q_new, keys, V
+)  # for the text's hints; the check never prints them
 glue_numbers("ch4_ex_exp", ex_steps.exps[:2])
 glue_numbers("ch4_ex_score", ex_steps.scores)
 glue_numbers("ch4_ex_scaled", ex_steps.scaled)
@@ -568,7 +610,10 @@ ch4.output_by_hand.check(answer)
 
 # %% jupyter={"source_hidden": true}
 w1, w2, w3 = weights_found  # the weights of the previous solution
-answer = [round(w1 * 2 + w2 * 0 + w3 * 1, 3), round(w1 * 0 + w2 * 2 + w3 * 1, 3)]
+answer = [
+    round(w1 * 2 + w2 * 0 + w3 * 1, 3),
+    round(w1 * 0 + w2 * 2 + w3 * 1, 3),
+]
 print("output =", answer, "| coordinates add up to", round(sum(answer), 3))
 ch4.output_by_hand.check(answer)
 
@@ -646,8 +691,12 @@ ch4.my_attention.check(my_attention)
 
 # %% jupyter={"source_hidden": true}
 def my_attention(q, keys, values):
-    scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # every exponent <= 0
+    scores = (
+        q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])
+    )  # [..., L, S]
+    e = np.exp(
+        scores - scores.max(axis=-1, keepdims=True)
+    )  # every exponent <= 0
     weights = e / e.sum(axis=-1, keepdims=True)  # each row sums to 1
     return weights @ values  # [..., L, S] @ [..., S, Ev] -> [..., L, Ev]
 

@@ -28,10 +28,14 @@
 import math
 import sys
 
-from myst_nb import glue
-
 import attn_core as ac
-from attn_core.widgets import AttentionHeatmap, QueryPad, ScalingExplorer, SoftmaxBars
+from attn_core.widgets import (
+    AttentionHeatmap,
+    QueryPad,
+    ScalingExplorer,
+    SoftmaxBars,
+)
+from myst_nb import glue
 
 # %% [markdown]
 # ## The query pad (쿼리 패드)
@@ -76,7 +80,9 @@ QueryPad(key_vectors=[[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]], scaled=False)
 # {glue:text}`gal_overflow`, which is why every softmax subtracts the maximum first.
 
 # %%
-glue("gal_overflow", f"{math.log(sys.float_info.max):.0f}", display=False)  # e^710 > max float
+glue(
+    "gal_overflow", f"{math.log(sys.float_info.max):.0f}", display=False
+)  # e^710 > max float
 SoftmaxBars(scores=(2.0, 1.0, 0.1))
 
 # %% [markdown]
@@ -113,7 +119,9 @@ AttentionHeatmap(query_tokens=ac.SENTENCE_EN, n_heads=4, causal=True)
 # the heatmap need not be square.
 
 # %%
-AttentionHeatmap(query_tokens=["I", "ate", "an", "apple"], key_tokens=ac.SENTENCE_KO)
+AttentionHeatmap(
+    query_tokens=["I", "ate", "an", "apple"], key_tokens=ac.SENTENCE_KO
+)
 
 # %% [markdown]
 # A longer sequence, {glue:text}`gal_long_n` tokens (the sentence repeated): the size at which
