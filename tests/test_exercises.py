@@ -205,3 +205,116 @@ def test_get_names_the_known_ids():
     assert get("ch1-my-scores") is ch01_dot_product.my_scores
     with pytest.raises(KeyError, match="ch1-my-scores"):
         get("no-such-exercise")
+
+
+# --- The generic feedback on a wrong by-hand answer: useful, and never the answer -------------
+
+# Expected values written by hand (not computed by the code under test).
+WEIGHTS = [0.5, 0.25, 0.25]  # softmax of (ln 2, 0, 0): 2/4, 1/4, 1/4
+SCORES = [2.0, 3.0, -1.0]  # chapter 1's q·k_j, worked out in the comment above
+MATRIX = [[0.5, 0.5], [0.25, 0.75]]  # two rows of weights
+
+
+def _hand(expected):
+    ref = np.asarray(expected, dtype=float)
+    return NumberExercise("test-hand", "by hand", (), lambda: ref, register=False)
+
+
+def _shows(message, expected):
+    """True if ``message`` contains one of the expected numbers as a reader would write it."""
+    values = np.ravel(np.asarray(expected, dtype=float))
+    forms = {f"{v:.3f}" for v in values} | {f"{v:.2f}" for v in values} | {f"{v:g}" for v in values}
+    return any(f in message for f in forms if f not in {"0", "1", "2", "3", "-1"})
+
+
+GENERIC = [
+    # (expected, wrong answer, diagnosis, words the message must contain)
+    (WEIGHTS, [0.5, 0.25], "wrong-count", "expected 3 numbers, got 2"),
+    (MATRIX, [0.5, 0.5], "wrong-count", "shape (2, 2), got shape (2,)"),
+    (WEIGHTS, [0.5, 0.25, 0.254], "rounding", "entry 3 is not within the tolerance"),
+    (SCORES, [2.0, 3.01, -1.006], "rounding", "entries 2 and 3 are not within"),
+    (SCORES, [3.0, 2.0, -1.0], "wrong-order", "the right numbers, in the wrong order"),
+    (SCORES, [4.0, 6.0, -2.0], "constant-factor", "2 times too large"),
+    (SCORES, [1.0, 1.5, -0.5], "constant-factor", "half the right size"),
+    (SCORES, [2.828, 4.243, -1.414], "constant-factor", "√2 times too large"),  # 2√2, 3√2, −√2
+    (SCORES, [1.414, 2.121, -0.707], "constant-factor", "√2 times too small"),  # 2/√2, …
+    (SCORES, [-2.0, -3.0, 1.0], "constant-factor", "sign flipped"),
+    (SCORES, [6.0, 9.0, -3.0], "constant-factor", "off by the same factor"),  # ×3: not named
+    (WEIGHTS, [0.6, 0.3, 0.3], "not-summing-to-1", "your weights sum to 1.200, not 1"),
+    (MATRIX, [[0.5, 0.5], [0.25, 0.5]], "not-summing-to-1", "row 2 do not sum to 1"),
+    (SCORES, [2.0, 3.5, -1.0], "other", "entry 2 is too large; the others are right"),
+    (SCORES, [4.0, 9.0, -3.0], "other", "entries 1 and 2 are too large; entry 3 is too small"),
+    (SCORES, [2.0, 3.5, -1.01], "other", "entry 3 is only just off (a rounding slip?)"),
+    (WEIGHTS, [0.6, 0.15, 0.25], "other", "entry 1 is too large; entry 2 is too small"),
+    (
+        MATRIX,
+        [[0.5, 0.5], [0.85, 0.15]],
+        "other",
+        "row 2, column 1 is too large; row 2, column 2 is too small",
+    ),
+    ([0.447], [0.9], "other", "your number is too large"),
+    (0.447, 0.2, "other", "your number is too small"),
+]
+
+
+@pytest.mark.parametrize(
+    ("expected", "answer", "diagnosis", "words"),
+    GENERIC,
+    ids=[f"{d}-{i}" for i, (_, _, d, _) in enumerate(GENERIC)],
+)
+def test_each_generic_by_hand_message_fires_and_hides_the_answer(
+    expected, answer, diagnosis, words
+):
+    feedback = _hand(expected).check(answer)
+    assert feedback.status == "wrong" and feedback.diagnosis == diagnosis, feedback
+    assert words in feedback.message, feedback
+    assert "compare with the text above" not in feedback.message
+    assert not _shows(feedback.message, expected), feedback
+    assert _one_line(feedback)
+
+
+def test_the_generic_messages_are_all_exercised():
+    generic = {d.name for d in NumberExercise("g", "g", (), lambda: 1.0, register=False)._generic()}
+    assert generic == {d for _, _, d, _ in GENERIC}
+
+
+@pytest.mark.parametrize(
+    "ex", [e for e in EXERCISES if isinstance(e, NumberExercise)], ids=lambda ex: ex.id
+)
+def test_no_by_hand_slip_gets_the_old_catch_all(ex):
+    right = ex.expected()
+    slips = [right * 2, right + 0.5, right - 0.004 - 0.01 * np.abs(right), np.flip(right) + 1]
+    for answer in slips:
+        feedback = ex.check(answer.tolist())
+        assert feedback.status == "wrong", (answer, feedback)
+        assert "compare with the text above" not in feedback.message
+        assert not _shows(feedback.message, right), feedback
+
+
+@pytest.mark.parametrize("typed", ["×√2", "x√2", "X√2", " * √2 ", "×SQRT(2)", "x sqrt2", "'x√2'"])
+def test_a_choice_accepts_x_star_and_sqrt_for_times_root(typed):
+    from attn_core.exercises import ChoiceExercise
+
+    ex = ChoiceExercise("t", "t", ["×1", "×√2", "×2"], "×√2", {"×2": "no."}, register=False)
+    assert ex.check(typed).ok, typed
+    assert ex.check("x2").diagnosis == "chose-×2"  # a wrong pick still gets its hint
+    assert ex.check("X 2").diagnosis == "chose-×2"
+
+
+def test_a_choice_ignores_case_and_spaces():
+    from attn_core.exercises import ChoiceExercise
+
+    ex = ChoiceExercise(
+        "t", "t", ["up", "down", "same"], "up", {"down": "d.", "same": "s."}, register=False
+    )
+    assert ex.check(" UP ").ok and ex.check("Up.").ok
+    assert ex.check("Down").diagnosis == "chose-down" and ex.check("SAME").diagnosis == "chose-same"
+    assert ex.check("sideways").diagnosis == "not-an-option"
+    assert "'sideways'" in ex.check("sideways").message
+
+
+def test_choices_that_clash_after_normalising_are_refused():
+    from attn_core.exercises import ChoiceExercise
+
+    with pytest.raises(ValueError, match="must differ"):
+        ChoiceExercise("t", "t", ["x2", "×2"], "×2", {}, register=False)

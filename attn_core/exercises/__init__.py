@@ -32,7 +32,11 @@ API
     ``forgot_scale``, ``scaled_by_d_model``, ``kT_on_batch``,
     ``heads_without_transpose``, ``masked_row_uniform``,
     ``masked_key_weighted``, and the builders ``matches`` (the answer equals the
-    mistake, recomputed with attn_core) and ``factor``.
+    mistake, recomputed with attn_core) and ``factor``. A by-hand answer no
+    chapter diagnosis explains gets a generic one: wrong length, rounding (which
+    entries), wrong order, weights not summing to 1, a constant factor (2, √2,
+    …), or which entries are off by position — never the answer itself. A
+    choice ignores case, spaces and quotes, and reads "x", "X", "*" as "×".
 
 Adding a chapter's exercises: a module ``chNN_name.py`` here that builds them at
 module level; every diagnosis it lists needs a ``Mistake`` that triggers it.

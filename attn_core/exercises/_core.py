@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 import sys
+import unicodedata
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -336,7 +338,14 @@ class NumberExercise(Exercise):
     def _generic(self):
         from . import diagnose
 
-        return [diagnose.wrong_count(), diagnose.rounding()]
+        return [
+            diagnose.wrong_count(),
+            diagnose.rounding(),
+            diagnose.wrong_order(),
+            diagnose.not_summing_to_one(),
+            diagnose.constant_factor(),
+            diagnose.off_entries(),
+        ]
 
     def _praise(self):
         return f"{self.title} (checked to within {self.atol:g})."
@@ -421,6 +430,9 @@ class ChoiceExercise(Exercise):
 
     def __init__(self, id, title, options: Sequence[str], answer, why_not, **kw):
         self.options, self._answer = [str(o) for o in options], str(answer)
+        self._by_key = {_choice_key(o): o for o in self.options}
+        if len(self._by_key) != len(self.options):
+            raise ValueError(f"options {self.options} must differ after normalising case and ×")
         diagnoses = [
             Diagnosis(f"chose-{opt}", msg, lambda trials, opt=opt: trials[0].got == opt)
             for opt, msg in why_not.items()
@@ -431,14 +443,32 @@ class ChoiceExercise(Exercise):
     def _trials(self, answer):
         if _is_unanswered(answer):
             raise _Unanswered(_UNANSWERED_VALUE)
-        pick = str(answer).strip().strip("\"'")
-        if pick not in self.options:
+        typed = str(answer).strip().strip("\"'")
+        pick = self._by_key.get(_choice_key(typed))
+        if pick is None:
             choices = ", ".join(map(repr, self.options))
-            raise _Wrong("not-an-option", f"answer with one of {choices}, not {pick!r}.")
+            raise _Wrong("not-an-option", f"answer with one of {choices}, not {typed!r}.")
         return [_ChoiceTrial(pick == self._answer, pick)]
 
     def _praise(self):
         return f"{self.title}: now run the next cell and see it happen."
+
+
+_TIMES = re.compile(r"(?<![a-z])[x*·](?=\s*[\d√.(]|\s*sqrt)")
+_SQRT = re.compile(r"sqrt\s*\(?\s*([\d.]+)\s*\)?")
+
+
+def _choice_key(text):
+    """A typed option, normalised: case, spaces, quotes and "x" "*" "·" for "×", "sqrt2" for "√2".
+
+    Examples
+    --------
+    >>> [_choice_key(t) for t in ("×√2", " X√2 ", "x sqrt(2)", "*√2", "Down", "'up'")]
+    ['×√2', '×√2', '×√2', '×√2', 'down', 'up']
+    """
+    text = unicodedata.normalize("NFKC", str(text)).strip().strip("\"'`").strip().lower()
+    text = _SQRT.sub(r"√\1", _TIMES.sub("×", text))
+    return re.sub(r"\s+", "", text).rstrip(".")
 
 
 @dataclass

@@ -11,6 +11,13 @@ test over the trials. Two families:
   equals it. That makes the diagnosis exact: "you scaled by d_model" fires only
   for an answer that really is the d_model-scaled one.
 
+A wrong by-hand answer that no chapter diagnosis explains still gets a useful
+line, from the generic ones tried in this order: :func:`wrong_count` (length or
+shape), :func:`rounding` (close, but outside the tolerance: which entries),
+:func:`wrong_order`, :func:`not_summing_to_one` (weights), :func:`constant_factor`
+(2, ½, √2, 1/√2, −1 or any one factor) and :func:`off_entries` (which entries
+are off, by position, too large or too small). None of them says the answer.
+
 Examples
 --------
 >>> from attn_core.exercises import Case, Trial
@@ -31,6 +38,7 @@ from ._core import Diagnosis
 
 __all__ = [
     "batch_only",
+    "constant_factor",
     "factor",
     "forgot_scale",
     "heads_without_transpose",
@@ -39,11 +47,14 @@ __all__ = [
     "masked_row_uniform",
     "matches",
     "nan_for_large_scores",
+    "not_summing_to_one",
+    "off_entries",
     "raised",
     "rounding",
     "rows_not_normalised",
     "scaled_by_d_model",
     "wrong_count",
+    "wrong_order",
     "wrong_shape",
     "wrong_values",
 ]
@@ -246,28 +257,209 @@ def wrong_values():
     return Diagnosis("wrong-values", message, lambda trials: bool(_failing(trials)))
 
 
+def _where(index, shape):
+    """A 1-based position a reader can find: "entry 2", or "row 1, column 3"."""
+    if len(shape) <= 1:
+        return f"entry {index[0] + 1}" if index else "your number"
+    if len(shape) == 2:
+        return f"row {index[0] + 1}, column {index[1] + 1}"
+    return "entry (" + ", ".join(str(i + 1) for i in index) + ")"
+
+
+def _listing(places, limit=4):
+    """ "entry 1", "entries 1 and 3", "row 1, column 2; row 2, column 1", at most ``limit``."""
+    if len(places) > 1 and all(p.startswith("entry ") for p in places):
+        nums = [p.removeprefix("entry ") for p in places]
+        shown = nums[:limit] + (["…"] if len(nums) > limit else [])
+        return "entries " + (", ".join(shown[:-1]) + " and " + shown[-1])
+    shown = places[:limit] + (["…"] if len(places) > limit else [])
+    return "; ".join(shown)
+
+
+def _subject(indices, shape):
+    """ "entry 2 is", "entries 1 and 3 are": the places as the subject of a sentence."""
+    verb = "is" if len(indices) == 1 else "are"
+    return f"{_listing([_where(i, shape) for i in indices])} {verb}"
+
+
+def _by_hand(trials):
+    """The one trial of a by-hand answer when it is numeric and has the right shape."""
+    t = trials[0]
+    return t if _same_shape(t) else None
+
+
 def wrong_count():
     """By hand: a list of the wrong length (or a number where a list is due)."""
 
     def message(trials):
-        n_got, n_want = trials[0].got.size, trials[0].expected.size
-        return f"expected {n_want} number{'s' * (n_want != 1)}, got {n_got}."
+        got, want = trials[0].got, trials[0].expected
+        if got.ndim <= 1 and want.ndim <= 1:
+            n_got, n_want = got.size, want.size
+            return f"expected {n_want} number{'s' * (n_want != 1)}, got {n_got}."
+        return f"expected an array of shape {want.shape}, got shape {got.shape}."
 
     return Diagnosis(
         "wrong-count", message, lambda trials: trials[0].got.shape != trials[0].expected.shape
     )
 
 
+def _close(t, within):
+    """Entry by entry: within ``within`` × the tolerance of the expected value."""
+    tol = within * (t.atol + t.rtol * np.abs(t.expected))
+    return np.abs(t.got - t.expected) <= tol
+
+
 def rounding(within=10.0):
     """By hand: close to the answer (within ``within`` × the tolerance) but not close enough."""
 
-    def test(trials):
+    def message(trials):
         t = trials[0]
-        return bool(np.allclose(t.got, t.expected, atol=within * t.atol, rtol=within * t.rtol))
+        off = [tuple(i) for i in np.argwhere(~_close(t, 1.0))]
+        lead = (
+            "close, but not"
+            if t.expected.size == 1
+            else f"close, but {_subject(off, t.expected.shape)} not"
+        )
+        return (
+            f"{lead} within the tolerance ({t.atol:g}) — keep three decimals at every step "
+            "and round only at the end."
+        )
+
+    def test(trials):
+        t = _by_hand(trials)
+        return t is not None and bool(_close(t, within).all())
+
+    return Diagnosis("rounding", message, test)
+
+
+def wrong_order():
+    """By hand: the right numbers, in another order."""
+
+    def test(trials):
+        t = _by_hand(trials)
+        if t is None or t.expected.size < 2:
+            return False
+        same = np.allclose(np.sort(t.got, axis=None), np.sort(t.expected, axis=None), atol=t.atol)
+        return bool(same)
 
     return Diagnosis(
-        "rounding",
-        "close, but not within the tolerance — keep three decimals at every step and "
-        "round only at the end.",
+        "wrong-order",
+        "the right numbers, in the wrong order — keep the order of the keys (or rows) as given.",
         test,
     )
+
+
+_FACTORS = (
+    (2.0, "2 times too large"),
+    (0.5, "half the right size"),
+    (math.sqrt(2), "√2 times too large"),
+    (1 / math.sqrt(2), "√2 times too small"),
+    (-1.0, "the right size with the sign flipped"),
+)
+
+
+def _named_factor(t):
+    """The description of a common factor ``got / expected`` (2, ½, √2, 1/√2, −1), or None."""
+    if not np.any(np.abs(t.expected) > t.atol):
+        return None
+    for f, words in _FACTORS:
+        if np.allclose(t.got, f * t.expected, atol=t.atol, rtol=max(t.rtol, 2e-3)):
+            return words
+    return None
+
+
+def _any_factor(t):
+    """True when every entry is the expected one times the same factor (not 1)."""
+    big = np.abs(t.expected) > 10 * t.atol
+    if big.sum() < 2 or not np.allclose(t.got[~big], 0.0, atol=10 * t.atol):
+        return False
+    ratio = t.got[big] / t.expected[big]
+    return bool(np.allclose(ratio, ratio[0], rtol=5e-3) and not np.isclose(ratio[0], 1.0))
+
+
+def constant_factor():
+    """By hand: every entry off by one factor: 2, ½, √2, 1/√2, −1 named, any other unnamed."""
+
+    def message(trials):
+        t = trials[0]
+        words = _named_factor(t)
+        every = "your number is" if t.expected.size == 1 else "every number is"
+        if words is not None:
+            return f"{every} {words} — look for a step that multiplies or divides once too often."
+        return (
+            "every number is off by the same factor — the steps are right, but a scale "
+            "(a multiplication or a division) is wrong or missing."
+        )
+
+    def test(trials):
+        t = _by_hand(trials)
+        return t is not None and (_named_factor(t) is not None or _any_factor(t))
+
+    return Diagnosis("constant-factor", message, test)
+
+
+def _weights_like(expected):
+    """True when ``expected`` is a row (or rows) of weights: ≥ 0 and summing to 1."""
+    if expected.ndim == 0 or expected.shape[-1] < 2 or (expected < 0).any():
+        return False
+    return bool(np.allclose(expected.sum(axis=-1), 1.0, atol=1e-9))
+
+
+def not_summing_to_one():
+    """By hand: weights (the expected ones sum to 1) that do not sum to 1."""
+
+    def message(trials):
+        t = trials[0]
+        sums = t.got.sum(axis=-1)
+        if sums.ndim == 0:
+            said = f"your weights sum to {float(sums):.3f}, not 1"
+        else:
+            rows = np.flatnonzero(np.abs(sums - 1.0) > 2 * t.atol * t.expected.shape[-1])
+            said = "the weights of " + _listing([f"row {r + 1}" for r in rows]) + " do not sum to 1"
+        return f"{said} — each weight is its exponential divided by the total of them all."
+
+    def test(trials):
+        t = _by_hand(trials)
+        if t is None or not _weights_like(t.expected):
+            return False
+        tol = 2 * t.atol * t.expected.shape[-1]  # rounding each entry to three decimals
+        return bool((np.abs(t.got.sum(axis=-1) - 1.0) > tol).any())
+
+    return Diagnosis("not-summing-to-1", message, test)
+
+
+def off_entries():
+    """By hand, the last word: which entries are off (by position), too large or too small.
+
+    Named ``"other"``: it fires for any wrong answer of the right shape and
+    never says what the right numbers are.
+    """
+
+    def message(trials):
+        t = trials[0]
+        shape, close = t.expected.shape, _close(t, 10.0)
+        wrong = ~_close(t, 1.0)
+        far = [tuple(i) for i in np.argwhere(wrong & ~close)]
+        near = [tuple(i) for i in np.argwhere(wrong & close)]
+        if t.expected.size == 1:
+            side = (
+                "too large"
+                if float(t.got.ravel()[0]) > float(t.expected.ravel()[0])
+                else "too small"
+            )
+            return f"your number is {side}, by more than rounding — redo the steps one by one."
+        parts = []
+        for group, word in ((far, "too large"), (far, "too small")):
+            picked = [i for i in group if (t.got[i] > t.expected[i]) == (word == "too large")]
+            if picked:
+                parts.append(f"{_subject(picked, shape)} {word}")
+        if near:
+            parts.append(f"{_subject(near, shape)} only just off (a rounding slip?)")
+        right = t.expected.size - len(far) - len(near)
+        tail = {0: "", 1: "; the other one is right"}.get(right, "; the others are right")
+        return "; ".join(parts) + tail + "."
+
+    def test(trials):
+        return _by_hand(trials) is not None and not trials[0].ok
+
+    return Diagnosis("other", message, test)
