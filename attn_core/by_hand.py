@@ -106,13 +106,16 @@ def hand_steps(query, key, value, *, scale=None):
 
 
 def sentence_example():
-    """The seed's sentence "나는 사과를 먹었다" as Q, K, V (3, 2) whose row 0 is the seed's example.
+    """The seed's sentence "나는 사과를 먹었다" as Q, K, V (3, 2); row 1 is the seed's example.
 
     Token ``i`` of :data:`attn_core.SENTENCE_KO` has query ``Q[i]``, key ``K[i]``
-    and value ``V[i]``. ``Q[0]`` is the seed's q = (1, 0), and K and V are the
-    seed's keys and values, so row 0 of the attention output is the hand
-    computation. "먹었다" (ate) asks in the direction of "사과를"'s key: the verb
-    looks for its object.
+    and value ``V[i]``. K and V are the seed's keys and values, and ``Q[1]``,
+    the query of "사과를" (the apple), is the seed's q = (1, 0): as in the
+    seed article, "사과" looks at "나는" (I) and "먹었다" (ate), so row 1 of
+    the attention output is the hand computation. "나는" asks in the
+    direction of "먹었다"'s key (the subject looks for its verb), and
+    "먹었다" in the direction of "사과를"'s key (the verb looks for its
+    object).
 
     Returns
     -------
@@ -123,14 +126,14 @@ def sentence_example():
     --------
     >>> ex = sentence_example()
     >>> ex.query
-    array([[1., 0.],
-           [1., 1.],
+    array([[1., 1.],
+           [1., 0.],
            [0., 1.]])
-    >>> bool((ex.query[0] == seed_example().query).all())
+    >>> bool((ex.query[1] == seed_example().query).all())
     True
     """
     seed = seed_example()
-    queries = np.array([seed.query, [1.0, 1.0], [0.0, 1.0]])  # 나는, 사과를, 먹었다
+    queries = np.array([[1.0, 1.0], seed.query, [0.0, 1.0]])  # 나는, 사과를, 먹었다
     return WorkedExample(query=queries, keys=seed.keys, values=seed.values)
 
 

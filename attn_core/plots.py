@@ -158,16 +158,37 @@ def plot_convex_combination(panels, *, labels=("v₁", "v₂", "v₃")):
         if "path" in panel:
             path = np.asarray(panel["path"])  # (N, 2)
             ax.plot(path[:, 0], path[:, 1], "k:", lw=2, zorder=2.5, label="as q turns")  # over hull
-        for i, (name, (x, y)) in enumerate(panel["outputs"].items()):
-            style = {"s": 70, "marker": "oDs^v"[i % 5], "edgecolor": "black", "zorder": 4}
-            colour = _colours(4, "cividis")[1]
-            ax.scatter(x, y, color=colour, label=f"{name} ({x:.3f}, {y:.3f})", **style)
+        _draw_outputs(ax, panel["outputs"], legend=True)
         ax.set(xlim=(-0.5, 2.9), ylim=(-0.5, 2.9), aspect="equal", title=panel.get("title", ""))
         ax.set(xlabel="dimension 1", ylabel="dimension 2")
         ax.grid(alpha=0.3)
         ax.legend(frameon=False, fontsize=8, loc="upper right")
+        if "inset" in panel:
+            _zoom_inset(ax, panel)
     fig.tight_layout()
     return fig
+
+
+def _draw_outputs(ax, outputs, legend):
+    """The outputs as large marked points (circle, diamond, ...), labelled in the legend."""
+    colour = _colours(4, "cividis")[1]
+    for i, (name, (x, y)) in enumerate(outputs.items()):
+        style = {"s": 70, "marker": "oDs^v"[i % 5], "edgecolor": "black", "zorder": 4}
+        label = f"{name} ({x:.3f}, {y:.3f})" if legend else None
+        ax.scatter(x, y, color=colour, label=label, **style)
+
+
+def _zoom_inset(ax, panel):
+    """A magnified view of ``panel["inset"]`` = (x0, x1, y0, y1), in the lower left."""
+    x0, x1, y0, y1 = panel["inset"]
+    inner = ax.inset_axes([0.03, 0.03, 0.37, 0.37])
+    values = np.asarray(panel["values"], dtype=float)
+    ring = np.vstack([values, values[:1]])
+    inner.plot(ring[:, 0], ring[:, 1], color=_colours(4, "cividis")[2], lw=6, alpha=0.4)
+    _draw_outputs(inner, panel["outputs"], legend=False)
+    inner.set(xlim=(x0, x1), ylim=(y0, y1), aspect="equal", xticks=[], yticks=[])
+    inner.set_title("zoomed in", fontsize=8, pad=2)
+    ax.indicate_inset_zoom(inner, edgecolor="grey")
 
 
 def _draw_hull(ax, values, labels):
@@ -204,10 +225,10 @@ def plot_query_keys(panels):
         for k, score, name, c in zip(
             keys, panel["scores"], panel["labels"], _OKABE_ITO, strict=False
         ):
-            _arrow(ax, k, c, "-", f"{name} = ({k[0]:g}, {k[1]:g})\nq·k = {score:.3g}")
+            _arrow(ax, k, c, "-", f"{name} = ({k[0]:g}, {k[1]:g})\nq·k = {score:.3g}", lw=4)
         _arrow(ax, q, "black", "--", f"q = ({q[0]:g}, {q[1]:g})", below=True)
-        lim = 1.25 * max(1.0, np.abs(np.vstack([keys, q])).max())
-        ax.set(xlim=(-lim, lim), ylim=(-lim, lim), aspect="equal", title=panel.get("title", ""))
+        ax.set(**_room_for_labels(np.vstack([keys, q, [0.0, 0.0]])))
+        ax.set(aspect="equal", title=panel.get("title", ""))
         ax.set(xlabel="component 1", ylabel="component 2")
         ax.axhline(0, color="grey", lw=0.5)
         ax.axvline(0, color="grey", lw=0.5)
@@ -216,10 +237,24 @@ def plot_query_keys(panels):
     return fig
 
 
-def _arrow(ax, v, colour, style, text, below=False):
-    """One vector from the origin, labelled beyond its tip (or below it, clear of a key)."""
+def _room_for_labels(points):
+    """Axis limits around ``points`` (N, 2), with room right of and above the tips for labels."""
+    size = max(1.0, np.abs(points).max())
+    (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
+    return {
+        "xlim": (x0 - 0.3 * size, x1 + 1.0 * size),
+        "ylim": (y0 - 0.45 * size, y1 + 0.5 * size),
+    }
+
+
+def _arrow(ax, v, colour, style, text, below=False, lw=2):
+    """One vector from the origin, labelled beyond its tip (or below it, clear of a key).
+
+    Keys are drawn wider (``lw``) than the dashed query on top, so a key equal to
+    the query still shows round it.
+    """
     ax.annotate(
-        "", v, (0, 0), arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 2, "ls": style}
+        "", v, (0, 0), arrowprops={"arrowstyle": "-|>", "color": colour, "lw": lw, "ls": style}
     )
     offset, va = ((4, -6), "top") if below else ((4, 4), "bottom")
     ax.annotate(text, v, xytext=offset, textcoords="offset points", color=colour, fontsize=8, va=va)

@@ -18,10 +18,19 @@
 #
 # Attention (어텐션) lets every word of a sentence decide how much to look at every other word.
 # Each word carries a *query* (쿼리, what it is looking for) and a *key* (키, what it offers), both
-# vectors (벡터) of numbers, and a third vector, its *value* (밸류), that it passes on. Before
-# anything else, attention needs one number that says how well a query matches a key. The first
-# attention models learned a small neural network for it {cite}`bahdanau2015`; the Transformer
-# uses the dot product (내적) {cite}`vaswani2017`, and so does this book.
+# vectors (벡터) of numbers, and a third vector, its *value* (밸류), that it passes on.
+#
+# The second seed article explains the three with a library (도서관). The query is the search
+# term you type in (검색어); the keys are the books' index entries and tags (색인, 태그), what
+# each book can be found by; the value is the content of a book (책의 내용), what you take home.
+# The search term is compared with every index entry, and the better an entry matches, the more
+# of that book's content you take. Attention does the same, except that it never picks just one
+# book: it takes a little of every book, more of the ones that match better.
+#
+# Before anything else, attention needs one number, a score (점수), that says how well a query
+# matches a key. The first attention models learned a small neural network for it
+# {cite:p}`bahdanau2014`; the Transformer uses the dot product (내적) {cite:p}`vaswani2017`, and
+# so does this book.
 #
 # After this chapter you will be able to:
 #
@@ -32,6 +41,8 @@
 # - transpose a *batch* of keys correctly (`np.swapaxes(k, -1, -2)`, not `k.T`).
 
 # %%
+import textwrap
+
 import attn_core as ac
 import matplotlib.pyplot as plt
 import numpy as np
@@ -41,15 +52,14 @@ from attn_core.exercises import ch01_dot_product as ch1
 from attn_core.widgets import QueryPad
 from myst_nb import glue
 
-rng = np.random.default_rng(
-    1
-)  # every random number of this chapter comes from here
+# every random number of this chapter comes from here
+rng = np.random.default_rng(1)
 
 # %% [markdown]
 # ## Two ways to write one number
 #
-# For a query $\mathbf{q}$ and a key $\mathbf{k}$ with $d$ components each, the dot product
-# multiplies matching components and adds them up:
+# For a query $\mathbf{q}$ and a key $\mathbf{k}$ with $d$ components each (their dimension,
+# 차원), the dot product multiplies matching components and adds them up:
 #
 # $$
 # \mathbf{q}\cdot\mathbf{k} = \sum_{m=1}^{d} q_m k_m .
@@ -70,16 +80,16 @@ rng = np.random.default_rng(
 
 # %%
 example = ac.seed_example()
-q, keys = example.query, example.keys  # [E], [S, E] with E = 2, S = 3
+q, keys = example.query, example.keys  # [E], [S, E]: E = 2, S = 3
 scores = ac.dot_scores(q, keys)  # [E] @ [E, S] -> [S]
-angles = np.arctan2(keys[:, 1], keys[:, 0]) - np.arctan2(
-    q[1], q[0]
-)  # θ of each key, [S]
+# the angle θ of each key, measured from q: [S]
+angles = np.arctan2(keys[:, 1], keys[:, 0]) - np.arctan2(q[1], q[0])
 lengths = np.linalg.norm(keys, axis=-1)  # ‖k‖, [S]
-by_angle = np.linalg.norm(q) * lengths * np.cos(angles)  # ‖q‖‖k‖cos θ, [S]
+by_angle = np.linalg.norm(q) * lengths * np.cos(angles)  # ‖q‖‖k‖cos θ
 for j in range(len(keys)):
+    theta = np.degrees(angles[j])
     print(
-        f"k{j + 1} = {keys[j]}:  q·k = {scores[j]:g}   θ = {np.degrees(angles[j]):4.0f}°  "
+        f"k{j + 1} = {keys[j]}:  q·k = {scores[j]:g}   θ = {theta:4.0f}°  "
         f"‖k‖ = {lengths[j]:.3f}  ‖q‖‖k‖cos θ = {by_angle[j]:.3f}"
     )
 glue("ch1_d", len(q), display=False)
@@ -150,12 +160,15 @@ glue("ch1_turn_opposite", float(turn_scores[4]), display=False)
 # long can beat a short key that points almost exactly along it:
 
 # %%
-near = np.array(
-    [np.cos(np.radians(10.0)), np.sin(np.radians(10.0))]
-)  # length 1, 10° away
-far_long = 3.0 * np.array(
-    [np.cos(np.radians(60.0)), np.sin(np.radians(60.0))]
-)  # length 3, 60°
+
+
+def unit(degrees):
+    """The unit vector at an angle of ``degrees`` from the first axis."""
+    return np.array([np.cos(np.radians(degrees)), np.sin(np.radians(degrees))])
+
+
+near = unit(10.0)  # length 1, 10° away
+far_long = 3.0 * unit(60.0)  # length 3, 60° away
 rivals = np.stack([near, far_long])  # [2, 2]
 rival_scores = ac.dot_scores(q, rivals)
 rival_lengths = np.linalg.norm(rivals, axis=-1)
@@ -168,9 +181,8 @@ for name, k, s, n, a in zip(
     rival_angles,
     strict=True,
 ):
-    print(
-        f"{name}: k = {k.round(3)}  θ = {a:.0f}°  ‖k‖ = {n:.0f}  q·k = {s:.3f}"
-    )
+    print(f"{name}: k = {k.round(3)}  θ = {a:.0f}°  ‖k‖ = {n:.0f}", end="")
+    print(f"  q·k = {s:.3f}")
 for i, name in enumerate(["near", "long"]):
     glue(f"ch1_{name}_angle", float(rival_angles[i]), display=False)
     glue(f"ch1_{name}_length", float(rival_lengths[i]), display=False)
@@ -210,9 +222,12 @@ plt.close(fig)
 #
 # ## Every score at once: $QK^\top$
 #
-# A sentence has many queries, one per word. Stack them as the rows of a matrix $Q$ of shape
-# $(L, E)$ (L queries of size E) and the keys as the rows of $K$, shape $(S, E)$. Then every
-# score is one entry of a single matrix product:
+# A sentence has many queries, one per word. Stack them as the rows of a matrix (행렬) $Q$ of
+# shape $(L, E)$, $L$ queries of size $E$, and the keys as the rows of $K$, shape $(S, E)$.
+# $E$ is the same size as $d$ above: code in this book (and PyTorch's documentation) names it
+# $E$, and from {ref}`ch-scaling` on, the formulas call the size of a key $d_k$. In this book
+# $E = d = d_k$ unless a chapter says otherwise. The transpose (전치) $K^\top$ turns the rows of
+# $K$ into columns, and then every score is one entry of a single matrix product:
 #
 # $$
 # \underbrace{Q}_{(L,\,E)}\;\underbrace{K^\top}_{(E,\,S)} = \underbrace{QK^\top}_{(L,\,S)},
@@ -222,9 +237,8 @@ plt.close(fig)
 # Row $i$ holds query $i$'s scores against every key. Take the seed's query and two more:
 
 # %%
-Q = np.array(
-    [q, [0.0, 1.0], [-1.0, 0.5]]
-)  # [L, E] = [3, 2]: the seed's query first
+# [L, E] = [3, 2]: the seed's query first, then two more
+Q = np.array([q, [0.0, 1.0], [-1.0, 0.5]])
 all_scores = ac.dot_scores(Q, keys)  # [L, E] @ [E, S] -> [L, S]
 loops = np.array(
     [[sum(Qi[m] * kj[m] for m in range(2)) for kj in keys] for Qi in Q]
@@ -267,10 +281,10 @@ print("np.swapaxes(k, -1, -2):  ", np.swapaxes(k_batch, -1, -2).shape)
 try:
     q_batch @ k_batch.T
 except ValueError as err:
-    print("q @ k.T fails:", str(err).split(" (")[0])
-batch_scores = q_batch @ np.swapaxes(
-    k_batch, -1, -2
-)  # [B, L, E] @ [B, E, S] -> [B, L, S]
+    message = str(err).split(" (")[0]
+    print("q @ k.T fails:", textwrap.fill(message, 60, subsequent_indent="  "))
+# [B, L, E] @ [B, E, S] -> [B, L, S]
+batch_scores = q_batch @ np.swapaxes(k_batch, -1, -2)
 print("q @ np.swapaxes(k, -1, -2):", batch_scores.shape)
 print(
     "equal to ac.dot_scores:",
@@ -297,6 +311,8 @@ QueryPad()
 # %% [markdown]
 # ## Summary
 #
+# - A query is the search term, a key the index entry, a value the book's content (도서관, the
+#   seed's library); the score (점수) says how well a query matches a key.
 # - The dot product (내적) of a query and a key is $\sum_m q_m k_m$, equation {eq}`eq-dot`, which
 #   equals $\|\mathbf{q}\|\|\mathbf{k}\|\cos\theta$, equation {eq}`eq-dot-cos`.
 # - It is largest for the same direction, zero at a right angle and negative for opposite
@@ -376,9 +392,8 @@ ch1.cosine_by_hand.check(answer)
 dot = 2 * 0 + 1 * 3  # q = (2, 1), the second key = (0, 3)
 length_q, length_k = (2**2 + 1**2) ** 0.5, (0**2 + 3**2) ** 0.5
 answer = round(dot / (length_q * length_k), 3)
-print(
-    f"q·k = {dot}   ‖q‖ = {length_q:.3f}   ‖k‖ = {length_k:.3f}   cos θ = {answer}"
-)
+print(f"q·k = {dot}   ‖q‖ = {length_q:.3f}   ‖k‖ = {length_k:.3f}")
+print(f"cos θ = {answer}")
 print(f"θ = {np.degrees(np.arccos(answer)):.1f}°")
 ch1.cosine_by_hand.check(answer)
 
@@ -418,9 +433,8 @@ ch1.my_scores.check(my_scores)
 
 # %% jupyter={"source_hidden": true}
 def my_scores(q, k):
-    return q @ np.swapaxes(
-        k, -1, -2
-    )  # [..., L, E] @ [..., E, S] -> [..., L, S]
+    # [..., L, E] @ [..., E, S] -> [..., L, S]
+    return q @ np.swapaxes(k, -1, -2)
 
 
 ch1.my_scores.check(my_scores)
@@ -465,10 +479,12 @@ bugs.kT_batch.check(fixed_scores)
 
 # %% jupyter={"source_hidden": true}
 def fixed_scores(q, k):
-    """All pairwise scores q·k: q (..., L, E), k (..., S, E) -> (..., L, S)."""
-    return q @ np.swapaxes(
-        k, -1, -2
-    )  # [..., L, E] @ [..., E, S] -> [..., L, S]
+    """All pairwise scores q·k.
+
+    q (..., L, E), k (..., S, E) -> (..., L, S).
+    """
+    # [..., L, E] @ [..., E, S] -> [..., L, S]
+    return q @ np.swapaxes(k, -1, -2)
 
 
 bugs.kT_batch.check(fixed_scores)
@@ -483,23 +499,20 @@ bugs.kT_batch.check(fixed_scores)
 # The cell below prints a query and three keys named a, b and c. *Before* computing anything,
 # decide which key gets the largest dot product with the query, and answer with its name.
 # ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Look at the query first: which way does it point, and how long is it? For such a query, which
+# part of each key is all that counts in $\sum_m q_m k_m$?
+# ```
 
 # %%
 q_win, keys_win = ch1.which_key_wins.inputs
-print(
-    "q =", q_win, "  keys:", {name: k.tolist() for name, k in keys_win.items()}
-)
+named = {name: k.tolist() for name, k in keys_win.items()}
+print("q =", q_win, "  keys:", named)
 answer = ...  # "a", "b" or "c"
 ch1.which_key_wins.check(answer)
-
-# %% [markdown]
-# Then run this cell to see the scores:
-
-# %%
-win_scores = ac.dot_scores(
-    q_win, np.stack(list(keys_win.values()))
-)  # [E] @ [E, 3] -> [3]
-dict(zip(keys_win, win_scores.round(3).tolist(), strict=True))
 
 # %% [markdown]
 # ```{solution-start} ex-ch1-which-key-wins
@@ -508,9 +521,12 @@ dict(zip(keys_win, win_scores.round(3).tolist(), strict=True))
 #
 # This query points along the first axis with length 1, so each score is simply the key's first
 # component. Key b is further off in angle than a, but so much longer that it wins; c is the
-# longest of all, but at a right angle to $\mathbf{q}$ it scores nothing.
+# longest of all, but at a right angle to $\mathbf{q}$ it scores nothing. The scores, computed:
 
 # %% jupyter={"source_hidden": true}
+win_keys = np.stack(list(keys_win.values()))  # [3, E]
+win_scores = ac.dot_scores(q_win, win_keys)  # [E] @ [E, 3] -> [3]
+print(dict(zip(keys_win, win_scores.round(3).tolist(), strict=True)))
 answer = "b"
 ch1.which_key_wins.check(answer)
 

@@ -24,17 +24,19 @@
 # After this chapter you will be able to:
 #
 # - compute an attention output with pencil and paper: scores, scaling, exponentials, weights
-#   and the weighted sum (가중합 weighted sum), and check every digit against `attn_core`;
+#   and the weighted sum (가중합), and check every digit against `attn_core`;
 # - say what the scaling changed, by redoing the example without it;
 # - draw the output as a point among the values and explain why it can never leave their
 #   convex hull;
 # - compute the attention of a whole sentence as two matrix products, and find the hand
-#   computation in its first row;
+#   computation in the row of "사과를" (the apple);
 # - read the PyTorch `SimpleSelfAttention` of the second seed article and run its numpy twin,
-#   with the shape of every intermediate array.
+#   with the shape of every intermediate array;
+# - say what comes after this chapter: self- and cross-attention, many heads, masks, and why
+#   the cost grows with the square of the sentence length.
 #
 # Every number in the text below is computed by the code cells and rounded to three decimals, as
-# the seed article does; nothing is typed in by hand.
+# the seed article does.
 
 # %%
 import math
@@ -56,7 +58,7 @@ from myst_nb import glue
 
 
 def vec(v):
-    """Write a vector as (a, b), the way the text does: whole numbers bare, others to 3 decimals."""
+    """Write a vector as (a, b): whole numbers bare, others to 3 decimals."""
     parts = [
         f"{x:g}" if x.is_integer() else f"{x:.3f}"
         for x in np.asarray(v, dtype=float)
@@ -65,7 +67,7 @@ def vec(v):
 
 
 def glue_numbers(prefix, values):
-    """Glue each entry of ``values`` as ``{prefix}1``, ``{prefix}2``, ... (Python floats)."""
+    """Glue each entry of ``values`` as ``{prefix}1``, ``{prefix}2``, ..."""
     for j, value in enumerate(np.ravel(values), start=1):
         glue(f"{prefix}{j}", float(value), display=False)
 
@@ -75,7 +77,8 @@ def glue_numbers(prefix, values):
 #
 # One query $\mathbf q$ looks at three words. Each word $j$ offers a key (키) $\mathbf k_j$, what
 # it can be found by, and a value (밸류) $\mathbf v_j$, what it hands over when it is looked at.
-# The vectors have $d_k = 2$ dimensions, small enough to do everything by hand:
+# The vectors have $d_k =$ {glue:text}`ch4_dk` dimensions (차원), small enough to do everything
+# by hand:
 
 # %%
 example = ac.seed_example()
@@ -84,7 +87,7 @@ d_k = q.shape[-1]
 glue("ch4_dk", d_k, display=False)
 glue("ch4_q", vec(q), display=False)
 words = ["word 1", "word 2", "word 3"]
-table = {"key k_j": [vec(k) for k in K], "value v_j": [vec(v) for v in V]}
+table = {"key kⱼ": [vec(k) for k in K], "value vⱼ": [vec(v) for v in V]}
 print("query q =", vec(q))
 step_table(table, index=words)
 
@@ -112,7 +115,7 @@ written = [
     " + ".join(f"{a:g}×{b:g}" for a, b in zip(q, k, strict=True)) for k in K
 ]
 glue_numbers("ch4_score", steps.scores)
-step_table({"q · k_j": written, "score": steps.scores}, index=words)
+step_table({"q · kⱼ": written, "score": steps.scores}, index=words)
 
 # %% [markdown]
 # The scores are {glue:text}`ch4_score1:.0f`, {glue:text}`ch4_score2:.0f` and
@@ -127,7 +130,7 @@ step_table({"q · k_j": written, "score": steps.scores}, index=words)
 # %%
 glue("ch4_sqrt_dk", math.sqrt(d_k), display=False)
 glue_numbers("ch4_scaled", steps.scaled)
-step_table({"score": steps.scores, "÷ √d_k": steps.scaled}, index=words)
+step_table({"score": steps.scores, "÷ √dₖ": steps.scaled}, index=words)
 
 # %% [markdown]
 # The scaled scores are $s_1 \approx$ {glue:text}`ch4_scaled1:.3f`, $s_2 =$
@@ -140,15 +143,15 @@ step_table({"score": steps.scores, "÷ √d_k": steps.scaled}, index=words)
 # %%
 glue_numbers("ch4_exp", steps.exps)
 glue("ch4_total", float(steps.total), display=False)
-table = {"s_j": steps.scaled, "e^(s_j)": steps.exps}
-step_table(table, index=words, footer=("sum", {"e^(s_j)": steps.total}))
+table = {"sⱼ": steps.scaled, "exp(sⱼ)": steps.exps}
+step_table(table, index=words, footer=("sum", {"exp(sⱼ)": steps.total}))
 
 # %% [markdown]
 # $e^{s_1} \approx$ {glue:text}`ch4_exp1:.3f`, $e^{0} =$ {glue:text}`ch4_exp2:.0f`,
 # $e^{s_3} \approx$ {glue:text}`ch4_exp3:.3f`, and the sum is {glue:text}`ch4_exp1:.3f` +
 # {glue:text}`ch4_exp2:.0f` + {glue:text}`ch4_exp3:.3f` $\approx$ {glue:text}`ch4_total:.3f`.
 #
-# ## Step 4: the weights (가중치 weight)
+# ## Step 4: the weights (가중치)
 #
 # Divide each exponential by the sum. That is the softmax, and the results are the attention
 # weights: positive, and they add up to 1.
@@ -156,10 +159,9 @@ step_table(table, index=words, footer=("sum", {"e^(s_j)": steps.total}))
 # %%
 glue_numbers("ch4_w", steps.weights)
 glue("ch4_wsum", float(steps.weights.sum()), display=False)
-table = {"e^(s_j)": steps.exps, "÷ sum = w_j": steps.weights}
-step_table(
-    table, index=words, footer=("sum", {"÷ sum = w_j": steps.weights.sum()})
-)
+table = {"exp(sⱼ)": steps.exps, "÷ sum = wⱼ": steps.weights}
+footer = ("sum", {"÷ sum = wⱼ": steps.weights.sum()})
+step_table(table, index=words, footer=footer)
 
 # %% [markdown]
 # $w_1 \approx$ {glue:text}`ch4_exp1:.3f` / {glue:text}`ch4_total:.3f` $\approx$
@@ -179,24 +181,20 @@ ac.attention_weights(q, K).round(3)
 # The output (출력) is each value scaled by its weight, then added up, one component at a time:
 
 # %%
-contributions = (
-    steps.weights[:, None] * V
-)  # (3, 1) * (3, 2) -> (3, 2): w_j v_j
+# (3, 1) * (3, 2) -> (3, 2): row j is wⱼ vⱼ
+contributions = steps.weights[:, None] * V
 np.testing.assert_allclose(contributions.sum(axis=0), steps.output)
 glue_numbers("ch4_o", steps.output)
-rows = {
-    "w_j": steps.weights,
-    "w_j v_j (1)": contributions[:, 0],
-    "w_j v_j (2)": contributions[:, 1],
-}
-labels = [f"{w}, v_j = {vec(v)}" for w, v in zip(words, V, strict=True)]
-output_row = {"w_j v_j (1)": steps.output[0], "w_j v_j (2)": steps.output[1]}
+first, second = "wⱼvⱼ, first component", "wⱼvⱼ, second component"
+rows = {"wⱼ": steps.weights, first: contributions[:, 0]}
+rows[second] = contributions[:, 1]
+labels = [f"{w}, vⱼ = {vec(v)}" for w, v in zip(words, V, strict=True)]
+output_row = {first: steps.output[0], second: steps.output[1]}
 step_table(rows, index=labels, footer=("sum = output o", output_row))
 
 # %%
-terms = [
-    f"{w:.3f} {vec(v)}" for w, v in zip(steps.weights, V, strict=True)
-]  # "0.401 (2, 0)"
+# one term per word: weight, then value
+terms = [f"{w:.3f} {vec(v)}" for w, v in zip(steps.weights, V, strict=True)]
 equation = f"o = {' + '.join(terms)} ≈ {vec(steps.output)}"
 glue(
     "ch4_eq_output",
@@ -224,7 +222,7 @@ output.round(3)
 # 4 and 5 from the rounded exponentials and compare:
 
 # %%
-exps_3 = steps.exps.round(3)  # 2.028, 1, 2.028 as written in the table
+exps_3 = steps.exps.round(3)  # as written in the table
 weights_3 = (exps_3 / exps_3.sum()).round(3)  # step 4 from rounded numbers
 output_3 = (weights_3 @ V).round(3)  # step 5 from rounded weights
 print("weights", weights_3, "output", output_3)
@@ -248,22 +246,27 @@ glue("ch4_plain_total", float(plain.total), display=False)
 glue_numbers("ch4_plain_w", plain.weights)
 glue_numbers("ch4_plain_o", plain.output)
 table = {
-    "s_j": plain.scaled,
-    "e^(s_j)": plain.exps,
-    "w_j": plain.weights,
-    "w_j (scaled, above)": steps.weights,
+    "sⱼ": plain.scaled,
+    "exp(sⱼ)": plain.exps,
+    "wⱼ": plain.weights,
+    "wⱼ (scaled, above)": steps.weights,
 }
+big_dk = 64  # the size of a key in the seed's "real model"
+glue("ch4_big_dk", big_dk, display=False)
+glue("ch4_big_sqrt", math.sqrt(big_dk), display=False)
 step_table(table, index=words)
 
 # %% [markdown]
-# Now $e^{1} \approx$ {glue:text}`ch4_plain_exp1:.3f`, the sum is
+# Now $e^{s_1} \approx$ {glue:text}`ch4_plain_exp1:.3f`, the sum is
 # {glue:text}`ch4_plain_total:.3f`, and the weights are {glue:text}`ch4_plain_w1:.3f`,
 # {glue:text}`ch4_plain_w2:.3f`, {glue:text}`ch4_plain_w3:.3f` instead of {glue:text}`ch4_w1:.3f`,
 # {glue:text}`ch4_w2:.3f`, {glue:text}`ch4_w3:.3f`: more extreme, because the gaps between the
-# scores are $\sqrt{2}$ times larger before the exponential amplifies them. The output moves to
-# ({glue:text}`ch4_plain_o1:.3f`, {glue:text}`ch4_plain_o2:.3f`), further towards $\mathbf v_1$.
-# With $d_k = 2$ the difference is modest; with $d_k = 64$ the divisor is $\sqrt{64} = 8$ and the
-# difference is dramatic ({ref}`Chapter 3 <ch-scaling>`).
+# scores are $\sqrt{d_k} \approx$ {glue:text}`ch4_sqrt_dk:.3f` times larger before the
+# exponential amplifies them. The output moves to ({glue:text}`ch4_plain_o1:.3f`,
+# {glue:text}`ch4_plain_o2:.3f`), further towards $\mathbf v_1$. With $d_k =$
+# {glue:text}`ch4_dk` the difference is modest; with $d_k =$ {glue:text}`ch4_big_dk`, as in the
+# seed's real model, the divisor is $\sqrt{d_k} =$ {glue:text}`ch4_big_sqrt:g` and the difference
+# is dramatic ({ref}`Chapter 3 <ch-scaling>`).
 #
 # ## A picture: the output is a convex combination
 #
@@ -296,21 +299,28 @@ print(
 # change (they depend only on the query and the keys), so the output moves to the same mix of the
 # new values.
 
-# %% tags=["remove-output"]
-angles = np.linspace(0.0, 2.0 * np.pi, 181)
-turning = np.stack(
-    [np.cos(angles), np.sin(angles)], axis=-1
-)  # (181, 2) unit queries
+# %%
 V_tri = np.array([V[0], V[1], [2.0, 2.0]])  # v3 moved off the line
-glue("ch4_v3_tri", vec(V_tri[2]), display=False)
 out_tri = ac.scaled_dot_product_attention(q, K, V_tri)
+glue("ch4_v3_tri", vec(V_tri[2]), display=False)
 glue_numbers("ch4_tri_o", out_tri)
+print("v3 moved to", vec(V_tri[2]), "-> output", vec(out_tri))
+
+# %% tags=["remove-input"]
+angles = np.linspace(0.0, 2.0 * np.pi, 181)
+# (181, 2): unit queries, once round the circle
+turning = np.stack([np.cos(angles), np.sin(angles)], axis=-1)
+# a window round the two outputs, for the magnified inset
+middle = (steps.output + plain.output) / 2
+half = 0.2
+window = (middle[0] - half, middle[0] + half, middle[1] - half)
 panels = [
     {
         "values": V,
         "title": "the seed's values (collinear)",
         "outputs": {"o, scaled": steps.output, "o, unscaled": plain.output},
         "path": ac.scaled_dot_product_attention(turning, K, V),
+        "inset": (*window, middle[1] + half),
     },
     {
         "values": V_tri,
@@ -319,10 +329,8 @@ panels = [
         "path": ac.scaled_dot_product_attention(turning, K, V_tri),
     },
 ]
-fig = plot_convex_combination(
-    panels
-)  # the page shows it below, with its caption
-glue("ch4_fig_convex", fig, display=True)
+fig = plot_convex_combination(panels)  # shown below, with its caption
+glue("ch4_fig_convex", fig, display=False)
 plt.close(fig)
 
 # %% [markdown]
@@ -331,8 +339,8 @@ plt.close(fig)
 #
 # The attention output is a weighted average of the values. Left: the seed's values lie on the
 # line $x + y =$ {glue:text}`ch4_vsum:.0f`, so the output (circle: scaled; diamond: unscaled)
-# stays on that segment; the dotted curve is the output as a unit query turns once round the
-# circle. Right: with
+# stays on that segment; the inset magnifies the two outputs, and the dotted curve is the output
+# as a unit query turns once round the circle. Right: with
 # $\mathbf v_3$ moved to {glue:text}`ch4_v3_tri` the hull is a true triangle, and the output
 # ({glue:text}`ch4_tri_o1:.3f`, {glue:text}`ch4_tri_o2:.3f`) sits inside it, at barycentric
 # coordinates equal to the weights.
@@ -345,9 +353,11 @@ plt.close(fig)
 #
 # So far one query. In self-attention (셀프 어텐션) every word of the sentence asks its own
 # question, so every word has a query, a key and a value. Take the seed's sentence and give its
-# three tokens small vectors, chosen so that the first word's query is the $\mathbf q$ above and
-# the keys and values are the ones we used (in a trained model they come from the word vectors
-# through learned matrices $W_Q$, $W_K$, $W_V$; here we write them down directly):
+# three tokens small vectors: the keys and values are the ones we used, word by word, and the
+# query of "사과를" (the apple) is the $\mathbf q$ above. That is the seed's own case: when the
+# model processes "사과", its query is compared with every key, and "나는" (I) and "먹었다" (ate)
+# should score high. (In a trained model the vectors come from the word vectors through learned
+# matrices $W_Q$, $W_K$, $W_V$; here we write them down directly.)
 
 # %%
 sentence = sentence_example()
@@ -374,9 +384,8 @@ step_table(columns, index=tokens)
 
 # %%
 scores = ac.dot_scores(Q, K_s)  # [3, 2] @ [2, 3] -> [3, 3]
-weights = ac.attention_weights(
-    Q, K_s
-)  # softmax of each row of scores / sqrt(d_k)
+# the softmax of each row of scores / √d_k
+weights = ac.attention_weights(Q, K_s)
 out = weights @ V_s  # [3, 3] @ [3, 2] -> [3, 2]
 print(f"Q {Q.shape} @ Kᵀ {K_s.T.shape} -> scores {scores.shape}")
 print(f"weights {weights.shape} @ V {V_s.shape} -> output {out.shape}")
@@ -385,26 +394,36 @@ print("weights (each row sums to 1):\n", weights.round(3))
 print("output:\n", out.round(3))
 
 # %% [markdown]
-# The first row of every matrix is the hand computation. The check below compares the first row
-# of the output (row 0 in numpy) with the output of the five steps, and the first row of the
+# The row of "사과를", the second row of every matrix, is the hand computation. The check below
+# compares it (row 1 in numpy) with the output of the five steps, and the same row of the
 # weights with the weights of step 4:
 
 # %%
-np.testing.assert_allclose(weights[0], steps.weights)
-np.testing.assert_allclose(out[0], steps.output)
-glue_numbers("ch4_row1_", out[0])
-glue_numbers("ch4_verb_w", weights[2])
-print(
-    f"row 1 of the matrix result: {vec(out[0].round(3))}; by hand: {vec(steps.output.round(3))}"
-)
+apple = tokens.index("사과를")  # 1: the second row
+np.testing.assert_allclose(weights[apple], steps.weights)
+np.testing.assert_allclose(out[apple], steps.output)
+glue_numbers("ch4_apple_o", out[apple])
+glue_numbers("ch4_apple_w", weights[apple])
+glue_numbers("ch4_i_w", weights[tokens.index("나는")])
+glue_numbers("ch4_verb_w", weights[tokens.index("먹었다")])
+print(f"row of 사과를: {vec(out[apple].round(3))}")
+print(f"by hand:      {vec(steps.output.round(3))}")
 
 # %% [markdown]
-# Row 1 is ({glue:text}`ch4_row1_1:.3f`, {glue:text}`ch4_row1_2:.3f`), the same as by hand. The
-# other rows are new: "먹었다" (ate), whose query points the way of "사과를"'s key, puts
-# {glue:text}`ch4_verb_w2:.3f` on "사과를" (the apple) and only {glue:text}`ch4_verb_w1:.3f` on
-# "나는". The matrix form costs nothing extra to write, and it is how every library computes
-# attention: one product $QK^\top$ of shape $n \times n$ for $n$ words, one softmax per row, one
-# product with $V$.
+# The row of "사과를" is ({glue:text}`ch4_apple_o1:.3f`, {glue:text}`ch4_apple_o2:.3f`), the same
+# as by hand. Read its weights as the seed reads them: the query of "사과" puts
+# {glue:text}`ch4_apple_w1:.3f` on "나는" and {glue:text}`ch4_apple_w3:.3f` on "먹었다", the two
+# words related to it, and only {glue:text}`ch4_apple_w2:.3f` on itself. The new representation
+# of "사과" is the weighted sum of the three values with these weights: the apple now carries
+# who ate it and what happened to it.
+#
+# The other rows are new. "나는" (I), whose query points towards "먹었다"'s key, puts
+# {glue:text}`ch4_i_w3:.3f` on the verb and {glue:text}`ch4_i_w1:.3f` on itself; "먹었다", whose
+# query points towards "사과를"'s key, puts {glue:text}`ch4_verb_w2:.3f` on its object, as much,
+# {glue:text}`ch4_verb_w3:.3f`, on itself, and only {glue:text}`ch4_verb_w1:.3f` on "나는". The
+# matrix form costs nothing extra to write, and it is how every library computes attention: one
+# product $QK^\top$ of shape $n \times n$ for $n$ words, one softmax per row, one product with
+# $V$.
 #
 # ## The seed's `SimpleSelfAttention`, in numpy
 #
@@ -431,7 +450,8 @@ print(
 #         q = self.query(x)  # [batch_size, seq_len, embed_dim]
 #         k = self.key(x)  # [batch_size, seq_len, embed_dim]
 #         v = self.value(x)  # [batch_size, seq_len, embed_dim]
-#         # attention scores: q @ k.transpose(-2, -1) -> [batch_size, seq_len, seq_len]
+#         # attention scores: q @ k.transpose(-2, -1)
+#         #   -> [batch_size, seq_len, seq_len]
 #         attention = torch.matmul(q, k.transpose(-2, -1)) / self.scale
 #         # softmax (소프트맥스)
 #         attention = F.softmax(attention, dim=-1)
@@ -450,16 +470,18 @@ print(
 # | `nn.Linear(d, d)(x)` = `x @ W.T + b`, `W` is (out, in) | `x @ w + b`, `w` is (in, out) |
 # | `k.transpose(-2, -1)` | `np.swapaxes(k, -1, -2)`; `k.T` would reverse the batch axis too |
 # | `F.softmax(a, dim=-1)` | `ac.softmax(a, axis=-1)` |
-# | `torch.sqrt(torch.FloatTensor([d]))` | `math.sqrt(d)` (keeps float32 as float32) |
+# | `torch.sqrt(torch.FloatTensor([d]))` | `math.sqrt(d)`: a plain Python number, so dividing a float32 array by it leaves float32 |
 #
-# Run it on the three tokens of our sentence, as a batch of one, with random 4-dimensional word
-# vectors (`ac.toy_embeddings`, seeded) and seeded random weights:
+# Run it on the three tokens of our sentence, as a batch of one, with random word vectors of
+# {glue:text}`ch4_embed_dim` dimensions (`ac.toy_embeddings`, seeded) and seeded random weights:
 
 # %%
-x = ac.toy_embeddings(ac.SENTENCE_KO, 4)[
-    None
-]  # [batch=1, seq_len=3, embed_dim=4]
-layer = ac.SimpleSelfAttention(embed_dim=4, rng=np.random.default_rng(0))
+embed_dim = 4
+glue("ch4_embed_dim", embed_dim, display=False)
+# [batch=1, seq_len=3, embed_dim]
+x = ac.toy_embeddings(ac.SENTENCE_KO, embed_dim)[None]
+rng = np.random.default_rng(0)
+layer = ac.SimpleSelfAttention(embed_dim=embed_dim, rng=rng)
 trace = trace_self_attention(layer, x)
 meaning = {
     "x": "input: [batch_size, seq_len, embed_dim]",
@@ -478,9 +500,8 @@ for name, array in trace.items():
 # looked at, the columns); every row sums to 1:
 
 # %%
-attention = trace["attention"][
-    0
-]  # the one sentence of the batch: [seq_len, seq_len]
+# the one sentence of the batch: [seq_len, seq_len]
+attention = trace["attention"][0]
 np.testing.assert_allclose(attention.sum(axis=-1), 1.0)
 step_table({t: attention[:, j] for j, t in enumerate(tokens)}, index=tokens)
 
@@ -493,12 +514,10 @@ step_table({t: attention[:, j] for j, t in enumerate(tokens)}, index=tokens)
 # The query pad of {ref}`chapter 1 <ch-dot-product>` starts at the seed's example: the query
 # $\mathbf q =$ {glue:text}`ch4_q`, the three keys (dots) and the three values (squares). It shows
 # the scores, the weights as bars and the output $\mathbf o$. Check that it shows the numbers of
-# this chapter;
-# then drag $\mathbf q$ away and watch the weights and the output move (the output stays on the
-# values' segment, as in {numref}`fig-ch4-convex`); switch the scaling off to see the weights of
-# the unscaled section; drag a value off the line; and come back to {glue:text}`ch4_q`. The
-# figure runs in
-# the browser, even on the static site.
+# this chapter; then drag $\mathbf q$ away and watch the weights and the output move (the output
+# stays on the values' segment, as in {numref}`fig-ch4-convex`); switch the scaling off to see
+# the weights of the unscaled section; drag a value off the line; and come back to
+# {glue:text}`ch4_q`. The figure runs in the browser, even on the static site.
 
 # %%
 pad = QueryPad()
@@ -514,9 +533,8 @@ away = np.round(pad.weights, 3)
 pad.query = tuple(q)  # and back to the seed's query
 np.testing.assert_allclose(pad.weights, steps.weights)
 np.testing.assert_allclose(pad.output, steps.output)
-print(
-    f"q = {vec(K[1])}: weights {away} | q = {vec(q)}: weights {np.round(pad.weights, 3)}"
-)
+print(f"q = {vec(K[1])}: weights {away}")
+print(f"q = {vec(q)}: weights {np.round(pad.weights, 3)}")
 
 # %% [markdown]
 # ## Summary
@@ -534,6 +552,67 @@ print(
 #   the hand computation for word $i$.
 # - The PyTorch `SimpleSelfAttention` is this, plus three linear maps and a batch axis.
 #
+# ## What comes next
+#
+# This chapter computed one kind of attention on one sentence. The seed articles name what a real
+# model adds on top, and the book's later chapters take these up one at a time.
+#
+# **Self-attention (셀프 어텐션).** Everything in this chapter: the queries, keys and values all
+# come from the *same* sequence, so every word looks at the words of its own sentence, "사과"
+# at "나는" and "먹었다". Because every row is computed independently of the others, all the
+# words are processed in parallel (병렬 처리), and a word can look at one far away as easily as at
+# its neighbour (장거리 의존성, long-range dependencies).
+#
+# **Cross-attention (크로스 어텐션).** The queries come from one sequence and the keys and values
+# from another: in translation, each word of the sentence being written asks questions of the
+# words of the original sentence, as in the first attention model {cite:p}`bahdanau2014` and the
+# encoder–decoder of the Transformer {cite:p}`vaswani2017`. The formula is the same
+# {eq}`eq-ch4-matrix`; only $Q$ comes from elsewhere, so $QK^\top$ has a row per word being
+# written and a column per original word, and need not be square.
+#
+# **Many heads, many layers.** A real model runs several attention heads (헤드) side by side, each
+# with its own $W_Q$, $W_K$, $W_V$ and its own, smaller $d_k$, so that each can look for a
+# different relation, and it stacks many such layers (층), each refining the representations the
+# one before it produced.
+#
+# **Masks (마스크).** A score of $-\infty$ gets weight $e^{-\infty} = 0$: setting scores to
+# $-\infty$ hides keys from a query, for instance the padding of a short sentence or, when a
+# model writes text, the words that come later.
+#
+# **The cost grows with $n^2$.** $QK^\top$ has one score for every pair of words: $n^2$ of them
+# for $n$ words, and the computation and the memory grow in proportion. For one head, in float32
+# ({glue:text}`ch4_float32_bytes` bytes a number), the score matrix alone takes:
+
+# %%
+float32_bytes = np.dtype(np.float32).itemsize  # bytes per number
+glue("ch4_float32_bytes", float32_bytes, display=False)
+lengths_n = [1_000, 10_000, 100_000]
+rows = {"n² scores": [], "memory (float32)": []}
+for n in lengths_n:
+    entries = n * n  # one score per (query, key) pair
+    size = entries * float32_bytes
+    rows["n² scores"].append(f"{entries:,}")
+    rows["memory (float32)"].append(f"{size / 1e9:g} GB")
+    glue(f"ch4_cost_n_{n}", f"{n:,}", display=False)
+    glue(f"ch4_cost_entries_{n}", f"{entries:,}", display=False)
+    glue(f"ch4_cost_gb_{n}", f"{size / 1e9:g} GB", display=False)
+glue("ch4_cost_growth", lengths_n[1] // lengths_n[0], display=False)
+glue("ch4_cost_factor", (lengths_n[1] // lengths_n[0]) ** 2, display=False)
+step_table(rows, index=[f"n = {n:,}" for n in lengths_n])
+
+# %% [markdown]
+# A sentence {glue:text}`ch4_cost_growth` times longer costs {glue:text}`ch4_cost_factor` times
+# more: {glue:text}`ch4_cost_n_1000` words give {glue:text}`ch4_cost_entries_1000` scores in
+# {glue:text}`ch4_cost_gb_1000`, but {glue:text}`ch4_cost_n_100000` words give
+# {glue:text}`ch4_cost_entries_100000` scores in {glue:text}`ch4_cost_gb_100000`, for one head of
+# one layer. This is the technical limit of attention that the first seed article names,
+# and much current research is about getting round it.
+#
+# **A caveat.** The Quanta column behind the first seed article {cite:p}`wolchover2026` ends on a
+# doubt: attention alone may not be enough for learning language efficiently, and a human brain
+# learns language from far less data and with far less energy. That is a question for cognitive
+# science, not for this book's mathematics, which is what the next chapters continue with.
+#
 # ## Exercises
 #
 # Each exercise checks your answer on the spot: run the cell and read the one-line verdict. The
@@ -543,25 +622,30 @@ print(
 # :label: ex-ch4-weights-by-hand
 #
 # Keep the seed's three keys and change the query to the one printed below. Follow steps 1 to 4
-# with pencil and paper and give the three weights to three decimals. You will need
-# $e^{1/\sqrt 2} \approx$ {glue:text}`ch4_ex_exp1:.3f` and $e^{-1/\sqrt 2} \approx$
-# {glue:text}`ch4_ex_exp2:.3f`.
+# with pencil and paper and give the three weights to three decimals. Two exponentials will
+# save you a calculator: $e^{x} \approx$ {glue:text}`ch4_ex_exp1:.3f` and $e^{-x} \approx$
+# {glue:text}`ch4_ex_exp2:.3f`, where $x$ is the largest of your scaled scores.
 # ```
-#
+
+# %% tags=["remove-cell"]
+# The numbers the statement and the solution's text quote (hidden on the page).
+q_new, keys = ch4.weights_by_hand.inputs
+ex_steps = hand_steps(q_new, keys, V)
+glue_numbers("ch4_ex_exp", ex_steps.exps[:2])
+glue_numbers("ch4_ex_score", ex_steps.scores)
+glue_numbers("ch4_ex_scaled", ex_steps.scaled)
+del ex_steps
+
+# %% [markdown]
 # ```{admonition} Hint
 # :class: dropdown
 #
-# One score is negative now. Its exponential is still positive, just smaller than 1.
+# Steps 1 to 4 of this chapter, in order, with the new query. One score is negative now: its
+# exponential is still positive, just smaller than 1.
 # ```
 
 # %%
 q_new, keys = ch4.weights_by_hand.inputs
-ex_steps = hand_steps(
-    q_new, keys, V
-)  # for the text's hints; the check never prints them
-glue_numbers("ch4_ex_exp", ex_steps.exps[:2])
-glue_numbers("ch4_ex_score", ex_steps.scores)
-glue_numbers("ch4_ex_scaled", ex_steps.scaled)
 print("q =", q_new, "\nkeys =\n", keys)
 answer = ...  # your three weights, e.g. [0.0, 0.0, 0.0]
 ch4.weights_by_hand.check(answer)
@@ -572,12 +656,13 @@ ch4.weights_by_hand.check(answer)
 # ```
 #
 # The scores are {glue:text}`ch4_ex_score1:.0f`, {glue:text}`ch4_ex_score2:.0f`,
-# {glue:text}`ch4_ex_score3:.0f`; divided by $\sqrt 2$ they are {glue:text}`ch4_ex_scaled1:.3f`,
+# {glue:text}`ch4_ex_score3:.0f`; divided by $\sqrt{d_k} \approx$ {glue:text}`ch4_sqrt_dk:.3f`
+# they are {glue:text}`ch4_ex_scaled1:.3f`,
 # {glue:text}`ch4_ex_scaled2:.3f`, {glue:text}`ch4_ex_scaled3:.3f`. Their exponentials, from the
 # values given, and their sum:
 
 # %% jupyter={"source_hidden": true}
-exps_by_hand = [2.028, 0.493, 1.0]  # e^0.707, e^-0.707, e^0
+exps_by_hand = [2.028, 0.493, 1.0]  # e^x, e^-x and e^0, as given
 total = sum(exps_by_hand)
 answer = [round(e / total, 3) for e in exps_by_hand]
 weights_found = answer  # for the next exercise
@@ -594,10 +679,19 @@ ch4.weights_by_hand.check(answer)
 # With the weights of the previous exercise and the seed's values (printed below), finish step 5:
 # the output, two numbers to three decimals.
 # ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Step 5: multiply each value by its weight, then add the three vectors, first components
+# together and second components together.
+# ```
 
 # %%
 _, _, values = ch4.output_by_hand.inputs
 print("values =\n", values)
+sum_terms = " + ".join(f"w_{j} {vec(v)}" for j, v in enumerate(values, 1))
+glue("ch4_ex_sum_terms", Math(sum_terms), display=False)
 answer = ...  # the output, e.g. [0.0, 0.0]
 ch4.output_by_hand.check(answer)
 
@@ -606,7 +700,7 @@ ch4.output_by_hand.check(answer)
 # :class: dropdown
 # ```
 #
-# Weight each value and add, one component at a time: $w_1 (2, 0) + w_2 (0, 2) + w_3 (1, 1)$.
+# Weight each value and add, one component at a time: {glue:math}`ch4_ex_sum_terms`.
 
 # %% jupyter={"source_hidden": true}
 w1, w2, w3 = weights_found  # the weights of the previous solution
@@ -631,6 +725,13 @@ ch4.output_by_hand.check(answer)
 # $\mathbf k_1$, and value $\mathbf v_4 =$ {glue:text}`ch4_v4`. The query stays
 # {glue:text}`ch4_q`. Does word 1's weight $w_1$ go
 # `"up"`, `"down"`, or stay the `"same"`? Answer first; the solution runs it.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Write $w_1$ as the fraction of step 4. Which of its two parts does a fourth word change, and
+# in which direction?
 # ```
 
 # %%
@@ -691,14 +792,13 @@ ch4.my_attention.check(my_attention)
 
 # %% jupyter={"source_hidden": true}
 def my_attention(q, keys, values):
-    scores = (
-        q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])
-    )  # [..., L, S]
-    e = np.exp(
-        scores - scores.max(axis=-1, keepdims=True)
-    )  # every exponent <= 0
+    d_k = q.shape[-1]
+    scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(d_k)  # [..., L, S]
+    top = scores.max(axis=-1, keepdims=True)  # each row's largest score
+    e = np.exp(scores - top)  # every exponent <= 0
     weights = e / e.sum(axis=-1, keepdims=True)  # each row sums to 1
-    return weights @ values  # [..., L, S] @ [..., S, Ev] -> [..., L, Ev]
+    # [..., L, S] @ [..., S, Ev] -> [..., L, Ev]
+    return weights @ values
 
 
 ch4.my_attention.check(my_attention)
@@ -712,8 +812,15 @@ ch4.my_attention.check(my_attention)
 #
 # Someone turned the hand computation into code for a whole sentence at once. On the seed's
 # single query it gives ({glue:text}`ch4_o1:.3f`, {glue:text}`ch4_o2:.3f`), but on the sentence its
-# rows are wrong. Copy it as
-# `fixed_sentence_attention`, fix the one mistake, and run the check.
+# rows are wrong. Copy it as `fixed_sentence_attention`, change the one line that is wrong, and
+# run the check.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Print the weights' `sum(axis=-1)` for the sentence. By hand there was one query and one sum;
+# how many sums does a matrix of scores need?
 # ```
 
 # %%
@@ -728,28 +835,29 @@ def fixed_sentence_attention(Q, K, V):
 ch4.sentence_softmax.check(fixed_sentence_attention)
 
 # %% [markdown]
-# ```{admonition} Hint
-# :class: dropdown
-#
-# Print the weights' `sum(axis=-1)` for the sentence. By hand there was one query and one sum;
-# how many sums does a matrix of scores need?
-# ```
-#
 # ```{solution-start} ex-ch4-bug-sentence
 # :class: dropdown
 # ```
 #
 # `e.sum()` adds up every entry of the matrix, so the weights of all the queries share one
-# denominator. Each query needs the sum of its own row: `axis=-1, keepdims=True` (and the same for
-# the max, which keeps each row's largest exponent at 0).
+# denominator. Each query needs the sum of its own row, `axis=-1, keepdims=True`: that is the one
+# line to change. The global `scores.max()` can stay. Subtracting the same number from every
+# score of a row multiplies all its exponentials by the same factor, which cancels in the
+# division, so any constant works, the global maximum included. (Each row's own maximum is still
+# the safer habit: a row whose scores all lie far below the global maximum could underflow to
+# zeros.)
 
 
 # %% jupyter={"source_hidden": true}
 def fixed_sentence_attention(Q, K, V):
-    """softmax(QKᵀ/√d_k) V for all queries: Q (..., L, E), K (..., S, E), V (..., S, Ev)."""
-    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # each row's max
-    weights = e / e.sum(axis=-1, keepdims=True)  # each row's sum
+    """softmax(QKᵀ/√d_k) V for all queries.
+
+    Q (..., L, E), K (..., S, E), V (..., S, Ev) -> (..., L, Ev).
+    """
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k)  # [..., L, S]
+    e = np.exp(scores - scores.max())  # unchanged: any constant cancels
+    weights = e / e.sum(axis=-1, keepdims=True)  # the fix: each row's sum
     return weights @ V  # [..., L, S] @ [..., S, Ev] -> [..., L, Ev]
 
 

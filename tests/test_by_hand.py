@@ -86,20 +86,20 @@ def test_weights_are_the_barycentric_coordinates_of_the_output():
     assert (coords > 0).all()  # strictly inside the triangle
 
 
-def test_sentence_example_row_zero_is_the_seed_example():
+def test_sentence_example_row_one_is_the_seed_example():
     ex = sentence_example()
     assert ex.query.shape == ex.keys.shape == ex.values.shape == (3, 2)
     out = ac.scaled_dot_product_attention(ex.query, ex.keys, ex.values)
     *_, seed_out = loop_attention(Q, KEYS, VALUES, 1 / math.sqrt(2))
-    np.testing.assert_allclose(out[0], seed_out)
+    np.testing.assert_allclose(out[1], seed_out)  # 사과를, the seed's case
     for i in range(3):
         *_, row = loop_attention(ex.query[i], ex.keys, ex.values, 1 / math.sqrt(2))
         np.testing.assert_allclose(out[i], row)
 
 
 def test_sentence_example_returns_fresh_arrays():
-    sentence_example().query[0, 0] = 99.0
-    assert sentence_example().query[0, 0] == 1.0
+    sentence_example().query[1, 0] = 99.0
+    assert sentence_example().query[1, 0] == 1.0
 
 
 def test_hand_steps_rejects_bad_shapes_naming_the_arguments():

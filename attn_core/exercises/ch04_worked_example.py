@@ -23,7 +23,7 @@ import attn_core as ac
 from attn_core.by_hand import sentence_example
 
 from . import diagnose
-from ._core import Case, ChoiceExercise, FunctionExercise, Mistake, NumberExercise
+from ._core import Case, ChoiceExercise, Diagnosis, FunctionExercise, Mistake, NumberExercise
 from .bugs import BugExercise
 
 __all__ = [
@@ -44,12 +44,45 @@ _HAND_WEIGHTS = [_E / _TOTAL, (1 / _E) / _TOTAL, 1 / _TOTAL]  # ≈ 0.576, 0.140
 _HAND_OUTPUT = [2 * _HAND_WEIGHTS[0] + _HAND_WEIGHTS[2], 2 * _HAND_WEIGHTS[1] + _HAND_WEIGHTS[2]]
 
 
+def _seed_weights(q, k):
+    """The slip of forgetting the new query: the seed's own weights."""
+    return ac.attention_weights(_SEED.query, k)
+
+
+def _ranked_but_off():
+    """Weights that sum to 1 and rank the words right, but are far off: an early slip."""
+
+    def test(trials):
+        t = trials[0]
+        if t.got is None or t.got.shape != t.expected.shape:
+            return False
+        sums_to_one = abs(float(t.got.sum()) - 1.0) < 3e-3
+        same_order = (np.argsort(t.got) == np.argsort(t.expected)).all()
+        far = np.abs(t.got - t.expected).max() > 0.02
+        return bool(sums_to_one and same_order and far)
+
+    return Diagnosis(
+        "ranked-but-off",
+        "your weights add up to 1 and rank the words in the right order, so the "
+        "last step is fine; the slip is earlier — recheck each score q·k_j, its "
+        "division by √2, and each e^(s_j).",
+        test,
+    )
+
+
 weights_by_hand = NumberExercise(
     "ch4-weights-by-hand",
     "the three weights for a new query, by hand",
     (_Q, _SEED.keys),
     ac.attention_weights,
     diagnoses=[
+        diagnose.matches(
+            "seed-query",
+            "those are the weights of the seed's query q = (1, 0) from the text; this "
+            "exercise changes the query (printed above the answer), so step 1 gives "
+            "new scores.",
+            _seed_weights,
+        ),
         diagnose.forgot_scale(2, lambda q, k: ac.attention_weights(q, k, scale=1.0)),
         diagnose.matches(
             "scores-not-weights",
@@ -63,6 +96,7 @@ weights_by_hand = NumberExercise(
             "to 1.",
             lambda q, k: np.exp(ac.dot_scores(q, k) / math.sqrt(2)),
         ),
+        _ranked_but_off(),
     ],
     mistakes=[
         Mistake("unscaled", ac.attention_weights(_Q, _SEED.keys, scale=1.0), "forgot-scale"),
@@ -70,6 +104,8 @@ weights_by_hand = NumberExercise(
         Mistake("the exponentials", [2.028, 0.493, 1.0], "exps-not-normalised"),
         Mistake("two weights", [0.576, 0.140], "wrong-count"),
         Mistake("rounded too early", [0.570, 0.140, 0.284], "rounding"),
+        Mistake("the seed's weights", [0.401, 0.198, 0.401], "seed-query"),
+        Mistake("a slip in an exponential", [0.585, 0.117, 0.298], "ranked-but-off"),
     ],
     solution=[round(w, 3) for w in _HAND_WEIGHTS],
 )
@@ -94,6 +130,12 @@ output_by_hand = NumberExercise(
             lambda q, k, v: ac.scaled_dot_product_attention(q, k, v, scale=1.0),
         ),
         diagnose.matches(
+            "seed-output",
+            "that is the seed's output from the text, for q = (1, 0); use the weights "
+            "of the new query, from the previous exercise.",
+            lambda q, k, v: ac.scaled_dot_product_attention(_SEED.query, k, v),
+        ),
+        diagnose.matches(
             "plain-average",
             "that is the plain average of the values (each weighted 1/3); use the softmax weights.",
             lambda q, k, v: v.mean(axis=0),
@@ -107,6 +149,7 @@ output_by_hand = NumberExercise(
             "forgot-scale",
         ),
         Mistake("average of the values", [1.0, 1.0], "plain-average"),
+        Mistake("the seed's output", [1.203, 0.797], "seed-output"),
         Mistake("one coordinate", [1.436], "wrong-count"),
         Mistake("a slip in the third decimal", [1.441, 0.564], "rounding"),
     ],
@@ -225,9 +268,13 @@ def _naive_softmax(scores):
 
 
 def sentence_attention(Q, K, V):
-    """softmax(QKᵀ/√d_k) V for all queries: Q (..., L, E), K (..., S, E), V (..., S, Ev)."""
-    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]
-    e = np.exp(scores - scores.max())  # subtract the max first, as chapter 2 taught
+    """softmax(QKᵀ/√d_k) V for all queries.
+
+    Q (..., L, E), K (..., S, E), V (..., S, Ev) -> (..., L, Ev).
+    """
+    d_k = Q.shape[-1]
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k)  # [..., L, S]
+    e = np.exp(scores - scores.max())  # subtract the max, as in chapter 2
     weights = e / e.sum()  # divide by the sum, as in the hand computation
     return weights @ V  # [..., L, S] @ [..., S, Ev] -> [..., L, Ev]
 
