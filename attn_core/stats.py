@@ -19,7 +19,13 @@ from ._validate import check_positive_int
 from .attention import attention_weights, dot_scores
 from .softmax import entropy, softmax_jacobian
 
-__all__ = ["SaturationStats", "random_dot_products", "saturation_stats", "score_variance"]
+__all__ = [
+    "SaturationStats",
+    "head_scale_stats",
+    "random_dot_products",
+    "saturation_stats",
+    "score_variance",
+]
 
 
 def _check_rng(rng):
@@ -142,5 +148,61 @@ def _saturation_one(d_k, n_keys, n_trials, rng, scaled):
     q = rng.standard_normal((n_trials, 1, d_k))  # [T, 1, d_k]
     k = rng.standard_normal((n_trials, n_keys, d_k))  # [T, S, d_k]
     w = attention_weights(q, k, scale=None if scaled else 1.0)[:, 0, :]  # [T, 1, S] -> [T, S]
+    return _row_stats(w)
+
+
+def _row_stats(w):
+    """Mean largest weight, entropy and Jacobian norm of weight rows w (T, S)."""
     jac = np.linalg.norm(softmax_jacobian(w), axis=(-2, -1))  # [T, S, S] -> [T]
     return w.max(axis=-1).mean(), entropy(w).mean(), jac.mean()
+
+
+def head_scale_stats(d_model, n_heads, n_keys, n_trials, rng, *, std=1.0):
+    """One head's weights scaled by 1/√d_head (right) and by 1/√d_model (the bug).
+
+    Draws ``n_trials`` queries of one head, each against its own ``n_keys``
+    keys, with independent normal components of standard deviation ``std``
+    (1 for a freshly initialised head; larger for a trained head whose
+    scores are peaked), and measures both scalings on the *same* draws.
+
+    Parameters
+    ----------
+    d_model : int
+        The model width D, divisible by ``n_heads``.
+    n_heads : int
+        H; each head has d_head = D / H features.
+    n_keys : int
+        Keys per query (S), >= 2.
+    n_trials : int
+        Queries, >= 1.
+    rng : numpy.random.Generator
+    std : float, default 1.0
+        Standard deviation of every query and key component, > 0.
+
+    Returns
+    -------
+    right, bug : SaturationStats
+        Fields of shape (1,): scaled by 1/√d_head, and by 1/√d_model.
+
+    Examples
+    --------
+    >>> right, bug = head_scale_stats(512, 8, 16, 200, np.random.default_rng(0), std=2.0)
+    >>> bool(bug.entropy[0] > right.entropy[0])  # the bug flattens the weights
+    True
+    """
+    n_heads = check_positive_int(n_heads, "n_heads")
+    d_model = check_positive_int(d_model, "d_model")
+    if d_model % n_heads:
+        raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
+    n_keys = check_positive_int(n_keys, "n_keys", minimum=2)
+    n_trials = check_positive_int(n_trials, "n_trials")
+    if not std > 0:
+        raise ValueError(f"std must be > 0, got {std!r}")
+    d_head = d_model // n_heads
+    q = std * _check_rng(rng).standard_normal((n_trials, 1, d_head))  # [T, 1, d_head]
+    k = std * rng.standard_normal((n_trials, n_keys, d_head))  # [T, S, d_head]
+    rows = [
+        _row_stats(attention_weights(q, k, scale=1 / math.sqrt(d))[:, 0, :])  # [T, S]
+        for d in (d_head, d_model)
+    ]
+    return tuple(SaturationStats(*(np.array([v]) for v in row)) for row in rows)

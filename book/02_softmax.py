@@ -27,9 +27,15 @@
 # - explain why adding a constant to every score changes nothing, but multiplying them does;
 # - use the temperature to move between uniform weights and the arg-max;
 # - show why the textbook formula overflows, and fix it with the max-subtraction and log-sum-exp;
-# - write down the Jacobian of softmax and say why it vanishes when one weight nears 1.
+# - write down the Jacobian of softmax and say why it vanishes when one weight nears 1;
+# - hide keys with a mask, a score of $-\infty$.
+#
+# New terms: exponential (지수 함수), temperature (온도), overflow (오버플로), underflow
+# (언더플로), log-sum-exp (로그합지수), Jacobian (야코비 행렬), saturation (포화), mask
+# (마스크), entropy (엔트로피).
 
 # %%
+import math
 import warnings
 
 import attn_core as ac
@@ -41,9 +47,19 @@ from attn_core.exercises import ch02_softmax as ch2
 from attn_core.widgets import SoftmaxBars
 from myst_nb import glue
 
-rng = np.random.default_rng(
-    2
-)  # every random number of this chapter comes from here
+# every random number of this chapter comes from this generator
+rng = np.random.default_rng(2)
+
+
+def fmt(values, sep=", "):
+    """Numbers as prose: 1, 0.5, −1 (a true minus sign), for glue."""
+    return sep.join(f"{float(x):g}".replace("-", "−") for x in values)
+
+
+def vec(v):
+    """A vector as prose: (1, 0)."""
+    return f"({fmt(v)})"
+
 
 # %% [markdown]
 # ## The definition
@@ -54,16 +70,23 @@ rng = np.random.default_rng(
 # w_j = \mathrm{softmax}(s)_j = \frac{e^{s_j}}{\sum_{l=1}^{S} e^{s_l}} .
 # $$ (eq-softmax)
 #
-# Every exponential is positive, and dividing by their sum makes them sum to 1. The seed
-# example's scores, the dot products of $q=(1,0)$ with the keys $(1,0)$, $(0,1)$ and $(1,1)$,
-# are 1, 0 and 1:
+# Every exponential (지수 함수) $e^{s_j}$ is positive, and dividing by their sum makes them sum
+# to 1. The seed example's scores are the dot products of the query $q$ =
+# {glue:text}`ch2_seed_query` with the keys {glue:text}`ch2_seed_keys`:
 
 # %%
 example = ac.seed_example()
 scores = ac.dot_scores(example.query, example.keys)  # [E] @ [E, S] -> [S]
-exps = np.exp(scores)  # the numerators of the formula, to follow it by hand
+exps = np.exp(scores)  # the numerators of the formula, to follow by hand
 weights = ac.softmax(scores)
-glue("ch2_seed_scores", ", ".join(f"{s:g}" for s in scores), display=False)
+glue("ch2_seed_query", vec(example.query), display=False)
+keys_text = [vec(k) for k in example.keys]
+glue(
+    "ch2_seed_keys",
+    ", ".join(keys_text[:-1]) + " and " + keys_text[-1],
+    display=False,
+)
+glue("ch2_seed_scores", fmt(scores), display=False)
 glue("ch2_seed_exps", ", ".join(f"{e:.3f}" for e in exps), display=False)
 glue("ch2_seed_sum", float(exps.sum()), display=False)
 glue("ch2_seed_weights", ", ".join(f"{w:.3f}" for w in weights), display=False)
@@ -91,14 +114,13 @@ glue("ch2_prop_min", float(w.min()), display=False)
 glue("ch2_prop_sum", float(w.sum()), display=False)
 print("scores ", s)
 print("weights", w.round(4))
-print(
-    f"smallest weight {w.min():.4f} > 0; sum {w.sum():.6f}; same order: {order_kept}"
-)
+print(f"smallest weight {w.min():.4f} > 0; sum {w.sum():.6f}")
+print(f"same order: {order_kept}")
 
 # %% [markdown]
 # The smallest weight, {glue:text}`ch2_prop_min:.4f`, belongs to the smallest score and is still
-# positive: softmax never switches a key off completely (only a score of $-\infty$ does, which is
-# how masks work later).
+# positive: softmax never switches a key off completely (only a score of $-\infty$ does; that
+# is how a mask works, at the end of this chapter).
 #
 # ## Shifting changes nothing, scaling does
 #
@@ -113,17 +135,17 @@ print(
 # matter: it multiplies the differences too.
 
 # %%
-shifted = ac.softmax(scores + 100.0)
-doubled = ac.softmax(2.0 * scores)
+c, factor = 100.0, 2.0
+shifted = ac.softmax(scores + c)
+doubled = ac.softmax(factor * scores)
 glue("ch2_doubled", ", ".join(f"{x:.3f}" for x in doubled), display=False)
-print("softmax(s)      ", weights.round(3))
-print(
-    "softmax(s + 100)",
-    shifted.round(3),
-    " same:",
-    np.allclose(shifted, weights),
-)
-print("softmax(2 s)    ", doubled.round(3))
+for label, w_row in [
+    ("softmax(s)", weights),
+    (f"softmax(s + {c:g})", shifted),
+    (f"softmax({factor:g} s)", doubled),
+]:
+    print(f"{label:17s}", w_row.round(3))
+print("shifted == plain:", np.allclose(shifted, weights))
 
 # %% [markdown]
 # Doubling the scores {glue:text}`ch2_seed_scores` gives weights {glue:text}`ch2_doubled`: the
@@ -141,12 +163,14 @@ print("softmax(2 s)    ", doubled.round(3))
 #
 # so every unit of lead in the score multiplies a key's weight by $e$. The seed article puts it in
 # one line: scores that are larger are blown up by the exponential, and the weight concentrates on
-# them. Here is softmax beside the plain "÷ sum" normalisation for the scores 1, 2, 3:
+# them. Here is softmax beside the plain "÷ sum" normalisation for the scores
+# {glue:text}`ch2_s123`:
 
 # %%
 s123 = np.array([1.0, 2.0, 3.0])
 by_sum = s123 / s123.sum()  # the naive alternative, for comparison only
 by_softmax = ac.softmax(s123)
+glue("ch2_s123", fmt(s123), display=False)
 glue("ch2_lead1", float(np.e), display=False)
 glue("ch2_lead2", float(np.exp(2.0)), display=False)
 glue("ch2_top_sum", float(by_sum[-1]), display=False)
@@ -165,7 +189,7 @@ plt.close(fig)
 # ```{glue:figure} fig-ch2-amplify
 # :name: fig-ch2-amplify
 #
-# Weights for the scores 1, 2, 3. Dividing by the sum gives the top score
+# Weights for the scores {glue:text}`ch2_s123`. Dividing by the sum gives the top score
 # {glue:text}`ch2_top_sum:.3f`; softmax gives it {glue:text}`ch2_top_softmax:.3f`, because a
 # lead of 1 multiplies the weight by $e \approx$ {glue:text}`ch2_lead1:.3f` and a lead of 2 by
 # {glue:text}`ch2_lead2:.3f` (equation {eq}`eq-ratio`).
@@ -196,10 +220,10 @@ glue("ch2_t_hot", float(t_hot), display=False)
 glue("ch2_t_cold", float(t_cold), display=False)
 glue("ch2_hot_min", float(hot.min()), display=False)
 glue("ch2_hot_max", float(hot.max()), display=False)
-glue(
-    "ch2_cold_rest", float(np.sort(cold)[:-1].sum()), display=False
-)  # all but the top
+# the weight left to all but the top score
+glue("ch2_cold_rest", float(np.sort(cold)[:-1].sum()), display=False)
 glue("ch2_uniform", float(1 / len(s_temp)), display=False)
+glue("ch2_s_temp", fmt(s_temp), display=False)
 print(f"T = {t_hot:g}: ", hot.round(3))
 print(f"T = {t_cold:g}:", cold.round(3))
 
@@ -213,7 +237,7 @@ plt.close(fig)
 # ```{glue:figure} fig-ch2-temperature
 # :name: fig-ch2-temperature
 #
-# Softmax of the scores 2, 1, 0.5, −1 as the temperature goes from {glue:text}`ch2_t_cold:g` to
+# Softmax of the scores {glue:text}`ch2_s_temp` as the temperature goes from {glue:text}`ch2_t_cold:g` to
 # {glue:text}`ch2_t_hot:g`. At $T =$ {glue:text}`ch2_t_hot:g` the
 # weights lie between {glue:text}`ch2_hot_min:.3f` and {glue:text}`ch2_hot_max:.3f`, close to
 # the uniform {glue:text}`ch2_uniform:.2f`; at $T =$ {glue:text}`ch2_t_cold:g` the other keys
@@ -237,7 +261,7 @@ def naive_softmax(s):
 
 
 def show(label, f, x):
-    """Print f(x), then the numpy warnings it raised (caught, not sent to stderr)."""
+    """Print f(x), then the numpy warnings it raised (not on stderr)."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with np.errstate(all="warn"):
@@ -249,24 +273,25 @@ def show(label, f, x):
 
 glue("ch2_f32_max", float(np.log(np.finfo(np.float32).max)), display=False)
 glue("ch2_f64_max", float(np.log(np.finfo(np.float64).max)), display=False)
-for dtype in (np.float32, np.float64):
-    shift = {np.float32: 100, np.float64: 1000}[dtype]
-    big = (
-        np.array([1.0, 0.0, 1.0], dtype=dtype) + shift
-    )  # the seed's scores, shifted
+shifts = {np.float32: 100.0, np.float64: 1000.0}
+glue("ch2_f32_shift", shifts[np.float32], display=False)
+glue("ch2_f32_scores", fmt(scores + shifts[np.float32]), display=False)
+for dtype, shift in shifts.items():
+    big = scores.astype(dtype) + dtype(shift)  # the seed's scores, shifted
     print(f"{np.dtype(dtype).name}, scores {big}:")
     show("  naive_softmax", naive_softmax, big)
     show("  ac.softmax   ", lambda x: ac.softmax(x).round(3), big)
 
 # %% [markdown]
-# The scores 101, 100, 101 are only the seed's scores shifted by 100, and by equation
-# {eq}`eq-shift` their weights are the same. In float32, whose exponentials overflow above
-# {glue:text}`ch2_f32_max:.1f`, the naive formula computes `inf / inf` and returns `nan`; float64
-# lasts until {glue:text}`ch2_f64_max:.1f` and then fails the same way. Very negative scores fail
-# the other way: every $e^{s_j}$ underflows to 0 and the formula computes `0 / 0`:
+# The scores {glue:text}`ch2_f32_scores` are only the seed's scores shifted by
+# {glue:text}`ch2_f32_shift:g`, and by equation {eq}`eq-shift` their weights are the same. In
+# float32, whose exponentials overflow above {glue:text}`ch2_f32_max:.1f`, the naive formula
+# computes `inf / inf` and returns `nan`; float64 lasts until {glue:text}`ch2_f64_max:.1f` and
+# then fails the same way. Very negative scores fail the other way: every $e^{s_j}$ underflows
+# (언더플로) to 0 and the formula computes `0 / 0`:
 
 # %%
-tiny = np.array([-1000.0, -1001.0, -1000.0])
+tiny = scores - 1001.0  # the seed's scores, shifted far below zero
 show("naive_softmax", naive_softmax, tiny)
 show("ac.softmax   ", lambda x: ac.softmax(x).round(3), tiny)
 
@@ -294,14 +319,15 @@ show("ac.softmax   ", lambda x: ac.softmax(x).round(3), tiny)
 # $$ (eq-logsumexp)
 
 # %%
-huge = np.array([1000.0, 999.0, 1000.0])
+huge = scores + 999.0  # the seed's scores, shifted far above zero
 show("naive log(sum(exp(s)))", lambda x: np.log(np.exp(x).sum()), huge)
 print("ac.logsumexp(s)        ->", ac.logsumexp(huge))
 print("ac.log_softmax(s)      ->", ac.log_softmax(huge).round(4))
 glue("ch2_lse", float(ac.logsumexp(huge)), display=False)
+glue("ch2_huge", fmt(huge), display=False)
 
 # %% [markdown]
-# The log-sum-exp of 1000, 999, 1000 is {glue:text}`ch2_lse:.4f`, a perfectly ordinary number
+# The log-sum-exp of {glue:text}`ch2_huge` is {glue:text}`ch2_lse:.4f`, a perfectly ordinary number
 # that the naive formula cannot reach.
 #
 # ## The Jacobian, and how it vanishes
@@ -327,11 +353,10 @@ J_numeric = np.array(
         for e in np.eye(3)
     ]
 ).T
-glue("ch2_jac_err", float(np.abs(J - J_numeric).max()), display=False)
+jac_err = np.abs(J - J_numeric).max()
+glue("ch2_jac_err", float(jac_err), display=False)
 print(J.round(4))
-print(
-    f"largest difference from finite differences: {np.abs(J - J_numeric).max():.1e}"
-)
+print(f"largest difference from finite differences: {jac_err:.1e}")
 
 # %% [markdown]
 # They agree to {glue:text}`ch2_jac_err:.0e`. Now look at equation {eq}`eq-jacobian` when one
@@ -343,17 +368,16 @@ print(
 gaps = np.linspace(0.0, 12.0, 49)
 zeros = np.zeros_like(gaps)
 w_gap = ac.softmax(np.stack([gaps, zeros, zeros], axis=-1))  # [N, 3]
-jac_norm = np.linalg.norm(
-    ac.softmax_jacobian(w_gap), axis=(-2, -1)
-)  # [N, 3, 3] -> [N]
+# the Frobenius norm of each Jacobian: [N, 3, 3] -> [N]
+jac_norm = np.linalg.norm(ac.softmax_jacobian(w_gap), axis=(-2, -1))
 glue("ch2_jac_at0", float(jac_norm[0]), display=False)
 glue("ch2_jac_at12", float(jac_norm[-1]), display=False)
 glue("ch2_gap_max", float(gaps[-1]), display=False)
 glue("ch2_w_at12", float(w_gap[-1, 0]), display=False)
-glue("ch2_jac_ratio", float(jac_norm[0] / jac_norm[-1]), display=False)
-print(
-    f"gap 0: norm {jac_norm[0]:.3f};  gap {gaps[-1]:g}: norm {jac_norm[-1]:.1e}"
-)
+ratio = jac_norm[0] / jac_norm[-1]
+glue("ch2_jac_ratio", float(f"{ratio:.2g}"), display=False)  # 2 digits
+print(f"gap 0: norm {jac_norm[0]:.3f}")
+print(f"gap {gaps[-1]:g}: norm {jac_norm[-1]:.1e}, {ratio:.2g} times smaller")
 
 # %% tags=["remove-input"]
 fig = plots.plot_jacobian_norm(gaps, jac_norm, w_gap[:, 0])
@@ -371,9 +395,9 @@ plt.close(fig)
 # ```
 #
 # At a gap of {glue:text}`ch2_gap_max:g` the gradient flowing through the softmax is about
-# {glue:text}`ch2_jac_ratio:.0f` times weaker than at equal scores. Gaps like that are not
-# exotic: the next chapter shows that unscaled dot products of 512-dimensional vectors produce
-# them all the time.
+# {glue:text}`ch2_jac_ratio:,.0f` times weaker than at equal scores. Gaps like that are not
+# exotic: the next chapter shows that unscaled dot products of long vectors produce them all
+# the time.
 #
 # ## Try it: softmax bars
 #
@@ -381,11 +405,55 @@ plt.close(fig)
 # flattens or sharpens them. The *shift* adds the same constant to every score: the stable
 # softmax stays put (equation {eq}`eq-shift`), while the naive formula, in the table, breaks
 # once the exponentials overflow. The figure runs in your browser, even on the static site.
+#
+# The widget also shows the *entropy* (엔트로피) of the weights, $H(w) = -\sum_j w_j \log w_j$:
+# one number for how spread out they are, $\log S$ when all $S$ weights are equal and 0 when
+# one key takes everything. {ref}`ch-scaling` uses it to measure how peaked attention is.
 
 # %%
 SoftmaxBars(scores=(2.0, 1.0, 0.1))
 
 # %% [markdown]
+# ## Masks: a score of −∞ (마스크)
+#
+# Sometimes a query must not look at some keys: the padding (패딩) that makes short sentences as
+# long as the others in a batch, or, in a model that writes text, the words that come later. A
+# *mask* (마스크) marks the keys that may be attended (True = may attend, as in PyTorch), and
+# every other key gets the score $-\infty$. Since $e^{-\infty} = 0$, a masked key gets exactly
+# zero weight, and the remaining keys share all of it among themselves:
+
+# %%
+mask = np.array([True, False, True])  # key 2 is hidden
+masked = ac.softmax(np.where(mask, scores, -np.inf))
+kept = ac.softmax(scores[mask])  # the softmax of the visible keys alone
+glue("ch2_masked", ", ".join(f"{x:.3f}" for x in masked), display=False)
+glue("ch2_mask_key", int(np.flatnonzero(~mask)[0]) + 1, display=False)
+print("scores       ", scores)
+print("mask         ", mask)
+print("masked scores", np.where(mask, scores, -np.inf))
+print("weights      ", masked.round(3))
+print(
+    "same as the softmax of the visible keys:", np.allclose(masked[mask], kept)
+)
+
+# %% [markdown]
+# Key {glue:text}`ch2_mask_key` gets no weight, and the weights become
+# {glue:text}`ch2_masked`. What if a row's keys are *all* masked, say a query that belongs to
+# padding itself? Then every exponential is 0 and equation {eq}`eq-softmax` reads $0/0$. There
+# is no right answer to attend to, so `ac.softmax` gives such a row all zeros, as PyTorch's
+# attention does: that query's output is then zero, not NaN.
+
+# %%
+nothing = np.zeros(scores.shape, dtype=bool)  # every key hidden
+all_masked = ac.softmax(np.where(nothing, scores, -np.inf))
+glue("ch2_all_masked_sum", float(all_masked.sum()), display=False)
+print("weights of a fully masked row:", all_masked)
+
+# %% [markdown]
+# Many tutorials write a large negative number instead of $-\infty$; {numref}`ex-ch2-bug-mask`
+# shows what that does to a fully masked row. `ac.attention_weights` takes the mask as
+# `attn_mask=`; `ac.padding_mask` and `ac.causal_mask` build the two usual masks.
+#
 # ## Summary
 #
 # - Softmax, equation {eq}`eq-softmax`, turns any scores into positive weights that sum to 1 and
@@ -399,6 +467,8 @@ SoftmaxBars(scores=(2.0, 1.0, 0.1))
 #   maximum (equation {eq}`eq-stable-softmax`) and computing log-sum-exp the same way fixes both.
 # - The Jacobian $\mathrm{diag}(w) - ww^\top$ vanishes as one weight nears 1: a saturated softmax
 #   stops learning.
+# - A mask sets hidden keys' scores to $-\infty$, which gives them zero weight; a fully masked
+#   row gets zeros.
 #
 # ## Exercises
 #
@@ -408,8 +478,9 @@ SoftmaxBars(scores=(2.0, 1.0, 0.1))
 # ```{exercise} Softmax of large scores, by hand
 # :label: ex-ch2-shift-by-hand
 #
-# Without a computer, find the softmax of the three scores printed by the cell below, to three
-# decimals. You will need $e^{-1} \approx 0.368$, and nothing larger.
+# Without a computer, find the softmax of the three scores {glue:text}`ch2_ex1_scores` (the
+# cell below prints them), to three decimals. You will need $e^{-1} \approx$
+# {glue:text}`ch2_ex1_e:.3f`, and nothing larger.
 # ```
 #
 # ```{admonition} Hint
@@ -421,6 +492,9 @@ SoftmaxBars(scores=(2.0, 1.0, 0.1))
 
 # %%
 (s_ex,) = ch2.shift_by_hand.inputs
+glue("ch2_ex1_scores", fmt(s_ex), display=False)
+glue("ch2_ex1_e", round(math.exp(-1), 3), display=False)
+glue("ch2_ex1_left", fmt(s_ex - s_ex.max()), display=False)
 print("scores =", s_ex)
 answer = ...  # your three weights, e.g. [0.0, 0.0, 0.0]
 ch2.shift_by_hand.check(answer)
@@ -430,11 +504,11 @@ ch2.shift_by_hand.check(answer)
 # :class: dropdown
 # ```
 #
-# Subtracting the largest score leaves 0, −1, −1, whose exponentials are $1$, $e^{-1}$,
-# $e^{-1}$; divide each by their sum:
+# Subtracting the largest score leaves {glue:text}`ch2_ex1_left`, whose exponentials are $1$,
+# $e^{-1}$, $e^{-1}$; divide each by their sum:
 
 # %% jupyter={"source_hidden": true}
-e_minus_1 = 0.368  # e^-1 to three decimals, as given
+e_minus_1 = round(math.exp(-1), 3)  # e^-1 to three decimals, as given
 exps_by_hand = [1.0, e_minus_1, e_minus_1]  # e^0, e^-1, e^-1
 total = sum(exps_by_hand)
 answer = [round(x / total, 3) for x in exps_by_hand]
@@ -450,6 +524,13 @@ ch2.shift_by_hand.check(answer)
 #
 # The scores printed below are all multiplied by 2. Does the largest weight go `"up"`, `"down"`,
 # or stay the `"same"`? Answer first; the solution runs it.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# By equation {eq}`eq-ratio`, the ratio of two weights is $e^{s_i - s_j}$. What happens to each
+# gap $s_i - s_j$ when every score is doubled?
 # ```
 
 # %%
@@ -507,9 +588,8 @@ ch2.my_softmax.check(my_softmax)
 
 # %% jupyter={"source_hidden": true}
 def my_softmax(scores):
-    e = np.exp(
-        scores - scores.max(axis=-1, keepdims=True)
-    )  # [..., S], every exponent <= 0
+    # [..., S]: every exponent is <= 0, so nothing overflows
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)  # [..., S] / [..., 1]
 
 
@@ -526,11 +606,19 @@ ch2.my_softmax.check(my_softmax)
 # softmax, as many tutorials do. It looks right on every example they tried. Then a batch arrives
 # with a sequence that is *all* padding, so one row has every key masked. Copy the function below
 # into the next cell as `fixed_masked_weights`, fix it, and run the check. A row with nothing to
-# attend to should get no weight at all (zeros), as in PyTorch.
+# attend to should get no weight at all (zeros), as in PyTorch and as in the section on masks.
 # ```
 
 # %%
 bugs.mask_fully_masked.show()
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Run the buggy version on one row whose mask is all `False`. What does $-10^9$ minus the row's
+# maximum $-10^9$ give? And what does `ac.softmax` do with a row that is entirely $-\infty$?
+# ```
 
 
 # %%
@@ -541,13 +629,6 @@ def fixed_masked_weights(scores, mask):
 bugs.mask_fully_masked.check(fixed_masked_weights)
 
 # %% [markdown]
-# ```{admonition} Hint
-# :class: dropdown
-#
-# Run the buggy version on one row whose mask is all `False`. What does $-10^9$ minus the row's
-# maximum $-10^9$ give? And what does `ac.softmax` do with a row that is entirely $-\infty$?
-# ```
-#
 # ```{solution-start} ex-ch2-bug-mask
 # :class: dropdown
 # ```
@@ -559,11 +640,10 @@ bugs.mask_fully_masked.check(fixed_masked_weights)
 
 # %% jupyter={"source_hidden": true}
 def fixed_masked_weights(scores, mask):
-    """Softmax over the keys of scores (..., L, S); mask (True = may attend) hides keys."""
-    scores = np.where(
-        mask, scores, -np.inf
-    )  # a hidden key can get no weight at all
-    return ac.softmax(scores, axis=-1)  # a fully -inf row gets zeros, not NaN
+    """Weights (..., L, S) over the keys; mask: True = may attend."""
+    # a hidden key can get no weight at all
+    scores = np.where(mask, scores, -np.inf)
+    return ac.softmax(scores, axis=-1)  # a fully -inf row gets zeros
 
 
 bugs.mask_fully_masked.check(fixed_masked_weights)
@@ -582,6 +662,14 @@ bugs.mask_fully_masked.check(fixed_masked_weights)
 # %%
 bugs.softmax_wrong_axis.show()
 
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Print `softmax_rows(scores).sum(axis=-1)` for a $3 \times 4$ matrix of scores. Which axis
+# holds the keys, and does the answer change for a batch of shape $(N, L, S)$?
+# ```
+
 
 # %%
 def fixed_softmax_rows(scores):
@@ -591,12 +679,6 @@ def fixed_softmax_rows(scores):
 bugs.softmax_wrong_axis.check(fixed_softmax_rows)
 
 # %% [markdown]
-# ```{admonition} Hint
-# :class: dropdown
-#
-# Print `fixed_softmax_rows(scores).sum(axis=-1)` for a $3 \times 4$ matrix of scores. Which axis
-# holds the keys, and does the answer change for a batch of shape $(B, L, S)$?
-# ```
 #
 # ```{solution-start} ex-ch2-bug-axis
 # :class: dropdown
@@ -608,7 +690,7 @@ bugs.softmax_wrong_axis.check(fixed_softmax_rows)
 
 # %% jupyter={"source_hidden": true}
 def fixed_softmax_rows(scores):
-    """Weights (..., L, S): softmax over the keys (the last axis) of each row of scores."""
+    """Weights (..., L, S): softmax over the keys, the last axis."""
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
 

@@ -20,10 +20,12 @@
 # attention (스케일 내적 어텐션):
 #
 # $$
-# \mathrm{Attention}(Q, K, V) = \mathrm{softmax}\!\left(\frac{QK^{\top}}{\sqrt{d_k}}\right) V ,
+# \mathrm{Attention}(Q, K, V)
+#   = \mathrm{softmax}\!\left(\frac{1}{\sqrt{d_k}}\, Q K^{\mathsf{T}}\right) V ,
 # $$ (eq-sdpa)
 #
-# where $d_k$ is the dimension (차원) of the query (쿼리) and key (키) vectors. The previous
+# where $K^{\mathsf{T}}$ is the transpose (전치) of the matrix of keys and $d_k$ is the
+# dimension (차원) of the query (쿼리) and key (키) vectors. The previous
 # chapter showed that the *size* of the scores decides how peaked the softmax (소프트맥스) is.
 # This chapter shows why dot products grow with the dimension, and why $\sqrt{d_k}$ is exactly
 # the right divisor.
@@ -33,8 +35,11 @@
 # - derive the mean (평균) and the variance (분산) of a dot product (내적) of random vectors;
 # - check the derivation by simulation, and read the plot;
 # - say what unscaled scores do to softmax: saturation, entropy collapse, vanishing gradients;
-# - reproduce the seed article's numbers, and spot the bug of scaling by $d_\text{model}$
-#   instead of the per-head $d_k$.
+# - split vectors into heads, follow their shapes, and spot the bug of scaling by the model
+#   width $d_\text{model}$ instead of the width of one head.
+#
+# New terms: mean (평균), variance (분산), standard deviation (표준편차), entropy (엔트로피),
+# saturation (포화), head (헤드), multi-head attention (멀티 헤드 어텐션), model width (모델 차원).
 
 # %%
 import math
@@ -48,34 +53,46 @@ from attn_core.exercises import ch03_scaling as ch3
 from attn_core.widgets import ScalingExplorer
 from myst_nb import glue
 
-rng = np.random.default_rng(
-    3
-)  # every random number of this chapter comes from here
+# every random number of this chapter comes from this generator
+rng = np.random.default_rng(3)
+
+
+def fmt(values, sep=", "):
+    """Numbers as prose: 1, 0.5, −1 (a true minus sign), for glue."""
+    return sep.join(f"{float(x):g}".replace("-", "−") for x in values)
+
+
+def vec(v):
+    """A vector as prose: (1, 0)."""
+    return f"({fmt(v)})"
+
 
 # %% [markdown]
 # ## The seed's example, with and without the scale
 #
-# Take the seed article's query $q = (1, 0)$ and keys $(1,0)$, $(0,1)$, $(1,1)$ again, so
-# $d_k = 2$. `ac.attention_weights` divides by $\sqrt{d_k}$ unless told otherwise; `scale=1.0`
-# switches the division off.
+# Take the seed article's query $q$ = {glue:text}`ch3_seed_query` and keys
+# {glue:text}`ch3_seed_keys` again, so $d_k =$ {glue:text}`ch3_seed_dk`. `ac.attention_weights`
+# divides by $\sqrt{d_k}$ unless told otherwise; `scale=1.0` switches the division off.
 
 # %%
 example = ac.seed_example()
 d_k = example.query.shape[-1]
 w_plain = ac.attention_weights(example.query, example.keys, scale=1.0)
-w_scaled = ac.attention_weights(example.query, example.keys)  # scale = 1/√d_k
+w_scaled = ac.attention_weights(example.query, example.keys)  # scale 1/√d_k
+glue("ch3_seed_query", vec(example.query), display=False)
+glue("ch3_seed_keys", ", ".join(vec(k) for k in example.keys), display=False)
 glue("ch3_seed_dk", d_k, display=False)
 glue("ch3_seed_sqrt", math.sqrt(d_k), display=False)
 glue("ch3_seed_plain", " / ".join(f"{w:.3f}" for w in w_plain), display=False)
 glue(
     "ch3_seed_scaled", " / ".join(f"{w:.3f}" for w in w_scaled), display=False
 )
-print("unscaled:     ", w_plain.round(3))
-print("scaled by √2: ", w_scaled.round(3))
+print("unscaled:          ", w_plain.round(3))
+print(f"scaled by √{d_k} = {math.sqrt(d_k):.3f}:", w_scaled.round(3))
 
 # %% [markdown]
 # Without the scale the weights are {glue:text}`ch3_seed_plain`; divided by
-# $\sqrt{2} \approx$ {glue:text}`ch3_seed_sqrt:.3f` they are {glue:text}`ch3_seed_scaled`. Even at
+# $\sqrt{d_k} \approx$ {glue:text}`ch3_seed_sqrt:.3f` they are {glue:text}`ch3_seed_scaled`. Even at
 # $d_k =$ {glue:text}`ch3_seed_dk` the unscaled weights are more extreme. The seed's point is that
 # real models use far larger $d_k$, where the difference is far larger. Why?
 #
@@ -98,16 +115,21 @@ print("scaled by √2: ", w_scaled.round(3))
 # the product of their expectations:
 #
 # $$
-# \mathbb{E}[q \cdot k] = \sum_{m=1}^{d_k} \mathbb{E}[q_m k_m]
-#   = \sum_{m=1}^{d_k} \mathbb{E}[q_m]\,\mathbb{E}[k_m] = \sum_{m=1}^{d_k} 0 \cdot 0 = 0 .
+# \begin{aligned}
+# \mathbb{E}[q \cdot k] &= \sum_{m=1}^{d_k} \mathbb{E}[q_m k_m]
+#   = \sum_{m=1}^{d_k} \mathbb{E}[q_m]\,\mathbb{E}[k_m] \\
+#   &= \sum_{m=1}^{d_k} 0 \cdot 0 = 0 .
+# \end{aligned}
 # $$ (eq-dot-mean)
 #
 # **One term.** For a single product, the variance is the mean square minus the squared mean,
 # and the squared mean is 0 by {eq}`eq-dot-mean`:
 #
 # $$
-# \mathrm{Var}[q_m k_m] = \mathbb{E}[q_m^2 k_m^2] - \left(\mathbb{E}[q_m k_m]\right)^2
-#   = \mathbb{E}[q_m^2]\,\mathbb{E}[k_m^2] - 0 = 1 \cdot 1 = 1 ,
+# \begin{aligned}
+# \mathrm{Var}[q_m k_m] &= \mathbb{E}[q_m^2 k_m^2] - \left(\mathbb{E}[q_m k_m]\right)^2 \\
+#   &= \mathbb{E}[q_m^2]\,\mathbb{E}[k_m^2] - 0 = 1 \cdot 1 = 1 ,
+# \end{aligned}
 # $$ (eq-term-variance)
 #
 # because $\mathbb{E}[q_m^2] = \mathrm{Var}[q_m] + \mathbb{E}[q_m]^2 = 1$, and the same for
@@ -143,6 +165,7 @@ n_pairs = 20_000
 var_plain = stats.score_variance(d_ks, n_pairs, rng)
 var_scaled = stats.score_variance(d_ks, n_pairs, rng, scaled=True)
 glue("ch3_n_pairs", n_pairs, display=False)
+glue("ch3_dk_min", int(d_ks[0]), display=False)
 glue("ch3_dk_max", int(d_ks[-1]), display=False)
 glue("ch3_n_dims", len(d_ks), display=False)
 glue("ch3_var_plain_max", float(var_plain[-1]), display=False)
@@ -163,7 +186,7 @@ plt.close(fig)
 # :name: fig-ch3-variance
 #
 # Sample variance of {glue:text}`ch3_n_pairs:,` dot products of random vectors for each $d_k$
-# from 1 to {glue:text}`ch3_dk_max`. Unscaled (circles) it follows the line $d_k$ of equation
+# from {glue:text}`ch3_dk_min` to {glue:text}`ch3_dk_max`. Unscaled (circles) it follows the line $d_k$ of equation
 # {eq}`eq-dot-variance`; divided by $\sqrt{d_k}$ (squares) it stays at 1, equation
 # {eq}`eq-scaled-variance`. Both axes are logarithmic.
 # ```
@@ -207,16 +230,13 @@ for name, value in [
     ("jac_scaled", sat_scaled.jacobian_norm[-1]),
     ("jac_ratio", sat_scaled.jacobian_norm[-1] / sat_plain.jacobian_norm[-1]),
 ]:
-    glue(
-        f"ch3_sat_{name}", np.asarray(value).item(), display=False
-    )  # a Python number
+    # .item() turns numpy scalars into Python numbers for glue
+    glue(f"ch3_sat_{name}", np.asarray(value).item(), display=False)
 print(" d_k  largest weight    entropy      ‖Jacobian‖   (unscaled | scaled)")
-for i, d in enumerate(d_ks):
-    print(
-        f"{d:4d}   {sat_plain.max_weight[i]:.3f} | {sat_scaled.max_weight[i]:.3f}"
-        f"   {sat_plain.entropy[i]:.3f} | {sat_scaled.entropy[i]:.3f}"
-        f"   {sat_plain.jacobian_norm[i]:.3f} | {sat_scaled.jacobian_norm[i]:.3f}"
-    )
+rows = zip(d_ks, *sat_plain, *sat_scaled, strict=True)
+for d, m1, e1, j1, m2, e2, j2 in rows:  # max, entropy, Jacobian: plain, scaled
+    print(f"{d:4d}   {m1:.3f} | {m2:.3f}   {e1:.3f} | {e2:.3f}", end="")
+    print(f"   {j1:.3f} | {j2:.3f}")
 
 # %% tags=["remove-input"]
 fig = plots.plot_saturation(d_ks, sat_plain, sat_scaled, n_keys)
@@ -230,7 +250,7 @@ plt.close(fig)
 # One query against {glue:text}`ch3_sat_n_keys` random keys, averaged over
 # {glue:text}`ch3_sat_n_trials` queries per $d_k$. Unscaled (circles), the largest weight climbs
 # towards 1, the entropy falls towards 0 and the Jacobian's norm shrinks; scaled (squares), all
-# three stay where they are at $d_k = 1$. Dotted lines: the uniform weight
+# three stay where they are at $d_k =$ {glue:text}`ch3_dk_min`. Dotted lines: the uniform weight
 # {glue:text}`ch3_sat_uniform:.4f` and the uniform entropy $\log S =$
 # {glue:text}`ch3_sat_log_s:.3f`.
 # ```
@@ -244,23 +264,26 @@ plt.close(fig)
 # | entropy (nats) | {glue:text}`ch3_sat_ent_plain:.3f` | {glue:text}`ch3_sat_ent_scaled:.3f` |
 # | Jacobian norm | {glue:text}`ch3_sat_jac_plain:.3f` | {glue:text}`ch3_sat_jac_scaled:.3f` |
 #
-# Unscaled, the softmax is *saturated*: nearly one-hot, its entropy collapsed, and its gradient
+# Unscaled, the softmax is *saturated* (포화): nearly one-hot, its entropy collapsed, and its gradient
 # {glue:text}`ch3_sat_jac_ratio:.1f` times weaker than the scaled one. A layer in that state
 # barely learns, which is the seed's "the gradient vanishes" made concrete.
 #
-# ## The seed's d_k = 64
+# ## One head of the original Transformer
 #
-# The seed article notes that with $d_k = 64$, the size of one head in the original
-# Transformer {cite}`vaswani2017`, the divisor is $\sqrt{64} =$ {glue:text}`ch3_sqrt64:g`.
-# Here is one random query against three random keys at that size:
+# The seed article notes that with $d_k =$ {glue:text}`ch3_d64`, the size of one head in the
+# original Transformer {cite}`vaswani2017`, the divisor is $\sqrt{d_k} =$
+# {glue:text}`ch3_sqrt64:g`. Here is one random query against {glue:text}`ch3_n64` random keys
+# at that size:
 
 # %%
-d_k64 = 64
+d_k64, n64 = 64, 3
 q64 = rng.standard_normal(d_k64)
-k64 = rng.standard_normal((3, d_k64))
+k64 = rng.standard_normal((n64, d_k64))
 s64 = ac.dot_scores(q64, k64)
 w64_plain = ac.attention_weights(q64, k64, scale=1.0)
 w64_scaled = ac.attention_weights(q64, k64)
+glue("ch3_d64", d_k64, display=False)
+glue("ch3_n64", n64, display=False)
 glue("ch3_sqrt64", math.sqrt(d_k64), display=False)
 glue("ch3_s64", ", ".join(f"{s:.1f}" for s in s64), display=False)
 glue("ch3_w64_plain", " / ".join(f"{w:.3f}" for w in w64_plain), display=False)
@@ -275,49 +298,118 @@ print("scaled weights  ", w64_scaled.round(3))
 # %% [markdown]
 # The scores {glue:text}`ch3_s64` give the unscaled
 # weights {glue:text}`ch3_w64_plain`, against {glue:text}`ch3_w64_scaled` once divided: at
-# $d_k = 64$ the scale is the difference between one key taking (almost) everything and a real
+# $d_k =$ {glue:text}`ch3_d64` the scale is the difference between one key taking (almost) everything and a real
 # mixture.
 #
-# ## A common bug: scaling by d_model
+# ## Many heads, each with its own scale (헤드)
 #
-# In multi-head attention (멀티 헤드 어텐션), the model dimension (모델 차원) $d_\text{model}$ is
-# split into $h$ heads (헤드) of $d_k = d_\text{model} / h$ each, and the scores of each head are
-# dot products of $d_k$-dimensional vectors. The scale must therefore be $1/\sqrt{d_k}$, per
-# head. Dividing by $\sqrt{d_\text{model}}$ instead is a common mistake: it runs silently, and
-# makes every head's scores $\sqrt{h}$ times too small, a temperature of $\sqrt{h}$ that
-# flattens the weights.
+# Real models do not compute one attention over the whole vector of $D = d_\text{model}$
+# features. Multi-head attention (멀티 헤드 어텐션) cuts every query, key and value vector into
+# $H$ heads (헤드) of $d_\text{head} = D / H$ features each, and every head computes its own
+# scaled attention, in parallel, over its own slice. The split is a reshape followed by a swap of
+# two axes, as in nanoGPT. Follow the shapes for a sequence of $L$ positions (in
+# self-attention every position is both a query and a key, so $S = L$; the code, like nanoGPT
+# and the {doc}`intro`'s notation table, calls that length `T`):
+
+# %%
+T, D, H = 4, 8, 2  # positions, model width d_model, heads
+x = rng.standard_normal((T, D))  # stands in for projected queries
+q_heads = ac.split_heads(x, H)  # the reshape, then the swap
+d_head = q_heads.shape[-1]
+scores_h = q_heads @ np.swapaxes(q_heads, -1, -2)  # one score matrix a head
+weights_h = ac.softmax(scores_h / math.sqrt(d_head))  # each head's own scale
+out_h = weights_h @ q_heads  # values = queries here, to keep it short
+glue("ch3_h_T", T, display=False)
+glue("ch3_h_D", D, display=False)
+glue("ch3_h_H", H, display=False)
+glue("ch3_h_dhead", d_head, display=False)
+steps = [
+    ("x", x.shape),
+    ("reshape to (T, H, d_head)", x.reshape(T, H, D // H).shape),
+    ("swap T and H: split_heads", q_heads.shape),
+    ("scores of each head", scores_h.shape),
+    ("weights @ values", out_h.shape),
+    ("merge_heads", ac.merge_heads(out_h).shape),
+]
+for name, shape in steps:
+    print(f"{name:27s} {shape}")
+
+# %% [markdown]
+# With $L =$ {glue:text}`ch3_h_T` positions, $D =$ {glue:text}`ch3_h_D` features and $H =$
+# {glue:text}`ch3_h_H` heads, each head sees vectors of $d_\text{head} =$
+# {glue:text}`ch3_h_dhead` features: $(L, D)$ becomes $(L, H, d_\text{head})$, then
+# $(H, L, d_\text{head})$; each head has its own $L \times L$ scores and weights; the outputs
+# $(H, L, d_\text{head})$ are merged back to $(L, D)$ by `ac.merge_heads`, the same two steps in
+# reverse. The swap matters: a reshape straight to $(H, L, d_\text{head})$ has the right shape
+# but mixes positions into heads (an exercise below). `ac.multi_head_attention` does all of this
+# with learnt projections; a later chapter takes it further.
+#
+# ## A common bug: scaling by the model width
+#
+# Each head's scores are dot products of $d_\text{head}$-dimensional vectors, so by
+# {prf:ref}`prop-dot-variance` their variance is $d_\text{head}$ and the scale must be
+# $1/\sqrt{d_\text{head}}$: the $d_k$ of equation {eq}`eq-sdpa` is the width of one head.
+# Dividing by $\sqrt{d_\text{model}}$ instead is a common mistake: it runs silently, and makes
+# every head's scores $\sqrt{H}$ times too small, a temperature of $\sqrt{H}$ that flattens the
+# weights. We measure it on {glue:text}`ch3_bug_trials` queries of one head, each against
+# {glue:text}`ch3_sat_n_keys` keys, in two settings: a freshly initialised head (components of
+# standard deviation {glue:text}`ch3_bug_std_fresh:g`), and a head whose queries and keys have grown during training (standard
+# deviation {glue:text}`ch3_bug_std_trained:g`), whose weights are peaked on purpose.
 
 # %%
 d_model, n_heads = 512, 8
-d_head = d_model // n_heads
-q_h = rng.standard_normal(
-    (n_trials, 1, d_head)
-)  # one head's queries [T, 1, d_h]
-k_h = rng.standard_normal(
-    (n_trials, n_keys, d_head)
-)  # and keys [T, S, d_head]
-ent_right = ac.entropy(
-    ac.attention_weights(q_h, k_h)
-).mean()  # scale 1/√d_head
-w_bug = ac.attention_weights(q_h, k_h, scale=1 / math.sqrt(d_model))  # the bug
-ent_bug = ac.entropy(w_bug).mean()
+n_bug_trials = 500
+settings = {"fresh": 1.0, "trained": 2.0}  # std of query and key components
+head_stats = {
+    name: stats.head_scale_stats(
+        d_model, n_heads, n_keys, n_bug_trials, rng, std=std
+    )
+    for name, std in settings.items()
+}
 glue("ch3_bug_dmodel", d_model, display=False)
 glue("ch3_bug_h", n_heads, display=False)
-glue("ch3_bug_dhead", d_head, display=False)
+glue("ch3_bug_dhead", d_model // n_heads, display=False)
 glue("ch3_bug_factor", math.sqrt(n_heads), display=False)
-glue("ch3_bug_ent_right", float(ent_right), display=False)
-glue("ch3_bug_ent_bug", float(ent_bug), display=False)
-print(f"mean entropy, scaled by 1/√{d_head}:  {ent_right:.3f}")
-print(f"mean entropy, scaled by 1/√{d_model}: {ent_bug:.3f}")
-print(f"entropy of uniform weights:      {math.log(n_keys):.3f}")
+glue("ch3_bug_trials", n_bug_trials, display=False)
+glue("ch3_bug_std_fresh", settings["fresh"], display=False)
+glue("ch3_bug_std_trained", settings["trained"], display=False)
+for name, (right, bug) in head_stats.items():
+    for which, st in (("right", right), ("bug", bug)):
+        key = f"ch3_bug_{name}_{which}"
+        glue(f"{key}_ent", float(st.entropy[0]), display=False)
+        glue(f"{key}_max", float(st.max_weight[0]), display=False)
+print(f"d_model = {d_model}, {n_heads} heads of {d_model // n_heads}")
+print("head      scale          largest weight  entropy")
+for name, (right, bug) in head_stats.items():
+    for label, st in (("1/√d_head", right), ("1/√d_model", bug)):
+        print(
+            f"{name:8s}  {label:13s}  {st.max_weight[0]:.3f}"
+            f"           {st.entropy[0]:.3f}"
+        )
+print(f"uniform weights: {1 / n_keys:.4f}, entropy {math.log(n_keys):.3f}")
 
 # %% [markdown]
-# With $d_\text{model} =$ {glue:text}`ch3_bug_dmodel` and $h =$ {glue:text}`ch3_bug_h` heads of
-# $d_k =$ {glue:text}`ch3_bug_dhead`, the wrong scale makes the scores
-# {glue:text}`ch3_bug_factor:.2f` times too small. The mean entropy over
-# {glue:text}`ch3_sat_n_keys` keys rises from {glue:text}`ch3_bug_ent_right:.3f` to
-# {glue:text}`ch3_bug_ent_bug:.3f`, almost the uniform {glue:text}`ch3_sat_log_s:.3f`: every head
-# starts out nearly blind. An exercise below asks you to find this bug in code.
+# With $d_\text{model} =$ {glue:text}`ch3_bug_dmodel` and $H =$ {glue:text}`ch3_bug_h` heads of
+# $d_\text{head} =$ {glue:text}`ch3_bug_dhead`, the wrong scale makes the scores
+# {glue:text}`ch3_bug_factor:.2f` times too small.
+#
+# | head | scale | largest weight | entropy (nats) |
+# |---|---|---|---|
+# | fresh | $1/\sqrt{d_\text{head}}$ | {glue:text}`ch3_bug_fresh_right_max:.3f` | {glue:text}`ch3_bug_fresh_right_ent:.3f` |
+# | fresh | $1/\sqrt{d_\text{model}}$ (bug) | {glue:text}`ch3_bug_fresh_bug_max:.3f` | {glue:text}`ch3_bug_fresh_bug_ent:.3f` |
+# | trained | $1/\sqrt{d_\text{head}}$ | {glue:text}`ch3_bug_trained_right_max:.3f` | {glue:text}`ch3_bug_trained_right_ent:.3f` |
+# | trained | $1/\sqrt{d_\text{model}}$ (bug) | {glue:text}`ch3_bug_trained_bug_max:.3f` | {glue:text}`ch3_bug_trained_bug_ent:.3f` |
+#
+# A fresh head attends almost evenly anyway (uniform weights have entropy $\log S =$
+# {glue:text}`ch3_sat_log_s:.3f`), and the bug only pushes it closer to uniform, from
+# {glue:text}`ch3_bug_fresh_right_ent:.3f` to {glue:text}`ch3_bug_fresh_bug_ent:.3f`: easy to
+# miss. The harm shows once a head has something to say. The trained head puts
+# {glue:text}`ch3_bug_trained_right_max:.3f` of its weight on its best key when scaled right;
+# with the bug only {glue:text}`ch3_bug_trained_bug_max:.3f`, and its entropy rises from
+# {glue:text}`ch3_bug_trained_right_ent:.3f` to {glue:text}`ch3_bug_trained_bug_ent:.3f`. To
+# focus as sharply, its queries and keys would have to grow by a further factor
+# $\sqrt[4]{H}$ each, which training then has to find. An exercise below asks you to find this
+# bug in code.
 #
 # ## Try it: the scaling explorer
 #
@@ -339,8 +431,9 @@ ScalingExplorer(d_k=64, seed=0, n_keys=n_keys)
 #   {numref}`fig-ch3-variance` agrees.
 # - Unscaled scores at large $d_k$ saturate the softmax: one key takes nearly all the weight, the
 #   entropy collapses and the Jacobian, hence the gradient, vanishes ({numref}`fig-ch3-saturation`).
-# - The scale is per head: $1/\sqrt{d_k}$ with $d_k = d_\text{model}/h$, never
-#   $1/\sqrt{d_\text{model}}$.
+# - Multi-head attention splits $(L, D)$ into $(H, L, d_\text{head})$ with a reshape and a
+#   swap; the scale is per head, $1/\sqrt{d_\text{head}}$ with $d_\text{head} = D/H$, never
+#   $1/\sqrt{d_\text{model}}$, which flattens every head.
 #
 # ## Exercises
 #
@@ -393,12 +486,21 @@ ch3.spread_by_hand.check(answer)
 # :label: ex-ch3-double-d-k
 #
 # Without the scale, by what factor does the typical size (the standard deviation) of $q \cdot k$
-# grow when $d_k$ goes from the first to the second value printed below? Answer `"×1"`, `"×√2"`,
-# `"×2"` or `"×4"`.
+# grow when $d_k$ goes from {glue:text}`ch3_ex2_small` to {glue:text}`ch3_ex2_large`? Answer
+# `"×1"`, `"×√2"`, `"×2"` or `"×4"` (`"x√2"` works too).
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Equation {eq}`eq-dot-variance` says how the *variance* grows with $d_k$; the standard
+# deviation is its square root.
 # ```
 
 # %%
 d_small, d_large = ch3.double_d_k.inputs
+glue("ch3_ex2_small", d_small, display=False)
+glue("ch3_ex2_large", d_large, display=False)
 print("d_k:", d_small, "->", d_large)
 answer = ...  # "×1", "×√2", "×2" or "×4"
 ch3.double_d_k.check(answer)
@@ -415,10 +517,8 @@ spread = [
     stats.random_dot_products(d, n_pairs, rng).std()
     for d in (d_small, d_large)
 ]
-print(
-    f"std at d_k={d_small}: {spread[0]:.2f}, at d_k={d_large}: {spread[1]:.2f}, ",
-    end="",
-)
+print(f"std at d_k={d_small}: {spread[0]:.2f}")
+print(f"std at d_k={d_large}: {spread[1]:.2f}")
 print(f"ratio {spread[1] / spread[0]:.3f} (√2 = {math.sqrt(2):.3f})")
 ch3.double_d_k.check("×√2")
 
@@ -430,7 +530,7 @@ ch3.double_d_k.check("×√2")
 # :label: ex-ch3-my-weights
 #
 # Write `my_weights(q, k)` with plain NumPy (no `attn_core`): the weights
-# $\mathrm{softmax}(QK^\top / \sqrt{d_k})$ of equation {eq}`eq-sdpa`, for queries of shape
+# $\mathrm{softmax}(Q K^{\mathsf{T}} / \sqrt{d_k})$ of equation {eq}`eq-sdpa`, for queries of shape
 # $(\dots, L, d_k)$ and keys of shape $(\dots, S, d_k)$, as an array $(\dots, L, S)$. The check
 # tries the seed's example, a matrix, and a batch.
 # ```
@@ -457,7 +557,8 @@ ch3.my_weights.check(my_weights)
 
 # %% jupyter={"source_hidden": true}
 def my_weights(q, k):
-    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
+    # [..., L, E] @ [..., E, S] -> [..., L, S], scaled
+    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)  # each row sums to 1
 
@@ -471,14 +572,22 @@ ch3.my_weights.check(my_weights)
 # ```{exercise} Find the bug: scaling each head
 # :label: ex-ch3-bug-d-model
 #
-# The function below splits projected queries and keys into heads (`ac.split_heads`, the subject
-# of a later chapter) and computes each head's weights. It runs without error and its rows sum
-# to 1, yet its heads attend too evenly. Copy it as `fixed_head_weights`, fix it, and run the
-# check.
+# The function below splits projected queries and keys into heads with `ac.split_heads`, as in
+# the section on heads (`T` is the number of positions, `D` the model width, `H` the number of
+# heads), and computes each head's weights. It runs without error and its rows sum to 1, yet
+# its heads attend too evenly. Copy it as `fixed_head_weights`, fix it, and run the check.
 # ```
 
 # %%
 bugs.scale_d_model.show()
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# What is the length of the vectors whose dot products make one head's scores: `q.shape[-1]`,
+# or `qh.shape[-1]`?
+# ```
 
 
 # %%
@@ -489,12 +598,6 @@ def fixed_head_weights(q, k, n_heads):
 bugs.scale_d_model.check(fixed_head_weights)
 
 # %% [markdown]
-# ```{admonition} Hint
-# :class: dropdown
-#
-# What is the length of the vectors whose dot products make one head's scores: `q.shape[-1]`,
-# or `qh.shape[-1]`?
-# ```
 #
 # ```{solution-start} ex-ch3-bug-d-model
 # :class: dropdown
@@ -502,17 +605,15 @@ bugs.scale_d_model.check(fixed_head_weights)
 #
 # Each head's scores are dot products of $d_\text{head}$-dimensional vectors, so by
 # {prf:ref}`prop-dot-variance` their variance is $d_\text{head}$ and the scale is
-# $1/\sqrt{d_\text{head}}$, with $d_\text{head} = d_\text{model} / h$.
+# $1/\sqrt{d_\text{head}}$, with $d_\text{head} = D / H$.
 
 
 # %% jupyter={"source_hidden": true}
 def fixed_head_weights(q, k, n_heads):
-    """Each head's attention weights (..., H, T, T) from projected q, k (..., T, D)."""
-    qh, kh = (
-        ac.split_heads(q, n_heads),
-        ac.split_heads(k, n_heads),
-    )  # [..., H, T, d_head]
-    d_head = qh.shape[-1]  # the size of the vectors each head multiplies
+    """Each head's weights (..., H, T, T) from q, k (..., T, D)."""
+    qh = ac.split_heads(q, n_heads)  # [..., H, T, d_head]
+    kh = ac.split_heads(k, n_heads)  # [..., H, T, d_head]
+    d_head = qh.shape[-1]  # the length of the vectors each head multiplies
     scores = qh @ np.swapaxes(kh, -1, -2) / math.sqrt(d_head)  # [..., H, T, T]
     return ac.softmax(scores, axis=-1)
 
@@ -526,14 +627,22 @@ bugs.scale_d_model.check(fixed_head_weights)
 # ```{exercise} Find the bug: splitting into heads
 # :label: ex-ch3-bug-heads
 #
-# Before the scale comes the split: $(\dots, T, d_\text{model})$ becomes
-# $(\dots, h, T, d_\text{head})$, each head getting its own slice of every token's features.
+# Before the scale comes the split: $(\dots, L, D)$ becomes $(\dots, H, L, d_\text{head})$,
+# each head getting its own slice of every position's features (in the code, `T` positions).
 # The function below returns the right shape, but its heads are wrong. Copy it as
 # `fixed_split`, fix it, and run the check.
 # ```
 
 # %%
 bugs.heads_reshape.show()
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Try it on `np.arange(12).reshape(3, 4)` (3 positions, 4 features) with 2 heads. Head 0 should
+# hold features 0 and 1 of *every* position. Does it?
+# ```
 
 
 # %%
@@ -544,21 +653,15 @@ def fixed_split(x, n_heads):
 bugs.heads_reshape.check(fixed_split)
 
 # %% [markdown]
-# ```{admonition} Hint
-# :class: dropdown
-#
-# Try it on `np.arange(12).reshape(3, 4)` (3 tokens, 4 features) with 2 heads. Head 0 should hold
-# features 0 and 1 of *every* token. Does it?
-# ```
 #
 # ```{solution-start} ex-ch3-bug-heads
 # :class: dropdown
 # ```
 #
-# A reshape keeps the numbers in memory order, so reshaping $(T, D)$ straight to
-# $(h, T, d_\text{head})$ puts the features of the first tokens into head 0. Reshape to
-# $(T, h, d_\text{head})$, which cuts each token's features into heads, then swap the token and
-# head axes:
+# A reshape keeps the numbers in memory order, so reshaping $(L, D)$ straight to
+# $(H, L, d_\text{head})$ puts the features of the first positions into head 0. Reshape to
+# $(L, H, d_\text{head})$, which cuts each position's features into heads, then swap the
+# position and head axes:
 
 
 # %% jupyter={"source_hidden": true}

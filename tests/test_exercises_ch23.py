@@ -71,3 +71,23 @@ def test_my_weights_accepts_loops_and_rejects_the_unscaled_seed():
     ex_q, ex_k = ch3.my_weights.cases()[0].args
     a = math.exp(1 / math.sqrt(2))
     np.testing.assert_allclose(loop_weights(ex_q, ex_k), [[a, 1, a]] / np.float64(2 * a + 1))
+
+
+def test_shift_by_hand_diagnoses_e_to_the_plus_one():
+    # Exponents 0, +1, +1 instead of 0, -1, -1: weights 1, e, e over 1 + 2e.
+    e = math.e
+    wrong = [1 / (1 + 2 * e), e / (1 + 2 * e), e / (1 + 2 * e)]
+    feedback = ch2.shift_by_hand.check([round(x, 3) for x in wrong])
+    assert feedback.diagnosis == "exp-wrong-sign"
+    assert "0.576" not in feedback.message  # the answer stays hidden
+
+
+def test_spread_by_hand_diagnoses_means_and_an_unscaled_spread_of_one():
+    assert ch3.spread_by_hand.check([0, 0]).diagnosis == "means-not-std"
+    assert ch3.spread_by_hand.check([1, 1]).diagnosis == "unscaled-stays-1"
+
+
+def test_chapter_choices_accept_typed_variants():
+    assert ch3.double_d_k.check("x√2").ok and ch3.double_d_k.check("X√2").ok
+    assert ch2.double_the_scores.check("Up").ok
+    assert ch2.double_the_scores.check("Down").diagnosis == "chose-down"

@@ -7,7 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from attn_core.stats import random_dot_products, saturation_stats, score_variance
+from attn_core.stats import (
+    head_scale_stats,
+    random_dot_products,
+    saturation_stats,
+    score_variance,
+)
 
 
 def _loop_dot_products(d_k, n, seed):
@@ -84,6 +89,35 @@ def test_unscaled_scores_saturate_and_scaled_do_not():
     assert abs(fixed.entropy[1] - fixed.entropy[0]) < 0.1 * math.log(n_keys)
 
 
+def test_head_scale_stats_match_loops_with_both_scales():
+    d_model, n_heads, n_keys, n_trials, std = 6, 3, 4, 2, 1.5
+    d_head = d_model // n_heads  # 2
+    rng = np.random.default_rng(12)
+    q = std * rng.standard_normal((n_trials, 1, d_head))
+    k = std * rng.standard_normal((n_trials, n_keys, d_head))
+    expected = {}
+    for name, divisor in (("right", d_head), ("bug", d_model)):
+        rows = []
+        for t in range(n_trials):
+            s = [sum(q[t, 0, m] * k[t, j, m] for m in range(d_head)) for j in range(n_keys)]
+            exps = [math.exp(x / math.sqrt(divisor)) for x in s]
+            rows.append(_hand_stats([x / sum(exps) for x in exps]))
+        expected[name] = np.mean(rows, axis=0)
+    right, bug = head_scale_stats(
+        d_model, n_heads, n_keys, n_trials, np.random.default_rng(12), std=std
+    )
+    np.testing.assert_allclose(np.ravel(right), expected["right"], rtol=1e-10)
+    np.testing.assert_allclose(np.ravel(bug), expected["bug"], rtol=1e-10)
+
+
+def test_the_d_model_bug_flattens_a_peaked_head():
+    # Scores √H = 2.83 times too small: the entropy rises towards log S.
+    right, bug = head_scale_stats(512, 8, 16, 300, np.random.default_rng(7), std=2.0)
+    assert bug.entropy[0] > right.entropy[0] + 0.5
+    assert bug.max_weight[0] < right.max_weight[0] - 0.2
+    assert bug.entropy[0] < math.log(16)
+
+
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
@@ -103,6 +137,14 @@ def test_unscaled_scores_saturate_and_scaled_do_not():
             "d_k",
         ),
         (lambda: saturation_stats([4], 3, 5, None, scaled=True), TypeError, "rng must be"),
+        (lambda: head_scale_stats(10, 3, 4, 5, np.random.default_rng()), ValueError, "d_model"),
+        (lambda: head_scale_stats(8, 0, 4, 5, np.random.default_rng()), ValueError, "n_heads"),
+        (
+            lambda: head_scale_stats(8, 2, 4, 5, np.random.default_rng(), std=0.0),
+            ValueError,
+            "std",
+        ),
+        (lambda: head_scale_stats(8, 2, 4, 5, None), TypeError, "rng must be"),
     ],
 )
 def test_bad_input_names_the_argument(call, error, match):

@@ -10,6 +10,8 @@ Examples
 True
 >>> my_softmax.check(lambda s: np.exp(s) / np.exp(s).sum(-1, keepdims=True)).diagnosis
 'nan-large-scores'
+>>> double_the_scores.check(" Up").ok  # case and spaces do not matter
+True
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from . import diagnose
 from ._core import Case, ChoiceExercise, FunctionExercise, Mistake, NumberExercise
 
 __all__ = ["double_the_scores", "my_softmax", "shift_by_hand"]
+
 
 _SHIFTED = np.array([101.0, 100.0, 100.0])
 
@@ -38,6 +41,12 @@ shift_by_hand = NumberExercise(
             lambda s: np.full_like(s, 1 / s.size),
         ),
         diagnose.matches(
+            "exp-wrong-sign",
+            "the largest score must get the largest weight: after subtracting the maximum "
+            "the exponents are 0 and negative numbers, so use e^-1, not e^+1.",
+            lambda s: ac.softmax(s.max() - s),
+        ),
+        diagnose.matches(
             "exp-not-normalised",
             "these are the exponentials of the shifted scores; divide each by their sum.",
             lambda s: np.exp(s - s.max()),
@@ -46,6 +55,7 @@ shift_by_hand = NumberExercise(
     mistakes=[
         Mistake("scores over their sum", _SHIFTED / _SHIFTED.sum(), "near-uniform"),
         Mistake("one third each", [1 / 3, 1 / 3, 1 / 3], "near-uniform"),
+        Mistake("e^+1 instead of e^-1", [0.155, 0.422, 0.422], "exp-wrong-sign"),
         Mistake("e^0 and e^-1, not divided", [1.0, np.exp(-1), np.exp(-1)], "exp-not-normalised"),
         Mistake("the top weight alone", 0.576, "wrong-count"),
         Mistake("a slip in the third decimal", [0.581, 0.212, 0.212], "rounding"),

@@ -10,6 +10,8 @@ Examples
 True
 >>> my_weights.check(lambda q, k: ac.attention_weights(q, k, scale=1.0)).diagnosis
 'forgot-scale'
+>>> [double_d_k.check(a).ok for a in ("×√2", "x√2", "X√2", "x sqrt(2)", "×2")]
+[True, True, True, True, False]
 """
 
 from __future__ import annotations
@@ -45,6 +47,18 @@ spread_by_hand = NumberExercise(
             lambda d: [d, 1.0],
         ),
         diagnose.matches(
+            "means-not-std",
+            "those are the means; the spread is the standard deviation, the square root "
+            "of the variance that the proposition gives.",
+            lambda d: [0.0, 0.0],
+        ),
+        diagnose.matches(
+            "unscaled-stays-1",
+            "the scaled score has spread 1, but the unscaled one grows with d_k: its "
+            "variance is d_k.",
+            lambda d: [1.0, 1.0],
+        ),
+        diagnose.matches(
             "scaled-by-d",
             "dividing q·k by √d_k divides its variance by d_k, so the scaled spread does not "
             "depend on d_k at all.",
@@ -55,6 +69,8 @@ spread_by_hand = NumberExercise(
         Mistake("the variances", [_D_K, 1.0], "variance-not-std"),
         Mistake("the scaled spread shrinks too", [16.0, 1 / 16], "scaled-by-d"),
         Mistake("one number", 16.0, "wrong-count"),
+        Mistake("the means", [0, 0], "means-not-std"),
+        Mistake("both spreads 1", [1, 1], "unscaled-stays-1"),
     ],
     solution=[16.0, 1.0],
 )
