@@ -144,6 +144,18 @@ def test_small_helpers_against_hand_values(run_js):
     assert got[8:] == ["0.000", "−1.23"]
 
 
+def test_fmt_wide_keeps_three_decimals_at_any_size(run_js):
+    # e^2 = 7.389056…; e^500 = 1.4035922…e217 (500 / ln 10 = 217.147…, 10^0.147… = 1.4036)
+    got = run_js([
+        ["fmtWide", [math.exp(2), 3]],
+        ["fmtWide", [999999.4, 3]],
+        ["fmtWide", [math.exp(500), 3]],
+        ["fmtWide", [-2.5e-9, 3]],
+        ["fmtWide", [-3.2e7, 3]],
+    ])  # fmt: skip
+    assert got == ["7.389", "999999.400", "1.404e217", "0.000", "−3.200e7"]
+
+
 def test_softmax_rejects_a_bad_temperature(run_js):
     with pytest.raises(AssertionError, match="temperature must be a finite number > 0"):
         run_js([["softmax", [[1, 2], 0]]])

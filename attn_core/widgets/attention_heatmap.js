@@ -36,7 +36,7 @@ function buildGrid(svg, qTok, kTok, onPick) {
       const r = svgEl("rect", { x: left + j * c, y: top + i * c, width: c, height: c, class: "abh-cell" }, svg);
       r.dataset.row = i;
       rc.push(r);
-      if (c >= 30) {
+      if (c >= 36) { // room for "0.000" in the cell; smaller cells: numbers in the row panel
         const t = svgEl("text", { x: left + j * c + c / 2, y: top + i * c + c / 2, class: "abh-celltext abh-num" }, svg);
         t.dataset.role = "cell";
         t.dataset.row = i;
@@ -122,7 +122,7 @@ function render({ model, el }) {
         setAttrs(grid.cells[i][j], { fill: hidden ? MASKED : viridis(W[i][j]) });
         const t = grid.texts[i][j];
         if (t) {
-          setText(t, hidden ? "" : fmt(W[i][j], 2));
+          setText(t, hidden ? "" : fmt(W[i][j], 3));
           setAttrs(t, { fill: W[i][j] > 0.55 ? "#000" : "#fff" });
         }
       }
@@ -136,7 +136,8 @@ function render({ model, el }) {
     });
     setText(title, `query “${qTok[sel]}” attends to:`);
     setText(note, `${model.get("key_tokens") ? "cross-attention (크로스 어텐션)" : "self-attention (셀프 어텐션)"}, ` +
-      `head ${h + 1}: d_head = ${dHead}, entropy of this row ${fmt(entropy(W[sel]), 3)} nats`);
+      `head ${h + 1}: d_head = ${dHead}; entropy of this row ${fmt(entropy(W[sel]), 3)} nats ` +
+      `(spread of the weights: 0 = all on one key, log ${grid.S} = ${fmt(Math.log(grid.S), 3)} = uniform)`);
     headSel.value = String(h);
     scaleBox.checked = model.get("scaled");
     causalBox.checked = model.get("causal");

@@ -111,6 +111,15 @@ export function fmt(x, digits = 3) {
   return (Number(t) === 0 ? (0).toFixed(digits) : t).replace("-", "−");
 }
 
+/**
+ * A number of any size for a table column: 3 decimals like fmt below a million, else
+ * 3 decimals of mantissa and a power of ten ("1.404e217"), so e^s past ~14 stays readable.
+ */
+export function fmtWide(x, digits = 3) {
+  if (!Number.isFinite(x) || Math.abs(x) < 1e6) return fmt(x, digits);
+  return x.toExponential(digits).replace("e+", "e").replace("-", "−");
+}
+
 /** Viridis (colour-blind safe), t in [0, 1] -> "rgb(r,g,b)"; 9 stops of matplotlib's map. */
 const VIRIDIS = [
   [68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141],

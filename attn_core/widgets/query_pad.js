@@ -148,7 +148,7 @@ function render({ model, el }) {
       setText(row.w, fmt(r.weights[j], 3));
       row.bar.style.width = `${(100 * r.weights[j]).toFixed(1)}px`;
     });
-    setText(qText, `q = (${fmt(q[0], 2)}, ${fmt(q[1], 2)})`);
+    setText(qText, `q = (${fmt(q[0], 3)}, ${fmt(q[1], 3)})`);
     setText(oText, `o = Σ w·v = (${fmt(r.output[0], 3)}, ${fmt(r.output[1], 3)})`);
     setText(scaleText, scaled ? `scale 1/√${q.length} = ${fmt(r.scale, 3)}` : "scale 1 (off)");
     scaleBox.checked = scaled;

@@ -44,7 +44,7 @@ function buildTable(holder, n) {
   holder.replaceChildren();
   const table = htmlEl("table", { cls: "abh-table" }, holder);
   const head = htmlEl("tr", {}, htmlEl("thead", {}, table));
-  for (const h of ["", "s + shift", "naive e^s", "e^(s − max)", "naive w", "w"]) htmlEl("th", { text: h }, head);
+  for (const h of ["", "s + shift", "naive exp(s)", "exp(s − max)", "naive w", "w"]) htmlEl("th", { text: h }, head);
   const body = htmlEl("tbody", {}, table);
   return Array.from({ length: n }, (_, j) => {
     const tr = htmlEl("tr", {}, body);
@@ -64,7 +64,7 @@ function render({ model, el }) {
   const shift = slider(controls, "shift every score by", { min: 0, max: 1000, step: 10, value: model.get("shift") });
   const tableHolder = htmlEl("div", {}, panel);
   const note = htmlEl("div", { cls: "abh-caption" }, panel);
-  htmlEl("div", { cls: "abh-hint", text: "Softmax is shift-invariant: subtracting the maximum changes no weight but keeps every exponent ≤ 0. Push the shift past ~710 and the naive e^s overflows to ∞, its weights to NaN." }, panel);
+  htmlEl("div", { cls: "abh-hint", text: "Softmax is shift-invariant: subtracting the maximum changes no weight but keeps every exponent ≤ 0. Push the shift past ~710 and the naive exp(s) overflows to ∞, its weights to NaN." }, panel);
 
   let cols = null, rows = null, g = null, n = -1;
 
@@ -85,21 +85,22 @@ function render({ model, el }) {
       const y = Math.min(g.sy(clamped), g.zeroY);
       setAttrs(cols[j].score, { y, height: Math.max(1, Math.abs(g.sy(clamped) - g.zeroY)) });
       setAttrs(cols[j].sText, { y: v >= 0 ? y - 4 : g.zeroY + Math.abs(g.sy(clamped) - g.zeroY) + 12 });
-      setText(cols[j].sText, fmt(v, 1));
+      setText(cols[j].sText, fmt(v, 3));
       const h = w[j] * BARS.bottom;
       setAttrs(cols[j].weight, { y: g.wTop + BARS.bottom - h, height: Math.max(0.5, h) });
       setAttrs(cols[j].wText, { y: g.wTop + BARS.bottom - h - 4 });
       setText(cols[j].wText, fmt(w[j], 3));
       const cells = rows[j];
-      setText(cells[0], fmt(shifted[j], 1));
-      setText(cells[1], Math.exp(shifted[j] / T).toPrecision(4).replace("Infinity", "∞"));
-      setText(cells[2], Math.exp(shifted[j] / T - peak).toPrecision(4));
+      setText(cells[0], fmt(shifted[j], 3));
+      setText(cells[1], fmtWide(Math.exp(shifted[j] / T), 3));
+      setText(cells[2], fmt(Math.exp(shifted[j] / T - peak), 3));
       setText(cells[3], fmt(naive[j], 3));
       setText(cells[4], fmt(w[j], 3));
     });
     const broken = naive.some((v) => !Number.isFinite(v));
     note.className = broken ? "abh-caption abh-warn" : "abh-caption";
-    setText(note, `entropy H(w) = ${fmt(entropy(w), 3)} nats (max log ${n} = ${fmt(Math.log(n), 3)})` +
+    setText(note, `entropy H(w) = ${fmt(entropy(w), 3)} nats: the spread of the weights, ` +
+      `0 = all on one score, log ${n} = ${fmt(Math.log(n), 3)} = uniform` +
       (broken ? " — the naive formula has overflowed: NaN weights" : ""));
     temp.input.value = T;
     setText(temp.out, fmt(T, 2));

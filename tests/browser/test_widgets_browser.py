@@ -255,3 +255,40 @@ def test_benchmark_drag_to_paint(gallery, capsys):
             f"(max {hm_max[1]:.1f}); full 32×32 recompute+repaint on a temperature change: "
             f"median {recompute:.2f} ms of script"
         )
+
+
+THREE_DECIMALS = re.compile(r"^−?\d+\.\d{3}(e−?\d+)?$|^NaN$|^−?∞$")
+
+
+def test_every_number_column_has_three_decimals(gallery):
+    """Tables, bar labels, heatmap cells and readouts: one format, 3 decimals, on every figure."""
+    selectors = [
+        "td.abh-num",  # every table column of every figure
+        ".abh-bars text.abh-num",  # the score and weight labels on the bars
+        "text.abh-celltext",  # heatmap cells
+        '[data-role="row-weight"]',
+    ]
+    for sel in selectors:
+        texts = [t for t in gallery.locator(sel).all_text_contents() if t]  # SVG text too
+        assert texts, sel
+        bad = [t for t in texts if not THREE_DECIMALS.match(t)]
+        assert not bad, (sel, bad[:5])
+    q = gallery.locator(".abh-querypad").first.locator('[data-role="query"]').inner_text()
+    assert re.fullmatch(r"q = \(1\.000, 0\.000\)", q), q
+
+
+def test_entropy_is_glossed_in_words(gallery):
+    note = gallery.locator(".abh-bars .abh-caption").inner_text()
+    assert "spread of the weights" in note and "0 = all on one" in note
+    assert "log 3 = 1.099 = uniform" in note  # ln 3 = 1.0986…
+    heat = gallery.locator(".abh-heatmap").first.inner_text()
+    assert "spread of the weights" in heat
+
+
+def test_the_naive_column_keeps_three_decimals_past_a_million(gallery):
+    fig = gallery.locator(".abh-bars")
+    fig.locator('input[type="range"]').nth(1).fill("500")  # e^(2 + 500) is about 1.5e218
+    naive = fig.locator('td[data-role="naiveExp"]').all_inner_texts()
+    assert all(re.fullmatch(r"\d\.\d{3}e2\d\d", t) for t in naive), naive
+    # e^502 = 10^(502 / ln 10) = 10^218.0167… = 1.039…e218: checked by hand, not by the JS
+    assert naive[0] == f"{math.exp(502 - 218 * math.log(10)):.3f}e218"
