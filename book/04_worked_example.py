@@ -53,7 +53,7 @@ from attn_core.by_hand import (
 from attn_core.exercises import ch04_worked_example as ch4
 from attn_core.plots import plot_convex_combination
 from attn_core.widgets import QueryPad
-from IPython.display import Math
+from IPython.display import Markdown, Math
 from myst_nb import glue
 
 
@@ -365,9 +365,9 @@ Q, K_s, V_s = sentence.query, sentence.keys, sentence.values
 tokens = list(ac.SENTENCE_KO)
 glue("ch4_Q_shape", " × ".join(map(str, Q.shape)), display=False)
 columns = {
-    "query q_i": [vec(r) for r in Q],
-    "key k_i": [vec(r) for r in K_s],
-    "value v_i": [vec(r) for r in V_s],
+    "query qᵢ": [vec(r) for r in Q],
+    "key kᵢ": [vec(r) for r in K_s],
+    "value vᵢ": [vec(r) for r in V_s],
 }
 step_table(columns, index=tokens)
 
@@ -417,9 +417,9 @@ print(f"by hand:      {vec(steps.output.round(3))}")
 # of "사과" is the weighted sum of the three values with these weights: the apple now carries
 # who ate it and what happened to it.
 #
-# The other rows are new. "나는" (I), whose query points towards "먹었다"'s key, puts
+# The other rows are new. "나는" (I), whose query points towards the key of "먹었다", puts
 # {glue:text}`ch4_i_w3:.3f` on the verb and {glue:text}`ch4_i_w1:.3f` on itself; "먹었다", whose
-# query points towards "사과를"'s key, puts {glue:text}`ch4_verb_w2:.3f` on its object, as much,
+# query points towards the key of "사과를", puts {glue:text}`ch4_verb_w2:.3f` on its object, as much,
 # {glue:text}`ch4_verb_w3:.3f`, on itself, and only {glue:text}`ch4_verb_w1:.3f` on "나는". The
 # matrix form costs nothing extra to write, and it is how every library computes attention: one
 # product $QK^\top$ of shape $n \times n$ for $n$ words, one softmax per row, one product with
@@ -549,7 +549,8 @@ print(f"q = {vec(q)}: weights {np.round(pad.weights, 3)}")
 # - The output is a convex combination of the values: it lies inside their convex hull, never on
 #   a corner. The seed's values happen to be collinear, so there the hull is a segment.
 # - A whole sentence is two matrix products, $\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V$; row $i$ is
-#   the hand computation for word $i$.
+#   word $i$'s computation, and the row of "사과를" is the hand computation: "사과" looks at
+#   "나는" and "먹었다".
 # - The PyTorch `SimpleSelfAttention` is this, plus three linear maps and a batch axis.
 #
 # ## What comes next
@@ -583,7 +584,16 @@ print(f"q = {vec(q)}: weights {np.round(pad.weights, 3)}")
 # for $n$ words, and the computation and the memory grow in proportion. For one head, in float32
 # ({glue:text}`ch4_float32_bytes` bytes a number), the score matrix alone takes:
 
+
 # %%
+def in_bytes(size):
+    """A size in bytes, written with the largest unit that keeps it >= 1."""
+    for unit, factor in [("GB", 1e9), ("MB", 1e6), ("kB", 1e3)]:
+        if size >= factor:
+            return f"{size / factor:g} {unit}"
+    return f"{size:g} bytes"
+
+
 float32_bytes = np.dtype(np.float32).itemsize  # bytes per number
 glue("ch4_float32_bytes", float32_bytes, display=False)
 lengths_n = [1_000, 10_000, 100_000]
@@ -592,10 +602,10 @@ for n in lengths_n:
     entries = n * n  # one score per (query, key) pair
     size = entries * float32_bytes
     rows["n² scores"].append(f"{entries:,}")
-    rows["memory (float32)"].append(f"{size / 1e9:g} GB")
+    rows["memory (float32)"].append(in_bytes(size))
     glue(f"ch4_cost_n_{n}", f"{n:,}", display=False)
     glue(f"ch4_cost_entries_{n}", f"{entries:,}", display=False)
-    glue(f"ch4_cost_gb_{n}", f"{size / 1e9:g} GB", display=False)
+    glue(f"ch4_cost_gb_{n}", in_bytes(size), display=False)
 glue("ch4_cost_growth", lengths_n[1] // lengths_n[0], display=False)
 glue("ch4_cost_factor", (lengths_n[1] // lengths_n[0]) ** 2, display=False)
 step_table(rows, index=[f"n = {n:,}" for n in lengths_n])
@@ -634,7 +644,10 @@ ex_steps = hand_steps(q_new, keys, V)
 glue_numbers("ch4_ex_exp", ex_steps.exps[:2])
 glue_numbers("ch4_ex_score", ex_steps.scores)
 glue_numbers("ch4_ex_scaled", ex_steps.scaled)
-del ex_steps
+ex_values = ch4.output_by_hand.inputs[2]
+terms = " + ".join(f"w_{j} {vec(v)}" for j, v in enumerate(ex_values, 1))
+glue("ch4_ex_sum_terms", Markdown(f"${terms}$"), display=False)
+del ex_steps, ex_values, terms
 
 # %% [markdown]
 # ```{admonition} Hint
@@ -690,8 +703,6 @@ ch4.weights_by_hand.check(answer)
 # %%
 _, _, values = ch4.output_by_hand.inputs
 print("values =\n", values)
-sum_terms = " + ".join(f"w_{j} {vec(v)}" for j, v in enumerate(values, 1))
-glue("ch4_ex_sum_terms", Math(sum_terms), display=False)
 answer = ...  # the output, e.g. [0.0, 0.0]
 ch4.output_by_hand.check(answer)
 
@@ -700,7 +711,7 @@ ch4.output_by_hand.check(answer)
 # :class: dropdown
 # ```
 #
-# Weight each value and add, one component at a time: {glue:math}`ch4_ex_sum_terms`.
+# Weight each value and add, one component at a time: {glue:md}`ch4_ex_sum_terms`.
 
 # %% jupyter={"source_hidden": true}
 w1, w2, w3 = weights_found  # the weights of the previous solution
