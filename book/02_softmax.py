@@ -56,9 +56,19 @@ def fmt(values, sep=", "):
     return sep.join(f"{float(x):g}".replace("-", "−") for x in values)
 
 
+def fmt3(values, sep=", "):
+    """Numbers to three decimals, as prose: 0.422, 0.155, 0.422."""
+    return sep.join(f"{float(x):.3f}" for x in values)
+
+
 def vec(v):
     """A vector as prose: (1, 0)."""
     return f"({fmt(v)})"
+
+
+def gl(name, value):
+    """Glue a value for the prose (myst-nb), without showing it here."""
+    glue(name, value, display=False)
 
 
 # %% [markdown]
@@ -79,17 +89,13 @@ example = ac.seed_example()
 scores = ac.dot_scores(example.query, example.keys)  # [E] @ [E, S] -> [S]
 exps = np.exp(scores)  # the numerators of the formula, to follow by hand
 weights = ac.softmax(scores)
-glue("ch2_seed_query", vec(example.query), display=False)
+gl("ch2_seed_query", vec(example.query))
 keys_text = [vec(k) for k in example.keys]
-glue(
-    "ch2_seed_keys",
-    ", ".join(keys_text[:-1]) + " and " + keys_text[-1],
-    display=False,
-)
-glue("ch2_seed_scores", fmt(scores), display=False)
-glue("ch2_seed_exps", ", ".join(f"{e:.3f}" for e in exps), display=False)
-glue("ch2_seed_sum", float(exps.sum()), display=False)
-glue("ch2_seed_weights", ", ".join(f"{w:.3f}" for w in weights), display=False)
+gl("ch2_seed_keys", ", ".join(keys_text[:-1]) + " and " + keys_text[-1])
+gl("ch2_seed_scores", fmt(scores))
+gl("ch2_seed_exps", fmt3(exps))
+gl("ch2_seed_sum", float(exps.sum()))
+gl("ch2_seed_weights", fmt3(weights))
 print("scores      ", scores)
 print("exponentials", exps.round(3), " sum", exps.sum().round(3))
 print("weights     ", weights.round(3))
@@ -97,8 +103,8 @@ print("weights     ", weights.round(3))
 # %% [markdown]
 # By hand: the exponentials of {glue:text}`ch2_seed_scores` are {glue:text}`ch2_seed_exps`;
 # their sum is {glue:text}`ch2_seed_sum:.3f`; dividing gives the weights
-# {glue:text}`ch2_seed_weights`. (The seed article divides the scores by $\sqrt{2}$ first and
-# gets different weights; {ref}`ch-scaling` explains why.)
+# {glue:text}`ch2_seed_weights`. (The seed article first divides the scores by the square root
+# of the vectors' dimension and gets different weights; {ref}`ch-scaling` explains why.)
 #
 # ## Three properties
 #
@@ -110,8 +116,8 @@ print("weights     ", weights.round(3))
 s = rng.normal(0.0, 2.0, size=6).round(2)
 w = ac.softmax(s)
 order_kept = bool((np.argsort(s) == np.argsort(w)).all())
-glue("ch2_prop_min", float(w.min()), display=False)
-glue("ch2_prop_sum", float(w.sum()), display=False)
+gl("ch2_prop_min", float(w.min()))
+gl("ch2_prop_sum", float(w.sum()))
 print("scores ", s)
 print("weights", w.round(4))
 print(f"smallest weight {w.min():.4f} > 0; sum {w.sum():.6f}")
@@ -138,7 +144,7 @@ print(f"same order: {order_kept}")
 c, factor = 100.0, 2.0
 shifted = ac.softmax(scores + c)
 doubled = ac.softmax(factor * scores)
-glue("ch2_doubled", ", ".join(f"{x:.3f}" for x in doubled), display=False)
+gl("ch2_doubled", fmt3(doubled))
 for label, w_row in [
     ("softmax(s)", weights),
     (f"softmax(s + {c:g})", shifted),
@@ -170,19 +176,20 @@ print("shifted == plain:", np.allclose(shifted, weights))
 s123 = np.array([1.0, 2.0, 3.0])
 by_sum = s123 / s123.sum()  # the naive alternative, for comparison only
 by_softmax = ac.softmax(s123)
-glue("ch2_s123", fmt(s123), display=False)
-glue("ch2_lead1", float(np.e), display=False)
-glue("ch2_lead2", float(np.exp(2.0)), display=False)
-glue("ch2_top_sum", float(by_sum[-1]), display=False)
-glue("ch2_top_softmax", float(by_softmax[-1]), display=False)
+gl("ch2_s123", fmt(s123))
+gl("ch2_lead1", float(np.e))
+gl("ch2_lead2", float(np.exp(2.0)))
+gl("ch2_top_sum", float(by_sum[-1]))
+gl("ch2_top_softmax", float(by_softmax[-1]))
 print("÷ sum:  ", by_sum.round(3))
 print("softmax:", by_softmax.round(3))
 
 # %% tags=["remove-input"]
 fig = plots.plot_weight_bars(
-    ["score 1", "score 2", "score 3"], {"÷ sum": by_sum, "softmax": by_softmax}
+    [f"score {x:g}" for x in s123],
+    {"÷ sum": by_sum, "softmax": by_softmax},
 )
-glue("fig-ch2-amplify", fig, display=False)
+gl("fig-ch2-amplify", fig)
 plt.close(fig)
 
 # %% [markdown]
@@ -216,21 +223,21 @@ w_temp = np.array(
 t_hot, t_cold = temperatures[-1], temperatures[0]
 hot = ac.softmax(s_temp, temperature=t_hot)
 cold = ac.softmax(s_temp, temperature=t_cold)
-glue("ch2_t_hot", float(t_hot), display=False)
-glue("ch2_t_cold", float(t_cold), display=False)
-glue("ch2_hot_min", float(hot.min()), display=False)
-glue("ch2_hot_max", float(hot.max()), display=False)
+gl("ch2_t_hot", float(t_hot))
+gl("ch2_t_cold", float(t_cold))
+gl("ch2_hot_min", float(hot.min()))
+gl("ch2_hot_max", float(hot.max()))
 # the weight left to all but the top score
-glue("ch2_cold_rest", float(np.sort(cold)[:-1].sum()), display=False)
-glue("ch2_uniform", float(1 / len(s_temp)), display=False)
-glue("ch2_s_temp", fmt(s_temp), display=False)
+gl("ch2_cold_rest", float(np.sort(cold)[:-1].sum()))
+gl("ch2_uniform", float(1 / len(s_temp)))
+gl("ch2_s_temp", fmt(s_temp))
 print(f"T = {t_hot:g}: ", hot.round(3))
 print(f"T = {t_cold:g}:", cold.round(3))
 
 # %% tags=["remove-input"]
 labels = [f"s = {x:g}" for x in s_temp]
 fig = plots.plot_temperature(temperatures, w_temp, labels)
-glue("fig-ch2-temperature", fig, display=False)
+gl("fig-ch2-temperature", fig)
 plt.close(fig)
 
 # %% [markdown]
@@ -255,7 +262,7 @@ plt.close(fig)
 
 # %%
 def naive_softmax(s):
-    """The textbook formula, typed in literally. Do not use: it overflows."""
+    """The textbook formula, typed in literally. It overflows."""
     e = np.exp(s)
     return e / e.sum()
 
@@ -271,11 +278,11 @@ def show(label, f, x):
         print(f"    numpy warning: {warning.message}")
 
 
-glue("ch2_f32_max", float(np.log(np.finfo(np.float32).max)), display=False)
-glue("ch2_f64_max", float(np.log(np.finfo(np.float64).max)), display=False)
+gl("ch2_f32_max", float(np.log(np.finfo(np.float32).max)))
+gl("ch2_f64_max", float(np.log(np.finfo(np.float64).max)))
 shifts = {np.float32: 100.0, np.float64: 1000.0}
-glue("ch2_f32_shift", shifts[np.float32], display=False)
-glue("ch2_f32_scores", fmt(scores + shifts[np.float32]), display=False)
+gl("ch2_f32_shift", shifts[np.float32])
+gl("ch2_f32_scores", fmt(scores + shifts[np.float32]))
 for dtype, shift in shifts.items():
     big = scores.astype(dtype) + dtype(shift)  # the seed's scores, shifted
     print(f"{np.dtype(dtype).name}, scores {big}:")
@@ -323,8 +330,8 @@ huge = scores + 999.0  # the seed's scores, shifted far above zero
 show("naive log(sum(exp(s)))", lambda x: np.log(np.exp(x).sum()), huge)
 print("ac.logsumexp(s)        ->", ac.logsumexp(huge))
 print("ac.log_softmax(s)      ->", ac.log_softmax(huge).round(4))
-glue("ch2_lse", float(ac.logsumexp(huge)), display=False)
-glue("ch2_huge", fmt(huge), display=False)
+gl("ch2_lse", float(ac.logsumexp(huge)))
+gl("ch2_huge", fmt(huge))
 
 # %% [markdown]
 # The log-sum-exp of {glue:text}`ch2_huge` is {glue:text}`ch2_lse:.4f`, a perfectly ordinary number
@@ -354,7 +361,7 @@ J_numeric = np.array(
     ]
 ).T
 jac_err = np.abs(J - J_numeric).max()
-glue("ch2_jac_err", float(jac_err), display=False)
+gl("ch2_jac_err", float(jac_err))
 print(J.round(4))
 print(f"largest difference from finite differences: {jac_err:.1e}")
 
@@ -370,18 +377,19 @@ zeros = np.zeros_like(gaps)
 w_gap = ac.softmax(np.stack([gaps, zeros, zeros], axis=-1))  # [N, 3]
 # the Frobenius norm of each Jacobian: [N, 3, 3] -> [N]
 jac_norm = np.linalg.norm(ac.softmax_jacobian(w_gap), axis=(-2, -1))
-glue("ch2_jac_at0", float(jac_norm[0]), display=False)
-glue("ch2_jac_at12", float(jac_norm[-1]), display=False)
-glue("ch2_gap_max", float(gaps[-1]), display=False)
-glue("ch2_w_at12", float(w_gap[-1, 0]), display=False)
+gl("ch2_jac_at0", float(jac_norm[0]))
+gl("ch2_jac_at12", float(jac_norm[-1]))
+gl("ch2_gap_max", float(gaps[-1]))
+gl("ch2_w_at12", float(w_gap[-1, 0]))
 ratio = jac_norm[0] / jac_norm[-1]
-glue("ch2_jac_ratio", float(f"{ratio:.2g}"), display=False)  # 2 digits
+gl("ch2_jac_ratio", float(f"{ratio:.2g}"))  # 2 digits
 print(f"gap 0: norm {jac_norm[0]:.3f}")
-print(f"gap {gaps[-1]:g}: norm {jac_norm[-1]:.1e}, {ratio:.2g} times smaller")
+print(f"gap {gaps[-1]:g}: norm {jac_norm[-1]:.1e}")
+print(f"about {ratio:.2g} times smaller")
 
 # %% tags=["remove-input"]
 fig = plots.plot_jacobian_norm(gaps, jac_norm, w_gap[:, 0])
-glue("fig-ch2-jacobian", fig, display=False)
+gl("fig-ch2-jacobian", fig)
 plt.close(fig)
 
 # %% [markdown]
@@ -426,14 +434,15 @@ SoftmaxBars(scores=(2.0, 1.0, 0.1))
 mask = np.array([True, False, True])  # key 2 is hidden
 masked = ac.softmax(np.where(mask, scores, -np.inf))
 kept = ac.softmax(scores[mask])  # the softmax of the visible keys alone
-glue("ch2_masked", ", ".join(f"{x:.3f}" for x in masked), display=False)
-glue("ch2_mask_key", int(np.flatnonzero(~mask)[0]) + 1, display=False)
+gl("ch2_masked", fmt3(masked))
+gl("ch2_mask_key", int(np.flatnonzero(~mask)[0]) + 1)
 print("scores       ", scores)
 print("mask         ", mask)
 print("masked scores", np.where(mask, scores, -np.inf))
 print("weights      ", masked.round(3))
 print(
-    "same as the softmax of the visible keys:", np.allclose(masked[mask], kept)
+    "same as the softmax of the visible keys:",
+    np.allclose(masked[mask], kept),
 )
 
 # %% [markdown]
@@ -446,7 +455,7 @@ print(
 # %%
 nothing = np.zeros(scores.shape, dtype=bool)  # every key hidden
 all_masked = ac.softmax(np.where(nothing, scores, -np.inf))
-glue("ch2_all_masked_sum", float(all_masked.sum()), display=False)
+gl("ch2_all_masked_sum", float(all_masked.sum()))
 print("weights of a fully masked row:", all_masked)
 
 # %% [markdown]
@@ -492,9 +501,9 @@ print("weights of a fully masked row:", all_masked)
 
 # %%
 (s_ex,) = ch2.shift_by_hand.inputs
-glue("ch2_ex1_scores", fmt(s_ex), display=False)
-glue("ch2_ex1_e", round(math.exp(-1), 3), display=False)
-glue("ch2_ex1_left", fmt(s_ex - s_ex.max()), display=False)
+gl("ch2_ex1_scores", fmt(s_ex))
+gl("ch2_ex1_e", round(math.exp(-1), 3))
+gl("ch2_ex1_left", fmt(s_ex - s_ex.max()))
 print("scores =", s_ex)
 answer = ...  # your three weights, e.g. [0.0, 0.0, 0.0]
 ch2.shift_by_hand.check(answer)

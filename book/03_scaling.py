@@ -35,6 +35,7 @@
 # - derive the mean (평균) and the variance (분산) of a dot product (내적) of random vectors;
 # - check the derivation by simulation, and read the plot;
 # - say what unscaled scores do to softmax: saturation, entropy collapse, vanishing gradients;
+# - reproduce the seed article's numbers;
 # - split vectors into heads, follow their shapes, and spot the bug of scaling by the model
 #   width $d_\text{model}$ instead of the width of one head.
 #
@@ -62,9 +63,19 @@ def fmt(values, sep=", "):
     return sep.join(f"{float(x):g}".replace("-", "−") for x in values)
 
 
+def fmt3(values, sep=", "):
+    """Numbers to three decimals, as prose: 0.422, 0.155, 0.422."""
+    return sep.join(f"{float(x):.3f}" for x in values)
+
+
 def vec(v):
     """A vector as prose: (1, 0)."""
     return f"({fmt(v)})"
+
+
+def gl(name, value):
+    """Glue a value for the prose (myst-nb), without showing it here."""
+    glue(name, value, display=False)
 
 
 # %% [markdown]
@@ -78,15 +89,14 @@ def vec(v):
 example = ac.seed_example()
 d_k = example.query.shape[-1]
 w_plain = ac.attention_weights(example.query, example.keys, scale=1.0)
-w_scaled = ac.attention_weights(example.query, example.keys)  # scale 1/√d_k
-glue("ch3_seed_query", vec(example.query), display=False)
-glue("ch3_seed_keys", ", ".join(vec(k) for k in example.keys), display=False)
-glue("ch3_seed_dk", d_k, display=False)
-glue("ch3_seed_sqrt", math.sqrt(d_k), display=False)
-glue("ch3_seed_plain", " / ".join(f"{w:.3f}" for w in w_plain), display=False)
-glue(
-    "ch3_seed_scaled", " / ".join(f"{w:.3f}" for w in w_scaled), display=False
-)
+# the default scale is 1/√d_k
+w_scaled = ac.attention_weights(example.query, example.keys)
+gl("ch3_seed_query", vec(example.query))
+gl("ch3_seed_keys", ", ".join(vec(k) for k in example.keys))
+gl("ch3_seed_dk", d_k)
+gl("ch3_seed_sqrt", math.sqrt(d_k))
+gl("ch3_seed_plain", fmt3(w_plain, " / "))
+gl("ch3_seed_scaled", fmt3(w_scaled, " / "))
 print("unscaled:          ", w_plain.round(3))
 print(f"scaled by √{d_k} = {math.sqrt(d_k):.3f}:", w_scaled.round(3))
 
@@ -164,21 +174,22 @@ d_ks = 2 ** np.arange(10)  # 1, 2, 4, ..., 512
 n_pairs = 20_000
 var_plain = stats.score_variance(d_ks, n_pairs, rng)
 var_scaled = stats.score_variance(d_ks, n_pairs, rng, scaled=True)
-glue("ch3_n_pairs", n_pairs, display=False)
-glue("ch3_dk_min", int(d_ks[0]), display=False)
-glue("ch3_dk_max", int(d_ks[-1]), display=False)
-glue("ch3_n_dims", len(d_ks), display=False)
-glue("ch3_var_plain_max", float(var_plain[-1]), display=False)
-glue("ch3_var_scaled_max", float(var_scaled[-1]), display=False)
-glue("ch3_worst_rel", float(np.abs(var_plain / d_ks - 1).max()), display=False)
-glue("ch3_worst_scaled", float(np.abs(var_scaled - 1).max()), display=False)
+gl("ch3_n_pairs", n_pairs)
+gl("ch3_dk_min", int(d_ks[0]))
+gl("ch3_dk_max", int(d_ks[-1]))
+gl("ch3_n_dims", len(d_ks))
+gl("ch3_var_plain_max", float(var_plain[-1]))
+gl("ch3_var_scaled_max", float(var_scaled[-1]))
+# the largest relative errors: simulated against d_k, and against 1
+gl("ch3_worst_rel", float(np.max(np.abs(var_plain / d_ks - 1))))
+gl("ch3_worst_scaled", float(np.max(np.abs(var_scaled - 1))))
 print(" d_k   Var[q·k]  Var[q·k/√d_k]")
 for d, vp, vs in zip(d_ks, var_plain, var_scaled, strict=True):
     print(f"{d:4d}  {vp:8.2f}  {vs:8.3f}")
 
 # %% tags=["remove-input"]
 fig = plots.plot_score_variance(d_ks, var_plain, var_scaled)
-glue("fig-ch3-variance", fig, display=False)
+gl("fig-ch3-variance", fig)
 plt.close(fig)
 
 # %% [markdown]
@@ -214,8 +225,11 @@ plt.close(fig)
 
 # %%
 n_keys, n_trials = 16, 500
-sat_plain = stats.saturation_stats(d_ks, n_keys, n_trials, rng, scaled=False)
-sat_scaled = stats.saturation_stats(d_ks, n_keys, n_trials, rng, scaled=True)
+sat_plain, sat_scaled = (
+    stats.saturation_stats(d_ks, n_keys, n_trials, rng, scaled=s)
+    for s in (False, True)
+)
+jac_ratio = sat_scaled.jacobian_norm[-1] / sat_plain.jacobian_norm[-1]
 for name, value in [
     ("n_keys", n_keys),
     ("n_trials", n_trials),
@@ -228,19 +242,21 @@ for name, value in [
     ("ent_scaled", sat_scaled.entropy[-1]),
     ("jac_plain", sat_plain.jacobian_norm[-1]),
     ("jac_scaled", sat_scaled.jacobian_norm[-1]),
-    ("jac_ratio", sat_scaled.jacobian_norm[-1] / sat_plain.jacobian_norm[-1]),
+    ("jac_ratio", jac_ratio),
 ]:
     # .item() turns numpy scalars into Python numbers for glue
-    glue(f"ch3_sat_{name}", np.asarray(value).item(), display=False)
-print(" d_k  largest weight    entropy      ‖Jacobian‖   (unscaled | scaled)")
+    gl(f"ch3_sat_{name}", np.asarray(value).item())
+print(" d_k  largest weight    entropy      ‖Jacobian‖")
+print("      (each column: unscaled | scaled)")
 rows = zip(d_ks, *sat_plain, *sat_scaled, strict=True)
-for d, m1, e1, j1, m2, e2, j2 in rows:  # max, entropy, Jacobian: plain, scaled
+# largest weight, entropy, Jacobian: unscaled (1), then scaled (2)
+for d, m1, e1, j1, m2, e2, j2 in rows:
     print(f"{d:4d}   {m1:.3f} | {m2:.3f}   {e1:.3f} | {e2:.3f}", end="")
     print(f"   {j1:.3f} | {j2:.3f}")
 
 # %% tags=["remove-input"]
 fig = plots.plot_saturation(d_ks, sat_plain, sat_scaled, n_keys)
-glue("fig-ch3-saturation", fig, display=False)
+gl("fig-ch3-saturation", fig)
 plt.close(fig)
 
 # %% [markdown]
@@ -282,14 +298,12 @@ k64 = rng.standard_normal((n64, d_k64))
 s64 = ac.dot_scores(q64, k64)
 w64_plain = ac.attention_weights(q64, k64, scale=1.0)
 w64_scaled = ac.attention_weights(q64, k64)
-glue("ch3_d64", d_k64, display=False)
-glue("ch3_n64", n64, display=False)
-glue("ch3_sqrt64", math.sqrt(d_k64), display=False)
-glue("ch3_s64", ", ".join(f"{s:.1f}" for s in s64), display=False)
-glue("ch3_w64_plain", " / ".join(f"{w:.3f}" for w in w64_plain), display=False)
-glue(
-    "ch3_w64_scaled", " / ".join(f"{w:.3f}" for w in w64_scaled), display=False
-)
+gl("ch3_d64", d_k64)
+gl("ch3_n64", n64)
+gl("ch3_sqrt64", math.sqrt(d_k64))
+gl("ch3_s64", ", ".join(f"{s:.1f}" for s in s64))
+gl("ch3_w64_plain", fmt3(w64_plain, " / "))
+gl("ch3_w64_scaled", fmt3(w64_scaled, " / "))
 print(f"√{d_k64} = {math.sqrt(d_k64):g}")
 print("scores          ", s64.round(2))
 print("unscaled weights", w64_plain.round(3))
@@ -316,13 +330,13 @@ T, D, H = 4, 8, 2  # positions, model width d_model, heads
 x = rng.standard_normal((T, D))  # stands in for projected queries
 q_heads = ac.split_heads(x, H)  # the reshape, then the swap
 d_head = q_heads.shape[-1]
-scores_h = q_heads @ np.swapaxes(q_heads, -1, -2)  # one score matrix a head
-weights_h = ac.softmax(scores_h / math.sqrt(d_head))  # each head's own scale
+scores_h = q_heads @ np.swapaxes(q_heads, -1, -2)  # a matrix per head
+weights_h = ac.softmax(scores_h / math.sqrt(d_head))  # scale per head
 out_h = weights_h @ q_heads  # values = queries here, to keep it short
-glue("ch3_h_T", T, display=False)
-glue("ch3_h_D", D, display=False)
-glue("ch3_h_H", H, display=False)
-glue("ch3_h_dhead", d_head, display=False)
+gl("ch3_h_T", T)
+gl("ch3_h_D", D)
+gl("ch3_h_H", H)
+gl("ch3_h_dhead", d_head)
 steps = [
     ("x", x.shape),
     ("reshape to (T, H, d_head)", x.reshape(T, H, D // H).shape),
@@ -359,25 +373,26 @@ for name, shape in steps:
 # %%
 d_model, n_heads = 512, 8
 n_bug_trials = 500
-settings = {"fresh": 1.0, "trained": 2.0}  # std of query and key components
+# the standard deviation of every query and key component
+settings = {"fresh": 1.0, "trained": 2.0}
 head_stats = {
     name: stats.head_scale_stats(
         d_model, n_heads, n_keys, n_bug_trials, rng, std=std
     )
     for name, std in settings.items()
 }
-glue("ch3_bug_dmodel", d_model, display=False)
-glue("ch3_bug_h", n_heads, display=False)
-glue("ch3_bug_dhead", d_model // n_heads, display=False)
-glue("ch3_bug_factor", math.sqrt(n_heads), display=False)
-glue("ch3_bug_trials", n_bug_trials, display=False)
-glue("ch3_bug_std_fresh", settings["fresh"], display=False)
-glue("ch3_bug_std_trained", settings["trained"], display=False)
+gl("ch3_bug_dmodel", d_model)
+gl("ch3_bug_h", n_heads)
+gl("ch3_bug_dhead", d_model // n_heads)
+gl("ch3_bug_factor", math.sqrt(n_heads))
+gl("ch3_bug_trials", n_bug_trials)
+gl("ch3_bug_std_fresh", settings["fresh"])
+gl("ch3_bug_std_trained", settings["trained"])
 for name, (right, bug) in head_stats.items():
     for which, st in (("right", right), ("bug", bug)):
         key = f"ch3_bug_{name}_{which}"
-        glue(f"{key}_ent", float(st.entropy[0]), display=False)
-        glue(f"{key}_max", float(st.max_weight[0]), display=False)
+        gl(f"{key}_ent", float(st.entropy[0]))
+        gl(f"{key}_max", float(st.max_weight[0]))
 print(f"d_model = {d_model}, {n_heads} heads of {d_model // n_heads}")
 print("head      scale          largest weight  entropy")
 for name, (right, bug) in head_stats.items():
@@ -499,8 +514,8 @@ ch3.spread_by_hand.check(answer)
 
 # %%
 d_small, d_large = ch3.double_d_k.inputs
-glue("ch3_ex2_small", d_small, display=False)
-glue("ch3_ex2_large", d_large, display=False)
+gl("ch3_ex2_small", d_small)
+gl("ch3_ex2_large", d_large)
 print("d_k:", d_small, "->", d_large)
 answer = ...  # "×1", "×√2", "×2" or "×4"
 ch3.double_d_k.check(answer)
@@ -614,7 +629,8 @@ def fixed_head_weights(q, k, n_heads):
     qh = ac.split_heads(q, n_heads)  # [..., H, T, d_head]
     kh = ac.split_heads(k, n_heads)  # [..., H, T, d_head]
     d_head = qh.shape[-1]  # the length of the vectors each head multiplies
-    scores = qh @ np.swapaxes(kh, -1, -2) / math.sqrt(d_head)  # [..., H, T, T]
+    # [..., H, T, d_head] @ [..., H, d_head, T] -> [..., H, T, T]
+    scores = qh @ np.swapaxes(kh, -1, -2) / math.sqrt(d_head)
     return ac.softmax(scores, axis=-1)
 
 
@@ -666,7 +682,7 @@ bugs.heads_reshape.check(fixed_split)
 
 # %% jupyter={"source_hidden": true}
 def fixed_split(x, n_heads):
-    """Split the features of x (..., T, D) into heads: (..., H, T, D // H)."""
+    """Split the features of x (..., T, D) into heads (..., H, T, D/H)."""
     *batch, T, D = x.shape
     x = x.reshape(*batch, T, n_heads, D // n_heads)  # [..., T, H, d_head]
     return np.swapaxes(x, -2, -3)  # [..., H, T, d_head]
