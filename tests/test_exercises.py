@@ -254,6 +254,7 @@ GENERIC = [
     ),
     ([0.447], [0.9], "other", "your number is too large"),
     (0.447, 0.2, "other", "your number is too small"),
+    (0.447, 0.894, "other", "your number is too large"),  # twice: no factor named for one number
 ]
 
 

@@ -378,14 +378,19 @@ def _any_factor(t):
 
 
 def constant_factor():
-    """By hand: every entry off by one factor: 2, ½, √2, 1/√2, −1 named, any other unnamed."""
+    """By hand: every entry off by one factor: 2, ½, √2, 1/√2, −1 named, any other unnamed.
+
+    Not for a single number, where naming the factor would give the answer away.
+    """
 
     def message(trials):
         t = trials[0]
         words = _named_factor(t)
-        every = "your number is" if t.expected.size == 1 else "every number is"
         if words is not None:
-            return f"{every} {words} — look for a step that multiplies or divides once too often."
+            return (
+                f"every number is {words} — look for a step that multiplies or divides "
+                "once too often."
+            )
         return (
             "every number is off by the same factor — the steps are right, but a scale "
             "(a multiplication or a division) is wrong or missing."
@@ -393,7 +398,9 @@ def constant_factor():
 
     def test(trials):
         t = _by_hand(trials)
-        return t is not None and (_named_factor(t) is not None or _any_factor(t))
+        if t is None or t.expected.size < 2:  # one number: the factor would be the answer
+            return False
+        return _named_factor(t) is not None or _any_factor(t)
 
     return Diagnosis("constant-factor", message, test)
 
