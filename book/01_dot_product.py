@@ -129,11 +129,15 @@ plt.close(fig)
 # Give both vectors unit length and only the angle changes the score: by equation
 # {eq}`eq-dot-cos` it is then $\cos\theta$ itself. Turn a unit key around a unit query:
 
+
 # %%
+def unit(degrees):
+    """The unit vector at an angle of ``degrees`` from the first axis."""
+    return np.array([np.cos(np.radians(degrees)), np.sin(np.radians(degrees))])
+
+
 turns = np.array([0.0, 45.0, 90.0, 135.0, 180.0])  # degrees
-unit_keys = np.stack(
-    [np.cos(np.radians(turns)), np.sin(np.radians(turns))], axis=-1
-)  # [5, 2]
+unit_keys = np.stack([unit(t) for t in turns])  # [5, 2]
 turn_scores = ac.dot_scores(q, unit_keys)  # q = (1, 0) has length 1
 for t, s in zip(turns, turn_scores, strict=True):
     print(f"θ = {t:5.0f}°   q·k = {s:+.3f}")
@@ -160,11 +164,6 @@ glue("ch1_turn_opposite", float(turn_scores[4]), display=False)
 # long can beat a short key that points almost exactly along it:
 
 # %%
-
-
-def unit(degrees):
-    """The unit vector at an angle of ``degrees`` from the first axis."""
-    return np.array([np.cos(np.radians(degrees)), np.sin(np.radians(degrees))])
 
 
 near = unit(10.0)  # length 1, 10° away

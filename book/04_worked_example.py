@@ -53,7 +53,7 @@ from attn_core.by_hand import (
 from attn_core.exercises import ch04_worked_example as ch4
 from attn_core.plots import plot_convex_combination
 from attn_core.widgets import QueryPad
-from IPython.display import Markdown, Math
+from IPython.display import Math
 from myst_nb import glue
 
 
@@ -645,8 +645,11 @@ glue_numbers("ch4_ex_exp", ex_steps.exps[:2])
 glue_numbers("ch4_ex_score", ex_steps.scores)
 glue_numbers("ch4_ex_scaled", ex_steps.scaled)
 ex_values = ch4.output_by_hand.inputs[2]
-terms = " + ".join(f"w_{j} {vec(v)}" for j, v in enumerate(ex_values, 1))
-glue("ch4_ex_sum_terms", Markdown(f"${terms}$"), display=False)
+subscripts = "₁₂₃₄₅₆₇₈₉"
+terms = " + ".join(
+    f"w{subscripts[j]} {vec(v)}" for j, v in enumerate(ex_values)
+)
+glue("ch4_ex_sum_terms", terms, display=False)
 del ex_steps, ex_values, terms
 
 # %% [markdown]
@@ -711,7 +714,7 @@ ch4.output_by_hand.check(answer)
 # :class: dropdown
 # ```
 #
-# Weight each value and add, one component at a time: {glue:md}`ch4_ex_sum_terms`.
+# Weight each value and add, one component at a time: {glue:text}`ch4_ex_sum_terms`.
 
 # %% jupyter={"source_hidden": true}
 w1, w2, w3 = weights_found  # the weights of the previous solution
