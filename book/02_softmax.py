@@ -51,6 +51,8 @@ from myst_nb import glue
 rng = np.random.default_rng(2)
 
 
+# %% tags=["hide-input"]
+# small helpers that turn numbers into the prose glued into the text
 def fmt(values, sep=", "):
     """Numbers as prose: 1, 0.5, −1 (a true minus sign), for glue."""
     return sep.join(f"{float(x):g}".replace("-", "−") for x in values)
@@ -455,7 +457,6 @@ print(
 # %%
 nothing = np.zeros(scores.shape, dtype=bool)  # every key hidden
 all_masked = ac.softmax(np.where(nothing, scores, -np.inf))
-gl("ch2_all_masked_sum", float(all_masked.sum()))
 print("weights of a fully masked row:", all_masked)
 
 # %% [markdown]
@@ -531,7 +532,7 @@ ch2.shift_by_hand.check(answer)
 # ```{exercise} Predict, then run: double every score
 # :label: ex-ch2-double
 #
-# The scores printed below are all multiplied by 2. Does the largest weight go `"up"`, `"down"`,
+# The scores printed below are all doubled. Does the largest weight go `"up"`, `"down"`,
 # or stay the `"same"`? Answer first; the solution runs it.
 # ```
 #

@@ -58,6 +58,8 @@ from myst_nb import glue
 rng = np.random.default_rng(3)
 
 
+# %% tags=["hide-input"]
+# small helpers that turn numbers into the prose glued into the text
 def fmt(values, sep=", "):
     """Numbers as prose: 1, 0.5, −1 (a true minus sign), for glue."""
     return sep.join(f"{float(x):g}".replace("-", "−") for x in values)
@@ -323,7 +325,7 @@ print("scaled weights  ", w64_scaled.round(3))
 # scaled attention, in parallel, over its own slice. The split is a reshape followed by a swap of
 # two axes, as in nanoGPT. Follow the shapes for a sequence of $L$ positions (in
 # self-attention every position is both a query and a key, so $S = L$; the code, like nanoGPT
-# and the {doc}`intro`'s notation table, calls that length `T`):
+# and the notation table of the {doc}`introduction <intro>`, calls that length `T`):
 
 # %%
 T, D, H = 4, 8, 2  # positions, model width d_model, heads
