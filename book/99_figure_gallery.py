@@ -61,8 +61,8 @@ pad
 
 # %%
 pad_code = QueryPad(query=(0.3, 0.8))
-print("weights:", [round(w, 3) for w in pad_code.weights])
-print("output: ", [round(o, 3) for o in pad_code.output])
+print("weights:", ", ".join(f"{w:.3f}" for w in pad_code.weights))
+print("output: ", ", ".join(f"{o:.3f}" for o in pad_code.output))
 
 # %% [markdown]
 # A second pad on the same page, with the scaling switched off and a key that points away from
