@@ -571,7 +571,7 @@ ch2.double_the_scores.check("up")
 #
 # Write `my_softmax(scores)` with plain NumPy (no `ac.softmax`): the softmax of `scores`, of
 # shape $(\dots, S)$, over its last axis. The check runs it on the seed's scores, on a matrix, on
-# a batch, and on scores of ±1000.
+# a batch, and on very large and very negative scores.
 # ```
 #
 # ```{admonition} Hint

@@ -460,8 +460,8 @@ ScalingExplorer(d_k=64, seed=0, n_keys=n_keys)
 # ```{exercise} The spread of the scores, by hand
 # :label: ex-ch3-spread-by-hand
 #
-# A head's queries and keys have $d_k$ independent components (printed below), each with mean 0
-# and variance 1. Without a computer, give the **standard deviation** of $q \cdot k$ and of
+# A head's queries and keys have $d_k =$ {glue:text}`ch3_ex1_dk` independent components (the
+# cell below prints it too), each with mean 0 and variance 1. Without a computer, give the **standard deviation** of $q \cdot k$ and of
 # $q \cdot k / \sqrt{d_k}$, as a list of two numbers.
 # ```
 #
@@ -473,6 +473,7 @@ ScalingExplorer(d_k=64, seed=0, n_keys=n_keys)
 
 # %%
 (d_k_ex,) = ch3.spread_by_hand.inputs
+gl("ch3_ex1_dk", d_k_ex)
 print("d_k =", d_k_ex)
 answer = ...  # [std of q·k, std of q·k/√d_k]
 ch3.spread_by_hand.check(answer)
