@@ -520,14 +520,19 @@ ch1.which_key_wins.check(answer)
 #
 # This query points along the first axis with length 1, so each score is simply the key's first
 # component. Key b is further off in angle than a, but so much longer that it wins; c is the
-# longest of all, but at a right angle to $\mathbf{q}$ it scores nothing. The scores, computed:
+# longest of all, but at a right angle to $\mathbf{q}$ it scores nothing.
+
+# %% jupyter={"source_hidden": true}
+answer = "b"
+ch1.which_key_wins.check(answer)
+
+# %% [markdown]
+# The scores, computed:
 
 # %% jupyter={"source_hidden": true}
 win_keys = np.stack(list(keys_win.values()))  # [3, E]
 win_scores = ac.dot_scores(q_win, win_keys)  # [E] @ [E, 3] -> [3]
-print(dict(zip(keys_win, win_scores.round(3).tolist(), strict=True)))
-answer = "b"
-ch1.which_key_wins.check(answer)
+dict(zip(keys_win, win_scores.round(3).tolist(), strict=True))
 
 # %% [markdown]
 # ```{solution-end}

@@ -147,7 +147,7 @@ table = {"sⱼ": steps.scaled, "exp(sⱼ)": steps.exps}
 step_table(table, index=words, footer=("sum", {"exp(sⱼ)": steps.total}))
 
 # %% [markdown]
-# $e^{s_1} \approx$ {glue:text}`ch4_exp1:.3f`, $e^{0} =$ {glue:text}`ch4_exp2:.0f`,
+# $e^{s_1} \approx$ {glue:text}`ch4_exp1:.3f`, $e^{s_2} =$ {glue:text}`ch4_exp2:.0f`,
 # $e^{s_3} \approx$ {glue:text}`ch4_exp3:.3f`, and the sum is {glue:text}`ch4_exp1:.3f` +
 # {glue:text}`ch4_exp2:.0f` + {glue:text}`ch4_exp3:.3f` $\approx$ {glue:text}`ch4_total:.3f`.
 #
@@ -168,7 +168,7 @@ step_table(table, index=words, footer=footer)
 # {glue:text}`ch4_w1:.3f`, $w_2 \approx$ {glue:text}`ch4_w2:.3f` and $w_3 \approx$
 # {glue:text}`ch4_w3:.3f`, which add up to {glue:text}`ch4_wsum:.3f`. Words 1 and 3, whose keys
 # point the same way as the query or close to it, share most of the attention; the orthogonal
-# word 2 still gets {glue:text}`ch4_w2:.3f`, because $e^0 = 1$ is not zero. The same weights come
+# word 2 still gets {glue:text}`ch4_w2:.3f`, because $e^{s_2}$ is not zero. The same weights come
 # straight out of `attn_core.softmax` and `attn_core.attention_weights`:
 
 # %%
@@ -764,9 +764,14 @@ ch4.add_a_word.check(answer)
 # old weight shrinks to make room, the more so the better the new key matches the query.
 
 # %% jupyter={"source_hidden": true}
+ch4.add_a_word.check("down")
+
+# %% [markdown]
+# The weights, before and after:
+
+# %% jupyter={"source_hidden": true}
 print("three words:", ac.attention_weights(q_4, keys_4[:3]).round(3))
 print("four words: ", ac.attention_weights(q_4, keys_4).round(3))
-ch4.add_a_word.check("down")
 
 # %% [markdown]
 # ```{solution-end}
