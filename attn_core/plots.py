@@ -91,6 +91,10 @@ def plot_jacobian_norm(gaps, norms, max_weights):
     return fig
 
 
+_DK = r"$d_k$"  # mathtext: d with a subscript k, as in the text
+_QK, _QK_SCALED = r"$q \cdot k$", r"$q \cdot k\, / \sqrt{d_k}$"
+
+
 def plot_score_variance(d_ks, var_plain, var_scaled):
     """Empirical variance of q·k against d_k (log-log), with and without the 1/√d_k.
 
@@ -102,13 +106,13 @@ def plot_score_variance(d_ks, var_plain, var_scaled):
     """
     c = _colours(2)
     fig, ax = plt.subplots(figsize=(6, 3.4))
-    ax.plot(d_ks, d_ks, color="grey", ls=":", lw=1, label="theory: d_k")
-    ax.plot(d_ks, var_plain, "o-", color=c[0], label="q·k (simulated)")
+    ax.plot(d_ks, d_ks, color="grey", ls=":", lw=1, label=f"theory: {_DK}")
+    ax.plot(d_ks, var_plain, "o-", color=c[0], label=f"{_QK} (simulated)")
     ax.plot(d_ks, np.ones(len(d_ks)), color="grey", ls="--", lw=1, label="theory: 1")
-    ax.plot(d_ks, var_scaled, "s-", color=c[1], label="q·k / √d_k (simulated)")
-    ax.set(xscale="log", yscale="log", xlabel="d_k", ylabel="variance of the score")
+    ax.plot(d_ks, var_scaled, "s-", color=c[1], label=f"{_QK_SCALED} (simulated)")
+    ax.set(xscale="log", yscale="log", xlabel=_DK, ylabel="variance of the score")
     ax.set_xscale("log", base=2)
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False, fontsize=9)
     fig.tight_layout()
     return fig
 
@@ -125,17 +129,17 @@ def plot_saturation(d_ks, plain, scaled, n_keys):
         Keys per query S, for the uniform reference lines.
     """
     c = _colours(2)
-    fig, axes = plt.subplots(1, 3, figsize=(9, 3), sharex=True)
+    fig, axes = plt.subplots(1, 3, figsize=(9, 3.2), sharex=True)
     refs = (1 / n_keys, np.log(n_keys), None)
     titles = ("largest weight", "entropy (nats)", "‖Jacobian‖")
     for ax, field, ref, title in zip(axes, plain._fields, refs, titles, strict=True):
-        ax.plot(d_ks, getattr(plain, field), "o-", color=c[0], label="q·k")
-        ax.plot(d_ks, getattr(scaled, field), "s-", color=c[1], label="q·k / √d_k")
+        ax.plot(d_ks, getattr(plain, field), "o-", color=c[0], label=_QK)
+        ax.plot(d_ks, getattr(scaled, field), "s-", color=c[1], label=_QK_SCALED)
         if ref is not None:
             ax.axhline(ref, color="grey", ls=":", lw=1)
-        ax.set(title=title, xlabel="d_k", ylim=(0, None))
+        ax.set(title=title, xlabel=_DK, ylim=(0, None))
         ax.set_xscale("log", base=2)
-    axes[0].legend(frameon=False, fontsize=8)
+    axes[0].legend(frameon=False, fontsize=9)
     fig.tight_layout()
     return fig
 

@@ -384,10 +384,11 @@ gl("ch2_jac_at12", float(jac_norm[-1]))
 gl("ch2_gap_max", float(gaps[-1]))
 gl("ch2_w_at12", float(w_gap[-1, 0]))
 ratio = jac_norm[0] / jac_norm[-1]
-gl("ch2_jac_ratio", float(f"{ratio:.2g}"))  # 2 digits
+ratio = float(f"{ratio:.2g}")  # two significant digits are all that matter
+gl("ch2_jac_ratio", ratio)
 print(f"gap 0: norm {jac_norm[0]:.3f}")
 print(f"gap {gaps[-1]:g}: norm {jac_norm[-1]:.1e}")
-print(f"about {ratio:.2g} times smaller")
+print(f"about {ratio:,.0f} times smaller")
 
 # %% tags=["remove-input"]
 fig = plots.plot_jacobian_norm(gaps, jac_norm, w_gap[:, 0])

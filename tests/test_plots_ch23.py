@@ -44,9 +44,11 @@ def test_score_variance_is_log_log_with_both_simulations():
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert [line.get_label() for line in ax.lines][1::2] == [
-        "q·k (simulated)",
-        "q·k / √d_k (simulated)",
+        r"$q \cdot k$ (simulated)",
+        r"$q \cdot k\, / \sqrt{d_k}$ (simulated)",
     ]
+    assert ax.get_xlabel() == "$d_k$"  # mathtext, rendered as d with subscript k
+    fig.canvas.draw()  # the mathtext parses
 
 
 def test_saturation_has_three_panels_with_both_cases():
@@ -54,4 +56,6 @@ def test_saturation_has_three_panels_with_both_cases():
     fig = plots.plot_saturation([1, 512], stats, stats, n_keys=4)
     assert len(fig.axes) == 3
     assert [ax.get_title() for ax in fig.axes] == ["largest weight", "entropy (nats)", "‖Jacobian‖"]
+    assert all(ax.get_xlabel() == "$d_k$" for ax in fig.axes)
+    fig.canvas.draw()
     np.testing.assert_allclose(fig.axes[1].lines[0].get_ydata(), [1.0, 0.2])
