@@ -44,33 +44,11 @@ import numpy as np
 from attn_core import plots
 from attn_core.exercises import bugs
 from attn_core.exercises import ch02_softmax as ch2
+from attn_core.prose import glue_hidden, plain, three_decimals, vector
 from attn_core.widgets import SoftmaxBars
-from myst_nb import glue
 
 # every random number of this chapter comes from this generator
 rng = np.random.default_rng(2)
-
-
-# %% tags=["hide-input"]
-# small helpers that turn numbers into the prose glued into the text
-def fmt(values, sep=", "):
-    """Numbers as prose: 1, 0.5, −1 (a true minus sign), for glue."""
-    return sep.join(f"{float(x):g}".replace("-", "−") for x in values)
-
-
-def fmt3(values, sep=", "):
-    """Numbers to three decimals, as prose: 0.422, 0.155, 0.422."""
-    return sep.join(f"{float(x):.3f}" for x in values)
-
-
-def vec(v):
-    """A vector as prose: (1, 0)."""
-    return f"({fmt(v)})"
-
-
-def gl(name, value):
-    """Glue a value for the prose (myst-nb), without showing it here."""
-    glue(name, value, display=False)
 
 
 # %% [markdown]
@@ -91,13 +69,15 @@ example = ac.seed_example()
 scores = ac.dot_scores(example.query, example.keys)  # [E] @ [E, S] -> [S]
 exps = np.exp(scores)  # the numerators of the formula, to follow by hand
 weights = ac.softmax(scores)
-gl("ch2_seed_query", vec(example.query))
-keys_text = [vec(k) for k in example.keys]
-gl("ch2_seed_keys", ", ".join(keys_text[:-1]) + " and " + keys_text[-1])
-gl("ch2_seed_scores", fmt(scores))
-gl("ch2_seed_exps", fmt3(exps))
-gl("ch2_seed_sum", float(exps.sum()))
-gl("ch2_seed_weights", fmt3(weights))
+glue_hidden("ch2_seed_query", vector(example.query))
+keys_text = [vector(k) for k in example.keys]
+glue_hidden(
+    "ch2_seed_keys", ", ".join(keys_text[:-1]) + " and " + keys_text[-1]
+)
+glue_hidden("ch2_seed_scores", plain(scores))
+glue_hidden("ch2_seed_exps", three_decimals(exps))
+glue_hidden("ch2_seed_sum", float(exps.sum()))
+glue_hidden("ch2_seed_weights", three_decimals(weights))
 print("scores      ", scores)
 print("exponentials", exps.round(3), " sum", exps.sum().round(3))
 print("weights     ", weights.round(3))
@@ -118,8 +98,8 @@ print("weights     ", weights.round(3))
 s = rng.normal(0.0, 2.0, size=6).round(2)
 w = ac.softmax(s)
 order_kept = bool((np.argsort(s) == np.argsort(w)).all())
-gl("ch2_prop_min", float(w.min()))
-gl("ch2_prop_sum", float(w.sum()))
+glue_hidden("ch2_prop_min", float(w.min()))
+glue_hidden("ch2_prop_sum", float(w.sum()))
 print("scores ", s)
 print("weights", w.round(4))
 print(f"smallest weight {w.min():.4f} > 0; sum {w.sum():.6f}")
@@ -146,7 +126,7 @@ print(f"same order: {order_kept}")
 c, factor = 100.0, 2.0
 shifted = ac.softmax(scores + c)
 doubled = ac.softmax(factor * scores)
-gl("ch2_doubled", fmt3(doubled))
+glue_hidden("ch2_doubled", three_decimals(doubled))
 for label, w_row in [
     ("softmax(s)", weights),
     (f"softmax(s + {c:g})", shifted),
@@ -178,11 +158,11 @@ print("shifted == plain:", np.allclose(shifted, weights))
 s123 = np.array([1.0, 2.0, 3.0])
 by_sum = s123 / s123.sum()  # the naive alternative, for comparison only
 by_softmax = ac.softmax(s123)
-gl("ch2_s123", fmt(s123))
-gl("ch2_lead1", float(np.e))
-gl("ch2_lead2", float(np.exp(2.0)))
-gl("ch2_top_sum", float(by_sum[-1]))
-gl("ch2_top_softmax", float(by_softmax[-1]))
+glue_hidden("ch2_s123", plain(s123))
+glue_hidden("ch2_lead1", float(np.e))
+glue_hidden("ch2_lead2", float(np.exp(2.0)))
+glue_hidden("ch2_top_sum", float(by_sum[-1]))
+glue_hidden("ch2_top_softmax", float(by_softmax[-1]))
 print("÷ sum:  ", by_sum.round(3))
 print("softmax:", by_softmax.round(3))
 
@@ -191,7 +171,7 @@ fig = plots.plot_weight_bars(
     [f"score {x:g}" for x in s123],
     {"÷ sum": by_sum, "softmax": by_softmax},
 )
-gl("fig-ch2-amplify", fig)
+glue_hidden("fig-ch2-amplify", fig)
 plt.close(fig)
 
 # %% [markdown]
@@ -225,21 +205,21 @@ w_temp = np.array(
 t_hot, t_cold = temperatures[-1], temperatures[0]
 hot = ac.softmax(s_temp, temperature=t_hot)
 cold = ac.softmax(s_temp, temperature=t_cold)
-gl("ch2_t_hot", float(t_hot))
-gl("ch2_t_cold", float(t_cold))
-gl("ch2_hot_min", float(hot.min()))
-gl("ch2_hot_max", float(hot.max()))
+glue_hidden("ch2_t_hot", float(t_hot))
+glue_hidden("ch2_t_cold", float(t_cold))
+glue_hidden("ch2_hot_min", float(hot.min()))
+glue_hidden("ch2_hot_max", float(hot.max()))
 # the weight left to all but the top score
-gl("ch2_cold_rest", float(np.sort(cold)[:-1].sum()))
-gl("ch2_uniform", float(1 / len(s_temp)))
-gl("ch2_s_temp", fmt(s_temp))
+glue_hidden("ch2_cold_rest", float(np.sort(cold)[:-1].sum()))
+glue_hidden("ch2_uniform", float(1 / len(s_temp)))
+glue_hidden("ch2_s_temp", plain(s_temp))
 print(f"T = {t_hot:g}: ", hot.round(3))
 print(f"T = {t_cold:g}:", cold.round(3))
 
 # %% tags=["remove-input"]
 labels = [f"s = {x:g}" for x in s_temp]
 fig = plots.plot_temperature(temperatures, w_temp, labels)
-gl("fig-ch2-temperature", fig)
+glue_hidden("fig-ch2-temperature", fig)
 plt.close(fig)
 
 # %% [markdown]
@@ -280,11 +260,11 @@ def show(label, f, x):
         print(f"    numpy warning: {warning.message}")
 
 
-gl("ch2_f32_max", float(np.log(np.finfo(np.float32).max)))
-gl("ch2_f64_max", float(np.log(np.finfo(np.float64).max)))
+glue_hidden("ch2_f32_max", float(np.log(np.finfo(np.float32).max)))
+glue_hidden("ch2_f64_max", float(np.log(np.finfo(np.float64).max)))
 shifts = {np.float32: 100.0, np.float64: 1000.0}
-gl("ch2_f32_shift", shifts[np.float32])
-gl("ch2_f32_scores", fmt(scores + shifts[np.float32]))
+glue_hidden("ch2_f32_shift", shifts[np.float32])
+glue_hidden("ch2_f32_scores", plain(scores + shifts[np.float32]))
 for dtype, shift in shifts.items():
     big = scores.astype(dtype) + dtype(shift)  # the seed's scores, shifted
     print(f"{np.dtype(dtype).name}, scores {big}:")
@@ -332,8 +312,8 @@ huge = scores + 999.0  # the seed's scores, shifted far above zero
 show("naive log(sum(exp(s)))", lambda x: np.log(np.exp(x).sum()), huge)
 print("ac.logsumexp(s)        ->", ac.logsumexp(huge))
 print("ac.log_softmax(s)      ->", ac.log_softmax(huge).round(4))
-gl("ch2_lse", float(ac.logsumexp(huge)))
-gl("ch2_huge", fmt(huge))
+glue_hidden("ch2_lse", float(ac.logsumexp(huge)))
+glue_hidden("ch2_huge", plain(huge))
 
 # %% [markdown]
 # The log-sum-exp of {glue:text}`ch2_huge` is {glue:text}`ch2_lse:.4f`, a perfectly ordinary number
@@ -363,7 +343,7 @@ J_numeric = np.array(
     ]
 ).T
 jac_err = np.abs(J - J_numeric).max()
-gl("ch2_jac_err", float(jac_err))
+glue_hidden("ch2_jac_err", float(jac_err))
 print(J.round(4))
 print(f"largest difference from finite differences: {jac_err:.1e}")
 
@@ -379,20 +359,20 @@ zeros = np.zeros_like(gaps)
 w_gap = ac.softmax(np.stack([gaps, zeros, zeros], axis=-1))  # [N, 3]
 # the Frobenius norm of each Jacobian: [N, 3, 3] -> [N]
 jac_norm = np.linalg.norm(ac.softmax_jacobian(w_gap), axis=(-2, -1))
-gl("ch2_jac_at0", float(jac_norm[0]))
-gl("ch2_jac_at12", float(jac_norm[-1]))
-gl("ch2_gap_max", float(gaps[-1]))
-gl("ch2_w_at12", float(w_gap[-1, 0]))
+glue_hidden("ch2_jac_at0", float(jac_norm[0]))
+glue_hidden("ch2_jac_at12", float(jac_norm[-1]))
+glue_hidden("ch2_gap_max", float(gaps[-1]))
+glue_hidden("ch2_w_at12", float(w_gap[-1, 0]))
 ratio = jac_norm[0] / jac_norm[-1]
 ratio = float(f"{ratio:.2g}")  # two significant digits are all that matter
-gl("ch2_jac_ratio", ratio)
+glue_hidden("ch2_jac_ratio", ratio)
 print(f"gap 0: norm {jac_norm[0]:.3f}")
 print(f"gap {gaps[-1]:g}: norm {jac_norm[-1]:.1e}")
 print(f"about {ratio:,.0f} times smaller")
 
 # %% tags=["remove-input"]
 fig = plots.plot_jacobian_norm(gaps, jac_norm, w_gap[:, 0])
-gl("fig-ch2-jacobian", fig)
+glue_hidden("fig-ch2-jacobian", fig)
 plt.close(fig)
 
 # %% [markdown]
@@ -437,8 +417,8 @@ SoftmaxBars(scores=(2.0, 1.0, 0.1))
 mask = np.array([True, False, True])  # key 2 is hidden
 masked = ac.softmax(np.where(mask, scores, -np.inf))
 kept = ac.softmax(scores[mask])  # the softmax of the visible keys alone
-gl("ch2_masked", fmt3(masked))
-gl("ch2_mask_key", int(np.flatnonzero(~mask)[0]) + 1)
+glue_hidden("ch2_masked", three_decimals(masked))
+glue_hidden("ch2_mask_key", int(np.flatnonzero(~mask)[0]) + 1)
 print("scores       ", scores)
 print("mask         ", mask)
 print("masked scores", np.where(mask, scores, -np.inf))
@@ -503,9 +483,9 @@ print("weights of a fully masked row:", all_masked)
 
 # %%
 (s_ex,) = ch2.shift_by_hand.inputs
-gl("ch2_ex1_scores", fmt(s_ex))
-gl("ch2_ex1_e", round(math.exp(-1), 3))
-gl("ch2_ex1_left", fmt(s_ex - s_ex.max()))
+glue_hidden("ch2_ex1_scores", plain(s_ex))
+glue_hidden("ch2_ex1_e", round(math.exp(-1), 3))
+glue_hidden("ch2_ex1_left", plain(s_ex - s_ex.max()))
 print("scores =", s_ex)
 answer = ...  # your three weights, e.g. [0.0, 0.0, 0.0]
 ch2.shift_by_hand.check(answer)

@@ -51,33 +51,11 @@ import numpy as np
 from attn_core import plots, stats
 from attn_core.exercises import bugs
 from attn_core.exercises import ch03_scaling as ch3
+from attn_core.prose import glue_hidden, three_decimals, vector
 from attn_core.widgets import ScalingExplorer
-from myst_nb import glue
 
 # every random number of this chapter comes from this generator
 rng = np.random.default_rng(3)
-
-
-# %% tags=["hide-input"]
-# small helpers that turn numbers into the prose glued into the text
-def fmt(values, sep=", "):
-    """Numbers as prose: 1, 0.5, −1 (a true minus sign), for glue."""
-    return sep.join(f"{float(x):g}".replace("-", "−") for x in values)
-
-
-def fmt3(values, sep=", "):
-    """Numbers to three decimals, as prose: 0.422, 0.155, 0.422."""
-    return sep.join(f"{float(x):.3f}" for x in values)
-
-
-def vec(v):
-    """A vector as prose: (1, 0)."""
-    return f"({fmt(v)})"
-
-
-def gl(name, value):
-    """Glue a value for the prose (myst-nb), without showing it here."""
-    glue(name, value, display=False)
 
 
 # %% [markdown]
@@ -93,12 +71,12 @@ d_k = example.query.shape[-1]
 w_plain = ac.attention_weights(example.query, example.keys, scale=1.0)
 # the default scale is 1/√d_k
 w_scaled = ac.attention_weights(example.query, example.keys)
-gl("ch3_seed_query", vec(example.query))
-gl("ch3_seed_keys", ", ".join(vec(k) for k in example.keys))
-gl("ch3_seed_dk", d_k)
-gl("ch3_seed_sqrt", math.sqrt(d_k))
-gl("ch3_seed_plain", fmt3(w_plain, " / "))
-gl("ch3_seed_scaled", fmt3(w_scaled, " / "))
+glue_hidden("ch3_seed_query", vector(example.query))
+glue_hidden("ch3_seed_keys", ", ".join(vector(k) for k in example.keys))
+glue_hidden("ch3_seed_dk", d_k)
+glue_hidden("ch3_seed_sqrt", math.sqrt(d_k))
+glue_hidden("ch3_seed_plain", three_decimals(w_plain, " / "))
+glue_hidden("ch3_seed_scaled", three_decimals(w_scaled, " / "))
 print("unscaled:          ", w_plain.round(3))
 print(f"scaled by √{d_k} = {math.sqrt(d_k):.3f}:", w_scaled.round(3))
 
@@ -176,22 +154,22 @@ d_ks = 2 ** np.arange(10)  # 1, 2, 4, ..., 512
 n_pairs = 20_000
 var_plain = stats.score_variance(d_ks, n_pairs, rng)
 var_scaled = stats.score_variance(d_ks, n_pairs, rng, scaled=True)
-gl("ch3_n_pairs", n_pairs)
-gl("ch3_dk_min", int(d_ks[0]))
-gl("ch3_dk_max", int(d_ks[-1]))
-gl("ch3_n_dims", len(d_ks))
-gl("ch3_var_plain_max", float(var_plain[-1]))
-gl("ch3_var_scaled_max", float(var_scaled[-1]))
+glue_hidden("ch3_n_pairs", n_pairs)
+glue_hidden("ch3_dk_min", int(d_ks[0]))
+glue_hidden("ch3_dk_max", int(d_ks[-1]))
+glue_hidden("ch3_n_dims", len(d_ks))
+glue_hidden("ch3_var_plain_max", float(var_plain[-1]))
+glue_hidden("ch3_var_scaled_max", float(var_scaled[-1]))
 # the largest relative errors: simulated against d_k, and against 1
-gl("ch3_worst_rel", float(np.max(np.abs(var_plain / d_ks - 1))))
-gl("ch3_worst_scaled", float(np.max(np.abs(var_scaled - 1))))
+glue_hidden("ch3_worst_rel", float(np.max(np.abs(var_plain / d_ks - 1))))
+glue_hidden("ch3_worst_scaled", float(np.max(np.abs(var_scaled - 1))))
 print(" d_k   Var[q·k]  Var[q·k/√d_k]")
 for d, vp, vs in zip(d_ks, var_plain, var_scaled, strict=True):
     print(f"{d:4d}  {vp:8.2f}  {vs:8.3f}")
 
 # %% tags=["remove-input"]
 fig = plots.plot_score_variance(d_ks, var_plain, var_scaled)
-gl("fig-ch3-variance", fig)
+glue_hidden("fig-ch3-variance", fig)
 plt.close(fig)
 
 # %% [markdown]
@@ -247,7 +225,7 @@ for name, value in [
     ("jac_ratio", jac_ratio),
 ]:
     # .item() turns numpy scalars into Python numbers for glue
-    gl(f"ch3_sat_{name}", np.asarray(value).item())
+    glue_hidden(f"ch3_sat_{name}", np.asarray(value).item())
 print(" d_k  largest weight    entropy      ‖Jacobian‖")
 print("      (each column: unscaled | scaled)")
 rows = zip(d_ks, *sat_plain, *sat_scaled, strict=True)
@@ -258,7 +236,7 @@ for d, m1, e1, j1, m2, e2, j2 in rows:
 
 # %% tags=["remove-input"]
 fig = plots.plot_saturation(d_ks, sat_plain, sat_scaled, n_keys)
-gl("fig-ch3-saturation", fig)
+glue_hidden("fig-ch3-saturation", fig)
 plt.close(fig)
 
 # %% [markdown]
@@ -300,12 +278,12 @@ k64 = rng.standard_normal((n64, d_k64))
 s64 = ac.dot_scores(q64, k64)
 w64_plain = ac.attention_weights(q64, k64, scale=1.0)
 w64_scaled = ac.attention_weights(q64, k64)
-gl("ch3_d64", d_k64)
-gl("ch3_n64", n64)
-gl("ch3_sqrt64", math.sqrt(d_k64))
-gl("ch3_s64", ", ".join(f"{s:.1f}" for s in s64))
-gl("ch3_w64_plain", fmt3(w64_plain, " / "))
-gl("ch3_w64_scaled", fmt3(w64_scaled, " / "))
+glue_hidden("ch3_d64", d_k64)
+glue_hidden("ch3_n64", n64)
+glue_hidden("ch3_sqrt64", math.sqrt(d_k64))
+glue_hidden("ch3_s64", ", ".join(f"{s:.1f}" for s in s64))
+glue_hidden("ch3_w64_plain", three_decimals(w64_plain, " / "))
+glue_hidden("ch3_w64_scaled", three_decimals(w64_scaled, " / "))
 print(f"√{d_k64} = {math.sqrt(d_k64):g}")
 print("scores          ", s64.round(2))
 print("unscaled weights", w64_plain.round(3))
@@ -335,10 +313,10 @@ d_head = q_heads.shape[-1]
 scores_h = q_heads @ np.swapaxes(q_heads, -1, -2)  # a matrix per head
 weights_h = ac.softmax(scores_h / math.sqrt(d_head))  # scale per head
 out_h = weights_h @ q_heads  # values = queries here, to keep it short
-gl("ch3_h_T", T)
-gl("ch3_h_D", D)
-gl("ch3_h_H", H)
-gl("ch3_h_dhead", d_head)
+glue_hidden("ch3_h_T", T)
+glue_hidden("ch3_h_D", D)
+glue_hidden("ch3_h_H", H)
+glue_hidden("ch3_h_dhead", d_head)
 steps = [
     ("x", x.shape),
     ("reshape to (T, H, d_head)", x.reshape(T, H, D // H).shape),
@@ -383,18 +361,18 @@ head_stats = {
     )
     for name, std in settings.items()
 }
-gl("ch3_bug_dmodel", d_model)
-gl("ch3_bug_h", n_heads)
-gl("ch3_bug_dhead", d_model // n_heads)
-gl("ch3_bug_factor", math.sqrt(n_heads))
-gl("ch3_bug_trials", n_bug_trials)
-gl("ch3_bug_std_fresh", settings["fresh"])
-gl("ch3_bug_std_trained", settings["trained"])
+glue_hidden("ch3_bug_dmodel", d_model)
+glue_hidden("ch3_bug_h", n_heads)
+glue_hidden("ch3_bug_dhead", d_model // n_heads)
+glue_hidden("ch3_bug_factor", math.sqrt(n_heads))
+glue_hidden("ch3_bug_trials", n_bug_trials)
+glue_hidden("ch3_bug_std_fresh", settings["fresh"])
+glue_hidden("ch3_bug_std_trained", settings["trained"])
 for name, (right, bug) in head_stats.items():
     for which, st in (("right", right), ("bug", bug)):
         key = f"ch3_bug_{name}_{which}"
-        gl(f"{key}_ent", float(st.entropy[0]))
-        gl(f"{key}_max", float(st.max_weight[0]))
+        glue_hidden(f"{key}_ent", float(st.entropy[0]))
+        glue_hidden(f"{key}_max", float(st.max_weight[0]))
 print(f"d_model = {d_model}, {n_heads} heads of {d_model // n_heads}")
 print("head      scale          largest weight  entropy")
 for name, (right, bug) in head_stats.items():
@@ -473,7 +451,7 @@ ScalingExplorer(d_k=64, seed=0, n_keys=n_keys)
 
 # %%
 (d_k_ex,) = ch3.spread_by_hand.inputs
-gl("ch3_ex1_dk", d_k_ex)
+glue_hidden("ch3_ex1_dk", d_k_ex)
 print("d_k =", d_k_ex)
 answer = ...  # [std of q·k, std of q·k/√d_k]
 ch3.spread_by_hand.check(answer)
@@ -517,8 +495,8 @@ ch3.spread_by_hand.check(answer)
 
 # %%
 d_small, d_large = ch3.double_d_k.inputs
-gl("ch3_ex2_small", d_small)
-gl("ch3_ex2_large", d_large)
+glue_hidden("ch3_ex2_small", d_small)
+glue_hidden("ch3_ex2_large", d_large)
 print("d_k:", d_small, "->", d_large)
 answer = ...  # "×1", "×√2", "×2" or "×4"
 ch3.double_d_k.check(answer)

@@ -52,25 +52,10 @@ from attn_core.by_hand import (
 )
 from attn_core.exercises import ch04_worked_example as ch4
 from attn_core.plots import plot_convex_combination
+from attn_core.prose import glue_each, vector
 from attn_core.widgets import QueryPad
 from IPython.display import Math
 from myst_nb import glue
-
-
-def vec(v):
-    """Write a vector as (a, b): whole numbers bare, others to 3 decimals."""
-    parts = [
-        f"{x:g}" if x.is_integer() else f"{x:.3f}"
-        for x in np.asarray(v, dtype=float)
-    ]
-    return "(" + ", ".join(parts) + ")"
-
-
-def glue_numbers(prefix, values):
-    """Glue each entry of ``values`` as ``{prefix}1``, ``{prefix}2``, ..."""
-    for j, value in enumerate(np.ravel(values), start=1):
-        glue(f"{prefix}{j}", float(value), display=False)
-
 
 # %% [markdown]
 # ## The example
@@ -85,10 +70,10 @@ example = ac.seed_example()
 q, K, V = example.query, example.keys, example.values
 d_k = q.shape[-1]
 glue("ch4_dk", d_k, display=False)
-glue("ch4_q", vec(q), display=False)
+glue("ch4_q", vector(q), display=False)
 words = ["word 1", "word 2", "word 3"]
-table = {"key kⱼ": [vec(k) for k in K], "value vⱼ": [vec(v) for v in V]}
-print("query q =", vec(q))
+table = {"key kⱼ": [vector(k) for k in K], "value vⱼ": [vector(v) for v in V]}
+print("query q =", vector(q))
 step_table(table, index=words)
 
 # %% [markdown]
@@ -114,7 +99,7 @@ steps = hand_steps(q, K, V)
 written = [
     " + ".join(f"{a:g}×{b:g}" for a, b in zip(q, k, strict=True)) for k in K
 ]
-glue_numbers("ch4_score", steps.scores)
+glue_each("ch4_score", steps.scores)
 step_table({"q · kⱼ": written, "score": steps.scores}, index=words)
 
 # %% [markdown]
@@ -129,7 +114,7 @@ step_table({"q · kⱼ": written, "score": steps.scores}, index=words)
 
 # %%
 glue("ch4_sqrt_dk", math.sqrt(d_k), display=False)
-glue_numbers("ch4_scaled", steps.scaled)
+glue_each("ch4_scaled", steps.scaled)
 step_table({"score": steps.scores, "÷ √dₖ": steps.scaled}, index=words)
 
 # %% [markdown]
@@ -141,7 +126,7 @@ step_table({"score": steps.scores, "÷ √dₖ": steps.scaled}, index=words)
 # The softmax starts by raising $e$ to each scaled score, which makes every number positive.
 
 # %%
-glue_numbers("ch4_exp", steps.exps)
+glue_each("ch4_exp", steps.exps)
 glue("ch4_total", float(steps.total), display=False)
 table = {"sⱼ": steps.scaled, "exp(sⱼ)": steps.exps}
 step_table(table, index=words, footer=("sum", {"exp(sⱼ)": steps.total}))
@@ -157,7 +142,7 @@ step_table(table, index=words, footer=("sum", {"exp(sⱼ)": steps.total}))
 # weights: positive, and they add up to 1.
 
 # %%
-glue_numbers("ch4_w", steps.weights)
+glue_each("ch4_w", steps.weights)
 glue("ch4_wsum", float(steps.weights.sum()), display=False)
 table = {"exp(sⱼ)": steps.exps, "÷ sum = wⱼ": steps.weights}
 footer = ("sum", {"÷ sum = wⱼ": steps.weights.sum()})
@@ -184,18 +169,18 @@ ac.attention_weights(q, K).round(3)
 # (3, 1) * (3, 2) -> (3, 2): row j is wⱼ vⱼ
 contributions = steps.weights[:, None] * V
 np.testing.assert_allclose(contributions.sum(axis=0), steps.output)
-glue_numbers("ch4_o", steps.output)
+glue_each("ch4_o", steps.output)
 first, second = "wⱼvⱼ, first component", "wⱼvⱼ, second component"
 rows = {"wⱼ": steps.weights, first: contributions[:, 0]}
 rows[second] = contributions[:, 1]
-labels = [f"{w}, vⱼ = {vec(v)}" for w, v in zip(words, V, strict=True)]
+labels = [f"{w}, vⱼ = {vector(v)}" for w, v in zip(words, V, strict=True)]
 output_row = {first: steps.output[0], second: steps.output[1]}
 step_table(rows, index=labels, footer=("sum = output o", output_row))
 
 # %%
 # one term per word: weight, then value
-terms = [f"{w:.3f} {vec(v)}" for w, v in zip(steps.weights, V, strict=True)]
-equation = f"o = {' + '.join(terms)} ≈ {vec(steps.output)}"
+terms = [f"{w:.3f} {vector(v)}" for w, v in zip(steps.weights, V, strict=True)]
+equation = f"o = {' + '.join(terms)} ≈ {vector(steps.output)}"
 glue(
     "ch4_eq_output",
     Math(equation.replace("o =", r"\mathbf o =")),
@@ -241,10 +226,10 @@ assert (weights_3 == steps.weights.round(3)).all() and (
 
 # %%
 plain = hand_steps(q, K, V, scale=1.0)
-glue_numbers("ch4_plain_exp", plain.exps)
+glue_each("ch4_plain_exp", plain.exps)
 glue("ch4_plain_total", float(plain.total), display=False)
-glue_numbers("ch4_plain_w", plain.weights)
-glue_numbers("ch4_plain_o", plain.output)
+glue_each("ch4_plain_w", plain.weights)
+glue_each("ch4_plain_o", plain.output)
 table = {
     "sⱼ": plain.scaled,
     "exp(sⱼ)": plain.exps,
@@ -302,9 +287,9 @@ print(
 # %%
 V_tri = np.array([V[0], V[1], [2.0, 2.0]])  # v3 moved off the line
 out_tri = ac.scaled_dot_product_attention(q, K, V_tri)
-glue("ch4_v3_tri", vec(V_tri[2]), display=False)
-glue_numbers("ch4_tri_o", out_tri)
-print("v3 moved to", vec(V_tri[2]), "-> output", vec(out_tri))
+glue("ch4_v3_tri", vector(V_tri[2]), display=False)
+glue_each("ch4_tri_o", out_tri)
+print("v3 moved to", vector(V_tri[2]), "-> output", vector(out_tri))
 
 # %% tags=["remove-input"]
 angles = np.linspace(0.0, 2.0 * np.pi, 181)
@@ -324,7 +309,7 @@ panels = [
     },
     {
         "values": V_tri,
-        "title": f"v₃ moved to {vec(V_tri[2])}",
+        "title": f"v₃ moved to {vector(V_tri[2])}",
         "outputs": {"o, scaled": out_tri},
         "path": ac.scaled_dot_product_attention(turning, K, V_tri),
     },
@@ -365,9 +350,9 @@ Q, K_s, V_s = sentence.query, sentence.keys, sentence.values
 tokens = list(ac.SENTENCE_KO)
 glue("ch4_Q_shape", " × ".join(map(str, Q.shape)), display=False)
 columns = {
-    "query qᵢ": [vec(r) for r in Q],
-    "key kᵢ": [vec(r) for r in K_s],
-    "value vᵢ": [vec(r) for r in V_s],
+    "query qᵢ": [vector(r) for r in Q],
+    "key kᵢ": [vector(r) for r in K_s],
+    "value vᵢ": [vector(r) for r in V_s],
 }
 step_table(columns, index=tokens)
 
@@ -402,12 +387,12 @@ print("output:\n", out.round(3))
 apple = tokens.index("사과를")  # 1: the second row
 np.testing.assert_allclose(weights[apple], steps.weights)
 np.testing.assert_allclose(out[apple], steps.output)
-glue_numbers("ch4_apple_o", out[apple])
-glue_numbers("ch4_apple_w", weights[apple])
-glue_numbers("ch4_i_w", weights[tokens.index("나는")])
-glue_numbers("ch4_verb_w", weights[tokens.index("먹었다")])
-print(f"row of 사과를: {vec(out[apple].round(3))}")
-print(f"by hand:      {vec(steps.output.round(3))}")
+glue_each("ch4_apple_o", out[apple])
+glue_each("ch4_apple_w", weights[apple])
+glue_each("ch4_i_w", weights[tokens.index("나는")])
+glue_each("ch4_verb_w", weights[tokens.index("먹었다")])
+print(f"row of 사과를: {vector(out[apple].round(3))}")
+print(f"by hand:      {vector(steps.output.round(3))}")
 
 # %% [markdown]
 # The row of "사과를" is ({glue:text}`ch4_apple_o1:.3f`, {glue:text}`ch4_apple_o2:.3f`), the same
@@ -533,8 +518,8 @@ away = np.round(pad.weights, 3)
 pad.query = tuple(q)  # and back to the seed's query
 np.testing.assert_allclose(pad.weights, steps.weights)
 np.testing.assert_allclose(pad.output, steps.output)
-print(f"q = {vec(K[1])}: weights {away}")
-print(f"q = {vec(q)}: weights {np.round(pad.weights, 3)}")
+print(f"q = {vector(K[1])}: weights {away}")
+print(f"q = {vector(q)}: weights {np.round(pad.weights, 3)}")
 
 # %% [markdown]
 # ## Summary
@@ -641,13 +626,13 @@ step_table(rows, index=[f"n = {n:,}" for n in lengths_n])
 # The numbers the statement and the solution's text quote (hidden on the page).
 q_new, keys = ch4.weights_by_hand.inputs
 ex_steps = hand_steps(q_new, keys, V)
-glue_numbers("ch4_ex_exp", ex_steps.exps[:2])
-glue_numbers("ch4_ex_score", ex_steps.scores)
-glue_numbers("ch4_ex_scaled", ex_steps.scaled)
+glue_each("ch4_ex_exp", ex_steps.exps[:2])
+glue_each("ch4_ex_score", ex_steps.scores)
+glue_each("ch4_ex_scaled", ex_steps.scaled)
 ex_values = ch4.output_by_hand.inputs[2]
 subscripts = "₁₂₃₄₅₆₇₈₉"
 terms = " + ".join(
-    f"w{subscripts[j]} {vec(v)}" for j, v in enumerate(ex_values)
+    f"w{subscripts[j]} {vector(v)}" for j, v in enumerate(ex_values)
 )
 glue("ch4_ex_sum_terms", terms, display=False)
 del ex_steps, ex_values, terms
@@ -750,8 +735,8 @@ ch4.output_by_hand.check(answer)
 
 # %%
 q_4, keys_4, values_4 = ch4.add_a_word.inputs
-glue("ch4_k4", vec(keys_4[3]), display=False)
-glue("ch4_v4", vec(values_4[3]), display=False)
+glue("ch4_k4", vector(keys_4[3]), display=False)
+glue("ch4_v4", vector(values_4[3]), display=False)
 answer = ...  # "up", "down" or "same"
 ch4.add_a_word.check(answer)
 

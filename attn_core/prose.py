@@ -1,0 +1,59 @@
+"""Numbers written as prose, for the text the chapters glue in (myst-nb ``glue``).
+
+Defined once so that every chapter writes numbers the same way: a true minus
+sign, whole numbers bare, and three decimals where the seed article uses three.
+``myst_nb`` is imported only when something is glued.
+
+Examples
+--------
+>>> plain([1, 0.5, -1])
+'1, 0.5, −1'
+>>> three_decimals([0.4011, 0.1978])
+'0.401, 0.198'
+>>> vector([1.0, 0.70710678])
+'(1, 0.707)'
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["glue_each", "glue_hidden", "plain", "three_decimals", "vector"]
+
+MINUS = "\N{MINUS SIGN}"
+
+
+def _number(x, spec):
+    return format(float(x), spec).replace("-", MINUS)
+
+
+def plain(values, sep=", "):
+    """Numbers in their shortest form (``:g``): ``1, 0.5, −1``."""
+    return sep.join(_number(x, "g") for x in np.ravel(values))
+
+
+def three_decimals(values, sep=", "):
+    """Numbers to three decimals, as the seed writes them: ``0.422, 0.155, 0.422``."""
+    return sep.join(_number(x, ".3f") for x in np.ravel(values))
+
+
+def vector(v):
+    """A vector as ``(1, 0.707)``: whole numbers bare, the others to three decimals."""
+    parts = [
+        _number(x, "g") if float(x).is_integer() else _number(x, ".3f")
+        for x in np.ravel(np.asarray(v, dtype=float))
+    ]
+    return "(" + ", ".join(parts) + ")"
+
+
+def glue_hidden(name, value):
+    """Glue ``value`` under ``name`` for ``{glue:text}`` in the prose, without showing it."""
+    from myst_nb import glue
+
+    glue(name, value, display=False)
+
+
+def glue_each(prefix, values):
+    """Glue each entry of ``values`` as ``{prefix}1``, ``{prefix}2``, ... (plain floats)."""
+    for j, value in enumerate(np.ravel(values), start=1):
+        glue_hidden(f"{prefix}{j}", float(value))
