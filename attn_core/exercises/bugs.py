@@ -83,7 +83,7 @@ def _rng(seed):
 
 
 def scores(q, k):
-    """All pairwise scores q·k: q (..., L, E), k (..., S, E) -> (..., L, S)."""
+    """All scores q·k: q (..., L, E), k (..., S, E) -> (..., L, S)."""
     return q @ k.T  # [L, E] @ [E, S] -> [L, S]
 
 
@@ -123,8 +123,12 @@ kT_batch = BugExercise(
 
 
 def masked_weights(scores, mask):
-    """Softmax over the keys of scores (..., L, S); mask (True = may attend) hides keys."""
-    scores = np.where(mask, scores, -1e9)  # a very negative score for a hidden key
+    """Softmax over the keys of scores (..., L, S).
+
+    mask (True = may attend) hides keys.
+    """
+    # a very negative score for a hidden key
+    scores = np.where(mask, scores, -1e9)
     return ac.softmax(scores, axis=-1)
 
 
@@ -191,7 +195,7 @@ mask_fully_masked = BugExercise(
 
 
 def softmax_rows(scores):
-    """Weights (..., L, S): softmax over the keys (the last axis) of each row of scores."""
+    """Weights (..., L, S): softmax over the keys (the last axis)."""
     e = np.exp(scores - scores.max(axis=0, keepdims=True))
     return e / e.sum(axis=0, keepdims=True)
 
@@ -249,10 +253,12 @@ softmax_wrong_axis = BugExercise(
 
 
 def head_weights(q, k, n_heads):
-    """Each head's attention weights (..., H, T, T) from projected q, k (..., T, D)."""
+    """Each head's weights (..., H, T, T) from projected q, k (..., T, D)."""
     d_model = q.shape[-1]
-    qh, kh = ac.split_heads(q, n_heads), ac.split_heads(k, n_heads)  # [..., H, T, d_head]
-    scores = qh @ np.swapaxes(kh, -1, -2) / np.sqrt(d_model)  # [..., H, T, T]
+    qh = ac.split_heads(q, n_heads)  # [..., H, T, d_head]
+    kh = ac.split_heads(k, n_heads)  # [..., H, T, d_head]
+    kh_t = np.swapaxes(kh, -1, -2)  # [..., H, d_head, T]
+    scores = qh @ kh_t / np.sqrt(d_model)  # [..., H, T, T]
     return ac.softmax(scores, axis=-1)
 
 
@@ -311,7 +317,7 @@ scale_d_model = BugExercise(
 
 
 def split(x, n_heads):
-    """Split the features of x (..., T, D) into heads: (..., H, T, D // H)."""
+    """Split x (..., T, D) into heads: (..., H, T, D // H)."""
     *batch, T, D = x.shape
     return x.reshape(*batch, n_heads, T, D // n_heads)
 
