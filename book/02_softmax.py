@@ -483,12 +483,15 @@ print("weights of a fully masked row:", all_masked)
 
 # %%
 (s_ex,) = ch2.shift_by_hand.inputs
-glue_hidden("ch2_ex1_scores", plain(s_ex))
-glue_hidden("ch2_ex1_e", round(math.exp(-1), 3))
-glue_hidden("ch2_ex1_left", plain(s_ex - s_ex.max()))
 print("scores =", s_ex)
 answer = ...  # your three weights, e.g. [0.0, 0.0, 0.0]
 ch2.shift_by_hand.check(answer)
+
+# %% tags=["remove-cell"]
+# the numbers of the exercise's statement, for the text
+glue_hidden("ch2_ex1_scores", plain(s_ex))
+glue_hidden("ch2_ex1_e", round(math.exp(-1), 3))
+glue_hidden("ch2_ex1_left", plain(s_ex - s_ex.max()))
 
 # %% [markdown]
 # ```{solution-start} ex-ch2-shift-by-hand

@@ -451,10 +451,13 @@ ScalingExplorer(d_k=64, seed=0, n_keys=n_keys)
 
 # %%
 (d_k_ex,) = ch3.spread_by_hand.inputs
-glue_hidden("ch3_ex1_dk", d_k_ex)
 print("d_k =", d_k_ex)
 answer = ...  # [std of q·k, std of q·k/√d_k]
 ch3.spread_by_hand.check(answer)
+
+# %% tags=["remove-cell"]
+# the numbers of the exercise's statement, for the text
+glue_hidden("ch3_ex1_dk", d_k_ex)
 
 # %% [markdown]
 # ```{solution-start} ex-ch3-spread-by-hand
@@ -495,11 +498,14 @@ ch3.spread_by_hand.check(answer)
 
 # %%
 d_small, d_large = ch3.double_d_k.inputs
-glue_hidden("ch3_ex2_small", d_small)
-glue_hidden("ch3_ex2_large", d_large)
 print("d_k:", d_small, "->", d_large)
 answer = ...  # "×1", "×√2", "×2" or "×4"
 ch3.double_d_k.check(answer)
+
+# %% tags=["remove-cell"]
+# the numbers of the exercise's statement, for the text
+glue_hidden("ch3_ex2_small", d_small)
+glue_hidden("ch3_ex2_large", d_large)
 
 # %% [markdown]
 # ```{solution-start} ex-ch3-double-d-k

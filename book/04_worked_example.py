@@ -735,10 +735,13 @@ ch4.output_by_hand.check(answer)
 
 # %%
 q_4, keys_4, values_4 = ch4.add_a_word.inputs
-glue("ch4_k4", vector(keys_4[3]), display=False)
-glue("ch4_v4", vector(values_4[3]), display=False)
 answer = ...  # "up", "down" or "same"
 ch4.add_a_word.check(answer)
+
+# %% tags=["remove-cell"]
+# the numbers of the exercise's statement, for the text
+glue("ch4_k4", vector(keys_4[3]), display=False)
+glue("ch4_v4", vector(values_4[3]), display=False)
 
 # %% [markdown]
 # ```{solution-start} ex-ch4-add-a-word
