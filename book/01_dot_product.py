@@ -354,7 +354,8 @@ ch1.scores_by_hand.check(answer)
 #
 # Each score is $q_1 k_1 + q_2 k_2$, written out key by key:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 answer = [2 * 1 + 1 * 0, 2 * 0 + 1 * 3, 2 * (-1) + 1 * 1]
 ch1.scores_by_hand.check(answer)
 
@@ -387,7 +388,8 @@ ch1.cosine_by_hand.check(answer)
 #
 # The dot product, then both lengths, then the quotient (rounded to three decimals, as by hand):
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 dot = 2 * 0 + 1 * 3  # q = (2, 1), the second key = (0, 3)
 length_q, length_k = (2**2 + 1**2) ** 0.5, (0**2 + 3**2) ** 0.5
 answer = round(dot / (length_q * length_k), 3)
@@ -430,7 +432,8 @@ ch1.my_scores.check(my_scores)
 # Swap the last two axes of the keys and multiply; `@` broadcasts over any leading axes.
 
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 def my_scores(q, k):
     # [..., L, E] @ [..., E, S] -> [..., L, S]
     return q @ np.swapaxes(k, -1, -2)
@@ -476,7 +479,8 @@ bugs.kT_batch.check(fixed_scores)
 # last two:
 
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 def fixed_scores(q, k):
     """All pairwise scores q·k.
 
@@ -522,14 +526,16 @@ ch1.which_key_wins.check(answer)
 # component. Key b is further off in angle than a, but so much longer that it wins; c is the
 # longest of all, but at a right angle to $\mathbf{q}$ it scores nothing.
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 answer = "b"
 ch1.which_key_wins.check(answer)
 
 # %% [markdown]
 # The scores, computed:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 win_keys = np.stack(list(keys_win.values()))  # [3, E]
 win_scores = ac.dot_scores(q_win, win_keys)  # [E] @ [E, 3] -> [3]
 dict(zip(keys_win, win_scores.round(3).tolist(), strict=True))

@@ -501,7 +501,8 @@ glue_hidden("ch2_ex1_left", plain(s_ex - s_ex.max()))
 # Subtracting the largest score leaves {glue:text}`ch2_ex1_left`, whose exponentials are $1$,
 # $e^{-1}$, $e^{-1}$; divide each by their sum:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 e_minus_1 = round(math.exp(-1), 3)  # e^-1 to three decimals, as given
 exps_by_hand = [1.0, e_minus_1, e_minus_1]  # e^0, e^-1, e^-1
 total = sum(exps_by_hand)
@@ -541,7 +542,8 @@ ch2.double_the_scores.check(answer)
 # Doubling keeps the order but doubles every gap, and by equation {eq}`eq-ratio` every gap is an
 # exponent: the leader's weight grows.
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 print("softmax(s)  ", ac.softmax(s_double).round(3))
 print("softmax(2 s)", ac.softmax(2 * s_double).round(3))
 ch2.double_the_scores.check("up")
@@ -580,7 +582,8 @@ ch2.my_softmax.check(my_softmax)
 # Subtract each row's maximum, exponentiate, divide by each row's sum; all along `axis=-1`.
 
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 def my_softmax(scores):
     # [..., S]: every exponent is <= 0, so nothing overflows
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))
@@ -632,7 +635,8 @@ bugs.mask_fully_masked.check(fixed_masked_weights)
 # a fully $-\infty$ row zeros instead of NaN; `ac.softmax` is one.
 
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 def fixed_masked_weights(scores, mask):
     """Weights (..., L, S) over the keys; mask: True = may attend."""
     # a hidden key can get no weight at all
@@ -682,7 +686,8 @@ bugs.softmax_wrong_axis.check(fixed_softmax_rows)
 # axis, so `axis=-1`, which also stays right when batch axes are added in front.
 
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 def fixed_softmax_rows(scores):
     """Weights (..., L, S): softmax over the keys, the last axis."""
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))

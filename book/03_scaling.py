@@ -467,7 +467,8 @@ glue_hidden("ch3_ex1_dk", d_k_ex)
 # The variances are $d_k$ and 1 (equations {eq}`eq-dot-variance` and {eq}`eq-scaled-variance`);
 # their square roots are the answer. The simulation agrees:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 answer = [math.sqrt(d_k_ex), 1.0]
 simulated = [
     stats.random_dot_products(d_k_ex, n_pairs, rng, scaled=s).std()
@@ -514,7 +515,8 @@ glue_hidden("ch3_ex2_large", d_large)
 #
 # The variance doubles with $d_k$, so the standard deviation grows by $\sqrt{2}$. Simulated:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 spread = [
     stats.random_dot_products(d, n_pairs, rng).std()
     for d in (d_small, d_large)
@@ -557,7 +559,8 @@ ch3.my_weights.check(my_weights)
 # ```
 
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 def my_weights(q, k):
     # [..., L, E] @ [..., E, S] -> [..., L, S], scaled
     scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
@@ -610,7 +613,8 @@ bugs.scale_d_model.check(fixed_head_weights)
 # $1/\sqrt{d_\text{head}}$, with $d_\text{head} = D / H$.
 
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 def fixed_head_weights(q, k, n_heads):
     """Each head's weights (..., H, T, T) from q, k (..., T, D)."""
     qh = ac.split_heads(q, n_heads)  # [..., H, T, d_head]
@@ -667,7 +671,8 @@ bugs.heads_reshape.check(fixed_split)
 # position and head axes:
 
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 def fixed_split(x, n_heads):
     """Split the features of x (..., T, D) into heads (..., H, T, D/H)."""
     *batch, T, D = x.shape

@@ -662,7 +662,8 @@ ch4.weights_by_hand.check(answer)
 # {glue:text}`ch4_ex_scaled2:.3f`, {glue:text}`ch4_ex_scaled3:.3f`. Their exponentials, from the
 # values given, and their sum:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 exps_by_hand = [2.028, 0.493, 1.0]  # e^x, e^-x and e^0, as given
 total = sum(exps_by_hand)
 answer = [round(e / total, 3) for e in exps_by_hand]
@@ -701,7 +702,8 @@ ch4.output_by_hand.check(answer)
 #
 # Weight each value and add, one component at a time: {glue:text}`ch4_ex_sum_terms`.
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 w1, w2, w3 = weights_found  # the weights of the previous solution
 answer = [
     round(w1 * 2 + w2 * 0 + w3 * 1, 3),
@@ -751,13 +753,15 @@ glue("ch4_v4", vector(values_4[3]), display=False)
 # $w_1$'s numerator $e^{s_1}$ does not change, but the sum it is divided by gains $e^{s_4}$: every
 # old weight shrinks to make room, the more so the better the new key matches the query.
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 ch4.add_a_word.check("down")
 
 # %% [markdown]
 # The weights, before and after:
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 print("three words:", ac.attention_weights(q_4, keys_4[:3]).round(3))
 print("four words: ", ac.attention_weights(q_4, keys_4).round(3))
 
@@ -797,7 +801,8 @@ ch4.my_attention.check(my_attention)
 # the keys; step 5 is one more matrix product.
 
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 def my_attention(q, keys, values):
     d_k = q.shape[-1]
     scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(d_k)  # [..., L, S]
@@ -855,7 +860,8 @@ ch4.sentence_softmax.check(fixed_sentence_attention)
 # zeros.)
 
 
-# %% jupyter={"source_hidden": true}
+# %% jupyter={"outputs_hidden": true, "source_hidden": true}
+# Solution
 def fixed_sentence_attention(Q, K, V):
     """softmax(QKᵀ/√d_k) V for all queries.
 

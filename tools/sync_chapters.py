@@ -7,7 +7,8 @@ fresh kernel with book/ as the working directory, so what is committed is exactl
 reader gets from "Run all". Two things are derived here rather than written by hand:
 
 - code cells between ``{solution-start}`` and ``{solution-end}`` get
-  ``jupyter.source_hidden``, so JupyterLab folds the solution as the site does;
+  ``jupyter.source_hidden`` and ``jupyter.outputs_hidden``, so JupyterLab folds the
+  solution (its code and its "✓ Correct") as the site does;
 - cell ids come from the cell's source, widget model ids from the chapter's name and
   their order, and no timings are recorded, so re-running an unchanged chapter gives
   an unchanged diff.
@@ -33,7 +34,7 @@ def chapters(args):
 
 
 def fold_solutions(notebook):
-    """Hide the source of code cells inside solution blocks (JupyterLab shows '…')."""
+    """Fold the code cells inside solution blocks: JupyterLab shows a '…' bar for each."""
     inside = False
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
@@ -42,11 +43,9 @@ def fold_solutions(notebook):
             if "{solution-end}" in cell.source:
                 inside = False
         elif inside:
-            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+            cell.metadata["jupyter"] = {"outputs_hidden": True, "source_hidden": True}
         else:
-            cell.metadata.get("jupyter", {}).pop("source_hidden", None)
-            if cell.metadata.get("jupyter") == {}:
-                del cell.metadata["jupyter"]
+            cell.metadata.pop("jupyter", None)
 
 
 def stable_ids(notebook):
