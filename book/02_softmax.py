@@ -483,7 +483,7 @@ print("weights of a fully masked row:", all_masked)
 
 # %%
 (s_ex,) = ch2.shift_by_hand.inputs
-print("scores =", s_ex)
+print("scores =", s_ex, f"  e^-1 = {math.exp(-1):.3f}")
 answer = ...  # your three weights, e.g. [0.0, 0.0, 0.0]
 ch2.shift_by_hand.check(answer)
 

@@ -737,6 +737,9 @@ ch4.output_by_hand.check(answer)
 
 # %%
 q_4, keys_4, values_4 = ch4.add_a_word.inputs
+print(
+    f"q = {vector(q_4)}   k4 = {vector(keys_4[3])}   v4 = {vector(values_4[3])}"
+)
 answer = ...  # "up", "down" or "same"
 ch4.add_a_word.check(answer)
 
