@@ -9,9 +9,12 @@
   window.__jupyter_widgets_assets_path__ = vendor + "html-manager/dist/";
   window.require.config({
     paths: {
-      // The package root: embed-amd.js defines "@jupyter-widgets/html-manager/dist/libembed-amd",
-      // whose URL is where webpack looks for the fonts (dist/*.woff2).
-      "@jupyter-widgets/html-manager": vendor + "html-manager",
+      // embed-amd.js defines both "@jupyter-widgets/html-manager" and ".../dist/libembed-amd";
+      // each webpack runtime looks for its fonts (dist/*.woff2) in the folder of its module's
+      // URL, so both names must map to a file inside dist/ (the package root gave vendor/,
+      // and font 404s whenever that runtime drew first).
+      "@jupyter-widgets/html-manager/dist/libembed-amd": vendor + "html-manager/dist/libembed-amd",
+      "@jupyter-widgets/html-manager": vendor + "html-manager/dist/index",
       "@jupyter-widgets/base": vendor + "html-manager/dist/base",
       "@jupyter-widgets/controls": vendor + "html-manager/dist/controls",
       anywidget: vendor + "anywidget/index",

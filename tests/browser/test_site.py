@@ -125,6 +125,17 @@ def wait_for_widgets(page, timeout=20_000):
     )
 
 
+def load_every_font(page):
+    """Load every @font-face the page declares, not only those drawn so far.
+
+    Browsers fetch a font when a glyph first needs it, so a wrong font URL (the
+    widget manager's icon fonts resolved to the wrong folder) would otherwise
+    fail only in whichever test happened to draw an icon.
+    """
+    page.evaluate("Promise.all([...document.fonts].map(f => f.load().catch(() => null)))")
+    page.wait_for_load_state("networkidle")
+
+
 @pytest.mark.parametrize("docname", PAGES)
 def test_page_offline_and_clean(page, site, site_dir, summary, docname):
     """The page loads from 127.0.0.1 only, with no failure, no error, math and widgets live."""
@@ -135,6 +146,7 @@ def test_page_offline_and_clean(page, site, site_dir, summary, docname):
     except Exception:  # reported with details by widget_state below
         pass
     page.wait_for_load_state("networkidle")
+    load_every_font(page)
 
     n_math, untypeset = math_state(page)
     n_widgets, unrendered = widget_state(page)
