@@ -20,8 +20,11 @@ $(VENV)/.installed-%: pyproject.toml
 	$(PY) -m pip install --quiet -e ".[$*]"
 	@touch $@
 
+# Jupyter refuses to run as root unless told; containers and CI machines often are root.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(VENV)/.installed-lab  ## Open the chapters in JupyterLab
-	$(BIN)/jupyter lab book/
+	$(BIN)/jupyter lab book/ $(ROOT_FLAG) $(LAB_FLAGS)
 
 book: $(VENV)/.installed-book  ## Build the static site into _build/html (executes the chapters, cached)
 	$(PY) tools/build_book.py
