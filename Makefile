@@ -23,7 +23,13 @@ $(VENV)/.installed-%: pyproject.toml
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-lab: $(VENV)/.installed-lab  ## Open the chapters in JupyterLab
+# JupyterLab asks to fetch news from the web on first start; the book needs no network.
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+$(LAB_OVERRIDES): tools/jupyterlab-overrides.json $(VENV)/.installed-lab
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+lab: $(VENV)/.installed-lab $(LAB_OVERRIDES)  ## Open the chapters in JupyterLab
 	$(BIN)/jupyter lab book/ $(ROOT_FLAG) $(LAB_FLAGS)
 
 book: $(VENV)/.installed-book  ## Build the static site into _build/html (executes the chapters, cached)
