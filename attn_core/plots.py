@@ -21,6 +21,16 @@ __all__ = [
 ]
 
 
+def _num(x):
+    """``x`` rounded to 3 decimals, trailing zeros dropped, as the prose prints it (no "-0")."""
+    return f"{round(float(x), 3) + 0.0:g}"
+
+
+def _pair(v):
+    """A 2-D point as ``(x, y)``, each rounded by :func:`_num`."""
+    return f"({_num(v[0])}, {_num(v[1])})"
+
+
 def _colours(n, cmap="viridis"):
     return plt.get_cmap(cmap)(np.linspace(0.0, 0.85, n))  # stop before viridis's pale yellow
 
@@ -229,8 +239,8 @@ def plot_query_keys(panels):
         for k, score, name, c in zip(
             keys, panel["scores"], panel["labels"], _OKABE_ITO, strict=False
         ):
-            _arrow(ax, k, c, "-", f"{name} = ({k[0]:g}, {k[1]:g})\nq·k = {score:.3g}", lw=4)
-        _arrow(ax, q, "black", "--", f"q = ({q[0]:g}, {q[1]:g})", below=True)
+            _arrow(ax, k, c, "-", f"{name} = {_pair(k)}\nq·k = {_num(score)}", lw=4)
+        _arrow(ax, q, "black", "--", f"q = {_pair(q)}", below=True)
         ax.set(**_room_for_labels(np.vstack([keys, q, [0.0, 0.0]])))
         ax.set(aspect="equal", title=panel.get("title", ""))
         ax.set(xlabel="component 1", ylabel="component 2")

@@ -133,7 +133,8 @@ plt.close(fig)
 # %%
 def unit(degrees):
     """The unit vector at an angle of ``degrees`` from the first axis."""
-    return np.array([np.cos(np.radians(degrees)), np.sin(np.radians(degrees))])
+    theta = np.radians(degrees)
+    return np.array([np.cos(theta), np.sin(theta)])
 
 
 turns = np.array([0.0, 45.0, 90.0, 135.0, 180.0])  # degrees
@@ -242,9 +243,8 @@ all_scores = ac.dot_scores(Q, keys)  # [L, E] @ [E, S] -> [L, S]
 loops = np.array(
     [[sum(Qi[m] * kj[m] for m in range(2)) for kj in keys] for Qi in Q]
 )
-print(
-    "Q:", Q.shape, " K:", keys.shape, " Kᵀ:", np.swapaxes(keys, -1, -2).shape
-)
+k_t = np.swapaxes(keys, -1, -2)
+print("Q:", Q.shape, " K:", keys.shape, " Kᵀ:", k_t.shape)
 print("QKᵀ:", all_scores.shape)
 print(all_scores)
 print(
@@ -280,8 +280,8 @@ print("np.swapaxes(k, -1, -2):  ", np.swapaxes(k_batch, -1, -2).shape)
 try:
     q_batch @ k_batch.T
 except ValueError as err:
-    message = str(err).split(" (")[0]
-    print("q @ k.T fails:", textwrap.fill(message, 60, subsequent_indent="  "))
+    wrapped = textwrap.wrap(str(err), 60)  # the full message
+    print("q @ k.T fails:", *wrapped, sep="\n  ")
 # [B, L, E] @ [B, E, S] -> [B, L, S]
 batch_scores = q_batch @ np.swapaxes(k_batch, -1, -2)
 print("q @ np.swapaxes(k, -1, -2):", batch_scores.shape)
@@ -452,15 +452,16 @@ ch1.my_scores.check(my_scores)
 # on a batch of sentences. Copy it into the next cell as `fixed_scores`, fix the one line, and run
 # the check.
 # ```
-#
+
+# %%
+bugs.kT_batch.show()
+
+# %% [markdown]
 # ```{admonition} Hint
 # :class: dropdown
 #
 # Print `k.T.shape` for a batch of keys `k` of shape $(B, S, E)$. Which axes should have moved?
 # ```
-
-# %%
-bugs.kT_batch.show()
 
 
 # %%

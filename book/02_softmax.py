@@ -517,7 +517,7 @@ ch2.shift_by_hand.check(answer)
 # ```{exercise} Predict, then run: double every score
 # :label: ex-ch2-double
 #
-# The scores printed below are all doubled. Does the largest weight go `"up"`, `"down"`,
+# Double every score printed below. Does the largest weight go `"up"`, `"down"`,
 # or stay the `"same"`? Answer first; the solution runs it.
 # ```
 #
@@ -665,7 +665,7 @@ bugs.softmax_wrong_axis.show()
 # :class: dropdown
 #
 # Print `softmax_rows(scores).sum(axis=-1)` for a $3 \times 4$ matrix of scores. Which axis
-# holds the keys, and does the answer change for a batch of shape $(N, L, S)$?
+# holds the keys, and does the answer change for a batch of shape $(B, L, S)$?
 # ```
 
 

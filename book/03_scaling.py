@@ -21,10 +21,10 @@
 #
 # $$
 # \mathrm{Attention}(Q, K, V)
-#   = \mathrm{softmax}\!\left(\frac{1}{\sqrt{d_k}}\, Q K^{\mathsf{T}}\right) V ,
+#   = \mathrm{softmax}\!\left(\frac{1}{\sqrt{d_k}}\, Q K^\top\right) V ,
 # $$ (eq-sdpa)
 #
-# where $K^{\mathsf{T}}$ is the transpose (전치) of the matrix of keys and $d_k$ is the
+# where $K^\top$ is the transpose (전치) of the matrix of keys and $d_k$ is the
 # dimension (차원) of the query (쿼리) and key (키) vectors. The previous
 # chapter showed that the *size* of the scores decides how peaked the softmax (소프트맥스) is.
 # This chapter shows why dot products grow with the dimension, and why $\sqrt{d_k}$ is exactly
@@ -61,7 +61,7 @@ rng = np.random.default_rng(3)
 # %% [markdown]
 # ## The seed's example, with and without the scale
 #
-# Take the seed article's query $q$ = {glue:text}`ch3_seed_query` and keys
+# Take the seed article's query $\mathbf{q}$ = {glue:text}`ch3_seed_query` and keys
 # {glue:text}`ch3_seed_keys` again, so $d_k =$ {glue:text}`ch3_seed_dk`. `ac.attention_weights`
 # divides by $\sqrt{d_k}$ unless told otherwise; `scale=1.0` switches the division off.
 
@@ -96,8 +96,8 @@ print(f"scaled by √{d_k} = {math.sqrt(d_k):.3f}:", w_scaled.round(3))
 # :label: prop-dot-variance
 #
 # If $q_1, \dots, q_{d_k}, k_1, \dots, k_{d_k}$ are independent, each with mean 0 and
-# variance 1, then $s = q \cdot k = \sum_{m=1}^{d_k} q_m k_m$ has mean 0 and variance $d_k$,
-# and $s / \sqrt{d_k}$ has mean 0 and variance 1.
+# variance 1, then $s = \mathbf{q} \cdot \mathbf{k} = \sum_{m=1}^{d_k} q_m k_m$ has mean 0 and
+# variance $d_k$, and $s / \sqrt{d_k}$ has mean 0 and variance 1.
 # ```
 #
 # ```{prf:proof}
@@ -106,7 +106,7 @@ print(f"scaled by √{d_k} = {math.sqrt(d_k):.3f}:", w_scaled.round(3))
 #
 # $$
 # \begin{aligned}
-# \mathbb{E}[q \cdot k] &= \sum_{m=1}^{d_k} \mathbb{E}[q_m k_m]
+# \mathbb{E}[\mathbf{q} \cdot \mathbf{k}] &= \sum_{m=1}^{d_k} \mathbb{E}[q_m k_m]
 #   = \sum_{m=1}^{d_k} \mathbb{E}[q_m]\,\mathbb{E}[k_m] \\
 #   &= \sum_{m=1}^{d_k} 0 \cdot 0 = 0 .
 # \end{aligned}
@@ -129,13 +129,13 @@ print(f"scaled by √{d_k} = {math.sqrt(d_k):.3f}:", w_scaled.round(3))
 # variable), and the variance of a sum of independent variables is the sum of their variances:
 #
 # $$
-# \mathrm{Var}[q \cdot k] = \sum_{m=1}^{d_k} \mathrm{Var}[q_m k_m] = d_k .
+# \mathrm{Var}[\mathbf{q} \cdot \mathbf{k}] = \sum_{m=1}^{d_k} \mathrm{Var}[q_m k_m] = d_k .
 # $$ (eq-dot-variance)
 #
 # **The scale.** Dividing a variable by $c$ divides its variance by $c^2$, so
 #
 # $$
-# \mathrm{Var}\!\left[\frac{q \cdot k}{\sqrt{d_k}}\right] = \frac{d_k}{d_k} = 1 .
+# \mathrm{Var}\!\left[\frac{\mathbf{q} \cdot \mathbf{k}}{\sqrt{d_k}}\right] = \frac{d_k}{d_k} = 1 .
 # $$ (eq-scaled-variance)
 # ```
 #
@@ -254,7 +254,7 @@ plt.close(fig)
 # At $d_k =$ {glue:text}`ch3_dk_max`, where the unscaled scores spread by
 # $\sqrt{d_k} \approx$ {glue:text}`ch3_sat_sqrt_max:.1f`:
 #
-# | | unscaled $q \cdot k$ | scaled $q \cdot k / \sqrt{d_k}$ |
+# | | unscaled $\mathbf{q} \cdot \mathbf{k}$ | scaled $\mathbf{q} \cdot \mathbf{k} / \sqrt{d_k}$ |
 # |---|---|---|
 # | largest weight | {glue:text}`ch3_sat_max_plain:.3f` | {glue:text}`ch3_sat_max_scaled:.3f` |
 # | entropy (nats) | {glue:text}`ch3_sat_ent_plain:.3f` | {glue:text}`ch3_sat_ent_scaled:.3f` |
@@ -408,8 +408,8 @@ print(f"uniform weights: {1 / n_keys:.4f}, entropy {math.log(n_keys):.3f}")
 #
 # ## Try it: the scaling explorer
 #
-# Move the $d_k$ slider. The histograms show the scores $q \cdot k$ of random unit-variance
-# vectors without the scale (orange), spreading wider with every doubling of $d_k$, and with it
+# Move the $d_k$ slider. The histograms show the scores $\mathbf{q} \cdot \mathbf{k}$ of random
+# unit-variance vectors without the scale (orange), spreading wider with every doubling of $d_k$, and with it
 # (blue), which stay put; the curves show the largest weight and the entropy of the softmax
 # against $d_k$, as in {numref}`fig-ch3-saturation`. Its random vectors are drawn (seeded) in
 # Python; the page redraws them in your browser without a kernel.
@@ -420,8 +420,8 @@ ScalingExplorer(d_k=64, seed=0, n_keys=n_keys)
 # %% [markdown]
 # ## Summary
 #
-# - For independent components with mean 0 and variance 1, $q \cdot k$ has mean 0 and variance
-#   $d_k$ ({prf:ref}`prop-dot-variance`): its typical size grows like $\sqrt{d_k}$.
+# - For independent components with mean 0 and variance 1, $\mathbf{q} \cdot \mathbf{k}$ has mean 0
+#   and variance $d_k$ ({prf:ref}`prop-dot-variance`): its typical size grows like $\sqrt{d_k}$.
 # - Dividing by $\sqrt{d_k}$ brings the variance back to 1 for every $d_k$; the simulation in
 #   {numref}`fig-ch3-variance` agrees.
 # - Unscaled scores at large $d_k$ saturate the softmax: one key takes nearly all the weight, the
@@ -439,8 +439,9 @@ ScalingExplorer(d_k=64, seed=0, n_keys=n_keys)
 # :label: ex-ch3-spread-by-hand
 #
 # A head's queries and keys have $d_k =$ {glue:text}`ch3_ex1_dk` independent components (the
-# cell below prints it too), each with mean 0 and variance 1. Without a computer, give the **standard deviation** of $q \cdot k$ and of
-# $q \cdot k / \sqrt{d_k}$, as a list of two numbers.
+# cell below prints it too), each with mean 0 and variance 1. Without a computer, give the
+# **standard deviation** of $\mathbf{q} \cdot \mathbf{k}$ and of
+# $\mathbf{q} \cdot \mathbf{k} / \sqrt{d_k}$, as a list of two numbers.
 # ```
 #
 # ```{admonition} Hint
@@ -485,8 +486,8 @@ ch3.spread_by_hand.check(answer)
 # ```{exercise} Predict, then run: double the dimension
 # :label: ex-ch3-double-d-k
 #
-# Without the scale, by what factor does the typical size (the standard deviation) of $q \cdot k$
-# grow when $d_k$ goes from {glue:text}`ch3_ex2_small` to {glue:text}`ch3_ex2_large`? Answer
+# Without the scale, by what factor does the typical size (the standard deviation) of
+# $\mathbf{q} \cdot \mathbf{k}$ grow when $d_k$ goes from {glue:text}`ch3_ex2_small` to {glue:text}`ch3_ex2_large`? Answer
 # `"×1"`, `"×√2"`, `"×2"` or `"×4"` (`"x√2"` works too).
 # ```
 #
@@ -534,7 +535,7 @@ ch3.double_d_k.check("×√2")
 # :label: ex-ch3-my-weights
 #
 # Write `my_weights(q, k)` with plain NumPy (no `attn_core`): the weights
-# $\mathrm{softmax}(Q K^{\mathsf{T}} / \sqrt{d_k})$ of equation {eq}`eq-sdpa`, for queries of shape
+# $\mathrm{softmax}(Q K^\top / \sqrt{d_k})$ of equation {eq}`eq-sdpa`, for queries of shape
 # $(\dots, L, d_k)$ and keys of shape $(\dots, S, d_k)$, as an array $(\dots, L, S)$. The check
 # tries the seed's example, a matrix, and a batch.
 # ```

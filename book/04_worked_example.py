@@ -72,12 +72,15 @@ d_k = q.shape[-1]
 glue("ch4_dk", d_k, display=False)
 glue("ch4_q", vector(q), display=False)
 words = ["word 1", "word 2", "word 3"]
-table = {"key kⱼ": [vector(k) for k in K], "value vⱼ": [vector(v) for v in V]}
+table = {
+    "key kⱼ": [vector(k) for k in K],
+    "value vⱼ": [vector(v) for v in V],
+}
 print("query q =", vector(q))
 step_table(table, index=words)
 
 # %% [markdown]
-# and the query is $\mathbf q =$ {glue:text}`ch4_q`. The whole computation is the formula of
+# The query is $\mathbf q =$ {glue:text}`ch4_q`. The whole computation is the formula of
 # scaled dot-product attention (스케일 내적 어텐션) for a single query:
 #
 # $$
@@ -96,16 +99,17 @@ step_table(table, index=words)
 
 # %%
 steps = hand_steps(q, K, V)
-written = [
-    " + ".join(f"{a:g}×{b:g}" for a, b in zip(q, k, strict=True)) for k in K
-]
+written = []  # "a×b + c×d" for each key
+for k in K:
+    products = [f"{a:g}×{b:g}" for a, b in zip(q, k, strict=True)]
+    written.append(" + ".join(products))
 glue_each("ch4_score", steps.scores)
 step_table({"q · kⱼ": written, "score": steps.scores}, index=words)
 
 # %% [markdown]
 # The scores are {glue:text}`ch4_score1:.0f`, {glue:text}`ch4_score2:.0f` and
 # {glue:text}`ch4_score3:.0f`. Keys 1 and 3 have a component along the query's direction and
-# score; key 2 is orthogonal to it (직교) and scores zero.
+# so score {glue:text}`ch4_score1:.0f` each; key 2 is orthogonal to it (직교) and scores zero.
 #
 # ## Step 2: divide by $\sqrt{d_k}$
 #
@@ -179,7 +183,8 @@ step_table(rows, index=labels, footer=("sum = output o", output_row))
 
 # %%
 # one term per word: weight, then value
-terms = [f"{w:.3f} {vector(v)}" for w, v in zip(steps.weights, V, strict=True)]
+pairs = zip(steps.weights, V, strict=True)
+terms = [f"{w:.3f} {vector(v)}" for w, v in pairs]
 equation = f"o = {' + '.join(terms)} ≈ {vector(steps.output)}"
 glue(
     "ch4_eq_output",
@@ -303,7 +308,10 @@ panels = [
     {
         "values": V,
         "title": "the seed's values (collinear)",
-        "outputs": {"o, scaled": steps.output, "o, unscaled": plain.output},
+        "outputs": {
+            "o, scaled": steps.output,
+            "o, unscaled": plain.output,
+        },
         "path": ac.scaled_dot_product_attention(turning, K, V),
         "inset": (*window, middle[1] + half),
     },
@@ -488,7 +496,8 @@ for name, array in trace.items():
 # the one sentence of the batch: [seq_len, seq_len]
 attention = trace["attention"][0]
 np.testing.assert_allclose(attention.sum(axis=-1), 1.0)
-step_table({t: attention[:, j] for j, t in enumerate(tokens)}, index=tokens)
+columns = {t: attention[:, j] for j, t in enumerate(tokens)}
+step_table(columns, index=tokens)
 
 # %% [markdown]
 # With random weights the pattern means nothing yet: training is what makes the queries and keys
@@ -496,7 +505,7 @@ step_table({t: attention[:, j] for j, t in enumerate(tokens)}, index=tokens)
 #
 # ## Drag the query away, and come back
 #
-# The query pad of {ref}`chapter 1 <ch-dot-product>` starts at the seed's example: the query
+# The query pad of {ref}`Chapter 1 <ch-dot-product>` starts at the seed's example: the query
 # $\mathbf q =$ {glue:text}`ch4_q`, the three keys (dots) and the three values (squares). It shows
 # the scores, the weights as bars and the output $\mathbf o$. Check that it shows the numbers of
 # this chapter; then drag $\mathbf q$ away and watch the weights and the output move (the output
@@ -572,7 +581,7 @@ print(f"q = {vector(q)}: weights {np.round(pad.weights, 3)}")
 
 # %%
 def in_bytes(size):
-    """A size in bytes, written with the largest unit that keeps it >= 1."""
+    """A size in bytes, in the largest unit that keeps it >= 1."""
     for unit, factor in [("GB", 1e9), ("MB", 1e6), ("kB", 1e3)]:
         if size >= factor:
             return f"{size / factor:g} {unit}"
@@ -709,15 +718,16 @@ answer = [
     round(w1 * 2 + w2 * 0 + w3 * 1, 3),
     round(w1 * 0 + w2 * 2 + w3 * 1, 3),
 ]
-print("output =", answer, "| coordinates add up to", round(sum(answer), 3))
+coord_sum = round(sum(answer), 3)
+print("output =", answer, "| coordinates add up to", coord_sum)
 ch4.output_by_hand.check(answer)
 
 # %% [markdown]
-# ```{solution-end}
-# ```
-#
 # The two coordinates add up to {glue:text}`ch4_vsum:.0f` again, as they must for the seed's
 # values.
+#
+# ```{solution-end}
+# ```
 #
 # ```{exercise} Predict, then run: a fourth word joins
 # :label: ex-ch4-add-a-word
@@ -737,9 +747,8 @@ ch4.output_by_hand.check(answer)
 
 # %%
 q_4, keys_4, values_4 = ch4.add_a_word.inputs
-print(
-    f"q = {vector(q_4)}   k4 = {vector(keys_4[3])}   v4 = {vector(values_4[3])}"
-)
+print(f"q = {vector(q_4)}", end="   ")
+print(f"k4 = {vector(keys_4[3])}   v4 = {vector(values_4[3])}")
 answer = ...  # "up", "down" or "same"
 ch4.add_a_word.check(answer)
 
@@ -785,7 +794,7 @@ print("four words: ", ac.attention_weights(q_4, keys_4).round(3))
 # :class: dropdown
 #
 # Equation {eq}`eq-ch4-matrix`, with `np.swapaxes(keys, -1, -2)` for $K^\top$. For the large
-# scores, recall chapter 2: subtract each row's maximum before `np.exp`.
+# scores, recall Chapter 2: subtract each row's maximum before `np.exp`.
 # ```
 
 
@@ -830,16 +839,17 @@ ch4.my_attention.check(my_attention)
 # rows are wrong. Copy it as `fixed_sentence_attention`, change the one line that is wrong, and
 # run the check.
 # ```
-#
+
+# %%
+ch4.sentence_softmax.show()
+
+# %% [markdown]
 # ```{admonition} Hint
 # :class: dropdown
 #
 # Print the weights' `sum(axis=-1)` for the sentence. By hand there was one query and one sum;
 # how many sums does a matrix of scores need?
 # ```
-
-# %%
-ch4.sentence_softmax.show()
 
 
 # %%

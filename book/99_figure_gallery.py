@@ -40,10 +40,11 @@ from myst_nb import glue
 # %% [markdown]
 # ## The query pad (쿼리 패드)
 #
-# One query $q$ (쿼리, black) attends over three keys $k_j$ (키, the arrows) with values $v_j$
-# (밸류, the squares) in the plane, so $d_k = 2$. The table lists each dot product $q\cdot k_j$
-# (내적), the cosine of the angle, the score $q\cdot k_j/\sqrt{d_k}$ and the softmax weight
-# (가중치); the dashed arrow is the output $o = \sum_j w_j v_j$, the weighted mix of the values.
+# One query $\mathbf{q}$ (쿼리, black) attends over three keys $\mathbf{k}_j$ (키, the dots)
+# with values $\mathbf{v}_j$ (밸류, the squares) in the plane, so $d_k = 2$. The table lists
+# each dot product $\mathbf{q}\cdot\mathbf{k}_j$ (내적), the cosine of the angle, the score
+# $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d_k}$ and the softmax weight (가중치); the dashed arrow is
+# the output $\mathbf{o} = \sum_j w_j \mathbf{v}_j$, the weighted mix of the values.
 # It starts at the seed's example, where the weights are {glue:text}`gal_w0`,
 # {glue:text}`gal_w1` and {glue:text}`gal_w2` and the output is
 # ({glue:text}`gal_o0`, {glue:text}`gal_o1`).
@@ -86,10 +87,10 @@ glue(
 SoftmaxBars(scores=(2.0, 1.0, 0.1))
 
 # %% [markdown]
-# ## The √d_k scaling explorer (스케일링)
+# ## The √dₖ scaling explorer (스케일링)
 #
-# Random queries and keys with unit-variance entries: the spread of $q\cdot k$ grows like
-# $\sqrt{d_k}$, the softmax saturates (the largest weight nears 1, the entropy and the gradient
+# Random queries and keys with unit-variance entries: the spread of
+# $\mathbf{q}\cdot\mathbf{k}$ grows like $\sqrt{d_k}$, the softmax saturates (the largest weight nears 1, the entropy and the gradient
 # shrink) — unless the scores are divided by $\sqrt{d_k}$. All the random numbers are drawn in
 # Python from a fixed seed; the slider only chooses which precomputed $d_k$ to show.
 
@@ -100,13 +101,15 @@ ScalingExplorer(d_k=64, seed=0)
 # ## Attention heatmaps (어텐션 히트맵)
 #
 # Every query token (row) against every key token (column), for the seed's sentence
-# "{glue:text}`gal_sentence_ko`" with toy embeddings and one head of random projections. Hover
-# or click a row to list its weights; switch the head, the temperature, the scaling and the
+# "{glue:text}`gal_sentence_ko`" with toy embeddings and {glue:text}`gal_n_heads` heads of
+# random projections. Hover or click a row to list its weights; switch the head, the temperature, the scaling and the
 # causal mask (인과 마스크), under which a token sees only itself and the tokens before it.
 
 # %%
 glue("gal_sentence_ko", " ".join(ac.SENTENCE_KO), display=False)
-AttentionHeatmap()
+heatmap = AttentionHeatmap()
+glue("gal_n_heads", heatmap.n_heads, display=False)
+heatmap
 
 # %% [markdown]
 # An English sentence with four heads and the causal mask on:

@@ -274,7 +274,7 @@ def sentence_attention(Q, K, V):
     """
     d_k = Q.shape[-1]
     scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k)  # [..., L, S]
-    e = np.exp(scores - scores.max())  # subtract the max, as in chapter 2
+    e = np.exp(scores - scores.max())  # subtract the max, as in Chapter 2
     weights = e / e.sum()  # divide by the sum, as in the hand computation
     return weights @ V  # [..., L, S] @ [..., S, Ev] -> [..., L, Ev]
 
