@@ -10,7 +10,7 @@ function cellSize(L, S) {
 function buildGrid(svg, qTok, kTok, onPick) {
   svg.replaceChildren();
   const L = qTok.length, S = kTok.length, c = cellSize(L, S);
-  const fs = Math.min(13, Math.max(8, c * 0.6));
+  const fs = Math.min(13, Math.max(10, c * 0.6)); // px; set as a style, which beats .abh-token
   const angle = c < 24 ? -90 : -45; // narrow columns: vertical labels, so they never overlap
   const longest = (toks) => Math.min(12, Math.max(...toks.map((s) => s.length)));
   const left = 8 + 0.75 * fs * longest(qTok) + 8;
@@ -19,12 +19,12 @@ function buildGrid(svg, qTok, kTok, onPick) {
   setAttrs(svg, { viewBox: `0 0 ${W} ${H}`, width: W, height: H });
   const colLabels = kTok.map((s, j) => {
     const x = left + j * c + c / 2 + (angle === -90 ? fs / 3 : 0), y = top - 6;
-    const text = svgEl("text", { x, y, class: "abh-token", "font-size": fs, transform: `rotate(${angle} ${x} ${y})` }, svg);
+    const text = svgEl("text", { x, y, class: "abh-token", style: `font-size:${fs}px`, transform: `rotate(${angle} ${x} ${y})` }, svg);
     text.textContent = s;
     return text;
   });
   const rowLabels = qTok.map((s, i) => {
-    const text = svgEl("text", { x: left - 6, y: top + i * c + c / 2 + 4, class: "abh-token", "text-anchor": "end", "font-size": fs }, svg);
+    const text = svgEl("text", { x: left - 6, y: top + i * c + c / 2 + 4, class: "abh-token", "text-anchor": "end", style: `font-size:${fs}px` }, svg);
     text.textContent = s;
     text.dataset.row = i;
     return text;
@@ -80,7 +80,7 @@ function render({ model, el }) {
   const panel = htmlEl("div", { cls: "abh-panel" }, root);
   const controls = htmlEl("div", { cls: "abh-controls" }, panel);
   const temp = slider(controls, "temperature T (온도)", { min: 0.1, max: 5, step: 0.05, value: model.get("temperature") });
-  const scaleBox = checkbox(controls, "scale by 1/√d_head", model.get("scaled"));
+  const scaleBox = checkbox(controls, "scale by 1/√(head width) (스케일)", model.get("scaled"));
   const causalBox = checkbox(controls, "causal mask (인과 마스크)", model.get("causal"));
   const headWrap = htmlEl("label", { cls: "abh-control" }, controls);
   htmlEl("span", { text: "head (헤드)" }, headWrap);
@@ -136,7 +136,7 @@ function render({ model, el }) {
     });
     setText(title, `query “${qTok[sel]}” attends to:`);
     setText(note, `${model.get("key_tokens") ? "cross-attention (크로스 어텐션)" : "self-attention (셀프 어텐션)"}, ` +
-      `head ${h + 1}: d_head = ${dHead}; entropy of this row ${fmt(entropy(W[sel]), 3)} nats ` +
+      `head ${h + 1}: head width = ${dHead}; entropy of this row ${fmt(entropy(W[sel]), 3)} nats ` +
       `(spread of the weights: 0 = all on one key, log ${grid.S} = ${fmt(Math.log(grid.S), 3)} = uniform)`);
     headSel.value = String(h);
     scaleBox.checked = model.get("scaled");

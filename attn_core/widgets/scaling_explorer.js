@@ -40,7 +40,7 @@ function drawCurve(svg, table, key, label, current, hi) {
   table.forEach((r, i) => {
     if (i % 2 === 0) svgEl("text", { x: x(i), y: base + 14, class: "abh-tick" }, svg).textContent = r.d_k;
   });
-  svgEl("text", { x: (LINE.w + LINE.left) / 2, y: base + 26, class: "abh-tick" }, svg).textContent = "d_k";
+  svgEl("text", { x: (LINE.w + LINE.left) / 2, y: base + 26, class: "abh-tick" }, svg).textContent = "dₖ";
   for (const [name, colour] of [["raw", RAW], ["scaled", SCALED]]) {
     const pts = table.map((r, i) => `${x(i)},${y(r[name][key])}`).join(" ");
     svgEl("polyline", { points: pts, fill: "none", stroke: colour, "stroke-width": 2 }, svg);
@@ -54,7 +54,7 @@ function buildStats(holder) {
   for (const h of ["", "std of scores", "largest weight", "entropy (nats)", "gradient |J|"]) htmlEl("th", { text: h }, head);
   const body = htmlEl("tbody", {}, table);
   const rows = {};
-  for (const [name, colour, label] of [["raw", RAW, "q·k"], ["scaled", SCALED, "q·k / √d_k"]]) {
+  for (const [name, colour, label] of [["raw", RAW, "q·k"], ["scaled", SCALED, "q·k / √dₖ"]]) {
     const tr = htmlEl("tr", {}, body);
     const td = htmlEl("td", { cls: "abh-keyname" }, tr);
     htmlEl("span", { cls: "abh-swatch", attrs: { style: `background:${colour}` } }, td);
@@ -70,7 +70,7 @@ function render({ model, el }) {
   const left = htmlEl("div", { cls: "abh-panel" }, root);
   const controls = htmlEl("div", { cls: "abh-controls" }, left);
   const dims = model.get("dims");
-  const dk = slider(controls, "d_k (키 차원)", { min: 0, max: dims.length - 1, step: 1, value: dims.indexOf(model.get("d_k")) });
+  const dk = slider(controls, "dₖ (키 차원)", { min: 0, max: dims.length - 1, step: 1, value: dims.indexOf(model.get("d_k")) });
   const hist = svgEl("svg", { viewBox: `0 0 ${HIST.w} ${HIST.h}`, width: HIST.w, height: HIST.h }, left);
   const stats = buildStats(left);
   const note = htmlEl("div", { cls: "abh-caption" }, left);
@@ -93,8 +93,8 @@ function render({ model, el }) {
     const S = model.get("n_keys");
     setText(note, `${S} keys: uniform weights would be ${fmt(1 / S, 3)} each, entropy log ${S} = ${fmt(Math.log(S), 3)}. ` +
       `Without scaling, the largest weight is ${fmt(row.raw.max_weight, 3)}: softmax is ${row.raw.max_weight > 0.8 ? "saturated and its gradient small" : "not yet saturated"}.`);
-    drawCurve(maxSvg, table, "max_weight", "largest weight vs d_k", i, 1);
-    drawCurve(entSvg, table, "entropy", "entropy (nats) vs d_k", i, Math.log(S));
+    drawCurve(maxSvg, table, "max_weight", "largest weight vs dₖ", i, 1);
+    drawCurve(entSvg, table, "entropy", "entropy (nats) vs dₖ", i, Math.log(S));
   }
 
   dk.input.addEventListener("input", () => {

@@ -292,3 +292,104 @@ def test_the_naive_column_keeps_three_decimals_past_a_million(gallery):
     assert all(re.fullmatch(r"\d\.\d{3}e2\d\d", t) for t in naive), naive
     # e^502 = 10^(502 / ln 10) = 10^218.0167… = 1.039…e218: checked by hand, not by the JS
     assert naive[0] == f"{math.exp(502 - 218 * math.log(10)):.3f}e218"
+
+
+FIGURE_PAGES = [
+    "book/01_dot_product.html",
+    "book/02_softmax.html",
+    "book/03_scaling.html",
+    "book/04_worked_example.html",
+    PAGE,
+]
+MAX_FIGURE_WIDTH = 680  # px at a 1280 px window; the text column there is 688 px
+
+FIGURE_EXTENTS = """() => {
+  const article = document.querySelector("article.bd-article");
+  const a = article.getBoundingClientRect(), cs = getComputedStyle(article);
+  const col = [a.left + parseFloat(cs.paddingLeft), a.right - parseFloat(cs.paddingRight)];
+  return [...document.querySelectorAll(".abh-fig")].map((fig) => {
+    let [left, right] = [Infinity, -Infinity];
+    for (const e of [fig, ...fig.querySelectorAll(":not(option)")]) {  // options: no real box
+      const r = e.getBoundingClientRect();
+      if (r.width > 0) [left, right] = [Math.min(left, r.left), Math.max(right, r.right)];
+    }
+    return { cls: fig.className, left, right, col };
+  });
+}"""
+
+
+@pytest.mark.parametrize("rel", FIGURE_PAGES)
+def test_every_figure_fits_the_text_column(page, site, rel):
+    """Every figure, with all it draws (SVG overflow, tables), stays inside the text column."""
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.goto(site.url(rel), wait_until="load")
+    page.wait_for_function("document.querySelectorAll('.abh-fig').length > 0", timeout=30_000)
+    page.evaluate("document.fonts.ready.then(() => true)")
+    figures = page.evaluate(FIGURE_EXTENTS)
+    for f in figures:
+        (c0, c1), width = f["col"], f["right"] - f["left"]
+        assert c1 - c0 == pytest.approx(688, abs=1), "the theme's text column changed width"
+        assert width <= MAX_FIGURE_WIDTH + 0.5, (rel, f["cls"], width)
+        assert c0 - 0.5 <= f["left"] and f["right"] <= c1 + 0.5, (rel, f["cls"], f, (c0, c1))
+
+
+def boxes(locator):
+    return [b for b in (e.bounding_box() for e in locator.all()) if b]
+
+
+def inset(box, dx, dy):
+    """A box shrunk by dx, dy on each side (a text's box holds its halo and line spacing)."""
+    return {"x": box["x"] + dx, "y": box["y"] + dy, "width": box["width"] - 2 * dx,
+            "height": box["height"] - 2 * dy}  # fmt: skip
+
+
+def overlap(a, b):
+    """Area (px²) shared by two bounding boxes."""
+    w = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
+    h = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
+    return max(w, 0) * max(h, 0)
+
+
+def touches_circle(box, circle):
+    """Does a box meet the disc drawn in circle's bounding box (stroke included)?"""
+    cx, cy = circle["x"] + circle["width"] / 2, circle["y"] + circle["height"] / 2
+    nx = min(max(cx, box["x"]), box["x"] + box["width"])
+    ny = min(max(cy, box["y"]), box["y"] + box["height"])
+    return math.hypot(nx - cx, ny - cy) < circle["width"] / 2
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_query_pad_labels_do_not_collide(gallery, index):
+    """Seed pad (k3, v3 and o all near (1, 1); q on k1) and the unscaled pad: no label on
+    another label or on a handle, and no tick label under a handle (v1, v2 at the 2 ticks)."""
+    pad = gallery.locator(".abh-querypad").nth(index)
+    labels = pad.locator("text.abh-vlabel")
+    names = labels.all_text_contents()
+    assert sorted(names) == ["k1", "k2", "k3", "o", "q", "v1", "v2", "v3"]
+    label_boxes = boxes(labels)
+    glyphs = [inset(b, 3, 4) for b in label_boxes]  # 3 px halo; line spacing above, below
+    cores = [inset(b, b["width"] / 4, b["height"] / 4) for b in label_boxes]  # no corners
+    circles, squares = (
+        boxes(pad.locator("circle.abh-handle")),
+        boxes(pad.locator("rect.abh-handle")),
+    )
+    assert len(circles) == 4 and len(squares) == 3
+    for i, (a, core) in enumerate(zip(glyphs, cores, strict=True)):
+        for j in range(i):
+            assert overlap(a, glyphs[j]) == 0, (names[i], names[j])
+        assert not any(touches_circle(core, c) for c in circles), (names[i], core, circles)
+        assert all(overlap(core, s) == 0 for s in squares), (names[i], "on a value")
+    for t in boxes(pad.locator("text.abh-tick")):
+        assert all(overlap(t, h) == 0 for h in circles + squares), "a handle covers a tick label"
+
+
+def test_visible_labels_have_no_underscores(gallery):
+    """d_k and d_head are code names: on screen, dₖ and 'head width'."""
+    for fig in gallery.locator(".abh-fig").all():
+        shown = fig.inner_text() + " ".join(fig.locator("svg text").all_text_contents())
+        assert "_" not in shown, shown[:200]
+    assert "scale by 1/√dₖ (스케일)" in gallery.locator(".abh-querypad").first.inner_text()
+    scaling = gallery.locator(".abh-scaling")
+    assert "dₖ (키 차원)" in scaling.inner_text() and "q·k / √dₖ" in scaling.inner_text()
+    heat = gallery.locator(".abh-heatmap").first.inner_text()
+    assert "scale by 1/√(head width)" in heat and "head width = 4" in heat
