@@ -8,7 +8,7 @@ import numpy as np
 import traitlets as t
 
 import attn_core
-from attn_core._validate import check_positive_int, check_temperature
+from attn_core._validate import check_positive_int, check_scale, check_temperature
 
 from ._base import Figure, bundle, css
 
@@ -159,7 +159,8 @@ class AttentionHeatmap(Figure):
         if not 0 <= self.selected < n_rows:
             raise ValueError(f"selected must be a row in 0..{n_rows - 1}, got {self.selected}")
         q, k = np.asarray(self.head_queries[self.head]), np.asarray(self.head_keys[self.head])
-        scale = (1.0 / math.sqrt(q.shape[-1]) if self.scaled else 1.0) / self.temperature
+        base = check_scale(None if self.scaled else 1.0, q.shape[-1])  # attn_core's 1/sqrt(E)
+        scale = base / self.temperature
         weights = attn_core.attention_weights(q, k, is_causal=self.causal, scale=scale)  # [L, S]
         self.weights = weights.tolist()
         self.row = self.weights[self.selected]

@@ -6,7 +6,7 @@ import numpy as np
 import traitlets as t
 
 import attn_core
-from attn_core._validate import check_temperature
+from attn_core._validate import check_scale, check_temperature
 
 from ._base import Figure, as_vector, as_vectors, bundle, css
 
@@ -88,7 +88,7 @@ class QueryPad(Figure):
                 f"key_vectors and value_vectors must have the same number of rows: "
                 f"key_vectors has shape {k.shape}, value_vectors has shape {v.shape}"
             )
-        scale = 1.0 / np.sqrt(q.shape[-1]) if self.scaled else 1.0
+        scale = check_scale(None if self.scaled else 1.0, q.shape[-1])  # attn_core's 1/sqrt(E)
         dots = attn_core.dot_scores(q, k)  # [2] . [S, 2] -> [S]
         scores = dots * scale
         weights = attn_core.softmax(scores, temperature=self.temperature)  # [S]
