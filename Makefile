@@ -47,7 +47,7 @@ format: $(VENV)/.installed-test  ## Apply ruff's fixes and formatting
 	$(BIN)/ruff format .
 
 test-fast: lint  ## Unit, property and doctests only
-	$(PY) -m pytest tests attn_core --doctest-modules --ignore=tests/browser -q $(PYTEST_FLAGS)
+	$(PY) -m pytest tests attn_core attn_book --doctest-modules --ignore=tests/browser -q $(PYTEST_FLAGS)
 
 # pytest exits 5 when it collects nothing; that stays a failure here, because a
 # suite that finds no tests is broken, not green.

@@ -1,7 +1,7 @@
 """attn_core: every formula of *Attention by Hand*, in a few small numpy functions.
 
-Import cost is numpy only: plotting (:mod:`attn_core.plots`), widgets
-(:mod:`attn_core.widgets`) and exercise checkers (:mod:`attn_core.exercises`)
+Import cost is numpy only: plotting (:mod:`attn_book.plots`), widgets
+(:mod:`attn_book.widgets`) and exercise checkers (:mod:`attn_book.exercises`)
 are submodules that load their own dependencies when imported.
 """
 

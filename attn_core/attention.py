@@ -19,8 +19,8 @@ import numbers
 
 import numpy as np
 
-from ._validate import check_attention_inputs, check_mask, check_positive_int, check_scale
 from .softmax import softmax
+from .validation import check_attention_inputs, check_mask, check_positive_int, check_scale
 
 __all__ = [
     "attention_weights",

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import check_positive_int
+from .validation import check_positive_int
 
 __all__ = ["SENTENCE_EN", "SENTENCE_KO", "WorkedExample", "seed_example", "toy_embeddings"]
 

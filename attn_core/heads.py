@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 
-from ._validate import as_float_array, check_positive_int
 from .attention import attention_weights
+from .validation import as_float_array, check_positive_int
 
 __all__ = ["SimpleSelfAttention", "merge_heads", "multi_head_attention", "split_heads"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_float_array, check_axis, check_temperature
+from .validation import as_float_array, check_axis, check_temperature
 
 __all__ = ["entropy", "log_softmax", "logsumexp", "softmax", "softmax_jacobian"]
 

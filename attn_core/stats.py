@@ -15,9 +15,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import check_positive_int
 from .attention import attention_weights, dot_scores
 from .softmax import entropy, softmax_jacobian
+from .validation import check_positive_int
 
 __all__ = [
     "SaturationStats",

@@ -46,10 +46,10 @@ import textwrap
 import attn_core as ac
 import matplotlib.pyplot as plt
 import numpy as np
-from attn_core import plots
-from attn_core.exercises import bugs
-from attn_core.exercises import ch01_dot_product as ch1
-from attn_core.widgets import QueryPad
+from attn_book import plots
+from attn_book.exercises import bugs
+from attn_book.exercises import ch01_dot_product as ch1
+from attn_book.widgets import QueryPad
 from myst_nb import glue
 
 # every random number of this chapter comes from here

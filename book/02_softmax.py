@@ -41,11 +41,11 @@ import warnings
 import attn_core as ac
 import matplotlib.pyplot as plt
 import numpy as np
-from attn_core import plots
-from attn_core.exercises import bugs
-from attn_core.exercises import ch02_softmax as ch2
-from attn_core.prose import glue_hidden, plain, three_decimals, vector
-from attn_core.widgets import SoftmaxBars
+from attn_book import plots
+from attn_book.exercises import bugs
+from attn_book.exercises import ch02_softmax as ch2
+from attn_book.prose import glue_hidden, plain, three_decimals, vector
+from attn_book.widgets import SoftmaxBars
 
 # every random number of this chapter comes from this generator
 rng = np.random.default_rng(2)

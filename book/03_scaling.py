@@ -48,11 +48,12 @@ import math
 import attn_core as ac
 import matplotlib.pyplot as plt
 import numpy as np
-from attn_core import plots, stats
-from attn_core.exercises import bugs
-from attn_core.exercises import ch03_scaling as ch3
-from attn_core.prose import glue_hidden, three_decimals, vector
-from attn_core.widgets import ScalingExplorer
+from attn_book import plots
+from attn_book.exercises import bugs
+from attn_book.exercises import ch03_scaling as ch3
+from attn_book.prose import glue_hidden, three_decimals, vector
+from attn_book.widgets import ScalingExplorer
+from attn_core import stats
 
 # every random number of this chapter comes from this generator
 rng = np.random.default_rng(3)

@@ -44,16 +44,16 @@ import math
 import attn_core as ac
 import matplotlib.pyplot as plt
 import numpy as np
+from attn_book.exercises import ch04_worked_example as ch4
+from attn_book.plots import plot_convex_combination
+from attn_book.prose import glue_each, vector
+from attn_book.tables import step_table
+from attn_book.widgets import QueryPad
 from attn_core.by_hand import (
     hand_steps,
     sentence_example,
-    step_table,
     trace_self_attention,
 )
-from attn_core.exercises import ch04_worked_example as ch4
-from attn_core.plots import plot_convex_combination
-from attn_core.prose import glue_each, vector
-from attn_core.widgets import QueryPad
 from IPython.display import Math
 from myst_nb import glue
 

@@ -29,7 +29,7 @@ import math
 import sys
 
 import attn_core as ac
-from attn_core.widgets import (
+from attn_book.widgets import (
     AttentionHeatmap,
     QueryPad,
     ScalingExplorer,

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import attn_core as ac
-from attn_core.by_hand import hand_steps, sentence_example, step_table, trace_self_attention
+from attn_book.tables import step_table
+from attn_core.by_hand import hand_steps, sentence_example, trace_self_attention
 
 Q = (1.0, 0.0)
 KEYS = ((1.0, 0.0), (0.0, 1.0), (1.0, 1.0))
@@ -181,7 +182,7 @@ def test_plot_convex_combination_draws_each_output_where_given():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from attn_core.plots import plot_convex_combination
+    from attn_book.plots import plot_convex_combination
 
     steps = hand_steps(Q, KEYS, VALUES)
     panels = [

@@ -1,7 +1,7 @@
 """Every exercise says "correct" to its solution and diagnoses every mistake it claims to.
 
 Exercises register themselves, so a chapter author's new module in
-attn_core/exercises/ is tested here without editing this file.
+attn_book/exercises/ is tested here without editing this file.
 """
 
 import math
@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from attn_core.exercises import (
+from attn_book.exercises import (
     Case,
     Diagnosis,
     Feedback,
@@ -23,7 +23,7 @@ from attn_core.exercises import (
     diagnose,
     get,
 )
-from attn_core.exercises._core import _REGISTRY
+from attn_book.exercises._core import _REGISTRY
 
 EXERCISES = all_exercises()
 MISTAKES = [(ex, m) for ex in EXERCISES for m in ex.mistakes]
@@ -196,7 +196,7 @@ def test_a_failing_diagnosis_does_not_break_check():
 
 
 def test_an_id_used_by_two_modules_is_refused():
-    with pytest.raises(ValueError, match=r"used twice: in attn_core\.exercises\.bugs and in"):
+    with pytest.raises(ValueError, match=r"used twice: in attn_book\.exercises\.bugs and in"):
         NumberExercise("bug-kT-batch", "clash", (), lambda: 1.0)
     assert get("bug-kT-batch") is bugs.kT_batch
 
@@ -294,7 +294,7 @@ def test_no_by_hand_slip_gets_the_old_catch_all(ex):
 
 @pytest.mark.parametrize("typed", ["×√2", "x√2", "X√2", " * √2 ", "×SQRT(2)", "x sqrt2", "'x√2'"])
 def test_a_choice_accepts_x_star_and_sqrt_for_times_root(typed):
-    from attn_core.exercises import ChoiceExercise
+    from attn_book.exercises import ChoiceExercise
 
     ex = ChoiceExercise("t", "t", ["×1", "×√2", "×2"], "×√2", {"×2": "no."}, register=False)
     assert ex.check(typed).ok, typed
@@ -303,7 +303,7 @@ def test_a_choice_accepts_x_star_and_sqrt_for_times_root(typed):
 
 
 def test_a_choice_ignores_case_and_spaces():
-    from attn_core.exercises import ChoiceExercise
+    from attn_book.exercises import ChoiceExercise
 
     ex = ChoiceExercise(
         "t", "t", ["up", "down", "same"], "up", {"down": "d.", "same": "s."}, register=False
@@ -315,7 +315,7 @@ def test_a_choice_ignores_case_and_spaces():
 
 
 def test_choices_that_clash_after_normalising_are_refused():
-    from attn_core.exercises import ChoiceExercise
+    from attn_book.exercises import ChoiceExercise
 
     with pytest.raises(ValueError, match="must differ"):
         ChoiceExercise("t", "t", ["x2", "×2"], "×2", {}, register=False)

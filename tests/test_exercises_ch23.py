@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from attn_core.exercises import ch02_softmax as ch2
-from attn_core.exercises import ch03_scaling as ch3
+from attn_book.exercises import ch02_softmax as ch2
+from attn_book.exercises import ch03_scaling as ch3
 
 
 def test_shift_by_hand_is_softmax_of_1_0_0():

@@ -55,3 +55,25 @@ def test_runtime_warnings_from_attn_core_are_errors(pytestconfig):
         exec(code, {"np": np, "__name__": "attn_core._probe"})  # a frame inside attn_core
     with pytest.warns(RuntimeWarning):  # ... and only there: elsewhere it stays a warning
         exec(code, {"np": np, "__name__": "somewhere_else"})
+
+
+def test_attn_core_imports_nothing_from_the_book_package():
+    # The layers: attn_book (plots, widgets, exercises, tables) sits on attn_core, never
+    # the other way round. Read every module's imports, so a lazy import inside a
+    # function counts too.
+    import ast
+    from pathlib import Path
+
+    root = Path(attn_core.__file__).parent
+    offenders = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            top = {name.split(".")[0] for name in names}
+            allowed = {"numpy", "attn_core", "__future__"} | set(sys.stdlib_module_names)
+            offenders += [f"{path.name}: {name}" for name in top - allowed]
+    assert offenders == [], f"attn_core imports beyond numpy and the standard library: {offenders}"

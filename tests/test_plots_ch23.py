@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from attn_core import plots
+from attn_book import plots
 from attn_core.stats import SaturationStats
 
 

@@ -1,4 +1,4 @@
-"""The figures' JavaScript maths (attn_core/widgets/attn_math.js) equals attn_core, run in node.
+"""The figures' JavaScript maths (attn_book/widgets/attn_math.js) equals attn_core, run in node.
 
 All cases go to one node process (about 50 ms) as JSON; -inf travels as the string "-inf"
 and NaN comes back as null.
@@ -15,9 +15,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import attn_book
 import attn_core
 
-JS = Path(attn_core.__file__).parent / "widgets" / "attn_math.js"
+JS = Path(attn_book.__file__).parent / "widgets" / "attn_math.js"
 NODE = shutil.which("node") or "/usr/bin/node"
 
 RUNNER = """

@@ -16,10 +16,10 @@ import pytest
 
 pytest.importorskip("anywidget")
 
+from attn_book.widgets import AttentionHeatmap, QueryPad, ScalingExplorer, SoftmaxBars
+from attn_book.widgets.attention_heatmap import head_projections
+from attn_book.widgets.scaling_explorer import DIMS, scaling_row
 from attn_core import SENTENCE_EN, SENTENCE_KO, toy_embeddings
-from attn_core.widgets import AttentionHeatmap, QueryPad, ScalingExplorer, SoftmaxBars
-from attn_core.widgets.attention_heatmap import head_projections
-from attn_core.widgets.scaling_explorer import DIMS, scaling_row
 
 FIGURES = (QueryPad, SoftmaxBars, ScalingExplorer, AttentionHeatmap)
 WIDGET_DIR = Path(__file__).resolve().parent.parent / "attn_core" / "widgets"
@@ -267,7 +267,7 @@ def test_figures_use_no_element_ids_or_globals():
 
 
 def test_import_attn_core_does_not_load_the_widgets():
-    names = "'attn_core.widgets', 'anywidget'"
+    names = "'attn_book.widgets', 'anywidget'"
     code = f"import sys, attn_core; print(*(m in sys.modules for m in ({names})))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]

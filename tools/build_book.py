@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def package_digest():
     """A hash of attn_core's sources (maths, widgets' JS and CSS, exercises)."""
     digest = hashlib.sha256()
-    for path in sorted((ROOT / "attn_core").rglob("*")):
+    for path in sorted(p for pkg in ("attn_core", "attn_book") for p in (ROOT / pkg).rglob("*")):
         if path.suffix in {".py", ".js", ".css"}:
             digest.update(path.relative_to(ROOT).as_posix().encode())
             digest.update(path.read_bytes())

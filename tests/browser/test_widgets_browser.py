@@ -156,7 +156,7 @@ def test_dragging_a_score_bar(gallery):
 
 
 def test_scaling_explorer_slider_shows_the_python_table(gallery):
-    from attn_core.widgets import ScalingExplorer
+    from attn_book.widgets import ScalingExplorer
 
     fig = gallery.locator(".abh-scaling")
     fig.scroll_into_view_if_needed()
@@ -171,7 +171,7 @@ def test_scaling_explorer_slider_shows_the_python_table(gallery):
 
 
 def test_heatmap_hover_selects_a_row(gallery):
-    from attn_core.widgets import AttentionHeatmap
+    from attn_book.widgets import AttentionHeatmap
 
     figs = gallery.locator(".abh-heatmap")
     fig = figs.first

@@ -1,6 +1,6 @@
 """Interactive figures (anywidget) of *Attention by Hand*.
 
-Imported explicitly (``from attn_core.widgets import QueryPad``); ``import attn_core``
+Imported explicitly (``from attn_book.widgets import QueryPad``); ``import attn_core``
 does not load them. Each figure is an anywidget whose Python side owns the state as
 traitlets and computes with :mod:`attn_core`; its JavaScript draws (SVG) and recomputes
 the small maths with ``attn_math.js`` (tested equal to attn_core), so a figure still

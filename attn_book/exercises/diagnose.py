@@ -1,6 +1,6 @@
 """Shared diagnoses of the common mistakes, for every chapter's exercises to reuse.
 
-Each function returns a :class:`~attn_core.exercises.Diagnosis`: a name, a
+Each function returns a :class:`~attn_book.exercises.Diagnosis`: a name, a
 one-line message (what is wrong, and where to look, never the solution) and a
 test over the trials. Two families:
 
@@ -20,7 +20,7 @@ are off, by position, too large or too small). None of them says the answer.
 
 Examples
 --------
->>> from attn_core.exercises import Case, Trial
+>>> from attn_book.exercises import Case, Trial
 >>> t = Trial(Case("two keys", ()), expected=np.array([0.5, 0.5]), got=np.array([1.0, 1.0]))
 >>> rows_not_normalised().test([t])
 True

@@ -6,7 +6,7 @@ import numpy as np
 import traitlets as t
 
 import attn_core
-from attn_core._validate import check_positive_int
+from attn_core.validation import check_positive_int
 
 from ._base import Figure, bundle, css
 

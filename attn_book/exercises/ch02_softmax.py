@@ -1,8 +1,8 @@
 """Chapter 2's exercises: softmax (소프트맥스).
 
 The find-the-bug exercises of this chapter are
-:data:`attn_core.exercises.bugs.mask_fully_masked` and
-:data:`attn_core.exercises.bugs.softmax_wrong_axis`.
+:data:`attn_book.exercises.bugs.mask_fully_masked` and
+:data:`attn_book.exercises.bugs.softmax_wrong_axis`.
 
 Examples
 --------

@@ -235,7 +235,7 @@ def get(id):
 
 
 def all_exercises():
-    """Every registered exercise, after importing each module of ``attn_core.exercises``."""
+    """Every registered exercise, after importing each module of ``attn_book.exercises``."""
     package = importlib.import_module(__package__)
     for info in pkgutil.iter_modules(package.__path__):
         if not info.name.startswith("_"):

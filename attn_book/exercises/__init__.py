@@ -18,7 +18,7 @@ API
     correct answer, for the tests). Kinds: :class:`NumberExercise` (by hand,
     tolerance for 3-decimal work), :class:`FunctionExercise` (run on
     :class:`Case` inputs), :class:`ChoiceExercise` (predict then run) and
-    :class:`~attn_core.exercises.bugs.BugExercise` (find the bug, with
+    :class:`~attn_book.exercises.bugs.BugExercise` (find the bug, with
     ``show()`` for the buggy source).
 ``Feedback``
     ``ok``, ``status`` ("correct", "wrong", "unanswered"), ``message``,
@@ -27,7 +27,7 @@ API
     The registry. Every exercise built in a module of this package registers
     itself, so ``tests/test_exercises.py`` checks each one against its solution
     and against every mistake it claims to diagnose.
-:mod:`~attn_core.exercises.diagnose`
+:mod:`~attn_book.exercises.diagnose`
     The shared diagnoses: ``rows_not_normalised``, ``nan_for_large_scores``,
     ``forgot_scale``, ``scaled_by_d_model``, ``kT_on_batch``,
     ``heads_without_transpose``, ``masked_row_uniform``,
@@ -84,7 +84,7 @@ NotImplementedError``) followed by ``ex.check(name)``; for a bug, print
 
 Examples
 --------
->>> from attn_core.exercises import bugs
+>>> from attn_book.exercises import bugs
 >>> bugs.softmax_wrong_axis.check(...).status
 'unanswered'
 >>> bugs.softmax_wrong_axis.check(bugs.softmax_wrong_axis.buggy).ok

@@ -1,6 +1,6 @@
 """Chapter 1's exercises: the dot product (내적) as similarity.
 
-The find-the-bug exercise of this chapter is :data:`attn_core.exercises.bugs.kT_batch`.
+The find-the-bug exercise of this chapter is :data:`attn_book.exercises.bugs.kT_batch`.
 
 Examples
 --------

@@ -1,8 +1,8 @@
 """Chapter 3's exercises: why the scores are divided by √d_k.
 
 The find-the-bug exercises of this chapter are
-:data:`attn_core.exercises.bugs.scale_d_model` and
-:data:`attn_core.exercises.bugs.heads_reshape`.
+:data:`attn_book.exercises.bugs.scale_d_model` and
+:data:`attn_book.exercises.bugs.heads_reshape`.
 
 Examples
 --------

@@ -6,7 +6,7 @@ import numpy as np
 import traitlets as t
 
 import attn_core
-from attn_core._validate import check_temperature
+from attn_core.validation import check_temperature
 
 from ._base import Figure, as_vector, bundle, css
 

@@ -1,0 +1,98 @@
+"""Small tables of numbers: Markdown for nbval and plain readers, HTML for Jupyter."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["StepTable", "step_table"]
+
+
+class StepTable(NamedTuple):
+    """A small table of strings that displays as Markdown, HTML or plain text.
+
+    Jupyter picks the HTML; a static site whose Markdown renderer has no tables
+    (CommonMark) still gets a real table; ``repr`` (and so nbval) sees the Markdown.
+    """
+
+    header: tuple
+    rows: tuple
+
+    def _repr_markdown_(self):
+        rule = "|---|" + "---:|" * (len(self.header) - 1)  # labels left, numbers right
+        lines = [_md_row(self.header), rule, *(_md_row(row) for row in self.rows)]
+        return "\n".join(lines)
+
+    def _repr_html_(self):
+        head = "".join(_html_cell("th", h, "center") for h in self.header)
+        body = "".join(
+            "<tr>"
+            + "".join(_html_cell("td", c, "right" if j else "left") for j, c in enumerate(row))
+            + "</tr>"
+            for row in self.rows
+        )
+        return (
+            f'<table class="step-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+        )
+
+    def __repr__(self):
+        return self._repr_markdown_()
+
+
+def step_table(columns, *, index=None, footer=None, digits=3):
+    """A table of numbers rounded to ``digits`` decimals, one column per entry of ``columns``.
+
+    Parameters
+    ----------
+    columns : dict of str to array_like
+        Column header -> values (1-D, all of length N). Strings pass unchanged.
+    index : sequence of str, optional
+        Row labels, shown in a first, unnamed column.
+    footer : tuple of (str, dict of str to number), optional
+        A last row: its label and the cells it fills (e.g. ``("sum", {"e^s": 5.056})``);
+        the other columns stay empty.
+    digits : int, default 3
+        Decimals shown for numbers.
+
+    Returns
+    -------
+    StepTable
+
+    Examples
+    --------
+    >>> step_table({"score": [1, 0]}, index=["k1", "k2"], footer=("sum", {"score": 1}))
+    |  | score |
+    |---|---:|
+    | k1 | 1.000 |
+    | k2 | 0.000 |
+    | sum | 1.000 |
+    """
+    cols = {name: list(np.ravel(np.asarray(v, dtype=object))) for name, v in columns.items()}
+    n = len(index) if index is not None else len(next(iter(cols.values()), []))
+    if any(len(vals) != n for vals in cols.values()):
+        lengths = {name: len(vals) for name, vals in cols.items()}
+        raise ValueError(f"columns must all have {n} rows, got lengths {lengths}")
+    labelled = index is not None or footer is not None
+    labels = [str(label) for label in index] if index is not None else [""] * n
+    rows = [[labels[i]] * labelled + [_cell(cols[c][i], digits) for c in cols] for i in range(n)]
+    if footer is not None:
+        label, cells = footer
+        if set(cells) - set(cols):
+            raise ValueError(f"footer names unknown columns: {sorted(set(cells) - set(cols))}")
+        rows.append([label] + [_cell(cells[c], digits) if c in cells else "" for c in cols])
+    header = [""] * labelled + list(cols)
+    return StepTable(tuple(header), tuple(tuple(row) for row in rows))
+
+
+def _cell(value, digits):
+    return value if isinstance(value, str) else f"{float(value):.{digits}f}"
+
+
+def _md_row(cells):
+    return "| " + " | ".join(cells) + " |"
+
+
+def _html_cell(tag, text, align):
+    escaped = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f'<{tag} style="padding:0.15em 0.9em;text-align:{align}">{escaped}</{tag}>'
