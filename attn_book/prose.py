@@ -1,15 +1,18 @@
-"""Numbers written as prose, for the text the chapters glue in (myst-nb ``glue``).
+"""Numbers written as prose, for the chapters' inline ``{eval}`...``` roles.
 
-Defined once so that every chapter writes numbers the same way: a true minus
-sign, whole numbers bare, and three decimals where the seed article uses three.
-``myst_nb`` is imported only when something is glued.
+A chapter's Markdown writes a number as ``{eval}`dec(weights[0])```: JupyterLab
+(jupyterlab-myst) and the site both show what the expression returns. Defined once so
+that every chapter writes numbers the same way: a true minus sign, whole numbers bare,
+and three decimals where the seed article uses three.
 
 Examples
 --------
 >>> plain([1, 0.5, -1])
 '1, 0.5, −1'
->>> three_decimals([0.4011, 0.1978])
+>>> dec([0.4011, 0.1978])
 '0.401, 0.198'
+>>> dec(2.5, 1)
+'2.5'
 >>> vector([1.0, 0.70710678])
 '(1, 0.707)'
 """
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["glue_each", "glue_hidden", "plain", "three_decimals", "vector"]
+__all__ = ["dec", "plain", "vector"]
 
 MINUS = "\N{MINUS SIGN}"
 
@@ -32,9 +35,9 @@ def plain(values, sep=", "):
     return sep.join(_number(x, "g") for x in np.ravel(values))
 
 
-def three_decimals(values, sep=", "):
-    """Numbers to three decimals, as the seed writes them: ``0.422, 0.155, 0.422``."""
-    return sep.join(_number(x, ".3f") for x in np.ravel(values))
+def dec(values, digits=3, sep=", "):
+    """Numbers to ``digits`` decimals, as the seed writes them: ``0.422, 0.155, 0.422``."""
+    return sep.join(_number(x, f".{digits}f") for x in np.ravel(values))
 
 
 def vector(v):
@@ -44,6 +47,10 @@ def vector(v):
         for x in np.ravel(np.asarray(v, dtype=float))
     ]
     return "(" + ", ".join(parts) + ")"
+
+
+# Until every chapter reads its numbers with {eval}: the glue-era helpers.
+three_decimals = dec
 
 
 def glue_hidden(name, value):

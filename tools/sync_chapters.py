@@ -1,31 +1,39 @@
-"""Pair each book/NN_name.py with its .ipynb and execute it, storing outputs and widget state.
+"""Pair each book/NN_name.py with its .ipynb and execute it, storing outputs and the prose's numbers.
 
 Usage: python tools/sync_chapters.py [book/01_dot_product.py ...]   (default: every chapter)
 
 The .py (py:percent) is the source. The .ipynb is rewritten from it and executed in a
 fresh kernel with book/ as the working directory, so what is committed is exactly what a
-reader gets from "Run all". Two things are derived here rather than written by hand:
+reader gets from "Run all". Three things are derived here rather than written by hand:
 
-- code cells between ``{solution-start}`` and ``{solution-end}`` get
-  ``jupyter.source_hidden`` and ``jupyter.outputs_hidden``, so JupyterLab folds the
-  solution (its code and its "✓ Correct") as the site does;
+- every inline ``{eval}`expr``` of a Markdown cell is evaluated in the kernel when the run
+  reaches that cell, and its result is stored in the cell's ``user_expressions`` metadata,
+  where jupyterlab-myst shows it without running anything (the site evaluates the same
+  expressions when it builds). An expression whose value changes between its cell and the
+  end of the chapter is refused: the site evaluates at the end, so it would print another
+  number than JupyterLab;
 - cell ids come from the cell's source, widget model ids from the chapter's name and
   their order, and no timings are recorded, so re-running an unchanged chapter gives
-  an unchanged diff.
+  an unchanged diff;
+- both files are written with book/jupytext.toml's settings, the ones JupyterLab's jupytext
+  uses, so opening and saving a chapter in Lab without an edit changes neither file.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 import sys
 from pathlib import Path
 
 import jupytext
 import nbformat
+from jupytext.config import load_jupytext_config
 from nbclient import NotebookClient
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
 KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
 
 
 def chapters(args):
@@ -33,19 +41,51 @@ def chapters(args):
     return [p.with_suffix(".py") for p in paths]
 
 
-def fold_solutions(notebook):
-    """Fold the code cells inside solution blocks: JupyterLab shows a '…' bar for each."""
-    inside = False
-    for cell in notebook.cells:
-        if cell.cell_type == "markdown":
-            if "{solution-start}" in cell.source:
-                inside = True
-            if "{solution-end}" in cell.source:
-                inside = False
-        elif inside:
-            cell.metadata["jupyter"] = {"outputs_hidden": True, "source_hidden": True}
-        else:
-            cell.metadata.pop("jupyter", None)
+def expressions(cell):
+    """The distinct ``{eval}`` expressions of a Markdown cell, in order."""
+    return list(dict.fromkeys(EVAL_ROLE.findall(cell.source)))
+
+
+def evaluate(client, exprs):
+    """Evaluate ``exprs`` in the running kernel; the results as user_expressions entries."""
+    msg_id = client.kc.execute(
+        "", silent=True, store_history=False, user_expressions={str(i): e for i, e in enumerate(exprs)}
+    )
+    reply = client.wait_for_reply(msg_id)["content"]
+    results = reply["user_expressions"]
+    return [{"expression": e, "result": dict(results[str(i)])} for i, e in enumerate(exprs)]
+
+
+def execute_with_expressions(client, notebook):
+    """Run the cells in order, filling each Markdown cell's user_expressions as Lab would."""
+    with client.setup_kernel():
+        for index, cell in enumerate(notebook.cells):
+            if cell.cell_type == "code":
+                client.execute_cell(cell, index)
+            elif exprs := expressions(cell):
+                cell.metadata["user_expressions"] = evaluate(client, exprs)
+        check_expressions_at_end(client, notebook)
+        client.set_widgets_metadata()
+
+
+def check_expressions_at_end(client, notebook):
+    """Refuse an expression whose value at the end differs from its value in place."""
+    stored = [e for c in notebook.cells for e in c.metadata.get("user_expressions", [])]
+    for entry in stored:
+        if entry["result"].get("status") != "ok":
+            raise RuntimeError(f"{{eval}}`{entry['expression']}` failed: {entry['result']}")
+    at_end = evaluate(client, [e["expression"] for e in stored])
+    changed = [
+        f"{{eval}}`{a['expression']}`: {a['result']['data']['text/plain']} in place, "
+        f"{b['result'].get('data', {}).get('text/plain')} at the end"
+        for a, b in zip(stored, at_end, strict=True)
+        if a["result"]["data"] != b["result"].get("data")
+    ]
+    if changed:
+        raise RuntimeError(
+            "these expressions change value later in the chapter (reassigned names?); the "
+            "site would print the later value:\n  " + "\n  ".join(changed)
+        )
 
 
 def stable_ids(notebook):
@@ -70,9 +110,9 @@ def stable_widget_ids(notebook, name):
 
 
 def sync(py_path):
-    notebook = jupytext.read(py_path)
-    notebook.metadata.setdefault("kernelspec", KERNELSPEC)
-    fold_solutions(notebook)
+    config = load_jupytext_config(str(BOOK))
+    notebook = jupytext.read(py_path, config=config)
+    notebook.metadata["kernelspec"] = KERNELSPEC
     stable_ids(notebook)
     client = NotebookClient(
         notebook,
@@ -82,11 +122,11 @@ def sync(py_path):
         store_widget_state=True,
         record_timing=False,
     )
-    client.execute()
+    execute_with_expressions(client, notebook)
     notebook = stable_widget_ids(notebook, py_path.stem)
     nbformat.validate(notebook)
-    jupytext.write(notebook, py_path.with_suffix(".ipynb"), fmt="ipynb")
-    jupytext.write(notebook, py_path, fmt="py:percent")  # normalise the source the same way
+    jupytext.write(notebook, py_path.with_suffix(".ipynb"), fmt="ipynb", config=config)
+    jupytext.write(notebook, py_path, fmt="py:percent", config=config)  # normalise the source
     print(f"synced and executed {py_path.name}")
 
 

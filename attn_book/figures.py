@@ -1,0 +1,58 @@
+"""Numbered, captioned figures that read the same in JupyterLab and on the site.
+
+A figure is an ordinary output (a matplotlib figure, or an interactive figure with a
+static snapshot) followed by its caption as a Markdown output, "**Figure 4.1.** ...".
+Both JupyterLab and the site show outputs, so the caption and its number appear in both,
+with no glue and no cell metadata; the prose refers to a figure with
+``{eval}`figures.ref("fig-convex")```, which reads "Figure 4.1".
+
+Examples
+--------
+>>> figures = Figures(chapter=4)
+>>> figures.number("fig-convex")
+'4.1'
+>>> figures.ref("fig-convex"), figures.ref("fig-unscaled")
+('Figure 4.1', 'Figure 4.2')
+"""
+
+from __future__ import annotations
+
+__all__ = ["Figures"]
+
+
+class Figures:
+    """The figures of one chapter, numbered in the order they are first named.
+
+    Parameters
+    ----------
+    chapter : int
+        The chapter's number, the first part of every figure number.
+    """
+
+    def __init__(self, chapter):
+        self.chapter = chapter
+        self._names = []
+
+    def number(self, name):
+        """``"4.1"`` for the chapter's first figure name, ``"4.2"`` for the next, ..."""
+        if name not in self._names:
+            self._names.append(name)
+        return f"{self.chapter}.{self._names.index(name) + 1}"
+
+    def ref(self, name):
+        """How the prose names a figure: ``"Figure 4.1"``."""
+        return f"Figure {self.number(name)}"
+
+    def show(self, figure, name, caption):
+        """Display ``figure`` with its numbered ``caption`` (Markdown, maths allowed) below it.
+
+        A matplotlib figure is closed after it is shown, so it is not drawn twice.
+        """
+        from IPython.display import Markdown, display
+
+        display(figure)
+        display(Markdown(f"**Figure {self.number(name)}.** {caption}"))
+        if type(figure).__module__.startswith("matplotlib"):
+            import matplotlib.pyplot as plt
+
+            plt.close(figure)
