@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 pytest.importorskip("nbclient")
-from nbclient import NotebookClient  # noqa: E402
+from nbclient import NotebookClient
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
 CHAPTERS = sorted(BOOK.glob("[0-9][0-9]_*.ipynb"))

@@ -1,4 +1,4 @@
-"""Pair each book/NN_name.py with its .ipynb and execute it, storing outputs and the prose's numbers.
+"""Pair each book/NN_name.py with its .ipynb and execute it, storing outputs and prose numbers.
 
 Usage: python tools/sync_chapters.py [book/01_dot_product.py ...]   (default: every chapter)
 
@@ -48,9 +48,8 @@ def expressions(cell):
 
 def evaluate(client, exprs):
     """Evaluate ``exprs`` in the running kernel; the results as user_expressions entries."""
-    msg_id = client.kc.execute(
-        "", silent=True, store_history=False, user_expressions={str(i): e for i, e in enumerate(exprs)}
-    )
+    asked = {str(i): e for i, e in enumerate(exprs)}
+    msg_id = client.kc.execute("", silent=True, store_history=False, user_expressions=asked)
     reply = client.wait_for_reply(msg_id)["content"]
     results = reply["user_expressions"]
     return [{"expression": e, "result": dict(results[str(i)])} for i, e in enumerate(exprs)]
