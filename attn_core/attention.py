@@ -11,10 +11,17 @@ Shape legend, as in ``torch.nn.functional.scaled_dot_product_attention``:
 
 Leading ``...`` axes (batch, heads) broadcast, through ``@`` and ``swapaxes``
 (never ``.T``, which would reverse the batch axes too).
+
+Two paths give the same output. Small inputs take the plain path, the
+formula as written: the (..., L, S) weights, then ``weights @ value``. From
+``FAST_PATH_MIN_PAIRS`` query-key pairs on, :func:`scaled_dot_product_attention`
+works on one block of queries at a time, in place, and never holds the L×S
+matrix (see ``python -m attn_core.bench`` for the measured difference).
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -29,6 +36,13 @@ __all__ = [
     "padding_mask",
     "scaled_dot_product_attention",
 ]
+
+#: From this many query-key pairs (L·S) on, the output is computed in query blocks.
+FAST_PATH_MIN_PAIRS = 512 * 512
+#: Scores the fast path holds at once: 8 MB in float32 (256 queries × 8192 keys).
+BLOCK_SCORES = 256 * 8192
+#: The fewest queries in a block, however many batch axes share it.
+MIN_BLOCK_ROWS = 16
 
 
 def dot_scores(query, key):
@@ -148,7 +162,7 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
     >>> attention_weights([1.0, 0.0], keys, scale=1.0).round(3)
     array([0.422, 0.155, 0.422])
     """
-    q, k = check_attention_inputs(query, key)
+    q, k = check_attention_inputs(query, key, scale=scale)
     weights = _weights(np.atleast_2d(q), k, attn_mask, is_causal, scale)  # [..., L, S]
     return weights[..., 0, :] if q.ndim == 1 else weights
 
@@ -156,7 +170,7 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
 def _weights(q, k, attn_mask, is_causal, scale):
     """Weights for validated q (..., L, E) and k (..., S, E) -> (..., L, S)."""
     scores = _dot(q, k) * check_scale(scale, q.shape[-1])  # [..., L, S]
-    mask = check_mask(attn_mask, scores.shape, is_causal)
+    mask = check_mask(attn_mask, scores.shape, is_causal, dtype=scores.dtype)
     if is_causal:
         mask = causal_mask(*scores.shape[-2:])
     if mask is not None and mask.dtype == bool:
@@ -196,10 +210,81 @@ def scaled_dot_product_attention(
     >>> scaled_dot_product_attention(q, keys, values).round(3)
     array([1.203, 0.797])
     """
-    q, k, v = check_attention_inputs(query, key, value)
-    weights = _weights(np.atleast_2d(q), k, attn_mask, is_causal, scale)  # [..., L, S]
-    out = _dropout(weights, dropout_p, rng) @ v  # [..., L, S] @ [..., S, Ev] -> [..., L, Ev]
+    q, k, v = check_attention_inputs(query, key, value, scale=scale)
+    q2 = np.atleast_2d(q)  # [..., L, E]
+    if _takes_fast_path(q2, k, dropout_p):
+        out = _attention_in_query_blocks(q2, k, v, attn_mask, is_causal, scale)
+    else:
+        weights = _weights(q2, k, attn_mask, is_causal, scale)  # [..., L, S]
+        out = _dropout(weights, dropout_p, rng) @ v  # [..., L, S] @ [..., S, Ev] -> [..., L, Ev]
     return out[..., 0, :] if q.ndim == 1 else out
+
+
+def _takes_fast_path(q, k, dropout_p):
+    """True for many query-key pairs and no dropout (dropout needs the whole weights)."""
+    no_dropout = isinstance(dropout_p, numbers.Real) and dropout_p == 0.0
+    pairs = q.shape[-2] * k.shape[-2]
+    return no_dropout and pairs > 0 and pairs >= FAST_PATH_MIN_PAIRS
+
+
+def _attention_in_query_blocks(q, k, v, attn_mask, is_causal, scale, block_rows=None):
+    """The fast path: validated q (..., L, E), k (..., S, E), v (..., S, Ev) -> (..., L, Ev).
+
+    Equal to ``_weights(...) @ v`` to float tolerance, ``block_rows`` queries at
+    a time (chosen from ``BLOCK_SCORES`` when None): one reused scores buffer
+    (..., block_rows, S), exp taken in place, and each row's sum of exps taken
+    by the second matmul (a column of ones appended to the values), so that the
+    small (..., L, Ev) output is divided instead of the (..., L, S) weights.
+    """
+    L, S, Ev = q.shape[-2], k.shape[-2], v.shape[-1]
+    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2])  # the scores' batch axes
+    mask = check_mask(attn_mask, (*batch, L, S), is_causal, dtype=q.dtype)
+    mask = None if mask is None else np.broadcast_to(mask, (*batch, L, S))
+    rows = block_rows or _block_rows(math.prod(batch), L, S)
+    q = q * check_scale(scale, q.shape[-1])  # L·E products, not L·S; a float keeps float32
+    key_t = np.swapaxes(k, -1, -2)  # [..., E, S]
+    ones = np.ones((*v.shape[:-1], 1), dtype=v.dtype)
+    v_and_ones = np.concatenate([v, ones], axis=-1)  # [..., S, Ev + 1]
+    out_batch = np.broadcast_shapes(batch, v.shape[:-2])
+    summed = np.empty((*out_batch, L, Ev + 1), dtype=q.dtype)  # [..., L, Ev] and row sums
+    buffer = np.empty(math.prod(batch) * rows * S, dtype=q.dtype)
+    for start in range(0, L, rows):
+        stop = min(start + rows, L)
+        seen = min(stop, S) if is_causal else S  # a causal block sees no key after its last query
+        scores = buffer[: math.prod(batch) * (stop - start) * seen]
+        scores = scores.reshape(*batch, stop - start, seen)  # [..., rows, seen]
+        np.matmul(q[..., start:stop, :], key_t[..., :seen], out=scores)
+        _mask_block(scores, mask, is_causal, start)
+        _exp_shifted_in_place(scores)
+        np.matmul(scores, v_and_ones[..., :seen, :], out=summed[..., start:stop, :])
+    total = summed[..., -1:]  # [..., L, 1]: each row's sum of exps, 0 for a fully masked row
+    out = np.zeros((*out_batch, L, Ev), dtype=q.dtype)
+    return np.divide(summed[..., :-1], total, out=out, where=total > 0)
+
+
+def _block_rows(batch_size, L, S):
+    """Queries per block: about ``BLOCK_SCORES`` scores, at least ``MIN_BLOCK_ROWS``, at most L."""
+    return min(L, max(MIN_BLOCK_ROWS, BLOCK_SCORES // max(1, batch_size * S)))
+
+
+def _mask_block(scores, mask, is_causal, start):
+    """Hide, in place, what queries ``start, start + 1, ...`` may not see; scores (..., rows, S)."""
+    rows, seen = scores.shape[-2:]
+    if is_causal and start < seen:  # only keys start.. can lie after a query of this block
+        hidden = np.arange(start, seen) > np.arange(start, start + rows)[:, None]
+        np.copyto(scores[..., start:], -np.inf, where=hidden)  # key j > query i
+    elif mask is not None and mask.dtype == bool:
+        np.copyto(scores, -np.inf, where=~mask[..., start : start + rows, :])
+    elif mask is not None:
+        scores += mask[..., start : start + rows, :]  # a float mask is added, as on the plain path
+
+
+def _exp_shifted_in_place(scores):
+    """``exp(scores - row max)`` in place; a fully masked row (all ``-inf``) becomes zeros."""
+    peak = scores.max(axis=-1, keepdims=True)  # [..., rows, 1]
+    np.copyto(peak, 0, where=np.isneginf(peak))  # shift such a row by 0: -inf - -inf is NaN
+    scores -= peak
+    np.exp(scores, out=scores)
 
 
 def _dropout(weights, dropout_p, rng):

@@ -81,7 +81,7 @@ def hand_steps(query, key, value, *, scale=None):
     >>> steps.weights.round(3), steps.output.round(3)
     (array([0.401, 0.198, 0.401]), array([1.203, 0.797]))
     """
-    q, k, v = check_attention_inputs(query, key, value)
+    q, k, v = check_attention_inputs(query, key, value, scale=scale)
     factor = check_scale(scale, q.shape[-1])
     scores = dot_scores(q, k)  # [..., L, S]
     scaled = scores * factor

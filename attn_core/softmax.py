@@ -1,8 +1,11 @@
 """Softmax (소프트맥스) and its relatives, numerically stable.
 
 Every function subtracts the maximum before exponentiating, so logits of
-±1e4 give exact, finite answers. A row that is entirely ``-inf`` (every key
-masked) has no maximum to subtract; it gets weights of exactly zero from
+±1e4 give exact, finite answers, and sums the other terms apart from the
+maximum with ``log1p`` (SciPy's gh-18295), so that ``logsumexp([0, -40])`` is
+4.25e-18, not 0. float16 is computed in float32 (as PyTorch accumulates it)
+and returned as float16. A row that is entirely ``-inf`` (every key masked)
+has no maximum to subtract; it gets weights of exactly zero from
 :func:`softmax`, ``-inf`` from :func:`log_softmax` and :func:`logsumexp`.
 """
 
@@ -10,16 +13,40 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import as_float_array, check_axis, check_temperature
+from .validation import (
+    as_float_array,
+    check_axis,
+    check_bool,
+    check_size,
+    check_temperature,
+    compute_dtype,
+)
 
 __all__ = ["entropy", "log_softmax", "logsumexp", "softmax", "softmax_jacobian"]
 
 
 def _shifted(x, axis):
-    """Return (x - max, max) with a fully ``-inf`` slice shifted by 0, not by -inf."""
+    """Return (x - max, max), in at least float32; a fully ``-inf`` slice is shifted by 0."""
+    x = x.astype(compute_dtype(x.dtype), copy=False)
     peak = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # -inf for an empty axis
     peak = np.where(np.isfinite(peak), peak, 0).astype(x.dtype)  # -inf - (-inf) is NaN
-    return x - peak, peak
+    with np.errstate(over="ignore"):  # -max - max is -inf, whose exp is 0: right
+        return x - peak, peak
+
+
+def _log_total(z, axis):
+    r"""``log(sum(exp(z)))`` for shifted ``z`` (max 0), keeping the tiny terms.
+
+    The m maxima contribute m exactly; the rest sum to r, and
+    :math:`\log(m + r) = \log m + \mathrm{log1p}(r / m)` keeps r even when it is
+    below the rounding of 1 (SciPy's gh-18295). Shape (..., 1) along ``axis``.
+    """
+    at_peak = z == 0
+    m = np.sum(at_peak, axis=axis, keepdims=True, dtype=z.dtype)  # 0 for a -inf slice
+    rest = np.sum(np.exp(np.where(at_peak, -np.inf, z)), axis=axis, keepdims=True)
+    ratio = np.divide(rest, m, out=np.zeros_like(rest), where=m > 0)
+    with np.errstate(divide="ignore"):  # log(0) = -inf for a fully masked slice
+        return np.log(m) + np.log1p(ratio)
 
 
 def softmax(x, axis=-1, *, temperature=1.0):
@@ -62,11 +89,20 @@ def softmax(x, axis=-1, *, temperature=1.0):
     """
     x = as_float_array(x, "x", allow_neg_inf=True)
     check_axis(axis, x.ndim)
+    temperature = check_temperature(temperature)
     z, _ = _shifted(x, axis)  # shift first: x / T itself could overflow for a tiny T
+    z = z.astype(_temperature_dtype(z.dtype, temperature), copy=False)
     with np.errstate(over="ignore"):  # z <= 0, so an overflow is -inf, whose exp is 0
-        e = np.exp(z / check_temperature(temperature))
-    total = np.sum(e, axis=axis, keepdims=True)
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+        e = np.exp(z / temperature)
+    total = np.sum(e, axis=axis, keepdims=True)  # >= 1 (the maximum's term) unless all -inf
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0).astype(x.dtype)
+
+
+def _temperature_dtype(dtype, temperature):
+    """``dtype``, or float64 if ``temperature`` would round to 0 or inf in ``dtype``."""
+    info = np.finfo(dtype)
+    fits = float(info.tiny) <= temperature <= float(info.max)
+    return dtype if fits else np.promote_types(dtype, np.float64)
 
 
 def logsumexp(x, axis=-1, keepdims=False):
@@ -93,9 +129,10 @@ def logsumexp(x, axis=-1, keepdims=False):
     """
     x = as_float_array(x, "x", allow_neg_inf=True)
     check_axis(axis, x.ndim)
+    keepdims = check_bool(keepdims, "keepdims")
     z, peak = _shifted(x, axis)
-    with np.errstate(divide="ignore"):  # log(0) = -inf for a fully masked slice
-        out = np.log(np.sum(np.exp(z), axis=axis, keepdims=True)) + peak
+    with np.errstate(over="ignore"):  # log 2 + max overflows to inf: the true value is larger
+        out = (_log_total(z, axis) + peak).astype(x.dtype)
     return out if keepdims else np.squeeze(out, axis=axis)
 
 
@@ -121,10 +158,12 @@ def log_softmax(x, axis=-1):
     array([     0., -10000.])
     """
     x = as_float_array(x, "x", allow_neg_inf=True)
-    lse = logsumexp(x, axis=axis, keepdims=True)
-    with np.errstate(invalid="ignore"):
-        out = x - lse
-    return np.where(np.isneginf(lse), -np.inf, out).astype(x.dtype)  # -inf - -inf
+    check_axis(axis, x.ndim)
+    z, _ = _shifted(x, axis)  # z - log_total: no rounding at the size of max(x)
+    log_total = _log_total(z, axis)
+    with np.errstate(invalid="ignore"):  # -inf - -inf in a fully masked slice
+        out = z - log_total
+    return np.where(np.isneginf(log_total), -np.inf, out).astype(x.dtype)
 
 
 def entropy(weights, axis=-1):
@@ -149,11 +188,31 @@ def entropy(weights, axis=-1):
     True
     """
     w = as_float_array(weights, "weights")
-    if (w < 0).any():
-        raise ValueError(f"weights must be non-negative (weights has shape {w.shape})")
     check_axis(axis, w.ndim, "weights")
+    _check_distribution(w, axis)
+    w_dtype, w = w.dtype, w.astype(compute_dtype(w.dtype), copy=False)
     logs = np.log(w, out=np.zeros_like(w), where=w > 0)
-    return -np.sum(w * logs, axis=axis)
+    return (-np.sum(w * logs, axis=axis)).astype(w_dtype)
+
+
+def _check_distribution(w, axis):
+    """Raise unless ``w`` is non-negative and each slice sums to 1 (or 0: fully masked)."""
+    if (w < 0).any():
+        where = tuple(int(i) for i in np.argwhere(w < 0)[0])
+        raise ValueError(
+            f"weights must be non-negative, but weights{list(where)} = {w[where]} "
+            f"(weights has shape {w.shape})"
+        )
+    totals = np.sum(w, axis=axis, dtype=compute_dtype(w.dtype))
+    tolerance = max(1e-6, float(np.sqrt(np.finfo(w.dtype).eps)))
+    off = (np.abs(totals - 1) > tolerance) & (totals != 0)
+    if off.any():
+        where = tuple(int(i) for i in np.argwhere(off)[0])
+        raise ValueError(
+            f"weights must sum to 1 along axis {axis} (a distribution), but slice "
+            f"{list(where)} sums to {float(totals[where]):.6g} (weights has shape {w.shape}); "
+            f"normalise with w / w.sum(axis={axis}, keepdims=True)"
+        )
 
 
 def softmax_jacobian(weights):
@@ -182,5 +241,7 @@ def softmax_jacobian(weights):
     w = as_float_array(weights, "weights")
     if w.ndim < 1:
         raise ValueError(f"weights must have at least 1 axis (S,), got shape {w.shape}")
+    because = f"weights' S = {w.shape[-1]} (the result is (..., S, S))"
+    check_size((*w.shape, w.shape[-1]), w.dtype, "the Jacobian (..., S, S)", because)
     outer = w[..., :, None] * w[..., None, :]  # (..., S, 1) * (..., 1, S) -> (..., S, S)
     return w[..., :, None] * np.eye(w.shape[-1], dtype=w.dtype) - outer

@@ -2,7 +2,8 @@
 
 Each helper names the argument and the shapes involved, so that a reader who
 passes the wrong thing learns *which* thing and *why* instead of meeting a
-numpy traceback from deep inside a matrix product.
+numpy traceback from deep inside a matrix product, a silent NaN, or a
+``MemoryError`` after a minute of swapping.
 """
 
 from __future__ import annotations
@@ -13,30 +14,37 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "MAX_ARRAY_BYTES",
     "as_float_array",
     "check_attention_inputs",
     "check_axis",
+    "check_bool",
     "check_mask",
     "check_positive_int",
+    "check_positive_real",
     "check_scale",
+    "check_size",
     "check_temperature",
+    "compute_dtype",
 ]
+
+MAX_ARRAY_BYTES = 2 * 1024**3
+"""Largest array (in bytes) a function may create; raise it here if you have the memory."""
 
 
 def as_float_array(x, name, *, allow_neg_inf=False):
     """Return ``x`` as a floating array, or raise naming ``name``.
 
     Integers and booleans become float64; float16/32/64 keep their dtype.
-    NaN and +inf are rejected; -inf is rejected unless ``allow_neg_inf``.
+    Masked arrays, complex, datetime/timedelta, strings and objects (``None``
+    entries, ragged nested lists, generators) are type errors. NaN and +inf
+    are rejected; -inf is rejected unless ``allow_neg_inf``.
     """
-    try:
-        arr = np.asarray(x)
-    except (ValueError, TypeError) as err:  # ragged lists and the like
-        raise TypeError(f"{name} must be an array of numbers: {err}") from None
-    if arr.dtype == bool or np.issubdtype(arr.dtype, np.integer):
+    arr = _as_array(x, name)
+    if arr.dtype.kind in "biu":  # bool, int, uint (not timedelta, whose kind is "m")
         arr = arr.astype(np.float64)
-    elif not np.issubdtype(arr.dtype, np.floating):
-        raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+    elif arr.dtype.kind != "f":
+        raise TypeError(f"{name} must hold real numbers, got {_describe(x, arr)}")
     bad = np.isnan(arr) | (arr == np.inf)
     if not allow_neg_inf:
         bad |= arr == -np.inf
@@ -50,42 +58,126 @@ def as_float_array(x, name, *, allow_neg_inf=False):
     return arr
 
 
+def _as_array(x, name):
+    """np.asarray(x), refusing masked arrays and ragged nested lists with a clear message."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(
+            f"{name} is a masked array, whose mask attn_core would ignore: pass "
+            f"np.ma.filled({name}, -np.inf) for scores, or a boolean attn_mask"
+        )
+    try:
+        return np.asarray(x)
+    except (ValueError, TypeError):  # numpy 2: ragged nested lists
+        raise TypeError(
+            f"{name} must be a rectangular array of numbers, but its nested lists have "
+            f"different lengths (a ragged list): {_short(x)}"
+        ) from None
+
+
+def _describe(x, arr):
+    """Say what ``x`` is when it is not an array of real numbers."""
+    if arr.dtype == object and arr.ndim == 0:
+        return f"a {type(x).__name__} ({_short(x)}); pass a list or an array"
+    if arr.dtype == object:
+        kinds = sorted({type(v).__name__ for v in arr.ravel().tolist()})
+        return f"dtype object holding {', '.join(kinds)}"
+    return f"dtype {arr.dtype}"
+
+
+def _short(x, limit=60):
+    text = repr(x)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def compute_dtype(dtype):
+    """The dtype to compute in: at least float32, as PyTorch accumulates float16.
+
+    >>> compute_dtype(np.float16), compute_dtype(np.float64)
+    (dtype('float32'), dtype('float64'))
+    """
+    return np.promote_types(dtype, np.float32)
+
+
+def check_size(shape, dtype, what, because):
+    """Raise before allocating an array of ``shape`` that exceeds :data:`MAX_ARRAY_BYTES`.
+
+    ``what`` names the array ("the attention weights"), ``because`` the
+    arguments whose sizes make it ("query's L = 100000, key's S = 100000").
+    """
+    n_bytes = math.prod(int(n) for n in shape) * np.dtype(dtype).itemsize
+    if n_bytes > MAX_ARRAY_BYTES:
+        raise ValueError(
+            f"{what} would have shape {tuple(int(n) for n in shape)} and need "
+            f"{_gib(n_bytes)} as {np.dtype(dtype)}, {n_bytes / MAX_ARRAY_BYTES:.3g} times "
+            f"the {_gib(MAX_ARRAY_BYTES)} limit; {because} make it this large "
+            f"(attn_core.validation.MAX_ARRAY_BYTES sets the limit)"
+        )
+
+
+def _gib(n_bytes):
+    return f"{n_bytes / 1024**3:.3g} GiB"
+
+
 def check_axis(axis, ndim, name="x"):
     """Raise if ``axis`` is not a valid axis for an array with ``ndim`` axes."""
     if isinstance(axis, bool) or not isinstance(axis, numbers.Integral) or not -ndim <= axis < ndim:
         raise ValueError(f"axis={axis!r} is out of range for {name} with {ndim} axes")
 
 
+def check_bool(flag, name):
+    """Return ``flag`` if it is a bool; a string such as ``"False"`` is an error, not True."""
+    if not isinstance(flag, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {flag!r} ({type(flag).__name__})")
+    return bool(flag)
+
+
+def check_positive_real(value, name):
+    """Return ``value`` as a float, or raise unless it is a finite real number > 0."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number > 0, got {value!r} ({type(value).__name__})")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
 def check_temperature(temperature):
     """Return ``temperature`` as a float, or raise unless it is finite and > 0."""
-    if not isinstance(temperature, numbers.Real) or not (
-        math.isfinite(temperature) and temperature > 0
-    ):
-        raise ValueError(f"temperature must be a finite number > 0, got {temperature!r}")
-    return float(temperature)
+    return check_positive_real(temperature, "temperature")
 
 
 def check_scale(scale, embed_dim):
     """Return the score scale: ``1/sqrt(embed_dim)`` when ``scale`` is None."""
     if scale is None:
+        if embed_dim == 0:
+            raise ValueError(
+                "query and key have E = 0 features (last axis), so the default scale "
+                "1/sqrt(E) is undefined: pass scale explicitly (every score is 0)"
+            )
         return 1.0 / math.sqrt(embed_dim)  # a Python float keeps float32 float32
-    if not isinstance(scale, numbers.Real) or not math.isfinite(scale):
+    if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, numbers.Real):
+        raise ValueError(f"scale must be a number or None, got {scale!r} ({type(scale).__name__})")
+    if not math.isfinite(scale):
         raise ValueError(f"scale must be a finite number or None, got {scale!r}")
     return float(scale)
 
 
 def check_positive_int(n, name, *, minimum=1):
     """Return ``n`` as an int, or raise unless it is an integer >= ``minimum``."""
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < minimum:
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral):
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {n!r} ({type(n).__name__})")
+    if n < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {n!r}")
     return int(n)
 
 
-def check_attention_inputs(query, key, value=None):
+def check_attention_inputs(query, key, value=None, *, scale=1.0):
     """Validate query (..., L, E), key (..., S, E) and value (..., S, Ev).
 
     A 1-D query (E,) is accepted as a single query. Returns float arrays with a
-    common dtype (float32 stays float32 when all three are float32).
+    common dtype, at least float32 (float32 stays float32; float16 is computed
+    in float32). Raises before the scores (..., L, S) or the output would exceed
+    :data:`MAX_ARRAY_BYTES`, or if query·key × ``scale`` (None: 1/sqrt(E))
+    would overflow.
     """
     q = as_float_array(query, "query")
     k = as_float_array(key, "key")
@@ -105,16 +197,31 @@ def check_attention_inputs(query, key, value=None):
             f"key and value must have the same number of positions S (axis -2): "
             f"key has shape {k.shape}, value has shape {arrays[2].shape}"
         )
-    _check_batch_broadcast(arrays)
-    dtype = np.result_type(*arrays)
-    return tuple(arr.astype(dtype, copy=False) for arr in arrays)
+    dtype = compute_dtype(np.result_type(*arrays))
+    _check_result_sizes(arrays, dtype)
+    arrays = [arr.astype(dtype, copy=False) for arr in arrays]
+    _check_scores_fit(arrays[0], arrays[1], check_scale(scale, q.shape[-1]))
+    return tuple(arrays)
+
+
+def _check_result_sizes(arrays, dtype):
+    """Raise if the scores (..., L, S) or the output (..., L, Ev) would be too large."""
+    batch = _check_batch_broadcast(arrays)
+    q, k = arrays[:2]
+    L = q.shape[-2] if q.ndim > 1 else 1
+    where = f", batch axes {batch}" if batch else ""
+    because = f"query's L = {L} and key's S = {k.shape[-2]}{where}"
+    check_size((*batch, L, k.shape[-2]), dtype, "the scores (..., L, S)", because)
+    if len(arrays) == 3:
+        because = f"query's L = {L} and value's Ev = {arrays[2].shape[-1]}{where}"
+        check_size((*batch, L, arrays[2].shape[-1]), dtype, "the output (..., L, Ev)", because)
 
 
 def _check_batch_broadcast(arrays):
     names = ("query", "key", "value")[: len(arrays)]
     batch = [arr.shape[:-2] for arr in arrays]
     try:
-        np.broadcast_shapes(*batch)
+        return np.broadcast_shapes(*batch)
     except ValueError:
         shapes = ", ".join(f"{n} {a.shape}" for n, a in zip(names, arrays, strict=True))
         raise ValueError(
@@ -122,27 +229,50 @@ def _check_batch_broadcast(arrays):
         ) from None
 
 
-def check_mask(attn_mask, scores_shape, is_causal):
-    """Validate ``attn_mask`` against scores of shape (..., L, S).
+def _check_scores_fit(q, k, scale):
+    """Raise if some |q·k × scale| exceeds half the dtype's range (room left for a mask)."""
+    limit = float(np.finfo(q.dtype).max) / 2
+    q_max, k_max = float(np.abs(q).max(initial=0)), float(np.abs(k).max(initial=0))
+    if q_max * k_max * q.shape[-1] * abs(scale) <= limit:  # |q·k| <= E max|q| max|k|
+        return
+    unit_dots = (q / q_max) @ np.swapaxes(k / k_max, -1, -2)  # entries <= E: cannot overflow
+    unit_peak = float(np.abs(unit_dots).max(initial=0))
+    if unit_peak == 0 or scale == 0:
+        return
+    log_dot = math.log10(unit_peak) + math.log10(q_max) + math.log10(k_max)  # no overflow
+    log_score = log_dot + math.log10(abs(scale))
+    if log_score > math.log10(limit):
+        culprit = "query·key" if log_dot > math.log10(limit) else f"query·key × scale ({scale:g})"
+        raise ValueError(
+            f"{culprit} overflows {q.dtype}: the largest |score| is about 10^{log_score:.1f}, "
+            f"beyond {limit:.3g} (half the largest {q.dtype}, leaving room for attn_mask); "
+            f"query has shape {q.shape}, key has shape {k.shape}"
+        )
+
+
+def check_mask(attn_mask, scores_shape, is_causal, *, dtype=np.float64):
+    """Validate ``attn_mask`` against scores of shape (..., L, S) and dtype ``dtype``.
 
     The mask must broadcast *to* that shape, as PyTorch's does: one that would
-    add or lengthen axes (and so silently grow the output) is an error.
+    add or lengthen axes (and so silently grow the output) is an error. A float
+    mask's finite values must stay within half of ``dtype``'s range, so that
+    adding it to the scores cannot overflow.
 
     Returns the mask as a bool array (True = may attend) or a float array (added
     to the scores), or None.
     """
+    if check_bool(is_causal, "is_causal") and attn_mask is not None:
+        raise ValueError("pass either attn_mask or is_causal=True, not both")
     if attn_mask is None:
         return None
-    if is_causal:
-        raise ValueError("pass either attn_mask or is_causal=True, not both")
-    mask = np.asarray(attn_mask)
+    mask = _as_array(attn_mask, "attn_mask")
     if mask.dtype != bool:
-        if not np.issubdtype(mask.dtype, np.floating):
+        if mask.dtype.kind != "f":
             raise TypeError(
                 f"attn_mask must be boolean (True = may attend) or floating (added to "
-                f"the scores), got dtype {mask.dtype}"
+                f"the scores), got {_describe(attn_mask, mask)}"
             )
-        mask = as_float_array(mask, "attn_mask", allow_neg_inf=True)
+        mask = _check_mask_values(as_float_array(mask, "attn_mask", allow_neg_inf=True), dtype)
     try:  # the mask may not add axes to the scores: that would silently grow the output
         fits = np.broadcast_shapes(mask.shape, scores_shape) == tuple(scores_shape)
     except ValueError:
@@ -150,6 +280,19 @@ def check_mask(attn_mask, scores_shape, is_causal):
     if not fits:
         raise ValueError(
             f"attn_mask of shape {mask.shape} does not broadcast to the scores' "
-            f"shape {scores_shape} (..., L, S)"
+            f"shape {tuple(scores_shape)} (..., L, S)"
+        )
+    return mask
+
+
+def _check_mask_values(mask, dtype):
+    """Raise if a finite float mask value could overflow when added to ``dtype`` scores."""
+    limit = float(np.finfo(compute_dtype(dtype)).max) / 2
+    big = np.isfinite(mask) & (np.abs(mask) > limit)
+    if big.any():
+        where = tuple(int(i) for i in np.argwhere(big)[0])
+        raise ValueError(
+            f"attn_mask{list(where)} = {mask[where]:.3g} would overflow when added to "
+            f"{np.dtype(dtype)} scores (limit ±{limit:.3g}); use -inf to hide a key"
         )
     return mask
