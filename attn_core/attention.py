@@ -27,7 +27,14 @@ import numbers
 import numpy as np
 
 from .softmax import softmax
-from .validation import check_attention_inputs, check_mask, check_positive_int, check_scale
+from .validation import (
+    as_array,
+    check_attention_inputs,
+    check_mask,
+    check_positive_int,
+    check_scale,
+    check_size,
+)
 
 __all__ = [
     "attention_weights",
@@ -95,6 +102,7 @@ def causal_mask(L, S=None):
     """
     L = check_positive_int(L, "L", minimum=0)
     S = L if S is None else check_positive_int(S, "S", minimum=0)
+    check_size((L, S), bool, "the causal mask (L, S)", f"L = {L} and S = {S}")
     return np.tril(np.ones((L, S), dtype=bool))
 
 
@@ -123,7 +131,7 @@ def padding_mask(lengths, S):
            [[1, 1, 1]]])
     """
     S = check_positive_int(S, "S", minimum=0)
-    n = np.asarray(lengths)
+    n = as_array(lengths, "lengths")
     if n.size == 0:
         n = n.astype(int)  # [] is float64 to numpy; an empty batch is fine
     if not np.issubdtype(n.dtype, np.integer) or ((n < 0) | (n > S)).any():
@@ -131,6 +139,9 @@ def padding_mask(lengths, S):
             f"lengths must be integers between 0 and S={S}, got {n.tolist()} "
             f"(lengths has shape {n.shape})"
         )
+    check_size(
+        (*n.shape, S), bool, "the padding mask (..., 1, S)", f"lengths {n.shape} and S = {S}"
+    )
     return (np.arange(S) < n[..., None])[..., None, :]  # (..., 1, S)
 
 

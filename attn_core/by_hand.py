@@ -19,6 +19,7 @@ import numpy as np
 
 from .attention import attention_weights, dot_scores, scaled_dot_product_attention
 from .examples import WorkedExample, seed_example
+from .heads import SimpleSelfAttention
 from .validation import as_float_array, check_attention_inputs, check_scale
 
 __all__ = [
@@ -159,6 +160,10 @@ def trace_self_attention(layer, x):
     >>> {name: arr.shape for name, arr in trace.items()}["scores"]
     (2, 3, 3)
     """
+    if not isinstance(layer, SimpleSelfAttention):
+        raise TypeError(
+            f"layer must be an attn_core.SimpleSelfAttention, got {type(layer).__name__}"
+        )
     x = as_float_array(x, "x")
     output, attention = layer(x)  # validates x against layer.embed_dim
     q, k, v = layer.project(x)  # [B, T, D] each

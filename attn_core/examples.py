@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .validation import check_positive_int
+from .validation import check_positive_int, check_size
 
 __all__ = ["SENTENCE_EN", "SENTENCE_KO", "WorkedExample", "seed_example", "toy_embeddings"]
 
@@ -64,6 +64,9 @@ def toy_embeddings(tokens, dim, seed=0):
     if isinstance(given, str) or not all(isinstance(t, str) for t in tokens):  # not its letters
         raise TypeError(f"tokens must be a sequence of strings like ['the', 'cat'], got {given!r}")
     dim = check_positive_int(dim, "dim", minimum=0)
+    seed = check_positive_int(seed, "seed", minimum=0)
+    because = f"{len(tokens)} tokens and dim = {dim}"
+    check_size((len(tokens), dim), np.float64, "the embeddings (T, dim)", because)
     rows = []
     for token in tokens:
         entropy = [seed, *token.encode("utf-8")]

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from .attention import attention_weights
-from .validation import as_float_array, check_positive_int
+from .validation import as_float_array, check_bool, check_positive_int, check_size
 
 __all__ = ["SimpleSelfAttention", "merge_heads", "multi_head_attention", "split_heads"]
 
@@ -36,11 +36,15 @@ def split_heads(x, n_heads):
     array([[2., 3.],
            [6., 7.]])
     """
-    x = as_float_array(x, "x")
+    return _split(as_float_array(x, "x"), n_heads, "x")
+
+
+def _split(x, n_heads, name):
+    """split_heads for a float array ``x``, naming it ``name`` in errors."""
     n_heads = check_positive_int(n_heads, "n_heads")
     if x.ndim < 2 or x.shape[-1] % n_heads:
         raise ValueError(
-            f"x must be (..., T, D) with D divisible by n_heads={n_heads}, got shape {x.shape}"
+            f"{name} must be (..., T, D) with D divisible by n_heads={n_heads}, got shape {x.shape}"
         )
     *batch, T, D = x.shape
     x = x.reshape(*batch, T, n_heads, D // n_heads)  # [..., T, D] -> [..., T, H, d_head]
@@ -91,10 +95,18 @@ def multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, attn_mask=None,
     >>> out.shape, w.shape
     ((4, 4), (2, 4, 4))
     """
-    q = split_heads(_project(x_q, w_q, "x_q", "w_q"), n_heads)  # [..., H, L, d_head]
-    k = split_heads(_project(x_kv, w_k, "x_kv", "w_k"), n_heads)  # [..., H, S, d_head]
-    v = split_heads(_project(x_kv, w_v, "x_kv", "w_v"), n_heads)  # [..., H, S, dv_head]
-    weights = attention_weights(q, k, attn_mask, is_causal)  # [..., H, L, S], scale 1/sqrt(d_head)
+    check_positive_int(n_heads, "n_heads")
+    q = _split(_project(x_q, w_q, "x_q", "w_q"), n_heads, "x_q @ w_q")  # [..., H, L, d_head]
+    k = _split(_project(x_kv, w_k, "x_kv", "w_k"), n_heads, "x_kv @ w_k")  # [..., H, S, d_head]
+    v = _split(_project(x_kv, w_v, "x_kv", "w_v"), n_heads, "x_kv @ w_v")  # [..., H, S, dv_head]
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"w_q and w_k must have the same number of columns (queries and keys meet in "
+            f"one space): w_q gives {q.shape[-1] * n_heads}, w_k gives {k.shape[-1] * n_heads}"
+        )
+    weights = attention_weights(
+        q, k, attn_mask, check_bool(is_causal, "is_causal")
+    )  # [..., H, L, S], scale 1/sqrt(d_head)
     out = merge_heads(weights @ v)  # [..., H, L, dv_head] -> [..., L, Dv]
     return _project(out, w_o, "the merged heads", "w_o"), weights
 
@@ -107,6 +119,8 @@ def _project(x, w, x_name, w_name):
             f"{x_name} (..., T, D) and {w_name} (D, D') do not fit: "
             f"{x_name} has shape {x.shape}, {w_name} has shape {w.shape}"
         )
+    because = f"{x_name} {x.shape} and {w_name} {w.shape}"
+    check_size((*x.shape[:-1], w.shape[1]), np.result_type(x, w), f"{x_name} @ {w_name}", because)
     return x @ w
 
 
@@ -135,6 +149,8 @@ class SimpleSelfAttention:
         self.embed_dim = check_positive_int(embed_dim, "embed_dim")
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
+        because = f"embed_dim = {self.embed_dim}"
+        check_size((3, self.embed_dim, self.embed_dim), np.float64, "the weights", because)
         bound = 1.0 / math.sqrt(self.embed_dim)
         shape_w, shape_b = (self.embed_dim, self.embed_dim), (self.embed_dim,)
         for name in ("query", "key", "value"):

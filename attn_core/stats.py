@@ -17,7 +17,13 @@ import numpy as np
 
 from .attention import attention_weights, dot_scores
 from .softmax import entropy, softmax_jacobian
-from .validation import check_positive_int
+from .validation import (
+    as_array,
+    check_bool,
+    check_positive_int,
+    check_positive_real,
+    check_size,
+)
 
 __all__ = [
     "SaturationStats",
@@ -35,6 +41,20 @@ def _check_rng(rng):
             f"got {type(rng).__name__}"
         )
     return rng
+
+
+def _check_dims(d_ks):
+    """Return ``d_ks`` as a list of ints >= 1 (a sequence such as [4, 16, 64])."""
+    dims = as_array(d_ks, "d_ks")
+    if dims.ndim != 1:
+        raise ValueError(f"d_ks must be a sequence of dimensions like [4, 16, 64], got {d_ks!r}")
+    return [check_positive_int(d, "d_k") for d in dims.tolist()]
+
+
+def _check_draws(shape, what):
+    """Raise before drawing standard-normal float64 arrays of ``shape`` that are too large."""
+    names = ", ".join(f"{name} = {n}" for name, n in zip(what, shape, strict=True))
+    check_size(shape, np.float64, "the random draws", names)
 
 
 def random_dot_products(d_k, n, rng, *, scaled=False):
@@ -65,10 +85,11 @@ def random_dot_products(d_k, n, rng, *, scaled=False):
     """
     d_k = check_positive_int(d_k, "d_k")
     n = check_positive_int(n, "n")
+    _check_draws((n, d_k), ("n", "d_k"))
     q = _check_rng(rng).standard_normal((n, 1, d_k))  # n queries, each (1, d_k)
     k = rng.standard_normal((n, 1, d_k))  # n keys, each (1, d_k)
     scores = dot_scores(q, k)[:, 0, 0]  # [n, 1, d_k] @ [n, d_k, 1] -> [n, 1, 1] -> [n]
-    return scores / math.sqrt(d_k) if scaled else scores
+    return scores / math.sqrt(d_k) if check_bool(scaled, "scaled") else scores
 
 
 def score_variance(d_ks, n, rng, *, scaled=False):
@@ -96,7 +117,8 @@ def score_variance(d_ks, n, rng, *, scaled=False):
     True
     """
     n = check_positive_int(n, "n", minimum=2)
-    return np.array([random_dot_products(d, n, rng, scaled=scaled).var(ddof=1) for d in d_ks])
+    dims = _check_dims(d_ks)
+    return np.array([random_dot_products(d, n, rng, scaled=scaled).var(ddof=1) for d in dims])
 
 
 class SaturationStats(NamedTuple):
@@ -139,12 +161,14 @@ def saturation_stats(d_ks, n_keys, n_trials, rng, *, scaled):
     """
     n_keys = check_positive_int(n_keys, "n_keys", minimum=2)
     n_trials = check_positive_int(n_trials, "n_trials")
-    rows = [_saturation_one(d, n_keys, n_trials, _check_rng(rng), scaled) for d in d_ks]
+    scaled, dims = check_bool(scaled, "scaled"), _check_dims(d_ks)
+    rows = [_saturation_one(d, n_keys, n_trials, _check_rng(rng), scaled) for d in dims]
     return SaturationStats(*(np.array(col) for col in zip(*rows, strict=True)))
 
 
 def _saturation_one(d_k, n_keys, n_trials, rng, scaled):
-    d_k = check_positive_int(d_k, "d_k")
+    _check_draws((n_trials, n_keys, d_k), ("n_trials", "n_keys", "d_k"))
+    _check_draws((n_trials, n_keys, n_keys), ("n_trials", "n_keys", "n_keys"))  # the Jacobians
     q = rng.standard_normal((n_trials, 1, d_k))  # [T, 1, d_k]
     k = rng.standard_normal((n_trials, n_keys, d_k))  # [T, S, d_k]
     w = attention_weights(q, k, scale=None if scaled else 1.0)[:, 0, :]  # [T, 1, S] -> [T, S]
@@ -196,9 +220,10 @@ def head_scale_stats(d_model, n_heads, n_keys, n_trials, rng, *, std=1.0):
         raise ValueError(f"d_model={d_model} must be divisible by n_heads={n_heads}")
     n_keys = check_positive_int(n_keys, "n_keys", minimum=2)
     n_trials = check_positive_int(n_trials, "n_trials")
-    if not std > 0:
-        raise ValueError(f"std must be > 0, got {std!r}")
+    std = check_positive_real(std, "std")
     d_head = d_model // n_heads
+    _check_draws((n_trials, n_keys, d_head), ("n_trials", "n_keys", "d_head"))
+    _check_draws((n_trials, n_keys, n_keys), ("n_trials", "n_keys", "n_keys"))  # the Jacobians
     q = std * _check_rng(rng).standard_normal((n_trials, 1, d_head))  # [T, 1, d_head]
     k = std * rng.standard_normal((n_trials, n_keys, d_head))  # [T, S, d_head]
     rows = [

@@ -15,6 +15,7 @@ import numpy as np
 
 __all__ = [
     "MAX_ARRAY_BYTES",
+    "as_array",
     "as_float_array",
     "check_attention_inputs",
     "check_axis",
@@ -40,7 +41,7 @@ def as_float_array(x, name, *, allow_neg_inf=False):
     entries, ragged nested lists, generators) are type errors. NaN and +inf
     are rejected; -inf is rejected unless ``allow_neg_inf``.
     """
-    arr = _as_array(x, name)
+    arr = as_array(x, name)
     if arr.dtype.kind in "biu":  # bool, int, uint (not timedelta, whose kind is "m")
         arr = arr.astype(np.float64)
     elif arr.dtype.kind != "f":
@@ -58,8 +59,8 @@ def as_float_array(x, name, *, allow_neg_inf=False):
     return arr
 
 
-def _as_array(x, name):
-    """np.asarray(x), refusing masked arrays and ragged nested lists with a clear message."""
+def as_array(x, name):
+    """``np.asarray(x)``, refusing masked arrays and ragged nested lists, naming ``name``."""
     if isinstance(x, np.ma.MaskedArray):
         raise TypeError(
             f"{name} is a masked array, whose mask attn_core would ignore: pass "
@@ -265,7 +266,7 @@ def check_mask(attn_mask, scores_shape, is_causal, *, dtype=np.float64):
         raise ValueError("pass either attn_mask or is_causal=True, not both")
     if attn_mask is None:
         return None
-    mask = _as_array(attn_mask, "attn_mask")
+    mask = as_array(attn_mask, "attn_mask")
     if mask.dtype != bool:
         if mask.dtype.kind != "f":
             raise TypeError(
