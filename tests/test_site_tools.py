@@ -1,13 +1,11 @@
-"""The site's build tools without a network: the asset lock, the verifier, the unpacker."""
+"""The site's build tools without a network: the npm pins, the asset copy, the font CSS, the
+repository setting."""
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 import re
 import sys
-import tarfile
 from pathlib import Path
 
 import pytest
@@ -15,92 +13,162 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "site"))
 
-import fetch_assets  # noqa: E402 - after the path insert
+import attn_site  # noqa: E402 - after the path insert
+import site_assets  # noqa: E402
 
-LOCK = json.loads((ROOT / "tools" / "assets.lock.json").read_text(encoding="utf-8"))
-# FIPS 180-2, appendix C.1: SHA-512("abc").
-SHA512_ABC = (
-    "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
-    "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
-)
-
-
-def test_integrity_is_npms_sha512_string(tmp_path):
-    path = tmp_path / "abc"
-    path.write_bytes(b"abc")
-    expected = "sha512-" + base64.b64encode(bytes.fromhex(SHA512_ABC)).decode()
-    assert fetch_assets.integrity(path) == expected
+PACKAGE = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
+LOCK = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))
+FONT_DIR = ROOT / "node_modules" / "@fontsource" / "noto-sans-kr"
 
 
-@pytest.mark.parametrize(
-    ("name", "version", "expected"),
-    [
-        ("mathjax", "3.2.2", "mathjax-3.2.2.tgz"),
-        ("@jupyter-widgets/html-manager", "1.0.15", "jupyter-widgets-html-manager-1.0.15.tgz"),
-    ],
-)
-def test_tarball_name_matches_npm_pack(name, version, expected):
-    assert fetch_assets.tarball_name(name, version) == expected
+def _write_json(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
 
 
-@pytest.mark.parametrize("entry", LOCK["npm"], ids=lambda e: e["name"])
-def test_lock_pins_exact_versions_and_sha512(entry):
-    assert re.fullmatch(r"\d+\.\d+\.\d+", entry["version"]), "pin an exact version"
-    digest = base64.b64decode(entry["integrity"].removeprefix("sha512-"))
-    assert entry["integrity"].startswith("sha512-") and len(digest) == 64
-    assert entry["files"], "list the files the site needs"
+@pytest.mark.parametrize("name", sorted(site_assets.SITE_FILES))
+def test_package_json_pins_exact_versions_that_the_lock_hashes(name):
+    pinned = PACKAGE["dependencies"][name]
+    locked = LOCK["packages"][f"node_modules/{name}"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", pinned), f"{name}: pin an exact version, not {pinned}"
+    assert locked["version"] == pinned, "package-lock.json is out of date: run `npm install`"
+    assert locked["integrity"].startswith("sha512-")
 
 
-def test_config_points_at_files_the_lock_provides():
+def test_locked_versions_reads_the_lock(tmp_path, monkeypatch):
+    packages = {f"node_modules/{n}": {"version": f"1.0.{i}"} for i, n in enumerate("abc")}
+    monkeypatch.setattr(site_assets, "SITE_FILES", {"a": ("a", []), "c": ("c", [])})
+    _write_json(tmp_path / "lock.json", {"packages": packages})
+    assert site_assets.locked_versions(tmp_path / "lock.json") == {"a": "1.0.0", "c": "1.0.2"}
+
+
+def test_a_package_missing_from_the_lock_is_named(tmp_path):
+    _write_json(tmp_path / "lock.json", {"packages": {}})
+    with pytest.raises(site_assets.AssetError, match=r"pins no \['mathjax'"):
+        site_assets.locked_versions(tmp_path / "lock.json")
+
+
+def test_stale_packages_lists_missing_and_mismatched(tmp_path, monkeypatch):
+    monkeypatch.setattr(site_assets, "SITE_FILES", {"a": ("a", []), "@s/b": ("b", [])})
+    lock = {"node_modules/a": {"version": "2.0.0"}, "node_modules/@s/b": {"version": "1.0.0"}}
+    _write_json(tmp_path / "lock.json", {"packages": lock})
+    modules = tmp_path / "node_modules"
+    _write_json(modules / "a" / "package.json", {"version": "2.0.0"})
+    assert site_assets.stale_packages(modules, tmp_path / "lock.json") == ["@s/b"]
+    _write_json(modules / "a" / "package.json", {"version": "1.9.9"})
+    assert site_assets.stale_packages(modules, tmp_path / "lock.json") == ["a", "@s/b"]
+
+
+def test_config_points_at_files_the_assets_provide():
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["sphinx"]["config"]
-    provided = {e["dest"]: e["files"] for e in LOCK["npm"]}
-    provided.update({e["dest"].split("/")[0]: [e["dest"].split("/", 1)[1]] for e in LOCK["python"]})
-    local = ROOT / "site" / "static"
+    provided = {dest: globs for dest, globs in site_assets.SITE_FILES.values()}
+    generated = {site_assets.FONT_CSS, *(target for _, _, target in site_assets.PYTHON_FILES)}
     wanted = [config["mathjax_path"], *config["nb_ipywidgets_js"], *config["html_css_files"]]
     for rel in wanted:
-        if (local / rel).is_file():
+        if (ROOT / "site" / "static" / rel).is_file():
             continue
-        dest, _, inner = rel.removeprefix("vendor/").partition("/")
-        assert rel.startswith("vendor/") and fetch_assets.selected([inner], provided[dest]), rel
+        inner = rel.removeprefix("vendor/")
+        dest, _, path = inner.partition("/")
+        assert rel.startswith("vendor/"), rel
+        assert inner in generated or site_assets.selected([path], provided[dest]), rel
 
 
-def _tarball(tmp_path, members):
-    path = tmp_path / "pkg.tgz"
-    with tarfile.open(path, "w:gz") as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
+def test_copy_package_copies_only_the_listed_files(tmp_path):
+    (tmp_path / "pkg" / "dist").mkdir(parents=True)
+    (tmp_path / "pkg" / "dist" / "a.js").write_bytes(b"a")
+    (tmp_path / "pkg" / "dist" / "b.map").write_bytes(b"b")
+    assert site_assets.copy_package(tmp_path / "pkg", ["dist/*.js"], tmp_path / "out") == 1
+    assert (tmp_path / "out" / "dist" / "a.js").read_bytes() == b"a"
+    assert not (tmp_path / "out" / "dist" / "b.map").exists()
 
 
-def test_unpack_copies_only_the_listed_files(tmp_path):
-    tgz = _tarball(tmp_path, {"package/dist/a.js": b"a", "package/dist/b.map": b"b"})
-    entry = {"name": "demo", "dest": "demo", "files": ["dist/*.js"]}
-    assert fetch_assets.unpack(tgz, entry, tmp_path / "out") == 1
-    assert (tmp_path / "out" / "demo" / "dist" / "a.js").read_bytes() == b"a"
-    assert not (tmp_path / "out" / "demo" / "dist" / "b.map").exists()
-
-
-def test_unpack_refuses_a_path_outside_its_folder(tmp_path):
-    tgz = _tarball(tmp_path, {"package/../../evil.js": b"x"})
-    entry = {"name": "demo", "dest": "demo", "files": ["*"]}
-    with pytest.raises(fetch_assets.AssetError, match="unsafe path"):
-        fetch_assets.unpack(tgz, entry, tmp_path / "out")
-    assert not (tmp_path / "evil.js").exists()
-
-
-def test_unpack_names_a_pattern_that_matches_nothing(tmp_path):
-    tgz = _tarball(tmp_path, {"package/dist/a.js": b"a"})
-    entry = {"name": "demo", "dest": "demo", "files": ["dist/*.js", "fonts/*.woff2"]}
-    with pytest.raises(fetch_assets.AssetError, match=r"demo: no file .*fonts/\*\.woff2"):
-        fetch_assets.unpack(tgz, entry, tmp_path / "out")
+def test_copy_package_names_a_pattern_that_matches_nothing(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.js").write_bytes(b"a")
+    with pytest.raises(site_assets.AssetError, match=r"pkg: no file matches \['fonts/\*'\]"):
+        site_assets.copy_package(tmp_path / "pkg", ["*.js", "fonts/*"], tmp_path / "out")
 
 
 def test_missing_npm_is_a_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(fetch_assets, "CACHE", tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path))
-    entry = {"name": "demo", "version": "1.0.0", "integrity": "sha512-x"}
-    with pytest.raises(fetch_assets.AssetError, match="npm is needed"):
-        fetch_assets.npm_pack(entry)
+    with pytest.raises(site_assets.AssetError, match="npm is needed"):
+        site_assets.npm_ci()
+
+
+FONTSOURCE_CSS = """/* noto-sans-kr-[7]-400-normal */
+@font-face {
+  font-family: 'Noto Sans KR';
+  src: url(./files/noto-sans-kr-7-400-normal.woff2) format('woff2'), url(./files/noto-sans-kr-7-400-normal.woff) format('woff');
+  unicode-range: U+ac00-ac01;
+}
+
+/* noto-sans-kr-latin-400-normal */
+@font-face {
+  font-family: 'Noto Sans KR';
+  src: url(./files/noto-sans-kr-latin-400-normal.woff2) format('woff2');
+  unicode-range: U+0000-00ff;
+}
+"""  # noqa: E501 - fontsource's own line
+
+
+def test_hangul_faces_keeps_the_numbered_slices_in_woff2_only():
+    css = site_assets.hangul_faces(FONTSOURCE_CSS)
+    assert css.count("@font-face") == 1
+    assert "noto-sans-kr-7-400-normal.woff2" in css and "U+ac00-ac01" in css
+    assert ".woff)" not in css and "latin" not in css
+
+
+def test_hangul_faces_refuses_css_without_slices():
+    with pytest.raises(site_assets.AssetError, match="no numbered"):
+        site_assets.hangul_faces("/* noto-sans-kr-latin-400-normal */\n@font-face {}")
+
+
+def _code_points(unicode_ranges):
+    """Every code point of CSS unicode-range values such as ``U+ac00-ac0f,U+ac11``."""
+    points = set()
+    for part in ",".join(unicode_ranges).replace(" ", "").split(","):
+        low, _, high = part.removeprefix("U+").removeprefix("u+").partition("-")
+        points.update(range(int(low, 16), int(high or low, 16) + 1))
+    return points
+
+
+@pytest.mark.parametrize("weight", site_assets.FONT_WEIGHTS)
+def test_the_shipped_slices_cover_every_hangul_syllable(weight):
+    if not (FONT_DIR / f"{weight}.css").is_file():
+        pytest.skip("node_modules/ not installed (npm ci --ignore-scripts)")
+    css = site_assets.hangul_faces((FONT_DIR / f"{weight}.css").read_text(encoding="utf-8"))
+    covered = _code_points(re.findall(r"unicode-range:\s*([^;]+);", css))
+    # Unicode 15, ch. 3.12: the 11,172 precomposed syllables are U+AC00..U+D7A3.
+    syllables = set(range(0xAC00, 0xD7A3 + 1))
+    assert len(syllables) == 19 * 21 * 28
+    assert not syllables - covered, f"{len(syllables - covered)} syllables have no slice"
+    for url in re.findall(r"url\(\./(files/[^)]+)\)", css):
+        assert (FONT_DIR / url).is_file() and url.endswith(f"-{weight}-normal.woff2"), url
+
+
+def test_no_repository_setting_means_no_repository_or_binder_button():
+    theme = {"launch_buttons": {"binderhub_url": "https://mybinder.org"}, "x": 1}
+    for unset in (None, ""):
+        options = attn_site.repository_options(theme, unset)
+        assert options["use_repository_button"] is False
+        assert options["launch_buttons"]["binderhub_url"] == ""
+        assert options["x"] == 1
+    assert theme["launch_buttons"]["binderhub_url"] == "https://mybinder.org", "input modified"
+
+
+def test_a_repository_setting_turns_both_buttons_on():
+    theme = {"launch_buttons": {"binderhub_url": "https://mybinder.org"}}
+    options = attn_site.repository_options(theme, " https://github.com/me/attention-by-hand/ ")
+    assert options["repository_url"] == "https://github.com/me/attention-by-hand"
+    assert options["use_repository_button"] is True
+    assert options["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
+
+
+@pytest.mark.parametrize(
+    "url", ["github.com/me/repo", "https://gitlab.com/me/repo", "https://github.com/me"]
+)
+def test_a_repository_setting_that_is_not_a_github_repository_is_refused(url):
+    with pytest.raises(attn_site.ConfigError, match=f"{attn_site.REPOSITORY_VARIABLE}="):
+        attn_site.repository_options({}, url)

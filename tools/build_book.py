@@ -2,9 +2,10 @@
 
 Usage: python tools/build_book.py [--path-output DIR] [--all]
 
-First makes sure the pinned offline assets (MathJax, require.js, the widget manager,
-anywidget's front end) are fetched and verified (``tools/fetch_assets.py``; a no-op when the
-cache matches ``tools/assets.lock.json``), then runs ``jupyter-book build`` with ``-nW
+First makes sure the pinned offline assets (MathJax, require.js, the widget manager, Noto
+Sans KR, anywidget's front end) are installed and copied (``tools/site_assets.py``: ``npm ci
+--ignore-scripts`` from package-lock.json when node_modules/ is out of date, a no-op when
+nothing changed), then runs ``jupyter-book build`` with ``-nW
 --keep-going``. Extra arguments go to ``jupyter-book build``. The site lands in
 DIR/_build/html (default: ./_build/html).
 """
@@ -18,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-import fetch_assets
+import site_assets
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,8 +67,8 @@ def main(argv):
     if invalidate_stale_cache(build_dir_of(argv)) and "--all" not in argv:
         argv = [*argv, "--all"]  # re-read every page, not only the changed ones
     try:
-        fetch_assets.ensure()
-    except fetch_assets.AssetError as error:
+        site_assets.ensure()
+    except site_assets.AssetError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     bin_dir = Path(sys.executable).parent
