@@ -1,6 +1,6 @@
 """Every exercise says "correct" to its solution and diagnoses every mistake it claims to.
 
-Exercises register themselves, so a chapter author's new module in
+Each chapter module ends with its ``EXERCISES`` list, so a chapter author's new module in
 attn_book/exercises/ is tested here without editing this file.
 """
 
@@ -20,10 +20,12 @@ from attn_book.exercises import (
     all_exercises,
     bugs,
     ch01_dot_product,
+    ch02_softmax,
+    ch03_scaling,
+    ch04_worked_example,
     diagnose,
     get,
 )
-from attn_book.exercises._core import _REGISTRY
 
 EXERCISES = all_exercises()
 MISTAKES = [(ex, m) for ex in EXERCISES for m in ex.mistakes]
@@ -35,10 +37,28 @@ def _one_line(feedback):
     return "\n" not in text and not re.search(r"0x[0-9a-f]+", text)
 
 
-def test_the_registry_holds_the_exercises_of_chapter_1_and_the_bugs():
-    ids = {ex.id for ex in EXERCISES}
-    assert {"ch1-scores-by-hand", "ch1-my-scores", "bug-kT-batch", "bug-heads-reshape"} <= ids
-    assert len(ids) == len(EXERCISES)
+CHAPTERS = (ch01_dot_product, ch02_softmax, ch03_scaling, ch04_worked_example)
+
+
+def test_all_exercises_are_the_chapters_lists_in_order():
+    assert EXERCISES == [ex for module in CHAPTERS for ex in module.EXERCISES]
+    assert len({ex.id for ex in EXERCISES}) == len(EXERCISES) == 20
+
+
+@pytest.mark.parametrize("module", CHAPTERS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_each_chapter_lists_every_exercise_it_builds(module):
+    from attn_book.exercises import Exercise
+
+    built = [v for v in vars(module).values() if isinstance(v, Exercise)]
+    assert sorted(ex.id for ex in built) == sorted(ex.id for ex in module.EXERCISES)
+
+
+def test_the_bugs_module_keeps_the_old_names():
+    assert bugs.kT_batch is ch01_dot_product.kT_batch
+    assert bugs.mask_fully_masked is ch02_softmax.mask_fully_masked
+    assert bugs.softmax_wrong_axis is ch02_softmax.softmax_wrong_axis
+    assert bugs.scale_d_model is ch03_scaling.scale_d_model
+    assert bugs.heads_reshape is ch03_scaling.heads_reshape
 
 
 @pytest.mark.parametrize("ex", EXERCISES, ids=lambda ex: ex.id)
@@ -90,7 +110,7 @@ def test_a_skeleton_function_is_unanswered(ex):
 def test_a_function_that_crashes_or_returns_nonsense_gets_feedback(ex):
     assert ex.check(lambda *a: 1 / 0).diagnosis == "raised"
     assert "ZeroDivisionError" in ex.check(lambda *a: 1 / 0).message
-    assert ex.check(lambda *a: "text").diagnosis == "raised"
+    assert ex.check(lambda *a: "text").diagnosis == "not-numeric"
     assert ex.check(42).diagnosis == "not-a-function"
 
 
@@ -157,7 +177,7 @@ def test_feedback_repr_and_markdown():
 
 
 def _trial(expected, got, *args, batched=False):
-    case = Case("c", args, batched)
+    case = Case("c", args, batched=batched)
     return Trial(case, np.asarray(expected, float), np.asarray(got, float))
 
 
@@ -178,8 +198,13 @@ def test_rows_not_normalised_looks_at_rows():
 def test_nan_for_large_scores():
     with np.errstate(all="ignore"):
         naive = np.exp([1000.0, 0.0]) / np.exp([1000.0, 0.0]).sum()  # inf / inf
-    assert diagnose.nan_for_large_scores().test([_trial([1.0, 0.0], naive)])
-    assert not diagnose.nan_for_large_scores().test([_trial([1.0, 0.0], [0.5, 0.5])])
+    large = np.array([1000.0, 0.0])
+    assert diagnose.nan_for_large_scores().test([_trial([1.0, 0.0], naive, large)])
+    assert not diagnose.nan_for_large_scores().test([_trial([1.0, 0.0], [0.5, 0.5], large)])
+    # NaN on small inputs is not an overflow: the generic not-finite diagnosis says so instead
+    small = np.array([1.0, 0.0])
+    assert not diagnose.nan_for_large_scores().test([_trial([0.73, 0.27], [np.nan, 0.27], small)])
+    assert diagnose.not_finite().test([_trial([0.73, 0.27], [np.nan, 0.27], small)])
 
 
 def test_batch_only_needs_an_unbatched_success():
@@ -190,14 +215,17 @@ def test_batch_only_needs_an_unbatched_success():
 
 def test_a_failing_diagnosis_does_not_break_check():
     broken = Diagnosis("broken", "never", lambda trials: 1 / 0)
-    ex = NumberExercise("test-broken", "b", (), lambda: 1.0, diagnoses=[broken], register=False)
+    ex = NumberExercise("test-broken", "b", (), lambda: 1.0, diagnoses=[broken])
     assert ex.check(5.0).diagnosis == "other"
-    assert "test-broken" not in _REGISTRY
+    assert "test-broken" not in {e.id for e in all_exercises()}  # only the EXERCISES lists count
 
 
-def test_an_id_used_by_two_modules_is_refused():
-    with pytest.raises(ValueError, match=r"used twice: in attn_book\.exercises\.bugs and in"):
-        NumberExercise("bug-kT-batch", "clash", (), lambda: 1.0)
+def test_an_id_used_by_two_modules_is_refused(monkeypatch):
+    clash = NumberExercise("bug-kT-batch", "clash", (), lambda: 1.0)
+    monkeypatch.setattr(ch04_worked_example, "EXERCISES", [*ch04_worked_example.EXERCISES, clash])
+    with pytest.raises(ValueError, match=r"'bug-kT-batch' is used twice: in .*ch01_dot_product"):
+        all_exercises()
+    monkeypatch.undo()
     assert get("bug-kT-batch") is bugs.kT_batch
 
 
@@ -217,7 +245,7 @@ MATRIX = [[0.5, 0.5], [0.25, 0.75]]  # two rows of weights
 
 def _hand(expected):
     ref = np.asarray(expected, dtype=float)
-    return NumberExercise("test-hand", "by hand", (), lambda: ref, register=False)
+    return NumberExercise("test-hand", "by hand", (), lambda: ref)
 
 
 def _shows(message, expected):
@@ -275,7 +303,7 @@ def test_each_generic_by_hand_message_fires_and_hides_the_answer(
 
 
 def test_the_generic_messages_are_all_exercised():
-    generic = {d.name for d in NumberExercise("g", "g", (), lambda: 1.0, register=False)._generic()}
+    generic = {d.name for d in NumberExercise("g", "g", (), lambda: 1.0)._generic()}
     assert generic == {d for _, _, d, _ in GENERIC}
 
 
@@ -296,7 +324,7 @@ def test_no_by_hand_slip_gets_the_old_catch_all(ex):
 def test_a_choice_accepts_x_star_and_sqrt_for_times_root(typed):
     from attn_book.exercises import ChoiceExercise
 
-    ex = ChoiceExercise("t", "t", ["×1", "×√2", "×2"], "×√2", {"×2": "no."}, register=False)
+    ex = ChoiceExercise("t", "t", ["×1", "×√2", "×2"], "×√2", {"×2": "no."})
     assert ex.check(typed).ok, typed
     assert ex.check("x2").diagnosis == "chose-×2"  # a wrong pick still gets its hint
     assert ex.check("X 2").diagnosis == "chose-×2"
@@ -305,9 +333,7 @@ def test_a_choice_accepts_x_star_and_sqrt_for_times_root(typed):
 def test_a_choice_ignores_case_and_spaces():
     from attn_book.exercises import ChoiceExercise
 
-    ex = ChoiceExercise(
-        "t", "t", ["up", "down", "same"], "up", {"down": "d.", "same": "s."}, register=False
-    )
+    ex = ChoiceExercise("t", "t", ["up", "down", "same"], "up", {"down": "d.", "same": "s."})
     assert ex.check(" UP ").ok and ex.check("Up.").ok
     assert ex.check("Down").diagnosis == "chose-down" and ex.check("SAME").diagnosis == "chose-same"
     assert ex.check("sideways").diagnosis == "not-an-option"
@@ -318,4 +344,4 @@ def test_choices_that_clash_after_normalising_are_refused():
     from attn_book.exercises import ChoiceExercise
 
     with pytest.raises(ValueError, match="must differ"):
-        ChoiceExercise("t", "t", ["x2", "×2"], "×2", {}, register=False)
+        ChoiceExercise("t", "t", ["x2", "×2"], "×2", {})

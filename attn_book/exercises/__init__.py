@@ -5,9 +5,27 @@ reader wrote (write-the-function, find-the-bug) or an option (predict-then-run).
 ``check`` compares it with attn_core — functions on several inputs, awkward ones
 included (a batch axis, huge logits, a masked key) — and returns a
 :class:`Feedback` that shows as one line: correct, or *what* is wrong, with the
-common mistakes diagnosed by name. It never prints the solution and never raises
-for a bad answer; an unanswered skeleton (``...``, a function whose body is
+common mistakes diagnosed by name. It never prints the solution, never raises
+and never hangs: the reader's function runs with a time limit on copies of the
+inputs, and whatever goes wrong (an endless loop, a forgotten ``return``,
+complex numbers, a tensor that requires grad, None / NaN / inf entries) comes
+back as one line. An unanswered skeleton (``...``, a function whose body is
 ``...`` or raises ``NotImplementedError``) gets "not answered yet".
+
+Layout
+------
+:mod:`.records`
+    The shared records: ``Case``, ``Trial``, ``Diagnosis``, ``Mistake``, ``Feedback``.
+:mod:`.running`
+    Running and reading an answer: the time limit, copies, numbers or one line.
+:mod:`.diagnose`
+    The shared diagnoses (imports :mod:`.records` only).
+:mod:`._core`
+    The checker: ``Exercise.check`` and the kinds of exercise.
+``chNN_name``
+    One module per chapter with all its exercises, find-the-bug included, ending
+    with ``EXERCISES = [...]``. :mod:`.bugs` re-exports the find-the-bug ones under
+    their old names.
 
 API
 ---
@@ -18,14 +36,14 @@ API
     correct answer, for the tests). Kinds: :class:`NumberExercise` (by hand,
     tolerance for 3-decimal work), :class:`FunctionExercise` (run on
     :class:`Case` inputs), :class:`ChoiceExercise` (predict then run) and
-    :class:`~attn_book.exercises.bugs.BugExercise` (find the bug, with
-    ``show()`` for the buggy source).
+    :class:`BugExercise` (find the bug, with ``show()`` for the buggy source).
+    ``inputs`` is a fresh copy each time: editing it cannot change the answer.
 ``Feedback``
     ``ok``, ``status`` ("correct", "wrong", "unanswered"), ``message``,
     ``diagnosis`` (the name of the diagnosis that fired).
 ``all_exercises()``, ``get(id)``
-    The registry. Every exercise built in a module of this package registers
-    itself, so ``tests/test_exercises.py`` checks each one against its solution
+    Every chapter module's ``EXERCISES``, in chapter order (an id used twice is
+    refused), so ``tests/test_exercises.py`` checks each one against its solution
     and against every mistake it claims to diagnose.
 :mod:`~attn_book.exercises.diagnose`
     The shared diagnoses: ``rows_not_normalised``, ``nan_for_large_scores``,
@@ -39,7 +57,8 @@ API
     choice ignores case, spaces and quotes, and reads "x", "X", "*" as "×".
 
 Adding a chapter's exercises: a module ``chNN_name.py`` here that builds them at
-module level; every diagnosis it lists needs a ``Mistake`` that triggers it.
+module level and lists them in ``EXERCISES``; every diagnosis it lists needs a
+``Mistake`` that triggers it.
 
 The cell pattern in a chapter (``book/NN_name.py``, py:percent)
 --------------------------------------------------------------
@@ -80,32 +99,37 @@ executed book shows "✓ Correct". Numbers in the statement are glued or printed
 The skeleton cell shows ``… Not answered yet: ...`` until the reader answers.
 For a function, the skeleton is ``def name(...): ...`` (or ``raise
 NotImplementedError``) followed by ``ex.check(name)``; for a bug, print
-``bugs.kT_batch.show()`` above it, and the reader copies and fixes it.
+``ch1.kT_batch.show()`` above it, and the reader copies and fixes it.
 
 Examples
 --------
->>> from attn_book.exercises import bugs
->>> bugs.softmax_wrong_axis.check(...).status
+>>> from attn_book.exercises import ch02_softmax as ch2
+>>> ch2.softmax_wrong_axis.check(...).status
 'unanswered'
->>> bugs.softmax_wrong_axis.check(bugs.softmax_wrong_axis.buggy).ok
+>>> ch2.softmax_wrong_axis.check(ch2.softmax_wrong_axis.buggy).ok
 False
+>>> def spins(scores):
+...     while True:
+...         pass
+>>> ch2.my_softmax.time_limit = 0.2
+>>> ch2.my_softmax.check(spins).diagnosis
+'time-limit'
+>>> del ch2.my_softmax.time_limit
 """
 
 from ._core import (
-    Case,
+    BugExercise,
     ChoiceExercise,
-    Diagnosis,
     Exercise,
-    Feedback,
     FunctionExercise,
-    Mistake,
     NumberExercise,
-    Trial,
     all_exercises,
     get,
 )
+from .records import Case, Diagnosis, Feedback, Mistake, Trial
 
 __all__ = [
+    "BugExercise",
     "Case",
     "ChoiceExercise",
     "Diagnosis",

@@ -1,22 +1,46 @@
-"""The checking engine: feedback, trials, diagnoses, the three exercise kinds, the registry."""
+"""The checker: one entry point, ``Exercise.check``, and the four kinds of exercise.
+
+``check`` never raises and never hangs: the reader's function runs with a time
+limit (:data:`TIME_LIMIT` seconds per check) on copies of the inputs, and any
+problem, ours included, comes back as one line of :class:`Feedback`.
+"""
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 import re
-import sys
+import textwrap
+import time
 import unicodedata
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
+from . import diagnose
+from .records import Case, Diagnosis, Feedback, Mistake, Trial
+from .running import (
+    AnswerProblem,
+    TimeLimitExceeded,
+    does_nothing,
+    frozen_copy,
+    non_finite_entries,
+    read_numbers,
+    reader_copy,
+    run_with_time_limit,
+    safe_text,
+    seconds_text,
+)
+
 __all__ = [
+    "TIME_LIMIT",
+    "BugExercise",
     "Case",
     "ChoiceExercise",
+    "Code",
     "Diagnosis",
     "Exercise",
     "Feedback",
@@ -28,112 +52,11 @@ __all__ = [
     "get",
 ]
 
-_ICONS = {"correct": "✓ Correct", "wrong": "✗ Not yet", "unanswered": "… Not answered yet"}
-
-
-@dataclass(frozen=True)
-class Feedback:
-    """The one-line verdict of a check.
-
-    Attributes
-    ----------
-    status : {"correct", "wrong", "unanswered"}
-    message : str
-        One friendly sentence; never contains the solution.
-    diagnosis : str or None
-        The name of the :class:`Diagnosis` that fired (``None`` when correct).
-
-    Examples
-    --------
-    >>> Feedback("wrong", "your rows do not sum to 1.", "rows-not-normalised")
-    ✗ Not yet: your rows do not sum to 1.
-    """
-
-    status: str
-    message: str
-    diagnosis: str | None = None
-
-    @property
-    def ok(self):
-        """True when the answer is correct."""
-        return self.status == "correct"
-
-    def __repr__(self):
-        return f"{_ICONS[self.status]}: {self.message}"
-
-    def _repr_markdown_(self):
-        return f"**{_ICONS[self.status]}:** {self.message}"
-
-
-@dataclass(frozen=True)
-class Diagnosis:
-    """A named common mistake: ``test(trials)`` is True when the answer shows it.
-
-    ``message`` says *what* is wrong and hints at the fix, without the solution.
-    """
-
-    name: str
-    message: str | Callable[[list[Trial]], str]
-    test: Callable[[list[Trial]], bool]
-
-    def describe(self, trials):
-        """The message, filled in from the trials when ``message`` is a callable."""
-        return self.message(trials) if callable(self.message) else self.message
-
-
-@dataclass(frozen=True)
-class Mistake:
-    """A wrong answer an exercise claims to diagnose, as ``diagnosis`` (a Diagnosis name)."""
-
-    name: str
-    answer: Any
-    diagnosis: str
-
-
-@dataclass(frozen=True)
-class Case:
-    """One input of a write-the-function check: ``fn(*args)`` on a labelled case."""
-
-    label: str
-    args: tuple
-    batched: bool = False
-
-
-@dataclass
-class Trial:
-    """The reader's answer on one case, beside the expected value.
-
-    ``got`` is a float array (None if the answer raised or was not numeric),
-    ``error`` the exception raised, if any.
-    """
-
-    case: Case
-    expected: np.ndarray
-    got: np.ndarray | None = None
-    error: BaseException | None = None
-    rtol: float = 1e-5
-    atol: float = 1e-7
-
-    def matches(self, value):
-        """True if the answer ``got`` equals ``value`` (same shape, within tolerance)."""
-        if self.got is None:
-            return False
-        value = np.asarray(value, dtype=float)
-        if self.got.shape != value.shape:
-            return False
-        return bool(np.allclose(self.got, value, rtol=self.rtol, atol=self.atol))
-
-    @property
-    def ok(self):
-        """True if the answer matched on this case."""
-        return self.matches(self.expected)
+TIME_LIMIT = 5.0  # seconds for all the calls of one check
 
 
 class _Unanswered(Exception):
-    """The reader has not answered yet (``...``, None, NotImplementedError)."""
-
-
-_REGISTRY: dict[str, Exercise] = {}
+    """The reader has not answered yet (``...``, None, a skeleton function)."""
 
 
 class Exercise:
@@ -155,31 +78,49 @@ class Exercise:
     solution : object
         A correct answer (tests check that it passes); never printed by ``check``.
     inputs : tuple
-        The data of the question, for the chapter to print or glue.
-    register : bool, default True
-        Add to the registry that ``all_exercises()`` returns.
+        The data of the question. The exercise keeps a read-only copy; the
+        ``inputs`` property hands the reader a fresh writable copy each time, so
+        editing it in place cannot change the right answer.
+
+    Attributes
+    ----------
+    time_limit : float
+        Seconds the reader's code may run in one check (default :data:`TIME_LIMIT`).
     """
 
     kind = "exercise"
+    time_limit = TIME_LIMIT
 
-    def __init__(
-        self, id, title, *, diagnoses=(), mistakes=(), solution=None, inputs=(), register=True
-    ):
-        self.id, self.title, self.inputs = id, title, tuple(inputs)
+    def __init__(self, id, title, *, diagnoses=(), mistakes=(), solution=None, inputs=()):
+        self.id, self.title, self._inputs = id, title, frozen_copy(tuple(inputs))
         self.diagnoses: list[Diagnosis] = list(diagnoses)
         self.mistakes: list[Mistake] = list(mistakes)
         self.solution = solution  # a correct answer, for the tests; never printed by check()
-        self.module = _caller_module()
-        if register:  # False for a throwaway exercise (doctests, experiments)
-            _register(self)
+
+    @property
+    def inputs(self):
+        """A fresh, writable copy of the question's data."""
+        return reader_copy(self._inputs)
 
     def check(self, answer):
-        """Check ``answer`` and return a :class:`Feedback`; never raises for a bad answer."""
+        """Check ``answer`` and return a :class:`Feedback`; never raises, never hangs."""
+        try:
+            return _one_line(self._verdict(answer))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as err:  # the promise: one line, whatever happened
+            return Feedback(
+                "wrong",
+                f"this answer could not be checked ({type(err).__name__}: {safe_text(err)}).",
+                "not-checkable",
+            )
+
+    def _verdict(self, answer):
         try:
             trials = self._trials(answer)
         except _Unanswered as why:
             return Feedback("unanswered", str(why), "unanswered")
-        except _Wrong as why:
+        except AnswerProblem as why:
             return Feedback("wrong", why.message, why.name)
         if all(t.ok for t in trials):
             return Feedback("correct", self._praise())
@@ -201,6 +142,12 @@ class Exercise:
         return f"<{self.kind} {self.id!r}: {self.title}>"
 
 
+def _one_line(feedback):
+    """The feedback with its message on one line."""
+    message = " ".join(str(feedback.message).split())
+    return Feedback(feedback.status, message, feedback.diagnosis)
+
+
 def _fires(diag, trials):
     """Run one diagnosis; a diagnosis that itself fails simply does not fire."""
     try:
@@ -211,78 +158,92 @@ def _fires(diag, trials):
         return False
 
 
-def _caller_module():
-    """The module that built the exercise: the first frame outside this file."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__") == __name__:
-        frame = frame.f_back
-    return "__main__" if frame is None else frame.f_globals.get("__name__", "__main__")
+_CHAPTER_MODULE = re.compile(r"ch\d\d_\w+")
 
 
-def _register(ex):
-    old = _REGISTRY.get(ex.id)
-    if old is not None and old.module != ex.module:
-        raise ValueError(f"exercise id {ex.id!r} is used twice: in {old.module} and in {ex.module}")
-    _REGISTRY[ex.id] = ex
+def all_exercises():
+    """Every chapter's exercises: the ``EXERCISES`` list each ``chNN_*`` module ends with.
+
+    Raises
+    ------
+    ValueError
+        If two exercises share an id.
+    """
+    package = importlib.import_module(__package__)
+    found, owner = [], {}
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if _CHAPTER_MODULE.fullmatch(info.name):
+            module = importlib.import_module(f"{__package__}.{info.name}")
+            for ex in module.EXERCISES:
+                if ex.id in owner:
+                    raise ValueError(
+                        f"exercise id {ex.id!r} is used twice: in {owner[ex.id]} and in "
+                        f"{module.__name__}"
+                    )
+                owner[ex.id] = module.__name__
+                found.append(ex)
+    return found
 
 
 def get(id):
-    """Return the registered exercise ``id`` (imports every exercise module first)."""
+    """Return the exercise ``id`` from :func:`all_exercises`."""
     exercises = {ex.id: ex for ex in all_exercises()}
     if id not in exercises:
         raise KeyError(f"no exercise {id!r}; known: {sorted(exercises)}")
     return exercises[id]
 
 
-def all_exercises():
-    """Every registered exercise, after importing each module of ``attn_book.exercises``."""
-    package = importlib.import_module(__package__)
-    for info in pkgutil.iter_modules(package.__path__):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{__package__}.{info.name}")
-    return sorted(_REGISTRY.values(), key=lambda ex: (ex.module, ex.id))
-
-
 def _is_unanswered(answer):
     return answer is Ellipsis or answer is None
 
 
-class _Wrong(Exception):
-    """The answer has the wrong type: a named diagnosis with its message."""
+@dataclass
+class _Clock:
+    """The time left for the reader's code in one check."""
 
-    def __init__(self, name, message):
-        super().__init__(message)
-        self.name, self.message = name, message
+    seconds: float
+    start: float = field(default_factory=time.monotonic)
 
-
-def _as_numbers(answer):
-    """``answer`` as a float array, or raise _Wrong with a friendly message."""
-    try:
-        return np.asarray(answer, dtype=float)
-    except (TypeError, ValueError):
-        kind = type(answer).__name__
-        raise _Wrong(
-            "not-numeric", f"your answer should be a number or a list of numbers, not a {kind}."
-        ) from None
+    def left(self):
+        return max(self.seconds - (time.monotonic() - self.start), 0.01)
 
 
-def _call(fn, args):
-    """Call the reader's ``fn(*args)`` quietly: (float array or None, exception or None)."""
-    args = tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args)
+def _call(fn, case, clock):
+    """Run the reader's ``fn`` on copies of ``case.args``: (float array or None, exception or None).
+
+    Raises _Unanswered for a skeleton and AnswerProblem for an answer of the wrong
+    form (an endless loop, no ``return``, not numbers, complex numbers).
+    """
+    args = reader_copy(case.args)
     try:
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            out = fn(*args)
+            out = run_with_time_limit(lambda: fn(*args), clock.left())
     except NotImplementedError:
         raise _Unanswered(_UNANSWERED_FN) from None
-    except Exception as err:
+    except TimeLimitExceeded:
+        raise AnswerProblem("time-limit", _too_slow(case, clock)) from None
+    except (Exception, SystemExit) as err:
         return None, err
-    if out is None or out is Ellipsis:
+    return _read_result(fn, out, case), None
+
+
+def _read_result(fn, out, case):
+    if out is Ellipsis or (out is None and does_nothing(fn)):
         raise _Unanswered(_UNANSWERED_FN)
-    try:
-        return np.asarray(out, dtype=float), None
-    except (TypeError, ValueError) as err:
-        return None, err
+    where = f"on the case '{case.label}'"
+    if out is None:
+        raise AnswerProblem(
+            "no-return", f"your function returned None {where} — did it forget to `return` it?"
+        )
+    return read_numbers(out, f"{where} your function returned")
+
+
+def _too_slow(case, clock):
+    return (
+        f"your function did not finish within {seconds_text(clock.seconds)} on the case "
+        f"'{case.label}', so the check stopped it — an endless loop?"
+    )
 
 
 _UNANSWERED_FN = (
@@ -311,11 +272,13 @@ class NumberExercise(Exercise):
     --------
     >>> import attn_core as ac
     >>> ex = NumberExercise("doc-seed-scores", "the seed's scores", ac.seed_example()[:2],
-    ...                     ac.dot_scores, register=False)
+    ...                     ac.dot_scores)
     >>> ex.check([1, 0, 1])
     ✓ Correct: the seed's scores (checked to within 0.002).
     >>> ex.check([1, 0])
     ✗ Not yet: expected 3 numbers, got 2.
+    >>> ex.check([1, None, 1])
+    ✗ Not yet: entry 2 is None — every entry needs a finite number.
     """
 
     kind = "by hand"
@@ -326,18 +289,26 @@ class NumberExercise(Exercise):
 
     def expected(self):
         """The reference answer (for tests and the solution cell, never printed by check)."""
-        return np.asarray(self.reference(*self.inputs), dtype=float)
+        return np.asarray(self.reference(*self._inputs), dtype=float)
 
     def _trials(self, answer):
         if _is_unanswered(answer):
             raise _Unanswered(_UNANSWERED_VALUE)
-        got = _as_numbers(answer)
-        case = Case("your answer", self.inputs)
-        return [Trial(case, self.expected(), got, None, self.rtol, self.atol)]
+        got, expected = self._read(answer), self.expected()
+        if got.size == expected.size == 1:  # 0.447 and [0.447] are the same answer
+            got = got.reshape(expected.shape)
+        case = Case("your answer", self._inputs)
+        return [Trial(case, expected, got, None, self.rtol, self.atol)]
+
+    def _read(self, answer):
+        """The answer as floats, run with the time limit; None / NaN / inf entries refused."""
+        got = run_with_time_limit(lambda: read_numbers(answer), self.time_limit)
+        missing = non_finite_entries(answer, got)
+        if missing:
+            raise AnswerProblem("not-finite", f"{missing} — every entry needs a finite number.")
+        return got
 
     def _generic(self):
-        from . import diagnose
-
         return [
             diagnose.wrong_count(),
             diagnose.rounding(),
@@ -368,9 +339,13 @@ class FunctionExercise(Exercise):
     --------
     >>> import attn_core as ac
     >>> cases = lambda: [Case("two rows", (np.array([[0.0, 1000.0], [1.0, 1.0]]),))]
-    >>> ex = FunctionExercise("doc-softmax", "softmax", ac.softmax, cases, register=False)
+    >>> ex = FunctionExercise("doc-softmax", "softmax", ac.softmax, cases)
     >>> ex.check(lambda x: np.exp(x) / np.exp(x).sum(-1, keepdims=True)).diagnosis
     'nan-large-scores'
+    >>> def forgot_return(x):
+    ...     y = ac.softmax(x)
+    >>> ex.check(forgot_return).diagnosis
+    'no-return'
     """
 
     kind = "write the function"
@@ -389,23 +364,22 @@ class FunctionExercise(Exercise):
             raise _Unanswered(_UNANSWERED_FN)
         if not callable(answer):
             kind = type(answer).__name__
-            raise _Wrong(
+            raise AnswerProblem(
                 "not-a-function", f"pass your function itself (no brackets), not a {kind}."
             )
-        trials = []
+        trials, clock = [], _Clock(self.time_limit)
         for case in self.cases():
             expected = np.asarray(self.reference(*case.args), dtype=float)
-            got, err = _call(answer, case.args)
+            got, err = _call(answer, case, clock)
             trials.append(Trial(case, expected, got, err, self.rtol, self.atol))
         return trials
 
     def _generic(self):
-        from . import diagnose
-
         return [
             diagnose.raised(),
             diagnose.wrong_shape(),
             diagnose.nan_for_large_scores(),
+            diagnose.not_finite(),
             diagnose.wrong_values(),
         ]
 
@@ -443,11 +417,12 @@ class ChoiceExercise(Exercise):
     def _trials(self, answer):
         if _is_unanswered(answer):
             raise _Unanswered(_UNANSWERED_VALUE)
-        typed = str(answer).strip().strip("\"'")
-        pick = self._by_key.get(_choice_key(typed))
+        typed = run_with_time_limit(lambda: _typed(answer), self.time_limit)
+        pick = None if typed is None else self._by_key.get(_choice_key(typed))
         if pick is None:
             choices = ", ".join(map(repr, self.options))
-            raise _Wrong("not-an-option", f"answer with one of {choices}, not {typed!r}.")
+            what = f"a {type(answer).__name__}" if typed is None else repr(typed)
+            raise AnswerProblem("not-an-option", f"answer with one of {choices}, not {what}.")
         return [_ChoiceTrial(pick == self._answer, pick)]
 
     def _praise(self):
@@ -456,6 +431,17 @@ class ChoiceExercise(Exercise):
 
 _TIMES = re.compile(r"(?<![a-z])[x*·](?=\s*[\d√.(]|\s*sqrt)")
 _SQRT = re.compile(r"sqrt\s*\(?\s*([\d.]+)\s*\)?")
+
+
+def _typed(answer):
+    """The typed option as text (at most 40 characters), or None if ``str`` of it fails."""
+    if not isinstance(answer, str | int | float):
+        try:
+            answer = str(answer)
+        except Exception:
+            return None
+    text = str(answer).strip().strip("\"'")
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _choice_key(text):
@@ -476,3 +462,37 @@ class _ChoiceTrial:
     ok: bool
     got: str
     case: Case = field(default_factory=lambda: Case("your choice", ()))
+
+
+class Code(str):
+    """Source text that displays as a highlighted Python block in a notebook."""
+
+    def _repr_markdown_(self):
+        return f"```python\n{self}```"
+
+    def __repr__(self):
+        return str(self)
+
+
+class BugExercise(FunctionExercise):
+    """Find the bug: a :class:`FunctionExercise` that starts from ``buggy``, whose bug is ``bug``.
+
+    ``show()`` gives the buggy source for the chapter to print; the reader copies
+    it, fixes the one mistake and passes the fixed function to ``check``. The
+    buggy function itself is the first mistake: checking it must give the
+    diagnosis named ``bug``.
+    """
+
+    kind = "find the bug"
+
+    def __init__(self, id, title, buggy, reference, cases, *, bug, mistakes=(), **kw):
+        self.buggy = buggy
+        mistakes = [Mistake("the buggy code, unchanged", buggy, bug), *mistakes]
+        super().__init__(id, title, reference, cases, mistakes=mistakes, **kw)
+
+    def show(self):
+        """The buggy source, to print in the chapter."""
+        return Code(textwrap.dedent(inspect.getsource(self.buggy)))
+
+    def _praise(self):
+        return f"bug fixed — {self.title}: matches attn_core on all {len(self.cases())} cases."

@@ -1,11 +1,13 @@
 """Chapter 1's exercises: the dot product (내적) as similarity.
 
-The find-the-bug exercise of this chapter is :data:`attn_book.exercises.bugs.kT_batch`.
+Its find-the-bug exercise, :data:`kT_batch`, plants ``k.T`` on a batched array.
 
 Examples
 --------
 >>> scores_by_hand.check([2.0, 3.0, -1.0]).ok
 True
+>>> kT_batch.check(kT_batch.buggy).diagnosis
+'kT-on-batch'
 """
 
 from __future__ import annotations
@@ -17,9 +19,17 @@ import numpy as np
 import attn_core as ac
 
 from . import diagnose
-from ._core import Case, ChoiceExercise, Diagnosis, FunctionExercise, Mistake, NumberExercise
+from ._core import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
+from .records import Case, Diagnosis, Mistake
 
-__all__ = ["cosine_by_hand", "my_scores", "scores_by_hand", "which_key_wins"]
+__all__ = [
+    "EXERCISES",
+    "cosine_by_hand",
+    "kT_batch",
+    "my_scores",
+    "scores_by_hand",
+    "which_key_wins",
+]
 
 _Q = np.array([2.0, 1.0])
 _KEYS = np.array([[1.0, 0.0], [0.0, 3.0], [-1.0, 1.0]])
@@ -134,12 +144,12 @@ def _score_cases():
         Case(
             "batch of 2, 3 queries, 4 keys",
             (r.normal(size=(2, 3, 5)), r.normal(size=(2, 4, 5))),
-            True,
+            batched=True,
         ),
         Case(
             "batch 2 × 3 heads, E=2",
             (r.normal(size=(2, 3, 4, 2)), r.normal(size=(2, 3, 4, 2))),
-            True,
+            batched=True,
         ),
     ]
 
@@ -181,3 +191,44 @@ which_key_wins = ChoiceExercise(
         {"a": np.array([1.0, 0.2]), "b": np.array([2.0, 2.0]), "c": np.array([0.0, 5.0])},
     ),
 )
+
+
+# ---------------------------------------------------------------- k.T on a batch (chapter 1)
+
+
+def scores(q, k):
+    """All scores q·k: q (..., L, E), k (..., S, E) -> (..., L, S)."""
+    return q @ k.T  # [L, E] @ [E, S] -> [L, S]
+
+
+def _bug_score_cases():
+    r = np.random.default_rng(1)
+    return [
+        Case("3 queries, 5 keys, E=4", (r.normal(size=(3, 4)), r.normal(size=(5, 4)))),
+        Case(
+            "batch of 2, 3 queries, 5 keys",
+            (r.normal(size=(2, 3, 4)), r.normal(size=(2, 5, 4))),
+            batched=True,
+        ),
+        Case(
+            "batch of 2, L = S = E = 2",
+            (r.normal(size=(2, 2, 2)), r.normal(size=(2, 2, 2))),
+            batched=True,
+        ),
+    ]
+
+
+kT_batch = BugExercise(
+    "bug-kT-batch",
+    "scores for a batch",
+    scores,
+    ac.dot_scores,
+    _bug_score_cases,
+    bug="kT-on-batch",
+    diagnoses=[diagnose.kT_on_batch()],
+    mistakes=[Mistake("np.transpose(k) is k.T", lambda q, k: q @ np.transpose(k), "kT-on-batch")],
+    solution=_fixed,
+)
+
+
+EXERCISES = [scores_by_hand, cosine_by_hand, my_scores, kT_batch, which_key_wins]

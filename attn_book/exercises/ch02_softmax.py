@@ -1,8 +1,7 @@
 """Chapter 2's exercises: softmax (소프트맥스).
 
-The find-the-bug exercises of this chapter are
-:data:`attn_book.exercises.bugs.mask_fully_masked` and
-:data:`attn_book.exercises.bugs.softmax_wrong_axis`.
+Its find-the-bug exercises: :data:`mask_fully_masked` (masking with -1e9, and a
+fully masked row) and :data:`softmax_wrong_axis` (normalised over the wrong axis).
 
 Examples
 --------
@@ -21,9 +20,17 @@ import numpy as np
 import attn_core as ac
 
 from . import diagnose
-from ._core import Case, ChoiceExercise, FunctionExercise, Mistake, NumberExercise
+from ._core import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
+from .records import Case, Diagnosis, Mistake
 
-__all__ = ["double_the_scores", "my_softmax", "shift_by_hand"]
+__all__ = [
+    "EXERCISES",
+    "double_the_scores",
+    "mask_fully_masked",
+    "my_softmax",
+    "shift_by_hand",
+    "softmax_wrong_axis",
+]
 
 
 _SHIFTED = np.array([101.0, 100.0, 100.0])
@@ -68,7 +75,8 @@ def _skeleton(scores):
     raise NotImplementedError
 
 
-def _fixed(scores):
+def _stable_softmax(scores):
+    """The answer a reader writes: subtract each row's max, exponentiate, divide by the sum."""
     e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # every exponent <= 0
     return e / e.sum(axis=-1, keepdims=True)
 
@@ -80,7 +88,7 @@ def _softmax_cases():
         Case("3 queries, 5 keys", (r.normal(size=(3, 5)),)),
         Case("huge scores, 1000 and up", (np.array([[1000.0, 999.0, 1000.0]]),)),
         Case("very negative scores", (np.array([[-1000.0, -1001.0, -1003.0]]),)),
-        Case("batch of 2, 3 queries, 4 keys", (r.normal(0, 3, size=(2, 3, 4)),), True),
+        Case("batch of 2, 3 queries, 4 keys", (r.normal(0, 3, size=(2, 3, 4)),), batched=True),
     ]
 
 
@@ -112,7 +120,7 @@ my_softmax = FunctionExercise(
         ),
         Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
     ],
-    solution=_fixed,
+    solution=_stable_softmax,
 )
 
 double_the_scores = ChoiceExercise(
@@ -127,3 +135,137 @@ double_the_scores = ChoiceExercise(
     },
     inputs=(np.array([2.0, 1.0, 0.5]),),
 )
+
+
+# ---------------------------------------------------- -1e9 and a fully masked row (chapter 2)
+
+
+def masked_weights(scores, mask):
+    """Softmax over the keys of scores (..., L, S).
+
+    mask (True = may attend) hides keys.
+    """
+    # a very negative score for a hidden key
+    scores = np.where(mask, scores, -1e9)
+    return ac.softmax(scores, axis=-1)
+
+
+def _masked_reference(scores, mask):
+    return ac.softmax(np.where(mask, scores, -np.inf), axis=-1)
+
+
+def _naive_masked(scores, mask):
+    s = np.where(mask, scores, -np.inf)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))  # -inf - (-inf) = NaN in a masked row
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _mask_cases():
+    r = np.random.default_rng(2)
+    pad = ac.padding_mask([3, 0], 3)  # (2, 1, 3): the second sequence is all padding
+    return [
+        Case("one row, key 2 masked", (r.normal(size=(1, 3)), np.array([[True, False, True]]))),
+        Case(
+            "second row fully masked",
+            (r.normal(size=(2, 3)), np.array([[1, 1, 0], [0, 0, 0]], bool)),
+        ),
+        Case("batch of 2, one all padding", (r.normal(size=(2, 2, 3)), pad), batched=True),
+    ]
+
+
+def _nan_in_masked_row():
+    def test(trials):
+        return any(t.got is not None and np.isnan(t.got).any() for t in trials)
+
+    return Diagnosis(
+        "nan-masked-row",
+        "NaN in a fully masked row: its max is -inf and -inf - (-inf) is NaN — a row with "
+        "nothing to attend to needs its own rule (attn_core gives it zeros).",
+        test,
+    )
+
+
+mask_fully_masked = BugExercise(
+    "bug-mask-fully-masked",
+    "masking keys, even all of them",
+    masked_weights,
+    _masked_reference,
+    _mask_cases,
+    bug="masked-row-uniform",
+    diagnoses=[
+        _nan_in_masked_row(),
+        diagnose.masked_key_weighted(),
+        diagnose.masked_row_uniform(),
+    ],
+    mistakes=[
+        Mistake("-inf with a hand-made softmax", _naive_masked, "nan-masked-row"),
+        Mistake(
+            "True taken as 'ignore'",
+            lambda s, m: ac.softmax(np.where(m, -np.inf, s)),
+            "masked-key-weighted",
+        ),
+    ],
+    solution=_masked_reference,
+)
+
+
+# ----------------------------------------------------------- softmax over the wrong axis (ch 2)
+
+
+def softmax_rows(scores):
+    """Weights (..., L, S): softmax over the keys (the last axis)."""
+    e = np.exp(scores - scores.max(axis=0, keepdims=True))
+    return e / e.sum(axis=0, keepdims=True)
+
+
+def _bug_softmax_cases():
+    r = np.random.default_rng(3)
+    return [
+        Case("3 queries, 4 keys", (r.normal(size=(3, 4)),)),
+        Case(
+            "huge scores, ±1000", (np.array([[1000.0, 998.0, -5.0], [-1000.0, -1001.0, -1002.0]]),)
+        ),
+        Case("batch of 2, 3 queries, 4 keys", (r.normal(size=(2, 3, 4)),), batched=True),
+    ]
+
+
+softmax_wrong_axis = BugExercise(
+    "bug-softmax-wrong-axis",
+    "softmax over the keys",
+    softmax_rows,
+    ac.softmax,
+    _bug_softmax_cases,
+    bug="wrong-axis",
+    diagnoses=[
+        diagnose.matches(
+            "wrong-axis",
+            "your columns sum to 1, not your rows — you normalised over the first axis; "
+            "each query's weights run along the keys (the last axis).",
+            lambda s: ac.softmax(s, axis=0),
+        ),
+        diagnose.nan_for_large_scores(),
+        diagnose.rows_not_normalised(),
+    ],
+    mistakes=[
+        Mistake(
+            "normalised over the whole array",
+            lambda s: np.exp(s) / np.exp(s).sum(),
+            "nan-large-scores",
+        ),
+        Mistake(
+            "max over the keys, sum over the whole array",
+            lambda s: (e := np.exp(s - s.max(-1, keepdims=True))) / e.sum(),
+            "rows-not-normalised",
+        ),
+    ],
+    solution=_stable_softmax,  # the buggy code with axis=-1
+)
+
+
+EXERCISES = [
+    shift_by_hand,
+    double_the_scores,
+    my_softmax,
+    mask_fully_masked,
+    softmax_wrong_axis,
+]

@@ -23,10 +23,11 @@ import attn_core as ac
 from attn_core.by_hand import sentence_example
 
 from . import diagnose
-from ._core import Case, ChoiceExercise, Diagnosis, FunctionExercise, Mistake, NumberExercise
-from .bugs import BugExercise
+from ._core import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
+from .records import Case, Diagnosis, Mistake
 
 __all__ = [
+    "EXERCISES",
     "add_a_word",
     "my_attention",
     "output_by_hand",
@@ -177,10 +178,9 @@ add_a_word = ChoiceExercise(
 
 
 def _attention(q, keys, values):
-    """A correct answer written from scratch: stable softmax of the scaled scores, then @ V."""
+    """A correct answer: the scaled scores, attn_core's softmax over the keys, then @ V."""
     scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return (e / e.sum(axis=-1, keepdims=True)) @ values  # [..., L, S] @ [..., S, Ev]
+    return ac.softmax(scores, axis=-1) @ values  # [..., L, S] @ [..., S, Ev]
 
 
 def _skeleton(q, keys, values):
@@ -200,7 +200,7 @@ def _attention_cases():
         Case(
             "batch of 2, 3 queries, 4 keys, E=4",
             (r.normal(size=(2, 3, 4)), r.normal(size=(2, 4, 4)), r.normal(size=(2, 4, 2))),
-            True,
+            batched=True,
         ),
         Case(
             "large scores (q·k up to 20000)",
@@ -280,9 +280,9 @@ def sentence_attention(Q, K, V):
 
 
 def _sentence_fixed(Q, K, V):
+    """The bug fixed: one softmax per query (per row), as attn_core computes it."""
     scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True) @ V
+    return ac.softmax(scores, axis=-1) @ V  # [..., L, S] @ [..., S, Ev]
 
 
 def _over_matrix(Q, K, V):
@@ -304,7 +304,7 @@ def _sentence_cases():
         Case(
             "batch of 2 sentences, 3 queries, E=4",
             (r.normal(size=(2, 3, 4)), r.normal(size=(2, 3, 4)), r.normal(size=(2, 3, 2))),
-            True,
+            batched=True,
         ),
     ]
 
@@ -332,3 +332,12 @@ sentence_softmax = BugExercise(
     mistakes=[Mistake("sum over axis 0", _weights_over_queries, "normalised-over-queries")],
     solution=_sentence_fixed,
 )
+
+
+EXERCISES = [
+    weights_by_hand,
+    output_by_hand,
+    add_a_word,
+    my_attention,
+    sentence_softmax,
+]

@@ -20,7 +20,7 @@ are off, by position, too large or too small). None of them says the answer.
 
 Examples
 --------
->>> from attn_book.exercises import Case, Trial
+>>> from attn_book.exercises.records import Case, Trial
 >>> t = Trial(Case("two keys", ()), expected=np.array([0.5, 0.5]), got=np.array([1.0, 1.0]))
 >>> rows_not_normalised().test([t])
 True
@@ -34,7 +34,8 @@ import math
 
 import numpy as np
 
-from ._core import Diagnosis
+from .records import Diagnosis
+from .running import safe_text
 
 __all__ = [
     "batch_only",
@@ -47,6 +48,7 @@ __all__ = [
     "masked_row_uniform",
     "matches",
     "nan_for_large_scores",
+    "not_finite",
     "not_summing_to_one",
     "off_entries",
     "raised",
@@ -137,14 +139,27 @@ def rows_not_normalised():
     )
 
 
+def _non_finite(t):
+    """True when the answer has NaN or inf where attn_core's numbers are finite."""
+    return _same_shape(t) and not np.isfinite(t.got[np.isfinite(t.expected)]).all()
+
+
+def _large_inputs(t, at_least=100.0):
+    """True when some numeric input of the case is at least ``at_least`` in size."""
+    sizes = [np.abs(a).max() for a in t.case.args if isinstance(a, np.ndarray) and a.size]
+    return any(s >= at_least for s in sizes if np.issubdtype(type(s), np.number))
+
+
 def nan_for_large_scores():
-    """NaN or inf where the reference is finite (the naive exp overflowed)."""
+    """NaN or inf where the reference is finite, and only on cases with large inputs.
+
+    A naive ``exp`` overflows past 709; NaN on small inputs is another mistake
+    (:func:`not_finite` reports it).
+    """
 
     def test(trials):
-        return any(
-            _same_shape(t) and not np.isfinite(t.got[np.isfinite(t.expected)]).all()
-            for t in _failing(trials)
-        )
+        broken = [t for t in _failing(trials) if _non_finite(t)]
+        return bool(broken) and all(_large_inputs(t) for t in broken)
 
     return Diagnosis(
         "nan-large-scores",
@@ -216,12 +231,28 @@ def masked_key_weighted():
     )
 
 
+def not_finite():
+    """NaN or inf where attn_core's numbers are finite, whatever the inputs."""
+
+    def message(trials):
+        t = next(t for t in _failing(trials) if _non_finite(t))
+        return (
+            f"on the case '{t.case.label}' your result has NaN or inf where attn_core's "
+            "numbers are all finite."
+        )
+
+    return Diagnosis(
+        "not-finite", message, lambda trials: any(_non_finite(t) for t in _failing(trials))
+    )
+
+
 def raised():
     """The reader's function raised on some case."""
 
     def message(trials):
         t = next(t for t in trials if t.error is not None)
-        text = str(t.error).splitlines()[0][:120] if str(t.error) else ""
+        text = safe_text(t.error, limit=120)
+        text = "" if text == f"a {type(t.error).__name__}" else text
         return f"your function raised {type(t.error).__name__} on the case '{t.case.label}': {text}"
 
     return Diagnosis("raised", message, lambda trials: any(t.error for t in trials))

@@ -1,0 +1,129 @@
+"""The records every part of the exercises shares: Case, Trial, Diagnosis, Mistake, Feedback.
+
+The checker (:mod:`._core`), the shared diagnoses (:mod:`.diagnose`) and the
+chapters' modules all import from here, and this module imports nothing of
+theirs, so there is no import cycle.
+
+Examples
+--------
+>>> Case("two keys", (np.zeros(2),), batched=True).batched
+True
+>>> Feedback("wrong", "your rows do not sum to 1.", "rows-not-normalised")
+✗ Not yet: your rows do not sum to 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Case", "Diagnosis", "Feedback", "Mistake", "Trial"]
+
+_ICONS = {"correct": "✓ Correct", "wrong": "✗ Not yet", "unanswered": "… Not answered yet"}
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """The one-line verdict of a check.
+
+    Attributes
+    ----------
+    status : {"correct", "wrong", "unanswered"}
+    message : str
+        One friendly sentence; never contains the solution.
+    diagnosis : str or None
+        The name of the :class:`Diagnosis` that fired (``None`` when correct).
+    """
+
+    status: str
+    message: str
+    diagnosis: str | None = None
+
+    @property
+    def ok(self):
+        """True when the answer is correct."""
+        return self.status == "correct"
+
+    def __repr__(self):
+        return f"{_ICONS[self.status]}: {self.message}"
+
+    def _repr_markdown_(self):
+        return f"**{_ICONS[self.status]}:** {self.message}"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One input of a write-the-function check: ``fn(*args)`` on a labelled case.
+
+    Parameters
+    ----------
+    label : str
+        Named in the feedback ("on the case '…'").
+    args : tuple
+        The arguments; the reader's function gets copies.
+    batched : bool, keyword-only, default False
+        The case has a leading batch axis (the ``k.T`` diagnosis compares the two kinds).
+    """
+
+    label: str
+    args: tuple
+    batched: bool = field(default=False, kw_only=True)
+
+
+@dataclass
+class Trial:
+    """The reader's answer on one case, beside the expected value.
+
+    ``got`` is a float array (None if the answer raised or was not numeric),
+    ``error`` the exception raised, if any.
+    """
+
+    case: Case
+    expected: np.ndarray
+    got: np.ndarray | None = None
+    error: BaseException | None = None
+    rtol: float = 1e-5
+    atol: float = 1e-7
+
+    def matches(self, value):
+        """True if the answer ``got`` equals ``value`` (same shape, within tolerance)."""
+        if self.got is None:
+            return False
+        value = np.asarray(value, dtype=float)
+        if self.got.shape != value.shape:
+            return False
+        return bool(np.allclose(self.got, value, rtol=self.rtol, atol=self.atol))
+
+    @property
+    def ok(self):
+        """True if the answer matched on this case."""
+        return self.matches(self.expected)
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """A named common mistake: ``test(trials)`` is True when the answer shows it.
+
+    ``message`` says *what* is wrong and hints at the fix, without the solution;
+    a callable message is filled in from the trials.
+    """
+
+    name: str
+    message: str | Callable[[list[Trial]], str]
+    test: Callable[[list[Trial]], bool]
+
+    def describe(self, trials):
+        """The message, filled in from the trials when ``message`` is a callable."""
+        return self.message(trials) if callable(self.message) else self.message
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A wrong answer an exercise claims to diagnose, as ``diagnosis`` (a Diagnosis name)."""
+
+    name: str
+    answer: Any
+    diagnosis: str
