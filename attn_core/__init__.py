@@ -5,6 +5,8 @@ Import cost is numpy only: plotting (:mod:`attn_book.plots`), widgets
 are submodules that load their own dependencies when imported.
 """
 
+import importlib.metadata as _metadata
+
 from .attention import (
     attention_weights,
     causal_mask,
@@ -12,18 +14,26 @@ from .attention import (
     padding_mask,
     scaled_dot_product_attention,
 )
+from .chunked import chunked_attention
+from .cost import AttentionCost, attention_cost
 from .examples import SENTENCE_EN, SENTENCE_KO, seed_example, toy_embeddings
 from .heads import SimpleSelfAttention, merge_heads, multi_head_attention, split_heads
 from .softmax import entropy, log_softmax, logsumexp, softmax, softmax_jacobian
 
-__version__ = "0.1.0"
+try:  # the one version is pyproject.toml's, as pip installed it
+    __version__ = _metadata.version("attn-core")
+except _metadata.PackageNotFoundError:  # a checkout on sys.path that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "SENTENCE_EN",
     "SENTENCE_KO",
+    "AttentionCost",
     "SimpleSelfAttention",
+    "attention_cost",
     "attention_weights",
     "causal_mask",
+    "chunked_attention",
     "dot_scores",
     "entropy",
     "log_softmax",

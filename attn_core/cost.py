@@ -1,0 +1,98 @@
+"""What attention costs: the FLOPs of its two matmuls and the bytes of its score matrix.
+
+The book's claim that attention is quadratic, in numbers: both matmuls and
+the score matrix grow with L·S, while the inputs and the output grow with
+L + S. ``python -m attn_core.bench`` measures how close numpy gets to it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .validation import check_positive_int
+
+__all__ = ["AttentionCost", "attention_cost"]
+
+
+class AttentionCost(NamedTuple):
+    """FLOPs and bytes of one attention call; see :func:`attention_cost` for the formulas.
+
+    Examples
+    --------
+    >>> attention_cost(1, 1, 2, 3, 4).qk_flops  # 2 queries x 3 keys, a 4-term dot each
+    48
+    """
+
+    qk_flops: int  # QKᵀ: 2·B·H·L·S·d
+    av_flops: int  # weights @ V: 2·B·H·L·S·d_v
+    softmax_exps: int  # one exp per score: B·H·L·S
+    score_bytes: int  # the (B, H, L, S) score (or weight) matrix
+    input_bytes: int  # Q, K and V
+    output_bytes: int  # the (B, H, L, d_v) output
+
+    @property
+    def matmul_flops(self):
+        """FLOPs of both matmuls, the floor any implementation must compute."""
+        return self.qk_flops + self.av_flops
+
+
+def attention_cost(batch, heads, L, S, d, dtype=np.float32, d_v=None):
+    r"""FLOPs and bytes of scaled dot-product attention, from the shapes alone.
+
+    Parameters
+    ----------
+    batch, heads : int
+        B sequences, H heads each (use 1 and 1 for a single matrix).
+    L, S : int
+        Number of queries and of keys.
+    d : int
+        Size of each query and key (E, or d_head).
+    dtype : numpy dtype, default float32
+        Sets the bytes per number.
+    d_v : int, optional
+        Size of each value (Ev); defaults to ``d``.
+
+    Returns
+    -------
+    AttentionCost
+        With :math:`b` bytes per number and :math:`N = B H`, a multiply and an
+        add counted as 2 FLOPs:
+
+        - ``qk_flops`` :math:`= 2 N L S d` (each of the L·S scores is a d-term dot)
+        - ``av_flops`` :math:`= 2 N L S d_v` (each output is an S-term weighted sum)
+        - ``softmax_exps`` :math:`= N L S`
+        - ``score_bytes`` :math:`= N L S b`, the memory a fast path avoids holding
+        - ``input_bytes`` :math:`= N (L d + S d + S d_v) b`
+        - ``output_bytes`` :math:`= N L d_v b`
+
+    Examples
+    --------
+    GPT-2's shape: 12 heads of 64 over 1024 tokens, in float32:
+
+    >>> cost = attention_cost(1, 12, 1024, 1024, 64)
+    >>> cost.matmul_flops / 1e9, cost.score_bytes / 2**20
+    (3.221225472, 48.0)
+    """
+    B, H = check_positive_int(batch, "batch"), check_positive_int(heads, "heads")
+    L, S = check_positive_int(L, "L", minimum=0), check_positive_int(S, "S", minimum=0)
+    d = check_positive_int(d, "d")
+    d_v = d if d_v is None else check_positive_int(d_v, "d_v")
+    size, pairs = _itemsize(dtype), B * H * L * S
+    return AttentionCost(
+        qk_flops=2 * pairs * d,
+        av_flops=2 * pairs * d_v,
+        softmax_exps=pairs,
+        score_bytes=pairs * size,
+        input_bytes=B * H * (L * d + S * d + S * d_v) * size,
+        output_bytes=B * H * L * d_v * size,
+    )
+
+
+def _itemsize(dtype):
+    """Bytes per number of ``dtype``, or a TypeError naming the argument."""
+    try:
+        return np.dtype(dtype).itemsize
+    except TypeError:
+        raise TypeError(f"dtype must be a numpy dtype such as np.float32, got {dtype!r}") from None

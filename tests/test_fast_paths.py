@@ -1,0 +1,218 @@
+"""The fast path (query blocks) and chunked_attention (online softmax) equal the plain path.
+
+Expected values come from the plain-Python loop in reference.py, and from the plain
+path (the weights, then ``weights @ value``), never from the code under test.
+"""
+
+import math
+import tracemalloc
+
+import numpy as np
+import pytest
+import reference as ref
+
+import attn_core.attention as attention
+from attn_core import (
+    attention_weights,
+    causal_mask,
+    chunked_attention,
+    padding_mask,
+    scaled_dot_product_attention,
+)
+
+# (batch of q, batch of k, batch of v, L, S, E, Ev): broadcasting and L != S included
+SHAPES = [
+    ((), (), (), 7, 7, 4, 3),
+    ((), (), (), 5, 9, 3, 2),
+    ((), (), (), 9, 4, 2, 5),
+    ((2,), (2,), (2,), 6, 11, 3, 3),
+    ((2, 1), (1, 3), (2, 3), 5, 7, 4, 2),  # (batch, heads): q shared by heads, k by batch
+]
+DTYPES = [np.float64, np.float32]
+
+
+@pytest.fixture
+def fast_path_always(monkeypatch):
+    """Send every input down the fast path, in blocks of 3 queries (dividing no L here)."""
+    monkeypatch.setattr(attention, "FAST_PATH_MIN_PAIRS", 1)
+    monkeypatch.setattr(attention, "MIN_BLOCK_ROWS", 3)
+    monkeypatch.setattr(attention, "BLOCK_SCORES", 1)
+
+
+def random_qkv(rng, shape, dtype):
+    q_batch, k_batch, v_batch, L, S, E, Ev = shape
+    q = rng.normal(size=(*q_batch, L, E)).astype(dtype)
+    k = rng.normal(size=(*k_batch, S, E)).astype(dtype)
+    v = rng.normal(size=(*v_batch, S, Ev)).astype(dtype)
+    return q, k, v
+
+
+def loop_attention(q, k, v, mask=None, causal=False):
+    """The reference loop, one example at a time over the broadcast batch axes."""
+    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    L, S = q.shape[-2], k.shape[-2]
+    q, k, v = (np.broadcast_to(a, (*batch, *a.shape[-2:])) for a in (q, k, v))
+    if mask is not None:
+        mask = np.broadcast_to(mask, (*batch, L, S))
+    out = np.empty((*batch, L, v.shape[-1]))
+    for idx in np.ndindex(batch):
+        rows = None if mask is None else mask[idx].tolist()
+        args = (q[idx].tolist(), k[idx].tolist(), v[idx].tolist())
+        out[idx] = ref.attention(*args, mask=rows, causal=causal)[1]
+    return out
+
+
+def tolerance(dtype):
+    return {"rtol": 1e-12, "atol": 1e-14} if dtype == np.float64 else {"rtol": 2e-5, "atol": 2e-6}
+
+
+def masks_for(rng, L, S):
+    """Bool, float and padding masks, each with a fully masked query row."""
+    allowed = rng.random((L, S)) < 0.6
+    allowed[0] = False  # query 0 may attend to nothing: its output must be zeros
+    bias = np.where(allowed, rng.normal(size=(L, S)), -np.inf)
+    lengths = padding_mask([S // 2], S)[0]  # (1, S): broadcasts over the queries
+    return {"bool": allowed, "float": bias, "padding": lengths}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_fast_path_matches_loop(rng, fast_path_always, shape, dtype):
+    q, k, v = random_qkv(rng, shape, dtype)
+    out = scaled_dot_product_attention(q, k, v)
+    assert out.dtype == dtype
+    np.testing.assert_allclose(out, loop_attention(q, k, v), **tolerance(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_fast_path_causal_matches_loop(rng, fast_path_always, shape, dtype):
+    q, k, v = random_qkv(rng, shape, dtype)
+    out = scaled_dot_product_attention(q, k, v, is_causal=True)
+    np.testing.assert_allclose(out, loop_attention(q, k, v, causal=True), **tolerance(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kind", ["bool", "float", "padding"])
+def test_fast_path_masks_match_loop(rng, fast_path_always, kind, dtype):
+    q, k, v = random_qkv(rng, ((2,), (2,), (2,), 7, 5, 3, 2), dtype)
+    mask = masks_for(rng, 7, 5)[kind]
+    out = scaled_dot_product_attention(q, k, v, mask)
+    np.testing.assert_allclose(out, loop_attention(q, k, v, mask), **tolerance(dtype))
+    if kind != "padding":
+        assert (out[:, 0] == 0).all()  # the fully masked row gives zeros, not NaN
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("block_size", [1, 2, 3, 4, 100])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_chunked_matches_loop(rng, shape, dtype, block_size):
+    q, k, v = random_qkv(rng, shape, dtype)
+    out = chunked_attention(q, k, v, block_size=block_size)
+    assert out.dtype == dtype
+    np.testing.assert_allclose(out, loop_attention(q, k, v), **tolerance(dtype))
+    causal = chunked_attention(q, k, v, is_causal=True, block_size=block_size)
+    np.testing.assert_allclose(causal, loop_attention(q, k, v, causal=True), **tolerance(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kind", ["bool", "float", "padding"])
+def test_chunked_masks_match_loop(rng, kind, dtype):
+    q, k, v = random_qkv(rng, ((2,), (2,), (2,), 7, 5, 3, 2), dtype)
+    mask = masks_for(rng, 7, 5)[kind]
+    out = chunked_attention(q, k, v, mask, block_size=2)
+    np.testing.assert_allclose(out, loop_attention(q, k, v, mask), **tolerance(dtype))
+
+
+def test_chunked_first_block_fully_masked_then_seen(rng):
+    # Query 0 sees only the last key: its running max stays -inf for two blocks, then
+    # jumps; the rescale e^(m - m') must then drop the (empty) earlier sums, not NaN them.
+    q, k, v = random_qkv(rng, ((), (), (), 2, 5, 3, 2), np.float64)
+    mask = np.array([[False, False, False, False, True], [True] * 5])
+    out = chunked_attention(q, k, v, mask, block_size=2)
+    np.testing.assert_allclose(out[0], v[4], rtol=1e-14)  # one visible key: its value
+    np.testing.assert_allclose(out, loop_attention(q, k, v, mask), rtol=1e-12)
+
+
+def test_chunked_is_stable_for_huge_scores(rng):
+    # Scores near ±1e4: a plain exp would overflow; the running max keeps every exponent <= 0.
+    q, k, v = random_qkv(rng, ((), (), (), 4, 6, 2, 3), np.float64)
+    out = chunked_attention(q * 100, k * 100, v, scale=1.0, block_size=4)
+    _, expected = ref.attention((q * 100).tolist(), (k * 100).tolist(), v.tolist(), scale=1.0)
+    np.testing.assert_allclose(out, expected, rtol=1e-9)
+    assert np.isfinite(out).all()
+
+
+def test_seed_example_chunked_by_hand():
+    # Scores 1, 0, 1 scaled by 1/sqrt(2): weights e^s/(2e^s+1), 1/(2e^s+1), e^s/(2e^s+1).
+    s = 1 / math.sqrt(2)
+    a, b = math.exp(s) / (2 * math.exp(s) + 1), 1 / (2 * math.exp(s) + 1)
+    keys, values = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]
+    for block_size in (1, 2, 3):
+        out = chunked_attention([1.0, 0.0], keys, values, block_size=block_size)
+        np.testing.assert_allclose(out, [2 * a + a, 2 * b + a], rtol=1e-14)
+
+
+def test_default_threshold_sends_large_inputs_down_the_fast_path(rng, monkeypatch):
+    calls = []
+    blocked = attention._attention_in_query_blocks
+    monkeypatch.setattr(
+        attention, "_attention_in_query_blocks", lambda *a: calls.append(a) or blocked(*a)
+    )
+    side = math.isqrt(attention.FAST_PATH_MIN_PAIRS)
+    q, k, v = random_qkv(rng, ((), (), (), side, side, 8, 4), np.float64)
+    expected = attention_weights(q, k) @ v  # the plain path, written out
+    np.testing.assert_allclose(scaled_dot_product_attention(q, k, v), expected, rtol=1e-11)
+    assert len(calls) == 1
+    scaled_dot_product_attention(q[:-1], k, v)  # one pair short of the threshold: plain
+    scaled_dot_product_attention(q, k, v, dropout_p=0.1, rng=rng)  # dropout: plain
+    assert len(calls) == 1
+
+
+def test_fast_path_with_default_blocks_matches_plain_path(rng, monkeypatch):
+    # Large enough for several default-sized blocks and a short last one: 2 heads x 700 x 1500.
+    monkeypatch.setattr(attention, "BLOCK_SCORES", 2 * 128 * 1500)
+    q, k, v = random_qkv(rng, ((2,), (2,), (2,), 700, 1500, 16, 8), np.float32)
+    for mask, causal in [(None, False), (None, True), (causal_mask(700, 1500), False)]:
+        fast = scaled_dot_product_attention(q, k, v, mask, is_causal=causal)
+        plain = attention_weights(q, k, mask, is_causal=causal) @ v
+        assert fast.dtype == np.float32
+        np.testing.assert_allclose(fast, plain, rtol=1e-4, atol=1e-6)
+
+
+def peak_bytes(function, *args, **kwargs):
+    tracemalloc.start()
+    try:
+        function(*args, **kwargs)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_fast_path_and_chunked_never_hold_the_whole_score_matrix(rng, monkeypatch):
+    monkeypatch.setattr(attention, "BLOCK_SCORES", 64 * 1024)  # blocks of 64 queries
+    q, k, v = random_qkv(rng, ((), (), (), 1024, 1024, 8, 8), np.float64)
+    score_bytes = 1024 * 1024 * 8
+    plain = peak_bytes(lambda: attention_weights(q, k) @ v)
+    assert plain >= score_bytes  # the check can fail: the plain path does hold it
+    assert peak_bytes(scaled_dot_product_attention, q, k, v) < score_bytes / 4
+    assert peak_bytes(chunked_attention, q, k, v, block_size=32) < score_bytes / 4
+
+
+def test_chunked_rejects_a_bad_block_size(rng):
+    q, k, v = random_qkv(rng, ((), (), (), 2, 3, 2, 2), np.float64)
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match="block_size must be an integer >= 1"):
+            chunked_attention(q, k, v, block_size=bad)
+    with pytest.raises((TypeError, ValueError), match="block_size must be an integer"):
+        chunked_attention(q, k, v, block_size=2.5)
+
+
+def test_chunked_checks_its_inputs_like_the_plain_path(rng):
+    q, k, v = random_qkv(rng, ((), (), (), 2, 3, 2, 2), np.float64)
+    with pytest.raises(ValueError, match="query's last axis"):
+        chunked_attention(q, k[:, :1], v)
+    with pytest.raises(ValueError, match="either attn_mask or is_causal"):
+        chunked_attention(q, k, v, causal_mask(2, 3), is_causal=True)
+    with pytest.raises(ValueError, match="does not broadcast"):
+        chunked_attention(q, k, v, np.ones((3, 3), dtype=bool))
