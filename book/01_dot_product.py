@@ -1,13 +1,7 @@
 # ---
 # jupyter:
-#   jupytext:
-#     text_representation:
-#       extension: .py
-#       format_name: percent
-#       format_version: '1.3'
-#       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -29,14 +23,14 @@
 #
 # Before anything else, attention needs one number, a score (점수), that says how well a query
 # matches a key. The first attention models learned a small neural network for it
-# {cite:p}`bahdanau2014`; the Transformer uses the dot product (내적) {cite:p}`vaswani2017`, and
-# so does this book.
+# ([Bahdanau et al., 2014](references.md)); the Transformer uses the dot product
+# ([Vaswani et al., 2017](references.md)), and so does this book.
 #
 # After this chapter you will be able to:
 #
 # - compute a dot product by hand, as a sum of products and as lengths times $\cos\theta$;
 # - say why the same direction scores high, a right angle scores zero and the opposite direction
-#   scores negative, and why a long key can win at a worse angle;
+#   scores negative, and why a long key makes a score more extreme, in both directions;
 # - compute every query–key score at once as $QK^\top$, with the shapes spelled out;
 # - transpose a *batch* of keys correctly (`np.swapaxes(k, -1, -2)`, not `k.T`).
 
@@ -44,25 +38,26 @@
 import textwrap
 
 import attn_core as ac
-import matplotlib.pyplot as plt
 import numpy as np
 from attn_book import plots
-from attn_book.exercises import bugs
 from attn_book.exercises import ch01_dot_product as ch1
+from attn_book.figures import Figures
+from attn_book.prose import dec, plain, vector
+from attn_book.tables import step_table
 from attn_book.widgets import QueryPad
-from myst_nb import glue
 
+figures = Figures(chapter=1)
 # every random number of this chapter comes from here
 rng = np.random.default_rng(1)
 
 # %% [markdown]
 # ## Two ways to write one number
 #
-# For a query $\mathbf{q}$ and a key $\mathbf{k}$ with $d$ components each (their dimension,
+# For a query $\mathbf{q}$ and a key $\mathbf{k}$ with $d_k$ components each (their dimension,
 # 차원), the dot product multiplies matching components and adds them up:
 #
 # $$
-# \mathbf{q}\cdot\mathbf{k} = \sum_{m=1}^{d} q_m k_m .
+# \mathbf{q}\cdot\mathbf{k} = \sum_{m=1}^{d_k} q_m k_m .
 # $$ (eq-dot)
 #
 # The same number has a geometric reading. With the length (길이) of a vector
@@ -73,55 +68,53 @@ rng = np.random.default_rng(1)
 # \mathbf{q}\cdot\mathbf{k} = \|\mathbf{q}\|\,\|\mathbf{k}\|\cos\theta .
 # $$ (eq-dot-cos)
 #
-# The seed article's example has $d =$ {glue:text}`ch1_d` components, the query
-# $\mathbf{q} =$ {glue:text}`ch1_q` and three keys. Here they are, scored by `ac.dot_scores`
-# (equation {eq}`eq-dot`), and scored again from their lengths and their angles, measured
-# separately with `np.arctan2` (equation {eq}`eq-dot-cos`):
+# Take the seed article's example: one query and three keys. Here they are, scored by
+# `ac.dot_scores` (equation {eq}`eq-dot`), and scored again from their lengths and their
+# angles, measured separately with `np.arctan2` (equation {eq}`eq-dot-cos`):
 
 # %%
 example = ac.seed_example()
-q, keys = example.query, example.keys  # [E], [S, E]: E = 2, S = 3
-scores = ac.dot_scores(q, keys)  # [E] @ [E, S] -> [S]
+q, keys = example.query, example.keys  # [d_k], [S, d_k]: d_k = 2, S = 3
+scores = ac.dot_scores(q, keys)  # [d_k] @ [d_k, S] -> [S]
 # the angle θ of each key, measured from q: [S]
 angles = np.arctan2(keys[:, 1], keys[:, 0]) - np.arctan2(q[1], q[0])
 lengths = np.linalg.norm(keys, axis=-1)  # ‖k‖, [S]
 by_angle = np.linalg.norm(q) * lengths * np.cos(angles)  # ‖q‖‖k‖cos θ
-for j in range(len(keys)):
-    theta = np.degrees(angles[j])
-    print(
-        f"k{j + 1} = {keys[j]}:  q·k = {scores[j]:g}   θ = {theta:4.0f}°  "
-        f"‖k‖ = {lengths[j]:.3f}  ‖q‖‖k‖cos θ = {by_angle[j]:.3f}"
-    )
-glue("ch1_d", len(q), display=False)
-glue("ch1_q", f"({q[0]:g}, {q[1]:g})", display=False)
-glue("ch1_seed_scores", ", ".join(f"{s:g}" for s in scores), display=False)
-glue("ch1_k3_score", float(scores[2]), display=False)
-glue("ch1_k3_angle", float(np.degrees(angles[2])), display=False)
-glue("ch1_k3_length", float(lengths[2]), display=False)
-glue("ch1_k3_cos", float(np.cos(angles[2])), display=False)
-glue("ch1_forms_agree", bool(np.allclose(scores, by_angle)), display=False)
+forms_agree = np.allclose(scores, by_angle)
+step_table(
+    {
+        "q·k": scores,
+        "θ": [f"{a:.0f}°" for a in np.degrees(angles)],
+        "cos θ": np.cos(angles),
+        "‖k‖": lengths,
+        "‖q‖‖k‖cos θ": by_angle,
+    },
+    index=[f"k{j + 1} = {vector(k)}" for j, k in enumerate(keys)],
+)
 
 # %% [markdown]
-# The scores are {glue:text}`ch1_seed_scores`. The two forms agree
-# (`np.allclose` says {glue:text}`ch1_forms_agree`); for the third key, for example, the angle is
-# {glue:text}`ch1_k3_angle:.0f`°, its cosine {glue:text}`ch1_k3_cos:.3f` and its length
-# {glue:text}`ch1_k3_length:.3f`, and their product gives back its score,
-# {glue:text}`ch1_k3_score:g`.
-#
-# ```{glue:figure} fig-ch1-seed
-# :name: fig-ch1-seed
-#
-# The seed's query $\mathbf{q}$ (black, dashed) and its three keys, each labelled with its score
-# $\mathbf{q}\cdot\mathbf{k}$: {glue:text}`ch1_seed_scores`. The key at a right angle to
-# $\mathbf{q}$ scores zero.
-# ```
+# The query is $\mathbf{q} =$ {eval}`vector(q)`, with $d_k =$ {eval}`len(q)` components, and
+# its scores are {eval}`plain(scores)`. The two forms agree (`np.allclose` says
+# {eval}`forms_agree`); for the third key, for example, the angle is
+# {eval}`dec(np.degrees(angles[2]), 0)`°, its cosine {eval}`dec(np.cos(angles[2]))` and its
+# length {eval}`dec(lengths[2])`, and their product gives back its score,
+# {eval}`plain(scores[2])`. {eval}`figures.ref("fig-ch1-seed")` draws them.
 
-# %% tags=["remove-input"]
+# %%
 key_names = [f"k{j + 1}" for j in range(len(keys))]
-panel = {"query": q, "keys": keys, "scores": scores, "labels": key_names}
-fig = plots.plot_query_keys([panel])
-glue("fig-ch1-seed", fig, display=False)
-plt.close(fig)
+seed_panel = {
+    "query": q,
+    "keys": keys,
+    "scores": scores,
+    "labels": key_names,
+}
+figures.show(
+    plots.plot_query_keys([seed_panel]),
+    "fig-ch1-seed",
+    "The seed's query $\\mathbf{q}$ (black, dashed) and its three keys, each labelled with"
+    f" its score $\\mathbf{{q}}\\cdot\\mathbf{{k}}$: {plain(scores)}. The key at a right"
+    " angle to $\\mathbf{q}$ scores zero.",
+)
 
 # %% [markdown]
 # ## Same direction, right angle, opposite
@@ -140,106 +133,97 @@ def unit(degrees):
 turns = np.array([0.0, 45.0, 90.0, 135.0, 180.0])  # degrees
 unit_keys = np.stack([unit(t) for t in turns])  # [5, 2]
 turn_scores = ac.dot_scores(q, unit_keys)  # q = (1, 0) has length 1
-for t, s in zip(turns, turn_scores, strict=True):
-    print(f"θ = {t:5.0f}°   q·k = {s:+.3f}")
-glue("ch1_turn_same", float(turn_scores[0]), display=False)
-glue("ch1_turn_45", float(turn_scores[1]), display=False)
-glue("ch1_turn_45_deg", float(turns[1]), display=False)
-glue("ch1_turn_right", abs(float(turn_scores[2])), display=False)
-glue("ch1_turn_opposite", float(turn_scores[4]), display=False)
+step_table({"θ": [f"{t:.0f}°" for t in turns], "q·k": turn_scores})
 
 # %% [markdown]
-# The same direction gives the largest score, {glue:text}`ch1_turn_same:.3f`; at
-# {glue:text}`ch1_turn_45_deg:g`° the score is
-# {glue:text}`ch1_turn_45:.3f`; at a right angle (직교, orthogonal) it is
-# {glue:text}`ch1_turn_right:.3f`, since the key has nothing in common with the query; pointing
-# the opposite way gives the most negative score, {glue:text}`ch1_turn_opposite:.3f`. This is the
-# sense in which the dot product measures similarity (유사도): how much two vectors point the same
-# way. Softmax, in {ref}`ch-softmax`, will turn these scores into weights, and a negative score
-# will get a small weight, never a negative one.
+# The same direction gives the largest score, {eval}`dec(turn_scores[0])`; at
+# {eval}`plain(turns[1])`° the score is {eval}`dec(turn_scores[1])`; at a right angle (직교,
+# orthogonal) it is {eval}`dec(abs(turn_scores[2]))`, since the key has nothing in common with
+# the query; pointing the opposite way gives the most negative score,
+# {eval}`dec(turn_scores[4])`. This is the sense in which the dot product measures similarity
+# (유사도): how much two vectors point the same way. Softmax, in
+# [Chapter 2](02_softmax.ipynb), will turn these scores into weights, and a negative score will
+# get a small weight, never a negative one.
 #
 # ## Length matters too
 #
 # The cosine alone would be a pure measure of direction. The dot product is not: by equation
-# {eq}`eq-dot-cos` the lengths multiply it. A key that points a little away from the query but is
-# long can beat a short key that points almost exactly along it:
+# {eq}`eq-dot-cos` the lengths multiply it. Take four keys: a short one (length 1) and a long
+# one (length 3) on the query's side, and the same two pointing away from it:
 
 # %%
-
-
-near = unit(10.0)  # length 1, 10° away
-far_long = 3.0 * unit(60.0)  # length 3, 60° away
-rivals = np.stack([near, far_long])  # [2, 2]
-rival_scores = ac.dot_scores(q, rivals)
-rival_lengths = np.linalg.norm(rivals, axis=-1)
+rivals = np.stack(
+    [
+        unit(10.0),  # near: length 1, 10° from q
+        3.0 * unit(60.0),  # long: length 3, 60° from q
+        unit(120.0),  # away: length 1, 120° from q
+        3.0 * unit(120.0),  # long away: length 3, same direction
+    ]
+)  # [4, 2]
+rival_names = ["near", "long", "away", "long away"]
+rival_scores = ac.dot_scores(q, rivals)  # [2] @ [2, 4] -> [4]
+rival_lengths = np.linalg.norm(rivals, axis=-1)  # [4]
 rival_angles = np.degrees(np.arctan2(rivals[:, 1], rivals[:, 0]))
-for name, k, s, n, a in zip(
-    ["near", "long"],
-    rivals,
-    rival_scores,
-    rival_lengths,
-    rival_angles,
-    strict=True,
-):
-    print(f"{name}: k = {k.round(3)}  θ = {a:.0f}°  ‖k‖ = {n:.0f}", end="")
-    print(f"  q·k = {s:.3f}")
-for i, name in enumerate(["near", "long"]):
-    glue(f"ch1_{name}_angle", float(rival_angles[i]), display=False)
-    glue(f"ch1_{name}_length", float(rival_lengths[i]), display=False)
-    glue(f"ch1_{name}_score", float(rival_scores[i]), display=False)
+step_table(
+    {
+        "θ": [f"{a:.0f}°" for a in rival_angles],
+        "‖k‖": rival_lengths,
+        "q·k": rival_scores,
+    },
+    index=rival_names,
+)
 
 # %% [markdown]
-# The near key is only {glue:text}`ch1_near_angle:.0f`° away and scores
-# {glue:text}`ch1_near_score:.3f`; the long key is {glue:text}`ch1_long_angle:.0f`° away, but its
-# length of {glue:text}`ch1_long_length:.0f` lifts its score to {glue:text}`ch1_long_score:.3f`.
-# It wins.
-#
-# ```{glue:figure} fig-ch1-length
-# :name: fig-ch1-length
-#
-# A long key at a worse angle beats a short key at a better one: the near key
-# ({glue:text}`ch1_near_angle:.0f`°, length {glue:text}`ch1_near_length:.0f`) scores
-# {glue:text}`ch1_near_score:.3f`, the long key ({glue:text}`ch1_long_angle:.0f`°, length
-# {glue:text}`ch1_long_length:.0f`) scores {glue:text}`ch1_long_score:.3f`.
-# ```
+# The near key is only {eval}`dec(rival_angles[0], 0)`° away and scores
+# {eval}`dec(rival_scores[0])`; the long key is {eval}`dec(rival_angles[1], 0)`° away, but its
+# length of {eval}`dec(rival_lengths[1], 0)` lifts its score to {eval}`dec(rival_scores[1])`.
+# It wins. On the other side the same factor works the other way: the short key that points
+# away scores {eval}`dec(rival_scores[2])`, the long one {eval}`dec(rival_scores[3])`, three
+# times as negative. {eval}`figures.ref("fig-ch1-length")` shows all four.
 
-# %% tags=["remove-input"]
-panel = {
+# %%
+length_panel = {
     "query": q,
     "keys": rivals,
     "scores": rival_scores,
-    "labels": ["near", "long"],
+    "labels": rival_names,
 }
-fig = plots.plot_query_keys([panel])
-glue("fig-ch1-length", fig, display=False)
-plt.close(fig)
+figures.show(
+    plots.plot_query_keys([length_panel]),
+    "fig-ch1-length",
+    "Length makes a score more extreme in both directions. On the query's side, the long key"
+    f" ({dec(rival_angles[1], 0)}°, length {dec(rival_lengths[1], 0)}) beats the near key"
+    f" ({dec(rival_angles[0], 0)}°, length 1): {dec(rival_scores[1])} against"
+    f" {dec(rival_scores[0])}. Pointing away, the long key scores {dec(rival_scores[3])}, the"
+    f" short one {dec(rival_scores[2])}.",
+)
 
 # %% [markdown]
-# In a trained model the lengths carry meaning too: a key vector that is long says "attend to me"
-# to many queries at once. It also means that the sizes of the scores grow with the sizes of the
-# vectors, and with their dimension $d$: {ref}`ch-scaling` shows why that calls for the division
-# by $\sqrt{d_k}$.
+# So a long key does not simply say "attend to me": it makes every query's opinion of it
+# stronger. Queries on its side score it higher than a short key in the same direction would
+# get, and queries pointing away score it lower, so they ignore it *more*. It also means that
+# the sizes of the scores grow with the sizes of the vectors, and with their dimension $d_k$:
+# [Chapter 3](03_scaling.ipynb) shows why that calls for the division by $\sqrt{d_k}$.
 #
 # ## Every score at once: $QK^\top$
 #
 # A sentence has many queries, one per word. Stack them as the rows of a matrix (행렬) $Q$ of
-# shape $(L, E)$, $L$ queries of size $E$, and the keys as the rows of $K$, shape $(S, E)$.
-# $E$ is the same size as $d$ above: code in this book (and PyTorch's documentation) names it
-# $E$, and from {ref}`ch-scaling` on, the formulas call the size of a key $d_k$. In this book
-# $E = d = d_k$ unless a chapter says otherwise. The transpose (전치) $K^\top$ turns the rows of
-# $K$ into columns, and then every score is one entry of a single matrix product:
+# shape $(L, d_k)$, $L$ queries of width $d_k$, and the keys as the rows of $K$, shape
+# $(S, d_k)$. (PyTorch's documentation, whose shape legend `attn_core`'s docstrings mirror,
+# calls this width $E$.) The transpose (전치) $K^\top$ turns the rows of $K$ into columns, and
+# then every score is one entry of a single matrix product:
 #
 # $$
-# \underbrace{Q}_{(L,\,E)}\;\underbrace{K^\top}_{(E,\,S)} = \underbrace{QK^\top}_{(L,\,S)},
-# \qquad (QK^\top)_{ij} = \mathbf{q}_i\cdot\mathbf{k}_j .
+# \underbrace{Q}_{(L,\,d_k)}\;\underbrace{K^\top}_{(d_k,\,S)} =
+# \underbrace{QK^\top}_{(L,\,S)}, \qquad (QK^\top)_{ij} = \mathbf{q}_i\cdot\mathbf{k}_j .
 # $$ (eq-qkt)
 #
 # Row $i$ holds query $i$'s scores against every key. Take the seed's query and two more:
 
 # %%
-# [L, E] = [3, 2]: the seed's query first, then two more
+# [L, d_k] = [3, 2]: the seed's query first, then two more
 Q = np.array([q, [0.0, 1.0], [-1.0, 0.5]])
-all_scores = ac.dot_scores(Q, keys)  # [L, E] @ [E, S] -> [L, S]
+all_scores = ac.dot_scores(Q, keys)  # [L, d_k] @ [d_k, S] -> [L, S]
 loops = np.array(
     [[sum(Qi[m] * kj[m] for m in range(2)) for kj in keys] for Qi in Q]
 )
@@ -251,25 +235,23 @@ print(
     "same as the loops of sums, query by query:",
     np.allclose(all_scores, loops),
 )
-glue("ch1_row0", ", ".join(f"{s:g}" for s in all_scores[0]), display=False)
-glue("ch1_qkt_shape", str(all_scores.shape), display=False)
 
 # %% [markdown]
-# The result has shape {glue:text}`ch1_qkt_shape`, one row per query and one column per key, and
-# its first row, {glue:text}`ch1_row0`, is the seed's scores from before. One matrix product does
-# all $L \times S$ dot products, which is why attention runs fast on hardware built for matrix
-# products, and also why its cost grows with $L \times S$.
+# The result has shape {eval}`all_scores.shape`, one row per query and one column per key, and
+# its first row, {eval}`plain(all_scores[0])`, is the seed's scores from before. One matrix
+# product does all $L \times S$ dot products, which is why attention runs fast on hardware built
+# for matrix products, and also why its cost grows with $L \times S$.
 #
 # ### A batch of sentences: why not `k.T`
 #
-# In practice the arrays carry more axes in front: a batch (배치) of $B$ sentences gives queries of
-# shape $(B, L, E)$ and keys $(B, S, E)$, and several heads add one more axis. The transpose must
-# swap only the *last two* axes. NumPy's `k.T` reverses **all** of them:
+# In practice the arrays carry more axes in front: a batch (배치) of $B$ sentences gives queries
+# of shape $(B, L, d_k)$ and keys $(B, S, d_k)$, and several heads add one more axis. The
+# transpose must swap only the *last two* axes. NumPy's `k.T` reverses *all* of them:
 
 # %%
-B, L, S, E = 2, 3, 4, 5
-q_batch = rng.normal(size=(B, L, E))
-k_batch = rng.normal(size=(B, S, E))
+B, L, S, d_k = 2, 3, 4, 5
+q_batch = rng.normal(size=(B, L, d_k))
+k_batch = rng.normal(size=(B, S, d_k))
 print("k:                       ", k_batch.shape)
 print(
     "k.T:                     ",
@@ -282,7 +264,7 @@ try:
 except ValueError as err:
     wrapped = textwrap.wrap(str(err), 60)  # the full message
     print("q @ k.T fails:", *wrapped, sep="\n  ")
-# [B, L, E] @ [B, E, S] -> [B, L, S]
+# [B, L, d_k] @ [B, d_k, S] -> [B, L, S]
 batch_scores = q_batch @ np.swapaxes(k_batch, -1, -2)
 print("q @ np.swapaxes(k, -1, -2):", batch_scores.shape)
 print(
@@ -292,36 +274,45 @@ print(
 
 # %% [markdown]
 # Here `q @ k.T` failed loudly. That is the lucky case: when the sizes happen to line up (say
-# $B = L = S = E$) it runs and returns wrong numbers without a word. `np.swapaxes(k, -1, -2)` (in
-# PyTorch, `k.transpose(-2, -1)`, as in the seed's `SimpleSelfAttention`) is right for any number
-# of leading axes, and is what `ac.dot_scores` uses. One of the exercises below is this bug.
+# $B = L = S = d_k$) it runs and returns wrong numbers without a word.
+# `np.swapaxes(k, -1, -2)` (in PyTorch, `k.transpose(-2, -1)`, as in the seed's
+# `SimpleSelfAttention`) is right for any number of leading axes, and is what `ac.dot_scores`
+# uses.
 #
 # ## Try it: the query pad
 #
-# Drag the query $\mathbf{q}$ (or any key) around the plane. The pad shows each key's dot product,
-# its $\cos\theta$, and the attention weights that the next two chapters build from them. Point
-# $\mathbf{q}$ straight at a key, then at right angles to it, then away; then make a key long and
-# watch it win from a worse angle. It starts at the seed's example and runs in the browser, even
-# on the static site.
+# Drag the query $\mathbf{q}$ (or any key) around the plane. The pad shows each key's dot
+# product and its $\cos\theta$; it also shows the weights and the output that the next chapters
+# build from them, which you can ignore for now. Point $\mathbf{q}$ straight at a key, then at
+# right angles to it, then away; then make a key long and watch its score grow on both sides:
+# it wins from a worse angle, and it sinks further when $\mathbf{q}$ points away. It starts at
+# the seed's example and runs in the browser, even on the static site.
 
 # %%
-QueryPad()
+pad = QueryPad()
+figures.show(
+    pad,
+    "fig-ch1-pad",
+    "The query pad: drag $\\mathbf{q}$ or a key; each key's $\\mathbf{q}\\cdot\\mathbf{k}$ and"
+    " $\\cos\\theta$ follow.",
+)
 
 # %% [markdown]
 # ## Summary
 #
-# - A query is the search term, a key the index entry, a value the book's content (도서관, the
-#   seed's library); the score (점수) says how well a query matches a key.
-# - The dot product (내적) of a query and a key is $\sum_m q_m k_m$, equation {eq}`eq-dot`, which
+# - A query is the search term, a key the index entry, a value the book's content (the seed's
+#   library); the score says how well a query matches a key.
+# - The dot product of a query and a key is $\sum_m q_m k_m$, equation {eq}`eq-dot`, which
 #   equals $\|\mathbf{q}\|\|\mathbf{k}\|\cos\theta$, equation {eq}`eq-dot-cos`.
 # - It is largest for the same direction, zero at a right angle and negative for opposite
-#   directions; the lengths scale it, so a long key can win at a worse angle.
-# - All scores of $L$ queries against $S$ keys are one product $QK^\top$, $(L, E) @ (E, S) \to
-#   (L, S)$, equation {eq}`eq-qkt`.
+#   directions. The lengths scale it: a long key scores higher with the queries on its side
+#   (it can win at a worse angle) and lower with the queries pointing away.
+# - All scores of $L$ queries against $S$ keys are one product $QK^\top$,
+#   $(L, d_k) @ (d_k, S) \to (L, S)$, equation {eq}`eq-qkt`.
 # - With leading batch or head axes, transpose the last two axes only: `np.swapaxes(k, -1, -2)`,
 #   never `k.T`.
 #
-# Next, {ref}`ch-softmax` turns a row of scores into weights.
+# Next, [Chapter 2](02_softmax.ipynb) turns a row of scores into weights.
 #
 # ## Exercises
 #
@@ -348,33 +339,29 @@ answer = ...  # your three scores, e.g. [0.0, 0.0, 0.0]
 ch1.scores_by_hand.check(answer)
 
 # %% [markdown]
-# ```{solution-start} ex-ch1-scores-by-hand
+# ````{solution} ex-ch1-scores-by-hand
 # :class: dropdown
-# ```
 #
 # Each score is $q_1 k_1 + q_2 k_2$, written out key by key:
-
-# %% jupyter={"outputs_hidden": true, "source_hidden": true}
-# Solution
-answer = [2 * 1 + 1 * 0, 2 * 0 + 1 * 3, 2 * (-1) + 1 * 1]
-ch1.scores_by_hand.check(answer)
-
-# %% [markdown]
-# ```{solution-end}
+#
+# ```python
+# answer = [2 * 1 + 1 * 0, 2 * 0 + 1 * 3, 2 * (-1) + 1 * 1]
+# ch1.scores_by_hand.check(answer)
 # ```
+# ````
 #
 # ```{exercise} The angle behind a score
 # :label: ex-ch1-cosine-by-hand
 #
-# For the same query $\mathbf{q}$ and the **second** key, compute $\cos\theta$ by hand (to three
+# For the same query $\mathbf{q}$ and the *second* key, compute $\cos\theta$ by hand (to three
 # decimals), using equation {eq}`eq-dot-cos`.
 # ```
 #
 # ```{admonition} Hint
 # :class: dropdown
 #
-# You already have $\mathbf{q}\cdot\mathbf{k}$ from the exercise above. Divide it by both lengths,
-# $\|\mathbf{q}\| = \sqrt{q_1^2 + q_2^2}$ and $\|\mathbf{k}\|$ likewise.
+# You already have $\mathbf{q}\cdot\mathbf{k}$ from the exercise above. Divide it by both
+# lengths, $\|\mathbf{q}\| = \sqrt{q_1^2 + q_2^2}$ and $\|\mathbf{k}\|$ likewise.
 # ```
 
 # %%
@@ -382,120 +369,21 @@ answer = ...  # cos θ, a number
 ch1.cosine_by_hand.check(answer)
 
 # %% [markdown]
-# ```{solution-start} ex-ch1-cosine-by-hand
-# :class: dropdown
-# ```
-#
-# The dot product, then both lengths, then the quotient (rounded to three decimals, as by hand):
-
-# %% jupyter={"outputs_hidden": true, "source_hidden": true}
-# Solution
-dot = 2 * 0 + 1 * 3  # q = (2, 1), the second key = (0, 3)
-length_q, length_k = (2**2 + 1**2) ** 0.5, (0**2 + 3**2) ** 0.5
-answer = round(dot / (length_q * length_k), 3)
-print(f"q·k = {dot}   ‖q‖ = {length_q:.3f}   ‖k‖ = {length_k:.3f}")
-print(f"cos θ = {answer}")
-print(f"θ = {np.degrees(np.arccos(answer)):.1f}°")
-ch1.cosine_by_hand.check(answer)
-
-# %% [markdown]
-# ```{solution-end}
-# ```
-#
-# ```{exercise} Write the scores function
-# :label: ex-ch1-my-scores
-#
-# Write `my_scores(q, k)` that returns every score $\mathbf{q}_i\cdot\mathbf{k}_j$ for queries
-# `q` of shape $(\dots, L, E)$ and keys `k` of shape $(\dots, S, E)$, as an array of shape
-# $(\dots, L, S)$, with plain NumPy (no `ac.dot_scores`). The check runs it on single matrices and
-# on batches, and compares with `attn_core`.
-# ```
-#
-# ```{admonition} Hint
+# ````{solution} ex-ch1-cosine-by-hand
 # :class: dropdown
 #
-# Equation {eq}`eq-qkt` is one `@`. Which axes of `k` must trade places?
-# ```
-
-
-# %%
-def my_scores(q, k): ...  # your code here
-
-
-ch1.my_scores.check(my_scores)
-
-# %% [markdown]
-# ```{solution-start} ex-ch1-my-scores
-# :class: dropdown
-# ```
+# The dot product, then both lengths, then the quotient (rounded to three decimals, as by
+# hand). Here $\mathbf{q} = (2, 1)$ and the second key is $(0, 3)$: the dot product is 3, the
+# lengths are $\sqrt{5}$ and 3, so $\cos\theta = 1/\sqrt{5}$, an angle of about 63°.
 #
-# Swap the last two axes of the keys and multiply; `@` broadcasts over any leading axes.
-
-
-# %% jupyter={"outputs_hidden": true, "source_hidden": true}
-# Solution
-def my_scores(q, k):
-    # [..., L, E] @ [..., E, S] -> [..., L, S]
-    return q @ np.swapaxes(k, -1, -2)
-
-
-ch1.my_scores.check(my_scores)
-
-# %% [markdown]
-# ```{solution-end}
+# ```python
+# dot = 2 * 0 + 1 * 3  # q = (2, 1), the second key = (0, 3)
+# length_q, length_k = (2**2 + 1**2) ** 0.5, (0**2 + 3**2) ** 0.5
+# answer = round(dot / (length_q * length_k), 3)
+# print(f"cos θ = {answer}, θ = {np.degrees(np.arccos(answer)):.1f}°")
+# ch1.cosine_by_hand.check(answer)
 # ```
-#
-# ```{exercise} Find the bug: scores for a batch
-# :label: ex-ch1-bug-kT
-#
-# A colleague wrote the function printed below. It passes their test on one sentence, but fails
-# on a batch of sentences. Copy it into the next cell as `fixed_scores`, fix the one line, and run
-# the check.
-# ```
-
-# %%
-bugs.kT_batch.show()
-
-# %% [markdown]
-# ```{admonition} Hint
-# :class: dropdown
-#
-# Print `k.T.shape` for a batch of keys `k` of shape $(B, S, E)$. Which axes should have moved?
-# ```
-
-
-# %%
-def fixed_scores(q, k):
-    raise NotImplementedError  # copy the function above here and fix it
-
-
-bugs.kT_batch.check(fixed_scores)
-
-# %% [markdown]
-# ```{solution-start} ex-ch1-bug-kT
-# :class: dropdown
-# ```
-#
-# `k.T` reverses every axis, so a batch of keys $(B, S, E)$ becomes $(E, S, B)$. Swap only the
-# last two:
-
-
-# %% jupyter={"outputs_hidden": true, "source_hidden": true}
-# Solution
-def fixed_scores(q, k):
-    """All pairwise scores q·k.
-
-    q (..., L, E), k (..., S, E) -> (..., L, S).
-    """
-    # [..., L, E] @ [..., E, S] -> [..., L, S]
-    return q @ np.swapaxes(k, -1, -2)
-
-
-bugs.kT_batch.check(fixed_scores)
-
-# %% [markdown]
-# ```{solution-end}
-# ```
+# ````
 #
 # ```{exercise} Predict, then run: which key wins?
 # :label: ex-ch1-which-key-wins
@@ -519,28 +407,57 @@ answer = ...  # "a", "b" or "c"
 ch1.which_key_wins.check(answer)
 
 # %% [markdown]
-# ```{solution-start} ex-ch1-which-key-wins
+# ````{solution} ex-ch1-which-key-wins
 # :class: dropdown
-# ```
 #
 # This query points along the first axis with length 1, so each score is simply the key's first
 # component. Key b is further off in angle than a, but so much longer that it wins; c is the
-# longest of all, but at a right angle to $\mathbf{q}$ it scores nothing.
-
-# %% jupyter={"outputs_hidden": true, "source_hidden": true}
-# Solution
-answer = "b"
-ch1.which_key_wins.check(answer)
-
-# %% [markdown]
-# The scores, computed:
-
-# %% jupyter={"outputs_hidden": true, "source_hidden": true}
-# Solution
-win_keys = np.stack(list(keys_win.values()))  # [3, E]
-win_scores = ac.dot_scores(q_win, win_keys)  # [E] @ [E, 3] -> [3]
-dict(zip(keys_win, win_scores.round(3).tolist(), strict=True))
-
-# %% [markdown]
-# ```{solution-end}
+# longest of all, but at a right angle to $\mathbf{q}$ it scores nothing. The scores, computed:
+#
+# ```python
+# win_keys = np.stack(list(keys_win.values()))  # [3, d_k]
+# print(dict(zip(keys_win, ac.dot_scores(q_win, win_keys).tolist())))
+# answer = "b"
+# ch1.which_key_wins.check(answer)
 # ```
+# ````
+#
+# ```{exercise} Predict, then run: a longer key that points away
+# :label: ex-ch1-long-key-away
+#
+# The cell below prints a query $\mathbf{q}$ and a key $\mathbf{k}$ that points away from it
+# (the angle between them is more than 90°). Double the key's length, keeping its direction.
+# Does its score $\mathbf{q}\cdot\mathbf{k}$ go `"up"`, `"down"`, or stay the `"same"`? Answer
+# first; the solution runs it.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Equation {eq}`eq-dot-cos`: doubling the key doubles $\|\mathbf{k}\|$ and leaves $\theta$
+# alone. What is the sign of $\cos\theta$ beyond 90°?
+# ```
+
+# %%
+q_away, k_away = ch1.long_key_away.inputs
+print("q =", q_away, "  k =", k_away, "  q·k =", q_away @ k_away)
+answer = ...  # "up", "down" or "same"
+ch1.long_key_away.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch1-long-key-away
+# :class: dropdown
+#
+# Down. The score is $\|\mathbf{q}\|\|\mathbf{k}\|\cos\theta$ with $\cos\theta < 0$, so
+# doubling $\|\mathbf{k}\|$ doubles a negative number: the score goes from
+# {eval}`plain(q_away @ k_away)` to {eval}`plain(q_away @ (2 * k_away))`. A long key is not
+# louder for everyone; it is louder in both directions, and this query, pointing away, will
+# give it even less weight than before.
+#
+# ```python
+# print("q·k  =", q_away @ k_away)
+# print("q·2k =", q_away @ (2 * k_away))
+# answer = "down"
+# ch1.long_key_away.check(answer)
+# ```
+# ````

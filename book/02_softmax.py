@@ -1,11 +1,5 @@
 # ---
 # jupyter:
-#   jupytext:
-#     text_representation:
-#       extension: .py
-#       format_name: percent
-#       format_version: '1.3'
-#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -16,10 +10,10 @@
 # (ch-softmax)=
 # # Softmax (소프트맥스)
 #
-# The dot products (내적) of the last chapter score how well a query (쿼리) matches each key (키).
-# Scores can be any real numbers; attention needs *weights* (가중치): positive numbers that sum
-# to 1, so that the output is a weighted average of the values (밸류). Softmax turns the one into
-# the other.
+# The dot products (내적) of [Chapter 1](01_dot_product.ipynb) score how well a query (쿼리)
+# matches each key (키). Scores can be any real numbers; attention needs *weights* (가중치):
+# positive numbers that sum to 1, so that the output is a weighted average of the values
+# (밸류). Softmax turns the one into the other.
 #
 # After this chapter you will be able to:
 #
@@ -30,23 +24,23 @@
 # - write down the Jacobian of softmax and say why it vanishes when one weight nears 1;
 # - hide keys with a mask, a score of $-\infty$.
 #
-# New terms: exponential (지수 함수), temperature (온도), overflow (오버플로), underflow
-# (언더플로), log-sum-exp (로그합지수), Jacobian (야코비 행렬), saturation (포화), mask
-# (마스크), entropy (엔트로피).
+# New terms: exponential, temperature, overflow, underflow, log-sum-exp, Jacobian, saturation,
+# entropy, mask.
 
 # %%
 import math
 import warnings
 
 import attn_core as ac
-import matplotlib.pyplot as plt
 import numpy as np
 from attn_book import plots
-from attn_book.exercises import bugs
 from attn_book.exercises import ch02_softmax as ch2
-from attn_book.prose import glue_hidden, plain, three_decimals, vector
+from attn_book.figures import Figures
+from attn_book.prose import dec, plain, vector
+from attn_book.tables import step_table
 from attn_book.widgets import SoftmaxBars
 
+figures = Figures(chapter=2)
 # every random number of this chapter comes from this generator
 rng = np.random.default_rng(2)
 
@@ -61,36 +55,33 @@ rng = np.random.default_rng(2)
 # $$ (eq-softmax)
 #
 # Every exponential (지수 함수) $e^{s_j}$ is positive, and dividing by their sum makes them sum
-# to 1. The seed example's scores are the dot products of the query $q$ =
-# {glue:text}`ch2_seed_query` with the keys {glue:text}`ch2_seed_keys`:
+# to 1. Here is equation {eq}`eq-softmax` step by step, on the seed example's scores, the dot
+# products of its query with its three keys:
 
 # %%
 example = ac.seed_example()
-scores = ac.dot_scores(example.query, example.keys)  # [E] @ [E, S] -> [S]
-exps = np.exp(scores)  # the numerators of the formula, to follow by hand
-weights = ac.softmax(scores)
-glue_hidden("ch2_seed_query", vector(example.query))
-keys_text = [vector(k) for k in example.keys]
-glue_hidden(
-    "ch2_seed_keys", ", ".join(keys_text[:-1]) + " and " + keys_text[-1]
+scores = ac.dot_scores(example.query, example.keys)  # [S]
+exps = np.exp(scores)  # the numerators, [S]
+weights = exps / exps.sum()  # [S], sums to 1
+step_table(
+    {"score s": scores, "e^s": exps, "weight": weights},
+    index=["k1", "k2", "k3"],
+    footer=("sum", {"e^s": exps.sum(), "weight": weights.sum()}),
 )
-glue_hidden("ch2_seed_scores", plain(scores))
-glue_hidden("ch2_seed_exps", three_decimals(exps))
-glue_hidden("ch2_seed_sum", float(exps.sum()))
-glue_hidden("ch2_seed_weights", three_decimals(weights))
-print("scores      ", scores)
-print("exponentials", exps.round(3), " sum", exps.sum().round(3))
-print("weights     ", weights.round(3))
 
 # %% [markdown]
-# By hand: the exponentials of {glue:text}`ch2_seed_scores` are {glue:text}`ch2_seed_exps`;
-# their sum is {glue:text}`ch2_seed_sum:.3f`; dividing gives the weights
-# {glue:text}`ch2_seed_weights`. (The seed article first divides the scores by the square root
-# of the vectors' dimension and gets different weights; {ref}`ch-scaling` explains why.)
+# The query is {eval}`vector(example.query)` and the keys are
+# {eval}`", ".join(map(vector, example.keys))`. By hand: the exponentials of the scores
+# {eval}`plain(scores)` are {eval}`dec(exps)`; their sum is
+# {eval}`dec(exps.sum())`; dividing gives the weights {eval}`dec(weights)`. `ac.softmax`, which
+# the rest of the book uses, agrees: `np.allclose` says
+# {eval}`np.allclose(ac.softmax(scores), weights)`. (The seed article first divides the scores
+# by the square root of the vectors' dimension and gets different weights;
+# [Chapter 3](03_scaling.ipynb) explains why.)
 #
 # ## Three properties
 #
-# Softmax's outputs are **positive**, **sum to 1**, and **keep the order** of the scores: a higher
+# Softmax's outputs are *positive*, *sum to 1*, and *keep the order* of the scores: a higher
 # score always gets a higher weight, because $e^x$ is increasing. Let us check them on random
 # scores, including a negative one:
 
@@ -98,16 +89,13 @@ print("weights     ", weights.round(3))
 s = rng.normal(0.0, 2.0, size=6).round(2)
 w = ac.softmax(s)
 order_kept = bool((np.argsort(s) == np.argsort(w)).all())
-glue_hidden("ch2_prop_min", float(w.min()))
-glue_hidden("ch2_prop_sum", float(w.sum()))
-print("scores ", s)
-print("weights", w.round(4))
-print(f"smallest weight {w.min():.4f} > 0; sum {w.sum():.6f}")
-print(f"same order: {order_kept}")
+step_table({"score": s, "weight": w}, digits=4)
 
 # %% [markdown]
-# The smallest weight, {glue:text}`ch2_prop_min:.4f`, belongs to the smallest score and is still
-# positive: softmax never switches a key off completely (only a score of $-\infty$ does; that
+# The weights sum to {eval}`dec(w.sum(), 6)`, and sorting the scores sorts the weights the same
+# way (`order_kept` is {eval}`order_kept`). The smallest weight, {eval}`dec(w.min(), 4)`,
+# belongs to the smallest score and is still positive: softmax never switches a key off
+# completely (only a score of $-\infty$ does; that
 # is how a mask works, at the end of this chapter).
 #
 # ## Shifting changes nothing, scaling does
@@ -126,19 +114,20 @@ print(f"same order: {order_kept}")
 c, factor = 100.0, 2.0
 shifted = ac.softmax(scores + c)
 doubled = ac.softmax(factor * scores)
-glue_hidden("ch2_doubled", three_decimals(doubled))
-for label, w_row in [
-    ("softmax(s)", weights),
-    (f"softmax(s + {c:g})", shifted),
-    (f"softmax({factor:g} s)", doubled),
-]:
-    print(f"{label:17s}", w_row.round(3))
-print("shifted == plain:", np.allclose(shifted, weights))
+step_table(
+    {
+        "softmax(s)": weights,
+        f"softmax(s + {c:g})": shifted,
+        f"softmax({factor:g}s)": doubled,
+    },
+    index=["k1", "k2", "k3"],
+)
 
 # %% [markdown]
-# Doubling the scores {glue:text}`ch2_seed_scores` gives weights {glue:text}`ch2_doubled`: the
-# keys that already won take even more. This is the whole reason for {ref}`ch-scaling`: the
-# *size* of the scores decides how peaked the weights are.
+# Shifting by {eval}`plain(c)` changes no weight. Doubling the scores {eval}`plain(scores)`
+# gives weights {eval}`dec(doubled)`: the keys that already won take even more. This is the
+# whole reason for [Chapter 3](03_scaling.ipynb): the *size* of the scores decides how peaked
+# the weights are.
 #
 # ## The exponential amplifies the largest score
 #
@@ -149,40 +138,30 @@ print("shifted == plain:", np.allclose(shifted, weights))
 # \frac{w_i}{w_j} = e^{s_i - s_j},
 # $$ (eq-ratio)
 #
-# so every unit of lead in the score multiplies a key's weight by $e$. The seed article puts it in
-# one line: scores that are larger are blown up by the exponential, and the weight concentrates on
-# them. Here is softmax beside the plain "÷ sum" normalisation for the scores
-# {glue:text}`ch2_s123`:
+# so every unit of lead in the score multiplies a key's weight by $e$. The seed article puts it
+# in one line: scores that are larger are blown up by the exponential, and the weight
+# concentrates on them. Here is softmax beside the plain "÷ sum" normalisation, for three
+# scores one apart:
 
 # %%
 s123 = np.array([1.0, 2.0, 3.0])
 by_sum = s123 / s123.sum()  # the naive alternative, for comparison only
 by_softmax = ac.softmax(s123)
-glue_hidden("ch2_s123", plain(s123))
-glue_hidden("ch2_lead1", float(np.e))
-glue_hidden("ch2_lead2", float(np.exp(2.0)))
-glue_hidden("ch2_top_sum", float(by_sum[-1]))
-glue_hidden("ch2_top_softmax", float(by_softmax[-1]))
-print("÷ sum:  ", by_sum.round(3))
-print("softmax:", by_softmax.round(3))
-
-# %% tags=["remove-input"]
-fig = plots.plot_weight_bars(
-    [f"score {x:g}" for x in s123],
-    {"÷ sum": by_sum, "softmax": by_softmax},
+figures.show(
+    plots.plot_weight_bars(
+        [f"score {x:g}" for x in s123],
+        {"÷ sum": by_sum, "softmax": by_softmax},
+    ),
+    "fig-ch2-amplify",
+    f"Weights for the scores {plain(s123)}. Dividing by the sum gives the top score"
+    f" {dec(by_sum[-1])}; softmax gives it {dec(by_softmax[-1])}, because a lead of 1"
+    f" multiplies the weight by $e \\approx$ {dec(np.e)} and a lead of 2 by"
+    f" {dec(np.exp(2.0))}: the ratio of two weights is $e^{{s_i - s_j}}$.",
 )
-glue_hidden("fig-ch2-amplify", fig)
-plt.close(fig)
 
 # %% [markdown]
-# ```{glue:figure} fig-ch2-amplify
-# :name: fig-ch2-amplify
-#
-# Weights for the scores {glue:text}`ch2_s123`. Dividing by the sum gives the top score
-# {glue:text}`ch2_top_sum:.3f`; softmax gives it {glue:text}`ch2_top_softmax:.3f`, because a
-# lead of 1 multiplies the weight by $e \approx$ {glue:text}`ch2_lead1:.3f` and a lead of 2 by
-# {glue:text}`ch2_lead2:.3f` (equation {eq}`eq-ratio`).
-# ```
+# {eval}`figures.ref("fig-ch2-amplify")` shows the difference: dividing by the sum gives the top
+# score {eval}`dec(by_sum[-1])`, softmax gives it {eval}`dec(by_softmax[-1])`.
 #
 # ## Temperature: from uniform to arg-max
 #
@@ -193,8 +172,8 @@ plt.close(fig)
 # $$ (eq-temperature)
 #
 # turns that amplification up or down. A large $T$ shrinks all differences towards 0 and the
-# weights towards uniform, $1/S$; a small $T$ stretches them, and the weight moves entirely to the
-# largest score (the arg-max, 최댓값의 위치). `ac.softmax` takes it as `temperature=`.
+# weights towards uniform, $1/S$; a small $T$ stretches them, and the weight moves entirely to
+# the largest score (the arg-max, 최댓값의 위치). `ac.softmax` takes it as `temperature=`.
 
 # %%
 s_temp = np.array([2.0, 1.0, 0.5, -1.0])
@@ -205,41 +184,33 @@ w_temp = np.array(
 t_hot, t_cold = temperatures[-1], temperatures[0]
 hot = ac.softmax(s_temp, temperature=t_hot)
 cold = ac.softmax(s_temp, temperature=t_cold)
-glue_hidden("ch2_t_hot", float(t_hot))
-glue_hidden("ch2_t_cold", float(t_cold))
-glue_hidden("ch2_hot_min", float(hot.min()))
-glue_hidden("ch2_hot_max", float(hot.max()))
-# the weight left to all but the top score
-glue_hidden("ch2_cold_rest", float(np.sort(cold)[:-1].sum()))
-glue_hidden("ch2_uniform", float(1 / len(s_temp)))
-glue_hidden("ch2_s_temp", plain(s_temp))
+cold_rest = np.sort(cold)[:-1].sum()  # the weight left to all but the top
 print(f"T = {t_hot:g}: ", hot.round(3))
 print(f"T = {t_cold:g}:", cold.round(3))
 
-# %% tags=["remove-input"]
-labels = [f"s = {x:g}" for x in s_temp]
-fig = plots.plot_temperature(temperatures, w_temp, labels)
-glue_hidden("fig-ch2-temperature", fig)
-plt.close(fig)
+# %%
+figures.show(
+    plots.plot_temperature(
+        temperatures, w_temp, [f"s = {x:g}" for x in s_temp]
+    ),
+    "fig-ch2-temperature",
+    f"Softmax of the scores {plain(s_temp)} as the temperature goes from {t_cold:g} to"
+    f" {t_hot:g}. At $T = {t_hot:g}$ the weights lie between {dec(hot.min())} and"
+    f" {dec(hot.max())}, close to the uniform {1 / len(s_temp):g}; at $T = {t_cold:g}$ the"
+    f" other keys share only {cold_rest:.0e} of the weight: the arg-max takes everything.",
+)
 
 # %% [markdown]
-# ```{glue:figure} fig-ch2-temperature
-# :name: fig-ch2-temperature
-#
-# Softmax of the scores {glue:text}`ch2_s_temp` as the temperature goes from {glue:text}`ch2_t_cold:g` to
-# {glue:text}`ch2_t_hot:g`. At $T =$ {glue:text}`ch2_t_hot:g` the
-# weights lie between {glue:text}`ch2_hot_min:.3f` and {glue:text}`ch2_hot_max:.3f`, close to
-# the uniform {glue:text}`ch2_uniform:.2f`; at $T =$ {glue:text}`ch2_t_cold:g` the other keys
-# share only {glue:text}`ch2_cold_rest:.0e` of the weight: the arg-max takes everything.
-# ```
-#
+# {eval}`figures.ref("fig-ch2-temperature")` follows the four weights. At $T =$
+# {eval}`plain(t_hot)` they lie between {eval}`dec(hot.min())` and {eval}`dec(hot.max())`; at
+# $T =$ {eval}`plain(t_cold)` the other keys share {eval}`f"{cold_rest:.0e}"` of the weight.
 # Dividing the scores by $\sqrt{d_k}$ in attention is exactly a temperature of $\sqrt{d_k}$.
 #
 # ## When the textbook formula breaks
 #
 # Equation {eq}`eq-softmax` is correct mathematics and poor arithmetic. Floating-point numbers
 # have a largest value, so $e^{x}$ overflows (오버플로) to `inf` once $x$ is large enough. Below
-# is the formula typed in literally, **the wrong way**, kept only to watch it fail:
+# is the formula typed in literally, *the wrong way*, kept only to watch it fail:
 
 
 # %%
@@ -260,11 +231,7 @@ def show(label, f, x):
         print(f"    numpy warning: {warning.message}")
 
 
-glue_hidden("ch2_f32_max", float(np.log(np.finfo(np.float32).max)))
-glue_hidden("ch2_f64_max", float(np.log(np.finfo(np.float64).max)))
 shifts = {np.float32: 100.0, np.float64: 1000.0}
-glue_hidden("ch2_f32_shift", shifts[np.float32])
-glue_hidden("ch2_f32_scores", plain(scores + shifts[np.float32]))
 for dtype, shift in shifts.items():
     big = scores.astype(dtype) + dtype(shift)  # the seed's scores, shifted
     print(f"{np.dtype(dtype).name}, scores {big}:")
@@ -272,11 +239,12 @@ for dtype, shift in shifts.items():
     show("  ac.softmax   ", lambda x: ac.softmax(x).round(3), big)
 
 # %% [markdown]
-# The scores {glue:text}`ch2_f32_scores` are only the seed's scores shifted by
-# {glue:text}`ch2_f32_shift:g`, and by equation {eq}`eq-shift` their weights are the same. In
-# float32, whose exponentials overflow above {glue:text}`ch2_f32_max:.1f`, the naive formula
-# computes `inf / inf` and returns `nan`; float64 lasts until {glue:text}`ch2_f64_max:.1f` and
-# then fails the same way. Very negative scores fail the other way: every $e^{s_j}$ underflows
+# The scores {eval}`plain(scores + shifts[np.float32])` are only the seed's scores shifted by
+# {eval}`plain(shifts[np.float32])`, and by equation {eq}`eq-shift` their weights are the same.
+# In float32, whose exponentials overflow above
+# {eval}`dec(np.log(np.finfo(np.float32).max), 1)`, the naive formula computes `inf / inf` and
+# returns `nan`; float64 lasts until {eval}`dec(np.log(np.finfo(np.float64).max), 1)` and then
+# fails the same way. Very negative scores fail the other way: every $e^{s_j}$ underflows
 # (언더플로) to 0 and the formula computes `0 / 0`:
 
 # %%
@@ -287,10 +255,11 @@ show("ac.softmax   ", lambda x: ac.softmax(x).round(3), tiny)
 # %% [markdown]
 # ### The fix: subtract the maximum
 #
-# Equation {eq}`eq-shift` is also the cure. Subtract $m = \max_l s_l$ from every score first: the
-# result is unchanged, the largest exponent is $e^0 = 1$, so nothing overflows, and the sum is at
-# least 1, so it cannot be 0. This is what `ac.softmax` does (and `scipy.special.softmax`, and
-# every deep-learning library; {cite}`blanchard2021` analyse its accuracy):
+# Equation {eq}`eq-shift` is also the cure. Subtract $m = \max_l s_l$ from every score first:
+# the result is unchanged, the largest exponent is $e^0 = 1$, so nothing overflows, and the sum
+# is at least 1, so it cannot be 0. This is what `ac.softmax` does (and
+# `scipy.special.softmax`, and every deep-learning library;
+# [Blanchard, Higham and Higham, 2021](references.md) analyse its accuracy):
 #
 # $$
 # \mathrm{softmax}(s)_j = \frac{e^{s_j - m}}{\sum_l e^{s_l - m}}, \qquad m = \max_l s_l .
@@ -298,9 +267,9 @@ show("ac.softmax   ", lambda x: ac.softmax(x).round(3), tiny)
 #
 # ### Log-sum-exp
 #
-# The denominator has its own name. Its logarithm, the *log-sum-exp* (로그합지수), appears wherever
-# probabilities are handled as logarithms (the cross-entropy loss, for one), and the same trick
-# computes it safely:
+# The denominator has its own name. Its logarithm, the *log-sum-exp* (로그합지수), appears
+# wherever probabilities are handled as logarithms (the cross-entropy loss, for one), and the
+# same trick computes it safely:
 #
 # $$
 # \log \sum_l e^{s_l} = m + \log \sum_l e^{s_l - m}, \qquad
@@ -312,12 +281,10 @@ huge = scores + 999.0  # the seed's scores, shifted far above zero
 show("naive log(sum(exp(s)))", lambda x: np.log(np.exp(x).sum()), huge)
 print("ac.logsumexp(s)        ->", ac.logsumexp(huge))
 print("ac.log_softmax(s)      ->", ac.log_softmax(huge).round(4))
-glue_hidden("ch2_lse", float(ac.logsumexp(huge)))
-glue_hidden("ch2_huge", plain(huge))
 
 # %% [markdown]
-# The log-sum-exp of {glue:text}`ch2_huge` is {glue:text}`ch2_lse:.4f`, a perfectly ordinary number
-# that the naive formula cannot reach.
+# The log-sum-exp of {eval}`plain(huge)` is {eval}`dec(ac.logsumexp(huge), 4)`, a perfectly
+# ordinary number that the naive formula cannot reach.
 #
 # ## The Jacobian, and how it vanishes
 #
@@ -330,25 +297,24 @@ glue_hidden("ch2_huge", plain(huge))
 # $$ (eq-jacobian)
 #
 # where $\delta_{ij}$ is 1 if $i = j$ and 0 otherwise. This matrix $J$ is the *Jacobian*
-# (야코비 행렬) of softmax; `ac.softmax_jacobian` builds it from the
-# weights. A check against finite differences, computed from `ac.softmax` alone:
+# (야코비 행렬) of softmax; `ac.softmax_jacobian` builds it from the weights. A check against
+# finite differences, computed from `ac.softmax` alone:
 
 # %%
-J = ac.softmax_jacobian(weights)
+J = ac.softmax_jacobian(weights)  # [S, S]
 h = 1e-6
 J_numeric = np.array(
     [
         (ac.softmax(scores + h * e) - ac.softmax(scores - h * e)) / (2 * h)
         for e in np.eye(3)
     ]
-).T
+).T  # column j: how every weight moves with score j
 jac_err = np.abs(J - J_numeric).max()
-glue_hidden("ch2_jac_err", float(jac_err))
 print(J.round(4))
 print(f"largest difference from finite differences: {jac_err:.1e}")
 
 # %% [markdown]
-# They agree to {glue:text}`ch2_jac_err:.0e`. Now look at equation {eq}`eq-jacobian` when one
+# They agree to {eval}`f"{jac_err:.0e}"`. Now look at equation {eq}`eq-jacobian` when one
 # weight nears 1 and the others near 0: every entry $w_i(\delta_{ij} - w_j)$ has a factor that
 # is close to 0. The softmax is *saturated* (포화), and a nudge to any score barely moves any
 # weight. Let the top score pull ahead of two others:
@@ -359,36 +325,29 @@ zeros = np.zeros_like(gaps)
 w_gap = ac.softmax(np.stack([gaps, zeros, zeros], axis=-1))  # [N, 3]
 # the Frobenius norm of each Jacobian: [N, 3, 3] -> [N]
 jac_norm = np.linalg.norm(ac.softmax_jacobian(w_gap), axis=(-2, -1))
-glue_hidden("ch2_jac_at0", float(jac_norm[0]))
-glue_hidden("ch2_jac_at12", float(jac_norm[-1]))
-glue_hidden("ch2_gap_max", float(gaps[-1]))
-glue_hidden("ch2_w_at12", float(w_gap[-1, 0]))
-ratio = jac_norm[0] / jac_norm[-1]
-ratio = float(f"{ratio:.2g}")  # two significant digits are all that matter
-glue_hidden("ch2_jac_ratio", ratio)
+# how many times weaker at the largest gap; two significant digits
+weaker = float(f"{jac_norm[0] / jac_norm[-1]:.2g}")
 print(f"gap 0: norm {jac_norm[0]:.3f}")
 print(f"gap {gaps[-1]:g}: norm {jac_norm[-1]:.1e}")
-print(f"about {ratio:,.0f} times smaller")
+print(f"about {weaker:,.0f} times smaller")
 
-# %% tags=["remove-input"]
-fig = plots.plot_jacobian_norm(gaps, jac_norm, w_gap[:, 0])
-glue_hidden("fig-ch2-jacobian", fig)
-plt.close(fig)
+# %%
+figures.show(
+    plots.plot_jacobian_norm(gaps, jac_norm, w_gap[:, 0]),
+    "fig-ch2-jacobian",
+    "Three scores: one pulls ahead of two zeros by the gap on the horizontal axis. The"
+    " largest weight climbs towards 1 and the Jacobian's norm falls from"
+    f" {dec(jac_norm[0])} (equal scores) to {jac_norm[-1]:.1e} at a gap of {gaps[-1]:g},"
+    f" where the top weight is {dec(w_gap[-1, 0], 5)}.",
+)
 
 # %% [markdown]
-# ```{glue:figure} fig-ch2-jacobian
-# :name: fig-ch2-jacobian
-#
-# Three scores: one pulls ahead of two zeros by the gap on the horizontal axis. The largest
-# weight climbs towards 1 and the Jacobian's norm falls from {glue:text}`ch2_jac_at0:.3f`
-# (equal scores) to {glue:text}`ch2_jac_at12:.1e` at a gap of {glue:text}`ch2_gap_max:g`,
-# where the top weight is {glue:text}`ch2_w_at12:.5f`.
-# ```
-#
-# At a gap of {glue:text}`ch2_gap_max:g` the gradient flowing through the softmax is about
-# {glue:text}`ch2_jac_ratio:,.0f` times weaker than at equal scores. Gaps like that are not
-# exotic: the next chapter shows that unscaled dot products of long vectors produce them all
-# the time.
+# At a gap of {eval}`plain(gaps[-1])` ({eval}`figures.ref("fig-ch2-jacobian")`) the top weight
+# is {eval}`dec(w_gap[-1, 0], 5)` and the gradient flowing through the softmax is about
+# {eval}`f"{weaker:,.0f}"` times weaker than at equal scores. Gaps like that are not exotic:
+# the next chapter shows that unscaled dot products of long vectors produce them all the time.
+# A gap of 1 is another matter: it is a lead, not a landslide, as the first exercise below
+# shows.
 #
 # ## Try it: softmax bars
 #
@@ -397,43 +356,59 @@ plt.close(fig)
 # softmax stays put (equation {eq}`eq-shift`), while the naive formula, in the table, breaks
 # once the exponentials overflow. The figure runs in your browser, even on the static site.
 #
-# The widget also shows the *entropy* (엔트로피) of the weights, $H(w) = -\sum_j w_j \log w_j$:
-# one number for how spread out they are, $\log S$ when all $S$ weights are equal and 0 when
-# one key takes everything. {ref}`ch-scaling` uses it to measure how peaked attention is.
+# The widget also shows the *entropy* (엔트로피) of the weights,
+# $H(w) = -\sum_j w_j \log w_j$: one number for how spread out they are, $\log S$ when all $S$
+# weights are equal and 0 when one key takes everything. [Chapter 3](03_scaling.ipynb) uses it
+# to measure how peaked attention is.
 
 # %%
-SoftmaxBars(scores=(2.0, 1.0, 0.1))
-
-# %% [markdown]
-# ## Masks: a score of −∞ (마스크)
-#
-# Sometimes a query must not look at some keys: the padding (패딩) that makes short sentences as
-# long as the others in a batch, or, in a model that writes text, the words that come later. A
-# *mask* (마스크) marks the keys that may be attended (True = may attend, as in PyTorch), and
-# every other key gets the score $-\infty$. Since $e^{-\infty} = 0$, a masked key gets exactly
-# zero weight, and the remaining keys share all of it among themselves:
-
-# %%
-mask = np.array([True, False, True])  # key 2 is hidden
-masked = ac.softmax(np.where(mask, scores, -np.inf))
-kept = ac.softmax(scores[mask])  # the softmax of the visible keys alone
-glue_hidden("ch2_masked", three_decimals(masked))
-glue_hidden("ch2_mask_key", int(np.flatnonzero(~mask)[0]) + 1)
-print("scores       ", scores)
-print("mask         ", mask)
-print("masked scores", np.where(mask, scores, -np.inf))
-print("weights      ", masked.round(3))
-print(
-    "same as the softmax of the visible keys:",
-    np.allclose(masked[mask], kept),
+bars = SoftmaxBars(scores=(2.0, 1.0, 0.1))
+figures.show(
+    bars,
+    "fig-ch2-bars",
+    "Softmax bars: drag a score, the temperature or the shift; the weights, their entropy"
+    " and the naive formula's result follow.",
 )
 
 # %% [markdown]
-# Key {glue:text}`ch2_mask_key` gets no weight, and the weights become
-# {glue:text}`ch2_masked`. What if a row's keys are *all* masked, say a query that belongs to
-# padding itself? Then every exponential is 0 and equation {eq}`eq-softmax` reads $0/0$. There
-# is no right answer to attend to, so `ac.softmax` gives such a row all zeros, as PyTorch's
-# attention does: that query's output is then zero, not NaN.
+# ## Masks: a score of −∞
+#
+# Sometimes a query must not look at some keys: the padding (패딩) that makes short sentences
+# as long as the others in a batch, or, in a model that writes text, the words that come later.
+# A *mask* (마스크) marks the keys that may be attended, and every other key gets the score
+# $-\infty$. Since $e^{-\infty} = 0$, a masked key gets exactly zero weight, and the remaining
+# keys share all of it among themselves.
+#
+# Which way round a boolean mask reads depends on the library, so this book names the API each
+# time. `attn_core` follows PyTorch's `torch.nn.functional.scaled_dot_product_attention`:
+# True = *may attend*. PyTorch's `torch.nn.MultiheadAttention` reads its boolean `attn_mask`
+# and its `key_padding_mask` the other way round: there True = *ignore this key*.
+
+# %%
+mask = np.array([True, False, True])  # True = may attend: key 2 is hidden
+masked_scores = np.where(mask, scores, -np.inf)  # [S]
+masked = ac.softmax(masked_scores)
+kept = ac.softmax(scores[mask])  # the softmax of the visible keys alone
+step_table(
+    {
+        "score": scores,
+        "mask": mask.astype(str),
+        "masked score": masked_scores,
+        "weight": masked,
+    },
+    index=["k1", "k2", "k3"],
+)
+
+# %% [markdown]
+# Key {eval}`int(np.flatnonzero(~mask)[0]) + 1` gets no weight, and the weights become
+# {eval}`dec(masked)`, the softmax of the visible keys alone (`np.allclose` says
+# {eval}`np.allclose(masked[mask], kept)`).
+#
+# What if a row's keys are *all* masked, say a query that belongs to padding itself? Then every
+# exponential is 0 and equation {eq}`eq-softmax` reads $0/0$. There is no right answer, and the
+# libraries differ. Plain `torch.softmax` of a row of $-\infty$ gives NaN, and so does
+# `torch.nn.MultiheadAttention` for that query. `scaled_dot_product_attention` gives the row all
+# zero weights, so that query's output is zero, not NaN; `ac.softmax` does the same:
 
 # %%
 nothing = np.zeros(scores.shape, dtype=bool)  # every key hidden
@@ -441,25 +416,28 @@ all_masked = ac.softmax(np.where(nothing, scores, -np.inf))
 print("weights of a fully masked row:", all_masked)
 
 # %% [markdown]
-# Many tutorials write a large negative number instead of $-\infty$; {numref}`ex-ch2-bug-mask`
-# shows what that does to a fully masked row. `ac.attention_weights` takes the mask as
-# `attn_mask=`; `ac.padding_mask` and `ac.causal_mask` build the two usual masks.
+# Many tutorials write a large negative number such as $-10^9$ instead of $-\infty$. For a row
+# with at least one visible key it gives the same weights to every printed digit; an exercise
+# at the end of this chapter looks at what it does to a fully masked row. `ac.attention_weights`
+# takes the mask as `attn_mask=`; `ac.padding_mask` and `ac.causal_mask` build the two usual
+# masks.
 #
 # ## Summary
 #
-# - Softmax, equation {eq}`eq-softmax`, turns any scores into positive weights that sum to 1 and
-#   keep the order of the scores.
-# - Only differences between scores matter (equation {eq}`eq-shift`); multiplying the scores by a
-#   factor, or dividing by a temperature, makes the weights more or less peaked.
+# - Softmax, equation {eq}`eq-softmax`, turns any scores into positive weights that sum to 1
+#   and keep the order of the scores.
+# - Only differences between scores matter (equation {eq}`eq-shift`); multiplying the scores by
+#   a factor, or dividing by a temperature, makes the weights more or less peaked.
 # - The exponential turns every unit of lead into a factor $e$ (equation {eq}`eq-ratio`), which
 #   concentrates the weight on the best-matching keys.
-# - The literal formula overflows (in float32 for scores above {glue:text}`ch2_f32_max:.1f`) and
-#   underflows; subtracting the
-#   maximum (equation {eq}`eq-stable-softmax`) and computing log-sum-exp the same way fixes both.
-# - The Jacobian $\mathrm{diag}(w) - ww^\top$ vanishes as one weight nears 1: a saturated softmax
-#   stops learning.
-# - A mask sets hidden keys' scores to $-\infty$, which gives them zero weight; a fully masked
-#   row gets zeros.
+# - The literal formula overflows (in float32 for scores above
+#   {eval}`dec(np.log(np.finfo(np.float32).max), 1)`) and underflows; subtracting the maximum
+#   (equation {eq}`eq-stable-softmax`) and computing log-sum-exp the same way fixes both.
+# - The Jacobian $\mathrm{diag}(w) - ww^\top$ vanishes as one weight nears 1: a saturated
+#   softmax stops learning.
+# - A mask sets hidden keys' scores to $-\infty$, which gives them zero weight. In `attn_core`
+#   and `scaled_dot_product_attention` True = may attend and a fully masked row gets zeros;
+#   `nn.MultiheadAttention` reads True as *ignore* and gives such a row NaN.
 #
 # ## Exercises
 #
@@ -469,9 +447,8 @@ print("weights of a fully masked row:", all_masked)
 # ```{exercise} Softmax of large scores, by hand
 # :label: ex-ch2-shift-by-hand
 #
-# Without a computer, find the softmax of the three scores {glue:text}`ch2_ex1_scores` (the
-# cell below prints them), to three decimals. You will need $e^{-1} \approx$
-# {glue:text}`ch2_ex1_e:.3f`, and nothing larger.
+# Without a computer, find the softmax of the three scores printed by the cell below, to three
+# decimals. You will need $e^{-1} \approx$ {eval}`dec(math.exp(-1))`, and nothing larger.
 # ```
 #
 # ```{admonition} Hint
@@ -487,38 +464,30 @@ print("scores =", s_ex, f"  e^-1 = {math.exp(-1):.3f}")
 answer = ...  # your three weights, e.g. [0.0, 0.0, 0.0]
 ch2.shift_by_hand.check(answer)
 
-# %% tags=["remove-cell"]
-# the numbers of the exercise's statement, for the text
-glue_hidden("ch2_ex1_scores", plain(s_ex))
-glue_hidden("ch2_ex1_e", round(math.exp(-1), 3))
-glue_hidden("ch2_ex1_left", plain(s_ex - s_ex.max()))
-
 # %% [markdown]
-# ```{solution-start} ex-ch2-shift-by-hand
+# ````{solution} ex-ch2-shift-by-hand
 # :class: dropdown
-# ```
 #
-# Subtracting the largest score leaves {glue:text}`ch2_ex1_left`, whose exponentials are $1$,
-# $e^{-1}$, $e^{-1}$; divide each by their sum:
-
-# %% jupyter={"outputs_hidden": true, "source_hidden": true}
-# Solution
-e_minus_1 = round(math.exp(-1), 3)  # e^-1 to three decimals, as given
-exps_by_hand = [1.0, e_minus_1, e_minus_1]  # e^0, e^-1, e^-1
-total = sum(exps_by_hand)
-answer = [round(x / total, 3) for x in exps_by_hand]
-print(f"sum of the exponentials = {total:.3f}, weights = {answer}")
-ch2.shift_by_hand.check(answer)
-
-# %% [markdown]
-# ```{solution-end}
+# Subtracting the largest score leaves {eval}`plain(s_ex - s_ex.max())`, whose exponentials are
+# $1$, $e^{-1}$, $e^{-1}$; divide each by their sum. The scores are large, but the softmax is
+# far from saturated: only the gaps count, and a gap of 1 makes the first weight $e \approx$
+# {eval}`dec(math.e)` times each of the others, not everything.
+#
+# ```python
+# e_minus_1 = round(math.exp(-1), 3)  # e^-1 to three decimals, as given
+# exps_by_hand = [1.0, e_minus_1, e_minus_1]  # e^0, e^-1, e^-1
+# total = sum(exps_by_hand)
+# answer = [round(x / total, 3) for x in exps_by_hand]
+# print(f"sum of the exponentials = {total:.3f}, weights = {answer}")
+# ch2.shift_by_hand.check(answer)
 # ```
+# ````
 #
 # ```{exercise} Predict, then run: double every score
 # :label: ex-ch2-double
 #
-# Double every score printed below. Does the largest weight go `"up"`, `"down"`,
-# or stay the `"same"`? Answer first; the solution runs it.
+# Double every score printed below. Does the largest weight go `"up"`, `"down"`, or stay the
+# `"same"`? Answer first; the solution runs it.
 # ```
 #
 # ```{admonition} Hint
@@ -535,29 +504,26 @@ answer = ...  # "up", "down" or "same"
 ch2.double_the_scores.check(answer)
 
 # %% [markdown]
-# ```{solution-start} ex-ch2-double
+# ````{solution} ex-ch2-double
 # :class: dropdown
-# ```
 #
-# Doubling keeps the order but doubles every gap, and by equation {eq}`eq-ratio` every gap is an
-# exponent: the leader's weight grows.
-
-# %% jupyter={"outputs_hidden": true, "source_hidden": true}
-# Solution
-print("softmax(s)  ", ac.softmax(s_double).round(3))
-print("softmax(2 s)", ac.softmax(2 * s_double).round(3))
-ch2.double_the_scores.check("up")
-
-# %% [markdown]
-# ```{solution-end}
+# Doubling keeps the order but doubles every gap, and by equation {eq}`eq-ratio` every gap is
+# an exponent: the leader's weight grows.
+#
+# ```python
+# print("softmax(s)  ", ac.softmax(s_double).round(3))
+# print("softmax(2 s)", ac.softmax(2 * s_double).round(3))
+# answer = "up"
+# ch2.double_the_scores.check(answer)
 # ```
+# ````
 #
 # ```{exercise} Write a softmax that does not overflow
 # :label: ex-ch2-my-softmax
 #
 # Write `my_softmax(scores)` with plain NumPy (no `ac.softmax`): the softmax of `scores`, of
-# shape $(\dots, S)$, over its last axis. The check runs it on the seed's scores, on a matrix, on
-# a batch, and on very large and very negative scores.
+# shape $(\dots, S)$, over its last axis. The check runs it on the seed's scores, on a matrix,
+# on a batch, and on very large and very negative scores.
 # ```
 #
 # ```{admonition} Hint
@@ -575,90 +541,89 @@ def my_softmax(scores): ...  # your code here
 ch2.my_softmax.check(my_softmax)
 
 # %% [markdown]
-# ```{solution-start} ex-ch2-my-softmax
+# ````{solution} ex-ch2-my-softmax
 # :class: dropdown
-# ```
 #
 # Subtract each row's maximum, exponentiate, divide by each row's sum; all along `axis=-1`.
-
-
-# %% jupyter={"outputs_hidden": true, "source_hidden": true}
-# Solution
-def my_softmax(scores):
-    # [..., S]: every exponent is <= 0, so nothing overflows
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)  # [..., S] / [..., 1]
-
-
-ch2.my_softmax.check(my_softmax)
-
-# %% [markdown]
-# ```{solution-end}
-# ```
 #
-# ```{exercise} Find the bug: masking every key
+# ```python
+# def my_softmax(scores):
+#     # [..., S]: every exponent is <= 0, so nothing overflows
+#     e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+#     return e / e.sum(axis=-1, keepdims=True)  # [..., S] / [..., 1]
+#
+#
+# ch2.my_softmax.check(my_softmax)
+# ```
+# ````
+#
+# ```{exercise} Masking with −10⁹: the fully masked row
 # :label: ex-ch2-bug-mask
 #
-# To hide a key (padding, or the future), a colleague replaces its score by $-10^9$ before the
-# softmax, as many tutorials do. It looks right on every example they tried. Then a batch arrives
-# with a sequence that is *all* padding, so one row has every key masked. Copy the function below
-# into the next cell as `fixed_masked_weights`, fix it, and run the check. A row with nothing to
-# attend to should get no weight at all (zeros), as in PyTorch and as in the section on masks.
+# The function printed below hides a key by replacing its score with $-10^9$ before the
+# softmax, a common convention. For every row with a visible key it gives the same weights as
+# $-\infty$. A row whose keys are *all* masked (a query that is itself padding) is another
+# matter: every score is $-10^9$, so the row gets equal weights $1/S$, an average over padding.
+# Usually that is harmless, because a padded query's output is thrown away. It turns harmful
+# when the output is kept (averaged over the sequence, say), and in float16, whose largest
+# number is {eval}`plain(np.finfo(np.float16).max)`: there $-10^9$ becomes $-\infty$ anyway,
+# and a softmax with no rule for a fully masked row returns NaN.
+#
+# Copy the function into the next cell as `fixed_masked_weights` and change it so that a fully
+# masked row gets zero weights, as `ac.softmax` and `scaled_dot_product_attention` give it. The
+# check runs it on a batch that contains a sequence of padding only.
 # ```
 
 # %%
-bugs.mask_fully_masked.show()
+ch2.mask_fully_masked.show()
 
 # %% [markdown]
 # ```{admonition} Hint
 # :class: dropdown
 #
-# Run the buggy version on one row whose mask is all `False`. What does $-10^9$ minus the row's
+# Run the function on one row whose mask is all `False`. What does $-10^9$ minus the row's
 # maximum $-10^9$ give? And what does `ac.softmax` do with a row that is entirely $-\infty$?
 # ```
 
 
 # %%
 def fixed_masked_weights(scores, mask):
-    raise NotImplementedError  # copy the function above here and fix it
+    raise NotImplementedError  # copy the function above here, change it
 
 
-bugs.mask_fully_masked.check(fixed_masked_weights)
+ch2.mask_fully_masked.check(fixed_masked_weights)
 
 # %% [markdown]
-# ```{solution-start} ex-ch2-bug-mask
+# ````{solution} ex-ch2-bug-mask
 # :class: dropdown
-# ```
 #
 # When every score of a row is $-10^9$, subtracting the maximum leaves zeros and the row gets
-# $1/S$ each: it attends to padding. Use $-\infty$, a true "no weight", and a softmax that gives
-# a fully $-\infty$ row zeros instead of NaN; `ac.softmax` is one.
-
-
-# %% jupyter={"outputs_hidden": true, "source_hidden": true}
-# Solution
-def fixed_masked_weights(scores, mask):
-    """Weights (..., L, S) over the keys; mask: True = may attend."""
-    # a hidden key can get no weight at all
-    scores = np.where(mask, scores, -np.inf)
-    return ac.softmax(scores, axis=-1)  # a fully -inf row gets zeros
-
-
-bugs.mask_fully_masked.check(fixed_masked_weights)
-
-# %% [markdown]
-# ```{solution-end}
+# $1/S$ each. Write $-\infty$ instead, a true "no weight" that no dtype can round, and use a
+# softmax that gives a row of $-\infty$ zeros instead of NaN; `ac.softmax` is one. (A
+# hand-written max-subtraction is not: $-\infty - (-\infty)$ is NaN.)
+#
+# ```python
+# def fixed_masked_weights(scores, mask):
+#     """Weights (..., L, S) over the keys; mask: True = may attend."""
+#     # a hidden key can get no weight at all
+#     scores = np.where(mask, scores, -np.inf)
+#     return ac.softmax(scores, axis=-1)  # a fully -inf row gets zeros
+#
+#
+# ch2.mask_fully_masked.check(fixed_masked_weights)
 # ```
+# ````
 #
 # ```{exercise} Find the bug: softmax over the wrong axis
 # :label: ex-ch2-bug-axis
 #
 # The function below should turn a matrix of scores, one row per query and one column per key,
-# into weights whose **rows** sum to 1. Copy it as `fixed_softmax_rows`, fix it, and run the check.
+# into weights whose *rows* sum to 1. Copy it as `fixed_softmax_rows`, fix it, and run the
+# check.
 # ```
 
 # %%
-bugs.softmax_wrong_axis.show()
+ch2.softmax_wrong_axis.show()
 
 # %% [markdown]
 # ```{admonition} Hint
@@ -674,28 +639,22 @@ def fixed_softmax_rows(scores):
     raise NotImplementedError  # copy the function above here and fix it
 
 
-bugs.softmax_wrong_axis.check(fixed_softmax_rows)
+ch2.softmax_wrong_axis.check(fixed_softmax_rows)
 
 # %% [markdown]
-#
-# ```{solution-start} ex-ch2-bug-axis
+# ````{solution} ex-ch2-bug-axis
 # :class: dropdown
-# ```
 #
 # `axis=0` normalises each *column*: each key's weights over the queries. The keys are the last
 # axis, so `axis=-1`, which also stays right when batch axes are added in front.
-
-
-# %% jupyter={"outputs_hidden": true, "source_hidden": true}
-# Solution
-def fixed_softmax_rows(scores):
-    """Weights (..., L, S): softmax over the keys, the last axis."""
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-bugs.softmax_wrong_axis.check(fixed_softmax_rows)
-
-# %% [markdown]
-# ```{solution-end}
+#
+# ```python
+# def fixed_softmax_rows(scores):
+#     """Weights (..., L, S): softmax over the keys, the last axis."""
+#     e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+#     return e / e.sum(axis=-1, keepdims=True)
+#
+#
+# ch2.softmax_wrong_axis.check(fixed_softmax_rows)
 # ```
+# ````

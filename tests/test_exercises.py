@@ -42,7 +42,8 @@ CHAPTERS = (ch01_dot_product, ch02_softmax, ch03_scaling, ch04_worked_example)
 
 def test_all_exercises_are_the_chapters_lists_in_order():
     assert EXERCISES == [ex for module in CHAPTERS for ex in module.EXERCISES]
-    assert len({ex.id for ex in EXERCISES}) == len(EXERCISES) == 20
+    ids = [ex.id for ex in EXERCISES]
+    assert len(set(ids)) == len(ids) >= 20  # unique; chapters add exercises, none is lost
 
 
 @pytest.mark.parametrize("module", CHAPTERS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])

@@ -26,6 +26,7 @@ __all__ = [
     "EXERCISES",
     "cosine_by_hand",
     "kT_batch",
+    "long_key_away",
     "my_scores",
     "scores_by_hand",
     "which_key_wins",
@@ -231,4 +232,28 @@ kT_batch = BugExercise(
 )
 
 
-EXERCISES = [scores_by_hand, cosine_by_hand, my_scores, kT_batch, which_key_wins]
+# ------------------------------------------- a longer key that points away (chapter 1)
+
+long_key_away = ChoiceExercise(
+    "ch1-long-key-away",
+    "a longer key that points away",
+    options=["up", "down", "same"],
+    answer="down",
+    why_not={
+        "up": "a longer key is not louder for every query: the score is ‖q‖‖k‖cos θ, and "
+        "beyond 90° cos θ is negative, so a longer key makes it *more* negative.",
+        "same": "the angle stays the same, but the score is ‖q‖‖k‖cos θ, not cos θ alone: "
+        "doubling ‖k‖ doubles it.",
+    },
+    inputs=(np.array([2.0, 1.0]), np.array([-2.0, 1.0])),  # cos θ = −3/5: about 127°
+)
+
+
+EXERCISES = [
+    scores_by_hand,
+    cosine_by_hand,
+    my_scores,
+    kT_batch,
+    which_key_wins,
+    long_key_away,
+]

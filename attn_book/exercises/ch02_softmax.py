@@ -58,12 +58,20 @@ shift_by_hand = NumberExercise(
             "these are the exponentials of the shifted scores; divide each by their sum.",
             lambda s: np.exp(s - s.max()),
         ),
+        diagnose.matches(
+            "saturated",
+            "all the weight on the top score would be the arg-max, but softmax is soft: a lead "
+            "of 1 makes the top weight only e ≈ 2.718 times each other one. Large scores do "
+            "not saturate a softmax; only large gaps between them do.",
+            lambda s: (s == s.max()).astype(float),
+        ),
     ],
     mistakes=[
         Mistake("scores over their sum", _SHIFTED / _SHIFTED.sum(), "near-uniform"),
         Mistake("one third each", [1 / 3, 1 / 3, 1 / 3], "near-uniform"),
         Mistake("e^+1 instead of e^-1", [0.155, 0.422, 0.422], "exp-wrong-sign"),
         Mistake("e^0 and e^-1, not divided", [1.0, np.exp(-1), np.exp(-1)], "exp-not-normalised"),
+        Mistake("all the weight on the top score", [1.0, 0.0, 0.0], "saturated"),
         Mistake("the top weight alone", 0.576, "wrong-count"),
         Mistake("a slip in the third decimal", [0.581, 0.212, 0.212], "rounding"),
     ],
