@@ -6,19 +6,25 @@ and NaN comes back as null.
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import math
+import re
 import shutil
 import subprocess
+import unicodedata
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fontTools.ttLib import TTFont
 
 import attn_book
 import attn_core
 
-JS = Path(attn_book.__file__).parent / "widgets" / "attn_math.js"
+WIDGETS = Path(attn_book.__file__).parent / "widgets"
+JS = WIDGETS / "src" / "attn_math.js"
 NODE = shutil.which("node") or "/usr/bin/node"
 
 RUNNER = """
@@ -170,3 +176,96 @@ def test_viridis_stops_match_matplotlib(run_js):
         rgb = [int(c) for c in css[4:-1].split(",")]
         want = [round(255 * c) for c in mpl.colormaps["viridis"](t)[:3]]
         assert max(abs(a - b) for a, b in zip(rgb, want, strict=True)) <= 3, (t, rgb, want)
+
+
+# --- the build: bundles, formatting, the Hangul font ------------------------------------------
+
+ROOT = WIDGETS.parent.parent
+ESBUILD = ROOT / "node_modules" / "esbuild"
+
+
+def test_committed_bundles_are_fresh():
+    """Rebuilding every figure from src/ with esbuild gives the committed bytes."""
+    if not (Path(NODE).exists() and ESBUILD.is_dir()):
+        pytest.skip("node or node_modules/esbuild missing (`npm ci`); cannot rebuild the bundles")
+    proc = subprocess.run(
+        [NODE, str(WIDGETS / "build.mjs"), "--check"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_every_bundle_is_self_contained():
+    for name in ("query_pad", "softmax_bars", "scaling_explorer", "attention_heatmap"):
+        text = (WIDGETS / f"{name}.js").read_text(encoding="utf-8")
+        assert not [line for line in text.splitlines() if line.startswith("import ")], name
+        assert "src/dom.js" in text and "src/attn_math.js" in text, name
+
+
+def hangul_in(text):
+    """Hangul syllables and jamo, found by their Unicode names (not by build_font's regex)."""
+    return {c for c in text if unicodedata.name(c, "").startswith("HANGUL")}
+
+
+def embedded_font():
+    css = (WIDGETS / "hangul_font.css").read_text(encoding="utf-8")
+    family, data = re.search(
+        r'font-family: "([^"]+)";.*base64,([A-Za-z0-9+/=]+)"', css, re.S
+    ).groups()
+    return family, TTFont(io.BytesIO(base64.b64decode(data)))
+
+
+def test_the_widget_font_draws_every_hangul_character_the_figures_show():
+    family, font = embedded_font()
+    cmap = font.getBestCmap()
+    sources = [p.read_text(encoding="utf-8") for p in (WIDGETS / "src").glob("*.js")]
+    shown = hangul_in("".join(sources) + "".join(attn_core.SENTENCE_KO + attn_core.SENTENCE_EN))
+    assert {"내", "적", "가", "중", "치", "먹", "었", "다"} <= shown  # the labels and tokens
+    missing = sorted(c for c in shown if ord(c) not in cmap)
+    assert not missing, f"no glyph in {family} for {missing}: run build_font.py"
+    glyphs = [font.getGlyphSet()[cmap[ord(c)]] for c in sorted(shown)]
+    assert all(g.width > 0 for g in glyphs)  # real glyphs, not empty placeholders
+    css = (WIDGETS / "widgets.css").read_text(encoding="utf-8")
+    first = re.search(r"\.abh-fig \{[^}]*font-family: ([^;,]+)", css).group(1)
+    assert first == f'"{family}"', "the figures' text must ask for the shipped font first"
+
+
+def test_the_widget_font_is_small_and_licensed():
+    _, font = embedded_font()
+    size = len((WIDGETS / "hangul_font.css").read_bytes())
+    assert size < 40_000, f"{size} B of CSS travels with every figure"
+    names = " ".join(r.toUnicode() for r in font["name"].names)
+    assert "Open Font License" in names or "OFL" in names, names[:300]
+
+
+# --- layouts, run in node -------------------------------------------------------------------
+
+LAYOUT_RUNNER = """
+import { BARS, FONT, barGeometry, scoreLabelY, weightBar } from "./softmax_bars_layout.mjs";
+const g = barGeometry(3), out = { titles: g.titles, font: FONT, scores: [], weights: [] };
+for (let s = BARS.lo - 1; s <= BARS.hi + 1; s += 0.25) out.scores.push(scoreLabelY(g, s));
+for (let w = 0; w <= 1; w += 0.01) out.weights.push(weightBar(g, w).labelY);
+out.weights.push(weightBar(g, 1).labelY);
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_no_bar_label_reaches_a_title(tmp_path):
+    """Any score in view, any weight (T = 0.1 puts one at 1): labels clear both titles.
+
+    A text's box is taken as [baseline - 1.1 size, baseline + 0.35 size], wider than the
+    ascent and descent of DejaVu Sans or Noto Sans KR.
+    """
+    if not Path(NODE).exists():
+        pytest.skip("node not found")
+    shutil.copy(WIDGETS / "src" / "softmax_bars_layout.js", tmp_path / "softmax_bars_layout.mjs")
+    (tmp_path / "run.mjs").write_text(LAYOUT_RUNNER, encoding="utf-8")
+    proc = subprocess.run(
+        [NODE, "run.mjs"], capture_output=True, text=True, cwd=tmp_path, check=True
+    )
+    got = json.loads(proc.stdout)
+    box = lambda y, size: (y - 1.1 * size, y + 0.35 * size)  # noqa: E731
+    apart = lambda a, b: a[1] <= b[0] or b[1] <= a[0]  # noqa: E731
+    titles = [box(y, got["font"]["title"]) for y in got["titles"].values()]
+    for y in got["scores"] + got["weights"]:
+        label = box(y, got["font"]["label"])
+        assert all(apart(label, t) for t in titles), (y, got["titles"])

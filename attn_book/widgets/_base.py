@@ -10,7 +10,7 @@ import numpy as np
 __all__ = ["Figure", "as_vector", "as_vectors", "bundle", "css"]
 
 _HERE = files(__package__)
-_SHARED_JS = ("attn_math.js", "dom.js")
+_CSS = ("hangul_font.css", "widgets.css")
 
 
 def _read(name):
@@ -18,17 +18,18 @@ def _read(name):
 
 
 def bundle(figure_js):
-    """One self-contained ES module: the shared maths, the DOM helpers, then the figure.
+    """The figure's self-contained ES module: ``src/<figure_js>`` and all it imports.
 
-    A static page has no server to import relative modules from, so the shared
-    modules are inlined into each figure's ``_esm`` string.
+    A static page has no server to import relative modules from, so
+    ``build.mjs`` (esbuild) joins each figure's modules into one committed file
+    beside this one; tests/test_widget_js.py checks that it is fresh.
     """
-    return "\n".join(_read(name) for name in (*_SHARED_JS, figure_js))
+    return _read(figure_js)
 
 
 def css():
-    """The CSS shared by all figures (scoped under ``.abh-fig``)."""
-    return _read("widgets.css")
+    """The CSS shared by all figures (scoped under ``.abh-fig``), the Hangul font first."""
+    return "\n".join(_read(name) for name in _CSS)
 
 
 class Figure(anywidget.AnyWidget):

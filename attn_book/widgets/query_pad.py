@@ -10,7 +10,9 @@ from attn_core.validation import check_scale, check_temperature
 
 from ._base import Figure, as_vector, as_vectors, bundle, css
 
-__all__ = ["QueryPad"]
+__all__ = ["PARTS", "QueryPad"]
+
+PARTS = ("weights", "scale", "temperature", "values")  # in the order a reader meets them
 
 _SEED = attn_core.seed_example()
 
@@ -26,6 +28,12 @@ class QueryPad(Figure):
     scaled : bool, default True
         Multiply the dot products by 1/sqrt(d_k) (False: by 1).
     temperature : float > 0, default 1.0
+    show : sequence of str, default all of :data:`PARTS`
+        What the figure shows beyond q·k (내적) and cos θ, so a chapter can introduce
+        attention step by step: ``"weights"`` (the softmax weights and their bars),
+        ``"scale"`` (the score column and the 1/√d_k switch), ``"temperature"`` (its
+        slider; needs ``"weights"``), ``"values"`` (the values v, the output o; needs
+        ``"weights"``). ``show=()`` is chapter 1's pad: dot products and cosines only.
 
     Notes
     -----
@@ -53,6 +61,7 @@ class QueryPad(Figure):
     value_vectors = t.List(_SEED.values.tolist()).tag(sync=True)
     scaled = t.Bool(True).tag(sync=True)
     temperature = t.Float(1.0).tag(sync=True)
+    show = t.List(list(PARTS)).tag(sync=True)
 
     dots = t.List().tag(sync=True)
     cosines = t.List().tag(sync=True)
@@ -72,6 +81,10 @@ class QueryPad(Figure):
     @t.validate("key_vectors", "value_vectors")
     def _check_vectors(self, proposal):
         return as_vectors(proposal["value"], proposal["trait"].name, dim=2)
+
+    @t.validate("show")
+    def _check_show(self, proposal):
+        return check_parts(proposal["value"])
 
     @t.validate("temperature")
     def _check_temperature(self, proposal):
@@ -100,3 +113,16 @@ class QueryPad(Figure):
         self.weights = weights.tolist()
         self.output = (weights @ v).tolist()  # [S] @ [S, Ev] -> [Ev], as attn_core does
         self.entropy = float(attn_core.entropy(weights))
+
+
+def check_parts(show):
+    """Return ``show`` as a list of :data:`PARTS` in their order, or raise naming ``show``."""
+    if not all(isinstance(p, str) for p in show):
+        raise TypeError(f"show must be a sequence of part names from {PARTS}, got {show!r}")
+    unknown = sorted(set(show) - set(PARTS))
+    if unknown:
+        raise ValueError(f"show: unknown part(s) {unknown}; the parts are {PARTS}")
+    needy = [p for p in ("temperature", "values") if p in show and "weights" not in show]
+    if needy:
+        raise ValueError(f"show: {needy} need 'weights' too, got show={tuple(show)!r}")
+    return [p for p in PARTS if p in show]

@@ -2,18 +2,46 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import traitlets as t
 
-import attn_core
+from attn_core import stats
 from attn_core.validation import check_positive_int
 
 from ._base import Figure, bundle, css
 
-__all__ = ["DIMS", "HIST_EDGES", "ScalingExplorer", "scaling_row"]
+__all__ = ["DIMS", "N_BINS", "histogram_edges", "scaling_row"]
 
-DIMS = tuple(2**i for i in range(11))  # 1, 2, 4, ..., 1024
-HIST_EDGES = np.linspace(-40.0, 40.0, 41)  # bins of width 2 for the q·k histograms
+DIMS = tuple(2**i for i in range(11))  # 1, 2, 4, ..., 1024: the slider's stops and the curves'
+N_BINS = 40  # bins of each score histogram
+
+
+def histogram_edges(scores, n_bins=N_BINS):
+    """Edges of ``n_bins`` equal bins over [-R, R], R the first 1, 2, 4, 5 × 10^k >= max |s|.
+
+    Every score falls inside, so no bin collects clipped scores (which would draw false
+    spikes at the edges); R is a round number, so the ticks at ±R, ±R/2 and 0 are too.
+
+    Parameters
+    ----------
+    scores : ndarray, any shape
+    n_bins : int
+
+    Returns
+    -------
+    ndarray, shape (n_bins + 1,)
+
+    Examples
+    --------
+    >>> histogram_edges(np.array([-3.2, 17.0]), n_bins=4).tolist()
+    [-20.0, -10.0, 0.0, 10.0, 20.0]
+    """
+    peak = max(float(np.abs(scores).max()), 1e-12)
+    power = 10.0 ** math.floor(math.log10(peak))
+    radius = next(m * power for m in (1, 2, 4, 5, 10) if m * power >= peak)
+    return np.linspace(-radius, radius, n_bins + 1)
 
 
 def scaling_row(d_k, rng, n_keys, n_samples):
@@ -31,26 +59,30 @@ def scaling_row(d_k, rng, n_keys, n_samples):
     Returns
     -------
     dict
-        For ``raw`` (scale 1) and ``scaled`` (scale 1/sqrt(d_k)): the standard
-        deviation of the scores, their histogram over :data:`HIST_EDGES` (as a
-        fraction of all scores; scores outside count in the end bins), the mean
-        largest weight, the mean entropy (nats) and the mean Frobenius norm of
+        ``d_k``; ``edges`` (:func:`histogram_edges` of the unscaled scores, which cover
+        the scaled ones); and for ``raw`` (scale 1) and ``scaled`` (scale 1/sqrt(d_k)):
+        the standard deviation of ``n_samples * n_keys`` scores
+        (:func:`attn_core.stats.random_dot_products`), their histogram over ``edges``
+        (fractions, summing to 1), and from :func:`attn_core.stats.saturation_stats`
+        the mean largest weight, the mean entropy (nats) and the mean Frobenius norm of
         the softmax Jacobian (the gradient size).
     """
-    q = rng.standard_normal((n_samples, 1, d_k))  # [N, 1, d_k]
-    k = rng.standard_normal((n_samples, n_keys, d_k))  # [N, S, d_k]
-    row = {"d_k": d_k}
-    for name, scale in (("raw", 1.0), ("scaled", None)):
-        w = attn_core.attention_weights(q, k, scale=scale)[:, 0, :]  # [N, S]
-        s = attn_core.dot_scores(q, k)[:, 0, :] * (1.0 if scale else d_k**-0.5)  # [N, S]
-        counts, _ = np.histogram(np.clip(s, -39.999, 39.999), bins=HIST_EDGES)
-        jac = attn_core.softmax_jacobian(w)  # [N, S, S]
+    sat = {
+        name: stats.saturation_stats([d_k], n_keys, n_samples, rng, scaled=scaled)
+        for name, scaled in (("scaled", True), ("raw", False))
+    }
+    raw = stats.random_dot_products(d_k, n_samples * n_keys, rng)  # [N·S]
+    scores = {"raw": raw, "scaled": raw / math.sqrt(d_k)}
+    edges = histogram_edges(raw)
+    row = {"d_k": d_k, "edges": edges.tolist()}
+    for name, s in scores.items():
+        counts, _ = np.histogram(s, bins=edges)
         row[name] = {
             "std": float(s.std()),
             "hist": (counts / s.size).tolist(),
-            "max_weight": float(w.max(axis=-1).mean()),
-            "entropy": float(attn_core.entropy(w).mean()),
-            "grad": float(np.linalg.norm(jac, axis=(-2, -1)).mean()),
+            "max_weight": float(sat[name].max_weight[0]),
+            "entropy": float(sat[name].entropy[0]),
+            "grad": float(sat[name].jacobian_norm[0]),
         }
     return row
 
@@ -90,8 +122,8 @@ class ScalingExplorer(Figure):
     n_samples = t.Int(400).tag(sync=True)
 
     dims = t.List(list(DIMS)).tag(sync=True)
-    hist_edges = t.List(HIST_EDGES.tolist()).tag(sync=True)
     table = t.List().tag(sync=True)
+    hist_edges = t.List().tag(sync=True)  # the current row's ``edges``, (B + 1,)
     current = t.Dict().tag(sync=True)
 
     def __init__(self, **kwargs):
@@ -116,6 +148,7 @@ class ScalingExplorer(Figure):
     def _on_d_k(self, change):
         if self.table:  # empty while the constructor sets d_k, before _tabulate
             self.current = self.table[DIMS.index(self.d_k)]
+            self.hist_edges = self.current["edges"]
 
     def _tabulate(self):
         rows = []
@@ -124,3 +157,4 @@ class ScalingExplorer(Figure):
             rows.append(scaling_row(d, rng, self.n_keys, self.n_samples))
         self.table = rows
         self.current = rows[DIMS.index(self.d_k)]
+        self.hist_edges = self.current["edges"]

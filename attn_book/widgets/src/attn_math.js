@@ -1,6 +1,6 @@
 // attn_math.js — the small maths of the figures, a deliberate second copy of attn_core.
 //
-// The Python side inlines this file at the top of every figure's ES module, so a figure
+// esbuild bundles this module into every figure (attn_book/widgets/build.mjs), so a figure
 // on the static site (no kernel, no server) can recompute its numbers as the reader drags.
 // tests/test_widget_js.py holds every function here equal to attn_core in node.
 // Vectors are plain arrays of numbers; matrices are arrays of rows. Float64 throughout.
@@ -122,8 +122,15 @@ export function fmtWide(x, digits = 3) {
 
 /** Viridis (colour-blind safe), t in [0, 1] -> "rgb(r,g,b)"; 9 stops of matplotlib's map. */
 const VIRIDIS = [
-  [68, 1, 84], [71, 44, 122], [59, 81, 139], [44, 113, 142], [33, 144, 141],
-  [39, 173, 129], [92, 200, 99], [170, 220, 50], [253, 231, 37],
+  [68, 1, 84],
+  [71, 44, 122],
+  [59, 81, 139],
+  [44, 113, 142],
+  [33, 144, 141],
+  [39, 173, 129],
+  [92, 200, 99],
+  [170, 220, 50],
+  [253, 231, 37],
 ];
 export function viridis(t) {
   const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0)) * (VIRIDIS.length - 1);
@@ -135,5 +142,11 @@ export function viridis(t) {
 
 /** Okabe–Ito palette (colour-blind safe), for keys/values; black is kept for the query. */
 export const OKABE_ITO = [
-  "#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442",
+  "#E69F00",
+  "#56B4E9",
+  "#009E73",
+  "#CC79A7",
+  "#0072B2",
+  "#D55E00",
+  "#F0E442",
 ];

@@ -1,0 +1,276 @@
+// attention_heatmap.js — AttentionHeatmap: query tokens × key tokens, viridis, one row selected.
+// The weights are recomputed here from the per-head queries and keys the Python side sends.
+
+import { attentionMatrix, entropy, fmt, viridis } from "./attn_math.js";
+import {
+  boundCheckbox,
+  htmlEl,
+  onChanges,
+  setAttrs,
+  setText,
+  svgEl,
+  temperatureSlider,
+  update,
+} from "./dom.js";
+
+/**
+ * The traits of attention_heatmap.py's AttentionHeatmap that this file reads.
+ * @typedef {object} AttentionHeatmapModel
+ * @property {string[]} query_tokens - L tokens, one row each
+ * @property {string[] | null} key_tokens - S tokens, one column each; null: the query tokens
+ * @property {number[][][]} head_queries - shape (H, L, d_head)
+ * @property {number[][][]} head_keys - shape (H, S, d_head)
+ * @property {number} head - the head shown, 0 .. H - 1
+ * @property {boolean} scaled - multiply the scores by 1/√d_head
+ * @property {number} temperature - T > 0
+ * @property {boolean} causal - hide the keys after each query
+ * @property {number} selected - the query row listed beside the heatmap
+ */
+
+const INPUTS = [
+  "query_tokens",
+  "key_tokens",
+  "head_queries",
+  "head_keys",
+  "head",
+  "scaled",
+  "temperature",
+  "causal",
+  "selected",
+];
+const HINT =
+  "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 " +
+  "(yellow), viridis; grey: masked. Hover or click a row; ↑/↓ keys move it.";
+
+const MASKED = "#e8e8e8"; // a masked (causal) cell: light grey, no number
+
+function cellSize(L, S) {
+  return Math.max(12, Math.min(48, Math.floor(420 / Math.max(L, S))));
+}
+
+function buildGrid(svg, qTok, kTok, onPick) {
+  svg.replaceChildren();
+  const L = qTok.length,
+    S = kTok.length,
+    c = cellSize(L, S);
+  const fs = Math.min(13, Math.max(10, c * 0.6)); // px; set as a style, which beats .abh-token
+  const angle = c < 24 ? -90 : -45; // narrow columns: vertical labels, so they never overlap
+  const longest = (toks) => Math.min(12, Math.max(...toks.map((s) => s.length)));
+  const left = 8 + 0.75 * fs * longest(qTok) + 8;
+  const top = 16 + (angle === -90 ? 0.75 : 0.55) * fs * longest(kTok) + 6;
+  const W = left + S * c + 10,
+    H = top + L * c + 6;
+  setAttrs(svg, { viewBox: `0 0 ${W} ${H}`, width: W, height: H });
+  const colLabels = kTok.map((s, j) => {
+    const x = left + j * c + c / 2 + (angle === -90 ? fs / 3 : 0),
+      y = top - 6;
+    const text = svgEl(
+      "text",
+      {
+        x,
+        y,
+        class: "abh-token",
+        style: `font-size:${fs}px`,
+        transform: `rotate(${angle} ${x} ${y})`,
+      },
+      svg,
+    );
+    text.textContent = s;
+    return text;
+  });
+  const rowLabels = qTok.map((s, i) => {
+    const text = svgEl(
+      "text",
+      {
+        x: left - 6,
+        y: top + i * c + c / 2 + 4,
+        class: "abh-token",
+        "text-anchor": "end",
+        style: `font-size:${fs}px`,
+      },
+      svg,
+    );
+    text.textContent = s;
+    text.dataset.row = i;
+    return text;
+  });
+  const cells = [],
+    texts = [];
+  for (let i = 0; i < L; i++) {
+    const rc = [],
+      rt = [];
+    for (let j = 0; j < S; j++) {
+      const r = svgEl(
+        "rect",
+        { x: left + j * c, y: top + i * c, width: c, height: c, class: "abh-cell" },
+        svg,
+      );
+      r.dataset.row = i;
+      rc.push(r);
+      if (c >= 36) {
+        // room for "0.000" in the cell; smaller cells: numbers in the row panel
+        const t = svgEl(
+          "text",
+          { x: left + j * c + c / 2, y: top + i * c + c / 2, class: "abh-celltext abh-num" },
+          svg,
+        );
+        t.dataset.role = "cell";
+        t.dataset.row = i;
+        t.dataset.col = j;
+        rt.push(t);
+      }
+    }
+    cells.push(rc);
+    texts.push(rt);
+  }
+  const mark = svgEl(
+    "rect",
+    { x: left - 1, width: S * c + 2, height: c, class: "abh-rowmark" },
+    svg,
+  );
+  svg.addEventListener("pointerover", (e) => {
+    const row = e.target.dataset?.row;
+    if (row !== undefined) onPick(Number(row));
+  });
+  svg.addEventListener("click", (e) => {
+    const row = e.target.dataset?.row;
+    if (row !== undefined) onPick(Number(row));
+  });
+  return { L, S, c, top, cells, texts, mark, rowLabels, colLabels };
+}
+
+function buildRowPanel(holder, kTok) {
+  holder.replaceChildren();
+  const table = htmlEl(
+    "table",
+    { cls: kTok.length > 10 ? "abh-table abh-many" : "abh-table" },
+    holder,
+  );
+  const body = htmlEl("tbody", {}, table);
+  return kTok.map((s, j) => {
+    const tr = htmlEl("tr", {}, body);
+    htmlEl("td", { text: s, cls: "abh-keyname" }, tr);
+    const cell = htmlEl("td", { cls: "abh-barcell" }, tr);
+    const bar = htmlEl("span", { cls: "abh-bar" }, cell);
+    const num = htmlEl(
+      "span",
+      { cls: "abh-num", attrs: { "data-role": "row-weight", "data-index": j } },
+      cell,
+    );
+    return { bar, num };
+  });
+}
+
+/** The caption under the row: which attention, the head, and the row's entropy in words. */
+function noteText(cross, h, dHead, row) {
+  const kind = cross ? "cross-attention (크로스 어텐션)" : "self-attention (셀프 어텐션)";
+  const S = row.length;
+  return (
+    `${kind}, head ${h + 1}: head width = ${dHead}; ` +
+    `entropy of this row ${fmt(entropy(row), 3)} nats (spread of the weights: ` +
+    `0 = all on one key, log ${S} = ${fmt(Math.log(S), 3)} = uniform)`
+  );
+}
+
+/**
+ * @param {{model: import("./dom.js").Model, el: HTMLElement}} ctx
+ *   the model's traits: AttentionHeatmapModel
+ */
+function render({ model, el }) {
+  const root = htmlEl("div", { cls: "abh-fig abh-heatmap" }, el);
+  const svg = svgEl(
+    "svg",
+    {
+      class: "abh-plane",
+      tabindex: 0,
+      role: "application",
+      "aria-label":
+        "Attention heatmap: hover or click a query row; up and down arrow keys change the row",
+    },
+    root,
+  );
+  const panel = htmlEl("div", { cls: "abh-panel" }, root);
+  const controls = htmlEl("div", { cls: "abh-controls" }, panel);
+  const temp = temperatureSlider(model, controls);
+  const scaleLabel = "scale by 1/√(head width) (스케일)";
+  const scaleBox = boundCheckbox(model, controls, "scaled", scaleLabel);
+  const causalBox = boundCheckbox(model, controls, "causal", "causal mask (인과 마스크)");
+  const headWrap = htmlEl("label", { cls: "abh-control" }, controls);
+  htmlEl("span", { text: "head (헤드)" }, headWrap);
+  const headSel = htmlEl("select", {}, headWrap);
+  const title = htmlEl("div", { cls: "abh-readout" }, panel);
+  const rowHolder = htmlEl("div", {}, panel);
+  const note = htmlEl("div", { cls: "abh-caption" }, panel);
+  htmlEl("div", { cls: "abh-hint", text: HINT }, panel);
+
+  let grid = null,
+    rows = null,
+    shapeKey = "";
+  const pick = (i) => {
+    if (i !== model.get("selected")) update(model, "selected", i);
+  };
+
+  function paint() {
+    const qTok = model.get("query_tokens"),
+      kTok = model.get("key_tokens") ?? qTok;
+    const HQ = model.get("head_queries"),
+      HK = model.get("head_keys");
+    const key = JSON.stringify([qTok, kTok]);
+    if (key !== shapeKey) {
+      shapeKey = key;
+      grid = buildGrid(svg, qTok, kTok, pick);
+      rows = buildRowPanel(rowHolder, kTok);
+    }
+    if (headSel.options.length !== HQ.length) {
+      headSel.replaceChildren(...HQ.map((_, h) => new Option(`${h + 1} of ${HQ.length}`, h)));
+    }
+    const h = Math.min(model.get("head"), HQ.length - 1),
+      sel = Math.min(model.get("selected"), qTok.length - 1);
+    const dHead = HQ[h][0].length;
+    const W = attentionMatrix(HQ[h], HK[h], {
+      scale: model.get("scaled") ? null : 1,
+      temperature: model.get("temperature"),
+      causal: model.get("causal"),
+    });
+    const causal = model.get("causal");
+    for (let i = 0; i < grid.L; i++) {
+      for (let j = 0; j < grid.S; j++) {
+        const hidden = causal && j > i; // masked: no weight at all, drawn apart from a small one
+        setAttrs(grid.cells[i][j], { fill: hidden ? MASKED : viridis(W[i][j]) });
+        const t = grid.texts[i][j];
+        if (t) {
+          setText(t, hidden ? "" : fmt(W[i][j], 3));
+          setAttrs(t, { fill: W[i][j] > 0.55 ? "#000" : "#fff" });
+        }
+      }
+      grid.rowLabels[i].classList.toggle("abh-selected", i === sel);
+    }
+    setAttrs(grid.mark, { y: grid.top + sel * grid.c });
+    rows.forEach((r, j) => {
+      r.bar.style.width = `${((grid.S > 10 ? 60 : 120) * W[sel][j]).toFixed(1)}px`;
+      r.bar.style.background = viridis(W[sel][j]);
+      setText(r.num, fmt(W[sel][j], 3));
+    });
+    setText(title, `query “${qTok[sel]}” attends to:`);
+    setText(note, noteText(Boolean(model.get("key_tokens")), h, dHead, W[sel]));
+    headSel.value = String(h);
+    scaleBox.show();
+    causalBox.show();
+    temp.show();
+  }
+
+  svg.addEventListener("keydown", (e) => {
+    const d = { ArrowUp: -1, ArrowDown: 1 }[e.key];
+    if (!d) return;
+    const n = model.get("query_tokens").length;
+    pick(Math.min(n - 1, Math.max(0, model.get("selected") + d)));
+    e.preventDefault();
+  });
+  headSel.addEventListener("change", () => update(model, "head", Number(headSel.value)));
+
+  const off = onChanges(model, INPUTS, paint);
+  paint();
+  return () => off();
+}
+
+export default { render };

@@ -1,0 +1,152 @@
+// dom.js — the DOM helpers and bound controls every figure shares.
+// No element ids anywhere: two figures on one page must never find each other's parts.
+
+import { fmt } from "./attn_math.js";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/**
+ * The part of anywidget's model a figure uses.
+ * @typedef {object} Model
+ * @property {(name: string) => any} get
+ * @property {(name: string, value: any) => void} set
+ * @property {(event: string, callback: () => void) => void} on
+ * @property {(event: string, callback: () => void) => void} off
+ * @property {() => void} save_changes
+ */
+
+/** Create an SVG element with attributes, optionally appended to parent. */
+export function svgEl(tag, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+/** Create an HTML element with a class, text and attributes, optionally appended to parent. */
+export function htmlEl(tag, { cls = "", text = null, attrs = {} } = {}, parent = null) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== null) node.textContent = text;
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+/** Set attributes only when they change (cheap repaint while dragging). */
+export function setAttrs(node, attrs) {
+  for (const [k, v] of Object.entries(attrs)) {
+    const s = String(v);
+    if (node.getAttribute(k) !== s) node.setAttribute(k, s);
+  }
+}
+
+/** Set text only when it changes. */
+export function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+/** Send the model's pending changes to the kernel when there is one; on a static page, no-op. */
+export function save(model) {
+  try {
+    model.save_changes();
+  } catch {
+    // No kernel (static site): the figure still recomputes everything itself.
+  }
+}
+
+/** Set one trait and send it. */
+export function update(model, name, value) {
+  model.set(name, value);
+  save(model);
+}
+
+/** Subscribe to change events of several traits; return an unsubscribe function. */
+export function onChanges(model, names, callback) {
+  for (const n of names) model.on(`change:${n}`, callback);
+  return () => {
+    for (const n of names) model.off(`change:${n}`, callback);
+  };
+}
+
+/** A labelled range input; returns {wrap, input, out}. */
+export function slider(parent, label, { min, max, step, value }) {
+  const wrap = htmlEl("label", { cls: "abh-control" }, parent);
+  htmlEl("span", { text: label }, wrap);
+  const input = htmlEl("input", { attrs: { type: "range", min, max, step } }, wrap);
+  input.value = value;
+  const out = htmlEl("output", { cls: "abh-num" }, wrap);
+  return { wrap, input, out };
+}
+
+/** A labelled checkbox; returns {wrap, input}. */
+export function checkbox(parent, label, checked) {
+  const wrap = htmlEl("label", { cls: "abh-control" }, parent);
+  const input = htmlEl("input", { attrs: { type: "checkbox" } }, wrap);
+  input.checked = checked;
+  htmlEl("span", { text: label }, wrap);
+  return { wrap, input };
+}
+
+/**
+ * A slider bound to a numeric trait: moving it sets the trait, `show()` mirrors the trait.
+ * @param {Model} model
+ * @param {HTMLElement} parent
+ * @param {string} trait
+ * @param {string} label
+ * @param {{min: number, max: number, step: number}} range
+ * @param {(v: number) => string} [format]
+ */
+export function boundSlider(model, parent, trait, label, range, format = (v) => fmt(v, 2)) {
+  const s = slider(parent, label, { ...range, value: model.get(trait) });
+  s.input.addEventListener("input", () => update(model, trait, Number(s.input.value)));
+  const show = () => {
+    s.input.value = model.get(trait);
+    setText(s.out, format(model.get(trait)));
+  };
+  return { ...s, show };
+}
+
+/** The temperature slider every figure with a softmax has, bound to `temperature`. */
+export function temperatureSlider(model, parent) {
+  const range = { min: 0.1, max: 5, step: 0.05 };
+  return boundSlider(model, parent, "temperature", "temperature T (온도)", range);
+}
+
+/** A checkbox bound to a boolean trait; `show()` mirrors the trait. */
+export function boundCheckbox(model, parent, trait, label) {
+  const box = checkbox(parent, label, model.get(trait));
+  box.input.addEventListener("change", () => update(model, trait, box.input.checked));
+  const show = () => {
+    box.input.checked = model.get(trait);
+  };
+  return { ...box, show };
+}
+
+/**
+ * Drag the elements matching `selector` inside `svg` with the mouse, pen or finger.
+ * `start(element)` returns what is dragged; `move(target, x, y)` gets SVG user coordinates.
+ */
+export function onDrag(svg, selector, { start, move }) {
+  let target = null;
+  svg.addEventListener("pointerdown", (e) => {
+    const hit = e.target.closest(selector);
+    if (!hit) return;
+    target = start(hit);
+    svg.setPointerCapture(e.pointerId);
+    hit.focus({ preventScroll: true });
+    e.preventDefault();
+  });
+  svg.addEventListener("pointermove", (e) => {
+    if (target === null) return;
+    const inverse = svg.getScreenCTM().inverse();
+    const pt = new DOMPoint(e.clientX, e.clientY).matrixTransform(inverse);
+    move(target, pt.x, pt.y);
+  });
+  const up = (e) => {
+    target = null;
+    if (svg.hasPointerCapture(e.pointerId)) svg.releasePointerCapture(e.pointerId);
+  };
+  svg.addEventListener("pointerup", up);
+  svg.addEventListener("pointercancel", up);
+}

@@ -1,0 +1,317 @@
+// query_pad.js — QueryPad: drag the query (and the keys and values) on a 2-D plane.
+// Everything on screen is recomputed here from the model's inputs with attn_math.js,
+// so the figure responds with no kernel; the Python side computes the same with attn_core.
+
+import { attend, fmt, OKABE_ITO } from "./attn_math.js";
+import {
+  boundCheckbox,
+  htmlEl,
+  onChanges,
+  onDrag,
+  setAttrs,
+  setText,
+  svgEl,
+  temperatureSlider,
+  update,
+} from "./dom.js";
+import { arrowHead, HANDLE, PAD, padGeometry, placeLabels } from "./query_pad_layout.js";
+
+/**
+ * The traits of query_pad.py's QueryPad that this file reads.
+ * @typedef {object} QueryPadModel
+ * @property {number[]} query - q, shape (2,)
+ * @property {number[][]} key_vectors - K, shape (S, 2)
+ * @property {number[][]} value_vectors - V, shape (S, 2)
+ * @property {boolean} scaled - multiply q·k by 1/√dₖ
+ * @property {number} temperature - T > 0
+ * @property {string[]} show - the parts shown beyond q·k and cos θ:
+ *   "weights", "scale", "temperature", "values" (chapter 1 shows none of them)
+ */
+
+const INPUTS = ["query", "key_vectors", "value_vectors", "scaled", "temperature", "show"];
+
+// Tick labels sit in the margin along the bottom and left edges, not on the axes,
+// so no handle at (2, 0) or (0, 2) covers them.
+function drawGrid(svg, g) {
+  const grid = svgEl("g", { class: "abh-grid" }, svg);
+  const edge = PAD.size - PAD.margin;
+  const [lo, hi] = [g.py(-PAD.range), g.py(PAD.range)];
+  for (let v = -2; v <= 2; v++) {
+    const cls = v === 0 ? "abh-axis" : "abh-gridline";
+    svgEl("line", { x1: g.px(v), y1: lo, x2: g.px(v), y2: hi, class: cls }, grid);
+    svgEl(
+      "line",
+      { x1: g.px(-PAD.range), y1: g.py(v), x2: g.px(PAD.range), y2: g.py(v), class: cls },
+      grid,
+    );
+    svgEl("text", { x: g.px(v), y: edge + 12, class: "abh-tick" }, grid).textContent = v;
+    svgEl("text", { x: PAD.margin / 2, y: g.py(v) + 4, class: "abh-tick" }, grid).textContent = v;
+  }
+}
+
+function makeArrow(layer, colour, cls, label) {
+  const g = svgEl("g", { class: cls }, layer);
+  const line = svgEl("line", { stroke: colour }, g);
+  const head = svgEl("polygon", { fill: colour }, g);
+  const text = svgEl("text", { class: "abh-vlabel", fill: colour }, g);
+  text.textContent = label;
+  return { g, line, head, text };
+}
+
+function placeArrow(a, g, v) {
+  const [x1, y1, x2, y2] = [g.px(0), g.py(0), g.px(v[0]), g.py(v[1])];
+  setAttrs(a.line, { x1, y1, x2, y2 });
+  setAttrs(a.head, { points: Math.hypot(x2 - x1, y2 - y1) > 4 ? arrowHead(x1, y1, x2, y2) : "" });
+}
+
+// The query is a ring (grabbed by its stroke), so a key or value under it shows through.
+function makeHandle(layer, kind, colour, index, name) {
+  const attrs = { class: "abh-handle", tabindex: 0, role: "slider", "aria-label": name };
+  const side = HANDLE.valueSquare;
+  const node = {
+    query: () =>
+      svgEl(
+        "circle",
+        {
+          ...attrs,
+          r: HANDLE.queryRing,
+          fill: "none",
+          stroke: colour,
+          "stroke-width": HANDLE.queryStroke,
+          "pointer-events": "stroke",
+        },
+        layer,
+      ),
+    key: () =>
+      svgEl("circle", { ...attrs, r: HANDLE.keyDot, fill: colour, stroke: "white" }, layer),
+    value: () =>
+      svgEl("rect", { ...attrs, width: side, height: side, fill: "white", stroke: colour }, layer),
+  }[kind]();
+  node.dataset.kind = kind;
+  node.dataset.index = index;
+  return node;
+}
+
+function placeHandle(node, g, v) {
+  if (node.tagName === "rect") {
+    const half = HANDLE.valueSquare / 2;
+    setAttrs(node, { x: g.px(v[0]) - half, y: g.py(v[1]) - half });
+  } else {
+    setAttrs(node, { cx: g.px(v[0]), cy: g.py(v[1]) });
+  }
+}
+
+// Columns of the table: [role, header, the part of `show` it needs (null: always)].
+const COLUMNS = [
+  ["dot", "q·k (내적)", null],
+  ["cos", "cos θ", null],
+  ["score", "score", "scale"],
+  ["weight", "weight (가중치)", "weights"],
+];
+
+function buildTable(panel, n, shown) {
+  const columns = COLUMNS.filter(([, , part]) => part === null || shown.has(part));
+  const table = htmlEl("table", { cls: "abh-table" }, panel);
+  const head = htmlEl("tr", {}, htmlEl("thead", {}, table));
+  for (const h of ["", ...columns.map(([, header]) => header)]) htmlEl("th", { text: h }, head);
+  const body = htmlEl("tbody", {}, table);
+  return Array.from({ length: n }, (_, j) => {
+    const tr = htmlEl("tr", {}, body);
+    const name = htmlEl("td", { cls: "abh-keyname" }, tr);
+    const swatch = `background:${OKABE_ITO[j % 7]}`;
+    htmlEl("span", { cls: "abh-swatch", attrs: { style: swatch } }, name);
+    htmlEl("span", { text: `k${j + 1}` }, name);
+    const row = {};
+    for (const [role] of columns) {
+      const attrs = { "data-role": role, "data-index": j };
+      if (role !== "weight") {
+        row[role] = htmlEl("td", { cls: "abh-num", attrs }, tr);
+        continue;
+      }
+      const cell = htmlEl("td", { cls: "abh-barcell" }, tr);
+      row.bar = htmlEl("span", { cls: "abh-bar", attrs: { style: swatch } }, cell);
+      row.weight = htmlEl("span", { cls: "abh-num", attrs }, cell);
+    }
+    return row;
+  });
+}
+
+/** The plane's layers, every vector's arrow, handle and label, and the table's rows. */
+function buildParts(layers, tableHolder, n, shown) {
+  for (const layer of [layers.arrows, layers.handles, tableHolder]) layer.replaceChildren();
+  const { arrows, handles } = layers;
+  const keyArrows = [],
+    keyHandles = [],
+    valueHandles = [],
+    valueLabels = [];
+  for (let j = 0; j < n; j++) {
+    const c = OKABE_ITO[j % 7];
+    keyArrows.push(makeArrow(arrows, c, "abh-key", `k${j + 1}`));
+    if (!shown.has("values")) continue;
+    valueLabels.push(svgEl("text", { class: "abh-vlabel", fill: c }, arrows));
+    valueLabels[j].textContent = `v${j + 1}`;
+    valueHandles.push(makeHandle(handles, "value", c, j, `value v${j + 1}`));
+  }
+  keyArrows.forEach((_, j) => {
+    const name = `key k${j + 1}`;
+    keyHandles.push(makeHandle(handles, "key", OKABE_ITO[j % 7], j, name));
+  });
+  const out = shown.has("values") ? makeArrow(arrows, "#555", "abh-output", "o") : null;
+  const q = makeArrow(arrows, "#000", "abh-query", "q");
+  const qHandle = makeHandle(handles, "query", "#000", 0, "query q");
+  const rows = buildTable(tableHolder, n, shown);
+  return { n, keyArrows, keyHandles, valueHandles, valueLabels, out, q, qHandle, rows };
+}
+
+function paintRows(rows, r) {
+  rows.forEach((row, j) => {
+    setText(row.dot, fmt(r.dots[j], 3));
+    setText(row.cos, fmt(r.cosines[j], 3));
+    if (row.score) setText(row.score, fmt(r.scores[j], 3));
+    if (!row.weight) return;
+    setText(row.weight, fmt(r.weights[j], 3));
+    row.bar.style.width = `${(80 * r.weights[j]).toFixed(1)}px`;
+  });
+}
+
+function paintLabels(parts, g, { q, K, V, output }) {
+  const at = (v) => [g.px(v[0]), g.py(v[1])];
+  const labels = [
+    { node: parts.q.text, tip: at(q), id: "q" },
+    ...K.map((k, j) => ({ node: parts.keyArrows[j].text, tip: at(k), id: `k${j}` })),
+  ];
+  if (parts.out) {
+    labels.push({ node: parts.out.text, tip: at(output), id: "o" });
+    V.forEach((v, j) => {
+      labels.push({ node: parts.valueLabels[j], tip: at(v), id: `v${j}`, gap: 13 }); // squares
+    });
+  }
+  const shafts = labels.filter(({ id }) => id[0] !== "v").map(({ tip }) => tip);
+  const points = labels.map(({ tip, id }) => ({ at: tip, id }));
+  const spots = placeLabels(labels, { origin: at([0, 0]), shafts, points });
+  spots.forEach(([x, y], i) => {
+    setAttrs(labels[i].node, { x: x.toFixed(1), y: y.toFixed(1) });
+  });
+}
+
+function paintPlane(parts, g, v) {
+  placeArrow(parts.q, g, v.q);
+  placeHandle(parts.qHandle, g, v.q);
+  if (parts.out) placeArrow(parts.out, g, v.output);
+  v.K.forEach((k, j) => {
+    placeArrow(parts.keyArrows[j], g, k);
+    placeHandle(parts.keyHandles[j], g, k);
+    if (parts.out) placeHandle(parts.valueHandles[j], g, v.V[j]);
+  });
+  paintLabels(parts, g, v);
+}
+
+function buildPanel(model, root) {
+  const panel = htmlEl("div", { cls: "abh-panel" }, root);
+  const readout = htmlEl("div", { cls: "abh-readout" }, panel);
+  const num = (role, cls = "abh-num") =>
+    htmlEl("span", { cls, attrs: { "data-role": role } }, readout);
+  const text = { q: num("query"), o: num("output"), scale: num("scale", "abh-num abh-dim") };
+  const tableHolder = htmlEl("div", {}, panel);
+  const controls = htmlEl("div", { cls: "abh-controls" }, panel);
+  const scaleBox = boundCheckbox(model, controls, "scaled", "scale by 1/√dₖ (스케일)");
+  const temp = temperatureSlider(model, controls);
+  const hint = htmlEl("div", { cls: "abh-hint" }, panel);
+  return { text, tableHolder, scaleBox, temp, hint };
+}
+
+const HINT = "Tab to a vector, then arrow keys (Shift: fine).";
+
+function showParts(panel, shown) {
+  const toggle = (node, on) => node.toggleAttribute("hidden", !on);
+  toggle(panel.text.o, shown.has("values"));
+  toggle(panel.text.scale, shown.has("scale"));
+  toggle(panel.scaleBox.wrap, shown.has("scale"));
+  toggle(panel.temp.wrap, shown.has("temperature"));
+  const what = shown.has("values") ? "a key k (dot) or a value v (square)" : "a key k (dot)";
+  setText(panel.hint, `Drag q (black ring), ${what}. ${HINT}`);
+}
+
+/** @param {{model: import("./dom.js").Model, el: HTMLElement}} ctx (traits: QueryPadModel) */
+function render({ model, el }) {
+  const g = padGeometry();
+  const root = htmlEl("div", { cls: "abh-fig abh-querypad" }, el);
+  const svg = svgEl(
+    "svg",
+    {
+      viewBox: `0 0 ${PAD.size} ${PAD.size}`,
+      width: PAD.size,
+      height: PAD.size,
+      class: "abh-plane",
+      tabindex: 0,
+      role: "application",
+      "aria-label": "Query pad: drag q, a key k or a value v; arrow keys move the selected vector",
+    },
+    root,
+  );
+  drawGrid(svg, g);
+  const layers = { arrows: svgEl("g", {}, svg), handles: svgEl("g", {}, svg) };
+  const panel = buildPanel(model, root);
+  let parts = null,
+    shape = "";
+  let selected = { kind: "query", index: 0 };
+
+  function paint() {
+    const q = model.get("query"),
+      K = model.get("key_vectors"),
+      V = model.get("value_vectors");
+    const shown = new Set(model.get("show"));
+    if (shape !== `${K.length} ${[...shown].sort()}`) {
+      shape = `${K.length} ${[...shown].sort()}`;
+      parts = buildParts(layers, panel.tableHolder, K.length, shown);
+      showParts(panel, shown);
+    }
+    const scaled = model.get("scaled");
+    const r = attend(q, K, V, { scale: scaled ? null : 1, temperature: model.get("temperature") });
+    paintPlane(parts, g, { q, K, V, output: r.output });
+    paintRows(parts.rows, r);
+    setText(panel.text.q, `q = (${fmt(q[0], 3)}, ${fmt(q[1], 3)})`);
+    setText(panel.text.o, `o = Σ w·v = (${fmt(r.output[0], 3)}, ${fmt(r.output[1], 3)})`);
+    setText(
+      panel.text.scale,
+      scaled ? `scale 1/√${q.length} = ${fmt(r.scale, 3)}` : "scale 1 (off)",
+    );
+    panel.scaleBox.show();
+    panel.temp.show();
+  }
+
+  const traitOf = { query: "query", key: "key_vectors", value: "value_vectors" };
+  const vectorsOf = (kind) => (kind === "query" ? [model.get("query")] : model.get(traitOf[kind]));
+
+  function moveTo(target, x, y) {
+    const snap = (v) => Math.round(Math.min(PAD.range, Math.max(-PAD.range, v)) * 100) / 100;
+    const p = [snap(x), snap(y)];
+    if (target.kind === "query") return update(model, "query", p);
+    const list = vectorsOf(target.kind).map((v) => v.slice());
+    list[target.index] = p;
+    update(model, traitOf[target.kind], list);
+  }
+
+  const targetOf = (node) => ({ kind: node.dataset.kind, index: Number(node.dataset.index) });
+  onDrag(svg, ".abh-handle", {
+    start: (node) => (selected = targetOf(node)),
+    move: (target, X, Y) => moveTo(target, ...g.toData(X, Y)),
+  });
+  const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
+  svg.addEventListener("keydown", (e) => {
+    const d = ARROWS[e.key];
+    if (!d) return;
+    const node = e.target.closest?.(".abh-handle");
+    if (node) selected = targetOf(node);
+    const step = e.shiftKey ? 0.01 : 0.1;
+    const v = vectorsOf(selected.kind)[selected.index];
+    moveTo(selected, v[0] + d[0] * step, v[1] + d[1] * step);
+    e.preventDefault();
+  });
+
+  const off = onChanges(model, INPUTS, paint);
+  paint();
+  return () => off();
+}
+
+export default { render };

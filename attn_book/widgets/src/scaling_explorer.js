@@ -1,0 +1,179 @@
+// scaling_explorer.js — ScalingExplorer: redraws tables computed in Python (no randomness here).
+
+import { fmt } from "./attn_math.js";
+import { htmlEl, onChanges, setText, slider, svgEl, update } from "./dom.js";
+
+/**
+ * The traits of scaling_explorer.py's ScalingExplorer that this file reads.
+ * @typedef {object} ScalingRow - one d_k: {d_k, edges, raw: Stats, scaled: Stats}
+ * @property {number} d_k
+ * @property {number[]} edges - histogram bin edges, shape (B + 1,), covering every score
+ * @property {{std: number, hist: number[], max_weight: number, entropy: number,
+ *   grad: number}} raw - scale 1
+ * @property {{std: number, hist: number[], max_weight: number, entropy: number,
+ *   grad: number}} scaled - scale 1/√d_k
+ * @typedef {object} ScalingExplorerModel
+ * @property {number} d_k - one of dims
+ * @property {number[]} dims - the d_k of the slider's stops and of the curves' points
+ * @property {ScalingRow[]} table - one row per entry of dims
+ * @property {number} n_keys - S, keys per softmax
+ * @property {number} n_samples - queries per d_k
+ */
+
+const RAW = "#D55E00"; // Okabe–Ito vermillion: without 1/√d_k
+const SCALED = "#0072B2"; // Okabe–Ito blue: with 1/√d_k
+const HIST = { w: 360, h: 170, left: 30, bottom: 24 };
+const LINE = { w: 300, h: 170, left: 36, bottom: 28 };
+
+function drawBars(svg, row, x, bw, y) {
+  for (const [name, colour] of [
+    ["scaled", SCALED],
+    ["raw", RAW],
+  ]) {
+    const opacity = name === "raw" ? 0.55 : 0.8;
+    row[name].hist.forEach((f, i) => {
+      const attrs = { x: x(row.edges[i]), y: y(f), width: bw - 1, height: y(0) - y(f) };
+      svgEl("rect", { ...attrs, fill: colour, "fill-opacity": opacity }, svg);
+    });
+  }
+}
+
+/** The histogram of the raw and scaled scores over the row's own edges (nothing clipped). */
+function drawHistogram(svg, row, title) {
+  svg.replaceChildren();
+  const edges = row.edges,
+    n = edges.length - 1;
+  const [lo, hi] = [edges[0], edges[n]];
+  const bw = (HIST.w - HIST.left - 10) / n;
+  const base = HIST.h - HIST.bottom;
+  const peak = Math.max(...row.raw.hist, ...row.scaled.hist, 0.05);
+  const x = (v) => HIST.left + ((v - lo) / (hi - lo)) * n * bw;
+  const y = (f) => base - (f / peak) * (base - 24);
+  svgEl("text", { x: 4, y: 12, class: "abh-title" }, svg).textContent = title;
+  drawBars(svg, row, x, bw, y);
+  svgEl("line", { x1: HIST.left, x2: HIST.w - 10, y1: base, y2: base, class: "abh-axis" }, svg);
+  for (const v of [lo, lo / 2, 0, hi / 2, hi]) {
+    svgEl("text", { x: x(v), y: base + 14, class: "abh-tick" }, svg).textContent = fmt(v, 0);
+  }
+}
+
+function drawAxes(svg, table, x, y, hi) {
+  const base = y(0);
+  svgEl("line", { x1: LINE.left, x2: LINE.w - 10, y1: base, y2: base, class: "abh-axis" }, svg);
+  svgEl("line", { x1: LINE.left, x2: LINE.left, y1: y(hi), y2: base, class: "abh-axis" }, svg);
+  for (const v of [0, hi / 2, hi]) {
+    svgEl("text", { x: LINE.left - 16, y: y(v) + 4, class: "abh-tick" }, svg).textContent = fmt(
+      v,
+      1,
+    );
+  }
+  table.forEach((r, i) => {
+    if (i % 2 === 0)
+      svgEl("text", { x: x(i), y: base + 14, class: "abh-tick" }, svg).textContent = r.d_k;
+  });
+  svgEl("text", { x: (LINE.w + LINE.left) / 2, y: base + 26, class: "abh-tick" }, svg).textContent =
+    "dₖ";
+}
+
+/** One statistic against d_k, raw and scaled, with the current d_k marked. */
+function drawCurve(svg, table, key, label, current, hi) {
+  svg.replaceChildren();
+  const base = LINE.h - LINE.bottom,
+    top = 20;
+  const x = (i) => LINE.left + (i / (table.length - 1)) * (LINE.w - LINE.left - 10);
+  const y = (v) => base - (v / hi) * (base - top);
+  svgEl("text", { x: 4, y: 12, class: "abh-title" }, svg).textContent = label;
+  drawAxes(svg, table, x, y, hi);
+  for (const [name, stroke] of [
+    ["raw", RAW],
+    ["scaled", SCALED],
+  ]) {
+    const points = table.map((r, i) => `${x(i)},${y(r[name][key])}`).join(" ");
+    svgEl("polyline", { points, fill: "none", stroke, "stroke-width": 2 }, svg);
+    const at = { cx: x(current), cy: y(table[current][name][key]) };
+    svgEl("circle", { ...at, r: 5, fill: stroke, stroke: "white", "data-role": "current" }, svg);
+  }
+}
+
+const STATS = ["std", "max_weight", "entropy", "grad"];
+const HEADERS = ["", "std of scores", "largest weight", "entropy (nats)", "gradient |J|"];
+
+function buildStats(holder) {
+  const table = htmlEl("table", { cls: "abh-table" }, holder);
+  const head = htmlEl("tr", {}, htmlEl("thead", {}, table));
+  for (const h of HEADERS) htmlEl("th", { text: h }, head);
+  const body = htmlEl("tbody", {}, table);
+  const rows = {};
+  for (const [name, colour, label] of [
+    ["raw", RAW, "q·k"],
+    ["scaled", SCALED, "q·k / √dₖ"],
+  ]) {
+    const tr = htmlEl("tr", {}, body);
+    const td = htmlEl("td", { cls: "abh-keyname" }, tr);
+    htmlEl("span", { cls: "abh-swatch", attrs: { style: `background:${colour}` } }, td);
+    htmlEl("span", { text: label }, td);
+    rows[name] = STATS.map((r) =>
+      htmlEl("td", { cls: "abh-num", attrs: { "data-role": `${name}-${r}` } }, tr),
+    );
+  }
+  return rows;
+}
+
+function noteText(row, S) {
+  const saturated = row.raw.max_weight > 0.8;
+  return (
+    `${S} keys: uniform weights would be ${fmt(1 / S, 3)} each, entropy log ${S} = ` +
+    `${fmt(Math.log(S), 3)}. Without scaling, the largest weight is ` +
+    `${fmt(row.raw.max_weight, 3)}: softmax is ` +
+    `${saturated ? "saturated and its gradient small" : "not yet saturated"}.`
+  );
+}
+
+/**
+ * @param {{model: import("./dom.js").Model, el: HTMLElement}} ctx
+ *   the model's traits: ScalingExplorerModel
+ */
+function render({ model, el }) {
+  const root = htmlEl("div", { cls: "abh-fig abh-scaling" }, el);
+  const left = htmlEl("div", { cls: "abh-panel" }, root);
+  const controls = htmlEl("div", { cls: "abh-controls" }, left);
+  const dims = model.get("dims"); // the slider's stops are the curves' points
+  const stop = { min: 0, max: dims.length - 1, step: 1, value: dims.indexOf(model.get("d_k")) };
+  const dk = slider(controls, "dₖ (키 차원)", stop);
+  const box = (w, h, parent) =>
+    svgEl("svg", { viewBox: `0 0 ${w} ${h}`, width: w, height: h }, parent);
+  const hist = box(HIST.w, HIST.h, left);
+  const stats = buildStats(left);
+  const note = htmlEl("div", { cls: "abh-caption" }, left);
+  const right = htmlEl("div", { cls: "abh-panel" }, root);
+  const [maxSvg, entSvg] = [box(LINE.w, LINE.h, right), box(LINE.w, LINE.h, right)];
+
+  function paint() {
+    const table = model.get("table"),
+      d = model.get("d_k"),
+      S = model.get("n_keys");
+    const i = Math.max(0, model.get("dims").indexOf(d));
+    const row = table[i];
+    dk.input.value = i;
+    setText(dk.out, String(d));
+    const title = `distribution of the scores (${S} keys × ${model.get("n_samples")} queries)`;
+    drawHistogram(hist, row, title);
+    for (const name of ["raw", "scaled"]) {
+      STATS.forEach((key, m) => {
+        setText(stats[name][m], fmt(row[name][key], 3));
+      });
+    }
+    setText(note, noteText(row, S));
+    drawCurve(maxSvg, table, "max_weight", "largest weight vs dₖ", i, 1);
+    drawCurve(entSvg, table, "entropy", "entropy (nats) vs dₖ", i, Math.log(S));
+  }
+
+  dk.input.addEventListener("input", () =>
+    update(model, "d_k", model.get("dims")[Number(dk.input.value)]),
+  );
+  const off = onChanges(model, ["d_k", "table"], paint);
+  paint();
+  return () => off();
+}
+
+export default { render };
