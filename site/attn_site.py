@@ -121,6 +121,7 @@ def drop_thebe(app, config):
         for listener in list(app.events.listeners.get(event, [])):
             if getattr(listener.handler, "__module__", "") == "sphinx_thebe":
                 app.disconnect(listener.id)
+    app.registry.css_files = [c for c in app.registry.css_files if c[0] != "sphinx-thebe.css"]
 
 
 def setup(app):

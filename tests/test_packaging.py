@@ -69,3 +69,46 @@ def test_conda_python_satisfies_requires_python():
     from packaging.specifiers import SpecifierSet
 
     assert conda_python_version() in SpecifierSet(PROJECT["requires-python"])
+
+
+def _self_references(extra):
+    """The extras an extra pulls in through ``attn-core[...]``."""
+    name = canonicalize_name(PROJECT["name"])
+    reqs = (Requirement(r) for r in PROJECT["optional-dependencies"][extra])
+    return {e for r in reqs if canonicalize_name(r.name) == name for e in r.extras}
+
+
+def test_every_extra_that_an_extra_names_exists():
+    extras = PROJECT["optional-dependencies"]
+    unknown = {e: _self_references(e) - extras.keys() for e in extras}
+    assert not any(unknown.values()), f"extras that name undefined extras: {unknown}"
+
+
+def test_the_fast_tests_need_only_numpy_pytest_hypothesis_and_ruff():
+    # `make test-fast` installs `.[dev]`; the issue asks for numpy, pytest and hypothesis
+    # (plus ruff, which `make lint` runs first).
+    dev = {canonicalize_name(Requirement(r).name) for r in PROJECT["optional-dependencies"]["dev"]}
+    runtime = {canonicalize_name(Requirement(r).name) for r in PROJECT["dependencies"]}
+    assert _self_references("dev") == set()
+    assert dev == {"pytest", "hypothesis", "ruff"} and runtime == {"numpy"}
+
+
+def test_the_test_extra_installs_every_other_extra():
+    """What CI runs (`make test`) has every extra, so no extra goes untested."""
+    closure, todo = set(), ["test"]
+    while todo:
+        extra = todo.pop()
+        closure.add(extra)
+        todo += sorted(_self_references(extra) - closure)
+    assert closure == set(PROJECT["optional-dependencies"])
+
+
+def test_the_version_is_written_once_and_read_from_the_installed_metadata():
+    import importlib.metadata
+
+    import attn_core
+
+    assert attn_core.__version__ == PROJECT["version"]
+    assert importlib.metadata.version(PROJECT["name"]) == PROJECT["version"]
+    source = (ROOT / "attn_core" / "__init__.py").read_text(encoding="utf-8")
+    assert PROJECT["version"] not in source, "attn_core/__init__.py repeats the version"
