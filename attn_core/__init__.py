@@ -14,6 +14,8 @@ from .attention import (
     padding_mask,
     scaled_dot_product_attention,
 )
+from .chunked import chunked_attention
+from .cost import AttentionCost, attention_cost
 from .examples import SENTENCE_EN, SENTENCE_KO, seed_example, toy_embeddings
 from .heads import SimpleSelfAttention, merge_heads, multi_head_attention, split_heads
 from .softmax import entropy, log_softmax, logsumexp, softmax, softmax_jacobian
@@ -26,9 +28,12 @@ except _metadata.PackageNotFoundError:  # a checkout on sys.path that was never 
 __all__ = [
     "SENTENCE_EN",
     "SENTENCE_KO",
+    "AttentionCost",
     "SimpleSelfAttention",
+    "attention_cost",
     "attention_weights",
     "causal_mask",
+    "chunked_attention",
     "dot_scores",
     "entropy",
     "log_softmax",
