@@ -281,15 +281,15 @@ print(
 #
 # ## Try it: the query pad
 #
-# Drag the query $\mathbf{q}$ (or any key) around the plane. The pad shows each key's dot
-# product and its $\cos\theta$; it also shows the weights and the output that the next chapters
-# build from them, which you can ignore for now. Point $\mathbf{q}$ straight at a key, then at
-# right angles to it, then away; then make a key long and watch its score grow on both sides:
-# it wins from a worse angle, and it sinks further when $\mathbf{q}$ points away. It starts at
-# the seed's example and runs in the browser, even on the static site.
+# Drag the query $\mathbf{q}$ (or any key) around the plane; the pad shows each key's dot
+# product and its $\cos\theta$. Point $\mathbf{q}$ straight at a key, then at right angles
+# to it, then away; then make a key long and watch its score grow on both sides: it wins from
+# a worse angle, and it sinks further when $\mathbf{q}$ points away. It starts at the seed's
+# example and runs in the browser, even on the static site. (The same pad returns in
+# [Chapter 4](04_worked_example.ipynb), showing the weights, the scaling and the values too.)
 
 # %%
-pad = QueryPad()
+pad = QueryPad(show=())  # dot products and cos θ only
 figures.show(
     pad,
     "fig-ch1-pad",
