@@ -131,7 +131,7 @@ def logsumexp(x, axis=-1, keepdims=False):
     check_axis(axis, x.ndim)
     keepdims = check_bool(keepdims, "keepdims")
     z, peak = _shifted(x, axis)
-    with np.errstate(over="ignore"):  # log 2 + max overflows to inf: the true value is larger
+    with np.errstate(over="ignore"):  # beyond the dtype's range: inf is the rounded value
         out = (_log_total(z, axis) + peak).astype(x.dtype)
     return out if keepdims else np.squeeze(out, axis=axis)
 
@@ -162,8 +162,9 @@ def log_softmax(x, axis=-1):
     z, _ = _shifted(x, axis)  # z - log_total: no rounding at the size of max(x)
     log_total = _log_total(z, axis)
     with np.errstate(invalid="ignore"):  # -inf - -inf in a fully masked slice
-        out = z - log_total
-    return np.where(np.isneginf(log_total), -np.inf, out).astype(x.dtype)
+        out = np.where(np.isneginf(log_total), -np.inf, z - log_total)
+    with np.errstate(over="ignore"):  # float16 [6e4, -6e4]: -1.2e5 rounds to -inf
+        return out.astype(x.dtype)
 
 
 def entropy(weights, axis=-1):
