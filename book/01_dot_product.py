@@ -200,8 +200,8 @@ figures.show(
 
 # %% [markdown]
 # So a long key does not simply say "attend to me": it makes every query's opinion of it
-# stronger. Queries on its side score it higher than a short key in the same direction would
-# get, and queries pointing away score it lower, so they ignore it *more*. It also means that
+# stronger. Queries on its side give it a higher score than they would give a short key in the
+# same direction; queries pointing away give it a lower one, so they ignore it *more*. It also means that
 # the sizes of the scores grow with the sizes of the vectors, and with their dimension $d_k$:
 # [Chapter 3](03_scaling.ipynb) shows why that calls for the division by $\sqrt{d_k}$.
 #
@@ -374,7 +374,7 @@ ch1.cosine_by_hand.check(answer)
 #
 # The dot product, then both lengths, then the quotient (rounded to three decimals, as by
 # hand). Here $\mathbf{q} = (2, 1)$ and the second key is $(0, 3)$: the dot product is 3, the
-# lengths are $\sqrt{5}$ and 3, so $\cos\theta = 1/\sqrt{5}$, an angle of about 63°.
+# lengths are $\sqrt{5}$ and 3, so $\cos\theta = 3/(3\sqrt{5}) = 1/\sqrt{5}$.
 #
 # ```python
 # dot = 2 * 0 + 1 * 3  # q = (2, 1), the second key = (0, 3)

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -558,7 +558,7 @@ ch2.my_softmax.check(my_softmax)
 # ````
 #
 # ```{exercise} Masking with −10⁹: the fully masked row
-# :label: ex-ch2-bug-mask
+# :label: ex-ch2-masked-row
 #
 # The function printed below hides a key by replacing its score with $-10^9$ before the
 # softmax, a common convention. For every row with a visible key it gives the same weights as
@@ -594,7 +594,7 @@ def fixed_masked_weights(scores, mask):
 ch2.mask_fully_masked.check(fixed_masked_weights)
 
 # %% [markdown]
-# ````{solution} ex-ch2-bug-mask
+# ````{solution} ex-ch2-masked-row
 # :class: dropdown
 #
 # When every score of a row is $-10^9$, subtracting the maximum leaves zeros and the row gets
