@@ -43,7 +43,9 @@ def _log_total(z, axis):
     """
     at_peak = z == 0
     m = np.sum(at_peak, axis=axis, keepdims=True, dtype=z.dtype)  # 0 for a -inf slice
-    rest = np.sum(np.exp(np.where(at_peak, -np.inf, z)), axis=axis, keepdims=True)
+    terms = np.exp(z)
+    np.putmask(terms, at_peak, 0)  # the maxima are counted in m
+    rest = np.sum(terms, axis=axis, keepdims=True)
     ratio = np.divide(rest, m, out=np.zeros_like(rest), where=m > 0)
     with np.errstate(divide="ignore"):  # log(0) = -inf for a fully masked slice
         return np.log(m) + np.log1p(ratio)
@@ -93,9 +95,9 @@ def softmax(x, axis=-1, *, temperature=1.0):
     z, _ = _shifted(x, axis)  # shift first: x / T itself could overflow for a tiny T
     z = z.astype(_temperature_dtype(z.dtype, temperature), copy=False)
     with np.errstate(over="ignore"):  # z <= 0, so an overflow is -inf, whose exp is 0
-        e = np.exp(z / temperature)
+        e = np.exp(z if temperature == 1.0 else z / temperature)
     total = np.sum(e, axis=axis, keepdims=True)  # >= 1 (the maximum's term) unless all -inf
-    return np.divide(e, total, out=np.zeros_like(e), where=total > 0).astype(x.dtype)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0).astype(x.dtype, copy=False)
 
 
 def _temperature_dtype(dtype, temperature):
@@ -132,7 +134,7 @@ def logsumexp(x, axis=-1, keepdims=False):
     keepdims = check_bool(keepdims, "keepdims")
     z, peak = _shifted(x, axis)
     with np.errstate(over="ignore"):  # beyond the dtype's range: inf is the rounded value
-        out = (_log_total(z, axis) + peak).astype(x.dtype)
+        out = (_log_total(z, axis) + peak).astype(x.dtype, copy=False)
     return out if keepdims else np.squeeze(out, axis=axis)
 
 
@@ -164,7 +166,7 @@ def log_softmax(x, axis=-1):
     with np.errstate(invalid="ignore"):  # -inf - -inf in a fully masked slice
         out = np.where(np.isneginf(log_total), -np.inf, z - log_total)
     with np.errstate(over="ignore"):  # float16 [6e4, -6e4]: -1.2e5 rounds to -inf
-        return out.astype(x.dtype)
+        return out.astype(x.dtype, copy=False)
 
 
 def entropy(weights, axis=-1):
@@ -193,7 +195,7 @@ def entropy(weights, axis=-1):
     _check_distribution(w, axis)
     w_dtype, w = w.dtype, w.astype(compute_dtype(w.dtype), copy=False)
     logs = np.log(w, out=np.zeros_like(w), where=w > 0)
-    return (-np.sum(w * logs, axis=axis)).astype(w_dtype)
+    return (-np.sum(w * logs, axis=axis)).astype(w_dtype, copy=False)
 
 
 def _check_distribution(w, axis):
