@@ -55,6 +55,15 @@ def handle_center(handle):
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
+QUERY_RING = 12  # px, HANDLE.queryRing in src/query_pad_layout.js: q is grabbed by its ring
+
+
+def query_grip(pad):
+    """A point on q's ring, right of its centre (the centre shows the key or value under q)."""
+    x, y = handle_center(pad.locator('.abh-handle[data-kind="query"]'))
+    return x + QUERY_RING, y
+
+
 def pad_frame(pad):
     """Screen origin and pixels per unit, read off the seed's q = (1, 0) and k2 = (0, 1)."""
     qx, qy = handle_center(pad.locator('.abh-handle[data-kind="query"]'))
@@ -94,8 +103,7 @@ def test_dragging_the_query_shows_what_attn_core_computes(gallery):
     other_before = pad_numbers(other)
     (ox, oy), unit = pad_frame(pad)
     target = (-0.5, 1.2)
-    start = handle_center(pad.locator('.abh-handle[data-kind="query"]'))
-    gallery.mouse.move(*start)
+    gallery.mouse.move(*query_grip(pad))
     gallery.mouse.down()
     gallery.mouse.move(ox + target[0] * unit, oy - target[1] * unit, steps=8)
     gallery.mouse.up()
@@ -214,7 +222,7 @@ def test_benchmark_drag_to_paint(gallery, capsys):
     pad = gallery.locator(".abh-querypad").first
     pad.scroll_into_view_if_needed()
     (ox, oy), unit = pad_frame(pad)
-    gallery.mouse.move(ox + unit, oy)
+    gallery.mouse.move(*query_grip(pad))
     gallery.mouse.down()
     for i in range(60):
         a = 2 * math.pi * i / 60
@@ -393,3 +401,119 @@ def test_visible_labels_have_no_underscores(gallery):
     assert "dₖ (키 차원)" in scaling.inner_text() and "q·k / √dₖ" in scaling.inner_text()
     heat = gallery.locator(".abh-heatmap").first.inner_text()
     assert "scale by 1/√(head width)" in heat and "head width = 4" in heat
+
+
+# --- issue 11: what a figure draws must not hide another part -----------------------------
+
+HIT = """([x, y]) => {
+  const e = document.elementFromPoint(x, y);
+  return e && e.dataset.kind ? `${e.dataset.kind}${e.dataset.index}` : e && e.tagName;
+}"""
+
+
+def hit(page, point):
+    """The handle (kind and index, e.g. "key0") a click at ``point`` would grab."""
+    return page.evaluate(HIT, list(point))
+
+
+def test_no_handle_hides_another(gallery):
+    """At the start q = k1, and with q moved to (2, 0) it sits on v1: each stays grabbable."""
+    pad = gallery.locator(".abh-querypad").first
+    pad.scroll_into_view_if_needed()
+    key1 = pad.locator('.abh-handle[data-kind="key"][data-index="0"]')
+    q = pad.locator('.abh-handle[data-kind="query"]')
+    assert handle_center(key1) == pytest.approx(handle_center(q), abs=0.5)  # q = k1 = (1, 0)
+    assert hit(gallery, handle_center(key1)) == "key0", "q's handle hides k1's"
+    assert hit(gallery, query_grip(pad)) == "query0", "q's ring cannot be grabbed"
+    q.focus()
+    for _ in range(10):
+        gallery.keyboard.press("ArrowRight")  # q = (2, 0), where v1 is
+    shot(gallery, "querypad_q_on_v1")
+    value1 = pad.locator('.abh-handle[data-kind="value"][data-index="0"]')
+    assert handle_center(value1) == pytest.approx(handle_center(q), abs=0.5)
+    assert hit(gallery, handle_center(value1)) == "value0", "q's handle hides v1's"
+    assert hit(gallery, query_grip(pad)) == "query0"
+
+
+def test_bar_labels_clear_the_titles_at_any_temperature(gallery):
+    """T = 0.1 puts a weight at 1.000 and a score at 6: their labels stay off both titles."""
+    fig = gallery.locator(".abh-bars")
+    fig.scroll_into_view_if_needed()
+    fig.locator('input[type="range"]').first.fill("0.1")
+    fig.locator(".abh-scorebar").first.focus()
+    for _ in range(12):
+        gallery.keyboard.press("ArrowUp")  # s1 = 2 + 12 · 0.5, held at 6
+    shot(gallery, "softmaxbars_t01")
+    weights = [number(t) for t in fig.locator('text[data-role="weight"]').all_text_contents()]
+    assert max(weights) == pytest.approx(1.0, abs=6e-4)
+    titles = boxes(fig.locator("text.abh-title"))
+    labels = boxes(fig.locator("text.abh-label"))
+    assert len(titles) == 2 and len(labels) == 2 * len(weights)
+    for label in labels:
+        assert all(overlap(label, t) == 0 for t in titles), (label, titles)
+
+
+def test_scaling_explorer_slider_and_curves_share_the_dims(gallery):
+    from attn_book.widgets.scaling_explorer import DIMS
+
+    fig = gallery.locator(".abh-scaling")
+    fig.scroll_into_view_if_needed()
+    slider = fig.locator('input[type="range"]')
+    assert int(slider.get_attribute("max")) == len(DIMS) - 1
+    slider.fill(str(len(DIMS) - 1))
+    assert fig.locator(".abh-control output").inner_text() == str(DIMS[-1])
+    for line in fig.locator("polyline").all():
+        assert len(line.get_attribute("points").split()) == len(DIMS)
+    slider.fill(str(DIMS.index(512)))
+    shot(gallery, "scaling_512")
+    ticks = fig.locator("svg").first.locator("text.abh-tick").all_text_contents()
+    edge = max(abs(number(t)) for t in ticks)
+    assert edge >= 4 * math.sqrt(512), f"the histogram's axis (±{edge}) clips at dₖ = 512"
+
+
+# --- issue 11: every Hangul character in a figure is drawn by a font that has it -------------
+
+HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+
+
+def own_texts(node, inside=False):
+    """(nodeId, own text) of every element inside a figure (``.abh-fig``), from a DOM tree;
+    an element's own text is that of its text children, what its fonts are reported for."""
+    classes = dict(
+        zip(node.get("attributes", [])[::2], node.get("attributes", [])[1::2], strict=True)
+    )
+    inside = inside or "abh-fig" in classes.get("class", "").split()
+    children = node.get("children", [])
+    if inside and node["nodeType"] == 1:
+        yield node["nodeId"], "".join(c["nodeValue"] for c in children if c["nodeType"] == 3)
+    for child in children:
+        yield from own_texts(child, inside)
+
+
+def font_report(page):
+    """[(text, [(font family, custom?, glyphs)])] for each element of a figure whose own text
+    holds Hangul, from Chromium's DevTools protocol (CSS.getPlatformFontsForNode)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
+    report = []
+    for node, text in own_texts(root):
+        if HANGUL.search(text):
+            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+            report.append(
+                (text, [(f["familyName"], f["isCustomFont"], f["glyphCount"]) for f in fonts])
+            )
+    cdp.detach()
+    return report
+
+
+def test_every_hangul_label_in_the_figures_has_glyphs(gallery):
+    """No Hangul in a figure falls back to a system font (boxes where none has Hangul)."""
+    gallery.evaluate("document.fonts.ready.then(() => true)")
+    report = font_report(gallery)
+    assert len(report) >= 10, report  # labels, titles, tokens, the captions
+    for text, used in report:
+        n_hangul = len(HANGUL.findall(text))
+        custom = sum(n for _, is_custom, n in used if is_custom)
+        assert custom >= n_hangul, (text, used)
