@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -20,7 +20,7 @@
 # where $K^\top$ is the transpose (전치) of the matrix of keys and $d_k$ is the dimension (차원)
 # of the query (쿼리) and key (키) vectors, the key width. The previous chapter showed that the
 # *size* of the scores decides how peaked the softmax (소프트맥스) is. This chapter shows why dot
-# products grow with $d_k$, and why $\sqrt{d_k}$ is the right divisor when the components of
+# products (내적) grow with $d_k$, and why $\sqrt{d_k}$ is the right divisor when the components of
 # queries and keys are independent, as they are in a freshly initialised network; it also says
 # what changes once training has aligned them.
 #
@@ -32,8 +32,8 @@
 # - reproduce the seed article's numbers;
 # - say which assumption the $\sqrt{d_k}$ rests on, and what models do when it fails.
 #
-# New terms: mean (평균), variance (분산), standard deviation (표준편차), dot product (내적),
-# entropy (엔트로피), saturation (포화), layer normalisation (층 정규화).
+# New terms: mean (평균), variance (분산), standard deviation (표준편차), entropy (엔트로피),
+# saturation (포화), layer normalisation (층 정규화).
 
 # %%
 import math
@@ -79,13 +79,7 @@ print("scaled:  ", dec(w_scaled))
 #
 # Model the components of a query and a key as random: each $q_m$ and $k_m$ is independent of
 # the others, with mean 0 and variance 1. This is roughly what a freshly initialised network
-# produces. Nothing keeps it so afterwards. Layer normalisation (층 정규화) rescales the
-# vector $\mathbf{x}$ that enters a layer, not the query $\mathbf{q} = \mathbf{x} W_Q$ and key
-# $\mathbf{k} = \mathbf{x} W_K$ made from it: their size depends on the learnt matrices $W_Q$
-# and $W_K$, and drifts as those train. Some models therefore normalise $\mathbf{q}$ and
-# $\mathbf{k}$ themselves, just before the dot product: QK-norm divides each by its length and
-# replaces $1/\sqrt{d_k}$ with a learnt scale
-# ([Henry et al., 2020](references.md)).
+# produces; the end of this section asks how long it lasts.
 #
 # ```{prf:proposition} The spread of a dot product
 # :label: prop-dot-variance
@@ -138,14 +132,22 @@ print("scaled:  ", dec(w_scaled))
 # with the dimension, and dividing by $\sqrt{d_k}$ (not $d_k$, not $\log d_k$) brings it back
 # to 1 whatever the dimension.
 #
-# That conclusion is only as good as its assumption. Training does not keep $\mathbf{q}$ and
-# $\mathbf{k}$ independent: it aligns the queries with the keys they should find. Once their
-# components are correlated, each product $q_m k_m$ has a mean above 0, the $d_k$ means add up,
-# and the score grows like $d_k$ rather than $\sqrt{d_k}$. The maximal-update parametrisation
-# (μP) of [Yang et al. (2022)](references.md) divides by $d_k$ for that reason, so that its
-# wide and narrow models behave alike. $\sqrt{d_k}$ is the right divisor at initialisation, which
-# is where a network has to start learning, and the original Transformer's choice; it is not a
-# law for every trained model.
+# That conclusion is only as good as its assumption, and nothing keeps the assumption true
+# after initialisation. Layer normalisation (층 정규화) rescales the vector $\mathbf{x}$ that
+# enters a layer, not the query $\mathbf{q} = \mathbf{x} W_Q$ and the key
+# $\mathbf{k} = \mathbf{x} W_K$ made from it: their size depends on the learnt matrices $W_Q$
+# and $W_K$, and drifts as those train. Some models therefore normalise $\mathbf{q}$ and
+# $\mathbf{k}$ themselves, just before the dot product: QK-norm divides each by its length and
+# replaces $1/\sqrt{d_k}$ with a learnt scale ([Henry et al., 2020](references.md)).
+#
+# Nor does training keep $\mathbf{q}$ and $\mathbf{k}$ independent: it aligns each query with
+# the keys it should find. Once their components are correlated, each product $q_m k_m$ has a
+# mean above 0, the $d_k$ means add up, and the score grows like $d_k$ rather than
+# $\sqrt{d_k}$. The maximal-update parametrisation (μP) of
+# [Yang et al. (2022)](references.md) divides the scores by $d_k$ for that reason, so that the
+# same training settings suit a narrow and a wide model. $\sqrt{d_k}$ is the right divisor at
+# initialisation, where a network has to start learning, and it is the original Transformer's
+# choice; it is not a law for every trained model.
 #
 # ## Checked by simulation
 #
@@ -269,9 +271,10 @@ step_table(
 
 # %% [markdown]
 # With $d_k =$ {eval}`d_k64` the divisor is $\sqrt{d_k} =$ {eval}`plain(math.sqrt(d_k64))`.
-# The scores {eval}`dec(s64, 1)` of the {eval}`n64` keys give the unscaled weights {eval}`dec(w64_plain, sep=" / ")`,
-# against {eval}`dec(w64_scaled, sep=" / ")` once divided: at $d_k =$ {eval}`d_k64` the scale
-# is the difference between one key taking (almost) everything and a real mixture.
+# The scores {eval}`dec(s64, 1)` of the {eval}`n64` keys give the unscaled weights
+# {eval}`dec(w64_plain, sep=" / ")`, against {eval}`dec(w64_scaled, sep=" / ")` once divided:
+# at this width the scale is the difference between one key taking (almost) everything and a
+# real mixture.
 #
 # ## Try it: the scaling explorer
 #
@@ -397,6 +400,49 @@ ch3.double_d_k.check(answer)
 # print(f"std at d_k={d_large}: {spread[1]:.2f}")
 # print(f"ratio {spread[1] / spread[0]:.3f} (√2 = {math.sqrt(2):.3f})")
 # ch3.double_d_k.check("×√2")
+# ```
+# ````
+#
+# ```{exercise} The variance when the components have grown
+# :label: ex-ch3-variance-with-sigma
+#
+# The proposition assumed components of variance 1. Suppose instead that every $q_m$ and $k_m$
+# is independent with mean 0 and variance $\sigma^2$, as when $W_Q$ and $W_K$ have grown
+# during training. What is $\mathrm{Var}[\mathbf{q} \cdot \mathbf{k}]$ in terms of $d_k$
+# and $\sigma$? Give its value for $d_k =$ {eval}`ch3.variance_with_sigma.inputs[0]` and
+# $\sigma^2 =$ {eval}`plain(ch3.variance_with_sigma.inputs[1])` (the cell below prints them
+# too).
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Redo the proof step by step. Only one step changes: $\mathbb{E}[q_m^2]$ is no longer 1.
+# ```
+
+# %%
+d_k_sigma, sigma_sq = ch3.variance_with_sigma.inputs
+print("d_k =", d_k_sigma, "  σ² =", sigma_sq)
+answer = ...  # Var[q·k], one number
+ch3.variance_with_sigma.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch3-variance-with-sigma
+# :class: dropdown
+#
+# The mean is still 0. In the step "one term", $\mathbb{E}[q_m^2] = \mathbb{E}[k_m^2] =
+# \sigma^2$, so $\mathrm{Var}[q_m k_m] = \sigma^2 \cdot \sigma^2 = \sigma^4$, and the
+# $d_k$ independent terms add up to $\mathrm{Var}[\mathbf{q} \cdot \mathbf{k}] = d_k
+# \sigma^4$. Dividing by $\sqrt{d_k}$ leaves $\sigma^4$, not 1: the scale undoes the growth
+# with $d_k$, not the growth of $\mathbf{q}$ and $\mathbf{k}$, which is what QK-norm is for.
+# Multiplying both vectors by $\sigma$ multiplies every score by $\sigma^2$, so a simulation
+# can reuse the standard-normal dot products:
+#
+# ```python
+# answer = d_k_sigma * sigma_sq**2  # d_k σ⁴
+# scores = sigma_sq * stats.random_dot_products(d_k_sigma, n_pairs, rng)
+# print("by hand:", answer, "  simulated:", round(float(scores.var()), 1))
+# ch3.variance_with_sigma.check(answer)
 # ```
 # ````
 #

@@ -11,11 +11,18 @@ True
 'forgot-scale'
 >>> [double_d_k.check(a).ok for a in ("×√2", "x√2", "X√2", "x sqrt(2)", "×2")]
 [True, True, True, True, False]
+>>> [double_d_k.check(a).ok for a in ("√2", "sqrt2", "1.414", 2**0.5, "x1.41", "2")]
+[True, True, True, True, True, False]
+>>> spread_by_hand.check(256).diagnosis
+'spread-is-variance'
+>>> variance_with_sigma.check(1024).ok
+True
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -32,9 +39,19 @@ __all__ = [
     "my_weights",
     "scale_d_model",
     "spread_by_hand",
+    "variance_with_sigma",
 ]
 
 _D_K = 256
+
+
+def _spread_is_variance(trials):
+    """True when the first (or only) number given for the unscaled spread is d_k, its variance."""
+    (trial,) = trials
+    (d_k,) = trial.case.args
+    if trial.got is None or trial.got.size == 0:
+        return False
+    return math.isclose(float(trial.got.flat[0]), d_k, rel_tol=trial.rtol)
 
 
 def _spread(d_k):
@@ -52,6 +69,12 @@ spread_by_hand = NumberExercise(
             "variance-not-std",
             "those are the variances; the standard deviation is the square root of the variance.",
             lambda d: [d, 1.0],
+        ),
+        Diagnosis(
+            "spread-is-variance",
+            f"{_D_K} is the variance of q·k at d_k = {_D_K}; its spread, the standard "
+            "deviation, is the square root of that.",
+            _spread_is_variance,
         ),
         diagnose.matches(
             "means-not-std",
@@ -76,6 +99,8 @@ spread_by_hand = NumberExercise(
         Mistake("the variances", [_D_K, 1.0], "variance-not-std"),
         Mistake("the scaled spread shrinks too", [16.0, 1 / 16], "scaled-by-d"),
         Mistake("one number", 16.0, "wrong-count"),
+        Mistake("the variance alone, for the spread", _D_K, "spread-is-variance"),
+        Mistake("the variance as the spread, beside 16", [_D_K, 16.0], "spread-is-variance"),
         Mistake("the means", [0, 0], "means-not-std"),
         Mistake("both spreads 1", [1, 1], "unscaled-stays-1"),
     ],
@@ -143,7 +168,46 @@ my_weights = FunctionExercise(
     solution=_fixed,
 )
 
-double_d_k = ChoiceExercise(
+_FACTOR = re.compile(r"[×x*·]?\s*(√|sqrt\s*\(?)?\s*(\d+(?:\.\d+)?)\s*\)?", re.IGNORECASE)
+
+
+def _factor_value(answer):
+    """The factor an answer names, as a number: "×√2", "sqrt2", "1.414" -> 1.414...; else None.
+
+    Examples
+    --------
+    >>> [round(_factor_value(a), 3) for a in ("×√2", "X sqrt(2)", "1.414", 4)]
+    [1.414, 1.414, 1.414, 4.0]
+    >>> _factor_value("twice") is None
+    True
+    """
+    if isinstance(answer, int | float) and not isinstance(answer, bool):
+        return float(answer)
+    if not isinstance(answer, str):
+        return None
+    found = _FACTOR.fullmatch(answer.strip().strip("\"'`").strip())
+    if found is None:
+        return None
+    root, number = found.groups()
+    return math.sqrt(float(number)) if root else float(number)
+
+
+class _FactorChoice(ChoiceExercise):
+    """A choice among factors ("×1", "×√2", ...) that also reads a factor written as a value.
+
+    "√2", "sqrt2", "1.414" and 1.4142 all pick "×√2": a value within 0.5 % of an
+    option's value counts as that option; anything else is read as a ChoiceExercise does.
+    """
+
+    def _trials(self, answer):
+        value = _factor_value(answer)
+        for option in self.options if value is not None else []:
+            if math.isclose(value, _factor_value(option), rel_tol=5e-3):
+                return super()._trials(option)
+        return super()._trials(answer)
+
+
+double_d_k = _FactorChoice(
     "ch3-double-d-k",
     "double the dimension",
     options=["×1", "×√2", "×2", "×4"],
@@ -278,9 +342,59 @@ heads_reshape = BugExercise(
 )
 
 
+# ------------------------------------------------------ components of variance σ² (ch 3)
+
+_SIGMA_SQ = 4.0  # the variance σ² of every component, as in a head grown by training
+
+
+def _variance_with_sigma(d_k, sigma_sq):
+    """Var[q·k] = d_k σ⁴: each of the d_k products q_m k_m has variance σ² · σ² (chapter 3)."""
+    return d_k * sigma_sq**2
+
+
+variance_with_sigma = NumberExercise(
+    "ch3-variance-with-sigma",
+    "the variance of the scores for components of variance σ²",
+    (64, _SIGMA_SQ),
+    _variance_with_sigma,
+    rtol=0.0,  # a whole number: 1024.5 is not a rounding of it
+    diagnoses=[
+        diagnose.matches(
+            "sigma-squared-once",
+            "each product q_m k_m has variance E[q_m²] E[k_m²]: both factors bring a σ².",
+            lambda d_k, var: d_k * var,
+        ),
+        diagnose.matches(
+            "one-product",
+            "that is the variance of one product q_m k_m (and of q·k/√d_k); q·k adds d_k of "
+            "those products, and their variances add.",
+            lambda d_k, var: var**2,
+        ),
+        diagnose.matches(
+            "std-not-variance",
+            "that is the standard deviation of q·k; the question asks for its variance.",
+            lambda d_k, var: math.sqrt(d_k) * var,
+        ),
+        diagnose.matches(
+            "unit-variance",
+            "that is the variance for components of variance 1; here each has variance σ².",
+            lambda d_k, var: d_k,
+        ),
+    ],
+    mistakes=[
+        Mistake("d_k σ²", 64 * _SIGMA_SQ, "sigma-squared-once"),
+        Mistake("σ⁴, one product", _SIGMA_SQ**2, "one-product"),
+        Mistake("√d_k σ², the spread", 8 * _SIGMA_SQ, "std-not-variance"),
+        Mistake("d_k, as for variance 1", 64, "unit-variance"),
+    ],
+    solution=1024.0,
+)
+
+
 EXERCISES = [
     spread_by_hand,
     double_d_k,
+    variance_with_sigma,
     my_weights,
     scale_d_model,
     heads_reshape,
