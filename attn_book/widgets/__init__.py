@@ -11,11 +11,13 @@ outputs, e.g. ``pad.query = (0.3, 0.8)`` updates ``pad.weights``.
 Figures
 -------
 QueryPad(query=(1, 0), key_vectors=seed keys, value_vectors=seed values, scaled=True,
-         temperature=1.0)
-    A 2-D plane: drag the query q, the keys k (dots) and the values v (squares); arrow
-    keys move the focused vector. Shows q·k (내적), cos θ, the scaled score, the weights
-    as bars and the output o = Σ w v. Inputs: ``query`` (2,), ``key_vectors`` (S, 2),
-    ``value_vectors`` (S, 2), ``scaled`` (bool: multiply by 1/√d_k), ``temperature``.
+         temperature=1.0, show=("weights", "scale", "temperature", "values"))
+    A 2-D plane: drag the query q (a ring), the keys k (dots) and the values v (squares);
+    arrow keys move the focused vector. ``show`` picks the parts beyond q·k and cos θ, so a
+    chapter introduces them one by one (chapter 1: ``show=()``). Shows q·k (내적), cos θ,
+    the scaled score, the weights as bars and the output o = Σ w v. Inputs: ``query`` (2,),
+    ``key_vectors`` (S, 2), ``value_vectors`` (S, 2), ``scaled`` (bool: multiply by
+    1/√d_k), ``temperature``.
     Outputs: ``dots``, ``cosines``, ``scores``, ``weights`` (S,), ``output`` (2,),
     ``entropy``. Starts at the seed's example: weights 0.401/0.198/0.401, o = (1.203, 0.797).
 SoftmaxBars(scores=(2, 1, 0.1), temperature=1.0, shift=0.0)
@@ -25,7 +27,8 @@ SoftmaxBars(scores=(2, 1, 0.1), temperature=1.0, shift=0.0)
     sent as None), ``entropy``.
 ScalingExplorer(d_k=64, seed=0, n_keys=16, n_samples=2000)
     Random unit-variance q and k: the spread of q·k with and without 1/√d_k, and what
-    softmax does with it (largest weight, entropy, gradient size), for d_k = 1 ... 1024.
+    softmax does with it (largest weight, entropy, gradient size), for d_k = 1 ... 1024
+    (the slider's stops and the curves' points); each histogram's range covers every score.
     Everything random is drawn in Python (seeded); the JS only redraws. Outputs: ``table``
     (one dict per d_k in ``dims``), ``current`` (the row for ``d_k``).
 AttentionHeatmap(query_tokens=SENTENCE_KO, key_tokens=None, d_model=8, n_heads=2, head=0,
