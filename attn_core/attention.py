@@ -242,35 +242,74 @@ def _attention_in_query_blocks(q, k, v, attn_mask, is_causal, scale, block_rows=
     """The fast path: validated q (..., L, E), k (..., S, E), v (..., S, Ev) -> (..., L, Ev).
 
     Equal to ``_weights(...) @ v`` to float tolerance, ``block_rows`` queries at
-    a time (chosen from ``BLOCK_SCORES`` when None): one reused scores buffer
-    (..., block_rows, S), exp taken in place, and each row's sum of exps taken
-    by the second matmul (a column of ones appended to the values), so that the
-    small (..., L, Ev) output is divided instead of the (..., L, S) weights.
+    a time (chosen from ``BLOCK_SCORES`` when None), in one reused scores buffer
+    (..., block_rows, S). Each row's sum of exps comes out of the second matmul
+    (a column of ones appended to the values), so the small (..., L, Ev) output
+    is divided instead of the (..., L, S) weights. Unless the mask is a float
+    one, the shift that keeps exp from overflowing is folded into the first
+    matmul (:func:`_shift_by_bound`), so the only pass over the scores is exp.
     """
     L, S, Ev = q.shape[-2], k.shape[-2], v.shape[-1]
     batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2])  # the scores' batch axes
     mask = check_mask(attn_mask, (*batch, L, S), is_causal, dtype=q.dtype)
     mask = None if mask is None else np.broadcast_to(mask, (*batch, L, S))
     rows = block_rows or _block_rows(math.prod(batch), L, S)
-    q = q * check_scale(scale, q.shape[-1])  # L·E products, not L·S; a float keeps float32
-    key_t = np.swapaxes(k, -1, -2)  # [..., E, S]
-    ones = np.ones((*v.shape[:-1], 1), dtype=v.dtype)
-    v_and_ones = np.concatenate([v, ones], axis=-1)  # [..., S, Ev + 1]
-    out_batch = np.broadcast_shapes(batch, v.shape[:-2])
-    summed = np.empty((*out_batch, L, Ev + 1), dtype=q.dtype)  # [..., L, Ev] and row sums
+    q, k, exact = _shift_by_bound(q * check_scale(scale, q.shape[-1]), k, mask)
+    key_t = np.swapaxes(k, -1, -2)  # [..., E + 1, S]
+    v_and_ones = np.concatenate([v, np.ones((*v.shape[:-1], 1), dtype=v.dtype)], axis=-1)
+    summed = np.empty((*np.broadcast_shapes(batch, v.shape[:-2]), L, Ev + 1), dtype=v.dtype)
     buffer = np.empty(math.prod(batch) * rows * S, dtype=q.dtype)
     for start in range(0, L, rows):
         stop = min(start + rows, L)
         seen = min(stop, S) if is_causal else S  # a causal block sees no key after its last query
         scores = buffer[: math.prod(batch) * (stop - start) * seen]
         scores = scores.reshape(*batch, stop - start, seen)  # [..., rows, seen]
-        np.matmul(q[..., start:stop, :], key_t[..., :seen], out=scores)
-        _mask_block(scores, mask, is_causal, start)
-        _exp_shifted_in_place(scores)
-        np.matmul(scores, v_and_ones[..., :seen, :], out=summed[..., start:stop, :])
+        block = (q[..., start:stop, :], key_t[..., :seen], v_and_ones[..., :seen, :])
+        out = summed[..., start:stop, :]  # [..., rows, Ev + 1]
+        _block_sums(*block, mask, is_causal, start, scores, out, exact)
+        if not exact and (out[..., -1] < _tiny_sum(scores.dtype)).any():  # the bound was too far:
+            unshifted = (block[0][..., :-1], block[1][..., :-1, :], block[2])  # drop the column
+            _block_sums(*unshifted, mask, is_causal, start, scores, out, exact=True)
     total = summed[..., -1:]  # [..., L, 1]: each row's sum of exps, 0 for a fully masked row
-    out = np.zeros((*out_batch, L, Ev), dtype=q.dtype)
-    return np.divide(summed[..., :-1], total, out=out, where=total > 0)
+    return np.divide(summed[..., :-1], total, out=np.zeros_like(summed[..., :-1]), where=total > 0)
+
+
+def _tiny_sum(dtype):
+    """A row whose sum of exp(score - bound) falls below this is redone with its true max.
+
+    The bound then lay more than about 44 (float32) or 354 (float64) above the
+    row's largest score, and its smaller terms may have underflowed to 0.
+    """
+    return np.sqrt(np.finfo(dtype).tiny)
+
+
+def _shift_by_bound(q, k, mask):
+    """Append a column to q (..., L, E) and k (..., S, E) so that q'·k' = q·k - bound <= 0.
+
+    By Cauchy–Schwarz every score of row i is at most ``|q_i| max_j |k_j|``, the
+    bound, so ``exp(q'·k')`` cannot overflow. Returns (q', k', exact): exact is
+    True, with q and k unchanged, where the bound does not hold (a float mask
+    adds to the scores) or overflows; the caller then subtracts each row's max.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):  # inf or inf * 0: caught just below
+        q_norms = np.sqrt(np.sum(q * q, axis=-1, keepdims=True))  # [..., L, 1]
+        k_norm_max = np.sqrt(np.max(np.sum(k * k, axis=-1), axis=-1, initial=0.0))  # [...]
+        bound = q_norms * k_norm_max[..., None, None]  # [..., L, 1]
+    if (mask is not None and mask.dtype != bool) or not np.isfinite(bound).all():
+        return q, k, True
+    q_shifted = np.concatenate([np.broadcast_to(q, (*bound.shape[:-1], q.shape[-1])), -bound], -1)
+    return q_shifted, np.concatenate([k, np.ones((*k.shape[:-1], 1), dtype=k.dtype)], -1), False
+
+
+def _block_sums(q, key_t, v_and_ones, mask, is_causal, start, scores, out, exact):
+    """For one block of queries, ``out = exp(scores - shift) @ [v, 1]``: (..., rows, Ev + 1)."""
+    np.matmul(q, key_t, out=scores)  # [..., rows, E(+1)] @ [..., E(+1), seen]
+    _mask_block(scores, mask, is_causal, start)
+    if exact:
+        _exp_shifted_in_place(scores)
+    else:
+        np.exp(scores, out=scores)  # already shifted by the bound, in the matmul
+    np.matmul(scores, v_and_ones, out=out)  # [..., rows, seen] @ [..., seen, Ev + 1]
 
 
 def _block_rows(batch_size, L, S):

@@ -216,3 +216,25 @@ def test_chunked_checks_its_inputs_like_the_plain_path(rng):
         chunked_attention(q, k, v, causal_mask(2, 3), is_causal=True)
     with pytest.raises(ValueError, match="does not broadcast"):
         chunked_attention(q, k, v, np.ones((3, 3), dtype=bool))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_fast_path_when_the_norm_bound_lies_far_above_every_score(rng, fast_path_always, dtype):
+    # Key 0 is long (norm 1000) but orthogonal to query 1, so query 1's scores are at most
+    # ~1 while the Cauchy-Schwarz bound |q| max|k| is ~1000: exp(score - bound) underflows
+    # to 0 in both dtypes, and the block must be redone with the row's true max.
+    q, k, v = random_qkv(rng, ((), (), (), 5, 4, 2, 3), dtype)
+    k[0] = [0.0, 1000.0]
+    q[1] = [1.0, 0.0]
+    out = scaled_dot_product_attention(q, k, v, scale=1.0)
+    _, expected = ref.attention(q.tolist(), k.tolist(), v.tolist(), scale=1.0)
+    np.testing.assert_allclose(out, expected, **tolerance(dtype))
+    assert np.isfinite(out).all()
+
+
+def test_fast_path_when_the_norm_bound_overflows(rng, fast_path_always):
+    # |q|^2 overflows float64 (1e400) although every score q.k is about 1.
+    q, k, v = random_qkv(rng, ((), (), (), 4, 5, 3, 2), np.float64)
+    out = scaled_dot_product_attention(q * 1e200, k * 1e-200, v, scale=1.0)
+    args = ((q * 1e200).tolist(), (k * 1e-200).tolist(), v.tolist())
+    np.testing.assert_allclose(out, ref.attention(*args, scale=1.0)[1], rtol=1e-12)
