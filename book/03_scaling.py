@@ -368,8 +368,8 @@ ch3.spread_by_hand.check(answer)
 #
 # Without the scale, by what factor does the typical size (the standard deviation) of
 # $\mathbf{q} \cdot \mathbf{k}$ grow when $d_k$ goes from {eval}`ch3.double_d_k.inputs[0]` to
-# {eval}`ch3.double_d_k.inputs[1]`? Answer `"×1"`, `"×√2"`, `"×2"` or `"×4"` (`"x√2"` works
-# too).
+# {eval}`ch3.double_d_k.inputs[1]`? Answer `"×1"`, `"×√2"`, `"×2"` or `"×4"` (`"x√2"`,
+# `"sqrt2"` and `1.414` work too).
 # ```
 #
 # ```{admonition} Hint
