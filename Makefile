@@ -38,13 +38,30 @@ book: $(VENV)/.installed-book  ## Build the static site into _build/html (execut
 sync: $(VENV)/.installed-book  ## Re-pair every book/*.py with its .ipynb and execute it in place
 	$(PY) tools/sync_chapters.py
 
-lint: $(VENV)/.installed-test  ## ruff lint and format check
+# The widgets' JavaScript: Biome (format, lint) and esbuild (the committed bundles) come from
+# node_modules/ (`npm ci`, package-lock.json). Without npm, lint says so and skips them.
+BIOME := node_modules/.bin/biome
+JS_TOOLS = if [ ! -x $(BIOME) ] && command -v npm >/dev/null; then \
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error; fi
+
+lint: $(VENV)/.installed-test  ## ruff, Biome (widgets' JS) and bundle/font freshness checks
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	@$(JS_TOOLS)
+	@if [ -x $(BIOME) ]; then $(BIOME) check && node attn_book/widgets/build.mjs --check; \
+	else echo "lint: npm not found, the widgets' JS format and bundle checks are skipped"; fi
+	$(PY) attn_book/widgets/build_font.py --check
 
-format: $(VENV)/.installed-test  ## Apply ruff's fixes and formatting
+format: $(VENV)/.installed-test  ## Apply ruff's and Biome's fixes and formatting
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+	@$(JS_TOOLS)
+	$(BIOME) check --write
+
+widgets: $(VENV)/.installed-test  ## Rebuild the figures' JS bundles (esbuild) and Hangul font from src/
+	@$(JS_TOOLS)
+	node attn_book/widgets/build.mjs
+	$(PY) attn_book/widgets/build_font.py
 
 test-fast: lint  ## Unit, property and doctests only
 	$(PY) -m pytest tests attn_core attn_book --doctest-modules --ignore=tests/browser -q $(PYTEST_FLAGS)
