@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from fontTools.ttLib import TTFont
 
 import attn_book
 import attn_core
@@ -207,6 +206,7 @@ def hangul_in(text):
 
 
 def embedded_font():
+    TTFont = pytest.importorskip("fontTools.ttLib").TTFont  # comes with matplotlib
     css = (WIDGETS / "hangul_font.css").read_text(encoding="utf-8")
     family, data = re.search(
         r'font-family: "([^"]+)";.*base64,([A-Za-z0-9+/=]+)"', css, re.S

@@ -19,9 +19,6 @@ import re
 import sys
 from pathlib import Path
 
-from fontTools import subset
-from fontTools.ttLib import TTFont
-
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 PACKAGE = ROOT / "node_modules" / "@fontsource" / "noto-sans-kr"
@@ -42,12 +39,15 @@ def used_hangul():
 
 def subset_woff(chars):
     """A WOFF (zlib) of ``SOURCE`` holding only ``chars``, without hinting or layout extras."""
+    from fontTools import subset  # matplotlib's dependency; --check does not need it
+    from fontTools.ttLib import TTFont
+
     if not SOURCE.is_file():
         sys.exit(f"{SOURCE} is missing: run `npm ci` first (package-lock.json pins it)")
     options = subset.Options(flavor="woff", hinting=False, desubroutinize=True)
     options.layout_features = []
     options.name_IDs = [0, 1, 2, 3, 4, 5, 6, 13, 14]  # keep the copyright and licence
-    font = TTFont(SOURCE)
+    font = TTFont(SOURCE, recalcTimestamp=False)  # the same bytes on every build
     subsetter = subset.Subsetter(options)
     subsetter.populate(unicodes=[ord(c) for c in chars])
     subsetter.subset(font)
