@@ -6,7 +6,7 @@ PY     := $(BIN)/python
 # Extra pytest flags, e.g. `make test PYTEST_FLAGS=-x`.
 PYTEST_FLAGS ?=
 
-.PHONY: bench lab book test test-fast test-browser sync lint format clean help
+.PHONY: bench lab book assets install test test-fast test-browser sync lint format clean help
 .DEFAULT_GOAL := help
 
 help:  ## List the targets
@@ -29,11 +29,27 @@ $(LAB_OVERRIDES): tools/jupyterlab-overrides.json $(VENV)/.installed-lab
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-lab: $(VENV)/.installed-lab $(LAB_OVERRIDES)  ## Open the chapters in JupyterLab
+# Saving a chapter in Lab writes it as tools/sync_chapters.py does (attn_book.lab), so a
+# reader who only reads leaves the repository clean.
+LAB_SERVER_CONFIG := $(VENV)/etc/jupyter/jupyter_server_config.json
+$(LAB_SERVER_CONFIG): tools/jupyter_server_config.json $(VENV)/.installed-lab
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+LAB_SETUP := $(VENV)/.installed-lab $(LAB_OVERRIDES) $(LAB_SERVER_CONFIG)
+
+lab: $(LAB_SETUP)  ## Open the chapters in JupyterLab
 	$(BIN)/jupyter lab book/ $(ROOT_FLAG) $(LAB_FLAGS)
 
 book: $(VENV)/.installed-book  ## Build the static site into _build/html (executes the chapters, cached)
 	$(PY) tools/build_book.py
+
+# npm ci --ignore-scripts (package-lock.json) when node_modules/ is stale, then copy what the
+# site serves into .cache/site-static/vendor/; `make book` does the same first.
+assets: $(VENV)/.installed-book  ## Install the site's pinned MathJax, require.js, widget manager, fonts
+	$(PY) tools/site_assets.py
+
+install: $(VENV)/.installed-test  ## Install every extra into .venv (what `make test` needs)
 
 sync: $(VENV)/.installed-book  ## Re-pair every book/*.py with its .ipynb and execute it in place
 	$(PY) tools/sync_chapters.py
@@ -44,7 +60,7 @@ BIOME := node_modules/.bin/biome
 JS_TOOLS = if [ ! -x $(BIOME) ] && command -v npm >/dev/null; then \
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error; fi
 
-lint: $(VENV)/.installed-test  ## ruff, Biome (widgets' JS) and bundle/font freshness checks
+lint: $(VENV)/.installed-dev  ## ruff, Biome (widgets' JS) and bundle/font freshness checks
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	@$(JS_TOOLS)
@@ -52,23 +68,28 @@ lint: $(VENV)/.installed-test  ## ruff, Biome (widgets' JS) and bundle/font fres
 	else echo "lint: npm not found, the widgets' JS format and bundle checks are skipped"; fi
 	$(PY) attn_book/widgets/build_font.py --check
 
-format: $(VENV)/.installed-test  ## Apply ruff's and Biome's fixes and formatting
+format: $(VENV)/.installed-dev  ## Apply ruff's and Biome's fixes and formatting
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 	@$(JS_TOOLS)
 	$(BIOME) check --write
 
-widgets: $(VENV)/.installed-test  ## Rebuild the figures' JS bundles (esbuild) and Hangul font from src/
+widgets: $(VENV)/.installed-dev  ## Rebuild the figures' JS bundles (esbuild) and Hangul font from src/
 	@$(JS_TOOLS)
 	node attn_book/widgets/build.mjs
 	$(PY) attn_book/widgets/build_font.py
 
+UNIT_TESTS := tests attn_core attn_book --doctest-modules --ignore=tests/browser -q
+
+# Needs only the dev extra (numpy, pytest, hypothesis, ruff): tests whose packages are missing
+# are skipped, each naming its extra (conftest.py). `make test` installs and runs them all.
 test-fast: lint  ## Unit, property and doctests only
-	$(PY) -m pytest tests attn_core attn_book --doctest-modules --ignore=tests/browser -q $(PYTEST_FLAGS)
+	ATTN_SKIP_MISSING_EXTRAS=1 $(PY) -m pytest $(UNIT_TESTS) $(PYTEST_FLAGS)
 
 # pytest exits 5 when it collects nothing; that stays a failure here, because a
 # suite that finds no tests is broken, not green.
-test: test-fast  ## Everything CI runs: lint, unit tests, nbval, site build, browser tests
+test: lint $(VENV)/.installed-test $(LAB_SETUP)  ## Everything CI runs: lint, unit tests, nbval, site build, browser tests
+	$(PY) -m pytest $(UNIT_TESTS) $(PYTEST_FLAGS)
 	$(PY) -m pytest --nbval book --nbval-sanitize-with tests/nbval_sanitize.cfg -q $(PYTEST_FLAGS)
 	$(PY) tools/build_book.py
 	$(PY) -m pytest tests/browser -q $(PYTEST_FLAGS)

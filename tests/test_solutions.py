@@ -7,6 +7,7 @@ solution block its listing runs in the same namespace; the last expression of a 
 is the checker's verdict, which must say correct.
 """
 
+import ast
 import re
 from pathlib import Path
 
@@ -21,7 +22,7 @@ BOOK = Path(__file__).resolve().parent.parent / "book"
 CHAPTERS = sorted(BOOK.glob("[0-9][0-9]_*.ipynb"))
 SOLUTION = re.compile(r"^(`{3,}|:{3,})\{solution\}(.*?)^\1[ \t]*$", re.MULTILINE | re.DOTALL)
 LISTING = re.compile(r"^```python\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
-VERDICT = "assert _.ok, f'the solution of {label} is judged: {_!r}'"
+VERDICT = "assert _verdict.ok, f'the solution of {label} is judged: {_verdict!r}'"
 
 
 def solutions(markdown):
@@ -33,6 +34,17 @@ def solutions(markdown):
     return found
 
 
+def keep_verdict(code):
+    """``code`` with its last expression (the checker's call) assigned to ``_verdict``."""
+    tree = ast.parse(code)
+    last = tree.body[-1] if tree.body else None
+    if not isinstance(last, ast.Expr):
+        raise AssertionError(f"a solution listing must end with the checker's call:\n{code}")
+    target = ast.Name("_verdict", ast.Store())
+    tree.body[-1] = ast.copy_location(ast.Assign([target], last.value), last)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
 def with_solutions_run(notebook):
     """The chapter's code cells, each solution's listing run (and judged) after its block."""
     cells = []
@@ -40,7 +52,7 @@ def with_solutions_run(notebook):
         if cell.cell_type == "code":
             cells.append(nbformat.v4.new_code_cell(cell.source))
         for label, code in solutions(cell.source) if cell.cell_type == "markdown" else []:
-            cells.append(nbformat.v4.new_code_cell(code))
+            cells.append(nbformat.v4.new_code_cell(keep_verdict(code)))
             cells.append(nbformat.v4.new_code_cell(VERDICT.replace("{label}", label)))
     return nbformat.v4.new_notebook(cells=cells, metadata=notebook.metadata)
 

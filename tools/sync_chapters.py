@@ -16,7 +16,8 @@ reader gets from "Run all". Three things are derived here rather than written by
   their order, and no timings are recorded, so re-running an unchanged chapter gives
   an unchanged diff;
 - both files are written with book/jupytext.toml's settings, the ones JupyterLab's jupytext
-  uses, so opening and saving a chapter in Lab without an edit changes neither file.
+  uses, and normalised as Lab saves them (attn_book.lab), so opening and saving a chapter
+  in Lab without an edit changes neither file.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ import nbformat
 from jupytext.config import load_jupytext_config
 from nbclient import NotebookClient
 
+from attn_book.lab import KERNELSPEC, normalise
+
 BOOK = Path(__file__).resolve().parent.parent / "book"
-KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
 
 
@@ -122,7 +124,7 @@ def sync(py_path):
         record_timing=False,
     )
     execute_with_expressions(client, notebook)
-    notebook = stable_widget_ids(notebook, py_path.stem)
+    notebook = normalise(stable_widget_ids(notebook, py_path.stem))
     nbformat.validate(notebook)
     jupytext.write(notebook, py_path.with_suffix(".ipynb"), fmt="ipynb", config=config)
     jupytext.write(notebook, py_path, fmt="py:percent", config=config)  # normalise the source

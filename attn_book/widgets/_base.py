@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from importlib.resources import files
 
 import anywidget
@@ -40,6 +41,22 @@ class Figure(anywidget.AnyWidget):
     def __repr__(self):
         args = ", ".join(f"{n}={_short(getattr(self, n))}" for n in self._repr_traits)
         return f"{type(self).__name__}({args})"
+
+    def _repr_mimebundle_(self, **kwargs):
+        """The live view, plus a PNG of the current state for readers with no live view.
+
+        JupyterLab shows a notebook fresh from git untrusted, and an untrusted output is
+        drawn with a "safe" renderer only: the PNG, not the widget. Once the cell runs, the
+        widget view (ranked first) takes over; the static site shows the widget too.
+        """
+        from .snapshot import snapshot_png
+
+        shown = super()._repr_mimebundle_(**kwargs)  # (data, metadata), or None
+        png = snapshot_png(self) if shown is not None else None
+        if png is None:
+            return shown
+        data, metadata = shown
+        return {**data, "image/png": base64.b64encode(png).decode("ascii")}, metadata
 
 
 def _short(value):

@@ -1,0 +1,237 @@
+"""Every chapter as a reader meets it in JupyterLab: opened from the file browser, not run.
+
+Starts ``jupyter lab`` (as ``make lab`` sets it up: jupyterlab-myst, the settings overrides,
+the pre-save hook) on a git repository holding a copy of book/, opens each chapter in
+headless Chromium and checks what a reader sees:
+
+- the prose shows no raw MyST markup (roles, targets, directive fences or options) and no
+  error box, and chapter 4's prose carries the worked example's numbers;
+- every captioned figure of the site is there, and every interactive figure shows a picture
+  (its snapshot) before anything runs;
+- saving without an edit leaves ``git status`` clean;
+- after Run All no answer is visible (no "✓ Correct", no open solution);
+- a chapter's ``.py`` opens as a notebook on double-click.
+
+Screenshots land in ``_build/screenshots/lab/`` (before and after Run All).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BOOK = ROOT / "book"
+CHAPTERS = sorted(p.stem for p in BOOK.glob("[0-9][0-9]_*.ipynb"))
+SHOTS = ROOT / "_build" / "screenshots" / "lab"
+RAW_MARKUP = {
+    "role": re.compile(r"\{(glue|glue:\w+|eval|eq|ref|numref|cite|cite:\w+|doc|term)\}`"),
+    "target": re.compile(r"^\([\w-]+\)=\s*$", re.MULTILINE),
+    "directive fence": re.compile(r"(`{3,}|:{3,})\{[\w:-]+\}"),
+    "directive option": re.compile(r"^:(label|class|name|width|align|figwidth):", re.MULTILINE),
+}
+ERROR_TEXT = ("Unknown Directive", "Unknown Role", "Unknown directive", "Unknown role")
+WORKED_EXAMPLE = ("0.401", "0.198", "1.203", "0.797", "5.056", "2.028")
+CAPTION = re.compile(r"Figure \d+\.\d+\.")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def git(*args, cwd):
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory, browser):  # `browser` first: it skips when Chromium is missing
+    tools, prefix = ROOT / "tools", Path(sys.prefix)
+    setup = {
+        tools / "jupyterlab-overrides.json": prefix / "share/jupyter/lab/settings/overrides.json",
+        tools / "jupyter_server_config.json": prefix / "etc/jupyter/jupyter_server_config.json",
+    }
+    for source, installed in setup.items():
+        if not installed.exists() or installed.read_text() != source.read_text():
+            pytest.fail(f"{installed} is not {source.name}: run `make lab` (or `make test`) first")
+    work = tmp_path_factory.mktemp("lab-book")
+    for path in BOOK.iterdir():
+        if path.suffix in {".py", ".ipynb", ".md", ".toml"} and not path.name.startswith("."):
+            shutil.copy(path, work / path.name)
+    (work / ".gitignore").write_text(".ipynb_checkpoints/\n")
+    git("init", "-q", cwd=work)
+    git("add", "-A", cwd=work)
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "book", cwd=work)
+    # Render every cell (Lab 4 only attaches the cells in view by default).
+    tracker = work.parent / f"{work.name}-settings" / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True)
+    (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    port = free_port()
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(work.parent / f"{work.name}-config"),
+        "JUPYTER_RUNTIME_DIR": str(work.parent / f"{work.name}-runtime"),
+    }
+    cmd = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
+        "--ServerApp.ip=127.0.0.1", "--allow-root", "--IdentityProvider.token=",
+        "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
+        f"--ServerApp.root_dir={work}", f"--LabApp.workspaces_dir={work.parent / 'ws'}",
+        f"--LabApp.user_settings_dir={tracker.parent.parent}", "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]  # fmt: skip
+    log_path = work.parent / f"{work.name}.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
+        base = f"http://127.0.0.1:{port}/"
+        try:
+            for _ in range(120):
+                if proc.poll() is not None:
+                    break
+                try:
+                    urllib.request.urlopen(base + "api/status", timeout=1)
+                    break
+                except OSError:
+                    time.sleep(0.5)
+            else:
+                pytest.fail(f"jupyter lab did not start: {log_path.read_text()[-2000:]}")
+            yield base, work
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def open_notebook(page, url):
+    page.set_viewport_size({"width": 1300, "height": 1000})
+    page.goto(url, wait_until="load")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook", timeout=60_000)
+    select = page.locator(".jp-Dialog button", has_text="Select")
+    try:  # Lab may ask which kernel to start; the notebook's own (python3) is preselected
+        select.wait_for(timeout=3_000)
+        select.click()
+    except Exception:  # no dialog: the kernel started on its own
+        pass
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+    page.wait_for_timeout(1500)  # jupyterlab-myst renders the Markdown cells asynchronously
+
+
+def markdown_text(page):
+    return page.evaluate(
+        "() => Array.from(document.querySelectorAll('.jp-MarkdownCell .jp-InputArea'))"
+        ".map(e => e.innerText).join('\\n')"
+    )
+
+
+def raw_markup(text):
+    return {kind: pattern.findall(text) for kind, pattern in RAW_MARKUP.items()}
+
+
+def visible_text(page, needle):
+    return [e for e in page.get_by_text(needle).all() if e.is_visible()]
+
+
+def site_captions(chapter):
+    page = ROOT / "_build" / "html" / "book" / f"{chapter}.html"
+    if not page.exists():
+        return None
+    return len(CAPTION.findall(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))))
+
+
+def shot(page, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
+
+
+def test_raw_markup_patterns_catch_what_stock_lab_showed():
+    # What stock JupyterLab showed before jupyterlab-myst and {eval} (issue 9): all caught.
+    shown = (
+        "The scores are {glue:text}`ch4_score1:.0f` and {eval}`dec(w)`, see {eq}`eq-a`\n"
+        "(ch-worked-example)=\n```{exercise} Title\n:label: ex-1\n"
+    )
+    found = raw_markup(shown)
+    assert {kind: len(items) for kind, items in found.items()} == {
+        "role": 3, "target": 1, "directive fence": 1, "directive option": 1,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_chapter_reads_in_lab_without_running(page, lab, chapter, capsys):
+    base, work = lab
+    open_notebook(page, f"{base}lab/tree/{chapter}.ipynb")
+    shot(page, f"{chapter}_opened")
+    text = markdown_text(page)
+    raw = {kind: items for kind, items in raw_markup(text).items() if items}
+    assert raw == {}, f"{chapter}: raw MyST in the rendered prose: {raw}"
+    errors = page.locator(".myst-RenderedExpressionError, .jp-RenderedMarkdown .error").count()
+    errors += sum(text.count(e) for e in ERROR_TEXT)
+    assert errors == 0, f"{chapter}: {errors} error boxes in the prose"
+    if chapter.startswith("04_"):
+        missing = [n for n in WORKED_EXAMPLE if n not in text]
+        assert missing == [], f"the worked example's {missing} are not in chapter 4's prose"
+
+    outputs = page.locator(".jp-OutputArea-output")
+    captions = len(CAPTION.findall("\n".join(outputs.all_inner_texts())))
+    pictures = page.locator(".jp-OutputArea-output img").count()
+    on_site = site_captions(chapter)
+    if on_site is not None:
+        assert captions == on_site, f"{chapter}: {captions} figures in Lab, {on_site} on the site"
+    assert pictures >= captions, f"{chapter}: {captions} captions but {pictures} pictures"
+    reprs = [t for t in outputs.all_inner_texts() if re.match(r"^\w+\(.*\)$", t.strip())]
+    assert [r for r in reprs if r.split("(")[0] in {"QueryPad", "SoftmaxBars"}] == []
+    assert visible_text(page, "✓ Correct") == []
+    with capsys.disabled():
+        print(f"\n[lab] {chapter}: {captions} figures, {pictures} pictures, raw markup 0")
+
+    # Save without an edit: neither file of the pair changes.
+    page.locator(".jp-NotebookPanel .jp-Notebook").first.click()
+    page.keyboard.press("Control+s")
+    page.wait_for_timeout(2500)
+    status = git("status", "--porcelain", cwd=work).stdout
+    assert status == "", f"{chapter}: saving without an edit changed files:\n{status}"
+
+
+@pytest.mark.parametrize("chapter", [c for c in CHAPTERS if not c.startswith("99")])
+def test_run_all_reveals_no_answer(page, lab, chapter):
+    base, work = lab
+    open_notebook(page, f"{base}lab/tree/{chapter}.ipynb")
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    page.wait_for_timeout(1000)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+    page.wait_for_timeout(2000)
+    shot(page, f"{chapter}_run_all")
+    errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
+    tracebacks = [t for t in errors.all_inner_texts() if "Traceback" in t or "Error" in t]
+    assert tracebacks == [], f"{chapter}: Run All raised: {tracebacks[:1]}"
+    assert visible_text(page, "✓ Correct") == [], f"{chapter}: an answer shows after Run All"
+    open_solutions = page.locator("details[open]").filter(has_text="Solution")
+    assert open_solutions.count() == 0, f"{chapter}: a solution unfolded after Run All"
+    subprocess.run(["git", "checkout", "-q", "."], cwd=work, check=True)  # Run All saved nothing
+
+
+def test_a_chapter_py_opens_as_a_notebook(page, lab):
+    base, _ = lab
+    page.set_viewport_size({"width": 1300, "height": 900})
+    page.goto(f"{base}lab/workspaces/open-py?reset", wait_until="load")
+    item = page.locator(".jp-DirListing-item", has_text=f"{CHAPTERS[0]}.py")
+    item.wait_for(timeout=60_000)
+    item.dblclick()
+    tab = page.locator(".lm-TabBar-tab.lm-mod-current", has_text=f"{CHAPTERS[0]}.py")
+    tab.wait_for(timeout=60_000)
+    page.wait_for_timeout(2000)
+    shot(page, "py_double_click")
+    assert page.locator(".jp-NotebookPanel:visible").count() == 1, "the .py is not a notebook"
+    assert page.locator(".jp-FileEditor:visible").count() == 0, "the .py opened as text"
