@@ -124,7 +124,9 @@ def test_softmax_bars_weights_and_shift_invariance():
 
 
 def test_softmax_bars_rejects_bad_input():
-    with pytest.raises(ValueError, match="scores must hold at least one number"):
+    with pytest.raises(
+        ValueError, match=r"scores must have shape \(S,\) with 1 <= S <= 64, got shape \(0,\)"
+    ):
         SoftmaxBars(scores=[])
     with pytest.raises(ValueError, match="shift must be finite"):
         SoftmaxBars(shift=math.inf)
@@ -225,9 +227,9 @@ def test_heatmap_rejects_bad_input():
         AttentionHeatmap(n_heads=3)
     with pytest.raises(TypeError, match="query_tokens must be a non-empty sequence of str"):
         AttentionHeatmap(query_tokens="나는 사과를")
-    with pytest.raises(ValueError, match=r"head must be in 0\.\.1"):
+    with pytest.raises(ValueError, match=r"head must be an integer in 0\.\.1, got 2"):
         AttentionHeatmap().head = 2
-    with pytest.raises(ValueError, match=r"selected must be a row in 0\.\.2"):
+    with pytest.raises(ValueError, match=r"selected must be an integer in 0\.\.2, got 3"):
         AttentionHeatmap().selected = 3
 
 

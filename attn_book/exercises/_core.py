@@ -236,7 +236,7 @@ def _read_result(fn, out, case):
         raise AnswerProblem(
             "no-return", f"your function returned None {where} — did it forget to `return` it?"
         )
-    return read_numbers(out, f"{where} your function returned")
+    return read_numbers(out, f"your result {where}")
 
 
 def _too_slow(case, clock):

@@ -177,8 +177,7 @@ def read_numbers(value, subject="your answer"):
     """``value`` as a float array, or raise :class:`AnswerProblem` with one line.
 
     None entries come back as NaN (:func:`describe_non_finite` names them).
-    ``subject`` starts the message ("your answer", "on the case 'x' your function
-    returned").
+    ``subject`` starts the message ("your answer", "your result on the case 'x'").
     """
     raw = _as_array(value, subject)
     if raw.dtype.kind == "c" or (raw.dtype == object and _has_complex(raw)):
@@ -211,9 +210,8 @@ def _as_array(value, subject):
                 f"{subject} is a tensor that requires grad — pass `.detach().numpy()` of it.",
             ) from None
         if isinstance(err, ValueError) and isinstance(value, list | tuple):
-            raise AnswerProblem(
-                "not-numeric", f"{subject} has rows of different lengths."
-            ) from None
+            ragged = f"{subject} has rows of different lengths."
+            raise AnswerProblem("not-numeric", ragged) from None
         raise AnswerProblem("not-numeric", _not_numeric(value, subject)) from None
     return raw
 
@@ -230,7 +228,7 @@ def _not_numeric(value, subject):
     kind = type(value).__name__
     if subject == "your answer":
         return f"your answer should be a number or a list of numbers, not a {kind}."
-    return f"{subject} a {kind}, not numbers."
+    return f"{subject} is a {kind}, not numbers."
 
 
 def non_finite_entries(value, numbers):

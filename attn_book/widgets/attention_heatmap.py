@@ -8,9 +8,10 @@ import numpy as np
 import traitlets as t
 
 import attn_core
-from attn_core.validation import check_positive_int, check_scale, check_temperature
+from attn_core.validation import check_scale, check_temperature
 
 from ._base import Figure, bundle, css
+from .inputs import MAX_D_MODEL, integer, number, recompute_or_roll_back, tokens
 
 __all__ = ["AttentionHeatmap", "head_projections"]
 
@@ -92,14 +93,14 @@ class AttentionHeatmap(Figure):
 
     query_tokens = t.Any(list(attn_core.SENTENCE_KO)).tag(sync=True)  # validated below
     key_tokens = t.Any(None, allow_none=True).tag(sync=True)
-    d_model = t.Int(8).tag(sync=True)
-    n_heads = t.Int(2).tag(sync=True)
-    head = t.Int(0).tag(sync=True)
+    d_model = t.Any(8).tag(sync=True)  # ints or numpy integers; validated below
+    n_heads = t.Any(2).tag(sync=True)
+    head = t.Any(0).tag(sync=True)
     scaled = t.Bool(True).tag(sync=True)
-    temperature = t.Float(1.0).tag(sync=True)
+    temperature = t.Any(1.0).tag(sync=True)
     causal = t.Bool(False).tag(sync=True)
-    selected = t.Int(0).tag(sync=True)
-    seed = t.Int(0).tag(sync=True)
+    selected = t.Any(0).tag(sync=True)
+    seed = t.Any(0).tag(sync=True)
 
     head_queries = t.List().tag(sync=True)
     head_keys = t.List().tag(sync=True)
@@ -112,30 +113,38 @@ class AttentionHeatmap(Figure):
 
     @t.validate("query_tokens", "key_tokens")
     def _check_tokens(self, proposal):
-        tokens, name = proposal["value"], proposal["trait"].name
-        if tokens is None and name == "key_tokens":
+        value, name = proposal["value"], proposal["trait"].name
+        if value is None and name == "key_tokens":
             return None
-        if isinstance(tokens, str) or not tokens or not all(isinstance(s, str) for s in tokens):
-            raise TypeError(f"{name} must be a non-empty sequence of str, got {tokens!r}")
-        return list(tokens)
+        return tokens(value, name)
 
     @t.validate("d_model", "n_heads", "seed")
     def _check_ints(self, proposal):
-        minimum = 0 if proposal["trait"].name == "seed" else 1
-        return check_positive_int(proposal["value"], proposal["trait"].name, minimum=minimum)
+        name = proposal["trait"].name
+        if name == "seed":
+            return integer(proposal["value"], name)
+        return integer(proposal["value"], name, minimum=1, maximum=MAX_D_MODEL)
+
+    @t.validate("head")
+    def _check_head(self, proposal):  # checked here, not clamped, at construction too
+        return integer(proposal["value"], "head", maximum=self.n_heads - 1)
+
+    @t.validate("selected")
+    def _check_selected(self, proposal):
+        return integer(proposal["value"], "selected", maximum=len(self.query_tokens) - 1)
 
     @t.validate("temperature")
     def _check_temperature(self, proposal):
-        return check_temperature(proposal["value"])
+        return check_temperature(number(proposal["value"], "temperature", positive=True))
 
     @t.observe("query_tokens", "key_tokens", "d_model", "n_heads", "seed")
     def _on_tokens(self, change):
-        self._project()
+        recompute_or_roll_back(self, change, self._project)
 
     @t.observe("head", "scaled", "temperature", "causal", "selected")
     def _on_view(self, change):
         if self.head_queries:  # empty while the constructor sets the traits
-            self._recompute()
+            recompute_or_roll_back(self, change, self._recompute)
 
     def _project(self):
         if self.d_model % self.n_heads:

@@ -8,7 +8,8 @@ import traitlets as t
 import attn_core
 from attn_core.validation import check_scale, check_temperature
 
-from ._base import Figure, as_vector, as_vectors, bundle, css
+from ._base import Figure, bundle, css
+from .inputs import finite_or_none, number, recompute_or_roll_back, vector, vectors
 
 __all__ = ["PARTS", "QueryPad"]
 
@@ -56,11 +57,11 @@ class QueryPad(Figure):
     _css = css()
     _repr_traits = ("query", "scaled", "temperature")
 
-    query = t.List(_SEED.query.tolist()).tag(sync=True)
-    key_vectors = t.List(_SEED.keys.tolist()).tag(sync=True)
-    value_vectors = t.List(_SEED.values.tolist()).tag(sync=True)
+    query = t.Any(_SEED.query.tolist()).tag(sync=True)  # list, tuple or array; validated below
+    key_vectors = t.Any(_SEED.keys.tolist()).tag(sync=True)
+    value_vectors = t.Any(_SEED.values.tolist()).tag(sync=True)
     scaled = t.Bool(True).tag(sync=True)
-    temperature = t.Float(1.0).tag(sync=True)
+    temperature = t.Any(1.0).tag(sync=True)
     show = t.List(list(PARTS)).tag(sync=True)
 
     dots = t.List().tag(sync=True)
@@ -76,11 +77,11 @@ class QueryPad(Figure):
 
     @t.validate("query")
     def _check_query(self, proposal):
-        return as_vector(proposal["value"], "query", dim=2)
+        return vector(proposal["value"], "query", dim=2)
 
     @t.validate("key_vectors", "value_vectors")
     def _check_vectors(self, proposal):
-        return as_vectors(proposal["value"], proposal["trait"].name, dim=2)
+        return vectors(proposal["value"], proposal["trait"].name, dim=2)
 
     @t.validate("show")
     def _check_show(self, proposal):
@@ -88,11 +89,11 @@ class QueryPad(Figure):
 
     @t.validate("temperature")
     def _check_temperature(self, proposal):
-        return check_temperature(proposal["value"])
+        return check_temperature(number(proposal["value"], "temperature", positive=True))
 
     @t.observe("query", "key_vectors", "value_vectors", "scaled", "temperature")
     def _on_input(self, change):
-        self._recompute()
+        recompute_or_roll_back(self, change, self._recompute)
 
     def _recompute(self):
         q, k, v = (np.asarray(a) for a in (self.query, self.key_vectors, self.value_vectors))
@@ -108,7 +109,7 @@ class QueryPad(Figure):
         with np.errstate(invalid="ignore", divide="ignore"):
             cosines = dots / (np.linalg.norm(q) * np.linalg.norm(k, axis=-1))
         self.dots = dots.tolist()
-        self.cosines = cosines.tolist()
+        self.cosines = finite_or_none(cosines)  # None where q or k is at the origin
         self.scores = scores.tolist()
         self.weights = weights.tolist()
         self.output = (weights @ v).tolist()  # [S] @ [S, Ev] -> [Ev], as attn_core does

@@ -8,9 +8,9 @@ import numpy as np
 import traitlets as t
 
 from attn_core import stats
-from attn_core.validation import check_positive_int
 
 from ._base import Figure, bundle, css
+from .inputs import MAX_SAMPLE_NUMBERS, integer
 
 __all__ = ["DIMS", "N_BINS", "histogram_edges", "scaling_row"]
 
@@ -116,10 +116,10 @@ class ScalingExplorer(Figure):
     _css = css()
     _repr_traits = ("d_k", "seed", "n_keys", "n_samples")
 
-    d_k = t.Int(64).tag(sync=True)
-    seed = t.Int(0).tag(sync=True)
-    n_keys = t.Int(16).tag(sync=True)
-    n_samples = t.Int(400).tag(sync=True)
+    d_k = t.Any(64).tag(sync=True)  # ints or numpy integers; validated below
+    seed = t.Any(0).tag(sync=True)
+    n_keys = t.Any(16).tag(sync=True)
+    n_samples = t.Any(400).tag(sync=True)
 
     dims = t.List(list(DIMS)).tag(sync=True)
     table = t.List().tag(sync=True)
@@ -132,13 +132,27 @@ class ScalingExplorer(Figure):
 
     @t.validate("d_k")
     def _check_d_k(self, proposal):
-        if proposal["value"] not in DIMS:
-            raise ValueError(f"d_k must be one of {list(DIMS)}, got {proposal['value']!r}")
-        return proposal["value"]
+        d_k = integer(proposal["value"], "d_k")
+        if d_k not in DIMS:
+            raise ValueError(f"d_k must be one of {list(DIMS)}, got {d_k!r}")
+        return d_k
+
+    @t.validate("seed")
+    def _check_seed(self, proposal):
+        return integer(proposal["value"], "seed")
 
     @t.validate("n_keys", "n_samples")
     def _check_counts(self, proposal):
-        return check_positive_int(proposal["value"], proposal["trait"].name)
+        name = proposal["trait"].name
+        other = "n_samples" if name == "n_keys" else "n_keys"
+        most = MAX_SAMPLE_NUMBERS // getattr(self, other)  # every q·k is drawn at d_k = 1024 too
+        value = integer(proposal["value"], name, minimum=1)
+        if value > most:
+            raise ValueError(
+                f"{name} must be at most {most}: n_samples × n_keys must be at most "
+                f"{MAX_SAMPLE_NUMBERS} (got {name}={value} with {other}={getattr(self, other)})"
+            )
+        return value
 
     @t.observe("seed", "n_keys", "n_samples")
     def _on_sampling(self, change):

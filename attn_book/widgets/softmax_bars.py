@@ -8,7 +8,8 @@ import traitlets as t
 import attn_core
 from attn_core.validation import check_temperature
 
-from ._base import Figure, as_vector, bundle, css
+from ._base import Figure, bundle, css
+from .inputs import finite_or_none, number, recompute_or_roll_back, vector
 
 __all__ = ["SoftmaxBars"]
 
@@ -45,9 +46,9 @@ class SoftmaxBars(Figure):
     _css = css()
     _repr_traits = ("scores", "temperature", "shift")
 
-    scores = t.List([2.0, 1.0, 0.1]).tag(sync=True)
-    temperature = t.Float(1.0).tag(sync=True)
-    shift = t.Float(0.0).tag(sync=True)
+    scores = t.Any([2.0, 1.0, 0.1]).tag(sync=True)  # list, tuple or array; validated below
+    temperature = t.Any(1.0).tag(sync=True)
+    shift = t.Any(0.0).tag(sync=True)
 
     weights = t.List().tag(sync=True)
     naive_weights = t.List().tag(sync=True)
@@ -59,22 +60,19 @@ class SoftmaxBars(Figure):
 
     @t.validate("scores")
     def _check_scores(self, proposal):
-        scores = as_vector(proposal["value"], "scores")
-        if not scores:
-            raise ValueError("scores must hold at least one number, got shape (0,)")
-        return scores
+        return vector(proposal["value"], "scores")
 
     @t.validate("temperature")
     def _check_temperature(self, proposal):
-        return check_temperature(proposal["value"])
+        return check_temperature(number(proposal["value"], "temperature", positive=True))
 
     @t.validate("shift")
     def _check_shift(self, proposal):
-        return as_vector([proposal["value"]], "shift")[0]
+        return number(proposal["value"], "shift")
 
     @t.observe("scores", "temperature", "shift")
     def _on_input(self, change):
-        self._recompute()
+        recompute_or_roll_back(self, change, self._recompute)
 
     def _recompute(self):
         shifted = np.asarray(self.scores) + self.shift  # [S]
@@ -83,5 +81,5 @@ class SoftmaxBars(Figure):
             e = np.exp(shifted / self.temperature)  # overflows to inf past ~710
             naive = e / e.sum()
         self.weights = weights.tolist()
-        self.naive_weights = [None if np.isnan(w) else float(w) for w in naive]
+        self.naive_weights = finite_or_none(naive)
         self.entropy = float(attn_core.entropy(weights))
