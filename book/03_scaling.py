@@ -177,10 +177,10 @@ print(f"{worst_plain:.1%}, {worst_scaled:.1%}")
 figures.show(
     plots.plot_score_variance(d_ks, var_plain, var_scaled),
     "fig-ch3-variance",
-    f"Sample variance of {n_pairs:,} dot products of random vectors for each $d_k$ from "
-    f"{d_ks[0]} to {d_ks[-1]}. Unscaled (circles) it follows the line "
-    "$\\mathrm{Var} = d_k$ of the derivation; divided by $\\sqrt{d_k}$ (squares) it stays "
-    "at 1. Both axes are logarithmic.",
+    f"Sample variance of {n_pairs:,} dot products of random vectors,"
+    f" for each dₖ from {d_ks[0]} to {d_ks[-1]}. Unscaled (circles) it"
+    " follows the line Var = dₖ of the derivation; divided by √dₖ"
+    " (squares) it stays at 1. Both axes are logarithmic.",
 )
 
 # %% [markdown]
@@ -218,11 +218,13 @@ sat_scaled = stats.saturation_stats(
 figures.show(
     plots.plot_saturation(d_ks, sat_plain, sat_scaled, n_keys),
     "fig-ch3-saturation",
-    f"One query against {n_keys} random keys, averaged over {n_trials} queries per $d_k$. "
-    "Unscaled (circles), the largest weight climbs towards 1, the entropy falls towards 0 and "
-    "the Jacobian's norm shrinks; scaled (squares), all three stay where they are at "
-    f"$d_k = {d_ks[0]}$. Dotted lines: the uniform weight $1/S = {1 / n_keys:.4f}$ and the "
-    f"uniform entropy $\\log S = {math.log(n_keys):.3f}$.",
+    f"One query against {n_keys} random keys, averaged over {n_trials}"
+    " queries per dₖ. Unscaled (circles), the largest weight climbs"
+    " towards 1, the entropy falls towards 0 and the Jacobian's norm"
+    " shrinks; scaled (squares), all three stay where they are at"
+    f" dₖ = {d_ks[0]}. Dotted lines: the uniform weight 1/S ="
+    f" {1 / n_keys:.4f} and the uniform entropy log S ="
+    f" {math.log(n_keys):.3f}.",
 )
 
 # %% [markdown]
@@ -288,8 +290,9 @@ step_table(
 figures.show(
     ScalingExplorer(d_k=64, seed=0, n_keys=n_keys),
     "fig-ch3-explorer",
-    "Scores of random vectors with (blue) and without (orange) the $1/\\sqrt{d_k}$, and the "
-    "softmax's largest weight and entropy against $d_k$. Move the slider.",
+    "Scores of random vectors with (blue) and without (orange) the"
+    " 1/√dₖ, and the softmax's largest weight and entropy against dₖ."
+    " Move the slider.",
 )
 
 # %% [markdown]
