@@ -20,6 +20,7 @@ from .validation import (
     check_size,
     check_temperature,
     compute_dtype,
+    first_true,
 )
 
 __all__ = ["entropy", "log_softmax", "logsumexp", "softmax", "softmax_jacobian"]
@@ -201,7 +202,7 @@ def entropy(weights, axis=-1):
 def _check_distribution(w, axis):
     """Raise unless ``w`` is non-negative and each slice sums to 1 (or 0: fully masked)."""
     if (w < 0).any():
-        where = tuple(int(i) for i in np.argwhere(w < 0)[0])
+        where = first_true(w < 0)
         raise ValueError(
             f"weights must be non-negative, but weights{list(where)} = {w[where]} "
             f"(weights has shape {w.shape})"
@@ -210,7 +211,7 @@ def _check_distribution(w, axis):
     tolerance = max(1e-6, float(np.sqrt(np.finfo(w.dtype).eps)))
     off = (np.abs(totals - 1) > tolerance) & (totals != 0)
     if off.any():
-        where = tuple(int(i) for i in np.argwhere(off)[0])
+        where = first_true(off)
         raise ValueError(
             f"weights must sum to 1 along axis {axis} (a distribution), but slice "
             f"{list(where)} sums to {float(totals[where]):.6g} (weights has shape {w.shape}); "

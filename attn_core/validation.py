@@ -27,6 +27,7 @@ __all__ = [
     "check_size",
     "check_temperature",
     "compute_dtype",
+    "first_true",
 ]
 
 MAX_ARRAY_BYTES = 2 * 1024**3
@@ -50,7 +51,7 @@ def as_float_array(x, name, *, allow_neg_inf=False):
     if not allow_neg_inf:
         bad |= arr == -np.inf
     if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = first_true(bad)
         allowed = " (-inf is allowed)" if allow_neg_inf else ""
         raise ValueError(
             f"{name} must be finite{allowed}, but {name}{list(where)} = {arr[where]} "
@@ -88,6 +89,15 @@ def _describe(x, arr):
 def _short(x, limit=60):
     text = repr(x)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def first_true(flags):
+    """The index (a tuple of ints) of the first True in ``flags``, to quote in a message.
+
+    >>> first_true(np.array([[False, False], [False, True]]))
+    (1, 1)
+    """
+    return tuple(int(i) for i in np.argwhere(flags)[0])
 
 
 def compute_dtype(dtype):
@@ -291,7 +301,7 @@ def _check_mask_values(mask, dtype):
     limit = float(np.finfo(compute_dtype(dtype)).max) / 2
     big = np.isfinite(mask) & (np.abs(mask) > limit)
     if big.any():
-        where = tuple(int(i) for i in np.argwhere(big)[0])
+        where = first_true(big)
         raise ValueError(
             f"attn_mask{list(where)} = {mask[where]:.3g} would overflow when added to "
             f"{np.dtype(dtype)} scores (limit ±{limit:.3g}); use -inf to hide a key"
