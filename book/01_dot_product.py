@@ -111,9 +111,10 @@ seed_panel = {
 figures.show(
     plots.plot_query_keys([seed_panel]),
     "fig-ch1-seed",
-    "The seed's query $\\mathbf{q}$ (black, dashed) and its three keys, each labelled with"
-    f" its score $\\mathbf{{q}}\\cdot\\mathbf{{k}}$: {plain(scores)}. The key at a right"
-    " angle to $\\mathbf{q}$ scores zero.",
+    "The seed's query $\\mathbf{q}$ (black, dashed) and its three keys,"
+    " each labelled with its score $\\mathbf{q}\\cdot\\mathbf{k}$:"
+    f" {plain(scores)}. The key at a right angle to $\\mathbf{{q}}$ scores"
+    " zero.",
 )
 
 # %% [markdown]
@@ -191,11 +192,13 @@ length_panel = {
 figures.show(
     plots.plot_query_keys([length_panel]),
     "fig-ch1-length",
-    "Length makes a score more extreme in both directions. On the query's side, the long key"
-    f" ({dec(rival_angles[1], 0)}°, length {dec(rival_lengths[1], 0)}) beats the near key"
-    f" ({dec(rival_angles[0], 0)}°, length 1): {dec(rival_scores[1])} against"
-    f" {dec(rival_scores[0])}. Pointing away, the long key scores {dec(rival_scores[3])}, the"
-    f" short one {dec(rival_scores[2])}.",
+    "Length makes a score more extreme in both directions. On the"
+    f" query's side, the long key ({dec(rival_angles[1], 0)}°, length"
+    f" {dec(rival_lengths[1], 0)}) beats the near key"
+    f" ({dec(rival_angles[0], 0)}°, length 1): {dec(rival_scores[1])}"
+    f" against {dec(rival_scores[0])}. Pointing away, the long key"
+    f" scores {dec(rival_scores[3])}, the short one"
+    f" {dec(rival_scores[2])}.",
 )
 
 # %% [markdown]
@@ -293,8 +296,8 @@ pad = QueryPad(show=())  # dot products and cos θ only
 figures.show(
     pad,
     "fig-ch1-pad",
-    "The query pad: drag $\\mathbf{q}$ or a key; each key's $\\mathbf{q}\\cdot\\mathbf{k}$ and"
-    " $\\cos\\theta$ follow.",
+    "The query pad: drag $\\mathbf{q}$ or a key; each key's"
+    " $\\mathbf{q}\\cdot\\mathbf{k}$ and $\\cos\\theta$ follow.",
 )
 
 # %% [markdown]

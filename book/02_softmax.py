@@ -153,10 +153,11 @@ figures.show(
         {"÷ sum": by_sum, "softmax": by_softmax},
     ),
     "fig-ch2-amplify",
-    f"Weights for the scores {plain(s123)}. Dividing by the sum gives the top score"
-    f" {dec(by_sum[-1])}; softmax gives it {dec(by_softmax[-1])}, because a lead of 1"
-    f" multiplies the weight by $e \\approx$ {dec(np.e)} and a lead of 2 by"
-    f" {dec(np.exp(2.0))}: the ratio of two weights is $e^{{s_i - s_j}}$.",
+    f"Weights for the scores {plain(s123)}. Dividing by the sum gives the"
+    f" top score {dec(by_sum[-1])}; softmax gives it"
+    f" {dec(by_softmax[-1])}, because a lead of 1 multiplies the weight by"
+    f" $e \\approx$ {dec(np.e)} and a lead of 2 by {dec(np.exp(2.0))}:"
+    " the ratio of two weights is $e^{s_i - s_j}$.",
 )
 
 # %% [markdown]
@@ -194,10 +195,11 @@ figures.show(
         temperatures, w_temp, [f"s = {x:g}" for x in s_temp]
     ),
     "fig-ch2-temperature",
-    f"Softmax of the scores {plain(s_temp)} as the temperature goes from {t_cold:g} to"
-    f" {t_hot:g}. At $T = {t_hot:g}$ the weights lie between {dec(hot.min())} and"
-    f" {dec(hot.max())}, close to the uniform {1 / len(s_temp):g}; at $T = {t_cold:g}$ the"
-    f" other keys share only {cold_rest:.0e} of the weight: the arg-max takes everything.",
+    f"Softmax of the scores {plain(s_temp)} as the temperature goes from"
+    f" {t_cold:g} to {t_hot:g}. At $T = {t_hot:g}$ the weights lie between"
+    f" {dec(hot.min())} and {dec(hot.max())}, close to the uniform"
+    f" {1 / len(s_temp):g}; at $T = {t_cold:g}$ the other keys share only"
+    f" {cold_rest:.0e} of the weight: the arg-max takes everything.",
 )
 
 # %% [markdown]
@@ -335,10 +337,11 @@ print(f"about {weaker:,.0f} times smaller")
 figures.show(
     plots.plot_jacobian_norm(gaps, jac_norm, w_gap[:, 0]),
     "fig-ch2-jacobian",
-    "Three scores: one pulls ahead of two zeros by the gap on the horizontal axis. The"
-    " largest weight climbs towards 1 and the Jacobian's norm falls from"
-    f" {dec(jac_norm[0])} (equal scores) to {jac_norm[-1]:.1e} at a gap of {gaps[-1]:g},"
-    f" where the top weight is {dec(w_gap[-1, 0], 5)}.",
+    "Three scores: one pulls ahead of two zeros by the gap on the"
+    " horizontal axis. The largest weight climbs towards 1 and the"
+    f" Jacobian's norm falls from {dec(jac_norm[0])} (equal scores) to"
+    f" {jac_norm[-1]:.1e} at a gap of {gaps[-1]:g}, where the top weight"
+    f" is {dec(w_gap[-1, 0], 5)}.",
 )
 
 # %% [markdown]
@@ -366,8 +369,8 @@ bars = SoftmaxBars(scores=(2.0, 1.0, 0.1))
 figures.show(
     bars,
     "fig-ch2-bars",
-    "Softmax bars: drag a score, the temperature or the shift; the weights, their entropy"
-    " and the naive formula's result follow.",
+    "Softmax bars: drag a score, the temperature or the shift; the"
+    " weights, their entropy and the naive formula's result follow.",
 )
 
 # %% [markdown]
@@ -385,10 +388,10 @@ figures.show(
 # and its `key_padding_mask` the other way round: there True = *ignore this key*.
 
 # %%
-mask = np.array([True, False, True])  # True = may attend: key 2 is hidden
+mask = np.array([True, False, True])  # True = may attend; k2 hidden
 masked_scores = np.where(mask, scores, -np.inf)  # [S]
 masked = ac.softmax(masked_scores)
-kept = ac.softmax(scores[mask])  # the softmax of the visible keys alone
+kept = ac.softmax(scores[mask])  # softmax of the visible keys alone
 step_table(
     {
         "score": scores,
