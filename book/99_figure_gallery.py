@@ -1,13 +1,7 @@
 # ---
 # jupyter:
-#   jupytext:
-#     text_representation:
-#       extension: .py
-#       format_name: percent
-#       format_version: '1.3'
-#       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: Python 3 (ipykernel)
 #     language: python
 #     name: python3
 # ---
@@ -29,13 +23,13 @@ import math
 import sys
 
 import attn_core as ac
+from attn_book.prose import dec, plain, vector
 from attn_book.widgets import (
     AttentionHeatmap,
     QueryPad,
     ScalingExplorer,
     SoftmaxBars,
 )
-from myst_nb import glue
 
 # %% [markdown]
 # ## The query pad (쿼리 패드)
@@ -45,17 +39,16 @@ from myst_nb import glue
 # each dot product $\mathbf{q}\cdot\mathbf{k}_j$ (내적), the cosine of the angle, the score
 # $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d_k}$ and the softmax weight (가중치); the dashed arrow is
 # the output $\mathbf{o} = \sum_j w_j \mathbf{v}_j$, the weighted mix of the values.
-# It starts at the seed's example, where the weights are {glue:text}`gal_w0`,
-# {glue:text}`gal_w1` and {glue:text}`gal_w2` and the output is
-# ({glue:text}`gal_o0`, {glue:text}`gal_o1`).
+# It starts at the seed's example:
 
 # %%
 pad = QueryPad()
-for j, w in enumerate(pad.weights):
-    glue(f"gal_w{j}", f"{w:.3f}", display=False)
-for m, o in enumerate(pad.output):
-    glue(f"gal_o{m}", f"{o:.3f}", display=False)
+seed_weights, seed_output = list(pad.weights), list(pad.output)
 pad
+
+# %% [markdown]
+# There the weights are {eval}`dec(seed_weights)` and the output is
+# {eval}`vector(seed_output)`.
 
 # %% [markdown]
 # Setting the query from code recomputes everything through `attn_core`:
@@ -78,12 +71,10 @@ QueryPad(key_vectors=[[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]], scaled=False)
 # Drag a score up or down and watch the weights. The shift slider adds the same constant to
 # every score: the weights do not move, because softmax only sees differences. The naive
 # formula $e^{s_j}/\sum_l e^{s_l}$ overflows to $\infty/\infty$ once a score passes
-# {glue:text}`gal_overflow`, which is why every softmax subtracts the maximum first.
+# $\ln(\text{largest float}) \approx$ {eval}`plain(round(math.log(sys.float_info.max)))`,
+# which is why every softmax subtracts the maximum first.
 
 # %%
-glue(
-    "gal_overflow", f"{math.log(sys.float_info.max):.0f}", display=False
-)  # e^710 > max float
 SoftmaxBars(scores=(2.0, 1.0, 0.1))
 
 # %% [markdown]
@@ -101,15 +92,15 @@ ScalingExplorer(d_k=64, seed=0)
 # ## Attention heatmaps (어텐션 히트맵)
 #
 # Every query token (row) against every key token (column), for the seed's sentence
-# "{glue:text}`gal_sentence_ko`" with toy embeddings and {glue:text}`gal_n_heads` heads of
-# random projections. Hover or click a row to list its weights; switch the head, the temperature, the scaling and the
+# "{eval}`" ".join(ac.SENTENCE_KO)`" with toy embeddings and random projections. Hover or click a row to list its weights; switch the head, the temperature, the scaling and the
 # causal mask (인과 마스크), under which a token sees only itself and the tokens before it.
 
 # %%
-glue("gal_sentence_ko", " ".join(ac.SENTENCE_KO), display=False)
 heatmap = AttentionHeatmap()
-glue("gal_n_heads", heatmap.n_heads, display=False)
 heatmap
+
+# %% [markdown]
+# It has {eval}`heatmap.n_heads` heads; the head control switches between them.
 
 # %% [markdown]
 # An English sentence with four heads and the causal mask on:
@@ -127,10 +118,8 @@ AttentionHeatmap(
 )
 
 # %% [markdown]
-# A longer sequence, {glue:text}`gal_long_n` tokens (the sentence repeated): the size at which
-# the browser tests time how fast the figure repaints.
+# A longer sequence, the sentence repeated: drag across the rows and the weights keep up.
 
 # %%
 long_tokens = [f"{w}{i}" for i, w in enumerate(ac.SENTENCE_EN * 4)][:32]
-glue("gal_long_n", len(long_tokens), display=False)
 AttentionHeatmap(query_tokens=long_tokens, n_heads=2, d_model=8)
