@@ -104,6 +104,13 @@ FONTSOURCE_CSS = """/* noto-sans-kr-[7]-400-normal */
   unicode-range: U+ac00-ac01;
 }
 
+/* noto-sans-kr-[8]-400-normal */
+@font-face {
+  font-family: 'Noto Sans KR';
+  src: url(./files/noto-sans-kr-8-400-normal.woff2) format('woff2');
+  unicode-range: U+20-7e,U+2014;
+}
+
 /* noto-sans-kr-latin-400-normal */
 @font-face {
   font-family: 'Noto Sans KR';
@@ -113,11 +120,28 @@ FONTSOURCE_CSS = """/* noto-sans-kr-[7]-400-normal */
 """  # noqa: E501 - fontsource's own line
 
 
-def test_hangul_faces_keeps_the_numbered_slices_in_woff2_only():
+def test_hangul_faces_keeps_the_numbered_slices_with_hangul_in_woff2_only():
     css = site_assets.hangul_faces(FONTSOURCE_CSS)
-    assert css.count("@font-face") == 1
-    assert "noto-sans-kr-7-400-normal.woff2" in css and "U+ac00-ac01" in css
+    assert css.count("@font-face") == 1, "slice [8] (Latin only) and the latin face dropped"
+    assert "noto-sans-kr-7-400-normal.woff2" in css and "unicode-range: U+ac00-ac01;" in css
     assert ".woff)" not in css and "latin" not in css
+
+
+def test_parse_ranges_reads_single_points_and_spans():
+    assert site_assets.parse_ranges("U+ac00-ac0f, U+ac11") == [(0xAC00, 0xAC0F), (0xAC11, 0xAC11)]
+
+
+@pytest.mark.parametrize(
+    ("ranges", "expected"),
+    [
+        ([(0x20, 0x7E), (0xAC00, 0xAC10)], "U+ac00-ac10"),  # ASCII clipped off
+        ([(0xD7A0, 0xE000)], "U+d7a0-d7ff"),  # cut at the end of the Hangul blocks
+        ([(0x3131, 0x3131)], "U+3131"),  # one compatibility jamo, kept as a point
+        ([(0x2010, 0x2027)], ""),  # general punctuation: nothing left
+    ],
+)
+def test_clip_ranges_keeps_only_the_cjk_blocks(ranges, expected):
+    assert site_assets.clip_ranges(ranges) == expected
 
 
 def test_hangul_faces_refuses_css_without_slices():
@@ -129,7 +153,7 @@ def _code_points(unicode_ranges):
     """Every code point of CSS unicode-range values such as ``U+ac00-ac0f,U+ac11``."""
     points = set()
     for part in ",".join(unicode_ranges).replace(" ", "").split(","):
-        low, _, high = part.removeprefix("U+").removeprefix("u+").partition("-")
+        low, _, high = part.removeprefix("U+").partition("-")
         points.update(range(int(low, 16), int(high or low, 16) + 1))
     return points
 
@@ -144,6 +168,7 @@ def test_the_shipped_slices_cover_every_hangul_syllable(weight):
     syllables = set(range(0xAC00, 0xD7A3 + 1))
     assert len(syllables) == 19 * 21 * 28
     assert not syllables - covered, f"{len(syllables - covered)} syllables have no slice"
+    assert not {p for p in covered if p < 0x1100}, "Latin must keep the theme's font"
     for url in re.findall(r"url\(\./(files/[^)]+)\)", css):
         assert (FONT_DIR / url).is_file() and url.endswith(f"-{weight}-normal.woff2"), url
 

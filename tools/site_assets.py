@@ -144,17 +144,44 @@ def python_file(package, inner, target):
 
 _FACE = re.compile(r"/\* noto-sans-kr-\[(\d+)\]-\d+-normal \*/\s*(@font-face \{.*?\})", re.S)
 _WOFF_FALLBACK = re.compile(r",\s*url\([^)]*\.woff\) format\('woff'\)")
+_RANGE = re.compile(r"unicode-range:\s*([^;]+);")
+# Hangul (jamo, compatibility jamo, extended, syllables), CJK symbols and ideographs,
+# full-width forms: what the site takes from Noto Sans KR. Latin and the rest keep the
+# theme's font, so the family can come first in the font stack (site/static/attn-site.css).
+CJK_BLOCKS = [(0x1100, 0x11FF), (0x2E80, 0x9FFF), (0xA960, 0xA97F), (0xAC00, 0xD7FF)]
+CJK_BLOCKS += [(0xF900, 0xFAFF), (0xFE30, 0xFE4F), (0xFF00, 0xFFEF)]
+
+
+def parse_ranges(value):
+    """CSS unicode-range ``U+ac00-ac0f,U+ac11`` -> ``[(0xAC00, 0xAC0F), (0xAC11, 0xAC11)]``."""
+    ranges = []
+    for part in value.replace(" ", "").split(","):
+        low, _, high = part[2:].partition("-")
+        ranges.append((int(low, 16), int(high or low, 16)))
+    return ranges
+
+
+def clip_ranges(ranges, blocks=CJK_BLOCKS):
+    """The parts of ``ranges`` inside ``blocks``, as a unicode-range value ("" if none)."""
+    kept = [(max(a, c), min(b, d)) for a, b in ranges for c, d in blocks if max(a, c) <= min(b, d)]
+    return ",".join(f"U+{a:x}" if a == b else f"U+{a:x}-{b:x}" for a, b in kept)
 
 
 def hangul_faces(fontsource_css):
-    """The numbered unicode-range slices of a fontsource CSS file, woff2 only.
+    """The numbered slices of a fontsource CSS file, clipped to ``CJK_BLOCKS``, woff2 only.
 
     fontsource cuts Noto Sans KR into slices ``[0]``...``[119]`` whose unicode-ranges
-    together cover every Hangul syllable (its ``korean`` subset is a smaller selection);
-    the ``latin``/``cyrillic``/... faces are dropped so that those scripts keep the
-    theme's font. Returns the ``@font-face`` blocks joined by blank lines.
+    together cover every Hangul syllable (its one-file ``korean`` subset also has them,
+    but the slices load only what a page uses). Its ``latin``/``cyrillic``/... faces are
+    dropped, the slices' Latin and punctuation ranges clipped off, and a slice left with
+    nothing is dropped. Returns the ``@font-face`` blocks joined by blank lines.
     """
-    faces = [_WOFF_FALLBACK.sub("", face) for _, face in _FACE.findall(fontsource_css)]
+    faces = []
+    for _, face in _FACE.findall(fontsource_css):
+        clipped = clip_ranges(parse_ranges(_RANGE.search(face).group(1)))
+        if clipped:
+            face = _RANGE.sub(f"unicode-range: {clipped};", _WOFF_FALLBACK.sub("", face))
+            faces.append(face)
     if not faces:
         raise AssetError("no numbered `noto-sans-kr-[N]` @font-face found in fontsource's CSS")
     return "\n\n".join(faces)

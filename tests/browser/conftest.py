@@ -25,6 +25,11 @@ Fixtures
 ``browser``
     Debian's Chromium (``/usr/bin/chromium``) launched by Python playwright with a fresh
     user-data-dir (session). Never run ``playwright install``.
+``glyphs``
+    ``glyphs(page)`` lists the text the shipped fonts did not draw: every rendered text node
+    with Hangul whose Hangul was not all drawn by a web font (Chromium's DevTools protocol,
+    ``CSS.getPlatformFontsForNode``, reports per node which fonts drew how many glyphs).
+    Headless Chromium here has no Korean system font, so such text shows as boxes.
 ``page``
     A new page per test (requests to any host but 127.0.0.1 are aborted), recording
     ``page.requests`` (every URL asked for),
@@ -201,6 +206,86 @@ def _record(page):
     page.on("response", on_response)
     page.on("console", on_console)
     page.on("pageerror", on_pageerror)
+
+
+HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7a3\ud7b0-\ud7ff]")
+WIDGET_CLASSES = ("widget-subarea", "abh-fig")
+
+
+def _text_nodes(node, ancestors=()):
+    """Yield ``(text node, ancestor elements)`` of a DOM.getDocument tree, shadow roots too."""
+    if node.get("nodeType") == 3:
+        yield node, ancestors
+        return
+    here = (*ancestors, node) if node.get("nodeType") == 1 else ancestors
+    for child in [*node.get("shadowRoots", []), *node.get("children", [])]:
+        yield from _text_nodes(child, here)
+    if "contentDocument" in node:
+        yield from _text_nodes(node["contentDocument"], here)
+
+
+def _describe(ancestors):
+    """A short CSS-like path of the nearest ancestors, e.g. ``th.head > p``."""
+    parts = []
+    for element in ancestors[-3:]:
+        attrs = dict(zip(element["attributes"][::2], element["attributes"][1::2], strict=True))
+        classes = ".".join(attrs.get("class", "").split()[:2])
+        parts.append(element["localName"] + (f".{classes}" if classes else ""))
+    return " > ".join(parts)
+
+
+def _in_widget(ancestors):
+    """True for text inside a widget's output area (a figure, not prose)."""
+    for element in ancestors:
+        attrs = dict(zip(element["attributes"][::2], element["attributes"][1::2], strict=True))
+        if any(c in attrs.get("class", "").split() for c in WIDGET_CLASSES):
+            return True
+    return False
+
+
+def missing_glyphs(page):
+    """Rendered text whose Hangul the page's web fonts did not draw (see ``glyphs``).
+
+    Returns ``(checked, missing)``: how many rendered text nodes with Hangul were checked,
+    split ``{"prose": n, "widget": m}``, and a list of dicts, one per node with boxes:
+    ``text`` (shortened), ``where`` (its element path), ``widget`` (inside a figure),
+    ``hangul`` (how many Hangul characters) and ``fonts`` (``family: glyphs`` as Chromium
+    reports them). Text that is not laid out (``display: none``, ``<head>``) has no fonts
+    and is not counted.
+    """
+    cdp = page.context.new_cdp_session(page)
+    try:
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
+        found, checked = [], {"prose": 0, "widget": 0}
+        for node, ancestors in _text_nodes(root):
+            hangul = len(HANGUL.findall(node.get("nodeValue", "")))
+            if not hangul:
+                continue
+            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})["fonts"]
+            by_web_font = sum(f["glyphCount"] for f in fonts if f["isCustomFont"])
+            in_widget = _in_widget(ancestors)
+            checked["widget" if in_widget else "prose"] += bool(fonts)
+            if fonts and by_web_font < hangul:
+                found.append(
+                    {
+                        "text": node["nodeValue"].strip()[:60],
+                        "where": _describe(ancestors),
+                        "widget": in_widget,
+                        "hangul": hangul,
+                        "fonts": [f"{f['familyName']}: {f['glyphCount']}" for f in fonts],
+                    }
+                )
+        return checked, found
+    finally:
+        cdp.detach()
+
+
+@pytest.fixture
+def glyphs():
+    """``glyphs(page)``: the text the shipped fonts did not draw (module docstring)."""
+    return missing_glyphs
 
 
 def _wait_for_math(page, timeout=20_000):

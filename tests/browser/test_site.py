@@ -2,13 +2,15 @@
 
 Every page of the table of contents is opened from a local server: no request may leave
 127.0.0.1, none may fail, no JavaScript error may occur, every formula must be typeset by
-MathJax and every widget rendered. Internal links are checked on the HTML files. A few
-screenshots and a JSON summary land in ``_build/screenshots/`` (next to ``html/``).
+MathJax, every widget rendered, and every Hangul character drawn by a font the site ships.
+Internal links are checked on the HTML files. A few screenshots and a JSON summary land in
+``_build/screenshots/`` (next to ``html/``).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -19,10 +21,6 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# sphinx-thebe's script declares this constant twice on every page: harmless, and not ours.
-ALLOWED_ERRORS = [
-    re.compile(r"^pageerror: .*Identifier 'THEBE_JS_URL' has already been declared"),
-]
 SCREENSHOTS = {"book/intro", "book/02_softmax", "book/03_scaling", "book/glossary"}
 RAW_TEX = re.compile(
     r"\$\$|\\\(|\\\)|\\\[|\\\]|\\(frac|sqrt|mathbf|sum|top|cdot)\b|\$[^$\s][^$]*\$"
@@ -47,6 +45,7 @@ def toc_pages():
 
 PAGES = toc_pages()
 SUMMARY = {"pages": {}, "requests": 0}
+WIDGET_GLYPHS = {}  # docname -> Hangul in figures that no shipped font drew
 
 
 @pytest.fixture(scope="module")
@@ -56,11 +55,6 @@ def summary(site_dir):
     out = site_dir.parent / "screenshots"
     out.mkdir(exist_ok=True)
     (out / "summary.json").write_text(json.dumps(SUMMARY, indent=1) + "\n")
-
-
-def our_errors(page):
-    """The page's console and page errors, minus the narrowly allowed known one."""
-    return [e for e in page.errors if not any(p.search(e) for p in ALLOWED_ERRORS)]
 
 
 def raw_tex_left(page):
@@ -137,8 +131,9 @@ def load_every_font(page):
 
 
 @pytest.mark.parametrize("docname", PAGES)
-def test_page_offline_and_clean(page, site, site_dir, summary, docname):
-    """The page loads from 127.0.0.1 only, with no failure, no error, math and widgets live."""
+def test_page_offline_and_clean(page, site, site_dir, summary, glyphs, docname):
+    """The page loads from 127.0.0.1 only, with no failure, no error, math and widgets live,
+    and every Hangul character of its prose drawn by a shipped font."""
     page.goto(site.url(f"{docname}.html"), wait_until="load")
     page.wait_for_math()
     try:
@@ -150,10 +145,14 @@ def test_page_offline_and_clean(page, site, site_dir, summary, docname):
 
     n_math, untypeset = math_state(page)
     n_widgets, unrendered = widget_state(page)
+    hangul_checked, no_glyph = glyphs(page)
+    WIDGET_GLYPHS[docname] = [g for g in no_glyph if g["widget"]]
+    prose_boxes = [g for g in no_glyph if not g["widget"]]
     summary["pages"][docname] = {
         "requests": len(page.requests),
         "math": n_math,
         "widgets": n_widgets,
+        "hangul_text_nodes": hangul_checked,
     }
     summary["requests"] += len(page.requests)
     if docname in SCREENSHOTS:
@@ -169,10 +168,11 @@ def test_page_offline_and_clean(page, site, site_dir, summary, docname):
     outside = [u for u in page.requests if not site.is_local(u)]
     assert not outside, f"{docname}: requests left 127.0.0.1: {outside}"
     assert not page.failed_requests, f"{docname}: failed requests: {page.failed_requests}"
-    assert not our_errors(page), f"{docname}: JavaScript errors: {our_errors(page)}"
+    assert not page.errors, f"{docname}: JavaScript errors: {page.errors}"
     assert not untypeset, f"{docname}: math not typeset by MathJax: {untypeset}"
     assert not raw_tex_left(page), f"{docname}: raw TeX in the prose: {raw_tex_left(page)}"
     assert not unrendered, f"{docname}: widgets not rendered: {unrendered}"
+    assert not prose_boxes, f"{docname}: Hangul no shipped font drew (boxes): {prose_boxes}"
 
 
 def test_pages_have_content(summary):
@@ -181,10 +181,43 @@ def test_pages_have_content(summary):
         pytest.skip("needs every page test to have run first")
     assert sum(p["math"] for p in summary["pages"].values()) > 0
     assert summary["requests"] > len(PAGES)
+    for part in ("prose", "widget"):  # the glyph check saw Hangul to check
+        assert sum(p["hangul_text_nodes"][part] for p in summary["pages"].values()) > 0, part
+
+
+def test_widget_hangul_is_drawn_by_shipped_fonts():
+    """Every Hangul character inside a figure is drawn by a font the site ships."""
+    if len(WIDGET_GLYPHS) < len(PAGES):
+        pytest.skip("needs every page test to have run first")
+    boxes = {d: g for d, g in WIDGET_GLYPHS.items() if g}
+    assert not boxes, f"Hangul in figures that no shipped font drew: {boxes}"
+
+
+def test_the_glyph_check_sees_a_missing_glyph(page, site, glyphs):
+    """Sanity of the check: Hangul outside the shipped font is reported, inside it is not."""
+    page.goto(site.url("book/glossary.html"))
+    load_every_font(page)
+    page.evaluate(
+        """() => {
+        const add = (family, text) => {
+            const p = document.createElement("p");
+            p.style.fontFamily = family;
+            p.textContent = text;
+            document.querySelector("main").append(p);
+        };
+        add("monospace", "벡터 no web font");
+        add('"Noto Sans KR"', "벡터 shipped font");
+    }"""
+    )
+    page.evaluate("document.fonts.ready.then(() => true)")
+    texts = [g["text"] for g in glyphs(page)[1]]
+    assert "벡터 no web font" in texts
+    assert "벡터 shipped font" not in texts
 
 
 def test_chapter_downloads_and_launch(page, site, site_dir):
-    """A chapter's top bar offers .ipynb, .py, the repository and Binder; downloads resolve."""
+    """A chapter's top bar offers .ipynb and .py (downloads resolve); the repository and
+    Binder buttons appear exactly when the site was built with ATTN_REPOSITORY_URL."""
     chapter = next(d for d in PAGES if re.match(r"book/\d\d_", d))
     page.goto(site.url(f"{chapter}.html"))
     page.locator(".dropdown-download-buttons > button").click()
@@ -207,8 +240,15 @@ def test_chapter_downloads_and_launch(page, site, site_dir):
             assert "# %%" in response.text(), "the .py download is not the jupytext source"
         else:
             assert json.loads(response.text())["cells"], "the .ipynb download has no cells"
-    assert any("/v2/gh/" in h and h.endswith(f"{name}.ipynb") for h in hrefs), hrefs
-    assert any(urlsplit(h).path.endswith("/attention-by-hand") for h in hrefs), hrefs
+    repository = os.environ.get("ATTN_REPOSITORY_URL", "").strip().rstrip("/")
+    binder = [h for h in hrefs if "/v2/gh/" in h]
+    github = [h for h in hrefs if urlsplit(h).hostname == "github.com"]
+    if not repository:
+        assert not binder and not github, f"buttons to a repository nobody set: {hrefs}"
+        return
+    owner_name = urlsplit(repository).path.strip("/")
+    assert any(f"/v2/gh/{owner_name}/" in h and h.endswith(f"{name}.ipynb") for h in binder)
+    assert repository in github, hrefs
 
 
 @pytest.mark.parametrize("query", ["softmax", "소프트맥스"])
@@ -219,7 +259,7 @@ def test_search_works_offline(page, site, query):
     hits = page.locator("#search-results ul.search li").count()
     assert hits >= 1
     assert not [u for u in page.requests if not site.is_local(u)]
-    assert not our_errors(page), our_errors(page)
+    assert not page.errors, page.errors
 
 
 class _Links(HTMLParser):
