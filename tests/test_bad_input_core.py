@@ -10,6 +10,9 @@ from typing import NamedTuple
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import attn_core as ac
 from attn_core import by_hand, stats
@@ -764,3 +767,62 @@ def test_catalogue_is_large_and_named_uniquely():
     names = [name for name, _, _ in CASES]
     assert len(names) == len(set(names))
     assert len(names) >= 100
+
+
+def test_the_size_limit_is_one_setting(monkeypatch):
+    """Lowering MAX_ARRAY_BYTES turns a 3 x 5 float64 score matrix (120 bytes) away."""
+    monkeypatch.setattr(ac.validation, "MAX_ARRAY_BYTES", 100)
+    err(ValueError, "query's L = 3", "key's S = 5", "1.2 times").check(
+        lambda: ac.attention_weights(Q, K)
+    )
+    monkeypatch.setattr(ac.validation, "MAX_ARRAY_BYTES", 120)
+    assert ac.attention_weights(Q, K).shape == (3, 5)
+
+
+# --- properties --------------------------------------------------------------------------
+
+ANY_DTYPE = st.sampled_from(["f2", "f4", "f8", "i4", "u1", "?", "c8", "m8[s]", "M8[D]", "U3", "O"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), dtype=ANY_DTYPE)
+def test_softmax_is_right_or_says_why(data, dtype):
+    """Any array hypothesis builds: weights that sum to 1 (or 0), or an error naming x."""
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=5))
+    x = data.draw(hnp.arrays(np.dtype(dtype), shape))
+    try:
+        weights = ac.softmax(x)
+    except (TypeError, ValueError) as error:
+        assert str(error).startswith("x "), str(error)
+        return
+    sums = weights.astype(np.float64).sum(axis=-1)
+    assert np.isfinite(weights).all()
+    tolerance = 4 * np.finfo(weights.dtype).eps * shape[-1]
+    assert (np.isclose(sums, 1, rtol=0, atol=tolerance) | (sums == 0)).all()
+
+
+def attention_by_loop(query, keys, scale):
+    """Weights of one query against keys, by a plain-Python loop in float64."""
+    scores = [scale * math.fsum(q * k for q, k in zip(query, key, strict=True)) for key in keys]
+    return py_softmax(scores)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.data(),
+    dtype=st.sampled_from([np.float16, np.float32, np.float64]),
+    size=st.tuples(st.integers(1, 6), st.integers(1, 8)),
+)
+def test_attention_in_every_dtype_agrees_with_float64(data, dtype, size):
+    """float16 (computed in float32) and float32 agree with a float64 loop to their tolerance."""
+    n_keys, width = size
+    element = st.floats(-300, 300, width=16)
+    query = np.array(data.draw(st.lists(element, min_size=width, max_size=width)), dtype)
+    keys = np.array(data.draw(st.lists(st.lists(element, min_size=width, max_size=width),
+                                       min_size=n_keys, max_size=n_keys)), dtype)  # fmt: skip
+    expected = attention_by_loop(query.tolist(), keys.tolist(), 1 / math.sqrt(width))
+    got = ac.attention_weights(query, keys).astype(np.float64)
+    tolerance = np.finfo(np.promote_types(dtype, np.float32)).eps
+    peak = float(np.abs(query).max()) * float(np.abs(keys).max())  # Python floats: no overflow
+    scores_size = max(1.0, peak * math.sqrt(width))
+    np.testing.assert_allclose(got, expected, rtol=0, atol=8 * tolerance * scores_size)
