@@ -111,10 +111,9 @@ seed_panel = {
 figures.show(
     plots.plot_query_keys([seed_panel]),
     "fig-ch1-seed",
-    "The seed's query $\\mathbf{q}$ (black, dashed) and its three keys,"
-    " each labelled with its score $\\mathbf{q}\\cdot\\mathbf{k}$:"
-    f" {plain(scores)}. The key at a right angle to $\\mathbf{{q}}$ scores"
-    " zero.",
+    "The seed's query q (black, dashed) and its three keys, each labelled"
+    f" with its score q·k: {plain(scores)}. The key at a right angle to q"
+    " scores zero.",
 )
 
 # %% [markdown]
@@ -296,8 +295,7 @@ pad = QueryPad(show=())  # dot products and cos θ only
 figures.show(
     pad,
     "fig-ch1-pad",
-    "The query pad: drag $\\mathbf{q}$ or a key; each key's"
-    " $\\mathbf{q}\\cdot\\mathbf{k}$ and $\\cos\\theta$ follow.",
+    "The query pad: drag q or a key; each key's q·k and cos θ follow.",
 )
 
 # %% [markdown]

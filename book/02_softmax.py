@@ -156,8 +156,8 @@ figures.show(
     f"Weights for the scores {plain(s123)}. Dividing by the sum gives the"
     f" top score {dec(by_sum[-1])}; softmax gives it"
     f" {dec(by_softmax[-1])}, because a lead of 1 multiplies the weight by"
-    f" $e \\approx$ {dec(np.e)} and a lead of 2 by {dec(np.exp(2.0))}:"
-    " the ratio of two weights is $e^{s_i - s_j}$.",
+    f" e ≈ {dec(np.e)} and a lead of 2 by {dec(np.exp(2.0))}: the ratio"
+    " of two weights is e to the power of their scores' difference.",
 )
 
 # %% [markdown]
@@ -196,9 +196,9 @@ figures.show(
     ),
     "fig-ch2-temperature",
     f"Softmax of the scores {plain(s_temp)} as the temperature goes from"
-    f" {t_cold:g} to {t_hot:g}. At $T = {t_hot:g}$ the weights lie between"
+    f" {t_cold:g} to {t_hot:g}. At T = {t_hot:g} the weights lie between"
     f" {dec(hot.min())} and {dec(hot.max())}, close to the uniform"
-    f" {1 / len(s_temp):g}; at $T = {t_cold:g}$ the other keys share only"
+    f" {1 / len(s_temp):g}; at T = {t_cold:g} the other keys share only"
     f" {cold_rest:.0e} of the weight: the arg-max takes everything.",
 )
 
