@@ -18,6 +18,8 @@ from .chunked import chunked_attention
 from .cost import AttentionCost, attention_cost
 from .examples import SENTENCE_EN, SENTENCE_KO, seed_example, toy_embeddings
 from .heads import SimpleSelfAttention, merge_heads, multi_head_attention, split_heads
+from .patches import image_patches
+from .recurrent import simple_rnn
 from .softmax import entropy, log_softmax, logsumexp, softmax, softmax_jacobian
 
 try:  # the one version is pyproject.toml's, as pip installed it
@@ -36,6 +38,7 @@ __all__ = [
     "chunked_attention",
     "dot_scores",
     "entropy",
+    "image_patches",
     "log_softmax",
     "logsumexp",
     "merge_heads",
@@ -43,6 +46,7 @@ __all__ = [
     "padding_mask",
     "scaled_dot_product_attention",
     "seed_example",
+    "simple_rnn",
     "softmax",
     "softmax_jacobian",
     "split_heads",
