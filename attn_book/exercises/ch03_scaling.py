@@ -1,7 +1,7 @@
 """Chapter 3's exercises: why the scores are divided by √d_k.
 
-Its find-the-bug exercises: :data:`scale_d_model` (scaling by √d_model instead
-of √d_head) and :data:`heads_reshape` (heads made by a reshape alone).
+Its former find-the-bug exercises on heads, ``scale_d_model`` and
+``heads_reshape``, moved with the heads to :mod:`.ch06_heads_and_masks`.
 
 Examples
 --------
@@ -29,15 +29,13 @@ import numpy as np
 import attn_core as ac
 
 from . import diagnose
-from ._core import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
+from ._core import ChoiceExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis, Mistake
 
 __all__ = [
     "EXERCISES",
     "double_d_k",
-    "heads_reshape",
     "my_weights",
-    "scale_d_model",
     "spread_by_hand",
     "variance_with_sigma",
 ]
@@ -221,127 +219,6 @@ double_d_k = _FactorChoice(
 )
 
 
-# ------------------------------------------------------ √d_model instead of √d_head (ch 3)
-
-
-def head_weights(q, k, n_heads):
-    """Each head's weights (..., H, T, T) from projected q, k (..., T, D)."""
-    d_model = q.shape[-1]
-    qh = ac.split_heads(q, n_heads)  # [..., H, T, d_head]
-    kh = ac.split_heads(k, n_heads)  # [..., H, T, d_head]
-    kh_t = np.swapaxes(kh, -1, -2)  # [..., H, d_head, T]
-    scores = qh @ kh_t / np.sqrt(d_model)  # [..., H, T, T]
-    return ac.softmax(scores, axis=-1)
-
-
-def _head_weights(q, k, n_heads, scale=None):
-    return ac.attention_weights(ac.split_heads(q, n_heads), ac.split_heads(k, n_heads), scale=scale)
-
-
-def _fixed_head_weights(q, k, n_heads):
-    d_head = q.shape[-1] // n_heads
-    qh, kh = ac.split_heads(q, n_heads), ac.split_heads(k, n_heads)
-    return ac.softmax(qh @ np.swapaxes(kh, -1, -2) / math.sqrt(d_head), axis=-1)
-
-
-def _head_cases():
-    r = np.random.default_rng(4)
-    return [
-        Case("T=4, d_model=8, 2 heads", (3 * r.normal(size=(4, 8)), 3 * r.normal(size=(4, 8)), 2)),
-        Case(
-            "T=3, d_model=12, 4 heads", (3 * r.normal(size=(3, 12)), 3 * r.normal(size=(3, 12)), 4)
-        ),
-        Case(
-            "batch of 2, T=3, d_model=6, 3 heads",
-            (3 * r.normal(size=(2, 3, 6)), 3 * r.normal(size=(2, 3, 6)), 3),
-            batched=True,
-        ),
-    ]
-
-
-scale_d_model = BugExercise(
-    "bug-scale-d-model",
-    "scaling each head",
-    head_weights,
-    _head_weights,
-    _head_cases,
-    bug="scaled-by-d-model",
-    diagnoses=[
-        diagnose.scaled_by_d_model(
-            lambda q, k, h: _head_weights(q, k, h, 1 / math.sqrt(q.shape[-1]))
-        ),
-        diagnose.forgot_scale("d_head", lambda q, k, h: _head_weights(q, k, h, 1.0)),
-        diagnose.rows_not_normalised(),
-    ],
-    mistakes=[
-        Mistake("no scale at all", lambda q, k, h: _head_weights(q, k, h, 1.0), "forgot-scale"),
-        Mistake(
-            "softmax over the queries",
-            lambda q, k, h: np.swapaxes(_head_weights(q, k, h), -1, -2),
-            "rows-not-normalised",
-        ),
-    ],
-    solution=_fixed_head_weights,
-)
-
-
-# ------------------------------------------------------ heads without the transpose (ch 3)
-
-
-def split(x, n_heads):
-    """Split x (..., T, D) into heads: (..., H, T, D // H)."""
-    *batch, T, D = x.shape
-    return x.reshape(*batch, n_heads, T, D // n_heads)
-
-
-def _fixed_split(x, n_heads):
-    *batch, T, D = x.shape
-    return np.swapaxes(x.reshape(*batch, T, n_heads, D // n_heads), -2, -3)
-
-
-def _split_cases():
-    r = np.random.default_rng(5)
-    return [
-        Case("T=4, D=6, 2 heads", (r.normal(size=(4, 6)), 2)),
-        Case("T=3, D=8, 4 heads", (r.normal(size=(3, 8)), 4)),
-        Case("batch of 2, T=5, D=6, 3 heads", (r.normal(size=(2, 5, 6)), 3), batched=True),
-    ]
-
-
-def _forgot_swap():
-    def test(trials):
-        return any(t.matches(np.swapaxes(t.expected, -2, -3)) for t in trials if not t.ok)
-
-    return Diagnosis(
-        "heads-not-swapped",
-        "the right numbers in the wrong order of axes: (T, H, d_head) where (H, T, d_head) "
-        "is due — swap two axes after the reshape.",
-        test,
-    )
-
-
-heads_reshape = BugExercise(
-    "bug-heads-reshape",
-    "splitting into heads",
-    split,
-    ac.split_heads,
-    _split_cases,
-    bug="heads-no-transpose",
-    diagnoses=[
-        diagnose.heads_without_transpose(lambda x, h: x.reshape(*x.shape[:-2], h, x.shape[-2], -1)),
-        _forgot_swap(),
-    ],
-    mistakes=[
-        Mistake(
-            "reshape to (T, H, d_head), no swap",
-            lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h),
-            "heads-not-swapped",
-        )
-    ],
-    solution=_fixed_split,
-)
-
-
 # ------------------------------------------------------ components of variance σ² (ch 3)
 
 _SIGMA_SQ = 4.0  # the variance σ² of every component, as in a head grown by training
@@ -396,6 +273,4 @@ EXERCISES = [
     double_d_k,
     variance_with_sigma,
     my_weights,
-    scale_d_model,
-    heads_reshape,
 ]
