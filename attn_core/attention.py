@@ -217,6 +217,14 @@ def scaled_dot_product_attention(
         ``attention_weights(...) @ value``: each output is a weighted average of
         the values (zeros for a fully masked row).
 
+    Notes
+    -----
+    From ``FAST_PATH_MIN_PAIRS`` (512²) query-key pairs on, without dropout,
+    the output is computed 256 queries at a time, in place, and never holds the
+    (..., L, S) weights: the same result to float tolerance, in a few MB. Use
+    :func:`attention_weights` for the weights themselves, and
+    :func:`attn_core.chunked_attention` for the online softmax over key blocks.
+
     Examples
     --------
     >>> q, keys, values = [1.0, 0.0], [[1, 0], [0, 1], [1, 1]], [[2, 0], [0, 2], [1, 1]]
