@@ -129,6 +129,20 @@ def test_attention_matrix_matches_attn_core_with_and_without_causal_mask(run_js)
         assert np.allclose(js, w, atol=1e-14, rtol=0)
 
 
+def test_attention_matrix_padding_matches_attn_core(run_js):
+    rng = np.random.default_rng(6)
+    q, k = rng.normal(size=(4, 3)), rng.normal(size=(5, 3))
+    cases, expected = [], []
+    for causal, length in [(False, 3), (True, 2), (True, 5), (False, 0)]:
+        opts = {"scale": None, "temperature": 1, "causal": causal, "length": length}
+        cases.append(["attentionMatrix", [q.tolist(), k.tolist(), opts]])
+        mask = attn_core.padding_mask(length, 5)[0] & (attn_core.causal_mask(4, 5) | (not causal))
+        expected.append(attn_core.attention_weights(q, k, mask))
+    for js, w in zip(run_js(cases), expected, strict=True):
+        assert np.allclose(js, w, atol=1e-14, rtol=0)
+    assert np.all(np.asarray(expected[-1]) == 0)  # length 0: every row fully masked, zeros
+
+
 def test_small_helpers_against_hand_values(run_js):
     got = run_js([
         ["dot", [[1, 2, 3], [4, -5, 6]]],

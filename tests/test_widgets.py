@@ -222,6 +222,24 @@ def test_heatmap_handles_32_tokens():
     assert w.shape == (32, 32) and np.allclose(np.triu(w, 1), 0) and np.allclose(w.sum(1), 1)
 
 
+def test_heatmap_padding_mask_hides_the_padding_and_renormalises():
+    tokens = ["I", "ate", "apple", "<pad>", "<pad>"]
+    hm = AttentionHeatmap(query_tokens=tokens, length=3)
+    q, k = hm.head_queries[0], hm.head_keys[0]
+    scale = 1 / math.sqrt(4)  # d_head = 8 / 2
+    for causal in (False, True):
+        hm.causal = causal
+        for i, row in enumerate(hm.weights):
+            seen = [loop_dot(q[i], k[j]) * scale for j in range(3) if not causal or j <= i]
+            assert row == pytest.approx(loop_softmax(seen, 1.0) + [0.0] * (5 - len(seen)))
+    hm.causal, hm.padded = False, False  # the padding attended: every key gets weight
+    assert min(min(r) for r in hm.weights) > 0
+    hm.padded, hm.length = True, 0  # no real key: every row fully masked gives zeros
+    assert np.all(np.asarray(hm.weights) == 0)
+    with pytest.raises(ValueError, match=r"length must be an integer in 0\.\.5, got 6"):
+        hm.length = 6
+
+
 def test_heatmap_rejects_bad_input():
     with pytest.raises(ValueError, match="n_heads=3 must divide d_model=8"):
         AttentionHeatmap(n_heads=3)

@@ -25,10 +25,11 @@ function entropy(w) {
   for (const v of w) if (v > 0) h -= v * Math.log(v);
   return h;
 }
-function attentionMatrix(Q, K, { scale = null, temperature = 1, causal = false } = {}) {
+function attentionMatrix(Q, K, { scale = null, temperature = 1, causal = false, length = null } = {}) {
   const s = scale === null ? 1 / Math.sqrt(Q[0].length) : scale;
+  const hidden = (i, j) => causal && j > i || length !== null && j >= length;
   return Q.map((q, i) => {
-    const row = K.map((k, j) => causal && j > i ? -Infinity : dot(q, k) * s);
+    const row = K.map((k, j) => hidden(i, j) ? -Infinity : dot(q, k) * s);
     return softmax(row, temperature);
   });
 }
@@ -145,6 +146,8 @@ var INPUTS = [
   "scaled",
   "temperature",
   "causal",
+  "length",
+  "padded",
   "selected"
 ];
 var HINT = "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 (yellow), viridis; grey: masked. Hover or click a row; ↑/↓ keys move it.";
@@ -279,6 +282,8 @@ function render({ model, el }) {
   const scaleLabel = "scale by 1/√(head width) (스케일)";
   const scaleBox = boundCheckbox(model, controls, "scaled", scaleLabel);
   const causalBox = boundCheckbox(model, controls, "causal", "causal mask (인과 마스크)");
+  const paddingLabel = "padding mask (패딩 마스크)";
+  const paddingBox = boundCheckbox(model, controls, "padded", paddingLabel);
   const headWrap = htmlEl("label", { cls: "abh-control" }, controls);
   htmlEl("span", { text: "head (헤드)" }, headWrap);
   const headSel = htmlEl("select", {}, headWrap);
@@ -304,15 +309,17 @@ function render({ model, el }) {
     }
     const h = Math.min(model.get("head"), HQ.length - 1), sel = Math.min(model.get("selected"), qTok.length - 1);
     const dHead = HQ[h][0].length;
+    const causal = model.get("causal");
+    const length = model.get("padded") ? model.get("length") ?? null : null;
     const W = attentionMatrix(HQ[h], HK[h], {
       scale: model.get("scaled") ? null : 1,
       temperature: model.get("temperature"),
-      causal: model.get("causal")
+      causal,
+      length
     });
-    const causal = model.get("causal");
     for (let i = 0; i < grid.L; i++) {
       for (let j = 0; j < grid.S; j++) {
-        const hidden = causal && j > i;
+        const hidden = causal && j > i || length !== null && j >= length;
         setAttrs(grid.cells[i][j], { fill: hidden ? MASKED : viridis(W[i][j]) });
         const t = grid.texts[i][j];
         if (t) {
@@ -333,6 +340,8 @@ function render({ model, el }) {
     headSel.value = String(h);
     scaleBox.show();
     causalBox.show();
+    paddingBox.show();
+    paddingBox.wrap.style.display = model.get("length") === null ? "none" : "";
     temp.show();
   }
   svg.addEventListener("keydown", (e) => {

@@ -67,6 +67,11 @@ class AttentionHeatmap(Figure):
     temperature : float > 0, default 1.0
     causal : bool, default False
         Hide the keys after each query (top-left lower triangle, as attn_core).
+    length : int or None, default None
+        The number of real key tokens; keys ``length..S-1`` are padding. None: no padding.
+    padded : bool, default True
+        Hide the padding keys (``attn_core.padding_mask(length, S)``); False shows what
+        attending to the padding gives. Combined with ``causal`` by logical and.
     selected : int, default 0
         The query row listed beside the heatmap.
     seed : int, default 0
@@ -99,6 +104,8 @@ class AttentionHeatmap(Figure):
     scaled = t.Bool(True).tag(sync=True)
     temperature = t.Any(1.0).tag(sync=True)
     causal = t.Bool(False).tag(sync=True)
+    length = t.Any(None, allow_none=True).tag(sync=True)
+    padded = t.Bool(True).tag(sync=True)
     selected = t.Any(0).tag(sync=True)
     seed = t.Any(0).tag(sync=True)
 
@@ -133,6 +140,13 @@ class AttentionHeatmap(Figure):
     def _check_selected(self, proposal):
         return integer(proposal["value"], "selected", maximum=len(self.query_tokens) - 1)
 
+    @t.validate("length")
+    def _check_length(self, proposal):
+        if proposal["value"] is None:
+            return None
+        keys = self.query_tokens if self.key_tokens is None else self.key_tokens
+        return integer(proposal["value"], "length", maximum=len(keys))
+
     @t.validate("temperature")
     def _check_temperature(self, proposal):
         return check_temperature(number(proposal["value"], "temperature", positive=True))
@@ -141,7 +155,7 @@ class AttentionHeatmap(Figure):
     def _on_tokens(self, change):
         recompute_or_roll_back(self, change, self._project)
 
-    @t.observe("head", "scaled", "temperature", "causal", "selected")
+    @t.observe("head", "scaled", "temperature", "causal", "selected", "length", "padded")
     def _on_view(self, change):
         if self.head_queries:  # empty while the constructor sets the traits
             recompute_or_roll_back(self, change, self._recompute)
@@ -161,6 +175,16 @@ class AttentionHeatmap(Figure):
         self.head_queries = q.tolist()
         self._recompute()
 
+    def visible(self):
+        """The keys each query may attend to: bool (L, S), causal and padding masks combined."""
+        L, S = len(self.head_queries[0]), len(self.head_keys[0])
+        mask = np.ones((L, S), dtype=bool)
+        if self.causal:
+            mask &= attn_core.causal_mask(L, S)
+        if self.length is not None and self.padded:
+            mask &= attn_core.padding_mask(min(self.length, S), S)[0]  # (1, S): every row
+        return mask
+
     def _recompute(self):
         n_heads, n_rows = len(self.head_queries), len(self.query_tokens)
         if not 0 <= self.head < n_heads:
@@ -170,6 +194,6 @@ class AttentionHeatmap(Figure):
         q, k = np.asarray(self.head_queries[self.head]), np.asarray(self.head_keys[self.head])
         base = check_scale(None if self.scaled else 1.0, q.shape[-1])  # attn_core's 1/sqrt(E)
         scale = base / self.temperature
-        weights = attn_core.attention_weights(q, k, is_causal=self.causal, scale=scale)  # [L, S]
+        weights = attn_core.attention_weights(q, k, self.visible(), scale=scale)  # [L, S]
         self.weights = weights.tolist()
         self.row = self.weights[self.selected]

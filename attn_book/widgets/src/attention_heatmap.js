@@ -24,6 +24,8 @@ import {
  * @property {boolean} scaled - multiply the scores by 1/√d_head
  * @property {number} temperature - T > 0
  * @property {boolean} causal - hide the keys after each query
+ * @property {number | null} length - real key tokens; keys from `length` on are padding
+ * @property {boolean} padded - hide the padding keys (when `length` is not null)
  * @property {number} selected - the query row listed beside the heatmap
  */
 
@@ -36,13 +38,15 @@ const INPUTS = [
   "scaled",
   "temperature",
   "causal",
+  "length",
+  "padded",
   "selected",
 ];
 const HINT =
   "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 " +
   "(yellow), viridis; grey: masked. Hover or click a row; ↑/↓ keys move it.";
 
-const MASKED = "#e8e8e8"; // a masked (causal) cell: light grey, no number
+const MASKED = "#e8e8e8"; // a masked (causal or padding) cell: light grey, no number
 
 function cellSize(L, S) {
   return Math.max(12, Math.min(48, Math.floor(420 / Math.max(L, S))));
@@ -195,6 +199,8 @@ function render({ model, el }) {
   const scaleLabel = "scale by 1/√(head width) (스케일)";
   const scaleBox = boundCheckbox(model, controls, "scaled", scaleLabel);
   const causalBox = boundCheckbox(model, controls, "causal", "causal mask (인과 마스크)");
+  const paddingLabel = "padding mask (패딩 마스크)";
+  const paddingBox = boundCheckbox(model, controls, "padded", paddingLabel);
   const headWrap = htmlEl("label", { cls: "abh-control" }, controls);
   htmlEl("span", { text: "head (헤드)" }, headWrap);
   const headSel = htmlEl("select", {}, headWrap);
@@ -227,15 +233,18 @@ function render({ model, el }) {
     const h = Math.min(model.get("head"), HQ.length - 1),
       sel = Math.min(model.get("selected"), qTok.length - 1);
     const dHead = HQ[h][0].length;
+    const causal = model.get("causal");
+    const length = model.get("padded") ? (model.get("length") ?? null) : null;
     const W = attentionMatrix(HQ[h], HK[h], {
       scale: model.get("scaled") ? null : 1,
       temperature: model.get("temperature"),
-      causal: model.get("causal"),
+      causal,
+      length,
     });
-    const causal = model.get("causal");
     for (let i = 0; i < grid.L; i++) {
       for (let j = 0; j < grid.S; j++) {
-        const hidden = causal && j > i; // masked: no weight at all, drawn apart from a small one
+        // masked: no weight at all, drawn apart from a small one
+        const hidden = (causal && j > i) || (length !== null && j >= length);
         setAttrs(grid.cells[i][j], { fill: hidden ? MASKED : viridis(W[i][j]) });
         const t = grid.texts[i][j];
         if (t) {
@@ -256,6 +265,8 @@ function render({ model, el }) {
     headSel.value = String(h);
     scaleBox.show();
     causalBox.show();
+    paddingBox.show();
+    paddingBox.wrap.style.display = model.get("length") === null ? "none" : "";
     temp.show();
   }
 

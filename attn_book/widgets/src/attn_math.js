@@ -93,12 +93,19 @@ export function attend(q, K, V, { scale = null, temperature = 1 } = {}) {
 
 /**
  * Attention weights for queries Q (L × E) and keys K (S × E) -> (L × S):
- * softmax(Q Kᵀ · scale / temperature), with an optional causal (top-left lower triangle) mask.
+ * softmax(Q Kᵀ · scale / temperature), with an optional causal (top-left lower triangle) mask
+ * and an optional padding mask: keys from `length` on are hidden (null: none). A row with
+ * every key hidden is all zeros, as in attn_core.
  */
-export function attentionMatrix(Q, K, { scale = null, temperature = 1, causal = false } = {}) {
+export function attentionMatrix(
+  Q,
+  K,
+  { scale = null, temperature = 1, causal = false, length = null } = {},
+) {
   const s = scale === null ? 1 / Math.sqrt(Q[0].length) : scale;
+  const hidden = (i, j) => (causal && j > i) || (length !== null && j >= length);
   return Q.map((q, i) => {
-    const row = K.map((k, j) => (causal && j > i ? -Infinity : dot(q, k) * s));
+    const row = K.map((k, j) => (hidden(i, j) ? -Infinity : dot(q, k) * s));
     return softmax(row, temperature);
   });
 }
