@@ -12,6 +12,7 @@ import numpy as np
 
 __all__ = [
     "plot_convex_combination",
+    "plot_heatmaps",
     "plot_jacobian_norm",
     "plot_query_keys",
     "plot_saturation",
@@ -272,3 +273,49 @@ def _arrow(ax, v, colour, style, text, below=False, lw=2):
     )
     offset, va = ((4, -6), "top") if below else ((4, 4), "bottom")
     ax.annotate(text, v, xytext=offset, textcoords="offset points", color=colour, fontsize=8, va=va)
+
+
+def plot_heatmaps(panels, *, xlabel="key (키)", ylabel="query (쿼리)"):
+    """Small matrices side by side, each cell coloured (viridis) and numbered.
+
+    Parameters
+    ----------
+    panels : list of dict
+        Each with ``matrix`` (L, S) of numbers in [0, 1] (weights, or a boolean
+        mask), ``title``, ``rows`` (L labels) and ``cols`` (S labels); optional
+        ``hidden`` (L, S) bool, cells drawn light grey with no number (masked),
+        and ``digits`` (default 2; 0 prints a mask as 1 and 0).
+    xlabel, ylabel : str
+        The axes' labels, the same for every panel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        At most 6.8 in wide, one colour bar for all panels.
+    """
+    n = len(panels)
+    fig, axes = plt.subplots(1, n, figsize=(min(6.8, 0.6 + 3.1 * n), 3.1), squeeze=False)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        image = _draw_heatmap(ax, panel)
+        ax.set(xlabel=xlabel, title=panel["title"])
+    axes[0, 0].set_ylabel(ylabel)
+    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label="weight")
+    return fig
+
+
+def _draw_heatmap(ax, panel):
+    """One numbered viridis matrix on ``ax``; hidden cells light grey, without a number."""
+    values = np.asarray(panel["matrix"], dtype=float)  # [L, S]
+    hidden = np.asarray(panel.get("hidden", np.zeros(values.shape, dtype=bool)))
+    shown = np.ma.masked_array(values, mask=hidden)
+    cmap = plt.get_cmap("viridis").with_extremes(bad="#e8e8e8")
+    image = ax.imshow(shown, cmap=cmap, vmin=0.0, vmax=1.0)
+    digits = panel.get("digits", 2)
+    for (i, j), v in np.ndenumerate(values):
+        if not hidden[i, j]:
+            colour = "black" if v > 0.55 else "white"
+            ax.text(j, i, f"{v:.{digits}f}", ha="center", va="center", fontsize=7, color=colour)
+    rows, cols = panel["rows"], panel["cols"]
+    ax.set_xticks(range(len(cols)), cols, rotation=90, fontsize=8)
+    ax.set_yticks(range(len(rows)), rows, fontsize=8)
+    return image
