@@ -6,6 +6,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .prose import dec
+
 __all__ = ["StepTable", "step_table"]
 
 
@@ -86,7 +88,7 @@ def step_table(columns, *, index=None, footer=None, digits=3):
 
 
 def _cell(value, digits):
-    return value if isinstance(value, str) else f"{float(value):.{digits}f}"
+    return value if isinstance(value, str) else dec(value, digits)
 
 
 def _md_row(cells):

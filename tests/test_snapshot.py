@@ -122,3 +122,22 @@ def test_importing_the_module_does_not_import_matplotlib():
     code = "import sys, attn_book.widgets.snapshot; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_chapter_one_pad_shows_no_values_and_no_output():
+    # show=() (chapter 1) draws q, the keys and the dot products, not the output o.
+    full, first = QueryPad(), QueryPad(show=())
+    assert snapshot.query_pad_png(first) != snapshot.query_pad_png(full)
+    assert "o = " not in _title_text(first) and "o = " in _title_text(full)
+
+
+def _title_text(pad):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    ax = fig.subplots()
+    snapshot._draw_plane(ax, pad)
+    return ax.get_title()

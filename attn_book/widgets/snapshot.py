@@ -214,19 +214,29 @@ def _draw_plane(ax, pad):
     ax.grid(alpha=0.3)
     ax.axhline(0, color="grey", lw=0.6)
     ax.axvline(0, color="grey", lw=0.6)
+    with_values = "values" in _shown(pad)
     labels = []
     for j, (k, v) in enumerate(zip(keys, values, strict=True)):
         colour = OKABE_ITO[j % len(OKABE_ITO)]
         _vector(ax, k, colour, lw=2.5)
         ax.scatter(*k, s=45, color=colour, edgecolor="white", zorder=4)
-        ax.scatter(*v, s=60, marker="s", facecolor="white", edgecolor=colour, lw=2, zorder=3)
-        labels += [(_sub("k", j), k, colour), (_sub("v", j), v, colour)]
-    _vector(ax, out, "#555555", lw=2, ls=(0, (1, 1.5)))
+        labels.append((_sub("k", j), k, colour))
+        if with_values:
+            ax.scatter(*v, s=60, marker="s", facecolor="white", edgecolor=colour, lw=2, zorder=3)
+            labels.append((_sub("v", j), v, colour))
+    if with_values:
+        _vector(ax, out, "#555555", lw=2, ls=(0, (1, 1.5)))
     _vector(ax, q, "black", lw=1.8, ls="--")
     ax.scatter(*q, s=80, color="black", edgecolor="white", zorder=5)
-    labels = [("q", q, "black"), *labels, ("o", out, "#555555")]
+    labels = [("q", q, "black"), *labels] + [("o", out, "#555555")] * with_values
     _place_labels(ax, labels, reach)
-    ax.set_title(f"q = {_pair(q)}    o = Σ w·v = {_pair(out)}", fontsize=9)
+    title = f"q = {_pair(q)}" + f"    o = Σ w·v = {_pair(out)}" * with_values
+    ax.set_title(title, fontsize=9)
+
+
+def _shown(pad):
+    """The parts of the pad on show (QueryPad.show), all of them for an older pad."""
+    return set(getattr(pad, "show", ("weights", "scale", "temperature", "values")))
 
 
 def _vector(ax, v, colour, **line):
@@ -266,7 +276,14 @@ def _free_spot(p, placed, points, gap, room, reach):
 
 
 def _draw_weight_bars(ax, pad):
-    """One horizontal bar per key: its weight, labelled with 3 decimals, and q·k beside it."""
+    """One horizontal bar per key: its weight, labelled with 3 decimals, and q·k beside it.
+
+    Chapter 1's pad shows no weights yet (``show=()``): then the bars are the dot products
+    and the cosines, the two numbers that pad shows.
+    """
+    if "weights" not in _shown(pad):
+        _draw_dot_bars(ax, pad)
+        return
     weights = np.asarray(pad.weights)  # [S]
     rows = np.arange(len(weights))
     colours = [OKABE_ITO[j % len(OKABE_ITO)] for j in rows]
@@ -278,6 +295,22 @@ def _draw_weight_bars(ax, pad):
     ax.spines[["top", "right"]].set_visible(False)
     scale = f"× 1/√{len(pad.query)}" if pad.scaled else "scale off"
     ax.set_title(f"softmax of q·k {scale}, T = {pad.temperature:g}", fontsize=9)
+
+
+def _draw_dot_bars(ax, pad):
+    """One horizontal bar per key: q·k, labelled, with cos θ beside it."""
+    dots = np.asarray(pad.dots)  # [S]
+    rows = np.arange(len(dots))
+    colours = [OKABE_ITO[j % len(OKABE_ITO)] for j in rows]
+    bars = ax.barh(rows, dots, color=colours, height=0.7)
+    ax.bar_label(bars, labels=[_num(d) for d in dots], padding=3, fontsize=9)
+    ticks = [f"{_sub('k', j)}  cos θ = {_num(c)}" for j, c in enumerate(pad.cosines)]
+    reach = max(1.0, float(np.abs(dots).max())) * 1.3
+    ax.set(yticks=rows, yticklabels=ticks, xlim=(min(0.0, -reach), reach), xlabel="q·k")
+    ax.axvline(0, color="grey", lw=0.6)
+    ax.invert_yaxis()
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title("dot products q·k", fontsize=9)
 
 
 # ---------------------------------------------------------------- SoftmaxBars
