@@ -11,7 +11,15 @@ import attn_core
 from attn_core.validation import check_scale, check_temperature
 
 from ._base import Figure, bundle, css
-from .inputs import MAX_D_MODEL, integer, number, recompute_or_roll_back, tokens
+from .inputs import (
+    MAX_D_MODEL,
+    MAX_TOKENS,
+    integer,
+    number,
+    recompute_or_roll_back,
+    tokens,
+    vectors,
+)
 
 __all__ = ["AttentionHeatmap", "head_projections"]
 
@@ -75,6 +83,11 @@ class AttentionHeatmap(Figure):
     selected : int, default 0
         The query row listed beside the heatmap.
     seed : int, default 0
+    query_vectors : array_like of shape (L, E), or None (default)
+        Explicit queries (e.g. ``X @ W_Q``) instead of the toy embeddings' random
+        projections; give ``key_vectors`` (S, E) with them. They make one head
+        (``n_heads`` defaults to 1 and must be 1) and ``d_model``, ``seed`` are unused.
+    key_vectors : array_like of shape (S, E), or None (default)
 
     Notes
     -----
@@ -90,6 +103,9 @@ class AttentionHeatmap(Figure):
     >>> hm.causal = True
     >>> hm.weights[0]
     [1.0, 0.0, 0.0]
+    >>> AttentionHeatmap(query_tokens=["a", "b"], query_vectors=[[1, 0], [0, 1]],
+    ...                  key_vectors=[[1, 0], [1, 0]]).weights[1]
+    [0.5, 0.5]
     """
 
     _esm = bundle("attention_heatmap.js")
@@ -108,6 +124,8 @@ class AttentionHeatmap(Figure):
     padded = t.Bool(True).tag(sync=True)
     selected = t.Any(0).tag(sync=True)
     seed = t.Any(0).tag(sync=True)
+    query_vectors = t.Any(None, allow_none=True)  # (L, E) or None; sent as head_queries
+    key_vectors = t.Any(None, allow_none=True)  # (S, E) or None; sent as head_keys
 
     head_queries = t.List().tag(sync=True)
     head_keys = t.List().tag(sync=True)
@@ -115,7 +133,11 @@ class AttentionHeatmap(Figure):
     row = t.List().tag(sync=True)
 
     def __init__(self, **kwargs):
+        if kwargs.get("query_vectors") is not None:
+            kwargs.setdefault("n_heads", 1)  # explicit vectors are one head
+        self._building = True  # the traits are checked together once all are set
         super().__init__(**kwargs)
+        self._building = False
         self._project()
 
     @t.validate("query_tokens", "key_tokens")
@@ -151,8 +173,21 @@ class AttentionHeatmap(Figure):
     def _check_temperature(self, proposal):
         return check_temperature(number(proposal["value"], "temperature", positive=True))
 
-    @t.observe("query_tokens", "key_tokens", "d_model", "n_heads", "seed")
+    @t.validate("query_vectors", "key_vectors")
+    def _check_vectors(self, proposal):
+        value, name = proposal["value"], proposal["trait"].name
+        if value is None:
+            return None
+        arr = np.asarray(value) if not isinstance(value, np.ndarray) else value
+        width = arr.shape[1] if arr.ndim == 2 and 1 <= arr.shape[1] <= MAX_D_MODEL else 1
+        return np.asarray(vectors(value, name, dim=width, max_rows=MAX_TOKENS))  # [rows, E]
+
+    @t.observe(
+        "query_tokens", "key_tokens", "d_model", "n_heads", "seed", "query_vectors", "key_vectors"
+    )
     def _on_tokens(self, change):
+        if getattr(self, "_building", False):
+            return
         recompute_or_roll_back(self, change, self._project)
 
     @t.observe("head", "scaled", "temperature", "causal", "selected", "length", "padded")
@@ -167,13 +202,33 @@ class AttentionHeatmap(Figure):
                 f"(heads of d_head = d_model // n_heads)"
             )
         keys = self.query_tokens if self.key_tokens is None else self.key_tokens
-        q, k = head_projections(self.query_tokens, keys, self.d_model, self.n_heads, self.seed)
+        if self.query_vectors is None and self.key_vectors is None:
+            q, k = head_projections(self.query_tokens, keys, self.d_model, self.n_heads, self.seed)
+        else:
+            q, k = self._explicit_head(keys)
         self.head_queries = []  # silences _on_view while the view traits are clamped
         self.head = min(self.head, self.n_heads - 1)  # stay in range when the shapes shrink
         self.selected = min(self.selected, len(self.query_tokens) - 1)
         self.head_keys = k.tolist()
         self.head_queries = q.tolist()
         self._recompute()
+
+    def _explicit_head(self, keys):
+        """``query_vectors`` (L, E) and ``key_vectors`` (S, E) as one head (1, L, E), (1, S, E)."""
+        q, k = self.query_vectors, self.key_vectors
+        if q is None or k is None or self.n_heads != 1:
+            raise ValueError(
+                "query_vectors and key_vectors go together and make one head (n_heads=1); got "
+                f"query_vectors {None if q is None else q.shape}, key_vectors "
+                f"{None if k is None else k.shape}, n_heads={self.n_heads}"
+            )
+        want = (len(self.query_tokens), len(keys))
+        if (q.shape[0], k.shape[0]) != want or q.shape[1] != k.shape[1]:
+            raise ValueError(
+                f"query_vectors must be (L={want[0]}, E) and key_vectors (S={want[1]}, E) for "
+                f"the tokens given; got shapes {q.shape} and {k.shape}"
+            )
+        return q[None], k[None]
 
     def visible(self):
         """The keys each query may attend to: bool (L, S), causal and padding masks combined."""
