@@ -48,8 +48,8 @@ __all__ = [
 FAST_PATH_MIN_PAIRS = 512 * 512
 #: Queries per block of the fast path: measured best between 128 and 512 for n = 1024...8192.
 BLOCK_ROWS = 256
-#: Scores the fast path holds at once, at most: 8 MB in float32 (256 queries × 8192 keys).
-BLOCK_SCORES = 256 * 8192
+#: Scores the fast path holds at once, at most: 4 MB in float32 (128 queries × 8192 keys).
+BLOCK_SCORES = 128 * 8192
 #: The fewest queries in a block, however many batch axes share it.
 MIN_BLOCK_ROWS = 16
 
@@ -220,7 +220,7 @@ def scaled_dot_product_attention(
     Notes
     -----
     From ``FAST_PATH_MIN_PAIRS`` (512²) query-key pairs on, without dropout,
-    the output is computed 256 queries at a time, in place, and never holds the
+    the output is computed in blocks of queries, in place, and never holds the
     (..., L, S) weights: the same result to float tolerance, in a few MB. Use
     :func:`attention_weights` for the weights themselves, and
     :func:`attn_core.chunked_attention` for the online softmax over key blocks.
