@@ -18,6 +18,7 @@ from .chunked import chunked_attention
 from .cost import AttentionCost, attention_cost
 from .examples import SENTENCE_EN, SENTENCE_KO, seed_example, toy_embeddings
 from .heads import SimpleSelfAttention, merge_heads, multi_head_attention, split_heads
+from .online import OnlineSoftmax, online_softmax_start, online_softmax_step
 from .patches import image_patches
 from .recurrent import simple_rnn
 from .softmax import entropy, log_softmax, logsumexp, softmax, softmax_jacobian
@@ -31,6 +32,7 @@ __all__ = [
     "SENTENCE_EN",
     "SENTENCE_KO",
     "AttentionCost",
+    "OnlineSoftmax",
     "SimpleSelfAttention",
     "attention_cost",
     "attention_weights",
@@ -43,6 +45,8 @@ __all__ = [
     "logsumexp",
     "merge_heads",
     "multi_head_attention",
+    "online_softmax_start",
+    "online_softmax_step",
     "padding_mask",
     "scaled_dot_product_attention",
     "seed_example",

@@ -84,9 +84,22 @@ def _sdpa_with_threshold(q, k, v, min_pairs):
 
 
 def seconds(function):
+    """Wall-clock seconds of one call of ``function()``."""
     start = time.perf_counter()
     function()
     return time.perf_counter() - start
+
+
+def median_seconds(function, repeats=5):
+    """Median wall-clock seconds of ``repeats`` calls, after one untimed warm-up call.
+
+    Examples
+    --------
+    >>> median_seconds(lambda: None, repeats=3) < 0.1
+    True
+    """
+    function()  # warm-up: fresh memory can be slow to touch on this machine
+    return statistics.median(seconds(function) for _ in range(repeats))
 
 
 def peak_extra_bytes(function):

@@ -34,3 +34,10 @@ def test_runs_end_to_end_without_torch():
     rows = [line for line in done.stdout.splitlines() if line.startswith(("| 16 ", "| 40 "))]
     assert len(rows) == 2, done.stdout
     assert "PyTorch: skipped" in done.stdout and "BLAS" in done.stdout
+
+
+def test_median_seconds_warms_up_then_takes_the_median(monkeypatch):
+    calls, took = [], iter([0.5, 0.1, 0.3])
+    monkeypatch.setattr(bench, "seconds", lambda function: next(took))
+    assert bench.median_seconds(lambda: calls.append(1), repeats=3) == 0.3
+    assert calls == [1]  # the warm-up ran the function once, untimed

@@ -1,0 +1,96 @@
+"""One step of the online softmax (온라인 소프트맥스), for reading it by hand.
+
+:func:`attn_core.chunked_attention` runs the whole loop over key blocks; this
+module exposes the single update it repeats, so that a chapter or an exercise
+can print the running max, sum and output after every block.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .validation import as_float_array
+
+__all__ = ["OnlineSoftmax", "online_softmax_start", "online_softmax_step"]
+
+
+class OnlineSoftmax(NamedTuple):
+    """What one query carries from block to block; ``out / total`` is the attention output.
+
+    Attributes
+    ----------
+    running_max : float
+        m, the largest score seen so far (-inf before any key).
+    total : float
+        ℓ = Σ e^(s_j − m) over the keys seen so far.
+    out : ndarray, shape (Ev,)
+        Σ e^(s_j − m) v_j over the keys seen so far, not yet divided by ℓ.
+    rescale : float
+        e^(m_old − m), the factor the last step multiplied ℓ and ``out`` by.
+    """
+
+    running_max: float
+    total: float
+    out: np.ndarray
+    rescale: float
+
+    @property
+    def output(self):
+        """``out / total``: the attention output over the keys seen so far, shape (Ev,)."""
+        return self.out / self.total
+
+
+def online_softmax_start(d_v):
+    """The state before any key: m = −inf, ℓ = 0, out = zeros(d_v).
+
+    Examples
+    --------
+    >>> online_softmax_start(2)
+    OnlineSoftmax(running_max=-inf, total=0.0, out=array([0., 0.]), rescale=1.0)
+    """
+    return OnlineSoftmax(-np.inf, 0.0, np.zeros(int(d_v)), 1.0)
+
+
+def online_softmax_step(state, scores, values):
+    r"""Fold one block of keys into the running max, sum and output of one query.
+
+    Parameters
+    ----------
+    state : OnlineSoftmax
+        From :func:`online_softmax_start` or the previous step.
+    scores : array_like, shape (B,)
+        The block's scaled scores :math:`s_j = \mathbf q\cdot\mathbf k_j/\sqrt{d_k}`.
+    values : array_like, shape (B, Ev)
+        The block's values.
+
+    Returns
+    -------
+    OnlineSoftmax
+        With :math:`m' = \max(m, \max_j s_j)` and :math:`r = e^{m - m'}`:
+        :math:`\ell' = r\,\ell + \sum_j e^{s_j - m'}` and
+        :math:`o' = r\,o + \sum_j e^{s_j - m'} \mathbf v_j`.
+
+    Examples
+    --------
+    The seed's scaled scores in two blocks, keys 1 and 2, then key 3:
+
+    >>> s, V = np.array([0.7071, 0.0, 0.7071]), np.array([[2, 0], [0, 2], [1, 1]])
+    >>> state = online_softmax_step(online_softmax_start(2), s[:2], V[:2])
+    >>> state = online_softmax_step(state, s[2:], V[2:])
+    >>> round(state.total, 3), state.output.round(3)
+    (2.493, array([1.203, 0.797]))
+    """
+    s = as_float_array(scores, "scores")  # [B]
+    v = as_float_array(values, "values")  # [B, Ev]
+    if s.ndim != 1 or s.size == 0 or v.shape != (s.shape[0], state.out.shape[0]):
+        raise ValueError(
+            f"scores must have shape (B,) with B >= 1 and values (B, {state.out.shape[0]}) "
+            f"for an output of size {state.out.shape[0]}; got scores {s.shape}, values {v.shape}"
+        )
+    new_max = max(state.running_max, float(s.max()))
+    rescale = float(np.exp(state.running_max - new_max))  # e^(m - m'), 0 before any key
+    exps = np.exp(s - new_max)  # [B], each <= 1
+    total = state.total * rescale + float(exps.sum())
+    return OnlineSoftmax(new_max, total, state.out * rescale + exps @ v, rescale)
