@@ -11,7 +11,10 @@ from attn_core import online_softmax_start, online_softmax_step
 def _python_attention(scores, values):
     """softmax(scores) @ values with plain floats."""
     exps = [math.exp(s) for s in scores]
-    return [sum(e * v[c] for e, v in zip(exps, values)) / sum(exps) for c in range(len(values[0]))]
+    return [
+        sum(e * v[c] for e, v in zip(exps, values, strict=True)) / sum(exps)
+        for c in range(len(values[0]))
+    ]
 
 
 def test_the_max_moves_by_hand():
