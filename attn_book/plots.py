@@ -7,6 +7,8 @@ attn_core and returns the :class:`matplotlib.figure.Figure`, so a chapter can
 
 from __future__ import annotations
 
+import contextlib
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -14,10 +16,12 @@ __all__ = [
     "plot_convex_combination",
     "plot_heatmaps",
     "plot_jacobian_norm",
+    "plot_patch_attention",
     "plot_query_keys",
     "plot_saturation",
     "plot_score_variance",
     "plot_temperature",
+    "plot_token_heatmaps",
     "plot_weight_bars",
 ]
 
@@ -275,7 +279,7 @@ def _arrow(ax, v, colour, style, text, below=False, lw=2):
     ax.annotate(text, v, xytext=offset, textcoords="offset points", color=colour, fontsize=8, va=va)
 
 
-def plot_heatmaps(panels, *, xlabel="key (키)", ylabel="query (쿼리)"):
+def plot_heatmaps(panels, *, xlabel="key", ylabel="query"):
     """Small matrices side by side, each cell coloured (viridis) and numbered.
 
     Parameters
@@ -319,3 +323,77 @@ def _draw_heatmap(ax, panel):
     ax.set_xticks(range(len(cols)), cols, rotation=90, fontsize=8)
     ax.set_yticks(range(len(rows)), rows, fontsize=8)
     return image
+
+
+def plot_token_heatmaps(panels, *, xlabel, ylabel):
+    """:func:`plot_heatmaps` with Korean tokens drawn in a Hangul font, not as boxes.
+
+    Parameters
+    ----------
+    panels : list of dict
+        As :func:`plot_heatmaps`: ``matrix`` (L, S), ``rows`` (L tokens), ``cols`` (S
+        tokens), ``title``; L and S may differ (cross-attention).
+    xlabel, ylabel : str
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    with _hangul_fonts():
+        return plot_heatmaps(panels, xlabel=xlabel, ylabel=ylabel)
+
+
+@contextlib.contextmanager
+def _hangul_fonts():
+    """DejaVu Sans, then a Hangul font if one is found, for the texts created inside."""
+    from attn_book.widgets.snapshot import hangul_font
+
+    families = ["DejaVu Sans"] + ([hangul_font()] if hangul_font() else [])
+    with plt.rc_context({"font.family": families}):
+        yield
+
+
+def plot_patch_attention(image, patch_size, weights, selected):
+    """An image cut into patches, and one patch's attention weights over all the patches.
+
+    Parameters
+    ----------
+    image : array_like, shape (H, W)
+        Grey levels in [0, 1]; H and W multiples of ``patch_size``.
+    patch_size : int
+        P, the side of a patch in pixels.
+    weights : array_like, shape (N,)
+        The selected patch's weights over the N = (H/P)(W/P) patches, numbered row by row.
+    selected : int
+        The patch whose query the weights belong to (outlined in both panels).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        6.4 in wide: the image with its patch grid (cividis), and the weights on the grid
+        of patches (viridis, numbered).
+    """
+    image = np.asarray(image, dtype=float)
+    rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size
+    grid = np.asarray(weights, dtype=float).reshape(rows, cols)  # [rows, cols]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6.4, 3.2))
+    left.imshow(image, cmap="cividis", vmin=0.0, vmax=1.0)
+    for edge in np.arange(patch_size, max(image.shape), patch_size) - 0.5:
+        left.axhline(edge, color="white", lw=0.6)
+        left.axvline(edge, color="white", lw=0.6)
+    r, c = divmod(selected, cols)
+    _outline(left, c * patch_size - 0.5, r * patch_size - 0.5, patch_size)
+    left.set(title=f"the image, {rows}×{cols} patches", xlabel="pixel column", ylabel="pixel row")
+    shown = right.imshow(grid, cmap="viridis", vmin=0.0, vmax=grid.max())
+    for (i, j), w in np.ndenumerate(grid):
+        colour = "black" if w > 0.55 * grid.max() else "white"
+        right.text(j, i, f"{w:.3f}", ha="center", va="center", fontsize=7, color=colour)
+    _outline(right, c - 0.5, r - 0.5, 1)
+    right.set(title=f"weights of patch {selected}", xlabel="patch column", ylabel="patch row")
+    fig.colorbar(shown, ax=right, shrink=0.8, label="weight")
+    fig.tight_layout()
+    return fig
+
+
+def _outline(ax, x, y, size):
+    ax.add_patch(plt.Rectangle((x, y), size, size, fill=False, edgecolor="#D55E00", lw=2))

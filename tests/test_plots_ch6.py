@@ -27,4 +27,4 @@ def test_heatmaps_number_every_visible_cell_and_fit_the_page():
     assert texts[0] == ["1.00", "0.25", "0.75"]  # the hidden cell (0, 1) has no number
     assert texts[1] == ["1", "0", "0", "1"]
     assert fig.get_figwidth() <= 6.8
-    assert fig.axes[0].get_xlabel() == "key (키)" and fig.axes[0].get_ylabel() == "query (쿼리)"
+    assert fig.axes[0].get_xlabel() == "key" and fig.axes[0].get_ylabel() == "query"

@@ -1,0 +1,805 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Many heads and masks (멀티헤드 어텐션과 마스크)
+#
+# The seed article ends its worked example with one sentence: Transformers run many attention
+# heads in parallel and stack layers, and the representation gets richer at every step. This
+# chapter takes that sentence apart. Multi-head attention (멀티헤드 어텐션) and masks (마스크)
+# are also where practitioners make most of their mistakes, so we follow the shapes at every
+# step and name the convention of every API we meet.
+#
+# After this chapter you will be able to:
+#
+# - split queries, keys and values into heads, attend, merge and apply the output projection
+#   $W_O$, and say the shape of the arrays at every step on a batch;
+# - scale each head by $1/\sqrt{d_\text{head}}$ and explain why $1/\sqrt{d_\text{model}}$ is a
+#   silent bug;
+# - show on a hand-built example two heads that attend to different things, and count why
+#   many heads cost no more than one wide head;
+# - stack two attention layers with residual connections and say what each token's vector
+#   holds after each;
+# - build causal and padding masks, boolean or additive, and say what every API gives for a
+#   row whose keys are all masked.
+#
+# New terms: head (헤드), output projection (출력 투영), layer (층), residual connection
+# (잔차 연결), causal mask (인과 마스크), padding (패딩).
+
+# %%
+import math
+
+import attn_core as ac
+import numpy as np
+from attn_book.exercises import ch06_heads_and_masks as ch6
+from attn_book.figures import Figures
+from attn_book.plots import plot_heatmaps
+from attn_book.prose import dec, plain
+from attn_book.tables import step_table
+from attn_book.widgets import AttentionHeatmap
+from attn_core import stats
+from attn_core.two_heads import two_head_example
+
+figures = Figures(chapter=6)
+# every random number of this chapter comes from here
+rng = np.random.default_rng(0)
+
+# %% [markdown]
+# ## Heads: several attentions on slices of the features
+#
+# A model of width $d_\text{model}$ (the number of features of every token's vector) does not
+# compute one attention over all of them. It cuts the projected queries, keys and values
+# into $h$ heads (헤드) of $d_\text{head} = d_\text{model}/h$ features each; every head runs
+# the scaled dot-product attention of [Chapter 4](04_worked_example.ipynb) on its own slice,
+# all heads at once; the heads' outputs are joined back together and multiplied by one more
+# matrix, the output projection (출력 투영) $W_O$ ([Vaswani et al., 2017](references.md)):
+#
+# $$
+# \mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W_O,
+# \qquad
+# \mathrm{head}_i = \mathrm{Attention}(X W_Q^{(i)}, X W_K^{(i)}, X W_V^{(i)}),
+# $$ (eq-ch6-multihead)
+#
+# where $W_Q^{(i)}$ is the $i$-th block of $d_\text{head}$ columns of $W_Q$. Take a batch of
+# $B$ sentences of $L$ tokens each, with random embeddings and projections:
+
+# %%
+B, L, d_model, n_heads = 2, 5, 8, 2
+d_head = d_model // n_heads
+# [B, L, d_model]: one vector per token
+x = rng.standard_normal((B, L, d_model))
+W = rng.standard_normal((4, d_model, d_model)) / math.sqrt(d_model)
+w_q, w_k, w_v, w_o = W  # [d_model, d_model] each
+print("x", x.shape, " each W", w_q.shape, " d_head =", d_head)
+
+# %% [markdown]
+# ### Step 1: project, then split into heads
+#
+# The projections are the same as for one head; the split is a reshape of the last axis into
+# $(h, d_\text{head})$ *followed by* a swap of the token and head axes, so that the heads
+# stand beside the batch axis. `ac.split_heads` does both:
+
+# %%
+Q = x @ w_q  # [B, L, d_model] @ [d_model, d_model] -> [B, L, d_model]
+K = x @ w_k
+V = x @ w_v
+# reshape to [B, L, h, d_head], swap: [B, h, L, d_head]
+Q_h = ac.split_heads(Q, n_heads)
+K_h = ac.split_heads(K, n_heads)
+V_h = ac.split_heads(V, n_heads)
+print("Q  ", Q.shape, "\nQ_h", Q_h.shape)
+
+# %% [markdown]
+# Head $i$ holds features $i\,d_\text{head}$ to $(i+1)\,d_\text{head}-1$ of *every* token:
+
+# %%
+# head 1 = the second slice
+np.testing.assert_array_equal(Q_h[:, 1], Q[:, :, d_head:])
+
+# %% [markdown]
+# ### Step 2: every head attends, scaled by its own width
+#
+# The scores of each head are dot products of $d_\text{head}$-dimensional vectors, so the
+# scale is $1/\sqrt{d_\text{head}}$ ([Chapter 3](03_scaling.ipynb)):
+
+# %%
+# [B, h, L, d_head] @ [B, h, d_head, L]
+scores = Q_h @ np.swapaxes(K_h, -1, -2) / math.sqrt(d_head)
+# [B, h, L, L]: one L × L matrix per sentence and head
+weights = ac.softmax(scores, axis=-1)
+# [B, h, L, L] @ [B, h, L, d_head] -> [B, h, L, d_head]
+heads_out = weights @ V_h
+print("scores   ", scores.shape)
+print("weights  ", weights.shape)
+print("heads_out", heads_out.shape)
+
+# %% [markdown]
+# ### Step 3: merge the heads, then the output projection $W_O$
+#
+# `ac.merge_heads` undoes the split (swap back, then reshape), so that each token's vector is
+# the concatenation of its heads' outputs. Without $W_O$, output features 0 to
+# {eval}`d_head - 1` would come from head 1 only and the rest from head 2 only; $W_O$ mixes
+# them, so that every output feature can use what every head found:
+
+# %%
+# [B, h, L, d_head] -> [B, L, h·d_head] = [B, L, d_model]
+merged = ac.merge_heads(heads_out)
+# [B, L, d_model] @ [d_model, d_model] -> [B, L, d_model]
+output = merged @ w_o
+print("merged", merged.shape, "\noutput", output.shape)
+
+# %% [markdown]
+# The whole trace: $(B, L, d_\text{model})$ → $(B, h, L, d_\text{head})$ → $(B, h, L, L)$ →
+# $(B, h, L, d_\text{head})$ → $(B, L, d_\text{model})$, with $B =$ {eval}`B`, $L =$ {eval}`L`,
+# $d_\text{model} =$ {eval}`d_model`, $h =$ {eval}`n_heads` and $d_\text{head} =$
+# {eval}`d_head`. `ac.multi_head_attention` is these three steps in one call:
+
+# %%
+output_lib, weights_lib = ac.multi_head_attention(
+    x, x, w_q, w_k, w_v, w_o, n_heads
+)
+np.testing.assert_allclose(output_lib, output)
+np.testing.assert_allclose(weights_lib, weights)
+
+# %% [markdown]
+# Two bugs hide in these steps, and both run without an error. A reshape straight to
+# $(B, h, L, d_\text{head})$, with no swap, has the right shape but deals whole tokens to the
+# heads instead of slices of every token (an exercise below). And dividing by
+# $\sqrt{d_\text{model}}$ instead of $\sqrt{d_\text{head}}$ makes every head's scores
+# $\sqrt{h}$ times too small. How much that matters, measured on one head of a model with
+# $d_\text{model} = 512$ and 8 heads, each query against 16 random keys whose components have
+# standard deviation 1 (a fresh head) or 2 (a head grown by training):
+
+# %%
+head_stats = {
+    std: stats.head_scale_stats(512, 8, 16, 500, rng, std=std)
+    for std in (1.0, 2.0)
+}  # std -> (right, bug)
+step_table(
+    {
+        "components' std": [1.0, 1.0, 2.0, 2.0],
+        "scale": ["1/√d_head", "1/√d_model (bug)"] * 2,
+        "largest weight": [
+            s.max_weight[0] for pair in head_stats.values() for s in pair
+        ],
+        "entropy (nats)": [
+            s.entropy[0] for pair in head_stats.values() for s in pair
+        ],
+    }
+)
+
+# %% [markdown]
+# A fresh head attends fairly evenly anyway (uniform weights over 16 keys have entropy
+# $\log 16 \approx$ {eval}`dec(math.log(16))`), and the bug only pushes its entropy from
+# {eval}`dec(head_stats[1.0][0].entropy[0])` to {eval}`dec(head_stats[1.0][1].entropy[0])`:
+# easy to miss. A trained head
+# puts {eval}`dec(head_stats[2.0][0].max_weight[0])` of its weight on its best key when it is
+# scaled right, but only {eval}`dec(head_stats[2.0][1].max_weight[0])` with the bug: the
+# scores are $\sqrt 8 \approx$ {eval}`dec(math.sqrt(8))` times too small, a temperature that
+# flattens every head.
+#
+# ## Why several heads: one looks by position, one by content
+#
+# One head gives every query one set of weights: one way of deciding what matters. Several
+# heads let a token look at its neighbours for one purpose and at related words for another,
+# at the same time. Trained models do grow such heads; some attend mostly to the previous
+# token ([Voita et al., 2019](references.md)). To see the difference for certain, we build a
+# two-head layer by hand. The sentence is "the cat saw the dog"; features 0 to 4 of each
+# token say where it is (a one-hot position) and features 5 to 9 what it is (a one-hot word,
+# the last one unused). Head 1 reads only the positions, and its query at position $i$ equals
+# the key at position $i-1$; head 2 reads only the words, and its query equals its key.
+
+# %%
+example = two_head_example()
+tokens = list(example.tokens)
+mha = (example.w_q, example.w_k, example.w_v, example.w_o, 2)
+# weights_2h: [h, L, L], one matrix per head
+_, weights_2h = ac.multi_head_attention(example.x, example.x, *mha)
+print(example.x.astype(int))  # rows: the, cat, saw, the, dog
+
+# %% tags=["hide-input"]
+head_titles = ["head 1: by position", "head 2: by content"]
+figures.show(
+    plot_heatmaps(
+        [
+            {"matrix": w, "title": title, "rows": tokens, "cols": tokens}
+            for w, title in zip(weights_2h, head_titles, strict=True)
+        ]
+    ),
+    "fig-two-heads",
+    "The two heads of the hand-built layer on the same sentence. Head 1 reads only the "
+    "position features and puts most of each row on the previous token; head 2 reads only "
+    "the word features and puts most of each row on the tokens with the same word: both "
+    "rows of *the* share their weight between the two *the*s.",
+)
+
+# %% [markdown]
+# In {eval}`figures.ref("fig-two-heads")`, every token of head 1 looks at the token before
+# it: "saw" puts {eval}`dec(weights_2h[0, 2, 1])` on "cat". Head 2 ignores positions: the
+# second "the" puts {eval}`dec(weights_2h[1, 3, 0])` on the first "the" and
+# {eval}`dec(weights_2h[1, 3, 3])` on itself, and the other words mostly on themselves. The
+# strongest key of each row says the same in words:
+
+# %%
+for h, name in enumerate(["by position", "by content"]):
+    print(
+        f"head {h + 1} ({name}):",
+        [tokens[j] for j in weights_2h[h].argmax(axis=-1)],
+    )
+
+# %% [markdown]
+# ### Many heads cost what one wide head costs
+#
+# Each head computes $L \times L$ dot products of length $d_\text{head}$, so $h$ heads do
+# $h \cdot L^2 \cdot d_\text{head} = L^2 d_\text{model}$ multiply-adds for $QK^\top$, exactly
+# as many as one head of width $d_\text{model}$; the same holds for the weighted sum of the
+# values and for the projections. Counted by `ac.attention_cost` for the width of the original
+# Transformer, $d_\text{model} = 512$ in 8 heads of $d_\text{head} = 64$ (the seed's
+# $d_k = 64$), on 1024 tokens:
+
+# %%
+one_wide = ac.attention_cost(batch=1, heads=1, L=1024, S=1024, d=512)
+eight_heads = ac.attention_cost(batch=1, heads=8, L=1024, S=1024, d=64)
+step_table(
+    {
+        "QKᵀ GFLOP": [one_wide.qk_flops / 1e9, eight_heads.qk_flops / 1e9],
+        "weights·V GFLOP": [
+            one_wide.av_flops / 1e9,
+            eight_heads.av_flops / 1e9,
+        ],
+        "scores held (MB)": [
+            one_wide.score_bytes / 1e6,
+            eight_heads.score_bytes / 1e6,
+        ],
+    },
+    index=["1 head of 512", "8 heads of 64"],
+    digits=3,
+)
+
+# %% [markdown]
+# The arithmetic is the same, {eval}`dec(one_wide.qk_flops / 1e9)` GFLOP (billions of
+# floating-point operations, a multiply-add counting 2) for $QK^\top$ either way.
+# What grows is the memory for the scores: 8 matrices of $L \times L$ instead of one,
+# {eval}`dec(eight_heads.score_bytes / 1e6, 1)` MB instead of
+# {eval}`dec(one_wide.score_bytes / 1e6, 1)` MB in float32.
+#
+# ## Layers: stacking attention with residual connections
+#
+# A Transformer stacks layers (층): the output of one attention layer is the input of the
+# next. Each layer *adds* its output to its input, $X_{l+1} = X_l + \mathrm{MultiHead}(X_l)$,
+# a residual connection (잔차 연결): a token keeps what it had and gains what it gathered.
+# (Real layers also normalise and pass every token through a small feed-forward network; we
+# leave those out to watch attention alone.) Stack the position head of our example twice:
+
+# %%
+w_q_position = example.w_q.copy()
+w_q_position[5:, 5:] = 0.0  # keep only the position head's query
+
+
+def layer(x_in):
+    """One attention layer with a residual connection: x + attention(x), [L, D] -> [L, D]."""
+    out, w = ac.multi_head_attention(
+        x_in,
+        x_in,
+        w_q_position,
+        example.w_k,
+        example.w_v,
+        example.w_o,
+        n_heads=1,
+    )
+    # [L, D], and the weights [L, L] of its one head
+    return x_in + out, w[0]
+
+
+x1, A1 = layer(example.x)  # after layer 1
+x2, A2 = layer(x1)  # after layer 2
+
+# %% [markdown]
+# The values are the tokens' own vectors here ($W_V = W_O = I$), so each layer is linear in its
+# input once its weights are known: $X_1 = (I + A_1) X$ and $X_2 = (I + A_2)(I + A_1) X$. Row
+# $i$ of $(I + A_2)(I + A_1)$ says how much of each input token is in token $i$'s vector after
+# two layers; divided by its sum, it is the share of each:
+
+# %%
+holds_1 = np.eye(L) + A1  # [L, L]
+holds_2 = (np.eye(L) + A2) @ holds_1
+# exactly what the layers computed
+np.testing.assert_allclose(x2, holds_2 @ example.x)
+share_1 = holds_1 / holds_1.sum(axis=-1, keepdims=True)
+share_2 = holds_2 / holds_2.sum(axis=-1, keepdims=True)
+
+# %% tags=["hide-input"]
+figures.show(
+    plot_heatmaps(
+        [
+            {
+                "matrix": share_1,
+                "title": "after layer 1",
+                "rows": tokens,
+                "cols": tokens,
+            },
+            {
+                "matrix": share_2,
+                "title": "after layer 2",
+                "rows": tokens,
+                "cols": tokens,
+            },
+        ],
+        xlabel="input token",
+        ylabel="token's vector",
+    ),
+    "fig-layers",
+    "What each token's vector holds after one and after two layers of the previous-token "
+    "head, with residual connections: the share of each input token in it. One layer reaches "
+    "one token back, two layers reach two.",
+)
+
+# %% [markdown]
+# After one layer, "dog" holds itself ({eval}`dec(share_1[4, 4])`) and the "the" before it
+# ({eval}`dec(share_1[4, 3])`); after two it also holds "saw", two tokens back
+# ({eval}`dec(share_2[4, 2])`), which it never attended to directly
+# ({eval}`figures.ref("fig-layers")`). That is the seed's "stack layers to enrich the
+# representation" in numbers: each layer lets information travel one more hop, and a
+# second-layer head can use what the first layer gathered.
+#
+# ## Masks: what a query may not see
+#
+# A mask (마스크) removes some keys from a query's softmax. `attn_core` follows
+# `torch.nn.functional.scaled_dot_product_attention`: a boolean mask says **True = may
+# attend**, and a hidden key's score becomes $-\infty$ before the softmax, so its weight is
+# exactly 0 and the remaining weights of the row add up to 1 again.
+#
+# ### The causal mask: no peeking at the next word
+#
+# A language model learns to predict every token from the tokens before it. If position $i$
+# could attend to position $i+1$, it would read the answer. The causal mask (인과 마스크)
+# lets query $i$ see keys $0$ to $i$ only, the lower triangle:
+
+# %%
+causal = ac.causal_mask(L)  # [L, L] bool, True = may attend
+_, weights_causal = ac.multi_head_attention(
+    example.x, example.x, *mha, is_causal=True
+)
+print(causal.astype(int))
+
+# %% tags=["hide-input"]
+figures.show(
+    plot_heatmaps(
+        [
+            {
+                "matrix": causal,
+                "title": "causal mask",
+                "rows": tokens,
+                "cols": tokens,
+                "digits": 0,
+            },
+            {
+                "matrix": weights_2h[1],
+                "title": "head 2, no mask",
+                "rows": tokens,
+                "cols": tokens,
+            },
+            {
+                "matrix": weights_causal[1],
+                "title": "head 2, causal",
+                "rows": tokens,
+                "cols": tokens,
+                "hidden": ~causal,
+            },
+        ]
+    ),
+    "fig-causal",
+    "The causal mask as a matrix (1 = may attend) and the content head without and with it; "
+    "grey cells are masked. The first *the* no longer sees the second one, and every row "
+    "renormalises over the keys it keeps.",
+)
+
+# %% [markdown]
+# With the mask the first "the" can no longer see the second one: it sees only itself, weight
+# {eval}`dec(weights_causal[1, 0, 0])`. The second "the" still finds the first, with
+# {eval}`dec(weights_causal[1, 3, 0])`, and shares its row among four keys instead of five
+# ({eval}`figures.ref("fig-causal")`). The mask does what it promises: change the last
+# token, and no earlier output moves.
+
+# %%
+x_changed = example.x.copy()
+x_changed[-1] = rng.standard_normal(
+    2 * L
+)  # replace "dog" by a random vector
+outputs = [
+    ac.multi_head_attention(inputs, inputs, *mha, is_causal=True)[0]
+    for inputs in (example.x, x_changed)
+]
+# positions 0..3 unchanged
+np.testing.assert_allclose(outputs[0][:-1], outputs[1][:-1])
+
+# %% [markdown]
+# ### Padding masks: a batch of sentences of different lengths
+#
+# A batch is one array, so shorter sentences are filled up with padding (패딩) tokens to the
+# length of the longest. Here the second sentence, "the cat", is padded with three zero
+# vectors. `ac.padding_mask(lengths, S)` gives shape $(B, 1, S)$: the 1 broadcasts over the
+# queries, and one more axis, `[:, None]`, broadcasts it over the heads.
+
+# %%
+lengths = [5, 2]
+# [B, L, D]
+batch = np.stack([example.x, example.x * (np.arange(L) < 2)[:, None]])
+padding = ac.padding_mask(lengths, L)  # [B, 1, S], True = a real token
+print(padding.astype(int))
+_, weights_unpadded = ac.multi_head_attention(batch, batch, *mha)
+_, weights_padded = ac.multi_head_attention(
+    batch, batch, *mha, attn_mask=padding[:, None]
+)  # mask [B, 1, 1, S] -> weights [B, h, L, S]
+step_table(
+    {
+        "no mask": weights_unpadded[1, 1, 1],
+        "padding mask": weights_padded[1, 1, 1],
+    },
+    index=["the", "cat", "pad", "pad", "pad"],
+)
+
+# %% [markdown]
+# The row is "cat" in the second sentence, head 2. Without the mask the three padding
+# tokens take {eval}`dec(weights_unpadded[1, 1, 1, 2:].sum())` of its weight; with it they get
+# 0, and "cat" and "the" share the whole 1: {eval}`dec(weights_padded[1, 1, 1, :2])`.
+#
+# ### Boolean and additive masks give the same weights
+#
+# A float mask is *added* to the scores, in `attn_core` as in
+# `torch.nn.functional.scaled_dot_product_attention`: 0 where a key may be seen, $-\infty$
+# where it may not. It is the same mask written another way:
+
+# %%
+# [B, 1, S]: 0 = may attend, -inf = hidden
+additive = np.where(padding, 0.0, -np.inf)
+_, weights_additive = ac.multi_head_attention(
+    batch, batch, *mha, attn_mask=additive[:, None]
+)
+np.testing.assert_array_equal(weights_additive, weights_padded)
+
+# %% [markdown]
+# ### A fully masked row, and what each API gives
+#
+# What if a query may see no key at all? It happens with an empty sentence in a batch, or a
+# left-padded sentence under a causal mask. Its row of scores is all $-\infty$, and the
+# softmax has nothing to share out. Different APIs answer differently. A batch with an empty
+# second sentence:
+
+# %%
+empty = ac.padding_mask([5, 0], L)  # the second sentence has no real token
+_, weights_empty = ac.multi_head_attention(
+    batch, batch, *mha, attn_mask=empty[:, None]
+)
+row_attn_core = weights_empty[1, 0, 0]  # attn_core: every weight 0
+row_attn_core
+
+# %% [markdown]
+# The same row done by hand: a plain softmax over $-\infty$ computes $e^{-\infty - (-\infty)}$,
+# which is NaN; and the common trick of filling with $-10^9$ instead of $-\infty$ gives every
+# hidden key the same score, hence uniform weights over keys that were all supposed to be
+# hidden:
+
+# %%
+hidden_row = np.full(L, -np.inf)  # every key masked
+with np.errstate(invalid="ignore"):
+    # -inf - (-inf) = NaN
+    row_plain = np.exp(hidden_row - hidden_row.max())
+    row_plain = row_plain / row_plain.sum()
+# np.where(mask, scores, -1e9), all masked
+row_fill = ac.softmax(np.full(L, -1e9))
+with np.errstate(over="ignore"):
+    fill_in_float16 = np.float16(-1e9)  # float16 ends near ±65504
+print(
+    "plain softmax:",
+    row_plain,
+    "\n-1e9 fill:    ",
+    row_fill,
+    "\n-1e9 in float16:",
+    fill_in_float16,
+)
+
+# %% [markdown]
+# | API | mask convention | a fully masked row gives |
+# |---|---|---|
+# | `attn_core` (`attention_weights`, `multi_head_attention`) | bool True = may attend; float added | zeros: {eval}`plain(row_attn_core)` (computed above) |
+# | `torch.nn.functional.scaled_dot_product_attention` | bool True = may attend; float added | zeros in current releases (older ones gave NaN) |
+# | `torch.nn.MultiheadAttention`, `key_padding_mask` | bool **True = ignore** (the opposite) | |
+# | a plain softmax after `np.where(mask, scores, -np.inf)` | — | NaN: {eval}`plain(row_plain)` |
+# | `np.where(mask, scores, -1e9)`, then softmax | — | uniform: {eval}`plain(row_fill)` |
+# | the same $-10^9$ fill in float16 | — | $-10^9$ overflows to {eval}`plain(fill_in_float16)`, so NaN again; PyTorch's `masked_fill(mask, -1e9)` on a float16 tensor raises an error instead |
+#
+# Zeros are the honest answer: the query gathers nothing, and its output is the zero vector.
+# NaN spreads through every later layer and into the loss; uniform weights quietly average
+# padding. The trap to remember is the third line: `torch.nn.MultiheadAttention`'s
+# `key_padding_mask` marks the keys to *ignore*, so a mask built for `attn_core` or for
+# `scaled_dot_product_attention` must be flipped with `~` before it goes there, and back.
+#
+# ## Live: toggle the masks and watch the rows renormalise
+#
+# The heatmap below is a sentence of three words padded to five, with one toy head of
+# random projections (switch heads with the menu). Switch the causal mask and the padding
+# mask on and off: masked cells turn grey, and the other weights of their row grow so that
+# the row still sums to 1. With the padding mask off, the two `<pad>` columns take weight
+# from every word.
+
+# %%
+heatmap = AttentionHeatmap(
+    query_tokens=[*ac.SENTENCE_KO, "<pad>", "<pad>"], length=3, causal=True
+)
+figures.show(
+    heatmap,
+    "fig-live-masks",
+    "The seed's sentence padded to five tokens, live: rows are queries, columns keys; the "
+    "checkboxes switch the causal and the padding mask, the menu the head.",
+)
+
+# %% [markdown]
+# The figure computes with `attn_core`; from code, its rows are those of
+# `ac.attention_weights` with both masks combined by a logical *and*:
+
+# %%
+# [L, L] & [1, L] -> [L, L]
+both = ac.causal_mask(L) & ac.padding_mask(3, L)[0]
+q_toy, k_toy = (
+    np.asarray(heatmap.head_queries[0]),
+    np.asarray(heatmap.head_keys[0]),
+)
+np.testing.assert_allclose(
+    heatmap.weights, ac.attention_weights(q_toy, k_toy, both)
+)
+
+# %% [markdown]
+# ## Summary
+#
+# - Multi-head attention projects, splits $(B, L, d_\text{model})$ into
+#   $(B, h, L, d_\text{head})$ with a reshape *and* a swap, attends in every head with scale
+#   $1/\sqrt{d_\text{head}}$, merges back to $(B, L, d_\text{model})$ and applies $W_O$.
+# - Heads can attend to different things: on our example, one by position and one by content.
+#   $h$ heads of $d_\text{head}$ cost the FLOPs of one head of $d_\text{model}$; only the
+#   scores' memory grows $h$ times.
+# - Layers with residual connections let information travel one hop per layer.
+# - Masks: causal for language models, padding for batches; boolean (True = may attend) and
+#   additive (0 or $-\infty$) give the same weights. A fully masked row gives zeros in
+#   `attn_core` and PyTorch's `scaled_dot_product_attention`, NaN in a plain softmax, uniform
+#   weights with a $-10^9$ fill; `nn.MultiheadAttention`'s `key_padding_mask` means True =
+#   ignore.
+#
+# ## Exercises
+#
+# Each exercise checks your answer on the spot: run the cell and read the one-line verdict.
+#
+# ```{exercise} Find the bug: splitting into heads
+# :label: ex-ch6-bug-heads
+#
+# The function below should turn $(\dots, T, D)$ into $(\dots, H, T, D/H)$, each head
+# getting its own slice of every position's features ($T$ positions). It returns the right
+# shape, but its heads are wrong. Copy it as `fixed_split`, fix it, and run the check.
+# ```
+
+# %%
+ch6.heads_reshape.show()
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Try it on `np.arange(12).reshape(3, 4)` (3 positions, 4 features) with 2 heads. Head 0
+# should hold features 0 and 1 of *every* position. Does it?
+# ```
+
+
+# %%
+def fixed_split(x, n_heads):
+    raise NotImplementedError  # copy the function above here and fix it
+
+
+ch6.heads_reshape.check(fixed_split)
+
+# %% [markdown]
+# ````{solution} ex-ch6-bug-heads
+# :class: dropdown
+#
+# A reshape keeps the numbers in memory order, so reshaping $(T, D)$ straight to
+# $(H, T, d_\text{head})$ puts all the features of the first positions into head 0. Reshape to
+# $(T, H, d_\text{head})$, which cuts each position's features into heads, then swap the
+# position and head axes:
+#
+# ```python
+# def fixed_split(x, n_heads):
+#     *batch, T, D = x.shape
+#     x = x.reshape(*batch, T, n_heads, D // n_heads)  # [..., T, H, d_head]
+#     return np.swapaxes(x, -2, -3)  # [..., H, T, d_head]
+#
+#
+# ch6.heads_reshape.check(fixed_split)
+# ```
+# ````
+#
+# ```{exercise} Find the bug: scaling each head
+# :label: ex-ch6-bug-d-model
+#
+# The function below splits projected queries and keys into heads and computes each head's
+# weights. It runs, its rows sum to 1, yet its heads attend too evenly. Copy it as
+# `fixed_head_weights`, fix it, and run the check.
+# ```
+
+# %%
+ch6.scale_d_model.show()
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# What is the length of the vectors whose dot products make one head's scores: `q.shape[-1]`,
+# or `qh.shape[-1]`?
+# ```
+
+
+# %%
+def fixed_head_weights(q, k, n_heads):
+    raise NotImplementedError  # copy the function above here and fix it
+
+
+ch6.scale_d_model.check(fixed_head_weights)
+
+# %% [markdown]
+# ````{solution} ex-ch6-bug-d-model
+# :class: dropdown
+#
+# Each head's scores are dot products of $d_\text{head}$-dimensional vectors, so their
+# variance is $d_\text{head}$ and the scale is $1/\sqrt{d_\text{head}}$, with
+# $d_\text{head} = D/H$:
+#
+# ```python
+# def fixed_head_weights(q, k, n_heads):
+#     qh = ac.split_heads(q, n_heads)  # [..., H, T, d_head]
+#     kh = ac.split_heads(k, n_heads)  # [..., H, T, d_head]
+#     d_head = qh.shape[-1]  # the length of the vectors each head multiplies
+#     scores = qh @ np.swapaxes(kh, -1, -2) / math.sqrt(d_head)  # [..., H, T, T]
+#     return ac.softmax(scores, axis=-1)
+#
+#
+# ch6.scale_d_model.check(fixed_head_weights)
+# ```
+# ````
+#
+# ```{exercise} Predict: the cost of eight heads
+# :label: ex-ch6-heads-cost
+#
+# A layer of width $d_\text{model} = 512$ goes from one head of 512 to eight heads of 64. How
+# do the multiply-adds of $QK^\top$ change: `"×1/8"`, `"×1"` or `"×8"`?
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Count the dot products, then the length of each.
+# ```
+
+# %%
+answer = ...  # "×1/8", "×1" or "×8"
+ch6.heads_cost.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch6-heads-cost
+# :class: dropdown
+#
+# Eight heads compute eight times as many dot products, each eight times shorter:
+# $8 \cdot L^2 \cdot 64 = L^2 \cdot 512$. The table in the section on cost shows it.
+#
+# ```python
+# ch6.heads_cost.check("×1")
+# ```
+# ````
+#
+# ```{exercise} A padded key, by hand
+# :label: ex-ch6-padding-by-hand
+#
+# Take the seed's query $\mathbf q = (1, 0)$ and keys $(1, 0)$, $(0, 1)$, $(1, 1)$, but the
+# sentence has only two real tokens: the third key is padding. Give the three weights under
+# the padding mask, to three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# The padding key's weight is exactly 0; the softmax runs over the two real scores,
+# $1/\sqrt 2$ and $0$. $e^{0.707} \approx 2.028$.
+# ```
+
+# %%
+answer = ...  # three weights
+ch6.padding_by_hand.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch6-padding-by-hand
+# :class: dropdown
+#
+# The scaled scores of the real keys are $0.707$ and $0$, so the weights are
+# $2.028 / 3.028$ and $1 / 3.028$; the padding key gets 0. Compare with the seed's
+# 0.401, 0.198, 0.401 without the mask: the real keys share the whole 1.
+#
+# ```python
+# e = math.exp(1 / math.sqrt(2))
+# answer = [e / (e + 1), 1 / (e + 1), 0.0]
+# ch6.padding_by_hand.check(answer)
+# ```
+# ````
+#
+# ```{exercise} The opposite convention
+# :label: ex-ch6-key-padding-mask
+#
+# A colleague's data loader gives masks in the convention of `torch.nn.MultiheadAttention`'s
+# `key_padding_mask`: shape $(\dots, S)$, **True = ignore this key**. Write
+# `weights_from_key_padding_mask(q, k, key_padding_mask)` that returns the attention weights
+# $(\dots, L, S)$ with `ac.attention_weights`, whose `attn_mask` says True = may attend.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Two things: flip the mask, and give it an axis for the queries so that it broadcasts to
+# $(\dots, L, S)$.
+# ```
+
+
+# %%
+# your code here
+def weights_from_key_padding_mask(q, k, key_padding_mask): ...
+
+
+ch6.key_padding_weights.check(weights_from_key_padding_mask)
+
+# %% [markdown]
+# ````{solution} ex-ch6-key-padding-mask
+# :class: dropdown
+#
+# `~` flips the convention, and `[..., None, :]` adds the query axis:
+#
+# ```python
+# def weights_from_key_padding_mask(q, k, key_padding_mask):
+#     may_attend = ~np.asarray(key_padding_mask, dtype=bool)  # [..., S], True = may attend
+#     return ac.attention_weights(q, k, may_attend[..., None, :])  # mask [..., 1, S]
+#
+#
+# ch6.key_padding_weights.check(weights_from_key_padding_mask)
+# ```
+# ````
+#
+# ```{exercise} Predict: $-10^9$ in float16
+# :label: ex-ch6-float16-fill
+#
+# Scores in float16 are masked with `np.where(mask, scores, -1e9)` and passed to a plain
+# softmax (subtract the row's maximum, exponentiate, divide by the sum). What does a row whose
+# keys are *all* masked give: `"zeros"`, `"uniform"` or `"NaN"`?
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# The largest float16 number is about 65504. What does `np.float16(-1e9)` become?
+# ```
+
+# %%
+answer = ...  # "zeros", "uniform" or "NaN"
+ch6.float16_fill.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch6-float16-fill
+# :class: dropdown
+#
+# $-10^9$ does not fit in float16 and becomes $-\infty$, so the row is all $-\infty$ again and
+# the plain softmax computes $e^{-\infty - (-\infty)}$ = NaN: the $-10^9$ trick that gave
+# uniform weights in float32 is gone. (PyTorch's `masked_fill` refuses the value on a float16
+# tensor with an error.)
+#
+# ```python
+# ch6.float16_fill.check("NaN")
+# ```
+# ````
