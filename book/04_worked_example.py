@@ -329,7 +329,8 @@ pad = QueryPad()
 figures.show(
     pad,
     "fig-pad",
-    "The seed's example, live: drag the query $\\mathbf q$, the keys or the values.",
+    "The seed's example, live: drag the query $\\mathbf q$, the keys "
+    "or the values.",
 )
 
 # %% [markdown]
