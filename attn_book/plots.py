@@ -14,6 +14,7 @@ import numpy as np
 
 __all__ = [
     "plot_convex_combination",
+    "plot_cost_scaling",
     "plot_heatmaps",
     "plot_jacobian_norm",
     "plot_patch_attention",
@@ -397,3 +398,39 @@ def plot_patch_attention(image, patch_size, weights, selected):
 
 def _outline(ax, x, y, size):
     ax.add_patch(plt.Rectangle((x, y), size, size, fill=False, edgecolor="#D55E00", lw=2))
+
+
+def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes):
+    """Time and peak memory against n on log-log axes, with the fitted slope and the model.
+
+    Parameters
+    ----------
+    ns : sequence of int
+        The sequence lengths measured (L = S = n).
+    seconds, peak_bytes : sequence of float
+        The measured median time and peak extra memory at each n.
+    slope : float
+        The fitted slope of log(seconds) against log(n), drawn as a dashed line
+        through the largest n.
+    model_bytes : sequence of float
+        The cost model's bytes of one n×n matrix at each n, drawn as a line.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels, 6.8 in wide.
+    """
+    n, t, mem = (np.asarray(a, dtype=float) for a in (ns, seconds, peak_bytes))
+    fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(6.8, 3.2))
+    colour, fit = _colours(2)
+    ax_t.loglog(n, t * 1e3, "o", color=colour, label="measured")
+    ax_t.loglog(n, t[-1] * 1e3 * (n / n[-1]) ** slope, "--", color=fit, label=f"slope {slope:.2f}")
+    ax_t.set(xlabel="sequence length n", ylabel="time (ms)", title="time")
+    ax_m.loglog(n, mem / 2**20, "o", color=colour, label="measured peak")
+    ax_m.loglog(n, np.asarray(model_bytes) / 2**20, "-", color=fit, label="one n×n matrix")
+    ax_m.set(xlabel="sequence length n", ylabel="memory (MiB)", title="peak memory")
+    for ax in (ax_t, ax_m):
+        ax.set_xscale("log", base=2)
+        ax.legend(frameon=False)
+    fig.tight_layout()
+    return fig

@@ -24,6 +24,7 @@ from attn_book.exercises import (
     ch03_scaling,
     ch04_worked_example,
     ch06_heads_and_masks,
+    ch07_cost,
     diagnose,
     get,
 )
@@ -44,6 +45,7 @@ CHAPTERS = (
     ch03_scaling,
     ch04_worked_example,
     ch06_heads_and_masks,
+    ch07_cost,
 )
 
 

@@ -1,0 +1,260 @@
+"""Chapter 7's exercises: the n² cost and the online softmax.
+
+By hand: :data:`weights_memory` (the bytes of one head's weights at a long
+context) and :data:`online_step` (one step of the online softmax, where the
+rescale factor is the classic slip). Predict then run: :data:`time_slope`.
+Find the bug: :data:`online_sum` (a chunked attention that forgets to rescale
+its running sum).
+
+Examples
+--------
+>>> weights_memory.check(2).ok
+True
+>>> online_step.check([2.0, 2.0, 2.0]).diagnosis
+'no-rescale'
+>>> online_sum.check(online_sum.buggy).diagnosis
+'sum-not-rescaled'
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import attn_core as ac
+
+from . import diagnose
+from ._core import BugExercise, ChoiceExercise, NumberExercise
+from .records import Case, Mistake
+
+__all__ = ["EXERCISES", "online_step", "online_sum", "time_slope", "weights_memory"]
+
+GIB = 2**30  # bytes in a GiB (gibibyte)
+
+
+# ------------------------------------------------------ one head's weights at 32k tokens
+
+
+def _weights_gib(n, dtype):
+    """GiB of one head's n×n weights for one sequence, from attn_core's cost model."""
+    return ac.attention_cost(1, 1, n, n, 1, dtype).score_bytes / GIB
+
+
+weights_memory = NumberExercise(
+    "ch7-weights-memory",
+    "the memory of one head's weights",
+    (32768, "float16"),
+    _weights_gib,
+    diagnoses=[
+        diagnose.matches(
+            "float32-bytes",
+            "that counts 4 bytes per number, float32's size; float16 numbers take 2 bytes.",
+            lambda n, dtype: n * n * 4 / GIB,
+        ),
+        diagnose.matches(
+            "bits-not-bytes",
+            "that counts 16 per number: float16 has 16 bits, which are 2 bytes.",
+            lambda n, dtype: n * n * 16 / GIB,
+        ),
+        diagnose.matches(
+            "decimal-gigabytes",
+            "that is in GB (10⁹ bytes); the question asks for GiB, 2³⁰ = 1 073 741 824 bytes.",
+            lambda n, dtype: n * n * 2 / 1e9,
+        ),
+        diagnose.matches(
+            "not-squared",
+            "that is one row of weights: the matrix has n rows of n weights each.",
+            lambda n, dtype: n * 2 / GIB,
+        ),
+    ],
+    mistakes=[
+        Mistake("float32's 4 bytes", 4.0, "float32-bytes"),
+        Mistake("16 bits as 16 bytes", 16.0, "bits-not-bytes"),
+        Mistake("decimal GB", 2.147, "decimal-gigabytes"),
+        Mistake("n, not n²", 32768 * 2 / GIB, "not-squared"),
+    ],
+    solution=2.0,
+)
+
+
+# ------------------------------------------------------ the slope of the time (predict)
+
+time_slope = ChoiceExercise(
+    "ch7-time-slope",
+    "the slope of the time on log-log axes",
+    options=["1", "2", "3"],
+    answer="2",
+    why_not={
+        "1": "the inputs and the output grow like n, but the scores form an n × n matrix, and "
+        "every one of its entries is computed, exponentiated and read again.",
+        "3": "a product of two n × n matrices costs n³, but here one factor is n × d with d "
+        "fixed: count the multiply-adds of Q Kᵀ when n doubles.",
+    },
+)
+
+
+# ------------------------------------------------------ one online-softmax step by hand
+
+
+def _step(running_max, total, out, score, value):
+    """ℓ' and the two entries of o' after one key, by attn_core's online softmax step."""
+    state = ac.OnlineSoftmax(running_max, total, np.asarray(out, dtype=float), 1.0)
+    new = ac.online_softmax_step(state, [score], [value])
+    return [new.total, *new.out]
+
+
+def _with_rescale(rescale_of, shift_new=True):
+    """ℓ' and o' with the rescale factor ``rescale_of(m, m')`` (a slip, for the diagnoses)."""
+
+    def step(m, total, out, score, value):
+        new_max = max(m, score)
+        r = rescale_of(m, new_max)
+        e = math.exp(score - new_max) if shift_new else math.exp(score)
+        return [total * r + e, *(np.asarray(out) * r + e * np.asarray(value))]
+
+    return step
+
+
+online_step = NumberExercise(
+    "ch7-online-step",
+    "one step of the online softmax",
+    (0.0, 1.0, np.array([0.0, 2.0]), 1 / math.sqrt(2), np.array([2.0, 0.0])),
+    _step,
+    diagnoses=[
+        diagnose.matches(
+            "no-rescale",
+            "the running max moved, so what was summed under the old max must shrink: "
+            "multiply ℓ and o by e^(m_old − m_new) before adding the new key.",
+            _with_rescale(lambda m, m_new: 1.0),
+        ),
+        diagnose.matches(
+            "rescale-inverted",
+            "your factor is larger than 1: the rescale is e^(m_old − m_new), which is at "
+            "most 1 because the max can only grow.",
+            _with_rescale(lambda m, m_new: math.exp(m_new - m)),
+        ),
+        diagnose.matches(
+            "new-term-not-shifted",
+            "the old terms are rescaled, but the new key's term must be shifted by the new "
+            "max too: e^(s − m_new), not e^s.",
+            _with_rescale(lambda m, m_new: math.exp(m - m_new), shift_new=False),
+        ),
+    ],
+    mistakes=[
+        Mistake("no rescale", [2.0, 2.0, 2.0], "no-rescale"),
+        Mistake("rescale upside down", [3.028, 2.0, 4.056], "rescale-inverted"),
+        Mistake("new term unshifted", [2.521, 4.056, 0.986], "new-term-not-shifted"),
+    ],
+    solution=[1.493, 2.0, 0.986],
+)
+
+
+# ------------------------------------------------------ find the bug: the running sum
+
+
+def blockwise_attention(q, k, v, block):
+    """Attention of q (..., L, E) over k (..., S, E), v (..., S, Ev), ``block`` keys at a time."""
+    scale = 1 / math.sqrt(q.shape[-1])
+    m = np.full((*q.shape[:-1], 1), -np.inf)  # running max: [..., L, 1]
+    total = np.zeros((*q.shape[:-1], 1))  # running sum: [..., L, 1]
+    out = np.zeros((*q.shape[:-1], v.shape[-1]))  # running output: [..., L, Ev]
+    for start in range(0, k.shape[-2], block):
+        keys, values = k[..., start : start + block, :], v[..., start : start + block, :]
+        s = q @ np.swapaxes(keys, -1, -2) * scale  # [..., L, E] @ [..., E, B] -> [..., L, B]
+        new_m = np.maximum(m, s.max(axis=-1, keepdims=True))
+        rescale = np.exp(m - new_m)  # e^(m_old - m_new) <= 1
+        e = np.exp(s - new_m)  # [..., L, B]
+        total = total + e.sum(axis=-1, keepdims=True)
+        out = out * rescale + e @ values  # [..., L, B] @ [..., B, Ev]
+        m = new_m
+    return out / total
+
+
+def _blockwise(q, k, v, block, *, rescale_sum=True, rescale_out=True):
+    """The chunked loop with either rescale switched off: the fix, or a slip."""
+    scale = 1 / math.sqrt(q.shape[-1])
+    m, total = np.full((*q.shape[:-1], 1), -np.inf), np.zeros((*q.shape[:-1], 1))
+    out = np.zeros((*q.shape[:-1], v.shape[-1]))
+    for start in range(0, k.shape[-2], block):
+        keys, values = k[..., start : start + block, :], v[..., start : start + block, :]
+        s = q @ np.swapaxes(keys, -1, -2) * scale
+        new_m = np.maximum(m, s.max(axis=-1, keepdims=True))
+        rescale, e = np.exp(m - new_m), np.exp(s - new_m)
+        total = total * (rescale if rescale_sum else 1) + e.sum(axis=-1, keepdims=True)
+        out = out * (rescale if rescale_out else 1) + e @ values
+        m = new_m
+    return out / total
+
+
+def _fixed_blockwise(q, k, v, block):
+    return _blockwise(q, k, v, block)
+
+
+def _output_not_rescaled(q, k, v, block):
+    """The opposite slip: the sum rescaled, the output not."""
+    return _blockwise(q, k, v, block, rescale_out=False)
+
+
+def _reference(q, k, v, block):
+    return ac.chunked_attention(q, k, v, block_size=block)
+
+
+def _bug_cases():
+    r = np.random.default_rng(7)
+    rising = np.outer(np.arange(1.0, 7.0), [1.0, 0.0])  # scores grow along the keys
+    return [
+        Case(
+            "the seed's query, keys in blocks of 2",
+            (np.array([[1.0, 0.0]]), rising, r.normal(size=(6, 2)), 2),
+        ),
+        Case(
+            "4 queries, 9 keys, blocks of 4",
+            (3 * r.normal(size=(4, 8)), 3 * r.normal(size=(9, 8)), r.normal(size=(9, 3)), 4),
+        ),
+        Case(
+            "batch of 2: 3 queries, 5 keys, blocks of 2",
+            (
+                3 * r.normal(size=(2, 3, 4)),
+                3 * r.normal(size=(2, 5, 4)),
+                r.normal(size=(2, 5, 2)),
+                2,
+            ),
+            batched=True,
+        ),
+        Case(
+            "3 queries, 5 keys, one key per block",
+            (3 * r.normal(size=(3, 4)), 3 * r.normal(size=(5, 4)), r.normal(size=(5, 2)), 1),
+        ),
+    ]
+
+
+online_sum = BugExercise(
+    "bug-online-sum",
+    "the running sum of the online softmax",
+    blockwise_attention,
+    _reference,
+    _bug_cases,
+    bug="sum-not-rescaled",
+    diagnoses=[
+        diagnose.matches(
+            "sum-not-rescaled",
+            "when the max moves, the output's old terms are rescaled but the running sum's are "
+            "not, so the sum is too large and the outputs too small. Rescale both.",
+            blockwise_attention,
+        ),
+        diagnose.matches(
+            "output-not-rescaled",
+            "now the running output keeps terms summed under an old max: rescale it by the "
+            "same factor as the sum.",
+            _output_not_rescaled,
+        ),
+    ],
+    mistakes=[
+        Mistake("the output no longer rescaled", _output_not_rescaled, "output-not-rescaled")
+    ],
+    solution=_fixed_blockwise,
+)
+
+
+EXERCISES = [weights_memory, time_slope, online_step, online_sum]
