@@ -23,6 +23,7 @@ from attn_book.exercises import (
     ch02_softmax,
     ch03_scaling,
     ch04_worked_example,
+    ch05_projections,
     ch06_heads_and_masks,
     ch07_cost,
     diagnose,
@@ -44,6 +45,7 @@ CHAPTERS = (
     ch02_softmax,
     ch03_scaling,
     ch04_worked_example,
+    ch05_projections,
     ch06_heads_and_masks,
     ch07_cost,
 )
