@@ -280,7 +280,7 @@ def _arrow(ax, v, colour, style, text, below=False, lw=2):
     ax.annotate(text, v, xytext=offset, textcoords="offset points", color=colour, fontsize=8, va=va)
 
 
-def plot_heatmaps(panels, *, xlabel="key", ylabel="query"):
+def plot_heatmaps(panels, *, xlabel="key", ylabel="query", value_label="weight"):
     """Small matrices side by side, each cell coloured (viridis) and numbered.
 
     Parameters
@@ -291,7 +291,10 @@ def plot_heatmaps(panels, *, xlabel="key", ylabel="query"):
         ``hidden`` (L, S) bool, cells drawn light grey with no number (masked),
         and ``digits`` (default 2; 0 prints a mask as 1 and 0).
     xlabel, ylabel : str
-        The axes' labels, the same for every panel.
+        The axes' labels, the same for every panel; the row labels are written on
+        the first panel only when every panel has the same rows.
+    value_label : str
+        The colour bar's label.
 
     Returns
     -------
@@ -300,11 +303,13 @@ def plot_heatmaps(panels, *, xlabel="key", ylabel="query"):
     """
     n = len(panels)
     fig, axes = plt.subplots(1, n, figsize=(min(6.8, 0.6 + 3.1 * n), 3.1), squeeze=False)
-    for ax, panel in zip(axes[0], panels, strict=True):
+    same_rows = all(list(p["rows"]) == list(panels[0]["rows"]) for p in panels)
+    for i, (ax, panel) in enumerate(zip(axes[0], panels, strict=True)):
         image = _draw_heatmap(ax, panel)
         ax.set(xlabel=xlabel, title=panel["title"])
+        ax.tick_params(labelleft=i == 0 or not same_rows)
     axes[0, 0].set_ylabel(ylabel)
-    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label="weight")
+    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label=value_label)
     return fig
 
 

@@ -332,6 +332,7 @@ figures.show(
         ],
         xlabel="input token",
         ylabel="token's vector",
+        value_label="share",
     ),
     "fig-layers",
     "What each token's vector holds after one and after two layers of the previous-token "

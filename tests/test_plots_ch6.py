@@ -28,3 +28,8 @@ def test_heatmaps_number_every_visible_cell_and_fit_the_page():
     assert texts[1] == ["1", "0", "0", "1"]
     assert fig.get_figwidth() <= 6.8
     assert fig.axes[0].get_xlabel() == "key" and fig.axes[0].get_ylabel() == "query"
+    labelled = [
+        [t.get_text() for t in ax.get_yticklabels() if t.get_visible()] for ax in fig.axes[:2]
+    ]
+    assert fig.axes[1].yaxis.get_tick_params()["labelleft"] is False  # same rows: written once
+    assert labelled[0] == ["x", "y"]
