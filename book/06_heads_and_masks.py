@@ -343,8 +343,10 @@ figures.show(
 # %% [markdown]
 # After one layer, "dog" holds itself ({eval}`dec(share_1[4, 4])`) and the "the" before it
 # ({eval}`dec(share_1[4, 3])`); after two it also holds "saw", two tokens back
-# ({eval}`dec(share_2[4, 2])`), which it never attended to directly
-# ({eval}`figures.ref("fig-layers")`). That is the seed's "stack layers to enrich the
+# ({eval}`dec(share_2[4, 2])`, {eval}`figures.ref("fig-layers")`). It got "saw" mostly
+# through the "the", which gathered "saw" in layer 1: in layer 2, "dog" still puts
+# {eval}`dec(A2[4, 3])` of its weight on the token before it and only
+# {eval}`dec(A2[4, 2])` on "saw" itself. That is the seed's "stack layers to enrich the
 # representation" in numbers: each layer lets information travel one more hop, and a
 # second-layer head can use what the first layer gathered.
 #
@@ -509,8 +511,8 @@ print(
 # | API | mask convention | a fully masked row gives |
 # |---|---|---|
 # | `attn_core` (`attention_weights`, `multi_head_attention`) | bool True = may attend; float added | zeros: {eval}`plain(row_attn_core)` (computed above) |
-# | `torch.nn.functional.scaled_dot_product_attention` | bool True = may attend; float added | zeros in current releases (older ones gave NaN) |
-# | `torch.nn.MultiheadAttention`, `key_padding_mask` | bool **True = ignore** (the opposite) | |
+# | `torch.nn.functional.scaled_dot_product_attention` | bool True = may attend; float added | zeros (PyTorch 2.13; older releases gave NaN) |
+# | `torch.nn.MultiheadAttention`, `key_padding_mask` | bool **True = ignore** (the opposite) | NaN (PyTorch 2.13) |
 # | a plain softmax after `np.where(mask, scores, -np.inf)` | — | NaN: {eval}`plain(row_plain)` |
 # | `np.where(mask, scores, -1e9)`, then softmax | — | uniform: {eval}`plain(row_fill)` |
 # | the same $-10^9$ fill in float16 | — | $-10^9$ overflows to {eval}`plain(fill_in_float16)`, so NaN again; PyTorch's `masked_fill(mask, -1e9)` on a float16 tensor raises an error instead |
