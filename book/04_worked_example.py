@@ -313,7 +313,7 @@ np.testing.assert_allclose(output_s[apple], output)
 # Its output is {eval}`vector(output_s[apple])`, the same as by hand: the query of "사과" puts
 # {eval}`dec(weights_s[apple, 0])` on "나는" and {eval}`dec(weights_s[apple, 2])` on "먹었다",
 # the two words related to it. Where the queries, keys and values of a real sentence come from
-# (three learned matrices) is the next chapter's subject.
+# (three learned matrices) is the subject of [Chapter 5](05_projections.ipynb).
 #
 # ## Drag the query away, and come back
 #
