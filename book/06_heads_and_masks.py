@@ -508,14 +508,20 @@ print(
 )
 
 # %% [markdown]
-# | API | mask convention | a fully masked row gives |
+# In the table, `F` is `torch.nn.functional` and `nn` is `torch.nn` (PyTorch 2.13):
+#
+# | API | a boolean True means | a fully masked row gives |
 # |---|---|---|
-# | `attn_core` (`attention_weights`, `multi_head_attention`) | bool True = may attend; float added | zeros: {eval}`plain(row_attn_core)` (computed above) |
-# | `torch.nn.functional.scaled_dot_product_attention` | bool True = may attend; float added | zeros (PyTorch 2.13; older releases gave NaN) |
-# | `torch.nn.MultiheadAttention`, `key_padding_mask` | bool **True = ignore** (the opposite) | NaN (PyTorch 2.13) |
-# | a plain softmax after `np.where(mask, scores, -np.inf)` | — | NaN: {eval}`plain(row_plain)` |
-# | `np.where(mask, scores, -1e9)`, then softmax | — | uniform: {eval}`plain(row_fill)` |
-# | the same $-10^9$ fill in float16 | — | $-10^9$ overflows to {eval}`plain(fill_in_float16)`, so NaN again; PyTorch's `masked_fill(mask, -1e9)` on a float16 tensor raises an error instead |
+# | `attn_core` | may attend | zeros: {eval}`plain(row_attn_core)` |
+# | `F.scaled_dot_product_attention` | may attend | zeros (older releases: NaN) |
+# | `nn.MultiheadAttention`'s `key_padding_mask` | **ignore** | NaN |
+# | plain softmax, $-\infty$ fill | (your code) | NaN: {eval}`plain(row_plain)` |
+# | softmax, $-10^9$ fill | (your code) | uniform: {eval}`plain(row_fill)` |
+# | softmax, $-10^9$ fill, float16 | (your code) | NaN: $-10^9$ becomes {eval}`plain(fill_in_float16)` |
+#
+# Both `attn_core` and `F.scaled_dot_product_attention` also take a float mask, which they
+# add to the scores. In PyTorch, `masked_fill(mask, -1e9)` on a float16 tensor does not even
+# get that far: it raises an error, because $-10^9$ does not fit in float16.
 #
 # Zeros are the honest answer: the query gathers nothing, and its output is the zero vector.
 # NaN spreads through every later layer and into the loss; uniform weights quietly average
