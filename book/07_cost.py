@@ -1,0 +1,604 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # The n² cost (n² 비용)
+#
+# The seed article ends its mathematics on attention's technical limit (기술적 한계): $QK^\top$
+# is an $n \times n$ matrix for $n$ words, so the computation (계산량) and the memory (메모리)
+# grow with the square of the sequence length. This chapter counts that cost by hand, measures
+# it on the machine running the notebook, finds where the time goes, and then removes the
+# memory half of it with the trick every fast attention kernel uses today: the online softmax.
+#
+# After this chapter you will be able to:
+#
+# - count the FLOPs and the bytes of attention for given shapes, by hand for the seed's
+#   sentence and as a formula, and say how much memory the weights of a 32k- or 128k-token
+#   context take;
+# - measure time and memory against $n$ on your own machine and read the slope of a log-log
+#   plot;
+# - say which steps of a naive implementation are compute-bound and which memory-bound, and
+#   why;
+# - run the online softmax (온라인 소프트맥스) by hand, block by block, with its running max,
+#   running sum and rescale factor, and explain why it needs $O(n \cdot \text{block})$ memory
+#   instead of $O(n^2)$ with the same FLOPs;
+# - name the main lines of work that avoid the quadratic cost.
+
+# %%
+import math
+import time
+
+import attn_core as ac
+import numpy as np
+from attn_book.exercises import ch07_cost as ch7
+from attn_book.figures import Figures
+from attn_book.plots import plot_cost_scaling
+from attn_book.progress import TextProgress
+from attn_book.prose import dec, plain, vector
+from attn_book.tables import step_table
+from attn_core import bench
+from attn_core.by_hand import sentence_example
+
+figures = Figures(chapter=7)
+chapter_start = time.perf_counter()
+
+# %% [markdown]
+# ## Count it: the score matrix is $L \times S$
+#
+# Take the seed's sentence "나는 사과를 먹었다" from [Chapter 4](04_worked_example.ipynb):
+# $n = 3$ words, each with a query (쿼리), a key (키) and a value (밸류) of $d = 2$ numbers.
+# Self-attention (셀프 어텐션) compares every query with every key:
+
+# %%
+sentence = sentence_example()
+Q, K, V = sentence.query, sentence.keys, sentence.values  # [3, 2] each
+scores = Q @ K.T  # [L, d] @ [d, S] -> [L, S]
+n_words, d = Q.shape
+scores.shape
+
+# %% [markdown]
+# Every one of the {eval}`scores.size` entries is a dot product of {eval}`d` terms: a
+# multiply and an add per term, 2 floating-point operations (FLOPs, 부동소수점 연산), so
+# $Q K^\top$ costs 2 × {eval}`scores.size` × {eval}`d` = {eval}`2 * scores.size * d` FLOPs.
+# Multiplying the weights by $V$ costs as much again, each weight scaling a value of
+# {eval}`V.shape[1]` numbers; the softmax adds one exponential per entry. In float32 each
+# number takes 4 bytes, so the score matrix takes {eval}`scores.size` × 4 =
+# {eval}`scores.size * 4` bytes. `attn_core`'s cost model counts the same things from the
+# shapes alone:
+
+# %%
+cost_sentence = ac.attention_cost(1, 1, n_words, n_words, d)  # batch, heads, L, S, d
+cost_sentence
+
+# %% [markdown]
+# In general, for a batch of $B$ sequences with $H$ heads (헤드) each, $L$ queries, $S$ keys,
+# query and key size $d$, value size $d_v$ and $b$ bytes per number:
+#
+# $$
+# \text{FLOPs} = \underbrace{2BHLSd}_{QK^\top} + \underbrace{2BHLSd_v}_{\text{weights}\,V},
+# \qquad
+# \text{bytes of the weights} = BHLS\,b .
+# $$ (eq-ch7-cost)
+#
+# In self-attention $L = S = n$, and both grow with $n^2$: doubling the sentence quadruples
+# them, while the inputs and the output, $n \times d$ each, only double. One head of GPT-2's
+# shape ($d = 64$, float32) as $n$ doubles:
+
+# %%
+lengths = [1024, 2048, 4096, 8192, 16384]
+costs = [ac.attention_cost(1, 1, n, n, 64) for n in lengths]
+step_table(
+    {
+        "n": [f"{n:,}" for n in lengths],
+        "GFLOP (both matmuls)": [c.matmul_flops / 1e9 for c in costs],
+        "weights (MiB)": [c.score_bytes / 2**20 for c in costs],
+        "Q, K, V (MiB)": [c.input_bytes / 2**20 for c in costs],
+    },
+    digits=1,
+)
+
+# %% [markdown]
+# ## How much memory: long contexts
+#
+# Models now read 32k (32,768) or 128k (131,072) tokens at once, with many heads. Held at
+# once, the weights of one layer are $B \cdot H \cdot n^2 \cdot b$ bytes. A model with 32
+# heads in float16 (2 bytes), one sequence:
+
+# %%
+GiB = 2**30
+heads, dtype = 32, "float16"
+weights_32k = ac.attention_cost(1, heads, 32768, 32768, 128, dtype).score_bytes / GiB
+weights_128k = ac.attention_cost(1, heads, 131072, 131072, 128, dtype).score_bytes / GiB
+laptop, gpu = 16, 80  # GiB: a laptop's memory, a large data-centre GPU's
+print(f"32k: {weights_32k:,.0f} GiB   128k: {weights_128k:,.0f} GiB")
+
+# %% [markdown]
+# At 32k tokens the weights of a single layer take {eval}`plain(weights_32k)` GiB,
+# {eval}`plain(weights_32k / laptop)` times a {eval}`laptop` GiB laptop's memory; at 128k,
+# {eval}`f"{weights_128k:,.0f}"` GiB, {eval}`dec(weights_128k / gpu, 1)` times the
+# {eval}`gpu` GB of one of the largest GPUs. No one holds them: the rest of this chapter is
+# about computing attention without ever storing the $n \times n$ matrix.
+#
+# ## Measure it on your machine
+#
+# Formulas count operations; a machine has caches, memory bandwidth and threads. The cell below
+# times the plain path of `attn_core` (the weights, then `weights @ value`, as
+# [Chapter 4](04_worked_example.ipynb) wrote it) for $n = 128, 256, \dots$ with $d = 64$ in
+# float32, and records its peak extra memory. It keeps to a time budget: before each doubling it
+# predicts the next size's time (four times the last) and stops when that would overrun, so it
+# finishes in well under a minute wherever it runs. Its output is your machine's.
+
+# %% tags=["nbval-ignore-output"]
+budget_seconds = 20.0
+sizes = [128 * 2**i for i in range(7)]  # 128 ... 8192
+progress = TextProgress(len(sizes))
+measured_n, measured_seconds, measured_peak = [], [], []
+started = last_size = time.perf_counter()
+for n in sizes:
+    now = time.perf_counter()
+    next_size = 4 * (now - last_size)  # doubling n ~quadruples it
+    if measured_n and now - started + next_size > budget_seconds:
+        break
+    last_size = now
+    progress.show(len(measured_n), f"timing n = {n:,}")
+    plain_path = bench.numpy_methods(*bench.random_qkv(n, 64, "float32"))["plain"]
+    measured_seconds.append(bench.median_seconds(plain_path, repeats=5))
+    measured_peak.append(bench.peak_extra_bytes(plain_path))
+    measured_n.append(n)
+progress.show(len(measured_n), f"done in {time.perf_counter() - started:.1f} s")
+
+# %% [markdown]
+# On log-log axes a power law $t = c\,n^p$ is a straight line of slope $p$:
+# $\log t = \log c + p \log n$. Fit that line through the four largest sizes, where fixed
+# overheads matter least:
+
+# %%
+log_n, log_t = np.log(measured_n), np.log(measured_seconds)
+slope, _ = np.polyfit(log_n[-4:], log_t[-4:], 1)  # the four largest n
+memory_slope, _ = np.polyfit(np.log(measured_n), np.log(measured_peak), 1)
+one_matrix = [ac.attention_cost(1, 1, n, n, 64).score_bytes for n in measured_n]
+
+# %%
+figures.show(
+    plot_cost_scaling(measured_n, measured_seconds, measured_peak, slope=slope, model_bytes=one_matrix),
+    "fig-scaling",
+    "Time (left) and peak extra memory (right) of plain attention against the sequence length, "
+    "on log-log axes, measured when the notebook last ran. Left: the dashed line has the fitted "
+    "slope. Right: the line is the cost model's bytes of one n×n float32 matrix.",
+)
+
+# %% [markdown]
+# On the machine that built this page the fitted slope of the time is
+# {eval}`dec(slope, 2)`, up to n = {eval}`f"{measured_n[-1]:,}"`; run the cells again and your
+# machine's figure replaces it. A slope near 2 is the $n^2$ of {eq}`eq-ch7-cost`. Below 2, the
+# smaller sizes still carry fixed costs (starting threads, Python's overhead) or other programs
+# shared the processor, as they did on the build machine; above 2, the large matrices spill out
+# of the caches (next section). The memory is cleaner, slope {eval}`dec(memory_slope, 2)`: at the largest
+# size the plain path held {eval}`dec(measured_peak[-1] / one_matrix[-1], 1)` times the bytes of
+# one $n \times n$ matrix, because the scores, their scaled and exponentiated copies and the
+# weights are separate arrays.
+#
+# ## Where the time goes
+#
+# The two matrix products are the floor: any exact attention must compute them. Everything else
+# is the softmax, a handful of passes over the $n \times n$ matrix. First count, for one size,
+# what each step of the plain path computes and what it moves (an exponential counted as one
+# FLOP; each elementwise step reads and writes the matrix once, 4 bytes a number, plus one more
+# pass for the row max and for the row sum):
+
+# %%
+n_steps, d_steps = 4096, 64
+nn, nd = n_steps**2, n_steps * d_steps  # entries of the n×n matrix, of Q
+step_flops = np.array(
+    [2 * nn * d_steps, nn, 2 * nn, nn, 2 * nn, 2 * nn * d_steps]
+)
+step_bytes = 4 * np.array(
+    [2 * nd + nn, 2 * nn, 3 * nn, 2 * nn, 3 * nn, nn + 2 * nd]
+)  # read + written, float32
+steps = ["Q Kᵀ", "÷ √d", "− row max", "exp", "÷ row sum", "weights V"]
+step_table(
+    {
+        "MFLOP": step_flops / 1e6,
+        "MiB moved": step_bytes / 2**20,
+        "FLOPs per byte": step_flops / step_bytes,
+    },
+    index=steps,
+    digits=2,
+)
+
+# %% [markdown]
+# The products do about {eval}`plain(round(step_flops[0] / step_bytes[0]))` FLOPs for each byte
+# they move, the softmax's passes a fraction of one. Now time each step of the plain path on its
+# own at this size, and the two products into buffers made beforehand (the floor of
+# `python -m attn_core.bench`):
+
+# %% tags=["nbval-ignore-output"]
+q_s, k_s, v_s = bench.random_qkv(n_steps, d_steps, "float32")  # [n, d]
+s_raw = q_s @ k_s.T  # [n, d] @ [d, n] -> [n, n]
+s_scaled = s_raw / math.sqrt(d_steps)  # math.sqrt keeps float32
+s_shifted = s_scaled - s_scaled.max(axis=-1, keepdims=True)
+s_exp = np.exp(s_shifted)
+s_weights = s_exp / s_exp.sum(axis=-1, keepdims=True)  # rows sum to 1
+step_functions = [
+    lambda: q_s @ k_s.T,
+    lambda: s_raw / math.sqrt(d_steps),
+    lambda: s_scaled - s_scaled.max(axis=-1, keepdims=True),
+    lambda: np.exp(s_shifted),
+    lambda: s_exp / s_exp.sum(axis=-1, keepdims=True),
+    lambda: s_weights @ v_s,
+]
+step_ms = 1e3 * np.array([bench.median_seconds(f) for f in step_functions])
+floor = bench.numpy_methods(q_s, k_s, v_s)["floor"]  # Q Kᵀ, then @ V
+floor_ms = 1e3 * bench.median_seconds(floor)
+step_table(
+    {
+        "ms": step_ms,
+        "share of time": step_ms / step_ms.sum(),
+        "GFLOP/s": step_flops / step_ms / 1e6,
+    },
+    index=steps,
+    footer=("floor", {"ms": floor_ms}),
+    digits=2,
+)
+
+# %% [markdown]
+# On the build machine the six steps took {eval}`dec(step_ms.sum() / floor_ms, 1)` times the
+# floor, the two products alone written into fresh arrays. The softmax's four passes do
+# {eval}`plain(round(step_flops[0] / step_flops[3]))` times fewer FLOPs each than one product,
+# yet their share of the time was {eval}`dec(step_ms[1:5].sum() / step_ms.sum(), 2)`, at
+# {eval}`dec(step_flops[1:5].sum() / step_ms[1:5].sum() / 1e6, 1)` GFLOP/s against the
+# products' {eval}`dec((step_flops[0] + step_flops[5]) / (step_ms[0] + step_ms[5]) / 1e6, 1)`.
+# The FLOPs per byte say why. A matrix product does
+# {eval}`dec(step_flops[0] / step_bytes[0], 1)` FLOPs for every byte it moves: each number of $Q$ and $K$ is reused $n$ times from the fast caches,
+# so it runs near the processor's arithmetic speed (compute-bound, 연산 한계). An elementwise
+# pass does a fraction of a FLOP per byte: at $n =$ {eval}`n_steps` the matrix takes
+# {eval}`plain(nn * 4 / 2**20)` MiB, more than the caches hold, so every pass streams it from
+# main memory and back and waits for memory, not for arithmetic (memory-bound, 메모리 한계).
+# Even the products pay for the $n^2$ matrix here: writing their result into fresh memory
+# costs more than writing into the floor's ready buffers. A naive implementation spends much
+# of its time moving the $n \times n$ matrix rather than computing it; the cure is never to
+# write it out at all.
+#
+# ## Memory-efficient attention by hand
+#
+# The softmax of a row needs the row's maximum (for stability, [Chapter 2](02_softmax.ipynb)) and
+# the sum of its exponentials, both over *all* the keys. That seems to force the whole row into
+# memory. It does not: visit the keys one block at a time and keep, for each query, three running
+# quantities over the keys seen so far,
+#
+# $$
+# m = \max_j s_j, \qquad
+# \ell = \sum_j e^{s_j - m}, \qquad
+# \mathbf o = \sum_j e^{s_j - m}\,\mathbf v_j .
+# $$ (eq-ch7-running)
+#
+# When a new block raises the max from $m$ to $m'$, every term summed so far was computed with
+# the old max and is too large by $e^{m' - m}$; multiplying $\ell$ and $\mathbf o$ by the
+# rescale factor $e^{m - m'} \le 1$ fixes them all at once. Then the block's own terms are added,
+# shifted by $m'$. At the end, $\mathbf o / \ell$ is the attention output
+# ([Milakov & Gimelshein, 2018](references.md)). The seed's query and keys, whose scaled scores
+# we know from [Chapter 4](04_worked_example.ipynb):
+
+# %%
+example = ac.seed_example()
+q, V_seed = example.query, example.values  # q: [2]; values: [3, 2]
+s = example.keys @ q / math.sqrt(2)  # [3] scaled scores
+s.round(3)
+
+# %% [markdown]
+# Split the keys into two blocks, $[\mathbf k_1, \mathbf k_2]$ and $[\mathbf k_3]$. The first
+# block starts the running quantities:
+
+# %%
+m_1 = s[:2].max()  # running max after block 1
+l_1 = np.exp(s[:2] - m_1).sum()  # running sum
+o_1 = np.exp(s[:2] - m_1) @ V_seed[:2]  # running output, not yet divided: [2]
+print("m =", dec(m_1), " l =", dec(l_1), " o =", vector(o_1))
+
+# %% [markdown]
+# $m =$ {eval}`dec(m_1)`, $\ell = e^0 + e^{-0.707} \approx$ {eval}`dec(l_1)` and
+# $\mathbf o = 1 \cdot$ {eval}`vector(V_seed[0])` + {eval}`dec(np.exp(s[1] - m_1))` ×
+# {eval}`vector(V_seed[1])` = {eval}`vector(o_1)`. Now the second block arrives:
+
+# %%
+m_2 = max(m_1, s[2])  # the new max
+rescale_2 = np.exp(m_1 - m_2)  # e^(m_old − m_new): 1 when the max did not move
+l_2 = l_1 * rescale_2 + np.exp(s[2] - m_2)
+o_2 = o_1 * rescale_2 + np.exp(s[2] - m_2) * V_seed[2]
+print("rescale =", dec(rescale_2), " l =", dec(l_2), " o / l =", vector(o_2 / l_2))
+
+# %% [markdown]
+# Key 3 scores as high as key 1, so the max stays and the rescale factor is
+# {eval}`plain(rescale_2)`. The sum is now $\ell \approx$ {eval}`dec(l_2)`, which is
+# [Chapter 4](04_worked_example.ipynb)'s sum 5.056 divided by $e^{0.707} \approx 2.028$: the
+# same sum, measured in units of the max. Dividing gives the output
+# {eval}`vector(o_2 / l_2)`, and the weights are the terms over the sum,
+# {eval}`dec(np.exp(s - m_2) / l_2)`, the seed's numbers. `attn_core`'s chunked version agrees,
+# with values the identity matrix to read the weights off:
+
+# %%
+np.testing.assert_allclose(ac.chunked_attention(q, example.keys, V_seed, block_size=2), o_2 / l_2)
+np.testing.assert_allclose(ac.chunked_attention(q, example.keys, np.eye(3), block_size=2), np.exp(s - m_2) / l_2)
+
+# %% [markdown]
+# In the seed's order the max arrives with the first key, so nothing ever needs rescaling. Send
+# the keys one at a time in the order $\mathbf k_2, \mathbf k_1, \mathbf k_3$ (attention does not
+# depend on the order of the keys) and watch the rescale factor work:
+
+# %%
+order = [1, 0, 2]  # k2, then k1, then k3
+state = ac.online_softmax_start(2)
+trace = []
+for j in order:
+    state = ac.online_softmax_step(state, s[j : j + 1], V_seed[j : j + 1])
+    trace.append(state)
+step_table(
+    {
+        "sⱼ": s[order],
+        "m": [t.running_max for t in trace],
+        "rescale e^(m_old − m)": [t.rescale for t in trace],
+        "ℓ": [t.total for t in trace],
+        "o": [vector(t.out) for t in trace],
+        "o / ℓ": [vector(t.output) for t in trace],
+    },
+    index=["k2", "k1", "k3"],
+)
+
+# %% [markdown]
+# After $\mathbf k_2$ alone, $\ell = 1$ and $\mathbf o =$ {eval}`vector(trace[0].out)`. Then
+# $\mathbf k_1$ raises the max from 0 to {eval}`dec(trace[1].running_max)`: the old sum and
+# output are multiplied by $e^{0 - 0.707} \approx$ {eval}`dec(trace[1].rescale)` before
+# $\mathbf k_1$'s term $e^0 = 1$ is added, giving $\ell \approx$ {eval}`dec(trace[1].total)`.
+# After $\mathbf k_3$ the output is {eval}`vector(trace[-1].output)` again. (The first step's
+# rescale is $e^{-\infty} = 0$: there was nothing to rescale.)
+#
+# ## The chunked version on a long sequence
+#
+# The same loop over blocks of 256 keys, on $n = 4096$ random queries, keys and values with
+# $d = 64$: `ac.chunked_attention` against the plain path, the same output to float32 tolerance:
+
+# %%
+n_long, block = 4096, 256
+methods = bench.numpy_methods(*bench.random_qkv(n_long, 64, "float32"))
+np.testing.assert_allclose(methods["chunked"](), methods["plain"](), rtol=1e-4, atol=1e-6)
+peak_plain = bench.peak_extra_bytes(methods["plain"])
+peak_chunked = bench.peak_extra_bytes(methods["chunked"])
+print(f"peak extra memory: plain {peak_plain / 2**20:.0f} MiB, chunked {peak_chunked / 2**20:.0f} MiB")
+
+# %% [markdown]
+# The plain path held {eval}`plain(round(peak_plain / 2**20))` MiB at its peak, the chunked one
+# {eval}`plain(round(peak_chunked / 2**20))` MiB: {eval}`plain(round(peak_plain / peak_chunked))`
+# times less, because it only ever holds an $n \times \text{block}$ slice of the scores,
+# $O(n \cdot \text{block})$ instead of $O(n^2)$. The FLOPs do not change: the blocks' products
+# add up to exactly the full ones,
+
+# %%
+block_flops = sum(2 * n_long * min(block, n_long - start) * 64 * 2 for start in range(0, n_long, block))
+block_flops == ac.attention_cost(1, 1, n_long, n_long, 64).matmul_flops
+
+# %% [markdown]
+# What about the time? On the build machine, in milliseconds:
+
+# %% tags=["nbval-ignore-output"]
+long_ms = {name: bench.median_seconds(methods[name], repeats=3) * 1e3 for name in ("floor", "plain", "chunked")}
+long_ms
+
+# %% [markdown]
+# Here the chunked path took {eval}`dec(long_ms["chunked"] / long_ms["plain"], 2)` times the
+# plain path's time (and {eval}`dec(long_ms["chunked"] / long_ms["floor"], 1)` times the two
+# matmuls alone). numpy cannot fuse a block's exponential into its matrix product, so on a CPU
+# the saving is memory. FlashAttention ([Dao et al., 2022](references.md)) runs the same online
+# softmax inside one GPU kernel: each block of scores lives in the chip's small on-chip memory
+# (SRAM) and never reaches the large, slow main memory (HBM). Since the naive version's time is
+# mostly that traffic, removing it makes exact attention several times faster as well as
+# $O(n)$ in memory. The FLOPs, and so the $n^2$ in time, remain.
+#
+# ## Where the field went
+#
+# To go below $n^2$ in time one must compute less than all $n^2$ scores. Sparse attention lets
+# each query see a fixed pattern of keys, such as strided blocks
+# ([Child et al., 2019](references.md)), and sliding-window attention lets it see its $w$
+# neighbours plus a few global tokens, $O(n w)$ ([Beltagy et al., 2020](references.md)).
+# Linear attention replaces $e^{\mathbf q \cdot \mathbf k}$ by a product of feature maps
+# $\phi(\mathbf q)\cdot\phi(\mathbf k)$, so that $\phi(Q)\,(\phi(K)^\top V)$ can be computed right
+# to left in $O(n)$ ([Katharopoulos et al., 2020](references.md)). State-space models such as
+# Mamba drop attention for a recurrence (순환) with a state of fixed size whose parameters depend
+# on the input, linear in $n$ ([Gu & Dao, 2023](references.md)). Each trades away some of what
+# full attention gives, every word able to look at every other; exact attention with
+# FlashAttention's kernels remains the default.
+#
+# ```{admonition} An aside: less data, less energy
+# :class: note
+#
+# The seed article closes its list of limits with a remark from the Quanta column: the human
+# brain learns language from far less data and energy (에너지) than these models. That, it
+# says, is a question for cognitive science (인지과학), not for mathematics; no rearrangement of
+# $QK^\top$ answers it.
+# ```
+#
+# ## Summary
+#
+# - Attention computes $L \times S$ scores: $2BHLS(d + d_v)$ FLOPs and $BHLS\,b$ bytes of
+#   weights ({eq}`eq-ch7-cost`); with $L = S = n$ both grow with $n^2$. At 32k tokens and 32
+#   heads in float16 the weights of one layer would take {eval}`plain(weights_32k)` GiB.
+# - Measured, the time's slope on log-log axes is near 2 (here {eval}`dec(slope, 2)` on the
+#   build machine), the memory's {eval}`dec(memory_slope, 2)`.
+# - The matrix products are compute-bound; the softmax's passes over the $n \times n$ matrix are
+#   memory-bound and take a large share of the time.
+# - The online softmax keeps a running max $m$, sum $\ell$ and output $\mathbf o$, rescaled by
+#   $e^{m_\text{old} - m_\text{new}}$ when the max moves; it gives the same output with
+#   $O(n \cdot \text{block})$ memory and the same FLOPs (FlashAttention).
+#
+# ## Exercises
+#
+# Each exercise checks your answer on the spot; hints and solutions are folded.
+#
+# ```{exercise} One head's weights at 32k tokens
+# :label: ex-ch7-weights-memory
+#
+# One sequence of 32,768 tokens, one head, float16. How many GiB ($2^{30}$ bytes) do the
+# attention weights of that head take, held at once? Work it out by hand.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# $32768 = 2^{15}$. How many weights are there, and how many bytes is one float16 number?
+# ```
+
+# %%
+answer = ...  # GiB, a number
+ch7.weights_memory.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch7-weights-memory
+# :class: dropdown
+#
+# $n^2 = 2^{30}$ weights of 2 bytes each: $2 \cdot 2^{30}$ bytes, that is 2 GiB. The cost model
+# agrees:
+#
+# ```python
+# answer = ac.attention_cost(1, 1, 32768, 32768, 64, "float16").score_bytes / 2**30
+# ch7.weights_memory.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Predict the slope
+# :label: ex-ch7-slope
+#
+# With $d = 64$ fixed, you time plain attention for $n$ = 1024, 2048, 4096 and 8192 on a
+# machine with no other load and plot the time against $n$ on log-log axes. Which slope do you
+# expect: `"1"`, `"2"` or `"3"`?
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Count the multiply-adds of $QK^\top$ when $n$ doubles and $d$ does not.
+# ```
+
+# %%
+answer = ...  # "1", "2" or "3"
+ch7.time_slope.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch7-slope
+# :class: dropdown
+#
+# $QK^\top$ and the weights times $V$ cost $2n^2d$ FLOPs each, and the softmax touches all
+# $n^2$ entries: doubling $n$ multiplies the time by 4 = $2^2$, a slope of 2. The measured
+# slope of this chapter was {eval}`dec(slope, 2)` on the build machine.
+#
+# ```python
+# ch7.time_slope.check("2")
+# ```
+# ````
+#
+# ```{exercise} One step of the online softmax
+# :label: ex-ch7-online-step
+#
+# A query has seen one key, with scaled score 0 and value (0, 2): $m = 0$, $\ell = 1$,
+# $\mathbf o = (0, 2)$. The next key has scaled score $1/\sqrt2 \approx 0.707$ and value
+# (2, 0). Give the new $\ell$ and the two entries of the new $\mathbf o$ (not yet divided), to
+# three decimals, as `[ℓ, o₁, o₂]`.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# First the new max $m'$; then multiply the old $\ell$ and $\mathbf o$ by $e^{m - m'}$; then add
+# the new key's term $e^{s - m'}$ and $e^{s - m'}\,\mathbf v$. $e^{-0.707} \approx 0.493$.
+# ```
+
+# %%
+answer = ...  # [ℓ, o₁, o₂]
+ch7.online_step.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch7-online-step
+# :class: dropdown
+#
+# The max moves from 0 to 0.707, so the old terms shrink by $e^{-0.707} \approx 0.493$ and the
+# new term is $e^{0} = 1$: $\ell = 0.493 + 1 = 1.493$ and
+# $\mathbf o = 0.493\,(0, 2) + (2, 0) = (2, 0.986)$. It is the middle row of the one-at-a-time
+# table above.
+#
+# ```python
+# r = math.exp(0 - 1 / math.sqrt(2))  # e^(m_old − m_new)
+# answer = [1 * r + 1, 0 * r + 2, 2 * r + 0]
+# ch7.online_step.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Find the bug: the running sum
+# :label: ex-ch7-bug-online-sum
+#
+# This chunked attention gives the right output when the first block holds each row's largest
+# score, and the wrong one otherwise. Copy it as `fixed_blockwise`, change the one line that is
+# wrong, and run the check.
+# ```
+
+# %%
+ch7.online_sum.show()
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Which running quantities are multiplied by `rescale` in {eq}`eq-ch7-running`'s update?
+# ```
+
+
+# %%
+def fixed_blockwise(q, k, v, block):
+    raise NotImplementedError  # copy the function above here and fix it
+
+
+ch7.online_sum.check(fixed_blockwise)
+
+# %% [markdown]
+# ````{solution} ex-ch7-bug-online-sum
+# :class: dropdown
+#
+# `total` is a sum of terms $e^{s_j - m}$ under the old max, exactly like `out`; when the max
+# moves both must be rescaled. Without it, the sum keeps its old, too-large terms, and every
+# output comes out too small.
+#
+# ```python
+# def fixed_blockwise(q, k, v, block):
+#     scale = 1 / math.sqrt(q.shape[-1])
+#     m = np.full((*q.shape[:-1], 1), -np.inf)  # running max: [..., L, 1]
+#     total = np.zeros((*q.shape[:-1], 1))  # running sum: [..., L, 1]
+#     out = np.zeros((*q.shape[:-1], v.shape[-1]))  # running output: [..., L, Ev]
+#     for start in range(0, k.shape[-2], block):
+#         keys, values = k[..., start : start + block, :], v[..., start : start + block, :]
+#         s = q @ np.swapaxes(keys, -1, -2) * scale  # [..., L, B]
+#         new_m = np.maximum(m, s.max(axis=-1, keepdims=True))
+#         rescale = np.exp(m - new_m)  # e^(m_old - m_new) <= 1
+#         e = np.exp(s - new_m)  # [..., L, B]
+#         total = total * rescale + e.sum(axis=-1, keepdims=True)  # the fix
+#         out = out * rescale + e @ values  # [..., L, B] @ [..., B, Ev]
+#         m = new_m
+#     return out / total
+#
+#
+# ch7.online_sum.check(fixed_blockwise)
+# ```
+# ````
+#
+# ## How long this chapter took
+
+# %% tags=["nbval-ignore-output"]
+chapter_seconds = time.perf_counter() - chapter_start
+round(chapter_seconds)
+
+# %% [markdown]
+# This chapter ran top to bottom in {eval}`plain(round(chapter_seconds))` seconds on the
+# machine that built this page, {eval}`dec(slope, 2)` was its time's slope and the chunked
+# version held {eval}`plain(round(peak_plain / peak_chunked))` times less memory than the plain
+# path at $n =$ {eval}`n_long`.
