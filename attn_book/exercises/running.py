@@ -24,7 +24,9 @@ import copy
 import dis
 import math
 import signal
+import sys
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -125,8 +127,9 @@ def run_with_time_limit(fn, seconds):
 
     On the main thread (a notebook cell) a SIGALRM timer interrupts the reader's
     Python code; elsewhere, or when another timer is running, ``fn`` runs in a
-    daemon thread that is abandoned if it does not finish. A long single numpy
-    call is only interrupted when it returns.
+    daemon thread whose trace function stops it at its next line after the
+    deadline. A long single numpy call (or ``time.sleep`` in that thread) is only
+    interrupted when it returns.
     """
     if _can_use_alarm():
         return _run_with_alarm(fn, seconds)
@@ -155,13 +158,21 @@ def _run_with_alarm(fn, seconds):
 
 
 def _run_in_thread(fn, seconds):
-    box = {}
+    box, deadline = {}, time.monotonic() + seconds
+
+    def stop_after_deadline(frame, event, arg):
+        if time.monotonic() > deadline:
+            raise TimeLimitExceeded(seconds)
+        return stop_after_deadline
 
     def target():
+        sys.settrace(stop_after_deadline)  # this thread only: no spinning thread left behind
         try:
             box["value"] = fn()
         except BaseException as err:  # handed back to the caller's thread
             box["error"] = err
+        finally:
+            sys.settrace(None)
 
     worker = threading.Thread(target=target, daemon=True, name="exercise-answer")
     worker.start()
