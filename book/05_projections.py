@@ -64,7 +64,8 @@ X = np.array(
         [0, 1, 0, 0],  # 먹었다: a verb
     ]
 )  # [T, d_model] = [3, 4]
-step_table({f: X[:, i] for i, f in enumerate(features)}, index=tokens, digits=0)
+columns = {f: X[:, i] for i, f in enumerate(features)}
+step_table(columns, index=tokens, digits=0)
 
 # %% [markdown]
 # $X$ has shape {eval}`plain(X.shape, " × ")`: {eval}`X.shape[0]` tokens of
@@ -99,7 +100,7 @@ W_Q = 2 * np.array(
         [0, 0, 0],  # noun: asks for nothing by itself
         [0, 0, 1],  # verb: asks what was acted on
         [1, 0, 0],  # -는: the subject asks what it did
-        [1, 1, 0],  # -를: the object asks what happened to it, and who did it
+        [1, 1, 0],  # -를: the object asks what happened, and who did it
     ]
 )  # [d_model, d_k] = [4, 3]; the 2 makes every question twice as loud
 W_V = np.array(
@@ -141,10 +142,11 @@ step_table(
 # row goes through the softmax.
 
 # %%
-scores = Q @ K.T  # [3, 3] @ [3, 3] -> [3, 3]: row i = token i's query against every key
-weights = ac.attention_weights(Q, K)  # softmax(scores / √d_k) along each row
+scores = Q @ K.T  # [3, 3] @ [3, 3] -> [3, 3]: row i = token i's query
+weights = ac.attention_weights(Q, K)  # softmax(scores / √d_k), by row
 output = weights @ V  # [3, 3] @ [3, 3] -> [3, 3]
-step_table({t: scores[:, j] for j, t in enumerate(tokens)}, index=tokens, digits=0)
+by_key = {t: scores[:, j] for j, t in enumerate(tokens)}  # a column a key
+step_table(by_key, index=tokens, digits=0)
 
 # %% [markdown]
 # The scores are whole numbers you can check by hand: the row of "사과를" is
@@ -179,8 +181,9 @@ heatmap_ko = AttentionHeatmap(
 figures.show(
     heatmap_ko,
     "fig-heatmap-ko",
-    "The attention weights of \"나는 사과를 먹었다\" from $Q = XW_Q$ and $K = XW_K$, live: "
-    "rows are queries (the word asking), columns keys; row \"사과를\" is selected.",
+    "The attention weights of “나는 사과를 먹었다” from $Q = XW_Q$ and "
+    "$K = XW_K$, live: rows are queries (the word asking), columns keys; "
+    "row “사과를” is selected.",
 )
 
 # %% [markdown]
@@ -201,12 +204,16 @@ X_en = np.array(
 )  # [4, d_model]
 weights_en = ac.attention_weights(X_en @ W_Q, X_en @ W_K)  # [4, 4]
 heatmap_en = AttentionHeatmap(
-    query_tokens=tokens_en, query_vectors=X_en @ W_Q, key_vectors=X_en @ W_K, selected=3
+    query_tokens=tokens_en,
+    query_vectors=X_en @ W_Q,
+    key_vectors=X_en @ W_K,
+    selected=3,
 )
 figures.show(
     heatmap_en,
     "fig-heatmap-en",
-    "The same $W_Q$ and $W_K$ on \"I ate the apple\", live; row \"apple\" is selected.",
+    "The same $W_Q$ and $W_K$ on “I ate the apple”, live; row “apple” is "
+    "selected.",
 )
 
 # %% [markdown]
@@ -237,8 +244,8 @@ scores_same
 # for" differ from "what I offer"; a separate $W_V$ lets "what I hand over" differ from both.
 
 # %%
-np.testing.assert_array_equal(scores_same, scores_same.T)  # symmetric, always
-bool((scores == scores.T).all())  # the scores of three matrices: not symmetric
+np.testing.assert_array_equal(scores_same, scores_same.T)  # symmetric
+bool((scores == scores.T).all())  # three matrices: not symmetric
 
 # %% [markdown]
 # ## Self-attention and cross-attention (셀프 어텐션, 크로스 어텐션)
@@ -262,12 +269,13 @@ bool((scores == scores.T).all())  # the scores of three matrices: not symmetric
 # loudly).
 
 # %%
-W_Q_dec = 2 * W_K  # a decoder word asks for the source word in its own role
+W_Q_dec = 2 * W_K  # asks for the source word in its own role
 Q_dec = X_en @ W_Q_dec  # [L, d_model] @ [d_model, d_k] -> [4, 3]
 scores_cross = Q_dec @ K.T  # [4, 3] @ [3, 3] -> [4, 3]: L rows, S columns
-weights_cross = ac.attention_weights(Q_dec, K)  # [4, 3], each row sums to 1
+weights_cross = ac.attention_weights(Q_dec, K)  # [4, 3], rows sum to 1
 output_cross = weights_cross @ V  # [4, 3] @ [3, 3] -> [4, 3]
-step_table({t: scores_cross[:, j] for j, t in enumerate(tokens)}, index=tokens_en, digits=0)
+by_key = {t: scores_cross[:, j] for j, t in enumerate(tokens)}
+step_table(by_key, index=tokens_en, digits=0)
 
 # %% [markdown]
 # By hand: "I" has the subject feature, so its query is $2 \times$ (row 3 of $W_K$) =
@@ -312,14 +320,18 @@ figures.show(
 #
 # Self-attention is cross-attention with both sides the same sentence:
 
+
 # %%
 def cross_attention(X_dec, X_enc, W_Q, W_K, W_V):
     """softmax((X_dec W_Q)(X_enc W_K)ᵀ / √d_k) X_enc W_V: [L, D], [S, D] -> [L, d_v]."""
-    return ac.scaled_dot_product_attention(X_dec @ W_Q, X_enc @ W_K, X_enc @ W_V)
+    Q = X_dec @ W_Q  # [L, D] @ [D, d_k] -> [L, d_k]
+    K, V = X_enc @ W_K, X_enc @ W_V  # [S, d_k], [S, d_v]
+    return ac.scaled_dot_product_attention(Q, K, V)  # [L, d_v]
 
 
 np.testing.assert_allclose(cross_attention(X, X, W_Q, W_K, W_V), output)
-np.testing.assert_allclose(cross_attention(X_en, X, W_Q_dec, W_K, W_V), output_cross)
+translated = cross_attention(X_en, X, W_Q_dec, W_K, W_V)
+np.testing.assert_allclose(translated, output_cross)
 
 # %% [markdown]
 # ## Shuffle the words: the outputs shuffle too (순열 등변성)
@@ -330,7 +342,7 @@ np.testing.assert_allclose(cross_attention(X_en, X, W_Q_dec, W_K, W_V), output_c
 order = [1, 0, 2]  # 사과를, 나는, 먹었다
 X_shuffled = X[order]  # the rows of X, reordered: [3, 4]
 output_shuffled = cross_attention(X_shuffled, X_shuffled, W_Q, W_K, W_V)
-np.testing.assert_allclose(output_shuffled, output[order])  # the same rows, reordered
+np.testing.assert_allclose(output_shuffled, output[order])  # reordered
 output_shuffled.round(3)
 
 # %% [markdown]
@@ -344,11 +356,12 @@ output_shuffled.round(3)
 
 # %%
 d_model = 4
-dog_bites_man = ac.toy_embeddings(["dog", "bites", "man"], d_model)  # [3, 4], seeded
-man_bites_dog = dog_bites_man[[2, 1, 0]]  # the same words, in the other order
+words = ["dog", "bites", "man"]
+dog_bites_man = ac.toy_embeddings(words, d_model)  # [3, 4], seeded
+man_bites_dog = dog_bites_man[[2, 1, 0]]  # the same words, reversed
 layer = ac.SimpleSelfAttention(d_model, np.random.default_rng(0))
-dog_first = layer(dog_bites_man[None])[0][0, 0]  # the output of "dog", first word
-dog_last = layer(man_bites_dog[None])[0][0, 2]  # the output of "dog", last word
+dog_first = layer(dog_bites_man[None])[0][0, 0]  # "dog", first word
+dog_last = layer(man_bites_dog[None])[0][0, 2]  # "dog", last word
 np.testing.assert_allclose(dog_first, dog_last)
 
 # %% [markdown]
@@ -415,8 +428,8 @@ np.testing.assert_allclose(dog_first, dog_last)
 # width of $X$, {eval}`X.shape[1]`:
 
 # %%
-twin = ac.SimpleSelfAttention(embed_dim=X.shape[1], rng=np.random.default_rng(0))
-trace = trace_self_attention(twin, X[None])  # x: [batch=1, seq_len=3, embed_dim=4]
+twin = ac.SimpleSelfAttention(X.shape[1], np.random.default_rng(0))
+trace = trace_self_attention(twin, X[None])  # x: [batch=1, 3, 4]
 for name, array in trace.items():
     print(f"{name:>9} {array.shape}")
 
@@ -436,8 +449,9 @@ except ImportError:
     print("PyTorch is not installed here: the comparison is skipped.")
 else:
     seed_layer = SimpleSelfAttention(X.shape[1]).double()
-    copy_weights(twin, seed_layer)  # W = w.T for every nn.Linear; the same biases
-    torch_output, torch_attention = seed_layer(torch.from_numpy(X[None].astype(float)))
+    copy_weights(twin, seed_layer)  # W = w.T in every nn.Linear, same b
+    x_torch = torch.from_numpy(X[None].astype(float))  # [1, 3, 4]
+    torch_output, torch_attention = seed_layer(x_torch)
     gap = np.abs(torch_output.detach().numpy() - trace["output"]).max()
     print(f"PyTorch and numpy agree: largest difference {gap:.1e}")
 
@@ -463,8 +477,8 @@ x_long = rng.normal(size=(T, d))  # [T, d]
 attention_layer = ac.SimpleSelfAttention(d, rng)
 w_x = rng.normal(size=(d, d)) / np.sqrt(d)  # [d, H]
 w_h = rng.normal(size=(d, d)) / np.sqrt(d)  # [H, H]
-rnn_states = ac.simple_rnn(x_long, w_x, w_h)  # T steps, one after another: [T, H]
-attention_out, _ = attention_layer(x_long[None])  # one call, all rows: [1, T, d]
+rnn_states = ac.simple_rnn(x_long, w_x, w_h)  # T steps in a row: [T, H]
+attention_out, _ = attention_layer(x_long[None])  # all rows: [1, T, d]
 
 # %% [markdown]
 # That is $T =$ {eval}`T` words of width {eval}`d`. How much does the last word's output
@@ -479,14 +493,17 @@ moved = {"attention": [], "RNN": []}
 for distance in distances:
     nudged = x_long.copy()
     nudged[T - 1 - distance] += eps  # move one earlier word a little
-    moved["attention"].append(
-        np.abs(attention_layer(nudged[None])[0][0, -1] - attention_out[0, -1]).max() / eps
-    )
-    moved["RNN"].append(
-        np.abs(ac.simple_rnn(nudged, w_x, w_h)[-1] - rnn_states[-1]).max() / eps
-    )
+    last_attention = attention_layer(nudged[None])[0][0, -1]  # [d]
+    last_state = ac.simple_rnn(nudged, w_x, w_h)[-1]  # [H]
+    change_attention = np.abs(last_attention - attention_out[0, -1]).max()
+    change_rnn = np.abs(last_state - rnn_states[-1]).max()
+    moved["attention"].append(change_attention / eps)
+    moved["RNN"].append(change_rnn / eps)
 step_table(
-    {"attention": moved["attention"], "RNN": [f"{m:.1e}" for m in moved["RNN"]]},
+    {
+        "attention": moved["attention"],
+        "RNN": [f"{m:.1e}" for m in moved["RNN"]],  # tiny: powers of 10
+    },
     index=[f"distance {k}" for k in distances],
 )
 
@@ -506,20 +523,24 @@ step_table(
 # on your machine, so the text does not quote them.
 
 # %% tags=["nbval-ignore-output"]
-x_timing = np.random.default_rng(1).normal(size=(1000, 64))  # 1000 words of width 64
-w_x_timing, w_h_timing = np.random.default_rng(2).normal(size=(2, 64, 64)) / 8
+timing_rng = np.random.default_rng(1)
+x_timing = timing_rng.normal(size=(1000, 64))  # 1000 words, width 64
+w_x_timing, w_h_timing = timing_rng.normal(size=(2, 64, 64)) / 8
 start = time.perf_counter()
-all_rows = ac.scaled_dot_product_attention(x_timing, x_timing, x_timing)  # one call
+all_rows = ac.scaled_dot_product_attention(x_timing, x_timing, x_timing)
 all_rows_seconds = time.perf_counter() - start
 start = time.perf_counter()
 row_by_row = np.stack(
-    [ac.scaled_dot_product_attention(x, x_timing, x_timing) for x in x_timing]
+    [
+        ac.scaled_dot_product_attention(x, x_timing, x_timing)
+        for x in x_timing
+    ]
 )  # 1000 calls, one query each
 row_by_row_seconds = time.perf_counter() - start
 start = time.perf_counter()
-ac.simple_rnn(x_timing, w_x_timing, w_h_timing)  # 1000 steps, each waiting for the last
+ac.simple_rnn(x_timing, w_x_timing, w_h_timing)  # 1000 steps in a row
 rnn_seconds = time.perf_counter() - start
-np.testing.assert_allclose(all_rows, row_by_row)  # the same numbers either way
+np.testing.assert_allclose(all_rows, row_by_row)  # the same numbers
 print(f"attention, all rows at once: {all_rows_seconds * 1e3:7.1f} ms")
 print(f"attention, row by row:       {row_by_row_seconds * 1e3:7.1f} ms")
 print(f"RNN, step by step:           {rnn_seconds * 1e3:7.1f} ms")
@@ -550,7 +571,7 @@ image[4:8, 6:8] = 1.0  # a bright bar, bottom right
 image[0:2, 6:8] = [[1, 0], [0, 1]]  # a small diagonal, top right
 patch_size = 2
 patches = ac.image_patches(image, patch_size)  # [16 patches, 4 pixels]
-patch_weights = ac.attention_weights(patches, patches)  # [16, 16], Q = K = the pixels
+patch_weights = ac.attention_weights(patches, patches)  # [16, 16]
 patches.shape
 
 # %% [markdown]
@@ -614,7 +635,8 @@ figures.show(
 
 # %%
 X_ex, W_Q_ex, W_K_ex = ch5.scores_by_hand.inputs
-print("X =", X_ex.tolist(), " W_Q =", W_Q_ex.tolist(), " W_K =", W_K_ex.tolist())
+print("X =", X_ex.tolist())
+print("W_Q =", W_Q_ex.tolist(), "  W_K =", W_K_ex.tolist())
 answer = ...  # the 2 × 2 scores, e.g. [[0, 0], [0, 0]]
 ch5.scores_by_hand.check(answer)
 
@@ -682,7 +704,8 @@ ch5.same_matrix.check(answer)
 
 # %%
 L_ex, S_ex, d_model_ex, d_k_ex, d_v_ex = ch5.cross_shapes.inputs
-print(f"L = {L_ex}, S = {S_ex}, d_model = {d_model_ex}, d_k = {d_k_ex}, d_v = {d_v_ex}")
+print(f"L = {L_ex}, S = {S_ex}, d_model = {d_model_ex},", end=" ")
+print(f"d_k = {d_k_ex}, d_v = {d_v_ex}")
 answer = ...  # [weight rows, weight columns, output rows, output columns]
 ch5.cross_shapes.check(answer)
 
