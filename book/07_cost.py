@@ -72,7 +72,9 @@ scores.shape
 # shapes alone:
 
 # %%
-cost_sentence = ac.attention_cost(1, 1, n_words, n_words, d)  # batch, heads, L, S, d
+cost_sentence = ac.attention_cost(
+    1, 1, n_words, n_words, d
+)  # batch, heads, L, S, d
 cost_sentence
 
 # %% [markdown]
@@ -112,8 +114,13 @@ step_table(
 # %%
 GiB = 2**30
 heads, dtype = 32, "float16"
-weights_32k = ac.attention_cost(1, heads, 32768, 32768, 128, dtype).score_bytes / GiB
-weights_128k = ac.attention_cost(1, heads, 131072, 131072, 128, dtype).score_bytes / GiB
+weights_32k = (
+    ac.attention_cost(1, heads, 32768, 32768, 128, dtype).score_bytes / GiB
+)
+weights_128k = (
+    ac.attention_cost(1, heads, 131072, 131072, 128, dtype).score_bytes
+    / GiB
+)
 laptop, gpu = 16, 80  # GiB: a laptop's memory, a large data-centre GPU's
 print(f"32k: {weights_32k:,.0f} GiB   128k: {weights_128k:,.0f} GiB")
 
@@ -146,11 +153,15 @@ for n in sizes:
         break
     last_size = now
     progress.show(len(measured_n), f"timing n = {n:,}")
-    plain_path = bench.numpy_methods(*bench.random_qkv(n, 64, "float32"))["plain"]
+    plain_path = bench.numpy_methods(*bench.random_qkv(n, 64, "float32"))[
+        "plain"
+    ]
     measured_seconds.append(bench.median_seconds(plain_path, repeats=5))
     measured_peak.append(bench.peak_extra_bytes(plain_path))
     measured_n.append(n)
-progress.show(len(measured_n), f"done in {time.perf_counter() - started:.1f} s")
+progress.show(
+    len(measured_n), f"done in {time.perf_counter() - started:.1f} s"
+)
 
 # %% [markdown]
 # On log-log axes a power law $t = c\,n^p$ is a straight line of slope $p$:
@@ -161,11 +172,19 @@ progress.show(len(measured_n), f"done in {time.perf_counter() - started:.1f} s")
 log_n, log_t = np.log(measured_n), np.log(measured_seconds)
 slope, _ = np.polyfit(log_n[-4:], log_t[-4:], 1)  # the four largest n
 memory_slope, _ = np.polyfit(np.log(measured_n), np.log(measured_peak), 1)
-one_matrix = [ac.attention_cost(1, 1, n, n, 64).score_bytes for n in measured_n]
+one_matrix = [
+    ac.attention_cost(1, 1, n, n, 64).score_bytes for n in measured_n
+]
 
 # %%
 figures.show(
-    plot_cost_scaling(measured_n, measured_seconds, measured_peak, slope=slope, model_bytes=one_matrix),
+    plot_cost_scaling(
+        measured_n,
+        measured_seconds,
+        measured_peak,
+        slope=slope,
+        model_bytes=one_matrix,
+    ),
     "fig-scaling",
     "Time (left) and peak extra memory (right) of plain attention against the sequence length, "
     "on log-log axes, measured when the notebook last ran. Left: the dashed line has the fitted "
@@ -297,7 +316,9 @@ s.round(3)
 # %%
 m_1 = s[:2].max()  # running max after block 1
 l_1 = np.exp(s[:2] - m_1).sum()  # running sum
-o_1 = np.exp(s[:2] - m_1) @ V_seed[:2]  # running output, not yet divided: [2]
+o_1 = (
+    np.exp(s[:2] - m_1) @ V_seed[:2]
+)  # running output, not yet divided: [2]
 print("m =", dec(m_1), " l =", dec(l_1), " o =", vector(o_1))
 
 # %% [markdown]
@@ -307,10 +328,19 @@ print("m =", dec(m_1), " l =", dec(l_1), " o =", vector(o_1))
 
 # %%
 m_2 = max(m_1, s[2])  # the new max
-rescale_2 = np.exp(m_1 - m_2)  # e^(m_old − m_new): 1 when the max did not move
+rescale_2 = np.exp(
+    m_1 - m_2
+)  # e^(m_old − m_new): 1 when the max did not move
 l_2 = l_1 * rescale_2 + np.exp(s[2] - m_2)
 o_2 = o_1 * rescale_2 + np.exp(s[2] - m_2) * V_seed[2]
-print("rescale =", dec(rescale_2), " l =", dec(l_2), " o / l =", vector(o_2 / l_2))
+print(
+    "rescale =",
+    dec(rescale_2),
+    " l =",
+    dec(l_2),
+    " o / l =",
+    vector(o_2 / l_2),
+)
 
 # %% [markdown]
 # Key 3 scores as high as key 1, so the max stays and the rescale factor is
@@ -322,8 +352,13 @@ print("rescale =", dec(rescale_2), " l =", dec(l_2), " o / l =", vector(o_2 / l_
 # with values the identity matrix to read the weights off:
 
 # %%
-np.testing.assert_allclose(ac.chunked_attention(q, example.keys, V_seed, block_size=2), o_2 / l_2)
-np.testing.assert_allclose(ac.chunked_attention(q, example.keys, np.eye(3), block_size=2), np.exp(s - m_2) / l_2)
+np.testing.assert_allclose(
+    ac.chunked_attention(q, example.keys, V_seed, block_size=2), o_2 / l_2
+)
+np.testing.assert_allclose(
+    ac.chunked_attention(q, example.keys, np.eye(3), block_size=2),
+    np.exp(s - m_2) / l_2,
+)
 
 # %% [markdown]
 # In the seed's order the max arrives with the first key, so nothing ever needs rescaling. Send
@@ -365,10 +400,14 @@ step_table(
 # %%
 n_long, block = 4096, 256
 methods = bench.numpy_methods(*bench.random_qkv(n_long, 64, "float32"))
-np.testing.assert_allclose(methods["chunked"](), methods["plain"](), rtol=1e-4, atol=1e-6)
+np.testing.assert_allclose(
+    methods["chunked"](), methods["plain"](), rtol=1e-4, atol=1e-6
+)
 peak_plain = bench.peak_extra_bytes(methods["plain"])
 peak_chunked = bench.peak_extra_bytes(methods["chunked"])
-print(f"peak extra memory: plain {peak_plain / 2**20:.0f} MiB, chunked {peak_chunked / 2**20:.0f} MiB")
+print(
+    f"peak extra memory: plain {peak_plain / 2**20:.0f} MiB, chunked {peak_chunked / 2**20:.0f} MiB"
+)
 
 # %% [markdown]
 # The plain path held {eval}`plain(round(peak_plain / 2**20))` MiB at its peak, the chunked one
@@ -378,14 +417,21 @@ print(f"peak extra memory: plain {peak_plain / 2**20:.0f} MiB, chunked {peak_chu
 # add up to exactly the full ones,
 
 # %%
-block_flops = sum(2 * n_long * min(block, n_long - start) * 64 * 2 for start in range(0, n_long, block))
-block_flops == ac.attention_cost(1, 1, n_long, n_long, 64).matmul_flops
+block_flops = sum(  # both products of each block: 2 · L · B · d each
+    2 * 2 * n_long * min(block, n_long - start) * 64
+    for start in range(0, n_long, block)
+)
+full_flops = ac.attention_cost(1, 1, n_long, n_long, 64).matmul_flops
+block_flops, full_flops
 
 # %% [markdown]
 # What about the time? On the build machine, in milliseconds:
 
 # %% tags=["nbval-ignore-output"]
-long_ms = {name: bench.median_seconds(methods[name], repeats=3) * 1e3 for name in ("floor", "plain", "chunked")}
+long_ms = {
+    name: bench.median_seconds(methods[name], repeats=3) * 1e3
+    for name in ("floor", "plain", "chunked")
+}
 long_ms
 
 # %% [markdown]
@@ -415,7 +461,8 @@ long_ms
 # ```{admonition} An aside: less data, less energy
 # :class: note
 #
-# The seed article closes its list of limits with a remark from the Quanta column: the human
+# The seed article closes its list of limits with a remark from the Quanta column
+# ([Wolchover, 2026](references.md)): the human
 # brain learns language from far less data and energy (에너지) than these models. That, it
 # says, is a question for cognitive science (인지과학), not for mathematics; no rearrangement of
 # $QK^\top$ answers it.
