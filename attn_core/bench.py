@@ -115,8 +115,9 @@ def peak_extra_bytes(function):
 class TorchWorker:
     """PyTorch's SDPA in a child process: one timed call per request."""
 
-    def __init__(self):
+    def __init__(self, threads=None):
         command = [sys.executable, "-m", "attn_core.bench", "--torch-worker"]
+        command += ["--threads", str(threads)] if threads else []
         self.process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
@@ -135,12 +136,12 @@ class TorchWorker:
         self.process.wait(timeout=60)
 
 
-def start_torch_worker(wanted):
+def start_torch_worker(wanted, threads):
     """A TorchWorker, or None with the reason printed (not wanted, or not installed)."""
     if not wanted:
         print("PyTorch: skipped (--no-torch)")
         return None
-    worker = TorchWorker()
+    worker = TorchWorker(threads)
     if "error" in worker.info:
         print(f"PyTorch: {worker.info['error']}")
         worker.close()
@@ -149,13 +150,15 @@ def start_torch_worker(wanted):
     return worker
 
 
-def torch_worker_main():
+def torch_worker_main(threads):
     """The child: read {n, d, dtype} lines, answer {seconds} for one SDPA call."""
     try:
         torch = _optional("torch")
     except ImportError:
         print(json.dumps({"error": "not installed"}), flush=True)
         return
+    if threads:
+        torch.set_num_threads(threads)
     F = torch.nn.functional
     print(json.dumps({"version": torch.__version__, "threads": torch.get_num_threads()}))
     sys.stdout.flush()
@@ -189,6 +192,16 @@ def measure_size(n, d, dtype, repeats, worker, progress):
             times[name].append(took)
     peaks = {name: peak_extra_bytes(methods[name]) for name in METHODS[1:]}
     return {name: statistics.median(t) for name, t in times.items()}, peaks
+
+
+def limit_blas_threads(threads):
+    """Limit numpy's BLAS to ``threads`` through threadpoolctl; None leaves it alone."""
+    if not threads:
+        return None
+    try:
+        return _optional("threadpoolctl").threadpool_limits(threads)
+    except ImportError:
+        sys.exit("--threads needs threadpoolctl; or set OPENBLAS_NUM_THREADS and OMP_NUM_THREADS")
 
 
 def blas_description():
@@ -241,6 +254,9 @@ def parse_args(argv):
     parser.add_argument("--d", type=int, default=64, help="query/key/value size")
     parser.add_argument("--repeats", type=int, default=7, help="interleaved repeats per n")
     parser.add_argument("--no-torch", action="store_true", help="skip PyTorch")
+    parser.add_argument(
+        "--threads", type=int, help="BLAS and torch threads (steadier on a busy machine: 1)"
+    )
     parser.add_argument("--torch-worker", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -248,9 +264,10 @@ def parse_args(argv):
 def main(argv=None):
     args = parse_args(argv)
     if args.torch_worker:
-        return torch_worker_main()
+        return torch_worker_main(args.threads)
+    limit_blas_threads(args.threads)  # for the rest of this process
     print(f"numpy {np.__version__}; {blas_description()}; {machine_load()}")
-    worker = start_torch_worker(not args.no_torch)
+    worker = start_torch_worker(not args.no_torch, args.threads)
     total, done = len(args.sizes) * len(args.dtypes), [0]
 
     def progress(text):
