@@ -6,9 +6,8 @@ import base64
 from importlib.resources import files
 
 import anywidget
-import numpy as np
 
-__all__ = ["Figure", "as_vector", "as_vectors", "bundle", "css"]
+__all__ = ["Figure", "bundle", "css"]
 
 _HERE = files(__package__)
 _CSS = ("hangul_font.css", "widgets.css")
@@ -65,36 +64,3 @@ def _short(value):
     if isinstance(value, list | tuple):
         return "(" + ", ".join(_short(v) for v in value) + ("," if len(value) == 1 else "") + ")"
     return repr(value)
-
-
-def as_vector(value, name, dim=None):
-    """Return ``value`` as a list of finite floats of length ``dim``, or raise naming ``name``."""
-    arr = _finite(value, name)
-    if arr.ndim != 1 or (dim is not None and arr.shape[0] != dim):
-        want = f"({dim},)" if dim is not None else "(E,)"
-        raise ValueError(f"{name} must have shape {want}, got shape {arr.shape}")
-    return arr.tolist()
-
-
-def as_vectors(value, name, dim=None, count=None):
-    """Return ``value`` as a list of rows (S, dim) of finite floats, or raise naming ``name``."""
-    arr = _finite(value, name)
-    if (
-        arr.ndim != 2
-        or arr.shape[0] < 1
-        or (dim is not None and arr.shape[1] != dim)
-        or (count is not None and arr.shape[0] != count)
-    ):
-        want = f"({count if count is not None else 'S'}, {dim if dim is not None else 'E'})"
-        raise ValueError(f"{name} must have shape {want} with S >= 1, got shape {arr.shape}")
-    return arr.tolist()
-
-
-def _finite(value, name):
-    try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as err:
-        raise TypeError(f"{name} must be an array of numbers: {err}") from None
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name} must be finite, got {arr.tolist()}")
-    return arr
