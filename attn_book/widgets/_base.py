@@ -1,4 +1,4 @@
-"""What every figure shares: the bundled ES module, the CSS, a deterministic repr, input checks."""
+"""What every figure shares: the bundled ES module, the CSS, a deterministic repr, a snapshot."""
 
 from __future__ import annotations
 
