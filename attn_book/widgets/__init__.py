@@ -25,7 +25,7 @@ SoftmaxBars(scores=(2, 1, 0.1), temperature=1.0, shift=0.0)
     score (try 1000): the max-subtracted softmax is unchanged while the naive formula
     overflows. Outputs: ``weights`` (S,), ``naive_weights`` (S,; NaN where it overflows,
     sent as None), ``entropy``.
-ScalingExplorer(d_k=64, seed=0, n_keys=16, n_samples=2000)
+ScalingExplorer(d_k=64, seed=0, n_keys=16, n_samples=400)
     Random unit-variance q and k: the spread of q·k with and without 1/√d_k, and what
     softmax does with it (largest weight, entropy, gradient size), for d_k = 1 ... 1024
     (the slider's stops and the curves' points); each histogram's range covers every score.
@@ -39,14 +39,20 @@ AttentionHeatmap(query_tokens=SENTENCE_KO, key_tokens=None, d_model=8, n_heads=2
     controls. ``key_tokens=None`` means self-attention. Outputs: ``weights`` (L, S) of the
     current head, ``row`` (S,) for ``selected``; inputs for the JS: ``head_queries``
     (H, L, d_head), ``head_keys`` (H, S, d_head).
+MemoryCalculator(n=32768, heads=32, batch=1, dtype="float16")
+    The bytes of one layer's attention weights, batch · heads · n² · bytes
+    (attn_core.attention_cost's score_bytes), as a bar on a log axis against a laptop's and
+    a GPU's memory, with where 32k and 128k tokens land. Sliders: n (by doublings, 128 to
+    131072), heads, batch; a dtype menu. Output: ``weight_bytes``.
 
 Colours are colour-blind safe (Okabe–Ito for vectors, viridis for heatmaps), dragging
 never selects text, and figures on one page share no state and no element ids.
 """
 
 from .attention_heatmap import AttentionHeatmap
+from .memory_calculator import MemoryCalculator
 from .query_pad import QueryPad
 from .scaling_explorer import ScalingExplorer
 from .softmax_bars import SoftmaxBars
 
-__all__ = ["AttentionHeatmap", "QueryPad", "ScalingExplorer", "SoftmaxBars"]
+__all__ = ["AttentionHeatmap", "MemoryCalculator", "QueryPad", "ScalingExplorer", "SoftmaxBars"]
