@@ -283,3 +283,20 @@ def test_no_bar_label_reaches_a_title(tmp_path):
     for y in got["scores"] + got["weights"]:
         label = box(y, got["font"]["label"])
         assert all(apart(label, t) for t in titles), (y, got["titles"])
+
+
+def test_weight_bytes_equal_the_cost_model(run_js):
+    shapes = [
+        (1, 1, 3, 3, "float32"),
+        (1, 32, 32768, 32768, "float16"),
+        (8, 12, 1024, 512, "float64"),
+    ]
+    got = run_js([["weightBytes", list(s)] for s in shapes])
+    for (b, h, L, S, dtype), value in zip(shapes, got, strict=True):
+        assert value == attn_core.attention_cost(b, h, L, S, 1, dtype).score_bytes
+    assert got[0] == 3 * 3 * 4 and got[1] == 64 * 2**30  # by hand: 9 float32s; 2^5·2^30·2 bytes
+
+
+def test_bytes_read_in_binary_units(run_js):
+    got = run_js([["fmtBytes", [b]] for b in (36, 4 * 2**20, 64 * 2**30, 1536)])
+    assert got == ["36 B", "4.00 MiB", "64.0 GiB", "1.50 KiB"]

@@ -21,6 +21,7 @@ import functools
 import importlib.util
 import io
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +30,7 @@ __all__ = [
     "HANGUL_FONTS",
     "hangul_font",
     "heatmap_png",
+    "memory_calculator_png",
     "query_pad_png",
     "romanise",
     "scaling_explorer_png",
@@ -489,6 +491,47 @@ def _heatmap_title(heatmap):
     return ", ".join(parts)
 
 
+# ---------------------------------------------------------------- MemoryCalculator
+
+
+def _bytes_label(n_bytes):
+    """``n_bytes`` in binary units with 3 significant digits, as attn_math.fmtBytes writes it."""
+    units, value = ("B", "KiB", "MiB", "GiB", "TiB", "PiB"), float(n_bytes)
+    i = 0
+    while value >= 1024 and i < len(units) - 1:
+        value, i = value / 1024, i + 1
+    return f"{int(value)} B" if i == 0 else f"{value:#.3g} {units[i]}"
+
+
+@_snapshot
+def memory_calculator_png(calc):
+    """The weights' bytes as a bar on a log axis, with the devices and the 32k/128k marks."""
+    import attn_core
+
+    fig = _figure(1.9)
+    ax = fig.add_subplot()
+    ax.barh([0], [calc.weight_bytes], left=2**20, height=0.5, color=SCALED)
+    for i, device in enumerate(calc.devices):  # the first label left of its line, then right
+        ax.axvline(device["bytes"], color=RAW, ls="--", lw=1.5)
+        side, gap = ("right", 0.9) if i % 2 == 0 else ("left", 1.1)
+        ax.text(device["bytes"] * gap, 0.55, device["name"], color=RAW, ha=side, fontsize=8)
+    for n in calc.contexts:
+        cost = attn_core.attention_cost(calc.batch, calc.heads, n, n, 1, calc.dtype)
+        ax.plot([cost.score_bytes], [-0.35], "k^", ms=6)
+        ax.text(cost.score_bytes, -0.75, f"{n // 1024}k", ha="center", fontsize=8)
+    ticks = [2.0**p for p in range(20, 47, 5)]
+    ax.set(xscale="log", xlim=(2**20, 2**46), ylim=(-1, 0.8), yticks=[], xticks=ticks)
+    ax.set_xticklabels([re.sub(r"\.0+ ", " ", _bytes_label(b)) for b in ticks])
+    ax.spines[["top", "right", "left"]].set_visible(False)
+    itemsize = attn_core.attention_cost(1, 1, 1, 1, 1, calc.dtype).score_bytes
+    ax.set_title(
+        f"{calc.batch} × {calc.heads} × {calc.n:,}² × {itemsize} B = "
+        f"{_bytes_label(calc.weight_bytes)} ({calc.dtype})",
+        fontsize=9,
+    )
+    return fig
+
+
 # ---------------------------------------------------------------- dispatcher
 
 
@@ -498,7 +541,8 @@ def snapshot_png(widget):
     Parameters
     ----------
     widget : object
-        A QueryPad, SoftmaxBars, ScalingExplorer or AttentionHeatmap (subclasses too).
+        A QueryPad, SoftmaxBars, ScalingExplorer, AttentionHeatmap or MemoryCalculator
+        (subclasses too).
 
     Returns
     -------
@@ -509,13 +553,14 @@ def snapshot_png(widget):
     >>> snapshot_png(object()) is None
     True
     """
-    from . import AttentionHeatmap, QueryPad, ScalingExplorer, SoftmaxBars
+    from . import AttentionHeatmap, MemoryCalculator, QueryPad, ScalingExplorer, SoftmaxBars
 
     drawers = (
         (QueryPad, query_pad_png),
         (SoftmaxBars, softmax_bars_png),
         (ScalingExplorer, scaling_explorer_png),
         (AttentionHeatmap, heatmap_png),
+        (MemoryCalculator, memory_calculator_png),
     )
     for kind, draw in drawers:
         if isinstance(widget, kind):

@@ -157,3 +157,31 @@ export const OKABE_ITO = [
   "#D55E00",
   "#F0E442",
 ];
+
+/** Bytes per number of the dtypes the memory calculator offers (as numpy's itemsize). */
+export const DTYPE_BYTES = { float64: 8, float32: 4, float16: 2 };
+
+/**
+ * Bytes of the attention weights held at once: batch · heads · L · S · bytes per number,
+ * as attn_core.attention_cost(batch, heads, L, S, d, dtype).score_bytes.
+ */
+export function weightBytes(batch, heads, L, S, dtype) {
+  const size = DTYPE_BYTES[dtype];
+  if (size === undefined) {
+    throw new RangeError(
+      `weightBytes: dtype must be one of ${Object.keys(DTYPE_BYTES)}, got ${dtype}`,
+    );
+  }
+  return batch * heads * L * S * size;
+}
+
+/** Bytes in binary units, 3 significant digits: "36 B", "4.00 MiB", "64.0 GiB", "1.00 TiB". */
+export function fmtBytes(bytes) {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let i = 0;
+  while (bytes >= 1024 && i < units.length - 1) {
+    bytes /= 1024;
+    i++;
+  }
+  return i === 0 ? `${bytes} B` : `${bytes.toPrecision(3)} ${units[i]}`;
+}

@@ -1,0 +1,88 @@
+"""MemoryCalculator: how many bytes the attention weights take, against a laptop and a GPU."""
+
+from __future__ import annotations
+
+import traitlets as t
+
+import attn_core
+
+from ._base import Figure, bundle, css
+from .inputs import integer
+
+__all__ = ["CONTEXTS", "DEVICES", "DTYPES", "MemoryCalculator"]
+
+GIB = 2**30
+DTYPES = ("float64", "float32", "float16")  # the JS offers the same (attn_math.DTYPE_BYTES)
+DEVICES = (
+    {"name": "laptop, 16 GiB", "bytes": 16 * GIB},
+    {"name": "GPU, 80 GiB", "bytes": 80 * GIB},
+)
+CONTEXTS = (32768, 131072)  # 32k and 128k tokens, marked on the axis
+MAX_TOKENS = 2**20
+
+
+class MemoryCalculator(Figure):
+    """The bytes of one layer's attention weights, batch · heads · n² · bytes, on a log axis.
+
+    Parameters
+    ----------
+    n : int, default 32768
+        Tokens per sequence (L = S = n), 1 to 2**20; the slider moves by doublings.
+    heads, batch : int, default 32 and 1
+    dtype : {"float64", "float32", "float16"}, default "float16"
+
+    Notes
+    -----
+    ``weight_bytes`` is :func:`attn_core.attention_cost`'s ``score_bytes``; the
+    JavaScript recomputes it with ``attn_math.weightBytes`` (the same formula,
+    tested equal in node), so the figure works on the static site. The axis
+    marks :data:`DEVICES` and where :data:`CONTEXTS` land with the current
+    heads, batch and dtype.
+
+    Examples
+    --------
+    >>> calc = MemoryCalculator()
+    >>> calc.weight_bytes / 2**30  # 32 heads of 32k × 32k float16 weights
+    64.0
+    >>> calc.n = 1024
+    >>> calc.weight_bytes / 2**20
+    64.0
+    """
+
+    _esm = bundle("memory_calculator.js")
+    _css = css()
+    _repr_traits = ("n", "heads", "batch", "dtype")
+
+    n = t.Any(32768).tag(sync=True)
+    heads = t.Any(32).tag(sync=True)
+    batch = t.Any(1).tag(sync=True)
+    dtype = t.Unicode("float16").tag(sync=True)
+    devices = t.List(list(DEVICES)).tag(sync=True)
+    contexts = t.List(list(CONTEXTS)).tag(sync=True)
+    weight_bytes = t.Float(0.0).tag(sync=True)
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._recompute()
+
+    @t.validate("n")
+    def _check_n(self, proposal):
+        return integer(proposal["value"], "n", minimum=1, maximum=MAX_TOKENS)
+
+    @t.validate("heads", "batch")
+    def _check_count(self, proposal):
+        return integer(proposal["value"], proposal["trait"].name, minimum=1, maximum=1024)
+
+    @t.validate("dtype")
+    def _check_dtype(self, proposal):
+        if proposal["value"] not in DTYPES:
+            raise ValueError(f"dtype must be one of {DTYPES}, got {proposal['value']!r}")
+        return proposal["value"]
+
+    @t.observe("n", "heads", "batch", "dtype")
+    def _on_input(self, change):
+        self._recompute()
+
+    def _recompute(self):
+        cost = attn_core.attention_cost(self.batch, self.heads, self.n, self.n, 1, self.dtype)
+        self.weight_bytes = float(cost.score_bytes)
