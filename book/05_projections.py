@@ -284,30 +284,23 @@ step_table(by_key, index=tokens_en, digits=0)
 # {eval}`weights_cross.shape[1]` columns:
 
 # %%
+cross_panel = {
+    "matrix": weights_cross,  # [L, S] = [4, 3]
+    "rows": tokens_en,
+    "cols": tokens,
+    "title": "cross-attention, L × S = 4 × 3",
+    "digits": 3,
+}
 figures.show(
     plot_token_heatmaps(
-        [
-            {
-                "matrix": weights_cross,
-                "rows": tokens_en,
-                "cols": tokens,
-                "title": "cross-attention: 4 × 3",
-            },
-            {
-                "matrix": weights,
-                "rows": tokens,
-                "cols": tokens,
-                "title": "self-attention: 3 × 3",
-            },
-        ],
-        xlabel="key (the Korean sentence)",
-        ylabel="query",
+        [cross_panel],
+        xlabel="key: the Korean sentence (encoder)",
+        ylabel="query: the English words (decoder)",
     ),
     "fig-cross",
-    "Left: cross-attention from the English words being written (rows) to the Korean "
-    "sentence (columns), $L \\times S$ = "
-    f"{weights_cross.shape[0]} × {weights_cross.shape[1]}. Right: the self-attention of the "
-    "Korean sentence, square.",
+    "Cross-attention from the English words being written (rows) to the "
+    "Korean sentence (columns): a weight matrix of "
+    f"{weights_cross.shape[0]} × {weights_cross.shape[1]}, not square.",
 )
 
 # %% [markdown]
