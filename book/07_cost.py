@@ -41,6 +41,7 @@ from attn_book.plots import plot_cost_scaling
 from attn_book.progress import TextProgress
 from attn_book.prose import dec, plain, vector
 from attn_book.tables import step_table
+from attn_book.widgets import MemoryCalculator
 from attn_core import bench
 from attn_core.by_hand import sentence_example
 
@@ -128,8 +129,23 @@ print(f"32k: {weights_32k:,.0f} GiB   128k: {weights_128k:,.0f} GiB")
 # At 32k tokens the weights of a single layer take {eval}`plain(weights_32k)` GiB,
 # {eval}`plain(weights_32k / laptop)` times a {eval}`laptop` GiB laptop's memory; at 128k,
 # {eval}`f"{weights_128k:,.0f}"` GiB, {eval}`dec(weights_128k / gpu, 1)` times the
-# {eval}`gpu` GB of one of the largest GPUs. No one holds them: the rest of this chapter is
-# about computing attention without ever storing the $n \times n$ matrix.
+# {eval}`gpu` GiB of one of the largest GPUs. Try other shapes in the calculator: slide $n$,
+# the heads and the batch, or pick another dtype, and watch the bar cross the laptop's and the
+# GPU's memory. It computes in your browser, even on the static site.
+
+# %%
+calculator = MemoryCalculator(n=32768, heads=heads, batch=1, dtype=dtype)
+figures.show(
+    calculator,
+    "fig-memory",
+    "The bytes of one layer's attention weights, batch × heads × n² × bytes per "
+    "number, on a log axis. Dashed: a laptop's and a GPU's memory; triangles: the "
+    "same heads, batch and dtype at 32k and 128k tokens.",
+)
+
+# %% [markdown]
+# No one holds those matrices: the rest of this chapter is about computing attention without
+# ever storing the $n \times n$ matrix.
 #
 # ## Measure it on your machine
 #
