@@ -86,7 +86,6 @@ step_table(columns, index=tokens, digits=0)
 # role each word offers; the queries say which roles each word asks for.
 
 # %%
-roles = ["action", "actor", "patient"]
 W_K = np.array(
     [
         [0, 0, 0],  # noun: offers no role by itself
