@@ -294,8 +294,7 @@ step_table(
 # pass does a fraction of a FLOP per byte: at $n =$ {eval}`n_steps` the matrix takes
 # {eval}`plain(nn * 4 / 2**20)` MiB, more than the caches hold, so every pass streams it from
 # main memory and back and waits for memory, not for arithmetic (memory-bound, 메모리 한계).
-# Even the products pay for the $n^2$ matrix here: writing their result into fresh memory
-# costs more than writing into the floor's ready buffers. A naive implementation spends much
+# A naive implementation spends much
 # of its time moving the $n \times n$ matrix rather than computing it; the cure is never to
 # write it out at all.
 #
@@ -452,12 +451,16 @@ long_ms
 
 # %% [markdown]
 # Here the chunked path took {eval}`dec(long_ms["chunked"] / long_ms["plain"], 2)` times the
-# plain path's time (and {eval}`dec(long_ms["chunked"] / long_ms["floor"], 1)` times the two
-# matmuls alone). numpy cannot fuse a block's exponential into its matrix product, so on a CPU
-# the saving is memory. FlashAttention ([Dao et al., 2022](references.md)) runs the same online
+# plain path's time and {eval}`dec(long_ms["chunked"] / long_ms["floor"], 1)` times the two
+# matrix products alone. Two effects pull in opposite directions. Its blocks of scores,
+# $n \times$ {eval}`block` numbers ({eval}`plain(n_long * block * 4 / 2**20)` MiB), can stay in
+# the caches, so its elementwise passes need not wait for main memory; but it runs a Python loop
+# over {eval}`n_long // block` blocks and rescales the running output at each one. With numpy
+# on a CPU the time can go either way; the memory saving is certain. FlashAttention
+# ([Dao et al., 2022](references.md)) runs the same online
 # softmax inside one GPU kernel: each block of scores lives in the chip's small on-chip memory
-# (SRAM) and never reaches the large, slow main memory (HBM). Since the naive version's time is
-# mostly that traffic, removing it makes exact attention several times faster as well as
+# (SRAM) and never reaches the large, slow main memory (HBM). On a GPU the naive version's time
+# is mostly that traffic, removing it makes exact attention several times faster as well as
 # $O(n)$ in memory. The FLOPs, and so the $n^2$ in time, remain.
 #
 # ## Where the field went
@@ -478,10 +481,11 @@ long_ms
 # :class: note
 #
 # The seed article closes its list of limits with a remark from the Quanta column
-# ([Wolchover, 2026](references.md)): the human
-# brain learns language from far less data and energy (에너지) than these models. That, it
-# says, is a question for cognitive science (인지과학), not for mathematics; no rearrangement of
-# $QK^\top$ answers it.
+# ([Wolchover, 2026](references.md)): the human brain learns language from far less data and
+# energy (에너지) than these models. That, the seed adds, is a question for cognitive science
+# (인지과학), not for mathematics, and no rearrangement of $QK^\top$ answers it. The column
+# also reported the view that attention alone is unlikely to be enough for learning language
+# efficiently.
 # ```
 #
 # ## Summary
