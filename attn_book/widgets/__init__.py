@@ -38,7 +38,9 @@ AttentionHeatmap(query_tokens=SENTENCE_KO, key_tokens=None, d_model=8, n_heads=2
     to select it (its weights are listed); temperature, scale, causal mask and head
     controls. ``key_tokens=None`` means self-attention. Outputs: ``weights`` (L, S) of the
     current head, ``row`` (S,) for ``selected``; inputs for the JS: ``head_queries``
-    (H, L, d_head), ``head_keys`` (H, S, d_head).
+    (H, L, d_head), ``head_keys`` (H, S, d_head). ``query_vectors`` (L, E) with
+    ``key_vectors`` (S, E), e.g. ``X @ W_Q`` and ``X @ W_K``, replace the random
+    projections by one head of explicit queries and keys (chapter 5).
 MemoryCalculator(n=32768, heads=32, batch=1, dtype="float16")
     The bytes of one layer's attention weights, batch · heads · n² · bytes
     (attn_core.attention_cost's score_bytes), as a bar on a log axis against a laptop's and
