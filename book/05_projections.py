@@ -83,7 +83,10 @@ step_table(columns, index=tokens, digits=0)
 #
 # The three columns of the key space are three roles a word can offer: *action* (an event
 # happened), *actor* (who did it) and *patient* (what it was done to). The keys say which
-# role each word offers; the queries say which roles each word asks for.
+# role each word offers; the queries say which roles each word asks for. In the seed's
+# library of [Chapter 1](01_dot_product.ipynb), $W_Q$ writes a word's search terms (검색어),
+# $W_K$ its index tags (색인), and $W_V$ the content of the book a search hands over: three
+# different things, made from the same word by three different matrices.
 
 # %%
 W_K = np.array(
