@@ -22,7 +22,7 @@
 # - multiply word vectors $X$ by $W_Q$, $W_K$, $W_V$ by hand, give the shape of every
 #   product, and run the attention of Chapter 4 on the result;
 # - say why the model needs three different matrices, and what goes wrong when $W_Q = W_K$;
-# - tell self-attention (셀프 어텐션) from cross-attention (크로스 어텐션), and compute a
+# - tell self-attention from cross-attention, and compute a
 #   cross-attention whose weight matrix is not square;
 # - show that shuffling the words shuffles the outputs the same way, and say why models add
 #   positions to the word vectors;
@@ -74,7 +74,7 @@ step_table(columns, index=tokens, digits=0)
 # ## Three projections, by hand (투영)
 #
 # Each of $W_Q$, $W_K$, $W_V$ has one row per feature of $X$ and one column per feature of
-# the space it projects into (투영): here three, so $d_k = d_v = 3$. Multiplying $X$ by each
+# the space it projects into: here three, so $d_k = d_v = 3$. Multiplying $X$ by each
 # gives every token's query, key and value at once:
 #
 # $$
