@@ -460,7 +460,7 @@ long_ms
 # ([Dao et al., 2022](references.md)) runs the same online
 # softmax inside one GPU kernel: each block of scores lives in the chip's small on-chip memory
 # (SRAM) and never reaches the large, slow main memory (HBM). On a GPU the naive version's time
-# is mostly that traffic, removing it makes exact attention several times faster as well as
+# is mostly that traffic, so removing it makes exact attention several times faster as well as
 # $O(n)$ in memory. The FLOPs, and so the $n^2$ in time, remain.
 #
 # ## Where the field went

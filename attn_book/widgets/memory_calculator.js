@@ -91,6 +91,7 @@ var BAR = "#0072B2";
 var DEVICE = "#D55E00";
 var AXIS = { w: 640, h: 120, left: 20, right: 20, y: 70, lo: 20, hi: 46 };
 var TICKS = [20, 25, 30, 35, 40, 45];
+var short = (bytes) => fmtBytes(bytes).replace(/\.0+ /, " ");
 var xOf = (bytes) => {
   const t = (Math.log2(Math.max(bytes, 1)) - AXIS.lo) / (AXIS.hi - AXIS.lo);
   return AXIS.left + Math.min(Math.max(t, 0), 1) * (AXIS.w - AXIS.left - AXIS.right);
@@ -99,7 +100,9 @@ function drawFrame(svg, devices) {
   const [x0, x1] = [xOf(2 ** AXIS.lo), xOf(2 ** AXIS.hi)];
   svgEl("line", { x1: x0, x2: x1, y1: AXIS.y, y2: AXIS.y, class: "abh-axis" }, svg);
   for (const p of TICKS) {
-    svgEl("text", { x: xOf(2 ** p), y: AXIS.y + 16, class: "abh-tick" }, svg).textContent = fmtBytes(2 ** p).replace(/\.0+ /, " ");
+    svgEl("text", { x: xOf(2 ** p), y: AXIS.y + 16, class: "abh-tick" }, svg).textContent = short(
+      2 ** p
+    );
   }
   devices.forEach((d, i) => {
     const x = xOf(d.bytes);
@@ -117,8 +120,14 @@ function drawFrame(svg, devices) {
       svg
     );
     const [dx, anchor] = i % 2 === 0 ? [-4, "end"] : [4, "start"];
-    const label = { x: x + dx, y: 14, class: "abh-label", fill: DEVICE, "text-anchor": anchor };
-    svgEl("text", label, svg).textContent = d.name;
+    const label = {
+      x: x + dx,
+      y: 14,
+      class: "abh-label",
+      fill: DEVICE,
+      style: `text-anchor: ${anchor}`
+    };
+    svgEl("text", label, svg).textContent = `${d.name}, ${short(d.bytes)}`;
   });
 }
 function makeMarks(svg, contexts) {
@@ -201,7 +210,7 @@ function render({ model, el }) {
     heads.show();
     batch.show();
     showDtype();
-    const vs = model.get("devices").map((d) => `${(bytes / d.bytes).toPrecision(2)}× the ${d.name}`);
+    const vs = model.get("devices").map((d) => `${(bytes / d.bytes).toPrecision(2)}× the ${d.name}'s`);
     setText(
       readout,
       `${B} × ${H} × ${n.toLocaleString("en")}² × ${DTYPE_BYTES[dtype]} B = ${fmtBytes(bytes)}: ${vs.join(", ")}`

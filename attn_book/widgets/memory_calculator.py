@@ -14,8 +14,8 @@ __all__ = ["CONTEXTS", "DEVICES", "DTYPES", "MemoryCalculator"]
 GIB = 2**30
 DTYPES = ("float64", "float32", "float16")  # the JS offers the same (attn_math.DTYPE_BYTES)
 DEVICES = (
-    {"name": "laptop, 16 GiB", "bytes": 16 * GIB},
-    {"name": "GPU, 80 GiB", "bytes": 80 * GIB},
+    {"name": "laptop", "bytes": 16 * GIB},
+    {"name": "GPU", "bytes": 80 * GIB},
 )
 CONTEXTS = (32768, 131072)  # 32k and 128k tokens, marked on the axis
 MAX_TOKENS = 2**20

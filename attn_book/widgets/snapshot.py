@@ -503,6 +503,11 @@ def _bytes_label(n_bytes):
     return f"{int(value)} B" if i == 0 else f"{value:#.3g} {units[i]}"
 
 
+def _short_bytes(n_bytes):
+    """:func:`_bytes_label` without trailing zeros: "16 GiB", "32 MiB"."""
+    return re.sub(r"\.0+ ", " ", _bytes_label(n_bytes))
+
+
 @_snapshot
 def memory_calculator_png(calc):
     """The weights' bytes as a bar on a log axis, with the devices and the 32k/128k marks."""
@@ -514,14 +519,15 @@ def memory_calculator_png(calc):
     for i, device in enumerate(calc.devices):  # the first label left of its line, then right
         ax.axvline(device["bytes"], color=RAW, ls="--", lw=1.5)
         side, gap = ("right", 0.9) if i % 2 == 0 else ("left", 1.1)
-        ax.text(device["bytes"] * gap, 0.55, device["name"], color=RAW, ha=side, fontsize=8)
+        label = f"{device['name']}, {_short_bytes(device['bytes'])}"
+        ax.text(device["bytes"] * gap, 0.55, label, color=RAW, ha=side, fontsize=8)
     for n in calc.contexts:
         cost = attn_core.attention_cost(calc.batch, calc.heads, n, n, 1, calc.dtype)
         ax.plot([cost.score_bytes], [-0.35], "k^", ms=6)
         ax.text(cost.score_bytes, -0.75, f"{n // 1024}k", ha="center", fontsize=8)
     ticks = [2.0**p for p in range(20, 47, 5)]
     ax.set(xscale="log", xlim=(2**20, 2**46), ylim=(-1, 0.8), yticks=[], xticks=ticks)
-    ax.set_xticklabels([re.sub(r"\.0+ ", " ", _bytes_label(b)) for b in ticks])
+    ax.set_xticklabels([_short_bytes(b) for b in ticks])
     ax.spines[["top", "right", "left"]].set_visible(False)
     itemsize = attn_core.attention_cost(1, 1, 1, 1, 1, calc.dtype).score_bytes
     ax.set_title(

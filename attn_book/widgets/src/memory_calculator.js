@@ -19,6 +19,8 @@ const DEVICE = "#D55E00"; // Okabe–Ito vermillion: a device's memory
 const AXIS = { w: 640, h: 120, left: 20, right: 20, y: 70, lo: 20, hi: 46 }; // log2 bytes 20..46
 const TICKS = [20, 25, 30, 35, 40, 45]; // 1 MiB, 32 MiB, 1 GiB, 32 GiB, 1 TiB, 32 TiB
 
+const short = (bytes) => fmtBytes(bytes).replace(/\.0+ /, " "); // "16 GiB", not "16.0 GiB"
+
 const xOf = (bytes) => {
   const t = (Math.log2(Math.max(bytes, 1)) - AXIS.lo) / (AXIS.hi - AXIS.lo);
   return AXIS.left + Math.min(Math.max(t, 0), 1) * (AXIS.w - AXIS.left - AXIS.right);
@@ -29,8 +31,9 @@ function drawFrame(svg, devices) {
   const [x0, x1] = [xOf(2 ** AXIS.lo), xOf(2 ** AXIS.hi)];
   svgEl("line", { x1: x0, x2: x1, y1: AXIS.y, y2: AXIS.y, class: "abh-axis" }, svg);
   for (const p of TICKS) {
-    svgEl("text", { x: xOf(2 ** p), y: AXIS.y + 16, class: "abh-tick" }, svg).textContent =
-      fmtBytes(2 ** p).replace(/\.0+ /, " ");
+    svgEl("text", { x: xOf(2 ** p), y: AXIS.y + 16, class: "abh-tick" }, svg).textContent = short(
+      2 ** p,
+    );
   }
   devices.forEach((d, i) => {
     const x = xOf(d.bytes); // the first label left of its line, then right: they are close
@@ -48,8 +51,14 @@ function drawFrame(svg, devices) {
       svg,
     );
     const [dx, anchor] = i % 2 === 0 ? [-4, "end"] : [4, "start"];
-    const label = { x: x + dx, y: 14, class: "abh-label", fill: DEVICE, "text-anchor": anchor };
-    svgEl("text", label, svg).textContent = d.name;
+    const label = {
+      x: x + dx,
+      y: 14,
+      class: "abh-label",
+      fill: DEVICE,
+      style: `text-anchor: ${anchor}`,
+    };
+    svgEl("text", label, svg).textContent = `${d.name}, ${short(d.bytes)}`;
   });
 }
 
@@ -141,7 +150,7 @@ function render({ model, el }) {
     showDtype();
     const vs = model
       .get("devices")
-      .map((d) => `${(bytes / d.bytes).toPrecision(2)}× the ${d.name}`);
+      .map((d) => `${(bytes / d.bytes).toPrecision(2)}× the ${d.name}'s`);
     setText(
       readout,
       `${B} × ${H} × ${n.toLocaleString("en")}² × ${DTYPE_BYTES[dtype]} B = ${fmtBytes(bytes)}: ${vs.join(", ")}`,
