@@ -138,9 +138,10 @@ calculator = MemoryCalculator(n=32768, heads=heads, batch=1, dtype=dtype)
 figures.show(
     calculator,
     "fig-memory",
-    "The bytes of one layer's attention weights, batch × heads × n² × bytes per "
-    "number, on a log axis. Dashed: a laptop's and a GPU's memory; triangles: the "
-    "same heads, batch and dtype at 32k and 128k tokens.",
+    "The bytes of one layer's attention weights, batch × heads × n² × "
+    "bytes per number, on a log axis. Dashed: a laptop's and a GPU's "
+    "memory; triangles: the same heads, batch and dtype at 32k and 128k "
+    "tokens.",
 )
 
 # %% [markdown]
@@ -202,9 +203,10 @@ figures.show(
         model_bytes=one_matrix,
     ),
     "fig-scaling",
-    "Time (left) and peak extra memory (right) of plain attention against the sequence length, "
-    "on log-log axes, measured when the notebook last ran. Left: the dashed line has the fitted "
-    "slope. Right: the line is the cost model's bytes of one n×n float32 matrix.",
+    "Time (left) and peak extra memory (right) of plain attention "
+    "against the sequence length, on log-log axes, measured when the "
+    "notebook last ran. Left: the dashed line has the fitted slope. "
+    "Right: the line is the cost model's bytes of one n×n float32 matrix.",
 )
 
 # %% [markdown]
@@ -212,9 +214,8 @@ figures.show(
 # {eval}`dec(slope, 2)`, up to n = {eval}`f"{measured_n[-1]:,}"`; run the cells again and your
 # machine's figure replaces it. A slope near 2 is the $n^2$ of {eq}`eq-ch7-cost`. Below 2, the
 # smaller sizes still carry fixed costs (starting threads, Python's overhead) or other programs
-# shared the processor, as they did on the build machine; above 2, the large matrices spill out
-# of the caches (next section). The memory is cleaner, slope {eval}`dec(memory_slope, 2)`: at the largest
-# size the plain path held {eval}`dec(measured_peak[-1] / one_matrix[-1], 1)` times the bytes of
+# shared the processor; above 2, the large matrices spill out of the caches (next section).
+# The memory is cleaner, slope {eval}`dec(memory_slope, 2)`: at the largest size the plain path held {eval}`dec(measured_peak[-1] / one_matrix[-1], 1)` times the bytes of
 # one $n \times n$ matrix, because the scores, their scaled and exponentiated copies and the
 # weights are separate arrays.
 #
@@ -367,9 +368,8 @@ print(
 # with values the identity matrix to read the weights off:
 
 # %%
-np.testing.assert_allclose(
-    ac.chunked_attention(q, example.keys, V_seed, block_size=2), o_2 / l_2
-)
+chunked = ac.chunked_attention(q, example.keys, V_seed, block_size=2)
+np.testing.assert_allclose(chunked, o_2 / l_2)
 np.testing.assert_allclose(
     ac.chunked_attention(q, example.keys, np.eye(3), block_size=2),
     np.exp(s - m_2) / l_2,
@@ -385,13 +385,14 @@ order = [1, 0, 2]  # k2, then k1, then k3
 state = ac.online_softmax_start(2)
 trace = []
 for j in order:
-    state = ac.online_softmax_step(state, s[j : j + 1], V_seed[j : j + 1])
+    block_j = slice(j, j + 1)  # one key
+    state = ac.online_softmax_step(state, s[block_j], V_seed[block_j])
     trace.append(state)
 step_table(
     {
         "sⱼ": s[order],
         "m": [t.running_max for t in trace],
-        "rescale e^(m_old − m)": [t.rescale for t in trace],
+        "rescale": [t.rescale for t in trace],
         "ℓ": [t.total for t in trace],
         "o": [vector(t.out) for t in trace],
         "o / ℓ": [vector(t.output) for t in trace],
@@ -420,9 +421,8 @@ np.testing.assert_allclose(
 )
 peak_plain = bench.peak_extra_bytes(methods["plain"])
 peak_chunked = bench.peak_extra_bytes(methods["chunked"])
-print(
-    f"peak extra memory: plain {peak_plain / 2**20:.0f} MiB, chunked {peak_chunked / 2**20:.0f} MiB"
-)
+print(f"peak extra memory: plain {peak_plain / 2**20:.0f} MiB,")
+print(f"                   chunked {peak_chunked / 2**20:.0f} MiB")
 
 # %% [markdown]
 # The plain path held {eval}`plain(round(peak_plain / 2**20))` MiB at its peak, the chunked one
