@@ -5,8 +5,6 @@ Import cost is numpy only: plotting (:mod:`attn_book.plots`), widgets
 are submodules that load their own dependencies when imported.
 """
 
-import importlib.metadata as _metadata
-
 from .attention import (
     attention_weights,
     causal_mask,
@@ -23,10 +21,18 @@ from .patches import image_patches
 from .recurrent import simple_rnn
 from .softmax import entropy, log_softmax, logsumexp, softmax, softmax_jacobian
 
-try:  # the one version is pyproject.toml's, as pip installed it
-    __version__ = _metadata.version("attn-core")
-except _metadata.PackageNotFoundError:  # a checkout on sys.path that was never installed
-    __version__ = "0+unknown"
+
+def __getattr__(name):
+    """``__version__``, read on first use: importlib.metadata costs ~40 ms at import."""
+    if name != "__version__":
+        raise AttributeError(f"module 'attn_core' has no attribute {name!r}")
+    import importlib.metadata
+
+    try:  # the one version is pyproject.toml's, as pip installed it
+        return importlib.metadata.version("attn-core")
+    except importlib.metadata.PackageNotFoundError:  # a checkout never installed
+        return "0+unknown"
+
 
 __all__ = [
     "SENTENCE_EN",

@@ -29,10 +29,12 @@ import numpy as np
 from .softmax import softmax
 from .validation import (
     as_array,
+    as_input_dtype,
     check_attention_inputs,
     check_mask,
     check_positive_int,
     check_scale,
+    check_scores_size,
     check_size,
 )
 
@@ -178,6 +180,7 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
     """
     q, k = check_attention_inputs(query, key, scale=scale)
     weights = _weights(np.atleast_2d(q), k, attn_mask, is_causal, scale)  # [..., L, S]
+    weights = as_input_dtype(weights, query, key)
     return weights[..., 0, :] if q.ndim == 1 else weights
 
 
@@ -232,13 +235,16 @@ def scaled_dot_product_attention(
     >>> scaled_dot_product_attention(q, keys, values).round(3)
     array([1.203, 0.797])
     """
-    q, k, v = check_attention_inputs(query, key, value, scale=scale)
+    # the fast path never holds the (..., L, S) scores: only the plain one is size-checked
+    q, k, v = check_attention_inputs(query, key, value, scale=scale, full_scores=False)
     q2 = np.atleast_2d(q)  # [..., L, E]
     if _takes_fast_path(q2, k, dropout_p):
         out = _attention_in_query_blocks(q2, k, v, attn_mask, is_causal, scale)
     else:
+        check_scores_size(q2, k)
         weights = _weights(q2, k, attn_mask, is_causal, scale)  # [..., L, S]
         out = _dropout(weights, dropout_p, rng) @ v  # [..., L, S] @ [..., S, Ev] -> [..., L, Ev]
+    out = as_input_dtype(out, query, key, value)
     return out[..., 0, :] if q.ndim == 1 else out
 
 

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import check_attention_inputs, check_mask, check_positive_int, check_scale
+from .validation import (
+    as_input_dtype,
+    check_attention_inputs,
+    check_mask,
+    check_positive_int,
+    check_scale,
+)
 
 __all__ = ["chunked_attention"]
 
@@ -70,7 +76,7 @@ def chunked_attention(
     >>> chunked_attention(ex.query, ex.keys, ex.values, block_size=1).round(3)
     array([1.203, 0.797])
     """
-    q, k, v = check_attention_inputs(query, key, value, scale=scale)
+    q, k, v = check_attention_inputs(query, key, value, scale=scale, full_scores=False)
     block = check_positive_int(block_size, "block_size")
     q2 = np.atleast_2d(q) * check_scale(scale, q.shape[-1])  # [..., L, E], scaled once
     mask = _full_mask(attn_mask, is_causal, q2, k)
@@ -89,6 +95,7 @@ def chunked_attention(
         running_out = running_out * rescale + weights @ values  # [..., L, B] @ [..., B, Ev]
         running_max = new_max
     out = np.divide(running_out, running_sum, out=np.zeros_like(running_out), where=running_sum > 0)
+    out = as_input_dtype(out, query, key, value)  # float16 in, float16 out
     return out[..., 0, :] if q.ndim == 1 else out
 
 

@@ -17,6 +17,7 @@ __all__ = [
     "MAX_ARRAY_BYTES",
     "as_array",
     "as_float_array",
+    "as_input_dtype",
     "check_attention_inputs",
     "check_axis",
     "check_bool",
@@ -24,6 +25,7 @@ __all__ = [
     "check_positive_int",
     "check_positive_real",
     "check_scale",
+    "check_scores_size",
     "check_size",
     "check_temperature",
     "compute_dtype",
@@ -181,14 +183,15 @@ def check_positive_int(n, name, *, minimum=1):
     return int(n)
 
 
-def check_attention_inputs(query, key, value=None, *, scale=1.0):
+def check_attention_inputs(query, key, value=None, *, scale=1.0, full_scores=True):
     """Validate query (..., L, E), key (..., S, E) and value (..., S, Ev).
 
     A 1-D query (E,) is accepted as a single query. Returns float arrays with a
     common dtype, at least float32 (float32 stays float32; float16 is computed
-    in float32). Raises before the scores (..., L, S) or the output would exceed
-    :data:`MAX_ARRAY_BYTES`, or if query·key × ``scale`` (None: 1/sqrt(E))
-    would overflow.
+    in float32). Raises before the output (..., L, Ev) would exceed
+    :data:`MAX_ARRAY_BYTES`, and before the scores (..., L, S) would unless
+    ``full_scores`` is False (a caller that works in blocks and never holds
+    them), or if query·key × ``scale`` (None: 1/sqrt(E)) would overflow.
     """
     q = as_float_array(query, "query")
     k = as_float_array(key, "key")
@@ -209,23 +212,52 @@ def check_attention_inputs(query, key, value=None, *, scale=1.0):
             f"key has shape {k.shape}, value has shape {arrays[2].shape}"
         )
     dtype = compute_dtype(np.result_type(*arrays))
-    _check_result_sizes(arrays, dtype)
+    _check_result_sizes(arrays, dtype, full_scores)
     arrays = [arr.astype(dtype, copy=False) for arr in arrays]
     _check_scores_fit(arrays[0], arrays[1], check_scale(scale, q.shape[-1]))
     return tuple(arrays)
 
 
-def _check_result_sizes(arrays, dtype):
+def _check_result_sizes(arrays, dtype, full_scores=True):
     """Raise if the scores (..., L, S) or the output (..., L, Ev) would be too large."""
     batch = _check_batch_broadcast(arrays)
-    q, k = arrays[:2]
+    q = arrays[0]
     L = q.shape[-2] if q.ndim > 1 else 1
     where = f", batch axes {batch}" if batch else ""
-    because = f"query's L = {L} and key's S = {k.shape[-2]}{where}"
-    check_size((*batch, L, k.shape[-2]), dtype, "the scores (..., L, S)", because)
+    if full_scores:
+        check_scores_size(*arrays[:2], dtype=dtype)
     if len(arrays) == 3:
         because = f"query's L = {L} and value's Ev = {arrays[2].shape[-1]}{where}"
         check_size((*batch, L, arrays[2].shape[-1]), dtype, "the output (..., L, Ev)", because)
+
+
+def as_input_dtype(result, *inputs):
+    """``result`` as float16 when every one of ``inputs`` is float16, else unchanged.
+
+    Attention is computed in at least float32 (:func:`compute_dtype`); like PyTorch,
+    it hands float16 input back as float16.
+
+    Examples
+    --------
+    >>> half = np.zeros(2, np.float16)
+    >>> as_input_dtype(np.ones(2, np.float32), half, half).dtype
+    dtype('float16')
+    >>> as_input_dtype(np.ones(2, np.float32), half, [1.0, 2.0]).dtype
+    dtype('float32')
+    """
+    if inputs and all(getattr(a, "dtype", None) == np.float16 for a in inputs):
+        return result.astype(np.float16)
+    return result
+
+
+def check_scores_size(query, key, dtype=None):
+    """Raise, naming L, S and the batch axes, if the scores (..., L, S) would be too large."""
+    batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2])
+    L = query.shape[-2] if query.ndim > 1 else 1
+    where = f", batch axes {batch}" if batch else ""
+    because = f"query's L = {L} and key's S = {key.shape[-2]}{where}"
+    dtype = query.dtype if dtype is None else dtype
+    check_size((*batch, L, key.shape[-2]), dtype, "the scores (..., L, S)", because)
 
 
 def _check_batch_broadcast(arrays):

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import reference as ref
 
+import attn_core as ac
 import attn_core.attention as attention
 from attn_core import (
     attention_weights,
@@ -238,3 +239,43 @@ def test_fast_path_when_the_norm_bound_overflows(rng, fast_path_always):
     out = scaled_dot_product_attention(q * 1e200, k * 1e-200, v, scale=1.0)
     args = ((q * 1e200).tolist(), (k * 1e-200).tolist(), v.tolist())
     np.testing.assert_allclose(out, ref.attention(*args, scale=1.0)[1], rtol=1e-12)
+
+
+def test_the_size_guard_spares_paths_that_never_hold_the_scores(monkeypatch):
+    # Scores of 512 x 512 float32 are 1 MiB; with the limit at 0.5 MiB, the paths that
+    # hold them (attention_weights, the plain path with dropout) refuse, naming the scores,
+    # while the fast path and the chunked one (a few blocks at a time) compute the output.
+    import attn_core.validation
+
+    monkeypatch.setattr(attn_core.validation, "MAX_ARRAY_BYTES", 512 * 1024)
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.normal(size=(512, 4)).astype(np.float32) for _ in range(3))
+    with pytest.raises(ValueError, match=r"the scores \(\.\.\., L, S\)"):
+        ac.attention_weights(q, k)
+    with pytest.raises(ValueError, match=r"the scores \(\.\.\., L, S\)"):
+        ac.scaled_dot_product_attention(q, k, v, dropout_p=0.1, rng=rng)
+    monkeypatch.setattr(attn_core.validation, "MAX_ARRAY_BYTES", 2 * 1024**3)
+    want = ac.attention_weights(q, k) @ v  # the reference, under the real limit
+    monkeypatch.setattr(attn_core.validation, "MAX_ARRAY_BYTES", 512 * 1024)
+    np.testing.assert_allclose(ac.scaled_dot_product_attention(q, k, v), want, atol=2e-6)
+    chunked = ac.chunked_attention(q, k, v, block_size=64)
+    np.testing.assert_allclose(chunked, want, atol=2e-6)
+
+
+@pytest.mark.parametrize("path", ["plain", "fast", "chunked"])
+def test_float16_in_float16_out_as_in_pytorch(path):
+    # Computed in float32, handed back in float16: equal to the float64 result to float16's
+    # precision (about 1e-3 relative), and scores beyond float16's max (65504) still work.
+    rng = np.random.default_rng(1)
+    n = 16 if path == "plain" else 300  # 300² pairs take the fast path
+    q, k, v = (rng.normal(size=(n, 8)) for _ in range(3))
+    want = ac.attention_weights(q, k) @ v  # float64
+    half = [x.astype(np.float16) for x in (q, k, v)]
+    attend = ac.chunked_attention if path == "chunked" else ac.scaled_dot_product_attention
+    got = attend(*half)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float64), want, atol=4e-3)
+    assert ac.attention_weights(*half[:2]).dtype == np.float16
+    big = np.full((2, 1), 300.0, np.float16)  # q·k = 90000 > 65504, scaled by 1/√1
+    out = ac.scaled_dot_product_attention(big, big, np.eye(2, dtype=np.float16))
+    assert out.dtype == np.float16 and np.isfinite(out).all()
