@@ -29,6 +29,13 @@ class OnlineSoftmax(NamedTuple):
         Σ e^(s_j − m) v_j over the keys seen so far, not yet divided by ℓ.
     rescale : float
         e^(m_old − m), the factor the last step multiplied ℓ and ``out`` by.
+
+    Examples
+    --------
+    After one key with score 0 and value (0, 2), the output is that value:
+
+    >>> OnlineSoftmax(0.0, 1.0, np.array([0.0, 2.0]), 0.0).output
+    array([0., 2.])
     """
 
     running_max: float
