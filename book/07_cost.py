@@ -83,9 +83,10 @@ cost_sentence
 # query and key size $d$, value size $d_v$ and $b$ bytes per number:
 #
 # $$
-# \text{FLOPs} = \underbrace{2BHLSd}_{QK^\top} + \underbrace{2BHLSd_v}_{\text{weights}\,V},
-# \qquad
-# \text{bytes of the weights} = BHLS\,b .
+# \begin{aligned}
+# \text{FLOPs} &= \underbrace{2BHLSd}_{QK^\top} + \underbrace{2BHLSd_v}_{\text{weights}\,V},\\
+# \text{bytes of the weights} &= BHLS\,b .
+# \end{aligned}
 # $$ (eq-ch7-cost)
 #
 # In self-attention $L = S = n$, and both grow with $n^2$: doubling the sentence quadruples
