@@ -6,8 +6,8 @@ The figures' CSS is all a figure controls in JupyterLab, and a static page must 
 offline, so the font travels inside the CSS as a ``data:`` URL. The source is Noto Sans KR
 (SIL Open Font License 1.1, which allows subsetting and redistribution) from the npm
 package ``@fontsource/noto-sans-kr``, installed by ``npm ci`` from ``package-lock.json``.
-The subset holds every Hangul syllable in the figures' JavaScript (src/*.js) and in
-``attn_core.examples`` (the sentences the heatmaps show); ``--check`` exits 1 when the
+The subset holds every Hangul syllable a figure can draw (:func:`used_hangul`); the
+matplotlib figures use it too (``snapshot.hangul_font``). ``--check`` exits 1 when the
 committed CSS does not hold exactly that subset. fontTools comes with matplotlib.
 """
 
@@ -29,12 +29,22 @@ HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")  # syllables a
 
 
 def used_hangul():
-    """Every Hangul character the figures' sources and example sentences hold, sorted."""
+    """Every Hangul character a figure can draw, sorted.
+
+    The interactive figures' sources (src/*.js), the example sentences (attn_core), the
+    matplotlib figures' labels and snapshots (attn_book/plots.py, snapshot.py), and the
+    code cells of the chapters (tokens a chapter passes to a figure); not the prose,
+    which the site and JupyterLab set in their own fonts.
+    """
     import attn_core.examples as examples
 
-    texts = [p.read_text(encoding="utf-8") for p in sorted((HERE / "src").glob("*.js"))]
-    texts.append(Path(examples.__file__).read_text(encoding="utf-8"))
-    return "".join(sorted(set(HANGUL.findall("".join(texts)))))
+    sources = [*sorted((HERE / "src").glob("*.js")), Path(examples.__file__)]
+    sources += [HERE.parent / "plots.py", HERE / "snapshot.py"]
+    texts = [p.read_text(encoding="utf-8") for p in sources]
+    for chapter in sorted((ROOT / "book").glob("[0-9][0-9]_*.py")):
+        lines = chapter.read_text(encoding="utf-8").splitlines()
+        texts += [line for line in lines if not line.lstrip().startswith("#")]  # code only
+    return "".join(sorted(set(HANGUL.findall("\n".join(texts)))))
 
 
 def subset_woff(chars):

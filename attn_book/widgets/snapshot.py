@@ -10,15 +10,13 @@ Every PNG is at most 680 px wide (the book's text column, at 100 dpi) and byte-f
 the same on a re-run (no ``Software`` metadata, fixed sizes, no timestamps).
 
 Korean tokens need a font with Hangul. The first of :data:`HANGUL_FONTS` that matplotlib
-knows is used, else the NanumGothic shipped by the ``koreanize-matplotlib`` package (read
-from its folder; the package is not imported, so it changes no global setting). With
-none, Hangul syllables are romanised (:func:`romanise`) rather than drawn as boxes.
+knows is used, else the book's own Noto Sans KR subset (the one the figures' CSS carries).
+With none, Hangul syllables are romanised (:func:`romanise`) rather than drawn as boxes.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.util
 import io
 import math
 import re
@@ -107,8 +105,10 @@ def _has_hangul(text):
 def hangul_font():
     """The family name of a font with Hangul that matplotlib can use, or None.
 
-    Looks for :data:`HANGUL_FONTS` among matplotlib's fonts, then registers the
-    NanumGothic file of the ``koreanize-matplotlib`` package if it is installed.
+    Looks for :data:`HANGUL_FONTS` among matplotlib's fonts, else registers the book's
+    own Noto Sans KR subset, the one the interactive figures' CSS carries
+    (``hangul_font.css``, every Hangul the figures and the book's plots show): its
+    WOFF is written out as a TrueType file with fontTools, which matplotlib brings.
     """
     from matplotlib import font_manager
 
@@ -116,14 +116,33 @@ def hangul_font():
     for name in HANGUL_FONTS:
         if name in known:
             return name
-    spec = importlib.util.find_spec("koreanize_matplotlib")
-    if spec is None or spec.origin is None:
-        return None
-    path = Path(spec.origin).parent / "fonts" / "NanumGothic.ttf"
-    if not path.is_file():
+    path = _shipped_font_as_ttf()
+    if path is None:
         return None
     font_manager.fontManager.addfont(str(path))
     return font_manager.FontProperties(fname=str(path)).get_name()
+
+
+def _shipped_font_as_ttf():
+    """``hangul_font.css``'s font as a .ttf in the temporary folder, or None without one."""
+    import base64
+    import hashlib
+    import tempfile
+    from importlib.resources import files
+
+    css = files(__package__).joinpath("hangul_font.css").read_text(encoding="utf-8")
+    found = re.search(r"base64,([A-Za-z0-9+/=]+)", css)
+    if found is None:
+        return None
+    woff = base64.b64decode(found.group(1))
+    path = Path(tempfile.gettempdir()) / f"attn-book-hangul-{hashlib.sha1(woff).hexdigest()}.ttf"
+    if not path.is_file():
+        from fontTools.ttLib import TTFont  # a dependency of matplotlib
+
+        font = TTFont(io.BytesIO(woff))
+        font.flavor = None  # WOFF -> plain TrueType, which FreeType reads
+        font.save(str(path))
+    return path
 
 
 def _bilingual(english, korean):
