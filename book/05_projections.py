@@ -63,7 +63,7 @@ X = np.array(
         [1, 0, 0, 1],  # 사과를: a noun with the object marker
         [0, 1, 0, 0],  # 먹었다: a verb
     ]
-)  # [T, d_model] = [3, 4]
+)  # [n, d_model] = [3, 4]: n tokens
 columns = {f: X[:, i] for i, f in enumerate(features)}
 step_table(columns, index=tokens, digits=0)
 
@@ -159,6 +159,12 @@ step_table(by_key, index=tokens, digits=0)
 step_table({t: weights[:, j] for j, t in enumerate(tokens)}, index=tokens)
 
 # %% [markdown]
+# By hand, the row of "사과를": its scaled scores are {eval}`dec(scores[1] / np.sqrt(3), 2)`,
+# $e^{2/\sqrt 3} \approx$ {eval}`dec(np.exp(scores[1, 0] / np.sqrt(3)), 2)`, $e^0 = 1$, and
+# the row's sum is {eval}`dec(np.exp(scores[1] / np.sqrt(3)).sum(), 2)`; so
+# {eval}`dec(np.exp(scores[1, 0] / np.sqrt(3)), 2)` / {eval}`dec(np.exp(scores[1] / np.sqrt(3)).sum(), 2)`
+# = {eval}`dec(weights[1, 0])`.
+#
 # "사과를" puts {eval}`dec(weights[1, 0])` on "나는" and {eval}`dec(weights[1, 2])` on
 # "먹었다", and only {eval}`dec(weights[1, 1])` on itself: exactly the seed's sentence, "사과"
 # looks at "나는" and "먹었다". Now the reason can be stated: the object marker -를 asks for
@@ -238,9 +244,9 @@ scores_same
 # (대칭): $(\mathbf x_i W)\cdot(\mathbf x_j W) = (\mathbf x_j W)\cdot(\mathbf x_i W)$, so "사과를
 # looks for 나는" would mean "나는 looks for 사과를" just as much; a question and its answer
 # can no longer be different things. Second, each word's score with itself is the squared
-# length $\|\mathbf x_i W\|^2$, and by the Cauchy–Schwarz inequality no score in a row can
-# exceed both its own diagonal entry and that of the other word: words tend to look at
-# themselves. Here it is extreme, the identity matrix: every word's only match is itself, and
+# length $\|\mathbf x_i W\|^2$, and the Cauchy–Schwarz inequality bounds every other score
+# by the two diagonal entries, $s_{ij} \le \sqrt{s_{ii}\, s_{jj}} \le \max(s_{ii}, s_{jj})$:
+# words tend to look at themselves. Here it is extreme, the identity matrix: every word's only match is itself, and
 # "사과를" gives {eval}`dec(ac.softmax(scores_same[1] / np.sqrt(3))[1])` of its attention to
 # itself instead of {eval}`dec(weights[1, 1])`. Separate $W_Q$ and $W_K$ let "what I ask
 # for" differ from "what I offer"; a separate $W_V$ lets "what I hand over" differ from both.
@@ -318,7 +324,10 @@ figures.show(
 
 # %%
 def cross_attention(X_dec, X_enc, W_Q, W_K, W_V):
-    """softmax((X_dec W_Q)(X_enc W_K)ᵀ / √d_k) X_enc W_V: [L, D], [S, D] -> [L, d_v]."""
+    """softmax((X_dec W_Q)(X_enc W_K)ᵀ / √d_k) X_enc W_V.
+
+    X_dec [L, D] and X_enc [S, D] -> [L, d_v].
+    """
     Q = X_dec @ W_Q  # [L, D] @ [D, d_k] -> [L, d_k]
     K, V = X_enc @ W_K, X_enc @ W_V  # [S, d_k], [S, d_v]
     return ac.scaled_dot_product_attention(Q, K, V)  # [L, d_v]
@@ -408,8 +417,8 @@ np.testing.assert_allclose(dog_first, dog_last)
 # ```
 #
 # It is {eq}`eq-ch5-projections` and the attention of Chapter 4, with two additions: each
-# `nn.Linear` is a matrix *and a bias* (a vector added to every row), and a leading batch
-# axis processes several sentences at once. `attn_core.SimpleSelfAttention` is the same
+# `nn.Linear` is a matrix *and a bias* (편향, a vector added to every row), and a leading
+# batch (배치) axis processes several sentences at once. `attn_core.SimpleSelfAttention` is the same
 # layer in numpy, initialised as `nn.Linear` is; the translation is word for word:
 #
 # | PyTorch | numpy (`attn_core`) |
@@ -467,18 +476,19 @@ else:
 
 # %%
 rng = np.random.default_rng(0)
-T, d = 50, 8
-x_long = rng.normal(size=(T, d))  # [T, d]
+n, d = 50, 8
+x_long = rng.normal(size=(n, d))  # [n, d]: n words of width d
 attention_layer = ac.SimpleSelfAttention(d, rng)
 w_x = rng.normal(size=(d, d)) / np.sqrt(d)  # [d, H]
 w_h = rng.normal(size=(d, d)) / np.sqrt(d)  # [H, H]
-rnn_states = ac.simple_rnn(x_long, w_x, w_h)  # T steps in a row: [T, H]
-attention_out, _ = attention_layer(x_long[None])  # all rows: [1, T, d]
+rnn_states = ac.simple_rnn(x_long, w_x, w_h)  # n steps in a row: [n, H]
+attention_out, _ = attention_layer(x_long[None])  # all rows: [1, n, d]
 
 # %% [markdown]
-# That is $T =$ {eval}`T` words of width {eval}`d`. How much does the last word's output
+# That is $n =$ {eval}`n` words of width {eval}`d` (we write $n$ for the number of words,
+# as Chapter 7 does; $T$ stays the temperature). How much does the last word's output
 # move when an earlier word moves a little? Nudge word
-# $T-1-\text{distance}$ by $\varepsilon$ and measure the change of the last output, divided
+# $n-1-\text{distance}$ (counting from 0) by $\varepsilon$ and measure the change of the last output, divided
 # by $\varepsilon$:
 
 # %%
@@ -487,7 +497,7 @@ distances = [1, 5, 10, 20, 30]
 moved = {"attention": [], "RNN": []}
 for distance in distances:
     nudged = x_long.copy()
-    nudged[T - 1 - distance] += eps  # move one earlier word a little
+    nudged[n - 1 - distance] += eps  # move one earlier word a little
     last_attention = attention_layer(nudged[None])[0][0, -1]  # [d]
     last_state = ac.simple_rnn(nudged, w_x, w_h)[-1]  # [H]
     change_attention = np.abs(last_attention - attention_out[0, -1]).max()
@@ -503,14 +513,15 @@ step_table(
 )
 
 # %% [markdown]
-# Attention's sensitivity hardly depends on the distance ({eval}`dec(moved["attention"][0])`
+# The weights are seeded, so these numbers come out the same on every run. Attention's
+# sensitivity hardly depends on the distance ({eval}`dec(moved["attention"][0])`
 # for the neighbour, {eval}`dec(moved["attention"][-1])` for a word
 # {eval}`distances[-1]` places back): the last word's query scores every key directly. The
 # RNN's falls by orders of magnitude, from {eval}`dec(moved["RNN"][0])` to
 # {eval}`f"{moved['RNN'][-1]:.0e}"`: a word's influence has to pass through every state in
 # between, and each step shrinks it. The same picture counts the steps: the RNN needs
-# {eval}`T` steps one after another, each waiting for the last; attention is two matrix
-# products whatever $T$ is, and no row of them waits for another.
+# {eval}`n` steps one after another, each waiting for the last; attention is two matrix
+# products whatever $n$ is, and no row of them waits for another.
 #
 # Rows that wait for nothing can be computed together, and that is where the time goes. The
 # cell below computes the same attention twice, all rows in one call and one row at a time
@@ -542,11 +553,11 @@ print(f"RNN, step by step:           {rnn_seconds * 1e3:7.1f} ms")
 
 # %% [markdown]
 # All rows at once is many times faster than the same rows one by one. The RNN may well beat
-# both here: it does $T d^2$ multiplications where attention does $T^2 d$, and a two-core
+# both here: it does $n d^2$ multiplications where attention does $n^2 d$, and a two-core
 # machine is limited by the arithmetic. On a GPU with thousands of cores the waiting is what
 # limits, and attention has none, which is why the Transformer trained faster than the
 # recurrent models before it ([Vaswani et al., 2017](references.md)). The price of the
-# one-step reach is the $T \times T$ score matrix: attention's cost grows with $T^2$, the
+# one-step reach is the $n \times n$ score matrix: attention's cost grows with $n^2$, the
 # limit the first seed article names.
 #
 # ## Attention over an image (컴퓨터 비전)
@@ -580,8 +591,9 @@ patches.shape
 figures.show(
     plot_patch_attention(image, patch_size, patch_weights[0], selected=0),
     "fig-patches",
-    "Left: an 8 × 8 image cut into 16 patches of 2 × 2 pixels (outlined: patch 0). Right: "
-    "the attention weights of patch 0 over all 16 patches, laid out where the patches are.",
+    "Left: an 8 × 8 image cut into 16 patches of 2 × 2 pixels "
+    "(outlined: patch 0). Right: the attention weights of patch 0 "
+    "over all 16 patches, laid out where the patches are.",
 )
 
 # %% [markdown]
@@ -605,7 +617,7 @@ figures.show(
 #   and $K$, $V$ from another, with $L \times S$ weights.
 # - Shuffling the words shuffles the outputs the same way, so models add positions.
 # - The seed's PyTorch layer is this with biases and a batch axis; attention reaches any word
-#   in one step and computes every row at once, where an RNN needs $T$ steps in a row.
+#   in one step and computes every row at once, where an RNN needs $n$ steps in a row.
 #
 # ## Exercises
 #
@@ -641,7 +653,9 @@ ch5.scores_by_hand.check(answer)
 #
 # $Q$ has rows {eval}`vector(X_ex[0] @ W_Q_ex)` and {eval}`vector(X_ex[1] @ W_Q_ex)`; $K$
 # has rows {eval}`vector(X_ex[0] @ W_K_ex)` and {eval}`vector(X_ex[1] @ W_K_ex)`. The four
-# dot products:
+# dot products give the score matrix with rows
+# {eval}`vector((X_ex @ W_Q_ex)[0] @ (X_ex @ W_K_ex).T)` and
+# {eval}`vector((X_ex @ W_Q_ex)[1] @ (X_ex @ W_K_ex).T)`:
 #
 # ```python
 # Q_ex, K_ex = X_ex @ W_Q_ex, X_ex @ W_K_ex  # [2, 3] @ [3, 2] -> [2, 2] each
@@ -788,11 +802,12 @@ ch5.keys_from_queries.check(fixed_self_attention)
 #
 # ```python
 # def fixed_self_attention(X, W_Q, W_K, W_V):
-#     Q = X @ W_Q  # [..., T, D] @ [D, d_k] -> [..., T, d_k]
+#     Q = X @ W_Q  # [..., n, D] @ [D, d_k] -> [..., n, d_k]
 #     K = X @ W_K  # the fix: the keys' own matrix
-#     V = X @ W_V  # [..., T, D] @ [D, d_v] -> [..., T, d_v]
-#     scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])  # [..., T, T]
-#     return ac.softmax(scores, axis=-1) @ V  # [..., T, T] @ [..., T, d_v]
+#     V = X @ W_V  # [..., n, D] @ [D, d_v] -> [..., n, d_v]
+#     K_t = np.swapaxes(K, -1, -2)  # [..., d_k, n]
+#     scores = Q @ K_t / np.sqrt(Q.shape[-1])  # [..., n, n]
+#     return ac.softmax(scores, axis=-1) @ V  # [..., n, d_v]
 #
 #
 # ch5.keys_from_queries.check(fixed_self_attention)

@@ -125,3 +125,18 @@ def test_the_sentence_case_by_hand():
     x, w_q, w_k, w_v = ch5._sentence_case()
     weights_apple = [e / (2 * e + 1), 1 / (2 * e + 1), e / (2 * e + 1)]
     np.testing.assert_allclose(_loop_attention(x, w_q, w_k, w_v)[1], weights_apple)
+
+
+def test_the_shown_bug_fixed_in_one_line_runs_with_the_chapters_imports_only():
+    # The chapter imports numpy as np and attn_core as ac, not math: a reader who copies
+    # the shown function and changes only the keys' line must get a working function.
+    import attn_core as ac
+
+    source = str(ch5.keys_from_queries.show())
+    buggy_line = "K = X @ W_Q"
+    assert source.count(buggy_line) == 1
+    fixed = source.replace(buggy_line, "K = X @ W_K")
+    assert all(len(line) <= 75 for line in source.splitlines())  # the book's code column
+    namespace = {"np": np, "ac": ac}
+    exec(fixed, namespace)
+    assert ch5.keys_from_queries.check(namespace["self_attention"]).ok

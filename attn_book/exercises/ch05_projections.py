@@ -34,13 +34,13 @@ __all__ = [
 ]
 
 # Two tokens of width 3 and two projections to d_k = 2, small enough for pencil and paper.
-_X = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, -1.0]])  # [T=2, D=3]
+_X = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, -1.0]])  # [n=2, D=3]
 _W_Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # [D=3, d_k=2]
 _W_K = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 0.0]])  # [D=3, d_k=2]
 
 
 def _scores(x, w_q, w_k):
-    """(X W_Q)(X W_K)ᵀ, unscaled: [T, D] @ [D, d_k] -> [T, d_k], then [T, d_k] @ [d_k, T]."""
+    """(X W_Q)(X W_K)ᵀ, unscaled: [n, D] @ [D, d_k] -> [n, d_k], then [n, d_k] @ [d_k, n]."""
     return (x @ w_q) @ (x @ w_k).T
 
 
@@ -174,15 +174,16 @@ shuffled_sentence = ChoiceExercise(
 
 
 def self_attention(X, W_Q, W_K, W_V):
-    """Self-attention of a sentence X (..., T, D) with projections W_Q, W_K (D, d_k), W_V (D, d_v).
+    """Self-attention of a sentence X (..., n, D) of n tokens.
 
-    Returns the outputs (..., T, d_v).
+    W_Q and W_K are (D, d_k), W_V is (D, d_v); returns (..., n, d_v).
     """
-    Q = X @ W_Q  # [..., T, D] @ [D, d_k] -> [..., T, d_k]
-    K = X @ W_Q  # [..., T, D] @ [D, d_k] -> [..., T, d_k]
-    V = X @ W_V  # [..., T, D] @ [D, d_v] -> [..., T, d_v]
-    weights = ac.softmax(Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1]), axis=-1)
-    return weights @ V  # [..., T, T] @ [..., T, d_v] -> [..., T, d_v]
+    Q = X @ W_Q  # [..., n, D] @ [D, d_k] -> [..., n, d_k]
+    K = X @ W_Q  # [..., n, D] @ [D, d_k] -> [..., n, d_k]
+    V = X @ W_V  # [..., n, D] @ [D, d_v] -> [..., n, d_v]
+    K_t = np.swapaxes(K, -1, -2)  # [..., d_k, n]
+    scores = Q @ K_t / np.sqrt(Q.shape[-1])  # [..., n, n]
+    return ac.softmax(scores, axis=-1) @ V  # [..., n, d_v]
 
 
 def _projected(X, W_Q, W_K, W_V):
