@@ -300,3 +300,41 @@ def test_weight_bytes_equal_the_cost_model(run_js):
 def test_bytes_read_in_binary_units(run_js):
     got = run_js([["fmtBytes", [b]] for b in (36, 4 * 2**20, 64 * 2**30, 1536)])
     assert got == ["36 B", "4.00 MiB", "64.0 GiB", "1.50 KiB"]
+
+
+NOTE_RUNNER = """
+import { noteText } from "./attention_heatmap.js";
+const cases = JSON.parse(process.argv[2]);
+process.stdout.write(JSON.stringify(cases.map((args) => noteText(...args))));
+"""
+
+
+def test_a_masked_rows_uniform_entropy_counts_only_the_keys_it_sees(tmp_path):
+    # Under the causal mask, row 0 of five tokens sees one key: uniform over one key has
+    # entropy log 1 = 0, not log 5. Row 3 sees four keys: log 4 = 1.386 (by hand).
+    if not Path(NODE).exists():
+        pytest.skip(f"node not found ({NODE}); the JS tests need Node.js")
+    for src in (WIDGETS / "src").glob("*.js"):
+        shutil.copy(src, tmp_path / src.name)
+    figure = tmp_path / "attention_heatmap.js"  # the figure exports only render: add noteText
+    figure.write_text(figure.read_text(encoding="utf-8") + "\nexport { noteText };\n")
+    (tmp_path / "package.json").write_text('{"type": "module"}', encoding="utf-8")
+    (tmp_path / "run.mjs").write_text(NOTE_RUNNER, encoding="utf-8")
+    cases = [
+        [False, 0, 5, [1, 0, 0, 0, 0], 1],
+        [False, 0, 5, [0.25, 0.25, 0.25, 0.25, 0], 4],
+        [False, 0, 5, [0.2] * 5, 5],
+        [False, 0, 5, [0, 0, 0, 0, 0], 0],
+    ]
+    proc = subprocess.run(
+        [NODE, "run.mjs", json.dumps(cases)], capture_output=True, text=True,
+        cwd=tmp_path, timeout=60, check=True,
+    )  # fmt: skip
+    one, four, five, none = json.loads(proc.stdout)
+    assert "entropy of this row 0.000 nats" in one
+    assert "log 1 visible key = 0.000 = uniform" in one
+    assert "log 5" not in one
+    assert f"entropy of this row {math.log(4):.3f} nats" in four
+    assert f"log 4 visible keys = {math.log(4):.3f} = uniform" in four
+    assert f"log 5 = {math.log(5):.3f} = uniform" in five  # no mask: all five keys
+    assert "sees no key" in none

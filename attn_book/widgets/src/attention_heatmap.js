@@ -165,14 +165,26 @@ function buildRowPanel(holder, kTok) {
   });
 }
 
-/** The caption under the row: which attention, the head, and the row's entropy in words. */
-function noteText(cross, h, dHead, row) {
+/** Whether key j is hidden from query i by the causal mask or the padding (`length`). */
+function isHidden(i, j, causal, length) {
+  return (causal && j > i) || (length !== null && j >= length);
+}
+
+/**
+ * The caption under the row: which attention, the head, and the row's entropy in words.
+ * The uniform entropy is log(keys the row can see), not log(all keys): a masked key has no
+ * weight to share. `visible` is that number of keys.
+ */
+function noteText(cross, h, dHead, row, visible = row.length) {
   const kind = cross ? "cross-attention (크로스 어텐션)" : "self-attention (셀프 어텐션)";
-  const S = row.length;
+  const head = `${kind}, head ${h + 1}: head width = ${dHead}; `;
+  if (visible === 0) return `${head}this row sees no key: every weight is 0`;
+  const plural = visible === 1 ? "" : "s";
+  const keys = visible === row.length ? `${visible}` : `${visible} visible key${plural}`;
   return (
-    `${kind}, head ${h + 1}: head width = ${dHead}; ` +
+    head +
     `entropy of this row ${fmt(entropy(row), 3)} nats (spread of the weights: ` +
-    `0 = all on one key, log ${S} = ${fmt(Math.log(S), 3)} = uniform)`
+    `0 = all on one key, log ${keys} = ${fmt(Math.log(visible), 3)} = uniform)`
   );
 }
 
@@ -244,7 +256,7 @@ function render({ model, el }) {
     for (let i = 0; i < grid.L; i++) {
       for (let j = 0; j < grid.S; j++) {
         // masked: no weight at all, drawn apart from a small one
-        const hidden = (causal && j > i) || (length !== null && j >= length);
+        const hidden = isHidden(i, j, causal, length);
         setAttrs(grid.cells[i][j], { fill: hidden ? MASKED : viridis(W[i][j]) });
         const t = grid.texts[i][j];
         if (t) {
@@ -261,7 +273,8 @@ function render({ model, el }) {
       setText(r.num, fmt(W[sel][j], 3));
     });
     setText(title, `query “${qTok[sel]}” attends to:`);
-    setText(note, noteText(Boolean(model.get("key_tokens")), h, dHead, W[sel]));
+    const visible = W[sel].filter((_, j) => !isHidden(sel, j, causal, length)).length;
+    setText(note, noteText(Boolean(model.get("key_tokens")), h, dHead, W[sel], visible));
     headSel.value = String(h);
     scaleBox.show();
     causalBox.show();
