@@ -5,11 +5,16 @@ Chapter 6's sentence "the cat saw the dog" gets one-hot embeddings: features
 feature 9 is a spare, always 0). The projections are chosen so that the
 difference between the two heads is a fact, not a fitted pattern:
 
-- head 0 reads only the position features, and its query of position i equals
-  the key of position i - 1: it looks at the previous token (the first token,
-  with none before it, looks at itself);
-- head 1 reads only the word features, and its query equals its key: it looks
-  at the tokens with the same word, wherever they are.
+- head 1 (index 0) reads only the position features, and its query of
+  position i is ``strength`` (8) times the key of position i - 1: it looks at
+  the previous token (the first token, with none before it, looks at itself);
+- head 2 (index 1) reads only the word features, and its query is
+  ``strength`` times its own key: it looks at the tokens with the same word,
+  wherever they are.
+
+With the default strength a matching pair scores 8, scaled by 1/sqrt(5) to
+3.58; e^3.58 = 35.8 against e^0 = 1 for the four other keys gives the match
+35.8 / (35.8 + 4) = 0.899.
 
 Shape legend: T = 5 positions, D = 10 features, H = 2 heads of d_head = 5.
 """
@@ -38,7 +43,7 @@ class TwoHeadExample(NamedTuple):
 
 
 def two_head_example(strength=8.0):
-    """The two-head example: x one-hot (position | word), head 0 by position, head 1 by word.
+    """The two-head example: x one-hot (position | word), heads by position, by word.
 
     Parameters
     ----------
@@ -50,16 +55,17 @@ def two_head_example(strength=8.0):
     -------
     TwoHeadExample
         ``x`` (5, 10); ``w_q`` maps position i to the slot of position i - 1 (head
-        0, columns 0-4) and word w to the slot of w (head 1, columns 5-9), times
-        ``strength``; ``w_k``, ``w_v`` and ``w_o`` are the identity.
+        1, index 0, columns 0-4) and word w to the slot of w (head 2, index 1,
+        columns 5-9), times ``strength``; ``w_k``, ``w_v`` and ``w_o`` are the
+        identity.
 
     Examples
     --------
     >>> ex = two_head_example()
     >>> q, k = ex.x @ ex.w_q, ex.x @ ex.w_k  # [T, D] @ [D, D] -> [T, D]
-    >>> (q[:, :5] @ k[:, :5].T / 8).astype(int)[2]  # head 0: "saw" matches position 1
+    >>> (q[:, :5] @ k[:, :5].T / 8).astype(int)[2]  # head 1: "saw" matches position 1
     array([0, 1, 0, 0, 0])
-    >>> (q[:, 5:] @ k[:, 5:].T / 8).astype(int)[0]  # head 1: "the" matches both "the"
+    >>> (q[:, 5:] @ k[:, 5:].T / 8).astype(int)[0]  # head 2: "the" matches both "the"
     array([1, 0, 0, 1, 0])
     """
     T = len(TWO_HEAD_SENTENCE)

@@ -28,8 +28,8 @@
 # - build causal and padding masks, boolean or additive, and say what every API gives for a
 #   row whose keys are all masked.
 #
-# New terms: head (헤드), output projection (출력 투영), layer (층), residual connection
-# (잔차 연결), causal mask (인과 마스크), padding (패딩).
+# New terms: head, output projection, layer, residual connection, causal mask, padding (each
+# with its Korean name where it is introduced).
 
 # %%
 import math
@@ -95,10 +95,12 @@ V_h = ac.split_heads(V, n_heads)
 print("Q  ", Q.shape, "\nQ_h", Q_h.shape)
 
 # %% [markdown]
-# Head $i$ holds features $i\,d_\text{head}$ to $(i+1)\,d_\text{head}-1$ of *every* token:
+# We number heads from 1, as {eq}`eq-ch6-multihead` does; numpy counts from 0, so head $i$
+# is `Q_h[:, i - 1]`. Head $i$ holds features $(i-1)\,d_\text{head}$ to
+# $i\,d_\text{head}-1$ of *every* token (features count from 0):
 
 # %%
-# head 1 = the second slice
+# Q_h[:, 1] is head 2: the second slice of features
 np.testing.assert_array_equal(Q_h[:, 1], Q[:, :, d_head:])
 
 # %% [markdown]
@@ -153,7 +155,10 @@ np.testing.assert_allclose(weights_lib, weights)
 # $\sqrt{d_\text{model}}$ instead of $\sqrt{d_\text{head}}$ makes every head's scores
 # $\sqrt{h}$ times too small. How much that matters, measured on one head of a model with
 # $d_\text{model} = 512$ and 8 heads, each query against 16 random keys whose components have
-# standard deviation 1 (a fresh head) or 2 (a head grown by training):
+# standard deviation 1 (a fresh head) or 2 (a head grown by training). The table gives a
+# row's largest weight and its entropy (엔트로피), $-\sum_j w_j \log w_j$ in nats: 0 when
+# one key takes everything, $\log S$ when all $S$ keys share equally. The keys are random
+# but seeded (the `rng` of the first cell), so a run gives the same numbers:
 
 # %%
 head_stats = {
@@ -191,8 +196,10 @@ step_table(
 # token ([Voita et al., 2019](references.md)). To see the difference for certain, we build a
 # two-head layer by hand. The sentence is "the cat saw the dog"; features 0 to 4 of each
 # token say where it is (a one-hot position) and features 5 to 9 what it is (a one-hot word,
-# the last one unused). Head 1 reads only the positions, and its query at position $i$ equals
-# the key at position $i-1$; head 2 reads only the words, and its query equals its key.
+# the last one unused). Head 1 reads only the positions, and its query at position $i$ is 8
+# times the key at position $i-1$; head 2 reads only the words, and its query is 8 times its
+# own key: $W_K = W_V = W_O = I$, and $W_Q$ is 8 times a shifted identity (head 1) beside 8
+# times the identity (head 2):
 
 # %%
 example = two_head_example()
@@ -201,6 +208,7 @@ mha = (example.w_q, example.w_k, example.w_v, example.w_o, 2)
 # weights_2h: [h, L, L], one matrix per head
 _, weights_2h = ac.multi_head_attention(example.x, example.x, *mha)
 print(example.x.astype(int))  # rows: the, cat, saw, the, dog
+print(example.w_q[:5, :5].astype(int))  # head 1's W_Q: row i -> i - 1
 
 # %% tags=["hide-input"]
 head_titles = ["head 1: by position", "head 2: by content"]
@@ -212,15 +220,24 @@ figures.show(
         ]
     ),
     "fig-two-heads",
-    "The two heads of the hand-built layer on the same sentence. Head 1 reads only the "
-    "position features and puts most of each row on the previous token; head 2 reads only "
-    "the word features and puts most of each row on the tokens with the same word: both "
-    "rows of *the* share their weight between the two *the*s.",
+    "The two heads of the hand-built layer on the same sentence. Head 1 "
+    "reads only the position features and puts most of each row on the "
+    "previous token (the first *the*, with none before it, on itself); "
+    "head 2 reads only the word features and puts most of each row on "
+    "the tokens with the same word: both rows of *the* share their "
+    "weight between the two *the*s.",
 )
 
 # %% [markdown]
-# In {eval}`figures.ref("fig-two-heads")`, every token of head 1 looks at the token before
-# it: "saw" puts {eval}`dec(weights_2h[0, 2, 1])` on "cat". Head 2 ignores positions: the
+# In {eval}`figures.ref("fig-two-heads")`, every token of head 1 but the first looks at the
+# token before it: "saw" puts {eval}`dec(weights_2h[0, 2, 1])` on "cat". By hand: each head
+# is $d_\text{head} =$ {eval}`example.x.shape[1] // 2` features wide; the matching pair
+# scores 8, scaled by $1/\sqrt 5$ to {eval}`dec(8 / math.sqrt(5), 2)`;
+# $e^{8/\sqrt 5} \approx$ {eval}`dec(math.exp(8 / math.sqrt(5)), 1)`, the four other keys
+# score 0 and give $e^0 = 1$ each, and
+# {eval}`dec(math.exp(8 / math.sqrt(5)), 1)` / ({eval}`dec(math.exp(8 / math.sqrt(5)), 1)` + 4)
+# = {eval}`dec(weights_2h[0, 2, 1])`. The first "the" has no token before it; its query
+# points at position 0, itself, and it puts {eval}`dec(weights_2h[0, 0, 0])` there. Head 2 ignores positions: the
 # second "the" puts {eval}`dec(weights_2h[1, 3, 0])` on the first "the" and
 # {eval}`dec(weights_2h[1, 3, 3])` on itself, and the other words mostly on themselves. The
 # strongest key of each row says the same in words:
@@ -274,7 +291,12 @@ step_table(
 # next. Each layer *adds* its output to its input, $X_{l+1} = X_l + \mathrm{MultiHead}(X_l)$,
 # a residual connection (잔차 연결): a token keeps what it had and gains what it gathered.
 # (Real layers also normalise and pass every token through a small feed-forward network; we
-# leave those out to watch attention alone.) Stack the position head of our example twice:
+# leave those out to watch attention alone.) Stack the position head of our example twice.
+# To keep the code short, the layer below runs it as one head (`n_heads=1`) of all
+# {eval}`example.x.shape[1]` features with the content part of $W_Q$ zeroed: the scores are
+# the same, but the scale is now $1/\sqrt{10}$, not $1/\sqrt 5$, so the previous token gets
+# {eval}`dec(math.exp(8 / math.sqrt(10)) / (math.exp(8 / math.sqrt(10)) + 4))` instead of
+# {eval}`dec(weights_2h[0, 2, 1])`.
 
 # %%
 w_q_position = example.w_q.copy()
@@ -282,7 +304,10 @@ w_q_position[5:, 5:] = 0.0  # keep only the position head's query
 
 
 def layer(x_in):
-    """One attention layer with a residual connection: x + attention(x), [L, D] -> [L, D]."""
+    """One layer with a residual connection: x + attention(x).
+
+    [L, D] -> [L, D], and the weights [L, L] of its one head.
+    """
     out, w = ac.multi_head_attention(
         x_in,
         x_in,
@@ -335,9 +360,10 @@ figures.show(
         value_label="share",
     ),
     "fig-layers",
-    "What each token's vector holds after one and after two layers of the previous-token "
-    "head, with residual connections: the share of each input token in it. One layer reaches "
-    "one token back, two layers reach two.",
+    "What each token's vector holds after one and after two layers of "
+    "the previous-token head, with residual connections: the share of "
+    "each input token in it. One layer reaches one token back, two "
+    "layers reach two.",
 )
 
 # %% [markdown]
@@ -352,7 +378,7 @@ figures.show(
 #
 # ## Masks: what a query may not see
 #
-# A mask (마스크) removes some keys from a query's softmax. `attn_core` follows
+# A mask removes some keys from a query's softmax. `attn_core` follows
 # `torch.nn.functional.scaled_dot_product_attention`: a boolean mask says **True = may
 # attend**, and a hidden key's score becomes $-\infty$ before the softmax, so its weight is
 # exactly 0 and the remaining weights of the row add up to 1 again.
@@ -397,9 +423,10 @@ figures.show(
         ]
     ),
     "fig-causal",
-    "The causal mask as a matrix (1 = may attend) and the content head without and with it; "
-    "grey cells are masked. The first *the* no longer sees the second one, and every row "
-    "renormalises over the keys it keeps.",
+    "The causal mask as a matrix (1 = may attend) and the content head "
+    "without and with it; grey cells are masked. The first *the* no "
+    "longer sees the second one, and every row renormalises over the "
+    "keys it keeps.",
 )
 
 # %% [markdown]
@@ -450,7 +477,9 @@ step_table(
 # %% [markdown]
 # The row is "cat" in the second sentence, head 2. Without the mask the three padding
 # tokens take {eval}`dec(weights_unpadded[1, 1, 1, 2:].sum())` of its weight; with it they get
-# 0, and "cat" and "the" share the whole 1: {eval}`dec(weights_padded[1, 1, 1, :2])`.
+# 0, and "cat" and "the" share the whole 1: "cat" keeps
+# {eval}`dec(weights_padded[1, 1, 1, 1])` for itself and gives
+# {eval}`dec(weights_padded[1, 1, 1, 0])` to "the".
 #
 # ### Boolean and additive masks give the same weights
 #
@@ -508,20 +537,23 @@ print(
 )
 
 # %% [markdown]
-# In the table, `F` is `torch.nn.functional` and `nn` is `torch.nn` (PyTorch 2.13):
+# The book does not run PyTorch: its rows below are what PyTorch documents, and what
+# PyTorch 2.13 gave when the author checked them outside the book (`F` is
+# `torch.nn.functional`, `nn` is `torch.nn`). The other rows are computed above.
 #
 # | API | a boolean True means | a fully masked row gives |
 # |---|---|---|
 # | `attn_core` | may attend | zeros: {eval}`plain(row_attn_core)` |
-# | `F.scaled_dot_product_attention` | may attend | zeros (older releases: NaN) |
-# | `nn.MultiheadAttention`'s `key_padding_mask` | **ignore** | NaN |
+# | `F.scaled_dot_product_attention` | may attend | zeros in PyTorch 2.13 (older releases: NaN) |
+# | `nn.MultiheadAttention`'s `key_padding_mask` | **ignore** | NaN in PyTorch 2.13 |
 # | plain softmax, $-\infty$ fill | (your code) | NaN: {eval}`plain(row_plain)` |
 # | softmax, $-10^9$ fill | (your code) | uniform: {eval}`plain(row_fill)` |
 # | softmax, $-10^9$ fill, float16 | (your code) | NaN: $-10^9$ becomes {eval}`plain(fill_in_float16)` |
 #
 # Both `attn_core` and `F.scaled_dot_product_attention` also take a float mask, which they
-# add to the scores. In PyTorch, `masked_fill(mask, -1e9)` on a float16 tensor does not even
-# get that far: it raises an error, because $-10^9$ does not fit in float16.
+# add to the scores. In PyTorch (2.13, checked outside the book), `masked_fill(mask, -1e9)`
+# on a float16 tensor does not even get that far: it raises an error, because $-10^9$ does
+# not fit in float16.
 #
 # Zeros are the honest answer: the query gathers nothing, and its output is the zero vector.
 # NaN spreads through every later layer and into the loss; uniform weights quietly average
@@ -544,8 +576,9 @@ heatmap = AttentionHeatmap(
 figures.show(
     heatmap,
     "fig-live-masks",
-    "The seed's sentence padded to five tokens, live: rows are queries, columns keys; the "
-    "checkboxes switch the causal and the padding mask, the menu the head.",
+    "The seed's sentence padded to five tokens, live: rows are queries, "
+    "columns keys; the checkboxes switch the causal and the padding mask, "
+    "the menu the head.",
 )
 
 # %% [markdown]
@@ -586,8 +619,8 @@ np.testing.assert_allclose(
 # ```{exercise} Find the bug: splitting into heads
 # :label: ex-ch6-bug-heads
 #
-# The function below should turn $(\dots, T, D)$ into $(\dots, H, T, D/H)$, each head
-# getting its own slice of every position's features ($T$ positions). It returns the right
+# The function below should turn $(\dots, n, D)$ into $(\dots, h, n, D/h)$, each of the
+# $h$ heads getting its own slice of every position's features ($n$ positions). It returns the right
 # shape, but its heads are wrong. Copy it as `fixed_split`, fix it, and run the check.
 # ```
 
@@ -598,8 +631,8 @@ ch6.heads_reshape.show()
 # ```{admonition} Hint
 # :class: dropdown
 #
-# Try it on `np.arange(12).reshape(3, 4)` (3 positions, 4 features) with 2 heads. Head 0
-# should hold features 0 and 1 of *every* position. Does it?
+# Try it on `np.arange(12).reshape(3, 4)` (3 positions, 4 features) with 2 heads. Head 1,
+# `[0]` of the result, should hold features 0 and 1 of *every* position. Does it?
 # ```
 
 
@@ -614,16 +647,16 @@ ch6.heads_reshape.check(fixed_split)
 # ````{solution} ex-ch6-bug-heads
 # :class: dropdown
 #
-# A reshape keeps the numbers in memory order, so reshaping $(T, D)$ straight to
-# $(H, T, d_\text{head})$ puts all the features of the first positions into head 0. Reshape to
-# $(T, H, d_\text{head})$, which cuts each position's features into heads, then swap the
+# A reshape keeps the numbers in memory order, so reshaping $(n, D)$ straight to
+# $(h, n, d_\text{head})$ puts all the features of the first positions into head 1. Reshape to
+# $(n, h, d_\text{head})$, which cuts each position's features into heads, then swap the
 # position and head axes:
 #
 # ```python
 # def fixed_split(x, n_heads):
-#     *batch, T, D = x.shape
-#     x = x.reshape(*batch, T, n_heads, D // n_heads)  # [..., T, H, d_head]
-#     return np.swapaxes(x, -2, -3)  # [..., H, T, d_head]
+#     *batch, n, D = x.shape
+#     x = x.reshape(*batch, n, n_heads, D // n_heads)  # [..., n, h, d_head]
+#     return np.swapaxes(x, -2, -3)  # [..., h, n, d_head]
 #
 #
 # ch6.heads_reshape.check(fixed_split)
@@ -663,14 +696,15 @@ ch6.scale_d_model.check(fixed_head_weights)
 #
 # Each head's scores are dot products of $d_\text{head}$-dimensional vectors, so their
 # variance is $d_\text{head}$ and the scale is $1/\sqrt{d_\text{head}}$, with
-# $d_\text{head} = D/H$:
+# $d_\text{head} = D/h$:
 #
 # ```python
 # def fixed_head_weights(q, k, n_heads):
-#     qh = ac.split_heads(q, n_heads)  # [..., H, T, d_head]
-#     kh = ac.split_heads(k, n_heads)  # [..., H, T, d_head]
-#     d_head = qh.shape[-1]  # the length of the vectors each head multiplies
-#     scores = qh @ np.swapaxes(kh, -1, -2) / math.sqrt(d_head)  # [..., H, T, T]
+#     qh = ac.split_heads(q, n_heads)  # [..., h, n, d_head]
+#     kh = ac.split_heads(k, n_heads)  # [..., h, n, d_head]
+#     d_head = qh.shape[-1]  # the length each head's vectors have
+#     kh_t = np.swapaxes(kh, -1, -2)  # [..., h, d_head, n]
+#     scores = qh @ kh_t / math.sqrt(d_head)  # [..., h, n, n]
 #     return ac.softmax(scores, axis=-1)
 #
 #
@@ -773,8 +807,10 @@ ch6.key_padding_weights.check(weights_from_key_padding_mask)
 #
 # ```python
 # def weights_from_key_padding_mask(q, k, key_padding_mask):
-#     may_attend = ~np.asarray(key_padding_mask, dtype=bool)  # [..., S], True = may attend
-#     return ac.attention_weights(q, k, may_attend[..., None, :])  # mask [..., 1, S]
+#     # [..., S], True = may attend
+#     may_attend = ~np.asarray(key_padding_mask, dtype=bool)
+#     mask = may_attend[..., None, :]  # [..., 1, S]
+#     return ac.attention_weights(q, k, mask)
 #
 #
 # ch6.key_padding_weights.check(weights_from_key_padding_mask)
@@ -784,8 +820,9 @@ ch6.key_padding_weights.check(weights_from_key_padding_mask)
 # ```{exercise} Predict: $-10^9$ in float16
 # :label: ex-ch6-float16-fill
 #
-# Scores in float16 are masked with `np.where(mask, scores, -1e9)` and passed to a plain
-# softmax (subtract the row's maximum, exponentiate, divide by the sum). What does a row whose
+# Scores in float16 are masked with `np.where(mask, scores, -1e9).astype(np.float16)` (NumPy
+# ≥ 2 keeps float16 even without the `.astype`; NumPy 1 would widen it to a larger float)
+# and passed to a plain softmax (subtract the row's maximum, exponentiate, divide by the sum). What does a row whose
 # keys are *all* masked give: `"zeros"`, `"uniform"` or `"NaN"`?
 # ```
 #

@@ -56,3 +56,17 @@ def test_float16_cannot_hold_minus_1e9():
     with np.errstate(over="ignore"):
         assert np.float16(-1e9) == -np.inf
     assert ch6.float16_fill.check("nan").ok
+
+
+def test_float16_fill_statement_gives_nan_in_any_numpy():
+    # The chapter's statement casts explicitly, so the answer does not depend on NEP 50:
+    # -1e9 overflows float16 to -inf, and a plain softmax of an all -inf row is NaN.
+    scores = np.zeros(4, dtype=np.float16)
+    mask = np.zeros(4, dtype=bool)  # every key masked
+    with np.errstate(over="ignore", invalid="ignore"):
+        filled = np.where(mask, scores, -1e9).astype(np.float16)
+        exps = np.exp(filled - filled.max())
+        row = exps / exps.sum()
+    assert filled.dtype == np.float16 and np.isneginf(filled).all()
+    assert np.isnan(row).all()
+    assert ch6.float16_fill.check("NaN").ok

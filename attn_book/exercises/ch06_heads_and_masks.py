@@ -44,12 +44,12 @@ __all__ = [
 
 
 def head_weights(q, k, n_heads):
-    """Each head's weights (..., H, T, T) from projected q, k (..., T, D)."""
+    """Each head's weights (..., h, n, n) from q, k (..., n, D)."""
     d_model = q.shape[-1]
-    qh = ac.split_heads(q, n_heads)  # [..., H, T, d_head]
-    kh = ac.split_heads(k, n_heads)  # [..., H, T, d_head]
-    kh_t = np.swapaxes(kh, -1, -2)  # [..., H, d_head, T]
-    scores = qh @ kh_t / np.sqrt(d_model)  # [..., H, T, T]
+    qh = ac.split_heads(q, n_heads)  # [..., h, n, d_head]
+    kh = ac.split_heads(k, n_heads)  # [..., h, n, d_head]
+    kh_t = np.swapaxes(kh, -1, -2)  # [..., h, d_head, n]
+    scores = qh @ kh_t / np.sqrt(d_model)  # [..., h, n, n]
     return ac.softmax(scores, axis=-1)
 
 
@@ -66,12 +66,12 @@ def _fixed_head_weights(q, k, n_heads):
 def _head_cases():
     r = np.random.default_rng(4)
     return [
-        Case("T=4, d_model=8, 2 heads", (3 * r.normal(size=(4, 8)), 3 * r.normal(size=(4, 8)), 2)),
+        Case("n=4, d_model=8, 2 heads", (3 * r.normal(size=(4, 8)), 3 * r.normal(size=(4, 8)), 2)),
         Case(
-            "T=3, d_model=12, 4 heads", (3 * r.normal(size=(3, 12)), 3 * r.normal(size=(3, 12)), 4)
+            "n=3, d_model=12, 4 heads", (3 * r.normal(size=(3, 12)), 3 * r.normal(size=(3, 12)), 4)
         ),
         Case(
-            "batch of 2, T=3, d_model=6, 3 heads",
+            "batch of 2, n=3, d_model=6, 3 heads",
             (3 * r.normal(size=(2, 3, 6)), 3 * r.normal(size=(2, 3, 6)), 3),
             batched=True,
         ),
@@ -108,22 +108,22 @@ scale_d_model = BugExercise(
 
 
 def split(x, n_heads):
-    """Split x (..., T, D) into heads: (..., H, T, D // H)."""
-    *batch, T, D = x.shape
-    return x.reshape(*batch, n_heads, T, D // n_heads)
+    """Split x (..., n, D) into h = n_heads heads: (..., h, n, D // h)."""
+    *batch, n, D = x.shape
+    return x.reshape(*batch, n_heads, n, D // n_heads)
 
 
 def _fixed_split(x, n_heads):
-    *batch, T, D = x.shape
-    return np.swapaxes(x.reshape(*batch, T, n_heads, D // n_heads), -2, -3)
+    *batch, n, D = x.shape
+    return np.swapaxes(x.reshape(*batch, n, n_heads, D // n_heads), -2, -3)
 
 
 def _split_cases():
     r = np.random.default_rng(5)
     return [
-        Case("T=4, D=6, 2 heads", (r.normal(size=(4, 6)), 2)),
-        Case("T=3, D=8, 4 heads", (r.normal(size=(3, 8)), 4)),
-        Case("batch of 2, T=5, D=6, 3 heads", (r.normal(size=(2, 5, 6)), 3), batched=True),
+        Case("n=4, D=6, 2 heads", (r.normal(size=(4, 6)), 2)),
+        Case("n=3, D=8, 4 heads", (r.normal(size=(3, 8)), 4)),
+        Case("batch of 2, n=5, D=6, 3 heads", (r.normal(size=(2, 5, 6)), 3), batched=True),
     ]
 
 
@@ -133,7 +133,7 @@ def _forgot_swap():
 
     return Diagnosis(
         "heads-not-swapped",
-        "the right numbers in the wrong order of axes: (T, H, d_head) where (H, T, d_head) "
+        "the right numbers in the wrong order of axes: (n, h, d_head) where (h, n, d_head) "
         "is due — swap two axes after the reshape.",
         test,
     )
@@ -152,7 +152,7 @@ heads_reshape = BugExercise(
     ],
     mistakes=[
         Mistake(
-            "reshape to (T, H, d_head), no swap",
+            "reshape to (n, h, d_head), no swap",
             lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h),
             "heads-not-swapped",
         )
@@ -281,9 +281,9 @@ heads_cost = ChoiceExercise(
     answer="×1",
     why_not={
         "×1/8": "each head's dot products are 8 times shorter, but there are 8 heads: "
-        "count H × L × L × d_head.",
+        "count h × L × L × d_head.",
         "×8": "there are 8 times as many score matrices, but each dot product is 8 times "
-        "shorter: count H × L × L × d_head.",
+        "shorter: count h × L × L × d_head.",
     },
     inputs=(512, 8),
 )
@@ -300,7 +300,8 @@ float16_fill = ChoiceExercise(
         "zeros": "nothing in np.where(mask, scores, -1e9) followed by a plain softmax makes a "
         "row zero; attn_core and torch's scaled_dot_product_attention do that on purpose.",
         "uniform": "that is what -1e9 gives in float32 or float64. Print np.float16(-1e9): "
-        "float16 cannot hold it.",
+        "float16 cannot hold it (and the mask keeps the scores float16: NumPy ≥ 2 does so "
+        "on its own, and .astype(np.float16) does so in any NumPy).",
     },
 )
 
