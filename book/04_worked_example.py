@@ -99,7 +99,8 @@ scaled.round(3)
 
 # %% [markdown]
 # The scaled scores are $s_1 \approx$ {eval}`dec(scaled[0])`, $s_2 =$ {eval}`dec(scaled[1])`
-# and $s_3 \approx$ {eval}`dec(scaled[2])`.
+# and $s_3 \approx$ {eval}`dec(scaled[2])`. From here on $s_j$ means the *scaled* score, as in
+# equation {eq}`eq-ch4-attention`; in [Chapter 2](02_softmax.ipynb) it was the raw dot product.
 #
 # ## Step 3: exponentials (지수) and their sum
 #
@@ -201,10 +202,16 @@ step_table(
 # The weights are {eval}`dec(weights_unscaled)` instead of {eval}`dec(weights)`: more extreme,
 # because the gaps between the scores are $\sqrt{d_k} \approx$ {eval}`dec(math.sqrt(d_k))` times
 # larger before the exponential amplifies them. The output moves to
-# {eval}`vector(output_unscaled)`, further towards $\mathbf v_1$. With $d_k =$ {eval}`d_k` the
-# difference is modest; with $d_k = 64$, the size of a key in the seed's real model, the
-# divisor is $\sqrt{64} = 8$ and the difference is dramatic
-# ([Chapter 3](03_scaling.ipynb)).
+# {eval}`vector(output_unscaled)`, further towards $\mathbf v_1$:
+# {eval}`dec(weights_unscaled[0])` × {eval}`vector(V[0])` +
+# {eval}`dec(weights_unscaled[1])` × {eval}`vector(V[1])` +
+# {eval}`dec(weights_unscaled[2])` × {eval}`vector(V[2])`. A pencil that multiplies these
+# rounded weights gets {eval}`vector(weights_unscaled.round(3) @ V)`, one unit off in the last
+# digit, as the rounding advice above predicts. With $d_k =$ {eval}`d_k` the difference is
+# modest. The seed article then takes $d_k = 64$ "as in a real model" (실제 모델처럼); that is
+# the width of each head's keys in the original Transformer
+# ([Vaswani et al., 2017](references.md)), which the seed cites. There the divisor is
+# $\sqrt{64} = 8$ and the difference is dramatic ([Chapter 3](03_scaling.ipynb)).
 #
 # ## A picture: the output is a convex combination
 #
@@ -260,12 +267,15 @@ panels = [
 figures.show(
     plot_convex_combination(panels),
     "fig-convex",
-    "The attention output is a weighted average of the values. Left: the seed's values lie on "
-    f"the line $x + y = {plain(V[0].sum())}$, so the output (circle: scaled; diamond: unscaled) "
-    "stays on that segment; the inset magnifies the two outputs, and the dotted curve is the "
-    "output as a unit query turns once round the circle. Right: with $\\mathbf v_3$ moved to "
-    f"{vector(V_triangle[2])} the hull is a true triangle, and the output "
-    f"{vector(output_triangle)} sits inside it, at barycentric coordinates equal to the weights.",
+    "The attention output is a weighted average of the values. Left:"
+    " the seed's values lie on the line"
+    f" $x + y = {plain(V[0].sum())}$, so the output (circle: scaled;"
+    " diamond: unscaled) stays on that segment; the inset magnifies the"
+    " two outputs, and the dotted curve is the output as a unit query"
+    " turns once round the circle. Right: with $\\mathbf v_3$ moved to"
+    f" {vector(V_triangle[2])} the hull is a true triangle, and the"
+    f" output {vector(output_triangle)} sits inside it, at barycentric"
+    " coordinates equal to the weights.",
 )
 
 # %% [markdown]
@@ -287,14 +297,25 @@ figures.show(
 # %%
 sentence = sentence_example()
 tokens = list(ac.SENTENCE_KO)
-Q_s, K_s, V_s = (
-    sentence.query,
-    sentence.keys,
-    sentence.values,
-)  # [3, 2] each
-weights_s = ac.softmax(
-    Q_s @ K_s.T / math.sqrt(d_k), axis=-1
-)  # [3, 2] @ [2, 3] -> [3, 3]
+Q_s, K_s, V_s = sentence.query, sentence.keys, sentence.values
+step_table(
+    {
+        "query qᵢ": [vector(row) for row in Q_s],
+        "key kᵢ": [vector(row) for row in K_s],
+        "value vᵢ": [vector(row) for row in V_s],
+    },
+    index=tokens,
+)
+
+# %% [markdown]
+# Now all nine scores at once. `K_s.T` would do for these 2-D arrays, but as in
+# [Chapter 1](01_dot_product.ipynb) `np.swapaxes` is the transpose that stays right once batch
+# axes appear:
+
+# %%
+K_s_t = np.swapaxes(K_s, -1, -2)  # [3, 2] -> [2, 3]
+# [3, 2] @ [2, 3] -> [3, 3], one row per query
+weights_s = ac.softmax(Q_s @ K_s_t / math.sqrt(d_k), axis=-1)
 output_s = weights_s @ V_s  # [3, 3] @ [3, 2] -> [3, 2]
 step_table(
     {t: weights_s[:, j] for j, t in enumerate(tokens)}, index=tokens
@@ -302,7 +323,10 @@ step_table(
 
 # %% [markdown]
 # Row $i$ holds the weights of word $i$'s query over the three keys (the columns), and each row
-# sums to 1. The row of "사과를" is the hand computation:
+# sums to 1. Rounded to three decimals a row can add up to one unit more or less: the row of
+# "{eval}`tokens[0]`" shows {eval}`dec(weights_s[0], sep=" + ")` =
+# {eval}`dec(weights_s[0].round(3).sum())`, while its unrounded weights sum to
+# {eval}`dec(weights_s[0].sum())`. The row of "사과를" is the hand computation:
 
 # %%
 apple = tokens.index("사과를")  # the second row
@@ -310,7 +334,7 @@ np.testing.assert_allclose(weights_s[apple], weights)
 np.testing.assert_allclose(output_s[apple], output)
 
 # %% [markdown]
-# Its output is {eval}`vector(output_s[apple])`, the same as by hand: the query of "사과" puts
+# Its output is {eval}`vector(output_s[apple])`, the same as by hand: the query of "사과를" puts
 # {eval}`dec(weights_s[apple, 0])` on "나는" and {eval}`dec(weights_s[apple, 2])` on "먹었다",
 # the two words related to it. Where the queries, keys and values of a real sentence come from
 # (three learned matrices) is the subject of [Chapter 5](05_projections.ipynb).
@@ -377,9 +401,8 @@ np.testing.assert_allclose(pad.output, output)
 
 # %%
 q_new, keys = ch4.weights_by_hand.inputs
-x = max(keys @ q_new) / math.sqrt(
-    d_k
-)  # the largest scaled score: not the answer yet
+# the largest scaled score: not the answer yet
+x = max(keys @ q_new) / math.sqrt(d_k)
 print("q =", vector(q_new), " keys:", [vector(k) for k in keys])
 print(f"e^x ≈ {math.exp(x):.3f}   e^-x ≈ {math.exp(-x):.3f}")
 answer = ...  # your three weights, e.g. [0.0, 0.0, 0.0]
@@ -391,10 +414,12 @@ ch4.weights_by_hand.check(answer)
 #
 # The scores are $K\mathbf q$ = {eval}`plain(keys @ q_new)`; divided by $\sqrt{2}$ they are
 # {eval}`dec(keys @ q_new / math.sqrt(d_k))`. Their exponentials are $e^{x}$, $e^{-x}$ and
-# $e^0 = 1$; divide each by their sum:
+# $e^0 = 1$; divide each by their sum. The weights are
+# {eval}`dec(ch4.weights_by_hand.solution, sep=" / ")`.
 #
 # ```python
-# exps_by_hand = np.exp(keys @ q_new / math.sqrt(d_k))  # e^x, e^-x and e^0
+# # e^x, e^-x and e^0
+# exps_by_hand = np.exp(keys @ q_new / math.sqrt(d_k))
 # answer = (exps_by_hand / exps_by_hand.sum()).round(3)
 # ch4.weights_by_hand.check(answer)
 # ```
@@ -424,11 +449,13 @@ ch4.output_by_hand.check(answer)
 # ````{solution} ex-ch4-output-by-hand
 # :class: dropdown
 #
-# Weight each value and add, one component at a time. The two coordinates add up to 2 again, as
-# they must for the seed's values.
+# Weight each value and add, one component at a time: the output is
+# {eval}`vector(ch4.output_by_hand.solution)`. The two coordinates add up to 2 again, as they
+# must for the seed's values.
 #
 # ```python
-# w1, w2, w3 = ac.attention_weights(q_new, keys)  # the previous exercise's weights
+# # the previous exercise's weights
+# w1, w2, w3 = ac.attention_weights(q_new, keys)
 # answer = [w1 * 2 + w2 * 0 + w3 * 1, w1 * 0 + w2 * 2 + w3 * 1]
 # ch4.output_by_hand.check(answer)
 # ```
@@ -502,11 +529,13 @@ ch4.my_attention.check(my_attention)
 # ```python
 # def my_attention(q, keys, values):
 #     d_k = q.shape[-1]
-#     scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(d_k)  # [..., L, S]
-#     top = scores.max(axis=-1, keepdims=True)  # each row's largest score
+#     # [..., L, d_k] @ [..., d_k, S] -> [..., L, S]
+#     scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(d_k)
+#     top = scores.max(axis=-1, keepdims=True)  # each row's largest
 #     e = np.exp(scores - top)  # every exponent <= 0
-#     weights = e / e.sum(axis=-1, keepdims=True)  # each row sums to 1
-#     return weights @ values  # [..., L, S] @ [..., S, d_v] -> [..., L, d_v]
+#     weights = e / e.sum(axis=-1, keepdims=True)  # rows sum to 1
+#     # [..., L, S] @ [..., S, d_v] -> [..., L, d_v]
+#     return weights @ values
 #
 #
 # ch4.my_attention.check(my_attention)
@@ -554,10 +583,14 @@ ch4.sentence_softmax.check(fixed_sentence_attention)
 # ```python
 # def fixed_sentence_attention(Q, K, V):
 #     d_k = Q.shape[-1]
-#     scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k)  # [..., L, S]
-#     e = np.exp(scores - scores.max())  # unchanged: any constant cancels
-#     weights = e / e.sum(axis=-1, keepdims=True)  # the fix: each row's sum
-#     return weights @ V  # [..., L, S] @ [..., S, d_v] -> [..., L, d_v]
+#     # [..., L, d_k] @ [..., d_k, S] -> [..., L, S]
+#     scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k)
+#     # unchanged: any constant cancels
+#     e = np.exp(scores - scores.max())
+#     # the fix: each row's own sum
+#     weights = e / e.sum(axis=-1, keepdims=True)
+#     # [..., L, S] @ [..., S, d_v] -> [..., L, d_v]
+#     return weights @ V
 #
 #
 # ch4.sentence_softmax.check(fixed_sentence_attention)

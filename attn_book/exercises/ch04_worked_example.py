@@ -270,13 +270,13 @@ def _naive_softmax(scores):
 def sentence_attention(Q, K, V):
     """softmax(QKᵀ/√d_k) V for all queries.
 
-    Q (..., L, E), K (..., S, E), V (..., S, Ev) -> (..., L, Ev).
+    Q (..., L, d_k), K (..., S, d_k), V (..., S, d_v) -> (..., L, d_v).
     """
     d_k = Q.shape[-1]
     scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(d_k)  # [..., L, S]
     e = np.exp(scores - scores.max())  # subtract the max, as in Chapter 2
     weights = e / e.sum()  # divide by the sum, as in the hand computation
-    return weights @ V  # [..., L, S] @ [..., S, Ev] -> [..., L, Ev]
+    return weights @ V  # [..., L, S] @ [..., S, d_v] -> [..., L, d_v]
 
 
 def _sentence_fixed(Q, K, V):
