@@ -52,46 +52,46 @@ chapter_start = time.perf_counter()
 # ## Count it: the score matrix is $L \times S$
 #
 # Take the seed's sentence "나는 사과를 먹었다" from [Chapter 4](04_worked_example.ipynb):
-# $n = 3$ words, each with a query (쿼리), a key (키) and a value (밸류) of $d = 2$ numbers.
-# Self-attention (셀프 어텐션) compares every query with every key:
+# $n = 3$ words, each with a query, a key and a value of $d_k = 2$ numbers. Self-attention
+# compares every query with every key:
 
 # %%
 sentence = sentence_example()
 Q, K, V = sentence.query, sentence.keys, sentence.values  # [3, 2] each
-scores = Q @ K.T  # [L, d] @ [d, S] -> [L, S]
-n_words, d = Q.shape
+scores = Q @ K.T  # [L, d_k] @ [d_k, S] -> [L, S]
+n_words, d_k = Q.shape
 scores.shape
 
 # %% [markdown]
-# Every one of the {eval}`scores.size` entries is a dot product of {eval}`d` terms: a
+# Every one of the {eval}`scores.size` entries is a dot product of {eval}`d_k` terms: a
 # multiply and an add per term, 2 floating-point operations (FLOPs, 부동소수점 연산), so
-# $Q K^\top$ costs 2 × {eval}`scores.size` × {eval}`d` = {eval}`2 * scores.size * d` FLOPs.
+# $Q K^\top$ costs 2 × {eval}`scores.size` × {eval}`d_k` = {eval}`2 * scores.size * d_k` FLOPs.
 # Multiplying the weights by $V$ costs as much again, each weight scaling a value of
 # {eval}`V.shape[1]` numbers; the softmax adds one exponential per entry. In float32 each
 # number takes 4 bytes, so the score matrix takes {eval}`scores.size` × 4 =
 # {eval}`scores.size * 4` bytes. `attn_core`'s cost model counts the same things from the
-# shapes alone:
+# shapes alone (its argument `d` is the key width $d_k$):
 
 # %%
-cost_sentence = ac.attention_cost(
-    1, 1, n_words, n_words, d
-)  # batch, heads, L, S, d
-cost_sentence
+# batch, heads, L, S, d_k
+cost_sentence = ac.attention_cost(1, 1, n_words, n_words, d_k)
+for field, value in cost_sentence._asdict().items():
+    print(f"{field:>13} = {value}")
 
 # %% [markdown]
-# In general, for a batch of $B$ sequences with $H$ heads (헤드) each, $L$ queries, $S$ keys,
-# query and key size $d$, value size $d_v$ and $b$ bytes per number:
+# In general, for a batch of $B$ sequences with $h$ heads each, $L$ queries, $S$ keys,
+# query and key size $d_k$, value size $d_v$ and $b$ bytes per number:
 #
 # $$
 # \begin{aligned}
-# \text{FLOPs} &= \underbrace{2BHLSd}_{QK^\top} + \underbrace{2BHLSd_v}_{\text{weights}\,V},\\
-# \text{bytes of the weights} &= BHLS\,b .
+# \text{FLOPs} &= \underbrace{2BhLSd_k}_{QK^\top} + \underbrace{2BhLSd_v}_{\text{weights}\,V},\\
+# \text{bytes of the weights} &= BhLS\,b .
 # \end{aligned}
 # $$ (eq-ch7-cost)
 #
 # In self-attention $L = S = n$, and both grow with $n^2$: doubling the sentence quadruples
-# them, while the inputs and the output, $n \times d$ each, only double. One head of GPT-2's
-# shape ($d = 64$, float32) as $n$ doubles:
+# them, while the inputs and the output, $n \times d_k$ each, only double. One head of GPT-2's
+# shape ($d_k = 64$, float32) as $n$ doubles:
 
 # %%
 lengths = [1024, 2048, 4096, 8192, 16384]
@@ -110,7 +110,7 @@ step_table(
 # ## How much memory: long contexts
 #
 # Models now read 32k (32,768) or 128k (131,072) tokens at once, with many heads. Held at
-# once, the weights of one layer are $B \cdot H \cdot n^2 \cdot b$ bytes. A model with 32
+# once, the weights of one layer are $B \cdot h \cdot n^2 \cdot b$ bytes. A model with 32
 # heads in float16 (2 bytes), one sequence:
 
 # %%
@@ -141,7 +141,7 @@ figures.show(
     "fig-memory",
     "The bytes of one layer's attention weights, batch × heads × n² × "
     "bytes per number, on a log axis. Dashed: a laptop's and a GPU's "
-    "memory; triangles: the same heads, batch and dtype at 32k and 128k "
+    "memory; ticks: the same heads, batch and dtype at 32k and 128k "
     "tokens.",
 )
 
@@ -153,7 +153,7 @@ figures.show(
 #
 # Formulas count operations; a machine has caches, memory bandwidth and threads. The cell below
 # times the plain path of `attn_core` (the weights, then `weights @ value`, as
-# [Chapter 4](04_worked_example.ipynb) wrote it) for $n = 128, 256, \dots$ with $d = 64$ in
+# [Chapter 4](04_worked_example.ipynb) wrote it) for $n = 128, 256, \dots$ with $d_k = 64$ in
 # float32, and records its peak extra memory. It keeps to a time budget: before each doubling it
 # predicts the next size's time (four times the last) and stops when that would overrun, so it
 # finishes in well under a minute wherever it runs. Its output is your machine's.
@@ -211,12 +211,14 @@ figures.show(
 )
 
 # %% [markdown]
-# On the machine that built this page the fitted slope of the time is
+# These timings are measured, not seeded: only running the cells reproduces them, and
+# your numbers will differ. On the machine that built this page the fitted slope of the time is
 # {eval}`dec(slope, 2)`, up to n = {eval}`f"{measured_n[-1]:,}"`; run the cells again and your
 # machine's figure replaces it. A slope near 2 is the $n^2$ of {eq}`eq-ch7-cost`. Below 2, the
 # smaller sizes still carry fixed costs (starting threads, Python's overhead) or other programs
 # shared the processor; above 2, the large matrices spill out of the caches (next section).
-# The memory is cleaner, slope {eval}`dec(memory_slope, 2)`: at the largest size the plain path held {eval}`dec(measured_peak[-1] / one_matrix[-1], 1)` times the bytes of
+# The memory is cleaner, slope {eval}`dec(memory_slope, 2)`: at the largest size the plain
+# path held {eval}`dec(measured_peak[-1] / one_matrix[-1], 1)` times the bytes of
 # one $n \times n$ matrix, because the scores, their scaled and exponentiated copies and the
 # weights are separate arrays.
 #
@@ -237,7 +239,7 @@ step_flops = np.array(
 step_bytes = 4 * np.array(
     [2 * nd + nn, 2 * nn, 3 * nn, 2 * nn, 3 * nn, nn + 2 * nd]
 )  # read + written, float32
-steps = ["Q Kᵀ", "÷ √d", "− row max", "exp", "÷ row sum", "weights V"]
+steps = ["Q Kᵀ", "÷ √d_k", "− row max", "exp", "÷ row sum", "weights V"]
 step_table(
     {
         "MFLOP": step_flops / 1e6,
@@ -251,12 +253,14 @@ step_table(
 # %% [markdown]
 # The products do about {eval}`plain(round(step_flops[0] / step_bytes[0]))` FLOPs for each byte
 # they move, the softmax's passes a fraction of one. Now time each step of the plain path on its
-# own at this size, and the two products into buffers made beforehand (the floor of
-# `python -m attn_core.bench`):
+# own at this size, and the floor of `python -m attn_core.bench`: the two products alone,
+# written into buffers made beforehand. Each time is the median of 9 runs; timings on a
+# shared machine are noisy, so the floor can even come out slower than the two product
+# steps timed apart:
 
 # %% tags=["nbval-ignore-output"]
-q_s, k_s, v_s = bench.random_qkv(n_steps, d_steps, "float32")  # [n, d]
-s_raw = q_s @ k_s.T  # [n, d] @ [d, n] -> [n, n]
+q_s, k_s, v_s = bench.random_qkv(n_steps, d_steps, "float32")  # [n, d_k]
+s_raw = q_s @ k_s.T  # [n, d_k] @ [d_k, n] -> [n, n]
 s_scaled = s_raw / math.sqrt(d_steps)  # math.sqrt keeps float32
 s_shifted = s_scaled - s_scaled.max(axis=-1, keepdims=True)
 s_exp = np.exp(s_shifted)
@@ -269,9 +273,12 @@ step_functions = [
     lambda: s_exp / s_exp.sum(axis=-1, keepdims=True),
     lambda: s_weights @ v_s,
 ]
-step_ms = 1e3 * np.array([bench.median_seconds(f) for f in step_functions])
-floor = bench.numpy_methods(q_s, k_s, v_s)["floor"]  # Q Kᵀ, then @ V
-floor_ms = 1e3 * bench.median_seconds(floor)
+step_ms = 1e3 * np.array(
+    [bench.median_seconds(f, repeats=9) for f in step_functions]
+)
+# the floor: Q Kᵀ, then @ V, into buffers made beforehand
+floor = bench.numpy_methods(q_s, k_s, v_s)["floor"]
+floor_ms = 1e3 * bench.median_seconds(floor, repeats=9)
 step_table(
     {
         "ms": step_ms,
@@ -284,14 +291,17 @@ step_table(
 )
 
 # %% [markdown]
-# On the build machine the six steps took {eval}`dec(step_ms.sum() / floor_ms, 1)` times the
-# floor, the two products alone written into fresh arrays. The softmax's four passes do
-# {eval}`plain(round(step_flops[0] / step_flops[3]))` times fewer FLOPs each than one product,
+# On the build machine (measured: only running the cells reproduces these numbers) the six
+# steps took {eval}`dec(step_ms.sum() / floor_ms, 1)` times the floor. The softmax's four
+# passes do {eval}`plain(round(step_flops[0] / step_flops[1:5].max()))` to
+# {eval}`plain(round(step_flops[0] / step_flops[1:5].min()))` times fewer FLOPs each than one
+# product ($n^2$ for ÷ $\sqrt{d_k}$ and exp, $2n^2$ for the row max and the row sum),
 # yet their share of the time was {eval}`dec(step_ms[1:5].sum() / step_ms.sum(), 2)`, at
 # {eval}`dec(step_flops[1:5].sum() / step_ms[1:5].sum() / 1e6, 1)` GFLOP/s against the
 # products' {eval}`dec((step_flops[0] + step_flops[5]) / (step_ms[0] + step_ms[5]) / 1e6, 1)`.
 # The FLOPs per byte say why. A matrix product does
-# {eval}`dec(step_flops[0] / step_bytes[0], 1)` FLOPs for every byte it moves: each number of $Q$ and $K$ is reused $n$ times from the fast caches,
+# {eval}`dec(step_flops[0] / step_bytes[0], 1)` FLOPs for every byte it moves: each number of
+# $Q$ and $K$ is reused $n$ times from the fast caches,
 # so it runs near the processor's arithmetic speed (compute-bound, 연산 한계). An elementwise
 # pass does a fraction of a FLOP per byte: at $n =$ {eval}`n_steps` the matrix takes
 # {eval}`plain(nn * 4 / 2**20)` MiB, more than the caches hold, so every pass streams it from
@@ -412,7 +422,8 @@ step_table(
 # ## The chunked version on a long sequence
 #
 # The same loop over blocks of 256 keys, on $n = 4096$ random queries, keys and values with
-# $d = 64$: `ac.chunked_attention` against the plain path, the same output to float32 tolerance:
+# $d_k = 64$: `ac.chunked_attention` against the plain path, the same output to float32
+# tolerance:
 
 # %%
 n_long, block = 4096, 256
@@ -433,7 +444,7 @@ print(f"                   chunked {peak_chunked / 2**20:.0f} MiB")
 # add up to exactly the full ones,
 
 # %%
-block_flops = sum(  # both products of each block: 2 · L · B · d each
+block_flops = sum(  # both products of a block: 2 · L · block · d_k each
     2 * 2 * n_long * min(block, n_long - start) * 64
     for start in range(0, n_long, block)
 )
@@ -441,7 +452,8 @@ full_flops = ac.attention_cost(1, 1, n_long, n_long, 64).matmul_flops
 block_flops, full_flops
 
 # %% [markdown]
-# What about the time? On the build machine, in milliseconds:
+# What about the time? On the build machine, in milliseconds (measured: your run gives
+# your machine's numbers):
 
 # %% tags=["nbval-ignore-output"]
 long_ms = {
@@ -466,14 +478,15 @@ long_ms
 #
 # ## Where the field went
 #
-# To go below $n^2$ in time one must compute less than all $n^2$ scores. Sparse attention lets
-# each query see a fixed pattern of keys, such as strided blocks
-# ([Child et al., 2019](references.md)), and sliding-window attention lets it see its $w$
+# To go below $n^2$ in time one must compute less than all $n^2$ scores. Sparse attention
+# (희소 어텐션) lets each query see a fixed pattern of keys, such as strided blocks
+# ([Child et al., 2019](references.md)), and sliding-window attention (슬라이딩 윈도우
+# 어텐션) lets it see its $w$
 # neighbours plus a few global tokens, $O(n w)$ ([Beltagy et al., 2020](references.md)).
-# Linear attention replaces $e^{\mathbf q \cdot \mathbf k}$ by a product of feature maps
+# Linear attention (선형 어텐션) replaces $e^{\mathbf q \cdot \mathbf k}$ by a product of feature maps
 # $\phi(\mathbf q)\cdot\phi(\mathbf k)$, so that $\phi(Q)\,(\phi(K)^\top V)$ can be computed right
-# to left in $O(n)$ ([Katharopoulos et al., 2020](references.md)). State-space models such as
-# Mamba drop attention for a recurrence (순환) with a state of fixed size whose parameters depend
+# to left in $O(n)$ ([Katharopoulos et al., 2020](references.md)). State-space models (상태
+# 공간 모델) such as Mamba drop attention for a recurrence (순환) with a state of fixed size whose parameters depend
 # on the input, linear in $n$ ([Gu & Dao, 2023](references.md)). Each trades away some of what
 # full attention gives, every word able to look at every other; exact attention with
 # FlashAttention's kernels remains the default.
@@ -491,7 +504,7 @@ long_ms
 #
 # ## Summary
 #
-# - Attention computes $L \times S$ scores: $2BHLS(d + d_v)$ FLOPs and $BHLS\,b$ bytes of
+# - Attention computes $L \times S$ scores: $2BhLS(d_k + d_v)$ FLOPs and $BhLS\,b$ bytes of
 #   weights ({eq}`eq-ch7-cost`); with $L = S = n$ both grow with $n^2$. At 32k tokens and 32
 #   heads in float16 the weights of one layer would take {eval}`plain(weights_32k)` GiB.
 # - Measured, the time's slope on log-log axes is near 2 (here {eval}`dec(slope, 2)` on the
@@ -531,7 +544,8 @@ ch7.weights_memory.check(answer)
 # agrees:
 #
 # ```python
-# answer = ac.attention_cost(1, 1, 32768, 32768, 64, "float16").score_bytes / 2**30
+# cost = ac.attention_cost(1, 1, 32768, 32768, 64, "float16")
+# answer = cost.score_bytes / 2**30
 # ch7.weights_memory.check(answer)
 # ```
 # ````
@@ -539,7 +553,7 @@ ch7.weights_memory.check(answer)
 # ```{exercise} Predict the slope
 # :label: ex-ch7-slope
 #
-# With $d = 64$ fixed, you time plain attention for $n$ = 1024, 2048, 4096 and 8192 on a
+# With $d_k = 64$ fixed, you time plain attention for $n$ = 1024, 2048, 4096 and 8192 on a
 # machine with no other load and plot the time against $n$ on log-log axes. Which slope do you
 # expect: `"1"`, `"2"` or `"3"`?
 # ```
@@ -547,7 +561,7 @@ ch7.weights_memory.check(answer)
 # ```{admonition} Hint
 # :class: dropdown
 #
-# Count the multiply-adds of $QK^\top$ when $n$ doubles and $d$ does not.
+# Count the multiply-adds of $QK^\top$ when $n$ doubles and $d_k$ does not.
 # ```
 
 # %%
@@ -558,7 +572,7 @@ ch7.time_slope.check(answer)
 # ````{solution} ex-ch7-slope
 # :class: dropdown
 #
-# $QK^\top$ and the weights times $V$ cost $2n^2d$ FLOPs each, and the softmax touches all
+# $QK^\top$ and the weights times $V$ cost $2n^2d_k$ FLOPs each (with $d_v = d_k$), and the softmax touches all
 # $n^2$ entries: doubling $n$ multiplies the time by 4 = $2^2$, a slope of 2. The measured
 # slope of this chapter was {eval}`dec(slope, 2)` on the build machine.
 #
@@ -642,15 +656,18 @@ ch7.online_sum.check(fixed_blockwise)
 #     scale = 1 / math.sqrt(q.shape[-1])
 #     m = np.full((*q.shape[:-1], 1), -np.inf)  # running max: [..., L, 1]
 #     total = np.zeros((*q.shape[:-1], 1))  # running sum: [..., L, 1]
-#     out = np.zeros((*q.shape[:-1], v.shape[-1]))  # running output: [..., L, Ev]
+#     # running output: [..., L, Ev]
+#     out = np.zeros((*q.shape[:-1], v.shape[-1]))
 #     for start in range(0, k.shape[-2], block):
-#         keys, values = k[..., start : start + block, :], v[..., start : start + block, :]
-#         s = q @ np.swapaxes(keys, -1, -2) * scale  # [..., L, B]
+#         stop = start + block
+#         keys, values = k[..., start:stop, :], v[..., start:stop, :]
+#         s = q @ np.swapaxes(keys, -1, -2) * scale  # [..., L, block]
 #         new_m = np.maximum(m, s.max(axis=-1, keepdims=True))
 #         rescale = np.exp(m - new_m)  # e^(m_old - m_new) <= 1
-#         e = np.exp(s - new_m)  # [..., L, B]
-#         total = total * rescale + e.sum(axis=-1, keepdims=True)  # the fix
-#         out = out * rescale + e @ values  # [..., L, B] @ [..., B, Ev]
+#         e = np.exp(s - new_m)  # [..., L, block]
+#         # the fix: rescale the sum too
+#         total = total * rescale + e.sum(axis=-1, keepdims=True)
+#         out = out * rescale + e @ values  # [..., L, Ev]
 #         m = new_m
 #     return out / total
 #

@@ -154,19 +154,24 @@ online_step = NumberExercise(
 
 
 def blockwise_attention(q, k, v, block):
-    """Attention of q (..., L, E) over k (..., S, E), v (..., S, Ev), ``block`` keys at a time."""
+    """Attention of q (..., L, E) over k (..., S, E), v (..., S, Ev).
+
+    The keys are visited ``block`` at a time.
+    """
     scale = 1 / math.sqrt(q.shape[-1])
     m = np.full((*q.shape[:-1], 1), -np.inf)  # running max: [..., L, 1]
     total = np.zeros((*q.shape[:-1], 1))  # running sum: [..., L, 1]
-    out = np.zeros((*q.shape[:-1], v.shape[-1]))  # running output: [..., L, Ev]
+    # running output: [..., L, Ev]
+    out = np.zeros((*q.shape[:-1], v.shape[-1]))
     for start in range(0, k.shape[-2], block):
-        keys, values = k[..., start : start + block, :], v[..., start : start + block, :]
-        s = q @ np.swapaxes(keys, -1, -2) * scale  # [..., L, E] @ [..., E, B] -> [..., L, B]
+        stop = start + block
+        keys, values = k[..., start:stop, :], v[..., start:stop, :]
+        s = q @ np.swapaxes(keys, -1, -2) * scale  # [..., L, block]
         new_m = np.maximum(m, s.max(axis=-1, keepdims=True))
         rescale = np.exp(m - new_m)  # e^(m_old - m_new) <= 1
-        e = np.exp(s - new_m)  # [..., L, B]
+        e = np.exp(s - new_m)  # [..., L, block]
         total = total + e.sum(axis=-1, keepdims=True)
-        out = out * rescale + e @ values  # [..., L, B] @ [..., B, Ev]
+        out = out * rescale + e @ values  # [..., L, Ev]
         m = new_m
     return out / total
 
