@@ -32,8 +32,8 @@
 # - reproduce the seed article's numbers;
 # - say which assumption the $\sqrt{d_k}$ rests on, and what models do when it fails.
 #
-# New terms: mean (평균), variance (분산), standard deviation (표준편차), entropy (엔트로피),
-# saturation (포화), layer normalisation (층 정규화).
+# New terms: mean (평균), variance (분산), standard deviation (표준편차), layer normalisation
+# (층 정규화), QK-norm.
 
 # %%
 import math
@@ -173,7 +173,7 @@ worst_plain = np.max(np.abs(var_plain / d_ks - 1))  # against d_k
 worst_scaled = np.max(np.abs(var_scaled - 1))  # against 1
 print(f"{worst_plain:.1%}, {worst_scaled:.1%}")
 
-# %%
+# %% tags=["hide-input"]
 figures.show(
     plots.plot_score_variance(d_ks, var_plain, var_scaled),
     "fig-ch3-variance",
@@ -214,7 +214,7 @@ sat_scaled = stats.saturation_stats(
     d_ks, n_keys, n_trials, rng, scaled=True
 )
 
-# %%
+# %% tags=["hide-input"]
 figures.show(
     plots.plot_saturation(d_ks, sat_plain, sat_scaled, n_keys),
     "fig-ch3-saturation",
@@ -251,8 +251,9 @@ print(f"the scaled Jacobian is {jac_ratio:.1f} times larger")
 #
 # ## One head of the original Transformer
 #
-# The seed article takes the key width of one head in the original Transformer. Here is one
-# random query against a few random keys at that size:
+# The seed article then takes $d_k = 64$ "as in a real model" (실제 모델처럼): the width of
+# each head's keys in the original Transformer ([Vaswani et al., 2017](references.md)), which
+# the seed cites. Here is one random query against a few random keys at that size:
 
 # %%
 d_k64, n64 = 64, 3
@@ -273,7 +274,7 @@ step_table(
 
 # %% [markdown]
 # With $d_k =$ {eval}`d_k64` the divisor is $\sqrt{d_k} =$ {eval}`plain(math.sqrt(d_k64))`.
-# The scores {eval}`dec(s64, 1)` of the {eval}`n64` keys give the unscaled weights
+# The scores {eval}`dec(s64)` of the {eval}`n64` keys give the unscaled weights
 # {eval}`dec(w64_plain, sep=" / ")`, against {eval}`dec(w64_scaled, sep=" / ")` once divided:
 # at this width the scale is the difference between one key taking (almost) everything and a
 # real mixture.
@@ -299,13 +300,14 @@ figures.show(
 # ## Heads: one scale each
 #
 # Real models do not compute one attention over a token's whole vector of $d_\text{model}$
-# features. Multi-head attention cuts every query, key and value into $H$ heads, each with
-# $d_k = d_\text{model} / H$ features, and each head computes the scaled attention of
-# {eq}`eq-sdpa` on its own slice. Its scores are dot products of $d_k$ components, so the
-# divisor is the square root of one head's width, $\sqrt{d_\text{model} / H}$; dividing by
-# $\sqrt{d_\text{model}}$ instead is a common bug that runs silently and flattens every head.
-# A later chapter on multi-head attention and masks follows the split's shapes step by step
-# and measures that bug.
+# features. Multi-head attention cuts every query, key and value into $h$ heads, each with
+# $d_\text{head} = d_\text{model} / h$ features, and each head computes the scaled attention of
+# {eq}`eq-sdpa` on its own slice. Its scores are dot products of $d_\text{head}$ components, so
+# there $d_k = d_\text{head}$ and the divisor is the square root of one head's width,
+# $\sqrt{d_\text{model} / h}$; dividing by $\sqrt{d_\text{model}}$ instead is a common bug
+# that runs silently and flattens every head. [Chapter 6](06_heads_and_masks.ipynb), on
+# multi-head attention and masks, follows the split's shapes step by step and measures that
+# bug.
 #
 # ## Summary
 #
@@ -319,7 +321,7 @@ figures.show(
 # - The argument needs independent queries and keys, as at initialisation. Layer normalisation
 #   does not guarantee it; QK-norm normalises $\mathbf{q}$ and $\mathbf{k}$ themselves, and μP
 #   divides by $d_k$ because training aligns them.
-# - In multi-head attention $d_k$ is the width of one head.
+# - In multi-head attention $d_k$ is the width of one head, $d_\text{head} = d_\text{model}/h$.
 #
 # ## Exercises
 #
@@ -352,7 +354,10 @@ ch3.spread_by_hand.check(answer)
 # :class: dropdown
 #
 # The variances are $d_k$ and 1 (equations {eq}`eq-dot-variance` and
-# {eq}`eq-scaled-variance`); their square roots are the answer. The simulation agrees:
+# {eq}`eq-scaled-variance`); their square roots are the answer: the square root of
+# $d_k =$ {eval}`d_k_ex` is {eval}`plain(ch3.spread_by_hand.solution[0])` for
+# $\mathbf q \cdot \mathbf k$, and {eval}`plain(ch3.spread_by_hand.solution[1])` once scaled.
+# The simulation agrees:
 #
 # ```python
 # answer = [math.sqrt(d_k_ex), 1.0]
@@ -401,7 +406,8 @@ ch3.double_d_k.check(answer)
 # ]
 # print(f"std at d_k={d_small}: {spread[0]:.2f}")
 # print(f"std at d_k={d_large}: {spread[1]:.2f}")
-# print(f"ratio {spread[1] / spread[0]:.3f} (√2 = {math.sqrt(2):.3f})")
+# ratio = spread[1] / spread[0]
+# print(f"ratio {ratio:.3f} (√2 = {math.sqrt(2):.3f})")
 # ch3.double_d_k.check("×√2")
 # ```
 # ````
@@ -436,15 +442,18 @@ ch3.variance_with_sigma.check(answer)
 # The mean is still 0. In the step "one term", $\mathbb{E}[q_m^2] = \mathbb{E}[k_m^2] =
 # \sigma^2$, so $\mathrm{Var}[q_m k_m] = \sigma^2 \cdot \sigma^2 = \sigma^4$, and the
 # $d_k$ independent terms add up to $\mathrm{Var}[\mathbf{q} \cdot \mathbf{k}] = d_k
-# \sigma^4$. Dividing by $\sqrt{d_k}$ leaves $\sigma^4$, not 1: the scale undoes the growth
-# with $d_k$, not the growth of $\mathbf{q}$ and $\mathbf{k}$, which is what QK-norm is for.
+# \sigma^4$: here {eval}`d_k_sigma` × {eval}`plain(sigma_sq)`² =
+# {eval}`plain(ch3.variance_with_sigma.solution)`. Dividing by $\sqrt{d_k}$ leaves
+# $\sigma^4$, not 1: the scale undoes the growth with $d_k$, not the growth of $\mathbf{q}$ and $\mathbf{k}$, which is what QK-norm is for.
 # Multiplying both vectors by $\sigma$ multiplies every score by $\sigma^2$, so a simulation
 # can reuse the standard-normal dot products:
 #
 # ```python
 # answer = d_k_sigma * sigma_sq**2  # d_k σ⁴
-# scores = sigma_sq * stats.random_dot_products(d_k_sigma, n_pairs, rng)
-# print("by hand:", answer, "  simulated:", round(float(scores.var()), 1))
+# unit = stats.random_dot_products(d_k_sigma, n_pairs, rng)
+# scores = sigma_sq * unit  # σ² times the unit-variance scores
+# simulated = round(float(scores.var()), 1)
+# print("by hand:", answer, "  simulated:", simulated)
 # ch3.variance_with_sigma.check(answer)
 # ```
 # ````
