@@ -114,6 +114,11 @@ def lab(tmp_path_factory, browser):  # `browser` first: it skips when Chromium i
                 proc.kill()
 
 
+def chapter_url(base, chapter, purpose):
+    """The chapter alone in a fresh workspace: no tab of an earlier test is restored."""
+    return f"{base}lab/workspaces/{purpose}-{chapter}/tree/{chapter}.ipynb?reset"
+
+
 def open_notebook(page, url):
     page.set_viewport_size({"width": 1300, "height": 1000})
     page.goto(url, wait_until="load")
@@ -170,7 +175,7 @@ def test_raw_markup_patterns_catch_what_stock_lab_showed():
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_chapter_reads_in_lab_without_running(page, lab, chapter, capsys):
     base, work = lab
-    open_notebook(page, f"{base}lab/tree/{chapter}.ipynb")
+    open_notebook(page, chapter_url(base, chapter, "read"))
     shot(page, f"{chapter}_opened")
     text = markdown_text(page)
     raw = {kind: items for kind, items in raw_markup(text).items() if items}
@@ -206,7 +211,7 @@ def test_chapter_reads_in_lab_without_running(page, lab, chapter, capsys):
 @pytest.mark.parametrize("chapter", [c for c in CHAPTERS if not c.startswith("99")])
 def test_run_all_reveals_no_answer(page, lab, chapter):
     base, work = lab
-    open_notebook(page, f"{base}lab/tree/{chapter}.ipynb")
+    open_notebook(page, chapter_url(base, chapter, "run"))
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
     page.wait_for_timeout(1000)
