@@ -24,8 +24,8 @@
 # - write down the Jacobian of softmax and say why it vanishes when one weight nears 1;
 # - hide keys with a mask, a score of $-\infty$.
 #
-# New terms: exponential, temperature, overflow, underflow, log-sum-exp, Jacobian, saturation,
-# entropy, mask.
+# New terms: probability distribution, exponential, temperature, overflow, underflow,
+# log-sum-exp, Jacobian, saturation, entropy, mask.
 
 # %%
 import math
@@ -55,7 +55,8 @@ rng = np.random.default_rng(2)
 # $$ (eq-softmax)
 #
 # Every exponential (지수 함수) $e^{s_j}$ is positive, and dividing by their sum makes them sum
-# to 1. Here is equation {eq}`eq-softmax` step by step, on the seed example's scores, the dot
+# to 1. Positive numbers that sum to 1 are a probability distribution (확률 분포): here, over
+# the keys, each weight saying what share of the attention its key gets. Here is equation {eq}`eq-softmax` step by step, on the seed example's scores, the dot
 # products of its query with its three keys:
 
 # %%
@@ -147,6 +148,10 @@ step_table(
 s123 = np.array([1.0, 2.0, 3.0])
 by_sum = s123 / s123.sum()  # the naive alternative, for comparison only
 by_softmax = ac.softmax(s123)
+print("÷ sum:  ", by_sum.round(3))
+print("softmax:", by_softmax.round(3))
+
+# %% tags=["hide-input"]
 figures.show(
     plots.plot_weight_bars(
         [f"score {x:g}" for x in s123],
@@ -189,7 +194,7 @@ cold_rest = np.sort(cold)[:-1].sum()  # the weight left to all but the top
 print(f"T = {t_hot:g}: ", hot.round(3))
 print(f"T = {t_cold:g}:", cold.round(3))
 
-# %%
+# %% tags=["hide-input"]
 figures.show(
     plots.plot_temperature(
         temperatures, w_temp, [f"s = {x:g}" for x in s_temp]
@@ -319,7 +324,8 @@ print(f"largest difference from finite differences: {jac_err:.1e}")
 # They agree to {eval}`f"{jac_err:.0e}"`. Now look at equation {eq}`eq-jacobian` when one
 # weight nears 1 and the others near 0: every entry $w_i(\delta_{ij} - w_j)$ has a factor that
 # is close to 0. The softmax is *saturated* (포화), and a nudge to any score barely moves any
-# weight. Let the top score pull ahead of two others:
+# weight. Let the top score pull ahead of two others, and measure the size of the Jacobian by
+# its Frobenius norm (the square root of the sum of its squared entries):
 
 # %%
 gaps = np.linspace(0.0, 12.0, 49)
@@ -333,13 +339,14 @@ print(f"gap 0: norm {jac_norm[0]:.3f}")
 print(f"gap {gaps[-1]:g}: norm {jac_norm[-1]:.1e}")
 print(f"about {weaker:,.0f} times smaller")
 
-# %%
+# %% tags=["hide-input"]
 figures.show(
     plots.plot_jacobian_norm(gaps, jac_norm, w_gap[:, 0]),
     "fig-ch2-jacobian",
     "Three scores: one pulls ahead of two zeros by the gap on the"
     " horizontal axis. The largest weight climbs towards 1 and the"
-    f" Jacobian's norm falls from {dec(jac_norm[0])} (equal scores) to"
+    " Jacobian's Frobenius norm (the square root of the sum of its"
+    f" squared entries) falls from {dec(jac_norm[0])} (equal scores) to"
     f" {jac_norm[-1]:.1e} at a gap of {gaps[-1]:g}, where the top weight"
     f" is {dec(w_gap[-1, 0], 5)}.",
 )
@@ -410,8 +417,9 @@ step_table(
 # What if a row's keys are *all* masked, say a query that belongs to padding itself? Then every
 # exponential is 0 and equation {eq}`eq-softmax` reads $0/0$. There is no right answer, and the
 # libraries differ. Plain `torch.softmax` of a row of $-\infty$ gives NaN, and so does
-# `torch.nn.MultiheadAttention` for that query. `scaled_dot_product_attention` gives the row all
-# zero weights, so that query's output is zero, not NaN; `ac.softmax` does the same:
+# `torch.nn.MultiheadAttention` for that query. In recent PyTorch (2.5 and later),
+# `scaled_dot_product_attention` gives the row all zero weights, so that query's output is
+# zero, not NaN; `ac.softmax` does the same:
 
 # %%
 nothing = np.zeros(scores.shape, dtype=bool)  # every key hidden
@@ -474,14 +482,16 @@ ch2.shift_by_hand.check(answer)
 # Subtracting the largest score leaves {eval}`plain(s_ex - s_ex.max())`, whose exponentials are
 # $1$, $e^{-1}$, $e^{-1}$; divide each by their sum. The scores are large, but the softmax is
 # far from saturated: only the gaps count, and a gap of 1 makes the first weight $e \approx$
-# {eval}`dec(math.e)` times each of the others, not everything.
+# {eval}`dec(math.e)` times each of the others, not everything. The weights are
+# {eval}`dec(ch2.shift_by_hand.solution, sep=" / ")`.
 #
 # ```python
-# e_minus_1 = round(math.exp(-1), 3)  # e^-1 to three decimals, as given
+# e_minus_1 = round(math.exp(-1), 3)  # e^-1 to three decimals
 # exps_by_hand = [1.0, e_minus_1, e_minus_1]  # e^0, e^-1, e^-1
 # total = sum(exps_by_hand)
 # answer = [round(x / total, 3) for x in exps_by_hand]
-# print(f"sum of the exponentials = {total:.3f}, weights = {answer}")
+# print(f"sum of the exponentials = {total:.3f}")
+# print("weights =", answer)
 # ch2.shift_by_hand.check(answer)
 # ```
 # ````
@@ -511,7 +521,8 @@ ch2.double_the_scores.check(answer)
 # :class: dropdown
 #
 # Doubling keeps the order but doubles every gap, and by equation {eq}`eq-ratio` every gap is
-# an exponent: the leader's weight grows.
+# an exponent: the leader's weight grows, from {eval}`dec(ac.softmax(s_double)[0])` to
+# {eval}`dec(ac.softmax(2 * s_double)[0])`.
 #
 # ```python
 # print("softmax(s)  ", ac.softmax(s_double).round(3))
@@ -607,10 +618,11 @@ ch2.mask_fully_masked.check(fixed_masked_weights)
 #
 # ```python
 # def fixed_masked_weights(scores, mask):
-#     """Weights (..., L, S) over the keys; mask: True = may attend."""
+#     """Weights (..., L, S); mask: True = may attend."""
 #     # a hidden key can get no weight at all
 #     scores = np.where(mask, scores, -np.inf)
-#     return ac.softmax(scores, axis=-1)  # a fully -inf row gets zeros
+#     # a fully -inf row gets zeros
+#     return ac.softmax(scores, axis=-1)
 #
 #
 # ch2.mask_fully_masked.check(fixed_masked_weights)
