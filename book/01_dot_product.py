@@ -14,9 +14,10 @@
 # Each word carries a *query* (쿼리, what it is looking for) and a *key* (키, what it offers), both
 # vectors (벡터) of numbers, and a third vector, its *value* (밸류), that it passes on.
 #
-# The second seed article explains the three with a library (도서관). The query is the search
-# term you type in (검색어); the keys are the books' index entries and tags (색인, 태그), what
-# each book can be found by; the value is the content of a book (책의 내용), what you take home.
+# The second of the two Korean source articles this book started from (the *seed articles*,
+# see the [introduction](intro.md)) explains the three with a library (도서관). The query is
+# the search term you type in (검색어); the keys are the books' index entries and tags (색인,
+# 태그), what each book can be found by; the value is the content of a book (책의 내용), what you take home.
 # The search term is compared with every index entry, and the better an entry matches, the more
 # of that book's content you take. Attention does the same, except that it never picks just one
 # book: it takes a little of every book, more of the ones that match better.
@@ -100,7 +101,7 @@ step_table(
 # length {eval}`dec(lengths[2])`, and their product gives back its score,
 # {eval}`plain(scores[2])`. {eval}`figures.ref("fig-ch1-seed")` draws them.
 
-# %%
+# %% tags=["hide-input"]
 key_names = [f"k{j + 1}" for j in range(len(keys))]
 seed_panel = {
     "query": q,
@@ -181,7 +182,7 @@ step_table(
 # away scores {eval}`dec(rival_scores[2])`, the long one {eval}`dec(rival_scores[3])`, three
 # times as negative. {eval}`figures.ref("fig-ch1-length")` shows all four.
 
-# %%
+# %% tags=["hide-input"]
 length_panel = {
     "query": q,
     "keys": rivals,
@@ -375,7 +376,8 @@ ch1.cosine_by_hand.check(answer)
 #
 # The dot product, then both lengths, then the quotient (rounded to three decimals, as by
 # hand). Here $\mathbf{q} = (2, 1)$ and the second key is $(0, 3)$: the dot product is 3, the
-# lengths are $\sqrt{5}$ and 3, so $\cos\theta = 3/(3\sqrt{5}) = 1/\sqrt{5}$.
+# lengths are $\sqrt{5}$ and 3, so $\cos\theta = 3/(3\sqrt{5}) = 1/\sqrt{5} \approx$
+# {eval}`dec(ch1.cosine_by_hand.solution)`.
 #
 # ```python
 # dot = 2 * 0 + 1 * 3  # q = (2, 1), the second key = (0, 3)
