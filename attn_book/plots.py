@@ -207,7 +207,9 @@ def _zoom_inset(ax, panel):
     inner.plot(ring[:, 0], ring[:, 1], color=_colours(4, "cividis")[2], lw=6, alpha=0.4)
     _draw_outputs(inner, panel["outputs"], legend=False)
     inner.set(xlim=(x0, x1), ylim=(y0, y1), aspect="equal", xticks=[], yticks=[])
-    inner.set_title("zoomed in", fontsize=8, pad=2)
+    # Inside, in the corner the values' line leaves free: above the inset, the zoom's
+    # connector lines and the hull would cross it.
+    inner.text(0.04, 0.04, "zoomed in", transform=inner.transAxes, fontsize=8, va="bottom")
     ax.indicate_inset_zoom(inner, edgecolor="grey")
 
 
@@ -242,11 +244,11 @@ def plot_query_keys(panels):
     fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 4.2), squeeze=False)
     for ax, panel in zip(axes[0], panels, strict=True):
         keys, q = np.asarray(panel["keys"], float), np.asarray(panel["query"], float)
-        for k, score, name, c in zip(
-            keys, panel["scores"], panel["labels"], _OKABE_ITO, strict=False
-        ):
-            _arrow(ax, k, c, "-", f"{name} = {_pair(k)}\nq·k = {_num(score)}", lw=4)
-        _arrow(ax, q, "black", "--", f"q = {_pair(q)}", below=True)
+        drawn = zip(keys, panel["scores"], panel["labels"], _OKABE_ITO, strict=False)
+        for k, score, name, c in sorted(drawn, key=lambda key: -np.linalg.norm(key[0])):
+            text = f"{name} = {_pair(k)}\nq·k = {_num(score)}"  # shortest drawn last, on top
+            _arrow(ax, k, c, "-", text, place=_label_place(k, keys), lw=4)
+        _arrow(ax, q, "black", "--", f"q = {_pair(q)}", place="below")
         ax.set(**_room_for_labels(np.vstack([keys, q, [0.0, 0.0]])))
         ax.set(aspect="equal", title=panel.get("title", ""))
         ax.set(xlabel="component 1", ylabel="component 2")
@@ -258,17 +260,34 @@ def plot_query_keys(panels):
 
 
 def _room_for_labels(points):
-    """Axis limits around ``points`` (N, 2), with room right of and above the tips for labels."""
+    """Axis limits around ``points`` (N, 2), with room round the tips for labels (most to the
+    right, where labels run; some to the left, for a label left of a tip)."""
     size = max(1.0, np.abs(points).max())
     (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
     return {
-        "xlim": (x0 - 0.3 * size, x1 + 1.0 * size),
+        "xlim": (x0 - 0.45 * size, x1 + 1.0 * size),
         "ylim": (y0 - 0.45 * size, y1 + 0.5 * size),
     }
 
 
-def _arrow(ax, v, colour, style, text, below=False, lw=2):
-    """One vector from the origin, labelled beyond its tip (or below it, clear of a key).
+def _label_place(k, keys):
+    """Where a key's label goes: "left" of its tip if a longer key runs through that tip
+    (its label would sit on the longer arrow and its neighbours), else "above"."""
+    along = keys @ k / max(float(k @ k), 1e-12)  # [S]: each key's extent along k, in |k|s
+    across = np.abs(keys[:, 0] * k[1] - keys[:, 1] * k[0])  # [S]: |k × key|
+    return "left" if np.any((along > 1 + 1e-9) & (across < 1e-9 * (1 + along))) else "above"
+
+
+_LABEL_AT = {  # place -> offset (points) from the tip, horizontal and vertical alignment
+    "above": ((4, 4), "left", "bottom"),
+    "below": ((4, -6), "left", "top"),
+    "left": ((-8, -4), "right", "top"),
+}
+
+
+def _arrow(ax, v, colour, style, text, place="above", lw=2):
+    """One vector from the origin, labelled beyond its tip ("above"), or "below" it (clear
+    of a key), or "left" of it (clear of a longer key through the same tip).
 
     Keys are drawn wider (``lw``) than the dashed query on top, so a key equal to
     the query still shows round it.
@@ -276,8 +295,9 @@ def _arrow(ax, v, colour, style, text, below=False, lw=2):
     ax.annotate(
         "", v, (0, 0), arrowprops={"arrowstyle": "-|>", "color": colour, "lw": lw, "ls": style}
     )
-    offset, va = ((4, -6), "top") if below else ((4, 4), "bottom")
-    ax.annotate(text, v, xytext=offset, textcoords="offset points", color=colour, fontsize=8, va=va)
+    offset, ha, va = _LABEL_AT[place]
+    style = {"color": colour, "fontsize": 8, "ha": ha, "va": va}
+    ax.annotate(text, v, xytext=offset, textcoords="offset points", **style)
 
 
 def plot_heatmaps(panels, *, xlabel="key", ylabel="query", value_label="weight"):

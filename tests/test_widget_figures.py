@@ -12,7 +12,7 @@ pytest.importorskip("anywidget")
 
 from attn_book.widgets import QueryPad, ScalingExplorer
 from attn_book.widgets.query_pad import PARTS
-from attn_book.widgets.scaling_explorer import histogram_edges, scaling_row
+from attn_book.widgets.scaling_explorer import DIMS, histogram_edges, scaling_row, scaling_table
 
 
 def test_query_pad_shows_everything_by_default_and_chapter_one_nothing_more():
@@ -68,3 +68,45 @@ def test_scaling_explorer_curves_and_slider_share_one_range():
     ex = ScalingExplorer(d_k=1024)
     assert [r["d_k"] for r in ex.table] == ex.dims == [2**i for i in range(11)]
     assert ex.current["d_k"] == 1024 and ex.hist_edges == ex.current["edges"]
+
+
+def test_one_histogram_axis_for_every_d_k_and_nothing_clipped():
+    """σ(q·k) = √d_k: at 1024 that is 32, so ±200 (6σ) holds every score; d_k = 1's
+    scores (σ = 1) then fill a few bins 1 wide rather than one 10 wide (the old 40 bins)."""
+    table = scaling_table(DIMS, seed=0, n_keys=16, n_samples=400)
+    edges = [row["edges"] for row in table]
+    assert all(e == edges[0] for e in edges), "the histogram's axis moved with d_k"
+    lo, hi = edges[0][0], edges[0][-1]
+    assert lo == -hi and hi >= 4 * math.sqrt(DIMS[-1])
+    for row in table:
+        for name in ("raw", "scaled"):
+            assert sum(row[name]["hist"]) == pytest.approx(1.0, abs=1e-12), (row["d_k"], name)
+    bin_width = (hi - lo) / (len(edges[0]) - 1)
+    assert bin_width <= 1.0
+    assert sum(f > 0.01 for f in table[0]["raw"]["hist"]) >= 4  # a shape, not one bar
+
+
+def test_a_row_refuses_edges_that_would_clip():
+    with pytest.raises(ValueError, match=r"edges must cover every score.*d_k = 64"):
+        scaling_row(64, np.random.default_rng(0), 16, 400, edges=np.linspace(-5, 5, 11))
+
+
+def test_raw_and_scaled_rows_share_their_draws():
+    """At d_k = 1, √d_k = 1: q·k and q·k/√d_k are the same numbers, so are their stats."""
+    row = ScalingExplorer(d_k=1).current
+    for stat in ("std", "max_weight", "entropy", "grad", "hist"):
+        assert row["raw"][stat] == row["scaled"][stat], stat
+
+
+def test_the_raw_row_softmaxes_the_scaled_rows_queries_and_keys():
+    """d_k = 4: the raw row's largest weight from the q, k the scaled row drew first."""
+    d_k, n_keys, n = 4, 3, 6
+    row = scaling_row(d_k, np.random.default_rng(5), n_keys, n)
+    rng = np.random.default_rng(5)
+    q, k = rng.standard_normal((n, 1, d_k)), rng.standard_normal((n, n_keys, d_k))
+    maxes = []
+    for i in range(n):
+        scores = [sum(q[i, 0, c] * k[i, j, c] for c in range(d_k)) for j in range(n_keys)]
+        exps = [math.exp(s - max(scores)) for s in scores]
+        maxes.append(max(exps) / sum(exps))
+    assert row["raw"]["max_weight"] == pytest.approx(sum(maxes) / n)

@@ -57,29 +57,29 @@ var RAW = "#D55E00";
 var SCALED = "#0072B2";
 var HIST = { w: 360, h: 170, left: 30, bottom: 24 };
 var LINE = { w: 300, h: 170, left: 36, bottom: 28 };
-function drawBars(svg, row, x, bw, y) {
+function drawBars(svg, row, x, y) {
   for (const [name, colour] of [
     ["scaled", SCALED],
     ["raw", RAW]
   ]) {
     const opacity = name === "raw" ? 0.55 : 0.8;
-    row[name].hist.forEach((f, i) => {
-      const attrs = { x: x(row.edges[i]), y: y(f), width: bw - 1, height: y(0) - y(f) };
-      svgEl("rect", { ...attrs, fill: colour, "fill-opacity": opacity }, svg);
-    });
+    const steps = row[name].hist.map(
+      (f, i) => `L${x(row.edges[i]).toFixed(2)},${y(f).toFixed(2)}H${x(row.edges[i + 1]).toFixed(2)}`
+    );
+    const d = `M${x(row.edges[0])},${y(0)}${steps.join("")}V${y(0)}Z`;
+    svgEl("path", { d, fill: colour, "fill-opacity": opacity, stroke: colour }, svg);
   }
 }
 function drawHistogram(svg, row, title) {
   svg.replaceChildren();
   const edges = row.edges, n = edges.length - 1;
   const [lo, hi] = [edges[0], edges[n]];
-  const bw = (HIST.w - HIST.left - 10) / n;
   const base = HIST.h - HIST.bottom;
   const peak = Math.max(...row.raw.hist, ...row.scaled.hist, 0.05);
-  const x = (v) => HIST.left + (v - lo) / (hi - lo) * n * bw;
+  const x = (v) => HIST.left + (v - lo) / (hi - lo) * (HIST.w - HIST.left - 10);
   const y = (f) => base - f / peak * (base - 24);
   svgEl("text", { x: 4, y: 12, class: "abh-title" }, svg).textContent = title;
-  drawBars(svg, row, x, bw, y);
+  drawBars(svg, row, x, y);
   svgEl("line", { x1: HIST.left, x2: HIST.w - 10, y1: base, y2: base, class: "abh-axis" }, svg);
   for (const v of [lo, lo / 2, 0, hi / 2, hi]) {
     svgEl("text", { x: x(v), y: base + 14, class: "abh-tick" }, svg).textContent = fmt(v, 0);

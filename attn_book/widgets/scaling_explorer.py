@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -12,10 +13,10 @@ from attn_core import stats
 from ._base import Figure, bundle, css
 from .inputs import MAX_SAMPLE_NUMBERS, integer
 
-__all__ = ["DIMS", "N_BINS", "histogram_edges", "scaling_row"]
+__all__ = ["DIMS", "N_BINS", "histogram_edges", "scaling_row", "scaling_table"]
 
 DIMS = tuple(2**i for i in range(11))  # 1, 2, 4, ..., 1024: the slider's stops and the curves'
-N_BINS = 40  # bins of each score histogram
+N_BINS = 400  # bins of each score histogram: 1 wide over ±200, so dₖ = 1 still has a shape
 
 
 def histogram_edges(scores, n_bins=N_BINS):
@@ -44,7 +45,7 @@ def histogram_edges(scores, n_bins=N_BINS):
     return np.linspace(-radius, radius, n_bins + 1)
 
 
-def scaling_row(d_k, rng, n_keys, n_samples):
+def scaling_row(d_k, rng, n_keys, n_samples, edges=None):
     """Statistics of softmax(q·k · scale) for random unit-variance q, k of size ``d_k``.
 
     Parameters
@@ -55,35 +56,71 @@ def scaling_row(d_k, rng, n_keys, n_samples):
         Keys per query (the length S of each softmax).
     n_samples : int
         Independent queries.
+    edges : array_like, shape (B + 1,), optional
+        Histogram bin edges covering every score; default :func:`histogram_edges` of
+        this row's unscaled scores (which cover the scaled ones).
 
     Returns
     -------
     dict
-        ``d_k``; ``edges`` (:func:`histogram_edges` of the unscaled scores, which cover
-        the scaled ones); and for ``raw`` (scale 1) and ``scaled`` (scale 1/sqrt(d_k)):
+        ``d_k``; ``edges``; and for ``raw`` (scale 1) and ``scaled`` (scale 1/sqrt(d_k)):
         the standard deviation of ``n_samples * n_keys`` scores
         (:func:`attn_core.stats.random_dot_products`), their histogram over ``edges``
         (fractions, summing to 1), and from :func:`attn_core.stats.saturation_stats`
         the mean largest weight, the mean entropy (nats) and the mean Frobenius norm of
-        the softmax Jacobian (the gradient size).
+        the softmax Jacobian (the gradient size), raw and scaled from the same q and k.
     """
+    row, raw = _draw_row(d_k, rng, n_keys, n_samples)
+    return _add_histograms(row, raw, histogram_edges(raw) if edges is None else edges)
+
+
+def scaling_table(dims, seed, n_keys, n_samples):
+    """One :func:`scaling_row` per d_k in ``dims``, every histogram over the same edges.
+
+    The edges cover the widest spread (the largest d_k's unscaled scores), so the axis
+    stays put as d_k changes and the unscaled histogram visibly widens. Row ``d`` draws
+    from ``np.random.default_rng([seed, d])``.
+
+    Returns
+    -------
+    list of dict, length len(dims)
+    """
+    drawn = [_draw_row(d, np.random.default_rng([seed, d]), n_keys, n_samples) for d in dims]
+    edges = histogram_edges(np.concatenate([raw for _, raw in drawn]))  # [B + 1]
+    return [_add_histograms(row, raw, edges) for row, raw in drawn]
+
+
+def _draw_row(d_k, rng, n_keys, n_samples):
+    """The row's statistics without histograms, and its unscaled scores [N·S]."""
+    twin = copy.deepcopy(rng)  # the raw row softmaxes the very q and k the scaled row does
     sat = {
-        name: stats.saturation_stats([d_k], n_keys, n_samples, rng, scaled=scaled)
-        for name, scaled in (("scaled", True), ("raw", False))
+        "scaled": stats.saturation_stats([d_k], n_keys, n_samples, rng, scaled=True),
+        "raw": stats.saturation_stats([d_k], n_keys, n_samples, twin, scaled=False),
     }
     raw = stats.random_dot_products(d_k, n_samples * n_keys, rng)  # [N·S]
-    scores = {"raw": raw, "scaled": raw / math.sqrt(d_k)}
-    edges = histogram_edges(raw)
-    row = {"d_k": d_k, "edges": edges.tolist()}
-    for name, s in scores.items():
-        counts, _ = np.histogram(s, bins=edges)
+    row = {"d_k": d_k}
+    for name, s in (("raw", raw), ("scaled", raw / math.sqrt(d_k))):
         row[name] = {
             "std": float(s.std()),
-            "hist": (counts / s.size).tolist(),
             "max_weight": float(sat[name].max_weight[0]),
             "entropy": float(sat[name].entropy[0]),
             "grad": float(sat[name].jacobian_norm[0]),
         }
+    return row, raw
+
+
+def _add_histograms(row, raw, edges):
+    """Add ``edges`` and each score set's histogram (fractions) over them to ``row``."""
+    edges = np.asarray(edges, dtype=float)  # [B + 1]
+    if raw.min() < edges[0] or raw.max() > edges[-1]:  # the scaled scores lie inside these
+        raise ValueError(
+            f"edges must cover every score: edges span [{edges[0]}, {edges[-1]}], "
+            f"the q·k at d_k = {row['d_k']} span [{raw.min():.3g}, {raw.max():.3g}]"
+        )
+    row["edges"] = edges.tolist()
+    for name, s in (("raw", raw), ("scaled", raw / math.sqrt(row["d_k"]))):
+        counts, _ = np.histogram(s, bins=edges)  # [B]
+        row[name]["hist"] = (counts / s.size).tolist()
     return row
 
 
@@ -101,7 +138,8 @@ class ScalingExplorer(Figure):
     Notes
     -----
     All randomness is drawn here, in Python, from ``np.random.default_rng([seed, d_k])``;
-    ``table`` holds one :func:`scaling_row` per d_k in :data:`DIMS`, so the
+    ``table`` holds one :func:`scaling_row` per d_k in :data:`DIMS` (from
+    :func:`scaling_table`: one histogram axis for every d_k), so the
     JavaScript only redraws when the reader moves the d_k slider. ``current`` is
     the row for ``d_k``.
 
@@ -165,10 +203,7 @@ class ScalingExplorer(Figure):
             self.hist_edges = self.current["edges"]
 
     def _tabulate(self):
-        rows = []
-        for d in DIMS:
-            rng = np.random.default_rng([self.seed, d])
-            rows.append(scaling_row(d, rng, self.n_keys, self.n_samples))
+        rows = scaling_table(DIMS, self.seed, self.n_keys, self.n_samples)
         self.table = rows
         self.current = rows[DIMS.index(self.d_k)]
         self.hist_edges = self.current["edges"]
