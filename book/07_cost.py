@@ -495,7 +495,7 @@ long_ms
 # :class: note
 #
 # The seed article closes its list of limits with a remark from the Quanta column
-# ([Wolchover, 2026](references.md)): the human brain learns language from far less data and
+# ([Wolchover, n.d.](references.md)): the human brain learns language from far less data and
 # energy (에너지) than these models. That, the seed adds, is a question for cognitive science
 # (인지과학), not for mathematics, and no rearrangement of $QK^\top$ answers it. The column
 # also reported the view that attention alone is unlikely to be enough for learning language
