@@ -267,7 +267,7 @@ function makeHandle(layer, kind, colour, index, name) {
         fill: "none",
         stroke: colour,
         "stroke-width": HANDLE.queryStroke,
-        "pointer-events": "stroke"
+        "pointer-events": "all"
       },
       layer
     ),
@@ -325,15 +325,14 @@ function buildParts(layers, tableHolder, n, shown) {
   for (let j = 0; j < n; j++) {
     const c = OKABE_ITO[j % 7];
     keyArrows.push(makeArrow(arrows, c, "abh-key", `k${j + 1}`));
-    if (!shown.has("values")) continue;
+    keyHandles.push(makeHandle(handles, "key", c, j, `key k${j + 1}`));
+  }
+  for (let j = 0; j < n && shown.has("values"); j++) {
+    const c = OKABE_ITO[j % 7];
     valueLabels.push(svgEl("text", { class: "abh-vlabel", fill: c }, arrows));
     valueLabels[j].textContent = `v${j + 1}`;
     valueHandles.push(makeHandle(handles, "value", c, j, `value v${j + 1}`));
   }
-  keyArrows.forEach((_, j) => {
-    const name = `key k${j + 1}`;
-    keyHandles.push(makeHandle(handles, "key", OKABE_ITO[j % 7], j, name));
-  });
   const out = shown.has("values") ? makeArrow(arrows, "#555", "abh-output", "o") : null;
   const q = makeArrow(arrows, "#000", "abh-query", "q");
   const qHandle = makeHandle(handles, "query", "#000", 0, "query q");
@@ -392,7 +391,7 @@ function buildPanel(model, root) {
   const hint = htmlEl("div", { cls: "abh-hint" }, panel);
   return { text, tableHolder, scaleBox, temp, hint };
 }
-var HINT = "Tab to a vector, then arrow keys (Shift: fine).";
+var HINT = "Or Tab to any vector, one hidden under another too, then arrow keys (Shift: fine).";
 function showParts(panel, shown) {
   const toggle = (node, on) => node.toggleAttribute("hidden", !on);
   toggle(panel.text.o, shown.has("values"));
@@ -400,7 +399,7 @@ function showParts(panel, shown) {
   toggle(panel.scaleBox.wrap, shown.has("scale"));
   toggle(panel.temp.wrap, shown.has("temperature"));
   const what = shown.has("values") ? "a key k (dot) or a value v (square)" : "a key k (dot)";
-  setText(panel.hint, `Drag q (black ring), ${what}. ${HINT}`);
+  setText(panel.hint, `Drag q (black ring, centre or edge), ${what}. ${HINT}`);
 }
 function render({ model, el }) {
   const g = padGeometry();

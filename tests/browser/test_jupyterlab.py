@@ -27,7 +27,6 @@ import attn_core
 ROOT = Path(__file__).resolve().parents[2]
 GALLERY = ROOT / "book" / "99_figure_gallery.ipynb"
 SHOTS = Path(os.environ.get("ATTN_SHOTS_DIR", "/tmp/shots-widgets"))
-QUERY_RING = 12  # px, HANDLE.queryRing in attn_book/widgets/src/query_pad_layout.js
 
 
 def free_port():
@@ -143,7 +142,7 @@ def test_drag_in_jupyterlab(page, lab, capsys):
           requestAnimationFrame(() => window.__paint.push(performance.now() - t0)); },
           { capture: true }); }"""
     )
-    page.mouse.move(qx + QUERY_RING, qy)  # q is grabbed by its ring: its centre shows k1
+    page.mouse.move(qx, qy)  # q's centre grabs q, though k1 is drawn there too
     page.mouse.down()
     for i in range(1, 41):
         a = 2 * math.pi * i / 40

@@ -55,13 +55,19 @@ def handle_center(handle):
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
-QUERY_RING = 12  # px, HANDLE.queryRing in src/query_pad_layout.js: q is grabbed by its ring
+QUERY_RING = 12  # px, HANDLE.queryRing in src/query_pad_layout.js
 
 
 def query_grip(pad):
-    """A point on q's ring, right of its centre (the centre shows the key or value under q)."""
-    x, y = handle_center(pad.locator('.abh-handle[data-kind="query"]'))
-    return x + QUERY_RING, y
+    """q's centre, where a reader grabs it (at the start k1 is drawn there too)."""
+    return handle_center(pad.locator('.abh-handle[data-kind="query"]'))
+
+
+def drag(page, start, end):
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(*end, steps=8)
+    page.mouse.up()
 
 
 def pad_frame(pad):
@@ -416,23 +422,72 @@ def hit(page, point):
     return page.evaluate(HIT, list(point))
 
 
-def test_no_handle_hides_another(gallery):
-    """At the start q = k1, and with q moved to (2, 0) it sits on v1: each stays grabbable."""
+def test_the_query_is_on_top_and_what_it_covers_is_reached_with_tab(gallery):
+    """At the start q = k1: q's centre and ring grab q; k1 moves with Tab and arrow keys."""
     pad = gallery.locator(".abh-querypad").first
     pad.scroll_into_view_if_needed()
     key1 = pad.locator('.abh-handle[data-kind="key"][data-index="0"]')
     q = pad.locator('.abh-handle[data-kind="query"]')
-    assert handle_center(key1) == pytest.approx(handle_center(q), abs=0.5)  # q = k1 = (1, 0)
-    assert hit(gallery, handle_center(key1)) == "key0", "q's handle hides k1's"
-    assert hit(gallery, query_grip(pad)) == "query0", "q's ring cannot be grabbed"
+    x, y = handle_center(q)
+    assert handle_center(key1) == pytest.approx((x, y), abs=0.5)  # q = k1 = (1, 0)
+    assert hit(gallery, (x, y)) == "query0", "q's centre does not grab q"
+    assert hit(gallery, (x + QUERY_RING, y)) == "query0", "q's ring does not grab q"
+    assert "one hidden under another too" in pad.locator(".abh-hint").inner_text()
+    key1.focus()
+    gallery.keyboard.press("ArrowUp")  # k1 = (1, 0.1); q stays at (1, 0)
+    q_shown, _, _ = pad_numbers(pad)
+    assert q_shown == [1.0, 0.0]
+    assert numbers(pad.locator('[data-role="dot"]'))[0] == pytest.approx(1.0, abs=1e-9)
+    assert handle_center(key1)[1] < y - 5, "Tab and ArrowUp did not move k1 off q"
+
+
+def test_dragging_q_by_its_centre_moves_q_not_k1(gallery):
+    pad = gallery.locator(".abh-querypad").first
+    pad.scroll_into_view_if_needed()
+    (ox, oy), unit = pad_frame(pad)
+    drag(gallery, query_grip(pad), (ox + 0.5 * unit, oy - 1.5 * unit))
+    q, _, _ = pad_numbers(pad)
+    assert q == pytest.approx([0.5, 1.5], abs=0.02)
+    k1 = handle_center(pad.locator('.abh-handle[data-kind="key"][data-index="0"]'))
+    assert k1 == pytest.approx((ox + unit, oy), abs=1.0), "k1 moved with q"
+
+
+def test_a_value_on_a_key_is_dragged_off_the_line(gallery):
+    """v3 = k3 = (1, 1): the value is on top, so a drag from there moves v3 and the output."""
+    pad = gallery.locator(".abh-querypad").first
+    pad.scroll_into_view_if_needed()
+    (ox, oy), unit = pad_frame(pad)
+    at = (ox + unit, oy - unit)  # (1, 1)
+    assert hit(gallery, at) == "value2", "k3's dot hides v3's square"
+    drag(gallery, at, (ox + 2 * unit, oy - 2 * unit))  # v3 -> (2, 2), off the line x + y = 2
+    shot(gallery, "querypad_v3_dragged")
+    _, w, o = pad_numbers(pad)
+    assert w == [0.401, 0.198, 0.401]  # q and the keys did not move
+    values = attn_core.seed_example().values.copy()
+    values[2] = [2.0, 2.0]
+    want = attn_core.scaled_dot_product_attention(
+        np.array([1.0, 0.0]), attn_core.seed_example().keys, values
+    )
+    assert o == pytest.approx(want, abs=6e-4)  # (1.604, 1.198): off the line
+    k3 = handle_center(pad.locator('.abh-handle[data-kind="key"][data-index="2"]'))
+    assert k3 == pytest.approx(at, abs=1.0), "k3 moved with v3"
+
+
+def test_q_moved_onto_v1_is_still_grabbed_there(gallery):
+    """With q moved to (2, 0) it sits on v1: q is grabbed there, v1 with Tab."""
+    pad = gallery.locator(".abh-querypad").first
+    pad.scroll_into_view_if_needed()
+    q = pad.locator('.abh-handle[data-kind="query"]')
     q.focus()
     for _ in range(10):
         gallery.keyboard.press("ArrowRight")  # q = (2, 0), where v1 is
     shot(gallery, "querypad_q_on_v1")
     value1 = pad.locator('.abh-handle[data-kind="value"][data-index="0"]')
     assert handle_center(value1) == pytest.approx(handle_center(q), abs=0.5)
-    assert hit(gallery, handle_center(value1)) == "value0", "q's handle hides v1's"
-    assert hit(gallery, query_grip(pad)) == "query0"
+    assert hit(gallery, handle_center(q)) == "query0"
+    value1.focus()
+    gallery.keyboard.press("ArrowUp")  # v1 = (2, 0.1)
+    assert handle_center(value1)[1] < handle_center(q)[1] - 5
 
 
 def test_bar_labels_clear_the_titles_at_any_temperature(gallery):
@@ -469,6 +524,9 @@ def test_scaling_explorer_slider_and_curves_share_the_dims(gallery):
     ticks = fig.locator("svg").first.locator("text.abh-tick").all_text_contents()
     edge = max(abs(number(t)) for t in ticks)
     assert edge >= 4 * math.sqrt(512), f"the histogram's axis (±{edge}) clips at dₖ = 512"
+    slider.fill("0")  # dₖ = 1: the same axis, so the unscaled scores are seen to spread
+    shot(gallery, "scaling_1")
+    assert fig.locator("svg").first.locator("text.abh-tick").all_text_contents() == ticks
 
 
 # --- issue 11: every Hangul character in a figure is drawn by a font that has it -------------

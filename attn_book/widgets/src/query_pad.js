@@ -64,7 +64,9 @@ function placeArrow(a, g, v) {
   setAttrs(a.head, { points: Math.hypot(x2 - x1, y2 - y1) > 4 ? arrowHead(x1, y1, x2, y2) : "" });
 }
 
-// The query is a ring (grabbed by its stroke), so a key or value under it shows through.
+// The query is a ring drawn above everything: its inside shows the key or value under it, but
+// a press anywhere on it (centre or ring) grabs q. Values sit above keys. A handle hidden
+// under another stays reachable with Tab and the arrow keys.
 function makeHandle(layer, kind, colour, index, name) {
   const attrs = { class: "abh-handle", tabindex: 0, role: "slider", "aria-label": name };
   const side = HANDLE.valueSquare;
@@ -78,7 +80,7 @@ function makeHandle(layer, kind, colour, index, name) {
           fill: "none",
           stroke: colour,
           "stroke-width": HANDLE.queryStroke,
-          "pointer-events": "stroke",
+          "pointer-events": "all",
         },
         layer,
       ),
@@ -147,15 +149,15 @@ function buildParts(layers, tableHolder, n, shown) {
   for (let j = 0; j < n; j++) {
     const c = OKABE_ITO[j % 7];
     keyArrows.push(makeArrow(arrows, c, "abh-key", `k${j + 1}`));
-    if (!shown.has("values")) continue;
+    keyHandles.push(makeHandle(handles, "key", c, j, `key k${j + 1}`));
+  }
+  // Drawn after the keys, so a value on a key (v3 = k3 = (1, 1)) is on top and grabbed first.
+  for (let j = 0; j < n && shown.has("values"); j++) {
+    const c = OKABE_ITO[j % 7];
     valueLabels.push(svgEl("text", { class: "abh-vlabel", fill: c }, arrows));
     valueLabels[j].textContent = `v${j + 1}`;
     valueHandles.push(makeHandle(handles, "value", c, j, `value v${j + 1}`));
   }
-  keyArrows.forEach((_, j) => {
-    const name = `key k${j + 1}`;
-    keyHandles.push(makeHandle(handles, "key", OKABE_ITO[j % 7], j, name));
-  });
   const out = shown.has("values") ? makeArrow(arrows, "#555", "abh-output", "o") : null;
   const q = makeArrow(arrows, "#000", "abh-query", "q");
   const qHandle = makeHandle(handles, "query", "#000", 0, "query q");
@@ -220,7 +222,7 @@ function buildPanel(model, root) {
   return { text, tableHolder, scaleBox, temp, hint };
 }
 
-const HINT = "Tab to a vector, then arrow keys (Shift: fine).";
+const HINT = "Or Tab to any vector, one hidden under another too, then arrow keys (Shift: fine).";
 
 function showParts(panel, shown) {
   const toggle = (node, on) => node.toggleAttribute("hidden", !on);
@@ -229,7 +231,7 @@ function showParts(panel, shown) {
   toggle(panel.scaleBox.wrap, shown.has("scale"));
   toggle(panel.temp.wrap, shown.has("temperature"));
   const what = shown.has("values") ? "a key k (dot) or a value v (square)" : "a key k (dot)";
-  setText(panel.hint, `Drag q (black ring), ${what}. ${HINT}`);
+  setText(panel.hint, `Drag q (black ring, centre or edge), ${what}. ${HINT}`);
 }
 
 /** @param {{model: import("./dom.js").Model, el: HTMLElement}} ctx (traits: QueryPadModel) */

@@ -6,8 +6,8 @@ export const PAD = { size: 300, range: 2.5, margin: 16 };
 
 /**
  * Handle sizes (px). The query is a ring whose inner edge clears a key's dot and a value's
- * square, so a key or value under q stays visible and grabbable (its centre), and q is
- * grabbed by its ring: nothing hides anything at the start (q = k1) or at v1 = (2, 0).
+ * square, so a key or value under q stays visible; q is on top and grabbed anywhere inside
+ * its ring (a reader drags q by its centre), and the handle under it is reached with Tab.
  */
 export const HANDLE = { queryRing: 12, queryStroke: 4, keyDot: 6, valueSquare: 11 };
 
