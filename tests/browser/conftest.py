@@ -43,15 +43,20 @@ message; with ``ATTN_REQUIRE_BROWSER=1`` (set by ``.ci/run``) they fail instead.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
 import re
 import shutil
+import socket
 import socketserver
+import subprocess
 import sys
 import tempfile
 import threading
+import time
+import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -315,3 +320,69 @@ def page(browser):
     page.wait_for_math = functools.partial(_wait_for_math, page)
     yield page
     page.close()
+
+
+@contextlib.contextmanager
+def jupyter_lab(root, state):
+    """A JupyterLab server on 127.0.0.1 serving ``root``; yields its base URL.
+
+    Its config, runtime, workspaces, user settings and log live under ``state`` (a
+    folder outside ``root``). Every notebook cell is rendered (Lab 4 attaches only the
+    cells in view by default). No token, no password, no news or update checks.
+    """
+    settings = state / "settings"
+    tracker = settings / "@jupyterlab" / "notebook-extension"
+    tracker.mkdir(parents=True, exist_ok=True)
+    (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    port = _free_port()
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(state / "config"),
+        "JUPYTER_RUNTIME_DIR": str(state / "runtime"),
+        "PYTHONPATH": str(ROOT),
+    }
+    cmd = [
+        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
+        "--ServerApp.ip=127.0.0.1", "--allow-root", "--IdentityProvider.token=",
+        "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
+        f"--ServerApp.root_dir={root}", f"--LabApp.workspaces_dir={state / 'workspaces'}",
+        f"--LabApp.user_settings_dir={settings}", "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+    ]  # fmt: skip
+    log_path = state / "lab.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+        base = f"http://{HOST}:{port}/"
+        try:
+            _wait_for_lab(proc, base, log_path)
+            yield base
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def _wait_for_lab(proc, base, log_path):
+    for _ in range(120):
+        if proc.poll() is not None:
+            break
+        try:
+            urllib.request.urlopen(base + "api/status", timeout=1)
+            return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"jupyter lab did not start: {log_path.read_text()[-2000:]}")
+
+
+@pytest.fixture(scope="session")
+def start_lab():
+    """:func:`jupyter_lab`, for tests: ``with start_lab(root, state) as base_url: ...``."""
+    return jupyter_lab

@@ -11,11 +11,6 @@ from __future__ import annotations
 import math
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import nbformat
@@ -29,14 +24,8 @@ GALLERY = ROOT / "book" / "99_figure_gallery.ipynb"
 SHOTS = Path(os.environ.get("ATTN_SHOTS_DIR", "/tmp/shots-widgets"))
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory, browser):  # `browser` first: it skips when Chromium is missing
+def lab(tmp_path_factory, browser, start_lab):  # `browser` first: skips without Chromium
     work = tmp_path_factory.mktemp("lab")
     notebook = nbformat.read(GALLERY, as_version=4)
     for cell in notebook.cells:
@@ -44,47 +33,8 @@ def lab(tmp_path_factory, browser):  # `browser` first: it skips when Chromium i
             cell.outputs, cell.execution_count = [], None
     notebook.metadata.pop("widgets", None)
     nbformat.write(notebook, work / "gallery.ipynb")
-    # Render every cell (Lab 4 only attaches the cells in view by default).
-    tracker = work / "settings" / "@jupyterlab" / "notebook-extension"
-    tracker.mkdir(parents=True)
-    (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
-    port = free_port()
-    env = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(work / ".config"),
-        "JUPYTER_RUNTIME_DIR": str(work / ".runtime"),
-        "PYTHONPATH": str(ROOT),
-    }
-    cmd = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
-        "--ServerApp.ip=127.0.0.1", "--allow-root", "--IdentityProvider.token=",
-        "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
-        f"--ServerApp.root_dir={work}", f"--LabApp.workspaces_dir={work / '.ws'}",
-        f"--LabApp.user_settings_dir={work / 'settings'}", "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ]  # fmt: skip
-    log = open(work / "lab.log", "w")  # closed in the finally below
-    proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}/"
-    try:
-        for _ in range(120):
-            if proc.poll() is not None:
-                break
-            try:
-                urllib.request.urlopen(base + "api/status", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail(f"jupyter lab did not start: {(work / 'lab.log').read_text()[-2000:]}")
+    with start_lab(work, tmp_path_factory.mktemp("lab-state")) as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def number(text):

@@ -17,14 +17,10 @@ Screenshots land in ``_build/screenshots/lab/`` (before and after Run All).
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -41,13 +37,8 @@ RAW_MARKUP = {
 }
 ERROR_TEXT = ("Unknown Directive", "Unknown Role", "Unknown directive", "Unknown role")
 WORKED_EXAMPLE = ("0.401", "0.198", "1.203", "0.797", "5.056", "2.028")
-CAPTION = re.compile(r"Figure \d+\.\d+\.")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+CAPTION = re.compile(r"^Figure \d+\.\d+\.$")  # the bold label that opens a caption
+SITE_CAPTION = re.compile(r"<strong>Figure \d+\.\d+\.</strong>")
 
 
 def git(*args, cwd):
@@ -55,7 +46,7 @@ def git(*args, cwd):
 
 
 @pytest.fixture(scope="module")
-def lab(tmp_path_factory, browser):  # `browser` first: it skips when Chromium is missing
+def lab(tmp_path_factory, browser, start_lab):  # `browser` first: it skips when Chromium is missing
     tools, prefix = ROOT / "tools", Path(sys.prefix)
     setup = {
         tools / "jupyterlab-overrides.json": prefix / "share/jupyter/lab/settings/overrides.json",
@@ -72,46 +63,8 @@ def lab(tmp_path_factory, browser):  # `browser` first: it skips when Chromium i
     git("init", "-q", cwd=work)
     git("add", "-A", cwd=work)
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "book", cwd=work)
-    # Render every cell (Lab 4 only attaches the cells in view by default).
-    tracker = work.parent / f"{work.name}-settings" / "@jupyterlab" / "notebook-extension"
-    tracker.mkdir(parents=True)
-    (tracker / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
-    port = free_port()
-    env = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(work.parent / f"{work.name}-config"),
-        "JUPYTER_RUNTIME_DIR": str(work.parent / f"{work.name}-runtime"),
-    }
-    cmd = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
-        "--ServerApp.ip=127.0.0.1", "--allow-root", "--IdentityProvider.token=",
-        "--ServerApp.password=", "--ServerApp.disable_check_xsrf=True",
-        f"--ServerApp.root_dir={work}", f"--LabApp.workspaces_dir={work.parent / 'ws'}",
-        f"--LabApp.user_settings_dir={tracker.parent.parent}", "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-    ]  # fmt: skip
-    log_path = work.parent / f"{work.name}.log"
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
-        base = f"http://127.0.0.1:{port}/"
-        try:
-            for _ in range(120):
-                if proc.poll() is not None:
-                    break
-                try:
-                    urllib.request.urlopen(base + "api/status", timeout=1)
-                    break
-                except OSError:
-                    time.sleep(0.5)
-            else:
-                pytest.fail(f"jupyter lab did not start: {log_path.read_text()[-2000:]}")
-            yield base, work
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    with start_lab(work, tmp_path_factory.mktemp("lab-book-state")) as base:
+        yield base, work
 
 
 def chapter_url(base, chapter, purpose):
@@ -152,7 +105,7 @@ def site_captions(chapter):
     page = ROOT / "_build" / "html" / "book" / f"{chapter}.html"
     if not page.exists():
         return None
-    return len(CAPTION.findall(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))))
+    return len(SITE_CAPTION.findall(page.read_text(encoding="utf-8")))
 
 
 def shot(page, name):
@@ -188,7 +141,8 @@ def test_chapter_reads_in_lab_without_running(page, lab, chapter, capsys):
         assert missing == [], f"the worked example's {missing} are not in chapter 4's prose"
 
     outputs = page.locator(".jp-OutputArea-output")
-    captions = len(CAPTION.findall("\n".join(outputs.all_inner_texts())))
+    bold = page.locator(".jp-OutputArea-output strong").all_inner_texts()
+    captions = sum(bool(CAPTION.match(t.strip())) for t in bold)
     pictures = page.locator(".jp-OutputArea-output img").count()
     on_site = site_captions(chapter)
     if on_site is not None:

@@ -557,13 +557,22 @@ def font_report(page):
     root = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
     report = []
     for node, text in own_texts(root):
-        if HANGUL.search(text):
+        if HANGUL.search(text) and rendered(cdp, node):
             fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
             report.append(
                 (text, [(f["familyName"], f["isCustomFont"], f["glyphCount"]) for f in fonts])
             )
     cdp.detach()
     return report
+
+
+def rendered(cdp, node):
+    """False for an element with no box (display: none, e.g. a control the figure hides)."""
+    try:
+        cdp.send("DOM.getBoxModel", {"nodeId": node})
+    except Exception:  # "Could not compute box model."
+        return False
+    return True
 
 
 def test_every_hangul_label_in_the_figures_has_glyphs(gallery):
