@@ -403,7 +403,7 @@ np.testing.assert_allclose(pad.output, output)
 q_new, keys = ch4.weights_by_hand.inputs
 # the largest scaled score: not the answer yet
 x = max(keys @ q_new) / math.sqrt(d_k)
-print("q =", vector(q_new), " keys:", [vector(k) for k in keys])
+print("q =", vector(q_new), " keys:", *[vector(k) for k in keys])
 print(f"e^x ≈ {math.exp(x):.3f}   e^-x ≈ {math.exp(-x):.3f}")
 answer = ...  # your three weights, e.g. [0.0, 0.0, 0.0]
 ch4.weights_by_hand.check(answer)
@@ -441,7 +441,7 @@ ch4.weights_by_hand.check(answer)
 
 # %%
 _, _, values = ch4.output_by_hand.inputs
-print("values:", [vector(v) for v in values])
+print("values:", *[vector(v) for v in values])
 answer = ...  # the output, e.g. [0.0, 0.0]
 ch4.output_by_hand.check(answer)
 
