@@ -386,3 +386,22 @@ def _wait_for_lab(proc, base, log_path):
 def start_lab():
     """:func:`jupyter_lab`, for tests: ``with start_lab(root, state) as base_url: ...``."""
     return jupyter_lab
+
+
+def open_notebook(page, url):
+    """Open the notebook at ``url`` in Lab and wait until its kernel is idle."""
+    page.goto(url, wait_until="load")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook", timeout=60_000)
+    select = page.locator(".jp-Dialog button", has_text="Select")
+    try:  # Lab may ask which kernel to start; the notebook's own (python3) is preselected
+        select.wait_for(timeout=3_000)
+        select.click()
+    except Exception:  # no dialog: the kernel started on its own
+        pass
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+
+
+@pytest.fixture(scope="session")
+def open_in_lab():
+    """:func:`open_notebook`, for tests: ``open_in_lab(page, url)``."""
+    return open_notebook

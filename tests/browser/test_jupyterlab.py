@@ -57,17 +57,9 @@ def run_all(page):
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
 
 
-def test_drag_in_jupyterlab(page, lab, capsys):
+def test_drag_in_jupyterlab(page, lab, capsys, open_in_lab):
     page.set_viewport_size({"width": 1400, "height": 1000})
-    page.goto(lab + "lab/tree/gallery.ipynb", wait_until="load")
-    page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    select = page.locator(".jp-Dialog button", has_text="Select")
-    try:  # Lab may ask which kernel to start; the notebook's own (python3) is preselected
-        select.wait_for(timeout=5_000)
-        select.click()
-    except Exception:  # no dialog: the kernel started on its own
-        pass
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+    open_in_lab(page, lab + "lab/tree/gallery.ipynb")
     run_all(page)
     try:
         page.wait_for_function(

@@ -72,17 +72,9 @@ def chapter_url(base, chapter, purpose):
     return f"{base}lab/workspaces/{purpose}-{chapter}/tree/{chapter}.ipynb?reset"
 
 
-def open_notebook(page, url):
+def open_chapter(open_in_lab, page, url):
     page.set_viewport_size({"width": 1300, "height": 1000})
-    page.goto(url, wait_until="load")
-    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook", timeout=60_000)
-    select = page.locator(".jp-Dialog button", has_text="Select")
-    try:  # Lab may ask which kernel to start; the notebook's own (python3) is preselected
-        select.wait_for(timeout=3_000)
-        select.click()
-    except Exception:  # no dialog: the kernel started on its own
-        pass
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+    open_in_lab(page, url)
     page.wait_for_timeout(1500)  # jupyterlab-myst renders the Markdown cells asynchronously
 
 
@@ -126,9 +118,9 @@ def test_raw_markup_patterns_catch_what_stock_lab_showed():
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_chapter_reads_in_lab_without_running(page, lab, chapter, capsys):
+def test_chapter_reads_in_lab_without_running(page, lab, chapter, capsys, open_in_lab):
     base, work = lab
-    open_notebook(page, chapter_url(base, chapter, "read"))
+    open_chapter(open_in_lab, page, chapter_url(base, chapter, "read"))
     shot(page, f"{chapter}_opened")
     text = markdown_text(page)
     raw = {kind: items for kind, items in raw_markup(text).items() if items}
@@ -163,9 +155,9 @@ def test_chapter_reads_in_lab_without_running(page, lab, chapter, capsys):
 
 
 @pytest.mark.parametrize("chapter", [c for c in CHAPTERS if not c.startswith("99")])
-def test_run_all_reveals_no_answer(page, lab, chapter):
+def test_run_all_reveals_no_answer(page, lab, chapter, open_in_lab):
     base, work = lab
-    open_notebook(page, chapter_url(base, chapter, "run"))
+    open_chapter(open_in_lab, page, chapter_url(base, chapter, "run"))
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
     page.wait_for_timeout(1000)
