@@ -4,14 +4,16 @@ Usage: python tools/sync_chapters.py [book/01_dot_product.py ...]   (default: ev
 
 The .py (py:percent) is the source. The .ipynb is rewritten from it and executed in a
 fresh kernel with book/ as the working directory, so what is committed is exactly what a
-reader gets from "Run all". Three things are derived here rather than written by hand:
+reader gets from "Run all". These are derived here rather than written by hand:
 
 - every inline ``{eval}`expr``` of a Markdown cell is evaluated in the kernel when the run
   reaches that cell, and its result is stored in the cell's ``user_expressions`` metadata,
-  where jupyterlab-myst shows it without running anything (the site evaluates the same
-  expressions when it builds). An expression whose value changes between its cell and the
-  end of the chapter is refused: the site evaluates at the end, so it would print another
-  number than JupyterLab;
+  where jupyterlab-myst shows it without running anything and where the site reads it
+  (site/attn_eval.py). An expression whose value changes between its cell and the end of
+  the chapter is refused: a reader who re-renders that cell after Run All would see
+  another number than the text was written with (a quoted name was reassigned);
+- a ``hide-input`` cell (code that only builds a figure) is folded in JupyterLab too
+  (``jupyter.source_hidden``), as the site folds it;
 - cell ids come from the cell's source, widget model ids from the chapter's name and
   their order, and no timings are recorded, so re-running an unchanged chapter gives
   an unchanged diff;
@@ -89,6 +91,17 @@ def check_expressions_at_end(client, notebook):
         )
 
 
+def fold_hidden_inputs(notebook):
+    """Fold in JupyterLab the code the site hides: a ``hide-input`` cell's source is folded.
+
+    The site shows such a cell's output with its code behind a "Show code" button; Lab reads
+    ``jupyter.source_hidden`` and shows a bar the reader can click open.
+    """
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and "hide-input" in cell.metadata.get("tags", []):
+            cell.metadata["jupyter"] = {"source_hidden": True}
+
+
 def stable_ids(notebook):
     """Give each cell an id derived from its source (deduplicated by a counter)."""
     seen = {}
@@ -115,6 +128,7 @@ def sync(py_path):
     notebook = jupytext.read(py_path, config=config)
     notebook.metadata["kernelspec"] = KERNELSPEC
     stable_ids(notebook)
+    fold_hidden_inputs(notebook)
     client = NotebookClient(
         notebook,
         timeout=600,
