@@ -39,7 +39,12 @@ from .cost import attention_cost
 
 SIZES = (256, 512, 1024, 2048, 4096, 8192)
 METHODS = ("floor", "plain", "fast", "chunked")
-SETTLE_SECONDS = 0.1  # idle time around a torch call, so one process's spinning threads stop
+#: Idle time around a torch call, so that one process's spinning threads have stopped before the
+#: other's call: OpenBLAS's idle threads busy-wait 2**28 clock ticks (0.10 s at this machine's
+#: 2.6 GHz) before they sleep; with 0.1 s, torch at n = 2048 measured 10.7 ms instead of 6.3.
+SETTLE_SECONDS = 0.25
+#: OpenBLAS kernels built for AVX2 only; on a CPU with AVX-512 they leave half of its width unused.
+AVX2_KERNELS = ("haswell", "zen", "sandybridge")
 
 
 def _optional(name):
@@ -218,6 +223,34 @@ def blas_description():
     )
 
 
+def kernel_note(cpu_flags_file="/proc/cpuinfo"):
+    """A hint when OpenBLAS runs an AVX2 kernel on a CPU that has AVX-512, else ''.
+
+    OpenBLAS picks its kernel from the CPU's family; a CPU newer than the
+    OpenBLAS that numpy ships with (AMD Zen 5 with OpenBLAS 0.3.31, say) gets
+    the generic Haswell one. PyTorch uses AVX-512 on such a CPU, so it is
+    compared with a BLAS running at half width; ``OPENBLAS_CORETYPE`` tells
+    OpenBLAS which kernel to load (read once, when numpy is imported).
+    """
+    try:
+        threadpoolctl = _optional("threadpoolctl")
+        with open(cpu_flags_file, encoding="utf-8") as cpuinfo:
+            has_avx512 = " avx512f " in cpuinfo.read().replace("\n", " ")
+    except (ImportError, OSError):
+        return ""
+    kernels = {
+        str(p.get("architecture", "")).lower()
+        for p in threadpoolctl.threadpool_info()
+        if p.get("internal_api") == "openblas"
+    }
+    if not has_avx512 or not kernels & set(AVX2_KERNELS):
+        return ""
+    return (
+        "Note: this CPU has AVX-512 but OpenBLAS runs an AVX2 kernel; to measure with its "
+        "AVX-512 kernel: OPENBLAS_CORETYPE=SkylakeX make bench"
+    )
+
+
 def machine_load():
     """The load average, since other processes on a shared machine skew every figure."""
     one, five, _ = os.getloadavg()
@@ -267,6 +300,8 @@ def main(argv=None):
         return torch_worker_main(args.threads)
     limit_blas_threads(args.threads)  # for the rest of this process
     print(f"numpy {np.__version__}; {blas_description()}; {machine_load()}")
+    if note := kernel_note():
+        print(note)
     worker = start_torch_worker(not args.no_torch, args.threads)
     total, done = len(args.sizes) * len(args.dtypes), [0]
 
