@@ -223,7 +223,7 @@ def blas_description():
     )
 
 
-def kernel_note(cpu_flags_file="/proc/cpuinfo"):
+def kernel_note(kernels=None, cpu_flags_file="/proc/cpuinfo"):
     """A hint when OpenBLAS runs an AVX2 kernel on a CPU that has AVX-512, else ''.
 
     OpenBLAS picks its kernel from the CPU's family; a CPU newer than the
@@ -231,24 +231,30 @@ def kernel_note(cpu_flags_file="/proc/cpuinfo"):
     the generic Haswell one. PyTorch uses AVX-512 on such a CPU, so it is
     compared with a BLAS running at half width; ``OPENBLAS_CORETYPE`` tells
     OpenBLAS which kernel to load (read once, when numpy is imported).
+    ``kernels``: OpenBLAS's kernel names; None asks threadpoolctl, where installed.
     """
+    kernels = openblas_kernels() if kernels is None else kernels
     try:
-        threadpoolctl = _optional("threadpoolctl")
         with open(cpu_flags_file, encoding="utf-8") as cpuinfo:
             has_avx512 = " avx512f " in cpuinfo.read().replace("\n", " ")
-    except (ImportError, OSError):
+    except OSError:
         return ""
-    kernels = {
-        str(p.get("architecture", "")).lower()
-        for p in threadpoolctl.threadpool_info()
-        if p.get("internal_api") == "openblas"
-    }
-    if not has_avx512 or not kernels & set(AVX2_KERNELS):
+    if not has_avx512 or not {k.lower() for k in kernels} & set(AVX2_KERNELS):
         return ""
     return (
         "Note: this CPU has AVX-512 but OpenBLAS runs an AVX2 kernel; to measure with its "
         "AVX-512 kernel: OPENBLAS_CORETYPE=SkylakeX make bench"
     )
+
+
+def openblas_kernels():
+    """The kernel names of the OpenBLAS libraries loaded (threadpoolctl), or () without it."""
+    try:
+        threadpoolctl = _optional("threadpoolctl")
+    except ImportError:
+        return ()
+    pools = threadpoolctl.threadpool_info()
+    return tuple(str(p.get("architecture", "")) for p in pools if p["internal_api"] == "openblas")
 
 
 def machine_load():

@@ -45,13 +45,8 @@ def test_median_seconds_warms_up_then_takes_the_median(monkeypatch):
     assert calls == [1]  # the warm-up ran the function once, untimed
 
 
-def _fake_machine(monkeypatch, tmp_path, flags, kernel):
-    """A /proc/cpuinfo with these flags, and an OpenBLAS that reports this kernel."""
-    pytest.importorskip("threadpoolctl", reason="the kernel note reads the BLAS through it")
-    import threadpoolctl
-
-    info = [{"internal_api": "openblas", "user_api": "blas", "architecture": kernel}]
-    monkeypatch.setattr(threadpoolctl, "threadpool_info", lambda: info)
+def _cpuinfo(tmp_path, flags):
+    """A /proc/cpuinfo whose flags line holds ``flags``."""
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text(f"processor\t: 0\nflags\t\t: fpu sse2 {flags}\n", encoding="utf-8")
     return cpuinfo
@@ -64,14 +59,15 @@ def _fake_machine(monkeypatch, tmp_path, flags, kernel):
         ("avx2 avx512f avx512bw", "SkylakeX", False),  # already the AVX-512 kernel
         ("avx2 fma", "Haswell", False),  # no AVX-512 to use
         ("avx2 avx512f", "Zen", True),
+        ("avx2 avx512f", None, False),  # no OpenBLAS (MKL, say): nothing to say
     ],
 )
-def test_kernel_note_only_where_avx512_sits_unused(monkeypatch, tmp_path, flags, kernel, noted):
-    cpuinfo = _fake_machine(monkeypatch, tmp_path, flags, kernel)
-    note = bench.kernel_note(cpuinfo)
+def test_kernel_note_only_where_avx512_sits_unused(tmp_path, flags, kernel, noted):
+    kernels = [kernel] if kernel else []
+    note = bench.kernel_note(kernels, _cpuinfo(tmp_path, flags))
     assert bool(note) is noted
     assert not note or "OPENBLAS_CORETYPE=SkylakeX" in note
 
 
 def test_kernel_note_is_silent_without_a_cpuinfo(tmp_path):
-    assert bench.kernel_note(tmp_path / "absent") == ""
+    assert bench.kernel_note(["Haswell"], tmp_path / "absent") == ""
