@@ -29,11 +29,12 @@ $(LAB_OVERRIDES): tools/jupyterlab-overrides.json $(VENV)/.installed-lab
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-# Saving a chapter in Lab writes it as tools/sync_chapters.py does (attn_book.lab), so a
-# reader who only reads leaves the repository clean.
-LAB_SERVER_CONFIG := $(VENV)/etc/jupyter/jupyter_server_config.json
-$(LAB_SERVER_CONFIG): tools/jupyter_server_config.json $(VENV)/.installed-lab
+# The server's settings (tools/jupyter_server_config.py): saving a chapter in Lab writes it
+# as tools/sync_chapters.py does, and the book's Hangul font sits behind Lab's own.
+LAB_SERVER_CONFIG := $(VENV)/etc/jupyter/jupyter_server_config.py
+$(LAB_SERVER_CONFIG): tools/jupyter_server_config.py $(VENV)/.installed-lab
 	@mkdir -p $(dir $@)
+	rm -f $(dir $@)jupyter_server_config.json  # what `make lab` installed before
 	cp $< $@
 
 LAB_SETUP := $(VENV)/.installed-lab $(LAB_OVERRIDES) $(LAB_SERVER_CONFIG)

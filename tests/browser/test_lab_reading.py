@@ -6,6 +6,8 @@ headless Chromium and checks what a reader sees:
 
 - the prose shows no raw MyST markup (roles, targets, directive fences or options) and no
   error box, and chapter 4's prose carries the worked example's numbers;
+- every Hangul character on the page (prose, code, figures) is drawn by a font the book
+  ships (``custom.css``), not left to the machine's fonts;
 - every captioned figure of the site is there, and every interactive figure shows a picture
   (its snapshot) before anything runs;
 - saving without an edit leaves ``git status`` clean;
@@ -50,7 +52,7 @@ def lab(tmp_path_factory, browser, start_lab):  # `browser` first: it skips when
     tools, prefix = ROOT / "tools", Path(sys.prefix)
     setup = {
         tools / "jupyterlab-overrides.json": prefix / "share/jupyter/lab/settings/overrides.json",
-        tools / "jupyter_server_config.json": prefix / "etc/jupyter/jupyter_server_config.json",
+        tools / "jupyter_server_config.py": prefix / "etc/jupyter/jupyter_server_config.py",
     }
     for source, installed in setup.items():
         if not installed.exists() or installed.read_text() != source.read_text():
@@ -76,6 +78,21 @@ def open_chapter(open_in_lab, page, url):
     page.set_viewport_size({"width": 1300, "height": 1000})
     open_in_lab(page, url)
     page.wait_for_timeout(1500)  # jupyterlab-myst renders the Markdown cells asynchronously
+
+
+def scroll_through(page):
+    """Scroll the notebook from top to bottom and back, a screen at a time."""
+    page.evaluate(
+        """async () => {
+            const pane = document.querySelector('.jp-NotebookPanel .jp-WindowedPanel-outer');
+            for (let y = 0; y <= pane.scrollHeight; y += pane.clientHeight) {
+                pane.scrollTop = y;
+                await new Promise(r => requestAnimationFrame(() => setTimeout(r, 50)));
+            }
+            pane.scrollTop = 0;
+            await document.fonts.ready;
+        }"""
+    )
 
 
 def markdown_text(page):
@@ -118,7 +135,7 @@ def test_raw_markup_patterns_catch_what_stock_lab_showed():
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_chapter_reads_in_lab_without_running(page, lab, chapter, capsys, open_in_lab):
+def test_chapter_reads_in_lab_without_running(page, lab, chapter, capsys, open_in_lab, glyphs):
     base, work = lab
     open_chapter(open_in_lab, page, chapter_url(base, chapter, "read"))
     shot(page, f"{chapter}_opened")
@@ -143,8 +160,15 @@ def test_chapter_reads_in_lab_without_running(page, lab, chapter, capsys, open_i
     reprs = [t for t in outputs.all_inner_texts() if re.match(r"^\w+\(.*\)$", t.strip())]
     assert [r for r in reprs if r.split("(")[0] in {"QueryPad", "SoftmaxBars"}] == []
     assert visible_text(page, "✓ Correct") == []
+    scroll_through(page)  # Chromium lays out, and picks fonts for, what comes into view
+    hangul_checked, boxes = glyphs(page)  # drawn by the book's fonts, not by a system's
+    assert hangul_checked["prose"] > 0, f"{chapter}: no Hangul in the prose to check"
+    assert boxes == [], f"{chapter}: Hangul that no font of the book drew (boxes): {boxes[:3]}"
     with capsys.disabled():
-        print(f"\n[lab] {chapter}: {captions} figures, {pictures} pictures, raw markup 0")
+        print(
+            f"\n[lab] {chapter}: {captions} figures, {pictures} pictures, raw markup 0, "
+            f"Hangul text nodes drawn by the book's fonts: {hangul_checked}"
+        )
 
     # Save without an edit: neither file of the pair changes.
     page.locator(".jp-NotebookPanel .jp-Notebook").first.click()
@@ -155,7 +179,7 @@ def test_chapter_reads_in_lab_without_running(page, lab, chapter, capsys, open_i
 
 
 @pytest.mark.parametrize("chapter", [c for c in CHAPTERS if not c.startswith("99")])
-def test_run_all_reveals_no_answer(page, lab, chapter, open_in_lab):
+def test_run_all_reveals_no_answer(page, lab, chapter, open_in_lab, glyphs):
     base, work = lab
     open_chapter(open_in_lab, page, chapter_url(base, chapter, "run"))
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
@@ -164,6 +188,10 @@ def test_run_all_reveals_no_answer(page, lab, chapter, open_in_lab):
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
     page.wait_for_timeout(2000)
     shot(page, f"{chapter}_run_all")
+    scroll_through(page)
+    checked, boxes = glyphs(page)  # the live figures now, and their outputs
+    assert checked["prose"] > 0, f"{chapter} after Run All: no Hangul to check"
+    assert boxes == [], f"{chapter} after Run All: Hangul no font of the book drew: {boxes[:3]}"
     errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
     tracebacks = [t for t in errors.all_inner_texts() if "Traceback" in t or "Error" in t]
     assert tracebacks == [], f"{chapter}: Run All raised: {tracebacks[:1]}"

@@ -1,0 +1,89 @@
+"""JupyterLab's Hangul: the book's font (attn_book/lab_custom/custom.css) holds every Hangul
+character of the book, sits inside JupyterLab's own font lists, and `make lab` serves it."""
+
+import base64
+import io
+import re
+import runpy
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CUSTOM_CSS = ROOT / "attn_book" / "lab_custom" / "custom.css"
+SERVER_CONFIG = ROOT / "tools" / "jupyter_server_config.py"
+
+
+def hangul_in(text):
+    """Hangul syllables and jamo, found by their Unicode names (not by build_font's regex)."""
+    return {c for c in text if unicodedata.name(c, "").startswith("HANGUL")}
+
+
+def lab_font():
+    TTFont = pytest.importorskip("fontTools.ttLib").TTFont  # comes with matplotlib
+    css = CUSTOM_CSS.read_text(encoding="utf-8")
+    rule = re.search(r'font-family: "([^"]+)";.*base64,([A-Za-z0-9+/=]+)"', css, re.S)
+    family, data = rule.groups()
+    return family, TTFont(io.BytesIO(base64.b64decode(data)))
+
+
+def declared(css, name):
+    """The value a CSS text gives the custom property ``name`` (first declaration)."""
+    value = re.search(rf"{re.escape(name)}:\s*([^;]+);", css).group(1)
+    return [part.strip().strip("'\"") for part in value.split(",")]
+
+
+def test_the_lab_font_draws_every_hangul_character_of_the_book():
+    family, font = lab_font()
+    cmap = font.getBestCmap()
+    pages = [*ROOT.joinpath("book").glob("*.py"), *ROOT.joinpath("book").glob("*.md")]
+    shown = hangul_in("".join(p.read_text(encoding="utf-8") for p in pages))
+    assert {"쿼", "리", "키", "밸", "류", "소", "프", "트", "맥", "스"} <= shown  # the terms
+    missing = sorted(c for c in shown if ord(c) not in cmap)
+    assert not missing, f"no glyph in {family} for {missing}: run build_font.py"
+    assert all(font.getGlyphSet()[cmap[ord(c)]].width > 0 for c in shown)  # real glyphs
+
+
+@pytest.mark.parametrize(
+    "name", ["--jp-ui-font-family", "--jp-content-font-family", "--jp-code-font-family-default"]
+)
+@pytest.mark.parametrize("theme", ["theme-light-extension", "theme-dark-extension"])
+def test_the_lab_font_comes_after_jupyterlabs_own_fonts(name, theme):
+    """Our list is the installed JupyterLab theme's, with the book's family just before the
+    generic one: a Latin letter looks as before; only Hangul no earlier font has falls to ours."""
+    theme_css = Path(sys.prefix) / "share/jupyter/lab/themes/@jupyterlab" / theme / "index.css"
+    if not theme_css.is_file():
+        pytest.skip("JupyterLab is not installed (the `lab` extra)")
+    family, _ = lab_font()
+    ours = declared(CUSTOM_CSS.read_text(encoding="utf-8"), name)
+    labs = declared(theme_css.read_text(encoding="utf-8"), name)
+    assert [f for f in ours if f != family] == labs
+    assert ours[ours.index(family) + 1] in {"sans-serif", "monospace"}
+
+
+def test_the_lab_font_loads_with_the_page():
+    css = CUSTOM_CSS.read_text(encoding="utf-8")
+    family, _ = lab_font()
+    preload = re.search(r"body::after \{([^}]*)\}", css).group(1)
+    assert f'font-family: "{family}"' in preload and "visibility: hidden" in preload
+    glyph = re.search(r'content: "(.)" / ""', preload).group(1)
+    assert hangul_in(glyph)
+
+
+def test_make_labs_server_config_serves_the_custom_css():
+    pytest.importorskip("jupyter_core", reason="the config reads Jupyter's paths (`lab` extra)")
+
+    class Section(dict):
+        def __getattr__(self, name):
+            return self.setdefault(name, Section())
+
+        __setattr__ = dict.__setitem__
+
+    config = Section()
+    runpy.run_path(str(SERVER_CONFIG), init_globals={"get_config": lambda: config})
+    assert config["LabApp"]["custom_css"] is True
+    assert config["ContentsManager"]["pre_save_hook"] == "attn_book.lab.pre_save_hook"
+    folders = [Path(p) for p in config["ServerApp"]["tornado_settings"]["static_custom_path"]]
+    assert folders[-1] / "custom.css" == CUSTOM_CSS.resolve()
