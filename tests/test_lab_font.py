@@ -1,32 +1,21 @@
 """JupyterLab's Hangul: the book's font (attn_book/lab_custom/custom.css) holds every Hangul
 character of the book, sits inside JupyterLab's own font lists, and `make lab` serves it."""
 
-import base64
-import io
 import re
 import runpy
 import sys
-import unicodedata
 from pathlib import Path
 
 import pytest
+from fonts import css_font, hangul_in
 
 ROOT = Path(__file__).resolve().parents[1]
 CUSTOM_CSS = ROOT / "attn_book" / "lab_custom" / "custom.css"
 SERVER_CONFIG = ROOT / "tools" / "jupyter_server_config.py"
 
 
-def hangul_in(text):
-    """Hangul syllables and jamo, found by their Unicode names (not by build_font's regex)."""
-    return {c for c in text if unicodedata.name(c, "").startswith("HANGUL")}
-
-
 def lab_font():
-    TTFont = pytest.importorskip("fontTools.ttLib").TTFont  # comes with matplotlib
-    css = CUSTOM_CSS.read_text(encoding="utf-8")
-    rule = re.search(r'font-family: "([^"]+)";.*base64,([A-Za-z0-9+/=]+)"', css, re.S)
-    family, data = rule.groups()
-    return family, TTFont(io.BytesIO(base64.b64decode(data)))
+    return css_font(CUSTOM_CSS)
 
 
 def declared(css, name):

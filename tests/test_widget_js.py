@@ -6,18 +6,16 @@ and NaN comes back as null.
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 import math
 import re
 import shutil
 import subprocess
-import unicodedata
 from pathlib import Path
 
 import numpy as np
 import pytest
+from fonts import css_font, hangul_in
 
 import attn_book
 import attn_core
@@ -214,18 +212,8 @@ def test_every_bundle_is_self_contained():
         assert "src/dom.js" in text and "src/attn_math.js" in text, name
 
 
-def hangul_in(text):
-    """Hangul syllables and jamo, found by their Unicode names (not by build_font's regex)."""
-    return {c for c in text if unicodedata.name(c, "").startswith("HANGUL")}
-
-
 def embedded_font():
-    TTFont = pytest.importorskip("fontTools.ttLib").TTFont  # comes with matplotlib
-    css = (WIDGETS / "hangul_font.css").read_text(encoding="utf-8")
-    family, data = re.search(
-        r'font-family: "([^"]+)";.*base64,([A-Za-z0-9+/=]+)"', css, re.S
-    ).groups()
-    return family, TTFont(io.BytesIO(base64.b64decode(data)))
+    return css_font(WIDGETS / "hangul_font.css")
 
 
 def test_the_widget_font_draws_every_hangul_character_the_figures_show():

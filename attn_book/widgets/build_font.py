@@ -38,12 +38,13 @@ LAB_OUT = ROOT / "attn_book" / "lab_custom" / "custom.css"
 LAB_FAMILY = "ABH Hangul Text"
 #: JupyterLab 4.5's font lists (its light and dark themes), our family inserted before the
 #: generic one; tests/test_lab_font.py holds them equal to the installed Lab's.
+LAB_SANS = (
+    "system-ui, -apple-system, blinkmacsystemfont, 'Segoe UI', helvetica, arial, {family}, "
+    "sans-serif, 'Apple Color Emoji', 'Segoe UI Emoji', 'Segoe UI Symbol'"
+)
 LAB_FONT_VARIABLES = {
-    "--jp-ui-font-family": "system-ui, -apple-system, blinkmacsystemfont, 'Segoe UI', helvetica, "
-    "arial, {family}, sans-serif, 'Apple Color Emoji', 'Segoe UI Emoji', 'Segoe UI Symbol'",
-    "--jp-content-font-family": "system-ui, -apple-system, blinkmacsystemfont, 'Segoe UI', "
-    "helvetica, arial, {family}, sans-serif, 'Apple Color Emoji', 'Segoe UI Emoji', "
-    "'Segoe UI Symbol'",
+    "--jp-ui-font-family": LAB_SANS,
+    "--jp-content-font-family": LAB_SANS,
     "--jp-code-font-family-default": "menlo, consolas, 'DejaVu Sans Mono', {family}, monospace",
 }
 HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")  # syllables and jamo
