@@ -42,7 +42,7 @@ LAB_SETUP := $(VENV)/.installed-lab $(LAB_OVERRIDES) $(LAB_SERVER_CONFIG)
 lab: $(LAB_SETUP)  ## Open the chapters in JupyterLab
 	$(BIN)/jupyter lab book/ $(ROOT_FLAG) $(LAB_FLAGS)
 
-book: $(VENV)/.installed-book  ## Build the static site into _build/html (executes the chapters, cached)
+book: $(VENV)/.installed-book  ## Build the static site into _build/html from the committed notebooks
 	$(PY) tools/build_book.py
 
 # npm ci --ignore-scripts (package-lock.json) when node_modules/ is stale, then copy what the
@@ -101,7 +101,7 @@ test-browser: $(VENV)/.installed-test  ## Browser tests of the built site (headl
 
 # Not part of `make test`: it takes a few minutes and its figures depend on the machine.
 bench: $(VENV)/.installed-test  ## Time attn_core against the two-matmul floor (and PyTorch, if installed)
-	$(PY) -m attn_core.bench $(BENCH_FLAGS)
+	$(PY) benchmarks/bench_attention.py $(BENCH_FLAGS)
 
 clean:  ## Remove the build and the caches (keeps .venv)
 	rm -rf _build .pytest_cache .ruff_cache .hypothesis

@@ -6,12 +6,14 @@ are submodules that load their own dependencies when imported.
 """
 
 from .attention import (
+    BLOCKED_FROM_PAIRS,
     attention_weights,
     causal_mask,
     dot_scores,
     padding_mask,
     scaled_dot_product_attention,
 )
+from .blocked import blocked_attention
 from .chunked import chunked_attention
 from .cost import AttentionCost, attention_cost
 from .examples import SENTENCE_EN, SENTENCE_KO, seed_example, toy_embeddings
@@ -35,6 +37,7 @@ def __getattr__(name):
 
 
 __all__ = [
+    "BLOCKED_FROM_PAIRS",
     "SENTENCE_EN",
     "SENTENCE_KO",
     "AttentionCost",
@@ -42,6 +45,7 @@ __all__ = [
     "SimpleSelfAttention",
     "attention_cost",
     "attention_weights",
+    "blocked_attention",
     "causal_mask",
     "chunked_attention",
     "dot_scores",

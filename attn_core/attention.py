@@ -12,33 +12,32 @@ Shape legend, as in ``torch.nn.functional.scaled_dot_product_attention``:
 Leading ``...`` axes (batch, heads) broadcast, through ``@`` and ``swapaxes``
 (never ``.T``, which would reverse the batch axes too).
 
-Two paths give the same output. Small inputs take the plain path, the
-formula as written: the (..., L, S) weights, then ``weights @ value``. From
-``FAST_PATH_MIN_PAIRS`` query-key pairs on, :func:`scaled_dot_product_attention`
-works on one block of queries at a time, in place, and never holds the L×S
-matrix (see ``python -m attn_core.bench`` for the measured difference).
+:func:`scaled_dot_product_attention` is the formula as written: the weights,
+then ``weights @ value``. Like PyTorch's, it hands a large call (from
+:data:`BLOCKED_FROM_PAIRS` query-key pairs over the whole batch on) to a kernel
+that gives the same output without holding the weights: here
+:func:`attn_core.blocked_attention`, one block of queries at a time.
 """
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
 
-from .softmax import softmax
+from .blocked import blocked
+from .softmax import _softmax
 from .validation import (
     as_array,
-    as_input_dtype,
+    check_attention,
     check_attention_inputs,
-    check_mask,
     check_positive_int,
-    check_scale,
     check_scores_size,
     check_size,
 )
 
 __all__ = [
+    "BLOCKED_FROM_PAIRS",
     "attention_weights",
     "causal_mask",
     "dot_scores",
@@ -46,15 +45,10 @@ __all__ = [
     "scaled_dot_product_attention",
 ]
 
-#: From this many query-key pairs (L·S) on, the output is computed in query blocks (at n = 256
-#: already about twice as fast as the plain path, measured with python -m attn_core.bench).
-FAST_PATH_MIN_PAIRS = 256 * 256
-#: Queries per block of the fast path: measured best between 128 and 512 for n = 1024...8192.
-BLOCK_ROWS = 256
-#: Scores the fast path holds at once, at most: 4 MB in float32 (128 queries × 8192 keys).
-BLOCK_SCORES = 128 * 8192
-#: The fewest queries in a block, however many batch axes share it.
-MIN_BLOCK_ROWS = 16
+#: From this many query-key pairs (batch × L × S) on, :func:`scaled_dot_product_attention`
+#: computes in query blocks: at n = 256 already about twice as fast as the weights, measured
+#: with ``make bench``, and it never holds the scores.
+BLOCKED_FROM_PAIRS = 256 * 256
 
 
 def dot_scores(query, key):
@@ -75,7 +69,9 @@ def dot_scores(query, key):
     >>> dot_scores([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     array([1., 0., 1.])
     """
-    return _dot(*check_attention_inputs(query, key))
+    q, k = check_attention_inputs(query, key)
+    check_scores_size(q, k)
+    return _dot(q, k)
 
 
 def _dot(q, k):
@@ -178,23 +174,22 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
     >>> attention_weights([1.0, 0.0], keys, scale=1.0).round(3)
     array([0.422, 0.155, 0.422])
     """
-    q, k = check_attention_inputs(query, key, scale=scale)
-    weights = _weights(np.atleast_2d(q), k, attn_mask, is_causal, scale)  # [..., L, S]
-    weights = as_input_dtype(weights, query, key)
-    return weights[..., 0, :] if q.ndim == 1 else weights
+    a = check_attention(query, key, None, attn_mask, is_causal, scale)
+    instead = "attn_core.scaled_dot_product_attention computes the output without them"
+    check_scores_size(a.query, a.key, instead=instead)
+    return a.result(_weights(a.query, a.key, a.mask, a.is_causal, a.scale))
 
 
-def _weights(q, k, attn_mask, is_causal, scale):
-    """Weights for validated q (..., L, E) and k (..., S, E) -> (..., L, S)."""
-    scores = _dot(q, k) * check_scale(scale, q.shape[-1])  # [..., L, S]
-    mask = check_mask(attn_mask, scores.shape, is_causal, dtype=scores.dtype)
+def _weights(q, k, mask, is_causal, scale):
+    """softmax(q kᵀ · scale + mask) for validated q (..., L, E), k (..., S, E) -> (..., L, S)."""
+    scores = _dot(q, k) * scale  # [..., L, E] @ [..., E, S] -> [..., L, S]
     if is_causal:
-        mask = causal_mask(*scores.shape[-2:])
+        mask = np.tril(np.ones(scores.shape[-2:], dtype=bool))  # key j <= query i (top left)
     if mask is not None and mask.dtype == bool:
-        scores = np.where(mask, scores, -np.inf)
+        scores = np.where(mask, scores, -np.inf)  # True = may attend
     elif mask is not None:
-        scores = scores + mask.astype(scores.dtype)
-    return softmax(scores, axis=-1)
+        scores = scores + mask.astype(scores.dtype)  # a float mask is added
+    return _softmax(scores, axis=-1)
 
 
 def scaled_dot_product_attention(
@@ -223,11 +218,10 @@ def scaled_dot_product_attention(
 
     Notes
     -----
-    From ``FAST_PATH_MIN_PAIRS`` (256²) query-key pairs on, without dropout,
-    the output is computed in blocks of queries, in place, and never holds the
-    (..., L, S) weights: the same result to float tolerance, in a few MB. Use
-    :func:`attention_weights` for the weights themselves, and
-    :func:`attn_core.chunked_attention` for the online softmax over key blocks.
+    From :data:`BLOCKED_FROM_PAIRS` query-key pairs (counted over the whole
+    batch) on, without dropout, the output comes from
+    :func:`attn_core.blocked_attention`: the same result to float tolerance, in
+    a few MB, as PyTorch's function hands large inputs to a fused kernel.
 
     Examples
     --------
@@ -235,135 +229,25 @@ def scaled_dot_product_attention(
     >>> scaled_dot_product_attention(q, keys, values).round(3)
     array([1.203, 0.797])
     """
-    # the fast path never holds the (..., L, S) scores: only the plain one is size-checked
-    q, k, v = check_attention_inputs(query, key, value, scale=scale, full_scores=False)
-    q2 = np.atleast_2d(q)  # [..., L, E]
-    if _takes_fast_path(q2, k, dropout_p):
-        out = _attention_in_query_blocks(q2, k, v, attn_mask, is_causal, scale)
-    else:
-        check_scores_size(q2, k)
-        weights = _weights(q2, k, attn_mask, is_causal, scale)  # [..., L, S]
-        out = _dropout(weights, dropout_p, rng) @ v  # [..., L, S] @ [..., S, Ev] -> [..., L, Ev]
-    out = as_input_dtype(out, query, key, value)
-    return out[..., 0, :] if q.ndim == 1 else out
+    a = check_attention(query, key, value, attn_mask, is_causal, scale)
+    keep = _check_dropout(dropout_p, rng)
+    if keep == 1.0 and a.pairs >= BLOCKED_FROM_PAIRS:  # large: the same output, in query blocks
+        return a.result(blocked(a.query, a.key, a.value, a.mask, a.is_causal, a.scale))
+    instead = "without dropout, attn_core.blocked_attention computes it in query blocks"
+    check_scores_size(a.query, a.key, instead=instead)
+    weights = _weights(a.query, a.key, a.mask, a.is_causal, a.scale)  # [..., L, S]
+    if keep < 1.0:  # dropout: zero each weight with probability dropout_p, rescale the rest
+        weights = np.where(rng.random(weights.shape) >= dropout_p, weights / keep, 0.0)
+    return a.result(weights.astype(a.value.dtype) @ a.value)  # [..., L, S] @ [..., S, Ev]
 
 
-def _takes_fast_path(q, k, dropout_p):
-    """True for many query-key pairs and no dropout (dropout needs the whole weights)."""
-    no_dropout = isinstance(dropout_p, numbers.Real) and dropout_p == 0.0
-    pairs = q.shape[-2] * k.shape[-2]
-    return no_dropout and pairs > 0 and pairs >= FAST_PATH_MIN_PAIRS
-
-
-def _attention_in_query_blocks(q, k, v, attn_mask, is_causal, scale, block_rows=None):
-    """The fast path: validated q (..., L, E), k (..., S, E), v (..., S, Ev) -> (..., L, Ev).
-
-    Equal to ``_weights(...) @ v`` to float tolerance, ``block_rows`` queries at
-    a time (chosen from ``BLOCK_SCORES`` when None), in one reused scores buffer
-    (..., block_rows, S). Each row's sum of exps comes out of the second matmul
-    (a column of ones appended to the values), so the small (..., L, Ev) output
-    is divided instead of the (..., L, S) weights. Unless the mask is a float
-    one, the shift that keeps exp from overflowing is folded into the first
-    matmul (:func:`_shift_by_bound`), so the only pass over the scores is exp.
-    """
-    L, S, Ev = q.shape[-2], k.shape[-2], v.shape[-1]
-    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2])  # the scores' batch axes
-    mask = check_mask(attn_mask, (*batch, L, S), is_causal, dtype=q.dtype)
-    mask = None if mask is None else np.broadcast_to(mask, (*batch, L, S))
-    rows = block_rows or _block_rows(math.prod(batch), L, S)
-    q, k, exact = _shift_by_bound(q * check_scale(scale, q.shape[-1]), k, mask)
-    key_t = np.swapaxes(k, -1, -2)  # [..., E + 1, S]
-    v_and_ones = np.concatenate([v, np.ones((*v.shape[:-1], 1), dtype=v.dtype)], axis=-1)
-    summed = np.empty((*np.broadcast_shapes(batch, v.shape[:-2]), L, Ev + 1), dtype=v.dtype)
-    buffer = np.empty(math.prod(batch) * rows * S, dtype=q.dtype)
-    for start in range(0, L, rows):
-        stop = min(start + rows, L)
-        seen = min(stop, S) if is_causal else S  # a causal block sees no key after its last query
-        scores = buffer[: math.prod(batch) * (stop - start) * seen]
-        scores = scores.reshape(*batch, stop - start, seen)  # [..., rows, seen]
-        block = (q[..., start:stop, :], key_t[..., :seen], v_and_ones[..., :seen, :])
-        out = summed[..., start:stop, :]  # [..., rows, Ev + 1]
-        _block_sums(*block, mask, is_causal, start, scores, out, exact)
-        if not exact and (out[..., -1] < _tiny_sum(scores.dtype)).any():  # the bound was too far:
-            unshifted = (block[0][..., :-1], block[1][..., :-1, :], block[2])  # drop the column
-            _block_sums(*unshifted, mask, is_causal, start, scores, out, exact=True)
-    total = summed[..., -1:]  # [..., L, 1]: each row's sum of exps, 0 for a fully masked row
-    return np.divide(summed[..., :-1], total, out=np.zeros_like(summed[..., :-1]), where=total > 0)
-
-
-def _tiny_sum(dtype):
-    """A row whose sum of exp(score - bound) falls below this is redone with its true max.
-
-    The bound then lay more than about 44 (float32) or 354 (float64) above the
-    row's largest score, and its smaller terms may have underflowed to 0.
-    """
-    return np.sqrt(np.finfo(dtype).tiny)
-
-
-def _shift_by_bound(q, k, mask):
-    """Append a column to q (..., L, E) and k (..., S, E) so that q'·k' = q·k - bound <= 0.
-
-    By Cauchy–Schwarz every score of row i is at most ``|q_i| max_j |k_j|``, the
-    bound, so ``exp(q'·k')`` cannot overflow. Returns (q', k', exact): exact is
-    True, with q and k unchanged, where the bound does not hold (a float mask
-    adds to the scores) or overflows; the caller then subtracts each row's max.
-    """
-    with np.errstate(over="ignore", invalid="ignore"):  # inf or inf * 0: caught just below
-        q_norms = np.sqrt(np.sum(q * q, axis=-1, keepdims=True))  # [..., L, 1]
-        k_norm_max = np.sqrt(np.max(np.sum(k * k, axis=-1), axis=-1, initial=0.0))  # [...]
-        bound = q_norms * k_norm_max[..., None, None]  # [..., L, 1]
-    if (mask is not None and mask.dtype != bool) or not np.isfinite(bound).all():
-        return q, k, True
-    q_shifted = np.concatenate([np.broadcast_to(q, (*bound.shape[:-1], q.shape[-1])), -bound], -1)
-    return q_shifted, np.concatenate([k, np.ones((*k.shape[:-1], 1), dtype=k.dtype)], -1), False
-
-
-def _block_sums(q, key_t, v_and_ones, mask, is_causal, start, scores, out, exact):
-    """For one block of queries, ``out = exp(scores - shift) @ [v, 1]``: (..., rows, Ev + 1)."""
-    np.matmul(q, key_t, out=scores)  # [..., rows, E(+1)] @ [..., E(+1), seen]
-    _mask_block(scores, mask, is_causal, start)
-    if exact:
-        _exp_shifted_in_place(scores)
-    else:
-        np.exp(scores, out=scores)  # already shifted by the bound, in the matmul
-    np.matmul(scores, v_and_ones, out=out)  # [..., rows, seen] @ [..., seen, Ev + 1]
-
-
-def _block_rows(batch_size, L, S):
-    """Queries per block: ``BLOCK_ROWS``, fewer if that holds over ``BLOCK_SCORES`` scores."""
-    most = max(MIN_BLOCK_ROWS, BLOCK_SCORES // max(1, batch_size * S))
-    return min(L, BLOCK_ROWS, most)
-
-
-def _mask_block(scores, mask, is_causal, start):
-    """Hide, in place, what queries ``start, start + 1, ...`` may not see; scores (..., rows, S)."""
-    rows, seen = scores.shape[-2:]
-    if is_causal and start < seen:  # only keys start.. can lie after a query of this block
-        hidden = np.arange(start, seen) > np.arange(start, start + rows)[:, None]
-        np.copyto(scores[..., start:], -np.inf, where=hidden)  # key j > query i
-    elif mask is not None and mask.dtype == bool:
-        np.copyto(scores, -np.inf, where=~mask[..., start : start + rows, :])
-    elif mask is not None:
-        scores += mask[..., start : start + rows, :]  # a float mask is added, as on the plain path
-
-
-def _exp_shifted_in_place(scores):
-    """``exp(scores - row max)`` in place; a fully masked row (all ``-inf``) becomes zeros."""
-    peak = scores.max(axis=-1, keepdims=True)  # [..., rows, 1]
-    np.copyto(peak, 0, where=np.isneginf(peak))  # shift such a row by 0: -inf - -inf is NaN
-    scores -= peak
-    np.exp(scores, out=scores)
-
-
-def _dropout(weights, dropout_p, rng):
+def _check_dropout(dropout_p, rng):
+    """Return the probability of keeping a weight, ``1 - dropout_p``, or raise."""
     if not isinstance(dropout_p, numbers.Real) or not 0.0 <= dropout_p < 1.0:
         raise ValueError(f"dropout_p must be in [0, 1), got {dropout_p!r}")
-    if dropout_p == 0.0:
-        return weights
-    if not isinstance(rng, np.random.Generator):
+    if dropout_p > 0.0 and not isinstance(rng, np.random.Generator):
         raise ValueError(
             f"dropout_p={dropout_p} needs an explicit rng=np.random.default_rng(seed), "
             f"got rng={rng!r}"
         )
-    keep = rng.random(weights.shape) >= dropout_p
-    return np.where(keep, weights / (1.0 - dropout_p), 0.0).astype(weights.dtype)
+    return 1.0 - float(dropout_p)

@@ -10,13 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import (
-    as_input_dtype,
-    check_attention_inputs,
-    check_mask,
-    check_positive_int,
-    check_scale,
-)
+from .validation import check_attention, check_positive_int
 
 __all__ = ["chunked_attention"]
 
@@ -66,7 +60,7 @@ def chunked_attention(
 
     Examples
     --------
-    The seed's example, one key per block. With the identity as values, the
+    The worked example, one key per block. With the identity as values, the
     output *is* the weights:
 
     >>> from attn_core import seed_example
@@ -76,16 +70,23 @@ def chunked_attention(
     >>> chunked_attention(ex.query, ex.keys, ex.values, block_size=1).round(3)
     array([1.203, 0.797])
     """
-    q, k, v = check_attention_inputs(query, key, value, scale=scale, full_scores=False)
+    a = check_attention(query, key, value, attn_mask, is_causal, scale)
     block = check_positive_int(block_size, "block_size")
-    q2 = np.atleast_2d(q) * check_scale(scale, q.shape[-1])  # [..., L, E], scaled once
-    mask = _full_mask(attn_mask, is_causal, q2, k)
-    running_max = np.full((*q2.shape[:-1], 1), -np.inf, dtype=q2.dtype)  # m: [..., L, 1]
+    return a.result(chunked(a.query, a.key, a.value, a.mask, a.is_causal, a.scale, block))
+
+
+def chunked(q, k, v, mask, is_causal, scale, block_size):
+    """:func:`chunked_attention` of validated q (..., L, E), k (..., S, E), v (..., S, Ev)."""
+    q = q * scale  # [..., L, E], scaled once
+    if mask is not None:  # a mask of one column would slice to nothing past the first block
+        mask = np.broadcast_to(mask, (*mask.shape[:-1], k.shape[-2]))
+    running_max = np.full((*q.shape[:-1], 1), -np.inf, dtype=q.dtype)  # m: [..., L, 1]
     running_sum = np.zeros_like(running_max)  # l: sum of exp(s - m)
-    running_out = np.zeros((*q2.shape[:-1], v.shape[-1]), dtype=q2.dtype)  # o: [..., L, Ev]
-    for start in range(0, k.shape[-2], block):
-        keys, values = k[..., start : start + block, :], v[..., start : start + block, :]
-        scores = q2 @ np.swapaxes(keys, -1, -2)  # [..., L, E] @ [..., E, B] -> [..., L, B]
+    running_out = np.zeros((*q.shape[:-1], v.shape[-1]), dtype=q.dtype)  # o: [..., L, Ev]
+    for start in range(0, k.shape[-2], block_size):
+        keys = k[..., start : start + block_size, :]
+        values = v[..., start : start + block_size, :]
+        scores = q @ np.swapaxes(keys, -1, -2)  # [..., L, E] @ [..., E, B] -> [..., L, B]
         scores = _hide(scores, mask, is_causal, start)
         new_max = np.maximum(running_max, scores.max(axis=-1, keepdims=True))
         shift = np.where(np.isneginf(new_max), 0, new_max)  # no key seen yet: shift by 0
@@ -94,16 +95,8 @@ def chunked_attention(
         running_sum = running_sum * rescale + weights.sum(axis=-1, keepdims=True)
         running_out = running_out * rescale + weights @ values  # [..., L, B] @ [..., B, Ev]
         running_max = new_max
-    out = np.divide(running_out, running_sum, out=np.zeros_like(running_out), where=running_sum > 0)
-    out = as_input_dtype(out, query, key, value)  # float16 in, float16 out
-    return out[..., 0, :] if q.ndim == 1 else out
-
-
-def _full_mask(attn_mask, is_causal, q, k):
-    """The validated mask, broadcast (a view) to the scores' shape (..., L, S), or None."""
-    shape = (*np.broadcast_shapes(q.shape[:-2], k.shape[:-2]), q.shape[-2], k.shape[-2])
-    mask = check_mask(attn_mask, shape, is_causal, dtype=q.dtype)
-    return None if mask is None else np.broadcast_to(mask, shape)
+    total = running_sum  # [..., L, 1]; 0 for a fully masked row, whose output stays 0
+    return np.divide(running_out, total, out=np.zeros_like(running_out), where=total > 0)
 
 
 def _hide(scores, mask, is_causal, start):

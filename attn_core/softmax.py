@@ -92,7 +92,11 @@ def softmax(x, axis=-1, *, temperature=1.0):
     """
     x = as_float_array(x, "x", allow_neg_inf=True)
     check_axis(axis, x.ndim)
-    temperature = check_temperature(temperature)
+    return _softmax(x, axis, check_temperature(temperature))
+
+
+def _softmax(x, axis=-1, temperature=1.0):
+    """:func:`softmax` of a validated float array ``x`` (-inf allowed, no NaN or +inf)."""
     z, _ = _shifted(x, axis)  # shift first: x / T itself could overflow for a tiny T
     z = z.astype(_temperature_dtype(z.dtype, temperature), copy=False)
     with np.errstate(over="ignore"):  # z <= 0, so an overflow is -inf, whose exp is 0

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import NamedTuple
 
 import numpy as np
 
 __all__ = [
     "MAX_ARRAY_BYTES",
+    "AttentionCall",
     "as_array",
     "as_float_array",
     "as_input_dtype",
+    "check_attention",
     "check_attention_inputs",
     "check_axis",
     "check_bool",
@@ -111,11 +114,12 @@ def compute_dtype(dtype):
     return np.promote_types(dtype, np.float32)
 
 
-def check_size(shape, dtype, what, because):
+def check_size(shape, dtype, what, because, instead=None):
     """Raise before allocating an array of ``shape`` that exceeds :data:`MAX_ARRAY_BYTES`.
 
     ``what`` names the array ("the attention weights"), ``because`` the
-    arguments whose sizes make it ("query's L = 100000, key's S = 100000").
+    arguments whose sizes make it ("query's L = 100000, key's S = 100000"),
+    ``instead`` (optional) what can compute the result without it.
     """
     n_bytes = math.prod(int(n) for n in shape) * np.dtype(dtype).itemsize
     if n_bytes > MAX_ARRAY_BYTES:
@@ -124,6 +128,7 @@ def check_size(shape, dtype, what, because):
             f"{_gib(n_bytes)} as {np.dtype(dtype)}, {n_bytes / MAX_ARRAY_BYTES:.3g} times "
             f"the {_gib(MAX_ARRAY_BYTES)} limit; {because} make it this large "
             f"(attn_core.validation.MAX_ARRAY_BYTES sets the limit)"
+            + (f"; {instead}" if instead else "")
         )
 
 
@@ -183,15 +188,15 @@ def check_positive_int(n, name, *, minimum=1):
     return int(n)
 
 
-def check_attention_inputs(query, key, value=None, *, scale=1.0, full_scores=True):
+def check_attention_inputs(query, key, value=None, *, scale=1.0):
     """Validate query (..., L, E), key (..., S, E) and value (..., S, Ev).
 
     A 1-D query (E,) is accepted as a single query. Returns float arrays with a
     common dtype, at least float32 (float32 stays float32; float16 is computed
     in float32). Raises before the output (..., L, Ev) would exceed
-    :data:`MAX_ARRAY_BYTES`, and before the scores (..., L, S) would unless
-    ``full_scores`` is False (a caller that works in blocks and never holds
-    them), or if query·key × ``scale`` (None: 1/sqrt(E)) would overflow.
+    :data:`MAX_ARRAY_BYTES`, or if query·key × ``scale`` (None: 1/sqrt(E))
+    would overflow. Whether the scores (..., L, S) fit is the caller's
+    question (:func:`check_scores_size`): a blocked computation never holds them.
     """
     q = as_float_array(query, "query")
     k = as_float_array(key, "key")
@@ -212,20 +217,70 @@ def check_attention_inputs(query, key, value=None, *, scale=1.0, full_scores=Tru
             f"key has shape {k.shape}, value has shape {arrays[2].shape}"
         )
     dtype = compute_dtype(np.result_type(*arrays))
-    _check_result_sizes(arrays, dtype, full_scores)
+    _check_result_sizes(arrays, dtype)
     arrays = [arr.astype(dtype, copy=False) for arr in arrays]
     _check_scores_fit(arrays[0], arrays[1], check_scale(scale, q.shape[-1]))
     return tuple(arrays)
 
 
-def _check_result_sizes(arrays, dtype, full_scores=True):
-    """Raise if the scores (..., L, S) or the output (..., L, Ev) would be too large."""
+class AttentionCall(NamedTuple):
+    """One attention call's inputs, validated once, where they enter (:func:`check_attention`)."""
+
+    query: np.ndarray  # (..., L, E); a 1-D query (E,) comes as (1, E)
+    key: np.ndarray  # (..., S, E)
+    value: np.ndarray | None  # (..., S, Ev)
+    mask: np.ndarray | None  # bool (True = may attend) or float (added), broadcasts to (..., L, S)
+    is_causal: bool
+    scale: float  # the factor the scores are multiplied by
+    one_query: bool  # the caller passed a 1-D query: drop the L axis of the result
+    half: bool  # every input was float16: hand the result back as float16
+
+    @property
+    def batch(self):
+        """The scores' batch axes: query's and key's broadcast together."""
+        return np.broadcast_shapes(self.query.shape[:-2], self.key.shape[:-2])
+
+    @property
+    def pairs(self):
+        """Query-key pairs in the whole call: batch × L × S, the scores' size."""
+        return math.prod(self.batch) * self.query.shape[-2] * self.key.shape[-2]
+
+    def result(self, out):
+        """``out`` (..., L, X) as the caller asked: float16 back, a 1-D query's L axis dropped."""
+        out = out.astype(np.float16) if self.half else out
+        return out[..., 0, :] if self.one_query else out
+
+
+def check_attention(query, key, value=None, attn_mask=None, is_causal=False, scale=None):
+    """Validate every argument of an attention call once; an :class:`AttentionCall`.
+
+    The shapes as in :func:`check_attention_inputs`; ``attn_mask`` as in
+    :func:`check_mask`; ``scale`` None becomes 1/sqrt(E).
+    """
+    q, k, *v = check_attention_inputs(query, key, value, scale=scale)
+    q2 = np.atleast_2d(q)
+    batch = np.broadcast_shapes(q2.shape[:-2], k.shape[:-2])
+    mask = check_mask(attn_mask, (*batch, q2.shape[-2], k.shape[-2]), is_causal, dtype=q.dtype)
+    inputs = (query, key) if value is None else (query, key, value)
+    half = all(getattr(a, "dtype", None) == np.float16 for a in inputs)
+    return AttentionCall(
+        q2,
+        k,
+        v[0] if v else None,
+        mask,
+        bool(is_causal),
+        check_scale(scale, q.shape[-1]),
+        q.ndim == 1,
+        half,
+    )
+
+
+def _check_result_sizes(arrays, dtype):
+    """Raise if the output (..., L, Ev) would be too large."""
     batch = _check_batch_broadcast(arrays)
     q = arrays[0]
     L = q.shape[-2] if q.ndim > 1 else 1
     where = f", batch axes {batch}" if batch else ""
-    if full_scores:
-        check_scores_size(*arrays[:2], dtype=dtype)
     if len(arrays) == 3:
         because = f"query's L = {L} and value's Ev = {arrays[2].shape[-1]}{where}"
         check_size((*batch, L, arrays[2].shape[-1]), dtype, "the output (..., L, Ev)", because)
@@ -250,14 +305,17 @@ def as_input_dtype(result, *inputs):
     return result
 
 
-def check_scores_size(query, key, dtype=None):
-    """Raise, naming L, S and the batch axes, if the scores (..., L, S) would be too large."""
+def check_scores_size(query, key, dtype=None, *, instead=None):
+    """Raise, naming L, S and the batch axes, if the scores (..., L, S) would be too large.
+
+    ``instead`` names what can compute the result without holding them.
+    """
     batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2])
     L = query.shape[-2] if query.ndim > 1 else 1
     where = f", batch axes {batch}" if batch else ""
     because = f"query's L = {L} and key's S = {key.shape[-2]}{where}"
     dtype = query.dtype if dtype is None else dtype
-    check_size((*batch, L, key.shape[-2]), dtype, "the scores (..., L, S)", because)
+    check_size((*batch, L, key.shape[-2]), dtype, "the scores (..., L, S)", because, instead)
 
 
 def _check_batch_broadcast(arrays):

@@ -12,9 +12,11 @@ import pytest
 import reference as ref
 
 import attn_core as ac
-import attn_core.attention as attention
+import attn_core.blocked
+import attn_core.validation
 from attn_core import (
     attention_weights,
+    blocked_attention,
     causal_mask,
     chunked_attention,
     padding_mask,
@@ -32,12 +34,9 @@ SHAPES = [
 DTYPES = [np.float64, np.float32]
 
 
-@pytest.fixture
-def fast_path_always(monkeypatch):
-    """Send every input down the fast path, in blocks of 3 queries (dividing no L here)."""
-    monkeypatch.setattr(attention, "FAST_PATH_MIN_PAIRS", 1)
-    monkeypatch.setattr(attention, "MIN_BLOCK_ROWS", 3)
-    monkeypatch.setattr(attention, "BLOCK_SCORES", 1)
+def blocked(*args, **kwargs):
+    """blocked_attention in blocks of 3 queries (dividing no L here)."""
+    return blocked_attention(*args, block_size=3, **kwargs)
 
 
 def random_qkv(rng, shape, dtype):
@@ -78,27 +77,27 @@ def masks_for(rng, L, S):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", SHAPES)
-def test_fast_path_matches_loop(rng, fast_path_always, shape, dtype):
+def test_fast_path_matches_loop(rng, shape, dtype):
     q, k, v = random_qkv(rng, shape, dtype)
-    out = scaled_dot_product_attention(q, k, v)
+    out = blocked(q, k, v)
     assert out.dtype == dtype
     np.testing.assert_allclose(out, loop_attention(q, k, v), **tolerance(dtype))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", SHAPES)
-def test_fast_path_causal_matches_loop(rng, fast_path_always, shape, dtype):
+def test_fast_path_causal_matches_loop(rng, shape, dtype):
     q, k, v = random_qkv(rng, shape, dtype)
-    out = scaled_dot_product_attention(q, k, v, is_causal=True)
+    out = blocked(q, k, v, is_causal=True)
     np.testing.assert_allclose(out, loop_attention(q, k, v, causal=True), **tolerance(dtype))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("kind", ["bool", "float", "padding"])
-def test_fast_path_masks_match_loop(rng, fast_path_always, kind, dtype):
+def test_fast_path_masks_match_loop(rng, kind, dtype):
     q, k, v = random_qkv(rng, ((2,), (2,), (2,), 7, 5, 3, 2), dtype)
     mask = masks_for(rng, 7, 5)[kind]
-    out = scaled_dot_product_attention(q, k, v, mask)
+    out = blocked(q, k, v, mask)
     np.testing.assert_allclose(out, loop_attention(q, k, v, mask), **tolerance(dtype))
     if kind != "padding":
         assert (out[:, 0] == 0).all()  # the fully masked row gives zeros, not NaN
@@ -154,31 +153,49 @@ def test_seed_example_chunked_by_hand():
         np.testing.assert_allclose(out, [2 * a + a, 2 * b + a], rtol=1e-14)
 
 
-def test_default_threshold_sends_large_inputs_down_the_fast_path(rng, monkeypatch):
+def test_large_calls_are_computed_in_query_blocks(rng, monkeypatch):
     calls = []
-    blocked = attention._attention_in_query_blocks
-    monkeypatch.setattr(
-        attention, "_attention_in_query_blocks", lambda *a: calls.append(a) or blocked(*a)
-    )
-    side = math.isqrt(attention.FAST_PATH_MIN_PAIRS)
+    spy = attn_core.blocked.blocked
+    monkeypatch.setattr(attn_core.attention, "blocked", lambda *a: calls.append(a) or spy(*a))
+    side = math.isqrt(ac.BLOCKED_FROM_PAIRS)
     q, k, v = random_qkv(rng, ((), (), (), side, side, 8, 4), np.float64)
     expected = attention_weights(q, k) @ v  # the plain path, written out
     np.testing.assert_allclose(scaled_dot_product_attention(q, k, v), expected, rtol=1e-11)
     assert len(calls) == 1
-    scaled_dot_product_attention(q[:-1], k, v)  # one pair short of the threshold: plain
+    scaled_dot_product_attention(q[:-1], k, v)  # one query short of the threshold: plain
     scaled_dot_product_attention(q, k, v, dropout_p=0.1, rng=rng)  # dropout: plain
     assert len(calls) == 1
+    # the threshold counts the whole batch: 8 small matrices of side/2 reach it together
+    half = side // 2
+    q8, k8, v8 = random_qkv(rng, ((2, 2), (2, 2), (2, 2), half, half, 8, 4), np.float64)
+    np.testing.assert_allclose(
+        scaled_dot_product_attention(q8[:1], k8[:1], v8[:1]),  # 4 matrices: plain
+        attention_weights(q8[:1], k8[:1]) @ v8[:1],
+        rtol=1e-11,
+    )
+    assert len(calls) == 1
+    np.testing.assert_allclose(
+        scaled_dot_product_attention(q8, k8, v8), attention_weights(q8, k8) @ v8, rtol=1e-11
+    )
+    assert len(calls) == 2
 
 
-def test_fast_path_with_default_blocks_matches_plain_path(rng, monkeypatch):
-    # Large enough for several default-sized blocks and a short last one: 2 heads x 700 x 1500.
-    monkeypatch.setattr(attention, "BLOCK_SCORES", 2 * 128 * 1500)
+@pytest.mark.parametrize("block_size", [None, 128, 333])
+def test_blocked_with_large_blocks_matches_plain_path(rng, block_size):
+    # Several blocks and a short last one: 2 heads x 700 x 1500.
     q, k, v = random_qkv(rng, ((2,), (2,), (2,), 700, 1500, 16, 8), np.float32)
     for mask, causal in [(None, False), (None, True), (causal_mask(700, 1500), False)]:
-        fast = scaled_dot_product_attention(q, k, v, mask, is_causal=causal)
+        fast = blocked_attention(q, k, v, mask, is_causal=causal, block_size=block_size)
         plain = attention_weights(q, k, mask, is_causal=causal) @ v
         assert fast.dtype == np.float32
         np.testing.assert_allclose(fast, plain, rtol=1e-4, atol=1e-6)
+
+
+def test_blocked_rejects_a_bad_block_size(rng):
+    q, k, v = random_qkv(rng, ((), (), (), 2, 3, 2, 2), np.float64)
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="block_size must be an integer >= 1"):
+            blocked_attention(q, k, v, block_size=bad)
 
 
 def peak_bytes(function, *args, **kwargs):
@@ -190,13 +207,13 @@ def peak_bytes(function, *args, **kwargs):
         tracemalloc.stop()
 
 
-def test_fast_path_and_chunked_never_hold_the_whole_score_matrix(rng, monkeypatch):
-    monkeypatch.setattr(attention, "BLOCK_SCORES", 64 * 1024)  # blocks of 64 queries
+def test_blocked_and_chunked_never_hold_the_whole_score_matrix(rng):
     q, k, v = random_qkv(rng, ((), (), (), 1024, 1024, 8, 8), np.float64)
     score_bytes = 1024 * 1024 * 8
     plain = peak_bytes(lambda: attention_weights(q, k) @ v)
     assert plain >= score_bytes  # the check can fail: the plain path does hold it
-    assert peak_bytes(scaled_dot_product_attention, q, k, v) < score_bytes / 4
+    assert peak_bytes(scaled_dot_product_attention, q, k, v) < score_bytes / 2  # 256 rows
+    assert peak_bytes(blocked_attention, q, k, v, block_size=64) < score_bytes / 4
     assert peak_bytes(chunked_attention, q, k, v, block_size=32) < score_bytes / 4
 
 
@@ -220,23 +237,23 @@ def test_chunked_checks_its_inputs_like_the_plain_path(rng):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_fast_path_when_the_norm_bound_lies_far_above_every_score(rng, fast_path_always, dtype):
+def test_fast_path_when_the_norm_bound_lies_far_above_every_score(rng, dtype):
     # Key 0 is long (norm 1000) but orthogonal to query 1, so query 1's scores are at most
     # ~1 while the Cauchy-Schwarz bound |q| max|k| is ~1000: exp(score - bound) underflows
     # to 0 in both dtypes, and the block must be redone with the row's true max.
     q, k, v = random_qkv(rng, ((), (), (), 5, 4, 2, 3), dtype)
     k[0] = [0.0, 1000.0]
     q[1] = [1.0, 0.0]
-    out = scaled_dot_product_attention(q, k, v, scale=1.0)
+    out = blocked(q, k, v, scale=1.0)
     _, expected = ref.attention(q.tolist(), k.tolist(), v.tolist(), scale=1.0)
     np.testing.assert_allclose(out, expected, **tolerance(dtype))
     assert np.isfinite(out).all()
 
 
-def test_fast_path_when_the_norm_bound_overflows(rng, fast_path_always):
+def test_fast_path_when_the_norm_bound_overflows(rng):
     # |q|^2 overflows float64 (1e400) although every score q.k is about 1.
     q, k, v = random_qkv(rng, ((), (), (), 4, 5, 3, 2), np.float64)
-    out = scaled_dot_product_attention(q * 1e200, k * 1e-200, v, scale=1.0)
+    out = blocked(q * 1e200, k * 1e-200, v, scale=1.0)
     args = ((q * 1e200).tolist(), (k * 1e-200).tolist(), v.tolist())
     np.testing.assert_allclose(out, ref.attention(*args, scale=1.0)[1], rtol=1e-12)
 
@@ -245,7 +262,6 @@ def test_the_size_guard_spares_paths_that_never_hold_the_scores(monkeypatch):
     # Scores of 512 x 512 float32 are 1 MiB; with the limit at 0.5 MiB, the paths that
     # hold them (attention_weights, the plain path with dropout) refuse, naming the scores,
     # while the fast path and the chunked one (a few blocks at a time) compute the output.
-    import attn_core.validation
 
     monkeypatch.setattr(attn_core.validation, "MAX_ARRAY_BYTES", 512 * 1024)
     rng = np.random.default_rng(0)

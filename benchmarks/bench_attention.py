@@ -1,20 +1,26 @@
-"""How close attn_core gets to the machine: ``python -m attn_core.bench`` (or ``make bench``).
+"""How close attn_core gets to the machine: ``make bench`` (benchmarks/bench_attention.py).
 
+A benchmark harness, not maths: it lives outside attn_core and is not installed.
 For each n (L = S = n, d = 64) and dtype it times, interleaved and repeated,
 the medians of:
 
 - ``floor``: the two matmuls alone, ``Q Kᵀ`` then ``scores @ V``, into
   buffers made beforehand: what any exact attention must at least compute;
-- ``plain``: the readable path (the weights, then ``weights @ value``);
-- ``fast``: :func:`attn_core.scaled_dot_product_attention`'s query blocks;
+- ``exp``: one pass of numpy's ``exp`` over the n × n scores, in place. numpy's
+  ``exp`` runs on one core, so floor + exp is the limit numpy sets for an exact
+  attention that exponentiates every score once;
+- ``plain``: the formula as written: ``attention_weights(q, k) @ v``;
+- ``blocked``: :func:`attn_core.blocked_attention` (query blocks), what
+  :func:`attn_core.scaled_dot_product_attention` runs for large inputs;
 - ``chunked``: :func:`attn_core.chunked_attention` (the online softmax);
 - ``torch``: PyTorch's CPU ``scaled_dot_product_attention``, where installed,
   timed in a separate process (OpenBLAS's spinning threads slow torch's pool
   when both live in one), in turn with the others.
 
-Each is printed as a ratio to the floor and to PyTorch, with its peak extra
-memory (tracemalloc, in a separate untimed call) and the BLAS it ran with
-(threadpoolctl, where installed). Not imported by ``import attn_core``.
+Each is printed as a ratio to the floor and to PyTorch (and ``blocked`` to
+floor + exp), with its peak extra memory (tracemalloc, in a separate untimed
+call) and the BLAS kernel it ran with (threadpoolctl, where installed) and
+whether ``OPENBLAS_CORETYPE`` forced that kernel.
 """
 
 from __future__ import annotations
@@ -32,27 +38,18 @@ from functools import partial
 
 import numpy as np
 
-from . import attention
-from .attention import scaled_dot_product_attention
-from .chunked import chunked_attention
-from .cost import attention_cost
+from attn_core import attention_cost, attention_weights, blocked_attention, chunked_attention
 
 SIZES = (256, 512, 1024, 2048, 4096, 8192)
-METHODS = ("floor", "plain", "fast", "chunked")
+METHODS = ("floor", "exp", "plain", "blocked", "chunked")
 #: Idle time around a torch call, so that one process's spinning threads have stopped before the
 #: other's call: OpenBLAS's idle threads busy-wait 2**28 clock ticks (0.10 s at this machine's
 #: 2.6 GHz) before they sleep; with 0.1 s, torch at n = 2048 measured 10.7 ms instead of 6.3.
 SETTLE_SECONDS = 0.25
-#: OpenBLAS kernels built for AVX2 only; on a CPU with AVX-512 they leave half of its width unused.
-AVX2_KERNELS = ("haswell", "zen", "sandybridge")
 
 
 def _optional(name):
-    """Import a package the benchmark uses if present; attn_core itself depends on numpy only.
-
-    By name, through importlib, so that these two stay out of the import graph
-    that ``tests/test_import.py`` holds to numpy and the standard library.
-    """
+    """Import a package the benchmark uses if present (torch, threadpoolctl): both optional."""
     return importlib.import_module(name)
 
 
@@ -71,21 +68,18 @@ def numpy_methods(q, k, v):
         np.matmul(q, k.T, out=scores)  # [n, d] @ [d, n] -> [n, n]
         np.matmul(scores, v, out=out)  # [n, n] @ [n, d] -> [n, d]
 
+    exp_input = np.full_like(scores, -1.0)  # exp(-1) everywhere: no overflow, no denormals
+
+    def exp_pass():
+        np.exp(exp_input, out=scores)  # one pass over the n × n scores, on one core
+
     return {
         "floor": floor,
-        "plain": lambda: _sdpa_with_threshold(q, k, v, min_pairs=float("inf")),
-        "fast": lambda: _sdpa_with_threshold(q, k, v, min_pairs=1),
+        "exp": exp_pass,
+        "plain": lambda: attention_weights(q, k) @ v,
+        "blocked": lambda: blocked_attention(q, k, v),
         "chunked": lambda: chunked_attention(q, k, v),
     }
-
-
-def _sdpa_with_threshold(q, k, v, min_pairs):
-    """The public function with the fast path forced on (1) or off (inf)."""
-    saved, attention.FAST_PATH_MIN_PAIRS = attention.FAST_PATH_MIN_PAIRS, min_pairs
-    try:
-        return scaled_dot_product_attention(q, k, v)
-    finally:
-        attention.FAST_PATH_MIN_PAIRS = saved
 
 
 def seconds(function):
@@ -121,7 +115,7 @@ class TorchWorker:
     """PyTorch's SDPA in a child process: one timed call per request."""
 
     def __init__(self, threads=None):
-        command = [sys.executable, "-m", "attn_core.bench", "--torch-worker"]
+        command = [sys.executable, __file__, "--torch-worker"]
         command += ["--threads", str(threads)] if threads else []
         self.process = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
@@ -195,7 +189,7 @@ def measure_size(n, d, dtype, repeats, worker, progress):
             run = methods.get(name) or (lambda: None)
             took = worker.time_one(n, d, dtype) if name == "torch" else seconds(run)
             times[name].append(took)
-    peaks = {name: peak_extra_bytes(methods[name]) for name in METHODS[1:]}
+    peaks = {name: peak_extra_bytes(methods[name]) for name in ("plain", "blocked", "chunked")}
     return {name: statistics.median(t) for name, t in times.items()}, peaks
 
 
@@ -223,27 +217,29 @@ def blas_description():
     )
 
 
-def kernel_note(kernels=None, cpu_flags_file="/proc/cpuinfo"):
-    """A hint when OpenBLAS runs an AVX2 kernel on a CPU that has AVX-512, else ''.
+def kernel_note(kernels=None, environ=None):
+    """Which OpenBLAS kernel runs, and whether ``OPENBLAS_CORETYPE`` forced it ('' without one).
 
-    OpenBLAS picks its kernel from the CPU's family; a CPU newer than the
-    OpenBLAS that numpy ships with (AMD Zen 5 with OpenBLAS 0.3.31, say) gets
-    the generic Haswell one. PyTorch uses AVX-512 on such a CPU, so it is
-    compared with a BLAS running at half width; ``OPENBLAS_CORETYPE`` tells
-    OpenBLAS which kernel to load (read once, when numpy is imported).
+    OpenBLAS picks its kernel from the CPU when numpy is imported, unless the
+    environment names one in ``OPENBLAS_CORETYPE`` (some machines set it, with
+    ``OPENBLAS_L2_SIZE``, for old OpenBLAS builds; this one sets ``Haswell``,
+    the AVX2 kernel, on a CPU where OpenBLAS itself would choose its AVX-512
+    ``SkylakeX``). A reader's machine lets OpenBLAS choose, so the figures to
+    quote are those measured with both variables unset, for the bench only.
     ``kernels``: OpenBLAS's kernel names; None asks threadpoolctl, where installed.
     """
     kernels = openblas_kernels() if kernels is None else kernels
-    try:
-        with open(cpu_flags_file, encoding="utf-8") as cpuinfo:
-            has_avx512 = " avx512f " in cpuinfo.read().replace("\n", " ")
-    except OSError:
+    environ = os.environ if environ is None else environ
+    if not kernels:
         return ""
-    if not has_avx512 or not {k.lower() for k in kernels} & set(AVX2_KERNELS):
-        return ""
+    names = ", ".join(kernels)
+    forced = environ.get("OPENBLAS_CORETYPE")
+    if not forced:
+        return f"OpenBLAS kernel: {names}, chosen by OpenBLAS for this CPU (as a reader's is)"
     return (
-        "Note: this CPU has AVX-512 but OpenBLAS runs an AVX2 kernel; to measure with its "
-        "AVX-512 kernel: OPENBLAS_CORETYPE=SkylakeX make bench"
+        f"OpenBLAS kernel: {names}, forced by OPENBLAS_CORETYPE={forced} in this environment; "
+        "to measure the kernel OpenBLAS itself chooses, as on a reader's machine: "
+        "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE make bench"
     )
 
 
@@ -264,19 +260,21 @@ def machine_load():
 
 
 def format_table(dtype, d, rows):
-    """A markdown table: ms, ratio to the floor and to torch, peak extra MB."""
+    """A markdown table: ms, ×floor (blocked: also ×(floor + exp)) and ×torch, peak MB."""
     has_torch = any("torch" in t for t, _ in rows.values())
-    head = "| n | floor ms (GFLOP/s) | plain | fast | chunked |" + (" torch |" if has_torch else "")
-    head += " peak MB plain / fast / chunked |"
+    head = "| n | floor ms (GFLOP/s) | exp ms | plain | blocked | ×(floor + exp) | chunked |"
+    head += (" torch |" if has_torch else "") + " peak MB plain / blocked / chunked |"
     lines = [f"\n{dtype}, d = {d}: ms, ×floor" + (", ×torch" if has_torch else ""), head]
     lines.append("|" + "---|" * (head.count("|") - 1))
     for n, (times, peaks) in rows.items():
         floor, torch = times["floor"], times.get("torch")
         gflops = attention_cost(1, 1, n, n, d, dtype).matmul_flops / floor / 1e9
-        cells = [f"{n}", f"{floor * 1e3:.2f} ({gflops:.0f})"]
-        for name in ("plain", "fast", "chunked") + (("torch",) if has_torch else ()):
+        cells = [f"{n}", f"{floor * 1e3:.2f} ({gflops:.0f})", f"{times['exp'] * 1e3:.2f}"]
+        cells += [_cell(times["plain"], floor, torch), _cell(times["blocked"], floor, torch)]
+        cells.append(f"{times['blocked'] / (floor + times['exp']):.2f}×")
+        for name in ("chunked",) + (("torch",) if has_torch else ()):
             cells.append(_cell(times[name], floor, torch))
-        cells.append(" / ".join(f"{peaks[m] / 2**20:.1f}" for m in ("plain", "fast", "chunked")))
+        cells.append(" / ".join(f"{peaks[m] / 2**20:.1f}" for m in ("plain", "blocked", "chunked")))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -287,7 +285,8 @@ def _cell(took, floor, torch):
 
 
 def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="python -m attn_core.bench", description=__doc__)
+    prog = "python benchmarks/bench_attention.py"
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=SIZES, help="values of n")
     parser.add_argument("--dtypes", nargs="+", default=["float32", "float64"])
     parser.add_argument("--d", type=int, default=64, help="query/key/value size")

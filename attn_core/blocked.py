@@ -1,0 +1,159 @@
+"""Attention in blocks of queries (쿼리 블록): the same output, without the L×S weights.
+
+Each query's softmax needs only its own row of scores, so the queries can be
+taken ``block_size`` at a time: a (..., block_size, S) block of scores is made,
+exponentiated and multiplied by the values, in one reused buffer, and the whole
+(..., L, S) matrix never exists. Two more tricks save passes over the block:
+
+- each row's sum of exponentials comes out of the second matmul (a column of
+  ones appended to the values), so the small (..., L, Ev) output is divided,
+  not the (..., L, S) weights;
+- the shift that keeps ``exp`` from overflowing is folded into the first matmul
+  (a column appended to the queries and keys, :func:`_shift_by_bound`), so the
+  only pass over the scores is ``exp`` itself.
+
+:func:`attn_core.scaled_dot_product_attention` hands its large calls here;
+:func:`attn_core.chunked_attention` splits the *keys* instead (the online softmax).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .validation import check_attention, check_positive_int
+
+__all__ = ["BLOCK_SCORES", "blocked_attention"]
+
+#: Scores a block holds at most by default: 4 MB in float32 (128 queries × 8192 keys), with
+#: at most 256 and at least 16 queries a block (measured best between 128 and 512 for
+#: n = 1024 ... 8192 with ``make bench``).
+BLOCK_SCORES = 128 * 8192
+
+
+def blocked_attention(
+    query, key, value, attn_mask=None, is_causal=False, *, scale=None, block_size=None
+):
+    r"""Scaled dot-product attention, ``block_size`` queries at a time.
+
+    Parameters
+    ----------
+    query : array_like, shape (..., L, E) or (E,)
+    key : array_like, shape (..., S, E)
+    value : array_like, shape (..., S, Ev)
+    attn_mask, is_causal, scale
+        As in :func:`attn_core.attention_weights`.
+    block_size : int, optional
+        Queries per block. Any size gives the same output; the default holds
+        at most :data:`BLOCK_SCORES` scores at once (16 to 256 queries).
+
+    Returns
+    -------
+    ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
+        The output of :func:`attn_core.scaled_dot_product_attention`, to float
+        tolerance (zeros for a fully masked row), in (..., block_size, S) of
+        memory for the scores instead of (..., L, S).
+
+    Examples
+    --------
+    >>> q, keys, values = [1.0, 0.0], [[1, 0], [0, 1], [1, 1]], [[2, 0], [0, 2], [1, 1]]
+    >>> blocked_attention(q, keys, values).round(3)
+    array([1.203, 0.797])
+    >>> blocked_attention(np.eye(2)[[0, 1, 0]], keys, values, block_size=2).round(3)
+    array([[1.203, 0.797],
+           [0.797, 1.203],
+           [1.203, 0.797]])
+    """
+    a = check_attention(query, key, value, attn_mask, is_causal, scale)
+    rows = None if block_size is None else check_positive_int(block_size, "block_size")
+    return a.result(blocked(a.query, a.key, a.value, a.mask, a.is_causal, a.scale, rows))
+
+
+def blocked(q, k, v, mask, is_causal, scale, block_size=None):
+    """:func:`blocked_attention` of validated q (..., L, E), k (..., S, E), v (..., S, Ev)."""
+    L, S, Ev = q.shape[-2], k.shape[-2], v.shape[-1]
+    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2])  # the scores' batch axes
+    mask = None if mask is None else np.broadcast_to(mask, (*batch, L, S))
+    rows = min(L, block_size or _block_rows(math.prod(batch), S))
+    q, k, exact = _shift_by_bound(q * scale, k, mask)
+    key_t = np.swapaxes(k, -1, -2)  # [..., E + 1, S]
+    v_and_ones = np.concatenate([v, np.ones((*v.shape[:-1], 1), dtype=v.dtype)], axis=-1)
+    summed = np.empty((*np.broadcast_shapes(batch, v.shape[:-2]), L, Ev + 1), dtype=v.dtype)
+    buffer = np.empty(math.prod(batch) * rows * S, dtype=q.dtype)
+    for start in range(0, L, rows):
+        stop = min(start + rows, L)
+        seen = min(stop, S) if is_causal else S  # a causal block sees no key after its last query
+        scores = buffer[: math.prod(batch) * (stop - start) * seen]
+        scores = scores.reshape(*batch, stop - start, seen)  # [..., rows, seen]
+        block = (q[..., start:stop, :], key_t[..., :seen], v_and_ones[..., :seen, :])
+        out = summed[..., start:stop, :]  # [..., rows, Ev + 1]
+        _block_sums(*block, mask, is_causal, start, scores, out, exact)
+        if not exact and (out[..., -1] < _tiny_sum(scores.dtype)).any():  # the bound was too far:
+            unshifted = (block[0][..., :-1], block[1][..., :-1, :], block[2])  # drop the column
+            _block_sums(*unshifted, mask, is_causal, start, scores, out, exact=True)
+    total = summed[..., -1:]  # [..., L, 1]: each row's sum of exps, 0 for a fully masked row
+    return np.divide(summed[..., :-1], total, out=np.zeros_like(summed[..., :-1]), where=total > 0)
+
+
+def _block_rows(batch_size, S):
+    """Queries per block: 256, or fewer (at least 16) to hold at most ``BLOCK_SCORES`` scores."""
+    return min(256, max(16, BLOCK_SCORES // max(1, batch_size * S)))
+
+
+def _tiny_sum(dtype):
+    """A row whose sum of exp(score - bound) falls below this is redone with its true max.
+
+    The bound then lay more than about 44 (float32) or 354 (float64) above the
+    row's largest score, and its smaller terms may have underflowed to 0.
+    """
+    return np.sqrt(np.finfo(dtype).tiny)
+
+
+def _shift_by_bound(q, k, mask):
+    """Append a column to q (..., L, E) and k (..., S, E) so that q'·k' = q·k - bound <= 0.
+
+    By Cauchy–Schwarz every score of row i is at most ``|q_i| max_j |k_j|``, the
+    bound, so ``exp(q'·k')`` cannot overflow. Returns (q', k', exact): exact is
+    True, with q and k unchanged, where the bound does not hold (a float mask
+    adds to the scores) or overflows; the caller then subtracts each row's max.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):  # inf or inf * 0: caught just below
+        q_norms = np.sqrt(np.sum(q * q, axis=-1, keepdims=True))  # [..., L, 1]
+        k_norm_max = np.sqrt(np.max(np.sum(k * k, axis=-1), axis=-1, initial=0.0))  # [...]
+        bound = q_norms * k_norm_max[..., None, None]  # [..., L, 1]
+    if (mask is not None and mask.dtype != bool) or not np.isfinite(bound).all():
+        return q, k, True
+    q_shifted = np.concatenate([np.broadcast_to(q, (*bound.shape[:-1], q.shape[-1])), -bound], -1)
+    return q_shifted, np.concatenate([k, np.ones((*k.shape[:-1], 1), dtype=k.dtype)], -1), False
+
+
+def _block_sums(q, key_t, v_and_ones, mask, is_causal, start, scores, out, exact):
+    """For one block of queries, ``out = exp(scores - shift) @ [v, 1]``: (..., rows, Ev + 1)."""
+    np.matmul(q, key_t, out=scores)  # [..., rows, E(+1)] @ [..., E(+1), seen]
+    _mask_block(scores, mask, is_causal, start)
+    if exact:
+        _exp_shifted_in_place(scores)
+    else:
+        np.exp(scores, out=scores)  # already shifted by the bound, in the matmul
+    np.matmul(scores, v_and_ones, out=out)  # [..., rows, seen] @ [..., seen, Ev + 1]
+
+
+def _mask_block(scores, mask, is_causal, start):
+    """Hide, in place, what queries ``start, start + 1, ...`` may not see; scores (..., rows, S)."""
+    rows, seen = scores.shape[-2:]
+    if is_causal and start < seen:  # only keys start.. can lie after a query of this block
+        hidden = np.arange(start, seen) > np.arange(start, start + rows)[:, None]
+        np.copyto(scores[..., start:], -np.inf, where=hidden)  # key j > query i
+    elif mask is not None and mask.dtype == bool:
+        np.copyto(scores, -np.inf, where=~mask[..., start : start + rows, :])
+    elif mask is not None:
+        scores += mask[..., start : start + rows, :]  # a float mask is added, as on the plain path
+
+
+def _exp_shifted_in_place(scores):
+    """``exp(scores - row max)`` in place; a fully masked row (all ``-inf``) becomes zeros."""
+    peak = scores.max(axis=-1, keepdims=True)  # [..., rows, 1]
+    np.copyto(peak, 0, where=np.isneginf(peak))  # shift such a row by 0: -inf - -inf is NaN
+    scores -= peak
+    np.exp(scores, out=scores)
