@@ -70,6 +70,9 @@ def step_table(columns, *, index=None, footer=None, digits=3):
     | k2 | 0.000 |
     | sum | 1.000 |
     """
+    digits = _check_digits(digits)
+    if not isinstance(columns, dict) or not all(isinstance(c, str) for c in columns):
+        raise TypeError(f"columns must be a dict of column name (str) to values, got {columns!r}")
     cols = {name: list(np.ravel(np.asarray(v, dtype=object))) for name, v in columns.items()}
     n = len(index) if index is not None else len(next(iter(cols.values()), []))
     if any(len(vals) != n for vals in cols.values()):
@@ -77,22 +80,49 @@ def step_table(columns, *, index=None, footer=None, digits=3):
         raise ValueError(f"columns must all have {n} rows, got lengths {lengths}")
     labelled = index is not None or footer is not None
     labels = [str(label) for label in index] if index is not None else [""] * n
-    rows = [[labels[i]] * labelled + [_cell(cols[c][i], digits) for c in cols] for i in range(n)]
+    rows = [
+        [labels[i]] * labelled + [_cell(cols[c][i], digits, f"{c}[{i}]") for c in cols]
+        for i in range(n)
+    ]
     if footer is not None:
-        label, cells = footer
+        label, cells = _check_footer(footer)
         if set(cells) - set(cols):
             raise ValueError(f"footer names unknown columns: {sorted(set(cells) - set(cols))}")
-        rows.append([label] + [_cell(cells[c], digits) if c in cells else "" for c in cols])
+        rows.append(
+            [str(label)]
+            + [_cell(cells[c], digits, f"footer[{c!r}]") if c in cells else "" for c in cols]
+        )
     header = [""] * labelled + list(cols)
     return StepTable(tuple(header), tuple(tuple(row) for row in rows))
 
 
-def _cell(value, digits):
-    return value if isinstance(value, str) else dec(value, digits)
+def _check_digits(digits):
+    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or digits < 0:
+        raise ValueError(f"digits must be an integer >= 0, got {digits!r}")
+    return int(digits)
+
+
+def _check_footer(footer):
+    if not (isinstance(footer, tuple) and len(footer) == 2 and isinstance(footer[1], dict)):
+        raise TypeError(f"footer must be a (label, {{column: value}}) pair, got {footer!r}")
+    return footer
+
+
+def _cell(value, digits, where):
+    """A cell's text: a string as it is, a number with ``digits`` decimals; else an error."""
+    if isinstance(value, str):
+        return value
+    try:
+        return dec(float(value), digits)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"cell {where} must be a number or a string, got {value!r} ({type(value).__name__})"
+        ) from None
 
 
 def _md_row(cells):
-    return "| " + " | ".join(cells) + " |"
+    """One Markdown row; a ``|`` inside a cell is escaped so that it cannot split the row."""
+    return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
 
 
 def _html_cell(tag, text, align):

@@ -46,8 +46,10 @@ def _check_rng(rng):
 def _check_dims(d_ks):
     """Return ``d_ks`` as a list of ints >= 1 (a sequence such as [4, 16, 64])."""
     dims = as_array(d_ks, "d_ks")
-    if dims.ndim != 1:
-        raise ValueError(f"d_ks must be a sequence of dimensions like [4, 16, 64], got {d_ks!r}")
+    if dims.ndim != 1 or dims.size == 0:
+        raise ValueError(
+            f"d_ks must be a non-empty sequence of dimensions like [4, 16, 64], got {d_ks!r}"
+        )
     return [check_positive_int(d, "d_k") for d in dims.tolist()]
 
 

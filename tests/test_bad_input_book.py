@@ -36,6 +36,8 @@ from attn_book.exercises import ch04_worked_example as ch4
 
 pytest.importorskip("anywidget")
 
+from attn_book.exercises.records import Feedback
+from attn_book.tables import step_table
 from attn_book.widgets import AttentionHeatmap, QueryPad, ScalingExplorer, SoftmaxBars
 
 SHORT_LIMIT = 0.5  # seconds: the time limit the endless-loop rows run with
@@ -403,7 +405,25 @@ FIGURES = [
             ValueError, ("d_k", "one of", "got 10")),
 ]  # fmt: skip
 
-CATALOGUE = CHECKERS + FIGURES
+TABLES_AND_RECORDS = [
+    # the table helper names the cell or argument the reader passed, never a format() traceback
+    Refused("table-digits-negative", lambda: step_table({"w": [1.0]}, digits=-1),
+            ValueError, ("digits", "-1")),
+    Refused("table-digits-float", lambda: step_table({"w": [1.0]}, digits=2.5),
+            ValueError, ("digits", "2.5")),
+    Refused("table-cell-none", lambda: step_table({"w": [1.0, None]}),
+            TypeError, ("cell w[1]", "None")),
+    Refused("table-footer-not-a-pair", lambda: step_table({"w": [1.0]}, footer=("sum", 1.0)),
+            TypeError, ("footer", "(label, {column: value})")),
+    Refused("table-columns-list", lambda: step_table([1.0, 2.0]), TypeError, ("columns", "dict")),
+    Taken("table-bar-in-a-label-is-escaped",
+          lambda: repr(step_table({"w": [1.0]}, index=["a|b"])).splitlines()[-1],
+          "| a\\|b | 1.000 |"),
+    Refused("feedback-unknown-status", lambda: Feedback("ok", "fine"),
+            ValueError, ("status", "'ok'", "correct")),
+]  # fmt: skip
+
+CATALOGUE = CHECKERS + FIGURES + TABLES_AND_RECORDS
 
 
 def judge(row):

@@ -562,6 +562,11 @@ CASES = [
         err(ValueError, "std"),
     ),
     (
+        "d_ks empty",
+        lambda: stats.score_variance([], 10, np.random.default_rng(0)),
+        err(ValueError, "d_ks", "non-empty", "[]"),
+    ),
+    (
         "d_ks int",
         lambda: stats.score_variance(4, 10, np.random.default_rng(0)),
         err(ValueError, "d_ks"),

@@ -42,6 +42,13 @@ class Feedback:
     message: str
     diagnosis: str | None = None
 
+    def __post_init__(self):
+        if self.status not in _ICONS:
+            raise ValueError(
+                f"status must be one of {sorted(_ICONS)}, got {self.status!r} "
+                f"(message {self.message!r})"
+            )
+
     @property
     def ok(self):
         """True when the answer is correct."""
