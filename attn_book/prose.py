@@ -3,7 +3,7 @@
 A chapter's Markdown writes a number as ``{eval}`dec(weights[0])```: JupyterLab
 (jupyterlab-myst) and the site both show what the expression returns. Defined once so
 that every chapter writes numbers the same way: a true minus sign, whole numbers bare,
-and three decimals where the seed article uses three.
+and three decimals where the Quanta write-up uses three.
 
 Examples
 --------
@@ -36,7 +36,7 @@ def plain(values, sep=", "):
 
 
 def dec(values, digits=3, sep=", "):
-    """Numbers to ``digits`` decimals, as the seed writes them: ``0.422, 0.155, 0.422``."""
+    """Numbers to ``digits`` decimals: ``0.422, 0.155, 0.422``."""
     return sep.join(_number(x, f".{digits}f") for x in np.ravel(values))
 
 
@@ -47,20 +47,3 @@ def vector(v):
         for x in np.ravel(np.asarray(v, dtype=float))
     ]
     return "(" + ", ".join(parts) + ")"
-
-
-# Until every chapter reads its numbers with {eval}: the glue-era helpers.
-three_decimals = dec
-
-
-def glue_hidden(name, value):
-    """Glue ``value`` under ``name`` for ``{glue:text}`` in the prose, without showing it."""
-    from myst_nb import glue
-
-    glue(name, value, display=False)
-
-
-def glue_each(prefix, values):
-    """Glue each entry of ``values`` as ``{prefix}1``, ``{prefix}2``, ... (plain floats)."""
-    for j, value in enumerate(np.ravel(values), start=1):
-        glue_hidden(f"{prefix}{j}", float(value))
