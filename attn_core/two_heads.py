@@ -1,6 +1,6 @@
 """A hand-built two-head example: one head attends by position, the other by content.
 
-Chapter 6's sentence "the cat saw the dog" gets one-hot embeddings: features
+Chapter 7's sentence "the cat saw the dog" gets one-hot embeddings: features
 0-4 say *where* a token is (its position), features 5-9 *what* it is (its word;
 feature 9 is a spare, always 0). The projections are chosen so that the
 difference between the two heads is a fact, not a fitted pattern:

@@ -305,7 +305,7 @@ figures.show(
 # {eq}`eq-sdpa` on its own slice. Its scores are dot products of $d_\text{head}$ components, so
 # there $d_k = d_\text{head}$ and the divisor is the square root of one head's width,
 # $\sqrt{d_\text{model} / h}$; dividing by $\sqrt{d_\text{model}}$ instead is a common bug
-# that runs silently and flattens every head. [Chapter 6](06_heads_and_masks.ipynb), on
+# that runs silently and flattens every head. [Chapter 7](07_heads_and_masks.ipynb), on
 # multi-head attention and masks, follows the split's shapes step by step and measures that
 # bug.
 #

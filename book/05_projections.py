@@ -486,7 +486,7 @@ attention_out, _ = attention_layer(x_long[None])  # all rows: [1, n, d]
 
 # %% [markdown]
 # That is $n =$ {eval}`n` words of width {eval}`d` (we write $n$ for the number of words,
-# as Chapter 7 does; $T$ stays the temperature). How much does the last word's output
+# as [Chapter 9](09_cost.ipynb) does; $T$ stays the temperature). How much does the last word's output
 # move when an earlier word moves a little? Nudge word
 # $n-1-\text{distance}$ (counting from 0) by $\varepsilon$ and measure the change of the last output, divided
 # by $\varepsilon$:

@@ -24,8 +24,8 @@ from attn_book.exercises import (
     ch03_scaling,
     ch04_worked_example,
     ch05_projections,
-    ch06_heads_and_masks,
-    ch07_cost,
+    ch07_heads_and_masks,
+    ch09_cost,
     diagnose,
     get,
 )
@@ -46,8 +46,8 @@ CHAPTERS = (
     ch03_scaling,
     ch04_worked_example,
     ch05_projections,
-    ch06_heads_and_masks,
-    ch07_cost,
+    ch07_heads_and_masks,
+    ch09_cost,
 )
 
 
@@ -69,8 +69,8 @@ def test_the_bugs_module_keeps_the_old_names():
     assert bugs.kT_batch is ch01_dot_product.kT_batch
     assert bugs.mask_fully_masked is ch02_softmax.mask_fully_masked
     assert bugs.softmax_wrong_axis is ch02_softmax.softmax_wrong_axis
-    assert bugs.scale_d_model is ch06_heads_and_masks.scale_d_model
-    assert bugs.heads_reshape is ch06_heads_and_masks.heads_reshape
+    assert bugs.scale_d_model is ch07_heads_and_masks.scale_d_model
+    assert bugs.heads_reshape is ch07_heads_and_masks.heads_reshape
 
 
 @pytest.mark.parametrize("ex", EXERCISES, ids=lambda ex: ex.id)

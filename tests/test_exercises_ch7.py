@@ -4,66 +4,69 @@ import math
 
 import numpy as np
 
-from attn_book.exercises import ch07_cost as ch7
+from attn_book.exercises import ch07_heads_and_masks as ch7
 
 
-def _attention_loop(q, k, v):
-    """softmax(q kᵀ / √E) v for one batch element, with plain floats."""
-    rows = []
-    for qi in q.tolist():
-        s = [
-            sum(a * b for a, b in zip(qi, kj, strict=True)) / math.sqrt(len(qi))
-            for kj in k.tolist()
-        ]
-        e = [math.exp(x - max(s)) for x in s]
-        rows.append(
-            [
-                sum(w * vj[c] for w, vj in zip(e, v.tolist(), strict=True)) / sum(e)
-                for c in range(v.shape[1])
+def _softmax_loop(row):
+    """A plain-Python softmax over the finite entries of ``row``; -inf entries get 0."""
+    exps = [math.exp(s) if s != -math.inf else 0.0 for s in row]
+    return [e / sum(exps) for e in exps]
+
+
+def test_padding_by_hand_is_a_softmax_over_the_two_real_keys():
+    # q = (1, 0); real keys (1, 0) and (0, 1): scores 1 and 0, scaled by 1/√2; the third is padding
+    e = math.exp(1 / math.sqrt(2))
+    expected = [e / (e + 1), 1 / (e + 1), 0.0]
+    np.testing.assert_allclose(ch7.padding_by_hand.expected(), expected)
+    assert ch7.padding_by_hand.check([0.670, 0.330, 0.0]).ok
+
+
+def test_key_padding_weights_by_loops():
+    q, k, kpm = ch7.key_padding_weights.cases()[1].args  # the batch
+    for b in range(2):
+        for i in range(3):
+            row = [
+                -math.inf
+                if kpm[b, j]
+                else sum(q[b, i, m] * k[b, j, m] for m in range(4)) / math.sqrt(4)
+                for j in range(4)
             ]
-        )
-    return np.array(rows)
+            np.testing.assert_allclose(
+                ch7.key_padding_weights.reference(q, k, kpm)[b, i], _softmax_loop(row)
+            )
 
 
-def test_weights_memory_by_hand():
-    # 32768 = 2^15 tokens: 2^30 weights of 2 bytes each = 2 GiB
-    assert ch7.weights_memory.expected() == 2.0
-    assert ch7.weights_memory.check(2).ok
-    assert ch7.weights_memory.check(4).diagnosis == "float32-bytes"
-    assert ch7.weights_memory.check(2**31 / 1e9).diagnosis == "decimal-gigabytes"
+def test_the_heads_split_by_hand():
+    # 3 positions × 4 features, 2 heads: head 0 holds features 0 and 1 of every position
+    x = np.arange(12.0).reshape(3, 4)
+    fixed = ch7.heads_reshape.solution(x, 2)
+    assert fixed[0].tolist() == [[0, 1], [4, 5], [8, 9]]
+    assert fixed[1].tolist() == [[2, 3], [6, 7], [10, 11]]
+    assert ch7.heads_reshape.buggy(x, 2)[0].tolist() == [[0, 1], [2, 3], [4, 5]]  # positions 0, 1
 
 
-def test_online_step_by_hand():
-    # state after key 2: m = 0, l = 1, o = (0, 2); key 1 arrives with s = 1/√2, v = (2, 0)
-    r = math.exp(-1 / math.sqrt(2))  # e^(0 - 0.707): the old terms shrink
-    expected = [1 * r + 1, 0 * r + 2, 2 * r + 0]  # the new term is e^(s - s) = 1
-    np.testing.assert_allclose(ch7.online_step.expected(), expected)
-    assert ch7.online_step.check([1.493, 2.0, 0.986]).ok
-    assert ch7.online_step.check([2.0, 2.0, 2.0]).diagnosis == "no-rescale"
-    assert ch7.online_step.check([1 / r + 1, 2.0, 2 / r]).diagnosis == "rescale-inverted"
+def test_heads_cost_counts_multiply_adds():
+    d_model, n_heads, L = 512, 8, 10
+    one_wide = L * L * d_model
+    many = n_heads * L * L * (d_model // n_heads)
+    assert one_wide == many and ch7.heads_cost.check("×1").ok
 
 
-def test_the_bug_reference_is_attention_by_loops():
-    for case in ch7.online_sum.cases():
-        q, k, v, block = case.args
-        expected = np.array(
-            [_attention_loop(*xs) for xs in zip(q, k, v, strict=True)]
-            if case.batched
-            else _attention_loop(q, k, v)
-        )
-        np.testing.assert_allclose(ch7.online_sum.reference(q, k, v, block), expected)
-        np.testing.assert_allclose(ch7.online_sum.solution(q, k, v, block), expected)
+def test_float16_cannot_hold_minus_1e9():
+    with np.errstate(over="ignore"):
+        assert np.float16(-1e9) == -np.inf
+    assert ch7.float16_fill.check("nan").ok
 
 
-def test_the_bug_shows_only_when_the_max_moves():
-    q, k, v = np.array([[1.0, 0.0]]), np.outer([3.0, 2.0, 1.0], [1.0, 0.0]), np.eye(3)
-    # scores fall along the keys: the first block holds the max, the rescale is always 1
-    np.testing.assert_allclose(ch7.blockwise_attention(q, k, v, 1), _attention_loop(q, k, v))
-    rising = k[::-1]  # now the max moves with every key and the running sum is too large
-    buggy = ch7.blockwise_attention(q, rising, v, 1)
-    assert buggy.sum() < 1 - 0.1  # the weights of one-hot values no longer add up to 1
-    assert ch7.online_sum.check(ch7.blockwise_attention).diagnosis == "sum-not-rescaled"
-
-
-def test_time_slope():
-    assert ch7.time_slope.check("2").ok and ch7.time_slope.check("3").diagnosis == "chose-3"
+def test_float16_fill_statement_gives_nan_in_any_numpy():
+    # The chapter's statement casts explicitly, so the answer does not depend on NEP 50:
+    # -1e9 overflows float16 to -inf, and a plain softmax of an all -inf row is NaN.
+    scores = np.zeros(4, dtype=np.float16)
+    mask = np.zeros(4, dtype=bool)  # every key masked
+    with np.errstate(over="ignore", invalid="ignore"):
+        filled = np.where(mask, scores, -1e9).astype(np.float16)
+        exps = np.exp(filled - filled.max())
+        row = exps / exps.sum()
+    assert filled.dtype == np.float16 and np.isneginf(filled).all()
+    assert np.isnan(row).all()
+    assert ch7.float16_fill.check("NaN").ok

@@ -1,21 +1,35 @@
-"""Chapter 7's figure: the fitted line runs through the last point with the given slope."""
+"""Chapter 7's heatmaps: the numbers drawn are the matrix's, masked cells carry none."""
+
+import matplotlib
+
+matplotlib.use("Agg")
 
 import numpy as np
-import pytest
 
-pytest.importorskip("matplotlib")
-
-from attn_book.plots import plot_cost_scaling
+from attn_book.plots import plot_heatmaps
 
 
-def test_cost_scaling_draws_the_fit_and_the_model():
-    ns = [128, 256, 512]
-    fig = plot_cost_scaling(
-        ns, [1e-3, 4e-3, 16e-3], [1e5, 4e5, 16e5], slope=2.0, model_bytes=[4 * n * n for n in ns]
-    )
-    ax_t, ax_m = fig.axes
-    fit = ax_t.get_lines()[1].get_ydata()
-    np.testing.assert_allclose(fit, [1.0, 4.0, 16.0])  # ms: 16 · (n / 512)², by hand
-    np.testing.assert_allclose(ax_m.get_lines()[1].get_ydata(), [0.0625, 0.25, 1.0])  # MiB
-    assert fig.get_size_inches()[0] <= 6.8
-    assert ax_t.get_xlabel() == "sequence length n" and ax_m.get_ylabel() == "memory (MiB)"
+def test_heatmaps_number_every_visible_cell_and_fit_the_page():
+    weights = np.array([[1.0, 0.0], [0.25, 0.75]])
+    hidden = np.array([[False, True], [False, False]])
+    panels = [
+        {"matrix": weights, "title": "a", "rows": ["x", "y"], "cols": ["x", "y"], "hidden": hidden},
+        {
+            "matrix": weights > 0.5,
+            "title": "b",
+            "rows": ["x", "y"],
+            "cols": ["x", "y"],
+            "digits": 0,
+        },
+    ]
+    fig = plot_heatmaps(panels)
+    texts = [[t.get_text() for t in ax.texts] for ax in fig.axes[:2]]
+    assert texts[0] == ["1.00", "0.25", "0.75"]  # the hidden cell (0, 1) has no number
+    assert texts[1] == ["1", "0", "0", "1"]
+    assert fig.get_figwidth() <= 6.8
+    assert fig.axes[0].get_xlabel() == "key" and fig.axes[0].get_ylabel() == "query"
+    labelled = [
+        [t.get_text() for t in ax.get_yticklabels() if t.get_visible()] for ax in fig.axes[:2]
+    ]
+    assert fig.axes[1].yaxis.get_tick_params()["labelleft"] is False  # same rows: written once
+    assert labelled[0] == ["x", "y"]

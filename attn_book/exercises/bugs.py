@@ -8,8 +8,8 @@ name                    module                            the planted mistake
 ``kT_batch``            :mod:`.ch01_dot_product`          ``k.T`` on a batched array
 ``mask_fully_masked``   :mod:`.ch02_softmax`              masking with -1e9, and a fully masked row
 ``softmax_wrong_axis``  :mod:`.ch02_softmax`              softmax normalised over the wrong axis
-``scale_d_model``       :mod:`.ch06_heads_and_masks`      scaling by √d_model instead of √d_head
-``heads_reshape``       :mod:`.ch06_heads_and_masks`      reshaping into heads without transposing
+``scale_d_model``       :mod:`.ch07_heads_and_masks`      scaling by √d_model instead of √d_head
+``heads_reshape``       :mod:`.ch07_heads_and_masks`      reshaping into heads without transposing
 ======================  ================================  ========================================
 
 Examples
@@ -22,7 +22,7 @@ True
 from ._core import BugExercise, Code
 from .ch01_dot_product import kT_batch
 from .ch02_softmax import mask_fully_masked, softmax_wrong_axis
-from .ch06_heads_and_masks import heads_reshape, scale_d_model
+from .ch07_heads_and_masks import heads_reshape, scale_d_model
 
 __all__ = [
     "BugExercise",

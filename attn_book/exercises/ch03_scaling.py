@@ -1,7 +1,7 @@
 """Chapter 3's exercises: why the scores are divided by √d_k.
 
 Its former find-the-bug exercises on heads, ``scale_d_model`` and
-``heads_reshape``, moved with the heads to :mod:`.ch06_heads_and_masks`.
+``heads_reshape``, moved with the heads to :mod:`.ch07_heads_and_masks`.
 
 Examples
 --------

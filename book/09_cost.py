@@ -35,7 +35,7 @@ import time
 
 import attn_core as ac
 import numpy as np
-from attn_book.exercises import ch07_cost as ch7
+from attn_book.exercises import ch09_cost as ch9
 from attn_book.figures import Figures
 from attn_book.plots import plot_cost_scaling
 from attn_book.progress import TextProgress
@@ -45,7 +45,7 @@ from attn_book.widgets import MemoryCalculator
 from attn_core import bench
 from attn_core.by_hand import sentence_example
 
-figures = Figures(chapter=7)
+figures = Figures(chapter=9)
 chapter_start = time.perf_counter()
 
 # %% [markdown]
@@ -87,7 +87,7 @@ for field, value in cost_sentence._asdict().items():
 # \text{FLOPs} &= \underbrace{2BhLSd_k}_{QK^\top} + \underbrace{2BhLSd_v}_{\text{weights}\,V},\\
 # \text{bytes of the weights} &= BhLS\,b .
 # \end{aligned}
-# $$ (eq-ch7-cost)
+# $$ (eq-ch9-cost)
 #
 # In self-attention $L = S = n$, and both grow with $n^2$: doubling the sentence quadruples
 # them, while the inputs and the output, $n \times d_k$ each, only double. One head of GPT-2's
@@ -214,7 +214,7 @@ figures.show(
 # These timings are measured, not seeded: only running the cells reproduces them, and
 # your numbers will differ. On the machine that built this page the fitted slope of the time is
 # {eval}`dec(slope, 2)`, up to n = {eval}`f"{measured_n[-1]:,}"`; run the cells again and your
-# machine's figure replaces it. A slope near 2 is the $n^2$ of {eq}`eq-ch7-cost`. Below 2, the
+# machine's figure replaces it. A slope near 2 is the $n^2$ of {eq}`eq-ch9-cost`. Below 2, the
 # smaller sizes still carry fixed costs (starting threads, Python's overhead) or other programs
 # shared the processor; above 2, the large matrices spill out of the caches (next section).
 # The memory is cleaner, slope {eval}`dec(memory_slope, 2)`: at the largest size the plain
@@ -321,7 +321,7 @@ step_table(
 # m = \max_j s_j, \qquad
 # \ell = \sum_j e^{s_j - m}, \qquad
 # \mathbf o = \sum_j e^{s_j - m}\,\mathbf v_j .
-# $$ (eq-ch7-running)
+# $$ (eq-ch9-running)
 #
 # When a new block raises the max from $m$ to $m'$, every term summed so far was computed with
 # the old max and is too large by $e^{m' - m}$; multiplying $\ell$ and $\mathbf o$ by the
@@ -505,7 +505,7 @@ long_ms
 # ## Summary
 #
 # - Attention computes $L \times S$ scores: $2BhLS(d_k + d_v)$ FLOPs and $BhLS\,b$ bytes of
-#   weights ({eq}`eq-ch7-cost`); with $L = S = n$ both grow with $n^2$. At 32k tokens and 32
+#   weights ({eq}`eq-ch9-cost`); with $L = S = n$ both grow with $n^2$. At 32k tokens and 32
 #   heads in float16 the weights of one layer would take {eval}`plain(weights_32k)` GiB.
 # - Measured, the time's slope on log-log axes is near 2 (here {eval}`dec(slope, 2)` on the
 #   build machine), the memory's {eval}`dec(memory_slope, 2)`.
@@ -520,7 +520,7 @@ long_ms
 # Each exercise checks your answer on the spot; hints and solutions are folded.
 #
 # ```{exercise} One head's weights at 32k tokens
-# :label: ex-ch7-weights-memory
+# :label: ex-ch9-weights-memory
 #
 # One sequence of 32,768 tokens, one head, float16. How many GiB ($2^{30}$ bytes) do the
 # attention weights of that head take, held at once? Work it out by hand.
@@ -534,10 +534,10 @@ long_ms
 
 # %%
 answer = ...  # GiB, a number
-ch7.weights_memory.check(answer)
+ch9.weights_memory.check(answer)
 
 # %% [markdown]
-# ````{solution} ex-ch7-weights-memory
+# ````{solution} ex-ch9-weights-memory
 # :class: dropdown
 #
 # $n^2 = 2^{30}$ weights of 2 bytes each: $2 \cdot 2^{30}$ bytes, that is 2 GiB. The cost model
@@ -546,12 +546,12 @@ ch7.weights_memory.check(answer)
 # ```python
 # cost = ac.attention_cost(1, 1, 32768, 32768, 64, "float16")
 # answer = cost.score_bytes / 2**30
-# ch7.weights_memory.check(answer)
+# ch9.weights_memory.check(answer)
 # ```
 # ````
 #
 # ```{exercise} Predict the slope
-# :label: ex-ch7-slope
+# :label: ex-ch9-slope
 #
 # With $d_k = 64$ fixed, you time plain attention for $n$ = 1024, 2048, 4096 and 8192 on a
 # machine with no other load and plot the time against $n$ on log-log axes. Which slope do you
@@ -566,10 +566,10 @@ ch7.weights_memory.check(answer)
 
 # %%
 answer = ...  # "1", "2" or "3"
-ch7.time_slope.check(answer)
+ch9.time_slope.check(answer)
 
 # %% [markdown]
-# ````{solution} ex-ch7-slope
+# ````{solution} ex-ch9-slope
 # :class: dropdown
 #
 # $QK^\top$ and the weights times $V$ cost $2n^2d_k$ FLOPs each (with $d_v = d_k$), and the softmax touches all
@@ -577,12 +577,12 @@ ch7.time_slope.check(answer)
 # slope of this chapter was {eval}`dec(slope, 2)` on the build machine.
 #
 # ```python
-# ch7.time_slope.check("2")
+# ch9.time_slope.check("2")
 # ```
 # ````
 #
 # ```{exercise} One step of the online softmax
-# :label: ex-ch7-online-step
+# :label: ex-ch9-online-step
 #
 # A query has seen one key, with scaled score 0 and value (0, 2): $m = 0$, $\ell = 1$,
 # $\mathbf o = (0, 2)$. The next key has scaled score $1/\sqrt2 \approx 0.707$ and value
@@ -599,10 +599,10 @@ ch7.time_slope.check(answer)
 
 # %%
 answer = ...  # [ℓ, o₁, o₂]
-ch7.online_step.check(answer)
+ch9.online_step.check(answer)
 
 # %% [markdown]
-# ````{solution} ex-ch7-online-step
+# ````{solution} ex-ch9-online-step
 # :class: dropdown
 #
 # The max moves from 0 to 0.707, so the old terms shrink by $e^{-0.707} \approx 0.493$ and the
@@ -613,12 +613,12 @@ ch7.online_step.check(answer)
 # ```python
 # r = math.exp(0 - 1 / math.sqrt(2))  # e^(m_old − m_new)
 # answer = [1 * r + 1, 0 * r + 2, 2 * r + 0]
-# ch7.online_step.check(answer)
+# ch9.online_step.check(answer)
 # ```
 # ````
 #
 # ```{exercise} Find the bug: the running sum
-# :label: ex-ch7-bug-online-sum
+# :label: ex-ch9-bug-online-sum
 #
 # This chunked attention gives the right output when the first block holds each row's largest
 # score, and the wrong one otherwise. Copy it as `fixed_blockwise`, change the one line that is
@@ -626,13 +626,13 @@ ch7.online_step.check(answer)
 # ```
 
 # %%
-ch7.online_sum.show()
+ch9.online_sum.show()
 
 # %% [markdown]
 # ```{admonition} Hint
 # :class: dropdown
 #
-# Which running quantities are multiplied by `rescale` in {eq}`eq-ch7-running`'s update?
+# Which running quantities are multiplied by `rescale` in {eq}`eq-ch9-running`'s update?
 # ```
 
 
@@ -641,10 +641,10 @@ def fixed_blockwise(q, k, v, block):
     raise NotImplementedError  # copy the function above here and fix it
 
 
-ch7.online_sum.check(fixed_blockwise)
+ch9.online_sum.check(fixed_blockwise)
 
 # %% [markdown]
-# ````{solution} ex-ch7-bug-online-sum
+# ````{solution} ex-ch9-bug-online-sum
 # :class: dropdown
 #
 # `total` is a sum of terms $e^{s_j - m}$ under the old max, exactly like `out`; when the max
@@ -672,7 +672,7 @@ ch7.online_sum.check(fixed_blockwise)
 #     return out / total
 #
 #
-# ch7.online_sum.check(fixed_blockwise)
+# ch9.online_sum.check(fixed_blockwise)
 # ```
 # ````
 #

@@ -36,7 +36,7 @@ import math
 
 import attn_core as ac
 import numpy as np
-from attn_book.exercises import ch06_heads_and_masks as ch6
+from attn_book.exercises import ch07_heads_and_masks as ch7
 from attn_book.figures import Figures
 from attn_book.plots import plot_heatmaps
 from attn_book.prose import dec, plain
@@ -45,7 +45,7 @@ from attn_book.widgets import AttentionHeatmap
 from attn_core import stats
 from attn_core.two_heads import two_head_example
 
-figures = Figures(chapter=6)
+figures = Figures(chapter=7)
 # every random number of this chapter comes from here
 rng = np.random.default_rng(0)
 
@@ -63,7 +63,7 @@ rng = np.random.default_rng(0)
 # \mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W_O,
 # \qquad
 # \mathrm{head}_i = \mathrm{Attention}(X W_Q^{(i)}, X W_K^{(i)}, X W_V^{(i)}),
-# $$ (eq-ch6-multihead)
+# $$ (eq-ch7-multihead)
 #
 # where $W_Q^{(i)}$ is the $i$-th block of $d_\text{head}$ columns of $W_Q$. Take a batch of
 # $B$ sentences of $L$ tokens each, with random embeddings and projections:
@@ -95,7 +95,7 @@ V_h = ac.split_heads(V, n_heads)
 print("Q  ", Q.shape, "\nQ_h", Q_h.shape)
 
 # %% [markdown]
-# We number heads from 1, as {eq}`eq-ch6-multihead` does; numpy counts from 0, so head $i$
+# We number heads from 1, as {eq}`eq-ch7-multihead` does; numpy counts from 0, so head $i$
 # is `Q_h[:, i - 1]`. Head $i$ holds features $(i-1)\,d_\text{head}$ to
 # $i\,d_\text{head}-1$ of *every* token (features count from 0):
 
@@ -617,7 +617,7 @@ np.testing.assert_allclose(
 # Each exercise checks your answer on the spot: run the cell and read the one-line verdict.
 #
 # ```{exercise} Find the bug: splitting into heads
-# :label: ex-ch6-bug-heads
+# :label: ex-ch7-bug-heads
 #
 # The function below should turn $(\dots, n, D)$ into $(\dots, h, n, D/h)$, each of the
 # $h$ heads getting its own slice of every position's features ($n$ positions). It returns the right
@@ -625,7 +625,7 @@ np.testing.assert_allclose(
 # ```
 
 # %%
-ch6.heads_reshape.show()
+ch7.heads_reshape.show()
 
 # %% [markdown]
 # ```{admonition} Hint
@@ -641,10 +641,10 @@ def fixed_split(x, n_heads):
     raise NotImplementedError  # copy the function above here and fix it
 
 
-ch6.heads_reshape.check(fixed_split)
+ch7.heads_reshape.check(fixed_split)
 
 # %% [markdown]
-# ````{solution} ex-ch6-bug-heads
+# ````{solution} ex-ch7-bug-heads
 # :class: dropdown
 #
 # A reshape keeps the numbers in memory order, so reshaping $(n, D)$ straight to
@@ -659,12 +659,12 @@ ch6.heads_reshape.check(fixed_split)
 #     return np.swapaxes(x, -2, -3)  # [..., h, n, d_head]
 #
 #
-# ch6.heads_reshape.check(fixed_split)
+# ch7.heads_reshape.check(fixed_split)
 # ```
 # ````
 #
 # ```{exercise} Find the bug: scaling each head
-# :label: ex-ch6-bug-d-model
+# :label: ex-ch7-bug-d-model
 #
 # The function below splits projected queries and keys into heads and computes each head's
 # weights. It runs, its rows sum to 1, yet its heads attend too evenly. Copy it as
@@ -672,7 +672,7 @@ ch6.heads_reshape.check(fixed_split)
 # ```
 
 # %%
-ch6.scale_d_model.show()
+ch7.scale_d_model.show()
 
 # %% [markdown]
 # ```{admonition} Hint
@@ -688,10 +688,10 @@ def fixed_head_weights(q, k, n_heads):
     raise NotImplementedError  # copy the function above here and fix it
 
 
-ch6.scale_d_model.check(fixed_head_weights)
+ch7.scale_d_model.check(fixed_head_weights)
 
 # %% [markdown]
-# ````{solution} ex-ch6-bug-d-model
+# ````{solution} ex-ch7-bug-d-model
 # :class: dropdown
 #
 # Each head's scores are dot products of $d_\text{head}$-dimensional vectors, so their
@@ -708,12 +708,12 @@ ch6.scale_d_model.check(fixed_head_weights)
 #     return ac.softmax(scores, axis=-1)
 #
 #
-# ch6.scale_d_model.check(fixed_head_weights)
+# ch7.scale_d_model.check(fixed_head_weights)
 # ```
 # ````
 #
 # ```{exercise} Predict: the cost of eight heads
-# :label: ex-ch6-heads-cost
+# :label: ex-ch7-heads-cost
 #
 # A layer of width $d_\text{model} = 512$ goes from one head of 512 to eight heads of 64. How
 # do the multiply-adds of $QK^\top$ change: `"×1/8"`, `"×1"` or `"×8"`?
@@ -727,22 +727,22 @@ ch6.scale_d_model.check(fixed_head_weights)
 
 # %%
 answer = ...  # "×1/8", "×1" or "×8"
-ch6.heads_cost.check(answer)
+ch7.heads_cost.check(answer)
 
 # %% [markdown]
-# ````{solution} ex-ch6-heads-cost
+# ````{solution} ex-ch7-heads-cost
 # :class: dropdown
 #
 # Eight heads compute eight times as many dot products, each eight times shorter:
 # $8 \cdot L^2 \cdot 64 = L^2 \cdot 512$. The table in the section on cost shows it.
 #
 # ```python
-# ch6.heads_cost.check("×1")
+# ch7.heads_cost.check("×1")
 # ```
 # ````
 #
 # ```{exercise} A padded key, by hand
-# :label: ex-ch6-padding-by-hand
+# :label: ex-ch7-padding-by-hand
 #
 # Take the seed's query $\mathbf q = (1, 0)$ and keys $(1, 0)$, $(0, 1)$, $(1, 1)$, but the
 # sentence has only two real tokens: the third key is padding. Give the three weights under
@@ -758,10 +758,10 @@ ch6.heads_cost.check(answer)
 
 # %%
 answer = ...  # three weights
-ch6.padding_by_hand.check(answer)
+ch7.padding_by_hand.check(answer)
 
 # %% [markdown]
-# ````{solution} ex-ch6-padding-by-hand
+# ````{solution} ex-ch7-padding-by-hand
 # :class: dropdown
 #
 # The scaled scores of the real keys are $0.707$ and $0$, so the weights are
@@ -771,12 +771,12 @@ ch6.padding_by_hand.check(answer)
 # ```python
 # e = math.exp(1 / math.sqrt(2))
 # answer = [e / (e + 1), 1 / (e + 1), 0.0]
-# ch6.padding_by_hand.check(answer)
+# ch7.padding_by_hand.check(answer)
 # ```
 # ````
 #
 # ```{exercise} The opposite convention
-# :label: ex-ch6-key-padding-mask
+# :label: ex-ch7-key-padding-mask
 #
 # A colleague's data loader gives masks in the convention of `torch.nn.MultiheadAttention`'s
 # `key_padding_mask`: shape $(\dots, S)$, **True = ignore this key**. Write
@@ -797,10 +797,10 @@ ch6.padding_by_hand.check(answer)
 def weights_from_key_padding_mask(q, k, key_padding_mask): ...
 
 
-ch6.key_padding_weights.check(weights_from_key_padding_mask)
+ch7.key_padding_weights.check(weights_from_key_padding_mask)
 
 # %% [markdown]
-# ````{solution} ex-ch6-key-padding-mask
+# ````{solution} ex-ch7-key-padding-mask
 # :class: dropdown
 #
 # `~` flips the convention, and `[..., None, :]` adds the query axis:
@@ -813,12 +813,12 @@ ch6.key_padding_weights.check(weights_from_key_padding_mask)
 #     return ac.attention_weights(q, k, mask)
 #
 #
-# ch6.key_padding_weights.check(weights_from_key_padding_mask)
+# ch7.key_padding_weights.check(weights_from_key_padding_mask)
 # ```
 # ````
 #
 # ```{exercise} Predict: $-10^9$ in float16
-# :label: ex-ch6-float16-fill
+# :label: ex-ch7-float16-fill
 #
 # Scores in float16 are masked with `np.where(mask, scores, -1e9).astype(np.float16)` (NumPy
 # ≥ 2 keeps float16 even without the `.astype`; NumPy 1 would widen it to a larger float)
@@ -834,10 +834,10 @@ ch6.key_padding_weights.check(weights_from_key_padding_mask)
 
 # %%
 answer = ...  # "zeros", "uniform" or "NaN"
-ch6.float16_fill.check(answer)
+ch7.float16_fill.check(answer)
 
 # %% [markdown]
-# ````{solution} ex-ch6-float16-fill
+# ````{solution} ex-ch7-float16-fill
 # :class: dropdown
 #
 # $-10^9$ does not fit in float16 and becomes $-\infty$, so the row is all $-\infty$ again and
@@ -846,6 +846,6 @@ ch6.float16_fill.check(answer)
 # tensor with an error.)
 #
 # ```python
-# ch6.float16_fill.check("NaN")
+# ch7.float16_fill.check("NaN")
 # ```
 # ````

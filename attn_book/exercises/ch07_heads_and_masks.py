@@ -1,4 +1,4 @@
-"""Chapter 6's exercises: many heads and masks.
+"""Chapter 7's exercises: many heads and masks.
 
 Find the bug: :data:`heads_reshape` (heads made by a reshape alone) and
 :data:`scale_d_model` (scaling each head by √d_model instead of √d_head), both
@@ -172,7 +172,7 @@ def _padded_weights(query, keys, length):
 _SEED = ac.seed_example()
 
 padding_by_hand = NumberExercise(
-    "ch6-padding-by-hand",
+    "ch7-padding-by-hand",
     "the weights with a padded key",
     (_SEED.query, _SEED.keys, 2),
     _padded_weights,
@@ -237,7 +237,7 @@ def _not_flipped(q, k, key_padding_mask):
 
 
 key_padding_weights = FunctionExercise(
-    "ch6-key-padding-weights",
+    "ch7-key-padding-weights",
     "a key_padding_mask, read the other way round",
     _weights_from_key_padding_mask,
     _kpm_cases,
@@ -275,7 +275,7 @@ key_padding_weights = FunctionExercise(
 # ------------------------------------------------------ the cost of many heads (ch 6)
 
 heads_cost = ChoiceExercise(
-    "ch6-heads-cost",
+    "ch7-heads-cost",
     "the cost of eight heads",
     options=["×1/8", "×1", "×8"],
     answer="×1",
@@ -292,7 +292,7 @@ heads_cost = ChoiceExercise(
 # ------------------------------------------------------ -1e9 in float16 (ch 6)
 
 float16_fill = ChoiceExercise(
-    "ch6-float16-fill",
+    "ch7-float16-fill",
     "a fully masked row, -1e9 and float16",
     options=["zeros", "uniform", "NaN"],
     answer="NaN",

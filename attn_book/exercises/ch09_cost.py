@@ -1,4 +1,4 @@
-"""Chapter 7's exercises: the n² cost and the online softmax.
+"""Chapter 9's exercises: the n² cost and the online softmax.
 
 By hand: :data:`weights_memory` (the bytes of one head's weights at a long
 context) and :data:`online_step` (one step of the online softmax, where the
@@ -42,7 +42,7 @@ def _weights_gib(n, dtype):
 
 
 weights_memory = NumberExercise(
-    "ch7-weights-memory",
+    "ch9-weights-memory",
     "the memory of one head's weights",
     (32768, "float16"),
     _weights_gib,
@@ -81,7 +81,7 @@ weights_memory = NumberExercise(
 # ------------------------------------------------------ the slope of the time (predict)
 
 time_slope = ChoiceExercise(
-    "ch7-time-slope",
+    "ch9-time-slope",
     "the slope of the time on log-log axes",
     options=["1", "2", "3"],
     answer="2",
@@ -117,7 +117,7 @@ def _with_rescale(rescale_of, shift_new=True):
 
 
 online_step = NumberExercise(
-    "ch7-online-step",
+    "ch9-online-step",
     "one step of the online softmax",
     (0.0, 1.0, np.array([0.0, 2.0]), 1 / math.sqrt(2), np.array([2.0, 0.0])),
     _step,
