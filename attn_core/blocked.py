@@ -9,7 +9,7 @@ exponentiated and multiplied by the values, in one reused buffer, and the whole
   ones appended to the values), so the small (..., L, Ev) output is divided,
   not the (..., L, S) weights;
 - the shift that keeps ``exp`` from overflowing is folded into the first matmul
-  (a column appended to the queries and keys, :func:`_shift_by_bound`), so the
+  (a column appended to the queries and keys, :func:`_score_bound`), so the
   only pass over the scores is ``exp`` itself.
 
 :func:`attn_core.scaled_dot_product_attention` hands its large calls here;
@@ -76,24 +76,38 @@ def blocked(q, k, v, mask, is_causal, scale, block_size=None):
     batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2])  # the scores' batch axes
     mask = None if mask is None else np.broadcast_to(mask, (*batch, L, S))
     rows = min(L, block_size or _block_rows(math.prod(batch), S))
-    q, k, exact = _shift_by_bound(q * scale, k, mask)
-    key_t = np.swapaxes(k, -1, -2)  # [..., E + 1, S]
-    v_and_ones = np.concatenate([v, np.ones((*v.shape[:-1], 1), dtype=v.dtype)], axis=-1)
-    summed = np.empty((*np.broadcast_shapes(batch, v.shape[:-2]), L, Ev + 1), dtype=v.dtype)
+    q = np.broadcast_to(q, (*batch, L, q.shape[-1]))
+    bound = _score_bound(q, k, scale, mask)  # [..., L, 1], or None: subtract each row's max
+    key_t = np.swapaxes(_with_ones(k) if bound is not None else k, -1, -2)  # [..., E(+1), S]
+    v_and_ones = _with_ones(v)  # [..., S, Ev + 1]: the last column sums each row's exps
+    out = np.empty((*np.broadcast_shapes(batch, v.shape[:-2]), L, Ev), dtype=v.dtype)
     buffer = np.empty(math.prod(batch) * rows * S, dtype=q.dtype)
+    sums = np.empty(math.prod(out.shape[:-2]) * rows * (Ev + 1), dtype=v.dtype)
     for start in range(0, L, rows):
         stop = min(start + rows, L)
         seen = min(stop, S) if is_causal else S  # a causal block sees no key after its last query
         scores = buffer[: math.prod(batch) * (stop - start) * seen]
         scores = scores.reshape(*batch, stop - start, seen)  # [..., rows, seen]
-        block = (q[..., start:stop, :], key_t[..., :seen], v_and_ones[..., :seen, :])
-        out = summed[..., start:stop, :]  # [..., rows, Ev + 1]
-        _block_sums(*block, mask, is_causal, start, scores, out, exact)
-        if not exact and (out[..., -1] < _tiny_sum(scores.dtype)).any():  # the bound was too far:
-            unshifted = (block[0][..., :-1], block[1][..., :-1, :], block[2])  # drop the column
-            _block_sums(*unshifted, mask, is_causal, start, scores, out, exact=True)
-    total = summed[..., -1:]  # [..., L, 1]: each row's sum of exps, 0 for a fully masked row
-    return np.divide(summed[..., :-1], total, out=np.zeros_like(summed[..., :-1]), where=total > 0)
+        summed = sums[: math.prod(out.shape[:-2]) * (stop - start) * (Ev + 1)]
+        summed = summed.reshape(*out.shape[:-2], stop - start, Ev + 1)  # [..., rows, Ev + 1]
+        q_block = q[..., start:stop, :] * scale  # [..., rows, E]
+        keys, values = key_t[..., :seen], v_and_ones[..., :seen, :]
+        if bound is not None:  # q·k - bound <= 0, from one more column: exp cannot overflow
+            shifted = np.concatenate([q_block, -bound[..., start:stop, :]], axis=-1)
+            _block_sums(shifted, keys, values, mask, is_causal, start, scores, summed, False)
+        if bound is None or (summed[..., -1] < _tiny_sum(scores.dtype)).any():
+            # no bound, or it lay too far above a row's scores: subtract each row's true max
+            exact_keys = keys if bound is None else keys[..., :-1, :]
+            _block_sums(q_block, exact_keys, values, mask, is_causal, start, scores, summed, True)
+        total = summed[..., -1:]  # [..., rows, 1]: each row's sum of exps, 0 if fully masked
+        np.divide(summed[..., :-1], total, out=out[..., start:stop, :], where=total > 0)
+        np.copyto(out[..., start:stop, :], 0, where=total <= 0)
+    return out
+
+
+def _with_ones(x):
+    """``x`` (..., n, d) with a column of ones appended: (..., n, d + 1)."""
+    return np.concatenate([x, np.ones((*x.shape[:-1], 1), dtype=x.dtype)], axis=-1)
 
 
 def _block_rows(batch_size, S):
@@ -110,22 +124,19 @@ def _tiny_sum(dtype):
     return np.sqrt(np.finfo(dtype).tiny)
 
 
-def _shift_by_bound(q, k, mask):
-    """Append a column to q (..., L, E) and k (..., S, E) so that q'·k' = q·k - bound <= 0.
+def _score_bound(q, k, scale, mask):
+    """Each row's bound ``|q_i · scale| max_j |k_j|`` on its scores (..., L, 1), by Cauchy–Schwarz.
 
-    By Cauchy–Schwarz every score of row i is at most ``|q_i| max_j |k_j|``, the
-    bound, so ``exp(q'·k')`` cannot overflow. Returns (q', k', exact): exact is
-    True, with q and k unchanged, where the bound does not hold (a float mask
-    adds to the scores) or overflows; the caller then subtracts each row's max.
+    None where it cannot serve: a float mask adds to the scores, or the bound
+    overflows; the caller then subtracts each row's max instead.
     """
+    if mask is not None and mask.dtype != bool:
+        return None
     with np.errstate(over="ignore", invalid="ignore"):  # inf or inf * 0: caught just below
-        q_norms = np.sqrt(np.sum(q * q, axis=-1, keepdims=True))  # [..., L, 1]
+        q_norms = np.sqrt(np.sum(q * q, axis=-1, keepdims=True)) * abs(scale)  # [..., L, 1]
         k_norm_max = np.sqrt(np.max(np.sum(k * k, axis=-1), axis=-1, initial=0.0))  # [...]
         bound = q_norms * k_norm_max[..., None, None]  # [..., L, 1]
-    if (mask is not None and mask.dtype != bool) or not np.isfinite(bound).all():
-        return q, k, True
-    q_shifted = np.concatenate([np.broadcast_to(q, (*bound.shape[:-1], q.shape[-1])), -bound], -1)
-    return q_shifted, np.concatenate([k, np.ones((*k.shape[:-1], 1), dtype=k.dtype)], -1), False
+    return bound.astype(q.dtype, copy=False) if np.isfinite(bound).all() else None
 
 
 def _block_sums(q, key_t, v_and_ones, mask, is_causal, start, scores, out, exact):
