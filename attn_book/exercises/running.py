@@ -129,7 +129,10 @@ def run_with_time_limit(fn, seconds):
     Python code; elsewhere, or when another timer is running, ``fn`` runs in a
     daemon thread whose trace function stops it at its next line after the
     deadline. A long single numpy call (or ``time.sleep`` in that thread) is only
-    interrupted when it returns.
+    interrupted when it returns. Python 3.10 does not run a signal handler inside
+    a tight ``while True: try: ... except Exception: pass`` loop, so there the
+    main thread's reader code is traced as well, line by line, against the same
+    deadline.
     """
     if _can_use_alarm():
         return _run_with_alarm(fn, seconds)
@@ -149,21 +152,32 @@ def _run_with_alarm(fn, seconds):
         raise TimeLimitExceeded(seconds)
 
     previous = signal.signal(signal.SIGALRM, stop)
+    previous_trace = sys.gettrace()
+    if sys.version_info < (3, 11):  # 3.10 may never run ``stop`` in a tight loop
+        sys.settrace(_deadline_tracer(time.monotonic() + seconds, seconds))
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         return fn()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        sys.settrace(previous_trace)
 
 
-def _run_in_thread(fn, seconds):
-    box, deadline = {}, time.monotonic() + seconds
+def _deadline_tracer(deadline, seconds):
+    """A trace function raising :class:`TimeLimitExceeded` at its first event past ``deadline``."""
 
     def stop_after_deadline(frame, event, arg):
         if time.monotonic() > deadline:
             raise TimeLimitExceeded(seconds)
         return stop_after_deadline
+
+    return stop_after_deadline
+
+
+def _run_in_thread(fn, seconds):
+    box = {}
+    stop_after_deadline = _deadline_tracer(time.monotonic() + seconds, seconds)
 
     def target():
         sys.settrace(stop_after_deadline)  # this thread only: no spinning thread left behind
