@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["dec", "plain", "vector"]
+__all__ = ["dec", "grouped", "percent", "plain", "sci", "vector"]
 
 MINUS = "\N{MINUS SIGN}"
 
@@ -36,8 +36,35 @@ def plain(values, sep=", "):
 
 
 def dec(values, digits=3, sep=", "):
-    """Numbers to ``digits`` decimals, as the seed writes them: ``0.422, 0.155, 0.422``."""
+    """Numbers to ``digits`` decimals, as the Quanta write-up has them: ``0.422, 0.155, 0.422``."""
     return sep.join(_number(x, f".{digits}f") for x in np.ravel(values))
+
+
+def sci(values, digits=0, sep=", "):
+    """Numbers in scientific notation with ``digits`` decimals: ``2e−06``.
+
+    >>> sci(0.0000021)
+    '2e−06'
+    """
+    return sep.join(_number(x, f".{digits}e") for x in np.ravel(values))
+
+
+def percent(values, digits=1, sep=", "):
+    """Fractions as percentages: ``0.0123`` -> ``1.2%``.
+
+    >>> percent(0.0123)
+    '1.2%'
+    """
+    return sep.join(_number(x, f".{digits}%") for x in np.ravel(values))
+
+
+def grouped(values, sep=", "):
+    """Whole numbers with thousands separators: ``20000`` -> ``20,000``.
+
+    >>> grouped(162754.8)
+    '162,755'
+    """
+    return sep.join(_number(x, ",.0f") for x in np.ravel(values))
 
 
 def vector(v):

@@ -281,7 +281,7 @@ def _too_long():
 def _right_length_wrong_direction():
     def test(trials):
         t = trials[0]
-        q, length = t.case.args
+        _, length = t.case.args
         return t.got.shape == (2,) and math.isclose(
             float(np.linalg.norm(t.got)), length, rel_tol=2e-3
         )
