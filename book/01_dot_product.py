@@ -238,11 +238,13 @@ figures.show(
 # %%
 W = np.eye(2)  # [A, d_k]: A = 2 hidden units, the query copied in
 U = np.eye(2)  # [A, d_k]: the key copied in
-v = np.array([1.0, -1.0])  # [A]: unit 1 counts for a key, unit 2 against it
+v = np.array([1.0, -1.0])  # [A]: unit 1 for a key, unit 2 against it
 additive = ac.additive_scores(q, keys, W, U, v)  # [S]
-pre = W @ q + keys @ U.T  # [A] + [S, d_k] @ [d_k, A] -> [S, A]: W q + U k
+# W q + U k for every key: [A] + [S, d_k] @ [d_k, A] -> [S, A]
+pre = W @ q + keys @ U.T
 hidden = np.tanh(pre)  # [S, A]
-by_pencil = np.allclose(hidden @ v, additive)  # [S, A] @ [A] -> [S]
+# the pencil's last step: [S, A] @ [A] -> [S]
+by_pencil = np.allclose(hidden @ v, additive)
 step_table(
     {
         "W q + U k": [vector(p) for p in pre],

@@ -252,7 +252,8 @@ big32 = scores + shift32  # the float32 case's scores, for the text
 exp_limit32 = np.log(np.finfo(np.float32).max)
 exp_limit64 = np.log(np.finfo(np.float64).max)
 for dtype, shift in shifts.items():
-    big = scores.astype(dtype) + dtype(shift)  # the example's scores, shifted
+    # the example's scores, shifted
+    big = scores.astype(dtype) + dtype(shift)
     print(f"{np.dtype(dtype).name}, scores {big}:")
     show("  naive_softmax", naive_softmax, big)
     show("  ac.softmax   ", lambda x: ac.softmax(x).round(3), big)
@@ -394,22 +395,30 @@ figures.show(
 
 # %%
 w_sat = w_gap[-1]  # one weight near 1: [S]
-y = np.array([0.0, 1.0, 0.0])  # the target: key 2, which the softmax all but ignores
-grad_ce = w_sat - y  # equation (eq-ce-gradient): softmax, then cross-entropy
-g = np.array([0.0, 1.0, 0.0])  # inside a network: ∂L/∂w from above, "more of key 2"
-grad_inside = ac.softmax_jacobian(w_sat) @ g  # the chain rule through J: [S, S] @ [S]
-# a check of equation (eq-ce-gradient) by finite differences of -log w_2
+# the target: key 2, which the softmax all but ignores
+y = np.array([0.0, 1.0, 0.0])
+grad_ce = w_sat - y  # softmax, then cross-entropy: (eq-ce-gradient)
+# inside a network: ∂L/∂w from above asks for "more of key 2"
+g = np.array([0.0, 1.0, 0.0])
+# the chain rule through J: [S, S] @ [S] -> [S]
+grad_inside = ac.softmax_jacobian(w_sat) @ g
+# (eq-ce-gradient) checked by central differences of the loss
+# -log w_2, that is of -ac.log_softmax(s)[1]
 s_sat = np.array([gaps[-1], 0.0, 0.0])
-grad_fd = np.array(
-    [
-        (ac.log_softmax(s_sat - h * e)[1] - ac.log_softmax(s_sat + h * e)[1]) / (2 * h)
-        for e in np.eye(3)
-    ]
+log_w2_minus = np.array(
+    [ac.log_softmax(s_sat - h * e)[1] for e in np.eye(3)]
 )
+log_w2_plus = np.array(
+    [ac.log_softmax(s_sat + h * e)[1] for e in np.eye(3)]
+)
+grad_fd = (log_w2_minus - log_w2_plus) / (2 * h)  # of -log w_2
 ce_matches = np.allclose(grad_ce, grad_fd, atol=1e-6)
-ce_norm, inside_norm = np.linalg.norm(grad_ce), np.linalg.norm(grad_inside)
-print("softmax + cross-entropy, w − y:", grad_ce.round(5), " norm", ce_norm.round(3))
-print("inside a network, J g:         ", grad_inside.round(7), " norm", sci(inside_norm, 1))
+ce_norm = np.linalg.norm(grad_ce)
+inside_norm = np.linalg.norm(grad_inside)
+print("with cross-entropy, w − y:", grad_ce.round(5))
+print("    its norm:", dec(ce_norm))
+print("inside a network, J g:", grad_inside.round(7))
+print("    its norm:", sci(inside_norm, 1))
 print("w − y agrees with finite differences:", ce_matches)
 
 # %% [markdown]
@@ -507,8 +516,10 @@ print("weights of a fully masked row:", all_masked)
 # %%
 float16_max = np.finfo(np.float16).max
 scores16 = scores.astype(np.float16)
-with np.errstate(over="ignore"):  # NumPy warns "overflow encountered in cast"
-    masked16 = np.where(mask, scores16, -1e9)  # stays float16: -1e9 becomes -inf
+# NumPy warns "overflow encountered in cast"; the result stays
+# float16, and -1e9 becomes -inf
+with np.errstate(over="ignore"):
+    masked16 = np.where(mask, scores16, -1e9)
 minus_1e9_f16 = masked16[~mask][0]
 print(masked16.dtype, masked16)
 

@@ -172,14 +172,17 @@ print("scaled:  ", dec(w_scaled))
 
 # %%
 d_model = 64  # the width of the input x, components of variance 1
-bound = 1 / math.sqrt(d_model)  # nn.Linear: weights and bias from U(-bound, bound)
+# nn.Linear draws its weights and bias from U(-bound, bound)
+bound = 1 / math.sqrt(d_model)
 var_uniform = bound**2 / 3  # the variance of U(-b, b) is b²/3
-var_q = d_model * var_uniform + var_uniform  # Σᵢ Var[W_mi x_i] + Var[b_m]
-# the same by simulation: one layer drawn as nn.Linear draws it, 20,000 inputs
-W_init = rng.uniform(-bound, bound, size=(d_model, d_model))  # [d_k, d_model]
+# Σᵢ Var[W_mi x_i] + Var[b_m]
+var_q = d_model * var_uniform + var_uniform
+# the same by simulation: one layer drawn as nn.Linear draws it
+W_init = rng.uniform(-bound, bound, size=(d_model, d_model))
 b_init = rng.uniform(-bound, bound, size=d_model)  # [d_k]
 x_in = rng.standard_normal((20_000, d_model))  # [N, d_model]
-q_init = x_in @ W_init.T + b_init  # [N, d_model] @ [d_model, d_k] -> [N, d_k]
+# [N, d_model] @ [d_model, d_k] -> [N, d_k]
+q_init = x_in @ W_init.T + b_init
 var_q_simulated = q_init.var()
 print(f"Var[q_m] = {var_q:.4f}; simulated {var_q_simulated:.4f}")
 
@@ -294,22 +297,30 @@ step_table(
 # and lift the mean. So measure query by query, at $d_k =$ {eval}`plain(d_max)`:
 
 # %%
-q_big = rng.standard_normal((n_trials, 1, d_max))  # [N, 1, d_k]: one query each
-k_big = rng.standard_normal((n_trials, n_keys, d_max))  # [N, S, d_k]: its own keys
-w_big_plain = ac.attention_weights(q_big, k_big, scale=1.0)[:, 0]  # [N, S]
-w_big_scaled = ac.attention_weights(q_big, k_big)[:, 0]  # [N, S], divided by √d_k
-# e^H: how many keys each query attends to in effect, averaged over the queries
+# one query each, [N, 1, d_k], against its own keys, [N, S, d_k]
+q_big = rng.standard_normal((n_trials, 1, d_max))
+k_big = rng.standard_normal((n_trials, n_keys, d_max))
+# [N, S]: unscaled, then divided by √d_k
+w_big_plain = ac.attention_weights(q_big, k_big, scale=1.0)[:, 0]
+w_big_scaled = ac.attention_weights(q_big, k_big)[:, 0]
+# e^H: the keys a query attends to in effect, averaged over queries
 keys_in_effect_plain = np.exp(ac.entropy(w_big_plain)).mean()
 keys_in_effect_scaled = np.exp(ac.entropy(w_big_scaled)).mean()
-one_hot = 0.99  # a query "picks one key" when its largest weight exceeds this
+# a query "picks one key" when its largest weight exceeds this
+one_hot = 0.99
 share_one_hot = np.mean(w_big_plain.max(axis=-1) > one_hot)
-jac_plain = np.linalg.norm(ac.softmax_jacobian(w_big_plain), axis=(-2, -1))  # [N]
-jac_scaled = np.linalg.norm(ac.softmax_jacobian(w_big_scaled), axis=(-2, -1))  # [N]
+# each query's Jacobian norm: [N, S, S] -> [N]
+jac_plain = np.linalg.norm(ac.softmax_jacobian(w_big_plain), axis=(-2, -1))
+jac_scaled = np.linalg.norm(
+    ac.softmax_jacobian(w_big_scaled), axis=(-2, -1)
+)
 mean_ratio = jac_scaled.mean() / jac_plain.mean()
 median_ratio = np.median(jac_scaled) / np.median(jac_plain)
-print(f"keys in effect: unscaled {keys_in_effect_plain:.2f}, scaled {keys_in_effect_scaled:.2f}")
+print("keys in effect, unscaled:", dec(keys_in_effect_plain, 2))
+print("keys in effect, scaled:  ", dec(keys_in_effect_scaled, 2))
 print(f"queries with one weight > {one_hot}: {share_one_hot:.0%}")
-print(f"Jacobian, scaled / unscaled: mean {mean_ratio:.1f}×, median {median_ratio:.0f}×")
+print("Jacobian norm, scaled / unscaled:")
+print(f"  mean {mean_ratio:.1f}×, median {median_ratio:.0f}×")
 
 # %% [markdown]
 # Of {eval}`n_keys` keys, an unscaled query attends in effect to
