@@ -15,7 +15,8 @@
 # vectors (벡터) of numbers, and a third vector, its *value* (밸류), that it passes on.
 #
 # The Korean explainer of queries, keys and values, one of the two articles this book follows
-# (see the [introduction](intro.md)), explains the three with a library (도서관). The query is
+# (see the [introduction](intro.md) and the [references](references.md)), explains the three
+# with a library (도서관). The query is
 # the search term you type in (검색어); the keys are the books' index entries and tags (색인,
 # 태그), what each book can be found by; the value is the content of a book (책의 내용), what you take home.
 # The search term is compared with every index entry, and the better an entry matches, the more
@@ -31,8 +32,7 @@
 # After this chapter you will be able to:
 #
 # - compute a dot product by hand, as a sum of products and as lengths times $\cos\theta$;
-# - compute the additive score of the first attention models by hand, and say what it costs
-#   beside the dot product;
+# - compute Bahdanau's additive score by hand, and say what it costs beside the dot product;
 # - say why the same direction scores high, a right angle scores zero and the opposite direction
 #   scores negative, and why a long key makes a score more extreme, in both directions;
 # - compute every query–key score at once as $QK^\top$, with the shapes spelled out;
