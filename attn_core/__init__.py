@@ -5,6 +5,7 @@ Import cost is numpy only: plotting (:mod:`attn_book.plots`), widgets
 are submodules that load their own dependencies when imported.
 """
 
+from .additive import additive_scores
 from .attention import (
     BLOCKED_FROM_PAIRS,
     attention_weights,
@@ -16,7 +17,7 @@ from .attention import (
 from .blocked import blocked_attention
 from .chunked import chunked_attention
 from .cost import AttentionCost, attention_cost
-from .examples import SENTENCE_EN, SENTENCE_KO, seed_example, toy_embeddings
+from .examples import SENTENCE_EN, SENTENCE_KO, quanta_example, seed_example, toy_embeddings
 from .heads import SimpleSelfAttention, merge_heads, multi_head_attention, split_heads
 from .online import OnlineSoftmax, online_softmax_start, online_softmax_step
 from .patches import image_patches
@@ -43,6 +44,7 @@ __all__ = [
     "AttentionCost",
     "OnlineSoftmax",
     "SimpleSelfAttention",
+    "additive_scores",
     "attention_cost",
     "attention_weights",
     "blocked_attention",
@@ -58,6 +60,7 @@ __all__ = [
     "online_softmax_start",
     "online_softmax_step",
     "padding_mask",
+    "quanta_example",
     "scaled_dot_product_attention",
     "seed_example",
     "simple_rnn",

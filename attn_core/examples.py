@@ -1,7 +1,8 @@
 """The data of the book's examples, defined once so that prose, figures and tests agree.
 
-The worked example is the seed article's: d_k = 2, one query, three keys and
-values. Functions return fresh arrays, so a reader who edits one cannot change
+The worked example is the one of the Korean write-up of the Quanta Magazine
+column "Is 'Attention' the Essence of Intelligence?": d_k = 2, one query, three
+keys and values. Functions return fresh arrays, so a reader who edits one cannot change
 another chapter's numbers.
 """
 
@@ -13,9 +14,16 @@ import numpy as np
 
 from .validation import check_positive_int, check_size
 
-__all__ = ["SENTENCE_EN", "SENTENCE_KO", "WorkedExample", "seed_example", "toy_embeddings"]
+__all__ = [
+    "SENTENCE_EN",
+    "SENTENCE_KO",
+    "WorkedExample",
+    "quanta_example",
+    "seed_example",
+    "toy_embeddings",
+]
 
-SENTENCE_KO = ("나는", "사과를", "먹었다")  # the seed's example sentence, "I ate an apple"
+SENTENCE_KO = ("나는", "사과를", "먹었다")  # the example sentence, "I ate an apple"
 SENTENCE_EN = ("the", "cat", "sat", "on", "the", "mat", "because", "it", "was", "warm")
 
 
@@ -27,12 +35,13 @@ class WorkedExample(NamedTuple):
     values: np.ndarray
 
 
-def seed_example():
-    """The seed's example: q = (1, 0); keys (1,0), (0,1), (1,1); values (2,0), (0,2), (1,1).
+def quanta_example():
+    """The Quanta write-up's example: q = (1, 0); keys (1,0), (0,1), (1,1); values
+    (2,0), (0,2), (1,1).
 
     Examples
     --------
-    >>> ex = seed_example()
+    >>> ex = quanta_example()
     >>> ex.query.shape, ex.keys.shape, ex.values.shape
     ((2,), (3, 2), (3, 2))
     """
@@ -41,6 +50,10 @@ def seed_example():
         keys=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
         values=np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]),
     )
+
+
+#: The former name of :func:`quanta_example`, kept while chapters still call it.
+seed_example = quanta_example
 
 
 def toy_embeddings(tokens, dim, seed=0):

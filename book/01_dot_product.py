@@ -14,8 +14,9 @@
 # Each word carries a *query* (쿼리, what it is looking for) and a *key* (키, what it offers), both
 # vectors (벡터) of numbers, and a third vector, its *value* (밸류), that it passes on.
 #
-# The second of the two Korean source articles this book started from (the *seed articles*,
-# see the [introduction](intro.md)) explains the three with a library (도서관). The query is
+# The Korean explainer of queries, keys and values, one of the two articles this book follows
+# (see the [introduction](intro.md) and the [references](references.md)), explains the three
+# with a library (도서관). The query is
 # the search term you type in (검색어); the keys are the books' index entries and tags (색인,
 # 태그), what each book can be found by; the value is the content of a book (책의 내용), what you take home.
 # The search term is compared with every index entry, and the better an entry matches, the more
@@ -23,13 +24,15 @@
 # book: it takes a little of every book, more of the ones that match better.
 #
 # Before anything else, attention needs one number, a score (점수), that says how well a query
-# matches a key. The first attention models learned a small neural network for it
-# ([Bahdanau et al., 2014](references.md)); the Transformer uses the dot product
-# ([Vaswani et al., 2017](references.md)), and so does this book.
+# matches a key. The first attention for translation learned a small neural network for it
+# ([Bahdanau et al., 2014](references.md)), which this chapter computes once by hand; the
+# Transformer uses the dot product ([Vaswani et al., 2017](references.md)), and so does the rest
+# of this book.
 #
 # After this chapter you will be able to:
 #
 # - compute a dot product by hand, as a sum of products and as lengths times $\cos\theta$;
+# - compute Bahdanau's additive score by hand, and say what it costs beside the dot product;
 # - say why the same direction scores high, a right angle scores zero and the opposite direction
 #   scores negative, and why a long key makes a score more extreme, in both directions;
 # - compute every query–key score at once as $QK^\top$, with the shapes spelled out;
@@ -69,24 +72,27 @@ rng = np.random.default_rng(1)
 # \mathbf{q}\cdot\mathbf{k} = \|\mathbf{q}\|\,\|\mathbf{k}\|\cos\theta .
 # $$ (eq-dot-cos)
 #
-# Take the seed article's example: one query and three keys. Here they are, scored by
+# Take the Quanta write-up's example: one query and three keys. Here they are, scored by
 # `ac.dot_scores` (equation {eq}`eq-dot`), and scored again from their lengths and their
 # angles, measured separately with `np.arctan2` (equation {eq}`eq-dot-cos`):
 
 # %%
-example = ac.seed_example()
+example = ac.quanta_example()
 q, keys = example.query, example.keys  # [d_k], [S, d_k]: d_k = 2, S = 3
+q_dim = len(q)  # d_k, the number of components
 scores = ac.dot_scores(q, keys)  # [d_k] @ [d_k, S] -> [S]
 # the angle θ of each key, measured from q: [S]
 angles = np.arctan2(keys[:, 1], keys[:, 0]) - np.arctan2(q[1], q[0])
 lengths = np.linalg.norm(keys, axis=-1)  # ‖k‖, [S]
-by_angle = np.linalg.norm(q) * lengths * np.cos(angles)  # ‖q‖‖k‖cos θ
+cosines = np.cos(angles)  # [S]
+by_angle = np.linalg.norm(q) * lengths * cosines  # ‖q‖‖k‖cos θ
 forms_agree = np.allclose(scores, by_angle)
+degrees = np.degrees(angles)  # [S], for the table and the text
 step_table(
     {
         "q·k": scores,
-        "θ": [f"{a:.0f}°" for a in np.degrees(angles)],
-        "cos θ": np.cos(angles),
+        "θ": [f"{a:.0f}°" for a in degrees],
+        "cos θ": cosines,
         "‖k‖": lengths,
         "‖q‖‖k‖cos θ": by_angle,
     },
@@ -94,25 +100,25 @@ step_table(
 )
 
 # %% [markdown]
-# The query is $\mathbf{q} =$ {eval}`vector(q)`, with $d_k =$ {eval}`len(q)` components, and
+# The query is $\mathbf{q} =$ {eval}`vector(q)`, with $d_k =$ {eval}`q_dim` components, and
 # its scores are {eval}`plain(scores)`. The two forms agree (`np.allclose` says
 # {eval}`forms_agree`); for the third key, for example, the angle is
-# {eval}`dec(np.degrees(angles[2]), 0)`°, its cosine {eval}`dec(np.cos(angles[2]))` and its
+# {eval}`dec(degrees[2], 0)`°, its cosine {eval}`dec(cosines[2])` and its
 # length {eval}`dec(lengths[2])`, and their product gives back its score,
-# {eval}`plain(scores[2])`. {eval}`figures.ref("fig-ch1-seed")` draws them.
+# {eval}`plain(scores[2])`. {eval}`figures.ref("fig-ch1-example")` draws them.
 
 # %% tags=["hide-input"]
 key_names = [f"k{j + 1}" for j in range(len(keys))]
-seed_panel = {
+example_panel = {
     "query": q,
     "keys": keys,
     "scores": scores,
     "labels": key_names,
 }
 figures.show(
-    plots.plot_query_keys([seed_panel]),
-    "fig-ch1-seed",
-    "The seed's query q (black, dashed) and its three keys, each labelled"
+    plots.plot_query_keys([example_panel]),
+    "fig-ch1-example",
+    "The worked example's query q (black, dashed) and its three keys, each labelled"
     f" with its score q·k: {plain(scores)}. The key at a right angle to q"
     " scores zero.",
 )
@@ -134,12 +140,14 @@ def unit(degrees):
 turns = np.array([0.0, 45.0, 90.0, 135.0, 180.0])  # degrees
 unit_keys = np.stack([unit(t) for t in turns])  # [5, 2]
 turn_scores = ac.dot_scores(q, unit_keys)  # q = (1, 0) has length 1
+# at 90° the float cosine leaves 6e-17, printed as 0.000 (abs: not as −0.000)
+right_angle_score = abs(turn_scores[2])
 step_table({"θ": [f"{t:.0f}°" for t in turns], "q·k": turn_scores})
 
 # %% [markdown]
 # The same direction gives the largest score, {eval}`dec(turn_scores[0])`; at
 # {eval}`plain(turns[1])`° the score is {eval}`dec(turn_scores[1])`; at a right angle (직교,
-# orthogonal) it is {eval}`dec(abs(turn_scores[2]))`, since the key has nothing in common with
+# orthogonal) it is {eval}`dec(right_angle_score)`, since the key has nothing in common with
 # the query; pointing the opposite way gives the most negative score,
 # {eval}`dec(turn_scores[4])`. This is the sense in which the dot product measures similarity
 # (유사도): how much two vectors point the same way. Softmax, in
@@ -208,6 +216,62 @@ figures.show(
 # the sizes of the scores grow with the sizes of the vectors, and with their dimension $d_k$:
 # [Chapter 3](03_scaling.ipynb) shows why that calls for the division by $\sqrt{d_k}$.
 #
+# ## The score before the dot product: a small network
+#
+# The dot product is not the only way to score a key. The first attention for translation
+# ([Bahdanau et al., 2014](references.md)) learnt its score: a small neural network with one
+# hidden layer (은닉층) maps the query with a matrix $W$ and the key with a matrix $U$ into the
+# same $A$ hidden units, adds the two, squashes the sum with $\tanh$, and reads one number out
+# of it with a vector $\mathbf{v}$:
+#
+# $$
+# \mathrm{score}(\mathbf{q}, \mathbf{k}) = \mathbf{v}^\top \tanh(W\mathbf{q} + U\mathbf{k}) .
+# $$ (eq-additive)
+#
+# This is the *additive* score (가산 점수), named for the sum inside the $\tanh$. In a model,
+# $W$, $U$ and $\mathbf{v}$ are learnt with everything else. To compute it by hand, take the
+# smallest choice that still tells the keys apart: $W$ and $U$ copy the query and the key into
+# $A = 2$ hidden units, and $\mathbf{v}$ counts the first unit for a key and the second
+# against it. `ac.additive_scores` computes equation {eq}`eq-additive` for every pair; the cell
+# also writes out the hidden layer, the step a pencil takes:
+
+# %%
+W = np.eye(2)  # [A, d_k]: A = 2 hidden units, the query copied in
+U = np.eye(2)  # [A, d_k]: the key copied in
+v = np.array([1.0, -1.0])  # [A]: unit 1 for a key, unit 2 against it
+additive = ac.additive_scores(q, keys, W, U, v)  # [S]
+# W q + U k for every key: [A] + [S, d_k] @ [d_k, A] -> [S, A]
+pre = W @ q + keys @ U.T
+hidden = np.tanh(pre)  # [S, A]
+# the pencil's last step: [S, A] @ [A] -> [S]
+by_pencil = np.allclose(hidden @ v, additive)
+step_table(
+    {
+        "W q + U k": [vector(p) for p in pre],
+        "tanh(W q + U k)": [vector(h) for h in hidden],
+        "vᵀ tanh(…)": additive,
+        "q·k": scores,
+    },
+    index=["k1", "k2", "k3"],
+)
+
+# %% [markdown]
+# By hand, for the first key: $W\mathbf{q} + U\mathbf{k}_1 =$ {eval}`vector(pre[0])`, its
+# $\tanh$ is {eval}`vector(hidden[0])`, and $\mathbf{v}$ takes the first unit minus the second:
+# {eval}`dec(additive[0])`. The three additive scores are {eval}`dec(additive)` (the hidden
+# layer written out agrees with `ac.additive_scores`: {eval}`by_pencil`). The dot product ties
+# the first and the third key at {eval}`plain(scores[0])`; this network, which holds a key's
+# second component against it, ranks the third key below the first. Neither ranking is the
+# right one: a trained network learns $W$, $U$ and $\mathbf{v}$ to score whatever its task
+# needs, and can compare a query and a key of different sizes.
+#
+# The price is arithmetic. Every (query, key) pair goes through its own hidden layer: $L$
+# queries and $S$ keys cost $L \cdot S \cdot A$ hyperbolic tangents, while every dot product
+# at once is a single matrix product, as the next section shows. Luong, Pham and Manning found
+# the multiplicative scores as good as the additive one, and cheaper
+# ([Luong et al., 2015](references.md)); the Transformer scores with the dot product, and so
+# does the rest of this book.
+#
 # ## Every score at once: $QK^\top$
 #
 # A sentence has many queries, one per word. Stack them as the rows of a matrix (행렬) $Q$ of
@@ -221,10 +285,10 @@ figures.show(
 # \underbrace{QK^\top}_{(L,\,S)}, \qquad (QK^\top)_{ij} = \mathbf{q}_i\cdot\mathbf{k}_j .
 # $$ (eq-qkt)
 #
-# Row $i$ holds query $i$'s scores against every key. Take the seed's query and two more:
+# Row $i$ holds query $i$'s scores against every key. Take the worked example's query and two more:
 
 # %%
-# [L, d_k] = [3, 2]: the seed's query first, then two more
+# [L, d_k] = [3, 2]: the worked example's query first, then two more
 Q = np.array([q, [0.0, 1.0], [-1.0, 0.5]])
 all_scores = ac.dot_scores(Q, keys)  # [L, d_k] @ [d_k, S] -> [L, S]
 loops = np.array(
@@ -241,7 +305,7 @@ print(
 
 # %% [markdown]
 # The result has shape {eval}`all_scores.shape`, one row per query and one column per key, and
-# its first row, {eval}`plain(all_scores[0])`, is the seed's scores from before. One matrix
+# its first row, {eval}`plain(all_scores[0])`, is the worked example's scores from before. One matrix
 # product does all $L \times S$ dot products, which is why attention runs fast on hardware built
 # for matrix products, and also why its cost grows with $L \times S$.
 #
@@ -278,7 +342,7 @@ print(
 # %% [markdown]
 # Here `q @ k.T` failed loudly. That is the lucky case: when the sizes happen to line up (say
 # $B = L = S = d_k$) it runs and returns wrong numbers without a word.
-# `np.swapaxes(k, -1, -2)` (in PyTorch, `k.transpose(-2, -1)`, as in the seed's
+# `np.swapaxes(k, -1, -2)` (in PyTorch, `k.transpose(-2, -1)`, as in the explainer's
 # `SimpleSelfAttention`) is right for any number of leading axes, and is what `ac.dot_scores`
 # uses.
 #
@@ -287,7 +351,7 @@ print(
 # Drag the query $\mathbf{q}$ (or any key) around the plane; the pad shows each key's dot
 # product and its $\cos\theta$. Point $\mathbf{q}$ straight at a key, then at right angles
 # to it, then away; then make a key long and watch its score grow on both sides: it wins from
-# a worse angle, and it sinks further when $\mathbf{q}$ points away. It starts at the seed's
+# a worse angle, and it sinks further when $\mathbf{q}$ points away. It starts at the worked
 # example and runs in the browser, even on the static site. (The same pad returns in
 # [Chapter 4](04_worked_example.ipynb), showing the weights, the scaling and the values too.)
 
@@ -302,10 +366,13 @@ figures.show(
 # %% [markdown]
 # ## Summary
 #
-# - A query is the search term, a key the index entry, a value the book's content (the seed's
+# - A query is the search term, a key the index entry, a value the book's content (the explainer's
 #   library); the score says how well a query matches a key.
 # - The dot product of a query and a key is $\sum_m q_m k_m$, equation {eq}`eq-dot`, which
 #   equals $\|\mathbf{q}\|\|\mathbf{k}\|\cos\theta$, equation {eq}`eq-dot-cos`.
+# - Bahdanau's additive score $\mathbf{v}^\top\tanh(W\mathbf{q} + U\mathbf{k})$, equation
+#   {eq}`eq-additive`, is a small learnt network run once per (query, key) pair; the dot product
+#   needs no parameters and computes every pair in one matrix product.
 # - It is largest for the same direction, zero at a right angle and negative for opposite
 #   directions. The lengths scale it: a long key scores higher with the queries on its side
 #   (it can win at a worse angle) and lower with the queries pointing away.
@@ -452,9 +519,8 @@ ch1.long_key_away.check(answer)
 # :class: dropdown
 #
 # Down. The score is $\|\mathbf{q}\|\|\mathbf{k}\|\cos\theta$ with $\cos\theta < 0$, so
-# doubling $\|\mathbf{k}\|$ doubles a negative number: the score goes from
-# {eval}`plain(q_away @ k_away)` to {eval}`plain(q_away @ (2 * k_away))`. A long key is not
-# louder for everyone; it is louder in both directions, and this query, pointing away, will
+# doubling $\|\mathbf{k}\|$ doubles a negative number (the listing prints both scores). A long
+# key is not louder for everyone; it is louder in both directions, and this query, pointing away, will
 # give it even less weight than before.
 #
 # ```python
@@ -462,5 +528,134 @@ ch1.long_key_away.check(answer)
 # print("q·2k =", q_away @ (2 * k_away))
 # answer = "down"
 # ch1.long_key_away.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Design, and prove: the best key of a given length
+# :label: ex-ch1-best-key
+#
+# The cell below prints a query $\mathbf{q}$ and a length $r$. Design the key $\mathbf{k}$ of
+# length at most $r$ that gets the largest score $\mathbf{q}\cdot\mathbf{k}$, and give it as
+# a list of two numbers. Then prove, from equation {eq}`eq-dot-cos`, that no key of length at
+# most $r$ scores more than $r\,\|\mathbf{q}\|$, and that yours is the only one that reaches
+# it. (The check tests the key; the proof is yours, with one in the solution to compare.)
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# In $\|\mathbf{q}\|\|\mathbf{k}\|\cos\theta$ only two factors are yours to choose. How
+# large can each be?
+# ```
+
+# %%
+q_design, r_design = ch1.best_key.inputs
+print("q =", q_design, "  r =", r_design)
+answer = ...  # your key, e.g. [0.0, 0.0]
+ch1.best_key.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch1-best-key
+# :class: dropdown
+#
+# **Proof.** By equation {eq}`eq-dot-cos`,
+# $\mathbf{q}\cdot\mathbf{k} = \|\mathbf{q}\|\,\|\mathbf{k}\|\cos\theta$. Here
+# $\|\mathbf{k}\| \le r$ and $\cos\theta \le 1$, and both factors are at most their bound
+# while $\|\mathbf{q}\| > 0$, so $\mathbf{q}\cdot\mathbf{k} \le r\,\|\mathbf{q}\|$
+# (the Cauchy–Schwarz inequality, 코시–슈바르츠 부등식). Equality needs both bounds at once:
+# $\|\mathbf{k}\| = r$ and $\cos\theta = 1$, that is $\mathbf{k}$ pointing exactly along
+# $\mathbf{q}$. So the one best key is $r\,\mathbf{q}/\|\mathbf{q}\|$: the query's
+# direction, stretched to the length allowed. A key cannot buy a higher score by its direction
+# alone; only its length lifts the ceiling, which is why a learnt model can make one key
+# "loud" simply by making it long.
+#
+# ```python
+# answer = r_design * q_design / np.linalg.norm(q_design)  # r q / ‖q‖
+# print("k =", answer, " length", np.linalg.norm(answer))
+# print("q·k =", q_design @ answer, " r‖q‖ =", r_design * np.linalg.norm(q_design))
+# ch1.best_key.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Write the score matrix
+# :label: ex-ch1-my-scores
+#
+# Write `my_scores(q, k)` with plain NumPy (no `attn_core`): every score $\mathbf{q}_i \cdot
+# \mathbf{k}_j$ for queries of shape $(\dots, L, d_k)$ and keys of shape $(\dots, S, d_k)$, as
+# an array of shape $(\dots, L, S)$, equation {eq}`eq-qkt`. The check runs it on the worked
+# example, on two matrices, on a batch of sentences and on a batch with heads.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# One `@`, and a transpose of the keys that touches their last two axes only.
+# ```
+
+
+# %%
+def my_scores(q, k): ...  # your code here
+
+
+ch1.my_scores.check(my_scores)
+
+# %% [markdown]
+# ````{solution} ex-ch1-my-scores
+# :class: dropdown
+#
+# `np.swapaxes(k, -1, -2)` turns every $(S, d_k)$ block of keys into $(d_k, S)$ and leaves the
+# batch and head axes where they are; `@` then multiplies block by block.
+#
+# ```python
+# def my_scores(q, k):
+#     return q @ np.swapaxes(k, -1, -2)  # [..., L, d_k] @ [..., d_k, S] -> [..., L, S]
+#
+#
+# ch1.my_scores.check(my_scores)
+# ```
+# ````
+#
+# ```{exercise} Find the bug: scores for a batch
+# :label: ex-ch1-bug-kT
+#
+# The function printed below computes the scores of a single sentence correctly. Copy it into
+# the next cell as `fixed_scores` and fix it so that it also works on a batch of sentences,
+# $(B, L, d_k)$ queries and $(B, S, d_k)$ keys. The check runs it on a matrix and on two
+# batches, one of them square ($B = L = S = d_k$), where the bug does not raise.
+# ```
+
+# %%
+ch1.kT_batch.show()
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Print `k.T.shape` for keys of shape $(2, 5, 4)$. Which axes did `.T` move?
+# ```
+
+
+# %%
+def fixed_scores(q, k):
+    raise NotImplementedError  # copy the function above here and fix it
+
+
+ch1.kT_batch.check(fixed_scores)
+
+# %% [markdown]
+# ````{solution} ex-ch1-bug-kT
+# :class: dropdown
+#
+# `.T` reverses *every* axis, so on a batch it moves the batch axis to the end: on $(B, S, d_k)$
+# keys it gives $(d_k, S, B)$, and the product either fails or, when the sizes happen to fit,
+# pairs the wrong numbers. Swap only the last two axes:
+#
+# ```python
+# def fixed_scores(q, k):
+#     """All scores q·k: q (..., L, E), k (..., S, E) -> (..., L, S)."""
+#     return q @ np.swapaxes(k, -1, -2)  # [..., L, E] @ [..., E, S] -> [..., L, S]
+#
+#
+# ch1.kT_batch.check(fixed_scores)
 # ```
 # ````

@@ -21,11 +21,12 @@
 # - explain why adding a constant to every score changes nothing, but multiplying them does;
 # - use the temperature to move between uniform weights and the arg-max;
 # - show why the textbook formula overflows, and fix it with the max-subtraction and log-sum-exp;
-# - write down the Jacobian of softmax and say why it vanishes when one weight nears 1;
+# - write down the Jacobian of softmax, say why it vanishes when one weight nears 1, and why
+#   softmax followed by the cross-entropy loss still learns;
 # - hide keys with a mask, a score of $-\infty$.
 #
 # New terms: probability distribution, exponential, temperature, overflow, underflow,
-# log-sum-exp, Jacobian, saturation, entropy, mask.
+# log-sum-exp, Jacobian, saturation, cross-entropy, entropy, mask.
 
 # %%
 import math
@@ -36,7 +37,8 @@ import numpy as np
 from attn_book import plots
 from attn_book.exercises import ch02_softmax as ch2
 from attn_book.figures import Figures
-from attn_book.prose import dec, plain, vector
+from attn_book.masked_row import fully_masked_table
+from attn_book.prose import dec, grouped, plain, sci, vector
 from attn_book.tables import step_table
 from attn_book.widgets import SoftmaxBars
 
@@ -56,28 +58,31 @@ rng = np.random.default_rng(2)
 #
 # Every exponential (지수 함수) $e^{s_j}$ is positive, and dividing by their sum makes them sum
 # to 1. Positive numbers that sum to 1 are a probability distribution (확률 분포): here, over
-# the keys, each weight saying what share of the attention its key gets. Here is equation {eq}`eq-softmax` step by step, on the seed example's scores, the dot
+# the keys, each weight saying what share of the attention its key gets. Here is equation
+# {eq}`eq-softmax` step by step, on the scores of the Quanta write-up's example, the dot
 # products of its query with its three keys:
 
 # %%
-example = ac.seed_example()
-scores = ac.dot_scores(example.query, example.keys)  # [S]
+example = ac.quanta_example()
+q, keys = example.query, example.keys  # [E], [S, E]
+scores = ac.dot_scores(q, keys)  # [S]
 exps = np.exp(scores)  # the numerators, [S]
-weights = exps / exps.sum()  # [S], sums to 1
+total = exps.sum()  # the denominator
+weights = exps / total  # [S], sums to 1
+agrees = np.allclose(ac.softmax(scores), weights)
 step_table(
     {"score s": scores, "e^s": exps, "weight": weights},
     index=["k1", "k2", "k3"],
-    footer=("sum", {"e^s": exps.sum(), "weight": weights.sum()}),
+    footer=("sum", {"e^s": total, "weight": weights.sum()}),
 )
 
 # %% [markdown]
-# The query is {eval}`vector(example.query)` and the keys are
-# {eval}`", ".join(map(vector, example.keys))`. By hand: the exponentials of the scores
-# {eval}`plain(scores)` are {eval}`dec(exps)`; their sum is
-# {eval}`dec(exps.sum())`; dividing gives the weights {eval}`dec(weights)`. `ac.softmax`, which
-# the rest of the book uses, agrees: `np.allclose` says
-# {eval}`np.allclose(ac.softmax(scores), weights)`. (The seed article first divides the scores
-# by the square root of the vectors' dimension and gets different weights;
+# The query is {eval}`vector(q)` and the keys are {eval}`vector(keys[0])`,
+# {eval}`vector(keys[1])` and {eval}`vector(keys[2])`. By hand: the exponentials of the scores
+# {eval}`plain(scores)` are {eval}`dec(exps)`; their sum is {eval}`dec(total)`; dividing gives
+# the weights {eval}`dec(weights)`. `ac.softmax`, which the rest of the book uses, agrees:
+# `np.allclose` says {eval}`agrees`. (The Quanta write-up first divides the scores by the
+# square root of the vectors' dimension and gets different weights;
 # [Chapter 3](03_scaling.ipynb) explains why.)
 #
 # ## Three properties
@@ -89,12 +94,13 @@ step_table(
 # %%
 s = rng.normal(0.0, 2.0, size=6).round(2)
 w = ac.softmax(s)
+w_sum, w_min = w.sum(), w.min()
 order_kept = bool((np.argsort(s) == np.argsort(w)).all())
 step_table({"score": s, "weight": w}, digits=4)
 
 # %% [markdown]
-# The weights sum to {eval}`dec(w.sum(), 6)`, and sorting the scores sorts the weights the same
-# way (`order_kept` is {eval}`order_kept`). The smallest weight, {eval}`dec(w.min(), 4)`,
+# The weights sum to {eval}`dec(w_sum, 6)`, and sorting the scores sorts the weights the same
+# way (`order_kept` is {eval}`order_kept`). The smallest weight, {eval}`dec(w_min, 4)`,
 # belongs to the smallest score and is still positive: softmax never switches a key off
 # completely (only a score of $-\infty$ does; that
 # is how a mask works, at the end of this chapter).
@@ -139,8 +145,8 @@ step_table(
 # \frac{w_i}{w_j} = e^{s_i - s_j},
 # $$ (eq-ratio)
 #
-# so every unit of lead in the score multiplies a key's weight by $e$. The seed article puts it
-# in one line: scores that are larger are blown up by the exponential, and the weight
+# so every unit of lead in the score multiplies a key's weight by $e$. The Quanta write-up puts
+# it in one line: scores that are larger are blown up by the exponential, and the weight
 # concentrates on them. Here is softmax beside the plain "÷ sum" normalisation, for three
 # scores one apart:
 
@@ -190,6 +196,7 @@ w_temp = np.array(
 t_hot, t_cold = temperatures[-1], temperatures[0]
 hot = ac.softmax(s_temp, temperature=t_hot)
 cold = ac.softmax(s_temp, temperature=t_cold)
+hot_min, hot_max = hot.min(), hot.max()
 cold_rest = np.sort(cold)[:-1].sum()  # the weight left to all but the top
 print(f"T = {t_hot:g}: ", hot.round(3))
 print(f"T = {t_cold:g}:", cold.round(3))
@@ -209,8 +216,8 @@ figures.show(
 
 # %% [markdown]
 # {eval}`figures.ref("fig-ch2-temperature")` follows the four weights. At $T =$
-# {eval}`plain(t_hot)` they lie between {eval}`dec(hot.min())` and {eval}`dec(hot.max())`; at
-# $T =$ {eval}`plain(t_cold)` the other keys share {eval}`f"{cold_rest:.0e}"` of the weight.
+# {eval}`plain(t_hot)` they lie between {eval}`dec(hot_min)` and {eval}`dec(hot_max)`; at
+# $T =$ {eval}`plain(t_cold)` the other keys share {eval}`sci(cold_rest)` of the weight.
 # Dividing the scores by $\sqrt{d_k}$ in attention is exactly a temperature of $\sqrt{d_k}$.
 #
 # ## When the textbook formula breaks
@@ -239,23 +246,28 @@ def show(label, f, x):
 
 
 shifts = {np.float32: 100.0, np.float64: 1000.0}
+shift32 = shifts[np.float32]
+big32 = scores + shift32  # the float32 case's scores, for the text
+# above these, e^x overflows: log of the largest float
+exp_limit32 = np.log(np.finfo(np.float32).max)
+exp_limit64 = np.log(np.finfo(np.float64).max)
 for dtype, shift in shifts.items():
-    big = scores.astype(dtype) + dtype(shift)  # the seed's scores, shifted
+    # the example's scores, shifted
+    big = scores.astype(dtype) + dtype(shift)
     print(f"{np.dtype(dtype).name}, scores {big}:")
     show("  naive_softmax", naive_softmax, big)
     show("  ac.softmax   ", lambda x: ac.softmax(x).round(3), big)
 
 # %% [markdown]
-# The scores {eval}`plain(scores + shifts[np.float32])` are only the seed's scores shifted by
-# {eval}`plain(shifts[np.float32])`, and by equation {eq}`eq-shift` their weights are the same.
-# In float32, whose exponentials overflow above
-# {eval}`dec(np.log(np.finfo(np.float32).max), 1)`, the naive formula computes `inf / inf` and
-# returns `nan`; float64 lasts until {eval}`dec(np.log(np.finfo(np.float64).max), 1)` and then
+# The scores {eval}`plain(big32)` are only the example's scores shifted by
+# {eval}`plain(shift32)`, and by equation {eq}`eq-shift` their weights are the same.
+# In float32, whose exponentials overflow above {eval}`dec(exp_limit32, 1)`, the naive formula
+# computes `inf / inf` and returns `nan`; float64 lasts until {eval}`dec(exp_limit64, 1)` and then
 # fails the same way. Very negative scores fail the other way: every $e^{s_j}$ underflows
 # (언더플로) to 0 and the formula computes `0 / 0`:
 
 # %%
-tiny = scores - 1001.0  # the seed's scores, shifted far below zero
+tiny = scores - 1001.0  # the example's scores, shifted far below zero
 show("naive_softmax", naive_softmax, tiny)
 show("ac.softmax   ", lambda x: ac.softmax(x).round(3), tiny)
 
@@ -284,13 +296,14 @@ show("ac.softmax   ", lambda x: ac.softmax(x).round(3), tiny)
 # $$ (eq-logsumexp)
 
 # %%
-huge = scores + 999.0  # the seed's scores, shifted far above zero
+huge = scores + 999.0  # the example's scores, shifted far above zero
+lse_huge = ac.logsumexp(huge)
 show("naive log(sum(exp(s)))", lambda x: np.log(np.exp(x).sum()), huge)
-print("ac.logsumexp(s)        ->", ac.logsumexp(huge))
+print("ac.logsumexp(s)        ->", lse_huge)
 print("ac.log_softmax(s)      ->", ac.log_softmax(huge).round(4))
 
 # %% [markdown]
-# The log-sum-exp of {eval}`plain(huge)` is {eval}`dec(ac.logsumexp(huge), 4)`, a perfectly
+# The log-sum-exp of {eval}`plain(huge)` is {eval}`dec(lse_huge, 4)`, a perfectly
 # ordinary number that the naive formula cannot reach.
 #
 # ## The Jacobian, and how it vanishes
@@ -321,7 +334,7 @@ print(J.round(4))
 print(f"largest difference from finite differences: {jac_err:.1e}")
 
 # %% [markdown]
-# They agree to {eval}`f"{jac_err:.0e}"`. Now look at equation {eq}`eq-jacobian` when one
+# They agree to {eval}`sci(jac_err)`. Now look at equation {eq}`eq-jacobian` when one
 # weight nears 1 and the others near 0: every entry $w_i(\delta_{ij} - w_j)$ has a factor that
 # is close to 0. The softmax is *saturated* (포화), and a nudge to any score barely moves any
 # weight. Let the top score pull ahead of two others, and measure the size of the Jacobian by
@@ -335,6 +348,7 @@ w_gap = ac.softmax(np.stack([gaps, zeros, zeros], axis=-1))  # [N, 3]
 jac_norm = np.linalg.norm(ac.softmax_jacobian(w_gap), axis=(-2, -1))
 # how many times weaker at the largest gap; two significant digits
 weaker = float(f"{jac_norm[0] / jac_norm[-1]:.2g}")
+top_at_last_gap = w_gap[-1, 0]  # the largest weight at the largest gap
 print(f"gap 0: norm {jac_norm[0]:.3f}")
 print(f"gap {gaps[-1]:g}: norm {jac_norm[-1]:.1e}")
 print(f"about {weaker:,.0f} times smaller")
@@ -353,11 +367,67 @@ figures.show(
 
 # %% [markdown]
 # At a gap of {eval}`plain(gaps[-1])` ({eval}`figures.ref("fig-ch2-jacobian")`) the top weight
-# is {eval}`dec(w_gap[-1, 0], 5)` and the gradient flowing through the softmax is about
-# {eval}`f"{weaker:,.0f}"` times weaker than at equal scores. Gaps like that are not exotic:
+# is {eval}`dec(top_at_last_gap, 5)` and the gradient flowing through the softmax is about
+# {eval}`grouped(weaker)` times weaker than at equal scores. Gaps like that are not exotic:
 # the next chapter shows that unscaled dot products of long vectors produce them all the time.
 # A gap of 1 is another matter: it is a lead, not a landslide, as the first exercise below
 # shows.
+#
+# ### Which saturated softmax stops learning
+#
+# Whether a vanishing Jacobian stops learning depends on what follows the softmax. At the
+# output of a classifier, the softmax is followed by the cross-entropy loss (교차 엔트로피)
+# $-\log w_c$ of the correct class $c$. Since $\log w_c = s_c - \log\sum_l e^{s_l}$
+# (equation {eq}`eq-logsumexp`), its gradient with respect to the scores is
+#
+# $$
+# \frac{\partial(-\log w_c)}{\partial s_j} = w_j - y_j ,
+# $$ (eq-ce-gradient)
+#
+# with $y$ the one-hot target ($y_c = 1$, every other $y_j = 0$). The chain rule through $J$
+# gives the same, because the logarithm's $1/w_c$ cancels the Jacobian's small factor $w_c$.
+# Nothing vanishes: a softmax saturated on the *wrong* class gets the largest gradient there
+# is. Inside a network it is another story. Attention's softmax feeds its weights into
+# $\sum_j w_j \mathbf{v}_j$, so the gradient $\mathbf{g} = \partial L / \partial w$ that
+# arrives from the layers above carries no $1/w$, and what reaches the scores is $J\mathbf{g}$,
+# with $J$ nearly zero. Take the weights at the largest gap above, and ask for more weight on the
+# second key, in both settings:
+
+# %%
+w_sat = w_gap[-1]  # one weight near 1: [S]
+# the target: key 2, which the softmax all but ignores
+y = np.array([0.0, 1.0, 0.0])
+grad_ce = w_sat - y  # softmax, then cross-entropy: (eq-ce-gradient)
+# inside a network: ∂L/∂w from above asks for "more of key 2"
+g = np.array([0.0, 1.0, 0.0])
+# the chain rule through J: [S, S] @ [S] -> [S]
+grad_inside = ac.softmax_jacobian(w_sat) @ g
+# (eq-ce-gradient) checked by central differences of the loss
+# -log w_2, that is of -ac.log_softmax(s)[1]
+s_sat = np.array([gaps[-1], 0.0, 0.0])
+log_w2_minus = np.array(
+    [ac.log_softmax(s_sat - h * e)[1] for e in np.eye(3)]
+)
+log_w2_plus = np.array(
+    [ac.log_softmax(s_sat + h * e)[1] for e in np.eye(3)]
+)
+grad_fd = (log_w2_minus - log_w2_plus) / (2 * h)  # of -log w_2
+ce_matches = np.allclose(grad_ce, grad_fd, atol=1e-6)
+ce_norm = np.linalg.norm(grad_ce)
+inside_norm = np.linalg.norm(grad_inside)
+print("with cross-entropy, w − y:", grad_ce.round(5))
+print("    its norm:", dec(ce_norm))
+print("inside a network, J g:", grad_inside.round(7))
+print("    its norm:", sci(inside_norm, 1))
+print("w − y agrees with finite differences:", ce_matches)
+
+# %% [markdown]
+# With the cross-entropy on top, the scores get a gradient of norm {eval}`dec(ce_norm)`
+# (equation {eq}`eq-ce-gradient` agrees with finite differences: {eval}`ce_matches`); through
+# the same saturated softmax inside a network they get {eval}`sci(inside_norm, 1)`. So the
+# precise statement is: a saturated softmax *inside* a network, such as attention's, passes
+# almost no gradient to its scores, and the layers that make those scores stop learning; a
+# softmax at the output, trained with cross-entropy, does not suffer from it.
 #
 # ## Try it: softmax bars
 #
@@ -399,6 +469,8 @@ mask = np.array([True, False, True])  # True = may attend; k2 hidden
 masked_scores = np.where(mask, scores, -np.inf)  # [S]
 masked = ac.softmax(masked_scores)
 kept = ac.softmax(scores[mask])  # softmax of the visible keys alone
+same_as_visible = np.allclose(masked[mask], kept)
+hidden_key = np.flatnonzero(~mask)[0] + 1  # k2: its number, counted from 1
 step_table(
     {
         "score": scores,
@@ -410,16 +482,25 @@ step_table(
 )
 
 # %% [markdown]
-# Key {eval}`int(np.flatnonzero(~mask)[0]) + 1` gets no weight, and the weights become
+# Key {eval}`plain(hidden_key)` gets no weight, and the weights become
 # {eval}`dec(masked)`, the softmax of the visible keys alone (`np.allclose` says
-# {eval}`np.allclose(masked[mask], kept)`).
+# {eval}`same_as_visible`).
 #
 # What if a row's keys are *all* masked, say a query that belongs to padding itself? Then every
 # exponential is 0 and equation {eq}`eq-softmax` reads $0/0$. There is no right answer, and the
-# libraries differ. Plain `torch.softmax` of a row of $-\infty$ gives NaN, and so does
-# `torch.nn.MultiheadAttention` for that query. In recent PyTorch (2.5 and later),
-# `scaled_dot_product_attention` gives the row all zero weights, so that query's output is
-# zero, not NaN; `ac.softmax` does the same:
+# libraries differ; PyTorch differs even from itself, depending on the call. Measured with
+# PyTorch 2.13 (a test of this book, `tests/test_masked_row_torch.py`, makes every call of the
+# table again with the PyTorch you have installed):
+
+# %%
+fully_masked_table()
+
+# %% [markdown]
+# `nn.MultiheadAttention` computes NaN weights whenever it returns them, the default; with
+# `need_weights=False` it hands the work to `scaled_dot_product_attention` and gets zeros,
+# except on its inference fast path (`eval()` mode, no autograd), which gives NaN again. So the
+# same layer can give a padded query zeros while it trains and NaN once deployed. `ac.softmax`
+# gives such a row zero weights, as `scaled_dot_product_attention` does:
 
 # %%
 nothing = np.zeros(scores.shape, dtype=bool)  # every key hidden
@@ -429,7 +510,25 @@ print("weights of a fully masked row:", all_masked)
 # %% [markdown]
 # Many tutorials write a large negative number such as $-10^9$ instead of $-\infty$. For a row
 # with at least one visible key it gives the same weights to every printed digit; an exercise
-# at the end of this chapter looks at what it does to a fully masked row. `ac.attention_weights`
+# at the end of this chapter looks at what it does to a fully masked row. It also depends on
+# the dtype: here is $-10^9$ written into float16 scores.
+
+# %%
+float16_max = np.finfo(np.float16).max
+scores16 = scores.astype(np.float16)
+# NumPy warns "overflow encountered in cast"; the result stays
+# float16, and -1e9 becomes -inf
+with np.errstate(over="ignore"):
+    masked16 = np.where(mask, scores16, -1e9)
+minus_1e9_f16 = masked16[~mask][0]
+print(masked16.dtype, masked16)
+
+# %% [markdown]
+# float16's largest number is {eval}`plain(float16_max)`, so NumPy, storing $-10^9$ in
+# float16, rounds it to {eval}`plain(minus_1e9_f16)` (with the warning "overflow encountered in
+# cast"). PyTorch does not round: `scores.masked_fill(mask, -1e9)` on a float16 tensor raises
+# "value cannot be converted to type c10::Half without overflow". So in float16 the "large
+# negative number" is $-\infty$ after all (NumPy) or no number at all (PyTorch). `ac.attention_weights`
 # takes the mask as `attn_mask=`; `ac.padding_mask` and `ac.causal_mask` build the two usual
 # masks.
 #
@@ -442,13 +541,16 @@ print("weights of a fully masked row:", all_masked)
 # - The exponential turns every unit of lead into a factor $e$ (equation {eq}`eq-ratio`), which
 #   concentrates the weight on the best-matching keys.
 # - The literal formula overflows (in float32 for scores above
-#   {eval}`dec(np.log(np.finfo(np.float32).max), 1)`) and underflows; subtracting the maximum
+#   {eval}`dec(exp_limit32, 1)`) and underflows; subtracting the maximum
 #   (equation {eq}`eq-stable-softmax`) and computing log-sum-exp the same way fixes both.
 # - The Jacobian $\mathrm{diag}(w) - ww^\top$ vanishes as one weight nears 1: a saturated
-#   softmax stops learning.
+#   softmax *inside* a network, such as attention's, passes almost no gradient to its scores.
+#   At the output, softmax with the cross-entropy loss has the gradient $w - y$ (equation
+#   {eq}`eq-ce-gradient`), which does not vanish.
 # - A mask sets hidden keys' scores to $-\infty$, which gives them zero weight. In `attn_core`
 #   and `scaled_dot_product_attention` True = may attend and a fully masked row gets zeros;
-#   `nn.MultiheadAttention` reads True as *ignore* and gives such a row NaN.
+#   `nn.MultiheadAttention` reads True as *ignore*, and gives such a row NaN when it returns the
+#   weights (the default) or runs its inference fast path, zeros otherwise.
 #
 # ## Exercises
 #
@@ -459,7 +561,7 @@ print("weights of a fully masked row:", all_masked)
 # :label: ex-ch2-shift-by-hand
 #
 # Without a computer, find the softmax of the three scores printed by the cell below, to three
-# decimals. You will need $e^{-1} \approx$ {eval}`dec(math.exp(-1))`, and nothing larger.
+# decimals. You will need $e^{-1}$, which the cell prints too, and nothing larger.
 # ```
 #
 # ```{admonition} Hint
@@ -479,7 +581,7 @@ ch2.shift_by_hand.check(answer)
 # ````{solution} ex-ch2-shift-by-hand
 # :class: dropdown
 #
-# Subtracting the largest score leaves {eval}`plain(s_ex - s_ex.max())`, whose exponentials are
+# Subtracting the largest score leaves the exponents $0, -1, -1$, whose exponentials are
 # $1$, $e^{-1}$, $e^{-1}$; divide each by their sum. The scores are large, but the softmax is
 # far from saturated: only the gaps count, and a gap of 1 makes the first weight $e \approx$
 # {eval}`dec(math.e)` times each of the others, not everything. The weights are
@@ -496,39 +598,85 @@ ch2.shift_by_hand.check(answer)
 # ```
 # ````
 #
-# ```{exercise} Predict, then run: double every score
-# :label: ex-ch2-double
+# ```{exercise} The temperature for a given ratio
+# :label: ex-ch2-temperature-for-ratio
 #
-# Double every score printed below. Does the largest weight go `"up"`, `"down"`, or stay the
-# `"same"`? Answer first; the solution runs it.
+# The cell below prints three scores and a ratio. At which temperature $T$ is the largest
+# weight of $\mathrm{softmax}(s / T)$ exactly that many times the second largest? Give $T$ to
+# three decimals.
 # ```
 #
 # ```{admonition} Hint
 # :class: dropdown
 #
-# By equation {eq}`eq-ratio`, the ratio of two weights is $e^{s_i - s_j}$. What happens to each
-# gap $s_i - s_j$ when every score is doubled?
+# Equation {eq}`eq-ratio` holds for the scores $s / T$ too. Write the ratio of the two weights,
+# set it equal to the ratio asked for, and take a logarithm.
 # ```
 
 # %%
-(s_double,) = ch2.double_the_scores.inputs
-print("scores =", s_double)
-answer = ...  # "up", "down" or "same"
-ch2.double_the_scores.check(answer)
+s_ratio, ratio = ch2.temperature_for_ratio.inputs
+print("scores =", s_ratio, "  ratio =", ratio)
+answer = ...  # your T, a number
+ch2.temperature_for_ratio.check(answer)
 
 # %% [markdown]
-# ````{solution} ex-ch2-double
+# ````{solution} ex-ch2-temperature-for-ratio
 # :class: dropdown
 #
-# Doubling keeps the order but doubles every gap, and by equation {eq}`eq-ratio` every gap is
-# an exponent: the leader's weight grows, from {eval}`dec(ac.softmax(s_double)[0])` to
-# {eval}`dec(ac.softmax(2 * s_double)[0])`.
+# By equation {eq}`eq-ratio` applied to $s/T$, $w_1 / w_2 = e^{(s_1 - s_2)/T}$. Setting it to
+# the ratio $r$ gives $(s_1 - s_2)/T = \ln r$, so $T = (s_1 - s_2) / \ln r$. The third score
+# plays no part: a ratio of two weights never depends on the other keys. A larger $r$ asks for
+# a sharper softmax and gets a smaller $T$.
 #
 # ```python
-# print("softmax(s)  ", ac.softmax(s_double).round(3))
-# print("softmax(2 s)", ac.softmax(2 * s_double).round(3))
-# answer = "up"
-# ch2.double_the_scores.check(answer)
+# answer = (s_ratio[0] - s_ratio[1]) / math.log(ratio)
+# w_T = ac.softmax(s_ratio, temperature=answer)
+# print(f"T = {answer:.3f}:  weights {w_T.round(3)},  w1 / w2 = {w_T[0] / w_T[1]:.3f}")
+# ch2.temperature_for_ratio.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Prove, then compute: the gradient of softmax with cross-entropy
+# :label: ex-ch2-cross-entropy-gradient
+#
+# Prove equation {eq}`eq-ce-gradient`: for $w = \mathrm{softmax}(s)$ and a target class $c$,
+# $\partial(-\log w_c)/\partial s_j = w_j - y_j$, where $y$ is one-hot at $c$. Then compute
+# it for the scores and the target printed below (the target is a position counted from 0, as
+# NumPy counts), as a list of three numbers. No calculator is needed: $e^{\ln 2} = 2$.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Write $-\log w_c = -s_c + \log \sum_l e^{s_l}$ and differentiate each term with respect to
+# $s_j$. The derivative of the log-sum-exp is a softmax.
+# ```
+
+# %%
+s_ce, target = ch2.cross_entropy_gradient.inputs
+print("scores =", s_ce, "  target c =", target)
+answer = ...  # your three numbers, e.g. [0.0, 0.0, 0.0]
+ch2.cross_entropy_gradient.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch2-cross-entropy-gradient
+# :class: dropdown
+#
+# **Proof.** $-\log w_c = -s_c + \log \sum_l e^{s_l}$. The first term's derivative with
+# respect to $s_j$ is $-1$ if $j = c$ and 0 otherwise, that is $-y_j$. The second's is
+# $e^{s_j} / \sum_l e^{s_l} = w_j$. Together, $w_j - y_j$. (Through the Jacobian instead:
+# $-\frac{1}{w_c}\,\partial w_c/\partial s_j = -\frac{1}{w_c}\,w_c(\delta_{cj} - w_j)$, the
+# same.) Each entry lies between $-1$ and 1, and the gradient is large exactly when the
+# softmax is confidently wrong, which is why a classifier's saturated output still learns.
+#
+# Here $e^{s} = (2, 1, 1)$, so $w = (1/2, 1/4, 1/4)$, and the target is the second key:
+#
+# ```python
+# w_ce = np.array([2.0, 1.0, 1.0]) / 4.0  # e^ln2 = 2, e^0 = 1, over their sum 4
+# y_ce = np.eye(3)[target]  # one-hot at c
+# answer = w_ce - y_ce
+# print("w − y =", answer)
+# ch2.cross_entropy_gradient.check(answer)
 # ```
 # ````
 #
@@ -536,7 +684,8 @@ ch2.double_the_scores.check(answer)
 # :label: ex-ch2-my-softmax
 #
 # Write `my_softmax(scores)` with plain NumPy (no `ac.softmax`): the softmax of `scores`, of
-# shape $(\dots, S)$, over its last axis. The check runs it on the seed's scores, on a matrix,
+# shape $(\dots, S)$, over its last axis. The check runs it on the worked example's scores, on
+# a matrix,
 # on a batch, and on very large and very negative scores.
 # ```
 #
@@ -580,8 +729,9 @@ ch2.my_softmax.check(my_softmax)
 # matter: every score is $-10^9$, so the row gets equal weights $1/S$, an average over padding.
 # Usually that is harmless, because a padded query's output is thrown away. It turns harmful
 # when the output is kept (averaged over the sequence, say), and in float16, whose largest
-# number is {eval}`plain(np.finfo(np.float16).max)`: there $-10^9$ becomes $-\infty$ anyway,
-# and a softmax with no rule for a fully masked row returns NaN.
+# number is {eval}`plain(float16_max)`: there NumPy turns $-10^9$ into $-\infty$, and a softmax
+# with no rule for a fully masked row returns NaN, while PyTorch's `masked_fill` refuses the
+# value outright.
 #
 # Copy the function into the next cell as `fixed_masked_weights` and change it so that a fully
 # masked row gets zero weights, as `ac.softmax` and `scaled_dot_product_attention` give it. The

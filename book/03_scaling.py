@@ -21,15 +21,16 @@
 # of the query (쿼리) and key (키) vectors, the key width. The previous chapter showed that the
 # *size* of the scores decides how peaked the softmax (소프트맥스) is. This chapter shows why dot
 # products (내적) grow with $d_k$, and why $\sqrt{d_k}$ is the right divisor when the components of
-# queries and keys are independent, as they are in a freshly initialised network; it also says
-# what changes once training has aligned them.
+# queries and keys are independent with a fixed variance, as in a freshly initialised network;
+# it also says what changes once training has aligned them.
 #
 # After this chapter you will be able to:
 #
 # - derive the mean and the variance of a dot product of random vectors;
 # - check the derivation by simulation, and read the plot;
-# - say what unscaled scores do to softmax: saturation, entropy collapse, vanishing gradients;
-# - reproduce the seed article's numbers;
+# - say what unscaled scores do to softmax: saturation, entropy collapse, vanishing gradients,
+#   and measure it query by query;
+# - reproduce the numbers of the Quanta write-up;
 # - say which assumption the $\sqrt{d_k}$ rests on, and what models do when it fails.
 #
 # New terms: mean (평균), variance (분산), standard deviation (표준편차), layer normalisation
@@ -43,7 +44,7 @@ import numpy as np
 from attn_book import plots
 from attn_book.exercises import ch03_scaling as ch3
 from attn_book.figures import Figures
-from attn_book.prose import dec, plain, vector
+from attn_book.prose import dec, grouped, percent, plain, vector
 from attn_book.tables import step_table
 from attn_book.widgets import ScalingExplorer
 from attn_core import stats
@@ -53,33 +54,38 @@ figures = Figures(chapter=3)
 rng = np.random.default_rng(3)
 
 # %% [markdown]
-# ## The seed's example, with and without the scale
+# ## The worked example, with and without the scale
 #
-# Take the seed article's query and three keys again. `ac.attention_weights` divides by
+# Take the Quanta write-up's query and three keys again. `ac.attention_weights` divides by
 # $\sqrt{d_k}$ unless told otherwise; `scale=1.0` switches the division off.
 
 # %%
-example = ac.seed_example()
-d_k = example.query.shape[-1]  # 2
-w_plain = ac.attention_weights(example.query, example.keys, scale=1.0)
-w_scaled = ac.attention_weights(example.query, example.keys)  # 1/√d_k
-print("q =", vector(example.query), "  d_k =", d_k)
+example = ac.quanta_example()
+q, keys = example.query, example.keys  # [d_k], [S, d_k]
+d_k = q.shape[-1]  # 2
+root_d_k = math.sqrt(d_k)  # the divisor
+w_plain = ac.attention_weights(q, keys, scale=1.0)
+w_scaled = ac.attention_weights(q, keys)  # 1/√d_k
+print("q =", vector(q), "  d_k =", d_k)
 print("unscaled:", dec(w_plain))
 print("scaled:  ", dec(w_scaled))
 
 # %% [markdown]
-# The query is $\mathbf{q}$ = {eval}`vector(example.query)`, the keys are
-# {eval}`", ".join(vector(k) for k in example.keys)`, so $d_k =$ {eval}`d_k`.
-# Without the scale the weights are {eval}`dec(w_plain, sep=" / ")`; divided by
-# $\sqrt{d_k} \approx$ {eval}`dec(math.sqrt(d_k))` they are {eval}`dec(w_scaled, sep=" / ")`.
-# Even at $d_k =$ {eval}`d_k` the unscaled weights are more extreme. The seed's point is that
-# real models use far larger $d_k$, where the difference is far larger. Why?
+# The query is $\mathbf{q}$ = {eval}`vector(q)`, the keys are {eval}`vector(keys[0])`,
+# {eval}`vector(keys[1])` and {eval}`vector(keys[2])`, so $d_k =$ {eval}`d_k`.
+# Without the scale the weights are {eval}`dec(w_plain, sep=" / ")`, the softmax of
+# [Chapter 2](02_softmax.ipynb); divided by $\sqrt{d_k} \approx$ {eval}`dec(root_d_k)` they are
+# {eval}`dec(w_scaled, sep=" / ")`, the write-up's numbers. Even at $d_k =$ {eval}`d_k` the
+# unscaled weights are more extreme. The write-up's point is that real models use far larger
+# $d_k$, where the difference is far larger. Why?
 #
 # ## The derivation
 #
 # Model the components of a query and a key as random: each $q_m$ and $k_m$ is independent of
-# the others, with mean 0 and variance 1. This is roughly what a freshly initialised network
-# produces; the end of this section asks how long it lasts.
+# the others, with mean 0 and variance 1. This is the assumption of the Transformer paper,
+# which gives the argument in a footnote ([Vaswani et al., 2017](references.md), footnote 4).
+# The variance 1 is for convenience, not a fact about networks: the end of this section shows
+# that any fixed variance leads to the same divisor, and asks how long the independence lasts.
 #
 # ```{prf:proposition} The spread of a dot product
 # :label: prop-dot-variance
@@ -137,8 +143,15 @@ print("scaled:  ", dec(w_scaled))
 # enters a layer, not the query $\mathbf{q} = \mathbf{x} W_Q$ and the key
 # $\mathbf{k} = \mathbf{x} W_K$ made from it: their size depends on the learnt matrices $W_Q$
 # and $W_K$, and drifts as those train. Some models therefore normalise $\mathbf{q}$ and
-# $\mathbf{k}$ themselves, just before the dot product: QK-norm divides each by its length and
-# replaces $1/\sqrt{d_k}$ with a learnt scale ([Henry et al., 2020](references.md)).
+# $\mathbf{k}$ themselves, just before the dot product, a family called QK-norm. Its first form
+# divides each by its length, so the score becomes a cosine, and replaces $1/\sqrt{d_k}$ with a
+# learnt scale ([Henry et al., 2020](references.md)). The QK-norm of today's large models is a
+# different design: a LayerNorm or RMSNorm with learnt gains applied to the queries and the keys
+# (each head's separately in ViT-22B, Gemma 3 and Qwen3; the whole projection at once in
+# OLMo 2), and it *keeps* the $1/\sqrt{d_k}$: the normalised components have a fixed size, so
+# the argument above applies to them directly
+# ([Dehghani et al., 2023](references.md); [Team OLMo, 2024](references.md);
+# [Gemma Team, 2025](references.md); [Qwen Team, 2025](references.md)).
 #
 # Nor does training keep $\mathbf{q}$ and $\mathbf{k}$ independent: it aligns each query with
 # the keys it should find. Once their components are correlated, each product $q_m k_m$ has a
@@ -149,6 +162,40 @@ print("scaled:  ", dec(w_scaled))
 # initialisation, where a network has to start learning, and it is the original Transformer's
 # choice; it is not a law for every trained model.
 #
+# ### Any fixed variance
+#
+# Nor is the variance 1 what a fresh network gives. PyTorch's `nn.Linear(d_model, d_k)` draws
+# its weights and its bias from the uniform distribution on $(-b, b)$ with
+# $b = 1/\sqrt{d_\text{model}}$, whose variance is $b^2/3$. For an input $\mathbf{x}$ with
+# components of variance 1, each $q_m = \sum_i W_{mi} x_i + b_m$ then has variance
+# $d_\text{model} \cdot b^2/3 + b^2/3$:
+
+# %%
+d_model = 64  # the width of the input x, components of variance 1
+# nn.Linear draws its weights and bias from U(-bound, bound)
+bound = 1 / math.sqrt(d_model)
+var_uniform = bound**2 / 3  # the variance of U(-b, b) is b²/3
+# Σᵢ Var[W_mi x_i] + Var[b_m]
+var_q = d_model * var_uniform + var_uniform
+# the same by simulation: one layer drawn as nn.Linear draws it
+W_init = rng.uniform(-bound, bound, size=(d_model, d_model))
+b_init = rng.uniform(-bound, bound, size=d_model)  # [d_k]
+x_in = rng.standard_normal((20_000, d_model))  # [N, d_model]
+# [N, d_model] @ [d_model, d_k] -> [N, d_k]
+q_init = x_in @ W_init.T + b_init
+var_q_simulated = q_init.var()
+print(f"Var[q_m] = {var_q:.4f}; simulated {var_q_simulated:.4f}")
+
+# %% [markdown]
+# So a fresh `nn.Linear` gives components of variance {eval}`dec(var_q)` (simulated:
+# {eval}`dec(var_q_simulated)`), close to 1/3, not 1. That does not change the conclusion. Redo
+# the proof with components of any fixed variance $\sigma^2$ and every step goes through
+# except the number: $\mathrm{Var}[\mathbf{q} \cdot \mathbf{k}]$ is still $d_k$ times the
+# variance of one product (an exercise below asks for it), so the spread still grows like
+# $\sqrt{d_k}$, and dividing by $\sqrt{d_k}$ still makes it the same for every $d_k$, only
+# not exactly 1. What the divisor removes is the growth with the dimension, whatever the
+# initialisation's scale.
+#
 # ## Checked by simulation
 #
 # `attn_core.stats.random_dot_products` draws pairs of standard-normal vectors and returns their
@@ -157,6 +204,8 @@ print("scaled:  ", dec(w_scaled))
 
 # %%
 d_ks = 2 ** np.arange(10)  # 1, 2, 4, ..., 512
+n_dims, d_max = len(d_ks), d_ks[-1]
+spread_max = math.sqrt(d_max)  # the unscaled standard deviation at d_max
 n_pairs = 20_000
 var_plain = stats.score_variance(d_ks, n_pairs, rng)
 var_scaled = stats.score_variance(d_ks, n_pairs, rng, scaled=True)
@@ -184,17 +233,17 @@ figures.show(
 )
 
 # %% [markdown]
-# Over all {eval}`len(d_ks)` dimensions the simulated variance is never more than
-# {eval}`f"{worst_plain:.1%}"` from $d_k$, and the scaled one never more than
-# {eval}`f"{worst_scaled:.1%}"` from 1: sampling noise of the size expected from
-# {eval}`f"{n_pairs:,}"` draws. At $d_k =$ {eval}`plain(d_ks[-1])` the unscaled variance is
+# Over all {eval}`n_dims` dimensions the simulated variance is never more than
+# {eval}`percent(worst_plain)` from $d_k$, and the scaled one never more than
+# {eval}`percent(worst_scaled)` from 1: sampling noise of the size expected from
+# {eval}`grouped(n_pairs)` draws. At $d_k =$ {eval}`plain(d_max)` the unscaled variance is
 # {eval}`dec(var_plain[-1], 1)` and the scaled one {eval}`dec(var_scaled[-1])`
 # ({eval}`figures.ref("fig-ch3-variance")`).
 #
 # ## What a large spread does to softmax
 #
-# A standard deviation of $\sqrt{d_k}$, about {eval}`dec(math.sqrt(d_ks[-1]), 1)` at
-# $d_k =$ {eval}`plain(d_ks[-1])`, means that two keys' scores typically differ by tens of units. By
+# A standard deviation of $\sqrt{d_k}$, about {eval}`dec(spread_max, 1)` at
+# $d_k =$ {eval}`plain(d_max)`, means that two keys' scores typically differ by tens of units. By
 # the ratio rule of [Chapter 2](02_softmax.ipynb), each unit of lead multiplies a weight by $e$,
 # so the best key takes almost everything. Three measures show it, each averaged over random
 # queries that each meet their own random keys:
@@ -228,7 +277,7 @@ figures.show(
 )
 
 # %% [markdown]
-# At $d_k =$ {eval}`plain(d_ks[-1])`, the last entry of each measure:
+# At $d_k =$ {eval}`plain(d_max)`, the last entry of each measure:
 
 # %%
 step_table(
@@ -239,30 +288,67 @@ step_table(
     index=["largest weight", "entropy (nats)", "Jacobian norm"],
 )
 
+# %% [markdown]
+# Unscaled, the softmax is *saturated* (포화), nearly one-hot
+# ({eval}`figures.ref("fig-ch3-saturation")`). The entropy says how far: $e^{H}$, the number of
+# keys a query spreads its weight over in effect (equal weights on $m$ keys give exactly $m$),
+# and the Jacobian's norm says how much gradient still gets through. Averages hide how uneven
+# saturation is: a few queries whose two best keys happen to be close keep a large Jacobian
+# and lift the mean. So measure query by query, at $d_k =$ {eval}`plain(d_max)`:
+
 # %%
-jac_ratio = sat_scaled.jacobian_norm[-1] / sat_plain.jacobian_norm[-1]
-print(f"the scaled Jacobian is {jac_ratio:.1f} times larger")
+# one query each, [N, 1, d_k], against its own keys, [N, S, d_k]
+q_big = rng.standard_normal((n_trials, 1, d_max))
+k_big = rng.standard_normal((n_trials, n_keys, d_max))
+# [N, S]: unscaled, then divided by √d_k
+w_big_plain = ac.attention_weights(q_big, k_big, scale=1.0)[:, 0]
+w_big_scaled = ac.attention_weights(q_big, k_big)[:, 0]
+# e^H: the keys a query attends to in effect, averaged over queries
+keys_in_effect_plain = np.exp(ac.entropy(w_big_plain)).mean()
+keys_in_effect_scaled = np.exp(ac.entropy(w_big_scaled)).mean()
+# a query "picks one key" when its largest weight exceeds this
+one_hot = 0.99
+share_one_hot = np.mean(w_big_plain.max(axis=-1) > one_hot)
+# each query's Jacobian norm: [N, S, S] -> [N]
+jac_plain = np.linalg.norm(ac.softmax_jacobian(w_big_plain), axis=(-2, -1))
+jac_scaled = np.linalg.norm(
+    ac.softmax_jacobian(w_big_scaled), axis=(-2, -1)
+)
+mean_ratio = jac_scaled.mean() / jac_plain.mean()
+median_ratio = np.median(jac_scaled) / np.median(jac_plain)
+print("keys in effect, unscaled:", dec(keys_in_effect_plain, 2))
+print("keys in effect, scaled:  ", dec(keys_in_effect_scaled, 2))
+print(f"queries with one weight > {one_hot}: {share_one_hot:.0%}")
+print("Jacobian norm, scaled / unscaled:")
+print(f"  mean {mean_ratio:.1f}×, median {median_ratio:.0f}×")
 
 # %% [markdown]
-# Unscaled, the softmax is *saturated*: nearly one-hot, its entropy collapsed, and its gradient
-# {eval}`dec(jac_ratio, 1)` times weaker than the scaled one
-# ({eval}`figures.ref("fig-ch3-saturation")`). A layer in that state barely learns, which is
-# the seed's "the gradient vanishes" made concrete.
+# Of {eval}`n_keys` keys, an unscaled query attends in effect to
+# {eval}`dec(keys_in_effect_plain, 2)`, a scaled one to {eval}`dec(keys_in_effect_scaled, 1)`.
+# {eval}`percent(share_one_hot, 0)` of the unscaled queries put more than
+# {eval}`plain(one_hot)` of their weight on a single key. The mean Jacobian is only
+# {eval}`dec(mean_ratio, 1)` times weaker unscaled, but the median query's is
+# {eval}`grouped(median_ratio)` times weaker: for most queries, the gradient that reaches the
+# scores, and through them $W_Q$ and $W_K$, is hundreds of times smaller, and those queries
+# hardly move. That is the Quanta write-up's "the gradient vanishes" (기울기가 사라진다),
+# made concrete, and the softmax inside the network of [Chapter 2](02_softmax.ipynb): nothing
+# after it, as a cross-entropy would, cancels the small Jacobian.
 #
 # ## One head of the original Transformer
 #
-# The seed article then takes $d_k = 64$ "as in a real model" (실제 모델처럼): the width of
-# each head's keys in the original Transformer ([Vaswani et al., 2017](references.md)), which
-# the seed cites. Here is one random query against a few random keys at that size:
+# The Quanta write-up then takes $d_k = 64$ "as in a real model" (실제 모델처럼): the width of
+# each head's keys in the original Transformer ([Vaswani et al., 2017](references.md)), the
+# paper the write-up cites. Here is one random query against a few random keys at that size:
 
 # %%
 d_k64, n64 = 64, 3
+root_64 = math.sqrt(d_k64)  # the divisor at this width
 q64 = rng.standard_normal(d_k64)  # [d_k]
 k64 = rng.standard_normal((n64, d_k64))  # [S, d_k]
 s64 = ac.dot_scores(q64, k64)  # [S]
 w64_plain = ac.attention_weights(q64, k64, scale=1.0)
 w64_scaled = ac.attention_weights(q64, k64)  # divided by √d_k
-print("√d_k =", plain(math.sqrt(d_k64)))
+print("√d_k =", plain(root_64))
 step_table(
     {
         "score": s64,
@@ -273,7 +359,7 @@ step_table(
 )
 
 # %% [markdown]
-# With $d_k =$ {eval}`d_k64` the divisor is $\sqrt{d_k} =$ {eval}`plain(math.sqrt(d_k64))`.
+# With $d_k =$ {eval}`d_k64` the divisor is $\sqrt{d_k} =$ {eval}`plain(root_64)`.
 # The scores {eval}`dec(s64)` of the {eval}`n64` keys give the unscaled weights
 # {eval}`dec(w64_plain, sep=" / ")`, against {eval}`dec(w64_scaled, sep=" / ")` once divided:
 # at this width the scale is the difference between one key taking (almost) everything and a
@@ -315,11 +401,16 @@ figures.show(
 #   mean 0 and variance $d_k$: its typical size grows like $\sqrt{d_k}$.
 # - Dividing by $\sqrt{d_k}$ brings the variance back to 1 for every $d_k$; the simulation
 #   agrees ({eval}`figures.ref("fig-ch3-variance")`).
+# - The argument is the Transformer paper's (footnote 4). It holds for components of any fixed
+#   variance, such as the 1/3 of a fresh `nn.Linear`: the divisor removes the growth with
+#   $d_k$, not the scale.
 # - Unscaled scores at large $d_k$ saturate the softmax: one key takes nearly all the weight,
-#   the entropy collapses and the Jacobian, hence the gradient, vanishes
-#   ({eval}`figures.ref("fig-ch3-saturation")`).
+#   the entropy collapses and, for most queries, the Jacobian, hence the gradient, all but
+#   vanishes ({eval}`figures.ref("fig-ch3-saturation")`).
 # - The argument needs independent queries and keys, as at initialisation. Layer normalisation
-#   does not guarantee it; QK-norm normalises $\mathbf{q}$ and $\mathbf{k}$ themselves, and μP
+#   does not guarantee it. QK-norm normalises $\mathbf{q}$ and $\mathbf{k}$ themselves: by
+#   their length with a learnt scale in place of $1/\sqrt{d_k}$ (Henry et al.), or, in today's
+#   large models, by a LayerNorm or RMSNorm with learnt gains that keeps $1/\sqrt{d_k}$. μP
 #   divides by $d_k$ because training aligns them.
 # - In multi-head attention $d_k$ is the width of one head, $d_\text{head} = d_\text{model}/h$.
 #
@@ -371,53 +462,64 @@ ch3.spread_by_hand.check(answer)
 # ```
 # ````
 #
-# ```{exercise} Predict, then run: double the dimension
-# :label: ex-ch3-double-d-k
+# ```{exercise} Derive, then compute: the gap between two keys
+# :label: ex-ch3-gap-of-two-keys
 #
-# Without the scale, by what factor does the typical size (the standard deviation) of
-# $\mathbf{q} \cdot \mathbf{k}$ grow when $d_k$ goes from {eval}`ch3.double_d_k.inputs[0]` to
-# {eval}`ch3.double_d_k.inputs[1]`? Answer `"×1"`, `"×√2"`, `"×2"` or `"×4"` (`"x√2"`,
-# `"sqrt2"` and `1.414` work too).
+# By the ratio rule of [Chapter 2](02_softmax.ipynb), what decides how two keys share the
+# weight is the *gap* between their scores, $\mathbf{q}\cdot\mathbf{k}_1 -
+# \mathbf{q}\cdot\mathbf{k}_2$. Take one query and two keys, all three with independent
+# components of mean 0 and variance 1, and no scale. First prove that the two scores are
+# uncorrelated, although they share the query. Then find the $d_k$ at which the standard
+# deviation of the gap equals the number printed by the cell below.
 # ```
 #
 # ```{admonition} Hint
 # :class: dropdown
 #
-# Equation {eq}`eq-dot-variance` says how the *variance* grows with $d_k$; the standard
-# deviation is its square root.
+# $\mathrm{Var}[s_1 - s_2] = \mathrm{Var}[s_1] + \mathrm{Var}[s_2] - 2\,\mathrm{Cov}[s_1, s_2]$.
+# For the covariance, expand $\mathbb{E}[s_1 s_2] = \sum_m \sum_n \mathbb{E}[q_m q_n k_{1m}
+# k_{2n}]$ and use the independence of the keys.
 # ```
 
 # %%
-d_small, d_large = ch3.double_d_k.inputs
-print("d_k:", d_small, "->", d_large)
-answer = ...  # "×1", "×√2", "×2" or "×4"
-ch3.double_d_k.check(answer)
+(gap_std,) = ch3.gap_of_two_keys.inputs
+print("standard deviation of the gap:", gap_std)
+answer = ...  # your d_k, a number
+ch3.gap_of_two_keys.check(answer)
 
 # %% [markdown]
-# ````{solution} ex-ch3-double-d-k
+# ````{solution} ex-ch3-gap-of-two-keys
 # :class: dropdown
 #
-# The variance doubles with $d_k$, so the standard deviation grows by $\sqrt{2}$. Simulated:
+# **Uncorrelated.** Both scores have mean 0, so
+# $\mathrm{Cov}[s_1, s_2] = \mathbb{E}[s_1 s_2] = \sum_{m,n} \mathbb{E}[q_m q_n]\,
+# \mathbb{E}[k_{1m}]\,\mathbb{E}[k_{2n}] = 0$, since the two keys are independent of each
+# other and of the query, with mean 0. (They are not independent: a long query makes both
+# scores large in size. Uncorrelated is all the variance needs.)
+#
+# **The gap.** So $\mathrm{Var}[s_1 - s_2] = d_k + d_k = 2 d_k$ by equation
+# {eq}`eq-dot-variance`, and its standard deviation is $\sqrt{2 d_k}$. Setting
+# $\sqrt{2 d_k}$ equal to the number asked for and solving, $d_k$ is its square over 2. Each
+# unit of gap multiplies a weight ratio by $e$, so a typical gap that large means that one of
+# two keys takes all but a tiny share: the saturation measured above.
 #
 # ```python
-# spread = [
-#     stats.random_dot_products(d, n_pairs, rng).std()
-#     for d in (d_small, d_large)
-# ]
-# print(f"std at d_k={d_small}: {spread[0]:.2f}")
-# print(f"std at d_k={d_large}: {spread[1]:.2f}")
-# ratio = spread[1] / spread[0]
-# print(f"ratio {ratio:.3f} (√2 = {math.sqrt(2):.3f})")
-# ch3.double_d_k.check("×√2")
+# answer = gap_std**2 / 2  # sqrt(2 d_k) = gap_std
+# d = int(answer)
+# q_s, k1_s, k2_s = (rng.standard_normal((n_pairs, d)) for _ in range(3))
+# s1, s2 = (q_s * k1_s).sum(-1), (q_s * k2_s).sum(-1)  # one query, two keys
+# print("d_k =", answer, "  spread of the gap:", (s1 - s2).std().round(2))
+# print("correlation of s1 and s2:", np.corrcoef(s1, s2)[0, 1].round(3))
+# ch3.gap_of_two_keys.check(answer)
 # ```
 # ````
 #
-# ```{exercise} The variance when the components have grown
+# ```{exercise} Prove it again: components of variance σ²
 # :label: ex-ch3-variance-with-sigma
 #
 # The proposition assumed components of variance 1. Suppose instead that every $q_m$ and $k_m$
-# is independent with mean 0 and variance $\sigma^2$, as when $W_Q$ and $W_K$ have grown
-# during training. What is $\mathrm{Var}[\mathbf{q} \cdot \mathbf{k}]$ in terms of $d_k$
+# is independent with mean 0 and variance $\sigma^2$: 1/3 for a fresh `nn.Linear`, as above,
+# or larger once training has grown $W_Q$ and $W_K$. What is $\mathrm{Var}[\mathbf{q} \cdot \mathbf{k}]$ in terms of $d_k$
 # and $\sigma$? Give its value for $d_k =$ {eval}`ch3.variance_with_sigma.inputs[0]` and
 # $\sigma^2 =$ {eval}`plain(ch3.variance_with_sigma.inputs[1])` (the cell below prints them
 # too).
@@ -464,7 +566,7 @@ ch3.variance_with_sigma.check(answer)
 # Write `my_weights(q, k)` with plain NumPy (no `attn_core`): the weights
 # $\mathrm{softmax}(Q K^\top / \sqrt{d_k})$ of equation {eq}`eq-sdpa`, for queries of shape
 # $(\dots, L, d_k)$ and keys of shape $(\dots, S, d_k)$, as an array $(\dots, L, S)$. The check
-# tries the seed's example, a matrix, and a batch.
+# tries the worked example, a matrix, and a batch.
 # ```
 #
 # ```{admonition} Hint

@@ -4,7 +4,7 @@ Each row is what a careless or hostile reader might pass, with the exact outcome
 get: for a checker, the feedback's status, diagnosis and words (a checker never raises and
 never hangs); for a figure, the error type and the words naming the argument and the
 shapes, or the state the figure must end up in. Expected values come from hand maths
-(q = (2, 1) and k = (0, 3) give cos θ = 3 / (√5 · 3) = 1/√5; the seed's weights
+(q = (2, 1) and k = (0, 3) give cos θ = 3 / (√5 · 3) = 1/√5; the worked example's weights
 e^(1/√2) / (2 e^(1/√2) + 1) ≈ 0.401, …), never from the code under test.
 
 :func:`judge` runs one row and says "as catalogued" or what happened instead; the tests
@@ -274,7 +274,7 @@ CHECKERS = [
     # NaN: an overflow only where the inputs are large
     Answer("nan-on-small-inputs", lambda: ch2.my_softmax,
            lambda: lambda s: np.full(np.shape(s), np.nan),
-           "wrong", "not-finite", "on the case 'the seed's scores 1, 0, 1'"),
+           "wrong", "not-finite", "on the case 'the worked example's scores 1, 0, 1'"),
     Answer("naive-exp-overflows", lambda: ch2.my_softmax,
            lambda: lambda s: np.exp(s) / np.exp(s).sum(-1, keepdims=True),
            "wrong", "nan-large-scores", "subtract the max first"),

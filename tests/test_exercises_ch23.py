@@ -20,14 +20,13 @@ def test_shift_by_hand_is_softmax_of_1_0_0():
     assert not ch2.shift_by_hand.check([0.576, 0.212, 0.250]).ok
 
 
-def test_doubling_the_scores_raises_the_top_weight():
-    (s,) = ch2.double_the_scores.inputs
-    assert s[0] == max(s)
-    top = math.exp(s[0]) / sum(math.exp(y) for y in s)
-    top2 = math.exp(2 * s[0]) / sum(math.exp(2 * y) for y in s)
-    assert top2 > top
-    assert ch2.double_the_scores.check("up").ok
-    assert not ch2.double_the_scores.check("same").ok
+def test_the_temperature_for_a_ratio_of_2_is_1_over_ln_2():
+    (s, ratio) = ch2.temperature_for_ratio.inputs
+    t = (s[0] - s[1]) / math.log(ratio)  # e^{(s1 - s2)/T} = ratio
+    top, second = (math.exp(x / t) for x in s[:2])
+    assert math.isclose(top / second, ratio)
+    assert ch2.temperature_for_ratio.check(round(t, 3)).ok
+    assert not ch2.temperature_for_ratio.check(round(t, 3) + 0.01).ok
 
 
 def test_my_softmax_accepts_a_loop_softmax_on_every_case():
@@ -48,13 +47,7 @@ def test_spread_by_hand_is_root_256_and_1():
     assert ch3.spread_by_hand.check([16, 1]).ok
 
 
-def test_double_d_k_grows_the_spread_by_root_2():
-    d1, d2 = ch3.double_d_k.inputs
-    assert math.isclose(math.sqrt(d2) / math.sqrt(d1), math.sqrt(2))
-    assert ch3.double_d_k.check("×√2").ok and not ch3.double_d_k.check("×2").ok
-
-
-def test_my_weights_accepts_loops_and_rejects_the_unscaled_seed():
+def test_my_weights_accepts_loops_and_rejects_the_unscaled_example():
     def loop_weights(q, k):
         q, k = np.asarray(q), np.asarray(k)
         out = np.empty((*q.shape[:-1], k.shape[-2]))
@@ -67,7 +60,7 @@ def test_my_weights_accepts_loops_and_rejects_the_unscaled_seed():
         return out
 
     assert ch3.my_weights.check(loop_weights).ok
-    # The seed case by hand: scores 1, 0, 1 over √2, so w1 = w3 = e^(1/√2) / (2 e^(1/√2) + 1).
+    # The worked example by hand: scores 1, 0, 1 over √2, so w1 = w3 = e^(1/√2) / (2 e^(1/√2) + 1).
     ex_q, ex_k = ch3.my_weights.cases()[0].args
     a = math.exp(1 / math.sqrt(2))
     np.testing.assert_allclose(loop_weights(ex_q, ex_k), [[a, 1, a]] / np.float64(2 * a + 1))
@@ -87,7 +80,6 @@ def test_spread_by_hand_diagnoses_means_and_an_unscaled_spread_of_one():
     assert ch3.spread_by_hand.check([1, 1]).diagnosis == "unscaled-stays-1"
 
 
-def test_chapter_choices_accept_typed_variants():
-    assert ch3.double_d_k.check("x√2").ok and ch3.double_d_k.check("X√2").ok
-    assert ch2.double_the_scores.check("Up").ok
-    assert ch2.double_the_scores.check("Down").diagnosis == "chose-down"
+def test_spread_by_hand_names_the_variances():
+    assert ch3.spread_by_hand.check([256, 1]).diagnosis == "variance-not-std"
+    assert ch3.spread_by_hand.check([16, 1]).ok  # √256 = 16, √1 = 1

@@ -54,16 +54,3 @@ def test_a_spread_of_256_at_d_k_256_is_called_the_variance(answer):
 def test_both_variances_keep_their_own_diagnosis():
     assert ch3.spread_by_hand.check([256, 1]).diagnosis == "variance-not-std"
     assert ch3.spread_by_hand.check([16, 1]).ok  # √256 = 16, √1 = 1
-
-
-@pytest.mark.parametrize("answer", ["√2", "sqrt2", "sqrt(2)", "1.414", "1.41", "×1.414", 2**0.5])
-def test_double_d_k_reads_root_2_written_as_a_value(answer):
-    assert ch3.double_d_k.check(answer).ok
-
-
-@pytest.mark.parametrize(
-    ("answer", "diagnosis"),
-    [("2", "chose-×2"), (4, "chose-×4"), ("1", "chose-×1"), ("1.5", "not-an-option")],
-)
-def test_double_d_k_values_of_the_wrong_factors_stay_wrong(answer, diagnosis):
-    assert ch3.double_d_k.check(answer).diagnosis == diagnosis

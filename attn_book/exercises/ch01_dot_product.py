@@ -24,6 +24,7 @@ from .records import Case, Diagnosis, Mistake
 
 __all__ = [
     "EXERCISES",
+    "best_key",
     "cosine_by_hand",
     "kT_batch",
     "long_key_away",
@@ -138,9 +139,9 @@ def _skeleton(q, k):
 
 def _score_cases():
     r = np.random.default_rng(11)
-    ex = ac.seed_example()
+    ex = ac.quanta_example()
     return [
-        Case("the seed: 1 query, 3 keys", (ex.query[None], ex.keys)),
+        Case("the worked example: 1 query, 3 keys", (ex.query[None], ex.keys)),
         Case("4 queries, 5 keys, E=3", (r.normal(size=(4, 3)), r.normal(size=(5, 3)))),
         Case(
             "batch of 2, 3 queries, 4 keys",
@@ -249,11 +250,81 @@ long_key_away = ChoiceExercise(
 )
 
 
+# ------------------------------------------ design: the best key of a given length (chapter 1)
+
+_Q_DESIGN = np.array([3.0, 4.0])  # length 5
+_LENGTH = 2.0
+
+
+def _best_key(q, length):
+    """The key of length ``length`` with the largest q·k: ``length`` times q's direction."""
+    return length * q / np.linalg.norm(q)
+
+
+def _too_long():
+    def message(trials):
+        got = trials[0].got
+        return (
+            f"your key has length {float(np.linalg.norm(got)):.3g}, more than the "
+            f"{trials[0].case.args[1]:g} allowed; a longer key would always win, which is "
+            "why the question fixes its length."
+        )
+
+    def test(trials):
+        t = trials[0]
+        _, length = t.case.args
+        return t.got.shape == (2,) and float(np.linalg.norm(t.got)) > length * (1 + 1e-3)
+
+    return Diagnosis("too-long", message, test)
+
+
+def _right_length_wrong_direction():
+    def test(trials):
+        t = trials[0]
+        _, length = t.case.args
+        return t.got.shape == (2,) and math.isclose(
+            float(np.linalg.norm(t.got)), length, rel_tol=2e-3
+        )
+
+    return Diagnosis(
+        "wrong-direction",
+        "the length is right, but another key of that length scores more: by "
+        "q·k = ‖q‖‖k‖cos θ, which direction makes cos θ as large as it can be?",
+        test,
+    )
+
+
+best_key = NumberExercise(
+    "ch1-best-key",
+    "the best key of a given length",
+    (_Q_DESIGN, _LENGTH),
+    _best_key,
+    diagnoses=[
+        diagnose.matches(
+            "unit-direction",
+            "the direction is right, but that key has length 1: the question allows a longer "
+            "one, and with cos θ = 1 a longer key scores more.",
+            lambda q, length: q / np.linalg.norm(q),
+        ),
+        _too_long(),
+        _right_length_wrong_direction(),
+    ],
+    mistakes=[
+        Mistake("q's direction, length 1", _Q_DESIGN / 5.0, "unit-direction"),
+        Mistake("the query itself", _Q_DESIGN, "too-long"),
+        Mistake("length 2 along the second axis", [0.0, 2.0], "wrong-direction"),
+        Mistake("length 2 at 45°", [math.sqrt(2), math.sqrt(2)], "wrong-direction"),
+    ],
+    solution=[1.2, 1.6],
+)
+
+
 EXERCISES = [
     scores_by_hand,
     cosine_by_hand,
-    my_scores,
-    kT_batch,
     which_key_wins,
     long_key_away,
+    best_key,
+    my_scores,
+    kT_batch,
 ]

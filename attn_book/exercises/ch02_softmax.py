@@ -9,27 +9,32 @@ Examples
 True
 >>> my_softmax.check(lambda s: np.exp(s) / np.exp(s).sum(-1, keepdims=True)).diagnosis
 'nan-large-scores'
->>> double_the_scores.check(" Up").ok  # case and spaces do not matter
+>>> round(float(temperature_for_ratio.expected()), 3)  # T = (2 - 1) / ln 2
+1.443
+>>> cross_entropy_gradient.check([0.5, -0.75, 0.25]).ok
 True
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 import attn_core as ac
 
 from . import diagnose
-from ._core import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
+from ._core import BugExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis, Mistake
 
 __all__ = [
     "EXERCISES",
-    "double_the_scores",
+    "cross_entropy_gradient",
     "mask_fully_masked",
     "my_softmax",
     "shift_by_hand",
     "softmax_wrong_axis",
+    "temperature_for_ratio",
 ]
 
 
@@ -92,7 +97,7 @@ def _stable_softmax(scores):
 def _softmax_cases():
     r = np.random.default_rng(21)
     return [
-        Case("the seed's scores 1, 0, 1", (np.array([1.0, 0.0, 1.0]),)),
+        Case("the worked example's scores 1, 0, 1", (np.array([1.0, 0.0, 1.0]),)),
         Case("3 queries, 5 keys", (r.normal(size=(3, 5)),)),
         Case("huge scores, 1000 and up", (np.array([[1000.0, 999.0, 1000.0]]),)),
         Case("very negative scores", (np.array([[-1000.0, -1001.0, -1003.0]]),)),
@@ -131,17 +136,110 @@ my_softmax = FunctionExercise(
     solution=_stable_softmax,
 )
 
-double_the_scores = ChoiceExercise(
-    "ch2-double-the-scores",
-    "double every score",
-    options=["up", "down", "same"],
-    answer="up",
-    why_not={
-        "down": "doubling keeps the order, so the top score stays on top — and its lead grows.",
-        "same": "that would be true for *adding* a constant; multiplying changes the gaps "
-        "between scores, and softmax depends on the gaps.",
-    },
-    inputs=(np.array([2.0, 1.0, 0.5]),),
+# ---------------------------------------- the temperature for a given ratio (chapter 2)
+
+_S_TEMP = np.array([2.0, 1.0, 0.5])
+_RATIO = 2.0
+
+
+def _temperature_for_ratio(scores, ratio):
+    """T with w_1 / w_2 = ratio: e^{(s_1 - s_2)/T} = ratio, so T = (s_1 - s_2) / ln ratio."""
+    return (scores[0] - scores[1]) / math.log(ratio)
+
+
+temperature_for_ratio = NumberExercise(
+    "ch2-temperature-for-ratio",
+    "the temperature for a given ratio",
+    (_S_TEMP, _RATIO),
+    _temperature_for_ratio,
+    diagnoses=[
+        diagnose.matches(
+            "temperature-inverted",
+            "that is 1/T: the temperature *divides* the scores, so the ratio is "
+            "e^{(s₁ − s₂)/T}; solve that for T.",
+            lambda s, r: math.log(r) / (s[0] - s[1]),
+        ),
+        diagnose.matches(
+            "wrong-pair",
+            "you used the gap between the first and the *third* score; the question compares "
+            "the two largest weights.",
+            lambda s, r: (s[0] - s[2]) / math.log(r),
+        ),
+        diagnose.matches(
+            "log-base-10",
+            "softmax's exponential is e^x, so its inverse is the natural logarithm ln, not log₁₀.",
+            lambda s, r: (s[0] - s[1]) / math.log10(r),
+        ),
+        diagnose.matches(
+            "ratio-is-not-temperature",
+            "the ratio of two weights is e^{gap/T}, not the temperature itself: take the "
+            "logarithm of the ratio.",
+            lambda s, r: r,
+        ),
+    ],
+    mistakes=[
+        Mistake("ln 2, upside down", math.log(2), "temperature-inverted"),
+        Mistake("the first and third scores", 1.5 / math.log(2), "wrong-pair"),
+        Mistake("log base 10", 1 / math.log10(2), "log-base-10"),
+        Mistake("T = 2, the ratio", 2.0, "ratio-is-not-temperature"),
+    ],
+    solution=1 / math.log(2),
+)
+
+
+# ------------------------------------ the gradient of softmax + cross-entropy (chapter 2)
+
+_S_CE = np.array([math.log(2.0), 0.0, 0.0])  # weights 1/2, 1/4, 1/4
+_TARGET = 1  # the second key (index 1) is the right one
+
+
+def _one_hot(n, c):
+    return np.eye(n)[c]
+
+
+def _ce_gradient(scores, target):
+    """∂(−log w_c)/∂s = w − y: softmax followed by the cross-entropy of class ``target``."""
+    return ac.softmax(scores) - _one_hot(len(scores), target)
+
+
+cross_entropy_gradient = NumberExercise(
+    "ch2-cross-entropy-gradient",
+    "the gradient of softmax with cross-entropy",
+    (_S_CE, _TARGET),
+    _ce_gradient,
+    diagnoses=[
+        diagnose.factor(
+            -1.0,
+            "target-minus-weights",
+            "every sign is flipped: that is y − w, the gradient of +log w_c; the loss is "
+            "−log w_c, and gradient descent moves the scores against its gradient.",
+        ),
+        diagnose.matches(
+            "weights-only",
+            "those are the weights w; the derivative of −log w_c also has the term −1 for "
+            "the target's own score (from the s_c in log w_c = s_c − log Σ e^s).",
+            lambda s, c: ac.softmax(s),
+        ),
+        diagnose.matches(
+            "gradient-of-the-weight",
+            "that is ∂w_c/∂s, a column of the Jacobian; the loss is −log w_c, and the chain "
+            "rule through the logarithm divides it by −w_c.",
+            lambda s, c: ac.softmax_jacobian(ac.softmax(s))[:, c],
+        ),
+        diagnose.matches(
+            "largest-as-target",
+            "you took the largest score's key as the target; the target here is the key the "
+            "cell names, not the one the softmax prefers.",
+            lambda s, c: ac.softmax(s) - _one_hot(len(s), int(np.argmax(s))),
+        ),
+    ],
+    mistakes=[
+        Mistake("y − w", [-0.5, 0.75, -0.25], "target-minus-weights"),
+        Mistake("the weights", [0.5, 0.25, 0.25], "weights-only"),
+        Mistake("∂w_c/∂s", [-0.125, 0.1875, -0.0625], "gradient-of-the-weight"),
+        Mistake("target = the largest score", [-0.5, 0.25, 0.25], "largest-as-target"),
+    ],
+    solution=[0.5, -0.75, 0.25],
 )
 
 
@@ -203,10 +301,22 @@ mask_fully_masked = BugExercise(
     diagnoses=[
         _nan_in_masked_row(),
         diagnose.masked_key_weighted(),
+        diagnose.matches(
+            "zeroed-not-renormalised",
+            "you zeroed the hidden keys' weights *after* the softmax, so a row's visible "
+            "weights no longer sum to 1; hide the keys in the *scores*, before the softmax, "
+            "and the visible keys share all of the weight.",
+            lambda s, m: np.where(m, ac.softmax(s, axis=-1), 0.0),
+        ),
         diagnose.masked_row_uniform(),
     ],
     mistakes=[
         Mistake("-inf with a hand-made softmax", _naive_masked, "nan-masked-row"),
+        Mistake(
+            "weights zeroed after the softmax, not renormalised",
+            lambda s, m: np.where(m, ac.softmax(s, axis=-1), 0.0),
+            "zeroed-not-renormalised",
+        ),
         Mistake(
             "True taken as 'ignore'",
             lambda s, m: ac.softmax(np.where(m, -np.inf, s)),
@@ -272,7 +382,8 @@ softmax_wrong_axis = BugExercise(
 
 EXERCISES = [
     shift_by_hand,
-    double_the_scores,
+    temperature_for_ratio,
+    cross_entropy_gradient,
     my_softmax,
     mask_fully_masked,
     softmax_wrong_axis,

@@ -9,10 +9,8 @@ Examples
 True
 >>> my_weights.check(lambda q, k: ac.attention_weights(q, k, scale=1.0)).diagnosis
 'forgot-scale'
->>> [double_d_k.check(a).ok for a in ("×√2", "x√2", "X√2", "x sqrt(2)", "×2")]
-[True, True, True, True, False]
->>> [double_d_k.check(a).ok for a in ("√2", "sqrt2", "1.414", 2**0.5, "x1.41", "2")]
-[True, True, True, True, True, False]
+>>> gap_of_two_keys.check(128).ok  # Var[q·k₁ − q·k₂] = 2 d_k = 16²
+True
 >>> spread_by_hand.check(256).diagnosis
 'spread-is-variance'
 >>> variance_with_sigma.check(1024).ok
@@ -22,19 +20,18 @@ True
 from __future__ import annotations
 
 import math
-import re
 
 import numpy as np
 
 import attn_core as ac
 
 from . import diagnose
-from ._core import ChoiceExercise, FunctionExercise, NumberExercise
+from ._core import FunctionExercise, NumberExercise
 from .records import Case, Diagnosis, Mistake
 
 __all__ = [
     "EXERCISES",
-    "double_d_k",
+    "gap_of_two_keys",
     "my_weights",
     "spread_by_hand",
     "variance_with_sigma",
@@ -117,9 +114,9 @@ def _fixed(q, k):
 
 def _weights_cases():
     r = np.random.default_rng(31)
-    ex = ac.seed_example()
+    ex = ac.quanta_example()
     return [
-        Case("the seed: 1 query, 3 keys, d_k = 2", (ex.query[None], ex.keys)),
+        Case("the worked example: 1 query, 3 keys, d_k = 2", (ex.query[None], ex.keys)),
         Case("4 queries, 5 keys, d_k = 16", (r.normal(size=(4, 16)), r.normal(size=(5, 16)))),
         Case(
             "batch of 2, 3 queries, 6 keys, d_k = 64",
@@ -166,62 +163,62 @@ my_weights = FunctionExercise(
     solution=_fixed,
 )
 
-_FACTOR = re.compile(r"[×x*·]?\s*(√|sqrt\s*\(?)?\s*(\d+(?:\.\d+)?)\s*\)?", re.IGNORECASE)
+# ------------------------------------------ the gap between two keys' scores (chapter 3)
+
+_GAP_STD = 16.0  # the spread asked for: a gap of 16 multiplies a weight by e^16
 
 
-def _factor_value(answer):
-    """The factor an answer names, as a number: "×√2", "sqrt2", "1.414" -> 1.414...; else None.
-
-    Examples
-    --------
-    >>> [round(_factor_value(a), 3) for a in ("×√2", "X sqrt(2)", "1.414", 4)]
-    [1.414, 1.414, 1.414, 4.0]
-    >>> _factor_value("twice") is None
-    True
-    """
-    if isinstance(answer, int | float) and not isinstance(answer, bool):
-        return float(answer)
-    if not isinstance(answer, str):
-        return None
-    found = _FACTOR.fullmatch(answer.strip().strip("\"'`").strip())
-    if found is None:
-        return None
-    root, number = found.groups()
-    return math.sqrt(float(number)) if root else float(number)
+def _d_k_for_gap(gap_std):
+    """d_k with std(q·k₁ − q·k₂) = gap_std: Var = 2 d_k (the two scores are uncorrelated)."""
+    return gap_std**2 / 2
 
 
-class _FactorChoice(ChoiceExercise):
-    """A choice among factors ("×1", "×√2", ...) that also reads a factor written as a value.
-
-    "√2", "sqrt2", "1.414" and 1.4142 all pick "×√2": a value within 0.5 % of an
-    option's value counts as that option; anything else is read as a ChoiceExercise does.
-    """
-
-    def _trials(self, answer):
-        value = _factor_value(answer)
-        for option in self.options if value is not None else []:
-            if math.isclose(value, _factor_value(option), rel_tol=5e-3):
-                return super()._trials(option)
-        return super()._trials(answer)
-
-
-double_d_k = _FactorChoice(
-    "ch3-double-d-k",
-    "double the dimension",
-    options=["×1", "×√2", "×2", "×4"],
-    answer="×√2",
-    why_not={
-        "×1": "that is the *scaled* score; without the 1/√d_k the spread grows with d_k.",
-        "×2": "the *variance* doubles; the typical size of a score is its standard deviation.",
-        "×4": "the variance grows like d_k, not like d_k²; and the spread is its square root.",
-    },
-    inputs=(64, 128),
+gap_of_two_keys = NumberExercise(
+    "ch3-gap-of-two-keys",
+    "the spread of the gap between two keys' scores",
+    (_GAP_STD,),
+    _d_k_for_gap,
+    rtol=0.0,
+    diagnoses=[
+        diagnose.matches(
+            "one-score-not-the-gap",
+            "that d_k gives *one* score q·k a spread of 16; the gap q·k₁ − q·k₂ is a "
+            "difference of two scores, and the variance of a difference of uncorrelated "
+            "variables is the *sum* of their variances.",
+            lambda g: g**2,
+        ),
+        diagnose.matches(
+            "spreads-added",
+            "standard deviations do not add; variances of uncorrelated variables do: "
+            "Var[s₁ − s₂] = Var[s₁] + Var[s₂].",
+            lambda g: (g / 2) ** 2,
+        ),
+        diagnose.matches(
+            "forgot-to-square",
+            "you set the *variance* 2 d_k equal to 16; 16 is the standard deviation, so the "
+            "variance is 16².",
+            lambda g: g / 2,
+        ),
+        diagnose.matches(
+            "variances-subtracted",
+            "a difference does not subtract variances: Var[s₁ − s₂] = Var[s₁] + Var[s₂] − "
+            "2 Cov[s₁, s₂], and the covariance here is 0.",
+            lambda g: 0.0,
+        ),
+    ],
+    mistakes=[
+        Mistake("one score's spread 16", 256, "one-score-not-the-gap"),
+        Mistake("spreads added, 2√d_k = 16", 64, "spreads-added"),
+        Mistake("2 d_k = 16", 8, "forgot-to-square"),
+        Mistake("Var[s₁] − Var[s₂] = 0", 0, "variances-subtracted"),
+    ],
+    solution=128.0,
 )
 
 
 # ------------------------------------------------------ components of variance σ² (ch 3)
 
-_SIGMA_SQ = 4.0  # the variance σ² of every component, as in a head grown by training
+_SIGMA_SQ = 4.0  # the variance σ² of every component (nn.Linear's initialisation gives 1/3)
 
 
 def _variance_with_sigma(d_k, sigma_sq):
@@ -270,7 +267,7 @@ variance_with_sigma = NumberExercise(
 
 EXERCISES = [
     spread_by_hand,
-    double_d_k,
+    gap_of_two_keys,
     variance_with_sigma,
     my_weights,
 ]
