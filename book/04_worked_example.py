@@ -196,9 +196,10 @@ print("weights", weights_3, " output", output_3)
 # there rather than derive them a third time. What is new here is the output they give:
 
 # %%
-weights_unscaled = ac.softmax(scores)  # Chapter 2's weights: no division by √d_k
+# Chapter 2's weights: no division by √d_k
+weights_unscaled = ac.softmax(scores)
 output_unscaled = weights_unscaled @ V
-output_unscaled_3 = weights_unscaled.round(3) @ V  # from the rounded weights
+output_unscaled_3 = weights_unscaled.round(3) @ V  # rounded weights
 step_table(
     {"wⱼ unscaled": weights_unscaled, "wⱼ scaled": weights}, index=words
 )
@@ -463,7 +464,8 @@ answer = ...  # the output, e.g. [0.0, 0.0]
 ch4.output_by_hand.check(answer)
 
 # %%
-output_new = weights_new @ values  # for the folded solution: [S] @ [S, d_v] -> [d_v]
+# for the folded solution: [S] @ [S, d_v] -> [d_v]
+output_new = weights_new @ values
 
 # %% [markdown]
 # ````{solution} ex-ch4-output-by-hand
@@ -547,7 +549,8 @@ weights_four = ac.attention_weights(q_4, keys_4)
 # ```
 
 # %%
-print("q =", vector(q), " weights:", dec(weights), " output:", vector(output))
+print("q =", vector(q), " weights:", dec(weights))
+print("output:", vector(output))
 answer = ...  # the 2 × 2 matrix [[∂o1/∂q1, ∂o1/∂q2], [∂o2/∂q1, ∂o2/∂q2]]
 ch4.gradient_by_hand.check(answer)
 

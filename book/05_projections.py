@@ -163,7 +163,8 @@ step_table({t: weights[:, j] for j, t in enumerate(tokens)}, index=tokens)
 # By hand, the row of "사과를", the steps of Chapter 4:
 
 # %%
-apple_scaled = scores[1] / np.sqrt(Q.shape[1])  # [3]: the row's scores / √d_k
+# [3]: the row's scores / √d_k
+apple_scaled = scores[1] / np.sqrt(Q.shape[1])
 apple_exps = np.exp(apple_scaled)  # e^(2/√3), e^0, e^(2/√3)
 apple_total = apple_exps.sum()
 apple_exps / apple_total  # row 2 of the table above
@@ -489,7 +490,8 @@ except ImportError:
     print("PyTorch is not installed here: the comparison is skipped.")
 else:
     explainer_layer = SimpleSelfAttention(X.shape[1]).double()
-    copy_weights(twin, explainer_layer)  # W = w.T in every nn.Linear, same b
+    # W = w.T in every nn.Linear, same b
+    copy_weights(twin, explainer_layer)
     x_torch = torch.from_numpy(X[None].astype(float))  # [1, 3, 4]
     torch_output, torch_attention = explainer_layer(x_torch)
     gap = np.abs(torch_output.detach().numpy() - trace["output"]).max()
@@ -520,7 +522,10 @@ else:
 # %% tags=["nbval-ignore-output"]
 try:
     import torch
-    from attn_book.seed_torch import BufferedSelfAttention, SimpleSelfAttention
+    from attn_book.seed_torch import (
+        BufferedSelfAttention,
+        SimpleSelfAttention,
+    )
 except ImportError:
     print("PyTorch is not installed here: the comparison is skipped.")
 else:
@@ -596,7 +601,8 @@ step_table(
 
 # %%
 farthest = distances[-1]
-attention_near, attention_far = moved["attention"][0], moved["attention"][-1]
+attention_near = moved["attention"][0]  # the neighbour
+attention_far = moved["attention"][-1]  # the farthest word
 rnn_near, rnn_far = moved["RNN"][0], moved["RNN"][-1]
 
 # %% [markdown]

@@ -55,9 +55,7 @@ def test_the_gradient_by_hand_is_the_derived_formula():
 def test_each_slip_in_the_gradient_is_named():
     j = np.array([[0.168, -0.226], [-0.168, 0.226]])
     assert ch4.gradient_by_hand.check(j.T.tolist()).diagnosis == "transposed"
-    assert ch4.gradient_by_hand.check((j * math.sqrt(2)).tolist()).diagnosis == (
-        "chain-rule-scale"
-    )
+    assert ch4.gradient_by_hand.check((j * math.sqrt(2)).tolist()).diagnosis == ("chain-rule-scale")
     # Only the numerators differentiated: (1/√2) Σ_j w_j v_j k_jᵀ, by hand with the weights
     # a = 0.4011, b = 0.1978: [[2a + a, a], [a, 2b + a]] / √2.
     a, b = 0.4011, 0.1978

@@ -1,4 +1,4 @@
-"""The explainer's PyTorch SimpleSelfAttention and attn_core's numpy twin agree given the same weights.
+"""The explainer's PyTorch SimpleSelfAttention and attn_core's numpy twin agree, same weights.
 
 PyTorch is not a dependency: the test is skipped where it is not installed. The PyTorch
 class is the listing of the Korean explainer of queries, keys and values

@@ -231,7 +231,11 @@ restore_order = FunctionExercise(
     ],
     mistakes=[
         Mistake("Y[order]", lambda Y, order: Y[..., order, :], "order-applied-twice"),
-        Mistake("Y[np.argsort(order)]", lambda Y, order: Y[np.argsort(order)], "permuted-batch-axis"),
+        Mistake(
+            "Y[np.argsort(order)]",
+            lambda Y, order: Y[np.argsort(order)],
+            "permuted-batch-axis",
+        ),
     ],
     solution=_restore,
 )
