@@ -191,9 +191,9 @@ print("weights", weights_3, " output", output_3)
 #
 # ## The same example without the scaling
 #
-# [Chapter 2](02_softmax.ipynb) fed the raw scores {eval}`plain(scores)` straight to the
-# softmax, and its weights are the ones of this example without step 2; we take them from
-# there rather than derive them a third time. What is new here is the output they give:
+# [Chapter 2](02_softmax.ipynb) already fed the raw scores {eval}`plain(scores)` straight to
+# the softmax: its weights are this example without step 2, so we take them from there rather
+# than derive them again. What is new here is the output they give:
 
 # %%
 # Chapter 2's weights: no division by √d_k
@@ -346,9 +346,10 @@ apple_output, apple_weights = output_s[apple], weights_s[apple]  # [2], [3]
 # as the explainer says it should: "사과" looks at the two words related to it. But nothing
 # here *found* that relation. These vectors are the worked example's, relabelled as words:
 # we chose the query of "사과를" to point at the keys we gave "나는" and "먹었다", so the
-# relatedness is assumed, not produced. [Chapter 5](05_projections.ipynb) produces it: the
-# queries, keys and values are made from the words' own features by three learned matrices,
-# and "사과를" attends to "나는" and "먹었다" because of what those words are.
+# relatedness is assumed, not produced. [Chapter 5](05_projections.ipynb) produces it: there
+# the queries, keys and values are made from the words' own features by three matrices
+# (learned in a real model, chosen by hand there so that they can be read), and "사과를"
+# attends to "나는" and "먹었다" because of what those words are.
 #
 # ## Drag the query away, and come back
 #
@@ -571,8 +572,8 @@ ch4.gradient_by_hand.check(answer)
 #
 # Read it: the output moves towards the values that differ from it, in the direction of their
 # keys; if every value were the same, moving the query would change nothing. On the worked
-# example both columns point along $(1, -1)$: the output can only slide along the values'
-# segment, as the convex-combination picture says.
+# example the two entries of each column cancel: the output can only slide along the values'
+# line $x + y =$ {eval}`plain(line_sum)`, as the convex-combination picture says.
 #
 # ```python
 # jacobian = sum(

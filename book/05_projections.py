@@ -515,7 +515,8 @@ else:
 # causal mask (the subject of [Chapter 7](07_heads_and_masks.ipynb)) in one. Pass
 # `persistent=False` to keep a buffer that the configuration rebuilds anyway out of
 # `state_dict`. For a constant like $\sqrt d$ a Python float, `math.sqrt(embed_dim)`, is
-# simpler still and exact in any precision; it is what `attn_core` uses.
+# simpler still: PyTorch uses it as a scalar in whatever precision the scores have. It is
+# what `attn_core` uses.
 # `BufferedSelfAttention` is the listing with the one line changed. Convert both layers to
 # half precision (float16, as models are often run) and ask where their `scale` went:
 
@@ -937,7 +938,7 @@ ch5.verb_finds_subject.check(answer)
 # "나는" offers the actor, the second column of the key space, so the verb's query must point
 # along $(0, a, 0)$. Its scaled score on "나는" is then $a/\sqrt 3$ and 0 on the two others,
 # and $e^{a/\sqrt 3}/(e^{a/\sqrt 3} + 2) \ge 1/2$ needs $e^{a/\sqrt 3} \ge 2$, that is
-# $a \ge \sqrt 3 \ln 2 \approx 1.2$: a row of 1 is too soft, the chapter's loudness 2
+# $a \ge \sqrt 3 \ln 2$: a row of 1 is too soft, the chapter's loudness 2
 # works. The design is checked by what it does, so $(0, 5, 0)$ passes too, and so does any
 # row that asks for the actor much more loudly than for the other two roles.
 #
