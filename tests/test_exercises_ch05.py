@@ -194,3 +194,12 @@ def test_the_shown_bug_fixed_in_one_line_runs_with_the_chapters_imports_only():
     namespace = {"np": np, "ac": ac}
     exec(fixed, namespace)
     assert ch5.keys_from_queries.check(namespace["self_attention"]).ok
+
+
+def test_a_design_answer_of_the_wrong_form_gets_one_line_and_never_raises():
+    ex = ch5.verb_finds_subject
+    assert ex.check("text").diagnosis == "not-numeric"
+    assert ex.check([0, None, 0]).diagnosis == "not-finite"
+    assert ex.check([[0, 2, 0]]).diagnosis == "wrong-count"
+    assert ex.check(np.array([0.0, 2.0, 0.0])).ok and ex.check((0, 2, 0)).ok
+    assert ex.check([0, 1e6, 0]).ok  # a very loud question still does what was asked
