@@ -249,7 +249,7 @@ scores_same = K @ K.T  # queries made with W_K too: [3, 3]
 scores_same
 
 # %% [markdown]
-# The first thing that goes wrong always does: the score matrix is symmetric (대칭),
+# The first problem comes with every such matrix: the score matrix is symmetric (대칭),
 # $(\mathbf x_i W)\cdot(\mathbf x_j W) = (\mathbf x_j W)\cdot(\mathbf x_i W)$, so "사과를 looks
 # for 나는" would score exactly as "나는 looks for 사과를"; a question and its answer can no
 # longer be different things. With three matrices the scores are not symmetric:
@@ -288,8 +288,8 @@ print(dec(self_weight_same), "instead of", dec(self_weight))
 
 # %% [markdown]
 # "사과를" gives {eval}`dec(self_weight_same)` of its attention to itself instead of
-# {eval}`dec(self_weight)`. Separate $W_Q$ and $W_K$ let "what I ask for" differ from "what I offer"; a separate $W_V$
-# lets "what I hand over" differ from both.
+# {eval}`dec(self_weight)`. Separate $W_Q$ and $W_K$ let "what I ask for" differ from "what I
+# offer"; a separate $W_V$ lets "what I hand over" differ from both.
 
 # %% [markdown]
 # ## Self-attention and cross-attention (셀프 어텐션, 크로스 어텐션)
@@ -616,9 +616,10 @@ rnn_near, rnn_far = moved["RNN"][0], moved["RNN"][-1]
 #
 # That is an untrained Elman RNN, the weakest recurrence. The gated ones that replaced it, the
 # LSTM (장단기 메모리, [Hochreiter & Schmidhuber, 1997](references.md)) and the GRU
-# ([Cho et al., 2014](references.md)), add a cell state updated by addition and gates that
-# learn when to keep it, so that a trained one can carry a signal across far more steps
-# before it fades (Hochreiter and Schmidhuber bridged lags of over 1,000 steps on synthetic
+# ([Cho et al., 2014](references.md)), update their state by gated addition instead of
+# rewriting it through a $\tanh$ at every step (the LSTM in a separate cell state, the GRU
+# in the hidden state itself), with gates that learn what to keep. A trained one can carry a
+# signal across far more steps before it fades (Hochreiter and Schmidhuber bridged lags of over 1,000 steps on synthetic
 # tasks). What they do not change is the shape: word 1 still reaches word $n$
 # through $n - 1$ states, a path of length $O(n)$ against attention's $O(1)$
 # ([Vaswani et al., 2017](references.md), Table 1), and those $n$ steps still run one after
@@ -627,12 +628,13 @@ rnn_near, rnn_far = moved["RNN"][0], moved["RNN"][-1]
 #
 # That last claim holds whenever the whole sequence is known in advance: in training, and
 # when a model reads a prompt (the *prefill*). Generating text is different: each new word
-# is chosen from the output for the previous one, so a model writes one row at a time, and
+# is chosen from the output at the last position and only then becomes the next input, so a
+# model writes one row at a time, and
 # [Chapter 10](10_generation.ipynb) shows what that costs and how the keys and values of the
 # earlier words are kept so that they are not computed again.
 #
-# Rows that wait for nothing can be computed together, and that is where the time goes. The
-# cell below computes the same attention twice, all rows in one call and one row at a time
+# In training and prefill, then, rows that wait for nothing can be computed together, and
+# that is where the time goes. The cell below computes the same attention twice, all rows in one call and one row at a time
 # in a loop (the only way an RNN can go), and times the RNN too. Run it; its numbers depend
 # on your machine, so the text does not quote them.
 
