@@ -13,16 +13,19 @@
 # The first three chapters built the pieces: the dot product (내적) scores a query against a key,
 # softmax (소프트맥스) turns scores into weights, and dividing by $\sqrt{d_k}$ keeps the scores
 # in a range where softmax still learns. This chapter puts them together on the example of
-# the Korean write-up of the Quanta Magazine column, and follows one query (쿼리) all the way through, one small step at a time.
+# the Korean write-up of the Quanta Magazine column "Is 'Attention' the Essence of
+# Intelligence?" (the Quanta write-up, from here on), and follows one query (쿼리) all the way
+# through, one small step at a time.
 #
 # After this chapter you will be able to:
 #
 # - compute an attention output with pencil and paper: scores, scaling, exponentials, weights
 #   and the weighted sum (가중합), and check every digit against `attn_core`;
-# - say what the scaling changed, by redoing the example without it;
+# - say what the scaling changed to the output, with Chapter 2's unscaled weights;
 # - draw the output as a point among the values and explain why it can never leave their
 #   convex hull;
-# - write the attention of several queries at once as two matrix products.
+# - write the attention of several queries at once as two matrix products;
+# - derive how the output moves when the query moves (an exercise: a proof, then numbers).
 #
 # Every number in the text is computed by the code cells and rounded to three decimals, as the
 # Quanta write-up does.
