@@ -15,13 +15,15 @@ Examples
 '2.5'
 >>> vector([1.0, 0.70710678])
 '(1, 0.707)'
+>>> sci(0.000123)
+'1 × 10⁻⁴'
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["dec", "plain", "vector"]
+__all__ = ["dec", "plain", "sci", "vector"]
 
 MINUS = "\N{MINUS SIGN}"
 
@@ -47,3 +49,20 @@ def vector(v):
         for x in np.ravel(np.asarray(v, dtype=float))
     ]
     return "(" + ", ".join(parts) + ")"
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def sci(x, digits=0):
+    """A number in scientific notation, ``digits`` decimals in the mantissa: ``3 × 10⁻⁷``.
+
+    Examples
+    --------
+    >>> sci(-2.5e-11, 1)
+    '−2.5 × 10⁻¹¹'
+    >>> sci(4.2e3)
+    '4 × 10³'
+    """
+    mantissa, exponent = format(float(x), f".{digits}e").split("e")
+    return f"{mantissa.replace('-', MINUS)} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"

@@ -1,8 +1,13 @@
-"""The seed article's PyTorch ``SimpleSelfAttention``, for comparing with attn_core's numpy twin.
+"""The explainer's PyTorch ``SimpleSelfAttention``, for comparing with attn_core's numpy twin.
+
+The class is the listing of the Korean explainer of queries, keys and values (chapter 5),
+its comments translated. :class:`BufferedSelfAttention` is the same layer with its one flaw
+fixed: ``self.scale`` is a plain tensor attribute there, so ``.double()`` and
+``.to(device)`` leave it behind and ``state_dict`` does not hold it; here it is a
+registered buffer.
 
 PyTorch is optional (not a dependency of the book): without it, importing this module
-works but :data:`SimpleSelfAttention` is None and :func:`copy_weights` raises. The class
-is the seed's listing, its comments translated.
+works but both classes are None and :func:`copy_weights` raises.
 """
 
 from __future__ import annotations
@@ -14,15 +19,16 @@ try:
 except ImportError:  # the book runs on numpy alone
     torch = None
 
-__all__ = ["SimpleSelfAttention", "copy_weights"]
+__all__ = ["BufferedSelfAttention", "SimpleSelfAttention", "copy_weights"]
 
 SimpleSelfAttention = None
+BufferedSelfAttention = None
 
 if torch is not None:
 
     class SimpleSelfAttention(nn.Module):
         def __init__(self, embed_dim):
-            super(SimpleSelfAttention, self).__init__()  # noqa: UP008 - as the seed writes it
+            super(SimpleSelfAttention, self).__init__()  # noqa: UP008 - as the explainer writes it
             self.query = nn.Linear(embed_dim, embed_dim)
             self.key = nn.Linear(embed_dim, embed_dim)
             self.value = nn.Linear(embed_dim, embed_dim)
@@ -30,7 +36,7 @@ if torch is not None:
 
         def forward(self, x):
             # x: [batch_size, seq_len, embed_dim]
-            batch_size, seq_len, embed_dim = x.shape  # noqa: RUF059 - as the seed writes it
+            batch_size, seq_len, embed_dim = x.shape  # noqa: RUF059 - as the explainer writes it
 
             # queries, keys, values (쿼리, 키, 값)
             q = self.query(x)  # [batch_size, seq_len, embed_dim]
@@ -49,6 +55,15 @@ if torch is not None:
             output = torch.matmul(attention, v)
 
             return output, attention
+
+    class BufferedSelfAttention(SimpleSelfAttention):
+        """The explainer's layer with ``scale`` registered as a buffer: the one line changed."""
+
+        def __init__(self, embed_dim):
+            super().__init__(embed_dim)
+            del self.scale  # the plain tensor attribute of the listing
+            # a buffer: .to() and .double() convert it with the parameters; state_dict holds it
+            self.register_buffer("scale", torch.sqrt(torch.tensor([float(embed_dim)])))
 
 
 def copy_weights(numpy_layer, torch_layer):

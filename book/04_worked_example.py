@@ -12,20 +12,23 @@
 #
 # The first three chapters built the pieces: the dot product (내적) scores a query against a key,
 # softmax (소프트맥스) turns scores into weights, and dividing by $\sqrt{d_k}$ keeps the scores
-# in a range where softmax still learns. This chapter puts them together on the seed article's
-# example and follows one query (쿼리) all the way through, one small step at a time.
+# in a range where softmax still learns. This chapter puts them together on the example of
+# the Korean write-up of the Quanta Magazine column "Is 'Attention' the Essence of
+# Intelligence?" (the Quanta write-up, from here on), and follows one query (쿼리) all the way
+# through, one small step at a time.
 #
 # After this chapter you will be able to:
 #
 # - compute an attention output with pencil and paper: scores, scaling, exponentials, weights
 #   and the weighted sum (가중합), and check every digit against `attn_core`;
-# - say what the scaling changed, by redoing the example without it;
+# - say what the scaling changed to the output, with Chapter 2's unscaled weights;
 # - draw the output as a point among the values and explain why it can never leave their
 #   convex hull;
-# - write the attention of several queries at once as two matrix products.
+# - write the attention of several queries at once as two matrix products;
+# - derive how the output moves when the query moves (an exercise: a proof, then numbers).
 #
 # Every number in the text is computed by the code cells and rounded to three decimals, as the
-# seed article does.
+# Quanta write-up does.
 
 # %%
 import math
@@ -49,7 +52,7 @@ figures = Figures(chapter=4)
 # it can be found by, and a value (밸류) $\mathbf v_j$, what it hands over when it is looked at.
 
 # %%
-example = ac.seed_example()
+example = ac.seed_example()  # the Quanta write-up's example
 q = example.query  # [d_k]
 K = example.keys  # [S, d_k]: one key per row
 V = example.values  # [S, d_v]: one value per row
@@ -90,15 +93,16 @@ scores
 #
 # ## Step 2: divide by $\sqrt{d_k}$
 #
-# With $d_k =$ {eval}`d_k`, $\sqrt{d_k} \approx$ {eval}`dec(math.sqrt(d_k))`
+# Divide every score by the square root of the dimension
 # ([Chapter 3](03_scaling.ipynb) explains why we divide):
 
 # %%
-scaled = scores / math.sqrt(d_k)  # keeps the spread of the scores near 1
+root_d_k = math.sqrt(d_k)
+scaled = scores / root_d_k  # keeps the spread of the scores near 1
 scaled.round(3)
 
 # %% [markdown]
-# The scaled scores are $s_1 \approx$ {eval}`dec(scaled[0])`, $s_2 =$ {eval}`dec(scaled[1])`
+# With $d_k =$ {eval}`d_k`, $\sqrt{d_k} \approx$ {eval}`dec(root_d_k)`. The scaled scores are $s_1 \approx$ {eval}`dec(scaled[0])`, $s_2 =$ {eval}`dec(scaled[1])`
 # and $s_3 \approx$ {eval}`dec(scaled[2])`. From here on $s_j$ means the *scaled* score, as in
 # equation {eq}`eq-ch4-attention`; in [Chapter 2](02_softmax.ipynb) it was the raw dot product.
 #
@@ -127,12 +131,13 @@ step_table(
 
 # %%
 weights = exps / total  # [S], sums to 1
+weights_sum = weights.sum()
 weights.round(3)
 
 # %% [markdown]
 # $w_1 \approx$ {eval}`dec(exps[0])` / {eval}`dec(total)` $\approx$ {eval}`dec(weights[0])`,
 # $w_2 \approx$ {eval}`dec(weights[1])` and $w_3 \approx$ {eval}`dec(weights[2])`, which add up
-# to {eval}`dec(weights.sum())`. Words 1 and 3, whose keys point the same way as the query or
+# to {eval}`dec(weights_sum)`. Words 1 and 3, whose keys point the same way as the query or
 # close to it, share most of the attention; the orthogonal word 2 still gets
 # {eval}`dec(weights[1])`, because $e^{s_2}$ is not zero. The library gives the same weights:
 
@@ -189,29 +194,27 @@ print("weights", weights_3, " output", output_3)
 #
 # ## The same example without the scaling
 #
-# Skip step 2 and feed the raw scores {eval}`plain(scores)` to the softmax:
+# [Chapter 2](02_softmax.ipynb) already fed the raw scores {eval}`plain(scores)` straight to
+# the softmax: its weights are this example without step 2, so we take them from there rather
+# than derive them again. What is new here is the output they give:
 
 # %%
-weights_unscaled = ac.softmax(scores)  # no division by √d_k
+# Chapter 2's weights: no division by √d_k
+weights_unscaled = ac.softmax(scores)
 output_unscaled = weights_unscaled @ V
+output_unscaled_3 = weights_unscaled.round(3) @ V  # rounded weights
 step_table(
     {"wⱼ unscaled": weights_unscaled, "wⱼ scaled": weights}, index=words
 )
 
 # %% [markdown]
-# The weights are {eval}`dec(weights_unscaled)` instead of {eval}`dec(weights)`: more extreme,
-# because the gaps between the scores are $\sqrt{d_k} \approx$ {eval}`dec(math.sqrt(d_k))` times
-# larger before the exponential amplifies them. The output moves to
-# {eval}`vector(output_unscaled)`, further towards $\mathbf v_1$:
-# {eval}`dec(weights_unscaled[0])` × {eval}`vector(V[0])` +
-# {eval}`dec(weights_unscaled[1])` × {eval}`vector(V[1])` +
-# {eval}`dec(weights_unscaled[2])` × {eval}`vector(V[2])`. A pencil that multiplies these
-# rounded weights gets {eval}`vector(weights_unscaled.round(3) @ V)`, one unit off in the last
-# digit, as the rounding advice above predicts. With $d_k =$ {eval}`d_k` the difference is
-# modest. The seed article then takes $d_k = 64$ "as in a real model" (실제 모델처럼); that is
-# the width of each head's keys in the original Transformer
-# ([Vaswani et al., 2017](references.md)), which the seed cites. There the divisor is
-# $\sqrt{64} = 8$ and the difference is dramatic ([Chapter 3](03_scaling.ipynb)).
+# Unscaled, the weights are {eval}`dec(weights_unscaled)` instead of {eval}`dec(weights)`:
+# more extreme, because the gaps between the scores are $\sqrt{d_k}$ times larger before the
+# exponential amplifies them. The output moves to {eval}`vector(output_unscaled)`, further
+# towards $\mathbf v_1$. A pencil that multiplies the rounded weights gets
+# {eval}`vector(output_unscaled_3)`, one unit off in the last digit, as the rounding advice
+# above predicts. With $d_k =$ {eval}`d_k` the difference is modest; at the widths of real
+# models it is not ([Chapter 3](03_scaling.ipynb)).
 #
 # ## A picture: the output is a convex combination
 #
@@ -219,17 +222,20 @@ step_table(
 # combination* (볼록 결합) of the values: a weighted average, which always lies inside the
 # smallest convex shape containing them, their convex hull (볼록 껍질). For three values in the
 # plane that shape is a triangle, and the weights are the point's barycentric coordinates
-# (무게중심 좌표). The seed's values hold a surprise, though:
+# (무게중심 좌표). The worked example's values hold a surprise, though:
 
 # %%
-V.sum(axis=1)  # v_j1 + v_j2 for each value
+value_sums = V.sum(axis=1)  # v_j1 + v_j2 for each value
+line_sum = value_sums[0]
+output_sum = output.sum()
+value_sums
 
 # %% [markdown]
-# Every value has coordinates that add up to {eval}`plain(V[0].sum())`: the three points lie on
-# one line, $x + y =$ {eval}`plain(V[0].sum())`, with $\mathbf v_3$ exactly halfway between
+# Every value has coordinates that add up to {eval}`plain(line_sum)`: the three points lie on
+# one line, $x + y =$ {eval}`plain(line_sum)`, with $\mathbf v_3$ exactly halfway between
 # $\mathbf v_1$ and $\mathbf v_2$. Their "triangle" is flat, a segment, and every output of this
 # example lies on it: {eval}`dec(output[0])` + {eval}`dec(output[1])` =
-# {eval}`dec(output.sum())`. To see a real triangle, move $\mathbf v_3$ off the line and keep
+# {eval}`dec(output_sum)`. To see a real triangle, move $\mathbf v_3$ off the line and keep
 # everything else. The weights do not change (they depend only on the query and the keys), so
 # the output moves to the same mix of the new values:
 
@@ -247,7 +253,7 @@ middle, half = (output + output_unscaled) / 2, 0.2
 panels = [
     {
         "values": V,
-        "title": "the seed's values (collinear)",
+        "title": "the worked example's values (collinear)",
         "outputs": {"o, scaled": output, "o, unscaled": output_unscaled},
         "path": ac.scaled_dot_product_attention(turning, K, V),
         "inset": (
@@ -268,7 +274,7 @@ figures.show(
     plot_convex_combination(panels),
     "fig-convex",
     "The attention output is a weighted average of the values. Left:"
-    " the seed's values lie on the line"
+    " the worked example's values lie on the line"
     f" $x + y = {plain(V[0].sum())}$, so the output (circle: scaled;"
     " diamond: unscaled) stays on that segment; the inset magnifies the"
     " two outputs, and the dotted curve is the output as a unit query"
@@ -290,9 +296,10 @@ figures.show(
 # $$ (eq-ch4-matrix)
 #
 # with the softmax taken along each row. Entry $(i, j)$ of $QK^\top$ is
-# $\mathbf q_i \cdot \mathbf k_j$. Take the seed's sentence "나는 사과를 먹었다" (I ate the
-# apple) with one small hand-made query, key and value per word; the keys and values are the
-# ones above, and the query of "사과를" is our $\mathbf q$:
+# $\mathbf q_i \cdot \mathbf k_j$. Take the sentence of the Korean explainer of queries,
+# keys and values, "나는 사과를 먹었다" (I ate the apple), with one small hand-made query, key
+# and value per word; the keys and values are the ones above, and the query of
+# "사과를" is our $\mathbf q$:
 
 # %%
 sentence = sentence_example()
@@ -317,6 +324,8 @@ K_s_t = np.swapaxes(K_s, -1, -2)  # [3, 2] -> [2, 3]
 # [3, 2] @ [2, 3] -> [3, 3], one row per query
 weights_s = ac.softmax(Q_s @ K_s_t / math.sqrt(d_k), axis=-1)
 output_s = weights_s @ V_s  # [3, 3] @ [3, 2] -> [3, 2]
+first_row = weights_s[0]  # the weights of 나는's query
+first_row_sum, first_row_sum_3 = first_row.sum(), first_row.round(3).sum()
 step_table(
     {t: weights_s[:, j] for j, t in enumerate(tokens)}, index=tokens
 )
@@ -324,24 +333,30 @@ step_table(
 # %% [markdown]
 # Row $i$ holds the weights of word $i$'s query over the three keys (the columns), and each row
 # sums to 1. Rounded to three decimals a row can add up to one unit more or less: the row of
-# "{eval}`tokens[0]`" shows {eval}`dec(weights_s[0], sep=" + ")` =
-# {eval}`dec(weights_s[0].round(3).sum())`, while its unrounded weights sum to
-# {eval}`dec(weights_s[0].sum())`. The row of "사과를" is the hand computation:
+# "{eval}`tokens[0]`" shows {eval}`dec(first_row, sep=" + ")` = {eval}`dec(first_row_sum_3)`,
+# while its unrounded weights sum to {eval}`dec(first_row_sum)`. The row of "사과를" is the
+# hand computation:
 
 # %%
 apple = tokens.index("사과를")  # the second row
 np.testing.assert_allclose(weights_s[apple], weights)
 np.testing.assert_allclose(output_s[apple], output)
+apple_output, apple_weights = output_s[apple], weights_s[apple]  # [2], [3]
 
 # %% [markdown]
-# Its output is {eval}`vector(output_s[apple])`, the same as by hand: the query of "사과를" puts
-# {eval}`dec(weights_s[apple, 0])` on "나는" and {eval}`dec(weights_s[apple, 2])` on "먹었다",
-# the two words related to it. Where the queries, keys and values of a real sentence come from
-# (three learned matrices) is the subject of [Chapter 5](05_projections.ipynb).
+# Its output is {eval}`vector(apple_output)`, the same as by hand, and the query of "사과를"
+# puts {eval}`dec(apple_weights[0])` on "나는" and {eval}`dec(apple_weights[2])` on "먹었다",
+# as the explainer says it should: "사과" looks at the two words related to it. But nothing
+# here *found* that relation. These vectors are the worked example's, relabelled as words:
+# we chose the query of "사과를" to point at the keys we gave "나는" and "먹었다", so the
+# relatedness is assumed, not produced. [Chapter 5](05_projections.ipynb) produces it: there
+# the queries, keys and values are made from the words' own features by three matrices
+# (learned in a real model, chosen by hand there so that they can be read), and "사과를"
+# attends to "나는" and "먹었다" because of what those words are.
 #
 # ## Drag the query away, and come back
 #
-# The query pad starts at the seed's example: the query, the three keys (dots) and the three
+# The query pad starts at the worked example: the query, the three keys (dots) and the three
 # values (squares), with the scores, the weights as bars and the output $\mathbf o$. Check that
 # it shows the numbers of this chapter; then drag $\mathbf q$ away and watch the weights and the
 # output move along the values' segment; switch the scaling off to see the unscaled weights;
@@ -353,7 +368,7 @@ pad = QueryPad()
 figures.show(
     pad,
     "fig-pad",
-    "The seed's example, live: drag the query $\\mathbf q$, the keys "
+    "The worked example, live: drag the query $\\mathbf q$, the keys "
     "or the values.",
 )
 
@@ -370,11 +385,11 @@ np.testing.assert_allclose(pad.output, output)
 #
 # - For one query: scores $\mathbf q\cdot\mathbf k_j$, divided by $\sqrt{d_k}$, exponentiated,
 #   divided by their sum (the softmax), give weights that are positive and add up to 1; the
-#   output is the weighted sum of the values. On the seed's example: weights
+#   output is the weighted sum of the values. On the worked example: weights
 #   {eval}`dec(weights)` and output {eval}`vector(output)`.
 # - Without the scaling the weights are more extreme: {eval}`dec(weights_unscaled)`.
 # - The output is a convex combination of the values: it lies inside their convex hull. The
-#   seed's values happen to be collinear, so there the hull is a segment.
+#   worked example's values happen to be collinear, so there the hull is a segment.
 # - Several queries are two matrix products, $\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V$; row $i$
 #   is word $i$'s computation.
 #
@@ -386,8 +401,8 @@ np.testing.assert_allclose(pad.output, output)
 # ```{exercise} The example again, with another query: the weights
 # :label: ex-ch4-weights-by-hand
 #
-# Keep the seed's three keys and change the query to the one printed below. Follow steps 1 to 4
-# with pencil and paper and give the three weights to three decimals. The two exponentials
+# Keep the worked example's three keys and change the query to the one printed below. Follow
+# steps 1 to 4 with pencil and paper and give the three weights to three decimals. The two exponentials
 # printed below will save you a calculator: $e^{x}$ and $e^{-x}$, where $x$ is the largest of
 # your scaled scores.
 # ```
@@ -408,14 +423,21 @@ print(f"e^x ≈ {math.exp(x):.3f}   e^-x ≈ {math.exp(-x):.3f}")
 answer = ...  # your three weights, e.g. [0.0, 0.0, 0.0]
 ch4.weights_by_hand.check(answer)
 
+# %%
+# the numbers the folded solution quotes (nothing is printed: work them out first)
+scores_new = keys @ q_new  # [S, d_k] @ [d_k] -> [S]
+scaled_new = scores_new / root_d_k
+weights_new = ac.attention_weights(q_new, keys)  # [S]
+
 # %% [markdown]
 # ````{solution} ex-ch4-weights-by-hand
 # :class: dropdown
 #
-# The scores are $K\mathbf q$ = {eval}`plain(keys @ q_new)`; divided by $\sqrt{2}$ they are
-# {eval}`dec(keys @ q_new / math.sqrt(d_k))`. Their exponentials are $e^{x}$, $e^{-x}$ and
-# $e^0 = 1$; divide each by their sum. The weights are
-# {eval}`dec(ch4.weights_by_hand.solution, sep=" / ")`.
+# The scores are $K\mathbf q$ = {eval}`plain(scores_new)`; divided by $\sqrt{2}$ they are
+# {eval}`dec(scaled_new)`. Their exponentials are $e^{x}$, $e^{-x}$ and $e^0 = 1$; divide
+# each by their sum. The weights are {eval}`dec(weights_new, sep=" / ")`. If you got the first
+# two the other way round, a sign slipped in step 1: $q_2 = -1$ makes $\mathbf q\cdot\mathbf
+# k_2$ negative.
 #
 # ```python
 # # e^x, e^-x and e^0
@@ -428,8 +450,8 @@ ch4.weights_by_hand.check(answer)
 # ```{exercise} The example again, with another query: the output
 # :label: ex-ch4-output-by-hand
 #
-# With the weights of the previous exercise and the seed's values (printed below), finish step
-# 5: the output, two numbers to three decimals.
+# With the weights of the previous exercise and the worked example's values (printed below),
+# finish step 5: the output, two numbers to three decimals.
 # ```
 #
 # ```{admonition} Hint
@@ -445,13 +467,17 @@ print("values:", *[vector(v) for v in values])
 answer = ...  # the output, e.g. [0.0, 0.0]
 ch4.output_by_hand.check(answer)
 
+# %%
+# for the folded solution: [S] @ [S, d_v] -> [d_v]
+output_new = weights_new @ values
+
 # %% [markdown]
 # ````{solution} ex-ch4-output-by-hand
 # :class: dropdown
 #
 # Weight each value and add, one component at a time: the output is
-# {eval}`vector(ch4.output_by_hand.solution)`. The two coordinates add up to 2 again, as they
-# must for the seed's values.
+# {eval}`vector(output_new)`. The two coordinates add up to {eval}`plain(line_sum)` again, as
+# they must for the worked example's values.
 #
 # ```python
 # # the previous exercise's weights
@@ -482,17 +508,82 @@ print(f"k4 = {vector(keys_4[3])}   v4 = {vector(values_4[3])}")
 answer = ...  # "up", "down" or "same"
 ch4.add_a_word.check(answer)
 
+# %%
+# for the folded solution: the weights with three words and with four
+weights_three = ac.attention_weights(q_4, keys_4[:3])
+weights_four = ac.attention_weights(q_4, keys_4)
+
 # %% [markdown]
 # ````{solution} ex-ch4-add-a-word
 # :class: dropdown
 #
 # $w_1$'s numerator $e^{s_1}$ does not change, but the sum it is divided by gains $e^{s_4}$:
 # every old weight shrinks to make room, the more so the better the new key matches the query.
-# With three words the weights are {eval}`dec(ac.attention_weights(q_4, keys_4[:3]))`; with
-# four, {eval}`dec(ac.attention_weights(q_4, keys_4))`.
+# With three words the weights are {eval}`dec(weights_three)`; with four,
+# {eval}`dec(weights_four)`.
 #
 # ```python
 # ch4.add_a_word.check("down")
+# ```
+# ````
+#
+# ```{exercise} Prove, then compute: how the output moves with the query
+# :label: ex-ch4-gradient
+#
+# Training moves the query; how does the output answer? Prove that for one query the
+# derivative of the output with respect to the query is the $d_v \times d_k$ matrix
+#
+# $$
+# \frac{\partial \mathbf o}{\partial \mathbf q} = \frac{1}{\sqrt{d_k}} \sum_j w_j
+# \,(\mathbf v_j - \mathbf o)\, \mathbf k_j^\top ,
+# $$ (eq-ch4-gradient)
+#
+# whose entry $(a, b)$ is $\partial o_a / \partial q_b$. Then evaluate it by hand on the
+# worked example ($\mathbf q$, the keys and the values of this chapter, with the weights and
+# the output you have): a 2 × 2 matrix, to three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Three facts and the chain rule: $\partial s_l / \partial \mathbf q = \mathbf k_l / \sqrt{d_k}$;
+# the softmax's derivative ([Chapter 2](02_softmax.ipynb)) is
+# $\partial w_j / \partial s_l = w_j(\delta_{jl} - w_l)$; and $\mathbf o = \sum_j w_j \mathbf v_j$.
+# Where does the $-\mathbf o$ come from? From the $-w_l$ term.
+# ```
+
+# %%
+print("q =", vector(q), " weights:", dec(weights))
+print("output:", vector(output))
+answer = ...  # the 2 × 2 matrix [[∂o1/∂q1, ∂o1/∂q2], [∂o2/∂q1, ∂o2/∂q2]]
+ch4.gradient_by_hand.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch4-gradient
+# :class: dropdown
+#
+# *Proof.* The output depends on $\mathbf q$ only through the weights:
+# $\partial \mathbf o / \partial \mathbf q = \sum_j \mathbf v_j\, (\partial w_j / \partial
+# \mathbf q)^\top$. By the chain rule,
+# $\partial w_j / \partial \mathbf q = \sum_l w_j(\delta_{jl} - w_l)\, \mathbf k_l / \sqrt{d_k}
+# = w_j (\mathbf k_j - \bar{\mathbf k}) / \sqrt{d_k}$, with
+# $\bar{\mathbf k} = \sum_l w_l \mathbf k_l$ the weighted mean key. So
+# $\partial \mathbf o / \partial \mathbf q = \frac{1}{\sqrt{d_k}} \big(\sum_j w_j \mathbf v_j
+# \mathbf k_j^\top - \mathbf o\, \bar{\mathbf k}^\top\big)$, and since
+# $\mathbf o\, \bar{\mathbf k}^\top = \sum_j w_j\, \mathbf o\, \mathbf k_j^\top$ this is
+# {eq}`eq-ch4-gradient`. $\square$
+#
+# Read it: the output moves towards the values that differ from it, in the direction of their
+# keys; if every value were the same, moving the query would change nothing. On the worked
+# example the two entries of each column cancel: the output can only slide along the values'
+# line $x + y =$ {eval}`plain(line_sum)`, as the convex-combination picture says.
+#
+# ```python
+# jacobian = sum(
+#     w * np.outer(v - output, k) for w, v, k in zip(weights, V, K)
+# ) / root_d_k  # [d_v, d_k]
+# answer = jacobian.round(3)
+# ch4.gradient_by_hand.check(answer)
 # ```
 # ````
 #
@@ -502,7 +593,7 @@ ch4.add_a_word.check(answer)
 # Write `my_attention(q, keys, values)` with plain NumPy (no `ac.softmax` and no
 # `ac.scaled_dot_product_attention`): all five steps for queries of shape $(\dots, L, d_k)$, keys
 # $(\dots, S, d_k)$ and values $(\dots, S, d_v)$, returning the outputs $(\dots, L, d_v)$. The
-# check runs it on the seed's example, on the sentence, on a batch, and on very large scores.
+# check runs it on the worked example, on the sentence, on a batch, and on very large scores.
 # ```
 #
 # ```{admonition} Hint
@@ -545,7 +636,8 @@ ch4.my_attention.check(my_attention)
 # ```{exercise} Find the bug: from one query to the whole sentence
 # :label: ex-ch4-bug-sentence
 #
-# Someone turned the hand computation into code for a whole sentence at once. On the seed's
+# Someone turned the hand computation into code for a whole sentence at once. On the worked
+# example's
 # single query it gives {eval}`vector(output)`, but on the sentence its rows are wrong. Copy it
 # as `fixed_sentence_attention`, change the one line that is wrong, and run the check.
 # ```

@@ -12,8 +12,8 @@
 # [Chapter 4](04_worked_example.ipynb) wrote the queries, keys and values of "나는 사과를
 # 먹었다" down by hand. A real model does not: it has one vector per word, and it *makes* the
 # query (쿼리), the key (키) and the value (밸류) of every word from that vector with three
-# learned matrices (가중치 행렬), $W_Q$, $W_K$ and $W_V$. The second seed article says it in
-# one line: "입력 벡터에서 선형 변환을 통해 Q, K, V 벡터 생성" (Q, K, V are made from the input
+# learned matrices (가중치 행렬), $W_Q$, $W_K$ and $W_V$. The Korean explainer of queries,
+# keys and values (the explainer, from here on) says it in one line: "입력 벡터에서 선형 변환을 통해 Q, K, V 벡터 생성" (Q, K, V are made from the input
 # vectors by linear maps). This chapter does that by hand, with matrices small enough for
 # pencil and paper, and chooses their numbers so that the attention they give can be read.
 #
@@ -26,9 +26,10 @@
 #   cross-attention whose weight matrix is not square;
 # - show that shuffling the words shuffles the outputs the same way, and say why models add
 #   positions to the word vectors;
-# - read the seed's PyTorch `SimpleSelfAttention` line by line and match it with numpy;
-# - show, with numbers you can run, what the seeds claim: every word reaches every other in
-#   one step, and all words are computed at once.
+# - read the explainer's PyTorch `SimpleSelfAttention` line by line, match it with numpy, and
+#   say why its `self.scale` should be a registered buffer;
+# - show, with numbers you can run, what the two source articles claim: every word reaches
+#   every other in one step, and all words are computed at once (and say when they are not).
 
 # %%
 import time
@@ -38,7 +39,7 @@ import numpy as np
 from attn_book.exercises import ch05_projections as ch5
 from attn_book.figures import Figures
 from attn_book.plots import plot_patch_attention, plot_token_heatmaps
-from attn_book.prose import dec, plain, vector
+from attn_book.prose import dec, plain, sci, vector
 from attn_book.tables import step_table
 from attn_book.widgets import AttentionHeatmap
 from attn_core.by_hand import trace_self_attention
@@ -83,8 +84,8 @@ step_table(columns, index=tokens, digits=0)
 #
 # The three columns of the key space are three roles a word can offer: *action* (an event
 # happened), *actor* (who did it) and *patient* (what it was done to). The keys say which
-# role each word offers; the queries say which roles each word asks for. In the seed's
-# library of [Chapter 1](01_dot_product.ipynb), $W_Q$ writes a word's search terms (검색어),
+# role each word offers; the queries say which roles each word asks for. In the
+# explainer's library of [Chapter 1](01_dot_product.ipynb), $W_Q$ writes a word's search terms (검색어),
 # $W_K$ its index tags (색인), and $W_V$ the content of the book a search hands over: three
 # different things, made from the same word by three different matrices.
 
@@ -152,21 +153,29 @@ step_table(by_key, index=tokens, digits=0)
 
 # %% [markdown]
 # The scores are whole numbers you can check by hand: the row of "사과를" is
-# {eval}`plain(scores[1])`, the seed's own scores (1, 0, 1) of Chapter 4, doubled by the 2 in
+# {eval}`plain(scores[1])`, the worked example's scores (1, 0, 1) of Chapter 4, doubled by the 2 in
 # $W_Q$. With $d_k =$ {eval}`Q.shape[1]` the weights are:
 
 # %%
 step_table({t: weights[:, j] for j, t in enumerate(tokens)}, index=tokens)
 
 # %% [markdown]
-# By hand, the row of "사과를": its scaled scores are {eval}`dec(scores[1] / np.sqrt(3), 2)`,
-# $e^{2/\sqrt 3} \approx$ {eval}`dec(np.exp(scores[1, 0] / np.sqrt(3)), 2)`, $e^0 = 1$, and
-# the row's sum is {eval}`dec(np.exp(scores[1] / np.sqrt(3)).sum(), 2)`; so
-# {eval}`dec(np.exp(scores[1, 0] / np.sqrt(3)), 2)` / {eval}`dec(np.exp(scores[1] / np.sqrt(3)).sum(), 2)`
-# = {eval}`dec(weights[1, 0])`.
+# By hand, the row of "사과를", the steps of Chapter 4:
+
+# %%
+# [3]: the row's scores / √d_k
+apple_scaled = scores[1] / np.sqrt(Q.shape[1])
+apple_exps = np.exp(apple_scaled)  # e^(2/√3), e^0, e^(2/√3)
+apple_total = apple_exps.sum()
+apple_exps / apple_total  # row 2 of the table above
+
+# %% [markdown]
+# Its scaled scores are {eval}`dec(apple_scaled, 2)`, $e^{2/\sqrt 3} \approx$
+# {eval}`dec(apple_exps[0], 2)`, $e^0 = 1$, and the row's sum is {eval}`dec(apple_total, 2)`;
+# so {eval}`dec(apple_exps[0], 2)` / {eval}`dec(apple_total, 2)` = {eval}`dec(weights[1, 0])`.
 #
 # "사과를" puts {eval}`dec(weights[1, 0])` on "나는" and {eval}`dec(weights[1, 2])` on
-# "먹었다", and only {eval}`dec(weights[1, 1])` on itself: exactly the seed's sentence, "사과"
+# "먹었다", and only {eval}`dec(weights[1, 1])` on itself: exactly the explainer's sentence, "사과"
 # looks at "나는" and "먹었다". Now the reason can be stated: the object marker -를 asks for
 # an action and an actor, and those are what -는 and the verb offer. The other rows follow
 # the same reading: "나는" asks what it did and puts {eval}`dec(weights[0, 2])` on "먹었다";
@@ -240,20 +249,47 @@ scores_same = K @ K.T  # queries made with W_K too: [3, 3]
 scores_same
 
 # %% [markdown]
-# Two things go wrong, and both always do. First, the score matrix is symmetric
-# (대칭): $(\mathbf x_i W)\cdot(\mathbf x_j W) = (\mathbf x_j W)\cdot(\mathbf x_i W)$, so "사과를
-# looks for 나는" would mean "나는 looks for 사과를" just as much; a question and its answer
-# can no longer be different things. Second, each word's score with itself is the squared
-# length $\|\mathbf x_i W\|^2$, and the Cauchy–Schwarz inequality bounds every other score
-# by the two diagonal entries, $s_{ij} \le \sqrt{s_{ii}\, s_{jj}} \le \max(s_{ii}, s_{jj})$:
-# words tend to look at themselves. Here it is extreme, the identity matrix: every word's only match is itself, and
-# "사과를" gives {eval}`dec(ac.softmax(scores_same[1] / np.sqrt(3))[1])` of its attention to
-# itself instead of {eval}`dec(weights[1, 1])`. Separate $W_Q$ and $W_K$ let "what I ask
-# for" differ from "what I offer"; a separate $W_V$ lets "what I hand over" differ from both.
+# The first problem comes with every such matrix: the score matrix is symmetric (대칭),
+# $(\mathbf x_i W)\cdot(\mathbf x_j W) = (\mathbf x_j W)\cdot(\mathbf x_i W)$, so "사과를 looks
+# for 나는" would score exactly as "나는 looks for 사과를"; a question and its answer can no
+# longer be different things. With three matrices the scores are not symmetric:
 
 # %%
 np.testing.assert_array_equal(scores_same, scores_same.T)  # symmetric
 bool((scores == scores.T).all())  # three matrices: not symmetric
+
+# %% [markdown]
+# The second thing is a pull towards the diagonal, and it needs care. Each word's score with
+# itself is a squared length, $s_{ii} = \|\mathbf x_i W\|^2 \ge 0$, and the Cauchy–Schwarz
+# inequality bounds the others by the geometric mean of two diagonal entries,
+# $s_{ij} \le \|\mathbf x_i W\|\,\|\mathbf x_j W\| = \sqrt{s_{ii}\, s_{jj}}$. That is *not*
+# $s_{ij} \le s_{ii}$: a word with a short projection can score a longer one above itself.
+# Two words whose projections point the same way, one three times as long as the other:
+
+# %%
+short_long = np.array([[1.0, 0.0], [3.0, 0.0]])  # x_i W and x_j W
+scores_short_long = short_long @ short_long.T  # [2, 2], W_Q = W_K = W
+scores_short_long
+
+# %% [markdown]
+# The short word scores itself {eval}`plain(scores_short_long[0, 0])` and the long one
+# {eval}`plain(scores_short_long[0, 1])`: it prefers the other word. What the inequality does
+# give is weaker. Of any two words, the one with the longer projection scores itself at least
+# as high as it scores the other ($s_{ij} \le \sqrt{s_{ii} s_{jj}} \le s_{ii}$ when
+# $s_{jj} \le s_{ii}$); so the word with the longest projection ranks itself first, and when
+# all the projections have the same length, every word does. Ours have: the keys are one-hot,
+# $KK^\top$ is the identity, and every word's only match is itself:
+
+# %%
+weights_same = ac.attention_weights(K, K)  # queries made with W_K: [3, 3]
+self_weight_same = weights_same[1, 1]  # 사과를 on itself, one matrix
+self_weight = weights[1, 1]  # 사과를 on itself, three matrices
+print(dec(self_weight_same), "instead of", dec(self_weight))
+
+# %% [markdown]
+# "사과를" gives {eval}`dec(self_weight_same)` of its attention to itself instead of
+# {eval}`dec(self_weight)`. Separate $W_Q$ and $W_K$ let "what I ask for" differ from "what I
+# offer"; a separate $W_V$ lets "what I hand over" differ from both.
 
 # %% [markdown]
 # ## Self-attention and cross-attention (셀프 어텐션, 크로스 어텐션)
@@ -373,11 +409,12 @@ np.testing.assert_allclose(dog_first, dog_last)
 # the Transformer adds a positional encoding (위치 인코딩) to every word vector before the
 # first layer: a vector that depends on the word's position (sines and cosines of several
 # frequencies in the original paper, [Vaswani et al., 2017](references.md)), so that the
-# same word at another place is a different row of $X$.
+# same word at another place is a different row of $X$. [Chapter 6](06_positions.ipynb) builds
+# those encodings and the ones that replaced them, which rotate the queries and keys instead.
 #
-# ## The seed's `SimpleSelfAttention`, in numpy
+# ## The explainer's `SimpleSelfAttention`, in numpy
 #
-# The second seed article shows a minimal self-attention layer in PyTorch. Here it is as
+# The explainer shows a minimal self-attention layer in PyTorch. Here it is as
 # written there (comments translated):
 #
 # ```python
@@ -441,7 +478,7 @@ for name, array in trace.items():
 # Every array keeps the batch axis first; the scores and the attention are
 # {eval}`plain(trace["attention"].shape[1:], " × ")` per sentence. With random weights the
 # pattern means nothing yet: training is what moves $W_Q$ and $W_K$ towards matrices like
-# ours. Where PyTorch is installed, the cell below gives the seed's layer the twin's weights
+# ours. Where PyTorch is installed, the cell below gives the explainer's layer the twin's weights
 # and compares the two (PyTorch is not needed for anything else in this book; without it the
 # cell says so and skips).
 
@@ -452,27 +489,78 @@ try:
 except ImportError:
     print("PyTorch is not installed here: the comparison is skipped.")
 else:
-    seed_layer = SimpleSelfAttention(X.shape[1]).double()
-    copy_weights(twin, seed_layer)  # W = w.T in every nn.Linear, same b
+    explainer_layer = SimpleSelfAttention(X.shape[1]).double()
+    # W = w.T in every nn.Linear, same b
+    copy_weights(twin, explainer_layer)
     x_torch = torch.from_numpy(X[None].astype(float))  # [1, 3, 4]
-    torch_output, torch_attention = seed_layer(x_torch)
+    torch_output, torch_attention = explainer_layer(x_torch)
     gap = np.abs(torch_output.detach().numpy() - trace["output"]).max()
     print(f"PyTorch and numpy agree: largest difference {gap:.1e}")
 
 # %% [markdown]
-# (With `embed_dim` = 4 the two agree to the last bits, since $\sqrt 4 = 2$ is exact. For
-# other widths they differ by about $10^{-8}$: the seed's `self.scale` is a float32 tensor, so
-# $\sqrt{d}$ is rounded to float32 while everything else is float64.)
+# With `embed_dim` = 4 the two agree to the last bit, since $\sqrt 4 = 2$ is exact. For other
+# widths they differ by about $10^{-8}$: `torch.FloatTensor` computes $\sqrt d$ in float32 when
+# the layer is built, and no later conversion restores the lost bits. That line has a second,
+# worse flaw. A module converts and moves only what it has *registered*: its parameters
+# (`nn.Parameter`, learned) and its buffers (not learned). `self.scale` is a plain tensor
+# attribute, neither of the two, so `.double()` and `.half()` leave it float32, `.to(device)`
+# leaves it on the CPU, and `state_dict()`, what `torch.save` writes, does not contain it. The
+# fix is one line in `__init__`:
+#
+# ```python
+# self.register_buffer("scale", torch.sqrt(torch.tensor([float(embed_dim)])))
+# ```
+#
+# A buffer is the place for any tensor a module owns but does not learn: nanoGPT keeps its
+# causal mask (the subject of [Chapter 7](07_heads_and_masks.ipynb)) in one. Pass
+# `persistent=False` to keep a buffer that the configuration rebuilds anyway out of
+# `state_dict`. For a constant like $\sqrt d$ a Python float, `math.sqrt(embed_dim)`, is
+# simpler still: PyTorch uses it as a scalar in whatever precision the scores have. It is
+# what `attn_core` uses.
+# `BufferedSelfAttention` is the listing with the one line changed. Convert both layers to
+# half precision (float16, as models are often run) and ask where their `scale` went:
+
+# %% tags=["nbval-ignore-output"]
+try:
+    import torch
+    from attn_book.seed_torch import (
+        BufferedSelfAttention,
+        SimpleSelfAttention,
+    )
+except ImportError:
+    print("PyTorch is not installed here: the comparison is skipped.")
+else:
+    x_half = torch.from_numpy(X[None]).half()  # [1, 3, 4], float16
+    for layer_torch in (
+        SimpleSelfAttention(4).half(),  # scale: a plain attribute
+        BufferedSelfAttention(4).half(),  # scale: a registered buffer
+    ):
+        name = type(layer_torch).__name__
+        saved = "scale" in layer_torch.state_dict()
+        print(f"{name}: scale {layer_torch.scale.dtype}, saved: {saved}")
+        try:
+            print("   output", layer_torch(x_half)[0].dtype)
+        except RuntimeError as error:  # float32 scores meet float16 values
+            print("   RuntimeError:", error)
+
+# %% [markdown]
+# The plain attribute stayed float32 beside float16 weights and is missing from `state_dict`;
+# the float32 scale turns the scores float32, and the product with the float16 values fails.
+# The buffer followed `.half()`, is saved, and the layer runs.
+# (`tests/test_simple_self_attention_torch.py` checks all of this, and the device too, on
+# PyTorch's data-less `meta` device, where the plain attribute stays on the CPU and the
+# forward pass fails.)
 #
 # ## One step to any word, all words at once
 #
-# The seed article credits self-attention with two strengths: long-range dependencies
+# The explainer credits self-attention with two strengths: long-range dependencies
 # (장거리 의존성), because every word reaches every other in one step, and parallel
 # processing (병렬 처리), because all the rows are computed at once. Both are claims about the
 # shape of the computation, so compare it with the model attention replaced, a recurrent
-# network (순환 신경망, RNN): it reads the words one at a time, and each state
+# network (순환 신경망, RNN), here the simplest one, the Elman RNN
+# ([Elman, 1990](references.md)): it reads the words one at a time, and each state
 # $\mathbf h_t = \tanh(\mathbf x_t W_x + \mathbf h_{t-1} W_h)$ needs the one before it.
-# Take a few dozen random word vectors and both models with seeded random weights:
+# Take a few dozen random word vectors and both models with seeded random weights, untrained:
 
 # %%
 rng = np.random.default_rng(0)
@@ -512,19 +600,41 @@ step_table(
     index=[f"distance {k}" for k in distances],
 )
 
+# %%
+farthest = distances[-1]
+attention_near = moved["attention"][0]  # the neighbour
+attention_far = moved["attention"][-1]  # the farthest word
+rnn_near, rnn_far = moved["RNN"][0], moved["RNN"][-1]
+
 # %% [markdown]
 # The weights are seeded, so these numbers come out the same on every run. Attention's
-# sensitivity hardly depends on the distance ({eval}`dec(moved["attention"][0])`
-# for the neighbour, {eval}`dec(moved["attention"][-1])` for a word
-# {eval}`distances[-1]` places back): the last word's query scores every key directly. The
-# RNN's falls by orders of magnitude, from {eval}`dec(moved["RNN"][0])` to
-# {eval}`f"{moved['RNN'][-1]:.0e}"`: a word's influence has to pass through every state in
-# between, and each step shrinks it. The same picture counts the steps: the RNN needs
-# {eval}`n` steps one after another, each waiting for the last; attention is two matrix
-# products whatever $n$ is, and no row of them waits for another.
+# sensitivity hardly depends on the distance ({eval}`dec(attention_near)` for the neighbour,
+# {eval}`dec(attention_far)` for a word {eval}`farthest` places back): the last word's query
+# scores every key directly. The RNN's falls by orders of magnitude, from
+# {eval}`dec(rnn_near)` to {eval}`sci(rnn_far)`: a word's influence has to pass through every
+# state in between, and each step multiplies it by $W_h$ and by $\tanh$ slopes below 1.
 #
-# Rows that wait for nothing can be computed together, and that is where the time goes. The
-# cell below computes the same attention twice, all rows in one call and one row at a time
+# That is an untrained Elman RNN, the weakest recurrence. The gated ones that replaced it, the
+# LSTM (장단기 메모리, [Hochreiter & Schmidhuber, 1997](references.md)) and the GRU
+# ([Cho et al., 2014](references.md)), update their state by gated addition instead of
+# rewriting it through a $\tanh$ at every step (the LSTM in a separate cell state, the GRU
+# in the hidden state itself), with gates that learn what to keep. A trained one can carry a
+# signal across far more steps before it fades (Hochreiter and Schmidhuber bridged lags of over 1,000 steps on synthetic
+# tasks). What they do not change is the shape: word 1 still reaches word $n$
+# through $n - 1$ states, a path of length $O(n)$ against attention's $O(1)$
+# ([Vaswani et al., 2017](references.md), Table 1), and those $n$ steps still run one after
+# another, each waiting for the last. Attention is two matrix products whatever $n$ is, and
+# no row of them waits for another.
+#
+# That last claim holds whenever the whole sequence is known in advance: in training, and
+# when a model reads a prompt (the *prefill*). Generating text is different: each new word
+# is chosen from the output at the last position and only then becomes the next input, so a
+# model writes one row at a time, and
+# [Chapter 10](10_generation.ipynb) shows what that costs and how the keys and values of the
+# earlier words are kept so that they are not computed again.
+#
+# In training and prefill, then, rows that wait for nothing can be computed together, and
+# that is where the time goes. The cell below computes the same attention twice, all rows in one call and one row at a time
 # in a loop (the only way an RNN can go), and times the RNN too. Run it; its numbers depend
 # on your machine, so the text does not quote them.
 
@@ -558,16 +668,19 @@ print(f"RNN, step by step:           {rnn_seconds * 1e3:7.1f} ms")
 # limits, and attention has none, which is why the Transformer trained faster than the
 # recurrent models before it ([Vaswani et al., 2017](references.md)). The price of the
 # one-step reach is the $n \times n$ score matrix: attention's cost grows with $n^2$, the
-# limit the first seed article names.
+# limit the Quanta write-up names.
 #
 # ## Attention over an image (컴퓨터 비전)
 #
-# The seed ends by noting that attention is used in computer vision too. The trick is to make
-# an image look like a sentence: cut it into small square patches (패치), flatten each into a
-# row, and treat the rows as tokens; a vision transformer then runs the same self-attention
-# over them, with learned $W_Q$, $W_K$, $W_V$ and a positional encoding for where each patch
-# sits ([Dosovitskiy et al., 2021](references.md)). Take a tiny synthetic image, a bright
-# square top left, a bright bar bottom right and a small diagonal top right, and cut it into
+# The explainer ends by noting that attention is used in computer vision too. The trick is
+# to make an image look like a sentence: cut it into small square patches (패치) and flatten
+# each into a row of pixels. The vision transformer (ViT) then multiplies every row by one
+# learned matrix, the linear patch embedding (패치 임베딩), which turns $p^2$ pixels (times
+# the colour channels) into a token of width $d_\text{model}$, the image's counterpart of a
+# word vector; adds a learned position embedding for where each patch sits; and runs the same
+# self-attention over those tokens, with learned $W_Q$, $W_K$, $W_V$
+# ([Dosovitskiy et al., 2021](references.md)). Take a tiny synthetic image, a bright square
+# top left, a bright bar bottom right and a small diagonal top right, and cut it into
 # patches:
 
 # %%
@@ -578,14 +691,16 @@ image[0:2, 6:8] = [[1, 0], [0, 1]]  # a small diagonal, top right
 patch_size = 2
 patches = ac.image_patches(image, patch_size)  # [16 patches, 4 pixels]
 patch_weights = ac.attention_weights(patches, patches)  # [16, 16]
+last_patch = len(patches) - 1  # the bottom-right corner
 patches.shape
 
 # %% [markdown]
 # The image has {eval}`plain(image.shape, " × ")` pixels and the patches
 # {eval}`patch_size` × {eval}`patch_size`, so there are {eval}`patches.shape[0]` tokens of
-# {eval}`patches.shape[1]` numbers each. To keep it to one idea we skip the learned matrices: each patch's pixels are its query and
-# its key (the symmetric case above, enough to find patches that look alike). Patch 0, the
-# top-left corner of the square:
+# {eval}`patches.shape[1]` numbers each. To keep it to one idea we skip everything learned,
+# the patch embedding, the positions and the three projections: each patch's pixels are its
+# token, its query and its key (the symmetric case above, enough to find patches that look
+# alike). Patch 0, the top-left corner of the square:
 
 # %%
 figures.show(
@@ -598,9 +713,9 @@ figures.show(
 
 # %% [markdown]
 # Patch 0 puts {eval}`dec(patch_weights[0, 0])` on each bright patch of its own square and
-# the same on the far bar (patch {eval}`patches.shape[0] - 1`,
-# {eval}`dec(patch_weights[0, -1])`), but only {eval}`dec(patch_weights[0, 2])` on a dark
-# patch: as with words, distance plays no part; only what the patches hold
+# the same on the far bar (patch {eval}`last_patch`, {eval}`dec(patch_weights[0, -1])`), but
+# only {eval}`dec(patch_weights[0, 2])` on a dark patch: without a position embedding, as
+# with words, distance plays no part; only what the patches hold
 # ({eval}`figures.ref("fig-patches")`).
 #
 # ## Summary
@@ -611,13 +726,19 @@ figures.show(
 # - With features and matrices that mean something, the weights can be read: "사과를" asks
 #   for an action and an actor and puts {eval}`dec(weights[1, 0])` on "나는" and
 #   {eval}`dec(weights[1, 2])` on "먹었다".
-# - $W_Q = W_K$ makes the scores symmetric and pulls each word towards itself; three matrices
-#   keep asking, offering and handing over apart.
+# - $W_Q = W_K$ makes the scores symmetric and pulls towards the diagonal (a word ranks itself
+#   above any word with a projection no longer than its own); three matrices keep asking,
+#   offering and handing over apart.
 # - Self-attention takes $Q$, $K$, $V$ from one sequence; cross-attention takes $Q$ from one
 #   and $K$, $V$ from another, with $L \times S$ weights.
-# - Shuffling the words shuffles the outputs the same way, so models add positions.
-# - The seed's PyTorch layer is this with biases and a batch axis; attention reaches any word
-#   in one step and computes every row at once, where an RNN needs $n$ steps in a row.
+# - Shuffling the words shuffles the outputs the same way, so models add positions
+#   ([Chapter 6](06_positions.ipynb)).
+# - The explainer's PyTorch layer is this with biases and a batch axis; its `self.scale`
+#   belongs in a registered buffer (or a Python float), or `.double()`, `.to(device)` and
+#   `state_dict` miss it.
+# - Attention reaches any word in one step and, in training and prefill, computes every row at
+#   once, where an RNN, gated or not, needs $n$ steps in a row; generation is sequential
+#   ([Chapter 10](10_generation.ipynb)).
 #
 # ## Exercises
 #
@@ -647,15 +768,18 @@ print("W_Q =", W_Q_ex.tolist(), "  W_K =", W_K_ex.tolist())
 answer = ...  # the 2 × 2 scores, e.g. [[0, 0], [0, 0]]
 ch5.scores_by_hand.check(answer)
 
+# %%
+# the numbers the folded solution quotes (nothing is printed: work them out first)
+Q_ex, K_ex = X_ex @ W_Q_ex, X_ex @ W_K_ex  # [2, 3] @ [3, 2] -> [2, 2] each
+scores_ex = Q_ex @ K_ex.T  # [2, 2]
+
 # %% [markdown]
 # ````{solution} ex-ch5-scores-by-hand
 # :class: dropdown
 #
-# $Q$ has rows {eval}`vector(X_ex[0] @ W_Q_ex)` and {eval}`vector(X_ex[1] @ W_Q_ex)`; $K$
-# has rows {eval}`vector(X_ex[0] @ W_K_ex)` and {eval}`vector(X_ex[1] @ W_K_ex)`. The four
-# dot products give the score matrix with rows
-# {eval}`vector((X_ex @ W_Q_ex)[0] @ (X_ex @ W_K_ex).T)` and
-# {eval}`vector((X_ex @ W_Q_ex)[1] @ (X_ex @ W_K_ex).T)`:
+# $Q$ has rows {eval}`vector(Q_ex[0])` and {eval}`vector(Q_ex[1])`; $K$ has rows
+# {eval}`vector(K_ex[0])` and {eval}`vector(K_ex[1])`. The four dot products give the score
+# matrix with rows {eval}`vector(scores_ex[0])` and {eval}`vector(scores_ex[1])`:
 #
 # ```python
 # Q_ex, K_ex = X_ex @ W_Q_ex, X_ex @ W_K_ex  # [2, 3] @ [3, 2] -> [2, 2] each
@@ -664,34 +788,40 @@ ch5.scores_by_hand.check(answer)
 # ```
 # ````
 #
-# ```{exercise} One matrix for queries and keys
-# :label: ex-ch5-same-matrix
+# ```{exercise} Symmetric scores, symmetric weights?
+# :label: ex-ch5-symmetric-weights
 #
-# A model uses one matrix $W$ for both: $W_Q = W_K = W$. Compare the score of word $i$'s
-# query with word $j$'s key, and the score of word $j$'s query with word $i$'s key. Are they
-# `"equal"`, `"opposite"` or `"unrelated"`?
+# With one matrix for both, $W_Q = W_K = W$, the score matrix is symmetric, $s_{ij} = s_{ji}$,
+# as shown above. Is the matrix of attention *weights* $w_{ij}$ symmetric too: `"always"`,
+# `"never"` or `"sometimes"`? Work it out before you run anything; the solution then runs an
+# example of each case.
 # ```
 #
 # ```{admonition} Hint
 # :class: dropdown
 #
-# Write both scores with $\mathbf x_i W$ and $\mathbf x_j W$.
+# Write $w_{ij}$ and $w_{ji}$ as the fractions of the softmax, each with the sum of its own
+# row, $Z_i = \sum_l e^{s_{il}/\sqrt{d_k}}$.
 # ```
 
 # %%
-answer = ...  # "equal", "opposite" or "unrelated"
-ch5.same_matrix.check(answer)
+answer = ...  # "always", "never" or "sometimes"
+ch5.symmetric_weights.check(answer)
 
 # %% [markdown]
-# ````{solution} ex-ch5-same-matrix
+# ````{solution} ex-ch5-symmetric-weights
 # :class: dropdown
 #
-# Both are $(\mathbf x_i W)\cdot(\mathbf x_j W)$, and a dot product does not care about the
-# order of its two vectors: the score matrix equals its transpose, as `scores_same` did
-# above.
+# $w_{ij} = e^{s_{ij}/\sqrt{d_k}}/Z_i$ and $w_{ji} = e^{s_{ji}/\sqrt{d_k}}/Z_j$ have the same
+# numerator, so $w_{ij}/w_{ji} = Z_j/Z_i$: the weights are symmetric exactly when every row has
+# the same sum. The chapter's one-hot keys give $KK^\top = I$, every row the same sum, and
+# symmetric weights; the two words of the short and the long projection above do not:
 #
 # ```python
-# ch5.same_matrix.check("equal")
+# w_short_long = ac.attention_weights(short_long, short_long)  # [2, 2]
+# assert not np.allclose(w_short_long, w_short_long.T)  # Z_1 differs from Z_2
+# np.testing.assert_allclose(weights_same, weights_same.T)  # equal row sums
+# ch5.symmetric_weights.check("sometimes")
 # ```
 # ````
 #
@@ -732,37 +862,94 @@ ch5.cross_shapes.check(answer)
 # ```
 # ````
 #
-# ```{exercise} Predict, then run: the same words in another order
-# :label: ex-ch5-shuffled
+# ```{exercise} Put the outputs back in order
+# :label: ex-ch5-restore-order
 #
-# Feed "먹었다 사과를 나는" (the rows of $X$ in the order 3, 2, 1) to the same self-attention.
-# Is the output of "사과를" the `"same"` vector as before, {eval}`vector(output[1])`, or
-# `"different"`? Answer first; the solution runs it.
+# Feed the sentence in another order, `X[order]`, and self-attention returns
+# `Y = Attention(X[order])`, one row per token *in the new order*. Permutation equivariance
+# says that `Y` holds the original outputs, reordered. Write `restore(Y, order)` that returns
+# them in the sentence's own order, without computing any attention: for `order = [1, 2, 0]`
+# ("사과를 먹었다 나는") its result must equal the chapter's `output`. `Y` may carry a batch
+# axis first, $(B, n, d)$; the order is the same for every sentence.
 # ```
 #
 # ```{admonition} Hint
 # :class: dropdown
 #
-# The output of "사과를" is made from its own query, all the keys and all the values. Which
-# of them does the order change?
+# Row $k$ of `Y` belongs to token `order[k]`. Is `Y[order]` the answer? Try it on a swap of
+# two words and on `[1, 2, 0]`. In matrix form `X[order]` is $PX$, and the row-wise softmax
+# gives $\mathrm{Attention}(PX) = P\,\mathrm{Attention}(X)$: what undoes $P$?
+# ```
+
+
+# %%
+def restore(Y, order): ...  # your code here
+
+
+ch5.restore_order.check(restore)
+
+# %% [markdown]
+# ````{solution} ex-ch5-restore-order
+# :class: dropdown
+#
+# `Y[order]` applies the permutation a second time. It is right for a swap of two words, which
+# undoes itself, and wrong for a cycle. The inverse of a permutation matrix is its transpose,
+# $P^{-1} = P^\top$, and in index form that is `np.argsort(order)`: the place of token $i$ in
+# the new order. Index the token axis, $-2$, so that a batch axis stays where it is:
+#
+# ```python
+# def restore(Y, order):
+#     return Y[..., np.argsort(order), :]  # P^T Y: token i back at place i
+#
+#
+# order_cycle = [1, 2, 0]  # 사과를 먹었다 나는
+# Y = cross_attention(X[order_cycle], X[order_cycle], W_Q, W_K, W_V)
+# np.testing.assert_allclose(restore(Y, order_cycle), output)
+# ch5.restore_order.check(restore)
+# ```
+# ````
+#
+# ```{exercise} Design a query: the verb finds its subject
+# :label: ex-ch5-design-verb
+#
+# In the chapter's $W_Q$ the verb asks what was acted on, and "먹었다" finds "사과를". Change
+# the verb's row of $W_Q$ (row 2, printed below; the verb's only feature is *verb*, so that
+# row is its whole query) so that "먹었다" finds its *subject* instead: at least
+# {eval}`plain(ch5.SUBJECT_SHARE)` of its attention, and more than on any other word, must go to
+# "나는". Keep $W_K$ as it is. Any row that does this is right; the check computes the weights
+# your row gives.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Which column of the key space does "나는" offer (look at $W_K$)? A query pointing there
+# scores "나는" and nothing else. Then the size: with the scaled score $s$ on "나는" and 0 on
+# the two other keys, its weight is $e^{s}/(e^{s} + 2)$.
 # ```
 
 # %%
-answer = ...  # "same" or "different"
-ch5.shuffled_sentence.check(answer)
+print("the verb's row of W_Q now:", W_Q[1], "  W_K =", W_K.tolist())
+answer = ...  # the verb's new row of W_Q, three numbers
+ch5.verb_finds_subject.check(answer)
 
 # %% [markdown]
-# ````{solution} ex-ch5-shuffled
+# ````{solution} ex-ch5-design-verb
 # :class: dropdown
 #
-# Its query is the same, and it meets the same keys and values, only listed in another
-# order; the sums of the softmax and of the weighted values do not depend on the order of
-# their terms. Row 2 of the reordered output is row 2 of the original:
+# "나는" offers the actor, the second column of the key space, so the verb's query must point
+# along $(0, a, 0)$. Its scaled score on "나는" is then $a/\sqrt 3$ and 0 on the two others,
+# and $e^{a/\sqrt 3}/(e^{a/\sqrt 3} + 2) \ge 1/2$ needs $e^{a/\sqrt 3} \ge 2$, that is
+# $a \ge \sqrt 3 \ln 2$: a row of 1 is too soft, the chapter's loudness 2
+# works. The design is checked by what it does, so $(0, 5, 0)$ passes too, and so does any
+# row that asks for the actor much more loudly than for the other two roles.
 #
 # ```python
-# reordered = cross_attention(X[[2, 1, 0]], X[[2, 1, 0]], W_Q, W_K, W_V)
-# np.testing.assert_allclose(reordered[1], output[1])
-# ch5.shuffled_sentence.check("same")
+# W_Q_subject = W_Q.copy()
+# W_Q_subject[1] = [0, 2, 0]  # the verb asks who did it
+# weights_subject = ac.attention_weights(X @ W_Q_subject, K)  # [3, 3]
+# print("먹었다:", dec(weights_subject[2]))  # most of it on 나는
+# ch5.verb_finds_subject.check(W_Q_subject[1])
 # ```
 # ````
 #

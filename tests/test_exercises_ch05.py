@@ -57,14 +57,18 @@ def test_scores_by_hand_names_each_slip(answer, diagnosis):
     assert ch5.scores_by_hand.check(answer).diagnosis == diagnosis
 
 
-def test_same_matrix_is_equal_because_the_scores_are_symmetric():
-    w = np.random.default_rng(3).normal(size=(4, 3))
-    x = np.random.default_rng(4).normal(size=(5, 4))
-    scores = (x @ w) @ (x @ w).T
-    np.testing.assert_allclose(scores, scores.T)  # the fact the answer rests on
-    assert ch5.same_matrix.check("equal").ok
-    assert ch5.same_matrix.check("opposite").diagnosis == "chose-opposite"
-    assert ch5.same_matrix.check("unrelated").diagnosis == "chose-unrelated"
+def test_symmetric_scores_give_symmetric_weights_only_with_equal_row_sums():
+    # One matrix: scores symmetric. Two words with x_1 W = (1, 0), x_2 W = (3, 0): scores
+    # [[1, 3], [3, 9]]; w_12 = e^3/(e + e^3), w_21 = e^3/(e^3 + e^9): not equal.
+    s = np.array([[1.0, 3.0], [3.0, 9.0]])
+    w = np.exp(s) / np.exp(s).sum(axis=1, keepdims=True)
+    assert not np.isclose(w[0, 1], w[1, 0])
+    # One-hot projections (the chapter's K Kᵀ = I): every row sums to the same, weights symmetric
+    w_eye = np.exp(np.eye(3)) / np.exp(np.eye(3)).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(w_eye, w_eye.T)
+    assert ch5.symmetric_weights.check("sometimes").ok
+    assert ch5.symmetric_weights.check("always").diagnosis == "chose-always"
+    assert ch5.symmetric_weights.check("never").diagnosis == "chose-never"
 
 
 @pytest.mark.parametrize(
@@ -87,9 +91,59 @@ def test_cross_shapes_by_hand():
     assert ch5.cross_shapes.check([5, 9, 5, 12]).ok
 
 
-def test_shuffled_sentence_is_same():
-    assert ch5.shuffled_sentence.check("same").ok
-    assert ch5.shuffled_sentence.check("different").diagnosis == "chose-different"
+def test_restore_order_undoes_the_shuffle_with_plain_loops():
+    # Y = Attention(X[order]); row k of Y belongs at place order[k] (a loop, no argsort)
+    def restore(Y, order):
+        out = np.empty_like(Y)
+        for k, place in enumerate(order):
+            out[..., place, :] = Y[..., k, :]
+        return out
+
+    assert ch5.restore_order.check(restore).ok
+    for case in ch5.restore_order.cases():  # and it is the original sentence's output
+        Y, order = case.args
+        if not case.batched and len(order) == 3:
+            x, w_q, w_k, w_v = ch5._sentence_case()
+            np.testing.assert_allclose(restore(Y, order), _loop_attention(x, w_q, w_k, w_v))
+
+
+def test_restore_order_names_the_forward_permutation_and_the_batch_axis():
+    assert ch5.restore_order.check(lambda Y, order: Y[..., order, :]).diagnosis == (
+        "order-applied-twice"
+    )
+    assert ch5.restore_order.check(lambda Y, order: Y[np.argsort(order)]).diagnosis == (
+        "permuted-batch-axis"
+    )
+
+
+def _verb_weights_by_hand(row):
+    # The verb's features are (0, 1, 0, 0), so its query is the row itself; the keys of
+    # 나는, 사과를, 먹었다 are (0,1,0), (0,0,1), (1,0,0): the scores are row[1], row[2], row[0].
+    scores = [row[1] / math.sqrt(3), row[2] / math.sqrt(3), row[0] / math.sqrt(3)]
+    exps = [math.exp(s) for s in scores]
+    return [e / sum(exps) for e in exps]
+
+
+def test_the_verb_design_is_judged_by_the_weights_it_gives():
+    # [0, 2, 0]: e^(2/√3) / (e^(2/√3) + 2) = 0.613 >= 0.5 on 나는
+    assert _verb_weights_by_hand([0, 2, 0])[0] > 0.6
+    assert ch5.verb_finds_subject.check([0, 2, 0]).ok
+    assert ch5.verb_finds_subject.check([0, 5, 0]).ok  # many designs pass
+    assert ch5.verb_finds_subject.check([-1, 3, 0.5]).ok
+    # [0, 1, 0]: e^(1/√3) / (e^(1/√3) + 2) = 0.47 < 0.5: the right word, not loud enough
+    assert _verb_weights_by_hand([0, 1, 0])[0] < 0.5
+    assert ch5.verb_finds_subject.check([0, 1, 0]).diagnosis == "not-loud-enough"
+    expected = {
+        (0, 0, 0): "uniform",
+        (0, -2, 0): "avoids-the-subject",
+        (2, 0, 0): "finds-itself",
+        (0, 0, 2): "finds-the-object",
+        (0, 2, 2): "tied",
+    }
+    for row, diagnosis in expected.items():
+        assert ch5.verb_finds_subject.check(list(row)).diagnosis == diagnosis, row
+    assert ch5.verb_finds_subject.check([0, 2]).diagnosis == "wrong-count"
+    assert ch5.verb_finds_subject.check(...).status == "unanswered"
 
 
 def test_the_bug_fires_and_the_fix_passes_against_plain_loops():
@@ -140,3 +194,12 @@ def test_the_shown_bug_fixed_in_one_line_runs_with_the_chapters_imports_only():
     namespace = {"np": np, "ac": ac}
     exec(fixed, namespace)
     assert ch5.keys_from_queries.check(namespace["self_attention"]).ok
+
+
+def test_a_design_answer_of_the_wrong_form_gets_one_line_and_never_raises():
+    ex = ch5.verb_finds_subject
+    assert ex.check("text").diagnosis == "not-numeric"
+    assert ex.check([0, None, 0]).diagnosis == "not-finite"
+    assert ex.check([[0, 2, 0]]).diagnosis == "wrong-count"
+    assert ex.check(np.array([0.0, 2.0, 0.0])).ok and ex.check((0, 2, 0)).ok
+    assert ex.check([0, 1e6, 0]).ok  # a very loud question still does what was asked

@@ -1,9 +1,9 @@
 """Chapter 4's exercises: the worked example, by hand and as code.
 
-The seed's keys and values with a new query q = (1, -1); a fourth word joining;
-the whole computation as a function; and a find-the-bug on the matrix form,
-where the hand computation's "divide by the sum" was carried over to a whole
-matrix.
+The worked example's keys and values with a new query q = (1, -1); a fourth word
+joining; a proof: the derivative of the output with respect to the query, evaluated by
+hand; the whole computation as a function; and a find-the-bug on the matrix form,
+where the hand computation's "divide by the sum" was carried over to a whole matrix.
 
 Examples
 --------
@@ -29,6 +29,7 @@ from .records import Case, Diagnosis, Mistake
 __all__ = [
     "EXERCISES",
     "add_a_word",
+    "gradient_by_hand",
     "my_attention",
     "output_by_hand",
     "sentence_softmax",
@@ -79,10 +80,16 @@ weights_by_hand = NumberExercise(
     diagnoses=[
         diagnose.matches(
             "seed-query",
-            "those are the weights of the seed's query q = (1, 0) from the text; this "
+            "those are the weights of the text's query q = (1, 0); this "
             "exercise changes the query (printed above the answer), so step 1 gives "
             "new scores.",
             _seed_weights,
+        ),
+        diagnose.matches(
+            "sign-flipped-scores",
+            "those are the weights of the scores with their signs flipped (q·k₁ and q·k₂ "
+            "swapped places): with q = (1, −1), recheck the sign of each product q₁k₁ + q₂k₂.",
+            lambda q, k: ac.attention_weights(-q, k),
         ),
         diagnose.forgot_scale(2, lambda q, k: ac.attention_weights(q, k, scale=1.0)),
         diagnose.matches(
@@ -105,7 +112,8 @@ weights_by_hand = NumberExercise(
         Mistake("the exponentials", [2.028, 0.493, 1.0], "exps-not-normalised"),
         Mistake("two weights", [0.576, 0.140], "wrong-count"),
         Mistake("rounded too early", [0.570, 0.140, 0.284], "rounding"),
-        Mistake("the seed's weights", [0.401, 0.198, 0.401], "seed-query"),
+        Mistake("the text's weights", [0.401, 0.198, 0.401], "seed-query"),
+        Mistake("a sign error in q·k", [0.140, 0.576, 0.284], "sign-flipped-scores"),
         Mistake("a slip in an exponential", [0.585, 0.117, 0.298], "ranked-but-off"),
     ],
     solution=[round(w, 3) for w in _HAND_WEIGHTS],
@@ -132,7 +140,7 @@ output_by_hand = NumberExercise(
         ),
         diagnose.matches(
             "seed-output",
-            "that is the seed's output from the text, for q = (1, 0); use the weights "
+            "that is the output from the text, for q = (1, 0); use the weights "
             "of the new query, from the previous exercise.",
             lambda q, k, v: ac.scaled_dot_product_attention(_SEED.query, k, v),
         ),
@@ -150,7 +158,7 @@ output_by_hand = NumberExercise(
             "forgot-scale",
         ),
         Mistake("average of the values", [1.0, 1.0], "plain-average"),
-        Mistake("the seed's output", [1.203, 0.797], "seed-output"),
+        Mistake("the text's output", [1.203, 0.797], "seed-output"),
         Mistake("one coordinate", [1.436], "wrong-count"),
         Mistake("a slip in the third decimal", [1.441, 0.564], "rounding"),
     ],
@@ -177,6 +185,59 @@ add_a_word = ChoiceExercise(
 )
 
 
+def _numerical_jacobian(q, keys, values, h=1e-6):
+    """∂o/∂q by central differences of attn_core's attention: [d_v, d_k], column b = ∂o/∂q_b."""
+    columns = []
+    for b in range(q.shape[-1]):
+        step = np.zeros_like(q)
+        step[b] = h
+        up = ac.scaled_dot_product_attention(q + step, keys, values)
+        down = ac.scaled_dot_product_attention(q - step, keys, values)
+        columns.append((up - down) / (2 * h))
+    return np.stack(columns, axis=-1)
+
+
+def _uncentred(q, keys, values):
+    """The slip: differentiate only the numerators, (1/√d_k) Σ_j w_j v_j k_jᵀ."""
+    w = ac.attention_weights(q, keys)  # [S]
+    return np.einsum("j,ja,jb->ab", w, values, keys) / math.sqrt(q.shape[-1])
+
+
+gradient_by_hand = NumberExercise(
+    "ch4-gradient-by-hand",
+    "the derivative of the output with respect to the query",
+    (_SEED.query, _SEED.keys, _SEED.values),
+    _numerical_jacobian,
+    diagnoses=[
+        diagnose.matches(
+            "transposed",
+            "that is the transpose: row a must hold the derivatives of the output's component "
+            "o_a, column b those with respect to q_b.",
+            lambda q, k, v: _numerical_jacobian(q, k, v).T,
+        ),
+        diagnose.factor(
+            math.sqrt(2),
+            "chain-rule-scale",
+            "√2 times too large: the scores are q·k_j/√d_k, so the chain rule brings a factor "
+            "1/√d_k into every derivative.",
+        ),
+        diagnose.matches(
+            "denominator-forgotten",
+            "that differentiates the numerators e^(s_j) only: the sum they are divided by "
+            "depends on q too, which is where the −o (or the −k̄) comes from.",
+            _uncentred,
+        ),
+    ],
+    mistakes=[
+        Mistake("transposed", [[0.168, -0.168], [-0.226, 0.226]], "transposed"),
+        Mistake("no 1/√d_k", [[0.238, -0.320], [-0.238, 0.320]], "chain-rule-scale"),
+        Mistake("no −o", [[0.851, 0.284], [0.284, 0.563]], "denominator-forgotten"),
+        Mistake("one row", [0.168, -0.226], "wrong-count"),
+    ],
+    solution=[[0.168, -0.226], [-0.168, 0.226]],
+)
+
+
 def _attention(q, keys, values):
     """A correct answer: the scaled scores, attn_core's softmax over the keys, then @ V."""
     scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
@@ -191,7 +252,10 @@ def _attention_cases():
     r = np.random.default_rng(44)
     sentence = sentence_example()
     return [
-        Case("the seed: 1 query (L=1), 3 keys", (_SEED.query[None], _SEED.keys, _SEED.values)),
+        Case(
+            "the worked example: 1 query (L=1), 3 keys",
+            (_SEED.query[None], _SEED.keys, _SEED.values),
+        ),
         Case("the sentence: Q, K, V of shape (3, 2)", tuple(sentence)),
         Case(
             "5 queries, 4 keys, E=8, Ev=3",
@@ -295,7 +359,7 @@ def _sentence_cases():
     r = np.random.default_rng(45)
     sentence = sentence_example()
     return [
-        Case("the seed: 1 query, 3 keys", (_SEED.query[None], _SEED.keys, _SEED.values)),
+        Case("the worked example: 1 query, 3 keys", (_SEED.query[None], _SEED.keys, _SEED.values)),
         Case("the sentence: 3 queries", tuple(sentence)),
         Case(
             "5 queries, 4 keys, E=8",
@@ -338,6 +402,7 @@ EXERCISES = [
     weights_by_hand,
     output_by_hand,
     add_a_word,
+    gradient_by_hand,
     my_attention,
     sentence_softmax,
 ]

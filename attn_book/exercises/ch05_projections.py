@@ -1,13 +1,17 @@
 """Chapter 5's exercises: queries, keys and values from learned projections.
 
-Scores from two projections by hand; what W_Q = W_K does to them; the shapes of a
-cross-attention; what shuffling the tokens does; and a find-the-bug where the keys
-are made with the query matrix.
+Scores from two projections by hand; whether W_Q = W_K makes the *weights* symmetric too;
+the shapes of a cross-attention; undoing a shuffle of the tokens (the inverse
+permutation behind permutation equivariance); a design of the verb's query so that it
+finds its subject, judged by the weights it gives; and a find-the-bug where the keys are
+made with the query matrix.
 
 Examples
 --------
 >>> scores_by_hand.check([[4, -1], [-2, 1]]).ok
 True
+>>> verb_finds_subject.check([0, 0, 2]).diagnosis
+'finds-the-object'
 >>> keys_from_queries.check(keys_from_queries.buggy).diagnosis
 'keys-from-query-matrix'
 """
@@ -21,22 +25,39 @@ import numpy as np
 import attn_core as ac
 
 from . import diagnose
-from ._core import BugExercise, ChoiceExercise, NumberExercise
-from .records import Case, Mistake
+from ._core import (
+    BugExercise,
+    ChoiceExercise,
+    DesignExercise,
+    FunctionExercise,
+    NumberExercise,
+)
+from .records import Case, Diagnosis, Mistake
 
 __all__ = [
     "EXERCISES",
+    "SUBJECT_SHARE",
     "cross_shapes",
     "keys_from_queries",
-    "same_matrix",
+    "restore_order",
     "scores_by_hand",
-    "shuffled_sentence",
+    "symmetric_weights",
+    "verb_finds_subject",
 ]
 
 # Two tokens of width 3 and two projections to d_k = 2, small enough for pencil and paper.
 _X = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, -1.0]])  # [n=2, D=3]
 _W_Q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # [D=3, d_k=2]
 _W_K = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 0.0]])  # [D=3, d_k=2]
+
+
+def _sentence_case():
+    """The chapter's sentence: features (noun, verb, -는, -를) and its three matrices."""
+    x = np.array([[1, 0, 1, 0], [1, 0, 0, 1], [0, 1, 0, 0]], dtype=float)
+    w_q = 2.0 * np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 1, 0]])
+    w_k = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=float)
+    w_v = np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]], dtype=float)
+    return x, w_q, w_k, w_v
 
 
 def _scores(x, w_q, w_k):
@@ -90,16 +111,16 @@ scores_by_hand = NumberExercise(
 )
 
 
-same_matrix = ChoiceExercise(
-    "ch5-same-matrix",
-    "one matrix for queries and keys",
-    options=["equal", "opposite", "unrelated"],
-    answer="equal",
+symmetric_weights = ChoiceExercise(
+    "ch5-symmetric-weights",
+    "symmetric scores, and the weights",
+    options=["always", "never", "sometimes"],
+    answer="sometimes",
     why_not={
-        "opposite": "a dot product does not change sign when its two vectors swap places: "
-        "write both scores as x_i W and x_j W.",
-        "unrelated": "with W_Q = W_K = W both scores are dot products of the same two "
-        "vectors, x_i W and x_j W, in the two orders.",
+        "always": "the scores are symmetric, s_ij = s_ji, but each weight is divided by its "
+        "own row's sum: write w_ij and w_ji as fractions and compare their denominators.",
+        "never": "write w_ij = e^(s_ij)/Z_i and w_ji = e^(s_ij)/Z_j: the numerators are equal, "
+        "so when can the two fractions be equal too?",
     },
 )
 
@@ -161,15 +182,144 @@ cross_shapes = NumberExercise(
 )
 
 
-shuffled_sentence = ChoiceExercise(
-    "ch5-shuffled-sentence",
-    "the same words in another order",
-    options=["same", "different"],
-    answer="same",
-    why_not={
-        "different": "look at what the output of 사과를 is made of: its query, every key and "
-        "every value. Which of them does the order of the words change?",
-    },
+def _restore(Y, order):
+    """The reference: row k of Y is token order[k]; put it back at place order[k]."""
+    return Y[..., np.argsort(order), :]  # the inverse permutation, on the token axis
+
+
+def _shuffled_output(x, order, w_q, w_k, w_v):
+    """Self-attention of the tokens x (..., n, D) fed in the given order: Attention(PX)."""
+    x_in = x[..., order, :]
+    return ac.scaled_dot_product_attention(x_in @ w_q, x_in @ w_k, x_in @ w_v)
+
+
+def _restore_cases():
+    r = np.random.default_rng(52)
+    x, w_q, w_k, w_v = _sentence_case()
+    x5, w5 = r.normal(size=(5, 6)), r.normal(size=(3, 6, 4))
+    xb = r.normal(size=(2, 3, 4))
+    cases = [
+        ("the sentence as 사과를 먹었다 나는: order [1, 2, 0]", x, [1, 2, 0], (w_q, w_k, w_v)),
+        ("the sentence as 사과를 나는 먹었다: order [1, 0, 2]", x, [1, 0, 2], (w_q, w_k, w_v)),
+        ("5 tokens in the order [3, 0, 4, 1, 2]", x5, [3, 0, 4, 1, 2], tuple(w5)),
+        ("a batch of 2 sentences, order [2, 0, 1]", xb, [2, 0, 1], (w_q, w_k, w_v)),
+    ]
+    return [
+        Case(label, (_shuffled_output(x_, np.array(o), *w), np.array(o)), batched=x_.ndim == 3)
+        for label, x_, o, w in cases
+    ]
+
+
+restore_order = FunctionExercise(
+    "ch5-restore-order",
+    "the outputs put back in the sentence's order",
+    _restore,
+    _restore_cases,
+    diagnoses=[
+        diagnose.matches(
+            "order-applied-twice",
+            "that applies the order a second time. It is right for a swap of two words, which "
+            "undoes itself, but not for a cycle like [1, 2, 0]: row k of Y belongs at place "
+            "order[k], and that needs the inverse permutation.",
+            lambda Y, order: Y[..., order, :],
+        ),
+        diagnose.batch_only(
+            "permuted-batch-axis",
+            "right for one sentence but wrong for a batch (B, n, d): the order permutes the "
+            "tokens, axis -2, not the first axis.",
+        ),
+    ],
+    mistakes=[
+        Mistake("Y[order]", lambda Y, order: Y[..., order, :], "order-applied-twice"),
+        Mistake(
+            "Y[np.argsort(order)]",
+            lambda Y, order: Y[np.argsort(order)],
+            "permuted-batch-axis",
+        ),
+    ],
+    solution=_restore,
+)
+
+
+# The chapter's sentence: the verb's query is row 2 of W_Q (its only feature is "verb").
+_VERB_ROW, _SUBJECT, _OBJECT, _VERB = 1, 0, 1, 2
+SUBJECT_SHARE = 0.5  # the subject's share of the verb's attention that the design must reach
+
+
+def _verb_weights(row, x, w_q, w_k):
+    """The verb's weights over 나는, 사과를, 먹었다 with row 2 of W_Q replaced by ``row``."""
+    w = w_q.copy()
+    w[_VERB_ROW] = row
+    return ac.attention_weights(x @ w, x @ w_k)[_VERB]  # [3]
+
+
+def _tops(p):
+    """The words with the largest weight (a set: a tie has several)."""
+    return set(np.flatnonzero(np.isclose(p, p.max(), atol=1e-9)).tolist())
+
+
+def _design(name, message, test):
+    return Diagnosis(name, message, lambda trials: bool(test(trials[0].produced)))
+
+
+verb_finds_subject = DesignExercise(
+    "ch5-design-verb-subject",
+    "a verb's query that finds its subject",
+    tuple(_sentence_case()[:3]),
+    _verb_weights,
+    lambda p: _tops(p) == {_SUBJECT} and p[_SUBJECT] >= SUBJECT_SHARE,
+    shape=(3,),
+    diagnoses=[
+        _design(
+            "uniform",
+            "your verb's query scores every key the same (a zero row, or equal entries), so its "
+            "weights are uniform: ask for one role only.",
+            lambda p: _tops(p) == {0, 1, 2},
+        ),
+        _design(
+            "avoids-the-subject",
+            "your verb gives 나는 the least weight of the three: a negative entry points the "
+            "query away from the role 나는 offers.",
+            lambda p: p[_SUBJECT] < min(p[_OBJECT], p[_VERB]) - 1e-9,
+        ),
+        _design(
+            "finds-itself",
+            "your verb looks mostly at itself: the role it asks for is the action, which its "
+            "own key offers. Which column of the key space does -는 offer?",
+            lambda p: _tops(p) == {_VERB},
+        ),
+        _design(
+            "finds-the-object",
+            "your verb finds 사과를, its object: it asks for the patient, the role -를 offers "
+            "(the chapter's own W_Q does that). The subject offers another role.",
+            lambda p: _tops(p) == {_OBJECT},
+        ),
+        _design(
+            "tied",
+            "나는 shares the top weight with another word: your query also asks for a role that "
+            "another word offers. Ask for the subject's role alone.",
+            lambda p: _SUBJECT in _tops(p) and len(_tops(p)) > 1,
+        ),
+        Diagnosis(
+            "not-loud-enough",
+            lambda trials: (
+                f"the right word, but only {trials[0].produced[_SUBJECT]:.2f} of the verb's "
+                f"attention, and at least {SUBJECT_SHARE} is asked: e^(s/√3) must outweigh the two "
+                "other keys' e^0 = 1 — make the question louder."
+            ),
+            lambda trials: trials[0].produced[_SUBJECT] < SUBJECT_SHARE,
+        ),
+    ],
+    mistakes=[
+        Mistake("a zero row", [0, 0, 0], "uniform"),
+        Mistake("asks away from the actor", [0, -2, 0], "avoids-the-subject"),
+        Mistake("asks for the action", [2, 0, 0], "finds-itself"),
+        Mistake("the chapter's row", [0, 0, 2], "finds-the-object"),
+        Mistake("asks for actor and patient", [0, 2, 2], "tied"),
+        Mistake("the right direction, softly", [0, 1, 0], "not-loud-enough"),
+        Mistake("two numbers", [0, 2], "wrong-count"),
+    ],
+    solution=[0, 2, 0],
 )
 
 
@@ -205,15 +355,6 @@ def _self_attention_cases():
             batched=True,
         ),
     ]
-
-
-def _sentence_case():
-    """The chapter's sentence: features (noun, verb, -는, -를) and its three matrices."""
-    x = np.array([[1, 0, 1, 0], [1, 0, 0, 1], [0, 1, 0, 0]], dtype=float)
-    w_q = 2.0 * np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 1, 0]])
-    w_k = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=float)
-    w_v = np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]], dtype=float)
-    return x, w_q, w_k, w_v
 
 
 keys_from_queries = BugExercise(
@@ -259,8 +400,9 @@ keys_from_queries = BugExercise(
 
 EXERCISES = [
     scores_by_hand,
-    same_matrix,
+    symmetric_weights,
     cross_shapes,
-    shuffled_sentence,
+    restore_order,
+    verb_finds_subject,
     keys_from_queries,
 ]

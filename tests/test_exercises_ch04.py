@@ -1,0 +1,65 @@
+"""Chapter 4's new and changed checkers, with expected values derived by hand or by loops.
+
+The generic test in test_exercises.py proves that every listed mistake gets its diagnosis;
+here the wrong answers are derived independently of the module, so a diagnosis that
+recomputes the mistake wrongly fails.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attn_book.exercises import ch04_worked_example as ch4
+
+
+def test_a_sign_error_in_q_dot_k_gets_its_own_diagnosis():
+    # q = (1, -1), keys (1, 0), (0, 1), (1, 1): scores 1, -1, 0. A sign error gives -1, 1, 0,
+    # so with e = e^(1/√2) the weights are 1/e, e, 1 over e + 1/e + 1: 0.140, 0.576, 0.284.
+    e = math.exp(1 / math.sqrt(2))
+    total = e + 1 / e + 1
+    flipped = [round(1 / e / total, 3), round(e / total, 3), round(1 / total, 3)]
+    assert flipped == [0.140, 0.576, 0.284]
+    feedback = ch4.weights_by_hand.check(flipped)
+    assert feedback.diagnosis == "sign-flipped-scores", feedback
+    assert "keep the order" not in feedback.message  # no longer the generic wrong-order line
+    assert ch4.weights_by_hand.check([0.576, 0.140, 0.284]).ok
+
+
+def _jacobian_by_loops(q, keys, values):
+    """∂o_a/∂q_b = (1/√d) Σ_j w_j (v_ja − o_a) k_jb, written with loops."""
+    d = len(q)
+    scores = [sum(q[m] * k[m] for m in range(d)) / math.sqrt(d) for k in keys]
+    exps = [math.exp(s) for s in scores]
+    w = [x / sum(exps) for x in exps]
+    o = [sum(w[j] * values[j][a] for j in range(len(keys))) for a in range(len(values[0]))]
+    return [
+        [
+            sum(w[j] * (values[j][a] - o[a]) * keys[j][b] for j in range(len(keys))) / math.sqrt(d)
+            for b in range(d)
+        ]
+        for a in range(len(o))
+    ]
+
+
+def test_the_gradient_by_hand_is_the_derived_formula():
+    q, keys, values = ch4.gradient_by_hand.inputs
+    want = _jacobian_by_loops(q.tolist(), keys.tolist(), values.tolist())
+    np.testing.assert_allclose(ch4.gradient_by_hand.expected(), want, atol=1e-8)
+    # By hand: w = (0.401, 0.198, 0.401), o = (1.203, 0.797); the sum is
+    # [[0.238, -0.320], [-0.238, 0.320]], divided by √2: rows (0.168, -0.226), (-0.168, 0.226).
+    assert ch4.gradient_by_hand.check([[0.168, -0.226], [-0.168, 0.226]]).ok
+
+
+def test_each_slip_in_the_gradient_is_named():
+    j = np.array([[0.168, -0.226], [-0.168, 0.226]])
+    assert ch4.gradient_by_hand.check(j.T.tolist()).diagnosis == "transposed"
+    assert ch4.gradient_by_hand.check((j * math.sqrt(2)).tolist()).diagnosis == ("chain-rule-scale")
+    # Only the numerators differentiated: (1/√2) Σ_j w_j v_j k_jᵀ, by hand with the weights
+    # a = 0.4011, b = 0.1978: [[2a + a, a], [a, 2b + a]] / √2.
+    a, b = 0.4011, 0.1978
+    uncentred = np.array([[3 * a, a], [a, 2 * b + a]]) / math.sqrt(2)
+    assert ch4.gradient_by_hand.check(uncentred.round(3).tolist()).diagnosis == (
+        "denominator-forgotten"
+    )
