@@ -14,7 +14,8 @@
 # softmax (소프트맥스) turns scores into weights, and dividing by $\sqrt{d_k}$ keeps the scores
 # in a range where softmax still learns. This chapter puts them together on the example of
 # the Korean write-up of the Quanta Magazine column "Is 'Attention' the Essence of
-# Intelligence?" (the Quanta write-up, from here on), and follows one query (쿼리) all the way
+# Intelligence?" (the Quanta write-up, from here on; see the [references](references.md)),
+# and follows one query (쿼리) all the way
 # through, one small step at a time.
 #
 # After this chapter you will be able to:

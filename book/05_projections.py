@@ -13,7 +13,8 @@
 # 먹었다" down by hand. A real model does not: it has one vector per word, and it *makes* the
 # query (쿼리), the key (키) and the value (밸류) of every word from that vector with three
 # learned matrices (가중치 행렬), $W_Q$, $W_K$ and $W_V$. The Korean explainer of queries,
-# keys and values (the explainer, from here on) says it in one line: "입력 벡터에서 선형 변환을 통해 Q, K, V 벡터 생성" (Q, K, V are made from the input
+# keys and values (the explainer, from here on; see the [references](references.md)) says it
+# in one line: "입력 벡터에서 선형 변환을 통해 Q, K, V 벡터 생성" (Q, K, V are made from the input
 # vectors by linear maps). This chapter does that by hand, with matrices small enough for
 # pencil and paper, and chooses their numbers so that the attention they give can be read.
 #
