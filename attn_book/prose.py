@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["dec", "plain", "sci", "vector"]
+__all__ = ["dec", "grouped", "percent", "plain", "sci", "vector"]
 
 MINUS = "\N{MINUS SIGN}"
 
@@ -54,15 +54,37 @@ def vector(v):
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
-def sci(x, digits=0):
-    """A number in scientific notation, ``digits`` decimals in the mantissa: ``3 × 10⁻⁷``.
+def sci(values, digits=0, sep=", "):
+    """Numbers in scientific notation, ``digits`` decimals in the mantissa: ``3 × 10⁻⁷``.
 
     Examples
     --------
     >>> sci(-2.5e-11, 1)
     '−2.5 × 10⁻¹¹'
-    >>> sci(4.2e3)
-    '4 × 10³'
+    >>> sci([4.2e3, 2.1e-6])
+    '4 × 10³, 2 × 10⁻⁶'
     """
+    return sep.join(_sci(x, digits) for x in np.ravel(values))
+
+
+def _sci(x, digits):
     mantissa, exponent = format(float(x), f".{digits}e").split("e")
     return f"{mantissa.replace('-', MINUS)} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def percent(values, digits=1, sep=", "):
+    """Fractions as percentages: ``0.0123`` -> ``1.2%``.
+
+    >>> percent(0.0123)
+    '1.2%'
+    """
+    return sep.join(_number(x, f".{digits}%") for x in np.ravel(values))
+
+
+def grouped(values, sep=", "):
+    """Whole numbers with thousands separators: ``20000`` -> ``20,000``.
+
+    >>> grouped(162754.8)
+    '162,755'
+    """
+    return sep.join(_number(x, ",.0f") for x in np.ravel(values))
