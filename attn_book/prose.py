@@ -3,7 +3,8 @@
 A chapter's Markdown writes a number as ``{eval}`dec(weights[0])```: JupyterLab
 (jupyterlab-myst) and the site both show what the expression returns. Defined once so
 that every chapter writes numbers the same way: a true minus sign, whole numbers bare,
-and three decimals where the seed article uses three.
+and three decimals where the Quanta write-up uses three. The formats live in
+:mod:`attn_book.style`, shared with the plots.
 
 Examples
 --------
@@ -21,32 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from attn_book.style import dec, plain, vector
+
 __all__ = ["dec", "plain", "vector"]
-
-MINUS = "\N{MINUS SIGN}"
-
-
-def _number(x, spec):
-    return format(float(x), spec).replace("-", MINUS)
-
-
-def plain(values, sep=", "):
-    """Numbers in their shortest form (``:g``): ``1, 0.5, −1``."""
-    return sep.join(_number(x, "g") for x in np.ravel(values))
-
-
-def dec(values, digits=3, sep=", "):
-    """Numbers to ``digits`` decimals, as the seed writes them: ``0.422, 0.155, 0.422``."""
-    return sep.join(_number(x, f".{digits}f") for x in np.ravel(values))
-
-
-def vector(v):
-    """A vector as ``(1, 0.707)``: whole numbers bare, the others to three decimals."""
-    parts = [
-        _number(x, "g") if float(x).is_integer() else _number(x, ".3f")
-        for x in np.ravel(np.asarray(v, dtype=float))
-    ]
-    return "(" + ", ".join(parts) + ")"
 
 
 # Until every chapter reads its numbers with {eval}: the glue-era helpers.
