@@ -78,6 +78,15 @@ def test_the_key_changes_with_the_state_and_the_code(change):
     assert snapshot.snapshot_key({**state, **change}) != snapshot.snapshot_key(state)
 
 
+def test_the_key_ignores_last_bit_differences_of_the_numbers():
+    state = as_stored(SoftmaxBars())
+    nudged = {**state, "weights": [np.nextafter(w, 1.0) for w in state["weights"]]}
+    assert nudged["weights"] != state["weights"]
+    assert snapshot.snapshot_key(nudged) == snapshot.snapshot_key(state)
+    moved = {**state, "weights": [w + 1e-6 for w in state["weights"]]}
+    assert snapshot.snapshot_key(moved) != snapshot.snapshot_key(state)
+
+
 def test_the_key_ignores_the_font_and_the_bookkeeping():
     state = as_stored(QueryPad())
     other_font = state["_css"].replace("base64,", "base64,AAAA")  # a new subset, same rules
@@ -205,6 +214,13 @@ def test_without_chromium_an_unchanged_figure_keeps_its_snapshot(tmp_path, monke
 
 
 # ---------------------------------------------------------------- capturing (Chromium)
+
+
+def test_without_chromium_capture_says_why(monkeypatch):
+    monkeypatch.setattr(snapshot, "CHROMIUM", "/nowhere/chromium")
+    assert "no Chromium at /nowhere/chromium" in snapshot.can_capture()
+    with pytest.raises(RuntimeError, match="cannot capture figure snapshots: no Chromium"):
+        snapshot.capture([as_stored(QueryPad())])
 
 
 @pytest.fixture(scope="module")

@@ -65,11 +65,12 @@ def snapshot_key(state):
     """A 16-hex-digit name for a figure's picture, from its synced ``state`` (a dict).
 
     The same for the kernel's ``widget.get_state()`` and the JSON state a notebook stores.
-    It covers the class (``_anywidget_id``), every trait the figure itself defines, and the
-    figure's bundle and CSS with the embedded font left out (the font subset grows when a
-    chapter uses a new syllable, which changes no figure already drawn).
+    It covers the class (``_anywidget_id``), every trait the figure itself defines (floats
+    to 10 significant digits), and the figure's bundle and CSS with the embedded font left
+    out (the font subset grows when a chapter uses a new syllable, which changes no figure
+    already drawn).
     """
-    own = {k: v for k, v in state.items() if k not in _BOOKKEEPING}
+    own = {k: _rounded(v) for k, v in state.items() if k not in _BOOKKEEPING}
     code = state.get("_esm", "") + _FONT_FACE.sub("", state.get("_css", ""))
     text = json.dumps(
         [state.get("_anywidget_id"), own, hashlib.sha256(code.encode()).hexdigest()],
@@ -78,6 +79,18 @@ def snapshot_key(state):
         separators=(",", ":"),
     )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _rounded(value):
+    """``value`` with every float to 10 significant digits: another BLAS kernel's last-bit
+    differences (numpy picks one per CPU) are no new state; the figures show 3 decimals."""
+    if isinstance(value, float):
+        return float(f"{value:.10g}")
+    if isinstance(value, list | tuple):
+        return [_rounded(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
 
 
 def stored_png(key):
@@ -156,10 +169,9 @@ def capture(states, *, width=WIDTH):
         If :func:`can_capture` says no, if a figure logs an error while it draws, or if a
         Hangul character of it was not drawn by the figure's web font (it would be a box).
     """
-    from playwright.sync_api import sync_playwright
-
     if (reason := can_capture()) is not None:
         raise RuntimeError(f"cannot capture figure snapshots: {reason}")
+    from playwright.sync_api import sync_playwright
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
