@@ -425,6 +425,9 @@ FIGURES = [
             lambda: AttentionHeatmap(query_tokens=["a", "b", "c"], query_vectors=[[1, 2]] * 3,
                                      key_vectors=[1, 2]),
             ValueError, ("key_vectors", "(S, E)", "(2,)")),
+    Refused("explicit-queries-ragged",
+            lambda: AttentionHeatmap(query_vectors=[[1, 2], [3]], key_vectors=[[1, 2]]),
+            TypeError, ("query_vectors", "array of numbers")),
 ]  # fmt: skip
 
 CATALOGUE = CHECKERS + FIGURES

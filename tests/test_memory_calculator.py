@@ -23,4 +23,3 @@ def test_bad_input_names_the_argument():
     with pytest.raises(TypeError, match="heads must be an integer"):
         calc.heads = 2.5
     assert calc.weight_bytes == 64 * 2**30  # unchanged: 32 heads, 32k tokens, float16
-

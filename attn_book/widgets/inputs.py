@@ -218,9 +218,8 @@ class Vectors(_List):
     def validate(self, obj, value):
         dim = self.dim
         if dim is None:  # the width the value has, if it is one a figure can take
-            arr = np.asarray(value) if not isinstance(value, np.ndarray) else value
-            fits = arr.ndim == 2 and 1 <= arr.shape[1] <= self.max_dim
-            dim = arr.shape[1] if fits else "E"
+            shape = np.shape(_array(value, self.name)) if value is not None else ()
+            dim = shape[1] if len(shape) == 2 and 1 <= shape[1] <= self.max_dim else "E"
         return super().validate(obj, vectors(value, self.name, dim=dim, max_rows=self._maxlen))
 
 
