@@ -7,10 +7,10 @@ attn_core and returns the :class:`matplotlib.figure.Figure`, so a chapter can
 
 from __future__ import annotations
 
-import contextlib
-
 import matplotlib.pyplot as plt
 import numpy as np
+
+from attn_book.style import MASKED, OKABE_ITO, dec, hangul_rc, number, plain, vector
 
 __all__ = [
     "plot_convex_combination",
@@ -25,16 +25,6 @@ __all__ = [
     "plot_token_heatmaps",
     "plot_weight_bars",
 ]
-
-
-def _num(x):
-    """``x`` rounded to 3 decimals, trailing zeros dropped, as the prose prints it (no "-0")."""
-    return f"{round(float(x), 3) + 0.0:g}"
-
-
-def _pair(v):
-    """A 2-D point as ``(x, y)``, each rounded by :func:`_num`."""
-    return f"({_num(v[0])}, {_num(v[1])})"
 
 
 def _colours(n, cmap="viridis"):
@@ -57,7 +47,7 @@ def plot_weight_bars(labels, weights, *, title=""):
     x = np.arange(len(labels))
     for i, ((name, w), c) in enumerate(zip(weights.items(), _colours(len(weights)), strict=True)):
         bars = ax.bar(x + (i - (len(weights) - 1) / 2) * width, w, width, label=name, color=c)
-        ax.bar_label(bars, fmt="%.3f", fontsize=8)
+        ax.bar_label(bars, labels=[dec(x) for x in w], fontsize=8)
     ax.set(xticks=x, xticklabels=labels, ylabel="weight", ylim=(0, 1.05), title=title)
     ax.legend(frameon=False)
     fig.tight_layout()
@@ -194,7 +184,7 @@ def _draw_outputs(ax, outputs, legend):
     colour = _colours(4, "cividis")[1]
     for i, (name, (x, y)) in enumerate(outputs.items()):
         style = {"s": 70, "marker": "oDs^v"[i % 5], "edgecolor": "black", "zorder": 4}
-        label = f"{name} ({x:.3f}, {y:.3f})" if legend else None
+        label = f"{name} ({dec((x, y))})" if legend else None
         ax.scatter(x, y, color=colour, label=label, **style)
 
 
@@ -221,10 +211,7 @@ def _draw_hull(ax, values, labels):
     ax.plot(ring[:, 0], ring[:, 1], color=colours[2], lw=1.5)
     ax.scatter(values[:, 0], values[:, 1], s=60, color=colours[0], zorder=3)
     for (x, y), name in zip(values, labels, strict=True):
-        ax.annotate(f"{name} ({x:g}, {y:g})", (x, y), xytext=(6, 6), textcoords="offset points")
-
-
-_OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00")
+        ax.annotate(f"{name} ({plain((x, y))})", (x, y), xytext=(6, 6), textcoords="offset points")
 
 
 def plot_query_keys(panels):
@@ -244,11 +231,11 @@ def plot_query_keys(panels):
     fig, axes = plt.subplots(1, len(panels), figsize=(4.4 * len(panels), 4.2), squeeze=False)
     for ax, panel in zip(axes[0], panels, strict=True):
         keys, q = np.asarray(panel["keys"], float), np.asarray(panel["query"], float)
-        drawn = zip(keys, panel["scores"], panel["labels"], _OKABE_ITO, strict=False)
+        drawn = zip(keys, panel["scores"], panel["labels"], OKABE_ITO, strict=False)
         for k, score, name, c in sorted(drawn, key=lambda key: -np.linalg.norm(key[0])):
-            text = f"{name} = {_pair(k)}\nq·k = {_num(score)}"  # shortest drawn last, on top
+            text = f"{name} = {vector(k)}\nq·k = {number(score)}"  # shortest drawn last, on top
             _arrow(ax, k, c, "-", text, place=_label_place(k, keys), lw=4)
-        _arrow(ax, q, "black", "--", f"q = {_pair(q)}", place="below")
+        _arrow(ax, q, "black", "--", f"q = {vector(q)}", place="below")
         ax.set(**_room_for_labels(np.vstack([keys, q, [0.0, 0.0]])))
         ax.set(aspect="equal", title=panel.get("title", ""))
         ax.set(xlabel="component 1", ylabel="component 2")
@@ -338,13 +325,13 @@ def _draw_heatmap(ax, panel):
     values = np.asarray(panel["matrix"], dtype=float)  # [L, S]
     hidden = np.asarray(panel.get("hidden", np.zeros(values.shape, dtype=bool)))
     shown = np.ma.masked_array(values, mask=hidden)
-    cmap = plt.get_cmap("viridis").with_extremes(bad="#e8e8e8")
+    cmap = plt.get_cmap("viridis").with_extremes(bad=MASKED)
     image = ax.imshow(shown, cmap=cmap, vmin=0.0, vmax=1.0)
     digits = panel.get("digits", 2)
     for (i, j), v in np.ndenumerate(values):
         if not hidden[i, j]:
             colour = "black" if v > 0.55 else "white"
-            ax.text(j, i, f"{v:.{digits}f}", ha="center", va="center", fontsize=7, color=colour)
+            ax.text(j, i, dec(v, digits), ha="center", va="center", fontsize=7, color=colour)
     rows, cols = panel["rows"], panel["cols"]
     ax.set_xticks(range(len(cols)), cols, rotation=90, fontsize=8)
     ax.set_yticks(range(len(rows)), rows, fontsize=8)
@@ -365,18 +352,8 @@ def plot_token_heatmaps(panels, *, xlabel, ylabel):
     -------
     matplotlib.figure.Figure
     """
-    with _hangul_fonts():
+    with plt.rc_context(hangul_rc()):  # a text takes its font when it is created
         return plot_heatmaps(panels, xlabel=xlabel, ylabel=ylabel)
-
-
-@contextlib.contextmanager
-def _hangul_fonts():
-    """DejaVu Sans, then a Hangul font if one is found, for the texts created inside."""
-    from attn_book.widgets.snapshot import hangul_font
-
-    families = ["DejaVu Sans"] + ([hangul_font()] if hangul_font() else [])
-    with plt.rc_context({"font.family": families}):
-        yield
 
 
 def plot_patch_attention(image, patch_size, weights, selected):
@@ -413,7 +390,7 @@ def plot_patch_attention(image, patch_size, weights, selected):
     shown = right.imshow(grid, cmap="viridis", vmin=0.0, vmax=grid.max())
     for (i, j), w in np.ndenumerate(grid):
         colour = "black" if w > 0.55 * grid.max() else "white"
-        right.text(j, i, f"{w:.3f}", ha="center", va="center", fontsize=7, color=colour)
+        right.text(j, i, dec(w), ha="center", va="center", fontsize=7, color=colour)
     _outline(right, c - 0.5, r - 0.5, 1)
     right.set(title=f"weights of patch {selected}", xlabel="patch column", ylabel="patch row")
     fig.colorbar(shown, ax=right, shrink=0.8, label="weight")
@@ -422,7 +399,7 @@ def plot_patch_attention(image, patch_size, weights, selected):
 
 
 def _outline(ax, x, y, size):
-    ax.add_patch(plt.Rectangle((x, y), size, size, fill=False, edgecolor="#D55E00", lw=2))
+    ax.add_patch(plt.Rectangle((x, y), size, size, fill=False, edgecolor=OKABE_ITO[5], lw=2))
 
 
 def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes):
@@ -449,7 +426,9 @@ def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes):
     fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(6.8, 3.2))
     colour, fit = _colours(2)
     ax_t.loglog(n, t * 1e3, "o", color=colour, label="measured")
-    ax_t.loglog(n, t[-1] * 1e3 * (n / n[-1]) ** slope, "--", color=fit, label=f"slope {slope:.2f}")
+    ax_t.loglog(
+        n, t[-1] * 1e3 * (n / n[-1]) ** slope, "--", color=fit, label=f"slope {dec(slope, 2)}"
+    )
     ax_t.set(xlabel="sequence length n", ylabel="time (ms)", title="time")
     ax_m.loglog(n, mem / 2**20, "o", color=colour, label="measured peak")
     ax_m.loglog(n, np.asarray(model_bytes) / 2**20, "-", color=fit, label="one n×n matrix")

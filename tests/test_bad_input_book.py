@@ -38,7 +38,13 @@ pytest.importorskip("anywidget")
 
 from attn_book.exercises.records import Feedback
 from attn_book.tables import step_table
-from attn_book.widgets import AttentionHeatmap, QueryPad, ScalingExplorer, SoftmaxBars
+from attn_book.widgets import (
+    AttentionHeatmap,
+    MemoryCalculator,
+    QueryPad,
+    ScalingExplorer,
+    SoftmaxBars,
+)
 
 SHORT_LIMIT = 0.5  # seconds: the time limit the endless-loop rows run with
 
@@ -403,6 +409,27 @@ FIGURES = [
             TypeError, ("temperature", "bool")),
     Refused("d_k-not-a-power-of-two", lambda: ScalingExplorer(d_k=10),
             ValueError, ("d_k", "one of", "got 10")),
+    # the reader's own argument is named, not a value derived from it (1/sqrt(d) / T = inf)
+    Refused("temperature-overflows-the-heatmap-scale",
+            lambda: AttentionHeatmap(temperature=1e-320),
+            ValueError, ("temperature must be at least 1e-06", "got 1e-320")),
+    Refused("temperature-too-cold-for-the-pad", lambda: QueryPad(temperature=1e-9),
+            ValueError, ("temperature must be at least 1e-06", "got 1e-09")),
+    Taken("temperature-at-the-limit-is-one-hot",
+          lambda: AttentionHeatmap(temperature=1e-6).weights[1], [0.0, 1.0, 0.0]),
+    Refused("tokens-as-one-string", lambda: AttentionHeatmap(query_tokens="나는 사과를"),
+            TypeError, ("query_tokens", "sequence of str")),
+    Refused("dtype-unknown", lambda: MemoryCalculator(dtype="bfloat16"),
+            ValueError, ("dtype", "one of", "'bfloat16'")),
+    Refused("heads-as-float", lambda: MemoryCalculator(heads=2.0),
+            TypeError, ("heads", "integer", "float")),
+    Refused("explicit-keys-not-a-matrix",
+            lambda: AttentionHeatmap(query_tokens=["a", "b", "c"], query_vectors=[[1, 2]] * 3,
+                                     key_vectors=[1, 2]),
+            ValueError, ("key_vectors", "(S, E)", "(2,)")),
+    Refused("explicit-queries-ragged",
+            lambda: AttentionHeatmap(query_vectors=[[1, 2], [3]], key_vectors=[[1, 2]]),
+            TypeError, ("query_vectors", "array of numbers")),
 ]  # fmt: skip
 
 TABLES_AND_RECORDS = [
@@ -456,6 +483,13 @@ def _judge_answer(row):
     if said != (row.status, row.diagnosis) or row.words not in feedback.message:
         return f"got {said} {feedback.message!r}"
     return "as catalogued" if "\n" not in repr(feedback) else "feedback spans several lines"
+
+
+def test_a_temperature_error_never_blames_the_scale():
+    for make in (AttentionHeatmap, QueryPad, SoftmaxBars):
+        with pytest.raises(ValueError) as info:
+            make(temperature=5e-324)
+        assert "temperature" in str(info.value) and "scale" not in str(info.value)
 
 
 def test_the_catalogue_is_large_and_unique():

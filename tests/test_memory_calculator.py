@@ -1,11 +1,10 @@
-"""MemoryCalculator: the weights' bytes by hand, named errors, and a snapshot."""
+"""MemoryCalculator: the weights' bytes by hand and named errors."""
 
 import pytest
 
 pytest.importorskip("anywidget")
 
 from attn_book.widgets import MemoryCalculator
-from attn_book.widgets.snapshot import snapshot_png
 
 
 def test_bytes_by_hand():
@@ -24,7 +23,3 @@ def test_bad_input_names_the_argument():
     with pytest.raises(TypeError, match="heads must be an integer"):
         calc.heads = 2.5
     assert calc.weight_bytes == 64 * 2**30  # unchanged: 32 heads, 32k tokens, float16
-
-
-def test_snapshot_is_a_png():
-    assert snapshot_png(MemoryCalculator(n=131072)).startswith(b"\x89PNG")

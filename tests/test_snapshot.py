@@ -1,155 +1,286 @@
-"""Static PNG snapshots of the interactive figures (attn_book.widgets.snapshot)."""
+"""Static snapshots of the interactive figures: keyed by state, stored, drawn by the figure's JS.
+
+The PNG a notebook shows before it runs is the figure's own bundle rendered in headless
+Chromium (attn_book/widgets/snapshot.py), captured by tools/sync_chapters.py and stored in
+attn_book/widgets/snapshots/. These tests hold the notebooks, the stored files and the keys
+together; the capture tests need Chromium and skip without it (fail with
+ATTN_REQUIRE_BROWSER=1); tests/browser/test_snapshots_browser.py compares a stored snapshot
+with the live figure on the built site.
+"""
 
 from __future__ import annotations
 
+import base64
 import io
-import struct
-import subprocess
+import json
+import os
 import sys
-import warnings
+from pathlib import Path
 
+import numpy as np
 import pytest
 
-from attn_book.widgets import AttentionHeatmap, QueryPad, ScalingExplorer, SoftmaxBars, snapshot
+pytest.importorskip("anywidget")
 
+from attn_book.widgets import (
+    AttentionHeatmap,
+    MemoryCalculator,
+    QueryPad,
+    ScalingExplorer,
+    SoftmaxBars,
+    snapshot,
+)
+from attn_book.widgets._base import SNAPSHOT_METADATA
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb"))
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-MAX_BYTES = 60_000
-MASKED_GREY = (0xE8, 0xE8, 0xE8)  # the heatmap's masked cell colour, as the JS draws it
-
-CASES = {
-    "query_pad": (snapshot.query_pad_png, QueryPad, {"query": (-0.6, 1.4), "temperature": 0.5}),
-    "softmax_bars": (
-        snapshot.softmax_bars_png,
-        SoftmaxBars,
-        {"scores": (1, 0, 1, 3), "shift": 1e3},
-    ),
-    "scaling": (snapshot.scaling_explorer_png, ScalingExplorer, {"d_k": 1024}),
-    "heatmap": (snapshot.heatmap_png, AttentionHeatmap, {"causal": True, "selected": 2, "head": 1}),
-}
 
 
-def png_size(data):
-    """(width, height) read from the IHDR chunk, after checking the PNG signature."""
-    assert data[:8] == PNG_SIGNATURE, "not a PNG"
-    length, kind = struct.unpack(">I4s", data[8:16])
-    assert (length, kind) == (13, b"IHDR"), "the first chunk of a PNG must be IHDR"
-    return struct.unpack(">II", data[16:24])
+def as_stored(widget):
+    """``widget``'s state as a notebook stores it: through JSON, with another layout id."""
+    state = json.loads(json.dumps(widget.get_state()))
+    return {**state, "layout": "IPY_MODEL_0123456789abcdef"}
 
 
-def colours(data):
-    """The set of RGB colours in a PNG."""
+def figure_outputs(notebook):
+    """(output, model id, stored state) of every figure shown in ``notebook`` (a dict)."""
+    states = notebook["metadata"].get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if view:
+                yield output, view["model_id"], states[view["model_id"]]["state"]
+
+
+# ---------------------------------------------------------------- the key
+
+
+def test_the_key_is_the_same_in_the_kernel_and_in_the_notebook():
+    for widget in (QueryPad(), SoftmaxBars(shift=10), AttentionHeatmap(causal=True)):
+        assert snapshot.snapshot_key(widget.get_state()) == snapshot.snapshot_key(as_stored(widget))
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"query": [0.0, 1.0]},  # an input
+        {"show": ["weights"]},  # what is shown
+        {"_esm": "export default { render() {} }"},  # the figure's code
+        {"_css": ".abh-fig { color: red }"},  # its style
+        {"_anywidget_id": "attn_book.widgets.other.QueryPad"},  # another class
+    ],
+)
+def test_the_key_changes_with_the_state_and_the_code(change):
+    state = as_stored(QueryPad())
+    assert snapshot.snapshot_key({**state, **change}) != snapshot.snapshot_key(state)
+
+
+def test_the_key_ignores_last_bit_differences_of_the_numbers():
+    state = as_stored(SoftmaxBars())
+    nudged = {**state, "weights": [np.nextafter(w, 1.0) for w in state["weights"]]}
+    assert nudged["weights"] != state["weights"]
+    assert snapshot.snapshot_key(nudged) == snapshot.snapshot_key(state)
+    moved = {**state, "weights": [w + 1e-6 for w in state["weights"]]}
+    assert snapshot.snapshot_key(moved) != snapshot.snapshot_key(state)
+
+
+def test_the_key_ignores_the_font_and_the_bookkeeping():
+    state = as_stored(QueryPad())
+    other_font = state["_css"].replace("base64,", "base64,AAAA")  # a new subset, same rules
+    assert other_font != state["_css"]
+    same = {**state, "_css": other_font, "layout": "IPY_MODEL_x", "_view_count": 3}
+    assert snapshot.snapshot_key(same) == snapshot.snapshot_key(state)
+
+
+def test_the_repr_names_the_key_and_shows_a_stored_png(tmp_path, monkeypatch):
+    monkeypatch.setattr(snapshot, "SNAPSHOTS", tmp_path)
+    pad = QueryPad(query=(0.25, 0.5))
+    data, metadata = pad._repr_mimebundle_()
+    key = metadata[SNAPSHOT_METADATA]
+    assert key == snapshot.snapshot_key(pad.get_state())
+    assert "image/png" not in data, "no PNG is stored for this state yet"
+    (tmp_path / f"{key}.png").write_bytes(PNG_SIGNATURE + b"stored")
+    data, _ = pad._repr_mimebundle_()
+    assert base64.b64decode(data["image/png"]) == PNG_SIGNATURE + b"stored"
+    assert WIDGET_VIEW in data and data["text/plain"].startswith("QueryPad(")
+
+
+def test_the_kernel_never_draws():
+    code = (
+        "import sys; from attn_book.widgets import QueryPad; QueryPad()._repr_mimebundle_(); "
+        "print(sorted(m for m in ('matplotlib', 'playwright', 'PIL') if m in sys.modules))"
+    )
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------- the stored snapshots
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_figure_in_the_notebooks_shows_its_stored_snapshot(path):
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    for output, _, state in figure_outputs(notebook):
+        name = f"{path.name}: {output['data']['text/plain']}"
+        key = output["metadata"].get(SNAPSHOT_METADATA)
+        assert key == snapshot.snapshot_key(state), f"{name}: snapshot key of another state"
+        stored = snapshot.stored_png(key)
+        assert stored is not None, f"{name}: snapshots/{key}.png is missing (sync the chapter)"
+        assert base64.b64decode(output["data"].get("image/png", "")) == stored, name
+
+
+def test_no_stored_snapshot_is_unused():
+    used = {
+        output["metadata"].get(SNAPSHOT_METADATA)
+        for path in NOTEBOOKS
+        for output, _, _ in figure_outputs(json.loads(path.read_text(encoding="utf-8")))
+    }
+    stored = {p.stem for p in snapshot.SNAPSHOTS.glob("*.png")}
+    assert stored <= used, f"unused snapshots: {sorted(stored - used)}"
+
+
+def test_stored_snapshots_are_small_pngs_of_the_text_column():
     from PIL import Image
 
-    with Image.open(io.BytesIO(data)) as image:
-        return {c for _, c in image.convert("RGB").getcolors(maxcolors=1 << 16)}
+    for path in sorted(snapshot.SNAPSHOTS.glob("*.png")):
+        data = path.read_bytes()
+        assert data.startswith(PNG_SIGNATURE) and len(data) < 60_000, path.name
+        for chunk in (b"tEXt", b"iTXt", b"zTXt", b"tIME"):
+            assert chunk not in data, f"{path.name} carries {chunk} metadata"
+        with Image.open(io.BytesIO(data)) as image:
+            width, height = image.size
+        assert width == snapshot.WIDTH + 12 and 100 <= height <= 1400, (path.name, image.size)
 
 
-@pytest.mark.parametrize("name", CASES)
-def test_default_and_changed_state_give_valid_small_deterministic_pngs(name):
-    draw, kind, changes = CASES[name]
-    default, changed = kind(), kind(**changes)
-    pngs = [draw(default), draw(changed)]
-    for png in pngs:
-        width, height = png_size(png)
-        assert width == 680  # the text column at 100 dpi
-        assert 200 <= height <= 520
-        assert len(png) <= MAX_BYTES
-    assert pngs[0] != pngs[1], "the snapshot must follow the widget's state"
-    assert draw(changed) == pngs[1], "a re-run must give the same bytes"
+# ---------------------------------------------------------------- the sync tool
 
 
-def test_snapshot_follows_a_trait_set_after_construction():
-    pad = QueryPad()
-    before = snapshot.query_pad_png(pad)
-    pad.query = (0.0, 1.0)
-    assert snapshot.query_pad_png(pad) != before
-    assert snapshot.query_pad_png(QueryPad(query=(0.0, 1.0))) == snapshot.query_pad_png(pad)
+def _sync_tool():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import sync_chapters
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    return sync_chapters
 
 
-def test_png_carries_no_software_or_time_metadata():
-    png = snapshot.softmax_bars_png(SoftmaxBars())
-    for chunk in (b"tEXt", b"iTXt", b"zTXt", b"tIME"):
-        assert chunk not in png
+def _shown(widget):
+    import nbformat
+
+    data, metadata = widget._repr_mimebundle_()
+    output = nbformat.v4.new_output("display_data", data=data, metadata=metadata)
+    caption = nbformat.v4.new_output("display_data", data={"text/markdown": "**Figure 9.3.** A"})
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(outputs=[output, caption])]
+    )
+    return notebook, [(0, output, as_stored(widget))]
 
 
-def test_causal_heatmap_shows_masked_cells_in_grey():
-    # Three masked cells of a 3 x 3 heatmap fill thousands of pixels with the grey; without
-    # the mask the grey is at most a few anti-aliased pixels of text.
-    masked = grey_pixels(snapshot.heatmap_png(AttentionHeatmap(causal=True)))
-    unmasked = grey_pixels(snapshot.heatmap_png(AttentionHeatmap(causal=False)))
-    assert masked > 2000 and unmasked < 200, (masked, unmasked)
+def test_without_chromium_a_changed_figure_is_named_and_keeps_no_stale_png(
+    tmp_path, monkeypatch, capsys
+):
+    sync = _sync_tool()
+    monkeypatch.setattr(snapshot, "SNAPSHOTS", tmp_path)
+    monkeypatch.setattr(snapshot, "can_capture", lambda: "no Chromium at /nowhere")
+    notebook, shown = _shown(SoftmaxBars(scores=(3.0, 1.0)))
+    shown[0][1].data["image/png"] = "c3RhbGU="  # a PNG of an earlier state
+    sync.store_snapshots("09_x.py", notebook, shown)
+    err = capsys.readouterr().err
+    assert "warning: 09_x.py: Figure 9.3, SoftmaxBars(scores=(3, 1)" in err
+    assert "no Chromium at /nowhere" in err
+    assert "image/png" not in shown[0][1].data
 
 
-def grey_pixels(data):
-    """How many pixels of a PNG are exactly the masked cells' grey."""
+def test_without_chromium_an_unchanged_figure_keeps_its_snapshot(tmp_path, monkeypatch, capsys):
+    sync = _sync_tool()
+    monkeypatch.setattr(snapshot, "SNAPSHOTS", tmp_path)
+    monkeypatch.setattr(snapshot, "can_capture", lambda: "no Chromium at /nowhere")
+    widget = SoftmaxBars(scores=(3.0, 1.0))
+    key = snapshot.snapshot_key(widget.get_state())
+    (tmp_path / f"{key}.png").write_bytes(PNG_SIGNATURE + b"kept")
+    notebook, shown = _shown(widget)
+    sync.store_snapshots("09_x.py", notebook, shown)
+    assert capsys.readouterr().err == ""
+    assert base64.b64decode(shown[0][1].data["image/png"]) == PNG_SIGNATURE + b"kept"
+    assert shown[0][1].metadata[SNAPSHOT_METADATA] == key
+
+
+# ---------------------------------------------------------------- capturing (Chromium)
+
+
+def test_without_chromium_capture_says_why(monkeypatch):
+    monkeypatch.setattr(snapshot, "CHROMIUM", "/nowhere/chromium")
+    assert "no Chromium at /nowhere/chromium" in snapshot.can_capture()
+    with pytest.raises(RuntimeError, match="cannot capture figure snapshots: no Chromium"):
+        snapshot.capture([as_stored(QueryPad())])
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    if (reason := snapshot.can_capture()) is not None:
+        if os.environ.get("ATTN_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"{reason} (ATTN_REQUIRE_BROWSER=1)")
+        pytest.skip(reason)
+
+
+def pixels(png):
     from PIL import Image
 
-    with Image.open(io.BytesIO(data)) as image:
-        counts = {c: n for n, c in image.convert("RGB").getcolors(maxcolors=1 << 16)}
-    return counts.get(MASKED_GREY, 0)
+    with Image.open(io.BytesIO(png)) as image:
+        return np.asarray(image.convert("RGB"), dtype=int)
 
 
-def test_query_pad_draws_each_key_in_its_okabe_ito_colour():
-    okabe_ito = {(0xE6, 0x9F, 0x00), (0x56, 0xB4, 0xE9), (0x00, 0x9E, 0x73)}  # k1, k2, k3
-    assert okabe_ito <= colours(snapshot.query_pad_png(QueryPad()))
+def test_capture_is_deterministic_and_follows_the_state(chromium):
+    states = [as_stored(QueryPad()), as_stored(QueryPad()), as_stored(QueryPad(query=(0, 1)))]
+    first, again, moved = snapshot.capture(states)
+    assert first == again, "the same state must give the same bytes"
+    assert first != moved
 
 
-@pytest.mark.parametrize("name", CASES)
-def test_dispatcher_picks_the_figure_function(name):
-    draw, kind, _ = CASES[name]
-    widget = kind()
-    assert snapshot.snapshot_png(widget) == draw(widget)
+def test_captured_heatmap_draws_its_cells_in_viridis_and_hides_masked_ones(chromium):
+    # The JS colours a weight-0 cell viridis(0) = rgb(68, 1, 84) and a masked one #e8e8e8.
+    open_, causal = snapshot.capture(
+        [as_stored(AttentionHeatmap()), as_stored(AttentionHeatmap(causal=True))]
+    )
+    grey = [(pixels(png) == (0xE8, 0xE8, 0xE8)).all(axis=-1).sum() for png in (open_, causal)]
+    assert grey[1] > 2000 > grey[0], grey
 
 
-@pytest.mark.parametrize("other", [object(), None, "QueryPad", {"query": [1, 0]}])
-def test_dispatcher_returns_none_for_anything_else(other):
-    assert snapshot.snapshot_png(other) is None
+def test_captured_query_pad_draws_each_key_in_its_okabe_ito_colour(chromium):
+    from attn_book.style import OKABE_ITO
+
+    (png,) = snapshot.capture([as_stored(QueryPad())])
+    colours = {tuple(c) for c in pixels(png).reshape(-1, 3)}
+    keys = {tuple(int(h[i : i + 2], 16) for i in (1, 3, 5)) for h in OKABE_ITO[:3]}
+    assert keys <= colours
 
 
-def test_romanise_spells_each_syllable():
-    # by hand: 나 n+a, 는 n+eu+n; 사 s+a, 과 g+wa, 를 r+eu+l; 먹 m+eo+k, 었 eo+t (ㅆ final), 다 d+a
-    assert snapshot.romanise("나는 사과를 먹었다") == "naneun sagwareul meokeotda"
-    assert snapshot.romanise("한국어") == "hangukeo"
-    assert snapshot.romanise("q·k = 0.401") == "q·k = 0.401"
+def test_hangul_outside_the_figures_font_is_refused_not_drawn_as_boxes(chromium):
+    rare = "뷁"  # a syllable no figure uses, so not in hangul_font.css
+    css = (ROOT / "attn_book" / "widgets" / "hangul_font.css").read_text(encoding="utf-8")
+    assert rare not in css.split("covers: ")[1].split(" */")[0]
+    with pytest.raises(
+        RuntimeError, match=r"Hangul drawn without the figures' font \(the subset lacks 뷁\)"
+    ):
+        snapshot.capture([as_stored(AttentionHeatmap(query_tokens=["나는", rare]))])
 
 
-def test_korean_tokens_draw_without_missing_glyphs():
-    if snapshot.hangul_font() is None:
-        pytest.skip("no font with Hangul here: the snapshots romanise Korean tokens")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)"
-        snapshot.heatmap_png(AttentionHeatmap())
+def test_hangul_the_css_does_not_set_in_the_font_is_refused(chromium):
+    state = as_stored(AttentionHeatmap())
+    state["_css"] = state["_css"].replace('"ABH Hangul",', "")  # widgets.css forgets the font
+    with pytest.raises(RuntimeError, match=r"\(boxes\) in .*나는"):
+        snapshot.capture([state])
 
 
-def test_without_a_hangul_font_tokens_are_romanised(monkeypatch):
-    monkeypatch.setattr(snapshot, "hangul_font", lambda: None)
-    assert snapshot._token("사과를") == "sagwareul"
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        png = snapshot.heatmap_png(AttentionHeatmap())
-    assert png_size(png)[0] == 680
-
-
-def test_importing_the_module_does_not_import_matplotlib():
-    code = "import sys, attn_book.widgets.snapshot; print('matplotlib' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
-
-
-def test_chapter_one_pad_shows_no_values_and_no_output():
-    # show=() (chapter 1) draws q, the keys and the dot products, not the output o.
-    full, first = QueryPad(), QueryPad(show=())
-    assert snapshot.query_pad_png(first) != snapshot.query_pad_png(full)
-    assert "o = " not in _title_text(first) and "o = " in _title_text(full)
-
-
-def _title_text(pad):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
-    fig = Figure()
-    ax = fig.subplots()
-    snapshot._draw_plane(ax, pad)
-    return ax.get_title()
+def test_every_kind_of_figure_captures(chromium):
+    kinds = [MemoryCalculator(), ScalingExplorer(d_k=8), SoftmaxBars(), QueryPad(show=())]
+    for png in snapshot.capture([as_stored(w) for w in kinds]):
+        assert png.startswith(PNG_SIGNATURE) and pixels(png).std() > 10  # not blank

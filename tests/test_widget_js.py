@@ -189,6 +189,14 @@ def test_viridis_stops_match_matplotlib(run_js):
         assert max(abs(a - b) for a, b in zip(rgb, want, strict=True)) <= 3, (t, rgb, want)
 
 
+def test_the_figures_palette_is_the_books():
+    from attn_book.style import OKABE_ITO
+
+    text = JS.read_text(encoding="utf-8")
+    block = text[text.index("export const OKABE_ITO") :].split("];")[0]
+    assert tuple(re.findall(r'"(#[0-9A-Fa-f]{6})"', block)) == OKABE_ITO
+
+
 # --- the build: bundles, formatting, the Hangul font ------------------------------------------
 
 ROOT = WIDGETS.parent.parent

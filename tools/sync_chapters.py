@@ -17,6 +17,12 @@ reader gets from "Run all". These are derived here rather than written by hand:
 - cell ids come from the cell's source, widget model ids from the chapter's name and
   their order, and no timings are recorded, so re-running an unchanged chapter gives
   an unchanged diff;
+- each interactive figure's output carries a PNG of its state, for JupyterLab to show
+  before the notebook runs: the figure's own JavaScript drawn in headless Chromium
+  (attn_book/widgets/snapshot.py), stored in attn_book/widgets/snapshots/ under a key of
+  its state and code. A state captured before is reused, so a prose edit needs no
+  browser; a figure whose state or code changed is captured anew, or, where Chromium is
+  missing, keeps no PNG, and a warning names it. Snapshots no chapter uses are deleted;
 - both files are written with book/jupytext.toml's settings, the ones JupyterLab's jupytext
   uses, and normalised as Lab saves them (attn_book.lab), so opening and saving a chapter
   in Lab without an edit changes neither file.
@@ -24,9 +30,13 @@ reader gets from "Run all". These are derived here rather than written by hand:
 
 from __future__ import annotations
 
+import base64
+import copy
 import hashlib
+import json
 import re
 import sys
+import time
 from pathlib import Path
 
 import jupytext
@@ -35,9 +45,13 @@ from jupytext.config import load_jupytext_config
 from nbclient import NotebookClient
 
 from attn_book.lab import KERNELSPEC, normalise
+from attn_book.widgets import snapshot
+from attn_book.widgets._base import SNAPSHOT_METADATA
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
 EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+CAPTION = re.compile(r"^\*\*(Figure [0-9.]+)\.\*\*")
 
 
 def chapters(args):
@@ -60,15 +74,82 @@ def evaluate(client, exprs):
 
 
 def execute_with_expressions(client, notebook):
-    """Run the cells in order, filling each Markdown cell's user_expressions as Lab would."""
+    """Run the cells in order, filling each Markdown cell's user_expressions as Lab would.
+
+    Returns the figures shown, as (cell index, output, the figure's synced state when
+    its cell had run), for :func:`store_snapshots`.
+    """
+    shown = []
     with client.setup_kernel():
         for index, cell in enumerate(notebook.cells):
             if cell.cell_type == "code":
                 client.execute_cell(cell, index)
+                shown += [
+                    (index, output, copy.deepcopy(client.widget_state[model_id]))
+                    for output, model_id in figure_outputs(cell)
+                ]
             elif exprs := expressions(cell):
                 cell.metadata["user_expressions"] = evaluate(client, exprs)
         check_expressions_at_end(client, notebook)
         client.set_widgets_metadata()
+    return shown
+
+
+def figure_outputs(cell):
+    """The outputs of a code cell that show one of the book's figures, with its model id."""
+    for output in cell.get("outputs", []):
+        view = output.get("data", {}).get(WIDGET_VIEW)
+        if view and SNAPSHOT_METADATA in output.get("metadata", {}):
+            yield output, view["model_id"]
+
+
+def figure_name(cell, output):
+    """How a warning names a figure: "Figure 4.2, QueryPad(...)", from its caption."""
+    outputs = cell.get("outputs", [])
+    after = outputs[outputs.index(output) + 1 :]
+    captions = [o.get("data", {}).get("text/markdown", "") for o in after[:1]]
+    label = [m.group(1) for c in captions if (m := CAPTION.match(c))]
+    return ", ".join([*label, output["data"]["text/plain"]])
+
+
+def store_snapshots(chapter, notebook, shown):
+    """Give each figure's output the PNG of its state, capturing those not stored yet."""
+    keys = [snapshot.snapshot_key(state) for _, _, state in shown]
+    missing = {k: s for k, (_, _, s) in zip(keys, shown, strict=True) if not snapshot.stored_png(k)}
+    why = snapshot.can_capture() if missing else None
+    if missing and why is None:
+        start = time.perf_counter()
+        snapshot.SNAPSHOTS.mkdir(exist_ok=True)
+        for key, png in zip(missing, snapshot.capture(list(missing.values())), strict=True):
+            (snapshot.SNAPSHOTS / f"{key}.png").write_bytes(png)
+        took = time.perf_counter() - start
+        print(f"{chapter}: captured {len(missing)} figure snapshot(s) in {took:.1f} s")
+    for key, (index, output, _) in zip(keys, shown, strict=True):
+        output.metadata[SNAPSHOT_METADATA] = key
+        png = snapshot.stored_png(key)
+        if png is None:
+            output.data.pop("image/png", None)
+            print(
+                f"warning: {chapter}: {figure_name(notebook.cells[index], output)} (cell "
+                f"{index}) changed and has no snapshot, so JupyterLab shows its text until "
+                f"the notebook runs: {why}. Sync this chapter where Chromium is installed.",
+                file=sys.stderr,
+            )
+        else:
+            output.data["image/png"] = base64.b64encode(png).decode("ascii")
+
+
+def prune_snapshots():
+    """Delete the stored snapshots that no chapter's notebook shows."""
+    used = set()
+    for path in BOOK.glob("*.ipynb"):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            used |= {
+                o.metadata[SNAPSHOT_METADATA] for o, _ in figure_outputs(nbformat.from_dict(cell))
+            }
+    for png in snapshot.SNAPSHOTS.glob("*.png"):
+        if png.stem not in used:
+            png.unlink()
 
 
 def check_expressions_at_end(client, notebook):
@@ -137,11 +218,13 @@ def sync(py_path):
         store_widget_state=True,
         record_timing=False,
     )
-    execute_with_expressions(client, notebook)
+    shown = execute_with_expressions(client, notebook)
+    store_snapshots(py_path.name, notebook, shown)
     notebook = normalise(stable_widget_ids(notebook, py_path.stem))
     nbformat.validate(notebook)
     jupytext.write(notebook, py_path.with_suffix(".ipynb"), fmt="ipynb", config=config)
     jupytext.write(notebook, py_path, fmt="py:percent", config=config)  # normalise the source
+    prune_snapshots()
     print(f"synced and executed {py_path.name}")
 
 

@@ -7,10 +7,13 @@ from importlib.resources import files
 
 import anywidget
 
-__all__ = ["Figure", "bundle", "css"]
+from .snapshot import snapshot_key, stored_png
+
+__all__ = ["SNAPSHOT_METADATA", "Figure", "bundle", "css"]
 
 _HERE = files(__package__)
 _CSS = ("hangul_font.css", "widgets.css")
+SNAPSHOT_METADATA = "attn_book/snapshot"  # output metadata: the key of the PNG shown
 
 
 def _read(name):
@@ -42,20 +45,23 @@ class Figure(anywidget.AnyWidget):
         return f"{type(self).__name__}({args})"
 
     def _repr_mimebundle_(self, **kwargs):
-        """The live view, plus a PNG of the current state for readers with no live view.
+        """The live view, plus the stored PNG of this state for readers with no live view.
 
         JupyterLab shows a notebook fresh from git untrusted, and an untrusted output is
         drawn with a "safe" renderer only: the PNG, not the widget. Once the cell runs, the
-        widget view (ranked first) takes over; the static site shows the widget too.
+        widget view (ranked first) takes over; the static site shows the widget too. The
+        PNG is the figure's own drawing, captured when a chapter is synced (snapshot.py);
+        its key goes in the output's metadata, so the sync tool finds which it needs.
         """
-        from .snapshot import snapshot_png
-
         shown = super()._repr_mimebundle_(**kwargs)  # (data, metadata), or None
-        png = snapshot_png(self) if shown is not None else None
-        if png is None:
-            return shown
+        if shown is None:
+            return None
         data, metadata = shown
-        return {**data, "image/png": base64.b64encode(png).decode("ascii")}, metadata
+        key = snapshot_key(self.get_state())
+        metadata = {**metadata, SNAPSHOT_METADATA: key}
+        if (png := stored_png(key)) is not None:
+            data = {**data, "image/png": base64.b64encode(png).decode("ascii")}
+        return data, metadata
 
 
 def _short(value):

@@ -8,17 +8,18 @@ import numpy as np
 import traitlets as t
 
 import attn_core
-from attn_core.validation import check_scale, check_temperature
+from attn_core.validation import check_scale
 
 from ._base import Figure, bundle, css
 from .inputs import (
     MAX_D_MODEL,
     MAX_TOKENS,
+    Integer,
+    Temperature,
+    Tokens,
+    Vectors,
     integer,
-    number,
     recompute_or_roll_back,
-    tokens,
-    vectors,
 )
 
 __all__ = ["AttentionHeatmap", "head_projections"]
@@ -72,7 +73,7 @@ class AttentionHeatmap(Figure):
     head : int, default 0
     scaled : bool, default True
         Multiply the scores by 1/sqrt(d_head) (False: by 1).
-    temperature : float > 0, default 1.0
+    temperature : float >= 1e-6, default 1.0
     causal : bool, default False
         Hide the keys after each query (top-left lower triangle, as attn_core).
     length : int or None, default None
@@ -112,20 +113,20 @@ class AttentionHeatmap(Figure):
     _css = css()
     _repr_traits = ("query_tokens", "key_tokens", "head", "causal")
 
-    query_tokens = t.Any(list(attn_core.SENTENCE_KO)).tag(sync=True)  # validated below
-    key_tokens = t.Any(None, allow_none=True).tag(sync=True)
-    d_model = t.Any(8).tag(sync=True)  # ints or numpy integers; validated below
-    n_heads = t.Any(2).tag(sync=True)
-    head = t.Any(0).tag(sync=True)
+    query_tokens = Tokens(list(attn_core.SENTENCE_KO)).tag(sync=True)  # list, tuple or array
+    key_tokens = Tokens(None, allow_none=True).tag(sync=True)
+    d_model = Integer(8, min=1, max=MAX_D_MODEL).tag(sync=True)  # ints or numpy integers
+    n_heads = Integer(2, min=1, max=MAX_D_MODEL).tag(sync=True)
+    head = Integer(0).tag(sync=True)  # below n_heads (checked below)
     scaled = t.Bool(True).tag(sync=True)
-    temperature = t.Any(1.0).tag(sync=True)
+    temperature = Temperature(1.0).tag(sync=True)
     causal = t.Bool(False).tag(sync=True)
-    length = t.Any(None, allow_none=True).tag(sync=True)
+    length = Integer(None, allow_none=True).tag(sync=True)  # at most the keys (below)
     padded = t.Bool(True).tag(sync=True)
-    selected = t.Any(0).tag(sync=True)
-    seed = t.Any(0).tag(sync=True)
-    query_vectors = t.Any(None, allow_none=True)  # (L, E) or None; sent as head_queries
-    key_vectors = t.Any(None, allow_none=True)  # (S, E) or None; sent as head_keys
+    selected = Integer(0).tag(sync=True)  # a query row (below)
+    seed = Integer(0).tag(sync=True)
+    query_vectors = Vectors(None, maxlen=MAX_TOKENS, allow_none=True)  # (L, E): head_queries
+    key_vectors = Vectors(None, maxlen=MAX_TOKENS, allow_none=True)  # (S, E): head_keys
 
     head_queries = t.List().tag(sync=True)
     head_keys = t.List().tag(sync=True)
@@ -140,20 +141,6 @@ class AttentionHeatmap(Figure):
         self._building = False
         self._project()
 
-    @t.validate("query_tokens", "key_tokens")
-    def _check_tokens(self, proposal):
-        value, name = proposal["value"], proposal["trait"].name
-        if value is None and name == "key_tokens":
-            return None
-        return tokens(value, name)
-
-    @t.validate("d_model", "n_heads", "seed")
-    def _check_ints(self, proposal):
-        name = proposal["trait"].name
-        if name == "seed":
-            return integer(proposal["value"], name)
-        return integer(proposal["value"], name, minimum=1, maximum=MAX_D_MODEL)
-
     @t.validate("head")
     def _check_head(self, proposal):  # checked here, not clamped, at construction too
         return integer(proposal["value"], "head", maximum=self.n_heads - 1)
@@ -164,23 +151,8 @@ class AttentionHeatmap(Figure):
 
     @t.validate("length")
     def _check_length(self, proposal):
-        if proposal["value"] is None:
-            return None
         keys = self.query_tokens if self.key_tokens is None else self.key_tokens
         return integer(proposal["value"], "length", maximum=len(keys))
-
-    @t.validate("temperature")
-    def _check_temperature(self, proposal):
-        return check_temperature(number(proposal["value"], "temperature", positive=True))
-
-    @t.validate("query_vectors", "key_vectors")
-    def _check_vectors(self, proposal):
-        value, name = proposal["value"], proposal["trait"].name
-        if value is None:
-            return None
-        arr = np.asarray(value) if not isinstance(value, np.ndarray) else value
-        width = arr.shape[1] if arr.ndim == 2 and 1 <= arr.shape[1] <= MAX_D_MODEL else 1
-        return np.asarray(vectors(value, name, dim=width, max_rows=MAX_TOKENS))  # [rows, E]
 
     @t.observe(
         "query_tokens", "key_tokens", "d_model", "n_heads", "seed", "query_vectors", "key_vectors"
@@ -215,7 +187,9 @@ class AttentionHeatmap(Figure):
 
     def _explicit_head(self, keys):
         """``query_vectors`` (L, E) and ``key_vectors`` (S, E) as one head (1, L, E), (1, S, E)."""
-        q, k = self.query_vectors, self.key_vectors
+        q, k = (
+            None if a is None else np.asarray(a) for a in (self.query_vectors, self.key_vectors)
+        )
         if q is None or k is None or self.n_heads != 1:
             raise ValueError(
                 "query_vectors and key_vectors go together and make one head (n_heads=1); got "

@@ -16,7 +16,7 @@ offline, so the font travels inside the CSS as a ``data:`` URL. The source is No
 (SIL Open Font License 1.1, which allows subsetting and redistribution) from the npm
 package ``@fontsource/noto-sans-kr``, installed by ``npm ci`` from ``package-lock.json``.
 The subset holds every Hangul syllable a figure can draw (:func:`used_hangul`); the
-matplotlib figures use it too (``snapshot.hangul_font``). ``--check`` exits 1 when the
+matplotlib plots use it too (``attn_book.style.hangul_font``). ``--check`` exits 1 when the
 committed CSS does not hold exactly that subset. fontTools comes with matplotlib.
 """
 
@@ -54,14 +54,14 @@ def used_hangul():
     """Every Hangul character a figure can draw, sorted.
 
     The interactive figures' sources (src/*.js), the example sentences (attn_core), the
-    matplotlib figures' labels and snapshots (attn_book/plots.py, snapshot.py), and the
+    matplotlib plots' labels (attn_book/plots.py), and the
     code cells of the chapters (tokens a chapter passes to a figure); not the prose,
     which the site and JupyterLab set in their own fonts.
     """
     import attn_core.examples as examples
 
     sources = [*sorted((HERE / "src").glob("*.js")), Path(examples.__file__)]
-    sources += [HERE.parent / "plots.py", HERE / "snapshot.py"]
+    sources.append(HERE.parent / "plots.py")
     texts = [p.read_text(encoding="utf-8") for p in sources]
     for chapter in sorted((ROOT / "book").glob("[0-9][0-9]_*.py")):
         lines = chapter.read_text(encoding="utf-8").splitlines()

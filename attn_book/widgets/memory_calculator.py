@@ -7,7 +7,7 @@ import traitlets as t
 import attn_core
 
 from ._base import Figure, bundle, css
-from .inputs import integer
+from .inputs import Choice, Integer
 
 __all__ = ["CONTEXTS", "DEVICES", "DTYPES", "MemoryCalculator"]
 
@@ -53,10 +53,10 @@ class MemoryCalculator(Figure):
     _css = css()
     _repr_traits = ("n", "heads", "batch", "dtype")
 
-    n = t.Any(32768).tag(sync=True)
-    heads = t.Any(32).tag(sync=True)
-    batch = t.Any(1).tag(sync=True)
-    dtype = t.Unicode("float16").tag(sync=True)
+    n = Integer(32768, min=1, max=MAX_TOKENS).tag(sync=True)
+    heads = Integer(32, min=1, max=1024).tag(sync=True)
+    batch = Integer(1, min=1, max=1024).tag(sync=True)
+    dtype = Choice(DTYPES, "float16").tag(sync=True)
     devices = t.List(list(DEVICES)).tag(sync=True)
     contexts = t.List(list(CONTEXTS)).tag(sync=True)
     weight_bytes = t.Float(0.0).tag(sync=True)
@@ -64,20 +64,6 @@ class MemoryCalculator(Figure):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self._recompute()
-
-    @t.validate("n")
-    def _check_n(self, proposal):
-        return integer(proposal["value"], "n", minimum=1, maximum=MAX_TOKENS)
-
-    @t.validate("heads", "batch")
-    def _check_count(self, proposal):
-        return integer(proposal["value"], proposal["trait"].name, minimum=1, maximum=1024)
-
-    @t.validate("dtype")
-    def _check_dtype(self, proposal):
-        if proposal["value"] not in DTYPES:
-            raise ValueError(f"dtype must be one of {DTYPES}, got {proposal['value']!r}")
-        return proposal["value"]
 
     @t.observe("n", "heads", "batch", "dtype")
     def _on_input(self, change):

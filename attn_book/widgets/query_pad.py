@@ -6,10 +6,10 @@ import numpy as np
 import traitlets as t
 
 import attn_core
-from attn_core.validation import check_scale, check_temperature
+from attn_core.validation import check_scale
 
 from ._base import Figure, bundle, css
-from .inputs import finite_or_none, number, recompute_or_roll_back, vector, vectors
+from .inputs import Temperature, Vector, Vectors, finite_or_none, recompute_or_roll_back
 
 __all__ = ["PARTS", "QueryPad"]
 
@@ -28,7 +28,7 @@ class QueryPad(Figure):
     value_vectors : (S, 2) floats, default the seed's (2,0), (0,2), (1,1)
     scaled : bool, default True
         Multiply the dot products by 1/sqrt(d_k) (False: by 1).
-    temperature : float > 0, default 1.0
+    temperature : float >= 1e-6, default 1.0
     show : sequence of str, default all of :data:`PARTS`
         What the figure shows beyond q·k (내적) and cos θ, so a chapter can introduce
         attention step by step: ``"weights"`` (the softmax weights and their bars),
@@ -57,11 +57,11 @@ class QueryPad(Figure):
     _css = css()
     _repr_traits = ("query", "scaled", "temperature")
 
-    query = t.Any(_SEED.query.tolist()).tag(sync=True)  # list, tuple or array; validated below
-    key_vectors = t.Any(_SEED.keys.tolist()).tag(sync=True)
-    value_vectors = t.Any(_SEED.values.tolist()).tag(sync=True)
+    query = Vector(_SEED.query.tolist(), dim=2).tag(sync=True)  # list, tuple or array
+    key_vectors = Vectors(_SEED.keys.tolist(), dim=2).tag(sync=True)
+    value_vectors = Vectors(_SEED.values.tolist(), dim=2).tag(sync=True)
     scaled = t.Bool(True).tag(sync=True)
-    temperature = t.Any(1.0).tag(sync=True)
+    temperature = Temperature(1.0).tag(sync=True)
     show = t.List(list(PARTS)).tag(sync=True)
 
     dots = t.List().tag(sync=True)
@@ -75,21 +75,9 @@ class QueryPad(Figure):
         super().__init__(**kwargs)
         self._recompute()
 
-    @t.validate("query")
-    def _check_query(self, proposal):
-        return vector(proposal["value"], "query", dim=2)
-
-    @t.validate("key_vectors", "value_vectors")
-    def _check_vectors(self, proposal):
-        return vectors(proposal["value"], proposal["trait"].name, dim=2)
-
     @t.validate("show")
     def _check_show(self, proposal):
         return check_parts(proposal["value"])
-
-    @t.validate("temperature")
-    def _check_temperature(self, proposal):
-        return check_temperature(number(proposal["value"], "temperature", positive=True))
 
     @t.observe("query", "key_vectors", "value_vectors", "scaled", "temperature")
     def _on_input(self, change):

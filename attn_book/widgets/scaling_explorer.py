@@ -11,7 +11,7 @@ import traitlets as t
 from attn_core import stats
 
 from ._base import Figure, bundle, css
-from .inputs import MAX_SAMPLE_NUMBERS, integer
+from .inputs import MAX_SAMPLE_NUMBERS, Integer
 
 __all__ = ["DIMS", "N_BINS", "histogram_edges", "scaling_row", "scaling_table"]
 
@@ -154,10 +154,10 @@ class ScalingExplorer(Figure):
     _css = css()
     _repr_traits = ("d_k", "seed", "n_keys", "n_samples")
 
-    d_k = t.Any(64).tag(sync=True)  # ints or numpy integers; validated below
-    seed = t.Any(0).tag(sync=True)
-    n_keys = t.Any(16).tag(sync=True)
-    n_samples = t.Any(400).tag(sync=True)
+    d_k = Integer(64, min=1).tag(sync=True)  # ints or numpy integers, one of DIMS (below)
+    seed = Integer(0).tag(sync=True)
+    n_keys = Integer(16, min=1).tag(sync=True)
+    n_samples = Integer(400, min=1).tag(sync=True)
 
     dims = t.List(list(DIMS)).tag(sync=True)
     table = t.List().tag(sync=True)
@@ -170,21 +170,15 @@ class ScalingExplorer(Figure):
 
     @t.validate("d_k")
     def _check_d_k(self, proposal):
-        d_k = integer(proposal["value"], "d_k")
-        if d_k not in DIMS:
-            raise ValueError(f"d_k must be one of {list(DIMS)}, got {d_k!r}")
-        return d_k
-
-    @t.validate("seed")
-    def _check_seed(self, proposal):
-        return integer(proposal["value"], "seed")
+        if proposal["value"] not in DIMS:
+            raise ValueError(f"d_k must be one of {list(DIMS)}, got {proposal['value']!r}")
+        return proposal["value"]
 
     @t.validate("n_keys", "n_samples")
     def _check_counts(self, proposal):
-        name = proposal["trait"].name
+        name, value = proposal["trait"].name, proposal["value"]
         other = "n_samples" if name == "n_keys" else "n_keys"
         most = MAX_SAMPLE_NUMBERS // getattr(self, other)  # every q·k is drawn at d_k = 1024 too
-        value = integer(proposal["value"], name, minimum=1)
         if value > most:
             raise ValueError(
                 f"{name} must be at most {most}: n_samples × n_keys must be at most "

@@ -6,10 +6,9 @@ import numpy as np
 import traitlets as t
 
 import attn_core
-from attn_core.validation import check_temperature
 
 from ._base import Figure, bundle, css
-from .inputs import finite_or_none, number, recompute_or_roll_back, vector
+from .inputs import Number, Temperature, Vector, finite_or_none, recompute_or_roll_back
 
 __all__ = ["SoftmaxBars"]
 
@@ -21,7 +20,7 @@ class SoftmaxBars(Figure):
     ----------
     scores : sequence of floats, default (2, 1, 0.1)
         Shown (and draggable) in [-4, 6].
-    temperature : float > 0, default 1.0
+    temperature : float >= 1e-6, default 1.0
     shift : float, default 0.0
         Added to every score before the softmax. The weights do not change (the
         softmax is shift-invariant), but the naive formula overflows past ~710.
@@ -46,9 +45,9 @@ class SoftmaxBars(Figure):
     _css = css()
     _repr_traits = ("scores", "temperature", "shift")
 
-    scores = t.Any([2.0, 1.0, 0.1]).tag(sync=True)  # list, tuple or array; validated below
-    temperature = t.Any(1.0).tag(sync=True)
-    shift = t.Any(0.0).tag(sync=True)
+    scores = Vector([2.0, 1.0, 0.1]).tag(sync=True)  # list, tuple or array
+    temperature = Temperature(1.0).tag(sync=True)
+    shift = Number(0.0).tag(sync=True)
 
     weights = t.List().tag(sync=True)
     naive_weights = t.List().tag(sync=True)
@@ -57,18 +56,6 @@ class SoftmaxBars(Figure):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self._recompute()
-
-    @t.validate("scores")
-    def _check_scores(self, proposal):
-        return vector(proposal["value"], "scores")
-
-    @t.validate("temperature")
-    def _check_temperature(self, proposal):
-        return check_temperature(number(proposal["value"], "temperature", positive=True))
-
-    @t.validate("shift")
-    def _check_shift(self, proposal):
-        return number(proposal["value"], "shift")
 
     @t.observe("scores", "temperature", "shift")
     def _on_input(self, change):
