@@ -377,16 +377,15 @@ figures.show(
 #
 # Whether a vanishing Jacobian stops learning depends on what follows the softmax. At the
 # output of a classifier, the softmax is followed by the cross-entropy loss (교차 엔트로피)
-# $-\log w_c$ of the correct class $c$. Since $\log w_c = s_c - \log\sum_l e^{s_l}$
-# (equation {eq}`eq-logsumexp`), its gradient with respect to the scores is
+# $-\log w_c$ of the correct class $c$, and its gradient with respect to the scores is
 #
 # $$
 # \frac{\partial(-\log w_c)}{\partial s_j} = w_j - y_j ,
 # $$ (eq-ce-gradient)
 #
-# with $y$ the one-hot target ($y_c = 1$, every other $y_j = 0$). The chain rule through $J$
-# gives the same, because the logarithm's $1/w_c$ cancels the Jacobian's small factor $w_c$.
-# Nothing vanishes: a softmax saturated on the *wrong* class gets the largest gradient there
+# with $y$ the one-hot target ($y_c = 1$, every other $y_j = 0$); proving it takes two lines,
+# and is an exercise at the end of the chapter. The Jacobian's small factors are still in
+# there, but the logarithm cancels them. Nothing vanishes: a softmax saturated on the *wrong* class gets the largest gradient there
 # is. Inside a network it is another story. Attention's softmax feeds its weights into
 # $\sum_j w_j \mathbf{v}_j$, so the gradient $\mathbf{g} = \partial L / \partial w$ that
 # arrives from the layers above carries no $1/w$, and what reaches the scores is $J\mathbf{g}$,

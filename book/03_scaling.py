@@ -147,8 +147,8 @@ print("scaled:  ", dec(w_scaled))
 # divides each by its length, so the score becomes a cosine, and replaces $1/\sqrt{d_k}$ with a
 # learnt scale ([Henry et al., 2020](references.md)). The QK-norm of today's large models is a
 # different design: a LayerNorm or RMSNorm with learnt gains applied to the queries and the keys
-# (each head's separately in ViT-22B, Gemma 3 and Qwen3; the whole projection at once in
-# OLMo 2), and it *keeps* the $1/\sqrt{d_k}$: the normalised components have a fixed size, so
+# (a LayerNorm in ViT-22B; an RMSNorm over each head's $d_k$ components in Gemma 3 and Qwen3,
+# and over the whole projection at once in OLMo 2), and it *keeps* the $1/\sqrt{d_k}$: the normalised components have a fixed size, so
 # the argument above applies to them directly
 # ([Dehghani et al., 2023](references.md); [Team OLMo, 2024](references.md);
 # [Gemma Team, 2025](references.md); [Qwen Team, 2025](references.md)).
@@ -164,9 +164,9 @@ print("scaled:  ", dec(w_scaled))
 #
 # ### Any fixed variance
 #
-# Nor is the variance 1 what a fresh network gives. PyTorch's `nn.Linear(d_model, d_k)` draws
-# its weights and its bias from the uniform distribution on $(-b, b)$ with
-# $b = 1/\sqrt{d_\text{model}}$, whose variance is $b^2/3$. For an input $\mathbf{x}$ with
+# And a fresh network does not give components of variance 1 either. PyTorch's
+# `nn.Linear(d_model, d_k)` draws its weights and its bias from the uniform distribution on
+# $(-b, b)$ with $b = 1/\sqrt{d_\text{model}}$, whose variance is $b^2/3$. For an input $\mathbf{x}$ with
 # components of variance 1, each $q_m = \sum_i W_{mi} x_i + b_m$ then has variance
 # $d_\text{model} \cdot b^2/3 + b^2/3$:
 
