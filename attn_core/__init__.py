@@ -18,6 +18,15 @@ from .examples import SENTENCE_EN, SENTENCE_KO, seed_example, toy_embeddings
 from .heads import SimpleSelfAttention, merge_heads, multi_head_attention, split_heads
 from .online import OnlineSoftmax, online_softmax_start, online_softmax_step
 from .patches import image_patches
+from .positions import (
+    alibi_bias,
+    alibi_slopes,
+    halves_to_interleaved,
+    interleaved_to_halves,
+    rotary,
+    rotary_frequencies,
+    sinusoidal_positions,
+)
 from .recurrent import simple_rnn
 from .softmax import entropy, log_softmax, logsumexp, softmax, softmax_jacobian
 
@@ -40,13 +49,17 @@ __all__ = [
     "AttentionCost",
     "OnlineSoftmax",
     "SimpleSelfAttention",
+    "alibi_bias",
+    "alibi_slopes",
     "attention_cost",
     "attention_weights",
     "causal_mask",
     "chunked_attention",
     "dot_scores",
     "entropy",
+    "halves_to_interleaved",
     "image_patches",
+    "interleaved_to_halves",
     "log_softmax",
     "logsumexp",
     "merge_heads",
@@ -54,9 +67,12 @@ __all__ = [
     "online_softmax_start",
     "online_softmax_step",
     "padding_mask",
+    "rotary",
+    "rotary_frequencies",
     "scaled_dot_product_attention",
     "seed_example",
     "simple_rnn",
+    "sinusoidal_positions",
     "softmax",
     "softmax_jacobian",
     "split_heads",

@@ -13,7 +13,15 @@ import numpy as np
 
 from .validation import check_positive_int, check_size
 
-__all__ = ["SENTENCE_EN", "SENTENCE_KO", "WorkedExample", "seed_example", "toy_embeddings"]
+__all__ = [
+    "SENTENCE_EN",
+    "SENTENCE_KO",
+    "ProjectionExample",
+    "WorkedExample",
+    "projection_example",
+    "seed_example",
+    "toy_embeddings",
+]
 
 SENTENCE_KO = ("나는", "사과를", "먹었다")  # the seed's example sentence, "I ate an apple"
 SENTENCE_EN = ("the", "cat", "sat", "on", "the", "mat", "because", "it", "was", "warm")
@@ -40,6 +48,38 @@ def seed_example():
         query=np.array([1.0, 0.0]),
         keys=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
         values=np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]),
+    )
+
+
+class ProjectionExample(NamedTuple):
+    """Chapter 5's sentence: tokens (n,), x (n, 4) of named features, w_q, w_k, w_v (4, 3)."""
+
+    tokens: tuple
+    x: np.ndarray
+    w_q: np.ndarray
+    w_k: np.ndarray
+    w_v: np.ndarray
+
+
+def projection_example():
+    """Chapter 5's "나는 사과를 먹었다": features noun, verb, -는, -를 and its three matrices.
+
+    The keys offer the roles action, actor, patient; the queries ask for them (twice as
+    loud); the values hand over "who", "what", "did".
+
+    Examples
+    --------
+    >>> ex = projection_example()
+    >>> ex.tokens, (ex.x @ ex.w_q)[1].tolist()  # 사과를 asks for an action and an actor
+    (('나는', '사과를', '먹었다'), [2.0, 2.0, 0.0])
+    """
+    w_k = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=float)
+    return ProjectionExample(
+        tokens=SENTENCE_KO,
+        x=np.array([[1, 0, 1, 0], [1, 0, 0, 1], [0, 1, 0, 0]], dtype=float),
+        w_q=2 * np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 1, 0]], dtype=float),
+        w_k=w_k,
+        w_v=np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]], dtype=float),
     )
 
 
