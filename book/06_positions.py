@@ -37,9 +37,13 @@
 # %%
 import attn_core as ac
 import numpy as np
+from attn_book.figures import Figures
 from attn_book.prose import dec, plain, vector
 from attn_book.tables import step_table
+from attn_book.widgets import QueryPad
 from attn_core.examples import projection_example
+
+figures = Figures(chapter=6)
 
 rng = np.random.default_rng(0)  # every random number of the chapter
 
@@ -236,6 +240,25 @@ scores_later.round(3)
 # keeps the dependence on $n - m$ exact *through* the projections, because it is applied
 # after them, to the query and the key themselves.
 #
+# ## Turn them yourself
+#
+# In the query pad of {eval}`figures.ref("fig-rope-pad")` each arrow is drawn turned by its position (the dashed arrow is the
+# vector before its turn), and the table lists $n - m$ beside each weight. Move one position
+# with its slider and that key swings round, and its weight changes. Press "every word one
+# place on" (or back): every arrow turns by one more radian, and not one weight moves. Drag
+# a vector, or Tab to it and use the arrow keys, to change it and keep its position.
+
+# %%
+pad = QueryPad(query_position=m, key_positions=key_positions)
+figures.show(
+    pad,
+    "fig-rope-pad",
+    "The worked example with RoPE, live: $\\mathbf q$ at position $m$, "
+    "the keys at $n_1, n_2, n_3$, each turned by its position (one radian "
+    "a step); the weights depend only on $n - m$.",
+)
+
+# %% [markdown]
 # ## RoPE in $d$ dimensions: pairs that turn at different speeds
 #
 # A query of width $d$ is cut into $d/2$ pairs of coordinates; pair $i$ turns by $m\theta_i$

@@ -230,6 +230,8 @@ def _draw_plane(ax, pad):
     """Keys (arrows ending in dots), values (squares), the query q and the output o."""
     q, out = np.asarray(pad.query), np.asarray(pad.output)  # [2], [2]
     keys, values = np.asarray(pad.key_vectors), np.asarray(pad.value_vectors)  # [S, 2] each
+    if getattr(pad, "key_positions", None) is not None:  # RoPE: draw what is scored
+        q, keys = np.asarray(pad.turned_query), np.asarray(pad.turned_keys)
     reach = max(2.5, float(np.abs(np.vstack([keys, values, [q, out]])).max()) + 0.3)
     ax.set(xlim=(-reach, reach), ylim=(-reach, reach), aspect="equal")
     ax.grid(alpha=0.3)
