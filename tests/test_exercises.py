@@ -25,6 +25,7 @@ from attn_book.exercises import (
     ch04_worked_example,
     ch05_projections,
     ch06_heads_and_masks,
+    ch06_positions,
     ch07_cost,
     diagnose,
     get,
@@ -47,6 +48,7 @@ CHAPTERS = (
     ch04_worked_example,
     ch05_projections,
     ch06_heads_and_masks,
+    ch06_positions,
     ch07_cost,
 )
 
