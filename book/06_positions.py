@@ -37,6 +37,7 @@
 # %%
 import attn_core as ac
 import numpy as np
+from attn_book.exercises import ch06_positions as ch6
 from attn_book.figures import Figures
 from attn_book.prose import dec, plain, vector
 from attn_book.tables import step_table
@@ -221,8 +222,8 @@ step_table(
 # $$ (eq-ch6-pos-rope-relative)
 #
 # Written out for $\mathbf q = (q_1, q_2)$, $\mathbf k = (k_1, k_2)$ and
-# $\varphi = (n - m)\theta$ this is $(q_1 k_1 + q_2 k_2)\cos\varphi + (q_1 k_2 - q_2 k_1)
-# \sin\varphi$: the plain dot product, and the 2-D cross product, weighted by the cosine and
+# $\varphi = (n - m)\theta$ this is $(q_1 k_1 + q_2 k_2)\cos\varphi + (q_2 k_1 - q_1 k_2)
+# \sin\varphi$: the plain dot product and a 2-D cross product, weighted by the cosine and
 # the sine of the relative position (상대 위치). Key 2 and the query stand at the same place,
 # $\varphi = 0$, so its score is the plain $\mathbf q \cdot \mathbf k_2 = 0$. Shift every
 # word three places to the right and nothing changes:
@@ -452,3 +453,243 @@ gap_rope
 #   pairs turn at frequencies $10000^{-2i/d}$ {eq}`eq-ch6-pos-rope`, in one of two layouts.
 # - ALiBi adds $-m_h(i - j)$ to the scores {eq}`eq-ch6-pos-alibi`, an additive mask that
 #   dims far words by $e^{-m_h}$ per word of distance, with a geometric slope per head.
+#
+# ## Exercises
+#
+# Each exercise checks your answer on the spot: run the cell and read the one-line verdict.
+# The hints and solutions are folded away until you ask for them.
+#
+# ```{exercise} A sinusoidal encoding, by hand
+# :label: ex-ch6-sin-by-hand
+#
+# Compute the position encoding of the word at position $p$, at width $d$ (both printed
+# below), with {eq}`eq-ch6-pos-sinusoidal`: $d$ numbers, three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# The two frequencies are the ones of the sentence above; every angle is $p\,\omega_i$, in
+# radians.
+# ```
+
+# %%
+p_ex, d_ex = ch6.sin_by_hand.inputs
+print(f"p = {p_ex}, d = {d_ex}")
+answer = ...  # [PE(p, 0), PE(p, 1), PE(p, 2), PE(p, 3)]
+ch6.sin_by_hand.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch6-sin-by-hand
+# :class: dropdown
+#
+# Columns 0 and 1 are the sine and the cosine of $p\,\omega_0$ radians; columns 2 and 3
+# those of $p\,\omega_1$, a hundred times smaller:
+#
+# ```python
+# w0, w1 = ac.rotary_frequencies(d_ex)  # 10000^(-2i/d): 1 and 1/100
+# answer = [np.sin(p_ex * w0), np.cos(p_ex * w0), np.sin(p_ex * w1), np.cos(p_ex * w1)]
+# ch6.sin_by_hand.check(answer)
+# ```
+# ````
+#
+# ```{exercise} A key turned by its position
+# :label: ex-ch6-rope-rotate
+#
+# In the plane ($d = 2$, $\theta = 1$ radian), turn the key printed below by its position
+# $n$ with {eq}`eq-ch6-pos-rope-2d`: two numbers, three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# $R(\varphi)(x, y) = (x\cos\varphi - y\sin\varphi,\; x\sin\varphi + y\cos\varphi)$, with
+# $\varphi = n\theta$ in radians.
+# ```
+
+# %%
+k_ex, n_ex = ch6.rope_rotate.inputs
+print(f"k = {tuple(k_ex.tolist())}, n = {n_ex}")
+answer = ...  # [x, y] of the turned key
+ch6.rope_rotate.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch6-rope-rotate
+# :class: dropdown
+#
+# The angle is $n\theta$ = {eval}`plain(n_ex)` radians, more than a quarter turn, so the key
+# ends up pointing left and a little down:
+#
+# ```python
+# c, s = np.cos(n_ex * theta), np.sin(n_ex * theta)
+# answer = [k_ex[0] * c - k_ex[1] * s, k_ex[0] * s + k_ex[1] * c]
+# ch6.rope_rotate.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Prove it: the score depends on $n - m$ alone
+# :label: ex-ch6-rope-relative
+#
+# Finish the derivation of {eq}`eq-ch6-pos-rope-relative` for $d = 2$ and $\theta = 1$:
+# write `relative_score(q, k, offset)`, the score $\mathbf q_m \cdot \mathbf k_n$ as a
+# function of the query, the key and the offset $n - m$ only, with no $m$ or $n$ in it. The
+# check compares it with `ac.rotary` at many pairs of positions; if some $m$ mattered, no
+# such function could pass. `q` and `k` have shape `(..., 2)` (one pair, or a batch of them).
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Multiply out $\mathbf q^\top R(\varphi)\,\mathbf k$ with $\varphi = (n - m)\theta$: one term
+# with $\cos\varphi$, one with $\sin\varphi$. Use `q[..., 0]` and `q[..., 1]` for the two
+# coordinates.
+# ```
+
+
+# %%
+def relative_score(q, k, offset):
+    raise NotImplementedError  # q, k [..., 2], offset = n - m -> [...]
+
+
+ch6.rope_relative.check(relative_score)
+
+# %% [markdown]
+# ````{solution} ex-ch6-rope-relative
+# :class: dropdown
+#
+# $\mathbf q^\top R(\varphi)\mathbf k = q_1(k_1\cos\varphi - k_2\sin\varphi) +
+# q_2(k_1\sin\varphi + k_2\cos\varphi)$: the dot product times $\cos\varphi$, plus
+# $q_2k_1 - q_1k_2$ times $\sin\varphi$. Only $\varphi = (n - m)\theta$ appears, which
+# proves the claim:
+#
+# ```python
+# def relative_score(q, k, offset):
+#     phi = offset * theta  # (n - m) θ
+#     dot = q[..., 0] * k[..., 0] + q[..., 1] * k[..., 1]
+#     cross = q[..., 1] * k[..., 0] - q[..., 0] * k[..., 1]
+#     return dot * np.cos(phi) + cross * np.sin(phi)
+#
+#
+# ch6.rope_relative.check(relative_score)
+# ```
+# ````
+#
+# ```{exercise} Predict, then run: one word before, one word after
+# :label: ex-ch6-rope-before-after
+#
+# In the plane, with RoPE, a query and a key stand one word apart. Is the score the
+# `"same"` whether the key is one word *after* the query ($n - m = 1$) or one word *before*
+# it ($n - m = -1$), for every $\mathbf q$ and $\mathbf k$, or can it be `"different"`?
+# Answer first; the solution runs it.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Look at the two terms of your `relative_score`: which of them changes sign with the offset?
+# ```
+
+# %%
+answer = ...  # "same" or "different"
+ch6.rope_before_after.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch6-rope-before-after
+# :class: dropdown
+#
+# The sine term changes sign with $n - m$, so RoPE tells "before" from "after" (the
+# sinusoids' dot product {eq}`eq-ch6-pos-sinusoidal-dot`, a sum of cosines, does not). With
+# the worked example's $\mathbf q$ and its second key:
+#
+# ```python
+# after = ac.rotary(q[None], [0])[0] @ ac.rotary(keys[1:2], [1])[0]  # n - m = 1
+# before = ac.rotary(q[None], [1])[0] @ ac.rotary(keys[1:2], [0])[0]  # n - m = -1
+# print(after.round(3), before.round(3))
+# ch6.rope_before_after.check("different")
+# ```
+# ````
+#
+# ```{exercise} ALiBi on a short row
+# :label: ex-ch6-alibi-weights
+#
+# The newest of four words has the scaled content scores printed below against the four
+# keys (oldest first, itself last). With ALiBi in head 2 of a model with $H = 8$ heads,
+# {eq}`eq-ch6-pos-alibi`, what are its four weights?
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# First the slope $m_2$, then the distance of each key from the newest word, then the
+# softmax of the biased scores.
+# ```
+
+# %%
+scores_ex, n_heads_ex, head_ex = ch6.alibi_weights.inputs
+print(f"scores = {scores_ex.tolist()}, H = {n_heads_ex}, head {head_ex}")
+answer = ...  # four weights
+ch6.alibi_weights.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch6-alibi-weights
+# :class: dropdown
+#
+# Head $h$ of $H$ has the slope $2^{-8h/H}$; the keys are $S - 1, \dots, 1, 0$ words back
+# from the newest word:
+#
+# ```python
+# slope = ac.alibi_slopes(n_heads_ex)[head_ex - 1]  # head 2: index 1
+# biased = scores_ex - slope * np.array([3, 2, 1, 0])  # a penalty per word of distance
+# answer = np.exp(biased) / np.exp(biased).sum()
+# ch6.alibi_weights.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Find the bug: a ported model
+# :label: ex-ch6-rope-bug-layout
+#
+# A model was trained with the RoPE code of Hugging Face's Llama, and its $W_Q$ and $W_K$
+# were copied as they are into the function below. It runs, its scores have the right
+# shape, and at position 0 they are even right; further on, the model is quietly worse.
+# Copy it as `fixed_ported_scores`, fix the one line that matters, and run the check.
+# ```
+
+# %%
+ch6.rope_layout.show()
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Which pairs of coordinates does `ac.rotary` turn by default, and which did the training code
+# turn?
+# ```
+
+
+# %%
+def fixed_ported_scores(x, w_q, w_k, positions):
+    raise NotImplementedError  # copy the function above here and fix it
+
+
+ch6.rope_layout.check(fixed_ported_scores)
+
+# %% [markdown]
+# ````{solution} ex-ch6-rope-bug-layout
+# :class: dropdown
+#
+# `ac.rotary` pairs coordinates (0, 1), (2, 3), … (the interleaved layout), but the weights
+# were trained pairing $i$ with $i + d/2$ (the halves layout). Rotate in the layout of the
+# training, for the queries and the keys (or convert the weights' columns once with
+# `ac.halves_to_interleaved` and keep the interleaved rotation):
+#
+# ```python
+# def fixed_ported_scores(x, w_q, w_k, positions):
+#     q = ac.rotary(x @ w_q, positions, layout="halves")  # [..., n, d]
+#     k = ac.rotary(x @ w_k, positions, layout="halves")  # the fix: both
+#     k_t = np.swapaxes(k, -1, -2)  # [..., d, n]
+#     return q @ k_t / np.sqrt(q.shape[-1])  # [..., n, n]
+#
+#
+# ch6.rope_layout.check(fixed_ported_scores)
+# ```
+# ````

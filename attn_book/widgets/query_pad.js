@@ -393,7 +393,7 @@ function paintRows(rows, r) {
 }
 function paintOffsets(rows, offsets) {
   rows.forEach((row, j) => {
-    if (row.offset) setText(row.offset, String(offsets[j]));
+    if (row.offset) setText(row.offset, String(offsets[j]).replace("-", "−"));
   });
 }
 function paintLabels(parts, g, { q, K, V, output }) {

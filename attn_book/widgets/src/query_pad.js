@@ -207,7 +207,7 @@ function paintRows(rows, r) {
 
 function paintOffsets(rows, offsets) {
   rows.forEach((row, j) => {
-    if (row.offset) setText(row.offset, String(offsets[j]));
+    if (row.offset) setText(row.offset, String(offsets[j]).replace("-", "−"));
   });
 }
 
