@@ -30,9 +30,8 @@
 # - name what well-known models use, and why RoPE needs help to read past its training
 #   length.
 #
-# New terms: position encoding (위치 인코딩), learned position embedding (학습된 위치 임베딩),
-# rotary position embedding (회전 위치 임베딩), relative position (상대 위치), linear bias
-# (선형 편향), each with its Korean name where it is introduced.
+# New terms: position encoding, learned position embedding, rotary position embedding (RoPE),
+# relative position, linear bias (ALiBi), each with its Korean name where it is introduced.
 
 # %%
 import attn_core as ac
@@ -83,7 +82,7 @@ step_table(
 # ## Sinusoidal position encodings (사인파 위치 인코딩)
 #
 # The Transformer adds to the vector of the word at position $p$ (counting from 0) a
-# position encoding (위치 인코딩) of the same width $d$, made of sines and cosines of the
+# position encoding of the same width $d$, made of sines and cosines of the
 # position at $d/2$ frequencies ([Vaswani et al., 2017](references.md)):
 #
 # $$
@@ -168,7 +167,7 @@ except IndexError as err:
 #
 # ## Rotary embeddings in two dimensions: a rotation (회전 위치 임베딩)
 #
-# Rotary position embedding (RoPE, 회전 위치 임베딩; [Su et al., 2021](references.md)) does not
+# Rotary position embedding (RoPE; [Su et al., 2021](references.md)) does not
 # touch the word vectors. It turns the query of the word at position $m$, and the key of the
 # word at position $n$, after the projections, each by an angle proportional to its position.
 # In two dimensions one angle step $\theta$ per position, and the rotation by $\varphi$ is
@@ -422,13 +421,14 @@ gap_rope
 # - **Learned absolute** positions: GPT-2, a table of 1,024 rows
 #   ([Radford et al., 2019](references.md)); the original Transformer used the sinusoids
 #   and found learned positions about as good ([Vaswani et al., 2017](references.md)).
-# - **RoPE**: the Llama, Qwen and Gemma families, and most open models since 2023
+# - **RoPE**: the Llama, Qwen and Gemma families, and many other open models
 #   ([Su et al., 2021](references.md)).
 # - **ALiBi**: BLOOM and MPT ([Press et al., 2022](references.md)).
 # - **No positions at all** (NoPE): a decoder's causal mask already tells the words apart,
 #   since word $i$ sees exactly $i + 1$ words; in small-scale experiments decoders without any
-#   position encoding generalised to longer inputs better than those with absolute encodings
-#   or RoPE ([Kazemnejad et al., 2023](references.md)).
+#   position encoding generalised to longer inputs better than those with any of the explicit
+#   encodings compared, absolute, RoPE and ALiBi among them
+#   ([Kazemnejad et al., 2023](references.md)).
 #
 # RoPE reads past its training length only with help. Beyond it, the slow pairs reach
 # angles $m\theta_i$ the model never saw, and quality falls off quickly. Position
