@@ -21,6 +21,15 @@ from .examples import SENTENCE_EN, SENTENCE_KO, quanta_example, seed_example, to
 from .heads import SimpleSelfAttention, merge_heads, multi_head_attention, split_heads
 from .online import OnlineSoftmax, online_softmax_start, online_softmax_step
 from .patches import image_patches
+from .positions import (
+    alibi_bias,
+    alibi_slopes,
+    halves_to_interleaved,
+    interleaved_to_halves,
+    rotary,
+    rotary_frequencies,
+    sinusoidal_positions,
+)
 from .recurrent import simple_rnn
 from .softmax import entropy, log_softmax, logsumexp, softmax, softmax_jacobian
 
@@ -45,6 +54,8 @@ __all__ = [
     "OnlineSoftmax",
     "SimpleSelfAttention",
     "additive_scores",
+    "alibi_bias",
+    "alibi_slopes",
     "attention_cost",
     "attention_weights",
     "blocked_attention",
@@ -52,7 +63,9 @@ __all__ = [
     "chunked_attention",
     "dot_scores",
     "entropy",
+    "halves_to_interleaved",
     "image_patches",
+    "interleaved_to_halves",
     "log_softmax",
     "logsumexp",
     "merge_heads",
@@ -61,9 +74,12 @@ __all__ = [
     "online_softmax_step",
     "padding_mask",
     "quanta_example",
+    "rotary",
+    "rotary_frequencies",
     "scaled_dot_product_attention",
     "seed_example",
     "simple_rnn",
+    "sinusoidal_positions",
     "softmax",
     "softmax_jacobian",
     "split_heads",

@@ -17,7 +17,9 @@ from .validation import check_positive_int, check_size
 __all__ = [
     "SENTENCE_EN",
     "SENTENCE_KO",
+    "ProjectionExample",
     "WorkedExample",
+    "projection_example",
     "quanta_example",
     "seed_example",
     "toy_embeddings",
@@ -54,6 +56,36 @@ def quanta_example():
 
 #: The former name of :func:`quanta_example`, kept while chapters still call it.
 seed_example = quanta_example
+class ProjectionExample(NamedTuple):
+    """Chapter 5's sentence: tokens (n,), x (n, 4) of named features, w_q, w_k, w_v (4, 3)."""
+
+    tokens: tuple
+    x: np.ndarray
+    w_q: np.ndarray
+    w_k: np.ndarray
+    w_v: np.ndarray
+
+
+def projection_example():
+    """Chapter 5's "나는 사과를 먹었다": features noun, verb, -는, -를 and its three matrices.
+
+    The keys offer the roles action, actor, patient; the queries ask for them (twice as
+    loud); the values hand over "who", "what", "did".
+
+    Examples
+    --------
+    >>> ex = projection_example()
+    >>> ex.tokens, (ex.x @ ex.w_q)[1].tolist()  # 사과를 asks for an action and an actor
+    (('나는', '사과를', '먹었다'), [2.0, 2.0, 0.0])
+    """
+    w_k = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=float)
+    return ProjectionExample(
+        tokens=SENTENCE_KO,
+        x=np.array([[1, 0, 1, 0], [1, 0, 0, 1], [0, 1, 0, 0]], dtype=float),
+        w_q=2 * np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 1, 0]], dtype=float),
+        w_k=w_k,
+        w_v=np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]], dtype=float),
+    )
 
 
 def toy_embeddings(tokens, dim, seed=0):

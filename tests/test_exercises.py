@@ -24,6 +24,7 @@ from attn_book.exercises import (
     ch03_scaling,
     ch04_worked_example,
     ch05_projections,
+    ch06_positions,
     ch07_heads_and_masks,
     ch09_cost,
     diagnose,
@@ -46,6 +47,7 @@ CHAPTERS = (
     ch03_scaling,
     ch04_worked_example,
     ch05_projections,
+    ch06_positions,
     ch07_heads_and_masks,
     ch09_cost,
 )

@@ -141,6 +141,33 @@ def test_attention_matrix_padding_matches_attn_core(run_js):
     assert np.all(np.asarray(expected[-1]) == 0)  # length 0: every row fully masked, zeros
 
 
+def test_rotary_matches_attn_core(run_js):
+    rng = np.random.default_rng(8)
+    cases, expected = [], []
+    for n, d, base in [(3, 2, 10_000), (4, 8, 10_000), (2, 6, 500.0)]:
+        x, positions = rng.normal(size=(n, d)), rng.integers(0, 40, size=n).tolist()
+        cases.append(["rotary", [x.tolist(), positions, base]])
+        expected.append(attn_core.rotary(x, positions, base))
+    cases.append(["rotaryFrequencies", [8]])
+    expected.append(attn_core.rotary_frequencies(8))
+    for js, want in zip(run_js(cases), expected, strict=True):
+        assert np.allclose(js, want, atol=1e-13, rtol=0)
+
+
+def test_rotary_in_the_plane_by_hand(run_js):
+    # q = (1, 0) at m = 1 turns by one radian: (cos 1, sin 1); key (0, 1) at n = 1: (−sin 1, cos 1)
+    (got,) = run_js([["rotary", [[[1, 0], [0, 1]], [1, 1]]]])
+    c, s = math.cos(1), math.sin(1)
+    assert np.allclose(got, [[c, s], [-s, c]], atol=1e-15, rtol=0)
+
+
+def test_rotary_rejects_odd_widths_and_mismatched_positions(run_js):
+    with pytest.raises(AssertionError, match="d must be even"):
+        run_js([["rotary", [[[1, 0, 0]], [0]]]])
+    with pytest.raises(AssertionError, match="2 rows but 1 positions"):
+        run_js([["rotary", [[[1, 0], [0, 1]], [0]]]])
+
+
 def test_small_helpers_against_hand_values(run_js):
     got = run_js([
         ["dot", [[1, 2, 3], [4, -5, 6]]],

@@ -69,6 +69,25 @@ var OKABE_ITO = [
   "#D55E00",
   "#F0E442"
 ];
+function rotaryFrequencies(d, base = 1e4) {
+  if (!(d >= 2) || d % 2) throw new RangeError(`rotaryFrequencies: d must be even, got ${d}`);
+  return Array.from({ length: d / 2 }, (_, i) => base ** (-2 * i / d));
+}
+function rotary(X, positions, base = 1e4) {
+  if (X.length !== positions.length) {
+    throw new RangeError(`rotary: ${X.length} rows but ${positions.length} positions`);
+  }
+  return X.map((x, r) => {
+    const theta = rotaryFrequencies(x.length, base);
+    const out = x.slice();
+    theta.forEach((t, i) => {
+      const [c, s] = [Math.cos(positions[r] * t), Math.sin(positions[r] * t)];
+      out[2 * i] = x[2 * i] * c - x[2 * i + 1] * s;
+      out[2 * i + 1] = x[2 * i] * s + x[2 * i + 1] * c;
+    });
+    return out;
+  });
+}
 
 // attn_book/widgets/src/dom.js
 var SVG_NS = "http://www.w3.org/2000/svg";
@@ -225,7 +244,17 @@ function placeLabels(labels, obstacles) {
 }
 
 // attn_book/widgets/src/query_pad.js
-var INPUTS = ["query", "key_vectors", "value_vectors", "scaled", "temperature", "show"];
+var INPUTS = [
+  "query",
+  "key_vectors",
+  "value_vectors",
+  "scaled",
+  "temperature",
+  "show",
+  "query_position",
+  "key_positions"
+];
+var MAX_POSITION = 12;
 function drawGrid(svg, g) {
   const grid = svgEl("g", { class: "abh-grid" }, svg);
   const edge = PAD.size - PAD.margin;
@@ -290,7 +319,8 @@ var COLUMNS = [
   ["dot", "q·k (내적)", null],
   ["cos", "cos θ", null],
   ["score", "score", "scale"],
-  ["weight", "weight (가중치)", "weights"]
+  ["weight", "weight (가중치)", "weights"],
+  ["offset", "n − m", "positions"]
 ];
 function buildTable(panel, n, shown) {
   const columns = COLUMNS.filter(([, , part]) => part === null || shown.has(part));
@@ -307,6 +337,10 @@ function buildTable(panel, n, shown) {
     const row = {};
     for (const [role] of columns) {
       const attrs = { "data-role": role, "data-index": j };
+      if (role === "offset") {
+        row.offset = htmlEl("td", { cls: "abh-num", attrs }, tr);
+        continue;
+      }
       if (role !== "weight") {
         row[role] = htmlEl("td", { cls: "abh-num", attrs }, tr);
         continue;
@@ -333,11 +367,19 @@ function buildParts(layers, tableHolder, n, shown) {
     valueLabels[j].textContent = `v${j + 1}`;
     valueHandles.push(makeHandle(handles, "value", c, j, `value v${j + 1}`));
   }
+  const ghosts = shown.has("positions") ? Array.from({ length: n + 1 }, (_, j) => {
+    const c = j < n ? OKABE_ITO[j % 7] : "#000";
+    const a = makeArrow(arrows, c, "abh-ghost", "");
+    setAttrs(a.line, { "stroke-dasharray": "3 3", "stroke-width": 1, opacity: 0.6 });
+    setAttrs(a.head, { opacity: 0 });
+    arrows.prepend(a.g);
+    return a;
+  }) : [];
   const out = shown.has("values") ? makeArrow(arrows, "#555", "abh-output", "o") : null;
   const q = makeArrow(arrows, "#000", "abh-query", "q");
   const qHandle = makeHandle(handles, "query", "#000", 0, "query q");
   const rows = buildTable(tableHolder, n, shown);
-  return { n, keyArrows, keyHandles, valueHandles, valueLabels, out, q, qHandle, rows };
+  return { n, keyArrows, keyHandles, valueHandles, valueLabels, out, q, qHandle, rows, ghosts };
 }
 function paintRows(rows, r) {
   rows.forEach((row, j) => {
@@ -347,6 +389,11 @@ function paintRows(rows, r) {
     if (!row.weight) return;
     setText(row.weight, fmt(r.weights[j], 3));
     row.bar.style.width = `${(80 * r.weights[j]).toFixed(1)}px`;
+  });
+}
+function paintOffsets(rows, offsets) {
+  rows.forEach((row, j) => {
+    if (row.offset) setText(row.offset, String(offsets[j]).replace("-", "−"));
   });
 }
 function paintLabels(parts, g, { q, K, V, output }) {
@@ -369,6 +416,12 @@ function paintLabels(parts, g, { q, K, V, output }) {
   });
 }
 function paintPlane(parts, g, v) {
+  if (parts.ghosts.length) {
+    v.plainK.forEach((k, j) => {
+      placeArrow(parts.ghosts[j], g, k);
+    });
+    placeArrow(parts.ghosts[v.plainK.length], g, v.plainQ);
+  }
   placeArrow(parts.q, g, v.q);
   placeHandle(parts.qHandle, g, v.q);
   if (parts.out) placeArrow(parts.out, g, v.output);
@@ -388,8 +441,52 @@ function buildPanel(model, root) {
   const controls = htmlEl("div", { cls: "abh-controls" }, panel);
   const scaleBox = boundCheckbox(model, controls, "scaled", "scale by 1/√dₖ (스케일)");
   const temp = temperatureSlider(model, controls);
+  const positions = htmlEl("div", { cls: "abh-controls abh-positions" }, panel);
   const hint = htmlEl("div", { cls: "abh-hint" }, panel);
-  return { text, tableHolder, scaleBox, temp, hint };
+  return { text, tableHolder, scaleBox, temp, positions, hint };
+}
+function buildPositions(model, holder, n) {
+  holder.replaceChildren();
+  const range = { min: 0, max: MAX_POSITION, step: 1 };
+  const m = slider(holder, "query position m (위치)", { ...range, value: 0 });
+  m.input.addEventListener("input", () => update(model, "query_position", Number(m.input.value)));
+  const keys = Array.from({ length: n }, (_, j) => {
+    const s = slider(holder, `k${j + 1} position n${j + 1}`, { ...range, value: 0 });
+    s.input.addEventListener("input", () => {
+      const list = model.get("key_positions").slice();
+      list[j] = Number(s.input.value);
+      update(model, "key_positions", list);
+    });
+    return s;
+  });
+  const shift = (by) => {
+    model.set("query_position", model.get("query_position") + by);
+    update(
+      model,
+      "key_positions",
+      model.get("key_positions").map((p) => p + by)
+    );
+  };
+  const button = (text, by) => {
+    const b = htmlEl("button", { cls: "abh-button", text, attrs: { type: "button" } }, holder);
+    b.addEventListener("click", () => shift(by));
+    return b;
+  };
+  const left = button("◀ every word one place back", -1);
+  const right = button("every word one place on ▶", 1);
+  const show = () => {
+    const mm = model.get("query_position"), ns = model.get("key_positions");
+    m.input.value = mm;
+    setText(m.out, String(mm));
+    keys.forEach((s, j) => {
+      s.input.value = ns[j];
+      setText(s.out, String(ns[j]));
+    });
+    const all = [mm, ...ns];
+    left.disabled = Math.min(...all) <= 0;
+    right.disabled = Math.max(...all) >= MAX_POSITION;
+  };
+  return { show };
 }
 var HINT = "Or Tab to any vector, one hidden under another too, then arrow keys (Shift: fine).";
 function showParts(panel, shown) {
@@ -398,8 +495,10 @@ function showParts(panel, shown) {
   toggle(panel.text.scale, shown.has("scale"));
   toggle(panel.scaleBox.wrap, shown.has("scale"));
   toggle(panel.temp.wrap, shown.has("temperature"));
+  toggle(panel.positions, shown.has("positions"));
   const what = shown.has("values") ? "a key k (dot) or a value v (square)" : "a key k (dot)";
-  setText(panel.hint, `Drag q (black ring, centre or edge), ${what}. ${HINT}`);
+  const turned = shown.has("positions") ? " Arrows are turned by their positions (1 radian each); dashed: before the turn." : "";
+  setText(panel.hint, `Drag q (black ring, centre or edge), ${what}. ${HINT}${turned}`);
 }
 function render({ model, el }) {
   const g = padGeometry();
@@ -422,19 +521,35 @@ function render({ model, el }) {
   const panel = buildPanel(model, root);
   let parts = null, shape = "";
   let selected = { kind: "query", index: 0 };
+  let positionControls = null;
   function paint() {
-    const q = model.get("query"), K = model.get("key_vectors"), V = model.get("value_vectors");
+    const plainQ = model.get("query"), plainK = model.get("key_vectors"), V = model.get("value_vectors");
     const shown = new Set(model.get("show"));
-    if (shape !== `${K.length} ${[...shown].sort()}`) {
-      shape = `${K.length} ${[...shown].sort()}`;
-      parts = buildParts(layers, panel.tableHolder, K.length, shown);
+    const ns = model.get("key_positions");
+    const m = model.get("query_position");
+    if (ns !== null && ns !== void 0) shown.add("positions");
+    if (shape !== `${plainK.length} ${[...shown].sort()}`) {
+      shape = `${plainK.length} ${[...shown].sort()}`;
+      parts = buildParts(layers, panel.tableHolder, plainK.length, shown);
       showParts(panel, shown);
+      positionControls = shown.has("positions") ? buildPositions(model, panel.positions, plainK.length) : null;
     }
+    const on = shown.has("positions");
+    const q = on ? rotary([plainQ], [m])[0] : plainQ;
+    const K = on ? rotary(plainK, ns) : plainK;
     const scaled = model.get("scaled");
     const r = attend(q, K, V, { scale: scaled ? null : 1, temperature: model.get("temperature") });
-    paintPlane(parts, g, { q, K, V, output: r.output });
+    paintPlane(parts, g, { q, K, V, output: r.output, plainQ, plainK });
     paintRows(parts.rows, r);
-    setText(panel.text.q, `q = (${fmt(q[0], 3)}, ${fmt(q[1], 3)})`);
+    if (on) {
+      paintOffsets(
+        parts.rows,
+        ns.map((n) => n - m)
+      );
+      positionControls.show();
+    }
+    const where = on ? ` at m = ${m}, turned: (${fmt(q[0], 3)}, ${fmt(q[1], 3)})` : "";
+    setText(panel.text.q, `q = (${fmt(plainQ[0], 3)}, ${fmt(plainQ[1], 3)})${where}`);
     setText(panel.text.o, `o = Σ w·v = (${fmt(r.output[0], 3)}, ${fmt(r.output[1], 3)})`);
     setText(
       panel.text.scale,
@@ -445,9 +560,18 @@ function render({ model, el }) {
   }
   const traitOf = { query: "query", key: "key_vectors", value: "value_vectors" };
   const vectorsOf = (kind) => kind === "query" ? [model.get("query")] : model.get(traitOf[kind]);
+  function angleOf(target) {
+    const ns = model.get("key_positions");
+    if (ns === null || ns === void 0 || target.kind === "value") return 0;
+    return target.kind === "query" ? model.get("query_position") : ns[target.index];
+  }
+  const turn = (v, a) => rotary([v], [a])[0];
+  const turnedOf = (target) => turn(vectorsOf(target.kind)[target.index], angleOf(target));
   function moveTo(target, x, y) {
     const snap = (v) => Math.round(Math.min(PAD.range, Math.max(-PAD.range, v)) * 100) / 100;
-    const p = [snap(x), snap(y)];
+    const a = angleOf(target);
+    const [c, s] = [Math.cos(a), Math.sin(a)];
+    const p = [snap(c * x + s * y), snap(-s * x + c * y)];
     if (target.kind === "query") return update(model, "query", p);
     const list = vectorsOf(target.kind).map((v) => v.slice());
     list[target.index] = p;
@@ -465,7 +589,7 @@ function render({ model, el }) {
     const node = e.target.closest?.(".abh-handle");
     if (node) selected = targetOf(node);
     const step = e.shiftKey ? 0.01 : 0.1;
-    const v = vectorsOf(selected.kind)[selected.index];
+    const v = turnedOf(selected);
     moveTo(selected, v[0] + d[0] * step, v[1] + d[1] * step);
     e.preventDefault();
   });

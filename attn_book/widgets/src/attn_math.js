@@ -185,3 +185,31 @@ export function fmtBytes(bytes) {
   }
   return i === 0 ? `${bytes} B` : `${bytes.toPrecision(3)} ${units[i]}`;
 }
+
+/**
+ * RoPE's angle per position step of each pair, θ_i = base^(−2i/d) (as attn_core.rotary_frequencies).
+ */
+export function rotaryFrequencies(d, base = 10000) {
+  if (!(d >= 2) || d % 2) throw new RangeError(`rotaryFrequencies: d must be even, got ${d}`);
+  return Array.from({ length: d / 2 }, (_, i) => base ** ((-2 * i) / d));
+}
+
+/**
+ * Rotary position embedding (RoPE), the interleaved layout of attn_core.rotary: row r of
+ * X (n × d) has its pairs (0, 1), (2, 3), … turned by positions[r] · θ_i.
+ */
+export function rotary(X, positions, base = 10000) {
+  if (X.length !== positions.length) {
+    throw new RangeError(`rotary: ${X.length} rows but ${positions.length} positions`);
+  }
+  return X.map((x, r) => {
+    const theta = rotaryFrequencies(x.length, base);
+    const out = x.slice();
+    theta.forEach((t, i) => {
+      const [c, s] = [Math.cos(positions[r] * t), Math.sin(positions[r] * t)];
+      out[2 * i] = x[2 * i] * c - x[2 * i + 1] * s;
+      out[2 * i + 1] = x[2 * i] * s + x[2 * i + 1] * c;
+    });
+    return out;
+  });
+}

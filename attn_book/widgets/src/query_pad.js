@@ -2,7 +2,7 @@
 // Everything on screen is recomputed here from the model's inputs with attn_math.js,
 // so the figure responds with no kernel; the Python side computes the same with attn_core.
 
-import { attend, fmt, OKABE_ITO } from "./attn_math.js";
+import { attend, fmt, OKABE_ITO, rotary } from "./attn_math.js";
 import {
   boundCheckbox,
   htmlEl,
@@ -10,6 +10,7 @@ import {
   onDrag,
   setAttrs,
   setText,
+  slider,
   svgEl,
   temperatureSlider,
   update,
@@ -26,9 +27,21 @@ import { arrowHead, HANDLE, PAD, padGeometry, placeLabels } from "./query_pad_la
  * @property {number} temperature - T > 0
  * @property {string[]} show - the parts shown beyond q·k and cos θ:
  *   "weights", "scale", "temperature", "values" (chapter 1 shows none of them)
+ * @property {number} query_position - m, the query's position (only with key_positions)
+ * @property {number[] | null} key_positions - n of each key; null: no positions (no RoPE)
  */
 
-const INPUTS = ["query", "key_vectors", "value_vectors", "scaled", "temperature", "show"];
+const INPUTS = [
+  "query",
+  "key_vectors",
+  "value_vectors",
+  "scaled",
+  "temperature",
+  "show",
+  "query_position",
+  "key_positions",
+];
+const MAX_POSITION = 12; // as query_pad.py's MAX_POSITION
 
 // Tick labels sit in the margin along the bottom and left edges, not on the axes,
 // so no handle at (2, 0) or (0, 2) covers them.
@@ -109,6 +122,7 @@ const COLUMNS = [
   ["cos", "cos θ", null],
   ["score", "score", "scale"],
   ["weight", "weight (가중치)", "weights"],
+  ["offset", "n − m", "positions"],
 ];
 
 function buildTable(panel, n, shown) {
@@ -126,6 +140,10 @@ function buildTable(panel, n, shown) {
     const row = {};
     for (const [role] of columns) {
       const attrs = { "data-role": role, "data-index": j };
+      if (role === "offset") {
+        row.offset = htmlEl("td", { cls: "abh-num", attrs }, tr);
+        continue;
+      }
       if (role !== "weight") {
         row[role] = htmlEl("td", { cls: "abh-num", attrs }, tr);
         continue;
@@ -158,11 +176,22 @@ function buildParts(layers, tableHolder, n, shown) {
     valueLabels[j].textContent = `v${j + 1}`;
     valueHandles.push(makeHandle(handles, "value", c, j, `value v${j + 1}`));
   }
+  // With positions: the vectors before their turn, thin and dashed, under everything.
+  const ghosts = shown.has("positions")
+    ? Array.from({ length: n + 1 }, (_, j) => {
+        const c = j < n ? OKABE_ITO[j % 7] : "#000";
+        const a = makeArrow(arrows, c, "abh-ghost", "");
+        setAttrs(a.line, { "stroke-dasharray": "3 3", "stroke-width": 1, opacity: 0.6 });
+        setAttrs(a.head, { opacity: 0 });
+        arrows.prepend(a.g);
+        return a;
+      })
+    : [];
   const out = shown.has("values") ? makeArrow(arrows, "#555", "abh-output", "o") : null;
   const q = makeArrow(arrows, "#000", "abh-query", "q");
   const qHandle = makeHandle(handles, "query", "#000", 0, "query q");
   const rows = buildTable(tableHolder, n, shown);
-  return { n, keyArrows, keyHandles, valueHandles, valueLabels, out, q, qHandle, rows };
+  return { n, keyArrows, keyHandles, valueHandles, valueLabels, out, q, qHandle, rows, ghosts };
 }
 
 function paintRows(rows, r) {
@@ -173,6 +202,12 @@ function paintRows(rows, r) {
     if (!row.weight) return;
     setText(row.weight, fmt(r.weights[j], 3));
     row.bar.style.width = `${(80 * r.weights[j]).toFixed(1)}px`;
+  });
+}
+
+function paintOffsets(rows, offsets) {
+  rows.forEach((row, j) => {
+    if (row.offset) setText(row.offset, String(offsets[j]).replace("-", "−"));
   });
 }
 
@@ -197,6 +232,12 @@ function paintLabels(parts, g, { q, K, V, output }) {
 }
 
 function paintPlane(parts, g, v) {
+  if (parts.ghosts.length) {
+    v.plainK.forEach((k, j) => {
+      placeArrow(parts.ghosts[j], g, k);
+    });
+    placeArrow(parts.ghosts[v.plainK.length], g, v.plainQ);
+  }
   placeArrow(parts.q, g, v.q);
   placeHandle(parts.qHandle, g, v.q);
   if (parts.out) placeArrow(parts.out, g, v.output);
@@ -218,8 +259,58 @@ function buildPanel(model, root) {
   const controls = htmlEl("div", { cls: "abh-controls" }, panel);
   const scaleBox = boundCheckbox(model, controls, "scaled", "scale by 1/√dₖ (스케일)");
   const temp = temperatureSlider(model, controls);
+  const positions = htmlEl("div", { cls: "abh-controls abh-positions" }, panel);
   const hint = htmlEl("div", { cls: "abh-hint" }, panel);
-  return { text, tableHolder, scaleBox, temp, hint };
+  return { text, tableHolder, scaleBox, temp, positions, hint };
+}
+
+/**
+ * The position controls (RoPE): a slider for m and one for each key's n, and two buttons
+ * that move every word one place, which leaves every n − m, and so every weight, unchanged.
+ */
+function buildPositions(model, holder, n) {
+  holder.replaceChildren();
+  const range = { min: 0, max: MAX_POSITION, step: 1 };
+  const m = slider(holder, "query position m (위치)", { ...range, value: 0 });
+  m.input.addEventListener("input", () => update(model, "query_position", Number(m.input.value)));
+  const keys = Array.from({ length: n }, (_, j) => {
+    const s = slider(holder, `k${j + 1} position n${j + 1}`, { ...range, value: 0 });
+    s.input.addEventListener("input", () => {
+      const list = model.get("key_positions").slice();
+      list[j] = Number(s.input.value);
+      update(model, "key_positions", list);
+    });
+    return s;
+  });
+  const shift = (by) => {
+    model.set("query_position", model.get("query_position") + by);
+    update(
+      model,
+      "key_positions",
+      model.get("key_positions").map((p) => p + by),
+    );
+  };
+  const button = (text, by) => {
+    const b = htmlEl("button", { cls: "abh-button", text, attrs: { type: "button" } }, holder);
+    b.addEventListener("click", () => shift(by));
+    return b;
+  };
+  const left = button("◀ every word one place back", -1);
+  const right = button("every word one place on ▶", 1);
+  const show = () => {
+    const mm = model.get("query_position"),
+      ns = model.get("key_positions");
+    m.input.value = mm;
+    setText(m.out, String(mm));
+    keys.forEach((s, j) => {
+      s.input.value = ns[j];
+      setText(s.out, String(ns[j]));
+    });
+    const all = [mm, ...ns];
+    left.disabled = Math.min(...all) <= 0;
+    right.disabled = Math.max(...all) >= MAX_POSITION;
+  };
+  return { show };
 }
 
 const HINT = "Or Tab to any vector, one hidden under another too, then arrow keys (Shift: fine).";
@@ -230,8 +321,12 @@ function showParts(panel, shown) {
   toggle(panel.text.scale, shown.has("scale"));
   toggle(panel.scaleBox.wrap, shown.has("scale"));
   toggle(panel.temp.wrap, shown.has("temperature"));
+  toggle(panel.positions, shown.has("positions"));
   const what = shown.has("values") ? "a key k (dot) or a value v (square)" : "a key k (dot)";
-  setText(panel.hint, `Drag q (black ring, centre or edge), ${what}. ${HINT}`);
+  const turned = shown.has("positions")
+    ? " Arrows are turned by their positions (1 radian each); dashed: before the turn."
+    : "";
+  setText(panel.hint, `Drag q (black ring, centre or edge), ${what}. ${HINT}${turned}`);
 }
 
 /** @param {{model: import("./dom.js").Model, el: HTMLElement}} ctx (traits: QueryPadModel) */
@@ -258,21 +353,40 @@ function render({ model, el }) {
     shape = "";
   let selected = { kind: "query", index: 0 };
 
+  let positionControls = null;
+
   function paint() {
-    const q = model.get("query"),
-      K = model.get("key_vectors"),
+    const plainQ = model.get("query"),
+      plainK = model.get("key_vectors"),
       V = model.get("value_vectors");
     const shown = new Set(model.get("show"));
-    if (shape !== `${K.length} ${[...shown].sort()}`) {
-      shape = `${K.length} ${[...shown].sort()}`;
-      parts = buildParts(layers, panel.tableHolder, K.length, shown);
+    const ns = model.get("key_positions");
+    const m = model.get("query_position");
+    if (ns !== null && ns !== undefined) shown.add("positions");
+    if (shape !== `${plainK.length} ${[...shown].sort()}`) {
+      shape = `${plainK.length} ${[...shown].sort()}`;
+      parts = buildParts(layers, panel.tableHolder, plainK.length, shown);
       showParts(panel, shown);
+      positionControls = shown.has("positions")
+        ? buildPositions(model, panel.positions, plainK.length)
+        : null;
     }
+    const on = shown.has("positions");
+    const q = on ? rotary([plainQ], [m])[0] : plainQ; // R(mθ) q, θ = 1 radian
+    const K = on ? rotary(plainK, ns) : plainK; // row j turned by n_j θ
     const scaled = model.get("scaled");
     const r = attend(q, K, V, { scale: scaled ? null : 1, temperature: model.get("temperature") });
-    paintPlane(parts, g, { q, K, V, output: r.output });
+    paintPlane(parts, g, { q, K, V, output: r.output, plainQ, plainK });
     paintRows(parts.rows, r);
-    setText(panel.text.q, `q = (${fmt(q[0], 3)}, ${fmt(q[1], 3)})`);
+    if (on) {
+      paintOffsets(
+        parts.rows,
+        ns.map((n) => n - m),
+      );
+      positionControls.show();
+    }
+    const where = on ? ` at m = ${m}, turned: (${fmt(q[0], 3)}, ${fmt(q[1], 3)})` : "";
+    setText(panel.text.q, `q = (${fmt(plainQ[0], 3)}, ${fmt(plainQ[1], 3)})${where}`);
     setText(panel.text.o, `o = Σ w·v = (${fmt(r.output[0], 3)}, ${fmt(r.output[1], 3)})`);
     setText(
       panel.text.scale,
@@ -285,9 +399,21 @@ function render({ model, el }) {
   const traitOf = { query: "query", key: "key_vectors", value: "value_vectors" };
   const vectorsOf = (kind) => (kind === "query" ? [model.get("query")] : model.get(traitOf[kind]));
 
+  // The position (in radians, θ = 1) a vector is turned by; 0 for values or without positions.
+  function angleOf(target) {
+    const ns = model.get("key_positions");
+    if (ns === null || ns === undefined || target.kind === "value") return 0;
+    return target.kind === "query" ? model.get("query_position") : ns[target.index];
+  }
+  const turn = (v, a) => rotary([v], [a])[0];
+  const turnedOf = (target) => turn(vectorsOf(target.kind)[target.index], angleOf(target));
+
+  // (x, y) is where the reader puts the (turned) vector: store it turned back by its angle.
   function moveTo(target, x, y) {
     const snap = (v) => Math.round(Math.min(PAD.range, Math.max(-PAD.range, v)) * 100) / 100;
-    const p = [snap(x), snap(y)];
+    const a = angleOf(target);
+    const [c, s] = [Math.cos(a), Math.sin(a)];
+    const p = [snap(c * x + s * y), snap(-s * x + c * y)]; // R(−a) (x, y)
     if (target.kind === "query") return update(model, "query", p);
     const list = vectorsOf(target.kind).map((v) => v.slice());
     list[target.index] = p;
@@ -306,7 +432,7 @@ function render({ model, el }) {
     const node = e.target.closest?.(".abh-handle");
     if (node) selected = targetOf(node);
     const step = e.shiftKey ? 0.01 : 0.1;
-    const v = vectorsOf(selected.kind)[selected.index];
+    const v = turnedOf(selected);
     moveTo(selected, v[0] + d[0] * step, v[1] + d[1] * step);
     e.preventDefault();
   });

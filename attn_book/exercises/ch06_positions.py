@@ -1,0 +1,433 @@
+"""Chapter 6's exercises: positions by hand, RoPE's relative score, ALiBi, a ported model.
+
+A sinusoidal encoding and a rotated vector by hand; the RoPE score written as a function
+of the offset alone (the proof, checked against ``attn_core.rotary`` at many positions);
+a prediction about "one word before" and "one word after"; ALiBi weights on a short row;
+and the real bug of a ported model: weights trained with the split-halves RoPE layout,
+rotated with the interleaved one.
+
+Examples
+--------
+>>> rope_relative.check(rope_relative.solution).ok
+True
+>>> rope_layout.check(rope_layout.buggy).diagnosis
+'layout-mismatch'
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import attn_core as ac
+
+from . import diagnose
+from ._core import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
+from .records import Case, Diagnosis, Mistake
+
+__all__ = [
+    "EXERCISES",
+    "alibi_weights",
+    "rope_before_after",
+    "rope_layout",
+    "rope_relative",
+    "rope_rotate",
+    "sin_by_hand",
+]
+
+# --- a sinusoidal encoding by hand ------------------------------------------------------------
+
+_P, _D = 3, 4  # the encoding of position 3 at width 4
+
+
+def _encoding(p, d):
+    """The right answer: row p of attn_core's sinusoidal encodings."""
+    return ac.sinusoidal_positions(int(p) + 1, int(d))[int(p)]
+
+
+def _pairs(p, d, omega, trig=(np.sin, np.cos)):
+    """(trig₀(p ω_i), trig₁(p ω_i)) for each pair i: the formula with a slip in ω or the order."""
+    angles = p * np.asarray(omega, dtype=float)
+    return np.ravel(np.column_stack([trig[0](angles), trig[1](angles)]))[: int(d)]
+
+
+_OMEGA = ac.rotary_frequencies(_D)  # 10000^(-2i/d): the same frequencies
+
+sin_by_hand = NumberExercise(
+    "ch6-sin-by-hand",
+    "the sinusoidal encoding of position 3",
+    (_P, _D),
+    _encoding,
+    diagnoses=[
+        diagnose.matches(
+            "sin-cos-swapped",
+            "the even columns (0, 2) take the sine and the odd ones (1, 3) the cosine; "
+            "yours are the other way round.",
+            lambda p, d: _pairs(p, d, _OMEGA, (np.cos, np.sin)),
+        ),
+        diagnose.matches(
+            "degrees",
+            "those are sines and cosines of degrees; the angles p·ω_i are in radians "
+            "(set your calculator to RAD).",
+            lambda p, d: _pairs(p, d, np.radians(_OMEGA)),
+        ),
+        diagnose.matches(
+            "exponent-i-over-d",
+            "the second pair's frequency is off: ω_i = 10000^(−2i/d), with the 2 — for "
+            "i = 1 and d = 4 that is 10000^(−1/2).",
+            lambda p, d: _pairs(p, d, 10_000.0 ** (-np.arange(d // 2) / d)),
+        ),
+        diagnose.matches(
+            "counted-from-1",
+            "that is the encoding of the next position: positions count from 0, so the "
+            "fourth word is p = 3 and p itself is the factor of every angle.",
+            lambda p, d: _encoding(p + 1, d),
+        ),
+    ],
+    mistakes=[
+        Mistake(
+            "sine and cosine swapped", _pairs(_P, _D, _OMEGA, (np.cos, np.sin)), "sin-cos-swapped"
+        ),
+        Mistake("in degrees", _pairs(_P, _D, np.radians(_OMEGA)), "degrees"),
+        Mistake("ω without the 2", [0.141, -0.990, 0.296, 0.955], "exponent-i-over-d"),
+        Mistake("position 4", [-0.757, -0.654, 0.040, 0.999], "counted-from-1"),
+        Mistake("three numbers", [0.141, -0.990, 0.030], "wrong-count"),
+    ],
+    solution=[0.141, -0.990, 0.030, 1.000],
+)
+
+# --- a rotated vector by hand ------------------------------------------------------------------
+
+_K = np.array([2.0, 1.0])
+_N = 3
+
+
+def _turn(v, angle):
+    """R(angle) v, by attn_core.rotary (d = 2, θ = 1 radian: the angle is the position)."""
+    c, s = math.cos(angle), math.sin(angle)
+    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+
+rope_rotate = NumberExercise(
+    "ch6-rope-rotate",
+    "the key (2, 1) at position 3, turned",
+    (_K, _N),
+    lambda k, n: ac.rotary(np.asarray(k)[None], [n])[0],
+    diagnoses=[
+        diagnose.matches(
+            "turned-backwards",
+            "you turned clockwise, by −nθ: R(φ) turns anticlockwise, "
+            "(x cos φ − y sin φ, x sin φ + y cos φ).",
+            lambda k, n: _turn(k, -n),
+        ),
+        diagnose.matches(
+            "degrees",
+            "those are sines and cosines of 3 degrees; nθ is 3 radians (set your "
+            "calculator to RAD).",
+            lambda k, n: _turn(k, math.radians(n)),
+        ),
+        diagnose.matches(
+            "not-turned",
+            "that is the key itself; at position n it turns by nθ = n radians.",
+            lambda k, n: np.asarray(k, dtype=float),
+        ),
+        diagnose.matches(
+            "sin-cos-swapped",
+            "cos and sin have swapped places in your rotation matrix; R(φ) has cos φ on its "
+            "diagonal.",
+            lambda k, n: np.array(
+                [math.sin(n) * k[0] - math.cos(n) * k[1], math.cos(n) * k[0] + math.sin(n) * k[1]]
+            ),
+        ),
+    ],
+    mistakes=[
+        Mistake("turned by −3", _turn(_K, -3), "turned-backwards"),
+        Mistake("3 degrees", _turn(_K, math.radians(3)), "degrees"),
+        Mistake("the key itself", [2, 1], "not-turned"),
+        Mistake("swapped", [1.272, -1.839], "sin-cos-swapped"),
+    ],
+    solution=[-2.121, -0.708],
+)
+
+# --- the proof: the score depends on n − m alone ----------------------------------------------
+
+_M = 7  # any query position gives the same score for a given offset: that is the claim
+
+
+def _rotated_score(q, k, offset):
+    """q_m · k_n with n = m + offset, by attn_core.rotary (d = 2, θ = 1); q, k (..., 2)."""
+    m = _M + 20  # far enough that m + offset >= 0 for every case
+    q_m = ac.rotary(np.asarray(q, dtype=float)[..., None, :], [m])[..., 0, :]  # [..., 2]
+    k_n = ac.rotary(np.asarray(k, dtype=float)[..., None, :], [m + offset])[..., 0, :]
+    return (q_m * k_n).sum(axis=-1)  # [...]
+
+
+def _relative_score(q, k, offset):
+    """The answer, (q·k) cos φ + (q₂k₁ − q₁k₂) sin φ with φ = offset · θ, θ = 1; q, k (..., 2)."""
+    phi = offset * 1.0
+    dot = q[..., 0] * k[..., 0] + q[..., 1] * k[..., 1]
+    cross = q[..., 1] * k[..., 0] - q[..., 0] * k[..., 1]
+    return dot * math.cos(phi) + cross * math.sin(phi)
+
+
+def _dot(q, k):
+    return (q * k).sum(axis=-1)  # q·k over the last axis: [...]
+
+
+def _every_case(name, message, alt):
+    """Like diagnose.matches, but every failing case must equal the slip: two slips that agree
+    on one case (q·k = 0 makes "q·k" and "(q·k) cos φ" alike) are told apart by the others."""
+
+    def test(trials):
+        failing = [t for t in trials if not t.ok]
+        return bool(failing) and all(t.matches(alt(*t.case.args)) for t in failing)
+
+    return Diagnosis(name, message, test)
+
+
+def _skeleton(q, k, offset):
+    raise NotImplementedError
+
+
+def _relative_cases():
+    r = np.random.default_rng(61)
+    cases = [
+        Case(
+            "the worked example, q = (1, 0), k = (0, 1), n − m = 1",
+            (np.array([1.0, 0.0]), np.array([0.0, 1.0]), 1),
+        ),
+        Case(
+            "q = (1, 0), k = (1, 1), n − m = −2", (np.array([1.0, 0.0]), np.array([1.0, 1.0]), -2)
+        ),
+        Case("same position, n − m = 0", (np.array([0.5, -1.0]), np.array([2.0, 0.5]), 0)),
+    ]
+    for offset in (3, -5, 11):
+        cases.append(
+            Case(f"random q, k, n − m = {offset}", (r.normal(size=2), r.normal(size=2), offset))
+        )
+    q, k = r.normal(size=(2, 4, 2))  # four pairs at once
+    cases.append(Case("4 (q, k) pairs, shape (4, 2), n − m = 2", (q, k, 2), batched=True))
+    return cases
+
+
+rope_relative = FunctionExercise(
+    "ch6-rope-relative",
+    "the RoPE score as a function of n − m alone",
+    _rotated_score,
+    _relative_cases,
+    diagnoses=[
+        _every_case(
+            "offset-sign",
+            "your score is the one for m − n: the key is turned by nθ and the query by mθ, "
+            "so what is left is R((n − m)θ) between them — check the sign of the sine term.",
+            lambda q, k, offset: _relative_score(q, k, -offset),
+        ),
+        _every_case(
+            "plain-dot",
+            "that is the plain q·k, the score without positions; the offset must turn one "
+            "of the two.",
+            lambda q, k, offset: _dot(q, k),
+        ),
+        _every_case(
+            "cosine-term-only",
+            "right on the diagonal terms, but q·R(φ)k has a second term: the 2-D cross "
+            "product q₂k₁ − q₁k₂, times sin φ.",
+            lambda q, k, offset: _dot(q, k) * math.cos(offset),
+        ),
+    ],
+    mistakes=[
+        Mistake("m − n", lambda q, k, offset: _relative_score(q, k, -offset), "offset-sign"),
+        Mistake("q·k", lambda q, k, offset: _dot(q, k), "plain-dot"),
+        Mistake(
+            "cos only",
+            lambda q, k, offset: _dot(q, k) * math.cos(offset),
+            "cosine-term-only",
+        ),
+        Mistake("skeleton", _skeleton, "unanswered"),
+    ],
+    solution=_relative_score,
+)
+
+# --- predict: one word before, one word after ---------------------------------------------------
+
+rope_before_after = ChoiceExercise(
+    "ch6-rope-before-after",
+    "RoPE tells before from after",
+    options=["same", "different"],
+    answer="different",
+    why_not={
+        "same": "that holds for the sinusoidal encodings' dot product, a sum of cosines, and "
+        "cos(−φ) = cos φ; write out q·R(φ)k and look at its second term.",
+    },
+)
+
+# --- ALiBi weights on a short row ---------------------------------------------------------------
+
+_ALIBI_SCORES = np.array([1.0, 0.0, 0.0, 1.0])  # the newest word's scaled content scores
+_ALIBI_HEADS = 8
+_ALIBI_HEAD = 2  # head 2 of 8: slope 1/4
+
+
+def _alibi_row(scores, n_heads, head):
+    """softmax(scores + the ALiBi bias of ``head`` for the newest of len(scores) words)."""
+    bias = ac.alibi_bias(int(n_heads), 1, len(scores))[int(head) - 1, 0]  # [S]
+    return ac.softmax(np.asarray(scores, dtype=float) + bias)
+
+
+def _alibi_with(scores, n_heads, head, bias_of):
+    slope = ac.alibi_slopes(int(n_heads))[int(head) - 1]
+    distance = np.arange(len(scores))[::-1]  # S − 1, …, 1, 0: from the newest word
+    return ac.softmax(np.asarray(scores, dtype=float) + bias_of(slope, distance))
+
+
+alibi_weights = NumberExercise(
+    "ch6-alibi-weights",
+    "the newest word's weights with ALiBi, head 2 of 8",
+    (_ALIBI_SCORES, _ALIBI_HEADS, _ALIBI_HEAD),
+    _alibi_row,
+    diagnoses=[
+        diagnose.matches(
+            "bias-sign",
+            "your far words got *more* weight: ALiBi subtracts m·(i − j), a penalty that "
+            "grows with the distance back from the newest word (distance 0); adding it, or "
+            "counting the distance from the first word, gives these same weights.",
+            lambda s, h, head: _alibi_with(s, h, head, lambda m, d: +m * d),
+        ),
+        diagnose.matches(
+            "wrong-slope",
+            "the distances are right but the slope is not head 2's: with H = 8 heads, "
+            "m_h = 2^(−8h/H), so head 2 has m = 2^(−2).",
+            lambda s, h, head: _alibi_with(s, h, head, lambda m, d: -0.5 * d),
+        ),
+        diagnose.matches(
+            "no-bias",
+            "those are the weights without ALiBi; add −m·(distance) to each score first.",
+            lambda s, h, head: ac.softmax(np.asarray(s, dtype=float)),
+        ),
+        diagnose.matches(
+            "scores-not-weights",
+            "those are the biased scores; the weights are their softmax.",
+            lambda s, h, head: (
+                np.asarray(s, dtype=float) + ac.alibi_bias(int(h), 1, len(s))[int(head) - 1, 0]
+            ),
+        ),
+    ],
+    mistakes=[
+        Mistake("bias added", _alibi_with(_ALIBI_SCORES, 8, 2, lambda m, d: m * d), "bias-sign"),
+        Mistake(
+            "from the first word",  # the same weights: a constant shift of the row
+            _alibi_with(_ALIBI_SCORES, 8, 2, lambda m, d: -m * d[::-1]),
+            "bias-sign",
+        ),
+        Mistake(
+            "head 1's slope", _alibi_with(_ALIBI_SCORES, 8, 2, lambda m, d: -0.5 * d), "wrong-slope"
+        ),
+        Mistake("no bias", ac.softmax(_ALIBI_SCORES), "no-bias"),
+        Mistake("the biased scores", [0.25, -0.5, -0.25, 1.0], "scores-not-weights"),
+    ],
+    solution=[0.238, 0.113, 0.145, 0.505],
+)
+
+# --- find the bug: a ported model's RoPE layout ------------------------------------------------
+
+
+def ported_scores(x, w_q, w_k, positions):
+    """RoPE scores of a model whose W_Q, W_K were trained with the split-halves layout.
+
+    x (..., n, D), w_q and w_k (D, d) with d even, positions (n,) -> scores (..., n, n).
+    """
+    q = ac.rotary(x @ w_q, positions)  # [..., n, D] @ [D, d] -> [..., n, d], turned
+    k = ac.rotary(x @ w_k, positions)  # [..., n, d]
+    k_t = np.swapaxes(k, -1, -2)  # [..., d, n]
+    return q @ k_t / math.sqrt(q.shape[-1])  # [..., n, n]
+
+
+def _scores(q, k):
+    return q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # [..., n, n]
+
+
+def _halves_scores(x, w_q, w_k, positions):
+    """The reference: the layout the weights were trained with."""
+    q = ac.rotary(x @ w_q, positions, layout="halves")
+    return _scores(q, ac.rotary(x @ w_k, positions, layout="halves"))
+
+
+def _interleaved_scores(x, w_q, w_k, positions):
+    """The bug, recomputed: the interleaved layout on halves-trained weights."""
+    return _scores(ac.rotary(x @ w_q, positions), ac.rotary(x @ w_k, positions))
+
+
+def _backwards_conversion(x, w_q, w_k, positions):
+    """The fix's own slip: the weights converted the wrong way, then rotated interleaved."""
+    wq, wk = ac.interleaved_to_halves(w_q), ac.interleaved_to_halves(w_k)
+    return _interleaved_scores(x, wq, wk, positions)
+
+
+def _unrotated_scores(x, w_q, w_k, positions):
+    return _scores(x @ w_q, x @ w_k)
+
+
+def _layout_fixed(x, w_q, w_k, positions):
+    """The fix: rotate in the layout the weights were trained with."""
+    q = ac.rotary(x @ w_q, positions, layout="halves")  # [..., n, d]
+    k = ac.rotary(x @ w_k, positions, layout="halves")
+    return q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # [..., n, n]
+
+
+def _layout_cases():
+    r = np.random.default_rng(62)
+    cases = []
+    for n, D, d in [(4, 6, 4), (5, 8, 8), (6, 4, 12)]:
+        x, w_q, w_k = r.normal(size=(n, D)), r.normal(size=(D, d)), r.normal(size=(D, d))
+        cases.append(Case(f"{n} words, D = {D}, d = {d}", (x, w_q, w_k, np.arange(n))))
+    x, w_q, w_k = r.normal(size=(3, 4)), r.normal(size=(4, 8)), r.normal(size=(4, 8))
+    cases.append(Case("3 words at positions 10, 11, 12", (x, w_q, w_k, np.array([10, 11, 12]))))
+    x, w_q, w_k = r.normal(size=(2, 5, 6)), r.normal(size=(6, 8)), r.normal(size=(6, 8))
+    cases.append(Case("2 sentences of 5 words", (x, w_q, w_k, np.arange(5)), batched=True))
+    return cases
+
+
+rope_layout = BugExercise(
+    "ch6-rope-bug-layout",
+    "a ported model's RoPE scores",
+    ported_scores,
+    _halves_scores,
+    _layout_cases,
+    bug="layout-mismatch",
+    diagnoses=[
+        diagnose.matches(
+            "layout-mismatch",
+            "layout mismatch: these scores rotate the pairs (0, 1), (2, 3), … (the "
+            "interleaved layout), but the weights were trained pairing i with i + d/2 (the "
+            "halves layout); the two agree only at position 0.",
+            _interleaved_scores,
+        ),
+        diagnose.matches(
+            "conversion-backwards",
+            "you converted the weights the wrong way: to rotate halves-trained weights with "
+            "the interleaved layout, their columns go halves → interleaved.",
+            _backwards_conversion,
+        ),
+        diagnose.matches(
+            "no-rotation",
+            "these scores have no positions at all: keep the rotation, in the right layout.",
+            _unrotated_scores,
+        ),
+    ],
+    mistakes=[
+        Mistake("converted backwards", _backwards_conversion, "conversion-backwards"),
+        Mistake("rotation removed", _unrotated_scores, "no-rotation"),
+    ],
+    solution=_layout_fixed,
+)
+
+
+EXERCISES = [
+    sin_by_hand,
+    rope_rotate,
+    rope_relative,
+    rope_before_after,
+    alibi_weights,
+    rope_layout,
+]

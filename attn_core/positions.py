@@ -1,0 +1,321 @@
+"""Where each word is: sinusoidal encodings, rotary embeddings (RoPE) and ALiBi biases.
+
+Attention alone cannot tell word orders apart (shuffle the rows of X and the outputs
+shuffle with them). These three functions give it positions in the three ways models do:
+add a vector per position to the embeddings (:func:`sinusoidal_positions`, Vaswani et al.
+2017), rotate queries and keys by an angle per position (:func:`rotary`, Su et al. 2021),
+or add a bias per distance to the scores (:func:`alibi_bias`, Press et al. 2022).
+
+Shape legend: n positions of width d; queries (..., L, E) and keys (..., S, E) as in
+:mod:`attn_core.attention`; H heads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .validation import as_array, as_float_array, check_positive_int, check_positive_real
+
+__all__ = [
+    "LAYOUTS",
+    "alibi_bias",
+    "alibi_slopes",
+    "halves_to_interleaved",
+    "interleaved_to_halves",
+    "rotary",
+    "rotary_frequencies",
+    "sinusoidal_positions",
+]
+
+LAYOUTS = ("interleaved", "halves")
+"""RoPE's two ways of pairing coordinates: (0, 1), (2, 3), ... or (i, i + d/2)."""
+
+
+def sinusoidal_positions(n, d, *, base=10_000):
+    r"""The Transformer's sinusoidal position encodings, one row per position.
+
+    .. math::
+        PE_{p,\,2i} = \sin(p\,\omega_i), \quad PE_{p,\,2i+1} = \cos(p\,\omega_i), \quad
+        \omega_i = \mathrm{base}^{-2i/d}
+
+    Parameters
+    ----------
+    n : int >= 0
+        Number of positions, 0 … n − 1.
+    d : int >= 1
+        Width; an odd ``d`` ends with a sine column.
+    base : float > 0, default 10 000 (the paper's)
+
+    Returns
+    -------
+    ndarray, shape (n, d)
+        Add it to the embeddings (n, d) before the first layer.
+
+    Examples
+    --------
+    >>> sinusoidal_positions(3, 4).round(3)  # ω = 1 and 1/100
+    array([[ 0.   ,  1.   ,  0.   ,  1.   ],
+           [ 0.841,  0.54 ,  0.01 ,  1.   ],
+           [ 0.909, -0.416,  0.02 ,  1.   ]])
+    """
+    n = check_positive_int(n, "n", minimum=0)
+    d = check_positive_int(d, "d")
+    base = check_positive_real(base, "base")
+    i = np.arange(d) // 2  # [d]: the pair each column belongs to
+    omega = base ** (-2.0 * i / d)  # [d]
+    angles = np.arange(n)[:, None] * omega  # [n, 1] * [d] -> [n, d]
+    return np.where(np.arange(d) % 2 == 0, np.sin(angles), np.cos(angles))
+
+
+def rotary_frequencies(d, *, base=10_000):
+    r"""RoPE's angle per position step of each pair, :math:`\theta_i = \mathrm{base}^{-2i/d}`.
+
+    Parameters
+    ----------
+    d : int, even, >= 2
+    base : float > 0, default 10 000
+
+    Returns
+    -------
+    ndarray, shape (d // 2,)
+        θ₀ = 1 radian (the fastest pair) down to base^(−(d−2)/d) (the slowest).
+
+    Examples
+    --------
+    >>> rotary_frequencies(4)
+    array([1.  , 0.01])
+    """
+    d = _check_width(d, "d")
+    base = check_positive_real(base, "base")
+    return base ** (-2.0 * np.arange(d // 2) / d)
+
+
+def rotary(x, positions, base=10_000, *, layout="interleaved"):
+    r"""Rotary position embedding (RoPE): rotate each pair of coordinates by position × θᵢ.
+
+    With ``layout="interleaved"`` (the RoFormer paper's) the pairs are coordinates
+    (0, 1), (2, 3), …: in complex numbers, pair i of the vector at position m becomes
+    :math:`(x_{2i} + \mathrm{i}\,x_{2i+1})\,e^{\mathrm{i} m \theta_i}`. Apply it to the
+    queries and the keys (never the values); then :math:`R_m q \cdot R_n k` depends on the
+    positions only through m − n.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., n, d)
+        Queries or keys; ``d`` must be even.
+    positions : array_like of int, shape (n,)
+        Each row's position, whole numbers >= 0 (the same for every batch entry).
+    base : float > 0, default 10 000
+        θᵢ = base^(−2i/d) (:func:`rotary_frequencies`).
+    layout : {"interleaved", "halves"}
+        ``"halves"`` pairs coordinate i with i + d/2, the layout of the Llama code in
+        Hugging Face transformers (``rotate_half``). The two give the same scores only for
+        weights stored in their own layout; :func:`interleaved_to_halves` and
+        :func:`halves_to_interleaved` convert between them.
+
+    Returns
+    -------
+    ndarray, shape (..., n, d)
+
+    Raises
+    ------
+    ValueError
+        If ``d`` is odd, ``positions`` has a length other than n, a negative or fractional
+        entry, or ``layout`` is unknown.
+
+    Notes
+    -----
+    ``rotary(x, p, layout="halves")`` equals
+    ``interleaved_to_halves(rotary(halves_to_interleaved(x), p))``: the same rotation
+    with the coordinates listed in another order. Context-extension methods (position
+    interpolation) feed fractional positions; this function refuses them on purpose.
+
+    Examples
+    --------
+    >>> q = np.array([[1.0, 0.0], [1.0, 0.0]])  # the same vector at positions 0 and 1
+    >>> rotary(q, [0, 1]).round(3)  # d = 2: θ = 1 radian
+    array([[1.   , 0.   ],
+           [0.54 , 0.841]])
+    """
+    x = as_float_array(x, "x")
+    if x.ndim < 2:
+        raise ValueError(f"x must be (..., n, d) with n positions, got shape {x.shape}")
+    d = _check_width(x.shape[-1], "x's last axis d")
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+    angles = _check_positions(positions, x.shape[-2])[:, None] * rotary_frequencies(
+        d, base=base
+    )  # [n, 1] * [d/2] -> [n, d/2]
+    cos, sin = np.cos(angles), np.sin(angles)
+    if layout == "halves":
+        return interleaved_to_halves(_rotate_pairs(halves_to_interleaved(x), cos, sin))
+    return _rotate_pairs(x, cos, sin)
+
+
+def _rotate_pairs(x, cos, sin):
+    """Rotate pairs (x₀, x₁), (x₂, x₃), … of x (..., n, d) by angles with cos, sin (n, d/2)."""
+    even, odd = x[..., 0::2], x[..., 1::2]  # [..., n, d/2] each
+    out = np.empty_like(x)
+    out[..., 0::2] = even * cos - odd * sin
+    out[..., 1::2] = even * sin + odd * cos
+    return out
+
+
+def interleaved_to_halves(x):
+    """Reorder the last axis from pairs (0, 1), (2, 3), … to pairs (i, i + d/2).
+
+    Coordinates 0, 2, 4, … go to the first half and 1, 3, 5, … to the second, so pair
+    i sits at (i, i + d/2). Apply it to the output columns of a query or key matrix
+    trained with the interleaved layout to run it in code that uses the halves layout
+    (Hugging Face's Llama conversion permutes W_Q and W_K this way, per head).
+
+    Parameters
+    ----------
+    x : array_like, shape (..., d), d even
+
+    Returns
+    -------
+    ndarray, shape (..., d)
+
+    Examples
+    --------
+    >>> interleaved_to_halves([0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+    array([0., 2., 4., 1., 3., 5.])
+    """
+    x = as_float_array(x, "x")
+    _check_width(x.shape[-1] if x.ndim else 0, "x's last axis d")
+    return np.concatenate([x[..., 0::2], x[..., 1::2]], axis=-1)  # [..., d/2] + [..., d/2]
+
+
+def halves_to_interleaved(x):
+    """Undo :func:`interleaved_to_halves`: pairs (i, i + d/2) back to (2i, 2i + 1).
+
+    Parameters
+    ----------
+    x : array_like, shape (..., d), d even
+
+    Returns
+    -------
+    ndarray, shape (..., d)
+
+    Examples
+    --------
+    >>> halves_to_interleaved([0.0, 2.0, 4.0, 1.0, 3.0, 5.0])
+    array([0., 1., 2., 3., 4., 5.])
+    """
+    x = as_float_array(x, "x")
+    d = _check_width(x.shape[-1] if x.ndim else 0, "x's last axis d")
+    out = np.empty_like(x)
+    out[..., 0::2], out[..., 1::2] = x[..., : d // 2], x[..., d // 2 :]
+    return out
+
+
+def alibi_slopes(n_heads):
+    """ALiBi's slope per head: the geometric sequence of Press et al. (2022).
+
+    For a power of two, head h = 1 … H gets m_h = 2^(−8h/H): for 8 heads 1/2, 1/4, …,
+    1/256. Otherwise, with P the largest power of two below H, the first P slopes are
+    those of P heads, followed by every other slope of 2P heads (the 1st, 3rd, …), H − P
+    of them: the rule of the paper's code.
+
+    Parameters
+    ----------
+    n_heads : int >= 1
+
+    Returns
+    -------
+    ndarray, shape (n_heads,)
+
+    Examples
+    --------
+    >>> alibi_slopes(4)
+    array([0.25      , 0.0625    , 0.015625  , 0.00390625])
+    >>> alibi_slopes(2).tolist(), alibi_slopes(3).tolist()
+    ([0.0625, 0.00390625], [0.0625, 0.00390625, 0.25])
+    """
+    n_heads = check_positive_int(n_heads, "n_heads")
+    power = 2 ** (n_heads.bit_length() - 1)  # the largest power of 2 <= H
+
+    def geometric(h):
+        return 2.0 ** (-8.0 * np.arange(1, h + 1) / h)  # [h]: 2^(-8/h), 2^(-16/h), ...
+
+    extra = geometric(2 * power)[0::2][: n_heads - power]  # [H - P]
+    return np.concatenate([geometric(power), extra])
+
+
+def alibi_bias(n_heads, L, S):
+    """ALiBi's bias on the scores, −m_h × (distance from query to key), for every head.
+
+    Query i is aligned with key position i + (S − L): the queries are the last L of the
+    S positions, as when a model decodes with its earlier keys cached (L = 1: the newest
+    word). For a key j at or before that position the bias is −m_h · (i + S − L − j), the
+    paper's; for a key after it, −m_h · (j − i − S + L), the same penalty on distance,
+    which a causal mask (Chapter 7) hides anyway. Add the result to the scores, as any
+    additive float mask: ``attention_weights(q, k, attn_mask=alibi_bias(H, L, S))``.
+
+    Parameters
+    ----------
+    n_heads : int >= 1
+    L, S : int >= 0
+        Queries and keys, L <= S.
+
+    Returns
+    -------
+    ndarray, shape (n_heads, L, S)
+        ``bias[h, i, j]``, zero on the aligned diagonal, <= 0 everywhere.
+
+    Notes
+    -----
+    The paper's code adds m_h · j (the same for every query) instead of −m_h · (i − j);
+    the two differ by a constant per row, so they give the same softmax on the keys
+    j <= i. PyTorch's ``is_causal=True`` aligns an L × S mask top-left instead.
+
+    Examples
+    --------
+    >>> alibi_bias(1, 3, 3)[0]  # one head, m = 1/256
+    array([[ 0.        , -0.00390625, -0.0078125 ],
+           [-0.00390625,  0.        , -0.00390625],
+           [-0.0078125 , -0.00390625,  0.        ]])
+    >>> alibi_bias(2, 1, 4)[:, 0]  # L = 1: the last word, slopes 1/16 and 1/256
+    array([[-0.1875    , -0.125     , -0.0625    ,  0.        ],
+           [-0.01171875, -0.0078125 , -0.00390625,  0.        ]])
+    """
+    slopes = alibi_slopes(n_heads)
+    L = check_positive_int(L, "L", minimum=0)
+    S = check_positive_int(S, "S", minimum=0)
+    if L > S:
+        raise ValueError(
+            f"L must be <= S: the L queries are the last L of the S key positions, "
+            f"got L = {L}, S = {S}"
+        )
+    query_at = np.arange(L)[:, None] + (S - L)  # [L, 1]: each query's own position
+    distance = np.abs(query_at - np.arange(S))  # [L, 1] - [S] -> [L, S]
+    return slopes[:, None, None] * -distance  # [H, 1, 1] * [L, S] -> [H, L, S]; 0, not -0
+
+
+def _check_width(d, name):
+    """Return ``d`` if it is an even width >= 2, else raise naming ``name``."""
+    if d < 2 or d % 2:
+        raise ValueError(
+            f"{name} must be even and >= 2 (RoPE rotates coordinates in pairs), got {d}"
+        )
+    return int(d)
+
+
+def _check_positions(positions, n):
+    """``positions`` as a float array (n,) of whole numbers >= 0, or raise naming it."""
+    p = as_array(positions, "positions")
+    if p.dtype == bool or p.dtype.kind not in "iuf":
+        raise TypeError(f"positions must be whole numbers >= 0, got dtype {p.dtype}")
+    p = as_float_array(p, "positions")
+    if p.shape != (n,):
+        raise ValueError(
+            f"positions must have one entry per row of x: shape ({n},), got shape {p.shape}"
+        )
+    bad = (p < 0) | (p != np.round(p))
+    if bad.any():
+        where = int(np.argmax(bad))
+        raise ValueError(
+            f"positions must be whole numbers >= 0, but positions[{where}] = {p[where]:g}"
+        )
+    return p

@@ -1,0 +1,695 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Where each word is (위치 인코딩)
+#
+# [Chapter 5](05_projections.ipynb) ended on a flaw: shuffle the words of a sentence and
+# self-attention shuffles its outputs the same way, so "dog bites man" and "man bites dog"
+# look alike to it. Attention compares *what* the words are, never *where* they are. This
+# chapter gives it positions, in the three ways models do today, each by hand first: add a
+# vector per position to the word vectors, rotate the queries and keys by an angle per
+# position, or add a penalty per distance to the scores.
+#
+# After this chapter you will be able to:
+#
+# - measure that attention without positions cannot tell two word orders apart;
+# - compute the sinusoidal position encodings of the Transformer by hand, add them to word
+#   vectors, and say what the dot product of two encodings depends on;
+# - say what a learned table of positions is and where it stops;
+# - rotate a query and a key in the plane by their positions (RoPE) and prove that their
+#   score depends only on how far apart they are; then state the general form, pairs of
+#   coordinates turning at one frequency each;
+# - add ALiBi's distance penalty to a row of scores as an additive mask, and say what it does
+#   to the weights of far words;
+# - name what well-known models use, and why RoPE needs help to read past its training
+#   length.
+#
+# New terms: position encoding, learned position embedding, rotary position embedding (RoPE),
+# relative position, linear bias (ALiBi), each with its Korean name where it is introduced.
+
+# %%
+import attn_core as ac
+import numpy as np
+from attn_book.exercises import ch06_positions as ch6
+from attn_book.figures import Figures
+from attn_book.prose import dec, plain, vector
+from attn_book.tables import step_table
+from attn_book.widgets import QueryPad
+from attn_core.examples import projection_example
+
+figures = Figures(chapter=6)
+
+rng = np.random.default_rng(0)  # every random number of the chapter
+
+# %% [markdown]
+# ## The problem, measured
+#
+# Take Chapter 5's sentence, "나는 사과를 먹었다", with its word vectors $X$ (features *noun*,
+# *verb*, *-는*, *-를*) and its three matrices, and the same words in another order,
+# "사과를 나는 먹었다":
+
+# %%
+tokens, X, W_Q, W_K, W_V = projection_example()  # Chapter 5's
+Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # [3, 4] @ [4, 3] -> [3, 3]
+output = ac.scaled_dot_product_attention(Q, K, V)  # [3, 3]
+order = [1, 0, 2]  # 사과를, 나는, 먹었다
+X_shuffled = X[order]  # [3, 4]: the same rows, reordered
+output_shuffled = ac.scaled_dot_product_attention(
+    X_shuffled @ W_Q, X_shuffled @ W_K, X_shuffled @ W_V
+)
+np.testing.assert_allclose(output_shuffled, output[order])  # reordered
+apple_first = output[1]  # 사과를, second word
+apple_shuffled = output_shuffled[0]  # 사과를, first word
+in_order = [vector(r) for r in output]
+step_table(
+    {"in order": in_order, "shuffled": [vector(r) for r in output[order]]},
+    index=list(tokens),
+)
+
+# %% [markdown]
+# "사과를" gets {eval}`vector(apple_first)` in second place and {eval}`vector(apple_shuffled)`
+# in first place: the very same vector. Nothing in $X$ says where a word stands, and nothing
+# in attention looks at the order of the rows, so any information that lives in word order
+# ("the dog bit" against "bit the dog") is invisible. The fix is to put the position into
+# the numbers.
+#
+# ## Sinusoidal position encodings (사인파 위치 인코딩)
+#
+# The Transformer adds to the vector of the word at position $p$ (counting from 0) a
+# position encoding of the same width $d$, made of sines and cosines of the
+# position at $d/2$ frequencies ([Vaswani et al., 2017](references.md)):
+#
+# $$
+# PE_{p,\,2i} = \sin(p\,\omega_i), \qquad PE_{p,\,2i+1} = \cos(p\,\omega_i), \qquad
+# \omega_i = 10000^{-2i/d}.
+# $$ (eq-ch6-pos-sinusoidal)
+#
+# Our sentence has $d = 4$, so there are two frequencies, $\omega_0 = 10000^0$ and
+# $\omega_1 = 10000^{-2/4}$: the first pair of columns turns one radian per word, the second
+# a hundred times slower.
+
+# %%
+n_words, d_model = X.shape  # 3 words of width 4
+omega = ac.rotary_frequencies(d_model)  # [d/2]: 10000^(-2i/d)
+PE = ac.sinusoidal_positions(n_words, d_model)  # [3, 4]
+columns = {f"column {c}": PE[:, c] for c in range(d_model)}
+step_table(columns, index=["p = 0", "p = 1", "p = 2"])
+
+# %% [markdown]
+# The frequencies are {eval}`plain(omega)`. By hand: position 0 is $(\sin 0, \cos 0, \sin 0,
+# \cos 0)$ = {eval}`vector(PE[0])` for every width. Position 1 is $(\sin\omega_0,
+# \cos\omega_0, \sin\omega_1, \cos\omega_1)$ = {eval}`vector(PE[1])`; position 2 doubles each
+# angle, {eval}`vector(PE[2])`. A model adds these rows to the word vectors before the first
+# layer; the first word keeps its *noun* and *-는* features but now carries
+# {eval}`vector(PE[0])` on top:
+
+# %%
+X_positions = X + PE  # [3, 4] + [3, 4]: word + where it is
+X_positions.round(3)
+
+# %% [markdown]
+# What does the encoding of one position have in common with another's? Their dot product
+# adds, pair by pair, $\sin a \sin b + \cos a \cos b = \cos(a - b)$:
+#
+# $$
+# PE_p \cdot PE_q = \sum_i \cos\big((p - q)\,\omega_i\big),
+# $$ (eq-ch6-pos-sinusoidal-dot)
+#
+# a function of the offset $p - q$ alone: every pair of neighbours is as alike as every
+# other. Check it on eight positions: along each diagonal of the matrix of dot products, the
+# numbers do not change.
+
+# %%
+PE_8 = ac.sinusoidal_positions(8, d_model)  # [8, 4]
+similarity = PE_8 @ PE_8.T  # [8, 4] @ [4, 8] -> [8, 8]
+neighbours = np.diag(similarity, k=1)  # PE_p · PE_(p+1), p = 0 … 6
+two_apart = np.diag(similarity, k=2)  # PE_p · PE_(p+2)
+cos_sum_1 = np.cos(1 * omega).sum()  # the equation with p - q = 1
+similarity.round(3)
+
+# %% [markdown]
+# Every neighbour pair scores {eval}`dec(neighbours[0])` (the diagonal next to the main one:
+# {eval}`dec(neighbours)`), which is $\cos\omega_0 + \cos\omega_1$ = {eval}`dec(cos_sum_1)`; every pair
+# two apart scores {eval}`dec(two_apart[0])`; a position with itself scores $d/2 =$
+# {eval}`dec(similarity[0, 0], 0)`. The encodings hold relative positions, but only between
+# themselves: once added to the words, the score $(\mathbf x_p + PE_p) W_Q \cdot
+# (\mathbf x_q + PE_q) W_K$ mixes words and positions in four cross terms, and the clean
+# dependence on $p - q$ is lost. Keep that in mind for RoPE below.
+#
+# ## Learned position embeddings (학습된 위치 임베딩)
+#
+# Instead of a formula, a model can learn its positions: a table with one row per position,
+# trained like the word vectors. GPT-2 does this, with a table of 1,024 rows
+# ([Radford et al., 2019](references.md)). Here is a table for at most four positions, with
+# random numbers standing in for trained ones:
+
+# %%
+max_len = 4  # the longest training sequence
+position_table = 0.1 * rng.normal(size=(max_len, d_model))  # learned
+X_learned = X + position_table[np.arange(n_words)]  # rows 0, 1, 2
+try:
+    position_table[max_len]  # a fifth word
+except IndexError as err:
+    print("position", max_len, "->", err)
+
+# %% [markdown]
+# The lookup is as cheap as it gets and the model may learn any pattern it likes, but the
+# table ends at {eval}`max_len` rows: a word at position {eval}`max_len` has no row to
+# look up, so the model cannot even be run on a longer text, let alone generalise to it.
+# The sinusoids have no such end (any $p$ has a sine), but nothing trained them past the
+# longest training text either.
+#
+# ## Rotary embeddings in two dimensions: a rotation (회전 위치 임베딩)
+#
+# Rotary position embedding (RoPE; [Su et al., 2021](references.md)) does not
+# touch the word vectors. It turns the query of the word at position $m$, and the key of the
+# word at position $n$, after the projections, each by an angle proportional to its position.
+# In two dimensions one angle step $\theta$ per position, and the rotation by $\varphi$ is
+#
+# $$
+# R(\varphi) = \begin{pmatrix} \cos\varphi & -\sin\varphi \\ \sin\varphi & \cos\varphi
+# \end{pmatrix}, \qquad \mathbf q_m = R(m\theta)\,\mathbf q, \qquad
+# \mathbf k_n = R(n\theta)\,\mathbf k .
+# $$ (eq-ch6-pos-rope-2d)
+#
+# Take the worked example of [Chapter 4](04_worked_example.ipynb): $\mathbf q = (1, 0)$ and the
+# keys $(1, 0)$, $(0, 1)$, $(1, 1)$. Say the keys are the words at positions 0, 1, 2 and the
+# query belongs to the word at position 1. With $d = 2$ there is one pair, and its $\theta$
+# is $10000^{0} = 1$ radian.
+
+# %%
+q, keys, values = ac.seed_example()  # q = (1, 0); keys (1,0), (0,1), (1,1)
+theta = ac.rotary_frequencies(2)[0]  # 1 radian per position
+m = 1  # the query's position
+key_positions = [0, 1, 2]  # n for each key
+q_m = ac.rotary(q[None], [m])[0]  # R(mθ) q: [1, 2] -> [2]
+K_n = ac.rotary(keys, key_positions)  # row j turned by n_j θ: [3, 2]
+scores_rope = K_n @ q_m  # [3, 2] @ [2] -> [3]
+weights_rope = ac.attention_weights(q_m, K_n)  # softmax(scores / √2)
+scores_plain = keys @ q  # Chapter 4's scores, no positions
+weights_plain = ac.attention_weights(q, keys)
+cos_1, sin_1 = np.cos(theta), np.sin(theta)
+step_table(
+    {"key k": [vector(k) for k in keys]}
+    | {"n": [plain(n) for n in key_positions]}
+    | {"k turned by nθ": [vector(k) for k in K_n], "score": scores_rope}
+    | {"weight": weights_rope},
+    index=["k1", "k2", "k3"],
+)
+
+# %% [markdown]
+# By hand: $\cos 1 =$ {eval}`dec(cos_1)` and $\sin 1 =$ {eval}`dec(sin_1)`. The query turns
+# by one radian, to $(\cos 1, \sin 1)$ = {eval}`vector(q_m)`. Key 1 sits at position 0 and
+# does not turn; key 2 turns by one radian, $(0, 1) \mapsto (-\sin 1, \cos 1)$ =
+# {eval}`vector(K_n[1])`; key 3 by two radians, to {eval}`vector(K_n[2])`. The scores are
+# {eval}`dec(scores_rope)` where Chapter 4's were {eval}`plain(scores_plain)`, and the weights
+# {eval}`dec(weights_rope)` where they were {eval}`dec(weights_plain)`: position now counts.
+#
+# Why do the scores depend on the positions only through $n - m$? Rotations compose by adding
+# angles, and the transpose of a rotation turns it back, $R(\alpha)^\top = R(-\alpha)$, so
+#
+# $$
+# \mathbf q_m \cdot \mathbf k_n = \big(R(m\theta)\mathbf q\big)^\top R(n\theta)\,\mathbf k
+# = \mathbf q^\top R(-m\theta)\,R(n\theta)\,\mathbf k
+# = \mathbf q^\top R\big((n - m)\theta\big)\,\mathbf k .
+# $$ (eq-ch6-pos-rope-relative)
+#
+# Written out for $\mathbf q = (q_1, q_2)$, $\mathbf k = (k_1, k_2)$ and
+# $\varphi = (n - m)\theta$ this is $(q_1 k_1 + q_2 k_2)\cos\varphi + (q_2 k_1 - q_1 k_2)
+# \sin\varphi$: the plain dot product and a 2-D cross product, weighted by the cosine and
+# the sine of the relative position (상대 위치). Key 2 and the query stand at the same place,
+# $\varphi = 0$, so its score is the plain $\mathbf q \cdot \mathbf k_2 = 0$. Shift every
+# word three places to the right and nothing changes:
+
+# %%
+shift = 3
+q_later = ac.rotary(q[None], [m + shift])[0]
+K_later = ac.rotary(keys, [n + shift for n in key_positions])
+scores_later = K_later @ q_later  # [3]
+np.testing.assert_allclose(scores_later, scores_rope, atol=1e-12)
+scores_later.round(3)
+
+# %% [markdown]
+# The scores stay {eval}`dec(scores_later)`. Unlike the sinusoids added to the words, RoPE
+# keeps the dependence on $n - m$ exact *through* the projections, because it is applied
+# after them, to the query and the key themselves.
+#
+# ## Turn them yourself
+#
+# In the query pad of {eval}`figures.ref("fig-rope-pad")` each arrow is drawn turned by its position (the dashed arrow is the
+# vector before its turn), and the table lists $n - m$ beside each weight. Move one position
+# with its slider and that key swings round, and its weight changes. Press "every word one
+# place on" (or back): every arrow turns by one more radian, and not one weight moves. Drag
+# a vector, or Tab to it and use the arrow keys, to change it and keep its position.
+
+# %%
+pad = QueryPad(query_position=m, key_positions=key_positions)
+figures.show(
+    pad,
+    "fig-rope-pad",
+    "The worked example with RoPE, live: $\\mathbf q$ at position $m$, "
+    "the keys at $n_1, n_2, n_3$, each turned by its position (one radian "
+    "a step); the weights depend only on $n - m$.",
+)
+
+# %% [markdown]
+# ## RoPE in $d$ dimensions: pairs that turn at different speeds
+#
+# A query of width $d$ is cut into $d/2$ pairs of coordinates; pair $i$ turns by $m\theta_i$
+# with its own frequency, from one radian per position down to almost nothing:
+#
+# $$
+# \theta_i = 10000^{-2i/d}, \qquad
+# \begin{pmatrix} q'_{2i} \\ q'_{2i+1} \end{pmatrix} = R(m\theta_i)
+# \begin{pmatrix} q_{2i} \\ q_{2i+1} \end{pmatrix}, \quad i = 0, \dots, d/2 - 1 .
+# $$ (eq-ch6-pos-rope)
+#
+# The fast pairs tell neighbours apart; the slow ones still change, a little, over
+# thousands of words. The score is a sum over the pairs, each depending on $n - m$ alone, so
+# the whole score does too. At $d = 8$:
+
+# %%
+d = 8
+thetas = ac.rotary_frequencies(d)  # [4]: 1, 0.1, 0.01, 0.001
+q_8, k_8 = rng.normal(size=(2, 1, d))  # a query and a key, width 8
+score_near = ac.rotary(q_8, [5])[0] @ ac.rotary(k_8, [3])[0]  # m=5, n=3
+score_far = ac.rotary(q_8, [1005])[0] @ ac.rotary(k_8, [1003])[0]
+np.testing.assert_allclose(score_far, score_near, atol=1e-12)
+thetas
+
+# %% [markdown]
+# The frequencies are {eval}`plain(thetas)`, and the query at 5 and the key at 3 score
+# {eval}`dec(score_near)`, exactly as at 1005 and 1003. Which coordinates form a pair is a
+# convention, and there are two. The RoFormer paper pairs neighbours, (0, 1), (2, 3), …, the
+# *interleaved* layout that `ac.rotary` uses; the Llama code of Hugging Face's transformers
+# pairs coordinate $i$ with $i + d/2$, the *halves* layout (its `rotate_half`). The two are
+# the same rotation with the coordinates listed in another order:
+
+# %%
+ac.interleaved_to_halves(np.arange(8))  # interleaved, listed as halves
+
+# %% [markdown]
+# Weights trained in one layout give wrong scores when rotated in the other: a model ported
+# between libraries without permuting the columns of $W_Q$ and $W_K$ runs, and its outputs
+# are quietly worse. One exercise below is that bug.
+#
+# ## ALiBi: a penalty on distance, added to the scores (선형 편향)
+#
+# ALiBi, attention with linear biases ([Press et al., 2022](references.md)), changes neither
+# the words nor the queries. It adds to the score of query $i$ and key $j \le i$ a penalty
+# proportional to their distance, with a fixed slope $m_h$ per head:
+#
+# $$
+# s_{ij} = \frac{\mathbf q_i \cdot \mathbf k_j}{\sqrt{d_k}} - m_h\,(i - j), \qquad
+# m_h = 2^{-8h/H}, \quad h = 1, \dots, H .
+# $$ (eq-ch6-pos-alibi)
+#
+# That is an additive float mask, the kind [Chapter 7](07_heads_and_masks.ipynb) builds:
+# a matrix added to the scores before the softmax, where the causal mask adds $-\infty$ to
+# hide a key and ALiBi adds a finite amount to dim it. With $H = 8$ heads the slopes are:
+
+# %%
+slopes = ac.alibi_slopes(8)  # [8]: 1/2, 1/4, ..., 1/256
+slopes
+
+# %% [markdown]
+# Now a short row by hand: the last word of a five-word sentence, whose content scores are
+# all equal (say 0), so that only the bias decides. Without a bias the weights are uniform.
+# With head 1's slope $m_1 =$ {eval}`plain(slopes[0])`, the bias of each key is $-m_1$ times
+# its distance from the newest word:
+
+# %%
+bias = ac.alibi_bias(8, 1, 5)  # [H, L, S]: one query, the newest word
+bias_steep = bias[0, 0]  # head 1: slope 1/2
+bias_gentle = bias[7, 0]  # head 8: slope 1/256
+scores_flat = np.zeros(5)  # equal content scores
+weights_flat = ac.softmax(scores_flat)
+exps_steep = np.exp(scores_flat + bias_steep)  # by hand: e^s
+total_steep = exps_steep.sum()
+weights_steep = ac.softmax(scores_flat + bias_steep)  # exps / total
+weights_gentle = ac.softmax(scores_flat + bias_gentle)
+far_over_near = weights_steep[0] / weights_steep[-1]  # e^(-m · 4)
+step_table(
+    {"bias, head 1": bias_steep, "weight, head 1": weights_steep}
+    | {"weight, head 8": weights_gentle, "no bias": weights_flat},
+    index=[f"distance {k}" for k in (4, 3, 2, 1, 0)],
+)
+
+# %% [markdown]
+# By hand: the biases are {eval}`plain(bias_steep)`; their exponentials are
+# {eval}`dec(exps_steep)`, which sum to {eval}`dec(total_steep)`, and dividing by the sum gives
+# {eval}`dec(weights_steep)`. The word four places back gets {eval}`dec(far_over_near)` of
+# what the newest word gets, $e^{-4 m_1}$, whatever the content scores were: for each extra
+# word of distance its weight is multiplied by $e^{-m_1}$. Head 8, with the smallest slope,
+# {eval}`plain(slopes[7])`, barely discounts: {eval}`dec(weights_gentle)`, close to the
+# uniform {eval}`dec(weights_flat)`. So the heads
+# span short and long ranges, and none of them needs a table or a rotation; the paper's
+# title says what that buys, "train short, test long". In a decoder the bias and the causal
+# mask are one additive matrix:
+
+# %%
+slope_one_head = ac.alibi_slopes(1)[0]  # a model with one head: 2^-8
+causal = ac.causal_mask(4, 4)  # [4, 4], True = may attend
+causal_bias = np.where(causal, ac.alibi_bias(1, 4, 4)[0], -np.inf)
+causal_bias
+
+# %% [markdown]
+# On and below the diagonal, the distance penalty of a single head, slope
+# {eval}`plain(slope_one_head)`; above it, the $-\infty$ of the causal mask.
+#
+# ## Dog bites man, man bites dog, again
+#
+# Chapter 5 fed "dog bites man" and "man bites dog" to a seeded `SimpleSelfAttention` and
+# "dog" came out the same. Run the same layer on the same word vectors, now with the
+# sinusoidal encodings of their positions added:
+
+# %%
+words = ["dog", "bites", "man"]
+dog_bites_man = ac.toy_embeddings(words, d_model)  # [3, 4], seeded
+man_bites_dog = dog_bites_man[[2, 1, 0]]  # the same words, reversed
+layer = ac.SimpleSelfAttention(d_model, np.random.default_rng(0))
+dog_first_plain = layer(dog_bites_man[None])[0][0, 0]  # first word
+dog_last_plain = layer(man_bites_dog[None])[0][0, 2]  # last word
+dog_first = layer((dog_bites_man + PE)[None])[0][0, 0]  # + positions
+dog_last = layer((man_bites_dog + PE)[None])[0][0, 2]
+np.testing.assert_allclose(dog_first_plain, dog_last_plain)  # Chapter 5
+gap_positions = np.abs(dog_first - dog_last).max()
+step_table(
+    {"dog bites man": [vector(dog_first_plain), vector(dog_first)]}
+    | {"man bites dog": [vector(dog_last_plain), vector(dog_last)]},
+    index=["no positions", "with positions"],
+)
+
+# %% [markdown]
+# Without positions "dog" gets {eval}`vector(dog_first_plain)` in both sentences, as in
+# Chapter 5. With positions the biter and the bitten
+# differ: {eval}`vector(dog_first)` against {eval}`vector(dog_last)`, a largest difference of
+# {eval}`dec(gap_positions)`. The same holds with RoPE, which leaves the word vectors alone
+# and turns the layer's queries and keys:
+
+# %%
+positions = np.arange(len(words))  # 0, 1, 2: wherever the words are
+
+
+def rope_layer(x):
+    """Chapter 5's layer with RoPE on its queries and keys: x [1, n, d] -> [1, n, d]."""
+    q_x, k_x, v_x = layer.project(x)  # [1, n, d] each
+    return ac.scaled_dot_product_attention(
+        ac.rotary(q_x, positions), ac.rotary(k_x, positions), v_x
+    )
+
+
+dog_first_rope = rope_layer(dog_bites_man[None])[0, 0]  # "dog", first word
+dog_last_rope = rope_layer(man_bites_dog[None])[0, 2]  # "dog", last word
+gap_rope = np.abs(dog_first_rope - dog_last_rope).max()
+gap_rope
+
+# %% [markdown]
+# "dog" gets {eval}`vector(dog_first_rope)` as the biter and {eval}`vector(dog_last_rope)` as
+# the bitten, a largest difference of {eval}`dec(gap_rope)`.
+#
+# ## What models use
+#
+# Stated, not built here:
+#
+# - **Learned absolute** positions: GPT-2, a table of 1,024 rows
+#   ([Radford et al., 2019](references.md)); the original Transformer used the sinusoids
+#   and found learned positions about as good ([Vaswani et al., 2017](references.md)).
+# - **RoPE**: the Llama, Qwen and Gemma families, and many other open models
+#   ([Su et al., 2021](references.md)).
+# - **ALiBi**: BLOOM and MPT ([Press et al., 2022](references.md)).
+# - **No positions at all** (NoPE): a decoder's causal mask already tells the words apart,
+#   since word $i$ sees exactly $i + 1$ words; in small-scale experiments decoders without any
+#   position encoding generalised to longer inputs better than those with any of the explicit
+#   encodings compared, absolute, RoPE and ALiBi among them
+#   ([Kazemnejad et al., 2023](references.md)).
+#
+# RoPE reads past its training length only with help. Beyond it, the slow pairs reach
+# angles $m\theta_i$ the model never saw, and quality falls off quickly. Position
+# interpolation squeezes the new, longer range of positions into the trained one (position
+# $m$ becomes $m \cdot L_\text{train}/L_\text{new}$, a fraction) and fine-tunes briefly
+# ([Chen et al., 2023](references.md)); "NTK-aware" scaling raises the base 10,000 instead,
+# so that the fast pairs keep their resolution; YaRN interpolates each frequency by a
+# different amount and adjusts the softmax temperature ([Peng et al., 2023](references.md)).
+# Fractional positions are exactly what `ac.rotary` refuses: this book stops at whole ones.
+#
+# ## Summary
+#
+# - Attention without positions is blind to word order: a shuffled sentence gives the same
+#   outputs, shuffled.
+# - Sinusoidal encodings {eq}`eq-ch6-pos-sinusoidal` add $\sin(p\omega_i), \cos(p\omega_i)$
+#   to the word vectors; two encodings' dot product depends only on $p - q$
+#   {eq}`eq-ch6-pos-sinusoidal-dot`, but the words' scores mix in cross terms.
+# - A learned table of positions ends at its last row: no position past the longest
+#   training sequence.
+# - RoPE rotates queries and keys by $m\theta_i$ and $n\theta_i$ after the projections, so
+#   that $\mathbf q_m \cdot \mathbf k_n$ depends on $n - m$ alone {eq}`eq-ch6-pos-rope-relative`;
+#   pairs turn at frequencies $10000^{-2i/d}$ {eq}`eq-ch6-pos-rope`, in one of two layouts.
+# - ALiBi adds $-m_h(i - j)$ to the scores {eq}`eq-ch6-pos-alibi`, an additive mask that
+#   dims far words by $e^{-m_h}$ per word of distance, with a geometric slope per head.
+#
+# ## Exercises
+#
+# Each exercise checks your answer on the spot: run the cell and read the one-line verdict.
+# The hints and solutions are folded away until you ask for them.
+#
+# ```{exercise} A sinusoidal encoding, by hand
+# :label: ex-ch6-sin-by-hand
+#
+# Compute the position encoding of the word at position $p$, at width $d$ (both printed
+# below), with {eq}`eq-ch6-pos-sinusoidal`: $d$ numbers, three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# The two frequencies are the ones of the sentence above; every angle is $p\,\omega_i$, in
+# radians.
+# ```
+
+# %%
+p_ex, d_ex = ch6.sin_by_hand.inputs
+print(f"p = {p_ex}, d = {d_ex}")
+answer = ...  # [PE(p, 0), PE(p, 1), PE(p, 2), PE(p, 3)]
+ch6.sin_by_hand.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch6-sin-by-hand
+# :class: dropdown
+#
+# Columns 0 and 1 are the sine and the cosine of $p\,\omega_0$ radians; columns 2 and 3
+# those of $p\,\omega_1$, a hundred times smaller:
+#
+# ```python
+# w0, w1 = ac.rotary_frequencies(d_ex)  # 10000^(-2i/d): 1 and 1/100
+# answer = [np.sin(p_ex * w0), np.cos(p_ex * w0), np.sin(p_ex * w1), np.cos(p_ex * w1)]
+# ch6.sin_by_hand.check(answer)
+# ```
+# ````
+#
+# ```{exercise} A key turned by its position
+# :label: ex-ch6-rope-rotate
+#
+# In the plane ($d = 2$, $\theta = 1$ radian), turn the key printed below by its position
+# $n$ with {eq}`eq-ch6-pos-rope-2d`: two numbers, three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# $R(\varphi)(x, y) = (x\cos\varphi - y\sin\varphi,\; x\sin\varphi + y\cos\varphi)$, with
+# $\varphi = n\theta$ in radians.
+# ```
+
+# %%
+k_ex, n_ex = ch6.rope_rotate.inputs
+print(f"k = {tuple(k_ex.tolist())}, n = {n_ex}")
+answer = ...  # [x, y] of the turned key
+ch6.rope_rotate.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch6-rope-rotate
+# :class: dropdown
+#
+# The angle is $n\theta$ = {eval}`plain(n_ex)` radians, more than a quarter turn, so the key
+# ends up pointing left and a little down:
+#
+# ```python
+# c, s = np.cos(n_ex * theta), np.sin(n_ex * theta)
+# answer = [k_ex[0] * c - k_ex[1] * s, k_ex[0] * s + k_ex[1] * c]
+# ch6.rope_rotate.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Prove it: the score depends on $n - m$ alone
+# :label: ex-ch6-rope-relative
+#
+# Finish the derivation of {eq}`eq-ch6-pos-rope-relative` for $d = 2$ and $\theta = 1$:
+# write `relative_score(q, k, offset)`, the score $\mathbf q_m \cdot \mathbf k_n$ as a
+# function of the query, the key and the offset $n - m$ only, with no $m$ or $n$ in it. The
+# check compares it with `ac.rotary` at many pairs of positions; if some $m$ mattered, no
+# such function could pass. `q` and `k` have shape `(..., 2)` (one pair, or a batch of them).
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Multiply out $\mathbf q^\top R(\varphi)\,\mathbf k$ with $\varphi = (n - m)\theta$: one term
+# with $\cos\varphi$, one with $\sin\varphi$. Use `q[..., 0]` and `q[..., 1]` for the two
+# coordinates.
+# ```
+
+
+# %%
+def relative_score(q, k, offset):
+    raise NotImplementedError  # q, k [..., 2], offset = n - m -> [...]
+
+
+ch6.rope_relative.check(relative_score)
+
+# %% [markdown]
+# ````{solution} ex-ch6-rope-relative
+# :class: dropdown
+#
+# $\mathbf q^\top R(\varphi)\mathbf k = q_1(k_1\cos\varphi - k_2\sin\varphi) +
+# q_2(k_1\sin\varphi + k_2\cos\varphi)$: the dot product times $\cos\varphi$, plus
+# $q_2k_1 - q_1k_2$ times $\sin\varphi$. Only $\varphi = (n - m)\theta$ appears, which
+# proves the claim:
+#
+# ```python
+# def relative_score(q, k, offset):
+#     phi = offset * theta  # (n - m) θ
+#     dot = q[..., 0] * k[..., 0] + q[..., 1] * k[..., 1]
+#     cross = q[..., 1] * k[..., 0] - q[..., 0] * k[..., 1]
+#     return dot * np.cos(phi) + cross * np.sin(phi)
+#
+#
+# ch6.rope_relative.check(relative_score)
+# ```
+# ````
+#
+# ```{exercise} Predict, then run: one word before, one word after
+# :label: ex-ch6-rope-before-after
+#
+# In the plane, with RoPE, a query and a key stand one word apart. Is the score the
+# `"same"` whether the key is one word *after* the query ($n - m = 1$) or one word *before*
+# it ($n - m = -1$), for every $\mathbf q$ and $\mathbf k$, or can it be `"different"`?
+# Answer first; the solution runs it.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Look at the two terms of your `relative_score`: which of them changes sign with the offset?
+# ```
+
+# %%
+answer = ...  # "same" or "different"
+ch6.rope_before_after.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch6-rope-before-after
+# :class: dropdown
+#
+# The sine term changes sign with $n - m$, so RoPE tells "before" from "after" (the
+# sinusoids' dot product {eq}`eq-ch6-pos-sinusoidal-dot`, a sum of cosines, does not). With
+# the worked example's $\mathbf q$ and its second key:
+#
+# ```python
+# after = ac.rotary(q[None], [0])[0] @ ac.rotary(keys[1:2], [1])[0]  # n - m = 1
+# before = ac.rotary(q[None], [1])[0] @ ac.rotary(keys[1:2], [0])[0]  # n - m = -1
+# print(after.round(3), before.round(3))
+# ch6.rope_before_after.check("different")
+# ```
+# ````
+#
+# ```{exercise} ALiBi on a short row
+# :label: ex-ch6-alibi-weights
+#
+# The newest of four words has the scaled content scores printed below against the four
+# keys (oldest first, itself last). With ALiBi in head 2 of a model with $H = 8$ heads,
+# {eq}`eq-ch6-pos-alibi`, what are its four weights?
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# First the slope $m_2$, then the distance of each key from the newest word, then the
+# softmax of the biased scores.
+# ```
+
+# %%
+scores_ex, n_heads_ex, head_ex = ch6.alibi_weights.inputs
+print(f"scores = {scores_ex.tolist()}, H = {n_heads_ex}, head {head_ex}")
+answer = ...  # four weights
+ch6.alibi_weights.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch6-alibi-weights
+# :class: dropdown
+#
+# Head $h$ of $H$ has the slope $2^{-8h/H}$; the keys are $S - 1, \dots, 1, 0$ words back
+# from the newest word:
+#
+# ```python
+# slope = ac.alibi_slopes(n_heads_ex)[head_ex - 1]  # head 2: index 1
+# biased = scores_ex - slope * np.array([3, 2, 1, 0])  # a penalty per word of distance
+# answer = np.exp(biased) / np.exp(biased).sum()
+# ch6.alibi_weights.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Find the bug: a ported model
+# :label: ex-ch6-rope-bug-layout
+#
+# A model was trained with the RoPE code of Hugging Face's Llama, and its $W_Q$ and $W_K$
+# were copied as they are into the function below. It runs, its scores have the right
+# shape, and at position 0 they are even right; further on, the model is quietly worse.
+# Copy it as `fixed_ported_scores`, fix the one line that matters, and run the check.
+# ```
+
+# %%
+ch6.rope_layout.show()
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Which pairs of coordinates does `ac.rotary` turn by default, and which did the training code
+# turn?
+# ```
+
+
+# %%
+def fixed_ported_scores(x, w_q, w_k, positions):
+    raise NotImplementedError  # copy the function above here and fix it
+
+
+ch6.rope_layout.check(fixed_ported_scores)
+
+# %% [markdown]
+# ````{solution} ex-ch6-rope-bug-layout
+# :class: dropdown
+#
+# `ac.rotary` pairs coordinates (0, 1), (2, 3), … (the interleaved layout), but the weights
+# were trained pairing $i$ with $i + d/2$ (the halves layout). Rotate in the layout of the
+# training, for the queries and the keys (or convert the weights' columns once with
+# `ac.halves_to_interleaved` and keep the interleaved rotation):
+#
+# ```python
+# def fixed_ported_scores(x, w_q, w_k, positions):
+#     q = ac.rotary(x @ w_q, positions, layout="halves")  # [..., n, d]
+#     k = ac.rotary(x @ w_k, positions, layout="halves")  # the fix: both
+#     k_t = np.swapaxes(k, -1, -2)  # [..., d, n]
+#     return q @ k_t / np.sqrt(q.shape[-1])  # [..., n, n]
+#
+#
+# ch6.rope_layout.check(fixed_ported_scores)
+# ```
+# ````

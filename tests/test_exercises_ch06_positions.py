@@ -1,0 +1,188 @@
+"""Chapter 6's positions exercises: each named diagnosis fires on its slip, the solutions pass.
+
+Expected values are derived by hand in the comments (or with plain loops), not read from the
+module: sin 3 = 0.14112, cos 3 = −0.98999, sin 0.03 = 0.029996, cos 0.03 = 0.99955.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from attn_book.exercises import all_exercises
+from attn_book.exercises import ch06_positions as ch6p
+
+
+def test_the_exercises_are_found_in_the_book_list_with_unique_ids():
+    ids = [ex.id for ex in all_exercises()]
+    for ex in ch6p.EXERCISES:
+        assert ids.count(ex.id) == 1 and ex.id.startswith("ch6-")
+    assert len(ch6p.EXERCISES) >= 5
+
+
+def test_sin_by_hand():
+    # PE_3 = (sin 3, cos 3, sin 0.03, cos 0.03)
+    answer = [0.141, -0.990, 0.030, 1.000]
+    assert ch6p.sin_by_hand.check(answer).ok
+    np.testing.assert_allclose(
+        ch6p.sin_by_hand.expected(), [0.14112, -0.98999, 0.029996, 0.99955], atol=1e-5
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "diagnosis"),
+    [
+        ([-0.990, 0.141, 1.000, 0.030], "sin-cos-swapped"),
+        # degrees: sin 3° = 0.05234, cos 3° = 0.99863; 0.03° -> 0.000524, 1.0
+        ([0.052, 0.999, 0.001, 1.000], "degrees"),
+        ([0.141, -0.990, 0.296, 0.955], "exponent-i-over-d"),  # ω₁ = 10000^(-1/4) = 0.1
+        ([-0.757, -0.654, 0.040, 0.999], "counted-from-1"),  # sin 4, cos 4, sin 0.04, cos 0.04
+    ],
+)
+def test_sin_by_hand_names_each_slip(answer, diagnosis):
+    assert ch6p.sin_by_hand.check(answer).diagnosis == diagnosis
+
+
+def test_rope_rotate():
+    # R(3)(2, 1) = (2 cos 3 − sin 3, 2 sin 3 + cos 3) = (−2.12110, −0.70775)
+    assert ch6p.rope_rotate.check([-2.121, -0.708]).ok
+
+
+@pytest.mark.parametrize(
+    ("answer", "diagnosis"),
+    [
+        ([-1.839, -1.272], "turned-backwards"),  # (2 cos 3 + sin 3, −2 sin 3 + cos 3)
+        ([1.945, 1.103], "degrees"),  # 2·0.99863 − 0.05234, 2·0.05234 + 0.99863
+        ([2, 1], "not-turned"),
+        ([1.272, -1.839], "sin-cos-swapped"),  # (2 sin 3 − cos 3, 2 cos 3 + sin 3)
+        ([-2.121], "wrong-count"),
+    ],
+)
+def test_rope_rotate_names_each_slip(answer, diagnosis):
+    assert ch6p.rope_rotate.check(answer).diagnosis == diagnosis
+
+
+def _loop_rotated_score(q, k, m, n):
+    """q_m · k_n by the rotation matrices, written out."""
+
+    def turn(v, a):
+        return [math.cos(a) * v[0] - math.sin(a) * v[1], math.sin(a) * v[0] + math.cos(a) * v[1]]
+
+    qm, kn = turn(q, m), turn(k, n)
+    return qm[0] * kn[0] + qm[1] * kn[1]
+
+
+def test_rope_relative_reference_is_offset_only_and_the_solution_passes():
+    for case in ch6p.rope_relative.cases():
+        q, k, offset = case.args
+        if case.batched:
+            continue
+        for m in (0, 3, 40):
+            if m + offset >= 0:
+                assert ch6p.rope_relative.reference(q, k, offset) == pytest.approx(
+                    _loop_rotated_score(q, k, m, m + offset), abs=1e-12
+                )
+
+    def reader(q, k, offset):  # the derivation's last line, as a reader writes it
+        c, s = math.cos(offset), math.sin(offset)
+        return (q[..., 0] * k[..., 0] + q[..., 1] * k[..., 1]) * c + (
+            q[..., 1] * k[..., 0] - q[..., 0] * k[..., 1]
+        ) * s
+
+    assert ch6p.rope_relative.check(reader).ok
+
+
+@pytest.mark.parametrize(
+    ("answer", "diagnosis"),
+    [
+        (
+            lambda q, k, o: (
+                (q * k).sum(-1) * math.cos(o)
+                - (q[..., 1] * k[..., 0] - q[..., 0] * k[..., 1]) * math.sin(o)
+            ),
+            "offset-sign",
+        ),
+        (lambda q, k, o: (q * k).sum(-1), "plain-dot"),
+        (lambda q, k, o: (q * k).sum(-1) * math.cos(o), "cosine-term-only"),
+        (lambda q, k, o: 1 / 0, "raised"),
+    ],
+)
+def test_rope_relative_names_each_slip(answer, diagnosis):
+    assert ch6p.rope_relative.check(answer).diagnosis == diagnosis
+
+
+def test_rope_before_after_is_different_by_hand():
+    # q = (1, 0), k = (0, 1): offset +1 scores −sin 1, offset −1 scores +sin 1
+    assert _loop_rotated_score([1, 0], [0, 1], 0, 1) == pytest.approx(-math.sin(1))
+    assert _loop_rotated_score([1, 0], [0, 1], 1, 0) == pytest.approx(math.sin(1))
+    assert ch6p.rope_before_after.check("different").ok
+    assert ch6p.rope_before_after.check("same").diagnosis == "chose-same"
+
+
+def _softmax(row):
+    e = [math.exp(v) for v in row]
+    return [v / sum(e) for v in e]
+
+
+def test_alibi_weights():
+    # slope of head 2 of 8: 2^(-16/8) = 1/4; distances 3, 2, 1, 0
+    expected = _softmax([1 - 0.75, 0 - 0.5, 0 - 0.25, 1 - 0])
+    np.testing.assert_allclose(ch6p.alibi_weights.expected(), expected, atol=1e-12)
+    assert ch6p.alibi_weights.check([round(w, 3) for w in expected]).ok
+
+
+@pytest.mark.parametrize(
+    ("answer", "diagnosis"),
+    [
+        (_softmax([1 + 0.75, 0 + 0.5, 0 + 0.25, 1]), "bias-sign"),
+        # distance counted from the first word: the same weights (a constant shift per row)
+        (_softmax([1 - 0, 0 - 0.25, 0 - 0.5, 1 - 0.75]), "bias-sign"),
+        (_softmax([1 - 1.5, 0 - 1.0, 0 - 0.5, 1]), "wrong-slope"),  # head 1's slope 1/2
+        (_softmax([1, 0, 0, 1]), "no-bias"),
+        ([0.25, -0.5, -0.25, 1.0], "scores-not-weights"),
+    ],
+)
+def test_alibi_weights_names_each_slip(answer, diagnosis):
+    assert ch6p.alibi_weights.check(answer).diagnosis == diagnosis
+
+
+def _halves_loop(x, w, positions):
+    """Hugging Face's rotate_half RoPE, written out: pair i is (i, i + d/2)."""
+    v = x @ w
+    d = v.shape[-1]
+    out = v.copy()
+    for row, p in enumerate(positions):
+        for i in range(d // 2):
+            a = p * 10_000 ** (-2 * i / d)
+            x1, x2 = v[row, i], v[row, i + d // 2]
+            out[row, i] = x1 * math.cos(a) - x2 * math.sin(a)
+            out[row, i + d // 2] = x1 * math.sin(a) + x2 * math.cos(a)
+    return out
+
+
+def test_rope_layout_reference_is_the_halves_layout_and_the_bug_is_diagnosed_by_name():
+    for case in ch6p.rope_layout.cases():
+        x, w_q, w_k, positions = case.args
+        if case.batched:
+            x = x[0]  # the loop takes one sentence; the first of the batch
+        q, k = _halves_loop(x, w_q, positions), _halves_loop(x, w_k, positions)
+        want = q @ k.T / math.sqrt(q.shape[-1])
+        got = ch6p.rope_layout.reference(*case.args)
+        np.testing.assert_allclose(got[0] if case.batched else got, want, atol=1e-10)
+        continue
+        np.testing.assert_allclose(ch6p.rope_layout.reference(*case.args), want, atol=1e-10)
+    feedback = ch6p.rope_layout.check(ch6p.ported_scores)
+    assert feedback.diagnosis == "layout-mismatch" and "layout mismatch" in feedback.message
+
+
+def test_rope_layout_converting_the_weights_is_also_a_fix():
+    import attn_core as ac
+
+    def convert_weights(x, w_q, w_k, positions):
+        wq, wk = ac.halves_to_interleaved(w_q), ac.halves_to_interleaved(w_k)
+        q, k = ac.rotary(x @ wq, positions), ac.rotary(x @ wk, positions)
+        return q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
+
+    assert ch6p.rope_layout.check(convert_weights).ok
