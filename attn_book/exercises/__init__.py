@@ -36,7 +36,8 @@ API
     correct answer, for the tests). Kinds: :class:`NumberExercise` (by hand,
     tolerance for 3-decimal work), :class:`FunctionExercise` (run on
     :class:`Case` inputs), :class:`ChoiceExercise` (predict then run) and
-    :class:`BugExercise` (find the bug, with ``show()`` for the buggy source).
+    :class:`BugExercise` (find the bug, with ``show()`` for the buggy source) and
+    :class:`DesignExercise` (numbers judged by what they produce, not by one solution).
     ``inputs`` is a fresh copy each time: editing it cannot change the answer.
 ``Feedback``
     ``ok``, ``status`` ("correct", "wrong", "unanswered"), ``message``,
@@ -120,6 +121,7 @@ False
 from ._core import (
     BugExercise,
     ChoiceExercise,
+    DesignExercise,
     Exercise,
     FunctionExercise,
     NumberExercise,
@@ -132,6 +134,7 @@ __all__ = [
     "BugExercise",
     "Case",
     "ChoiceExercise",
+    "DesignExercise",
     "Diagnosis",
     "Exercise",
     "Feedback",

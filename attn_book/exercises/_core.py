@@ -41,6 +41,7 @@ __all__ = [
     "Case",
     "ChoiceExercise",
     "Code",
+    "DesignExercise",
     "Diagnosis",
     "Exercise",
     "Feedback",
@@ -496,3 +497,72 @@ class BugExercise(FunctionExercise):
 
     def _praise(self):
         return f"bug fixed — {self.title}: matches attn_core on all {len(self.cases())} cases."
+
+
+@dataclass
+class _DesignTrial:
+    """A design's one trial: the answer (``got``), what it produces, and whether that does it."""
+
+    case: Case
+    got: np.ndarray
+    produced: np.ndarray
+    ok: bool
+
+
+class DesignExercise(Exercise):
+    """Design: the answer is numbers (a matrix, a row) judged by what they produce.
+
+    A design has many right answers, so there is no single reference to compare with:
+    ``produce(answer, *inputs)`` computes what the design does (the weights a matrix
+    gives, say) with attn_core, and ``meets(produced)`` says whether that is what was
+    asked. Diagnoses see one trial whose ``got`` is the answer and ``produced`` what it
+    gives, so each names what the design *does* wrong.
+
+    Parameters
+    ----------
+    id, title : str
+    inputs : tuple
+        The fixed data the design works with.
+    produce : callable
+    meets : callable
+    shape : tuple of int
+        The shape of an answer.
+    diagnoses, mistakes, solution
+        See :class:`Exercise`.
+
+    Examples
+    --------
+    >>> import attn_core as ac
+    >>> ex = DesignExercise("doc-design", "a query that finds key 1", (np.eye(2),),
+    ...                     lambda q, k: ac.attention_weights(q, k),
+    ...                     lambda w: w[0] > 0.7, shape=(2,))
+    >>> ex.check([2.0, 0.0])
+    ✓ Correct: a query that finds key 1 (it does what was asked).
+    >>> ex.check([2.0]).diagnosis
+    'wrong-count'
+    """
+
+    kind = "design"
+
+    def __init__(self, id, title, inputs, produce, meets, *, shape, **kw):
+        self.produce, self.meets, self.shape = produce, meets, tuple(shape)
+        super().__init__(id, title, inputs=inputs, **kw)
+
+    def _trials(self, answer):
+        if _is_unanswered(answer):
+            raise _Unanswered(_UNANSWERED_VALUE)
+        got = run_with_time_limit(lambda: read_numbers(answer), self.time_limit)
+        missing = non_finite_entries(answer, got)
+        if missing:
+            raise AnswerProblem("not-finite", f"{missing} — every entry needs a finite number.")
+        if got.shape != self.shape:
+            n = int(np.prod(self.shape))
+            raise AnswerProblem(
+                "wrong-count", f"expected {n} numbers (shape {self.shape}), got shape {got.shape}."
+            )
+        produced = np.asarray(self.produce(got, *self._inputs), dtype=float)
+        case = Case("your design", self._inputs)
+        return [_DesignTrial(case, got, produced, bool(self.meets(produced)))]
+
+    def _praise(self):
+        return f"{self.title} (it does what was asked)."
