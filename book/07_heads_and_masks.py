@@ -631,7 +631,7 @@ print(
 # | `attn_core` | may attend | zeros: {eval}`plain(row_attn_core)` |
 # | `F.scaled_dot_product_attention` | may attend | zeros (older releases: NaN) |
 # | `nn.MultiheadAttention`'s `key_padding_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
-# | the same, `need_weights=False`, training or with autograd on | **ignore** | zeros: it then calls `F.scaled_dot_product_attention` |
+# | the same, `need_weights=False`, training or with autograd on | **ignore** | zeros: it then calls `F.scaled_dot_product_attention`, and the layer returns its output projection's bias |
 # | the same, `need_weights=False`, `eval()` under `torch.no_grad()` (the inference fast path) | **ignore** | NaN |
 # | plain softmax, $-\infty$ fill | (your code) | NaN: {eval}`plain(row_plain)` |
 # | softmax, $-10^9$ fill | (your code) | uniform: {eval}`plain(row_fill)` |
