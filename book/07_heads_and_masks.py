@@ -9,8 +9,10 @@
 # %% [markdown]
 # # Many heads and masks (멀티헤드 어텐션과 마스크)
 #
-# The seed article ends its worked example with one sentence: Transformers run many attention
-# heads in parallel and stack layers, and the representation gets richer at every step. This
+# The Quanta write-up ([references](references.md)), the Korean write-up of the Quanta
+# Magazine column whose worked example the book follows, ends that example with one sentence:
+# Transformers run many attention heads in parallel and stack layers, and the representation
+# gets richer at every step. This
 # chapter takes that sentence apart. Multi-head attention (멀티헤드 어텐션) and masks (마스크)
 # are also where practitioners make most of their mistakes, so we follow the shapes at every
 # step and name the convention of every API we meet.
@@ -21,12 +23,14 @@
 #   $W_O$, and say the shape of the arrays at every step on a batch;
 # - scale each head by $1/\sqrt{d_\text{head}}$ and explain why $1/\sqrt{d_\text{model}}$ is a
 #   silent bug;
-# - show on a hand-built example two heads that attend to different things, and count why
-#   many heads cost no more than one wide head;
-# - stack two attention layers with residual connections and say what each token's vector
-#   holds after each;
-# - build causal and padding masks, boolean or additive, and say what every API gives for a
-#   row whose keys are all masked.
+# - show on a hand-built example two heads that attend to different things, and count what
+#   many heads cost against one wide head: the same matrix products, $h$ times the softmax's
+#   work and the scores' memory;
+# - stack two attention layers with residual connections, say what each token's vector
+#   holds after each, and name the circuit that such a stack begins (an induction head);
+# - build causal and padding masks, boolean or additive, say which way `is_causal=True`
+#   aligns its triangle when there are fewer queries than keys, and what every API gives for
+#   a row whose keys are all masked.
 #
 # New terms: head, output projection, layer, residual connection, causal mask, padding (each
 # with its Korean name where it is introduced).
@@ -124,9 +128,9 @@ print("heads_out", heads_out.shape)
 # ### Step 3: merge the heads, then the output projection $W_O$
 #
 # `ac.merge_heads` undoes the split (swap back, then reshape), so that each token's vector is
-# the concatenation of its heads' outputs. Without $W_O$, output features 0 to
-# {eval}`d_head - 1` would come from head 1 only and the rest from head 2 only; $W_O$ mixes
-# them, so that every output feature can use what every head found:
+# the concatenation of its heads' outputs. Without $W_O$, the first {eval}`d_head` output
+# features would come from head 1 only and the rest from head 2 only; $W_O$ mixes them, so
+# that every output feature can use what every head found:
 
 # %%
 # [B, h, L, d_head] -> [B, L, h·d_head] = [B, L, d_model]
@@ -155,7 +159,12 @@ np.testing.assert_allclose(weights_lib, weights)
 # $\sqrt{d_\text{model}}$ instead of $\sqrt{d_\text{head}}$ makes every head's scores
 # $\sqrt{h}$ times too small. How much that matters, measured on one head of a model with
 # $d_\text{model} = 512$ and 8 heads, each query against 16 random keys whose components have
-# standard deviation 1 (a fresh head) or 2 (a head grown by training). The table gives a
+# standard deviation 1 (a fresh head) or 2. The second stands for a trained head, whose
+# scores spread wider than a fresh one's. [Chapter 3](03_scaling.ipynb) gives two ways
+# training gets there: $W_Q$ and $W_K$ grow, and queries line up with the keys they should
+# find, so that their components are no longer independent. Doubling every component models
+# only the first, but it produces what both produce and what matters here: scaled scores
+# whose standard deviation is $2 \cdot 2 = 4$ instead of 1. The table gives a
 # row's largest weight and its entropy (엔트로피), $-\sum_j w_j \log w_j$ in nats: 0 when
 # one key takes everything, $\log S$ when all $S$ keys share equally. The keys are random
 # but seeded (the `rng` of the first cell), so a run gives the same numbers:
@@ -178,15 +187,21 @@ step_table(
     }
 )
 
+# %%
+entropy_uniform = math.log(16)  # 16 keys sharing equally
+entropy_fresh, entropy_fresh_bug = (s.entropy[0] for s in head_stats[1.0])
+top_trained, top_trained_bug = (s.max_weight[0] for s in head_stats[2.0])
+# √d_model / √d_head = √h
+too_small_by = math.sqrt(512) / math.sqrt(512 // 8)
+
 # %% [markdown]
 # A fresh head attends fairly evenly anyway (uniform weights over 16 keys have entropy
-# $\log 16 \approx$ {eval}`dec(math.log(16))`), and the bug only pushes its entropy from
-# {eval}`dec(head_stats[1.0][0].entropy[0])` to {eval}`dec(head_stats[1.0][1].entropy[0])`:
-# easy to miss. A trained head
-# puts {eval}`dec(head_stats[2.0][0].max_weight[0])` of its weight on its best key when it is
-# scaled right, but only {eval}`dec(head_stats[2.0][1].max_weight[0])` with the bug: the
-# scores are $\sqrt 8 \approx$ {eval}`dec(math.sqrt(8))` times too small, a temperature that
-# flattens every head.
+# $\log 16 \approx$ {eval}`dec(entropy_uniform)`), and the bug only pushes its entropy from
+# {eval}`dec(entropy_fresh)` to {eval}`dec(entropy_fresh_bug)`: easy to miss. The trained
+# head puts {eval}`dec(top_trained)` of its weight on its best key when it is scaled right,
+# but only {eval}`dec(top_trained_bug)` with the bug: the scores are
+# $\sqrt 8 \approx$ {eval}`dec(too_small_by)` times too small, a temperature that flattens
+# every head.
 #
 # ## Why several heads: one looks by position, one by content
 #
@@ -204,6 +219,7 @@ step_table(
 # %%
 example = two_head_example()
 tokens = list(example.tokens)
+n_features = example.x.shape[1]  # 5 for the position, 5 for the word
 mha = (example.w_q, example.w_k, example.w_v, example.w_o, 2)
 # weights_2h: [h, L, L], one matrix per head
 _, weights_2h = ac.multi_head_attention(example.x, example.x, *mha)
@@ -230,13 +246,22 @@ figures.show(
 
 # %% [markdown]
 # In {eval}`figures.ref("fig-two-heads")`, every token of head 1 but the first looks at the
-# token before it: "saw" puts {eval}`dec(weights_2h[0, 2, 1])` on "cat". By hand: each head
-# is $d_\text{head} =$ {eval}`example.x.shape[1] // 2` features wide; the matching pair
-# scores 8, scaled by $1/\sqrt 5$ to {eval}`dec(8 / math.sqrt(5), 2)`;
-# $e^{8/\sqrt 5} \approx$ {eval}`dec(math.exp(8 / math.sqrt(5)), 1)`, the four other keys
-# score 0 and give $e^0 = 1$ each, and
-# {eval}`dec(math.exp(8 / math.sqrt(5)), 1)` / ({eval}`dec(math.exp(8 / math.sqrt(5)), 1)` + 4)
-# = {eval}`dec(weights_2h[0, 2, 1])`. The first "the" has no token before it; its query
+# token before it: "saw" puts {eval}`dec(weights_2h[0, 2, 1])` on "cat". By hand: the
+# matching pair scores 8 and the four other keys score 0; each head is half the features
+# wide, so the scale is $1/\sqrt{d_\text{head}}$ with:
+
+# %%
+d_head_2h = n_features // 2  # each head's width
+match_scaled = 8 / math.sqrt(d_head_2h)  # the matching key's scaled score
+match_exp = math.exp(match_scaled)  # the four others give e^0 = 1 each
+saw_on_cat = match_exp / (match_exp + 4)
+np.testing.assert_allclose(saw_on_cat, weights_2h[0, 2, 1])
+
+# %% [markdown]
+# $d_\text{head} =$ {eval}`d_head_2h`, the scaled score is $8/\sqrt 5 \approx$
+# {eval}`dec(match_scaled, 2)`, $e^{8/\sqrt 5} \approx$ {eval}`dec(match_exp, 1)`, and
+# {eval}`dec(match_exp, 1)` / ({eval}`dec(match_exp, 1)` + 4) = {eval}`dec(saw_on_cat)`, the
+# weight of the figure. The first "the" has no token before it; its query
 # points at position 0, itself, and it puts {eval}`dec(weights_2h[0, 0, 0])` there. Head 2 ignores positions: the
 # second "the" puts {eval}`dec(weights_2h[1, 3, 0])` on the first "the" and
 # {eval}`dec(weights_2h[1, 3, 3])` on itself, and the other words mostly on themselves. The
@@ -250,40 +275,45 @@ for h, name in enumerate(["by position", "by content"]):
     )
 
 # %% [markdown]
-# ### Many heads cost what one wide head costs
+# ### What many heads cost
 #
 # Each head computes $L \times L$ dot products of length $d_\text{head}$, so $h$ heads do
 # $h \cdot L^2 \cdot d_\text{head} = L^2 d_\text{model}$ multiply-adds for $QK^\top$, exactly
 # as many as one head of width $d_\text{model}$; the same holds for the weighted sum of the
-# values and for the projections. Counted by `ac.attention_cost` for the width of the original
-# Transformer, $d_\text{model} = 512$ in 8 heads of $d_\text{head} = 64$ (the seed's
-# $d_k = 64$), on 1024 tokens:
+# values and for the projections. The softmax is another matter. It works on the scores, one
+# exponential per score, and every head has its own $L \times L$ scores: $h$ heads
+# exponentiate, scale, shift by the row maximum and divide by the row sum $h$ times as many
+# numbers, and hold $h$ times as many. Counted by `ac.attention_cost` for the width of the
+# original Transformer, $d_\text{model} = 512$ in 8 heads of $d_\text{head} = 64$ (the
+# $d_k = 64$ that the Quanta write-up calls a real model's), on 1024 tokens:
 
 # %%
 one_wide = ac.attention_cost(batch=1, heads=1, L=1024, S=1024, d=512)
 eight_heads = ac.attention_cost(batch=1, heads=8, L=1024, S=1024, d=64)
+layouts = {"1 head of 512": one_wide, "8 heads of 64": eight_heads}
+qk_gflop = [c.qk_flops / 1e9 for c in layouts.values()]
+exps_millions = [c.softmax_exps / 1e6 for c in layouts.values()]
+scores_mb = [c.score_bytes / 1e6 for c in layouts.values()]  # float32
 step_table(
     {
-        "QKᵀ GFLOP": [one_wide.qk_flops / 1e9, eight_heads.qk_flops / 1e9],
-        "weights·V GFLOP": [
-            one_wide.av_flops / 1e9,
-            eight_heads.av_flops / 1e9,
-        ],
-        "scores held (MB)": [
-            one_wide.score_bytes / 1e6,
-            eight_heads.score_bytes / 1e6,
-        ],
+        "QKᵀ GFLOP": qk_gflop,
+        "weights·V GFLOP": [c.av_flops / 1e9 for c in layouts.values()],
+        "exponentials (millions)": exps_millions,
+        "scores held (MB)": scores_mb,
     },
-    index=["1 head of 512", "8 heads of 64"],
+    index=list(layouts),
     digits=3,
 )
 
 # %% [markdown]
-# The arithmetic is the same, {eval}`dec(one_wide.qk_flops / 1e9)` GFLOP (billions of
-# floating-point operations, a multiply-add counting 2) for $QK^\top$ either way.
-# What grows is the memory for the scores: 8 matrices of $L \times L$ instead of one,
-# {eval}`dec(eight_heads.score_bytes / 1e6, 1)` MB instead of
-# {eval}`dec(one_wide.score_bytes / 1e6, 1)` MB in float32.
+# The matrix products are the same, {eval}`dec(qk_gflop[0])` GFLOP (billions of
+# floating-point operations, a multiply-add counting 2) for $QK^\top$ either way. What grows
+# 8 times is everything the softmax touches: {eval}`dec(exps_millions[1], 2)` million
+# exponentials instead of {eval}`dec(exps_millions[0], 2)` million, each with its share of
+# the elementwise passes, and {eval}`dec(scores_mb[1], 1)` MB of scores instead of
+# {eval}`dec(scores_mb[0], 1)` MB in float32. Those passes are cheap in FLOPs but not in
+# time: [Chapter 9](09_cost.ipynb) measures them taking a large share of it, because each
+# one streams the whole score matrix through memory.
 #
 # ## Layers: stacking attention with residual connections
 #
@@ -293,10 +323,8 @@ step_table(
 # (Real layers also normalise and pass every token through a small feed-forward network; we
 # leave those out to watch attention alone.) Stack the position head of our example twice.
 # To keep the code short, the layer below runs it as one head (`n_heads=1`) of all
-# {eval}`example.x.shape[1]` features with the content part of $W_Q$ zeroed: the scores are
-# the same, but the scale is now $1/\sqrt{10}$, not $1/\sqrt 5$, so the previous token gets
-# {eval}`dec(math.exp(8 / math.sqrt(10)) / (math.exp(8 / math.sqrt(10)) + 4))` instead of
-# {eval}`dec(weights_2h[0, 2, 1])`.
+# {eval}`n_features` features with the content part of $W_Q$ zeroed: the scores are the
+# same, but the scale is now $1/\sqrt{10}$, not $1/\sqrt 5$.
 
 # %%
 w_q_position = example.w_q.copy()
@@ -325,7 +353,8 @@ x1, A1 = layer(example.x)  # after layer 1
 x2, A2 = layer(x1)  # after layer 2
 
 # %% [markdown]
-# The values are the tokens' own vectors here ($W_V = W_O = I$), so each layer is linear in its
+# With the wider scale "saw" gives the previous token {eval}`dec(A1[2, 1])` in layer 1,
+# instead of head 1's {eval}`dec(weights_2h[0, 2, 1])`. The values are the tokens' own vectors here ($W_V = W_O = I$), so each layer is linear in its
 # input once its weights are known: $X_1 = (I + A_1) X$ and $X_2 = (I + A_2)(I + A_1) X$. Row
 # $i$ of $(I + A_2)(I + A_1)$ says how much of each input token is in token $i$'s vector after
 # two layers; divided by its sum, it is the share of each:
@@ -372,9 +401,19 @@ figures.show(
 # ({eval}`dec(share_2[4, 2])`, {eval}`figures.ref("fig-layers")`). It got "saw" mostly
 # through the "the", which gathered "saw" in layer 1: in layer 2, "dog" still puts
 # {eval}`dec(A2[4, 3])` of its weight on the token before it and only
-# {eval}`dec(A2[4, 2])` on "saw" itself. That is the seed's "stack layers to enrich the
-# representation" in numbers: each layer lets information travel one more hop, and a
-# second-layer head can use what the first layer gathered.
+# {eval}`dec(A2[4, 2])` on "saw" itself. That is the Quanta write-up's "stack layers and the
+# representation gets richer" in numbers: each layer lets information travel one more hop,
+# and a second-layer head can use what the first layer gathered.
+#
+# Trained Transformers use exactly that. A previous-token head like our layer 1 is the first
+# half of an induction head (인덕션 헤드), a two-layer circuit found in trained models
+# ([Olsson et al., 2022](references.md)). After layer 1, each token's vector also says which
+# token came before it. A head in a later layer then takes the current token as its query and
+# matches it against those "the token before me was …" parts of the keys: it finds the token
+# that *followed* an earlier occurrence of the current one, and copies it forward. After
+# "Harry Potter … Harry" it attends to "Potter" and helps predict it next. Our second layer
+# looks by position again, so it has only the first half; the second half looks by content
+# through what the first half wrote.
 #
 # ## Masks: what a query may not see
 #
@@ -449,6 +488,48 @@ outputs = [
 np.testing.assert_allclose(outputs[0][:-1], outputs[1][:-1])
 
 # %% [markdown]
+# ### Fewer queries than keys: where the triangle starts
+#
+# `is_causal=True` cuts the lower triangle out of the $L \times S$ scores starting from the
+# top-left corner, in `attn_core` as in PyTorch's `scaled_dot_product_attention`: query $i$
+# sees keys $0$ to $i$. With $L = S$ that is the causal mask. With fewer queries than keys it
+# usually is not what is meant. The classic case is generating text with a cache of keys
+# and values (KV cache, KV 캐시): the model has kept the keys and values of the four tokens it
+# has read, computes only the new fifth token's query, and attends with $L = 1$ and $S = 5$.
+# That query is the *last* position and may see all five keys, but the top-left triangle
+# gives it only the first:
+
+# %%
+q_new = example.x[4:] @ w_q_position  # [1, D]: the query of "dog" alone
+k_all = example.x @ example.w_k  # [5, D]: the keys of all five tokens
+# [1, D] @ [D, 5] -> [1, 5], top-left: key 0 only
+weights_top_left = ac.attention_weights(q_new, k_all, is_causal=True)
+# the last query may see every key
+weights_all_keys = ac.attention_weights(q_new, k_all)
+print("is_causal=True:", weights_top_left.round(3))
+print("no mask:       ", weights_all_keys.round(3))
+
+# %% [markdown]
+# With `is_causal=True` the new token puts all its weight, {eval}`plain(weights_top_left)`,
+# on the first token of the sentence; PyTorch's `scaled_dot_product_attention` gives the same
+# (the book's test `tests/test_masks_torch.py` checks it against the installed PyTorch). The
+# right weights are {eval}`dec(weights_all_keys)`: the previous-token head finds "the", the
+# token before "dog". The bug runs silently and every generated token reads only the first
+# one. For $L$ new queries at the end of $S$ keys, query $i$ is position $S - L + i$ and may
+# see keys $0$ to $S - L + i$: the triangle must be aligned with the *bottom-right* corner,
+# the diagonal moved by $S - L$ (PyTorch builds it with
+# `torch.nn.attention.bias.causal_lower_right`):
+
+# %%
+L_new, S_all = 2, 5
+top_left = ac.causal_mask(L_new, S_all)  # what is_causal=True builds
+# the diagonal moved right by S - L
+all_pairs = np.ones((L_new, S_all), dtype=bool)
+bottom_right = np.tril(all_pairs, k=S_all - L_new)
+print(top_left.astype(int), "\n")
+print(bottom_right.astype(int))
+
+# %% [markdown]
 # ### Padding masks: a batch of sentences of different lengths
 #
 # A batch is one array, so shorter sentences are filled up with padding (패딩) tokens to the
@@ -466,6 +547,8 @@ _, weights_unpadded = ac.multi_head_attention(batch, batch, *mha)
 _, weights_padded = ac.multi_head_attention(
     batch, batch, *mha, attn_mask=padding[:, None]
 )  # mask [B, 1, 1, S] -> weights [B, h, L, S]
+# "cat" in sentence 2, head 2: the three pads' share without the mask
+padding_share = weights_unpadded[1, 1, 1, 2:].sum()
 step_table(
     {
         "no mask": weights_unpadded[1, 1, 1],
@@ -476,7 +559,7 @@ step_table(
 
 # %% [markdown]
 # The row is "cat" in the second sentence, head 2. Without the mask the three padding
-# tokens take {eval}`dec(weights_unpadded[1, 1, 1, 2:].sum())` of its weight; with it they get
+# tokens take {eval}`dec(padding_share)` of its weight; with it they get
 # 0, and "cat" and "the" share the whole 1: "cat" keeps
 # {eval}`dec(weights_padded[1, 1, 1, 1])` for itself and gives
 # {eval}`dec(weights_padded[1, 1, 1, 0])` to "the".
@@ -537,15 +620,19 @@ print(
 )
 
 # %% [markdown]
-# The book does not run PyTorch: its rows below are what PyTorch documents, and what
-# PyTorch 2.13 gave when the author checked them outside the book (`F` is
-# `torch.nn.functional`, `nn` is `torch.nn`). The other rows are computed above.
+# The book does not run PyTorch. Its rows below are what PyTorch 2.13 gives (`F` is
+# `torch.nn.functional`, `nn` is `torch.nn`), and a test of the book,
+# `tests/test_masks_torch.py` (skipped where PyTorch is not installed), makes each of these
+# calls and fails if a row stops saying what the installed release does. The other rows are
+# computed above. `nn.MultiheadAttention` answers differently depending on how it is called:
 #
 # | API | a boolean True means | a fully masked row gives |
 # |---|---|---|
 # | `attn_core` | may attend | zeros: {eval}`plain(row_attn_core)` |
-# | `F.scaled_dot_product_attention` | may attend | zeros in PyTorch 2.13 (older releases: NaN) |
-# | `nn.MultiheadAttention`'s `key_padding_mask` | **ignore** | NaN in PyTorch 2.13 |
+# | `F.scaled_dot_product_attention` | may attend | zeros (older releases: NaN) |
+# | `nn.MultiheadAttention`'s `key_padding_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
+# | the same, `need_weights=False`, training or with autograd on | **ignore** | zeros: it then calls `F.scaled_dot_product_attention`, and the layer returns its output projection's bias |
+# | the same, `need_weights=False`, `eval()` under `torch.no_grad()` (the inference fast path) | **ignore** | NaN |
 # | plain softmax, $-\infty$ fill | (your code) | NaN: {eval}`plain(row_plain)` |
 # | softmax, $-10^9$ fill | (your code) | uniform: {eval}`plain(row_fill)` |
 # | softmax, $-10^9$ fill, float16 | (your code) | NaN: $-10^9$ becomes {eval}`plain(fill_in_float16)` |
@@ -557,13 +644,17 @@ print(
 #
 # Zeros are the honest answer: the query gathers nothing, and its output is the zero vector.
 # NaN spreads through every later layer and into the loss; uniform weights quietly average
-# padding. The trap to remember is the third line: `torch.nn.MultiheadAttention`'s
+# padding. With `nn.MultiheadAttention` a padded batch can train without a NaN
+# (`need_weights=False`) and then produce NaN in evaluation, on the fast path. The other trap
+# to remember is the convention: `torch.nn.MultiheadAttention`'s
 # `key_padding_mask` marks the keys to *ignore*, so a mask built for `attn_core` or for
 # `scaled_dot_product_attention` must be flipped with `~` before it goes there, and back.
 #
 # ## Live: toggle the masks and watch the rows renormalise
 #
-# The heatmap below is a sentence of three words padded to five, with one toy head of
+# The heatmap below is the explainer's sentence "나는 사과를 먹었다" (the Korean explainer
+# of queries, keys and values, [references](references.md)), three words padded to five,
+# with one toy head of
 # random projections (switch heads with the menu). Switch the causal mask and the padding
 # mask on and off: masked cells turn grey, and the other weights of their row grow so that
 # the row still sums to 1. With the padding mask off, the two `<pad>` columns take weight
@@ -576,7 +667,7 @@ heatmap = AttentionHeatmap(
 figures.show(
     heatmap,
     "fig-live-masks",
-    "The seed's sentence padded to five tokens, live: rows are queries, "
+    "The explainer's sentence padded to five tokens, live: rows are queries, "
     "columns keys; the checkboxes switch the causal and the padding mask, "
     "the menu the head.",
 )
@@ -603,14 +694,18 @@ np.testing.assert_allclose(
 #   $(B, h, L, d_\text{head})$ with a reshape *and* a swap, attends in every head with scale
 #   $1/\sqrt{d_\text{head}}$, merges back to $(B, L, d_\text{model})$ and applies $W_O$.
 # - Heads can attend to different things: on our example, one by position and one by content.
-#   $h$ heads of $d_\text{head}$ cost the FLOPs of one head of $d_\text{model}$; only the
-#   scores' memory grows $h$ times.
-# - Layers with residual connections let information travel one hop per layer.
+#   $h$ heads of $d_\text{head}$ cost the matrix-product FLOPs of one head of
+#   $d_\text{model}$; the softmax's exponentials and passes and the scores' memory grow $h$
+#   times.
+# - Layers with residual connections let information travel one hop per layer; a
+#   previous-token head in one layer is the first half of an induction head.
 # - Masks: causal for language models, padding for batches; boolean (True = may attend) and
-#   additive (0 or $-\infty$) give the same weights. A fully masked row gives zeros in
-#   `attn_core` and PyTorch's `scaled_dot_product_attention`, NaN in a plain softmax, uniform
-#   weights with a $-10^9$ fill; `nn.MultiheadAttention`'s `key_padding_mask` means True =
-#   ignore.
+#   additive (0 or $-\infty$) give the same weights. `is_causal=True` aligns its triangle
+#   top-left, wrong for new queries after cached keys, which need the bottom-right one. A fully
+#   masked row gives zeros in `attn_core` and PyTorch's `scaled_dot_product_attention`, NaN
+#   in a plain softmax and in `nn.MultiheadAttention` whenever it returns its weights or runs
+#   its inference fast path, uniform weights with a $-10^9$ fill;
+#   `nn.MultiheadAttention`'s `key_padding_mask` means True = ignore.
 #
 # ## Exercises
 #
@@ -712,39 +807,91 @@ ch7.scale_d_model.check(fixed_head_weights)
 # ```
 # ````
 #
-# ```{exercise} Predict: the cost of eight heads
+# ```{exercise} What grows with the heads, for GPT-2 small
 # :label: ex-ch7-heads-cost
 #
-# A layer of width $d_\text{model} = 512$ goes from one head of 512 to eight heads of 64. How
-# do the multiply-adds of $QK^\top$ change: `"×1/8"`, `"×1"` or `"×8"`?
+# GPT-2 small's attention layers have $d_\text{model} = 768$ in $h = 12$ heads. For one
+# sequence of $L = S = 1024$ tokens, work out by hand, for one layer: the GFLOP ($10^9$
+# FLOPs) of $QK^\top$ over all heads, the number of exponentials the softmax computes (in
+# millions), and the MB ($10^6$ bytes) of float32 scores held at once, as
+# `[GFLOP, millions, MB]`.
 # ```
 #
 # ```{admonition} Hint
 # :class: dropdown
 #
-# Count the dot products, then the length of each.
+# $d_\text{head} = 768 / 12$. Every head has its own $L \times S$ scores; each score is a dot
+# product of $d_\text{head}$ terms (2 FLOPs a term), one exponential, and 4 bytes.
+# $1024^2 = 1\,048\,576$.
 # ```
 
 # %%
-answer = ...  # "×1/8", "×1" or "×8"
+answer = ...  # [GFLOP of QKᵀ, millions of exponentials, MB of scores]
 ch7.heads_cost.check(answer)
 
 # %% [markdown]
 # ````{solution} ex-ch7-heads-cost
 # :class: dropdown
 #
-# Eight heads compute eight times as many dot products, each eight times shorter:
-# $8 \cdot L^2 \cdot 64 = L^2 \cdot 512$. The table in the section on cost shows it.
+# $d_\text{head} = 64$, and the 12 heads hold $12 \cdot 1024^2 = 12\,582\,912$ scores.
+# $QK^\top$: $2 \cdot 64$ FLOPs per score, $1.611$ GFLOP, as many as one head of 768 would
+# do. The softmax: one exponential per score, $12.583$ million, 12 times one head's. The
+# scores: 4 bytes each, $50.332$ MB, 12 times one head's too. `ac.attention_cost` counts
+# the same:
 #
 # ```python
-# ch7.heads_cost.check("×1")
+# cost = ac.attention_cost(1, 12, 1024, 1024, 64)
+# answer = [cost.qk_flops / 1e9, cost.softmax_exps / 1e6, cost.score_bytes / 1e6]
+# ch7.heads_cost.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Design: a head that looks two tokens back
+# :label: ex-ch7-design-two-back
+#
+# Design the query matrix of a head that looks two tokens back. Use the chapter's sentence
+# and its one-hot features (`example.x`: positions in features 0 to 4, words in 5 to 9) and
+# one head of all ten features with $W_K = I$, as in the layers above. Give the $5 \times 5$
+# block of $W_Q$ that acts on the position features (its word part is 0) such that every
+# token from the third on puts its largest weight, and at least 0.6, on the token two places
+# before it. The check computes the head's weights from your block and judges them.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Row $i$ of the block is the query of position $i$, and its entry in column $j$ is that
+# query's score against the key of position $j$. Head 1's block was
+# `example.w_q[:5, :5]`; which entries does a look two back need, and how large must they be
+# against the scale $1/\sqrt{10}$ and the four other keys?
+# ```
+
+# %%
+block = ...  # the 5 × 5 position block of W_Q
+ch7.two_back_head.check(block)
+
+# %% [markdown]
+# ````{solution} ex-ch7-design-two-back
+# :class: dropdown
+#
+# The query of position $i$ must score the key of position $i - 2$: put a number $c$ in row
+# $i$, column $i - 2$, that is on the second diagonal below the main one. Then the matching
+# key scores $c/\sqrt{10}$ and the four others 0, and the weight is
+# $e^{c/\sqrt{10}} / (e^{c/\sqrt{10}} + 4) \ge 0.6$ when
+# $c \ge \sqrt{10}\,\ln 6 \approx 5.67$. With $c = 8$, as head 1 used, it is 0.758. The
+# first two tokens have nothing two places back; their rows are zero and they spread their
+# weight evenly.
+#
+# ```python
+# block = 8 * np.eye(5, k=-2)  # ones at (i, i - 2)
+# ch7.two_back_head.check(block)
 # ```
 # ````
 #
 # ```{exercise} A padded key, by hand
 # :label: ex-ch7-padding-by-hand
 #
-# Take the seed's query $\mathbf q = (1, 0)$ and keys $(1, 0)$, $(0, 1)$, $(1, 1)$, but the
+# Take the worked example's query $\mathbf q = (1, 0)$ and keys $(1, 0)$, $(0, 1)$, $(1, 1)$, but the
 # sentence has only two real tokens: the third key is padding. Give the three weights under
 # the padding mask, to three decimals.
 # ```
@@ -765,7 +912,7 @@ ch7.padding_by_hand.check(answer)
 # :class: dropdown
 #
 # The scaled scores of the real keys are $0.707$ and $0$, so the weights are
-# $2.028 / 3.028$ and $1 / 3.028$; the padding key gets 0. Compare with the seed's
+# $2.028 / 3.028$ and $1 / 3.028$; the padding key gets 0. Compare with the worked example's
 # 0.401, 0.198, 0.401 without the mask: the real keys share the whole 1.
 #
 # ```python
@@ -817,19 +964,21 @@ ch7.key_padding_weights.check(weights_from_key_padding_mask)
 # ```
 # ````
 #
-# ```{exercise} Predict: $-10^9$ in float16
+# ```{exercise} Predict: $-10^4$ in float16
 # :label: ex-ch7-float16-fill
 #
-# Scores in float16 are masked with `np.where(mask, scores, -1e9).astype(np.float16)` (NumPy
-# ≥ 2 keeps float16 even without the `.astype`; NumPy 1 would widen it to a larger float)
-# and passed to a plain softmax (subtract the row's maximum, exponentiate, divide by the sum). What does a row whose
-# keys are *all* masked give: `"zeros"`, `"uniform"` or `"NaN"`?
+# Since $-10^9$ does not fit in float16, a float16 code base masks its scores with
+# `np.where(mask, scores, -1e4).astype(np.float16)` instead (NumPy ≥ 2 keeps float16 even
+# without the `.astype`) and passes them to a plain softmax (subtract the row's maximum,
+# exponentiate, divide by the sum). What does a row whose keys are *all* masked give now:
+# `"zeros"`, `"uniform"` or `"NaN"`?
 # ```
 #
 # ```{admonition} Hint
 # :class: dropdown
 #
-# The largest float16 number is about 65504. What does `np.float16(-1e9)` become?
+# The largest float16 number is about 65504. What does `np.float16(-1e4)` become, and what
+# is the row's maximum?
 # ```
 
 # %%
@@ -840,12 +989,12 @@ ch7.float16_fill.check(answer)
 # ````{solution} ex-ch7-float16-fill
 # :class: dropdown
 #
-# $-10^9$ does not fit in float16 and becomes $-\infty$, so the row is all $-\infty$ again and
-# the plain softmax computes $e^{-\infty - (-\infty)}$ = NaN: the $-10^9$ trick that gave
-# uniform weights in float32 is gone. (PyTorch's `masked_fill` refuses the value on a float16
-# tensor with an error.)
+# $-10^4$ fits in float16, so the row is $-10^4$ everywhere, its maximum is $-10^4$, and
+# every key gets $e^{-10^4 - (-10^4)} = e^0 = 1$: uniform weights, the padding averaged as
+# with $-10^9$ in float32. A row with at least one real key is fine: the masked keys get
+# $e^{-10^4 - m}$, which is 0 in float16.
 #
 # ```python
-# ch7.float16_fill.check("NaN")
+# ch7.float16_fill.check("uniform")
 # ```
 # ````

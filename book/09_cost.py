@@ -9,24 +9,27 @@
 # %% [markdown]
 # # The n² cost (n² 비용)
 #
-# The seed article ends its mathematics on attention's technical limit (기술적 한계): $QK^\top$
-# is an $n \times n$ matrix for $n$ words, so the computation (계산량) and the memory (메모리)
-# grow with the square of the sequence length. This chapter counts that cost by hand, measures
+# The Quanta write-up ([references](references.md)), the Korean write-up of the Quanta
+# Magazine column whose worked example the book follows, ends its mathematics on attention's
+# technical limit (기술적 한계): $QK^\top$ is an $n \times n$ matrix for $n$ words, so the
+# computation (계산량) and the memory (메모리) grow with the square of the sequence length. This chapter counts that cost by hand, measures
 # it on the machine running the notebook, finds where the time goes, and then removes the
 # memory half of it with the trick every fast attention kernel uses today: the online softmax.
 #
 # After this chapter you will be able to:
 #
-# - count the FLOPs and the bytes of attention for given shapes, by hand for the seed's
+# - count the FLOPs and the bytes of attention for given shapes, by hand for a three-word
 #   sentence and as a formula, and say how much memory the weights of a 32k- or 128k-token
 #   context take;
 # - measure time and memory against $n$ on your own machine and read the slope of a log-log
 #   plot;
-# - say which steps of a naive implementation are compute-bound and which memory-bound, and
-#   why;
+# - say which steps of a naive implementation are compute-bound and which memory-bound, on
+#   this machine and on a GPU, from their FLOPs per byte and the machine's ridge point;
 # - run the online softmax (온라인 소프트맥스) by hand, block by block, with its running max,
-#   running sum and rescale factor, and explain why it needs $O(n \cdot \text{block})$ memory
-#   instead of $O(n^2)$ with the same FLOPs;
+#   running sum and rescale factor, merge two halves computed apart, and explain why it needs
+#   $O(n \cdot \text{block})$ memory instead of $O(n^2)$ with the same forward FLOPs;
+# - say what FlashAttention adds to it: query tiles, a saved log-sum-exp, and recomputation in
+#   the backward pass;
 # - name the main lines of work that avoid the quadratic cost.
 
 # %%
@@ -51,25 +54,33 @@ chapter_start = time.perf_counter()
 # %% [markdown]
 # ## Count it: the score matrix is $L \times S$
 #
-# Take the seed's sentence "나는 사과를 먹었다" from [Chapter 4](04_worked_example.ipynb):
-# $n = 3$ words, each with a query, a key and a value of $d_k = 2$ numbers. Self-attention
-# compares every query with every key:
+# Take the sentence "나는 사과를 먹었다" of [Chapter 4](04_worked_example.ipynb), the example
+# of the Korean explainer of queries, keys and values: $n = 3$ words, each with a query, a key
+# and a value of $d_k = 2$ numbers. Self-attention compares every query with every key:
 
 # %%
 sentence = sentence_example()
 Q, K, V = sentence.query, sentence.keys, sentence.values  # [3, 2] each
 scores = Q @ K.T  # [L, d_k] @ [d_k, S] -> [L, S]
 n_words, d_k = Q.shape
+d_v = V.shape[1]
 scores.shape
 
 # %% [markdown]
-# Every one of the {eval}`scores.size` entries is a dot product of {eval}`d_k` terms: a
-# multiply and an add per term, 2 floating-point operations (FLOPs, 부동소수점 연산), so
-# $Q K^\top$ costs 2 × {eval}`scores.size` × {eval}`d_k` = {eval}`2 * scores.size * d_k` FLOPs.
+# Count by hand what that cost, a multiply and an add for every term of every dot product,
+# 2 floating-point operations (FLOPs, 부동소수점 연산), and 4 bytes for every float32 number:
+
+# %%
+n_scores = scores.size  # L × S dot products
+qk_flops_by_hand = 2 * n_scores * d_k  # d_k multiply-adds each
+score_bytes_by_hand = 4 * n_scores  # float32
+
+# %% [markdown]
+# Every one of the {eval}`n_scores` entries is a dot product of {eval}`d_k` terms, so
+# $Q K^\top$ costs 2 × {eval}`n_scores` × {eval}`d_k` = {eval}`qk_flops_by_hand` FLOPs.
 # Multiplying the weights by $V$ costs as much again, each weight scaling a value of
-# {eval}`V.shape[1]` numbers; the softmax adds one exponential per entry. In float32 each
-# number takes 4 bytes, so the score matrix takes {eval}`scores.size` × 4 =
-# {eval}`scores.size * 4` bytes. `attn_core`'s cost model counts the same things from the
+# {eval}`d_v` numbers; the softmax adds one exponential per entry. The score matrix takes
+# {eval}`n_scores` × 4 = {eval}`score_bytes_by_hand` bytes. `attn_core`'s cost model counts the same things from the
 # shapes alone (its argument `d` is the key width $d_k$):
 
 # %%
@@ -124,12 +135,14 @@ weights_128k = (
     / GiB
 )
 laptop, gpu = 16, 80  # GiB: a laptop's memory, a large data-centre GPU's
+laptops_32k = weights_32k / laptop
+gpus_128k = weights_128k / gpu
 print(f"32k: {weights_32k:,.0f} GiB   128k: {weights_128k:,.0f} GiB")
 
 # %% [markdown]
 # At 32k tokens the weights of a single layer take {eval}`plain(weights_32k)` GiB,
-# {eval}`plain(weights_32k / laptop)` times a {eval}`laptop` GiB laptop's memory; at 128k,
-# {eval}`f"{weights_128k:,.0f}"` GiB, {eval}`dec(weights_128k / gpu, 1)` times the
+# {eval}`plain(laptops_32k)` times a {eval}`laptop` GiB laptop's memory; at 128k,
+# {eval}`plain(weights_128k)` GiB, {eval}`dec(gpus_128k, 1)` times the
 # {eval}`gpu` GiB of one of the largest GPUs. Try other shapes in the calculator: slide $n$,
 # the heads and the batch, or pick another dtype, and watch the bar cross the laptop's and the
 # GPU's memory. It computes in your browser, even on the static site.
@@ -193,6 +206,8 @@ memory_slope, _ = np.polyfit(np.log(measured_n), np.log(measured_peak), 1)
 one_matrix = [
     ac.attention_cost(1, 1, n, n, 64).score_bytes for n in measured_n
 ]
+largest_n = measured_n[-1]
+peak_in_matrices = measured_peak[-1] / one_matrix[-1]  # at the largest n
 
 # %%
 figures.show(
@@ -213,12 +228,12 @@ figures.show(
 # %% [markdown]
 # These timings are measured, not seeded: only running the cells reproduces them, and
 # your numbers will differ. On the machine that built this page the fitted slope of the time is
-# {eval}`dec(slope, 2)`, up to n = {eval}`f"{measured_n[-1]:,}"`; run the cells again and your
+# {eval}`dec(slope, 2)`, up to n = {eval}`largest_n`; run the cells again and your
 # machine's figure replaces it. A slope near 2 is the $n^2$ of {eq}`eq-ch9-cost`. Below 2, the
 # smaller sizes still carry fixed costs (starting threads, Python's overhead) or other programs
 # shared the processor; above 2, the large matrices spill out of the caches (next section).
 # The memory is cleaner, slope {eval}`dec(memory_slope, 2)`: at the largest size the plain
-# path held {eval}`dec(measured_peak[-1] / one_matrix[-1], 1)` times the bytes of
+# path held {eval}`dec(peak_in_matrices, 1)` times the bytes of
 # one $n \times n$ matrix, because the scores, their scaled and exponentiated copies and the
 # weights are separate arrays.
 #
@@ -240,19 +255,21 @@ step_bytes = 4 * np.array(
     [2 * nd + nn, 2 * nn, 3 * nn, 2 * nn, 3 * nn, nn + 2 * nd]
 )  # read + written, float32
 steps = ["Q Kᵀ", "÷ √d_k", "− row max", "exp", "÷ row sum", "weights V"]
+intensity = step_flops / step_bytes  # FLOPs per byte moved
+matrix_mib = nn * 4 / 2**20  # one n×n float32 matrix
 step_table(
     {
         "MFLOP": step_flops / 1e6,
         "MiB moved": step_bytes / 2**20,
-        "FLOPs per byte": step_flops / step_bytes,
+        "FLOPs per byte": intensity,
     },
     index=steps,
     digits=2,
 )
 
 # %% [markdown]
-# The products do about {eval}`plain(round(step_flops[0] / step_bytes[0]))` FLOPs for each byte
-# they move, the softmax's passes a fraction of one. Now time each step of the plain path on its
+# The products do about {eval}`dec(intensity[0], 0)` FLOPs for each byte they move, the
+# softmax's passes a fraction of one. Now time each step of the plain path on its
 # own at this size, and the floor of `python -m attn_core.bench`: the two products alone,
 # written into buffers made beforehand. Each time is the median of 9 runs; timings on a
 # shared machine are noisy, so the floor can even come out slower than the two product
@@ -284,6 +301,7 @@ step_table(
         "ms": step_ms,
         "share of time": step_ms / step_ms.sum(),
         "GFLOP/s": step_flops / step_ms / 1e6,
+        "GB/s moved": step_bytes / step_ms / 1e6,
     },
     index=steps,
     footer=("floor", {"ms": floor_ms}),
@@ -291,24 +309,68 @@ step_table(
 )
 
 # %% [markdown]
+# Read the table as a few numbers: the steps against the floor, the softmax's passes (steps 2
+# to 5) against the two products (steps 1 and 6):
+
+# %%
+passes = slice(1, 5)  # the softmax's four passes
+products = [0, 5]  # Q Kᵀ and weights V
+steps_over_floor = step_ms.sum() / floor_ms
+passes_share = step_ms[passes].sum() / step_ms.sum()
+passes_gflops = step_flops[passes].sum() / step_ms[passes].sum() / 1e6
+products_ms = step_ms[products].sum()
+products_gflops = step_flops[products].sum() / products_ms / 1e6
+# each pass against one product
+fewer_flops = step_flops[0] / step_flops[passes]
+
+# %% [markdown]
 # On the build machine (measured: only running the cells reproduces these numbers) the six
-# steps took {eval}`dec(step_ms.sum() / floor_ms, 1)` times the floor. The softmax's four
-# passes do {eval}`plain(round(step_flops[0] / step_flops[1:5].max()))` to
-# {eval}`plain(round(step_flops[0] / step_flops[1:5].min()))` times fewer FLOPs each than one
-# product ($n^2$ for ÷ $\sqrt{d_k}$ and exp, $2n^2$ for the row max and the row sum),
-# yet their share of the time was {eval}`dec(step_ms[1:5].sum() / step_ms.sum(), 2)`, at
-# {eval}`dec(step_flops[1:5].sum() / step_ms[1:5].sum() / 1e6, 1)` GFLOP/s against the
-# products' {eval}`dec((step_flops[0] + step_flops[5]) / (step_ms[0] + step_ms[5]) / 1e6, 1)`.
-# The FLOPs per byte say why. A matrix product does
-# {eval}`dec(step_flops[0] / step_bytes[0], 1)` FLOPs for every byte it moves: each number of
-# $Q$ and $K$ is reused $n$ times from the fast caches,
-# so it runs near the processor's arithmetic speed (compute-bound, 연산 한계). An elementwise
-# pass does a fraction of a FLOP per byte: at $n =$ {eval}`n_steps` the matrix takes
-# {eval}`plain(nn * 4 / 2**20)` MiB, more than the caches hold, so every pass streams it from
-# main memory and back and waits for memory, not for arithmetic (memory-bound, 메모리 한계).
-# A naive implementation spends much
-# of its time moving the $n \times n$ matrix rather than computing it; the cure is never to
-# write it out at all.
+# steps took {eval}`dec(steps_over_floor, 1)` times the floor. The softmax's four passes, in
+# order, do {eval}`plain(fewer_flops)` times fewer FLOPs than one product ($n^2$ for
+# ÷ $\sqrt{d_k}$ and exp, $2n^2$ for the row max and the row sum), yet their share of the time was
+# {eval}`dec(passes_share, 2)`, at {eval}`dec(passes_gflops, 1)` GFLOP/s against the
+# products' {eval}`dec(products_gflops, 1)`. The FLOPs per byte say why. A matrix product
+# does {eval}`dec(intensity[0], 1)` FLOPs for every byte it moves: each number of $Q$ and
+# $K$ is reused $n$ times from the fast caches. An elementwise pass does a fraction of a
+# FLOP per byte: at $n =$ {eval}`n_steps` the matrix takes {eval}`plain(matrix_mib)` MiB,
+# more than the caches hold, so every pass streams it from main memory and back.
+#
+# Whether a step waits for arithmetic or for memory depends on the machine as well as on
+# the step. The roofline model ([Williams et al., 2009](references.md)) compares a step's
+# FLOPs per byte with the machine's ridge point (리지 포인트): its arithmetic speed divided by
+# its memory bandwidth, the FLOPs a step must do per byte to keep the arithmetic busy. Above
+# the ridge a step is compute-bound (연산 한계), below it memory-bound (메모리 한계). This
+# machine's ridge, from the timings above (the products' speed, and the bandwidth of the
+# fastest pass), and an H100 GPU's, from NVIDIA's datasheet ([NVIDIA, 2024](references.md)):
+
+# %% tags=["nbval-ignore-output"]
+bandwidth_here = (step_bytes[passes] / step_ms[passes]).max() / 1e6  # GB/s
+ridge_here = products_gflops / bandwidth_here  # FLOPs per byte
+h100_tflops, h100_tb_per_s = 989, 3.35  # dense bf16 on tensor cores; HBM3
+h200_tb_per_s = 4.8  # the same chip with HBM3e
+ridge_h100 = h100_tflops / h100_tb_per_s  # TFLOP/s ÷ TB/s = FLOPs per byte
+ridge_h200 = h100_tflops / h200_tb_per_s
+# Q Kᵀ in bf16 (2 bytes), d_head = 64: read Q and K, write the n × n scores
+qk_gpu_flops = 2 * n_steps**2 * 64
+qk_gpu_bytes = 2 * (2 * n_steps * 64 + n_steps**2)
+qk_gpu_intensity = qk_gpu_flops / qk_gpu_bytes  # about d_head
+print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
+
+# %% [markdown]
+# Here the products reached {eval}`dec(products_gflops, 1)` GFLOP/s and the fastest pass
+# moved {eval}`dec(bandwidth_here, 1)` GB/s, a ridge of about {eval}`dec(ridge_here, 1)`
+# FLOPs per byte: the products, at {eval}`dec(intensity[0], 1)`, are compute-bound on this
+# machine, and the passes, far below it, memory-bound. A GPU is another machine. An H100 does
+# {eval}`h100_tflops` TFLOP/s of dense bf16 on its tensor cores against {eval}`h100_tb_per_s`
+# TB/s of memory bandwidth, a ridge of about {eval}`dec(ridge_h100, 0)` FLOPs per byte
+# ({eval}`dec(ridge_h200, 0)` on the H200, whose memory moves {eval}`h200_tb_per_s` TB/s).
+# There $QK^\top$ in bf16 with $d_\text{head} = 64$, writing its $n \times n$ scores to
+# memory, does only {eval}`dec(qk_gpu_intensity, 0)` FLOPs per byte (each score costs
+# $2 \cdot 64$ FLOPs and 2 bytes written): memory-bound too. On a GPU every step of the naive
+# attention waits for memory, the products included, which is part of why FlashAttention
+# fuses $QK^\top$, the softmax and the product with $V$ into one kernel that never writes the
+# scores out (below). A naive implementation spends much of its time moving the $n \times n$
+# matrix rather than computing it; the cure is never to write it out at all.
 #
 # ## Memory-efficient attention by hand
 #
@@ -326,13 +388,17 @@ step_table(
 # When a new block raises the max from $m$ to $m'$, every term summed so far was computed with
 # the old max and is too large by $e^{m' - m}$; multiplying $\ell$ and $\mathbf o$ by the
 # rescale factor $e^{m - m'} \le 1$ fixes them all at once. Then the block's own terms are added,
-# shifted by $m'$. At the end, $\mathbf o / \ell$ is the attention output
-# ([Milakov & Gimelshein, 2018](references.md)). The seed's query and keys, whose scaled scores
-# we know from [Chapter 4](04_worked_example.ipynb):
+# shifted by $m'$. At the end, $\mathbf o / \ell$ is the attention output. Computing the
+# normaliser $\ell$ this way, in one pass with a running max, is the online softmax of
+# [Milakov & Gimelshein (2018)](references.md); carrying the output $\mathbf o$ along in the
+# same pass, so that the weights are never stored, is what
+# [Rabe & Staats (2021)](references.md) and FlashAttention
+# ([Dao et al., 2022](references.md)) do. The worked example's query and keys, whose scaled
+# scores we know from [Chapter 4](04_worked_example.ipynb):
 
 # %%
-example = ac.seed_example()
-q, V_seed = example.query, example.values  # q: [2]; values: [3, 2]
+example = ac.seed_example()  # the Quanta write-up's worked example
+q, V_ex = example.query, example.values  # q: [2]; values: [3, 2]
 s = example.keys @ q / math.sqrt(2)  # [3] scaled scores
 s.round(3)
 
@@ -343,15 +409,16 @@ s.round(3)
 # %%
 m_1 = s[:2].max()  # running max after block 1
 l_1 = np.exp(s[:2] - m_1).sum()  # running sum
+term_2 = np.exp(s[1] - m_1)  # key 2's term
 o_1 = (
-    np.exp(s[:2] - m_1) @ V_seed[:2]
+    np.exp(s[:2] - m_1) @ V_ex[:2]
 )  # running output, not yet divided: [2]
 print("m =", dec(m_1), " l =", dec(l_1), " o =", vector(o_1))
 
 # %% [markdown]
 # $m =$ {eval}`dec(m_1)`, $\ell = e^0 + e^{-0.707} \approx$ {eval}`dec(l_1)` and
-# $\mathbf o = 1 \cdot$ {eval}`vector(V_seed[0])` + {eval}`dec(np.exp(s[1] - m_1))` ×
-# {eval}`vector(V_seed[1])` = {eval}`vector(o_1)`. Now the second block arrives:
+# $\mathbf o = 1 \cdot$ {eval}`vector(V_ex[0])` + {eval}`dec(term_2)` ×
+# {eval}`vector(V_ex[1])` = {eval}`vector(o_1)`. Now the second block arrives:
 
 # %%
 m_2 = max(m_1, s[2])  # the new max
@@ -359,35 +426,31 @@ rescale_2 = np.exp(
     m_1 - m_2
 )  # e^(m_old − m_new): 1 when the max did not move
 l_2 = l_1 * rescale_2 + np.exp(s[2] - m_2)
-o_2 = o_1 * rescale_2 + np.exp(s[2] - m_2) * V_seed[2]
-print(
-    "rescale =",
-    dec(rescale_2),
-    " l =",
-    dec(l_2),
-    " o / l =",
-    vector(o_2 / l_2),
-)
+o_2 = o_1 * rescale_2 + np.exp(s[2] - m_2) * V_ex[2]
+output_2 = o_2 / l_2  # divided at the end
+weights_online = np.exp(s - m_2) / l_2  # each term over the sum
+print("rescale =", dec(rescale_2), " l =", dec(l_2))
+print("o / l =", vector(output_2))
 
 # %% [markdown]
 # Key 3 scores as high as key 1, so the max stays and the rescale factor is
 # {eval}`plain(rescale_2)`. The sum is now $\ell \approx$ {eval}`dec(l_2)`, which is
 # [Chapter 4](04_worked_example.ipynb)'s sum 5.056 divided by $e^{0.707} \approx 2.028$: the
 # same sum, measured in units of the max. Dividing gives the output
-# {eval}`vector(o_2 / l_2)`, and the weights are the terms over the sum,
-# {eval}`dec(np.exp(s - m_2) / l_2)`, the seed's numbers. `attn_core`'s chunked version agrees,
-# with values the identity matrix to read the weights off:
+# {eval}`vector(output_2)`, and the weights are the terms over the sum,
+# {eval}`dec(weights_online)`, the worked example's numbers. `attn_core`'s chunked version
+# agrees, with values the identity matrix to read the weights off:
 
 # %%
-chunked = ac.chunked_attention(q, example.keys, V_seed, block_size=2)
-np.testing.assert_allclose(chunked, o_2 / l_2)
+chunked = ac.chunked_attention(q, example.keys, V_ex, block_size=2)
+np.testing.assert_allclose(chunked, output_2)
 np.testing.assert_allclose(
     ac.chunked_attention(q, example.keys, np.eye(3), block_size=2),
-    np.exp(s - m_2) / l_2,
+    weights_online,
 )
 
 # %% [markdown]
-# In the seed's order the max arrives with the first key, so nothing ever needs rescaling. Send
+# In the worked example's order the max arrives with the first key, so nothing ever needs rescaling. Send
 # the keys one at a time in the order $\mathbf k_2, \mathbf k_1, \mathbf k_3$ (attention does not
 # depend on the order of the keys) and watch the rescale factor work:
 
@@ -397,26 +460,31 @@ state = ac.online_softmax_start(2)
 trace = []
 for j in order:
     block_j = slice(j, j + 1)  # one key
-    state = ac.online_softmax_step(state, s[block_j], V_seed[block_j])
+    state = ac.online_softmax_step(state, s[block_j], V_ex[block_j])
     trace.append(state)
+maxes = [t.running_max for t in trace]
+rescales = [t.rescale for t in trace]
+totals = [t.total for t in trace]
+outs = [t.out for t in trace]  # not yet divided
+outputs = [t.output for t in trace]  # out / total
 step_table(
     {
         "sⱼ": s[order],
-        "m": [t.running_max for t in trace],
-        "rescale": [t.rescale for t in trace],
-        "ℓ": [t.total for t in trace],
-        "o": [vector(t.out) for t in trace],
-        "o / ℓ": [vector(t.output) for t in trace],
+        "m": maxes,
+        "rescale": rescales,
+        "ℓ": totals,
+        "o": [vector(o) for o in outs],
+        "o / ℓ": [vector(o) for o in outputs],
     },
     index=["k2", "k1", "k3"],
 )
 
 # %% [markdown]
-# After $\mathbf k_2$ alone, $\ell = 1$ and $\mathbf o =$ {eval}`vector(trace[0].out)`. Then
-# $\mathbf k_1$ raises the max from 0 to {eval}`dec(trace[1].running_max)`: the old sum and
-# output are multiplied by $e^{0 - 0.707} \approx$ {eval}`dec(trace[1].rescale)` before
-# $\mathbf k_1$'s term $e^0 = 1$ is added, giving $\ell \approx$ {eval}`dec(trace[1].total)`.
-# After $\mathbf k_3$ the output is {eval}`vector(trace[-1].output)` again. (The first step's
+# After $\mathbf k_2$ alone, $\ell = 1$ and $\mathbf o =$ {eval}`vector(outs[0])`. Then
+# $\mathbf k_1$ raises the max from 0 to {eval}`dec(maxes[1])`: the old sum and output are
+# multiplied by $e^{0 - 0.707} \approx$ {eval}`dec(rescales[1])` before $\mathbf k_1$'s term
+# $e^0 = 1$ is added, giving $\ell \approx$ {eval}`dec(totals[1])`. After $\mathbf k_3$ the
+# output is {eval}`vector(outputs[-1])` again. (The first step's
 # rescale is $e^{-\infty} = 0$: there was nothing to rescale.)
 #
 # ## The chunked version on a long sequence
@@ -433,13 +501,15 @@ np.testing.assert_allclose(
 )
 peak_plain = bench.peak_extra_bytes(methods["plain"])
 peak_chunked = bench.peak_extra_bytes(methods["chunked"])
-print(f"peak extra memory: plain {peak_plain / 2**20:.0f} MiB,")
-print(f"                   chunked {peak_chunked / 2**20:.0f} MiB")
+peak_plain_mib = round(peak_plain / 2**20)
+peak_chunked_mib = round(peak_chunked / 2**20)
+memory_saving = round(peak_plain / peak_chunked)
+print(f"peak extra memory: plain {peak_plain_mib} MiB,")
+print(f"                   chunked {peak_chunked_mib} MiB")
 
 # %% [markdown]
-# The plain path held {eval}`plain(round(peak_plain / 2**20))` MiB at its peak, the chunked one
-# {eval}`plain(round(peak_chunked / 2**20))` MiB: {eval}`plain(round(peak_plain / peak_chunked))`
-# times less, because it only ever holds an $n \times \text{block}$ slice of the scores,
+# The plain path held {eval}`plain(peak_plain_mib)` MiB at its peak, the chunked one
+# {eval}`plain(peak_chunked_mib)` MiB: {eval}`plain(memory_saving)` times less, because it only ever holds an $n \times \text{block}$ slice of the scores,
 # $O(n \cdot \text{block})$ instead of $O(n^2)$. The FLOPs do not change: the blocks' products
 # add up to exactly the full ones,
 
@@ -460,21 +530,58 @@ long_ms = {
     name: bench.median_seconds(methods[name], repeats=3) * 1e3
     for name in ("floor", "plain", "chunked")
 }
+chunked_vs_plain = long_ms["chunked"] / long_ms["plain"]
+chunked_vs_floor = long_ms["chunked"] / long_ms["floor"]
+block_mib = n_long * block * 4 / 2**20  # one block of float32 scores
+n_blocks = n_long // block
 long_ms
 
 # %% [markdown]
-# Here the chunked path took {eval}`dec(long_ms["chunked"] / long_ms["plain"], 2)` times the
-# plain path's time and {eval}`dec(long_ms["chunked"] / long_ms["floor"], 1)` times the two
-# matrix products alone. Two effects pull in opposite directions. Its blocks of scores,
-# $n \times$ {eval}`block` numbers ({eval}`plain(n_long * block * 4 / 2**20)` MiB), can stay in
-# the caches, so its elementwise passes need not wait for main memory; but it runs a Python loop
-# over {eval}`n_long // block` blocks and rescales the running output at each one. With numpy
-# on a CPU the time can go either way; the memory saving is certain. FlashAttention
-# ([Dao et al., 2022](references.md)) runs the same online
-# softmax inside one GPU kernel: each block of scores lives in the chip's small on-chip memory
-# (SRAM) and never reaches the large, slow main memory (HBM). On a GPU the naive version's time
-# is mostly that traffic, so removing it makes exact attention several times faster as well as
-# $O(n)$ in memory. The FLOPs, and so the $n^2$ in time, remain.
+# Here the chunked path took {eval}`dec(chunked_vs_plain, 2)` times the plain path's time and
+# {eval}`dec(chunked_vs_floor, 1)` times the two matrix products alone. Two effects pull in
+# opposite directions. Its blocks of scores, $n \times$ {eval}`block` numbers
+# ({eval}`plain(block_mib)` MiB), can stay in the caches, so its elementwise passes need not
+# wait for main memory; but it runs a Python loop over {eval}`n_blocks` blocks and rescales the
+# running output at each one. With numpy on a CPU the time can go either way; the memory
+# saving is certain.
+#
+# ## What FlashAttention adds
+#
+# FlashAttention ([Dao et al., 2022](references.md)) runs the same online softmax inside one
+# GPU kernel: $QK^\top$, the softmax and the product with $V$ fused, each block of scores
+# living in the chip's small on-chip memory (SRAM) and never reaching the large, slow main
+# memory (HBM). On a GPU the naive version's time is mostly that traffic (the ridge point
+# above), so removing it makes exact attention several times faster as well as $O(n)$ in
+# memory. Our loop over key blocks is its core; three more pieces make it a kernel:
+#
+# - **Query tiles.** The queries are cut into blocks too, so that one block of queries, one
+#   block of keys and values, their block of scores and the running $m$, $\ell$ and
+#   $\mathbf o$ fit in SRAM together. Query blocks never wait for each other, so the GPU runs
+#   many at once, one per group of cores; FlashAttention-2 makes them the outer loop for that
+#   reason ([Dao, 2023](references.md)).
+# - **The saved log-sum-exp.** When a query's row is done, the forward pass keeps, besides the
+#   output, one number per query: the log-sum-exp (로그합지수) of the row's scores,
+#   $L = m + \log \ell$. That is $n$ numbers instead of $n^2$ weights, and every weight can be
+#   rebuilt from it and its score, $w_j = e^{s_j - L}$.
+# - **Recomputation in the backward pass.** Training needs the weights again for the
+#   gradients. Instead of reading $n^2$ stored weights back from HBM, the backward pass
+#   recomputes each block of scores from $Q$ and $K$ and each block of weights from $L$. That
+#   costs more FLOPs, another $QK^\top$, but far fewer bytes, and on a GPU the bytes were the
+#   bottleneck.
+#
+# The log-sum-exp of the worked example's row, from the running max and sum above, gives back
+# its weights:
+
+# %%
+lse = m_2 + math.log(l_2)  # L = m + log ℓ: one number per query
+weights_from_lse = np.exp(s - lse)  # w_j = e^(s_j − L), no sum needed
+np.testing.assert_allclose(weights_from_lse, weights_online)
+
+# %% [markdown]
+# $L =$ {eval}`dec(lse)` and $e^{s_j - L}$ gives {eval}`dec(weights_from_lse)`, the weights
+# again. So "the FLOPs remain" holds for the forward pass: it computes every score once, as
+# the plain path does. The backward pass does more FLOPs than a plain one, to move fewer
+# bytes; either way the $n^2$ in time remains.
 #
 # ## Where the field went
 #
@@ -494,9 +601,9 @@ long_ms
 # ```{admonition} An aside: less data, less energy
 # :class: note
 #
-# The seed article closes its list of limits with a remark from the Quanta column
+# The Quanta write-up closes its list of limits with a remark from the column itself
 # ([Wolchover, n.d.](references.md)): the human brain learns language from far less data and
-# energy (에너지) than these models. That, the seed adds, is a question for cognitive science
+# energy (에너지) than these models. That, the write-up adds, is a question for cognitive science
 # (인지과학), not for mathematics, and no rearrangement of $QK^\top$ answers it. The column
 # also reported the view that attention alone is unlikely to be enough for learning language
 # efficiently.
@@ -509,11 +616,15 @@ long_ms
 #   heads in float16 the weights of one layer would take {eval}`plain(weights_32k)` GiB.
 # - Measured, the time's slope on log-log axes is near 2 (here {eval}`dec(slope, 2)` on the
 #   build machine), the memory's {eval}`dec(memory_slope, 2)`.
-# - The matrix products are compute-bound; the softmax's passes over the $n \times n$ matrix are
-#   memory-bound and take a large share of the time.
+# - On this CPU the matrix products are compute-bound and the softmax's passes over the
+#   $n \times n$ matrix memory-bound, taking a large share of the time. On an H100, whose
+#   ridge point is about {eval}`dec(ridge_h100, 0)` FLOPs per byte, $QK^\top$ writing its
+#   scores is memory-bound too.
 # - The online softmax keeps a running max $m$, sum $\ell$ and output $\mathbf o$, rescaled by
 #   $e^{m_\text{old} - m_\text{new}}$ when the max moves; it gives the same output with
-#   $O(n \cdot \text{block})$ memory and the same FLOPs (FlashAttention).
+#   $O(n \cdot \text{block})$ memory and the same forward FLOPs. FlashAttention adds query
+#   tiles, a saved log-sum-exp per query and recomputation of the weights in the backward
+#   pass (more FLOPs, fewer bytes).
 #
 # ## Exercises
 #
@@ -550,18 +661,20 @@ ch9.weights_memory.check(answer)
 # ```
 # ````
 #
-# ```{exercise} Predict the slope
+# ```{exercise} Predict the slope when the heads widen too
 # :label: ex-ch9-slope
 #
-# With $d_k = 64$ fixed, you time plain attention for $n$ = 1024, 2048, 4096 and 8192 on a
-# machine with no other load and plot the time against $n$ on log-log axes. Which slope do you
-# expect: `"1"`, `"2"` or `"3"`?
+# This time the head width grows with the sequence: $d_k = d_v = n/16$. You time plain
+# attention for $n$ = 1024, 2048, 4096 and 8192 ($d_k$ = 64 to 512) on a machine with no
+# other load and plot the time against $n$ on log-log axes. Towards which slope does the line
+# tend at large $n$: `"1"`, `"2"` or `"3"`?
 # ```
 #
 # ```{admonition} Hint
 # :class: dropdown
 #
-# Count the multiply-adds of $QK^\top$ when $n$ doubles and $d_k$ does not.
+# Write the FLOPs of {eq}`eq-ch9-cost` with $L = S = n$ and $d_k = d_v = n/16$, and see what
+# doubling $n$ does to them. Which part of the work grows fastest?
 # ```
 
 # %%
@@ -572,12 +685,14 @@ ch9.time_slope.check(answer)
 # ````{solution} ex-ch9-slope
 # :class: dropdown
 #
-# $QK^\top$ and the weights times $V$ cost $2n^2d_k$ FLOPs each (with $d_v = d_k$), and the softmax touches all
-# $n^2$ entries: doubling $n$ multiplies the time by 4 = $2^2$, a slope of 2. The measured
-# slope of this chapter was {eval}`dec(slope, 2)` on the build machine.
+# The two products cost $2n^2d_k + 2n^2d_v = 4n^2 \cdot n/16 = n^3/4$ FLOPs: doubling $n$
+# multiplies them by $2^3 = 8$. The softmax still touches $n^2$ entries, only 4 times more,
+# so at large $n$ the products dominate and the slope tends to 3 (measured on a finite range
+# it comes out between 2 and 3). With $d_k$ fixed, as in this chapter's measurement, the
+# products are $n^2$ too and the slope is 2.
 #
 # ```python
-# ch9.time_slope.check("2")
+# ch9.time_slope.check("3")
 # ```
 # ````
 #
@@ -614,6 +729,60 @@ ch9.online_step.check(answer)
 # r = math.exp(0 - 1 / math.sqrt(2))  # e^(m_old − m_new)
 # answer = [1 * r + 1, 0 * r + 2, 2 * r + 0]
 # ch9.online_step.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Prove, then compute: two halves merged
+# :label: ex-ch9-merge
+#
+# A long row of keys can be split between two processors, each running the online softmax
+# over its half: half $A$ ends with $(m_A, \ell_A, \mathbf o_A)$, half $B$ with
+# $(m_B, \ell_B, \mathbf o_B)$. Prove that with $m = \max(m_A, m_B)$,
+#
+# $$
+# \ell = e^{m_A - m}\,\ell_A + e^{m_B - m}\,\ell_B, \qquad
+# \mathbf o = e^{m_A - m}\,\mathbf o_A + e^{m_B - m}\,\mathbf o_B
+# $$
+#
+# are the running sum and output over *all* the keys, whatever the split. Then compute it for
+# the worked example, half $A$ holding $\mathbf k_2$ (score 0, value (0, 2)) and half $B$
+# holding $\mathbf k_1$ and $\mathbf k_3$ (scores 0.707, values (2, 0) and (1, 1)):
+# $(m_A, \ell_A, \mathbf o_A) = (0, 1, (0, 2))$, $(m_B, \ell_B, \mathbf o_B) = (0.707, 2,
+# (3, 1))$. Give the merged $[\ell, o_1, o_2]$, not yet divided, to three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Write $\ell_A$ as the sum it stands for, $\sum_{j \in A} e^{s_j - m_A}$, and multiply it by
+# $e^{m_A - m}$. $e^{-0.707} \approx 0.493$.
+# ```
+
+# %%
+answer = ...  # [ℓ, o₁, o₂]
+ch9.merge_halves.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch9-merge
+# :class: dropdown
+#
+# By definition $\ell_A = \sum_{j \in A} e^{s_j - m_A}$, so
+# $e^{m_A - m}\,\ell_A = \sum_{j \in A} e^{s_j - m}$: the same terms, measured from $m$.
+# Likewise for $B$, and adding the two gives $\sum_j e^{s_j - m}$ over all the keys, the
+# running sum of {eq}`eq-ch9-running` with the overall max. The same steps with
+# $e^{s_j - m}\,\mathbf v_j$ give $\mathbf o$. Nothing depended on which keys went where, so
+# any split merges the same way, and so do more than two parts, one after another. That is
+# how the keys of one long row can be shared among a GPU's cores when there are too few
+# queries to keep them busy, as when generating one token at a time. Choosing
+# $m = \max(m_A, m_B)$ keeps every factor at most 1. Here $m = 0.707$:
+# $\ell = 0.493 \cdot 1 + 1 \cdot 2 = 2.493$ and
+# $\mathbf o = 0.493\,(0, 2) + (3, 1) = (3, 1.986)$; divided, $(1.203, 0.797)$, the worked
+# example's output.
+#
+# ```python
+# r_a = math.exp(0 - 1 / math.sqrt(2))  # e^(m_A − m); for B it is e^0 = 1
+# answer = [r_a * 1 + 2, r_a * 0 + 3, r_a * 2 + 1]
+# ch9.merge_halves.check(answer)
 # ```
 # ````
 #
@@ -679,11 +848,11 @@ ch9.online_sum.check(fixed_blockwise)
 # ## How long this chapter took
 
 # %% tags=["nbval-ignore-output"]
-chapter_seconds = time.perf_counter() - chapter_start
-round(chapter_seconds)
+chapter_seconds = round(time.perf_counter() - chapter_start)
+chapter_seconds
 
 # %% [markdown]
-# This chapter ran top to bottom in {eval}`plain(round(chapter_seconds))` seconds on the
+# This chapter ran top to bottom in {eval}`plain(chapter_seconds)` seconds on the
 # machine that built this page, {eval}`dec(slope, 2)` was its time's slope and the chunked
-# version held {eval}`plain(round(peak_plain / peak_chunked))` times less memory than the plain
+# version held {eval}`plain(memory_saving)` times less memory than the plain
 # path at $n =$ {eval}`n_long`.

@@ -39,16 +39,17 @@ from attn_book.widgets import (
 # each dot product $\mathbf{q}\cdot\mathbf{k}_j$ (내적), the cosine of the angle, the score
 # $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d_k}$ and the softmax weight (가중치); the dashed arrow is
 # the output $\mathbf{o} = \sum_j w_j \mathbf{v}_j$, the weighted mix of the values.
-# It starts at the seed's example:
+# It starts at the worked example of the Quanta write-up (the Korean write-up of the Quanta
+# Magazine column that the book follows, [references](references.md)):
 
 # %%
 pad = QueryPad()
-seed_weights, seed_output = list(pad.weights), list(pad.output)
+example_weights, example_output = list(pad.weights), list(pad.output)
 pad
 
 # %% [markdown]
-# There the weights are {eval}`dec(seed_weights)` and the output is
-# {eval}`vector(seed_output)`.
+# There the weights are {eval}`dec(example_weights)` and the output is
+# {eval}`vector(example_output)`.
 
 # %% [markdown]
 # Setting the query from code recomputes everything through `attn_core`:
@@ -69,13 +70,19 @@ QueryPad(key_vectors=[[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]], scaled=False)
 # ## Softmax bars (소프트맥스 막대)
 #
 # Drag a score up or down and watch the weights. The shift slider adds the same constant to
-# every score: the weights do not move, because softmax only sees differences. The naive
-# formula $e^{s_j}/\sum_l e^{s_l}$ overflows to $\infty/\infty$ once a score passes
-# $\ln(\text{largest float}) \approx$ {eval}`plain(round(math.log(sys.float_info.max)))`,
-# which is why every softmax subtracts the maximum first.
+# every score: the weights do not move, because softmax only sees differences.
 
 # %%
 SoftmaxBars(scores=(2.0, 1.0, 0.1))
+
+# %%
+# e^s overflows a float64 past this s
+overflow_at = math.log(sys.float_info.max)
+
+# %% [markdown]
+# The naive formula $e^{s_j}/\sum_l e^{s_l}$ overflows to $\infty/\infty$ once a score passes
+# $\ln(\text{largest float}) \approx$ {eval}`dec(overflow_at, 0)`, which is why every
+# softmax subtracts the maximum first.
 
 # %% [markdown]
 # ## The √dₖ scaling explorer (스케일링)
@@ -91,16 +98,18 @@ ScalingExplorer(d_k=64, seed=0)
 # %% [markdown]
 # ## Attention heatmaps (어텐션 히트맵)
 #
-# Every query token (row) against every key token (column), for the seed's sentence
-# "{eval}`" ".join(ac.SENTENCE_KO)`" with toy embeddings and random projections. Hover or click a row to list its weights; switch the head, the temperature, the scaling and the
+# Every query token (row) against every key token (column), for the sentence "나는 사과를
+# 먹었다" of the Korean explainer of queries, keys and values, with toy embeddings and random
+# projections. Hover or click a row to list its weights; switch the head, the temperature, the scaling and the
 # causal mask (인과 마스크), under which a token sees only itself and the tokens before it.
 
 # %%
 heatmap = AttentionHeatmap()
+n_heads_shown = heatmap.n_heads
 heatmap
 
 # %% [markdown]
-# It has {eval}`heatmap.n_heads` heads; the head control switches between them.
+# It has {eval}`n_heads_shown` heads; the head control switches between them.
 
 # %% [markdown]
 # An English sentence with four heads and the causal mask on:

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 
 from attn_book.exercises import ch07_heads_and_masks as ch7
 
@@ -45,28 +46,67 @@ def test_the_heads_split_by_hand():
     assert ch7.heads_reshape.buggy(x, 2)[0].tolist() == [[0, 1], [2, 3], [4, 5]]  # positions 0, 1
 
 
-def test_heads_cost_counts_multiply_adds():
-    d_model, n_heads, L = 512, 8, 10
-    one_wide = L * L * d_model
-    many = n_heads * L * L * (d_model // n_heads)
-    assert one_wide == many and ch7.heads_cost.check("×1").ok
+def test_heads_cost_for_gpt2_small_by_hand():
+    # d_model = 768 in 12 heads of 64, L = S = 1024: 12 · 1024² scores
+    scores = 12 * 1024 * 1024
+    expected = [scores * 2 * 64 / 1e9, scores / 1e6, scores * 4 / 1e6]
+    assert ch7.heads_cost.check(expected).ok
+    np.testing.assert_allclose(ch7.heads_cost.expected(), expected)
+    one_head = 1024 * 1024
+    wrong = {
+        "counted-one-head": [expected[0], one_head / 1e6, one_head * 4 / 1e6],
+        "multiply-adds-not-flops": [expected[0] / 2, expected[1], expected[2]],
+        "d-model-per-head": [scores * 2 * 768 / 1e9, expected[1], expected[2]],
+        "mib-not-mb": [expected[0], expected[1], scores * 4 / 2**20],
+    }
+    for diagnosis, answer in wrong.items():
+        assert ch7.heads_cost.check(answer).diagnosis == diagnosis
 
 
-def test_float16_cannot_hold_minus_1e9():
-    with np.errstate(over="ignore"):
-        assert np.float16(-1e9) == -np.inf
-    assert ch7.float16_fill.check("nan").ok
+def test_padding_by_hand_without_the_scale_is_named():
+    # scores 1 and 0 not divided by √2: e / (e + 1) and 1 / (e + 1)
+    e = math.e
+    feedback = ch7.padding_by_hand.check([e / (e + 1), 1 / (e + 1), 0.0])
+    assert feedback.diagnosis == "forgot-scale" and "√2" in feedback.message
 
 
-def test_float16_fill_statement_gives_nan_in_any_numpy():
-    # The chapter's statement casts explicitly, so the answer does not depend on NEP 50:
-    # -1e9 overflows float16 to -inf, and a plain softmax of an all -inf row is NaN.
+def _two_back_weights_by_loops(c):
+    """The design's weights by hand: the query of position i scores c against key i - 2."""
+    rows = []
+    for i in range(5):
+        s = [c / math.sqrt(10) if j == i - 2 else 0.0 for j in range(5)]
+        rows.append(_softmax_loop(s))
+    return np.array(rows)
+
+
+def test_the_two_back_design_is_judged_by_its_weights():
+    x = ch7.two_back_head.inputs[0]
+    np.testing.assert_allclose(
+        ch7._position_head_weights(8 * np.eye(5, k=-2), x), _two_back_weights_by_loops(8)
+    )
+    assert _two_back_weights_by_loops(8)[4, 2] == pytest.approx(0.758, abs=1e-3)
+    # the threshold: e^(c/√10) / (e^(c/√10) + 4) >= 0.6 from c = √10 ln 6 on
+    c_min = math.sqrt(10) * math.log(6)
+    assert ch7.two_back_head.check(1.01 * c_min * np.eye(5, k=-2)).ok
+    assert ch7.two_back_head.check(0.99 * c_min * np.eye(5, k=-2)).diagnosis == "too-soft"
+    # any block that does it passes, not one solution: extra entries in rows 0 and 1
+    other = 9 * np.eye(5, k=-2)
+    other[0, 4] = other[1, 0] = 3.0
+    assert ch7.two_back_head.check(other).ok
+    assert ch7.two_back_head.check(8 * np.eye(5, k=-1)).diagnosis == "previous-token"
+    assert ch7.two_back_head.check(8 * np.eye(5, k=2)).diagnosis == "looks-ahead"
+
+
+def test_float16_holds_minus_1e4_so_a_fully_masked_row_is_uniform():
+    # -1e4 fits in float16 (largest 65504): every masked score is -1e4 and e^0 = 1 each
     scores = np.zeros(4, dtype=np.float16)
     mask = np.zeros(4, dtype=bool)  # every key masked
-    with np.errstate(over="ignore", invalid="ignore"):
-        filled = np.where(mask, scores, -1e9).astype(np.float16)
-        exps = np.exp(filled - filled.max())
-        row = exps / exps.sum()
-    assert filled.dtype == np.float16 and np.isneginf(filled).all()
-    assert np.isnan(row).all()
-    assert ch7.float16_fill.check("NaN").ok
+    filled = np.where(mask, scores, -1e4).astype(np.float16)
+    exps = np.exp(filled - filled.max())
+    row = exps / exps.sum()
+    assert filled.dtype == np.float16 and np.isfinite(filled).all()
+    np.testing.assert_array_equal(row, np.full(4, 0.25, dtype=np.float16))
+    assert ch7.float16_fill.check("uniform").ok
+    assert ch7.float16_fill.check("NaN").diagnosis == "chose-NaN"
+    with np.errstate(over="ignore"):
+        assert np.float16(-1e9) == -np.inf  # the chapter's -1e9, by contrast

@@ -2,19 +2,23 @@
 
 Find the bug: :data:`heads_reshape` (heads made by a reshape alone) and
 :data:`scale_d_model` (scaling each head by √d_model instead of √d_head), both
-moved here from chapter 3 with the heads. By hand: :data:`padding_by_hand`.
-Write the function: :data:`key_padding_weights` (the opposite mask convention
-of ``torch.nn.MultiheadAttention``). Predict then run: :data:`heads_cost` and
-:data:`float16_fill`.
+moved here from chapter 3 with the heads. By hand: :data:`heads_cost` (what
+grows with the number of heads, counted for GPT-2 small's shape) and
+:data:`padding_by_hand`. Write the function: :data:`key_padding_weights` (the
+opposite mask convention of ``torch.nn.MultiheadAttention``). Predict then run:
+:data:`float16_fill` (a fill that fits in float16). Design: :data:`two_back_head`
+(a query matrix whose head looks two tokens back, judged by the weights it gives).
 
 Examples
 --------
 >>> padding_by_hand.check([0.401, 0.198, 0.401]).diagnosis
 'padding-attended'
->>> heads_cost.check("×1").ok
-True
->>> float16_fill.check("uniform").diagnosis
-'chose-uniform'
+>>> heads_cost.check([1.611, 1.049, 4.194]).diagnosis
+'counted-one-head'
+>>> float16_fill.check("NaN").diagnosis
+'chose-NaN'
+>>> two_back_head.check(8 * np.eye(5, k=-1)).diagnosis
+'previous-token'
 """
 
 from __future__ import annotations
@@ -24,9 +28,16 @@ import math
 import numpy as np
 
 import attn_core as ac
+from attn_core.two_heads import two_head_example
 
 from . import diagnose
-from ._core import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
+from ._core import (
+    BugExercise,
+    ChoiceExercise,
+    DesignExercise,
+    FunctionExercise,
+    NumberExercise,
+)
 from .records import Case, Diagnosis, Mistake
 
 __all__ = [
@@ -37,10 +48,11 @@ __all__ = [
     "key_padding_weights",
     "padding_by_hand",
     "scale_d_model",
+    "two_back_head",
 ]
 
 
-# ------------------------------------------------------ √d_model instead of √d_head (ch 6)
+# ------------------------------------------------------ √d_model instead of √d_head (ch 7)
 
 
 def head_weights(q, k, n_heads):
@@ -104,7 +116,7 @@ scale_d_model = BugExercise(
 )
 
 
-# ------------------------------------------------------ heads without the transpose (ch 6)
+# ------------------------------------------------------ heads without the transpose (ch 7)
 
 
 def split(x, n_heads):
@@ -161,20 +173,25 @@ heads_reshape = BugExercise(
 )
 
 
-# ------------------------------------------------------ a padded key, by hand (ch 6)
+# ------------------------------------------------------ a padded key, by hand (ch 7)
+
+
+def _real_keys(keys, length):
+    """The padding mask of one sentence: True for its first ``length`` keys."""
+    return ac.padding_mask(length, len(keys))[0]
 
 
 def _padded_weights(query, keys, length):
     """Weights of one query over ``keys`` whose first ``length`` are real, the rest padding."""
-    return ac.attention_weights(query, keys, ac.padding_mask(length, len(keys))[0])
+    return ac.attention_weights(query, keys, _real_keys(keys, length))
 
 
-_SEED = ac.seed_example()
+_EXAMPLE = ac.seed_example()  # the Quanta write-up's worked example
 
 padding_by_hand = NumberExercise(
     "ch7-padding-by-hand",
     "the weights with a padded key",
-    (_SEED.query, _SEED.keys, 2),
+    (_EXAMPLE.query, _EXAMPLE.keys, 2),
     _padded_weights,
     diagnoses=[
         diagnose.matches(
@@ -189,6 +206,12 @@ padding_by_hand = NumberExercise(
             lambda q, k, n: ac.attention_weights(q, k, np.arange(len(k)) >= len(k) - n),
         ),
         diagnose.matches(
+            "forgot-scale",
+            "those are the weights of the unscaled scores 1 and 0: divide each score by "
+            "√d_k = √2 before the softmax.",
+            lambda q, k, n: ac.attention_weights(q, k, _real_keys(k, n), scale=1.0),
+        ),
+        diagnose.matches(
             "padding-zeroed-not-renormalised",
             "you set the padding's weight to 0 but kept the other two as they were; the "
             "softmax runs over the real keys only, so their weights add up to 1 again.",
@@ -196,15 +219,20 @@ padding_by_hand = NumberExercise(
         ),
     ],
     mistakes=[
-        Mistake("the seed's weights, padding included", [0.401, 0.198, 0.401], "padding-attended"),
+        Mistake(
+            "the worked example's weights, padding included",
+            [0.401, 0.198, 0.401],
+            "padding-attended",
+        ),
         Mistake("first key hidden", [0.0, 0.330, 0.670], "wrong-end-masked"),
         Mistake("zeroed, not renormalised", [0.401, 0.198, 0.0], "padding-zeroed-not-renormalised"),
+        Mistake("masked, but the scores not divided by √2", [0.731, 0.269, 0.0], "forgot-scale"),
     ],
     solution=[0.670, 0.330, 0.0],
 )
 
 
-# ------------------------------------------------------ key_padding_mask: True = ignore (ch 6)
+# ------------------------------------------------------ key_padding_mask: True = ignore (ch 7)
 
 
 def _weights_from_key_padding_mask(q, k, key_padding_mask):
@@ -272,37 +300,169 @@ key_padding_weights = FunctionExercise(
 )
 
 
-# ------------------------------------------------------ the cost of many heads (ch 6)
+# ------------------------------------------------------ what grows with the heads (ch 7)
 
-heads_cost = ChoiceExercise(
+
+def _heads_cost(d_model, n_heads, L, *, d=None, flop=2, exps_heads=None, bytes_unit=1e6):
+    """[GFLOP of QKᵀ, millions of exponentials, MB of float32 scores] of one layer.
+
+    The keyword arguments imitate the slips: ``d`` a head width other than
+    d_model / h, ``flop=1`` multiply-adds for FLOPs, ``exps_heads=1`` the
+    exponentials and scores of one head only, ``bytes_unit=2**20`` MiB.
+    """
+    d_head = d_model // n_heads if d is None else d
+    cost = ac.attention_cost(1, n_heads, L, L, d_head)
+    one = ac.attention_cost(1, 1, L, L, d_head)
+    many = cost if exps_heads is None else one
+    return [
+        cost.qk_flops * flop / 2 / 1e9,
+        many.softmax_exps / 1e6,
+        many.score_bytes / bytes_unit,
+    ]
+
+
+heads_cost = NumberExercise(
     "ch7-heads-cost",
-    "the cost of eight heads",
-    options=["×1/8", "×1", "×8"],
-    answer="×1",
-    why_not={
-        "×1/8": "each head's dot products are 8 times shorter, but there are 8 heads: "
-        "count h × L × L × d_head.",
-        "×8": "there are 8 times as many score matrices, but each dot product is 8 times "
-        "shorter: count h × L × L × d_head.",
-    },
-    inputs=(512, 8),
+    "what grows with the heads, for GPT-2 small",
+    (768, 12, 1024),
+    _heads_cost,
+    diagnoses=[
+        diagnose.matches(
+            "counted-one-head",
+            "the QKᵀ FLOPs are right, but the exponentials and the scores are one head's: "
+            "each of the h heads has its own L × L matrix of scores to exponentiate and hold.",
+            lambda d, h, L: _heads_cost(d, h, L, exps_heads=1),
+        ),
+        diagnose.matches(
+            "multiply-adds-not-flops",
+            "your QKᵀ count is half the FLOPs: a multiply-add counts as 2 FLOPs (a multiply "
+            "and an add).",
+            lambda d, h, L: _heads_cost(d, h, L, flop=1),
+        ),
+        diagnose.matches(
+            "d-model-per-head",
+            "your QKᵀ count is h times too large: each head's dot products have d_head = "
+            "d_model / h terms, not d_model.",
+            lambda d, h, L: _heads_cost(d, h, L, d=d),
+        ),
+        diagnose.matches(
+            "mib-not-mb",
+            "the scores' size is in MiB (2²⁰ bytes); the question asks for MB, 10⁶ bytes.",
+            lambda d, h, L: _heads_cost(d, h, L, bytes_unit=2**20),
+        ),
+    ],
+    mistakes=[
+        Mistake("exponentials and scores of one head", [1.611, 1.049, 4.194], "counted-one-head"),
+        Mistake("multiply-adds", [0.805, 12.583, 50.332], "multiply-adds-not-flops"),
+        Mistake("d_model per head", [19.327, 12.583, 50.332], "d-model-per-head"),
+        Mistake("MiB", [1.611, 12.583, 48.0], "mib-not-mb"),
+    ],
+    solution=[1.611, 12.583, 50.332],
+    rtol=2e-3,
 )
 
 
-# ------------------------------------------------------ -1e9 in float16 (ch 6)
+# ------------------------------------------------------ -1e4 in float16 (ch 7)
 
 float16_fill = ChoiceExercise(
     "ch7-float16-fill",
-    "a fully masked row, -1e9 and float16",
+    "a fully masked row, -1e4 and float16",
     options=["zeros", "uniform", "NaN"],
-    answer="NaN",
+    answer="uniform",
     why_not={
-        "zeros": "nothing in np.where(mask, scores, -1e9) followed by a plain softmax makes a "
+        "zeros": "nothing in np.where(mask, scores, -1e4) followed by a plain softmax makes a "
         "row zero; attn_core and torch's scaled_dot_product_attention do that on purpose.",
-        "uniform": "that is what -1e9 gives in float32 or float64. Print np.float16(-1e9): "
-        "float16 cannot hold it (and the mask keeps the scores float16: NumPy ≥ 2 does so "
-        "on its own, and .astype(np.float16) does so in any NumPy).",
+        "NaN": "−10⁹ gave NaN in float16 because it does not fit and becomes −∞. Does −10⁴? "
+        "Print np.float16(-1e4) and compare it with float16's largest number, about 65504.",
     },
+)
+
+
+# ------------------------------------------------------ design: a head two tokens back (ch 7)
+
+TWO_BACK_SHARE = 0.6  # the weight each query from position 2 on must put two tokens back
+
+
+def _position_head_weights(block, x):
+    """The weights [L, L] of one head with W_K = I whose W_Q is ``block`` on the positions.
+
+    ``x`` is chapter 7's sentence: features 0-4 a one-hot position, 5-9 a one-hot word.
+    """
+    n = block.shape[0]
+    w_q = np.zeros((x.shape[-1], x.shape[-1]))
+    w_q[:n, :n] = block  # the word features' part stays 0
+    return ac.attention_weights(x @ w_q, x)  # scale 1/√10: one head of all ten features
+
+
+def _looks(weights, back):
+    """Each query from position 2 on puts its largest weight ``back`` tokens back."""
+    rows = range(2, weights.shape[0])
+    return all(
+        int(weights[i].argmax()) == i - back for i in rows if 0 <= i - back < weights.shape[1]
+    )
+
+
+def _two_back(weights):
+    rows = range(2, weights.shape[0])
+    return _looks(weights, 2) and all(weights[i, i - 2] >= TWO_BACK_SHARE for i in rows)
+
+
+def _head(name, message, test):
+    return Diagnosis(name, message, lambda trials: bool(test(trials[0].produced)))
+
+
+two_back_head = DesignExercise(
+    "ch7-design-two-back",
+    "a head that looks two tokens back",
+    (two_head_example().x,),
+    _position_head_weights,
+    _two_back,
+    shape=(5, 5),
+    diagnoses=[
+        _head(
+            "uniform",
+            "your head scores every key the same, so every row's weights are uniform: the "
+            "query of position i must match one position's key.",
+            lambda w: np.allclose(w, w[:, :1]),
+        ),
+        _head(
+            "previous-token",
+            "your head looks one token back, like the chapter's position head; the question "
+            "asks for two.",
+            lambda w: _looks(w, 1),
+        ),
+        _head(
+            "itself",
+            "your head looks at the token itself: row i of the block is the query of position "
+            "i, and its entry in column j scores the key of position j.",
+            lambda w: _looks(w, 0),
+        ),
+        _head(
+            "looks-ahead",
+            "your head looks two tokens *ahead*, which a causal mask would forbid: row i of the "
+            "block is position i's query, and column j the key it scores.",
+            lambda w: all(int(w[i].argmax()) == i + 2 for i in range(w.shape[0] - 2)),
+        ),
+        Diagnosis(
+            "too-soft",
+            lambda trials: (
+                "the right keys, but the smallest of their weights is only "
+                f"{min(trials[0].produced[i, i - 2] for i in range(2, 5)):.2f}, and at least "
+                f"{TWO_BACK_SHARE} is asked: e^(c/√10) must outweigh the four other keys' e^0 "
+                "= 1 — make the matching score larger."
+            ),
+            lambda trials: _looks(trials[0].produced, 2),
+        ),
+    ],
+    mistakes=[
+        Mistake("a zero block", np.zeros((5, 5)), "uniform"),
+        Mistake("the chapter's shift", 8 * np.eye(5, k=-1), "previous-token"),
+        Mistake("the identity", 8 * np.eye(5), "itself"),
+        Mistake("the shift the other way", 8 * np.eye(5, k=2), "looks-ahead"),
+        Mistake("the right shift, softly", np.eye(5, k=-2), "too-soft"),
+        Mistake("four by four", np.eye(4), "wrong-count"),
+    ],
+    solution=8 * np.eye(5, k=-2),
 )
 
 
@@ -310,6 +470,7 @@ EXERCISES = [
     heads_reshape,
     scale_d_model,
     heads_cost,
+    two_back_head,
     padding_by_hand,
     key_padding_weights,
     float16_fill,

@@ -2,9 +2,11 @@
 
 By hand: :data:`weights_memory` (the bytes of one head's weights at a long
 context) and :data:`online_step` (one step of the online softmax, where the
-rescale factor is the classic slip). Predict then run: :data:`time_slope`.
-Find the bug: :data:`online_sum` (a chunked attention that forgets to rescale
-its running sum).
+rescale factor is the classic slip). Prove, then compute: :data:`merge_halves`
+(two halves of the keys, run apart, merged into one state). Predict then run:
+:data:`time_slope` (the time's slope when the head width grows with n). Find
+the bug: :data:`online_sum` (a chunked attention that forgets to rescale its
+running sum).
 
 Examples
 --------
@@ -12,6 +14,8 @@ Examples
 True
 >>> online_step.check([2.0, 2.0, 2.0]).diagnosis
 'no-rescale'
+>>> merge_halves.check([3.0, 3.0, 3.0]).diagnosis
+'merged-without-rescale'
 >>> online_sum.check(online_sum.buggy).diagnosis
 'sum-not-rescaled'
 """
@@ -28,7 +32,14 @@ from . import diagnose
 from ._core import BugExercise, ChoiceExercise, NumberExercise
 from .records import Case, Mistake
 
-__all__ = ["EXERCISES", "online_step", "online_sum", "time_slope", "weights_memory"]
+__all__ = [
+    "EXERCISES",
+    "merge_halves",
+    "online_step",
+    "online_sum",
+    "time_slope",
+    "weights_memory",
+]
 
 GIB = 2**30  # bytes in a GiB (gibibyte)
 
@@ -67,30 +78,43 @@ weights_memory = NumberExercise(
             "that is one row of weights: the matrix has n rows of n weights each.",
             lambda n, dtype: n * 2 / GIB,
         ),
+        diagnose.matches(
+            "bytes-not-gib",
+            "that is the number of bytes; the question asks for GiB: divide by 2³⁰.",
+            lambda n, dtype: n * n * 2,
+        ),
+        diagnose.matches(
+            "counted-32-heads",
+            "that counts the 32 heads of the text's model; the question asks for one head.",
+            lambda n, dtype: 32 * n * n * 2 / GIB,
+        ),
     ],
     mistakes=[
         Mistake("float32's 4 bytes", 4.0, "float32-bytes"),
         Mistake("16 bits as 16 bytes", 16.0, "bits-not-bytes"),
         Mistake("decimal GB", 2.147, "decimal-gigabytes"),
         Mistake("n, not n²", 32768 * 2 / GIB, "not-squared"),
+        Mistake("bytes", 2**31, "bytes-not-gib"),
+        Mistake("the text's 32 heads", 64.0, "counted-32-heads"),
     ],
     solution=2.0,
 )
 
 
-# ------------------------------------------------------ the slope of the time (predict)
+# ------------------------------------------------------ the slope when d_k grows with n (predict)
 
 time_slope = ChoiceExercise(
     "ch9-time-slope",
-    "the slope of the time on log-log axes",
+    "the slope of the time when the head width grows with n",
     options=["1", "2", "3"],
-    answer="2",
+    answer="3",
     why_not={
-        "1": "the inputs and the output grow like n, but the scores form an n × n matrix, and "
-        "every one of its entries is computed, exponentiated and read again.",
-        "3": "a product of two n × n matrices costs n³, but here one factor is n × d with d "
-        "fixed: count the multiply-adds of Q Kᵀ when n doubles.",
+        "1": "the inputs and the output grow like n·d_k, but the scores form an n × n matrix, "
+        "and every one of its entries is a dot product of d_k terms.",
+        "2": "that is the slope with d_k fixed, as in the chapter. Here d_k doubles whenever n "
+        "does: count the 2·n²·d_k FLOPs of Q Kᵀ when both double.",
     },
+    inputs=(1024, 8192, 16),  # n from 1024 to 8192, d_k = n / 16
 )
 
 
@@ -123,6 +147,12 @@ online_step = NumberExercise(
     _step,
     diagnoses=[
         diagnose.matches(
+            "divided-already",
+            "you divided o by ℓ: that is the output so far, o / ℓ. The question asks for o "
+            "itself, not yet divided, because the next keys will still add to it.",
+            lambda m, total, out, score, value: _divided(_step(m, total, out, score, value)),
+        ),
+        diagnose.matches(
             "no-rescale",
             "the running max moved, so what was summed under the old max must shrink: "
             "multiply ℓ and o by e^(m_old − m_new) before adding the new key.",
@@ -145,8 +175,84 @@ online_step = NumberExercise(
         Mistake("no rescale", [2.0, 2.0, 2.0], "no-rescale"),
         Mistake("rescale upside down", [3.028, 2.0, 4.056], "rescale-inverted"),
         Mistake("new term unshifted", [2.521, 4.056, 0.986], "new-term-not-shifted"),
+        Mistake("o divided by ℓ", [1.493, 1.340, 0.660], "divided-already"),
     ],
     solution=[1.493, 2.0, 0.986],
+)
+
+
+# ------------------------------------------------------ prove, then compute: two halves merged
+
+
+def _state(scores, values):
+    """(m, ℓ, o) of one query over ``scores`` and ``values``, by attn_core's online softmax."""
+    state = ac.online_softmax_step(ac.online_softmax_start(len(values[0])), scores, values)
+    return state.running_max, state.total, state.out
+
+
+def _merged(scores_a, values_a, scores_b, values_b):
+    """[ℓ, o₁, o₂] over all the keys, under their max: one pass over A then B, no merge rule."""
+    state = ac.online_softmax_step(
+        ac.online_softmax_start(len(values_a[0])),
+        np.concatenate([scores_a, scores_b]),
+        np.concatenate([values_a, values_b]),
+    )
+    return [state.total, *state.out]
+
+
+def _merge_slip(*, rescale=True, under="larger", divide=False):
+    """The merge done with a slip: no rescale, the smaller max kept, or o divided by ℓ."""
+
+    def merge(scores_a, values_a, scores_b, values_b):
+        (m_a, l_a, o_a), (m_b, l_b, o_b) = _state(scores_a, values_a), _state(scores_b, values_b)
+        m = max(m_a, m_b) if under == "larger" else min(m_a, m_b)
+        r_a, r_b = (math.exp(m_a - m), math.exp(m_b - m)) if rescale else (1.0, 1.0)
+        total, out = l_a * r_a + l_b * r_b, o_a * r_a + o_b * r_b
+        return [total, *(out / total if divide else out)]
+
+    return merge
+
+
+def _divided(answer):
+    """[ℓ, o / ℓ]: the output given where the state was asked."""
+    return [answer[0], *(np.asarray(answer[1:]) / answer[0])]
+
+
+_EX = ac.seed_example()  # the worked example: half A is key 2, half B keys 1 and 3
+_S = _EX.keys @ _EX.query / math.sqrt(2)
+
+merge_halves = NumberExercise(
+    "ch9-merge-halves",
+    "two halves of the keys, merged",
+    (_S[[1]], _EX.values[[1]], _S[[0, 2]], _EX.values[[0, 2]]),
+    _merged,
+    diagnoses=[
+        diagnose.matches(
+            "merged-without-rescale",
+            "you added the two halves as they are, but ℓ_A and o_A were summed under m_A and "
+            "ℓ_B, o_B under m_B: bring both to the common max first.",
+            _merge_slip(rescale=False),
+        ),
+        diagnose.matches(
+            "merged-under-smaller-max",
+            "that is the merged state measured from the smaller max, m_A: right in exact "
+            "arithmetic, but the question asks for m = max(m_A, m_B), the one that keeps every "
+            "term at most 1 (and a long row from overflowing).",
+            _merge_slip(under="smaller"),
+        ),
+        diagnose.matches(
+            "divided-already",
+            "you divided o by ℓ: that is the output. The merged state keeps o not yet divided, "
+            "so that it can be merged again with a third part.",
+            _merge_slip(divide=True),
+        ),
+    ],
+    mistakes=[
+        Mistake("no rescale", [3.0, 3.0, 3.0], "merged-without-rescale"),
+        Mistake("under the smaller max", [5.056, 6.085, 4.028], "merged-under-smaller-max"),
+        Mistake("the output, divided", [2.493, 1.203, 0.797], "divided-already"),
+    ],
+    solution=[2.493, 3.0, 1.986],
 )
 
 
@@ -210,7 +316,7 @@ def _bug_cases():
     rising = np.outer(np.arange(1.0, 7.0), [1.0, 0.0])  # scores grow along the keys
     return [
         Case(
-            "the seed's query, keys in blocks of 2",
+            "the worked example's query, keys in blocks of 2",
             (np.array([[1.0, 0.0]]), rising, r.normal(size=(6, 2)), 2),
         ),
         Case(
@@ -262,4 +368,4 @@ online_sum = BugExercise(
 )
 
 
-EXERCISES = [weights_memory, time_slope, online_step, online_sum]
+EXERCISES = [weights_memory, time_slope, online_step, merge_halves, online_sum]
