@@ -33,8 +33,12 @@
 # - name the main lines of work that avoid the quadratic cost.
 
 # %%
+import functools
 import math
+import statistics
 import time
+import timeit
+import tracemalloc
 
 import attn_core as ac
 import numpy as np
@@ -45,7 +49,6 @@ from attn_book.progress import TextProgress
 from attn_book.prose import dec, plain, vector
 from attn_book.tables import step_table
 from attn_book.widgets import MemoryCalculator
-from attn_core import bench
 from attn_core.by_hand import sentence_example
 
 figures = Figures(chapter=9)
@@ -127,13 +130,8 @@ step_table(
 # %%
 GiB = 2**30
 heads, dtype = 32, "float16"
-weights_32k = (
-    ac.attention_cost(1, heads, 32768, 32768, 128, dtype).score_bytes / GiB
-)
-weights_128k = (
-    ac.attention_cost(1, heads, 131072, 131072, 128, dtype).score_bytes
-    / GiB
-)
+weights_32k = ac.attention_cost(1, heads, 32768, 32768, 128, dtype).score_bytes / GiB
+weights_128k = ac.attention_cost(1, heads, 131072, 131072, 128, dtype).score_bytes / GiB
 laptop, gpu = 16, 80  # GiB: a laptop's memory, a large data-centre GPU's
 laptops_32k = weights_32k / laptop
 gpus_128k = weights_128k / gpu
@@ -169,7 +167,34 @@ figures.show(
 # [Chapter 4](04_worked_example.ipynb) wrote it) for $n = 128, 256, \dots$ with $d_k = 64$ in
 # float32, and records its peak extra memory. It keeps to a time budget: before each doubling it
 # predicts the next size's time (four times the last) and stops when that would overrun, so it
-# finishes in well under a minute wherever it runs. Its output is your machine's.
+# finishes in well under a minute wherever it runs. Its output is your machine's. Two small
+# helpers do the measuring: the median of a few timed calls (after one untimed call, since
+# fresh memory is slow to touch the first time), and the peak memory a call allocates, which
+# Python's `tracemalloc` sees for numpy's arrays too:
+
+
+# %%
+def median_seconds(f, repeats=5):
+    """Median wall-clock seconds of ``f()`` over ``repeats`` calls, after one warm-up."""
+    f()
+    return statistics.median(timeit.repeat(f, number=1, repeat=repeats))
+
+
+def peak_bytes(f):
+    """The most memory ``f()`` holds at once beyond what existed before, in bytes."""
+    tracemalloc.start()
+    f()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def plain_path(q, k, v):
+    """Chapter 4's attention: the weights, then ``weights @ value``."""
+    return ac.attention_weights(q, k) @ v
+
+
+rng = np.random.default_rng(0)
 
 # %% tags=["nbval-ignore-output"]
 budget_seconds = 20.0
@@ -184,15 +209,12 @@ for n in sizes:
         break
     last_size = now
     progress.show(len(measured_n), f"timing n = {n:,}")
-    plain_path = bench.numpy_methods(*bench.random_qkv(n, 64, "float32"))[
-        "plain"
-    ]
-    measured_seconds.append(bench.median_seconds(plain_path, repeats=5))
-    measured_peak.append(bench.peak_extra_bytes(plain_path))
+    q, k, v = rng.standard_normal((3, n, 64), dtype=np.float32)  # [n, d_k] each
+    run = functools.partial(plain_path, q, k, v)
+    measured_seconds.append(median_seconds(run))
+    measured_peak.append(peak_bytes(run))
     measured_n.append(n)
-progress.show(
-    len(measured_n), f"done in {time.perf_counter() - started:.1f} s"
-)
+progress.show(len(measured_n), f"done in {time.perf_counter() - started:.1f} s")
 
 # %% [markdown]
 # On log-log axes a power law $t = c\,n^p$ is a straight line of slope $p$:
@@ -203,9 +225,7 @@ progress.show(
 log_n, log_t = np.log(measured_n), np.log(measured_seconds)
 slope, _ = np.polyfit(log_n[-4:], log_t[-4:], 1)  # the four largest n
 memory_slope, _ = np.polyfit(np.log(measured_n), np.log(measured_peak), 1)
-one_matrix = [
-    ac.attention_cost(1, 1, n, n, 64).score_bytes for n in measured_n
-]
+one_matrix = [ac.attention_cost(1, 1, n, n, 64).score_bytes for n in measured_n]
 largest_n = measured_n[-1]
 peak_in_matrices = measured_peak[-1] / one_matrix[-1]  # at the largest n
 
@@ -248,9 +268,7 @@ figures.show(
 # %%
 n_steps, d_steps = 4096, 64
 nn, nd = n_steps**2, n_steps * d_steps  # entries of the n×n matrix, of Q
-step_flops = np.array(
-    [2 * nn * d_steps, nn, 2 * nn, nn, 2 * nn, 2 * nn * d_steps]
-)
+step_flops = np.array([2 * nn * d_steps, nn, 2 * nn, nn, 2 * nn, 2 * nn * d_steps])
 step_bytes = 4 * np.array(
     [2 * nd + nn, 2 * nn, 3 * nn, 2 * nn, 3 * nn, nn + 2 * nd]
 )  # read + written, float32
@@ -270,13 +288,13 @@ step_table(
 # %% [markdown]
 # The products do about {eval}`dec(intensity[0], 0)` FLOPs for each byte they move, the
 # softmax's passes a fraction of one. Now time each step of the plain path on its
-# own at this size, and the floor of `python -m attn_core.bench`: the two products alone,
+# own at this size, and the floor that `make bench` measures: the two products alone,
 # written into buffers made beforehand. Each time is the median of 9 runs; timings on a
 # shared machine are noisy, so the floor can even come out slower than the two product
 # steps timed apart:
 
 # %% tags=["nbval-ignore-output"]
-q_s, k_s, v_s = bench.random_qkv(n_steps, d_steps, "float32")  # [n, d_k]
+q_s, k_s, v_s = rng.standard_normal((3, n_steps, d_steps), dtype=np.float32)
 s_raw = q_s @ k_s.T  # [n, d_k] @ [d_k, n] -> [n, n]
 s_scaled = s_raw / math.sqrt(d_steps)  # math.sqrt keeps float32
 s_shifted = s_scaled - s_scaled.max(axis=-1, keepdims=True)
@@ -290,12 +308,17 @@ step_functions = [
     lambda: s_exp / s_exp.sum(axis=-1, keepdims=True),
     lambda: s_weights @ v_s,
 ]
-step_ms = 1e3 * np.array(
-    [bench.median_seconds(f, repeats=9) for f in step_functions]
-)
-# the floor: Q Kᵀ, then @ V, into buffers made beforehand
-floor = bench.numpy_methods(q_s, k_s, v_s)["floor"]
-floor_ms = 1e3 * bench.median_seconds(floor, repeats=9)
+step_ms = 1e3 * np.array([median_seconds(f, repeats=9) for f in step_functions])
+scores_buffer = np.empty((n_steps, n_steps), dtype=np.float32)
+out_buffer = np.empty((n_steps, d_steps), dtype=np.float32)
+
+
+def floor():  # the floor: Q Kᵀ, then @ V, into buffers made beforehand
+    np.matmul(q_s, k_s.T, out=scores_buffer)  # [n, d_k] @ [d_k, n] -> [n, n]
+    np.matmul(scores_buffer, v_s, out=out_buffer)  # [n, n] @ [n, d_k] -> [n, d_k]
+
+
+floor_ms = 1e3 * median_seconds(floor, repeats=9)
 step_table(
     {
         "ms": step_ms,
@@ -410,9 +433,7 @@ s.round(3)
 m_1 = s[:2].max()  # running max after block 1
 l_1 = np.exp(s[:2] - m_1).sum()  # running sum
 term_2 = np.exp(s[1] - m_1)  # key 2's term
-o_1 = (
-    np.exp(s[:2] - m_1) @ V_ex[:2]
-)  # running output, not yet divided: [2]
+o_1 = np.exp(s[:2] - m_1) @ V_ex[:2]  # running output, not yet divided: [2]
 print("m =", dec(m_1), " l =", dec(l_1), " o =", vector(o_1))
 
 # %% [markdown]
@@ -422,9 +443,7 @@ print("m =", dec(m_1), " l =", dec(l_1), " o =", vector(o_1))
 
 # %%
 m_2 = max(m_1, s[2])  # the new max
-rescale_2 = np.exp(
-    m_1 - m_2
-)  # e^(m_old − m_new): 1 when the max did not move
+rescale_2 = np.exp(m_1 - m_2)  # e^(m_old − m_new): 1 when the max did not move
 l_2 = l_1 * rescale_2 + np.exp(s[2] - m_2)
 o_2 = o_1 * rescale_2 + np.exp(s[2] - m_2) * V_ex[2]
 output_2 = o_2 / l_2  # divided at the end
@@ -495,12 +514,20 @@ step_table(
 
 # %%
 n_long, block = 4096, 256
-methods = bench.numpy_methods(*bench.random_qkv(n_long, 64, "float32"))
-np.testing.assert_allclose(
-    methods["chunked"](), methods["plain"](), rtol=1e-4, atol=1e-6
-)
-peak_plain = bench.peak_extra_bytes(methods["plain"])
-peak_chunked = bench.peak_extra_bytes(methods["chunked"])
+q_l, k_l, v_l = rng.standard_normal((3, n_long, 64), dtype=np.float32)
+long_scores = np.empty((n_long, n_long), dtype=np.float32)
+long_out = np.empty((n_long, 64), dtype=np.float32)
+methods = {
+    "floor": lambda: (
+        np.matmul(q_l, k_l.T, out=long_scores),
+        np.matmul(long_scores, v_l, out=long_out),
+    ),
+    "plain": lambda: ac.attention_weights(q_l, k_l) @ v_l,
+    "chunked": lambda: ac.chunked_attention(q_l, k_l, v_l, block_size=block),
+}
+np.testing.assert_allclose(methods["chunked"](), methods["plain"](), rtol=1e-4, atol=1e-6)
+peak_plain = peak_bytes(methods["plain"])
+peak_chunked = peak_bytes(methods["chunked"])
 peak_plain_mib = round(peak_plain / 2**20)
 peak_chunked_mib = round(peak_chunked / 2**20)
 memory_saving = round(peak_plain / peak_chunked)
@@ -515,8 +542,7 @@ print(f"                   chunked {peak_chunked_mib} MiB")
 
 # %%
 block_flops = sum(  # both products of a block: 2 · L · block · d_k each
-    2 * 2 * n_long * min(block, n_long - start) * 64
-    for start in range(0, n_long, block)
+    2 * 2 * n_long * min(block, n_long - start) * 64 for start in range(0, n_long, block)
 )
 full_flops = ac.attention_cost(1, 1, n_long, n_long, 64).matmul_flops
 block_flops, full_flops
@@ -527,8 +553,7 @@ block_flops, full_flops
 
 # %% tags=["nbval-ignore-output"]
 long_ms = {
-    name: bench.median_seconds(methods[name], repeats=3) * 1e3
-    for name in ("floor", "plain", "chunked")
+    name: median_seconds(methods[name], repeats=3) * 1e3 for name in ("floor", "plain", "chunked")
 }
 chunked_vs_plain = long_ms["chunked"] / long_ms["plain"]
 chunked_vs_floor = long_ms["chunked"] / long_ms["floor"]
