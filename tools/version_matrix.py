@@ -49,8 +49,9 @@ def lowest_pins(pyproject_text):
     >>> lowest_pins('dependencies = ["numpy>=1.26"]\\ndev = ["pytest>=8", "ruff>=0.6,<1"]')
     ['numpy==1.26', 'pytest==8', 'ruff==0.6']
     """
+    project = pyproject_text.split("[project]", 1)[-1].split("\n[tool.", 1)[0]
     pins = []
-    for requirement in re.findall(r'"([^"]+)"', pyproject_text):
+    for requirement in re.findall(r'"([^"]+)"', project):
         if requirement.startswith("attn-core") or ";" in requirement:
             continue
         match = BOUND.match(requirement)
