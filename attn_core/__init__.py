@@ -12,6 +12,7 @@ from .attention import (
     padding_mask,
     scaled_dot_product_attention,
 )
+from .backward import attention_backward
 from .chunked import chunked_attention
 from .cost import AttentionCost, attention_cost
 from .examples import SENTENCE_EN, SENTENCE_KO, seed_example, toy_embeddings
@@ -40,6 +41,7 @@ __all__ = [
     "AttentionCost",
     "OnlineSoftmax",
     "SimpleSelfAttention",
+    "attention_backward",
     "attention_cost",
     "attention_weights",
     "causal_mask",
