@@ -507,6 +507,11 @@ def _heatmap_title(heatmap):
         parts.append(f"T = {heatmap.temperature:g}")
     if heatmap.causal:
         parts.append("causal mask (grey: masked)")
+    if heatmap.training_queries:  # a stored training state: which step, and its loss
+        steps, losses = heatmap.training_steps, heatmap.training_losses
+        n = steps[heatmap.step]
+        loss = f", loss {losses[n]:.4f}" if n < len(losses) else ""
+        parts.append(f"training step {n} of {steps[-1]}{loss}")
     return ", ".join(parts)
 
 
