@@ -71,7 +71,7 @@ def attention_backward(grad_output, query, key, value, attn_mask=None, is_causal
     dtype = compute_dtype(np.result_type(q, k, v, d_out))
     q2, k, v, d_out = (a.astype(dtype, copy=False) for a in (q2, k, v, d_out))
     factor = check_scale(scale, q.shape[-1])
-    weights = attention_weights(q2, k, attn_mask, is_causal, scale=scale).astype(dtype)
+    weights = attention_weights(q2, k, attn_mask, is_causal, scale=scale).astype(dtype, copy=False)
     d_q, d_k, d_v = _backward(d_out, q2, k, v, weights, factor)
     d_q = _sum_to(d_q, q2.shape)
     return (d_q[..., 0, :] if q.ndim == 1 else d_q), _sum_to(d_k, k.shape), _sum_to(d_v, v.shape)
@@ -81,7 +81,10 @@ def _backward(d_out, q, k, v, weights, scale):
     """The five lines of the chain rule, on validated arrays; batch axes still broadcast."""
     d_v = np.swapaxes(weights, -1, -2) @ d_out  # [..., S, L] @ [..., L, Ev] -> [..., S, Ev]
     d_a = d_out @ np.swapaxes(v, -1, -2)  # [..., L, Ev] @ [..., Ev, S] -> [..., L, S]
-    d_s = weights * (d_a - np.sum(d_a * weights, axis=-1, keepdims=True))  # [..., L, S]
+    if d_a.shape != weights.shape:  # v's batch axes were fewer: one array to work in place in
+        d_a = np.broadcast_to(d_a, np.broadcast_shapes(d_a.shape, weights.shape)).copy()
+    rowsum = np.einsum("...ij,...ij->...i", d_a, weights)[..., None]  # [..., L, 1]
+    d_s = np.multiply(np.subtract(d_a, rowsum, out=d_a), weights, out=d_a)  # in place
     d_q = (d_s @ k) * scale  # [..., L, S] @ [..., S, E] -> [..., L, E]
     d_k = (np.swapaxes(d_s, -1, -2) @ q) * scale  # [..., S, L] @ [..., L, E] -> [..., S, E]
     return d_q, d_k, d_v

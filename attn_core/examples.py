@@ -13,7 +13,19 @@ import numpy as np
 
 from .validation import check_positive_int, check_size
 
-__all__ = ["SENTENCE_EN", "SENTENCE_KO", "WorkedExample", "seed_example", "toy_embeddings"]
+__all__ = [
+    "NOUNS",
+    "ROLE_FEATURES",
+    "SENTENCE_EN",
+    "SENTENCE_KO",
+    "VERBS",
+    "WhoDidWhat",
+    "WorkedExample",
+    "designed_projections",
+    "seed_example",
+    "toy_embeddings",
+    "who_did_what",
+]
 
 SENTENCE_KO = ("나는", "사과를", "먹었다")  # the seed's example sentence, "I ate an apple"
 SENTENCE_EN = ("the", "cat", "sat", "on", "the", "mat", "because", "it", "was", "warm")
@@ -153,3 +165,20 @@ def _role_pattern(order, subj, obj, act):
     p[at[obj[0]], [at[subj[0]], at[act[0]]]] = 0.5  # the object: who, and what happened
     p[at[act[0]], at[obj[0]]] = 1.0  # the verb asks what was acted on
     return p
+
+
+def designed_projections():
+    """Chapter 5's hand-made W_Q and W_K (4 features × d_k = 3), for comparison with training.
+
+    Rows are the features noun, verb, -는, -를; the key space's columns are the roles
+    action, actor, patient. The same numbers as chapter 5's cells.
+
+    Examples
+    --------
+    >>> w_q, w_k = designed_projections()
+    >>> (w_q @ w_k.T)[3].tolist()  # -를 asks for the action (verb) and the actor (-는)
+    [0.0, 2.0, 2.0, 0.0]
+    """
+    w_k = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=float)
+    w_q = 2 * np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 1, 0]], dtype=float)
+    return w_q, w_k
