@@ -123,8 +123,12 @@ def self_attention_backward(grad_output, x, params, scale=None):
            [1., 1.]])
     """
     x = as_float_array(x, "x")
-    q, k, v = _project(x, params)
-    grads = dict(zip(_NAMES, attention_backward(grad_output, q, k, v, scale=scale), strict=True))
+    return _gradients(grad_output, x, _project(x, params), params, scale)
+
+
+def _gradients(grad_output, x, qkv, params, scale):
+    """The parameters' gradients, given the projections ``qkv`` = (Q, K, V) of ``x``."""
+    grads = dict(zip(_NAMES, attention_backward(grad_output, *qkv, scale=scale), strict=True))
     x_rows = x.reshape(-1, x.shape[-1])  # [B*T, D]: every token of every sentence
     out = {}
     for name in _NAMES:
@@ -143,7 +147,11 @@ def _project(x, params):
     if x.ndim < 2 or any(params[f"W_{n}"].shape[0] != x.shape[-1] for n in _NAMES):
         shapes = {f"W_{n}": np.shape(params[f"W_{n}"]) for n in _NAMES}
         raise ValueError(f"x (..., T, D) and the W's (D, width) do not fit: x {x.shape}, {shapes}")
-    return tuple(x @ params[f"W_{n}"] + params.get(f"b_{n}", 0.0) for n in _NAMES)
+    rows = x.reshape(-1, x.shape[-1])  # [..., T, D] -> [N, D]: one 2-D matmul, not a batch
+    return tuple(
+        (rows @ params[f"W_{n}"] + params.get(f"b_{n}", 0.0)).reshape(*x.shape[:-1], -1)
+        for n in _NAMES
+    )
 
 
 def squared_error(output, target):
@@ -302,9 +310,10 @@ def train_self_attention(x, target, params, steps, lr, optimizer="sgd", scale=No
     for step in range(steps + 1):
         if step in record:
             snapshots.append((step, params))
-        output, weights = self_attention(x, params, scale)
-        loss, d_out = squared_error(output, target)
-        grads = self_attention_backward(d_out, x, params, scale)
+        qkv = _project(x, params)
+        weights = attention_weights(qkv[0], qkv[1], scale=scale)  # [B, T, T]
+        loss, d_out = squared_error(weights @ qkv[2], target)
+        grads = _gradients(d_out, x, qkv, params, scale)
         losses.append(loss)
         norms.append(gradient_norm({n: grads[n] for n in ("W_Q", "W_K")}))
         entropies.append(float(entropy(weights).mean()))
