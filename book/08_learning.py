@@ -80,7 +80,8 @@ print("weights", weights.round(3), " output", output.round(3))
 
 # %% [markdown]
 # The weights are {eval}`dec(weights)` and the output {eval}`vector(output)`, as in Chapter 4.
-# Now suppose the loss wants the output's first coordinate up and its second down, one for one:
+# Now suppose the loss grows with the output's first coordinate and shrinks with its second,
+# one for one: it wants $o_1$ down and $o_2$ up.
 
 # %%
 g = np.array([1.0, -1.0])  # dL/do, given by the loss: [Ev]
@@ -105,8 +106,9 @@ g = np.array([1.0, -1.0])  # dL/do, given by the loss: [Ev]
 #   = w_j \Big(dA_j - \sum_i w_i\, dA_i\Big) .
 # $$ (eq-ch8-ds)
 #
-# A score is pushed up when its key's $dA_j$ beats the weights' average of $dA$, and down when
-# it falls short. **The query and the keys.** $s_j$ holds $\mathbf q$ with the factor
+# A score's gradient is positive when its key's $dA_j$ is above the weights' average of $dA$
+# (raising that score would raise the loss, so gradient descent lowers it), and negative when
+# it is below. **The query and the keys.** $s_j$ holds $\mathbf q$ with the factor
 # $\mathbf k_j / \sqrt{d_k}$ and $\mathbf k_j$ with the factor $\mathbf q / \sqrt{d_k}$:
 #
 # $$
@@ -136,14 +138,15 @@ step_table(
 
 # %% [markdown]
 # Read it by hand. $dA$ is {eval}`dec(dA)`: the values' first coordinate minus their second.
-# Its weighted average is {eval}`dec(dA_mean)`. Word 1 beats it, so its score should rise:
-# $dS_1 =$ {eval}`dec(weights[0])` × ({eval}`dec(dA[0])` − {eval}`dec(dA_mean)`) =
-# {eval}`dec(dS[0])`; word 2 falls short and gets {eval}`dec(dS[1])`. The three entries of
+# Its weighted average is {eval}`dec(dA_mean)`. Word 1 is above it: $dS_1 =$
+# {eval}`dec(weights[0])` × ({eval}`dec(dA[0])` − {eval}`dec(dA_mean)`) = {eval}`dec(dS[0])`,
+# positive, so its score should fall (its value (2, 0) is what pushes $o_1$ up); word 2 is
+# below it and gets {eval}`dec(dS[1])`, so its score should rise. The three entries of
 # $dS$ sum to zero ({eval}`dec(dS_sum)` here): adding the same number to
 # every score changes no weight, so the gradient cannot point that way. The query's gradient
-# is {eval}`vector(dq)`; since gradient descent moves against the gradient, the query turns
-# towards $\mathbf k_1 = (1, 0)$ and away from $\mathbf k_2 = (0, 1)$, as it should to raise
-# $o_1$ and lower $o_2$.
+# is {eval}`vector(dq)`; gradient descent moves against the gradient, so the query turns away
+# from $\mathbf k_1 = (1, 0)$ and towards $\mathbf k_2 = (0, 1)$, whose value $(0, 2)$ lowers
+# $o_1$ and raises $o_2$.
 #
 # `ac.attention_backward` computes the same thing for any shapes and masks; and finite
 # differences, computed from the forward pass alone, check both, as Chapter 2 checked the
@@ -229,7 +232,7 @@ print("dK of keys 5 and 6:", dK6[4:].tolist())
 # Chapter 5's "who did what" is one: in a sentence *A는 B를 V*, the subject asks what it did
 # (it should look at the verb), the object asks who did what to it (the subject and the verb,
 # half each), and the verb asks what it was done to (the object). We make every such sentence
-# from four nouns and three verbs, in both Korean word orders, *A는 B를 V* and *B를 A는 V*. Each
+# from a handful of nouns and verbs, in both Korean word orders, *A는 B를 V* and *B를 A는 V*. Each
 # token's vector is Chapter 5's four features (noun, verb, -는, -를) followed by a one-hot of its
 # word, so the model can tell 나 from 고양이 but is told nothing about roles except the markers.
 # We hold out the sentence of Chapter 5, 나는 사과를 먹었다, in both orders, to test on.
@@ -375,9 +378,9 @@ pattern = everything.pattern[test]  # the target pattern
 # %% tags=["hide-input"]
 tokens = list(held_out[0])
 panels = [
-    {"matrix": weights_designed, "title": "designed (Chapter 5)"},
-    {"matrix": weights_learned, "title": f"learned ({n_steps} steps)"},
-    {"matrix": pattern, "title": "the target pattern"},
+    {"matrix": weights_designed, "title": "designed (ch. 5)"},
+    {"matrix": weights_learned, "title": "learned"},
+    {"matrix": pattern, "title": "target"},
 ]
 figures.show(
     plots.plot_token_heatmaps(
@@ -387,7 +390,9 @@ figures.show(
     ),
     "fig-ch8-designed-learned",
     "The weights of “나는 사과를 먹었다” from Chapter 5's hand-made $W_Q$, $W_K$ (left), from"
-    " the trained ones (middle), and the pattern the training targets asked for (right).",
+    f" the ones trained for {n_steps} steps (middle), and the pattern the training targets"
+    " asked"
+    " for (right).",
 )
 
 # %% [markdown]
@@ -472,15 +477,21 @@ step_table(columns, index=tokens, digits=2)
 #
 # [Chapter 3](03_scaling.ipynb) showed that the scores $\mathbf q\cdot\mathbf k$ of random
 # vectors spread as $\sqrt{d_k}$, and that softmax saturates (포화) on widely spread scores.
-# Here is what that does to learning. The same task, at $d_k =$ 64, from one random start whose
-# entries have a standard deviation of 0.5 (so a query's components have a variance near 1),
-# trained twice with the same learning rate: once with the $1/\sqrt{d_k}$, once without
+# Here is what that does to learning: the same task at a larger $d_k$, from one random start,
+# trained twice with the same learning rate, once with the $1/\sqrt{d_k}$ and once without
 # (`scale=1.0`):
 
 # %%
 d_k_big, big_steps, big_lr = 64, 100, 1.0
+init_std = 0.5  # of every entry of the three matrices
 rng = np.random.default_rng(1)
-big_start = tr.init_projections(rng, d_model, d_k_big, n_words, std=0.5)
+big_start = tr.init_projections(
+    rng, d_model, d_k_big, n_words, std=init_std
+)
+# a token's query component sums its ones' entries: variance (ones) * std^2
+component_var = X.sum(axis=-1) * init_std**2  # [B, 3]
+var_low, var_high = component_var.min(), component_var.max()
+saturated_at = 0.99  # a row is saturated when one weight exceeds this
 task = (X, target, big_start, big_steps)  # the same data, start, steps
 runs = {
     "SGD, scaled": tr.train_self_attention(*task, big_lr),
@@ -488,8 +499,12 @@ runs = {
 }
 
 # %% [markdown]
-# Before any step, how saturated are the weights, and how large are the gradients? A row is
-# saturated when one weight exceeds 0.99. The gradient reaching $W_Q$ and $W_K$ is
+# Here $d_k =$ {eval}`d_k_big` and every entry starts with a standard deviation of
+# {eval}`plain(init_std)`, so each component of a query or key has a variance between
+# {eval}`plain(var_low)` and {eval}`plain(var_high)`: close to the unit variance that the usual
+# initialisations (초기화) aim for. Before any step, how saturated are the weights, and how
+# large are the gradients? A row counts as saturated when one weight exceeds
+# {eval}`plain(saturated_at)`. The gradient reaching $W_Q$ and $W_K$ is
 # `run.grad_norms[0]` (the Euclidean norm of both together). The gradient a single query
 # receives, $\lVert dQ_i\rVert$, tells the rows apart:
 
@@ -502,10 +517,13 @@ for label, scale in [("scaled", None), ("unscaled", 1.0)]:
     dQ_big, _, _ = ac.attention_backward(
         dO_big, Q_big, K_big, V_big, scale=scale
     )
-    saturated = A_big.max(axis=-1) > 0.99  # [B, 3]
+    saturated = A_big.max(axis=-1) > saturated_at  # [B, 3]
     row_grad = np.linalg.norm(dQ_big, axis=-1)  # [B, 3]: |dQ_i|
     stuck = row_grad[saturated]  # the saturated rows' |dQ_i|
+    factor = 1 / math.sqrt(d_k_big) if scale is None else scale
+    scores_big = Q_big @ np.swapaxes(K_big, -1, -2) * factor
     init[label] = {
+        "std of the scores": scores_big.std(),
         "saturated rows": saturated.mean(),
         "entropy (nats)": ac.entropy(A_big).mean(),
         "median |dQ_i|, saturated rows": np.median(stuck)
@@ -529,14 +547,16 @@ step_table(
 # With the scale, no row is saturated and the mean entropy is
 # {eval}`dec(init["scaled"]["entropy (nats)"])` nats, close to the uniform $\log 3 =$
 # {eval}`dec(uniform_entropy)`. Without it, {eval}`dec(init["unscaled"]["saturated rows"], 2)` of
-# the rows are saturated: the unscaled scores have a standard deviation of about 8 times the
-# scaled ones ($\sqrt{64}$), and softmax turns most rows into one-hots. Their queries get a
+# the rows are saturated: the unscaled scores' standard deviation is
+# {eval}`dec(init["unscaled"]["std of the scores"], 2)` against
+# {eval}`dec(init["scaled"]["std of the scores"], 2)` scaled ($\sqrt{d_k}$ times as much),
+# and softmax turns most rows into one-hots. Their queries get a
 # median gradient of {eval}`f"{stuck_grad:.1e}"`, against
 # {eval}`f"{free_grad:.1e}"` for the rows that are not saturated:
 # that is the vanishing gradient, and it is per row. Notice that the total gradient reaching
 # $W_Q$ and $W_K$ is *larger* without the scale ({eval}`dec(init["unscaled"]["|grad W_Q, W_K|"], 2)`
 # against {eval}`dec(init["scaled"]["|grad W_Q, W_K|"], 2)`): the unscaled scores are not divided
-# by 8, so neither are their gradients, and the few rows that still learn get a large push. A
+# by $\sqrt{d_k}$, so neither are their gradients, and the few rows that still learn get a large push. A
 # gradient norm alone would hide the problem; the saturated rows show it.
 #
 # The same comparison with Adam ([Kingma & Ba, 2015](references.md)), which divides
@@ -553,7 +573,8 @@ runs["Adam, unscaled"] = tr.train_self_attention(
 figures.show(
     plots.plot_training_runs(runs, uniform_entropy=uniform_entropy),
     "fig-ch8-scaling",
-    "The same task at $d_k = 64$ from the same start, with and without the $1/\\sqrt{d_k}$"
+    f"The same task at $d_k = {d_k_big}$ from the same start, with and without the"
+    " $1/\\sqrt{d_k}$"
     " (dashed: without), by SGD and by Adam. Left: the loss; right: the mean entropy of a row"
     " of weights.",
 )
@@ -580,20 +601,20 @@ for label, r in runs.items():
 
 # %%
 lr_sweep = {}
-for lr_try in (0.1, 0.3):  # big_lr = 1.0 is above
+for lr_try in (0.1, 0.3, 2.0):  # big_lr = 1.0 is above
     swept = tr.train_self_attention(*task, lr_try, scale=1.0)
     lr_sweep[lr_try] = swept.losses[-1]
 for lr_try, end in lr_sweep.items():
-    print(f"unscaled SGD, learning rate {lr_try}: loss {end:.4f}")
+    print(f"unscaled SGD, learning rate {lr_try}: loss {end:.4g}")
 
 # %% [markdown]
-# At learning rates 0.1 and 0.3 the unscaled run ends at {eval}`dec(lr_sweep[0.1], 4)` and
-# {eval}`dec(lr_sweep[0.3], 4)`: no better. (A larger one, 3, makes both runs diverge here.) To be
-# fair to the unscaled model: its scores equal the scaled model's if $W_Q$ starts 8 times
-# smaller, so "no scale" is the same model with a worse initialisation, and a smaller start would
-# fix it. That is exactly the scale's job: with $1/\sqrt{d_k}$, the usual initialisation (초기화; unit
-# variance per component, whatever $d_k$) starts every row unsaturated, and nobody has to retune
-# the start when $d_k$ changes.
+# With the smaller learning rates the unscaled run ends at {eval}`dec(lr_sweep[0.1], 4)` and
+# {eval}`dec(lr_sweep[0.3], 4)`: no better. With the larger one it diverges: its loss grows to
+# {eval}`f"{lr_sweep[2.0]:.1e}"`. To be fair to the unscaled model: its scores equal the scaled model's if $W_Q$ starts
+# $\sqrt{d_k}$ times smaller, so "no scale" is the same model with a worse initialisation, and
+# a smaller start would fix it. That is exactly the scale's job: with $1/\sqrt{d_k}$, the usual
+# initialisation (unit variance per component, whatever $d_k$) starts every row unsaturated,
+# and nobody has to retune the start when $d_k$ changes.
 #
 # ## Summary
 #
