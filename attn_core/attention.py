@@ -186,7 +186,8 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
 
 def _weights(q, k, attn_mask, is_causal, scale):
     """Weights for validated q (..., L, E) and k (..., S, E) -> (..., L, S)."""
-    scores = _dot(q, k) * check_scale(scale, q.shape[-1])  # [..., L, S]
+    scores = _dot(q, k)  # [..., L, S]
+    scores *= check_scale(scale, q.shape[-1])  # in place: a fresh array, one pass fewer
     mask = check_mask(attn_mask, scores.shape, is_causal, dtype=scores.dtype)
     if is_causal:
         mask = causal_mask(*scores.shape[-2:])
