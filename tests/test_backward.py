@@ -269,3 +269,16 @@ def test_the_seed_layer_and_its_numpy_twin_train_alike():
         np.testing.assert_allclose(params[f"b_{key}"], linear.bias.detach().numpy(), rtol=1e-10)
         moved += np.abs(params[f"W_{key}"] - getattr(twin, name)[0]).sum()
     assert moved > 0.01  # the weights did move: the comparison can fail
+
+
+def test_nothing_the_caller_passed_is_changed_in_place():
+    """The backward pass and the softmax work in place on their own temporaries only."""
+    rng = np.random.default_rng(9)
+    q, k, v, d_out = _random_case(rng, (2, 3, 4), (2, 5, 4), (5, 2))  # value's batch broadcast
+    copies = [a.copy() for a in (q, k, v, d_out)]
+    attention_backward(d_out, q, k, v)
+    scores = rng.normal(size=(3, 4))
+    scores_copy = scores.copy()
+    ac.softmax(scores)
+    for a, b in zip((q, k, v, d_out, scores), (*copies, scores_copy), strict=True):
+        np.testing.assert_array_equal(a, b)
