@@ -19,13 +19,10 @@ import numpy as np
 import attn_core as ac
 
 
-def _median_seconds(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def _seconds(fn, *args):
+    start = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - start
 
 
 def _blas():
@@ -44,20 +41,23 @@ def main(argv=None):
     parser.add_argument("--d", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args(argv)
-    print(f"n = {args.n}, d = {args.d}, medians of {args.repeats} interleaved runs; BLAS: {_blas()}")
+    print(f"n = {args.n}, d = {args.d}, medians of {args.repeats} interleaved runs")
+    print(f"BLAS: {_blas()}")
     for dtype in (np.float32, np.float64):
         rng = np.random.default_rng(0)
         q, k, v, g = (rng.standard_normal((args.n, args.d)).astype(dtype) for _ in range(4))
-        forward = lambda: ac.scaled_dot_product_attention(q, k, v)  # noqa: E731
-        backward = lambda: ac.attention_backward(g, q, k, v)  # noqa: E731
-        forward(), backward()  # warm up: fresh memory is slow to touch
+        forward = (ac.scaled_dot_product_attention, q, k, v)
+        backward = (ac.attention_backward, g, q, k, v)
+        _seconds(*forward), _seconds(*backward)  # warm up: fresh memory is slow to touch
         fwd, bwd = [], []
         for _ in range(args.repeats):  # interleaved, so a busy moment hits both
-            fwd.append(_median_seconds(forward, 1))
-            bwd.append(_median_seconds(backward, 1))
+            fwd.append(_seconds(*forward))
+            bwd.append(_seconds(*backward))
         f, b = statistics.median(fwd), statistics.median(bwd)
-        name = np.dtype(dtype).name
-        print(f"{name:8} forward {f * 1e3:7.2f} ms   backward {b * 1e3:7.2f} ms   ratio {b / f:.2f}")
+        print(
+            f"{np.dtype(dtype).name:8} forward {f * 1e3:7.2f} ms   "
+            f"backward {b * 1e3:7.2f} ms   ratio {b / f:.2f}"
+        )
 
 
 if __name__ == "__main__":
