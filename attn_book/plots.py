@@ -23,6 +23,7 @@ __all__ = [
     "plot_score_variance",
     "plot_temperature",
     "plot_token_heatmaps",
+    "plot_training_runs",
     "plot_weight_bars",
 ]
 
@@ -436,5 +437,41 @@ def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes):
     for ax in (ax_t, ax_m):
         ax.set_xscale("log", base=2)
         ax.legend(frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def plot_training_runs(runs, *, uniform_entropy=None):
+    """Learning curves and the weights' entropy over training, one line per run.
+
+    Parameters
+    ----------
+    runs : dict of str to attn_core.training.TrainingRun
+        Label -> run; a label containing "unscaled" is drawn dashed, "Adam" in the
+        second colour pair.
+    uniform_entropy : float, optional
+        Draw log S, the entropy of uniform weights, as a grey line.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two panels: the loss (log scale) and the mean entropy of the weights' rows.
+    """
+    fig, (loss_ax, ent_ax) = plt.subplots(1, 2, figsize=(6.8, 3.0))
+    colours = plt.get_cmap("cividis")(np.linspace(0.0, 0.8, 2))
+    for label, run in runs.items():
+        style = {
+            "color": colours[1 if "Adam" in label else 0],
+            "ls": "--" if "unscaled" in label else "-",
+            "lw": 1.8,
+        }
+        loss_ax.plot(run.losses, label=label, **style)
+        ent_ax.plot(run.entropies, **style)
+    if uniform_entropy is not None:
+        ent_ax.axhline(uniform_entropy, color="grey", lw=0.8, ls=":")
+        ent_ax.text(0, uniform_entropy, "uniform", va="bottom", fontsize=8, color="grey")
+    loss_ax.set(yscale="log", xlabel="training step", ylabel="loss (squared error)")
+    ent_ax.set(xlabel="training step", ylabel="mean entropy of a row (nats)", ylim=(0, None))
+    loss_ax.legend(frameon=False, fontsize=7)
     fig.tight_layout()
     return fig

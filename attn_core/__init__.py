@@ -14,6 +14,7 @@ from .attention import (
     padding_mask,
     scaled_dot_product_attention,
 )
+from .backward import attention_backward
 from .blocked import blocked_attention
 from .chunked import chunked_attention
 from .cost import AttentionCost, attention_cost
@@ -56,6 +57,7 @@ __all__ = [
     "additive_scores",
     "alibi_bias",
     "alibi_slopes",
+    "attention_backward",
     "attention_cost",
     "attention_weights",
     "blocked_attention",

@@ -182,7 +182,8 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
 
 def _weights(q, k, mask, is_causal, scale):
     """softmax(q kᵀ · scale + mask) for validated q (..., L, E), k (..., S, E) -> (..., L, S)."""
-    scores = _dot(q, k) * scale  # [..., L, E] @ [..., E, S] -> [..., L, S]
+    scores = _dot(q, k)  # [..., L, E] @ [..., E, S] -> [..., L, S]
+    scores *= scale  # in place: the product is a fresh array, one pass fewer
     if is_causal:
         mask = np.tril(np.ones(scores.shape[-2:], dtype=bool))  # key j <= query i (top left)
     if mask is not None and mask.dtype == bool:

@@ -15,14 +15,20 @@ import numpy as np
 from .validation import check_positive_int, check_size
 
 __all__ = [
+    "NOUNS",
+    "ROLE_FEATURES",
     "SENTENCE_EN",
     "SENTENCE_KO",
+    "VERBS",
     "ProjectionExample",
+    "WhoDidWhat",
     "WorkedExample",
+    "designed_projections",
     "projection_example",
     "quanta_example",
     "seed_example",
     "toy_embeddings",
+    "who_did_what",
 ]
 
 SENTENCE_KO = ("나는", "사과를", "먹었다")  # the example sentence, "I ate an apple"
@@ -117,3 +123,100 @@ def toy_embeddings(tokens, dim, seed=0):
         entropy = [seed, *token.encode("utf-8")]
         rows.append(np.random.default_rng(entropy).standard_normal(dim))
     return np.array(rows).reshape(len(tokens), dim)
+
+
+#: Chapter 5's four named features, the first columns of :func:`who_did_what`'s vectors.
+ROLE_FEATURES = ("noun", "verb", "-는 (subject)", "-를 (object)")
+NOUNS = ("나", "고양이", "친구", "사과")  # I, cat, friend, apple
+VERBS = ("먹었다", "봤다", "불렀다")  # ate, saw, called
+
+
+class WhoDidWhat(NamedTuple):
+    """Sentences of :func:`who_did_what`: B sentences of 3 tokens.
+
+    tokens : list of B tuples of 3 str
+    x : (B, 3, D), D = 4 role features + one word identity a word (one-hot)
+    target : (B, 3, W), the identities (one-hot over ``words``) each token should collect
+    pattern : (B, 3, 3), the weights that produce ``target``: a row per query
+    words : tuple of W str, the nouns then the verbs
+    """
+
+    tokens: list
+    x: np.ndarray
+    target: np.ndarray
+    pattern: np.ndarray
+    words: tuple
+
+
+def who_did_what(nouns=NOUNS, verbs=VERBS, exclude=()):
+    """Chapter 5's task as data: every sentence "A는 B를 V" or "B를 A는 V" of the words given.
+
+    Each token's vector is chapter 5's four features (noun, verb, -는, -를) followed by a
+    one-hot of its word. The pattern is chapter 5's: the subject looks at the verb (what
+    did I do?), the object at the subject and the verb, half each (who did what to me?),
+    the verb at the object (what was it done to?). The target is the pattern applied to
+    the words' one-hots: what each token should collect. Word order does not change it.
+
+    Parameters
+    ----------
+    nouns, verbs : sequence of str
+    exclude : collection of tuple of str
+        Sentences (as token tuples) to leave out, e.g. to test on them.
+
+    Examples
+    --------
+    >>> data = who_did_what()
+    >>> data.x.shape, data.target.shape, data.tokens[0]
+    ((72, 3, 11), (72, 3, 7), ('나는', '고양이를', '먹었다'))
+    >>> data.pattern[0].tolist()
+    [[0.0, 0.0, 1.0], [0.5, 0.0, 0.5], [0.0, 1.0, 0.0]]
+    """
+    words = (*nouns, *verbs)
+    n_feat = len(ROLE_FEATURES)
+    eye = np.eye(len(words))
+    tokens, xs, patterns, idents = [], [], [], []
+    for a in nouns:
+        for b in (n for n in nouns if n != a):
+            for verb in verbs:
+                # role of each token: 0 subject, 1 object, 2 verb; with its word and features
+                subj = (f"{a}는", [1, 0, 1, 0], a)
+                obj = (f"{b}를", [1, 0, 0, 1], b)
+                act = (verb, [0, 1, 0, 0], verb)
+                for order in ((subj, obj, act), (obj, subj, act)):
+                    sentence = tuple(t[0] for t in order)
+                    if sentence in exclude:
+                        continue
+                    tokens.append(sentence)
+                    ident = np.array([eye[words.index(t[2])] for t in order])  # [3, W]
+                    xs.append(np.hstack([np.array([t[1] for t in order]), ident]))
+                    idents.append(ident)
+                    patterns.append(_role_pattern([t[0] for t in order], subj, obj, act))
+    pattern, ident = np.array(patterns, dtype=float), np.array(idents)
+    x = np.array(xs, dtype=float).reshape(len(xs), 3, n_feat + len(words))
+    return WhoDidWhat(tokens, x, pattern @ ident, pattern, words)
+
+
+def _role_pattern(order, subj, obj, act):
+    """Chapter 5's pattern (3, 3) for the tokens ``order`` (their texts)."""
+    at = {t[0]: order.index(t[0]) for t in (subj, obj, act)}
+    p = np.zeros((3, 3))
+    p[at[subj[0]], at[act[0]]] = 1.0  # the subject asks what it did
+    p[at[obj[0]], [at[subj[0]], at[act[0]]]] = 0.5  # the object: who, and what happened
+    p[at[act[0]], at[obj[0]]] = 1.0  # the verb asks what was acted on
+    return p
+
+
+def designed_projections():
+    """Chapter 5's hand-made W_Q and W_K (4 features × d_k = 3), for comparison with training.
+
+    Rows are the features noun, verb, -는, -를; the key space's columns are the roles
+    action, actor, patient. The same numbers as chapter 5's cells.
+
+    Examples
+    --------
+    >>> w_q, w_k = designed_projections()
+    >>> (w_q @ w_k.T)[3].tolist()  # -를 asks for the action (verb) and the actor (-는)
+    [0.0, 2.0, 2.0, 0.0]
+    """
+    ex = projection_example()
+    return ex.w_q, ex.w_k

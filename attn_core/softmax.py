@@ -100,8 +100,11 @@ def _softmax(x, axis=-1, temperature=1.0):
     z, _ = _shifted(x, axis)  # shift first: x / T itself could overflow for a tiny T
     z = z.astype(_temperature_dtype(z.dtype, temperature), copy=False)
     with np.errstate(over="ignore"):  # z <= 0, so an overflow is -inf, whose exp is 0
-        e = np.exp(z if temperature == 1.0 else z / temperature)
+        z = z if temperature == 1.0 else z / temperature
+        e = np.exp(z, out=z if z is not x else None)  # in place when z is already a copy
     total = np.sum(e, axis=axis, keepdims=True)  # >= 1 (the maximum's term) unless all -inf
+    if (total > 0).all():
+        return np.divide(e, total, out=e).astype(x.dtype, copy=False)  # in place
     return np.divide(e, total, out=np.zeros_like(e), where=total > 0).astype(x.dtype, copy=False)
 
 

@@ -26,6 +26,7 @@ from attn_book.exercises import (
     ch05_projections,
     ch06_positions,
     ch07_heads_and_masks,
+    ch08_learning,
     ch09_cost,
     diagnose,
     get,
@@ -49,6 +50,7 @@ CHAPTERS = (
     ch05_projections,
     ch06_positions,
     ch07_heads_and_masks,
+    ch08_learning,
     ch09_cost,
 )
 

@@ -148,9 +148,13 @@ var INPUTS = [
   "causal",
   "length",
   "padded",
-  "selected"
+  "selected",
+  "training_queries",
+  "training_keys",
+  "step"
 ];
 var HINT = "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 (yellow), viridis; grey: masked. Hover or click a row; ↑/↓ keys move it.";
+var TRAINING_HINT = " ←/→ keys (or the slider) change the training step.";
 var MASKED = "#e8e8e8";
 function cellSize(L, S) {
   return Math.max(12, Math.min(48, Math.floor(420 / Math.max(L, S))));
@@ -270,6 +274,64 @@ function noteText(cross, h, dHead, row, visible = row.length) {
   const keys = visible === row.length ? `${visible}` : `${visible} visible key${plural}`;
   return head + `entropy of this row ${fmt(entropy(row), 3)} nats (spread of the weights: 0 = all on one key, log ${keys} = ${fmt(Math.log(visible), 3)} = uniform)`;
 }
+function headsToDraw(model) {
+  const TQ = model.get("training_queries") ?? [];
+  if (!TQ.length) return [model.get("head_queries"), model.get("head_keys")];
+  const s = Math.min(Math.max(0, model.get("step")), TQ.length - 1);
+  return [[TQ[s]], [model.get("training_keys")[s]]];
+}
+function lossCurve(losses, width, height) {
+  const logs = losses.map((v) => Math.log10(Math.max(v, 1e-12)));
+  const hi = Math.max(...logs), span = hi - Math.min(...logs) || 1;
+  const last = Math.max(1, losses.length - 1);
+  return logs.map((v, i) => [width * i / last, height * (hi - v) / span]);
+}
+function stepText(steps, i, losses) {
+  const n = steps[i];
+  const loss = n < losses.length ? `, loss ${fmt(losses[n], 4)}` : "";
+  return `training step ${n} of ${steps[steps.length - 1]}${loss}`;
+}
+function trainingControls(model, controls, panel) {
+  const steps = model.get("training_steps"), losses = model.get("training_losses");
+  const range = { min: 0, max: steps.length - 1, step: 1 };
+  const slider2 = boundSlider(
+    model,
+    controls,
+    "step",
+    "training step (학습 단계)",
+    range,
+    (i) => String(steps[i])
+  );
+  const W = 240, H = 70, pad = { left: 46, top: 14, bottom: 18, right: 8 };
+  const label = "Loss curve of the training run, log scale; the dot marks the step shown";
+  const svg = svgEl("svg", { class: "abh-loss", role: "img", "aria-label": label }, panel);
+  setAttrs(svg, { viewBox: `0 0 ${W + pad.left + pad.right} ${H + pad.top + pad.bottom}` });
+  setAttrs(svg, { width: W + pad.left + pad.right, height: H + pad.top + pad.bottom });
+  const pts = lossCurve(losses.length ? losses : [1], W, H);
+  const at = ([x, y]) => `${(x + pad.left).toFixed(1)},${(y + pad.top).toFixed(1)}`;
+  svgEl("path", { d: `M${pts.map(at).join("L")}`, class: "abh-loss-line" }, svg);
+  const text = (x, y, t, anchor = "start") => {
+    const el = svgEl("text", { x, y, class: "abh-token", "text-anchor": anchor }, svg);
+    el.textContent = t;
+  };
+  text(pad.left, 10, "loss (손실), log scale");
+  if (losses.length) {
+    text(pad.left - 4, pad.top + 4, fmt(Math.max(...losses), 3), "end");
+    text(pad.left - 4, pad.top + H, fmt(Math.min(...losses), 4), "end");
+  }
+  text(pad.left, pad.top + H + 14, "step 0");
+  text(pad.left + W, pad.top + H + 14, `step ${losses.length - 1}`, "end");
+  const dot2 = svgEl("circle", { r: 4, class: "abh-loss-dot" }, svg);
+  const readout = htmlEl("div", { cls: "abh-readout" }, panel);
+  const show = () => {
+    const i = Math.min(model.get("step"), steps.length - 1);
+    slider2.show();
+    const [x, y] = pts[Math.min(steps[i], pts.length - 1)];
+    setAttrs(dot2, { cx: x + pad.left, cy: y + pad.top });
+    setText(readout, stepText(steps, i, losses));
+  };
+  return { show };
+}
 function render({ model, el }) {
   const root = htmlEl("div", { cls: "abh-fig abh-heatmap" }, el);
   const svg = svgEl(
@@ -293,17 +355,18 @@ function render({ model, el }) {
   const headWrap = htmlEl("label", { cls: "abh-control" }, controls);
   htmlEl("span", { text: "head (헤드)" }, headWrap);
   const headSel = htmlEl("select", {}, headWrap);
+  const training = (model.get("training_queries") ?? []).length ? trainingControls(model, controls, panel) : null;
   const title = htmlEl("div", { cls: "abh-readout" }, panel);
   const rowHolder = htmlEl("div", {}, panel);
   const note = htmlEl("div", { cls: "abh-caption" }, panel);
-  htmlEl("div", { cls: "abh-hint", text: HINT }, panel);
+  htmlEl("div", { cls: "abh-hint", text: training ? HINT + TRAINING_HINT : HINT }, panel);
   let grid = null, rows = null, shapeKey = "";
   const pick = (i) => {
     if (i !== model.get("selected")) update(model, "selected", i);
   };
   function paint() {
     const qTok = model.get("query_tokens"), kTok = model.get("key_tokens") ?? qTok;
-    const HQ = model.get("head_queries"), HK = model.get("head_keys");
+    const [HQ, HK] = headsToDraw(model);
     const key = JSON.stringify([qTok, kTok]);
     if (key !== shapeKey) {
       shapeKey = key;
@@ -350,8 +413,16 @@ function render({ model, el }) {
     paddingBox.show();
     paddingBox.wrap.style.display = model.get("length") === null ? "none" : "";
     temp.show();
+    training?.show();
   }
   svg.addEventListener("keydown", (e) => {
+    const back = { ArrowLeft: -1, ArrowRight: 1 }[e.key];
+    const states = (model.get("training_queries") ?? []).length;
+    if (back && states) {
+      update(model, "step", Math.min(states - 1, Math.max(0, model.get("step") + back)));
+      e.preventDefault();
+      return;
+    }
     const d = { ArrowUp: -1, ArrowDown: 1 }[e.key];
     if (!d) return;
     const n = model.get("query_tokens").length;

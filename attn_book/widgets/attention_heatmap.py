@@ -58,6 +58,33 @@ def head_projections(query_tokens, key_tokens, d_model, n_heads, seed):
     return q, k
 
 
+def _training_states(kwargs):
+    """Check the stored training states and start from the state ``step``."""
+    q, k = kwargs.get("training_queries"), kwargs.get("training_keys")
+    if q is None and k is None:
+        return kwargs
+    q, k = np.asarray(q, dtype=float), np.asarray(k, dtype=float)
+    if q.ndim != 3 or k.ndim != 3 or len(q) != len(k) or q.shape[2] != k.shape[2] or not len(q):
+        raise ValueError(
+            "training_queries (N, L, E) and training_keys (N, S, E) must hold the same N >= 1 "
+            f"states of one width E; got shapes {q.shape} and {k.shape}"
+        )
+    steps = list(kwargs.get("training_steps") or range(len(q)))
+    if len(steps) != len(q):
+        raise ValueError(f"training_steps must give one step per state ({len(q)}), got {steps}")
+    step = integer(kwargs.get("step", 0), "step", maximum=len(q) - 1)
+    losses = [float(x) for x in kwargs.get("training_losses", [])]
+    return kwargs | {
+        "training_queries": q.tolist(),
+        "training_keys": k.tolist(),
+        "training_steps": [int(n) for n in steps],
+        "training_losses": losses,
+        "step": step,
+        "query_vectors": q[step],
+        "key_vectors": k[step],
+    }
+
+
 class AttentionHeatmap(Figure):
     """Attention weights of one head as a heatmap; hover or click a row to follow one query.
 
@@ -89,6 +116,18 @@ class AttentionHeatmap(Figure):
         projections; give ``key_vectors`` (S, E) with them. They make one head
         (``n_heads`` defaults to 1 and must be 1) and ``d_model``, ``seed`` are unused.
     key_vectors : array_like of shape (S, E), or None (default)
+    training_queries : array_like of shape (N, L, E), or None (default)
+        Stored states of a training run: the queries at N recorded steps. With
+        ``training_keys`` (N, S, E) they replace ``query_vectors``/``key_vectors``
+        (the state ``step`` is shown) and add a step slider and a loss curve, which
+        work on the static page too: the JavaScript reads the stored states.
+    training_keys : array_like of shape (N, S, E), or None (default)
+    training_steps : sequence of N int
+        The training step of each stored state (default 0, 1, ..., N - 1).
+    training_losses : sequence of float
+        The loss at every step 0, 1, ..., drawn as the curve; empty: no curve.
+    step : int, default 0
+        The stored state shown, 0 .. N - 1.
 
     Notes
     -----
@@ -107,6 +146,13 @@ class AttentionHeatmap(Figure):
     >>> AttentionHeatmap(query_tokens=["a", "b"], query_vectors=[[1, 0], [0, 1]],
     ...                  key_vectors=[[1, 0], [1, 0]]).weights[1]
     [0.5, 0.5]
+    >>> states = AttentionHeatmap(query_tokens=["a", "b"], training_queries=[[[0, 0], [0, 0]],
+    ...     [[9, 0], [0, 9]]], training_keys=[[[1, 0], [0, 1]]] * 2, training_steps=[0, 10])
+    >>> states.weights[0], states.step
+    ([0.5, 0.5], 0)
+    >>> states.step = 1
+    >>> [round(w, 3) for w in states.weights[0]]
+    [0.998, 0.002]
     """
 
     _esm = bundle("attention_heatmap.js")
@@ -127,6 +173,11 @@ class AttentionHeatmap(Figure):
     seed = Integer(0).tag(sync=True)
     query_vectors = Vectors(None, maxlen=MAX_TOKENS, allow_none=True)  # (L, E): head_queries
     key_vectors = Vectors(None, maxlen=MAX_TOKENS, allow_none=True)  # (S, E): head_keys
+    training_queries = t.List().tag(sync=True)  # (N, L, E): stored states, or []
+    training_keys = t.List().tag(sync=True)  # (N, S, E)
+    training_steps = t.List().tag(sync=True)  # N ints
+    training_losses = t.List().tag(sync=True)  # the loss at every step, for the curve
+    step = Integer(0).tag(sync=True)  # index of the stored state shown (checked below)
 
     head_queries = t.List().tag(sync=True)
     head_keys = t.List().tag(sync=True)
@@ -134,6 +185,7 @@ class AttentionHeatmap(Figure):
     row = t.List().tag(sync=True)
 
     def __init__(self, **kwargs):
+        kwargs = _training_states(kwargs)
         if kwargs.get("query_vectors") is not None:
             kwargs.setdefault("n_heads", 1)  # explicit vectors are one head
         self._building = True  # the traits are checked together once all are set
@@ -148,6 +200,18 @@ class AttentionHeatmap(Figure):
     @t.validate("selected")
     def _check_selected(self, proposal):
         return integer(proposal["value"], "selected", maximum=len(self.query_tokens) - 1)
+
+    @t.validate("step")
+    def _check_step(self, proposal):
+        return integer(proposal["value"], "step", maximum=max(0, len(self.training_queries) - 1))
+
+    @t.observe("step")
+    def _on_step(self, change):
+        if getattr(self, "_building", False) or not self.training_queries:
+            return
+        with self.hold_trait_notifications():
+            self.query_vectors = self.training_queries[self.step]
+            self.key_vectors = self.training_keys[self.step]
 
     @t.validate("length")
     def _check_length(self, proposal):

@@ -1,0 +1,333 @@
+"""Chapter 8's exercises: the backward pass of attention, by hand and as code.
+
+dV by hand for the worked example; one row of the softmax-Jacobian step; two
+find-the-bug listings taken from real slips (the dropped ``- rowsum(dA ⊙ A)``
+term, the missing 1/√d_k, ``dS Q`` for ``dSᵀ Q``); a prediction of which
+gradient vanishes at which d_k; and the zero sum of a row of dS, used.
+
+Examples
+--------
+>>> dv_by_hand.check(dv_by_hand.solution).ok
+True
+>>> key_gradient.check(key_gradient.buggy).diagnosis
+'ds-not-transposed'
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import attn_core as ac
+
+from . import diagnose
+from ._core import BugExercise, ChoiceExercise, NumberExercise
+from .records import Case, Mistake
+
+__all__ = [
+    "EXERCISES",
+    "ds_row_by_hand",
+    "dv_by_hand",
+    "key_gradient",
+    "missing_entry",
+    "query_gradient",
+    "which_vanishes",
+]
+
+_EX = ac.seed_example()
+_G = np.array([0.0, 1.0])  # a new dL/do for the exercise (the text uses (1, -1))
+_TEXT_G = np.array([1.0, -1.0])
+
+
+def _weights(q, k):
+    return ac.attention_weights(q, k)  # [S]
+
+
+dv_by_hand = NumberExercise(
+    "ch8-dv-by-hand",
+    "dL/dV for the worked example, by hand",
+    (_G, _EX.query, _EX.keys, _EX.values),
+    lambda g, q, k, v: ac.attention_backward(g, q, k, v)[2],
+    diagnoses=[
+        diagnose.matches(
+            "text-gradient",
+            "that is dV for the text's dL/do = (1, -1); this exercise's dL/do is printed above "
+            "the answer.",
+            lambda g, q, k, v: ac.attention_backward(_TEXT_G, q, k, v)[2],
+        ),
+        diagnose.matches(
+            "forgot-weights",
+            "every row is dL/do itself: each value v_j reaches the output only through its "
+            "weight, o = Σ w_j v_j, so dL/dv_j = w_j · dL/do.",
+            lambda g, q, k, v: np.tile(g, (len(k), 1)),
+        ),
+        diagnose.matches(
+            "weighted-values",
+            "those are the weighted values w_j v_j (the output's parts); the gradient is w_j "
+            "times dL/do, not times v_j.",
+            lambda g, q, k, v: _weights(q, k)[:, None] * v,
+        ),
+        diagnose.matches(
+            "unscaled-weights",
+            "right form, but with the weights of the unscaled scores: the weights are "
+            "softmax(q·k_j / √2).",
+            lambda g, q, k, v: np.outer(ac.attention_weights(q, k, scale=1.0), g),
+        ),
+    ],
+    mistakes=[
+        Mistake("the text's dL/do", ac.attention_backward(_TEXT_G, *_EX)[2], "text-gradient"),
+        Mistake("dL/do in every row", [[0, 1], [0, 1], [0, 1]], "forgot-weights"),
+        Mistake("w_j v_j", _weights(_EX.query, _EX.keys)[:, None] * _EX.values, "weighted-values"),
+        Mistake(
+            "unscaled weights",
+            np.outer(ac.attention_weights(_EX.query, _EX.keys, scale=1.0), _G),
+            "unscaled-weights",
+        ),
+    ],
+    solution=np.outer(_weights(_EX.query, _EX.keys), _G).round(3).tolist(),
+)
+
+_A_ROW = np.array([0.5, 0.3, 0.2])  # one row of weights
+_DA_ROW = np.array([1.0, -2.0, 3.0])  # and its dA
+
+
+def _ds_row(a, d_a):
+    """The softmax Jacobian step on one row, by its definition: (diag(a) - a aᵀ) dA."""
+    return ac.softmax_jacobian(a) @ d_a
+
+
+ds_row_by_hand = NumberExercise(
+    "ch8-ds-row",
+    "one row of dS from its weights and dA",
+    (_A_ROW, _DA_ROW),
+    _ds_row,
+    diagnoses=[
+        diagnose.matches(
+            "dropped-rowsum",
+            "that is a ⊙ dA: the term −a ⊙ (a · dA) is missing. Raising one score takes weight "
+            "from the others, so each score's gradient is measured against the weights' "
+            "average of dA.",
+            lambda a, d_a: a * d_a,
+        ),
+        diagnose.matches(
+            "plain-mean",
+            "you subtracted the plain mean of dA; subtract its weighted mean a · dA = Σ a_j dA_j.",
+            lambda a, d_a: a * (d_a - d_a.mean()),
+        ),
+        diagnose.matches(
+            "outer-weight-missing",
+            "that is dA − a · dA: multiply each entry by its own weight a_j as well.",
+            lambda a, d_a: d_a - a @ d_a,
+        ),
+    ],
+    mistakes=[
+        Mistake("a ⊙ dA", _A_ROW * _DA_ROW, "dropped-rowsum"),
+        Mistake("the plain mean", _A_ROW * (_DA_ROW - _DA_ROW.mean()), "plain-mean"),
+        Mistake("no outer weight", _DA_ROW - _A_ROW @ _DA_ROW, "outer-weight-missing"),
+    ],
+    solution=(_A_ROW * (_DA_ROW - _A_ROW @ _DA_ROW)).round(3).tolist(),
+)
+
+
+# ---------------------------------------------------------------- find the bug
+
+
+def _scale(q):
+    return 1.0 / math.sqrt(q.shape[-1])
+
+
+def _ds(g, q, k, v, *, rowsum=True):
+    """dS, recomputed with attn_core's weights; ``rowsum=False`` is the dropped-term slip."""
+    a = ac.attention_weights(q, k)  # [..., L, S]
+    d_a = g @ np.swapaxes(v, -1, -2)  # [..., L, S]
+    centre = np.sum(d_a * a, axis=-1, keepdims=True) if rowsum else 0.0
+    return a * (d_a - centre)
+
+
+def _backward_cases():
+    r = np.random.default_rng(81)
+    ex = ac.seed_example()
+    cases = [Case("the worked example, dL/do = (1, -1)", (_TEXT_G[None], ex.query[None], *ex[1:]))]
+    for label, (L, E, Ev) in (("4 tokens, d_k = 3", (4, 3, 2)), ("6 tokens, d_k = 8", (6, 8, 4))):
+        x = [r.normal(size=(L, E)), r.normal(size=(L, E)), r.normal(size=(L, Ev))]
+        cases.append(Case(f"self-attention, {label}", (r.normal(size=(L, Ev)), *x)))
+    b = [r.normal(size=(2, 5, 4)), r.normal(size=(2, 5, 4)), r.normal(size=(2, 5, 3))]
+    cases.append(Case("a batch of 2, 5 tokens", (r.normal(size=(2, 5, 3)), *b), batched=True))
+    return cases
+
+
+def _self_attention_cases():
+    """Self-attention only (L = S), where dS Q has the shape of dSᵀ Q and runs silently."""
+    return _backward_cases()[1:]
+
+
+def query_gradient_buggy(d_out, Q, K, V):
+    """dL/dQ of softmax(QKᵀ/√d_k) V. Q, K (..., n, d_k), V, d_out (..., n, d_v)."""
+    d_k = Q.shape[-1]
+    A = ac.attention_weights(Q, K)  # [..., L, S]
+    dA = d_out @ np.swapaxes(V, -1, -2)  # [..., L, d_v] @ [..., d_v, S] -> [..., L, S]
+    dS = A * dA  # the softmax step
+    return dS @ K / math.sqrt(d_k)  # [..., L, S] @ [..., S, d_k] -> [..., L, d_k]
+
+
+def _query_gradient_fixed(d_out, Q, K, V):
+    d_k = Q.shape[-1]
+    A = ac.attention_weights(Q, K)  # [..., L, S]
+    dA = d_out @ np.swapaxes(V, -1, -2)  # [..., L, S]
+    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))  # the softmax step, whole
+    return dS @ K / math.sqrt(d_k)
+
+
+query_gradient = BugExercise(
+    "ch8-bug-query-gradient",
+    "the gradient of the queries",
+    query_gradient_buggy,
+    lambda g, q, k, v: ac.attention_backward(g, q, k, v)[0],
+    _backward_cases,
+    bug="dropped-rowsum",
+    diagnoses=[
+        diagnose.matches(
+            "dropped-rowsum",
+            "the softmax step lost its second term: dS = A ⊙ (dA − rowsum(dA ⊙ A)). Without "
+            "it, a row of dS no longer sums to zero, as if raising one score took weight from "
+            "no other key.",
+            lambda g, q, k, v: _ds(g, q, k, v, rowsum=False) @ k * _scale(q),
+        ),
+        diagnose.matches(
+            "forgot-scale-in-dq",
+            "off by √d_k: the scores were multiplied by 1/√d_k on the way forward, so dQ = "
+            "dS K / √d_k on the way back.",
+            lambda g, q, k, v: _ds(g, q, k, v) @ k,
+        ),
+    ],
+    mistakes=[
+        Mistake(
+            "no 1/√d_k",
+            lambda g, q, k, v: _query_gradient_fixed(g, q, k, v) * math.sqrt(q.shape[-1]),
+            "forgot-scale-in-dq",
+        )
+    ],
+    solution=_query_gradient_fixed,
+)
+
+
+def key_gradient_buggy(d_out, Q, K, V):
+    """dL/dK of self-attention softmax(QKᵀ/√d_k) V. Q, K (..., n, d_k), V, d_out (..., n, d_v)."""
+    d_k = Q.shape[-1]
+    A = ac.attention_weights(Q, K)  # [..., n, n]
+    dA = d_out @ np.swapaxes(V, -1, -2)  # [..., n, n]
+    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))  # [..., n, n]
+    return dS @ Q / math.sqrt(d_k)  # [..., n, n] @ [..., n, d_k] -> [..., n, d_k]
+
+
+def _key_gradient_fixed(d_out, Q, K, V):
+    d_k = Q.shape[-1]
+    A = ac.attention_weights(Q, K)
+    dA = d_out @ np.swapaxes(V, -1, -2)
+    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))
+    return np.swapaxes(dS, -1, -2) @ Q / math.sqrt(d_k)  # [..., S, L] @ [..., L, d_k]
+
+
+key_gradient = BugExercise(
+    "ch8-bug-key-gradient",
+    "the gradient of the keys",
+    key_gradient_buggy,
+    lambda g, q, k, v: ac.attention_backward(g, q, k, v)[1],
+    _self_attention_cases,
+    bug="ds-not-transposed",
+    diagnoses=[
+        diagnose.matches(
+            "ds-not-transposed",
+            "the shapes fit only because n queries meet n keys: row j of dK collects what "
+            "every query i sent to key j, column j of dS, so dK = dSᵀ Q / √d_k "
+            "(np.swapaxes(dS, -1, -2)).",
+            lambda g, q, k, v: _ds(g, q, k, v) @ q * _scale(q),
+        ),
+        diagnose.matches(
+            "forgot-scale-in-dk",
+            "off by √d_k: the scale multiplies the scores, so it multiplies dK too.",
+            lambda g, q, k, v: np.swapaxes(_ds(g, q, k, v), -1, -2) @ q,
+        ),
+        diagnose.matches(
+            "dropped-rowsum",
+            "the softmax step lost its second term −rowsum(dA ⊙ A); keep it.",
+            lambda g, q, k, v: np.swapaxes(_ds(g, q, k, v, rowsum=False), -1, -2) @ q * _scale(q),
+        ),
+    ],
+    mistakes=[
+        Mistake(
+            "no 1/√d_k",
+            lambda g, q, k, v: _key_gradient_fixed(g, q, k, v) * math.sqrt(q.shape[-1]),
+            "forgot-scale-in-dk",
+        ),
+        Mistake(
+            "dropped term",
+            lambda g, q, k, v: np.swapaxes(_ds(g, q, k, v, rowsum=False), -1, -2) @ q * _scale(q),
+            "dropped-rowsum",
+        ),
+    ],
+    solution=_key_gradient_fixed,
+)
+
+
+# ---------------------------------------------------------------- predict and prove
+
+which_vanishes = ChoiceExercise(
+    "ch8-which-vanishes",
+    "which gradient vanishes, and at which d_k",
+    options=[
+        "dQ and dK, at d_k = 256",
+        "dV, at d_k = 256",
+        "dQ and dK, at d_k = 4",
+        "all three, at d_k = 256",
+    ],
+    answer="dQ and dK, at d_k = 256",
+    why_not={
+        "dV, at d_k = 256": "dV = Aᵀ dO: a saturated row puts weight 1 on one key, and that "
+        "key's value gets the whole of dO. It is the path through the softmax that closes.",
+        "dQ and dK, at d_k = 4": "at d_k = 4 the unscaled scores have a standard deviation "
+        "near √4 = 2: the weights are uneven but not saturated, and the softmax still passes "
+        "gradient.",
+        "all three, at d_k = 256": "dV does not pass through the softmax: dV = Aᵀ dO keeps its "
+        "size when a row is one-hot.",
+    },
+)
+
+_ROW_PARTS = np.array([0.318, -0.214])  # two entries of a row of dS; the third is asked for
+
+
+missing_entry = NumberExercise(
+    "ch8-missing-entry",
+    "the missing entry of a row of dS",
+    (_ROW_PARTS,),
+    lambda parts: -parts.sum(),
+    diagnoses=[
+        diagnose.matches(
+            "sign",
+            "right size, wrong sign: the three entries must add up to zero.",
+            lambda parts: parts.sum(),
+        ),
+        diagnose.matches(
+            "sums-to-one",
+            "that makes the row sum to 1, as a row of weights does; a row of dS sums to 0 "
+            "(Σ a_j (dA_j − ā) = ā − ā Σ a_j = 0).",
+            lambda parts: 1.0 - parts.sum(),
+        ),
+    ],
+    mistakes=[
+        Mistake("the wrong sign", [0.104], "sign"),
+        Mistake("a row summing to one", [0.896], "sums-to-one"),
+    ],
+    solution=[-0.104],
+)
+
+
+EXERCISES = [
+    dv_by_hand,
+    ds_row_by_hand,
+    query_gradient,
+    key_gradient,
+    which_vanishes,
+    missing_entry,
+]

@@ -1,0 +1,113 @@
+r"""The backward pass of scaled dot-product attention (역전파), by the chain rule.
+
+For :math:`O = A V` with :math:`A = \mathrm{softmax}(S)` row by row and
+:math:`S = Q K^\top \cdot \mathrm{scale} + \mathrm{mask}`, given :math:`dO = \partial L/\partial O`:
+
+.. math::
+
+    dV = A^\top dO, \quad dA = dO\, V^\top, \quad
+    dS = A \odot \big(dA - \mathrm{rowsum}(dA \odot A)\big), \quad
+    dQ = dS\, K \cdot \mathrm{scale}, \quad dK = dS^\top Q \cdot \mathrm{scale}.
+
+The third line is the softmax Jacobian :math:`\mathrm{diag}(a) - a a^\top` of
+:func:`attn_core.softmax_jacobian`, applied to each row without building it.
+
+Shape legend (PyTorch's ``scaled_dot_product_attention``): ``query`` (..., L, E)
+or (E,), ``key`` (..., S, E), ``value`` (..., S, Ev), ``grad_output`` (..., L, Ev)
+(or (..., Ev) for a 1-D query), the output's shape. Leading axes broadcast; each
+gradient is summed back to its input's own shape.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .attention import attention_weights
+from .validation import as_float_array, check_attention_inputs, check_scale, compute_dtype
+
+__all__ = ["attention_backward"]
+
+
+def attention_backward(grad_output, query, key, value, attn_mask=None, is_causal=False, scale=None):
+    r"""Gradients of the loss with respect to query, key and value of attention.
+
+    Parameters
+    ----------
+    grad_output : array_like, shape (..., L, Ev), or (..., Ev) for a 1-D query
+        :math:`\partial L/\partial O`, the shape of
+        :func:`attn_core.scaled_dot_product_attention`'s output.
+    query : array_like, shape (..., L, E) or (E,)
+    key : array_like, shape (..., S, E)
+    value : array_like, shape (..., S, Ev)
+    attn_mask, is_causal, scale
+        As in :func:`attn_core.attention_weights` (bool True = may attend, float
+        added; ``is_causal`` top-left; ``scale`` defaults to 1/sqrt(E)).
+
+    Returns
+    -------
+    grad_query : ndarray, the shape of ``query``
+    grad_key : ndarray, the shape of ``key``
+    grad_value : ndarray, the shape of ``value``
+        A fully masked query row has zero weights, so it passes no gradient to
+        anything; a key that no query attends to gets zero ``grad_key`` and
+        ``grad_value``.
+
+    Examples
+    --------
+    The worked example (q = (1, 0), three keys and values) with dL/do = (1, 0):
+
+    >>> keys, values = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]
+    >>> dq, dk, dv = attention_backward([1.0, 0.0], [1.0, 0.0], keys, values)
+    >>> dv.round(3)
+    array([[0.401, 0.   ],
+           [0.198, 0.   ],
+           [0.401, 0.   ]])
+    >>> dq.round(3)
+    array([ 0.168, -0.226])
+    """
+    q, k, v = check_attention_inputs(query, key, value, scale=scale)
+    q2 = np.atleast_2d(q)  # [..., L, E]
+    d_out = _check_grad_output(grad_output, q, q2, k, v)  # [..., L, Ev]
+    dtype = compute_dtype(np.result_type(q, k, v, d_out))
+    q2, k, v, d_out = (a.astype(dtype, copy=False) for a in (q2, k, v, d_out))
+    factor = check_scale(scale, q.shape[-1])
+    weights = attention_weights(q2, k, attn_mask, is_causal, scale=scale).astype(dtype, copy=False)
+    d_q, d_k, d_v = _backward(d_out, q2, k, v, weights, factor)
+    d_q = _sum_to(d_q, q2.shape)
+    return (d_q[..., 0, :] if q.ndim == 1 else d_q), _sum_to(d_k, k.shape), _sum_to(d_v, v.shape)
+
+
+def _backward(d_out, q, k, v, weights, scale):
+    """The five lines of the chain rule, on validated arrays; batch axes still broadcast."""
+    d_v = np.swapaxes(weights, -1, -2) @ d_out  # [..., S, L] @ [..., L, Ev] -> [..., S, Ev]
+    d_a = d_out @ np.swapaxes(v, -1, -2)  # [..., L, Ev] @ [..., Ev, S] -> [..., L, S]
+    if d_a.shape != weights.shape:  # v's batch axes were fewer: one array to work in place in
+        d_a = np.broadcast_to(d_a, np.broadcast_shapes(d_a.shape, weights.shape)).copy()
+    rowsum = np.einsum("...ij,...ij->...i", d_a, weights)[..., None]  # [..., L, 1]
+    d_s = np.multiply(np.subtract(d_a, rowsum, out=d_a), weights, out=d_a)  # in place
+    d_q = (d_s @ k) * scale  # [..., L, S] @ [..., S, E] -> [..., L, E]
+    d_k = (np.swapaxes(d_s, -1, -2) @ q) * scale  # [..., S, L] @ [..., L, E] -> [..., S, E]
+    return d_q, d_k, d_v
+
+
+def _sum_to(grad, shape):
+    """Sum ``grad`` over the axes that broadcasting added or stretched, back to ``shape``."""
+    extra = grad.ndim - len(shape)
+    grad = grad.sum(axis=tuple(range(extra))) if extra else grad
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    return grad.sum(axis=stretched, keepdims=True) if stretched else grad
+
+
+def _check_grad_output(grad_output, q, q2, k, v):
+    """``grad_output`` as (..., L, Ev), or raise naming its shape and the output's."""
+    d_out = as_float_array(grad_output, "grad_output")
+    batch = np.broadcast_shapes(q2.shape[:-2], k.shape[:-2], v.shape[:-2])
+    want = (*batch, q2.shape[-2], v.shape[-1])
+    if q.ndim == 1:
+        want = (*batch, v.shape[-1])
+    if d_out.shape != want:
+        raise ValueError(
+            f"grad_output must have the attention output's shape {want}, got shape "
+            f"{d_out.shape} (query {q.shape}, key {k.shape}, value {v.shape})"
+        )
+    return d_out[..., None, :] if q.ndim == 1 else d_out

@@ -1,0 +1,326 @@
+r"""Training one self-attention layer (학습) in numpy: the loss, its gradient, the update rules.
+
+Shape legend: B sentences (the batch), T tokens each, D = d_model features,
+d_k the width of queries and keys, d_v of values. The parameters are a dict of
+arrays, ``{"W_Q": (D, d_k), "W_K": (D, d_k), "W_V": (D, d_v)}``, with optional
+biases ``"b_Q"``, ``"b_K"``, ``"b_V"`` (as ``nn.Linear`` has).
+
+The layer is :math:`O = \mathrm{softmax}(QK^\top\cdot\mathrm{scale})\,V` with
+:math:`Q = XW_Q (+ b_Q)`, :math:`K = XW_K (+ b_K)`, :math:`V = XW_V (+ b_V)`; its
+gradients come from :func:`attn_core.attention_backward` and the chain rule
+through the three projections, :math:`dW_Q = \sum_b X_b^\top dQ_b`, :math:`db_Q = \sum dQ`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from .attention import attention_weights
+from .backward import attention_backward
+from .softmax import entropy
+from .validation import as_float_array, check_positive_int, check_positive_real
+
+__all__ = [
+    "TrainingRun",
+    "adam_state",
+    "adam_step",
+    "gradient_norm",
+    "init_projections",
+    "self_attention",
+    "self_attention_backward",
+    "sgd_step",
+    "squared_error",
+    "train_self_attention",
+]
+
+_NAMES = ("Q", "K", "V")
+
+
+def init_projections(rng, d_model, d_k, d_v=None, std=None):
+    """Random projections ``W_Q``, ``W_K`` (D, d_k) and ``W_V`` (D, d_v), normal with mean 0.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+    d_model, d_k : int
+    d_v : int, optional
+        Defaults to ``d_k``.
+    std : float, optional
+        Standard deviation of every entry; defaults to ``1/sqrt(d_model)`` (LeCun's
+        initialisation: a unit-variance input gives unit-variance queries and keys).
+
+    Returns
+    -------
+    dict of str to ndarray
+
+    Examples
+    --------
+    >>> p = init_projections(np.random.default_rng(0), 4, 3, 2)
+    >>> {name: w.shape for name, w in p.items()}
+    {'W_Q': (4, 3), 'W_K': (4, 3), 'W_V': (4, 2)}
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {rng!r}")
+    d_model, d_k = check_positive_int(d_model, "d_model"), check_positive_int(d_k, "d_k")
+    d_v = d_k if d_v is None else check_positive_int(d_v, "d_v")
+    std = 1.0 / math.sqrt(d_model) if std is None else check_positive_real(std, "std")
+    widths = {"W_Q": d_k, "W_K": d_k, "W_V": d_v}
+    return {name: rng.normal(0.0, std, (d_model, width)) for name, width in widths.items()}
+
+
+def self_attention(x, params, scale=None):
+    """The layer's output and weights for x (..., T, D).
+
+    Parameters
+    ----------
+    x : array_like, shape (..., T, D)
+    params : dict
+        ``W_Q``, ``W_K`` (D, d_k), ``W_V`` (D, d_v), optional ``b_Q``, ``b_K``, ``b_V``.
+    scale : float, optional
+        As in :func:`attn_core.attention_weights`; default 1/sqrt(d_k).
+
+    Returns
+    -------
+    output : ndarray, shape (..., T, d_v)
+    weights : ndarray, shape (..., T, T)
+
+    Examples
+    --------
+    >>> out, w = self_attention(np.eye(3), {n: np.eye(3) for n in ("W_Q", "W_K", "W_V")})
+    >>> out.shape, w.sum(axis=-1).round(6).tolist()
+    ((3, 3), [1.0, 1.0, 1.0])
+    """
+    q, k, v = _project(as_float_array(x, "x"), params)
+    weights = attention_weights(q, k, scale=scale)  # [..., T, T]
+    return weights @ v, weights  # [..., T, T] @ [..., T, d_v] -> [..., T, d_v]
+
+
+def self_attention_backward(grad_output, x, params, scale=None):
+    """Gradients of the loss with respect to every parameter of :func:`self_attention`.
+
+    Parameters
+    ----------
+    grad_output : array_like, shape (..., T, d_v)
+        dL/dO.
+    x, params, scale
+        As in :func:`self_attention`.
+
+    Returns
+    -------
+    dict of str to ndarray
+        One gradient per parameter, of its shape: ``dW = sum over the batch of X^T dQ``
+        (and likewise for K and V), ``db = dQ`` summed over the batch and tokens.
+
+    Examples
+    --------
+    >>> p = {n: np.eye(2) for n in ("W_Q", "W_K", "W_V")}
+    >>> g = self_attention_backward(np.ones((2, 2)), np.eye(2), p)
+    >>> g["W_V"]  # each value row is used with total weight 1
+    array([[1., 1.],
+           [1., 1.]])
+    """
+    x = as_float_array(x, "x")
+    return _gradients(grad_output, x, _project(x, params), params, scale)
+
+
+def _gradients(grad_output, x, qkv, params, scale):
+    """The parameters' gradients, given the projections ``qkv`` = (Q, K, V) of ``x``."""
+    grads = dict(zip(_NAMES, attention_backward(grad_output, *qkv, scale=scale), strict=True))
+    x_rows = x.reshape(-1, x.shape[-1])  # [B*T, D]: every token of every sentence
+    out = {}
+    for name in _NAMES:
+        d = grads[name].reshape(-1, grads[name].shape[-1])  # [B*T, width]
+        out[f"W_{name}"] = x_rows.T @ d  # [D, B*T] @ [B*T, width]: the sum over the batch
+        if f"b_{name}" in params:
+            out[f"b_{name}"] = d.sum(axis=0)  # [width]
+    return out
+
+
+def _project(x, params):
+    """Q, K, V of x (..., T, D) for params with W_* (D, width) and optional b_* (width,)."""
+    missing = [f"W_{n}" for n in _NAMES if f"W_{n}" not in params]
+    if missing:
+        raise ValueError(f"params must have W_Q, W_K and W_V; missing {missing}")
+    if x.ndim < 2 or any(params[f"W_{n}"].shape[0] != x.shape[-1] for n in _NAMES):
+        shapes = {f"W_{n}": np.shape(params[f"W_{n}"]) for n in _NAMES}
+        raise ValueError(f"x (..., T, D) and the W's (D, width) do not fit: x {x.shape}, {shapes}")
+    rows = x.reshape(-1, x.shape[-1])  # [..., T, D] -> [N, D]: one 2-D matmul, not a batch
+    return tuple(
+        (rows @ params[f"W_{n}"] + params.get(f"b_{n}", 0.0)).reshape(*x.shape[:-1], -1)
+        for n in _NAMES
+    )
+
+
+def squared_error(output, target):
+    r"""Half the squared error per token, and its gradient.
+
+    .. math:: L = \frac{1}{2N}\sum_{i} \lVert o_i - t_i\rVert^2, \qquad
+              \frac{\partial L}{\partial o_i} = \frac{o_i - t_i}{N},
+
+    with N the number of tokens (every axis but the last).
+
+    Parameters
+    ----------
+    output, target : array_like, shape (..., d_v)
+
+    Returns
+    -------
+    loss : float
+    grad_output : ndarray, the shape of ``output``
+
+    Examples
+    --------
+    >>> squared_error([[1.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 2.0]])
+    (1.25, array([[ 0.5,  0. ],
+           [ 0. , -1. ]]))
+    """
+    o, t = as_float_array(output, "output"), as_float_array(target, "target")
+    if o.shape != t.shape or o.ndim == 0:
+        raise ValueError(f"output and target must have one shape, got {o.shape} and {t.shape}")
+    n_tokens = max(1, o.size // max(1, o.shape[-1]))
+    diff = o - t  # [..., d_v]
+    return float(0.5 * np.sum(diff * diff) / n_tokens), diff / n_tokens
+
+
+def gradient_norm(grads):
+    """The Euclidean norm of all gradients together, sqrt(sum of every squared entry).
+
+    >>> gradient_norm({"a": np.array([3.0]), "b": np.array([[4.0]])})
+    5.0
+    """
+    return float(math.sqrt(sum(float(np.sum(np.square(g))) for g in grads.values())))
+
+
+def sgd_step(params, grads, lr):
+    r"""One step of gradient descent: :math:`\theta \leftarrow \theta - \eta\, \nabla_\theta L`.
+
+    Returns new arrays; ``params`` is not changed.
+
+    >>> sgd_step({"w": np.array([1.0])}, {"w": np.array([2.0])}, lr=0.1)
+    {'w': array([0.8])}
+    """
+    lr = check_positive_real(lr, "lr")
+    return {name: p - lr * grads[name] for name, p in params.items()}
+
+
+def adam_state(params):
+    """Adam's starting state: step 0 and zero moments shaped like ``params``.
+
+    >>> adam_state({"w": np.ones(2)})["t"]
+    0
+    """
+    zeros = {name: np.zeros_like(p, dtype=float) for name, p in params.items()}
+    return {"t": 0, "m": zeros, "v": {name: z.copy() for name, z in zeros.items()}}
+
+
+def adam_step(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+    r"""One step of Adam (Kingma & Ba, 2015).
+
+    .. math::
+        m \leftarrow \beta_1 m + (1-\beta_1) g, \quad v \leftarrow \beta_2 v + (1-\beta_2) g^2,
+        \quad \theta \leftarrow \theta
+        - \eta\,\frac{m / (1-\beta_1^t)}{\sqrt{v/(1-\beta_2^t)} + \epsilon}
+
+    Each entry moves by about ``lr`` whatever the size of its gradient: Adam divides
+    the gradient by its own running size.
+
+    Returns
+    -------
+    params : dict
+        New arrays.
+    state : dict
+        The new state (``state`` is not changed).
+
+    Examples
+    --------
+    >>> p = {"w": np.array([1.0])}
+    >>> p, s = adam_step(p, {"w": np.array([1e-3])}, adam_state(p), lr=0.1)
+    >>> p["w"].round(6), s["t"]  # a small gradient still moves w by lr
+    (array([0.900001]), 1)
+    """
+    lr = check_positive_real(lr, "lr")
+    t = state["t"] + 1
+    m = {n: beta1 * state["m"][n] + (1 - beta1) * g for n, g in grads.items()}
+    v = {n: beta2 * state["v"][n] + (1 - beta2) * g * g for n, g in grads.items()}
+    new = {}
+    for name, p in params.items():
+        m_hat, v_hat = m[name] / (1 - beta1**t), v[name] / (1 - beta2**t)
+        new[name] = p - lr * m_hat / (np.sqrt(v_hat) + eps)
+    return new, {"t": t, "m": m, "v": v}
+
+
+class TrainingRun(NamedTuple):
+    """What :func:`train_self_attention` measured.
+
+    losses : ndarray (steps + 1,), before each step and after the last
+    grad_norms : ndarray (steps + 1,), :func:`gradient_norm` of W_Q and W_K's gradients
+    entropies : ndarray (steps + 1,), the mean entropy (nats) of the weights' rows
+    snapshots : list of (step, params) at the steps asked for in ``record``
+    params : dict, the parameters after the last step
+    """
+
+    losses: np.ndarray
+    grad_norms: np.ndarray
+    entropies: np.ndarray
+    snapshots: list
+    params: dict
+
+
+def train_self_attention(x, target, params, steps, lr, optimizer="sgd", scale=None, record=()):
+    """Full-batch training of :func:`self_attention` on :func:`squared_error`.
+
+    Each step: forward, loss, backward (:func:`self_attention_backward`), update
+    (:func:`sgd_step` or :func:`adam_step`).
+
+    Parameters
+    ----------
+    x : array_like, shape (B, T, D)
+    target : array_like, shape (B, T, d_v)
+    params : dict
+        The starting parameters (not changed).
+    steps : int
+    lr : float
+    optimizer : {"sgd", "adam"}
+    scale : float, optional
+        The scores' scale; default 1/sqrt(d_k). Pass 1.0 to train without it.
+    record : collection of int
+        Steps (0 = the start) whose parameters to keep in ``snapshots``.
+
+    Returns
+    -------
+    TrainingRun
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x, t = np.eye(3)[None], np.eye(3)[None][:, ::-1]
+    >>> run = train_self_attention(x, t, init_projections(rng, 3, 3), 50, lr=0.5)
+    >>> bool(run.losses[-1] < run.losses[0])
+    True
+    """
+    steps = check_positive_int(steps, "steps", minimum=0)
+    if optimizer not in ("sgd", "adam"):
+        raise ValueError(f"optimizer must be 'sgd' or 'adam', got {optimizer!r}")
+    x, target = as_float_array(x, "x"), as_float_array(target, "target")
+    state = adam_state(params) if optimizer == "adam" else None
+    losses, norms, entropies, snapshots = [], [], [], []
+    for step in range(steps + 1):
+        if step in record:
+            snapshots.append((step, params))
+        qkv = _project(x, params)
+        weights = attention_weights(qkv[0], qkv[1], scale=scale)  # [B, T, T]
+        loss, d_out = squared_error(weights @ qkv[2], target)
+        grads = _gradients(d_out, x, qkv, params, scale)
+        losses.append(loss)
+        norms.append(gradient_norm({n: grads[n] for n in ("W_Q", "W_K")}))
+        entropies.append(float(entropy(weights).mean()))
+        if step == steps:
+            break
+        if state is None:
+            params = sgd_step(params, grads, lr)
+        else:
+            params, state = adam_step(params, grads, state, lr)
+    return TrainingRun(np.array(losses), np.array(norms), np.array(entropies), snapshots, params)

@@ -1,0 +1,825 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Learning to attend (어텐션 학습)
+#
+# Every attention pattern in this book so far was set by hand. [Chapter 5](05_projections.ipynb)
+# designed $W_Q$, $W_K$ and $W_V$ from case markers and said that training is what moves real
+# matrices towards ones like ours. The Korean explainer of queries, keys and values calls them
+# learned weight matrices (학습된 가중치 행렬), and [Chapter 3](03_scaling.ipynb) took from the
+# Korean write-up of the Quanta Magazine column the claim that dividing by $\sqrt{d_k}$ keeps the
+# gradient from vanishing. Both are claims about learning. This chapter shows them: it derives
+# the backward pass (역전파) of attention by hand, then trains a layer in plain NumPy and
+# watches its weights find the pattern.
+#
+# After this chapter you will be able to:
+#
+# - derive, for one query of the worked example, the gradient (기울기) of a loss with respect
+#   to the query, every key and every value, and check each number against finite
+#   differences;
+# - write the backward pass of a whole attention layer as five matrix lines, and say where
+#   the softmax Jacobian of [Chapter 2](02_softmax.ipynb) sits in them;
+# - train $W_Q$, $W_K$, $W_V$ from random numbers by gradient descent (경사 하강법) and read
+#   what they learned against a hand-made design;
+# - measure, not assert, what the $1/\sqrt{d_k}$ does to training, and what a learning rate
+#   or Adam can and cannot change.
+#
+# New terms: loss, backward pass, chain rule, gradient descent, learning rate, Adam (each with
+# its Korean name where it is introduced).
+
+# %%
+import math
+
+import attn_core as ac
+import numpy as np
+from attn_book import plots
+from attn_book.exercises import ch08_learning as ch8
+from attn_book.figures import Figures
+from attn_book.prose import dec, plain, vector
+from attn_book.tables import step_table
+from attn_book.widgets import AttentionHeatmap
+from attn_core import training as tr
+from attn_core.examples import designed_projections, who_did_what
+
+figures = Figures(chapter=8)
+
+# %% [markdown]
+# ## What the backward pass is for
+#
+# A model learns by changing its numbers to make a *loss* (손실) smaller: one number that says
+# how wrong its output is. The gradient of the loss with respect to a parameter says which way,
+# and how steeply, the loss changes when that parameter moves. The *chain rule* (연쇄 법칙)
+# carries the gradient backwards through the computation, one step at a time: if
+# $L$ depends on $\mathbf o$ and $\mathbf o$ on $\mathbf q$, then
+# $\partial L / \partial q_m = \sum_c (\partial L / \partial o_c)(\partial o_c / \partial q_m)$.
+#
+# We start where the loss has already done its part: it hands us $\mathbf g = \partial L/\partial
+# \mathbf o$, one number per coordinate of the output. Our job is to turn it into the gradients
+# with respect to $\mathbf q$, each $\mathbf k_j$ and each $\mathbf v_j$.
+#
+# ## The worked example, backwards
+#
+# The example of [Chapter 4](04_worked_example.ipynb), forwards first:
+
+# %%
+example = ac.seed_example()
+q = example.query  # [E]
+K = example.keys  # [S, E]: one key per row
+V = example.values  # [S, Ev]: one value per row
+d_k = q.shape[-1]
+scores = K @ q / math.sqrt(d_k)  # [S, E] @ [E] -> [S]
+weights = ac.softmax(scores)  # [S]
+output = weights @ V  # [S] @ [S, Ev] -> [Ev]
+print("weights", weights.round(3), " output", output.round(3))
+
+# %% [markdown]
+# The weights are {eval}`dec(weights)` and the output {eval}`vector(output)`, as in Chapter 4.
+# Now suppose the loss grows with the output's first coordinate and shrinks with its second,
+# one for one: it wants $o_1$ down and $o_2$ up.
+
+# %%
+g = np.array([1.0, -1.0])  # dL/do, given by the loss: [Ev]
+
+# %% [markdown]
+# With $\mathbf g =$ {eval}`vector(g)`, walk the forward pass backwards, one equation per
+# step:
+#
+# $$
+# \mathbf o = \sum_j w_j \mathbf v_j, \qquad w_j = \frac{e^{s_j}}{\sum_l e^{s_l}}, \qquad
+# s_j = \frac{\mathbf q \cdot \mathbf k_j}{\sqrt{d_k}} .
+# $$ (eq-ch8-forward)
+#
+# **The values.** $\mathbf o$ holds $\mathbf v_j$ with the factor $w_j$, so
+# $\partial L / \partial \mathbf v_j = w_j\,\mathbf g$. **The weights.** $\mathbf o$ holds $w_j$
+# with the factor $\mathbf v_j$, so $\partial L / \partial w_j = \mathbf v_j \cdot \mathbf g$;
+# call it $dA_j$. **The scores.** Each weight depends on every score, through the softmax
+# Jacobian $\partial w_i / \partial s_j = w_i(\delta_{ij} - w_j)$ of Chapter 2, so
+#
+# $$
+# \frac{\partial L}{\partial s_j} = \sum_i dA_i\, w_i(\delta_{ij} - w_j)
+#   = w_j \Big(dA_j - \sum_i w_i\, dA_i\Big) .
+# $$ (eq-ch8-ds)
+#
+# A score's gradient is positive when its key's $dA_j$ is above the weights' average of $dA$
+# (raising that score would raise the loss, so gradient descent lowers it), and negative when
+# it is below. **The query and the keys.** $s_j$ holds $\mathbf q$ with the factor
+# $\mathbf k_j / \sqrt{d_k}$ and $\mathbf k_j$ with the factor $\mathbf q / \sqrt{d_k}$:
+#
+# $$
+# \frac{\partial L}{\partial \mathbf q} = \frac{1}{\sqrt{d_k}} \sum_j \frac{\partial L}{\partial s_j}
+#   \mathbf k_j, \qquad
+# \frac{\partial L}{\partial \mathbf k_j} = \frac{1}{\sqrt{d_k}} \frac{\partial L}{\partial s_j}
+#   \mathbf q .
+# $$ (eq-ch8-dq)
+#
+# In numbers:
+
+# %%
+dV = np.outer(weights, g)  # dL/dv_j = w_j g: [S] x [Ev] -> [S, Ev]
+dA = V @ g  # dL/dw_j = v_j . g: [S, Ev] @ [Ev] -> [S]
+dA_mean = weights @ dA  # the weights' average of dA
+dS = weights * (dA - dA_mean)  # dL/ds_j, equation (eq-ch8-ds): [S]
+dS_sum = dS.sum()  # zero, up to rounding
+dq = dS @ K / math.sqrt(d_k)  # [S] @ [S, E] -> [E]
+# row j: dL/dk_j = dS_j q / sqrt(d_k): [S, E]
+dK = np.outer(dS, q) / math.sqrt(d_k)
+step_table(
+    {"dA_j = v_j·g": dA, "dS_j": dS}
+    | {"dL/dk_j": [vector(r + 0.0) for r in dK]}  # + 0.0: no "−0"
+    | {"dL/dv_j": [vector(r) for r in dV]},
+    index=["word 1", "word 2", "word 3"],
+)
+
+# %% [markdown]
+# Read it by hand. $dA$ is {eval}`dec(dA)`: the values' first coordinate minus their second.
+# Its weighted average is {eval}`dec(dA_mean)`. Word 1 is above it: $dS_1 =$
+# {eval}`dec(weights[0])` × ({eval}`dec(dA[0])` − {eval}`dec(dA_mean)`) = {eval}`dec(dS[0])`,
+# positive, so its score should fall (its value (2, 0) is what pushes $o_1$ up); word 2 is
+# below it and gets {eval}`dec(dS[1])`, so its score should rise. The three entries of
+# $dS$ sum to zero ({eval}`dec(dS_sum)` here): adding the same number to
+# every score changes no weight, so the gradient cannot point that way. The query's gradient
+# is {eval}`vector(dq)`; gradient descent moves against the gradient, so the query turns away
+# from $\mathbf k_1 = (1, 0)$ and towards $\mathbf k_2 = (0, 1)$, whose value $(0, 2)$ lowers
+# $o_1$ and raises $o_2$.
+#
+# `ac.attention_backward` computes the same thing for any shapes and masks; and finite
+# differences, computed from the forward pass alone, check both, as Chapter 2 checked the
+# softmax's Jacobian:
+
+# %%
+dq_ac, dK_ac, dV_ac = ac.attention_backward(g, q, K, V)
+pairs = [(dq, dq_ac), (dK, dK_ac), (dV, dV_ac)]
+by_hand_err = max(np.abs(a - b).max() for a, b in pairs)
+h = 1e-6
+sdpa = ac.scaled_dot_product_attention
+# the loss L = g . o, with q moved along each of its coordinates
+dq_numeric = np.array(
+    [
+        (g @ sdpa(q + h * e, K, V) - g @ sdpa(q - h * e, K, V)) / (2 * h)
+        for e in np.eye(d_k)
+    ]
+)
+# and with one coordinate of one key moved at a time
+dK_numeric = np.array(
+    [
+        (g @ sdpa(q, K + h * e, V) - g @ sdpa(q, K - h * e, V)) / (2 * h)
+        for e in np.eye(K.size).reshape(-1, *K.shape)
+    ]
+).reshape(K.shape)
+fd_err = max(np.abs(dq - dq_numeric).max(), np.abs(dK - dK_numeric).max())
+print(f"by hand vs attn_core:          {by_hand_err:.1e}")
+print(f"by hand vs finite differences: {fd_err:.1e}")
+
+# %% [markdown]
+# The hand computation and `attn_core` agree to {eval}`f"{by_hand_err:.0e}"`, and both agree
+# with finite differences to {eval}`f"{fd_err:.0e}"`.
+#
+# ## All the queries at once
+#
+# With $L$ queries the same five lines become matrix products. For $O = AV$,
+# $A = \mathrm{softmax}(QK^\top/\sqrt{d_k})$ row by row, and $dO = \partial L / \partial O$:
+#
+# $$
+# dV = A^\top dO, \quad dA = dO\,V^\top, \quad
+# dS = A \odot \big(dA - \mathrm{rowsum}(dA \odot A)\big), \quad
+# dQ = \frac{dS\,K}{\sqrt{d_k}}, \quad dK = \frac{dS^\top Q}{\sqrt{d_k}} .
+# $$ (eq-ch8-batched)
+#
+# Each line is a step of the single-query derivation with a row per query: $dV$ sums each
+# value's $w_{ij}\,\mathbf g_i$ over the queries $i$ (hence $A^\top$), and $dK$ collects, in row
+# $j$, what every query sent to key $j$ (hence $dS^\top$). A mask changes nothing in these
+# lines: a masked weight is 0, so its $dS_{ij}$ is 0 too, and a key that no query may see gets
+# $dK_j = dV_j = 0$. Checked on a random causal case, four queries and six keys:
+
+# %%
+rng = np.random.default_rng(8)
+Q4 = rng.normal(size=(4, 3))  # [L, E]
+K6 = rng.normal(size=(6, 3))  # [S, E]
+V6 = rng.normal(size=(6, 2))  # [S, Ev]
+dO = rng.normal(size=(4, 2))  # [L, Ev]
+dQ4, dK6, dV6 = ac.attention_backward(dO, Q4, K6, V6, is_causal=True)
+
+
+def causal_loss(Q):  # L = sum(dO * O): its gradient in O is dO
+    return np.sum(dO * sdpa(Q, K6, V6, is_causal=True))
+
+
+dQ4_numeric = np.array(
+    [
+        (causal_loss(Q4 + h * e) - causal_loss(Q4 - h * e)) / (2 * h)
+        for e in np.eye(Q4.size).reshape(-1, *Q4.shape)
+    ]
+).reshape(Q4.shape)
+batched_err = np.abs(dQ4 - dQ4_numeric).max()
+print(f"dQ vs finite differences: {batched_err:.1e}")
+print("dK of keys 5 and 6:", dK6[4:].tolist())
+
+# %% [markdown]
+# They agree to {eval}`f"{batched_err:.0e}"`, and keys 5 and 6, which no query may see under the
+# causal mask (four queries see keys 1 to 4 at most), get no gradient at all. The unit tests run
+# the same check on masks, batches, broadcast heads and fully masked rows, and against
+# PyTorch's autograd.
+#
+# ## A task whose answer we know
+#
+# To watch a layer learn, we need a task whose right attention pattern we know in advance.
+# Chapter 5's "who did what" is one: in a sentence *A는 B를 V*, the subject asks what it did
+# (it should look at the verb), the object asks who did what to it (the subject and the verb,
+# half each), and the verb asks what it was done to (the object). We make every such sentence
+# from a handful of nouns and verbs, in both Korean word orders, *A는 B를 V* and *B를 A는 V*. Each
+# token's vector is Chapter 5's four features (noun, verb, -는, -를) followed by a one-hot of its
+# word, so the model can tell 나 from 고양이 but is told nothing about roles except the markers.
+# We hold out the sentence of Chapter 5, 나는 사과를 먹었다, in both orders, to test on.
+
+# %%
+held_out = [("나는", "사과를", "먹었다"), ("사과를", "나는", "먹었다")]
+data = who_did_what(exclude=held_out)  # the training sentences
+everything = who_did_what()
+test = everything.tokens.index(held_out[0])
+X, target = data.x, data.target  # [B, 3, D], [B, 3, W]
+n_sentences, n_tokens, d_model = X.shape
+n_words = len(data.words)
+print(n_sentences, "sentences, e.g.:")
+for sentence in [
+    ("고양이는", "사과를", "봤다"),
+    ("친구를", "고양이는", "불렀다"),
+]:
+    i = data.tokens.index(sentence)
+    print("  ", " ".join(sentence), "-> pattern", data.pattern[i].tolist())
+print("words:", " ".join(data.words))
+
+# %% [markdown]
+# There are {eval}`n_sentences` training sentences of {eval}`n_tokens` tokens, each token a
+# vector of $d_\text{model} =$ {eval}`d_model` numbers. The layer's output for token $i$ is
+# $\mathbf o_i = \sum_j A_{ij}\, \mathbf x_j W_V$, a vector over the
+# {eval}`n_words` words; its target $\mathbf t_i$ is the words it should collect: for
+# the object, half the subject's one-hot plus half the verb's. Any pattern other than the right
+# one mixes in the wrong words, so the loss can only reach zero through the right attention.
+#
+# **The loss.** We use half the squared error (제곱 오차) per token,
+# $L = \frac{1}{2N}\sum_i \lVert \mathbf o_i - \mathbf t_i \rVert^2$, whose gradient is one line,
+# $\partial L / \partial \mathbf o_i = (\mathbf o_i - \mathbf t_i)/N$ (`tr.squared_error`). The
+# target is a mixture of words rather than one word, so the cross-entropy (교차 엔트로피) that
+# language models use would need a softmax over the words on top of the output; the squared
+# error keeps the chain of the backward pass to the part this chapter is about.
+#
+# ## One step of gradient descent, written out
+#
+# Gradient descent (경사 하강법) moves every parameter a small step against its gradient,
+# $\theta \leftarrow \theta - \eta\, \partial L / \partial \theta$, with the learning rate
+# (학습률) $\eta$. The projections start as small random numbers, so every score starts near 0
+# and every weight near $1/3$. One step, all of it visible:
+
+# %%
+d_qk = 3  # the width of queries and keys, as in Chapter 5
+rng = np.random.default_rng(0)
+start = tr.init_projections(rng, d_model, d_qk, n_words, std=0.1)
+lr = 1.0  # the learning rate
+Q = X @ start["W_Q"]  # [B, 3, D] @ [D, d_k] -> [B, 3, d_k]
+K = X @ start["W_K"]  # [B, 3, d_k]
+V = X @ start["W_V"]  # [B, 3, D] @ [D, W] -> [B, 3, W]
+A = ac.attention_weights(Q, K)  # [B, 3, 3]
+out = A @ V  # [B, 3, 3] @ [B, 3, W] -> [B, 3, W]
+loss, dO = tr.squared_error(out, target)  # dO = (out - target) / N
+# equation (eq-ch8-batched):
+dQ, dK, dV = ac.attention_backward(dO, Q, K, V)
+# Q = X W_Q, so dL/dW_Q = X^T dQ, summed over every token:
+X_rows = X.reshape(-1, d_model)  # [B*3, D]
+grads = {  # [D, B*3] @ [B*3, width] -> [D, width]
+    "W_Q": X_rows.T @ dQ.reshape(-1, d_qk),
+    "W_K": X_rows.T @ dK.reshape(-1, d_qk),
+    "W_V": X_rows.T @ dV.reshape(-1, n_words),
+}
+# theta - lr * grad, for each matrix:
+after_one = tr.sgd_step(start, grads, lr)
+out_after_one, _ = tr.self_attention(X, after_one)
+loss_after_one, _ = tr.squared_error(out_after_one, target)
+print(f"loss {loss:.4f} -> {loss_after_one:.4f} after one step")
+
+# %% [markdown]
+# One step takes the loss from {eval}`dec(loss, 4)` to {eval}`dec(loss_after_one, 4)`.
+# `tr.train_self_attention` repeats exactly these lines (tests hold its gradients to finite
+# differences and one step of PyTorch's autograd with `torch.optim.SGD`), and keeps the
+# parameters at the steps we ask for, so the figure below can show them without training
+# again:
+
+# %%
+n_steps = 300
+recorded = list(range(0, 101, 5)) + list(range(120, n_steps + 1, 20))
+run = tr.train_self_attention(
+    X, target, start, n_steps, lr, record=recorded
+)
+final_loss = run.losses[-1]
+print(f"loss at step 0: {run.losses[0]:.4f}")
+print(f"loss at step {n_steps}: {final_loss:.5f}")
+
+# %% [markdown]
+# In {eval}`n_steps` steps the loss falls from {eval}`dec(run.losses[0], 4)` to
+# {eval}`dec(final_loss, 5)`. Did the layer learn the pattern, or only the training
+# sentences? Look at the sentence it never saw:
+
+# %%
+x_test = everything.x[test]  # [3, D]: 나는 사과를 먹었다
+# the queries and keys of the test sentence at each recorded step
+states = [
+    (step, x_test @ p["W_Q"], x_test @ p["W_K"])
+    for step, p in run.snapshots
+]
+learning = AttentionHeatmap(
+    query_tokens=list(held_out[0]),
+    training_queries=[s[1] for s in states],
+    training_keys=[s[2] for s in states],
+    training_steps=[s[0] for s in states],
+    training_losses=run.losses,
+    step=len(states) - 1,
+    selected=1,
+)
+figures.show(
+    learning,
+    "fig-ch8-learning",
+    "The attention of the held-out sentence “나는 사과를 먹었다” during training, from the"
+    " stored $W_Q$, $W_K$ of each recorded step; drag the training-step slider (or press ←/→"
+    " on the heatmap) back to step 0 to see the uniform start, and watch the loss curve's dot.",
+)
+
+# %%
+_, weights_start = tr.self_attention(x_test, run.snapshots[0][1])
+_, weights_learned = tr.self_attention(x_test, run.params)
+start_max = weights_start.max()
+print(weights_start.round(3))
+print(weights_learned.round(3))
+
+# %% [markdown]
+# At step 0 every weight is close to a third (the largest is {eval}`dec(start_max)`).
+# At step {eval}`n_steps` the subject 나는 puts {eval}`dec(weights_learned[0, 2])` on the verb,
+# the object 사과를 puts {eval}`dec(weights_learned[1, 0])` on the subject and
+# {eval}`dec(weights_learned[1, 2])` on the verb, and the verb puts
+# {eval}`dec(weights_learned[2, 1])` on the object ({eval}`figures.ref("fig-ch8-learning")`):
+# Chapter 5's pattern, on a sentence outside the training set. It is not a memory of the
+# sentence, because the model never saw it; the pattern comes from the markers.
+#
+# ## Learned against designed
+#
+# Chapter 5 wrote its $W_Q$ and $W_K$ by hand, over the four named features. Put them beside
+# what training found, on the same sentence (their word-identity rows are zero):
+
+# %%
+W_Q5, W_K5 = designed_projections()  # [4, 3] each: Chapter 5's cells
+x_roles = x_test[:, :4]  # the four named features of each token
+weights_designed = ac.attention_weights(x_roles @ W_Q5, x_roles @ W_K5)
+pattern = everything.pattern[test]  # the target pattern
+
+# %% tags=["hide-input"]
+tokens = list(held_out[0])
+panels = [
+    {"matrix": weights_designed, "title": "designed (ch. 5)"},
+    {"matrix": weights_learned, "title": "learned"},
+    {"matrix": pattern, "title": "target"},
+]
+figures.show(
+    plots.plot_token_heatmaps(
+        [p | {"rows": tokens, "cols": tokens} for p in panels],
+        xlabel="key",
+        ylabel="query",
+    ),
+    "fig-ch8-designed-learned",
+    "The weights of “나는 사과를 먹었다” from Chapter 5's hand-made $W_Q$, $W_K$ (left), from"
+    f" the ones trained for {n_steps} steps (middle), and the pattern the training targets"
+    " asked"
+    " for (right).",
+)
+
+# %% [markdown]
+# Both put the weight where the grammar says; the learned matrices are sharper. Chapter 5's
+# object row keeps {eval}`dec(weights_designed[1, 1])` on itself, because its scores differ by
+# only $2/\sqrt 3$; the targets asked for none, so training drove the self-weight down to
+# {eval}`dec(weights_learned[1, 1])` by making the score gaps larger.
+#
+# The matrices themselves are another matter. Attention only ever uses $W_Q$ and $W_K$ through
+# the bilinear form $M = W_Q W_K^\top$ ($D \times D$): the score of query token $i$ and key token
+# $j$ is $\mathbf x_i M \mathbf x_j^\top / \sqrt{d_k}$. Compare the block of $M$ over the four
+# named features:
+
+# %%
+# [4, 4]: rows the query's features, columns the key's
+M_designed = W_Q5 @ W_K5.T
+M_all = run.params["W_Q"] @ run.params["W_K"].T  # [D, D]
+M_learned = M_all[:4, :4]  # the four named features
+M_learned_max = M_learned.max()
+roles = ["noun", "verb", "-는", "-를"]
+step_table(
+    {f"key {r}": M_designed[:, j] for j, r in enumerate(roles)},
+    index=roles,
+    digits=0,
+)
+
+# %%
+step_table(
+    {f"key {r}": M_learned[:, j] for j, r in enumerate(roles)},
+    index=roles,
+    digits=2,
+)
+
+# %% [markdown]
+# Entry by entry they look nothing alike: the designed block has four 2s and zeros elsewhere;
+# the learned one spreads over every entry, and its largest, {eval}`dec(M_learned_max, 2)`,
+# pairs a *verb* query with a *-를* key, where the design put a 2 as well. Three reasons, none of
+# them a failure:
+#
+# - **Shifts change nothing.** Softmax ignores a constant added to a row of scores, so any
+#   part of $M$ that gives every key of a sentence the same score is invisible to the loss;
+#   training never had a reason to make it zero, and it stayed wherever the random start and
+#   the steps left it.
+# - **The features overlap.** Every noun has -는 or -를, and every word's one-hot tells noun
+#   from verb as well; many different $M$ give the same scores on these sentences. Training
+#   found one that uses the word identities too (the rest of $M$, not shown), which the design
+#   did not need.
+# - **The values are learned too.** $W_V$ learned to copy each word's one-hot into the output
+#   (the design of Chapter 5 handed over "who", "what" and "did" instead), because that is what
+#   these targets ask for.
+#
+# What can be compared is what the loss sees: the scores of one sentence, minus each row's mean
+# (the part softmax ignores):
+
+# %%
+# the scores x_i M x_j / sqrt(d_k) of the test sentence: [3, 3]
+scores_designed = x_roles @ M_designed @ x_roles.T / math.sqrt(d_qk)
+scores_learned = x_test @ M_all @ x_test.T / math.sqrt(d_qk)
+# minus each row's mean: the part softmax sees
+row_mean = {"keepdims": True, "axis": -1}
+centred_designed = scores_designed - scores_designed.mean(**row_mean)
+centred_learned = scores_learned - scores_learned.mean(**row_mean)
+# how far below its row's mean 사과를 scores itself
+self_gap_designed = -centred_designed[1, 1]
+self_gap_learned = -centred_learned[1, 1]
+columns = {}
+for j, t in enumerate(tokens):
+    columns[f"{t}, designed"] = centred_designed[:, j]
+for j, t in enumerate(tokens):
+    columns[f"{t}, learned"] = centred_learned[:, j]
+step_table(columns, index=tokens, digits=2)
+
+# %% [markdown]
+# Now the two agree in sign everywhere the pattern matters: the key each query should find is
+# above its row's mean in both. The learned gaps are larger: the object's score for itself sits
+# {eval}`dec(self_gap_learned, 2)` below its row's mean against
+# {eval}`dec(self_gap_designed, 2)` designed. Training found the same questions and
+# answers as the design, asked louder, and spread over whichever features happened to carry
+# them.
+#
+# ## √d_k, by training
+#
+# [Chapter 3](03_scaling.ipynb) showed that the scores $\mathbf q\cdot\mathbf k$ of random
+# vectors spread as $\sqrt{d_k}$, and that softmax saturates (포화) on widely spread scores.
+# Here is what that does to learning: the same task at a larger $d_k$, from one random start,
+# trained twice with the same learning rate, once with the $1/\sqrt{d_k}$ and once without
+# (`scale=1.0`):
+
+# %%
+d_k_big, big_steps, big_lr = 64, 100, 1.0
+init_std = 0.5  # of every entry of the three matrices
+rng = np.random.default_rng(1)
+big_start = tr.init_projections(
+    rng, d_model, d_k_big, n_words, std=init_std
+)
+# a token's query component sums its ones' entries: variance (ones) * std^2
+component_var = X.sum(axis=-1) * init_std**2  # [B, 3]
+var_low, var_high = component_var.min(), component_var.max()
+saturated_at = 0.99  # a row is saturated when one weight exceeds this
+task = (X, target, big_start, big_steps)  # the same data, start, steps
+runs = {
+    "SGD, scaled": tr.train_self_attention(*task, big_lr),
+    "SGD, unscaled": tr.train_self_attention(*task, big_lr, scale=1.0),
+}
+
+# %% [markdown]
+# Here $d_k =$ {eval}`d_k_big` and every entry starts with a standard deviation of
+# {eval}`plain(init_std)`, so each component of a query or key has a variance between
+# {eval}`plain(var_low)` and {eval}`plain(var_high)`: close to the unit variance that the usual
+# initialisations (초기화) aim for. Before any step, how saturated are the weights, and how
+# large are the gradients? A row counts as saturated when one weight exceeds
+# {eval}`plain(saturated_at)`. The gradient reaching $W_Q$ and $W_K$ is
+# `run.grad_norms[0]` (the Euclidean norm of both together). The gradient a single query
+# receives, $\lVert dQ_i\rVert$, tells the rows apart:
+
+# %%
+Q_big, K_big, V_big = (X @ big_start[n] for n in ("W_Q", "W_K", "W_V"))
+init = {}
+for label, scale in [("scaled", None), ("unscaled", 1.0)]:
+    A_big = ac.attention_weights(Q_big, K_big, scale=scale)  # [B, 3, 3]
+    _, dO_big = tr.squared_error(A_big @ V_big, target)
+    dQ_big, _, _ = ac.attention_backward(
+        dO_big, Q_big, K_big, V_big, scale=scale
+    )
+    saturated = A_big.max(axis=-1) > saturated_at  # [B, 3]
+    row_grad = np.linalg.norm(dQ_big, axis=-1)  # [B, 3]: |dQ_i|
+    stuck = row_grad[saturated]  # the saturated rows' |dQ_i|
+    factor = 1 / math.sqrt(d_k_big) if scale is None else scale
+    scores_big = Q_big @ np.swapaxes(K_big, -1, -2) * factor
+    init[label] = {
+        "std of the scores": scores_big.std(),
+        "saturated rows": saturated.mean(),
+        "entropy (nats)": ac.entropy(A_big).mean(),
+        "median |dQ_i|, saturated rows": np.median(stuck)
+        if stuck.size
+        else "none",
+        "median |dQ_i|, other rows": np.median(row_grad[~saturated]),
+        "|grad W_Q, W_K|": runs[f"SGD, {label}"].grad_norms[0],
+    }
+uniform_entropy = math.log(3)  # log S: uniform weights over 3 keys
+stuck_grad = init["unscaled"]["median |dQ_i|, saturated rows"]
+free_grad = init["unscaled"]["median |dQ_i|, other rows"]
+step_table(
+    {
+        k: [f"{x:.3g}" if isinstance(x, float) else x for x in v.values()]
+        for k, v in init.items()
+    },
+    index=list(init["scaled"]),
+)
+
+# %% [markdown]
+# With the scale, no row is saturated and the mean entropy is
+# {eval}`dec(init["scaled"]["entropy (nats)"])` nats, close to the uniform $\log 3 =$
+# {eval}`dec(uniform_entropy)`. Without it, {eval}`dec(init["unscaled"]["saturated rows"], 2)` of
+# the rows are saturated: the unscaled scores' standard deviation is
+# {eval}`dec(init["unscaled"]["std of the scores"], 2)` against
+# {eval}`dec(init["scaled"]["std of the scores"], 2)` scaled ($\sqrt{d_k}$ times as much),
+# and softmax turns most rows into one-hots. Their queries get a
+# median gradient of {eval}`f"{stuck_grad:.1e}"`, against
+# {eval}`f"{free_grad:.1e}"` for the rows that are not saturated:
+# that is the vanishing gradient, and it is per row. Notice that the total gradient reaching
+# $W_Q$ and $W_K$ is *larger* without the scale ({eval}`dec(init["unscaled"]["|grad W_Q, W_K|"], 2)`
+# against {eval}`dec(init["scaled"]["|grad W_Q, W_K|"], 2)`): the unscaled scores are not divided
+# by $\sqrt{d_k}$, so neither are their gradients, and the few rows that still learn get a large push. A
+# gradient norm alone would hide the problem; the saturated rows show it.
+#
+# The same comparison with Adam ([Kingma & Ba, 2015](references.md)), which divides
+# every gradient entry by a running estimate of its own size, so that each parameter moves by
+# about the learning rate whatever the size of its gradient (`tr.adam_step`; an optimiser,
+# 옵티마이저, is any such update rule):
+
+# %%
+adam_lr = 0.03
+runs["Adam, scaled"] = tr.train_self_attention(*task, adam_lr, "adam")
+runs["Adam, unscaled"] = tr.train_self_attention(
+    *task, adam_lr, "adam", scale=1.0
+)
+figures.show(
+    plots.plot_training_runs(runs, uniform_entropy=uniform_entropy),
+    "fig-ch8-scaling",
+    f"The same task at $d_k = {d_k_big}$ from the same start, with and without the"
+    " $1/\\sqrt{d_k}$"
+    " (dashed: without), by SGD and by Adam. Left: the loss; right: the mean entropy of a row"
+    " of weights.",
+)
+
+# %%
+final = {label: r.losses[-1] for label, r in runs.items()}
+for label, r in runs.items():
+    print(
+        f"{label:15} loss {r.losses[0]:.3f} -> {r.losses[-1]:.4f},"
+        f" entropy {r.entropies[-1]:.3f}"
+    )
+
+# %% [markdown]
+# Scaled, SGD brings the loss to {eval}`dec(final["SGD, scaled"], 4)` in {eval}`big_steps`
+# steps; unscaled, it stalls at {eval}`dec(final["SGD, unscaled"], 4)`
+# ({eval}`figures.ref("fig-ch8-scaling")`). The unscaled rows' entropy starts near 0 and stays
+# there: a row that starts saturated on the wrong key has almost no gradient to leave it.
+# Adam, which rescales the gradients, does not rescue it: {eval}`dec(final["Adam, scaled"], 4)`
+# scaled against {eval}`dec(final["Adam, unscaled"], 4)` unscaled. Adam makes a small gradient
+# move its parameter as far as a large one, but the parameters of a saturated row get a
+# gradient that points nowhere useful.
+#
+# Does a different learning rate help the unscaled run? A smaller one:
+
+# %%
+lr_sweep = {}
+for lr_try in (0.1, 0.3, 2.0):  # big_lr = 1.0 is above
+    swept = tr.train_self_attention(*task, lr_try, scale=1.0)
+    lr_sweep[lr_try] = swept.losses[-1]
+for lr_try, end in lr_sweep.items():
+    print(f"unscaled SGD, learning rate {lr_try}: loss {end:.4g}")
+
+# %% [markdown]
+# With the smaller learning rates the unscaled run ends at {eval}`dec(lr_sweep[0.1], 4)` and
+# {eval}`dec(lr_sweep[0.3], 4)`: no better. With the larger one it diverges: its loss grows to
+# {eval}`f"{lr_sweep[2.0]:.1e}"`. To be fair to the unscaled model: its scores equal the scaled model's if $W_Q$ starts
+# $\sqrt{d_k}$ times smaller, so "no scale" is the same model with a worse initialisation, and
+# a smaller start would fix it. That is exactly the scale's job: with $1/\sqrt{d_k}$, the usual
+# initialisation (unit variance per component, whatever $d_k$) starts every row unsaturated,
+# and nobody has to retune the start when $d_k$ changes.
+#
+# ## Summary
+#
+# - The backward pass of attention is five lines (equation {eq}`eq-ch8-batched`): $dV = A^\top
+#   dO$, $dA = dO\,V^\top$, the softmax Jacobian's row step
+#   $dS = A \odot (dA - \mathrm{rowsum}(dA \odot A))$, then $dQ = dS\,K/\sqrt{d_k}$ and
+#   $dK = dS^\top Q/\sqrt{d_k}$. `ac.attention_backward` computes it with the forward's masks,
+#   scale and broadcasting; finite differences and PyTorch agree with it.
+# - A row of $dS$ sums to zero (shifting all scores changes nothing); a masked weight passes no
+#   gradient, and a key no query sees gets none.
+# - Trained from random numbers by {eval}`n_steps` steps of gradient descent, one layer found
+#   Chapter 5's "who did what" pattern on a sentence it never saw, sharper than the hand-made
+#   one; its $W_Q W_K^\top$ differs entry by entry from the design because softmax ignores row
+#   shifts and the features overlap, but the scores it produces ask the same questions.
+# - At $d_k =$ {eval}`d_k_big` without $1/\sqrt{d_k}$, most rows start saturated and their
+#   gradients vanish; the loss stalls, with SGD at any learning rate we tried and with Adam.
+#   The total gradient norm is not what vanishes; the saturated rows' gradients are.
+#
+# ## Exercises
+#
+# ```{exercise} dV by hand
+# :label: ex-ch8-dv-by-hand
+#
+# For the worked example with a new $\mathbf g = \partial L/\partial \mathbf o$ (printed
+# below), compute $\partial L/\partial \mathbf v_j$ for the three values, as a 3 × 2 list.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# $\mathbf o = \sum_j w_j \mathbf v_j$: how does $\mathbf o$ change when $\mathbf v_j$ moves?
+# The weights are {eval}`dec(weights)`.
+# ```
+
+# %%
+g_ex = ch8.dv_by_hand.inputs[0]
+print("dL/do =", vector(g_ex))
+answer = ...  # [[., .], [., .], [., .]]
+ch8.dv_by_hand.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch8-dv-by-hand
+# :class: dropdown
+#
+# $\partial L/\partial \mathbf v_j = w_j\,\mathbf g$: each row is the weight times
+# {eval}`vector(g_ex)`.
+#
+# ```python
+# answer = [[0, 0.401], [0, 0.198], [0, 0.401]]
+# ch8.dv_by_hand.check(answer)
+# ```
+# ````
+#
+# ```{exercise} One row of the softmax step
+# :label: ex-ch8-ds-row
+#
+# A row of weights $a$ and its $dA$ are printed below. Compute the row of $dS$ (equation
+# {eq}`eq-ch8-ds`), three numbers.
+# ```
+
+# %%
+a_ex, dA_ex = ch8.ds_row_by_hand.inputs
+print("a =", vector(a_ex), "  dA =", vector(dA_ex))
+answer = ...  # three numbers
+ch8.ds_row_by_hand.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch8-ds-row
+# :class: dropdown
+#
+# The weighted mean is $a \cdot dA = 0.5 - 0.6 + 0.6 = 0.5$; then $dS_j = a_j(dA_j - 0.5)$:
+# $0.5 \times 0.5$, $0.3 \times (-2.5)$ and $0.2 \times 2.5$. They sum to zero.
+#
+# ```python
+# answer = [0.25, -0.75, 0.5]
+# ch8.ds_row_by_hand.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Find the bug: the queries' gradient
+# :label: ex-ch8-bug-query-gradient
+#
+# This function was meant to return $dQ$ of equation {eq}`eq-ch8-batched`. It passes a check
+# of its shapes but not of its numbers. Copy it as `fixed_query_gradient`, fix the one line,
+# and run the check.
+# ```
+
+# %%
+ch8.query_gradient.show()
+
+
+# %%
+def fixed_query_gradient(d_out, Q, K, V):
+    raise NotImplementedError  # copy the function above here and fix it
+
+
+ch8.query_gradient.check(fixed_query_gradient)
+
+# %% [markdown]
+# ````{solution} ex-ch8-bug-query-gradient
+# :class: dropdown
+#
+# `dS = A * dA` drops the second term of the softmax step. Raising one score takes weight from
+# every other key, which is what $-\mathrm{rowsum}(dA \odot A)$ accounts for.
+#
+# ```python
+# def fixed_query_gradient(d_out, Q, K, V):
+#     d_k = Q.shape[-1]
+#     A = ac.attention_weights(Q, K)  # [..., L, S]
+#     dA = d_out @ np.swapaxes(V, -1, -2)  # [..., L, S]
+#     dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))  # the fix
+#     return dS @ K / math.sqrt(d_k)  # [..., L, d_k]
+#
+#
+# ch8.query_gradient.check(fixed_query_gradient)
+# ```
+# ````
+#
+# ```{exercise} Find the bug: the keys' gradient
+# :label: ex-ch8-bug-key-gradient
+#
+# This one returns $dK$ for self-attention, where queries and keys are equally many; its
+# result even has the right shape. Copy it as `fixed_key_gradient` and fix it.
+# ```
+
+# %%
+ch8.key_gradient.show()
+
+
+# %%
+def fixed_key_gradient(d_out, Q, K, V):
+    raise NotImplementedError  # copy the function above here and fix it
+
+
+ch8.key_gradient.check(fixed_key_gradient)
+
+# %% [markdown]
+# ````{solution} ex-ch8-bug-key-gradient
+# :class: dropdown
+#
+# Row $j$ of $dK$ gathers $dS_{ij}\,\mathbf q_i$ over the queries $i$: column $j$ of $dS$, so
+# $dS^\top Q$. `dS @ Q` has the same shape only because $L = S$; with $L \ne S$ it would fail.
+#
+# ```python
+# def fixed_key_gradient(d_out, Q, K, V):
+#     d_k = Q.shape[-1]
+#     A = ac.attention_weights(Q, K)
+#     dA = d_out @ np.swapaxes(V, -1, -2)
+#     dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))
+#     return np.swapaxes(dS, -1, -2) @ Q / math.sqrt(d_k)  # the fix: dS transposed
+#
+#
+# ch8.key_gradient.check(fixed_key_gradient)
+# ```
+# ````
+#
+# ```{exercise} Predict: which gradient vanishes?
+# :label: ex-ch8-which-vanishes
+#
+# Two layers start from random queries and keys whose components have variance 1, one with
+# $d_k = 4$, one with $d_k = 256$, both *without* the $1/\sqrt{d_k}$. Which gradients are close
+# to zero at the start, and in which layer? Choose one of the options printed below.
+# ```
+
+# %%
+print(ch8.which_vanishes.options)
+answer = ...  # one of the options, as a string
+ch8.which_vanishes.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch8-which-vanishes
+# :class: dropdown
+#
+# At $d_k = 256$ the unscaled scores spread with a standard deviation near 16, the rows
+# saturate and $dS$, the softmax's share, is nearly zero; $dQ$ and $dK$ are made from $dS$. $dV =
+# A^\top dO$ does not pass through the softmax and keeps its size.
+#
+# ```python
+# ch8.which_vanishes.check("dQ and dK, at d_k = 256")
+# ```
+# ````
+#
+# ```{exercise} The missing entry
+# :label: ex-ch8-missing-entry
+#
+# Two entries of a row of $dS$ are printed below; the third was lost. Give it without knowing
+# the weights or $dA$, and say why you can.
+# ```
+
+# %%
+print("two entries of a row of dS:", vector(ch8.missing_entry.inputs[0]))
+answer = ...  # one number
+ch8.missing_entry.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch8-missing-entry
+# :class: dropdown
+#
+# A row of $dS$ always sums to zero: $\sum_j a_j(dA_j - \bar a) = \bar a - \bar a \sum_j a_j =
+# 0$, where $\bar a = \sum_i a_i\,dA_i$ and the weights sum to 1. (The same fact, seen from the
+# forward pass: adding a constant to every score of a row changes no weight.) So the third entry
+# is minus the sum of the other two.
+#
+# ```python
+# answer = -0.104
+# ch8.missing_entry.check(answer)
+# ```
+# ````

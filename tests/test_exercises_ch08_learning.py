@@ -1,0 +1,94 @@
+"""Chapter 8's exercises: expected values by hand, every named mistake gets its diagnosis."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from attn_book.exercises import ch08_learning as ch8
+
+# the worked example's weights by hand: scores 1, 0, 1 scaled by 1/√2
+_E = math.exp(1 / math.sqrt(2))
+W = [_E / (2 * _E + 1), 1 / (2 * _E + 1), _E / (2 * _E + 1)]
+
+
+def test_dv_by_hand_is_each_weight_times_dl_do():
+    g = [0.0, 1.0]
+    expected = [[w * g[0], w * g[1]] for w in W]
+    np.testing.assert_allclose(ch8.dv_by_hand.expected(), expected, rtol=1e-12)
+    assert ch8.dv_by_hand.check([[0, 0.401], [0, 0.198], [0, 0.401]]).ok
+
+
+def test_ds_row_by_hand():
+    a, d_a = [0.5, 0.3, 0.2], [1.0, -2.0, 3.0]
+    mean = sum(x * y for x, y in zip(a, d_a, strict=True))  # 0.5 - 0.6 + 0.6 = 0.5
+    expected = [x * (y - mean) for x, y in zip(a, d_a, strict=True)]  # 0.25, -0.75, 0.5
+    np.testing.assert_allclose(ch8.ds_row_by_hand.expected(), expected, rtol=1e-12)
+    assert sum(expected) == pytest.approx(0.0)
+    assert ch8.ds_row_by_hand.check([0.25, -0.75, 0.5]).ok
+
+
+def test_missing_entry_makes_the_row_sum_to_zero():
+    assert ch8.missing_entry.check(-(0.318 - 0.214)).ok
+
+
+@pytest.mark.parametrize(
+    ("exercise", "answer", "diagnosis"),
+    [
+        (ch8.dv_by_hand, [[0.401, -0.401], [0.198, -0.198], [0.401, -0.401]], "text-gradient"),
+        (ch8.dv_by_hand, [[0, 1], [0, 1], [0, 1]], "forgot-weights"),
+        (ch8.ds_row_by_hand, [0.5, -0.6, 0.6], "dropped-rowsum"),
+        (
+            ch8.ds_row_by_hand,
+            [0.5 * (1 - 2 / 3), 0.3 * (-2 - 2 / 3), 0.2 * (3 - 2 / 3)],
+            "plain-mean",
+        ),
+        (ch8.ds_row_by_hand, [0.5, -2.5, 2.5], "outer-weight-missing"),
+        (ch8.missing_entry, [0.104], "sign"),
+        (ch8.missing_entry, [0.896], "sums-to-one"),
+        (ch8.which_vanishes, "dV, at d_k = 256", None),
+    ],
+)
+def test_hand_made_mistakes_get_their_diagnosis(exercise, answer, diagnosis):
+    feedback = exercise.check(answer)
+    assert not feedback.ok
+    if diagnosis is not None:
+        assert feedback.diagnosis == diagnosis, feedback
+
+
+def test_the_buggy_listings_get_their_named_diagnoses():
+    assert ch8.query_gradient.check(ch8.query_gradient.buggy).diagnosis == "dropped-rowsum"
+    assert ch8.key_gradient.check(ch8.key_gradient.buggy).diagnosis == "ds-not-transposed"
+    assert ch8.query_gradient.check(ch8.query_gradient.solution).ok
+    assert ch8.key_gradient.check(ch8.key_gradient.solution).ok
+
+
+def _no_scale_query(d_out, Q, K, V):
+    A = ch8.ac.attention_weights(Q, K)
+    dA = d_out @ np.swapaxes(V, -1, -2)
+    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))
+    return dS @ K  # the slip: no / sqrt(d_k)
+
+
+def _no_scale_key(d_out, Q, K, V):
+    A = ch8.ac.attention_weights(Q, K)
+    dA = d_out @ np.swapaxes(V, -1, -2)
+    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))
+    return np.swapaxes(dS, -1, -2) @ Q  # the slip: no / sqrt(d_k)
+
+
+def test_a_readers_fix_that_forgets_the_scale_is_named():
+    assert ch8.query_gradient.check(_no_scale_query).diagnosis == "forgot-scale-in-dq"
+    assert ch8.key_gradient.check(_no_scale_key).diagnosis == "forgot-scale-in-dk"
+
+
+def test_the_key_bug_is_invisible_in_shape_for_self_attention_only():
+    d_out, q, k, v = ch8.key_gradient.cases()[0].args
+    assert q.shape[-2] == k.shape[-2]  # L = S: dS Q has dK's shape
+    assert ch8.key_gradient.buggy(d_out, q, k, v).shape == k.shape
+
+
+def test_which_vanishes():
+    assert ch8.which_vanishes.check("dQ and dK, at d_k = 256").ok
