@@ -16,9 +16,11 @@ from .chunked import chunked_attention
 from .cost import AttentionCost, attention_cost
 from .examples import SENTENCE_EN, SENTENCE_KO, seed_example, toy_embeddings
 from .heads import SimpleSelfAttention, merge_heads, multi_head_attention, split_heads
+from .kv_cache import KVCache, causal_mask_lower_right, kv_cache_bytes
 from .online import OnlineSoftmax, online_softmax_start, online_softmax_step
 from .patches import image_patches
 from .recurrent import simple_rnn
+from .shared_heads import repeat_kv_heads
 from .softmax import entropy, log_softmax, logsumexp, softmax, softmax_jacobian
 
 
@@ -38,15 +40,18 @@ __all__ = [
     "SENTENCE_EN",
     "SENTENCE_KO",
     "AttentionCost",
+    "KVCache",
     "OnlineSoftmax",
     "SimpleSelfAttention",
     "attention_cost",
     "attention_weights",
     "causal_mask",
+    "causal_mask_lower_right",
     "chunked_attention",
     "dot_scores",
     "entropy",
     "image_patches",
+    "kv_cache_bytes",
     "log_softmax",
     "logsumexp",
     "merge_heads",
@@ -54,6 +59,7 @@ __all__ = [
     "online_softmax_start",
     "online_softmax_step",
     "padding_mask",
+    "repeat_kv_heads",
     "scaled_dot_product_attention",
     "seed_example",
     "simple_rnn",
