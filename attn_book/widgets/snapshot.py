@@ -529,31 +529,55 @@ def _short_bytes(n_bytes):
 
 @_snapshot
 def memory_calculator_png(calc):
-    """The weights' bytes as a bar on a log axis, with the devices and the 32k/128k marks."""
+    """The weights' bytes as a bar on a log axis, with the devices and the 32k/128k marks.
+
+    With ``calc.kv_cache`` a second bar, the KV cache, sits under the weights' bar, and the
+    marks show where the KV cache lands at 32k and 128k tokens.
+    """
     import attn_core
 
-    fig = _figure(1.9)
+    fig = _figure(2.4 if calc.kv_cache else 1.9)
     ax = fig.add_subplot()
-    ax.barh([0], [calc.weight_bytes], left=2**20, height=0.5, color=SCALED)
+    bars = [("attention weights, n² per head, one layer", calc.weight_bytes, SCALED)]
+    if calc.kv_cache:
+        bars.append(("KV cache, every layer", calc.kv_cache_bytes, OKABE_ITO[2]))
+    for row, (label, n_bytes, colour) in enumerate(bars):
+        y = -1.1 * row  # the first bar on top
+        ax.barh([y], [n_bytes], left=2**20, height=0.5, color=colour)
+        if calc.kv_cache:
+            ax.text(2**20 * 1.3, y + 0.3, label, fontsize=8, va="bottom")
+    top = 0.8 if not calc.kv_cache else 1.1
     for i, device in enumerate(calc.devices):  # the first label left of its line, then right
         ax.axvline(device["bytes"], color=RAW, ls="--", lw=1.5)
         side, gap = ("right", 0.9) if i % 2 == 0 else ("left", 1.1)
         label = f"{device['name']}, {_short_bytes(device['bytes'])}"
-        ax.text(device["bytes"] * gap, 0.55, label, color=RAW, ha=side, fontsize=8)
+        ax.text(device["bytes"] * gap, top - 0.25, label, color=RAW, ha=side, fontsize=8)
+    bottom = -1.1 * (len(bars) - 1)
     for n in calc.contexts:
         cost = attn_core.attention_cost(calc.batch, calc.heads, n, n, 1, calc.dtype)
-        ax.plot([cost.score_bytes], [-0.35], "k^", ms=6)
-        ax.text(cost.score_bytes, -0.75, f"{n // 1024}k", ha="center", fontsize=8)
+        shape = (calc.layers, calc.kv_heads, calc.d_head, n, calc.dtype)
+        at = (
+            attn_core.kv_cache_bytes(*shape, batch=calc.batch)
+            if calc.kv_cache
+            else cost.score_bytes
+        )
+        ax.plot([at], [bottom - 0.35], "k^", ms=6)
+        ax.text(at, bottom - 0.75, f"{n // 1024}k", ha="center", fontsize=8)
     ticks = [2.0**p for p in range(20, 47, 5)]
-    ax.set(xscale="log", xlim=(2**20, 2**46), ylim=(-1, 0.8), yticks=[], xticks=ticks)
+    ax.set(xscale="log", xlim=(2**20, 2**46), ylim=(bottom - 1, top), yticks=[], xticks=ticks)
     ax.set_xticklabels([_short_bytes(b) for b in ticks])
     ax.spines[["top", "right", "left"]].set_visible(False)
     itemsize = attn_core.attention_cost(1, 1, 1, 1, 1, calc.dtype).score_bytes
-    ax.set_title(
+    title = (
         f"{calc.batch} × {calc.heads} × {calc.n:,}² × {itemsize} B = "
-        f"{_bytes_label(calc.weight_bytes)} ({calc.dtype})",
-        fontsize=9,
+        f"{_bytes_label(calc.weight_bytes)} ({calc.dtype})"
     )
+    if calc.kv_cache:
+        title += (
+            f"; KV cache 2 × {calc.batch} × {calc.layers} × {calc.kv_heads} × {calc.d_head} × "
+            f"{calc.n:,} × {itemsize} B = {_bytes_label(calc.kv_cache_bytes)}"
+        )
+    ax.set_title(title, fontsize=9 if not calc.kv_cache else 7.5)
     return fig
 
 
