@@ -14,7 +14,15 @@ from .attention import (
 )
 from .chunked import chunked_attention
 from .cost import AttentionCost, attention_cost
-from .examples import SENTENCE_EN, SENTENCE_KO, seed_example, toy_embeddings
+from .examples import (
+    GENERATED_KO,
+    SENTENCE_EN,
+    SENTENCE_KO,
+    feature_vectors,
+    seed_example,
+    sentence_projections,
+    toy_embeddings,
+)
 from .heads import SimpleSelfAttention, merge_heads, multi_head_attention, split_heads
 from .kv_cache import KVCache, causal_mask_lower_right, kv_cache_bytes
 from .online import OnlineSoftmax, online_softmax_start, online_softmax_step
@@ -37,6 +45,7 @@ def __getattr__(name):
 
 
 __all__ = [
+    "GENERATED_KO",
     "SENTENCE_EN",
     "SENTENCE_KO",
     "AttentionCost",
@@ -50,6 +59,7 @@ __all__ = [
     "chunked_attention",
     "dot_scores",
     "entropy",
+    "feature_vectors",
     "image_patches",
     "kv_cache_bytes",
     "log_softmax",
@@ -62,6 +72,7 @@ __all__ = [
     "repeat_kv_heads",
     "scaled_dot_product_attention",
     "seed_example",
+    "sentence_projections",
     "simple_rnn",
     "softmax",
     "softmax_jacobian",

@@ -13,9 +13,30 @@ import numpy as np
 
 from .validation import check_positive_int, check_size
 
-__all__ = ["SENTENCE_EN", "SENTENCE_KO", "WorkedExample", "seed_example", "toy_embeddings"]
+__all__ = [
+    "FEATURES",
+    "GENERATED_KO",
+    "SENTENCE_EN",
+    "SENTENCE_KO",
+    "Projections",
+    "WorkedExample",
+    "feature_vectors",
+    "seed_example",
+    "sentence_projections",
+    "toy_embeddings",
+]
 
 SENTENCE_KO = ("나는", "사과를", "먹었다")  # the seed's example sentence, "I ate an apple"
+GENERATED_KO = ("그리고", "배를", "샀다")  # chapter 10 writes them after it: "and bought a pear"
+FEATURES = ("noun", "verb", "-는 (subject)", "-를 (object)")  # chapter 5's word features
+_FEATURES_OF = {  # each token's four features, 0 or 1, in the order of FEATURES
+    "나는": (1, 0, 1, 0),  # a noun with the subject marker
+    "사과를": (1, 0, 0, 1),  # a noun with the object marker
+    "먹었다": (0, 1, 0, 0),  # a verb
+    "그리고": (0, 0, 0, 0),  # "and": none of the four
+    "배를": (1, 0, 0, 1),  # a noun with the object marker
+    "샀다": (0, 1, 0, 0),  # a verb
+}
 SENTENCE_EN = ("the", "cat", "sat", "on", "the", "mat", "because", "it", "was", "warm")
 
 
@@ -41,6 +62,59 @@ def seed_example():
         keys=np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
         values=np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]),
     )
+
+
+class Projections(NamedTuple):
+    """W_Q, W_K (d_model, d_k) and W_V (d_model, d_v) of a hand-made attention head."""
+
+    W_Q: np.ndarray
+    W_K: np.ndarray
+    W_V: np.ndarray
+
+
+def feature_vectors(tokens):
+    """The rows X (T, 4) of chapter 5's word features for ``tokens``, as floats.
+
+    Parameters
+    ----------
+    tokens : sequence of str
+        Words of :data:`SENTENCE_KO` and :data:`GENERATED_KO`.
+
+    Examples
+    --------
+    >>> feature_vectors(["사과를", "먹었다"])  # noun + object marker; verb
+    array([[1., 0., 0., 1.],
+           [0., 1., 0., 0.]])
+    """
+    unknown = [t for t in tokens if t not in _FEATURES_OF] if not isinstance(tokens, str) else None
+    if unknown is None or unknown:
+        raise ValueError(
+            f"tokens must be a sequence of the words {list(_FEATURES_OF)}, got {tokens!r}"
+        )
+    return np.array([_FEATURES_OF[t] for t in tokens], dtype=float).reshape(len(tokens), 4)
+
+
+def sentence_projections():
+    """Chapter 5's W_Q, W_K and W_V (4, 3): each row gives a feature its role.
+
+    The key space's three columns are roles a word can offer: *action*, *actor*
+    and *patient*. W_K offers the action for a verb, the actor for -는, the patient
+    for -를; W_Q (doubled, so that the questions are loud) asks for the patient
+    from a verb, the action from -는, the action and the actor from -를; W_V hands
+    over "did", "who" and "what".
+
+    Examples
+    --------
+    >>> W_Q, W_K, W_V = sentence_projections()
+    >>> feature_vectors(["사과를"]) @ W_Q  # -를 asks for the action and the actor
+    array([[2., 2., 0.]])
+    """
+    W_K = np.array(
+        [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=float
+    )  # noun, verb, -는, -를
+    W_Q = 2 * np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 1, 0]], dtype=float)
+    W_V = np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]], dtype=float)
+    return Projections(W_Q=W_Q, W_K=W_K, W_V=W_V)
 
 
 def toy_embeddings(tokens, dim, seed=0):

@@ -302,3 +302,26 @@ def test_kv_cache_bytes_bad_input():
         kv_cache_bytes(32, 8, 128, 1024, "two bytes")
     with pytest.raises(ValueError, match="bytes_per_number must be an integer >= 1"):
         kv_cache_bytes(32, 8, 128, 1024, 0)
+
+
+# --------------------------------------------------------------- chapter 10's sentence
+
+
+def test_the_sentence_data_are_chapter_5s():
+    # typed from book/05_projections.py: X of "나는 사과를 먹었다" and its three matrices
+    X = [[1, 0, 1, 0], [1, 0, 0, 1], [0, 1, 0, 0]]
+    W_K = [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    W_Q = [[0, 0, 0], [0, 0, 2], [2, 0, 0], [2, 2, 0]]
+    W_V = [[0, 0, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]]
+    assert ac.feature_vectors(ac.SENTENCE_KO).tolist() == X
+    got = ac.sentence_projections()
+    assert got.W_Q.tolist() == W_Q and got.W_K.tolist() == W_K and got.W_V.tolist() == W_V
+    # the generated words: "and" has no feature, "배를" is a noun with -를, "샀다" a verb
+    assert ac.feature_vectors(ac.GENERATED_KO).tolist() == [[0, 0, 0, 0], X[1], X[2]]
+
+
+def test_feature_vectors_refuses_an_unknown_word():
+    with pytest.raises(ValueError, match="tokens must be a sequence of the words"):
+        ac.feature_vectors(["나는", "고양이"])
+    with pytest.raises(ValueError, match="tokens must be a sequence of the words"):
+        ac.feature_vectors("나는")
