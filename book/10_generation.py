@@ -40,6 +40,7 @@ import time
 
 import attn_core as ac
 import numpy as np
+from attn_book.exercises import ch10_generation as ch10
 from attn_book.figures import Figures
 from attn_book.plots import plot_token_heatmaps
 from attn_book.prose import dec, plain, vector
@@ -741,6 +742,253 @@ else:
 #   (`ac.causal_mask_lower_right`) for several.
 # - MQA shares one key-value head among all query heads, GQA one among each group of $g$: the
 #   cache and the bytes read per token shrink $g$ times.
+#
+# ## Exercises
+#
+# Each exercise checks your answer on the spot: run the cell and read the one-line verdict.
+# The hints and solutions are folded away until you ask for them.
+#
+# ```{exercise} The KV cache of a model, by hand
+# :label: ex-ch10-kv-cache-size
+#
+# A model has the shape printed below: its layers, its query heads, its key-value heads of
+# $d_\text{head}$ numbers, and it serves one sequence of $n$ tokens in float16 (2 bytes a
+# number). How many GiB ($2^{30}$ bytes) does its KV cache take? Work it out by hand with
+# {eq}`eq-ch10-kv-bytes`.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Which heads does the cache hold, the query heads or the key-value heads? And what does
+# the factor 2 count? $32768 = 2^{15}$ and $128 = 2^7$.
+# ```
+
+# %%
+layers_ex, heads_ex, kv_heads_ex, d_head_ex, n_ex, b_ex = (
+    ch10.kv_cache_size.inputs
+)
+print(f"layers = {layers_ex}, query heads = {heads_ex},", end=" ")
+print(f"KV heads = {kv_heads_ex}, d_head = {d_head_ex}, n = {n_ex:,}")
+answer = ...  # GiB, a number
+ch10.kv_cache_size.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch10-kv-cache-size
+# :class: dropdown
+#
+# The cache holds a key and a value (the 2) of $d_\text{head} =$ {eval}`d_head_ex` numbers
+# for each of the {eval}`kv_heads_ex` key-value heads (not the {eval}`heads_ex` query heads,
+# which share them) in each of the {eval}`layers_ex` layers, for each of the
+# {eval}`f"{n_ex:,}"` tokens, at {eval}`b_ex` bytes a number. In powers of two that is
+# $2 \cdot 40 \cdot 2^3 \cdot 2^7 \cdot 2^{15} \cdot 2 = 5 \cdot 2^{30}$ bytes, since
+# $40 = 5 \cdot 2^3$:
+#
+# ```python
+# n_bytes = ac.kv_cache_bytes(layers_ex, kv_heads_ex, d_head_ex, n_ex, b_ex)
+# answer = n_bytes / 2**30
+# ch10.kv_cache_size.check(answer)
+# ```
+# ````
+#
+# ```{exercise} One decoding step by hand
+# :label: ex-ch10-decode-step
+#
+# A cache holds the seed's three keys and values of [Chapter 4](04_worked_example.ipynb). A
+# new token arrives with the query, key and value printed below. Give its output, the two
+# numbers, to three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# First append the new key and value: the new query attends to four positions, its own
+# included, and needs no mask. Then the steps of Chapter 4: scores, divided by $\sqrt 2$,
+# exponentials, weights, weighted sum of the four values. $e^{1/\sqrt 2} \approx 2.028$.
+# ```
+
+# %%
+keys_ex, values_ex, q_ex, k_ex, v_ex = ch10.decode_step.inputs
+print("cached keys:", keys_ex.tolist(), " values:", values_ex.tolist())
+print(
+    "new token: q =",
+    q_ex.tolist(),
+    " k =",
+    k_ex.tolist(),
+    " v =",
+    v_ex.tolist(),
+)
+answer = ...  # [o₁, o₂]
+ch10.decode_step.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch10-decode-step
+# :class: dropdown
+#
+# With the new key appended, the query {eval}`vector(q_ex)` scores 0, 1, 1, 1 against the
+# four keys (the seed's three and {eval}`vector(k_ex)`). Divided by $\sqrt 2$ and
+# exponentiated: 1 and three times $e^{0.707} \approx 2.028$, a sum of about 7.084, so the
+# weights are about 0.141 and three times 0.286, and the output is
+# $0.141\,(2, 0) + 0.286\,[(0, 2) + (1, 1) + (2, 2)] \approx (1.141, 1.431)$:
+#
+# ```python
+# cache_ex = ac.KVCache()
+# cache_ex.append(keys_ex, values_ex)  # the three cached positions
+# cache_ex.append(k_ex[None], v_ex[None])  # the new token's key and value
+# answer = cache_ex.attend(q_ex)  # no mask: all four are in its past
+# ch10.decode_step.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Find the bug: a decoding loop
+# :label: ex-ch10-bug-is-causal
+#
+# This loop fills a KV cache with the prompt, then generates the other positions one at a
+# time. The prompt's rows are right; every generated row is wrong. Copy it as
+# `fixed_generate_outputs`, change what is wrong, and run the check, which compares it with
+# the causal pass over all positions.
+# ```
+
+# %%
+ch10.is_causal_decode.show()
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Print the weights of one decoding step with the mask the loop passes: which keys does the
+# one new query see?
+# ```
+
+
+# %%
+def fixed_generate_outputs(queries, keys, values, n_prompt):
+    raise NotImplementedError  # copy the function above here and fix it
+
+
+ch10.is_causal_decode.check(fixed_generate_outputs)
+
+# %% [markdown]
+# ````{solution} ex-ch10-bug-is-causal
+# :class: dropdown
+#
+# `is_causal=True` aligns its triangle at the top left, so the one new query of a decoding
+# step sees key 0 alone and every generated token gets the first token's value. A new query
+# may see every cached key: pass no mask in the loop (or `cache.attend(q)`, which aligns the
+# mask at the bottom right). The prefill keeps its causal mask, where queries and keys are
+# the same positions.
+#
+# ```python
+# def fixed_generate_outputs(queries, keys, values, n_prompt):
+#     cache = ac.KVCache()
+#     cache.append(keys[..., :n_prompt, :], values[..., :n_prompt, :])
+#     prompt_q = queries[..., :n_prompt, :]  # [..., n_prompt, E]
+#     outputs = [
+#         ac.scaled_dot_product_attention(
+#             prompt_q, cache.keys, cache.values, is_causal=True
+#         )
+#     ]
+#     for t in range(n_prompt, queries.shape[-2]):
+#         cache.append(keys[..., t : t + 1, :], values[..., t : t + 1, :])
+#         q = queries[..., t : t + 1, :]  # [..., 1, E]: the new query alone
+#         outputs.append(  # the fix: no mask, every cached key is in its past
+#             ac.scaled_dot_product_attention(q, cache.keys, cache.values)
+#         )
+#     return np.concatenate(outputs, axis=-2)
+#
+#
+# ch10.is_causal_decode.check(fixed_generate_outputs)
+# ```
+# ````
+#
+# ```{exercise} Predict, then count: generating without a cache
+# :label: ex-ch10-no-cache
+#
+# A program generates $n$ tokens without a KV cache: at every step it runs the whole causal
+# pass again over all the tokens so far, and keeps only the last row. With $d$ fixed, how do
+# the attention FLOPs of all $n$ steps together grow with $n$: like `"n"`, `"n²"` or `"n³"`?
+# Answer first; the solution counts.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# What does step $t$ cost, in the cost model of [Chapter 9](09_cost.ipynb), if nothing is
+# kept from step $t - 1$? Then add the steps up.
+# ```
+
+# %%
+answer = ...  # "n", "n²" or "n³"
+ch10.no_cache_growth.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch10-no-cache
+# :class: dropdown
+#
+# Step $t$ is a causal pass over $t$ tokens, $O(t^2 d)$, and $\sum_{t=1}^{n} t^2 \approx
+# n^3/3$: doubling $n$ multiplies the total by about 8. With the cache, step $t$ costs
+# $O(t\,d)$ and the total grows like $n^2$, one causal pass's worth. Count both with the cost
+# model (the full $t \times t$ matrix, an upper bound on the causal pass's half):
+#
+# ```python
+# def total_flops(n, cached):
+#     rows = lambda t: 1 if cached else t  # queries computed at step t
+#     steps = [ac.attention_cost(1, 1, rows(t), t, 64) for t in range(1, n + 1)]
+#     return sum(c.matmul_flops for c in steps)
+#
+#
+# print(total_flops(400, False) / total_flops(200, False))  # about 8
+# print(total_flops(400, True) / total_flops(200, True))  # about 4
+# ch10.no_cache_growth.check("n³")
+# ```
+# ````
+#
+# ```{exercise} Design: key-value heads for a memory budget
+# :label: ex-ch10-choose-kv-heads
+#
+# You design a model with the layers and query heads printed below, and it must serve a
+# batch of sequences of $n$ tokens in float16 with at most the printed budget for the KV
+# cache. Grouped-query attention lets you choose $h_{kv}$, which must divide the number of
+# query heads. More key-value heads keep more of the model's quality. Which $h_{kv}$ do you
+# choose?
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Work out the bytes of one key-value head first, for the whole batch and all layers; then
+# see how many of them the budget holds, and which divisor of the query heads that allows.
+# ```
+
+# %%
+layers_d, heads_d, d_head_d, n_d, b_d, batch_d, budget_d = (
+    ch10.choose_kv_heads.inputs
+)
+print(
+    f"layers = {layers_d}, query heads = {heads_d}, d_head = {d_head_d},",
+    end=" ",
+)
+print(f"n = {n_d:,}, batch = {batch_d}, budget = {budget_d} GiB")
+answer = ...  # h_kv, a whole number
+ch10.choose_kv_heads.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch10-choose-kv-heads
+# :class: dropdown
+#
+# One key-value head costs $2 \cdot$ {eval}`batch_d` sequences $\cdot$ {eval}`layers_d`
+# layers $\cdot$ {eval}`d_head_d` $\cdot$ {eval}`f"{n_d:,}"` $\cdot$ {eval}`b_d` bytes
+# $= 2^{32}$ bytes, 4 GiB, so {eval}`budget_d` GiB hold at most 10 of them; the divisors of
+# {eval}`heads_d` are 1, 2, 4, 8, 16 and 32, and the largest that fits is 8: groups of 4
+# query heads, the layout of the Llama-3-8B-like model above.
+#
+# ```python
+# one_head = ac.kv_cache_bytes(layers_d, 1, d_head_d, n_d, b_d, batch_d)
+# divisors = [h for h in range(1, heads_d + 1) if heads_d % h == 0]
+# answer = max(h for h in divisors if h * one_head <= budget_d * 2**30)
+# ch10.choose_kv_heads.check(answer)
+# ```
+# ````
 #
 # ## How long this chapter took
 

@@ -26,6 +26,7 @@ from attn_book.exercises import (
     ch05_projections,
     ch06_heads_and_masks,
     ch07_cost,
+    ch10_generation,
     diagnose,
     get,
 )
@@ -48,6 +49,7 @@ CHAPTERS = (
     ch05_projections,
     ch06_heads_and_masks,
     ch07_cost,
+    ch10_generation,
 )
 
 
