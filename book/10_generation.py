@@ -343,6 +343,12 @@ cache_read = [
 ]  # one layer's cache, float16
 group_size = heads // kv_heads  # query heads per key-value head
 flops_per_byte = decode[0].matmul_flops / cache_read[0]  # any n
+fp32_bytes = ac.kv_cache_bytes(
+    1, heads, d_head, contexts[0], 4
+)  # no sharing
+fp32_flops_per_byte = (
+    decode[0].matmul_flops / fp32_bytes
+)  # float32, h_kv = h
 step_table(
     {
         "n": [f"{n:,}" for n in contexts],
@@ -463,8 +469,9 @@ step_table(
 # to $n$, a slope near 1, and the bytes read per second level off, once the cache no longer
 # fits in the processor's caches, at what it can stream from main memory, while the GFLOP/s
 # of a decoding step stay far below those of the matrix product. The last line says how many FLOPs your
-# machine could do in the time it reads one byte; a decoding step in float32 asks for 0.5,
-# so most of its time the arithmetic units wait. The middle line is the other side of the
+# machine could do in the time it reads one byte; a decoding step in float32, with a
+# key-value head per query head as in this timing, asks for
+# {eval}`plain(fp32_flops_per_byte)`, so most of its time the arithmetic units wait. The middle line is the other side of the
 # coin: {eval}`chunk` queries against the same cache do {eval}`chunk` times the FLOPs but read
 # the same bytes, so they take only a few times as long as one. (Where other programs share
 # the processor, the BLAS library's threads can wait for one another, and one size comes out
@@ -606,16 +613,16 @@ by_hand = np.stack(
 )  # [4, 1, 2]: one output per query head
 gqa = ac.scaled_dot_product_attention(Q_heads, K_kv, V_kv, enable_gqa=True)
 np.testing.assert_allclose(gqa, by_hand)
+gqa_scores = np.stack(
+    [Q_heads[h] @ K_kv[j].T for h, j in enumerate(reads)]
+)  # [4, 1, 3]: each head's scores against the keys it reads
+gqa_weights = ac.attention_weights(Q_heads, K_kv, enable_gqa=True)
 step_table(
     {
         "reads KV head": reads,
         "query": [vector(q) for q in Q_heads[:, 0]],
-        "weights": [
-            dec(w)
-            for w in ac.attention_weights(Q_heads, K_kv, enable_gqa=True)[
-                :, 0
-            ]
-        ],
+        "scores": [plain(s) for s in gqa_scores[:, 0]],
+        "weights": [dec(w) for w in gqa_weights[:, 0]],
         "output": [vector(o) for o in gqa[:, 0]],
     },
     index=[f"query head {h}" for h in range(Q_heads.shape[0])],
@@ -623,11 +630,13 @@ step_table(
 )
 
 # %% [markdown]
-# Query heads 0 and 1 share key-value head 0. Head 0's query is the seed's (1, 0), so its
-# weights are Chapter 4's 0.401, 0.198, 0.401 and its output {eval}`vector(gqa[0, 0])`; head
-# 1 asks with (0, 1), scores 0, 1, 1 against the same keys, and gets
-# {eval}`vector(gqa[1, 0])`. Heads 2 and 3 share key-value head 1: (1, 0) scores 0, 2, 0
-# against its keys and (0, 1) scores 2, 0, 0, so each puts most of its weight on another key.
+# Query heads 0 and 1 share key-value head 0. Head 0's query is the seed's
+# {eval}`vector(Q_heads[0, 0])`, so its weights are Chapter 4's {eval}`dec(gqa_weights[0, 0])`
+# and its output {eval}`vector(gqa[0, 0])`; head 1 asks with {eval}`vector(Q_heads[1, 0])`,
+# scores {eval}`plain(gqa_scores[1, 0])` against the same keys, and gets
+# {eval}`vector(gqa[1, 0])`. Heads 2 and 3 share key-value head 1, whose keys they score
+# {eval}`plain(gqa_scores[2, 0])` and {eval}`plain(gqa_scores[3, 0])`: each puts most of its
+# weight on another key.
 # `enable_gqa=True` lets `ac.scaled_dot_product_attention` take the keys and values with
 # fewer heads (axis $-3$) than the queries, as PyTorch's `F.scaled_dot_product_attention`
 # does. It repeats each key-value head $g$ times *in place*: heads 0, 0, 1, 1, as
@@ -645,18 +654,21 @@ repeated_keys[:, 0]  # each head's first key: KV heads 0, 0, 1, 1
 mqa = ac.scaled_dot_product_attention(
     Q_heads, K_kv[:1], V_kv[:1], enable_gqa=True
 )  # [4, 1, 2]
-kv_numbers = {  # numbers cached per position and layer: 2 · h_kv · d_head
-    f"{name}, h_kv = {h_kv}": ac.kv_cache_bytes(1, h_kv, 2, 1, 1)
-    for name, h_kv in [("MHA", 4), ("GQA", 2), ("MQA", 1)]
-}
+# numbers cached per position and layer, 2 · h_kv · d_head (1 "byte" a number)
+numbers_mha = ac.kv_cache_bytes(
+    1, 4, 2, 1, 1
+)  # h_kv = 4: a KV head per query head
+numbers_gqa = ac.kv_cache_bytes(1, 2, 2, 1, 1)  # h_kv = 2
+numbers_mqa = ac.kv_cache_bytes(1, 1, 2, 1, 1)  # h_kv = 1
 print("MQA outputs:", [vector(o) for o in mqa[:, 0]])
-kv_numbers
+numbers_mha, numbers_gqa, numbers_mqa
 
 # %% [markdown]
 # Under MQA, heads 2 and 3 read key-value head 0 too and give {eval}`vector(mqa[2, 0])` and
 # {eval}`vector(mqa[3, 0])`, the outputs of heads 0 and 1. The cache shrinks by the group
-# size: per position and layer, ordinary multi-head attention (MHA) keeps 2 × 4 × 2 numbers,
-# GQA with 2 key-value heads half of them, MQA a quarter. For the Llama-3-8B-like model, with
+# size: per position and layer, ordinary multi-head attention (MHA) keeps
+# {eval}`numbers_mha` numbers (a key and a value for each of 4 heads), GQA with 2 key-value
+# heads {eval}`numbers_gqa`, MQA {eval}`numbers_mqa`. For the Llama-3-8B-like model, with
 # 8 key-value heads for its 32 query heads:
 
 # %%
