@@ -507,8 +507,8 @@ print("weights:", dec(weights_trap), "  output:", vector(out_trap))
 # past. For $L > 1$ new queries at once (a prompt fed in chunks, or several tokens checked
 # together), align the triangle at the bottom right: query $i$ is position $S - L + i$ and
 # sees keys $0$ to $S - L + i$. `ac.causal_mask_lower_right(L, S)` builds it, and
-# `ac.KVCache.attend` uses it. Here are both masks for the last two words as a chunk of
-# $L = 2$ queries against the $S = 6$ keys:
+# `ac.KVCache.attend` uses it. Here are both masks for the last two words fed together, a
+# chunk of two queries against all the keys:
 
 # %%
 L_chunk = 2  # 배를 and 샀다, fed together
