@@ -133,14 +133,14 @@ class KVCache:
 
     Examples
     --------
-    The seed's keys and values: two positions at once (a prompt), then one more.
+    Chapter 4's keys and values: two positions at once (a prompt), then one more.
 
     >>> cache = KVCache(max_length=4)
     >>> cache.append([[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 2.0]])  # [t, E], [t, Ev]
     >>> cache.append([[1.0, 1.0]], [[1.0, 1.0]])
     >>> len(cache), cache.keys.shape
     (3, (3, 2))
-    >>> cache.attend([1.0, 0.0]).round(3)  # the seed's query, its output
+    >>> cache.attend([1.0, 0.0]).round(3)  # chapter 4's query and output
     array([1.203, 0.797])
     """
 

@@ -53,7 +53,7 @@ chapter_start = time.perf_counter()
 # %% [markdown]
 # ## The prompt and what the model writes
 #
-# The prompt is the seed's sentence "나는 사과를 먹었다" (I ate an apple). The model goes on
+# The prompt is the sentence of Chapters 4 and 5, "나는 사과를 먹었다" (I ate an apple). The model goes on
 # with "그리고 배를 샀다" (and bought a pear). Which word comes next is chosen by the model's
 # last layer, a softmax over its whole vocabulary, which this book does not build: we take
 # the three words as given and follow what attention does while they are written.
@@ -580,20 +580,20 @@ figures.show(
 # the heads still ask different questions, of the same keys and values.
 #
 # By hand, one decoding step with 4 query heads and 2 key-value heads of $d_\text{head} = 2$,
-# over 3 cached positions. Key-value head 0 is the seed's keys and values of
+# over 3 cached positions. Key-value head 0 holds the keys and values of the worked example of
 # [Chapter 4](04_worked_example.ipynb):
 
 # %%
 K_kv = np.array(
     [
-        [[1, 0], [0, 1], [1, 1]],  # KV head 0: the seed's keys
+        [[1, 0], [0, 1], [1, 1]],  # KV head 0: Chapter 4's keys
         [[0, 2], [2, 0], [0, 0]],  # KV head 1
     ],
     dtype=float,
 )  # [h_kv, S, d_head] = [2, 3, 2]
 V_kv = np.array(
     [
-        [[2, 0], [0, 2], [1, 1]],  # KV head 0: the seed's values
+        [[2, 0], [0, 2], [1, 1]],  # KV head 0: Chapter 4's values
         [[1, 0], [0, 1], [1, 1]],  # KV head 1
     ],
     dtype=float,
@@ -630,7 +630,7 @@ step_table(
 )
 
 # %% [markdown]
-# Query heads 0 and 1 share key-value head 0. Head 0's query is the seed's
+# Query heads 0 and 1 share key-value head 0. Head 0's query is Chapter 4's
 # {eval}`vector(Q_heads[0, 0])`, so its weights are Chapter 4's {eval}`dec(gqa_weights[0, 0])`
 # and its output {eval}`vector(gqa[0, 0])`; head 1 asks with {eval}`vector(Q_heads[1, 0])`,
 # scores {eval}`plain(gqa_scores[1, 0])` against the same keys, and gets
@@ -806,7 +806,7 @@ ch10.kv_cache_size.check(answer)
 # ```{exercise} One decoding step by hand
 # :label: ex-ch10-decode-step
 #
-# A cache holds the seed's three keys and values of [Chapter 4](04_worked_example.ipynb). A
+# A cache holds the three keys and values of [Chapter 4](04_worked_example.ipynb)'s example. A
 # new token arrives with the query, key and value printed below. Give its output, the two
 # numbers, to three decimals.
 # ```
@@ -838,7 +838,7 @@ ch10.decode_step.check(answer)
 # :class: dropdown
 #
 # With the new key appended, the query {eval}`vector(q_ex)` scores 0, 1, 1, 1 against the
-# four keys (the seed's three and {eval}`vector(k_ex)`). Divided by $\sqrt 2$ and
+# four keys (Chapter 4's three and {eval}`vector(k_ex)`). Divided by $\sqrt 2$ and
 # exponentiated: 1 and three times $e^{0.707} \approx 2.028$, a sum of about 7.084, so the
 # weights are about 0.141 and three times 0.286, and the output is
 # $0.141\,(2, 0) + 0.286\,[(0, 2) + (1, 1) + (2, 2)] \approx (1.141, 1.431)$:

@@ -40,15 +40,15 @@ def test_kv_cache_size_by_hand():
 
 
 def test_decode_step_by_hand():
-    # q = (0, 1) against the seed's keys and the new key (0, 1): scores 0, 1, 1, 1 over √2
+    # q = (0, 1) against chapter 4's keys and the new key (0, 1): scores 0, 1, 1, 1 over √2
     e = [1.0] + [math.exp(1 / math.sqrt(2))] * 3
     w = [x / sum(e) for x in e]
-    values = [(2, 0), (0, 2), (1, 1), (2, 2)]  # the seed's values, then the new one
+    values = [(2, 0), (0, 2), (1, 1), (2, 2)]  # chapter 4's values, then the new one
     out = [sum(wj * vj[c] for wj, vj in zip(w, values, strict=True)) for c in range(2)]
     np.testing.assert_allclose(ch10.decode_step.expected(), out, rtol=1e-12)
     assert ch10.decode_step.check([round(x, 3) for x in out]).ok
     assert ch10.decode_step.check([2, 0]).diagnosis == "top-left-causal"
-    # without its own key: the seed's keys alone, scores 0, 1, 1 (chapter 10's head 1)
+    # without its own key: chapter 4's keys alone, scores 0, 1, 1 (chapter 10's head 1)
     e3 = [1.0] + [math.exp(1 / math.sqrt(2))] * 2
     own_missing = [
         sum(x * v[c] for x, v in zip(e3, values[:3], strict=True)) / sum(e3) for c in range(2)

@@ -52,7 +52,7 @@ def test_the_cached_decode_gives_every_row_of_the_causal_full_pass(batch, prompt
 
 
 def test_one_decode_step_by_hand_with_loops():
-    # the seed's keys and values, cached one at a time; the seed's query at the last step
+    # chapter 4's keys and values, cached one at a time; its query at the last step
     keys, values = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]
     cache = KVCache()
     for k, v in zip(keys, values, strict=True):
