@@ -18,8 +18,18 @@ from .backward import attention_backward
 from .blocked import blocked_attention
 from .chunked import chunked_attention
 from .cost import AttentionCost, attention_cost
-from .examples import SENTENCE_EN, SENTENCE_KO, quanta_example, seed_example, toy_embeddings
+from .examples import (
+    GENERATED_KO,
+    SENTENCE_EN,
+    SENTENCE_KO,
+    feature_vectors,
+    quanta_example,
+    seed_example,
+    sentence_projections,
+    toy_embeddings,
+)
 from .heads import SimpleSelfAttention, merge_heads, multi_head_attention, split_heads
+from .kv_cache import KVCache, causal_mask_lower_right, kv_cache_bytes
 from .online import OnlineSoftmax, online_softmax_start, online_softmax_step
 from .patches import image_patches
 from .positions import (
@@ -32,6 +42,7 @@ from .positions import (
     sinusoidal_positions,
 )
 from .recurrent import simple_rnn
+from .shared_heads import repeat_kv_heads
 from .softmax import entropy, log_softmax, logsumexp, softmax, softmax_jacobian
 
 
@@ -49,9 +60,11 @@ def __getattr__(name):
 
 __all__ = [
     "BLOCKED_FROM_PAIRS",
+    "GENERATED_KO",
     "SENTENCE_EN",
     "SENTENCE_KO",
     "AttentionCost",
+    "KVCache",
     "OnlineSoftmax",
     "SimpleSelfAttention",
     "additive_scores",
@@ -62,12 +75,15 @@ __all__ = [
     "attention_weights",
     "blocked_attention",
     "causal_mask",
+    "causal_mask_lower_right",
     "chunked_attention",
     "dot_scores",
     "entropy",
+    "feature_vectors",
     "halves_to_interleaved",
     "image_patches",
     "interleaved_to_halves",
+    "kv_cache_bytes",
     "log_softmax",
     "logsumexp",
     "merge_heads",
@@ -76,10 +92,12 @@ __all__ = [
     "online_softmax_step",
     "padding_mask",
     "quanta_example",
+    "repeat_kv_heads",
     "rotary",
     "rotary_frequencies",
     "scaled_dot_product_attention",
     "seed_example",
+    "sentence_projections",
     "simple_rnn",
     "sinusoidal_positions",
     "softmax",

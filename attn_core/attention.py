@@ -26,11 +26,13 @@ import numbers
 import numpy as np
 
 from .blocked import blocked
+from .shared_heads import repeat_kv_heads
 from .softmax import _softmax
 from .validation import (
     as_array,
     check_attention,
     check_attention_inputs,
+    check_bool,
     check_positive_int,
     check_scores_size,
     check_size,
@@ -146,7 +148,7 @@ def padding_mask(lengths, S):
     return (np.arange(S) < n[..., None])[..., None, :]  # (..., 1, S)
 
 
-def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None):
+def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None, enable_gqa=False):
     r"""Attention weights :math:`\mathrm{softmax}(QK^\top \cdot \mathrm{scale} + \mathrm{mask})`.
 
     Parameters
@@ -159,6 +161,9 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
         Apply :func:`causal_mask`; cannot be combined with ``attn_mask``.
     scale : float, optional
         Multiplies the scores; defaults to :math:`1/\sqrt{E}`. Use 1.0 for none.
+    enable_gqa : bool, default False
+        Let key have fewer heads (axis -3) than query, Hq a multiple of Hkv: each
+        key head serves Hq / Hkv query heads (:func:`attn_core.repeat_kv_heads`).
 
     Returns
     -------
@@ -174,6 +179,8 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
     >>> attention_weights([1.0, 0.0], keys, scale=1.0).round(3)
     array([0.422, 0.155, 0.422])
     """
+    if check_bool(enable_gqa, "enable_gqa"):  # fewer KV heads: each serves a group of queries
+        key, _ = repeat_kv_heads(query, key)  # [..., Hkv, S, E] -> [..., Hq, S, E]
     a = check_attention(query, key, None, attn_mask, is_causal, scale)
     instead = "attn_core.scaled_dot_product_attention computes the output without them"
     check_scores_size(a.query, a.key, instead=instead)
@@ -194,7 +201,16 @@ def _weights(q, k, mask, is_causal, scale):
 
 
 def scaled_dot_product_attention(
-    query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, rng=None
+    query,
+    key,
+    value,
+    attn_mask=None,
+    dropout_p=0.0,
+    is_causal=False,
+    *,
+    scale=None,
+    enable_gqa=False,
+    rng=None,
 ):
     r"""Scaled dot-product attention: :math:`\mathrm{softmax}(QK^\top/\sqrt{E})\,V`.
 
@@ -203,8 +219,8 @@ def scaled_dot_product_attention(
     query : array_like, shape (..., L, E) or (E,)
     key : array_like, shape (..., S, E)
     value : array_like, shape (..., S, Ev)
-    attn_mask, is_causal, scale
-        As in :func:`attention_weights`.
+    attn_mask, is_causal, scale, enable_gqa
+        As in :func:`attention_weights`; with ``enable_gqa`` value has key's heads.
     dropout_p : float, default 0.0
         Probability of zeroing each weight (survivors are divided by
         ``1 - dropout_p``); needs an explicit ``rng`` so that runs repeat.
@@ -230,6 +246,8 @@ def scaled_dot_product_attention(
     >>> scaled_dot_product_attention(q, keys, values).round(3)
     array([1.203, 0.797])
     """
+    if check_bool(enable_gqa, "enable_gqa"):  # fewer KV heads: each serves a group of queries
+        key, value = repeat_kv_heads(query, key, value)  # [..., Hkv, S, ·] -> [..., Hq, S, ·]
     a = check_attention(query, key, value, attn_mask, is_causal, scale)
     keep = _check_dropout(dropout_p, rng)
     if keep == 1.0 and a.pairs >= BLOCKED_FROM_PAIRS:  # large: the same output, in query blocks

@@ -15,23 +15,38 @@ import numpy as np
 from .validation import check_positive_int, check_size
 
 __all__ = [
+    "FEATURES",
+    "GENERATED_KO",
     "NOUNS",
     "ROLE_FEATURES",
     "SENTENCE_EN",
     "SENTENCE_KO",
     "VERBS",
     "ProjectionExample",
+    "Projections",
     "WhoDidWhat",
     "WorkedExample",
     "designed_projections",
+    "feature_vectors",
     "projection_example",
     "quanta_example",
     "seed_example",
+    "sentence_projections",
     "toy_embeddings",
     "who_did_what",
 ]
 
 SENTENCE_KO = ("나는", "사과를", "먹었다")  # the example sentence, "I ate an apple"
+GENERATED_KO = ("그리고", "배를", "샀다")  # chapter 10 writes them after it: "and bought a pear"
+FEATURES = ("noun", "verb", "-는 (subject)", "-를 (object)")  # chapter 5's word features
+_FEATURES_OF = {  # each token's four features, 0 or 1, in the order of FEATURES
+    "나는": (1, 0, 1, 0),  # a noun with the subject marker
+    "사과를": (1, 0, 0, 1),  # a noun with the object marker
+    "먹었다": (0, 1, 0, 0),  # a verb
+    "그리고": (0, 0, 0, 0),  # "and": none of the four
+    "배를": (1, 0, 0, 1),  # a noun with the object marker
+    "샀다": (0, 1, 0, 0),  # a verb
+}
 SENTENCE_EN = ("the", "cat", "sat", "on", "the", "mat", "because", "it", "was", "warm")
 
 
@@ -62,6 +77,8 @@ def quanta_example():
 
 #: The former name of :func:`quanta_example`, kept while chapters still call it.
 seed_example = quanta_example
+
+
 class ProjectionExample(NamedTuple):
     """Chapter 5's sentence: tokens (n,), x (n, 4) of named features, w_q, w_k, w_v (4, 3)."""
 
@@ -84,14 +101,63 @@ def projection_example():
     >>> ex.tokens, (ex.x @ ex.w_q)[1].tolist()  # 사과를 asks for an action and an actor
     (('나는', '사과를', '먹었다'), [2.0, 2.0, 0.0])
     """
-    w_k = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=float)
     return ProjectionExample(
         tokens=SENTENCE_KO,
-        x=np.array([[1, 0, 1, 0], [1, 0, 0, 1], [0, 1, 0, 0]], dtype=float),
+        x=feature_vectors(SENTENCE_KO),
+        # rows: noun, verb, -는, -를; columns: the roles action, actor, patient
         w_q=2 * np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 1, 0]], dtype=float),
-        w_k=w_k,
+        w_k=np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], dtype=float),
         w_v=np.array([[0, 0, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]], dtype=float),
     )
+
+
+class Projections(NamedTuple):
+    """W_Q, W_K (d_model, d_k) and W_V (d_model, d_v) of a hand-made attention head."""
+
+    W_Q: np.ndarray
+    W_K: np.ndarray
+    W_V: np.ndarray
+
+
+def feature_vectors(tokens):
+    """The rows X (T, 4) of chapter 5's word features for ``tokens``, as floats.
+
+    Parameters
+    ----------
+    tokens : sequence of str
+        Words of :data:`SENTENCE_KO` and :data:`GENERATED_KO`.
+
+    Examples
+    --------
+    >>> feature_vectors(["사과를", "먹었다"])  # noun + object marker; verb
+    array([[1., 0., 0., 1.],
+           [0., 1., 0., 0.]])
+    """
+    unknown = [t for t in tokens if t not in _FEATURES_OF] if not isinstance(tokens, str) else None
+    if unknown is None or unknown:
+        raise ValueError(
+            f"tokens must be a sequence of the words {list(_FEATURES_OF)}, got {tokens!r}"
+        )
+    return np.array([_FEATURES_OF[t] for t in tokens], dtype=float).reshape(len(tokens), 4)
+
+
+def sentence_projections():
+    """Chapter 5's W_Q, W_K and W_V (4, 3): each row gives a feature its role.
+
+    The key space's three columns are roles a word can offer: *action*, *actor*
+    and *patient*. W_K offers the action for a verb, the actor for -는, the patient
+    for -를; W_Q (doubled, so that the questions are loud) asks for the patient
+    from a verb, the action from -는, the action and the actor from -를; W_V hands
+    over "did", "who" and "what".
+
+    Examples
+    --------
+    >>> W_Q, W_K, W_V = sentence_projections()
+    >>> feature_vectors(["사과를"]) @ W_Q  # -를 asks for the action and the actor
+    array([[2., 2., 0.]])
+    """
+    ex = projection_example()
+    return Projections(W_Q=ex.w_q, W_K=ex.w_k, W_V=ex.w_v)
 
 
 def toy_embeddings(tokens, dim, seed=0):
@@ -126,7 +192,7 @@ def toy_embeddings(tokens, dim, seed=0):
 
 
 #: Chapter 5's four named features, the first columns of :func:`who_did_what`'s vectors.
-ROLE_FEATURES = ("noun", "verb", "-는 (subject)", "-를 (object)")
+ROLE_FEATURES = FEATURES
 NOUNS = ("나", "고양이", "친구", "사과")  # I, cat, friend, apple
 VERBS = ("먹었다", "봤다", "불렀다")  # ate, saw, called
 

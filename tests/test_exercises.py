@@ -28,6 +28,7 @@ from attn_book.exercises import (
     ch07_heads_and_masks,
     ch08_learning,
     ch09_cost,
+    ch10_generation,
     diagnose,
     get,
 )
@@ -52,6 +53,7 @@ CHAPTERS = (
     ch07_heads_and_masks,
     ch08_learning,
     ch09_cost,
+    ch10_generation,
 )
 
 

@@ -23,3 +23,17 @@ def test_bad_input_names_the_argument():
     with pytest.raises(TypeError, match="heads must be an integer"):
         calc.heads = 2.5
     assert calc.weight_bytes == 64 * 2**30  # unchanged: 32 heads, 32k tokens, float16
+
+
+def test_kv_cache_bytes_by_hand():
+    calc = MemoryCalculator(n=131072, kv_cache=True)  # 32 layers, 8 KV heads of 128, float16
+    assert calc.kv_cache_bytes == 2 * 32 * 8 * 128 * 131072 * 2 == 16 * 2**30
+    calc.kv_heads, calc.batch = 32, 2  # every query head its own keys and values, two sequences
+    assert calc.kv_cache_bytes == 2 * 2 * 32 * 32 * 128 * 131072 * 2  # 128 GiB
+    calc.dtype, calc.n = "float32", 1024
+    assert calc.kv_cache_bytes == 2 * 2 * 32 * 32 * 128 * 1024 * 4  # 2 GiB
+    assert calc.weight_bytes == 2 * 32 * 1024 * 1024 * 4  # the weights are unchanged by it
+    with pytest.raises(ValueError, match=r"kv_heads must be an integer in 1\.\.1024, got 0"):
+        calc.kv_heads = 0
+    with pytest.raises(TypeError, match="layers must be an integer"):
+        calc.layers = "32"

@@ -320,6 +320,20 @@ def test_weight_bytes_equal_the_cost_model(run_js):
     assert got[0] == 3 * 3 * 4 and got[1] == 64 * 2**30  # by hand: 9 float32s; 2^5·2^30·2 bytes
 
 
+def test_kv_cache_bytes_equal_attn_core(run_js):
+    rng = np.random.default_rng(10)
+    shapes = [(1, 32, 8, 128, 131072, "float16"), (1, 1, 1, 3, 6, "float64")]
+    shapes += [
+        (*(int(x) for x in rng.integers(1, 129, size=4)), int(2 ** rng.integers(7, 18)), dtype)
+        for dtype in ("float64", "float32", "float16")
+    ]
+    got = run_js([["kvCacheBytes", list(s)] for s in shapes])
+    for (b, layers, kv_heads, d_head, n, dtype), value in zip(shapes, got, strict=True):
+        assert value == attn_core.kv_cache_bytes(layers, kv_heads, d_head, n, dtype, batch=b)
+    # by hand: 2 · 32 layers · 8 KV heads · 128 · 2^17 tokens · 2 bytes = 2^34 = 16 GiB
+    assert got[0] == 16 * 2**30 and got[1] == 2 * 3 * 6 * 8
+
+
 def test_bytes_read_in_binary_units(run_js):
     got = run_js([["fmtBytes", [b]] for b in (36, 4 * 2**20, 64 * 2**30, 1536)])
     assert got == ["36 B", "4.00 MiB", "64.0 GiB", "1.50 KiB"]

@@ -41,11 +41,15 @@ AttentionHeatmap(query_tokens=SENTENCE_KO, key_tokens=None, d_model=8, n_heads=2
     (H, L, d_head), ``head_keys`` (H, S, d_head). ``query_vectors`` (L, E) with
     ``key_vectors`` (S, E), e.g. ``X @ W_Q`` and ``X @ W_K``, replace the random
     projections by one head of explicit queries and keys (chapter 5).
-MemoryCalculator(n=32768, heads=32, batch=1, dtype="float16")
+MemoryCalculator(n=32768, heads=32, batch=1, dtype="float16", kv_cache=False, layers=32,
+                 kv_heads=8, d_head=128)
     The bytes of one layer's attention weights, batch · heads · n² · bytes
     (attn_core.attention_cost's score_bytes), as a bar on a log axis against a laptop's and
     a GPU's memory, with where 32k and 128k tokens land. Sliders: n (by doublings, 128 to
-    131072), heads, batch; a dtype menu. Output: ``weight_bytes``.
+    131072), heads, batch; a dtype menu. Output: ``weight_bytes``. With ``kv_cache=True``
+    (chapter 10) a second bar shows a model's KV cache, 2 · batch · layers · kv_heads ·
+    d_head · n · bytes (attn_core.kv_cache_bytes), with sliders for the layers and the KV
+    heads, and the 32k/128k marks follow it. Output: ``kv_cache_bytes``.
 
 Colours are colour-blind safe (Okabe–Ito for vectors, viridis for heatmaps), dragging
 never selects text, and figures on one page share no state and no element ids.

@@ -26,6 +26,15 @@ function fmtBytes(bytes) {
   }
   return i === 0 ? `${bytes} B` : `${bytes.toPrecision(3)} ${units[i]}`;
 }
+function kvCacheBytes(batch, layers, kvHeads, dHead, n, dtype) {
+  const size = DTYPE_BYTES[dtype];
+  if (size === void 0) {
+    throw new RangeError(
+      `kvCacheBytes: dtype must be one of ${Object.keys(DTYPE_BYTES)}, got ${dtype}`
+    );
+  }
+  return 2 * batch * layers * kvHeads * dHead * n * size;
+}
 
 // attn_book/widgets/src/dom.js
 var SVG_NS = "http://www.w3.org/2000/svg";
@@ -88,19 +97,25 @@ function boundSlider(model, parent, trait, label, range, format = (v) => fmt(v, 
 
 // attn_book/widgets/src/memory_calculator.js
 var BAR = "#0072B2";
+var KV_BAR = "#009E73";
 var DEVICE = "#D55E00";
 var AXIS = { w: 640, h: 120, left: 20, right: 20, y: 70, lo: 20, hi: 46 };
+var KV_AXIS = { ...AXIS, h: 150, y: 100 };
+var KV_BARS = [
+  { y: 34, fill: BAR, text: "attention weights, n² per head, one layer" },
+  { y: 68, fill: KV_BAR, text: "KV cache, every layer" }
+];
 var TICKS = [20, 25, 30, 35, 40, 45];
 var short = (bytes) => fmtBytes(bytes).replace(/\.0+ /, " ");
 var xOf = (bytes) => {
   const t = (Math.log2(Math.max(bytes, 1)) - AXIS.lo) / (AXIS.hi - AXIS.lo);
   return AXIS.left + Math.min(Math.max(t, 0), 1) * (AXIS.w - AXIS.left - AXIS.right);
 };
-function drawFrame(svg, devices) {
+function drawFrame(svg, devices, axisY) {
   const [x0, x1] = [xOf(2 ** AXIS.lo), xOf(2 ** AXIS.hi)];
-  svgEl("line", { x1: x0, x2: x1, y1: AXIS.y, y2: AXIS.y, class: "abh-axis" }, svg);
+  svgEl("line", { x1: x0, x2: x1, y1: axisY, y2: axisY, class: "abh-axis" }, svg);
   for (const p of TICKS) {
-    svgEl("text", { x: xOf(2 ** p), y: AXIS.y + 16, class: "abh-tick" }, svg).textContent = short(
+    svgEl("text", { x: xOf(2 ** p), y: axisY + 16, class: "abh-tick" }, svg).textContent = short(
       2 ** p
     );
   }
@@ -112,7 +127,7 @@ function drawFrame(svg, devices) {
         x1: x,
         x2: x,
         y1: 18,
-        y2: AXIS.y,
+        y2: axisY,
         stroke: DEVICE,
         "stroke-dasharray": "4 3",
         "stroke-width": 1.5
@@ -132,14 +147,31 @@ function drawFrame(svg, devices) {
 }
 function makeMarks(svg, contexts) {
   const bar = svgEl("rect", { x: xOf(2 ** AXIS.lo), y: AXIS.y - 26, height: 22, fill: BAR }, svg);
-  const marks = contexts.map(() => ({
-    tick: svgEl("line", { y1: AXIS.y - 2, y2: AXIS.y + 4, stroke: "#333", "stroke-width": 2 }, svg),
-    text: svgEl("text", { y: AXIS.y + 30, class: "abh-label" }, svg)
-  }));
-  return { bar, marks };
+  return { bars: [bar], marks: makeContextMarks(svg, contexts, AXIS.y) };
 }
-function paintMarks({ bar, marks }, bytes, contextBytes, contexts) {
-  setAttrs(bar, { width: Math.max(1, xOf(bytes) - xOf(2 ** AXIS.lo)) });
+function makeKvMarks(svg, contexts) {
+  const bars = KV_BARS.map((b) => {
+    const label = {
+      x: xOf(2 ** AXIS.lo),
+      y: b.y - 5,
+      class: "abh-label",
+      style: "text-anchor: start"
+    };
+    svgEl("text", label, svg).textContent = b.text;
+    return svgEl("rect", { x: xOf(2 ** AXIS.lo), y: b.y, height: 18, fill: b.fill }, svg);
+  });
+  return { bars, marks: makeContextMarks(svg, contexts, KV_AXIS.y) };
+}
+function makeContextMarks(svg, contexts, axisY) {
+  return contexts.map(() => ({
+    tick: svgEl("line", { y1: axisY - 2, y2: axisY + 4, stroke: "#333", "stroke-width": 2 }, svg),
+    text: svgEl("text", { y: axisY + 30, class: "abh-label" }, svg)
+  }));
+}
+function paintMarks({ bars, marks }, bytes, contextBytes, contexts) {
+  bars.forEach((bar, i) => {
+    setAttrs(bar, { width: Math.max(1, xOf(bytes[i]) - xOf(2 ** AXIS.lo)) });
+  });
   marks.forEach((m, i) => {
     const x = xOf(contextBytes[i]);
     setAttrs(m.tick, { x1: x, x2: x });
@@ -159,7 +191,16 @@ function dtypeSelect(model, parent) {
     select.value = model.get("dtype");
   };
 }
+function kvControls(model, controls) {
+  const range = { min: 1, max: 128, step: 1 };
+  return [
+    boundSlider(model, controls, "layers", "layers (층)", range, String),
+    boundSlider(model, controls, "kv_heads", "KV heads", range, String)
+  ];
+}
 function render({ model, el }) {
+  const withKv = Boolean(model.get("kv_cache"));
+  const axis = withKv ? KV_AXIS : AXIS;
   const fig = htmlEl("div", { cls: "abh-fig" }, el);
   const controls = htmlEl("div", { cls: "abh-controls" }, fig);
   const range = { min: 7, max: 17, step: 1, value: Math.round(Math.log2(model.get("n"))) };
@@ -169,10 +210,11 @@ function render({ model, el }) {
     model,
     controls,
     "heads",
-    "heads (헤드)",
+    withKv ? "query heads (헤드)" : "heads (헤드)",
     { min: 1, max: 128, step: 1 },
     String
   );
+  const extra = withKv ? kvControls(model, controls) : [];
   const batch = boundSlider(
     model,
     controls,
@@ -182,41 +224,45 @@ function render({ model, el }) {
     String
   );
   const showDtype = dtypeSelect(model, controls);
-  const svg = svgEl("svg", { viewBox: `0 0 ${AXIS.w} ${AXIS.h}`, width: AXIS.w, role: "img" }, fig);
-  svg.setAttribute("aria-label", "bytes of the attention weights on a log axis");
-  drawFrame(svg, model.get("devices"));
-  const marks = makeMarks(svg, model.get("contexts"));
+  const svg = svgEl("svg", { viewBox: `0 0 ${axis.w} ${axis.h}`, width: axis.w, role: "img" }, fig);
+  const what = withKv ? "attention weights and of the KV cache" : "attention weights";
+  svg.setAttribute("aria-label", `bytes of the ${what} on a log axis`);
+  drawFrame(svg, model.get("devices"), axis.y);
+  const marks = withKv ? makeKvMarks(svg, model.get("contexts")) : makeMarks(svg, model.get("contexts"));
   const readout = htmlEl("div", { cls: "abh-readout abh-num" }, fig);
+  const lines = withKv ? [htmlEl("div", {}, readout), htmlEl("div", {}, readout)] : [readout];
+  const ticks = withKv ? "the KV cache of the same shape" : "the same heads, batch and dtype";
   htmlEl(
     "div",
     {
       cls: "abh-hint",
-      text: "Bar: the weights of one layer held at once. Ticks: the same heads, batch and dtype at 32k and 128k tokens."
+      text: withKv ? `Top bar: one layer's attention weights, if they were held at once. Bottom bar: the keys and values every layer keeps while generating. Ticks: ${ticks} at 32k and 128k tokens.` : `Bar: the weights of one layer held at once. Ticks: ${ticks} at 32k and 128k tokens.`
     },
     fig
   );
   function paint() {
     const [n, H, B, dtype] = ["n", "heads", "batch", "dtype"].map((k) => model.get(k));
-    const bytes = weightBytes(B, H, n, n, dtype);
+    const [layers, kvHeads, dHead] = ["layers", "kv_heads", "d_head"].map((k) => model.get(k));
+    const weights = (c) => weightBytes(B, H, c, c, dtype);
+    const cache = (c) => kvCacheBytes(B, layers, kvHeads, dHead, c, dtype);
+    const bytes = withKv ? [weights(n), cache(n)] : [weights(n)];
     const contexts = model.get("contexts");
-    paintMarks(
-      marks,
-      bytes,
-      contexts.map((c) => weightBytes(B, H, c, c, dtype)),
-      contexts
-    );
+    paintMarks(marks, bytes, contexts.map(withKv ? cache : weights), contexts);
     log2n.input.value = Math.round(Math.log2(n));
     setText(log2n.out, n.toLocaleString("en"));
-    heads.show();
-    batch.show();
+    for (const s of [heads, ...extra, batch]) s.show();
     showDtype();
-    const vs = model.get("devices").map((d) => `${(bytes / d.bytes).toPrecision(2)}× the ${d.name}'s`);
-    setText(
-      readout,
-      `${B} × ${H} × ${n.toLocaleString("en")}² × ${DTYPE_BYTES[dtype]} B = ${fmtBytes(bytes)}: ${vs.join(", ")}`
-    );
+    const vs = (b) => model.get("devices").map((d) => `${(b / d.bytes).toPrecision(2)}× the ${d.name}'s`).join(", ");
+    const size = `${DTYPE_BYTES[dtype]} B`;
+    const nText = n.toLocaleString("en");
+    setText(lines[0], `${B} × ${H} × ${nText}² × ${size} = ${fmtBytes(bytes[0])}: ${vs(bytes[0])}`);
+    if (withKv) {
+      const formula = `2 × ${B} × ${layers} × ${kvHeads} × ${dHead} × ${nText} × ${size}`;
+      setText(lines[1], `KV cache: ${formula} = ${fmtBytes(bytes[1])}: ${vs(bytes[1])}`);
+    }
   }
-  const off = onChanges(model, ["n", "heads", "batch", "dtype"], paint);
+  const traits = ["n", "heads", "batch", "dtype", "layers", "kv_heads", "d_head"];
+  const off = onChanges(model, traits, paint);
   paint();
   return () => off();
 }

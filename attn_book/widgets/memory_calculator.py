@@ -1,4 +1,4 @@
-"""MemoryCalculator: how many bytes the attention weights take, against a laptop and a GPU."""
+"""MemoryCalculator: the bytes of the attention weights (and of a KV cache), against devices."""
 
 from __future__ import annotations
 
@@ -24,20 +24,30 @@ MAX_TOKENS = 2**20
 class MemoryCalculator(Figure):
     """The bytes of one layer's attention weights, batch · heads · n² · bytes, on a log axis.
 
+    With ``kv_cache=True`` a second bar shows the KV cache of the whole model,
+    2 · batch · layers · kv_heads · d_head · n · bytes (chapter 10), with its own
+    sliders for the layers and the KV heads.
+
     Parameters
     ----------
     n : int, default 32768
         Tokens per sequence (L = S = n), 1 to 2**20; the slider moves by doublings.
     heads, batch : int, default 32 and 1
+        Query heads (of the weights) and sequences.
     dtype : {"float64", "float32", "float16"}, default "float16"
+    kv_cache : bool, default False
+        Show the KV cache's bar and controls.
+    layers, kv_heads, d_head : int, default 32, 8 and 128
+        The KV cache's shape (a Llama-3-8B-like model); read when ``kv_cache``.
 
     Notes
     -----
-    ``weight_bytes`` is :func:`attn_core.attention_cost`'s ``score_bytes``; the
-    JavaScript recomputes it with ``attn_math.weightBytes`` (the same formula,
-    tested equal in node), so the figure works on the static site. The axis
-    marks :data:`DEVICES` and where :data:`CONTEXTS` land with the current
-    heads, batch and dtype.
+    ``weight_bytes`` is :func:`attn_core.attention_cost`'s ``score_bytes`` and
+    ``kv_cache_bytes`` is :func:`attn_core.kv_cache_bytes`; the JavaScript
+    recomputes both with ``attn_math.weightBytes`` and ``attn_math.kvCacheBytes``
+    (the same formulas, tested equal in node), so the figure works on the static
+    site. The axis marks :data:`DEVICES` and where :data:`CONTEXTS` land with the
+    current shape: for the weights, or for the KV cache when it is shown.
 
     Examples
     --------
@@ -47,11 +57,13 @@ class MemoryCalculator(Figure):
     >>> calc.n = 1024
     >>> calc.weight_bytes / 2**20
     64.0
+    >>> MemoryCalculator(n=131072, kv_cache=True).kv_cache_bytes / 2**30  # 32 layers, 8 KV heads
+    16.0
     """
 
     _esm = bundle("memory_calculator.js")
     _css = css()
-    _repr_traits = ("n", "heads", "batch", "dtype")
+    _repr_traits = ("n", "heads", "batch", "dtype", "kv_cache", "layers", "kv_heads", "d_head")
 
     n = Integer(32768, min=1, max=MAX_TOKENS).tag(sync=True)
     heads = Integer(32, min=1, max=1024).tag(sync=True)
@@ -59,16 +71,23 @@ class MemoryCalculator(Figure):
     dtype = Choice(DTYPES, "float16").tag(sync=True)
     devices = t.List(list(DEVICES)).tag(sync=True)
     contexts = t.List(list(CONTEXTS)).tag(sync=True)
+    kv_cache = t.Bool(False).tag(sync=True)
+    layers = Integer(32, min=1, max=1024).tag(sync=True)
+    kv_heads = Integer(8, min=1, max=1024).tag(sync=True)
+    d_head = Integer(128, min=1, max=1024).tag(sync=True)
     weight_bytes = t.Float(0.0).tag(sync=True)
+    kv_cache_bytes = t.Float(0.0).tag(sync=True)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         self._recompute()
 
-    @t.observe("n", "heads", "batch", "dtype")
+    @t.observe("n", "heads", "batch", "dtype", "layers", "kv_heads", "d_head")
     def _on_input(self, change):
         self._recompute()
 
     def _recompute(self):
         cost = attn_core.attention_cost(self.batch, self.heads, self.n, self.n, 1, self.dtype)
         self.weight_bytes = float(cost.score_bytes)
+        shape = (self.layers, self.kv_heads, self.d_head, self.n, self.dtype)
+        self.kv_cache_bytes = float(attn_core.kv_cache_bytes(*shape, batch=self.batch))

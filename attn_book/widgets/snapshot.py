@@ -172,6 +172,7 @@ def capture(states, *, width=WIDTH):
     if (reason := can_capture()) is not None:
         raise RuntimeError(f"cannot capture figure snapshots: {reason}")
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:

@@ -313,6 +313,7 @@ FIGURE_PAGES = [
     "book/02_softmax.html",
     "book/03_scaling.html",
     "book/04_worked_example.html",
+    "book/10_generation.html",
     PAGE,
 ]
 MAX_FIGURE_WIDTH = 680  # px at a 1280 px window; the text column there is 688 px
@@ -584,3 +585,26 @@ def test_every_hangul_label_in_the_figures_has_glyphs(gallery):
         n_hangul = len(HANGUL.findall(text))
         custom = sum(n for _, is_custom, n in used if is_custom)
         assert custom >= n_hangul, (text, used)
+
+
+def test_the_kv_cache_calculator_follows_the_keyboard_and_attn_core(page, site):
+    """Chapter 10's calculator: arrow keys on its KV-heads slider change the KV cache's bytes
+    on the static page, to what attn_core.kv_cache_bytes gives (16 GiB, then 12 GiB)."""
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.goto(site.url("book/10_generation.html"), wait_until="load")
+    fig = page.locator(".abh-fig").first
+    fig.wait_for(timeout=30_000)
+    labels = fig.locator("label.abh-control span").all_inner_texts()
+    assert labels[:5] == ["tokens n", "query heads (헤드)", "layers (층)", "KV heads", "batch"]
+
+    def kv_line():
+        return fig.locator(".abh-readout div").nth(1).inner_text()
+
+    gib = attn_core.kv_cache_bytes(32, 8, 128, 131072, 2) / 2**30
+    assert f"× 8 × 128 × 131,072 × 2 B = {gib:.1f} GiB" in kv_line()
+    fig.locator('input[type="range"]').nth(3).focus()  # KV heads
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    gib = attn_core.kv_cache_bytes(32, 6, 128, 131072, 2) / 2**30
+    assert f"× 6 × 128 × 131,072 × 2 B = {gib:.1f} GiB" in kv_line()
+    assert not [e for e in page.errors if not any(p.search(e) for p in ALLOWED_ERRORS)]

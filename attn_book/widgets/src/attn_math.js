@@ -213,3 +213,17 @@ export function rotary(X, positions, base = 10000) {
     return out;
   });
 }
+
+/**
+ * Bytes of a model's KV cache: 2 (keys and values) · batch · layers · KV heads · d_head · n ·
+ * bytes per number, as attn_core.kv_cache_bytes(layers, kvHeads, dHead, n, dtype, batch).
+ */
+export function kvCacheBytes(batch, layers, kvHeads, dHead, n, dtype) {
+  const size = DTYPE_BYTES[dtype];
+  if (size === undefined) {
+    throw new RangeError(
+      `kvCacheBytes: dtype must be one of ${Object.keys(DTYPE_BYTES)}, got ${dtype}`,
+    );
+  }
+  return 2 * batch * layers * kvHeads * dHead * n * size;
+}

@@ -1,6 +1,7 @@
-// memory_calculator.js — MemoryCalculator: the bytes of the attention weights, against devices.
+// memory_calculator.js — MemoryCalculator: the bytes of the attention weights (and, with
+// kv_cache, of a model's KV cache), against devices.
 
-import { DTYPE_BYTES, fmtBytes, weightBytes } from "./attn_math.js";
+import { DTYPE_BYTES, fmtBytes, kvCacheBytes, weightBytes } from "./attn_math.js";
 import { boundSlider, htmlEl, onChanges, setAttrs, setText, slider, svgEl, update } from "./dom.js";
 
 /**
@@ -12,11 +13,21 @@ import { boundSlider, htmlEl, onChanges, setAttrs, setText, slider, svgEl, updat
  * @property {string} dtype - a key of DTYPE_BYTES
  * @property {{name: string, bytes: number}[]} devices - memories to compare with
  * @property {number[]} contexts - context lengths marked on the axis (32k, 128k)
+ * @property {boolean} kv_cache - also show the KV cache of the whole model (chapter 10)
+ * @property {number} layers - the KV cache's shape: layers, KV heads, numbers per head
+ * @property {number} kv_heads
+ * @property {number} d_head
  */
 
 const BAR = "#0072B2"; // Okabe–Ito blue: the current weights
+const KV_BAR = "#009E73"; // Okabe–Ito bluish green: the KV cache
 const DEVICE = "#D55E00"; // Okabe–Ito vermillion: a device's memory
 const AXIS = { w: 640, h: 120, left: 20, right: 20, y: 70, lo: 20, hi: 46 }; // log2 bytes 20..46
+const KV_AXIS = { ...AXIS, h: 150, y: 100 }; // two bars above the axis
+const KV_BARS = [
+  { y: 34, fill: BAR, text: "attention weights, n² per head, one layer" },
+  { y: 68, fill: KV_BAR, text: "KV cache, every layer" },
+];
 const TICKS = [20, 25, 30, 35, 40, 45]; // 1 MiB, 32 MiB, 1 GiB, 32 GiB, 1 TiB, 32 TiB
 
 const short = (bytes) => fmtBytes(bytes).replace(/\.0+ /, " "); // "16 GiB", not "16.0 GiB"
@@ -26,12 +37,12 @@ const xOf = (bytes) => {
   return AXIS.left + Math.min(Math.max(t, 0), 1) * (AXIS.w - AXIS.left - AXIS.right);
 };
 
-/** The axis, its ticks and the devices' dashed lines: drawn once. */
-function drawFrame(svg, devices) {
+/** The axis (at height axisY), its ticks and the devices' dashed lines: drawn once. */
+function drawFrame(svg, devices, axisY) {
   const [x0, x1] = [xOf(2 ** AXIS.lo), xOf(2 ** AXIS.hi)];
-  svgEl("line", { x1: x0, x2: x1, y1: AXIS.y, y2: AXIS.y, class: "abh-axis" }, svg);
+  svgEl("line", { x1: x0, x2: x1, y1: axisY, y2: axisY, class: "abh-axis" }, svg);
   for (const p of TICKS) {
-    svgEl("text", { x: xOf(2 ** p), y: AXIS.y + 16, class: "abh-tick" }, svg).textContent = short(
+    svgEl("text", { x: xOf(2 ** p), y: axisY + 16, class: "abh-tick" }, svg).textContent = short(
       2 ** p,
     );
   }
@@ -43,7 +54,7 @@ function drawFrame(svg, devices) {
         x1: x,
         x2: x,
         y1: 18,
-        y2: AXIS.y,
+        y2: axisY,
         stroke: DEVICE,
         "stroke-dasharray": "4 3",
         "stroke-width": 1.5,
@@ -65,15 +76,36 @@ function drawFrame(svg, devices) {
 /** The bar of the current weights and the marks of the context lengths: redrawn on change. */
 function makeMarks(svg, contexts) {
   const bar = svgEl("rect", { x: xOf(2 ** AXIS.lo), y: AXIS.y - 26, height: 22, fill: BAR }, svg);
-  const marks = contexts.map(() => ({
-    tick: svgEl("line", { y1: AXIS.y - 2, y2: AXIS.y + 4, stroke: "#333", "stroke-width": 2 }, svg),
-    text: svgEl("text", { y: AXIS.y + 30, class: "abh-label" }, svg),
-  }));
-  return { bar, marks };
+  return { bars: [bar], marks: makeContextMarks(svg, contexts, AXIS.y) };
 }
 
-function paintMarks({ bar, marks }, bytes, contextBytes, contexts) {
-  setAttrs(bar, { width: Math.max(1, xOf(bytes) - xOf(2 ** AXIS.lo)) });
+/** The two labelled bars of the KV-cache view (weights, then KV cache) and the context marks. */
+function makeKvMarks(svg, contexts) {
+  const bars = KV_BARS.map((b) => {
+    const label = {
+      x: xOf(2 ** AXIS.lo),
+      y: b.y - 5,
+      class: "abh-label",
+      style: "text-anchor: start",
+    };
+    svgEl("text", label, svg).textContent = b.text;
+    return svgEl("rect", { x: xOf(2 ** AXIS.lo), y: b.y, height: 18, fill: b.fill }, svg);
+  });
+  return { bars, marks: makeContextMarks(svg, contexts, KV_AXIS.y) };
+}
+
+function makeContextMarks(svg, contexts, axisY) {
+  return contexts.map(() => ({
+    tick: svgEl("line", { y1: axisY - 2, y2: axisY + 4, stroke: "#333", "stroke-width": 2 }, svg),
+    text: svgEl("text", { y: axisY + 30, class: "abh-label" }, svg),
+  }));
+}
+
+/** Paint each bar to its bytes, and the context marks where contextBytes put them. */
+function paintMarks({ bars, marks }, bytes, contextBytes, contexts) {
+  bars.forEach((bar, i) => {
+    setAttrs(bar, { width: Math.max(1, xOf(bytes[i]) - xOf(2 ** AXIS.lo)) });
+  });
   marks.forEach((m, i) => {
     const x = xOf(contextBytes[i]);
     setAttrs(m.tick, { x1: x, x2: x });
@@ -95,8 +127,19 @@ function dtypeSelect(model, parent) {
   };
 }
 
+/** The KV cache's own controls: layers and KV heads (d_head stays the model's). */
+function kvControls(model, controls) {
+  const range = { min: 1, max: 128, step: 1 };
+  return [
+    boundSlider(model, controls, "layers", "layers (층)", range, String),
+    boundSlider(model, controls, "kv_heads", "KV heads", range, String),
+  ];
+}
+
 /** @param {{model: import("./dom.js").Model & MemoryCalculatorModel, el: HTMLElement}} ctx */
 function render({ model, el }) {
+  const withKv = Boolean(model.get("kv_cache"));
+  const axis = withKv ? KV_AXIS : AXIS;
   const fig = htmlEl("div", { cls: "abh-fig" }, el);
   const controls = htmlEl("div", { cls: "abh-controls" }, fig);
   const range = { min: 7, max: 17, step: 1, value: Math.round(Math.log2(model.get("n"))) };
@@ -106,10 +149,11 @@ function render({ model, el }) {
     model,
     controls,
     "heads",
-    "heads (헤드)",
+    withKv ? "query heads (헤드)" : "heads (헤드)",
     { min: 1, max: 128, step: 1 },
     String,
   );
+  const extra = withKv ? kvControls(model, controls) : [];
   const batch = boundSlider(
     model,
     controls,
@@ -119,45 +163,55 @@ function render({ model, el }) {
     String,
   );
   const showDtype = dtypeSelect(model, controls);
-  const svg = svgEl("svg", { viewBox: `0 0 ${AXIS.w} ${AXIS.h}`, width: AXIS.w, role: "img" }, fig);
-  svg.setAttribute("aria-label", "bytes of the attention weights on a log axis");
-  drawFrame(svg, model.get("devices"));
-  const marks = makeMarks(svg, model.get("contexts"));
+  const svg = svgEl("svg", { viewBox: `0 0 ${axis.w} ${axis.h}`, width: axis.w, role: "img" }, fig);
+  const what = withKv ? "attention weights and of the KV cache" : "attention weights";
+  svg.setAttribute("aria-label", `bytes of the ${what} on a log axis`);
+  drawFrame(svg, model.get("devices"), axis.y);
+  const marks = withKv
+    ? makeKvMarks(svg, model.get("contexts"))
+    : makeMarks(svg, model.get("contexts"));
   const readout = htmlEl("div", { cls: "abh-readout abh-num" }, fig);
+  const lines = withKv ? [htmlEl("div", {}, readout), htmlEl("div", {}, readout)] : [readout];
+  const ticks = withKv ? "the KV cache of the same shape" : "the same heads, batch and dtype";
   htmlEl(
     "div",
     {
       cls: "abh-hint",
-      text: "Bar: the weights of one layer held at once. Ticks: the same heads, batch and dtype at 32k and 128k tokens.",
+      text: withKv
+        ? `Top bar: one layer's attention weights, if they were held at once. Bottom bar: the keys and values every layer keeps while generating. Ticks: ${ticks} at 32k and 128k tokens.`
+        : `Bar: the weights of one layer held at once. Ticks: ${ticks} at 32k and 128k tokens.`,
     },
     fig,
   );
 
   function paint() {
     const [n, H, B, dtype] = ["n", "heads", "batch", "dtype"].map((k) => model.get(k));
-    const bytes = weightBytes(B, H, n, n, dtype);
+    const [layers, kvHeads, dHead] = ["layers", "kv_heads", "d_head"].map((k) => model.get(k));
+    const weights = (c) => weightBytes(B, H, c, c, dtype);
+    const cache = (c) => kvCacheBytes(B, layers, kvHeads, dHead, c, dtype);
+    const bytes = withKv ? [weights(n), cache(n)] : [weights(n)];
     const contexts = model.get("contexts");
-    paintMarks(
-      marks,
-      bytes,
-      contexts.map((c) => weightBytes(B, H, c, c, dtype)),
-      contexts,
-    );
+    paintMarks(marks, bytes, contexts.map(withKv ? cache : weights), contexts);
     log2n.input.value = Math.round(Math.log2(n));
     setText(log2n.out, n.toLocaleString("en"));
-    heads.show();
-    batch.show();
+    for (const s of [heads, ...extra, batch]) s.show();
     showDtype();
-    const vs = model
-      .get("devices")
-      .map((d) => `${(bytes / d.bytes).toPrecision(2)}× the ${d.name}'s`);
-    setText(
-      readout,
-      `${B} × ${H} × ${n.toLocaleString("en")}² × ${DTYPE_BYTES[dtype]} B = ${fmtBytes(bytes)}: ${vs.join(", ")}`,
-    );
+    const vs = (b) =>
+      model
+        .get("devices")
+        .map((d) => `${(b / d.bytes).toPrecision(2)}× the ${d.name}'s`)
+        .join(", ");
+    const size = `${DTYPE_BYTES[dtype]} B`;
+    const nText = n.toLocaleString("en");
+    setText(lines[0], `${B} × ${H} × ${nText}² × ${size} = ${fmtBytes(bytes[0])}: ${vs(bytes[0])}`);
+    if (withKv) {
+      const formula = `2 × ${B} × ${layers} × ${kvHeads} × ${dHead} × ${nText} × ${size}`;
+      setText(lines[1], `KV cache: ${formula} = ${fmtBytes(bytes[1])}: ${vs(bytes[1])}`);
+    }
   }
 
-  const off = onChanges(model, ["n", "heads", "batch", "dtype"], paint);
+  const traits = ["n", "heads", "batch", "dtype", "layers", "kv_heads", "d_head"];
+  const off = onChanges(model, traits, paint);
   paint();
   return () => off();
 }

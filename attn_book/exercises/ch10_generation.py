@@ -1,0 +1,329 @@
+"""Chapter 10's exercises: generating one token at a time, the KV cache and shared heads.
+
+By hand: :data:`kv_cache_size` (a model's KV cache in GiB) and :data:`decode_step` (one
+decoding step against a small cache). Find the bug: :data:`is_causal_decode` (a decoding
+loop that passes ``is_causal=True`` with one query). Predict then run:
+:data:`no_cache_growth` (generating without a cache). A design question:
+:data:`choose_kv_heads` (the most key-value heads a memory budget allows).
+
+Examples
+--------
+>>> kv_cache_size.check(5).ok
+True
+>>> kv_cache_size.check(25).diagnosis
+'query-heads-counted'
+>>> is_causal_decode.check(is_causal_decode.buggy).diagnosis
+'top-left-causal'
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import attn_core as ac
+
+from . import diagnose
+from ._core import BugExercise, ChoiceExercise, NumberExercise
+from .records import Case, Diagnosis, Mistake
+
+__all__ = [
+    "EXERCISES",
+    "choose_kv_heads",
+    "decode_step",
+    "is_causal_decode",
+    "kv_cache_size",
+    "no_cache_growth",
+]
+
+GIB = 2**30  # bytes in a GiB (gibibyte)
+
+
+# ------------------------------------------------------ a model's KV cache, by hand
+
+# 40 layers, 40 query heads and 8 KV heads of 128, 32,768 tokens, float16 (2 bytes)
+_MODEL = (40, 40, 8, 128, 32768, 2)
+
+
+def _kv_gib(layers, heads, kv_heads, d_head, n, size):
+    """GiB of the KV cache, from attn_core's formula."""
+    return ac.kv_cache_bytes(layers, kv_heads, d_head, n, size) / GIB
+
+
+kv_cache_size = NumberExercise(
+    "ch10-kv-cache-size",
+    "the KV cache of a model",
+    _MODEL,
+    _kv_gib,
+    diagnoses=[
+        diagnose.matches(
+            "bytes-not-gib",
+            "that is the number of bytes; the question asks for GiB: divide by 2³⁰.",
+            lambda layers, h, h_kv, d, n, b: 2 * layers * h_kv * d * n * b,
+        ),
+        diagnose.matches(
+            "decimal-gigabytes",
+            "that is in GB (10⁹ bytes); the question asks for GiB, 2³⁰ = 1 073 741 824 bytes.",
+            lambda layers, h, h_kv, d, n, b: 2 * layers * h_kv * d * n * b / 1e9,
+        ),
+        diagnose.matches(
+            "keys-only",
+            "that counts the keys only: every layer caches a value beside each key, so "
+            "there is a factor 2.",
+            lambda layers, h, h_kv, d, n, b: layers * h_kv * d * n * b / GIB,
+        ),
+        diagnose.matches(
+            "query-heads-counted",
+            "that counts the query heads; the cache holds only the key-value heads, which "
+            "the query heads of a group share.",
+            lambda layers, h, h_kv, d, n, b: 2 * layers * h * d * n * b / GIB,
+        ),
+        diagnose.matches(
+            "one-layer",
+            "that is one layer's cache: every layer keeps its own keys and values.",
+            lambda layers, h, h_kv, d, n, b: 2 * h_kv * d * n * b / GIB,
+        ),
+    ],
+    mistakes=[
+        Mistake("bytes", 5 * GIB, "bytes-not-gib"),
+        Mistake("decimal GB", 5.369, "decimal-gigabytes"),
+        Mistake("no factor 2", 2.5, "keys-only"),
+        Mistake("query heads", 25.0, "query-heads-counted"),
+        Mistake("one layer", 0.125, "one-layer"),
+    ],
+    solution=5.0,
+)
+
+
+# ------------------------------------------------------ one decoding step, by hand
+
+_SEED = ac.seed_example()
+# chapter 4's keys and values are cached; the new token has q = (0, 1), k = (0, 1), v = (2, 2)
+_STEP = (_SEED.keys, _SEED.values, np.array([0.0, 1.0]), np.array([0.0, 1.0]), np.array([2.0, 2.0]))
+
+
+def _decode_output(keys, values, q, k, v):
+    """The new token's output: append its key and value, then attend to every position."""
+    cache = ac.KVCache()
+    cache.append(keys, values)
+    cache.append(k[None], v[None])
+    return cache.attend(q)
+
+
+decode_step = NumberExercise(
+    "ch10-decode-step",
+    "one decoding step",
+    _STEP,
+    _decode_output,
+    diagnoses=[
+        diagnose.matches(
+            "own-key-missing",
+            "that attends to the three cached tokens only: the new token's own key and "
+            "value are appended first, and its query sees them too.",
+            lambda keys, values, q, k, v: ac.scaled_dot_product_attention(q, keys, values),
+        ),
+        diagnose.matches(
+            "top-left-causal",
+            "that is the value of the first token: a top-left causal mask (is_causal=True) "
+            "lets the one new query see key 0 alone. A new query sees every cached key.",
+            lambda keys, values, q, k, v: values[0],
+        ),
+        diagnose.matches(
+            "unscaled",
+            "the scores were not divided by √d_k = √2 before the softmax.",
+            lambda keys, values, q, k, v: ac.scaled_dot_product_attention(
+                q, np.vstack([keys, k]), np.vstack([values, v]), scale=1.0
+            ),
+        ),
+    ],
+    mistakes=[
+        Mistake("without the own key", [0.797, 1.203], "own-key-missing"),
+        Mistake("is_causal=True", [2.0, 0.0], "top-left-causal"),
+        Mistake("no scale", [1.109, 1.485], "unscaled"),
+    ],
+    solution=[1.141, 1.431],
+)
+
+
+# ------------------------------------------------------ find the bug: is_causal in the loop
+
+
+def generate_outputs(queries, keys, values, n_prompt):
+    """Prefill the first n_prompt positions, then decode the others one at a time.
+
+    queries, keys (..., n, E) and values (..., n, Ev) of every position -> (..., n, Ev).
+    """
+    cache = ac.KVCache()
+    cache.append(keys[..., :n_prompt, :], values[..., :n_prompt, :])
+    prompt_q = queries[..., :n_prompt, :]  # [..., n_prompt, E]
+    outputs = [ac.scaled_dot_product_attention(prompt_q, cache.keys, cache.values, is_causal=True)]
+    for t in range(n_prompt, queries.shape[-2]):
+        cache.append(keys[..., t : t + 1, :], values[..., t : t + 1, :])
+        q = queries[..., t : t + 1, :]  # [..., 1, E]: the new query alone
+        outputs.append(ac.scaled_dot_product_attention(q, cache.keys, cache.values, is_causal=True))
+    return np.concatenate(outputs, axis=-2)
+
+
+def _decode_loop(queries, keys, values, n_prompt, *, prefill_causal=True, step_mask=False):
+    """The loop with the prefill's and the steps' masks chosen: the fix, or a slip."""
+    cache = ac.KVCache()
+    cache.append(keys[..., :n_prompt, :], values[..., :n_prompt, :])
+    q = queries[..., :n_prompt, :]
+    outputs = [
+        ac.scaled_dot_product_attention(q, cache.keys, cache.values, is_causal=prefill_causal)
+    ]
+    for t in range(n_prompt, queries.shape[-2]):
+        cache.append(keys[..., t : t + 1, :], values[..., t : t + 1, :])
+        q = queries[..., t : t + 1, :]
+        out = ac.scaled_dot_product_attention(q, cache.keys, cache.values, is_causal=step_mask)
+        outputs.append(out)
+    return np.concatenate(outputs, axis=-2)
+
+
+def _fixed_loop(queries, keys, values, n_prompt):
+    return _decode_loop(queries, keys, values, n_prompt)
+
+
+def _prefill_not_causal(queries, keys, values, n_prompt):
+    """is_causal removed everywhere: the prompt's words now see the words after them."""
+    return _decode_loop(queries, keys, values, n_prompt, prefill_causal=False)
+
+
+def _full_causal_pass(queries, keys, values, n_prompt):
+    return ac.scaled_dot_product_attention(queries, keys, values, is_causal=True)
+
+
+def _loop_cases():
+    r = np.random.default_rng(10)
+    return [
+        Case(
+            "a prompt of 3, then 3 new tokens",
+            (r.normal(size=(6, 4)), r.normal(size=(6, 4)), r.normal(size=(6, 3)), 3),
+        ),
+        Case(
+            "a prompt of 1, then 4 new tokens",
+            (r.normal(size=(5, 2)), r.normal(size=(5, 2)), r.normal(size=(5, 2)), 1),
+        ),
+        Case(
+            "2 heads: a prompt of 4, then 2 new tokens",
+            (r.normal(size=(2, 6, 4)), r.normal(size=(2, 6, 4)), r.normal(size=(2, 6, 2)), 4),
+            batched=True,
+        ),
+    ]
+
+
+is_causal_decode = BugExercise(
+    "bug-is-causal-decode",
+    "the mask of a decoding step",
+    generate_outputs,
+    _full_causal_pass,
+    _loop_cases,
+    bug="top-left-causal",
+    diagnoses=[
+        diagnose.matches(
+            "top-left-causal",
+            "every generated token's output is the first token's value: is_causal=True with "
+            "one query keeps key 0 alone (the triangle is aligned top-left). A new query "
+            "may see every cached key.",
+            generate_outputs,
+        ),
+        diagnose.matches(
+            "prefill-not-causal",
+            "the generated tokens are right now, but the prompt's rows see the words after "
+            "them: the prefill still needs its causal mask.",
+            _prefill_not_causal,
+        ),
+    ],
+    mistakes=[Mistake("no mask anywhere", _prefill_not_causal, "prefill-not-causal")],
+    solution=_fixed_loop,
+)
+
+
+# ------------------------------------------------------ predict: generating without a cache
+
+no_cache_growth = ChoiceExercise(
+    "ch10-no-cache-growth",
+    "generating without a KV cache",
+    options=["n", "n²", "n³"],
+    answer="n³",
+    why_not={
+        "n": "one token already costs more than a constant: its query meets every earlier "
+        "key. Count what step t computes when nothing is kept from step t − 1.",
+        "n²": "that is one causal pass over n tokens, or all the steps with a cache. Without "
+        "one, step t runs a whole causal pass over t tokens: add them up for t = 1 … n.",
+    },
+)
+
+
+# ------------------------------------------------------ design: KV heads for a budget
+
+# 32 layers, 32 query heads of 128, a batch of 8 sequences of 32k tokens, float16, 40 GiB
+_BUDGET = (32, 32, 128, 32768, 2, 8, 40)
+
+
+def _most_kv_heads(layers, heads, d_head, n, size, batch, budget_gib, *, factor=2, with_batch=True):
+    """The most KV heads dividing ``heads`` whose cache fits the budget (or a slip's answer)."""
+    per_head = (
+        factor / 2 * ac.kv_cache_bytes(layers, 1, d_head, n, size, batch if with_batch else 1)
+    )
+    fits = [h for h in range(1, heads + 1) if heads % h == 0 and h * per_head <= budget_gib * GIB]
+    return max(fits, default=0)
+
+
+def _smaller_fit():
+    """Fires for a divisor of the query heads that fits the budget but is not the largest."""
+
+    def test(trials):
+        t = trials[0]
+        if t.got is None or t.got.size != 1 or not float(t.got.ravel()[0]).is_integer():
+            return False
+        got, heads = int(t.got.ravel()[0]), t.case.args[1]
+        return 1 <= got < float(t.expected.ravel()[0]) and heads % got == 0
+
+    return Diagnosis(
+        "fits-not-largest",
+        "that fits, but a larger h_kv fits too, and more KV heads keep more of the model's "
+        "quality: take the largest that fits.",
+        test,
+    )
+
+
+choose_kv_heads = NumberExercise(
+    "ch10-choose-kv-heads",
+    "key-value heads for a memory budget",
+    _BUDGET,
+    _most_kv_heads,
+    atol=0.01,
+    diagnoses=[
+        diagnose.matches(
+            "batch-forgotten",
+            "that fits one sequence; the server holds a cache for each of the batch's sequences.",
+            lambda *a: _most_kv_heads(*a, with_batch=False),
+        ),
+        diagnose.matches(
+            "factor-2-forgotten",
+            "that counts the keys only: each KV head caches a key and a value per position.",
+            lambda *a: _most_kv_heads(*a, factor=1),
+        ),
+        diagnose.matches(
+            "not-a-divisor",
+            "the budget allows that many, but the query heads must split into equal groups: "
+            "h_kv must divide the 32 query heads.",
+            lambda layers, h, d, n, b, batch, gib: math.floor(
+                gib * GIB / ac.kv_cache_bytes(layers, 1, d, n, b, batch)
+            ),
+        ),
+        _smaller_fit(),
+    ],
+    mistakes=[
+        Mistake("one sequence", 32, "batch-forgotten"),
+        Mistake("keys only", 16, "factor-2-forgotten"),
+        Mistake("not a divisor", 10, "not-a-divisor"),
+        Mistake("MQA", 1, "fits-not-largest"),
+    ],
+    solution=8,
+)
+
+
+EXERCISES = [kv_cache_size, decode_step, is_causal_decode, no_cache_growth, choose_kv_heads]

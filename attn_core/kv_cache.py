@@ -1,0 +1,285 @@
+"""The KV cache (KV 캐시): every past token's keys and values, kept for the next step.
+
+A causal model writes one token at a time. Each new token's query must meet the
+keys and values of every token before it, and those never change (under the
+causal mask, position i's key and value depend on tokens 0..i only), so each is
+computed once, appended here, and read again at every later step.
+
+Shape legend: keys (..., t, E), values (..., t, Ev) for the t positions held so
+far; ``...`` are the batch and head axes, (B, Hkv) in a model. New keys
+(..., s, E) and values (..., s, Ev) join along axis -2: s = n for a prompt of n
+tokens (prefill), s = 1 for each generated token (decode).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .attention import scaled_dot_product_attention
+from .validation import as_float_array, check_positive_int, check_size
+
+__all__ = ["KVCache", "causal_mask_lower_right", "kv_cache_bytes"]
+
+
+def causal_mask_lower_right(L, S):
+    """Causal mask for L queries that are the *last* L of S positions (bottom-right aligned).
+
+    Parameters
+    ----------
+    L : int
+        Number of queries: the newest L positions.
+    S : int
+        Number of keys: every position so far, the queries' own included.
+
+    Returns
+    -------
+    ndarray of bool, shape (L, S)
+        Query ``i`` is position ``S - L + i`` and may attend to keys ``0..S - L + i``:
+        PyTorch's ``torch.nn.attention.bias.causal_lower_right``. With L = S it is
+        :func:`attn_core.causal_mask`; with L = 1 every key may be attended. (``is_causal=True``
+        aligns the triangle top-left instead: with L = 1 it keeps key 0 only.)
+
+    Examples
+    --------
+    >>> causal_mask_lower_right(2, 4).astype(int)
+    array([[1, 1, 1, 0],
+           [1, 1, 1, 1]])
+    """
+    L = check_positive_int(L, "L", minimum=0)
+    S = check_positive_int(S, "S", minimum=0)
+    check_size((L, S), bool, "the causal mask (L, S)", f"L = {L} and S = {S}")
+    return np.tril(np.ones((L, S), dtype=bool), k=S - L)  # the diagonal moved right by S - L
+
+
+def kv_cache_bytes(n_layers, n_kv_heads, d_head, length, bytes_per_number, batch=1):
+    r"""Bytes of a model's KV cache: :math:`2 B \cdot \text{layers} \cdot h_{kv} d_\text{head} n b`.
+
+    Parameters
+    ----------
+    n_layers : int
+        Attention layers; each keeps its own keys and values.
+    n_kv_heads : int
+        Key-value heads per layer, :math:`h_{kv}` (fewer than the query heads with
+        grouped-query attention; 1 with multi-query attention).
+    d_head : int
+        Numbers per key (and per value) of one head.
+    length : int
+        Positions held, :math:`n`: the prompt and the tokens generated so far.
+    bytes_per_number : int or dtype
+        2 for float16 or bfloat16, 4 for float32; a numpy dtype such as ``"float16"``
+        gives its itemsize.
+    batch : int, default 1
+        Sequences served at once, :math:`B`, each with its own cache.
+
+    Returns
+    -------
+    int
+        The factor 2 counts the keys and the values.
+
+    Examples
+    --------
+    A Llama-3-8B-like shape (32 layers, 8 KV heads of 128) at 128k tokens in float16:
+
+    >>> kv_cache_bytes(32, 8, 128, 131072, 2) / 2**30  # GiB
+    16.0
+    """
+    counts = {"n_layers": n_layers, "n_kv_heads": n_kv_heads, "d_head": d_head, "batch": batch}
+    counts = {name: check_positive_int(value, name) for name, value in counts.items()}
+    length = check_positive_int(length, "length", minimum=0)
+    size = _bytes_per_number(bytes_per_number)
+    numbers_per_position = 2 * counts["n_layers"] * counts["n_kv_heads"] * counts["d_head"]
+    return counts["batch"] * numbers_per_position * length * size  # K and V: the 2
+
+
+def _bytes_per_number(size):
+    """An int >= 1, or a numpy dtype's itemsize; else an error naming the argument."""
+    if isinstance(size, numbers.Integral) and not isinstance(size, bool | np.bool_):
+        return check_positive_int(size, "bytes_per_number")
+    try:
+        return np.dtype(size).itemsize
+    except TypeError:
+        raise TypeError(
+            f"bytes_per_number must be a number of bytes such as 2, or a numpy dtype such "
+            f"as 'float16', got {size!r}"
+        ) from None
+
+
+class KVCache:
+    """The keys and values of every position so far, grown along the sequence axis (-2).
+
+    Parameters
+    ----------
+    max_length : int, optional
+        The most positions the cache may hold (a model's context length). Appending
+        past it raises; None (default) means no limit.
+
+    Attributes
+    ----------
+    keys : ndarray, shape (..., t, E)
+        Read-only: the keys of the t positions held, in order.
+    values : ndarray, shape (..., t, Ev)
+        Read-only.
+    nbytes : int
+        Bytes of ``keys`` and ``values``.
+
+    Notes
+    -----
+    The first :meth:`append` fixes the batch and head axes, E, Ev and the dtype
+    (float16 stays float16). The arrays live in a buffer that doubles when full
+    (at most ``max_length`` positions), so appending one position costs O(1) on
+    average; a server instead allocates ``max_length`` positions up front.
+
+    Examples
+    --------
+    Chapter 4's keys and values: two positions at once (a prompt), then one more.
+
+    >>> cache = KVCache(max_length=4)
+    >>> cache.append([[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 2.0]])  # [t, E], [t, Ev]
+    >>> cache.append([[1.0, 1.0]], [[1.0, 1.0]])
+    >>> len(cache), cache.keys.shape
+    (3, (3, 2))
+    >>> cache.attend([1.0, 0.0]).round(3)  # chapter 4's query and output
+    array([1.203, 0.797])
+    """
+
+    def __init__(self, max_length=None):
+        self.max_length = (
+            None if max_length is None else check_positive_int(max_length, "max_length")
+        )
+        self._keys = self._values = None  # buffers [..., capacity, E] and [..., capacity, Ev]
+        self._length = 0
+
+    def __len__(self):
+        return self._length
+
+    def __repr__(self):
+        shape = (
+            "empty" if self._keys is None else f"keys {self.keys.shape}, values {self.values.shape}"
+        )
+        return f"KVCache({shape}, max_length={self.max_length})"
+
+    @property
+    def keys(self):
+        return self._view(self._keys)
+
+    @property
+    def values(self):
+        return self._view(self._values)
+
+    @property
+    def nbytes(self):
+        return 0 if self._keys is None else self.keys.nbytes + self.values.nbytes
+
+    def _view(self, buffer):
+        if buffer is None:
+            return None
+        view = buffer[..., : self._length, :]  # the positions held, not the spare capacity
+        view.flags.writeable = False
+        return view
+
+    def append(self, key, value):
+        """Add the keys (..., s, E) and values (..., s, Ev) of s new positions at the end.
+
+        Raises
+        ------
+        ValueError
+            If key and value disagree on s or on their leading axes, if E, Ev or the
+            leading axes differ from the cache's, or if t + s would pass ``max_length``.
+        """
+        key, value = self._check_new(key, value)
+        start, stop = self._length, self._length + key.shape[-2]
+        self._reserve(stop, key, value)
+        self._keys[..., start:stop, :] = key  # [..., s, E] into positions start..stop-1
+        self._values[..., start:stop, :] = value  # [..., s, Ev]
+        self._length = stop
+
+    def attend(self, query, scale=None, enable_gqa=False):
+        """Attention of the newest L positions' queries over every position in the cache.
+
+        Parameters
+        ----------
+        query : array_like, shape (..., L, E) or (E,)
+            The queries of the last L positions appended (L = 1 while decoding).
+        scale : float, optional
+            As in :func:`attn_core.scaled_dot_product_attention`; default 1/sqrt(E).
+        enable_gqa : bool, default False
+            The cache holds fewer heads (axis -3) than the query: see
+            :func:`attn_core.repeat_kv_heads`.
+
+        Returns
+        -------
+        ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
+            Query ``i`` (position ``t - L + i``) sees keys ``0..t - L + i``
+            (:func:`causal_mask_lower_right`): with L = 1, all of them. These are
+            the rows of the causal pass over all t positions.
+        """
+        if self._length == 0:
+            raise ValueError("the cache is empty: append the keys and values of a position first")
+        L = 1 if np.ndim(query) < 2 else np.shape(query)[-2]
+        if L > self._length:
+            raise ValueError(
+                f"query has L = {L} positions but the cache holds {self._length}: the queries "
+                f"are the newest positions, so append their keys and values first"
+            )
+        mask = causal_mask_lower_right(L, self._length)  # [L, t]
+        return scaled_dot_product_attention(
+            query, self.keys, self.values, mask, scale=scale, enable_gqa=enable_gqa
+        )
+
+    def _check_new(self, key, value):
+        """key (..., s, E) and value (..., s, Ev) as arrays that fit the cache, or an error."""
+        key, value = as_float_array(key, "key"), as_float_array(value, "value")
+        for name, arr in (("key", key), ("value", value)):
+            if arr.ndim < 2:
+                raise ValueError(f"{name} must be (..., s, features), got shape {arr.shape}")
+        if key.shape[:-1] != value.shape[:-1]:
+            raise ValueError(
+                f"key and value must have the same leading axes and number of new positions "
+                f"s (axis -2): key has shape {key.shape}, value has shape {value.shape}"
+            )
+        if self._keys is not None:
+            self._check_fits(key, self._keys, "key", "E")
+            self._check_fits(value, self._values, "value", "Ev")
+        if self.max_length is not None and self._length + key.shape[-2] > self.max_length:
+            raise ValueError(
+                f"appending {key.shape[-2]} positions to the {self._length} held would make "
+                f"{self._length + key.shape[-2]}, past max_length = {self.max_length}"
+            )
+        return key, value
+
+    def _check_fits(self, new, buffer, name, width):
+        held = buffer[..., : self._length, :].shape
+        if new.shape[-1] != held[-1]:
+            raise ValueError(
+                f"a new {name} of width {width} = {new.shape[-1]} (last axis), but the cache "
+                f"holds {name}s of width {held[-1]}: {name} has shape {new.shape}, the "
+                f"cache's {name}s have shape {held}"
+            )
+        if new.shape[:-2] != held[:-2]:
+            raise ValueError(
+                f"the new {name}'s leading axes {new.shape[:-2]} differ from the cache's "
+                f"{held[:-2]}: {name} has shape {new.shape}, the cache's {name}s {held}"
+            )
+
+    def _reserve(self, needed, key, value):
+        """Make the buffers hold ``needed`` positions, doubling (capped at max_length)."""
+        capacity = 0 if self._keys is None else self._keys.shape[-2]
+        if needed <= capacity:
+            return
+        capacity = max(needed, 2 * capacity)
+        if self.max_length is not None:
+            capacity = min(capacity, self.max_length)
+        dtype = np.result_type(key, value) if self._keys is None else self._keys.dtype
+        buffers = []
+        for new, old in ((key, self._keys), (value, self._values)):
+            shape = (*new.shape[:-2], capacity, new.shape[-1])
+            check_size(
+                shape, dtype, "the KV cache's buffer", f"{capacity} positions of {new.shape}"
+            )
+            buffer = np.empty(shape, dtype=dtype)
+            if old is not None:
+                buffer[..., : self._length, :] = old[..., : self._length, :]
+            buffers.append(buffer)
+        self._keys, self._values = buffers

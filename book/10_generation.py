@@ -1,0 +1,1013 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Generating text one token at a time (한 토큰씩 생성하기)
+#
+# Every chapter so far computed attention over a whole sentence at once. A chat model uses it
+# to write: given a prompt, it produces one token, appends it to the text, and produces the
+# next one from everything written so far, again and again. This is autoregressive generation
+# (자기회귀 생성), and each of its steps runs attention once more, for the one new token. This
+# chapter follows that loop by hand on the sentence of [Chapter 5](05_projections.ipynb), and
+# finds that generation's cost, memory and bugs are not those of
+# [Chapter 9](09_cost.ipynb). What a server holds is not the $n \times n$ weights but the keys
+# and values of every past token, and the way today's models lay out their heads exists to
+# shrink exactly that.
+#
+# After this chapter you will be able to:
+#
+# - run prefill (프리필), one causal pass over the prompt, and then decoding (디코딩) steps,
+#   one new query against the cached keys and values, by hand, and show that together they
+#   give exactly the rows of the causal pass over the whole text;
+# - say what the KV cache (KV 캐시) stores, $2 \cdot h_{kv} \cdot d_\text{head} \cdot n$
+#   numbers per layer, and work out its memory for a real model;
+# - count what one generated token costs, $O(n \cdot d)$, against prefill's
+#   $O(n^2 \cdot d)$, and explain, with a measurement on your own machine, why decoding waits
+#   for memory rather than for arithmetic;
+# - spot the trap of `is_causal=True` with one new query, and write the mask that is right;
+# - compute multi-query and grouped-query attention by hand, and say how much they shrink the
+#   cache;
+# - name what serving systems do beyond this: paged memory, sliding windows, quantised caches.
+
+# %%
+import math
+import time
+
+import attn_core as ac
+import numpy as np
+from attn_book.exercises import ch10_generation as ch10
+from attn_book.figures import Figures
+from attn_book.plots import plot_token_heatmaps
+from attn_book.prose import dec, plain, vector
+from attn_book.tables import step_table
+from attn_book.widgets import MemoryCalculator
+
+figures = Figures(chapter=10)
+chapter_start = time.perf_counter()
+
+# %% [markdown]
+# ## The prompt and what the model writes
+#
+# The prompt is the sentence of Chapters 4 and 5, "나는 사과를 먹었다" (I ate an apple). The model goes on
+# with "그리고 배를 샀다" (and bought a pear). Which word comes next is chosen by the model's
+# last layer, a softmax over its whole vocabulary, which this book does not build: we take
+# the three words as given and follow what attention does while they are written.
+# [Chapter 5](05_projections.ipynb) gave every word four features and chose $W_Q$, $W_K$ and
+# $W_V$ so that the weights can be read; the new words use the same ones. 그리고 ("and") has
+# none of the four, 배를 (a pear, with the object marker) is a noun with -를 like 사과를, and
+# 샀다 ("bought") is a verb like 먹었다.
+
+# %%
+prompt = list(ac.SENTENCE_KO)  # 나는, 사과를, 먹었다
+generated = list(ac.GENERATED_KO)  # 그리고, 배를, 샀다
+tokens = prompt + generated
+X = ac.feature_vectors(tokens)  # [n, d_model] = [6, 4]
+W_Q, W_K, W_V = ac.sentence_projections()  # [4, 3] each, chapter 5's
+n_prompt, n_total, d_k = len(prompt), len(tokens), W_K.shape[1]
+features = ac.examples.FEATURES  # noun, verb, -는, -를
+step_table(
+    {f: X[:, i] for i, f in enumerate(features)}, index=tokens, digits=0
+)
+
+# %% [markdown]
+# ## What training computes: the causal pass over all six words
+#
+# If the whole text is known, as it is in training, one causal pass computes every row at
+# once, with the causal mask (인과 마스크) of [Chapter 7](07_heads_and_masks.ipynb): word $t$
+# sees the words $0$ to $t$ and nothing later.
+
+# %%
+Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # [6, 4] @ [4, 3] -> [6, 3] each
+causal_weights = ac.attention_weights(Q, K, is_causal=True)  # [6, 6]
+full = causal_weights @ V  # [6, 6] @ [6, 3] -> [6, 3]
+
+# %% tags=["hide-input"]
+figures.show(
+    plot_token_heatmaps(
+        [
+            {
+                "matrix": causal_weights,
+                "hidden": ~ac.causal_mask(n_total),
+                "rows": tokens,
+                "cols": tokens,
+                "title": "causal weights, all six words",
+            }
+        ],
+        xlabel="key (the words seen)",
+        ylabel="query (the word written)",
+    ),
+    "fig-causal",
+    "The causal pass over the prompt and the three words written after it: "
+    "row $t$ attends to words $0$ to $t$ only (grey: masked).",
+)
+
+# %% [markdown]
+# Row $t$ of {eval}`figures.ref("fig-causal")` uses the query of word $t$ and the keys and
+# values of words $0$ to $t$:
+#
+# $$
+# \mathbf o_t = \sum_{j \le t} \mathrm{softmax}_j\!\left(
+#   \frac{\mathbf q_t \cdot \mathbf k_j}{\sqrt{d_k}}\right) \mathbf v_j .
+# $$ (eq-ch10-row)
+#
+# While generating, word $t + 1$ does not exist before step $t$ is done, so the rows cannot be
+# computed at once. But {eq}`eq-ch10-row` says something useful the other way round: when word
+# $t$ arrives, the keys and values of the words before it are already computed, and nothing
+# that comes later will change them. So keep them. That is the KV cache.
+#
+# ## Prefill: the prompt in one causal pass (프리필)
+#
+# Generation starts with the whole prompt, which is known: one causal pass over its
+# {eval}`n_prompt` words computes their queries, keys and values, keeps the keys and values
+# in the cache, and gives the prompt's rows. `ac.KVCache` appends keys $(\dots, t, d_k)$ and
+# values $(\dots, t, d_v)$ along the positions' axis.
+
+# %%
+cache = ac.KVCache(max_length=n_total)
+Q_prompt = X[:n_prompt] @ W_Q  # [3, 4] @ [4, 3] -> [3, 3]
+K_prompt = X[:n_prompt] @ W_K  # [3, 3]
+V_prompt = X[:n_prompt] @ W_V  # [3, 3]
+cache.append(K_prompt, V_prompt)  # 3 positions held
+out_prompt = cache.attend(Q_prompt)  # causal over the prompt: [3, 3]
+np.testing.assert_allclose(out_prompt, full[:n_prompt])
+cache
+
+# %% [markdown]
+# The prefill's rows are the first {eval}`n_prompt` rows of the full pass. In a real model
+# the last of them, the output of "먹었다", goes up through the layers to the vocabulary
+# softmax, which picks the first new word, 그리고.
+#
+# ## Decoding: one new query against the cache (디코딩)
+#
+# Now the loop. Each step takes the one new word, makes its query, key and value, appends
+# the key and the value to the cache, and lets the new query attend to every position the
+# cache holds, its own included. No mask is needed: every cached word is in the new word's
+# past.
+#
+# **Step 1: 그리고.** It has none of the four features, so its query, key and value are
+# all zero:
+
+# %%
+x_1 = X[n_prompt]  # 그리고: [d_model]
+q_1, k_1, v_1 = x_1 @ W_Q, x_1 @ W_K, x_1 @ W_V  # [4] @ [4, 3] -> [3]
+cache.append(k_1[None], v_1[None])  # [1, 3] each: 4 positions now
+keys_1, values_1 = cache.keys, cache.values  # [4, 3] each
+scores_1 = keys_1 @ q_1  # [4, 3] @ [3] -> [4]
+weights_1 = ac.softmax(scores_1 / math.sqrt(d_k))  # [4]
+out_1 = weights_1 @ values_1  # [4] @ [4, 3] -> [3]
+np.testing.assert_allclose(cache.attend(q_1), out_1)
+step_table(
+    {"key kⱼ": [vector(k) for k in keys_1]}
+    | {"value vⱼ": [vector(v) for v in values_1]}
+    | {"score q·kⱼ": scores_1, "weight": weights_1},
+    index=tokens[: len(keys_1)],
+)
+
+# %% [markdown]
+# A zero query scores 0 against every key, and the softmax of equal scores is uniform: the
+# weights are {eval}`dec(weights_1)`, a quarter each, and the output is the average of the
+# four values, {eval}`vector(out_1)`: a quarter of "who", of "what" and of "did" (the zero
+# value of 그리고 itself is the fourth quarter). Attention cannot look nowhere.
+#
+# **Step 2: 배를.** A noun with -를, so it asks, as 사과를 did in Chapter 5, for an action and
+# an actor:
+
+# %%
+x_2 = X[n_prompt + 1]  # 배를
+q_2, k_2, v_2 = x_2 @ W_Q, x_2 @ W_K, x_2 @ W_V  # [3] each
+cache.append(k_2[None], v_2[None])  # 5 positions
+keys_2, values_2 = cache.keys, cache.values  # [5, 3] each
+scores_2 = keys_2 @ q_2  # [5, 3] @ [3] -> [5]
+exps_2 = np.exp(scores_2 / math.sqrt(d_k))  # e^(s / √3)
+total_2 = exps_2.sum()
+weights_2 = exps_2 / total_2  # [5]
+out_2 = weights_2 @ values_2  # [5] @ [5, 3] -> [3]
+np.testing.assert_allclose(cache.attend(q_2), out_2)
+step_table(
+    {"key kⱼ": [vector(k) for k in keys_2]}
+    | {"value vⱼ": [vector(v) for v in values_2]}
+    | {"score q·kⱼ": scores_2, "e^(s/√3)": exps_2, "weight": weights_2},
+    index=tokens[: len(keys_2)],
+)
+
+# %% [markdown]
+# By hand: the query {eval}`vector(q_2)` scores {eval}`plain(scores_2)` against the five
+# keys, since only "나는" (the actor) and "먹었다" (the action) offer what it asks for. Divided
+# by $\sqrt 3$ and exponentiated, the two scores of 2 give {eval}`dec(exps_2[0])` each and the
+# three zeros give 1; the sum is {eval}`dec(total_2)`. So 배를 puts {eval}`dec(weights_2[0])`
+# on 나는 and on 먹었다 and {eval}`dec(weights_2[1])` on each of the others, and its output is
+# {eval}`vector(out_2)`: mostly who and did, with a little of the "what" of both objects.
+#
+# **Step 3: 샀다.** A verb asks what was acted on, the patient:
+
+# %%
+x_3 = X[n_prompt + 2]  # 샀다
+q_3, k_3, v_3 = x_3 @ W_Q, x_3 @ W_K, x_3 @ W_V  # [3] each
+cache.append(k_3[None], v_3[None])  # 6 positions: the cache is full
+keys_3, values_3 = cache.keys, cache.values  # [6, 3] each
+scores_3 = keys_3 @ q_3  # [6, 3] @ [3] -> [6]
+exps_3 = np.exp(scores_3 / math.sqrt(d_k))
+total_3 = exps_3.sum()
+weights_3 = exps_3 / total_3  # [6]
+out_3 = weights_3 @ values_3  # [6] @ [6, 3] -> [3]
+np.testing.assert_allclose(cache.attend(q_3), out_3)
+step_table(
+    {"key kⱼ": [vector(k) for k in keys_3]}
+    | {"value vⱼ": [vector(v) for v in values_3]}
+    | {"score q·kⱼ": scores_3, "e^(s/√3)": exps_3, "weight": weights_3},
+    index=tokens[: len(keys_3)],
+)
+
+# %% [markdown]
+# Its query is {eval}`vector(q_3)`, and the two objects offer the patient: 사과를 and 배를 score {eval}`plain(scores_3[1])`, the
+# other four 0. The sum is 2 × {eval}`dec(exps_3[1])` + 4 = {eval}`dec(total_3)`, so 샀다 puts
+# {eval}`dec(weights_3[1])` on each object and {eval}`dec(weights_3[0])` on each other word,
+# and its output is {eval}`vector(out_3)`, mostly "what". It cannot tell that the pear is its
+# own object and the apple belongs to 먹었다: nothing in these vectors says where a word is.
+# That is the question of [Chapter 6](06_positions.ipynb).
+#
+# **The proof.** The prefill and the three decoding steps gave six rows. They are the rows
+# of the causal pass over the whole text, to the last digits:
+
+# %%
+decoded = np.stack([out_1, out_2, out_3])  # [3, 3]: one row a step
+np.testing.assert_allclose(out_prompt, full[:n_prompt], rtol=1e-12)
+np.testing.assert_allclose(decoded, full[n_prompt:], rtol=1e-12)
+gap = np.abs(np.concatenate([out_prompt, decoded]) - full).max()
+bool(gap < 1e-12)
+
+# %% [markdown]
+# They must be: row $t$ of {eq}`eq-ch10-row` needs $\mathbf q_t$ and the keys and values of
+# words $0..t$, and the cache holds exactly those. In a model with many layers each layer
+# keeps its own cache; a layer's keys and values are made from the layer below's outputs,
+# which the causal mask also keeps from ever changing, so every layer's cache stays right.
+# (The tests of `attn_core` check the same equality on random shapes, at every step, for
+# batches and heads.) Without the cache, step $t$ would recompute the keys and values of all
+# $t$ words, in every layer, only to get the same numbers again.
+#
+# ## What the cache holds, and how much (KV 캐시)
+#
+# Per layer, for each of the $n$ positions held, each of the $h_{kv}$ key-value heads keeps
+# one key and one value of $d_\text{head}$ numbers. With $b$ bytes per number and a batch of
+# $B$ sequences, each with its own cache:
+#
+# $$
+# \underbrace{2 \cdot h_{kv} \cdot d_\text{head} \cdot n}_{\text{numbers per layer}},
+# \qquad
+# \text{bytes} = 2 \cdot B \cdot \text{layers} \cdot h_{kv} \cdot d_\text{head} \cdot n
+#   \cdot b .
+# $$ (eq-ch10-kv-bytes)
+#
+# The factor 2 is the keys and the values. Our toy model has one layer and one head of
+# $d_k =$ {eval}`d_k`, its numbers in float64 (8 bytes):
+
+# %%
+toy_bytes = ac.kv_cache_bytes(1, 1, d_k, n_total, 8)  # 1 layer, 1 head
+held_bytes = cache.nbytes  # what the cache really holds
+toy_bytes, held_bytes
+
+# %% [markdown]
+# Both say {eval}`plain(toy_bytes)` bytes: 2 × {eval}`n_total` positions × {eval}`d_k`
+# numbers × 8 bytes. A real model is another matter. Take a shape like Llama 3's 8-billion
+# model ([Grattafiori et al., 2024](references.md)): 32 layers, 32 query heads of
+# $d_\text{head} = 128$, 8 key-value heads (the next sections say why fewer), float16, at its
+# longest context of 128k (131,072) tokens.
+
+# %%
+GiB = 2**30
+layers, heads, kv_heads, d_head = 32, 32, 8, 128  # Llama-3-8B-like
+n_long = 131072  # 128k tokens
+kv_gib = ac.kv_cache_bytes(layers, kv_heads, d_head, n_long, 2) / GiB
+per_token_kib = ac.kv_cache_bytes(layers, kv_heads, d_head, 1, 2) / 2**10
+weights_cost = ac.attention_cost(
+    1, heads, n_long, n_long, d_head, "float16"
+)
+weights_gib = weights_cost.score_bytes / GiB  # one layer's n × n weights
+params_gib = 8.03e9 * 2 / GiB  # the model: 8.03 billion float16 numbers
+kv_gib, per_token_kib, weights_gib, params_gib
+
+# %% [markdown]
+# Every token adds {eval}`plain(per_token_kib)` KiB, and a sequence of 128k tokens holds
+# {eval}`plain(kv_gib)` GiB of keys and values. [Chapter 9](09_cost.ipynb) found that the
+# weights of a single layer at this length would take {eval}`f"{weights_gib:,.0f}"` GiB, and
+# that nobody holds them: a fast kernel computes them block by block and throws each block
+# away. The KV cache is different. Every server holds it, for every sequence it serves, for as
+# long as the sequence is being written: it grows with $n$, not $n^2$, and it is the price of
+# not recomputing. At 128k tokens one sequence's cache is as large as the model itself, whose
+# 8.03 billion parameters take {eval}`dec(params_gib, 1)` GiB in float16.
+#
+# The calculator below is [Chapter 9](09_cost.ipynb)'s, with a second bar: the KV cache of
+# all layers. Slide the tokens, the layers and the KV heads, or serve a batch, and watch the
+# green bar cross the laptop's and the GPU's memory. It computes in your browser, even on the
+# static site; the sliders move with the arrow keys too.
+
+# %%
+calculator = MemoryCalculator(
+    n=n_long,
+    heads=heads,
+    dtype="float16",
+    kv_cache=True,
+    layers=layers,
+    kv_heads=kv_heads,
+    d_head=d_head,
+)
+figures.show(
+    calculator,
+    "fig-kv-memory",
+    "Top bar: one layer's attention weights, batch × heads × n² × bytes, "
+    "which no one holds. Bottom bar: the KV cache of every layer, "
+    "2 × batch × layers × KV heads × d_head × n × bytes, which every "
+    "server holds. Log axis; dashed: a laptop's and a GPU's memory; "
+    "ticks: the KV cache at 32k and 128k tokens.",
+)
+
+# %% [markdown]
+# ## What a generated token costs
+#
+# A decoding step is one query against $n$ cached keys: $L = 1$, $S = n$ in Chapter 9's
+# cost model. Its two products cost $2 \cdot 1 \cdot n \cdot d_\text{head}$ FLOPs each per
+# head, $O(n \cdot d)$, where a prefill of $n$ tokens costs $O(n^2 \cdot d)$. The step must
+# also read every cached key and value once. One layer of the model above:
+
+# %%
+contexts = [1024, 8192, 131072]
+prefill = [ac.attention_cost(1, heads, n, n, d_head) for n in contexts]
+decode = [ac.attention_cost(1, heads, 1, n, d_head) for n in contexts]
+cache_read = [
+    ac.kv_cache_bytes(1, kv_heads, d_head, n, 2) for n in contexts
+]  # one layer's cache, float16
+group_size = heads // kv_heads  # query heads per key-value head
+flops_per_byte = decode[0].matmul_flops / cache_read[0]  # any n
+fp32_bytes = ac.kv_cache_bytes(
+    1, heads, d_head, contexts[0], 4
+)  # no sharing
+fp32_flops_per_byte = (
+    decode[0].matmul_flops / fp32_bytes
+)  # float32, h_kv = h
+step_table(
+    {
+        "n": [f"{n:,}" for n in contexts],
+        "prefill GFLOP": [c.matmul_flops / 1e9 for c in prefill],
+        "one decode step, MFLOP": [c.matmul_flops / 1e6 for c in decode],
+        "cache read, MiB": [b / 2**20 for b in cache_read],
+        "FLOPs per byte read": [
+            c.matmul_flops / b
+            for c, b in zip(decode, cache_read, strict=True)
+        ],
+    },
+    digits=1,
+)
+
+# %% [markdown]
+# Whatever $n$ is, a decoding step does the same few FLOPs for each byte it reads: each
+# cached number is used in one multiply-add for each query head that reads it, and here
+# {eval}`group_size` query heads share each key-value head, so with 2 bytes a number
+# that is {eval}`plain(flops_per_byte)` FLOPs per byte. A processor
+# can do far more arithmetic than that in the time it takes to fetch a byte from main memory,
+# so a decoding step spends its time waiting for memory (메모리 대역폭, memory bandwidth), not
+# computing: it is memory-bound, as Chapter 9's softmax passes were. Prefill is the opposite:
+# every key it reads meets all $n$ queries, and it is compute-bound.
+#
+# ## Measure it on your machine
+#
+# The cell below times the two products of one decoding step (the floor any implementation
+# pays; the softmax in between is cheap at $L = 1$) against a cache of one layer of 8 heads
+# of 64, float32, for $n = 1024$ to $16384$, and reads the bytes of the cache per second out
+# of the time. Then it times the same products for 64 queries at once against one of these
+# caches (the largest that fits the budget), as a chunk of prompt in prefill would, and a
+# product of two $1024 \times 1024$ matrices, the arithmetic speed of your machine. Each time
+# is the fastest of up to 5 runs, and the cell keeps to a budget of about two seconds. Its
+# output is your machine's.
+
+
+# %% tags=["nbval-ignore-output"]
+def fastest_seconds(f, *args, repeat=5, budget=0.3):
+    """The fastest of ``repeat`` runs of ``f(*args)`` in seconds (fewer past ``budget``)."""
+    times, started = [], time.perf_counter()
+    while len(times) < repeat and (
+        not times or time.perf_counter() - started < budget
+    ):
+        start = time.perf_counter()
+        f(*args)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def decode_products(q, keys_t, w, values):
+    """q [h, L, d] @ keys_t [h, d, n] and w [h, L, n] @ values [h, n, d]."""
+    return q @ keys_t, w @ values
+
+
+timing_rng = np.random.default_rng(0)
+h_t, d_t, budget_seconds = 8, 64, 2.0
+timed_n, token_seconds, timing_started = [], [], time.perf_counter()
+for n in [1024, 2048, 4096, 8192, 16384]:
+    if (
+        timed_n
+        and time.perf_counter() - timing_started > budget_seconds / 2
+    ):
+        break  # keep the rest of the budget for the chunk and the matmul
+    K_t = timing_rng.random((h_t, n, d_t), dtype=np.float32)  # the cache
+    V_t = timing_rng.random((h_t, n, d_t), dtype=np.float32)
+    q_t = timing_rng.random((h_t, 1, d_t), dtype=np.float32)  # one query
+    w_t = timing_rng.random((h_t, 1, n), dtype=np.float32)  # its weights
+    args = (q_t, np.swapaxes(K_t, -1, -2), w_t, V_t)
+    token_seconds.append(fastest_seconds(decode_products, *args))
+    timed_n.append(n)
+chunk = 64  # queries at once: the largest cache that 64 times one query's time fits
+fits = [
+    n
+    for n, s in zip(timed_n, token_seconds, strict=True)
+    if chunk * s < budget_seconds / 4
+]
+n_chunk = fits[-1] if fits else timed_n[0]
+K_c = timing_rng.random((h_t, n_chunk, d_t), dtype=np.float32)
+V_c = timing_rng.random((h_t, n_chunk, d_t), dtype=np.float32)
+q_c = timing_rng.random((h_t, chunk, d_t), dtype=np.float32)
+w_c = timing_rng.random((h_t, chunk, n_chunk), dtype=np.float32)
+chunk_args = (q_c, np.swapaxes(K_c, -1, -2), w_c, V_c)
+chunk_seconds = fastest_seconds(decode_products, *chunk_args)
+A_t = timing_rng.random((1024, 1024), dtype=np.float32)
+matmul_seconds = fastest_seconds(np.matmul, A_t, A_t)
+print(f"timed in {time.perf_counter() - timing_started:.1f} s")
+
+# %% tags=["nbval-ignore-output"]
+n_t = np.array(timed_n)
+read_bytes = 2 * h_t * n_t * d_t * 4  # K and V of the cache, float32
+gb_per_s = read_bytes / np.array(token_seconds) / 1e9
+decode_gflops = 4 * h_t * n_t * d_t / np.array(token_seconds) / 1e9
+time_slope = np.polyfit(np.log(n_t), np.log(token_seconds), 1)[0]
+chunk_ratio = chunk_seconds / token_seconds[timed_n.index(n_chunk)]
+matmul_gflops = 2 * 1024**3 / matmul_seconds / 1e9
+balance = matmul_gflops / gb_per_s[-1]  # FLOPs per byte from main memory
+print(f"time per token against n: slope {time_slope:.2f} on log-log axes")
+print(
+    f"{chunk} queries at once, n = {n_chunk:,}: {chunk_ratio:.1f} × one query"
+)
+print(
+    f"matmul {matmul_gflops:.1f} GFLOP/s: {balance:.0f} FLOPs per byte read"
+)
+step_table(
+    {
+        "n": [f"{n:,}" for n in timed_n],
+        "ms per token": 1e3 * np.array(token_seconds),
+        "cache, MiB": read_bytes / 2**20,
+        "GB/s read": gb_per_s,
+        "GFLOP/s": decode_gflops,
+    },
+    digits=2,
+)
+
+# %% [markdown]
+# These numbers are your machine's, measured rather than seeded, so the text does not quote
+# them; here is how to read them. On an idle machine the time per token grows in proportion
+# to $n$, a slope near 1, and the bytes read per second level off, once the cache no longer
+# fits in the processor's caches, at what it can stream from main memory, while the GFLOP/s
+# of a decoding step stay far below those of the matrix product. The last line says how many FLOPs your
+# machine could do in the time it reads one byte; a decoding step in float32, with a
+# key-value head per query head as in this timing, asks for
+# {eval}`plain(fp32_flops_per_byte)`, so most of its time the arithmetic units wait. The middle line is the other side of the
+# coin: {eval}`chunk` queries against the same cache do {eval}`chunk` times the FLOPs but read
+# the same bytes, so they take only a few times as long as one. (Where other programs share
+# the processor, the BLAS library's threads can wait for one another, and one size comes out
+# hundreds of times slower than its neighbours: run the cell again.)
+#
+# This is why servers decode many sequences in one batch (the weight matrices of the layers
+# are then read once for all of them), and why everything below tries to read fewer bytes per
+# token. A GPU makes the gap wider, not narrower: its arithmetic is faster still, relative to
+# its memory.
+#
+# ## The convention trap: `is_causal=True` with one new query
+#
+# The causal mask seems the natural thing to pass while generating. It is wrong. Give the
+# last step's query, the one of 샀다, the cached keys with `is_causal=True`:
+
+# %%
+weights_trap = ac.attention_weights(q_3, keys_3, is_causal=True)  # [6]
+out_trap = ac.scaled_dot_product_attention(
+    q_3, keys_3, values_3, is_causal=True
+)  # [3]
+print("weights:", dec(weights_trap), "  output:", vector(out_trap))
+
+# %% [markdown]
+# The weights are {eval}`plain(weights_trap)`: the new word attends to 나는 alone, and its
+# output is the value of 나는, {eval}`vector(out_trap)`, instead of {eval}`vector(out_3)`. No
+# error, no warning, just a wrong number. `is_causal=True` means, in `attn_core` as in
+# PyTorch, the lower triangle of an $L \times S$ matrix aligned at the top left: query $i$
+# sees keys $0$ to $i$. That is right when the queries and the keys are the same positions
+# ($L = S$: training, prefill). A decoding query is the *last* position, but a top-left mask
+# treats it as position 0.
+#
+# Two ways do it right. For one new query, pass no mask at all: every cached key is in its
+# past. For $L > 1$ new queries at once (a prompt fed in chunks, or several tokens checked
+# together), align the triangle at the bottom right: query $i$ is position $S - L + i$ and
+# sees keys $0$ to $S - L + i$. `ac.causal_mask_lower_right(L, S)` builds it, and
+# `ac.KVCache.attend` uses it. Here are both masks for the last two words fed together, a
+# chunk of two queries against all the keys:
+
+# %%
+L_chunk = 2  # 배를 and 샀다, fed together
+Q_chunk = Q[n_total - L_chunk :]  # [2, 3]
+top_left = ac.attention_weights(Q_chunk, K, is_causal=True)  # [2, 6]
+lower_right = ac.causal_mask_lower_right(L_chunk, n_total)  # [2, 6] bool
+bottom_right = ac.attention_weights(Q_chunk, K, lower_right)  # [2, 6]
+np.testing.assert_allclose(
+    bottom_right, causal_weights[n_total - L_chunk :]
+)
+
+# %% tags=["hide-input"]
+chunk_rows = tokens[n_total - L_chunk :]
+figures.show(
+    plot_token_heatmaps(
+        [
+            {
+                "matrix": top_left,
+                "hidden": ~ac.causal_mask(L_chunk, n_total),
+                "rows": chunk_rows,
+                "cols": tokens,
+                "title": "is_causal=True: top-left",
+            },
+            {
+                "matrix": bottom_right,
+                "hidden": ~lower_right,
+                "rows": chunk_rows,
+                "cols": tokens,
+                "title": "causal_mask_lower_right",
+            },
+        ],
+        xlabel="key",
+        ylabel="new query",
+    ),
+    "fig-alignment",
+    "Two new queries (배를, 샀다) against six cached keys. Left: "
+    "`is_causal=True` aligns the triangle top-left, as if the queries were "
+    "words 0 and 1. Right: aligned bottom-right, each query sees its past "
+    "and itself; these are the last two rows of "
+    f"{figures.ref('fig-causal')}.",
+)
+
+# %% [markdown]
+# The libraries disagree, which is why the trap catches people who move between them
+# ({eval}`figures.ref("fig-alignment")`). `F` is `torch.nn.functional`:
+#
+# | API | causal, when $L \ne S$ | one new query against 6 keys |
+# |---|---|---|
+# | `ac.attention_weights(..., is_causal=True)`, `ac.causal_mask(L, S)` | top-left | key 0 only: {eval}`plain(weights_trap)` |
+# | `F.scaled_dot_product_attention(..., is_causal=True)` | top-left | key 0 only (PyTorch 2.13; checked below where installed) |
+# | `torch.nn.attention.bias.causal_lower_right(L, S)` as `attn_mask` | bottom-right | all six |
+# | `ac.causal_mask_lower_right(L, S)`, `ac.KVCache.attend` | bottom-right | all six: {eval}`dec(weights_3)` |
+# | flash-attn's `flash_attn_func(..., causal=True)`, from version 2.1 | bottom-right | all six |
+#
+# The flash-attn library changed its convention from top-left to bottom-right in version 2.1
+# ([Dao, 2023](references.md)), so code that was right with one release is wrong with the
+# other. Name the alignment you mean, and test a decoding step against the full causal pass,
+# as this chapter did.
+#
+# ## Sharing keys and values across heads: MQA and GQA
+#
+# [Chapter 7](07_heads_and_masks.ipynb) gave every head its own queries, keys and values. The
+# cache holds every head's keys and values, and {eq}`eq-ch10-kv-bytes` grows with their
+# number $h_{kv}$. Multi-query attention (MQA, 멀티 쿼리 어텐션) keeps the many query heads
+# but gives them a single key-value head to share ([Shazeer, 2019](references.md));
+# grouped-query attention (GQA, 그룹 쿼리 어텐션) is the middle way, $h_{kv}$ key-value heads,
+# each shared by a group of $g = h / h_{kv}$ query heads
+# ([Ainslie et al., 2023](references.md)). The queries still differ from head to head, so
+# the heads still ask different questions, of the same keys and values.
+#
+# By hand, one decoding step with 4 query heads and 2 key-value heads of $d_\text{head} = 2$,
+# over 3 cached positions. Key-value head 0 holds the keys and values of the worked example of
+# [Chapter 4](04_worked_example.ipynb):
+
+# %%
+K_kv = np.array(
+    [
+        [[1, 0], [0, 1], [1, 1]],  # KV head 0: Chapter 4's keys
+        [[0, 2], [2, 0], [0, 0]],  # KV head 1
+    ],
+    dtype=float,
+)  # [h_kv, S, d_head] = [2, 3, 2]
+V_kv = np.array(
+    [
+        [[2, 0], [0, 2], [1, 1]],  # KV head 0: Chapter 4's values
+        [[1, 0], [0, 1], [1, 1]],  # KV head 1
+    ],
+    dtype=float,
+)  # [2, 3, 2]
+Q_heads = np.array([[[1, 0]], [[0, 1]], [[1, 0]], [[0, 1]]], dtype=float)
+group = (
+    Q_heads.shape[0] // K_kv.shape[0]
+)  # [h, L, d_head] = [4, 1, 2]; g = 2
+reads = [
+    h // group for h in range(Q_heads.shape[0])
+]  # head h reads KV head h // g
+by_hand = np.stack(
+    [
+        ac.scaled_dot_product_attention(Q_heads[h], K_kv[j], V_kv[j])
+        for h, j in enumerate(reads)
+    ]
+)  # [4, 1, 2]: one output per query head
+gqa = ac.scaled_dot_product_attention(Q_heads, K_kv, V_kv, enable_gqa=True)
+np.testing.assert_allclose(gqa, by_hand)
+gqa_scores = np.stack(
+    [Q_heads[h] @ K_kv[j].T for h, j in enumerate(reads)]
+)  # [4, 1, 3]: each head's scores against the keys it reads
+gqa_weights = ac.attention_weights(Q_heads, K_kv, enable_gqa=True)
+step_table(
+    {
+        "reads KV head": reads,
+        "query": [vector(q) for q in Q_heads[:, 0]],
+        "scores": [plain(s) for s in gqa_scores[:, 0]],
+        "weights": [dec(w) for w in gqa_weights[:, 0]],
+        "output": [vector(o) for o in gqa[:, 0]],
+    },
+    index=[f"query head {h}" for h in range(Q_heads.shape[0])],
+    digits=0,
+)
+
+# %% [markdown]
+# Query heads 0 and 1 share key-value head 0. Head 0's query is Chapter 4's
+# {eval}`vector(Q_heads[0, 0])`, so its weights are Chapter 4's {eval}`dec(gqa_weights[0, 0])`
+# and its output {eval}`vector(gqa[0, 0])`; head 1 asks with {eval}`vector(Q_heads[1, 0])`,
+# scores {eval}`plain(gqa_scores[1, 0])` against the same keys, and gets
+# {eval}`vector(gqa[1, 0])`. Heads 2 and 3 share key-value head 1, whose keys they score
+# {eval}`plain(gqa_scores[2, 0])` and {eval}`plain(gqa_scores[3, 0])`: each puts most of its
+# weight on another key.
+# `enable_gqa=True` lets `ac.scaled_dot_product_attention` take the keys and values with
+# fewer heads (axis $-3$) than the queries, as PyTorch's `F.scaled_dot_product_attention`
+# does. It repeats each key-value head $g$ times *in place*: heads 0, 0, 1, 1, as
+# `torch.repeat_interleave` orders them, not 0, 1, 0, 1 as `np.tile` would:
+
+# %%
+repeated_keys, _ = ac.repeat_kv_heads(Q_heads, K_kv)  # [4, 3, 2]
+repeated_keys[:, 0]  # each head's first key: KV heads 0, 0, 1, 1
+
+# %% [markdown]
+# Multi-query attention is the same call with one key-value head, which all four query heads
+# read:
+
+# %%
+mqa = ac.scaled_dot_product_attention(
+    Q_heads, K_kv[:1], V_kv[:1], enable_gqa=True
+)  # [4, 1, 2]
+# numbers cached per position and layer, 2 · h_kv · d_head (1 "byte" a number)
+numbers_mha = ac.kv_cache_bytes(
+    1, 4, 2, 1, 1
+)  # h_kv = 4: a KV head per query head
+numbers_gqa = ac.kv_cache_bytes(1, 2, 2, 1, 1)  # h_kv = 2
+numbers_mqa = ac.kv_cache_bytes(1, 1, 2, 1, 1)  # h_kv = 1
+print("MQA outputs:", [vector(o) for o in mqa[:, 0]])
+numbers_mha, numbers_gqa, numbers_mqa
+
+# %% [markdown]
+# Under MQA, heads 2 and 3 read key-value head 0 too and give {eval}`vector(mqa[2, 0])` and
+# {eval}`vector(mqa[3, 0])`, the outputs of heads 0 and 1. The cache shrinks by the group
+# size: per position and layer, ordinary multi-head attention (MHA) keeps
+# {eval}`numbers_mha` numbers (a key and a value for each of 4 heads), GQA with 2 key-value
+# heads {eval}`numbers_gqa`, MQA {eval}`numbers_mqa`. For the Llama-3-8B-like model, with
+# 8 key-value heads for its 32 query heads:
+
+# %%
+kv_mha_gib = ac.kv_cache_bytes(layers, heads, d_head, n_long, 2) / GiB
+kv_mqa_gib = ac.kv_cache_bytes(layers, 1, d_head, n_long, 2) / GiB
+kv_mha_gib, kv_gib, kv_mqa_gib  # 32, 8 and 1 key-value heads, 128k tokens
+
+# %% [markdown]
+# At 128k tokens: {eval}`plain(kv_mha_gib)` GiB with a key-value head per query head,
+# {eval}`plain(kv_gib)` GiB with GQA's 8, and {eval}`plain(kv_mqa_gib)` GiB with MQA's one. A
+# decoding step reads that many fewer bytes for the same FLOPs, which is also why it runs
+# faster (the table above counted {eval}`plain(flops_per_byte)` FLOPs per byte with
+# $g =$ {eval}`group_size`). The price is quality: sharing keys and values leaves the heads
+# fewer ways to differ. Ainslie et al. found that GQA comes close to the quality of
+# multi-head attention at nearly MQA's speed, and that a model trained with multi-head
+# attention can be converted to it with 5% of its pre-training compute; Llama 3 and
+# Mistral 7B ([Jiang et al., 2023](references.md)) both use 8 key-value heads for 32 query
+# heads.
+#
+# Where PyTorch is installed, the cell below checks this chapter's two claims about it: its
+# `enable_gqa=True` gives the same outputs, and its `is_causal=True` gives one new query the
+# weights of key 0 alone (PyTorch is not needed for anything else; without it the cell says
+# so and skips).
+
+# %% tags=["nbval-ignore-output"]
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    print("PyTorch is not installed here: the comparison is skipped.")
+else:
+    t = torch.from_numpy
+    torch_gqa = F.scaled_dot_product_attention(
+        t(Q_heads), t(K_kv), t(V_kv), enable_gqa=True
+    )
+    gqa_gap = np.abs(torch_gqa.numpy() - gqa).max()
+    one_hot = t(np.eye(n_total))  # values that make the output the weights
+    torch_trap = F.scaled_dot_product_attention(
+        t(q_3[None]), t(keys_3.copy()), one_hot, is_causal=True
+    )  # keys_3 is a read-only view of the cache: torch wants a copy
+    print(
+        f"enable_gqa=True: PyTorch and attn_core differ by {gqa_gap:.1e}"
+    )
+    print("is_causal=True, 1 query, 6 keys:", torch_trap.numpy().round(3))
+
+# %% [markdown]
+# ## Beyond this chapter: what serving systems do
+#
+# A server keeps many caches at once, and most of its engineering is about their bytes. Three
+# lines of work, cited, not built here:
+#
+# - **Paged memory.** A cache allocated for the longest possible sequence wastes most of what
+#   it reserves, and caches of different lengths fragment the memory. vLLM's PagedAttention
+#   stores each cache in fixed-size blocks, as an operating system pages virtual memory, so
+#   that memory is taken as the sequence grows and sequences that share a prompt can share its
+#   blocks; the authors report 2–4 times the throughput of the systems before it at the same
+#   latency ([Kwon et al., 2023](references.md)).
+# - **Sliding-window caches.** If each query attends only to the last $W$ tokens (sliding-window
+#   attention, as in Longformer, [Beltagy et al., 2020](references.md)), the cache never needs
+#   more than $W$ positions. Mistral 7B uses $W = 4096$ with a rolling buffer: position $i$ is
+#   stored in slot $i \bmod W$, overwriting what no query can see any more, which on a 32k
+#   sequence makes the cache 8 times smaller ([Jiang et al., 2023](references.md)).
+# - **Quantised caches.** Fewer bits per number: KIVI stores keys and values in 2 bits
+#   (keys quantised per channel, values per token, as their outliers differ), with almost
+#   the same quality and 2.6 times less peak memory in its tests
+#   ([Liu et al., 2024](references.md)). In {eq}`eq-ch10-kv-bytes` that is $b = 1/4$.
+#
+# ## Summary
+#
+# - Generation runs a causal model one token at a time. Prefill is one causal pass over the
+#   prompt; each decoding step appends the new token's key and value to the KV cache and lets
+#   its query attend to every cached position. Together they give exactly the rows of the
+#   causal pass over the whole text ({eq}`eq-ch10-row`): here the three steps gave
+#   {eval}`vector(out_1)`, {eval}`vector(out_2)` and {eval}`vector(out_3)`.
+# - The cache holds $2 \cdot h_{kv} \cdot d_\text{head} \cdot n$ numbers per layer
+#   ({eq}`eq-ch10-kv-bytes`): {eval}`plain(kv_gib)` GiB for a Llama-3-8B-like model at 128k
+#   tokens in float16. It grows with $n$, and every server holds it; the $n \times n$ weights
+#   ({eval}`f"{weights_gib:,.0f}"` GiB per layer) no one holds.
+# - A decoding step costs $O(n \cdot d)$ against prefill's $O(n^2 \cdot d)$, and reads the
+#   whole cache for a few FLOPs per byte: it is memory-bound.
+# - `is_causal=True` is top-left aligned in `attn_core` and PyTorch: with one new query it keeps
+#   key 0 alone. Pass no mask for one query, or a bottom-right aligned mask
+#   (`ac.causal_mask_lower_right`) for several.
+# - MQA shares one key-value head among all query heads, GQA one among each group of $g$: the
+#   cache and the bytes read per token shrink $g$ times.
+#
+# ## Exercises
+#
+# Each exercise checks your answer on the spot: run the cell and read the one-line verdict.
+# The hints and solutions are folded away until you ask for them.
+#
+# ```{exercise} The KV cache of a model, by hand
+# :label: ex-ch10-kv-cache-size
+#
+# A model has the shape printed below: its layers, its query heads, its key-value heads of
+# $d_\text{head}$ numbers, and it serves one sequence of $n$ tokens in float16 (2 bytes a
+# number). How many GiB ($2^{30}$ bytes) does its KV cache take? Work it out by hand with
+# {eq}`eq-ch10-kv-bytes`.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Which heads does the cache hold, the query heads or the key-value heads? And what does
+# the factor 2 count? $32768 = 2^{15}$ and $128 = 2^7$.
+# ```
+
+# %%
+layers_ex, heads_ex, kv_heads_ex, d_head_ex, n_ex, b_ex = (
+    ch10.kv_cache_size.inputs
+)
+print(f"layers = {layers_ex}, query heads = {heads_ex},", end=" ")
+print(f"KV heads = {kv_heads_ex}, d_head = {d_head_ex}, n = {n_ex:,}")
+answer = ...  # GiB, a number
+ch10.kv_cache_size.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch10-kv-cache-size
+# :class: dropdown
+#
+# The cache holds a key and a value (the 2) of $d_\text{head} =$ {eval}`d_head_ex` numbers
+# for each of the {eval}`kv_heads_ex` key-value heads (not the {eval}`heads_ex` query heads,
+# which share them) in each of the {eval}`layers_ex` layers, for each of the
+# {eval}`f"{n_ex:,}"` tokens, at {eval}`b_ex` bytes a number. In powers of two that is
+# $2 \cdot 40 \cdot 2^3 \cdot 2^7 \cdot 2^{15} \cdot 2 = 5 \cdot 2^{30}$ bytes, since
+# $40 = 5 \cdot 2^3$:
+#
+# ```python
+# n_bytes = ac.kv_cache_bytes(layers_ex, kv_heads_ex, d_head_ex, n_ex, b_ex)
+# answer = n_bytes / 2**30
+# ch10.kv_cache_size.check(answer)
+# ```
+# ````
+#
+# ```{exercise} One decoding step by hand
+# :label: ex-ch10-decode-step
+#
+# A cache holds the three keys and values of [Chapter 4](04_worked_example.ipynb)'s example. A
+# new token arrives with the query, key and value printed below. Give its output, the two
+# numbers, to three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# First append the new key and value: the new query attends to four positions, its own
+# included, and needs no mask. Then the steps of Chapter 4: scores, divided by $\sqrt 2$,
+# exponentials, weights, weighted sum of the four values. $e^{1/\sqrt 2} \approx 2.028$.
+# ```
+
+# %%
+keys_ex, values_ex, q_ex, k_ex, v_ex = ch10.decode_step.inputs
+print("cached keys:", keys_ex.tolist(), " values:", values_ex.tolist())
+print(
+    "new token: q =",
+    q_ex.tolist(),
+    " k =",
+    k_ex.tolist(),
+    " v =",
+    v_ex.tolist(),
+)
+answer = ...  # [o₁, o₂]
+ch10.decode_step.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch10-decode-step
+# :class: dropdown
+#
+# With the new key appended, the query {eval}`vector(q_ex)` scores 0, 1, 1, 1 against the
+# four keys (Chapter 4's three and {eval}`vector(k_ex)`). Divided by $\sqrt 2$ and
+# exponentiated: 1 and three times $e^{0.707} \approx 2.028$, a sum of about 7.084, so the
+# weights are about 0.141 and three times 0.286, and the output is
+# $0.141\,(2, 0) + 0.286\,[(0, 2) + (1, 1) + (2, 2)] \approx (1.141, 1.431)$:
+#
+# ```python
+# cache_ex = ac.KVCache()
+# cache_ex.append(keys_ex, values_ex)  # the three cached positions
+# cache_ex.append(k_ex[None], v_ex[None])  # the new token's key and value
+# answer = cache_ex.attend(q_ex)  # no mask: all four are in its past
+# ch10.decode_step.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Find the bug: a decoding loop
+# :label: ex-ch10-bug-is-causal
+#
+# This loop fills a KV cache with the prompt, then generates the other positions one at a
+# time. The prompt's rows are right; every generated row is wrong. Copy it as
+# `fixed_generate_outputs`, change what is wrong, and run the check, which compares it with
+# the causal pass over all positions.
+# ```
+
+# %%
+ch10.is_causal_decode.show()
+
+# %% [markdown]
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Print the weights of one decoding step with the mask the loop passes: which keys does the
+# one new query see?
+# ```
+
+
+# %%
+def fixed_generate_outputs(queries, keys, values, n_prompt):
+    raise NotImplementedError  # copy the function above here and fix it
+
+
+ch10.is_causal_decode.check(fixed_generate_outputs)
+
+# %% [markdown]
+# ````{solution} ex-ch10-bug-is-causal
+# :class: dropdown
+#
+# `is_causal=True` aligns its triangle at the top left, so the one new query of a decoding
+# step sees key 0 alone and every generated token gets the first token's value. A new query
+# may see every cached key: pass no mask in the loop (or `cache.attend(q)`, which aligns the
+# mask at the bottom right). The prefill keeps its causal mask, where queries and keys are
+# the same positions.
+#
+# ```python
+# def fixed_generate_outputs(queries, keys, values, n_prompt):
+#     cache = ac.KVCache()
+#     cache.append(keys[..., :n_prompt, :], values[..., :n_prompt, :])
+#     prompt_q = queries[..., :n_prompt, :]  # [..., n_prompt, E]
+#     outputs = [
+#         ac.scaled_dot_product_attention(
+#             prompt_q, cache.keys, cache.values, is_causal=True
+#         )
+#     ]
+#     for t in range(n_prompt, queries.shape[-2]):
+#         cache.append(keys[..., t : t + 1, :], values[..., t : t + 1, :])
+#         q = queries[..., t : t + 1, :]  # [..., 1, E]: the new query alone
+#         outputs.append(  # the fix: no mask, every cached key is in its past
+#             ac.scaled_dot_product_attention(q, cache.keys, cache.values)
+#         )
+#     return np.concatenate(outputs, axis=-2)
+#
+#
+# ch10.is_causal_decode.check(fixed_generate_outputs)
+# ```
+# ````
+#
+# ```{exercise} Predict, then count: generating without a cache
+# :label: ex-ch10-no-cache
+#
+# A program generates $n$ tokens without a KV cache: at every step it runs the whole causal
+# pass again over all the tokens so far, and keeps only the last row. With $d$ fixed, how do
+# the attention FLOPs of all $n$ steps together grow with $n$: like `"n"`, `"n²"` or `"n³"`?
+# Answer first; the solution counts.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# What does step $t$ cost, in the cost model of [Chapter 9](09_cost.ipynb), if nothing is
+# kept from step $t - 1$? Then add the steps up.
+# ```
+
+# %%
+answer = ...  # "n", "n²" or "n³"
+ch10.no_cache_growth.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch10-no-cache
+# :class: dropdown
+#
+# Step $t$ is a causal pass over $t$ tokens, $O(t^2 d)$, and $\sum_{t=1}^{n} t^2 \approx
+# n^3/3$: doubling $n$ multiplies the total by about 8. With the cache, step $t$ costs
+# $O(t\,d)$ and the total grows like $n^2$, one causal pass's worth. Count both with the cost
+# model (the full $t \times t$ matrix, an upper bound on the causal pass's half):
+#
+# ```python
+# def total_flops(n, cached):
+#     rows = lambda t: 1 if cached else t  # queries computed at step t
+#     steps = [ac.attention_cost(1, 1, rows(t), t, 64) for t in range(1, n + 1)]
+#     return sum(c.matmul_flops for c in steps)
+#
+#
+# print(total_flops(400, False) / total_flops(200, False))  # about 8
+# print(total_flops(400, True) / total_flops(200, True))  # about 4
+# ch10.no_cache_growth.check("n³")
+# ```
+# ````
+#
+# ```{exercise} Design: key-value heads for a memory budget
+# :label: ex-ch10-choose-kv-heads
+#
+# You design a model with the layers and query heads printed below, and it must serve a
+# batch of sequences of $n$ tokens in float16 with at most the printed budget for the KV
+# cache. Grouped-query attention lets you choose $h_{kv}$, which must divide the number of
+# query heads. More key-value heads keep more of the model's quality. Which $h_{kv}$ do you
+# choose?
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Work out the bytes of one key-value head first, for the whole batch and all layers; then
+# see how many of them the budget holds, and which divisor of the query heads that allows.
+# ```
+
+# %%
+layers_d, heads_d, d_head_d, n_d, b_d, batch_d, budget_d = (
+    ch10.choose_kv_heads.inputs
+)
+print(
+    f"layers = {layers_d}, query heads = {heads_d}, d_head = {d_head_d},",
+    end=" ",
+)
+print(f"n = {n_d:,}, batch = {batch_d}, budget = {budget_d} GiB")
+answer = ...  # h_kv, a whole number
+ch10.choose_kv_heads.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch10-choose-kv-heads
+# :class: dropdown
+#
+# One key-value head costs $2 \cdot$ {eval}`batch_d` sequences $\cdot$ {eval}`layers_d`
+# layers $\cdot$ {eval}`d_head_d` $\cdot$ {eval}`f"{n_d:,}"` $\cdot$ {eval}`b_d` bytes
+# $= 2^{32}$ bytes, 4 GiB, so {eval}`budget_d` GiB hold at most 10 of them; the divisors of
+# {eval}`heads_d` are 1, 2, 4, 8, 16 and 32, and the largest that fits is 8: groups of 4
+# query heads, the layout of the Llama-3-8B-like model above.
+#
+# ```python
+# one_head = ac.kv_cache_bytes(layers_d, 1, d_head_d, n_d, b_d, batch_d)
+# divisors = [h for h in range(1, heads_d + 1) if heads_d % h == 0]
+# answer = max(h for h in divisors if h * one_head <= budget_d * 2**30)
+# ch10.choose_kv_heads.check(answer)
+# ```
+# ````
+#
+# ## How long this chapter took
+
+# %% tags=["nbval-ignore-output"]
+chapter_seconds = time.perf_counter() - chapter_start
+round(chapter_seconds, 1)
+
+# %% [markdown]
+# This chapter ran top to bottom in {eval}`dec(chapter_seconds, 1)` seconds on the machine
+# that built this page, the timing and the PyTorch cells included.
