@@ -87,6 +87,15 @@ def test_the_key_ignores_last_bit_differences_of_the_numbers():
     assert snapshot.snapshot_key(moved) != snapshot.snapshot_key(state)
 
 
+def test_the_key_takes_whole_floats_as_a_notebook_saved_by_jupyterlab_writes_them():
+    state = as_stored(SoftmaxBars(scores=(2.0, 1.0, 0.1)))
+    as_lab_saves = {**state, "scores": [2, 1, 0.1], "shift": 0, "temperature": 1}
+    assert snapshot.snapshot_key(as_lab_saves) == snapshot.snapshot_key(state)
+    assert snapshot.snapshot_key({**state, "scaled": 1}) != snapshot.snapshot_key(
+        {**state, "scaled": True}
+    )
+
+
 def test_the_key_ignores_the_font_and_the_bookkeeping():
     state = as_stored(QueryPad())
     other_font = state["_css"].replace("base64,", "base64,AAAA")  # a new subset, same rules

@@ -65,7 +65,7 @@ def snapshot_key(state):
     """A 16-hex-digit name for a figure's picture, from its synced ``state`` (a dict).
 
     The same for the kernel's ``widget.get_state()`` and the JSON state a notebook stores.
-    It covers the class (``_anywidget_id``), every trait the figure itself defines (floats
+    It covers the class (``_anywidget_id``), every trait the figure itself defines (numbers
     to 10 significant digits), and the figure's bundle and CSS with the embedded font left
     out (the font subset grows when a chapter uses a new syllable, which changes no figure
     already drawn).
@@ -82,9 +82,10 @@ def snapshot_key(state):
 
 
 def _rounded(value):
-    """``value`` with every float to 10 significant digits: another BLAS kernel's last-bit
-    differences (numpy picks one per CPU) are no new state; the figures show 3 decimals."""
-    if isinstance(value, float):
+    """``value`` with every number as a float to 10 significant digits: ``2`` and ``2.0``
+    are one state (a notebook saved as JupyterLab saves it writes ``2``), and another BLAS
+    kernel's last-bit differences (numpy picks one per CPU) are none; figures show 3 decimals."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
         return float(f"{value:.10g}")
     if isinstance(value, list | tuple):
         return [_rounded(v) for v in value]
