@@ -130,7 +130,7 @@ def plot_saturation(d_ks, plain, scaled, n_keys):
     Parameters
     ----------
     d_ks : array_like, shape (D,)
-    plain, scaled : attn_core.stats.SaturationStats
+    plain, scaled : attn_book.experiments.SaturationStats
         Without and with the 1/√d_k scale.
     n_keys : int
         Keys per query S, for the uniform reference lines.

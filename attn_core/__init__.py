@@ -1,8 +1,7 @@
 """attn_core: every formula of *Attention by Hand*, in a few small numpy functions.
 
-Import cost is numpy only: plotting (:mod:`attn_book.plots`), widgets
-(:mod:`attn_book.widgets`) and exercise checkers (:mod:`attn_book.exercises`)
-are submodules that load their own dependencies when imported.
+Formulas only: the examples' data live in :mod:`attn_book.data` and the chapters'
+random experiments in :mod:`attn_book.experiments`. Import cost is numpy only.
 """
 
 from .additive import additive_scores
@@ -18,17 +17,13 @@ from .backward import attention_backward
 from .blocked import blocked_attention
 from .chunked import chunked_attention
 from .cost import AttentionCost, attention_cost
-from .examples import (
-    GENERATED_KO,
-    SENTENCE_EN,
-    SENTENCE_KO,
-    feature_vectors,
-    quanta_example,
-    seed_example,
-    sentence_projections,
-    toy_embeddings,
+from .heads import (
+    SimpleSelfAttention,
+    merge_heads,
+    multi_head_attention,
+    split_heads,
+    trace_self_attention,
 )
-from .heads import SimpleSelfAttention, merge_heads, multi_head_attention, split_heads
 from .kv_cache import KVCache, causal_mask_lower_right, kv_cache_bytes
 from .online import OnlineSoftmax, online_softmax_start, online_softmax_step
 from .patches import image_patches
@@ -60,9 +55,6 @@ def __getattr__(name):
 
 __all__ = [
     "BLOCKED_FROM_PAIRS",
-    "GENERATED_KO",
-    "SENTENCE_EN",
-    "SENTENCE_KO",
     "AttentionCost",
     "KVCache",
     "OnlineSoftmax",
@@ -79,7 +71,6 @@ __all__ = [
     "chunked_attention",
     "dot_scores",
     "entropy",
-    "feature_vectors",
     "halves_to_interleaved",
     "image_patches",
     "interleaved_to_halves",
@@ -91,17 +82,14 @@ __all__ = [
     "online_softmax_start",
     "online_softmax_step",
     "padding_mask",
-    "quanta_example",
     "repeat_kv_heads",
     "rotary",
     "rotary_frequencies",
     "scaled_dot_product_attention",
-    "seed_example",
-    "sentence_projections",
     "simple_rnn",
     "sinusoidal_positions",
     "softmax",
     "softmax_jacobian",
     "split_heads",
-    "toy_embeddings",
+    "trace_self_attention",
 ]

@@ -63,11 +63,10 @@ def chunked_attention(
     The worked example, one key per block. With the identity as values, the
     output *is* the weights:
 
-    >>> from attn_core import seed_example
-    >>> ex = seed_example()
-    >>> chunked_attention(ex.query, ex.keys, np.eye(3), block_size=1).round(3)
+    >>> q, keys, values = [1.0, 0.0], [[1, 0], [0, 1], [1, 1]], [[2, 0], [0, 2], [1, 1]]
+    >>> chunked_attention(q, keys, np.eye(3), block_size=1).round(3)
     array([0.401, 0.198, 0.401])
-    >>> chunked_attention(ex.query, ex.keys, ex.values, block_size=1).round(3)
+    >>> chunked_attention(q, keys, values, block_size=1).round(3)
     array([1.203, 0.797])
     """
     a = check_attention(query, key, value, attn_mask, is_causal, scale)

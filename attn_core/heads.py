@@ -9,10 +9,16 @@ import math
 
 import numpy as np
 
-from .attention import attention_weights
+from .attention import attention_weights, dot_scores
 from .validation import as_float_array, check_bool, check_positive_int, check_size
 
-__all__ = ["SimpleSelfAttention", "merge_heads", "multi_head_attention", "split_heads"]
+__all__ = [
+    "SimpleSelfAttention",
+    "merge_heads",
+    "multi_head_attention",
+    "split_heads",
+    "trace_self_attention",
+]
 
 
 def split_heads(x, n_heads):
@@ -171,3 +177,38 @@ class SimpleSelfAttention:
         q, k, v = self.project(x)
         attention = attention_weights(q, k)  # default scale 1/sqrt(embed_dim), as the seed
         return attention @ v, attention  # [B, T, T] @ [B, T, D] -> [B, T, D]
+
+
+def trace_self_attention(layer, x):
+    """Run a :class:`attn_core.SimpleSelfAttention` and keep every intermediate array.
+
+    Parameters
+    ----------
+    layer : SimpleSelfAttention
+    x : array_like, shape (B, T, D)
+        ``D`` must be ``layer.embed_dim``.
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``x`` (B, T, D); ``q``, ``k``, ``v`` (B, T, D); ``scores`` (B, T, T) before
+        scaling; ``attention`` (B, T, T); ``output`` (B, T, D) — the last two equal
+        to what ``layer(x)`` returns.
+
+    Examples
+    --------
+    >>> trace = trace_self_attention(SimpleSelfAttention(4, np.random.default_rng(0)),
+    ...                              np.ones((2, 3, 4)))
+    >>> {name: arr.shape for name, arr in trace.items()}["scores"]
+    (2, 3, 3)
+    """
+    if not isinstance(layer, SimpleSelfAttention):
+        raise TypeError(
+            f"layer must be an attn_core.SimpleSelfAttention, got {type(layer).__name__}"
+        )
+    x = as_float_array(x, "x")
+    output, attention = layer(x)  # validates x against layer.embed_dim
+    q, k, v = layer.project(x)  # [B, T, D] each
+    scores = dot_scores(q, k)  # [B, T, D] @ [B, D, T] -> [B, T, T]
+    names = ("x", "q", "k", "v", "scores", "attention", "output")
+    return dict(zip(names, (x, q, k, v, scores, attention, output), strict=True))

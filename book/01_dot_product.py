@@ -44,6 +44,7 @@ import textwrap
 import attn_core as ac
 import numpy as np
 from attn_book import plots
+from attn_book.data import quanta_example
 from attn_book.exercises import ch01_dot_product as ch1
 from attn_book.figures import Figures
 from attn_book.prose import dec, plain, vector
@@ -77,7 +78,7 @@ rng = np.random.default_rng(1)
 # angles, measured separately with `np.arctan2` (equation {eq}`eq-dot-cos`):
 
 # %%
-example = ac.quanta_example()
+example = quanta_example()
 q, keys = example.query, example.keys  # [d_k], [S, d_k]: d_k = 2, S = 3
 q_dim = len(q)  # d_k, the number of components
 scores = ac.dot_scores(q, keys)  # [d_k] @ [d_k, S] -> [S]

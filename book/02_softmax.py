@@ -35,6 +35,7 @@ import warnings
 import attn_core as ac
 import numpy as np
 from attn_book import plots
+from attn_book.data import quanta_example
 from attn_book.exercises import ch02_softmax as ch2
 from attn_book.figures import Figures
 from attn_book.masked_row import fully_masked_table
@@ -63,7 +64,7 @@ rng = np.random.default_rng(2)
 # products of its query with its three keys:
 
 # %%
-example = ac.quanta_example()
+example = quanta_example()
 q, keys = example.query, example.keys  # [E], [S, E]
 scores = ac.dot_scores(q, keys)  # [S]
 exps = np.exp(scores)  # the numerators, [S]

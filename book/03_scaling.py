@@ -41,13 +41,13 @@ import math
 
 import attn_core as ac
 import numpy as np
-from attn_book import plots
+from attn_book import experiments, plots
+from attn_book.data import quanta_example
 from attn_book.exercises import ch03_scaling as ch3
 from attn_book.figures import Figures
 from attn_book.prose import dec, grouped, percent, plain, vector
 from attn_book.tables import step_table
 from attn_book.widgets import ScalingExplorer
-from attn_core import stats
 
 figures = Figures(chapter=3)
 # every random number of this chapter comes from this generator
@@ -60,7 +60,7 @@ rng = np.random.default_rng(3)
 # $\sqrt{d_k}$ unless told otherwise; `scale=1.0` switches the division off.
 
 # %%
-example = ac.quanta_example()
+example = quanta_example()
 q, keys = example.query, example.keys  # [d_k], [S, d_k]
 d_k = q.shape[-1]  # 2
 root_d_k = math.sqrt(d_k)  # the divisor
@@ -198,7 +198,7 @@ print(f"Var[q_m] = {var_q:.4f}; simulated {var_q_simulated:.4f}")
 #
 # ## Checked by simulation
 #
-# `attn_core.stats.random_dot_products` draws pairs of standard-normal vectors and returns their
+# `attn_core.experiments.random_dot_products` draws pairs of standard-normal vectors and returns their
 # dot products; `score_variance` measures the sample variance for each dimension. If the
 # derivation is right, the unscaled variance follows $d_k$ and the scaled one stays at 1.
 
@@ -207,8 +207,8 @@ d_ks = 2 ** np.arange(10)  # 1, 2, 4, ..., 512
 n_dims, d_max = len(d_ks), d_ks[-1]
 spread_max = math.sqrt(d_max)  # the unscaled standard deviation at d_max
 n_pairs = 20_000
-var_plain = stats.score_variance(d_ks, n_pairs, rng)
-var_scaled = stats.score_variance(d_ks, n_pairs, rng, scaled=True)
+var_plain = experiments.score_variance(d_ks, n_pairs, rng)
+var_scaled = experiments.score_variance(d_ks, n_pairs, rng, scaled=True)
 labels = [f"dₖ = {d}" for d in d_ks]
 step_table(
     {"Var[q·k]": var_plain, "Var[q·k/√dₖ]": var_scaled}, index=labels
@@ -256,10 +256,10 @@ figures.show(
 
 # %%
 n_keys, n_trials = 16, 500  # S keys per query, queries per d_k
-sat_plain = stats.saturation_stats(
+sat_plain = experiments.saturation_stats(
     d_ks, n_keys, n_trials, rng, scaled=False
 )
-sat_scaled = stats.saturation_stats(
+sat_scaled = experiments.saturation_stats(
     d_ks, n_keys, n_trials, rng, scaled=True
 )
 
@@ -453,7 +453,7 @@ ch3.spread_by_hand.check(answer)
 # ```python
 # answer = [math.sqrt(d_k_ex), 1.0]
 # simulated = [
-#     stats.random_dot_products(d_k_ex, n_pairs, rng, scaled=s).std()
+#     experiments.random_dot_products(d_k_ex, n_pairs, rng, scaled=s).std()
 #     for s in (False, True)
 # ]
 # print("by hand:  ", answer)
@@ -552,7 +552,7 @@ ch3.variance_with_sigma.check(answer)
 #
 # ```python
 # answer = d_k_sigma * sigma_sq**2  # d_k σ⁴
-# unit = stats.random_dot_products(d_k_sigma, n_pairs, rng)
+# unit = experiments.random_dot_products(d_k_sigma, n_pairs, rng)
 # scores = sigma_sq * unit  # σ² times the unit-variance scores
 # simulated = round(float(scores.var()), 1)
 # print("by hand:", answer, "  simulated:", simulated)

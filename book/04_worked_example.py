@@ -36,13 +36,13 @@ import math
 
 import attn_core as ac
 import numpy as np
+from attn_book.data import SENTENCE_KO, quanta_example, sentence_example
 from attn_book.exercises import ch04_worked_example as ch4
 from attn_book.figures import Figures
 from attn_book.plots import plot_convex_combination
 from attn_book.prose import dec, plain, vector
 from attn_book.tables import step_table
 from attn_book.widgets import QueryPad
-from attn_core.by_hand import sentence_example
 
 figures = Figures(chapter=4)
 
@@ -53,7 +53,7 @@ figures = Figures(chapter=4)
 # it can be found by, and a value (밸류) $\mathbf v_j$, what it hands over when it is looked at.
 
 # %%
-example = ac.seed_example()  # the Quanta write-up's example
+example = quanta_example()  # the Quanta write-up's example
 q = example.query  # [d_k]
 K = example.keys  # [S, d_k]: one key per row
 V = example.values  # [S, d_v]: one value per row
@@ -304,7 +304,7 @@ figures.show(
 
 # %%
 sentence = sentence_example()
-tokens = list(ac.SENTENCE_KO)
+tokens = list(SENTENCE_KO)
 Q_s, K_s, V_s = sentence.query, sentence.keys, sentence.values
 step_table(
     {

@@ -37,13 +37,14 @@ import time
 
 import attn_core as ac
 import numpy as np
+from attn_book.data import SENTENCE_KO, toy_embeddings
 from attn_book.exercises import ch05_projections as ch5
 from attn_book.figures import Figures
 from attn_book.plots import plot_patch_attention, plot_token_heatmaps
 from attn_book.prose import dec, plain, sci, vector
 from attn_book.tables import step_table
 from attn_book.widgets import AttentionHeatmap
-from attn_core.by_hand import trace_self_attention
+from attn_core import trace_self_attention
 
 figures = Figures(chapter=5)
 
@@ -57,7 +58,7 @@ figures = Figures(chapter=5)
 # object marker -를.
 
 # %%
-tokens = list(ac.SENTENCE_KO)  # 나는, 사과를, 먹었다
+tokens = list(SENTENCE_KO)  # 나는, 사과를, 먹었다
 features = ["noun", "verb", "-는 (subject)", "-를 (object)"]
 X = np.array(
     [
@@ -398,7 +399,7 @@ output_shuffled.round(3)
 # %%
 d_model = 4
 words = ["dog", "bites", "man"]
-dog_bites_man = ac.toy_embeddings(words, d_model)  # [3, 4], seeded
+dog_bites_man = toy_embeddings(words, d_model)  # [3, 4], seeded
 man_bites_dog = dog_bites_man[[2, 1, 0]]  # the same words, reversed
 layer = ac.SimpleSelfAttention(d_model, np.random.default_rng(0))
 dog_first = layer(dog_bites_man[None])[0][0, 0]  # "dog", first word
@@ -486,7 +487,7 @@ for name, array in trace.items():
 # %% tags=["nbval-ignore-output"]
 try:
     import torch
-    from attn_book.seed_torch import SimpleSelfAttention, copy_weights
+    from attn_book.explainer_torch import SimpleSelfAttention, copy_weights
 except ImportError:
     print("PyTorch is not installed here: the comparison is skipped.")
 else:
@@ -524,7 +525,7 @@ else:
 # %% tags=["nbval-ignore-output"]
 try:
     import torch
-    from attn_book.seed_torch import (
+    from attn_book.explainer_torch import (
         BufferedSelfAttention,
         SimpleSelfAttention,
     )

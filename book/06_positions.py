@@ -36,12 +36,12 @@
 # %%
 import attn_core as ac
 import numpy as np
+from attn_book.data import projection_example, quanta_example, toy_embeddings
 from attn_book.exercises import ch06_positions as ch6
 from attn_book.figures import Figures
 from attn_book.prose import dec, plain, vector
 from attn_book.tables import step_table
 from attn_book.widgets import QueryPad
-from attn_core.examples import projection_example
 
 figures = Figures(chapter=6)
 
@@ -184,7 +184,7 @@ except IndexError as err:
 # is $10000^{0} = 1$ radian.
 
 # %%
-q, keys, values = ac.seed_example()  # q = (1, 0); keys (1,0), (0,1), (1,1)
+q, keys, values = quanta_example()  # q = (1, 0); keys (1,0), (0,1), (1,1)
 theta = ac.rotary_frequencies(2)[0]  # 1 radian per position
 m = 1  # the query's position
 key_positions = [0, 1, 2]  # n for each key
@@ -371,7 +371,7 @@ causal_bias
 
 # %%
 words = ["dog", "bites", "man"]
-dog_bites_man = ac.toy_embeddings(words, d_model)  # [3, 4], seeded
+dog_bites_man = toy_embeddings(words, d_model)  # [3, 4], seeded
 man_bites_dog = dog_bites_man[[2, 1, 0]]  # the same words, reversed
 layer = ac.SimpleSelfAttention(d_model, np.random.default_rng(0))
 dog_first_plain = layer(dog_bites_man[None])[0][0, 0]  # first word

@@ -40,14 +40,14 @@ import math
 
 import attn_core as ac
 import numpy as np
+from attn_book import experiments
+from attn_book.data import SENTENCE_KO, two_head_example
 from attn_book.exercises import ch07_heads_and_masks as ch7
 from attn_book.figures import Figures
 from attn_book.plots import plot_heatmaps
 from attn_book.prose import dec, plain
 from attn_book.tables import step_table
 from attn_book.widgets import AttentionHeatmap
-from attn_core import stats
-from attn_core.two_heads import two_head_example
 
 figures = Figures(chapter=7)
 # every random number of this chapter comes from here
@@ -171,7 +171,7 @@ np.testing.assert_allclose(weights_lib, weights)
 
 # %%
 head_stats = {
-    std: stats.head_scale_stats(512, 8, 16, 500, rng, std=std)
+    std: experiments.head_scale_stats(512, 8, 16, 500, rng, std=std)
     for std in (1.0, 2.0)
 }  # std -> (right, bug)
 step_table(
@@ -662,7 +662,7 @@ print(
 
 # %%
 heatmap = AttentionHeatmap(
-    query_tokens=[*ac.SENTENCE_KO, "<pad>", "<pad>"], length=3, causal=True
+    query_tokens=[*SENTENCE_KO, "<pad>", "<pad>"], length=3, causal=True
 )
 figures.show(
     heatmap,

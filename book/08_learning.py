@@ -39,13 +39,13 @@ import math
 import attn_core as ac
 import numpy as np
 from attn_book import plots
+from attn_book.data import designed_projections, quanta_example, who_did_what
 from attn_book.exercises import ch08_learning as ch8
 from attn_book.figures import Figures
 from attn_book.prose import dec, plain, vector
 from attn_book.tables import step_table
 from attn_book.widgets import AttentionHeatmap
 from attn_core import training as tr
-from attn_core.examples import designed_projections, who_did_what
 
 figures = Figures(chapter=8)
 
@@ -68,7 +68,7 @@ figures = Figures(chapter=8)
 # The example of [Chapter 4](04_worked_example.ipynb), forwards first:
 
 # %%
-example = ac.seed_example()
+example = quanta_example()
 q = example.query  # [E]
 K = example.keys  # [S, E]: one key per row
 V = example.values  # [S, Ev]: one value per row

@@ -42,6 +42,7 @@ import tracemalloc
 
 import attn_core as ac
 import numpy as np
+from attn_book.data import quanta_example, sentence_example
 from attn_book.exercises import ch09_cost as ch9
 from attn_book.figures import Figures
 from attn_book.plots import plot_cost_scaling
@@ -49,7 +50,6 @@ from attn_book.progress import TextProgress
 from attn_book.prose import dec, plain, vector
 from attn_book.tables import step_table
 from attn_book.widgets import MemoryCalculator
-from attn_core.by_hand import sentence_example
 
 figures = Figures(chapter=9)
 chapter_start = time.perf_counter()
@@ -420,7 +420,7 @@ print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 # scores we know from [Chapter 4](04_worked_example.ipynb):
 
 # %%
-example = ac.seed_example()  # the Quanta write-up's worked example
+example = quanta_example()  # the Quanta write-up's worked example
 q, V_ex = example.query, example.values  # q: [2]; values: [3, 2]
 s = example.keys @ q / math.sqrt(2)  # [3] scaled scores
 s.round(3)

@@ -40,6 +40,7 @@ import time
 
 import attn_core as ac
 import numpy as np
+from attn_book.data import GENERATED_KO, SENTENCE_KO, feature_vectors, sentence_projections
 from attn_book.exercises import ch10_generation as ch10
 from attn_book.figures import Figures
 from attn_book.plots import plot_token_heatmaps
@@ -63,11 +64,11 @@ chapter_start = time.perf_counter()
 # 샀다 ("bought") is a verb like 먹었다.
 
 # %%
-prompt = list(ac.SENTENCE_KO)  # 나는, 사과를, 먹었다
-generated = list(ac.GENERATED_KO)  # 그리고, 배를, 샀다
+prompt = list(SENTENCE_KO)  # 나는, 사과를, 먹었다
+generated = list(GENERATED_KO)  # 그리고, 배를, 샀다
 tokens = prompt + generated
-X = ac.feature_vectors(tokens)  # [n, d_model] = [6, 4]
-W_Q, W_K, W_V = ac.sentence_projections()  # [4, 3] each, chapter 5's
+X = feature_vectors(tokens)  # [n, d_model] = [6, 4]
+W_Q, W_K, W_V = sentence_projections()  # [4, 3] each, chapter 5's
 n_prompt, n_total, d_k = len(prompt), len(tokens), W_K.shape[1]
 features = ac.examples.FEATURES  # noun, verb, -는, -를
 step_table(

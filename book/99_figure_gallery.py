@@ -23,6 +23,7 @@ import math
 import sys
 
 import attn_core as ac
+from attn_book.data import SENTENCE_EN, SENTENCE_KO
 from attn_book.prose import dec, plain, vector
 from attn_book.widgets import (
     AttentionHeatmap,
@@ -115,7 +116,7 @@ heatmap
 # An English sentence with four heads and the causal mask on:
 
 # %%
-AttentionHeatmap(query_tokens=ac.SENTENCE_EN, n_heads=4, causal=True)
+AttentionHeatmap(query_tokens=SENTENCE_EN, n_heads=4, causal=True)
 
 # %% [markdown]
 # Cross-attention (크로스 어텐션): the queries come from one sentence, the keys from another, so
@@ -123,12 +124,12 @@ AttentionHeatmap(query_tokens=ac.SENTENCE_EN, n_heads=4, causal=True)
 
 # %%
 AttentionHeatmap(
-    query_tokens=["I", "ate", "an", "apple"], key_tokens=ac.SENTENCE_KO
+    query_tokens=["I", "ate", "an", "apple"], key_tokens=SENTENCE_KO
 )
 
 # %% [markdown]
 # A longer sequence, the sentence repeated: drag across the rows and the weights keep up.
 
 # %%
-long_tokens = [f"{w}{i}" for i, w in enumerate(ac.SENTENCE_EN * 4)][:32]
+long_tokens = [f"{w}{i}" for i, w in enumerate(SENTENCE_EN * 4)][:32]
 AttentionHeatmap(query_tokens=long_tokens, n_heads=2, d_model=8)

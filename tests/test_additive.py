@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import attn_core as ac
+from attn_book.data import quanta_example
 
 
 def loop_scores(queries, keys, W, U, v):
@@ -27,7 +28,7 @@ def loop_scores(queries, keys, W, U, v):
 
 
 def test_the_worked_example_by_hand():
-    ex = ac.quanta_example()
+    ex = quanta_example()
     eye = np.eye(2)
     got = ac.additive_scores(ex.query, ex.keys, eye, eye, [1.0, -1.0])
     # tanh(1 + 1) - tanh(0 + 0), tanh(1 + 0) - tanh(0 + 1), tanh(1 + 1) - tanh(0 + 1)
@@ -75,12 +76,12 @@ def test_with_v_zero_every_score_is_zero_and_tanh_bounds_them():
     ],
 )
 def test_shapes_that_do_not_fit_name_the_argument(W, U, v, named):
-    ex = ac.quanta_example()
+    ex = quanta_example()
     with pytest.raises(ValueError, match=named.replace("(", r"\(").replace(")", r"\)")):
         ac.additive_scores(ex.query, ex.keys, W, U, v)
 
 
 def test_nan_in_a_matrix_is_refused_by_name():
-    ex = ac.quanta_example()
+    ex = quanta_example()
     with pytest.raises(ValueError, match="U must be finite"):
         ac.additive_scores(ex.query, ex.keys, np.eye(2), [[np.nan, 0.0], [0.0, 1.0]], [1.0, 1.0])

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 import reference as ref
 
+from attn_book.data import quanta_example
 from attn_core import (
     attention_weights,
     causal_mask,
     dot_scores,
     padding_mask,
     scaled_dot_product_attention,
-    seed_example,
 )
 
 # The seed's example, typed here from the article rather than read from attn_core.
@@ -29,7 +29,7 @@ def seed_weights_by_hand(scale):
 
 
 def test_seed_example_data_is_the_articles():
-    ex = seed_example()
+    ex = quanta_example()
     assert ex.query.tolist() == Q and ex.keys.tolist() == KEYS and ex.values.tolist() == VALUES
 
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import attn_core as ac
+from attn_book.data import quanta_example
 from attn_core.backward import attention_backward
 
 
@@ -121,7 +122,7 @@ def test_a_key_no_query_sees_gets_no_gradient():
 
 def test_the_worked_example_by_hand():
     """q = (1, 0), keys (1,0), (0,1), (1,1), values (2,0), (0,2), (1,1); dL/do = (1, 0)."""
-    ex = ac.seed_example()
+    ex = quanta_example()
     s = 1 / math.sqrt(2)  # scores 1, 0, 1 times 1/sqrt(2)
     a = [math.exp(s) / (2 * math.exp(s) + 1), 1 / (2 * math.exp(s) + 1)]
     w = [a[0], a[1], a[0]]
@@ -238,7 +239,7 @@ def test_a_fully_masked_row_matches_pytorch():
 def test_the_seed_layer_and_its_numpy_twin_train_alike():
     """A few identical SGD steps on the same data: PyTorch's autograd vs attention_backward."""
     torch = pytest.importorskip("torch")
-    from attn_book.seed_torch import SimpleSelfAttention, copy_weights
+    from attn_book.explainer_torch import SimpleSelfAttention, copy_weights
     from attn_core import training
 
     embed_dim, lr = 4, 0.5

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import attn_core as ac
-from attn_core import by_hand, stats
+from attn_book import experiments as stats
+from attn_book.data import toy_embeddings
 
 F64_MAX = float(np.finfo(np.float64).max)
 Q, K, V = np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2))
@@ -282,11 +283,6 @@ CASES = [
         lambda: ac.attention_weights(np.ones((2, 0)), np.ones((3, 0)), scale=1.0),
         Returns(np.full((2, 3), 1 / 3)),
     ),
-    (
-        "E=0 hand_steps",
-        lambda: by_hand.hand_steps(np.ones(0), np.ones((3, 0)), np.ones((3, 1))),
-        err(ValueError, "E = 0"),
-    ),
     ("x NaN", lambda: ac.softmax([0.0, np.nan]), err(ValueError, "x", "finite", "x[1]")),
     (
         "query NaN",
@@ -317,11 +313,6 @@ CASES = [
         "mask -inf is allowed",
         lambda: ac.attention_weights([1.0], [[1.0], [2.0]], [-np.inf, 0.0], scale=1.0),
         Returns([0, 1]),
-    ),
-    (
-        "hand_steps > 700",
-        lambda: by_hand.hand_steps([30.0], [[30.0]], [[1.0]], scale=1.0),
-        err(ValueError, "700"),
     ),
     # --- values taken for something else ---------------------------------------------------
     (
@@ -608,12 +599,12 @@ CASES = [
     ),
     ("rng None", lambda: stats.random_dot_products(4, 3, None), err(TypeError, "rng")),
     ("rng int", lambda: stats.saturation_stats([4], 4, 3, 0, scaled=True), err(TypeError, "rng")),
-    ("seed -1", lambda: ac.toy_embeddings(["a"], 2, seed=-1), err(ValueError, "seed")),
-    ("seed 'a'", lambda: ac.toy_embeddings(["a"], 2, seed="a"), err(ValueError, "seed")),
-    ("tokens str", lambda: ac.toy_embeddings("the cat", 2), err(TypeError, "tokens")),
-    ("tokens ints", lambda: ac.toy_embeddings([1, 2], 2), err(TypeError, "tokens")),
-    ("dim -1", lambda: ac.toy_embeddings(["a"], -1), err(ValueError, "dim")),
-    ("dim '4'", lambda: ac.toy_embeddings(["a"], "4"), err(ValueError, "dim")),
+    ("seed -1", lambda: toy_embeddings(["a"], 2, seed=-1), err(ValueError, "seed")),
+    ("seed 'a'", lambda: toy_embeddings(["a"], 2, seed="a"), err(ValueError, "seed")),
+    ("tokens str", lambda: toy_embeddings("the cat", 2), err(TypeError, "tokens")),
+    ("tokens ints", lambda: toy_embeddings([1, 2], 2), err(TypeError, "tokens")),
+    ("dim -1", lambda: toy_embeddings(["a"], -1), err(ValueError, "dim")),
+    ("dim '4'", lambda: toy_embeddings(["a"], "4"), err(ValueError, "dim")),
     ("causal L -1", lambda: ac.causal_mask(-1), err(ValueError, "L")),
     ("causal L 2.5", lambda: ac.causal_mask(2.5), err(ValueError, "L", "2.5")),
     ("causal S '3'", lambda: ac.causal_mask(2, "3"), err(ValueError, "S")),
@@ -638,7 +629,7 @@ CASES = [
     ),
     (
         "trace layer None",
-        lambda: by_hand.trace_self_attention(None, np.ones((1, 2, 4))),
+        lambda: ac.trace_self_attention(None, np.ones((1, 2, 4))),
         err(TypeError, "layer", "NoneType"),
     ),
     ("jacobian scalar", lambda: ac.softmax_jacobian(0.5), err(ValueError, "weights", "()")),
@@ -692,13 +683,6 @@ CASES = [
         lambda: ac.dot_scores(np.ones((100_000, 1)), np.ones((100_000, 1))),
         err(ValueError, "key's S = 100000"),
     ),
-    (
-        "hand_steps",
-        lambda: by_hand.hand_steps(
-            np.ones((100_000, 1)), np.ones((100_000, 1)), np.ones((100_000, 1))
-        ),
-        err(ValueError, "query's L"),
-    ),
     ("causal_mask", lambda: ac.causal_mask(10**6), err(ValueError, "L = 1000000", "931 GiB")),
     (
         "padding_mask",
@@ -727,7 +711,7 @@ CASES = [
     ),
     (
         "toy dim",
-        lambda: ac.toy_embeddings(["a", "b"], 10**10),
+        lambda: toy_embeddings(["a", "b"], 10**10),
         err(ValueError, "dim = 10000000000"),
     ),
     (
@@ -760,8 +744,8 @@ CASES = [
     ),
     (
         "tokens generator",
-        lambda: ac.toy_embeddings((t for t in ["a", "b"]), 3),
-        Returns(ac.toy_embeddings(["a", "b"], 3), rtol=0),
+        lambda: toy_embeddings((t for t in ["a", "b"]), 3),
+        Returns(toy_embeddings(["a", "b"], 3), rtol=0),
     ),
     ("integers promoted", lambda: ac.softmax([0, 1]), Returns(py_softmax([0, 1]), np.float64)),
 ]

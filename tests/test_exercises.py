@@ -18,7 +18,6 @@ from attn_book.exercises import (
     NumberExercise,
     Trial,
     all_exercises,
-    bugs,
     ch01_dot_product,
     ch02_softmax,
     ch03_scaling,
@@ -71,12 +70,6 @@ def test_each_chapter_lists_every_exercise_it_builds(module):
     assert sorted(ex.id for ex in built) == sorted(ex.id for ex in module.EXERCISES)
 
 
-def test_the_bugs_module_keeps_the_old_names():
-    assert bugs.kT_batch is ch01_dot_product.kT_batch
-    assert bugs.mask_fully_masked is ch02_softmax.mask_fully_masked
-    assert bugs.softmax_wrong_axis is ch02_softmax.softmax_wrong_axis
-    assert bugs.scale_d_model is ch07_heads_and_masks.scale_d_model
-    assert bugs.heads_reshape is ch07_heads_and_masks.heads_reshape
 
 
 @pytest.mark.parametrize("ex", EXERCISES, ids=lambda ex: ex.id)
@@ -166,18 +159,18 @@ def test_the_kT_bug_is_invisible_without_a_batch():
     r = np.random.default_rng(0)
     q, k = r.normal(size=(3, 4)), r.normal(size=(5, 4))
     loops = [[sum(q[i, m] * k[j, m] for m in range(4)) for j in range(5)] for i in range(3)]
-    np.testing.assert_allclose(bugs.kT_batch.buggy(q, k), loops)
+    np.testing.assert_allclose(ch01_dot_product.kT_batch.buggy(q, k), loops)
     with pytest.raises(ValueError):
-        bugs.kT_batch.buggy(r.normal(size=(2, 3, 4)), r.normal(size=(2, 5, 4)))
+        ch01_dot_product.kT_batch.buggy(r.normal(size=(2, 3, 4)), r.normal(size=(2, 5, 4)))
 
 
 def test_the_mask_bug_gives_a_fully_masked_row_one_third_each():
-    out = bugs.mask_fully_masked.buggy(np.array([[5.0, 1.0, 2.0]]), np.array([[False] * 3]))
+    out = ch02_softmax.mask_fully_masked.buggy(np.array([[5.0, 1.0, 2.0]]), np.array([[False] * 3]))
     np.testing.assert_allclose(out, [[1 / 3, 1 / 3, 1 / 3]])
 
 
 def test_the_buggy_source_is_shown_as_python():
-    code = bugs.heads_reshape.show()
+    code = ch07_heads_and_masks.heads_reshape.show()
     assert code.startswith("def split(x, n_heads):") and "reshape" in code
     assert code._repr_markdown_().startswith("```python\n")
 
@@ -244,7 +237,7 @@ def test_an_id_used_by_two_modules_is_refused(monkeypatch):
     with pytest.raises(ValueError, match=r"'bug-kT-batch' is used twice: in .*ch01_dot_product"):
         all_exercises()
     monkeypatch.undo()
-    assert get("bug-kT-batch") is bugs.kT_batch
+    assert get("bug-kT-batch") is ch01_dot_product.kT_batch
 
 
 def test_get_names_the_known_ids():

@@ -6,16 +6,14 @@ import numpy as np
 import pytest
 import reference as ref
 
+from attn_book.data import SENTENCE_EN, SENTENCE_KO, toy_embeddings
 from attn_core import (
-    SENTENCE_EN,
-    SENTENCE_KO,
     SimpleSelfAttention,
     attention_weights,
     causal_mask,
     merge_heads,
     multi_head_attention,
     split_heads,
-    toy_embeddings,
 )
 
 

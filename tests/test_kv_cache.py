@@ -13,6 +13,7 @@ import pytest
 import reference as ref
 
 import attn_core as ac
+from attn_book.data import GENERATED_KO, SENTENCE_KO, feature_vectors, sentence_projections
 from attn_core import KVCache, causal_mask_lower_right, kv_cache_bytes, repeat_kv_heads
 
 GiB = 2**30
@@ -313,15 +314,15 @@ def test_the_sentence_data_are_chapter_5s():
     W_K = [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]
     W_Q = [[0, 0, 0], [0, 0, 2], [2, 0, 0], [2, 2, 0]]
     W_V = [[0, 0, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]]
-    assert ac.feature_vectors(ac.SENTENCE_KO).tolist() == X
-    got = ac.sentence_projections()
+    assert feature_vectors(SENTENCE_KO).tolist() == X
+    got = sentence_projections()
     assert got.W_Q.tolist() == W_Q and got.W_K.tolist() == W_K and got.W_V.tolist() == W_V
     # the generated words: "and" has no feature, "배를" is a noun with -를, "샀다" a verb
-    assert ac.feature_vectors(ac.GENERATED_KO).tolist() == [[0, 0, 0, 0], X[1], X[2]]
+    assert feature_vectors(GENERATED_KO).tolist() == [[0, 0, 0, 0], X[1], X[2]]
 
 
 def test_feature_vectors_refuses_an_unknown_word():
     with pytest.raises(ValueError, match="tokens must be a sequence of the words"):
-        ac.feature_vectors(["나는", "고양이"])
+        feature_vectors(["나는", "고양이"])
     with pytest.raises(ValueError, match="tokens must be a sequence of the words"):
-        ac.feature_vectors("나는")
+        feature_vectors("나는")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from attn_book import plots
-from attn_core.stats import SaturationStats
+from attn_book.experiments import SaturationStats
 
 
 @pytest.fixture(autouse=True)

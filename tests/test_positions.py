@@ -251,7 +251,7 @@ def test_rotary_keeps_batch_axes_and_float32():
 
 
 def test_projection_example_is_chapter_5s_sentence():
-    from attn_core.examples import projection_example
+    from attn_book.data import projection_example
 
     ex = projection_example()  # the matrices as book/05_projections.py writes them
     assert ex.tokens == ("나는", "사과를", "먹었다")

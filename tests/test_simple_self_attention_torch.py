@@ -2,7 +2,7 @@
 
 PyTorch is not a dependency: the test is skipped where it is not installed. The PyTorch
 class is the listing of the Korean explainer of queries, keys and values
-(attn_book.seed_torch), as chapter 5 shows it; chapter 5 also says why its ``self.scale``
+(attn_book.explainer_torch), as chapter 5 shows it; chapter 5 also says why its ``self.scale``
 belongs in a registered buffer, which the last tests check.
 """
 
@@ -14,7 +14,7 @@ import pytest
 import attn_core as ac
 
 torch = pytest.importorskip("torch")
-from attn_book.seed_torch import (  # noqa: E402
+from attn_book.explainer_torch import (  # noqa: E402
     BufferedSelfAttention,
     SimpleSelfAttention,
     copy_weights,

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import attn_core as ac
+from attn_book.data import who_did_what
 from attn_core import training as tr
-from attn_core.examples import who_did_what
 
 
 def _params(rng, biases=False):

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 import attn_core as ac
-from attn_core.two_heads import TWO_HEAD_SENTENCE, two_head_example
+from attn_book.data import TWO_HEAD_SENTENCE, two_head_example
 
 
 def test_head_0_scores_by_position_and_head_1_by_word():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import attn_core as ac
+from attn_book.data import toy_embeddings
 
 Q, K, V = np.ones((3, 4)), np.ones((5, 4)), np.ones((5, 2))
 
@@ -234,9 +235,9 @@ def test_dropout_p_out_of_range(p, rng):
 @pytest.mark.parametrize("tokens", ["the cat", ["the", 3], [b"cat"]])
 def test_toy_embeddings_needs_a_sequence_of_strings(tokens):
     with raises(TypeError, "tokens", "sequence of strings", repr(tokens)):
-        ac.toy_embeddings(tokens, 4)
+        toy_embeddings(tokens, 4)
 
 
 def test_toy_embeddings_bad_dim():
     with raises(ValueError, "dim", "integer >= 0", "-1"):
-        ac.toy_embeddings(["the"], -1)
+        toy_embeddings(["the"], -1)

@@ -19,6 +19,7 @@ from fonts import css_font, hangul_in
 
 import attn_book
 import attn_core
+from attn_book.data import SENTENCE_EN, SENTENCE_KO
 
 WIDGETS = Path(attn_book.__file__).parent / "widgets"
 JS = WIDGETS / "src" / "attn_math.js"
@@ -255,7 +256,7 @@ def test_the_widget_font_draws_every_hangul_character_the_figures_show():
     family, font = embedded_font()
     cmap = font.getBestCmap()
     sources = [p.read_text(encoding="utf-8") for p in (WIDGETS / "src").glob("*.js")]
-    shown = hangul_in("".join(sources) + "".join(attn_core.SENTENCE_KO + attn_core.SENTENCE_EN))
+    shown = hangul_in("".join(sources) + "".join(SENTENCE_KO + SENTENCE_EN))
     assert {"내", "적", "가", "중", "치", "먹", "었", "다"} <= shown  # the labels and tokens
     missing = sorted(c for c in shown if ord(c) not in cmap)
     assert not missing, f"no glyph in {family} for {missing}: run build_font.py"

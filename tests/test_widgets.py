@@ -14,12 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from attn_book.data import SENTENCE_EN, SENTENCE_KO, toy_embeddings
+
 pytest.importorskip("anywidget")
 
 from attn_book.widgets import AttentionHeatmap, QueryPad, ScalingExplorer, SoftmaxBars
 from attn_book.widgets.attention_heatmap import head_projections
 from attn_book.widgets.scaling_explorer import DIMS, scaling_row
-from attn_core import SENTENCE_EN, SENTENCE_KO, toy_embeddings
 
 FIGURES = (QueryPad, SoftmaxBars, ScalingExplorer, AttentionHeatmap)
 WIDGET_DIR = Path(__file__).resolve().parent.parent / "attn_book" / "widgets" / "src"

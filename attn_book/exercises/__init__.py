@@ -20,12 +20,11 @@ Layout
     Running and reading an answer: the time limit, copies, numbers or one line.
 :mod:`.diagnose`
     The shared diagnoses (imports :mod:`.records` only).
-:mod:`._core`
+:mod:`.kinds`
     The checker: ``Exercise.check`` and the kinds of exercise.
 ``chNN_name``
     One module per chapter with all its exercises, find-the-bug included, ending
-    with ``EXERCISES = [...]``. :mod:`.bugs` re-exports the find-the-bug ones under
-    their old names.
+    with ``EXERCISES = [...]``.
 
 API
 ---
@@ -63,9 +62,10 @@ module level and lists them in ``EXERCISES``; every diagnosis it lists needs a
 
 The cell pattern in a chapter (``book/NN_name.py``, py:percent)
 --------------------------------------------------------------
-A statement with a folded hint, the skeleton with its check (output stored),
-then the solution, folded on the site, run through the same check so that the
-executed book shows "✓ Correct". Numbers in the statement are glued or printed::
+A statement with a folded hint, the skeleton with its check (output stored), then
+a folded ``{solution}`` whose Python listing is Markdown, so Run All never runs it
+and never reveals an answer (``tests/test_solutions.py`` runs every listing and
+requires "✓ Correct"). Numbers in the statement come from ``{eval}`` of names::
 
     # %% [markdown]
     # ```{exercise} Three dot products by hand
@@ -84,18 +84,16 @@ executed book shows "✓ Correct". Numbers in the statement are glued or printed
     ch1.scores_by_hand.check(answer)
 
     # %% [markdown]
-    # ```{solution-start} ex-ch1-scores-by-hand
+    # ````{solution} ex-ch1-scores-by-hand
     # :class: dropdown
-    # ```
+    #
     # One sentence of explanation.
-
-    # %%
-    answer = [2 * 1 + 1 * 0, 2 * 0 + 1 * 3, 2 * -1 + 1 * 1]
-    ch1.scores_by_hand.check(answer)
-
-    # %% [markdown]
-    # ```{solution-end}
+    #
+    # ```python
+    # answer = [2 * 1 + 1 * 0, 2 * 0 + 1 * 3, 2 * -1 + 1 * 1]
+    # ch1.scores_by_hand.check(answer)
     # ```
+    # ````
 
 The skeleton cell shows ``… Not answered yet: ...`` until the reader answers.
 For a function, the skeleton is ``def name(...): ...`` (or ``raise
@@ -118,7 +116,7 @@ False
 >>> del ch2.my_softmax.time_limit
 """
 
-from ._core import (
+from .kinds import (
     BugExercise,
     ChoiceExercise,
     DesignExercise,

@@ -17,9 +17,10 @@ import math
 import numpy as np
 
 import attn_core as ac
+from attn_book.data import quanta_example
 
 from . import diagnose
-from ._core import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
+from .kinds import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis, Mistake
 
 __all__ = [
@@ -139,7 +140,7 @@ def _skeleton(q, k):
 
 def _score_cases():
     r = np.random.default_rng(11)
-    ex = ac.quanta_example()
+    ex = quanta_example()
     return [
         Case("the worked example: 1 query, 3 keys", (ex.query[None], ex.keys)),
         Case("4 queries, 5 keys, E=3", (r.normal(size=(4, 3)), r.normal(size=(5, 3)))),

@@ -24,7 +24,7 @@ import numpy as np
 import attn_core as ac
 
 from . import diagnose
-from ._core import BugExercise, FunctionExercise, NumberExercise
+from .kinds import BugExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis, Mistake
 
 __all__ = [

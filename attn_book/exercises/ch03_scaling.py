@@ -24,9 +24,10 @@ import math
 import numpy as np
 
 import attn_core as ac
+from attn_book.data import quanta_example
 
 from . import diagnose
-from ._core import FunctionExercise, NumberExercise
+from .kinds import FunctionExercise, NumberExercise
 from .records import Case, Diagnosis, Mistake
 
 __all__ = [
@@ -114,7 +115,7 @@ def _fixed(q, k):
 
 def _weights_cases():
     r = np.random.default_rng(31)
-    ex = ac.quanta_example()
+    ex = quanta_example()
     return [
         Case("the worked example: 1 query, 3 keys, d_k = 2", (ex.query[None], ex.keys)),
         Case("4 queries, 5 keys, d_k = 16", (r.normal(size=(4, 16)), r.normal(size=(5, 16)))),

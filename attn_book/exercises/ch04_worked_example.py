@@ -20,10 +20,10 @@ import math
 import numpy as np
 
 import attn_core as ac
-from attn_core.by_hand import sentence_example
+from attn_book.data import quanta_example, sentence_example
 
 from . import diagnose
-from ._core import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
+from .kinds import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis, Mistake
 
 __all__ = [
@@ -36,7 +36,7 @@ __all__ = [
     "weights_by_hand",
 ]
 
-_SEED = ac.seed_example()
+_SEED = quanta_example()
 _Q = np.array([1.0, -1.0])  # a new query: one score positive, one negative, one zero
 
 # Hand derivation for q = (1, -1): scores 1, -1, 0; e^(±1/√2) and e^0 = 1.

@@ -25,7 +25,7 @@ import numpy as np
 import attn_core as ac
 
 from . import diagnose
-from ._core import (
+from .kinds import (
     BugExercise,
     ChoiceExercise,
     DesignExercise,

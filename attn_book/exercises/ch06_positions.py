@@ -23,7 +23,7 @@ import numpy as np
 import attn_core as ac
 
 from . import diagnose
-from ._core import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
+from .kinds import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis, Mistake
 
 __all__ = [

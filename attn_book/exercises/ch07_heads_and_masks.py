@@ -28,10 +28,10 @@ import math
 import numpy as np
 
 import attn_core as ac
-from attn_core.two_heads import two_head_example
+from attn_book.data import quanta_example, two_head_example
 
 from . import diagnose
-from ._core import (
+from .kinds import (
     BugExercise,
     ChoiceExercise,
     DesignExercise,
@@ -186,7 +186,7 @@ def _padded_weights(query, keys, length):
     return ac.attention_weights(query, keys, _real_keys(keys, length))
 
 
-_EXAMPLE = ac.seed_example()  # the Quanta write-up's worked example
+_EXAMPLE = quanta_example()  # the Quanta write-up's worked example
 
 padding_by_hand = NumberExercise(
     "ch7-padding-by-hand",

@@ -20,9 +20,10 @@ import math
 import numpy as np
 
 import attn_core as ac
+from attn_book.data import quanta_example
 
 from . import diagnose
-from ._core import BugExercise, ChoiceExercise, NumberExercise
+from .kinds import BugExercise, ChoiceExercise, NumberExercise
 from .records import Case, Mistake
 
 __all__ = [
@@ -35,7 +36,7 @@ __all__ = [
     "which_vanishes",
 ]
 
-_EX = ac.seed_example()
+_EX = quanta_example()
 _G = np.array([0.0, 1.0])  # a new dL/do for the exercise (the text uses (1, -1))
 _TEXT_G = np.array([1.0, -1.0])
 
@@ -147,7 +148,7 @@ def _ds(g, q, k, v, *, rowsum=True):
 
 def _backward_cases():
     r = np.random.default_rng(81)
-    ex = ac.seed_example()
+    ex = quanta_example()
     cases = [Case("the worked example, dL/do = (1, -1)", (_TEXT_G[None], ex.query[None], *ex[1:]))]
     for label, (L, E, Ev) in (("4 tokens, d_k = 3", (4, 3, 2)), ("6 tokens, d_k = 8", (6, 8, 4))):
         x = [r.normal(size=(L, E)), r.normal(size=(L, E)), r.normal(size=(L, Ev))]

@@ -27,9 +27,10 @@ import math
 import numpy as np
 
 import attn_core as ac
+from attn_book.data import quanta_example
 
 from . import diagnose
-from ._core import BugExercise, ChoiceExercise, NumberExercise
+from .kinds import BugExercise, ChoiceExercise, NumberExercise
 from .records import Case, Mistake
 
 __all__ = [
@@ -218,7 +219,7 @@ def _divided(answer):
     return [answer[0], *(np.asarray(answer[1:]) / answer[0])]
 
 
-_EX = ac.seed_example()  # the worked example: half A is key 2, half B keys 1 and 3
+_EX = quanta_example()  # the worked example: half A is key 2, half B keys 1 and 3
 _S = _EX.keys @ _EX.query / math.sqrt(2)
 
 merge_halves = NumberExercise(

@@ -23,9 +23,10 @@ import math
 import numpy as np
 
 import attn_core as ac
+from attn_book.data import quanta_example
 
 from . import diagnose
-from ._core import BugExercise, ChoiceExercise, NumberExercise
+from .kinds import BugExercise, ChoiceExercise, NumberExercise
 from .records import Case, Diagnosis, Mistake
 
 __all__ = [
@@ -98,7 +99,7 @@ kv_cache_size = NumberExercise(
 
 # ------------------------------------------------------ one decoding step, by hand
 
-_SEED = ac.seed_example()
+_SEED = quanta_example()
 # chapter 4's keys and values are cached; the new token has q = (0, 1), k = (0, 1), v = (2, 2)
 _STEP = (_SEED.keys, _SEED.values, np.array([0.0, 1.0]), np.array([0.0, 1.0]), np.array([2.0, 2.0]))
 

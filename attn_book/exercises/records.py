@@ -1,6 +1,6 @@
 """The records every part of the exercises shares: Case, Trial, Diagnosis, Mistake, Feedback.
 
-The checker (:mod:`._core`), the shared diagnoses (:mod:`.diagnose`) and the
+The checker (:mod:`.kinds`), the shared diagnoses (:mod:`.diagnose`) and the
 chapters' modules all import from here, and this module imports nothing of
 theirs, so there is no import cycle.
 

@@ -34,7 +34,7 @@ ScalingExplorer(d_k=64, seed=0, n_keys=16, n_samples=400)
 AttentionHeatmap(query_tokens=SENTENCE_KO, key_tokens=None, d_model=8, n_heads=2, head=0,
                  scaled=True, temperature=1.0, causal=False, selected=0, seed=0)
     Tokens × tokens weights of (cross-)attention over toy embeddings
-    (attn_core.toy_embeddings) and seeded random projections. Hover or click a token row
+    (attn_book.data.toy_embeddings) and seeded random projections. Hover or click a token row
     to select it (its weights are listed); temperature, scale, causal mask and head
     controls. ``key_tokens=None`` means self-attention. Outputs: ``weights`` (L, S) of the
     current head, ``row`` (S,) for ``selected``; inputs for the JS: ``head_queries``

@@ -8,6 +8,7 @@ import numpy as np
 import traitlets as t
 
 import attn_core
+from attn_book.data import SENTENCE_KO, toy_embeddings
 from attn_core.validation import check_scale
 
 from ._base import Figure, bundle, css
@@ -36,7 +37,7 @@ def head_projections(query_tokens, key_tokens, d_model, n_heads, seed):
         Embedding size D; ``n_heads`` must divide it.
     n_heads : int
     seed : int
-        Seeds the embeddings (:func:`attn_core.toy_embeddings`) and the projections.
+        Seeds the embeddings (:func:`toy_embeddings`) and the projections.
 
     Returns
     -------
@@ -51,8 +52,8 @@ def head_projections(query_tokens, key_tokens, d_model, n_heads, seed):
     """
     rng = np.random.default_rng([seed, d_model])
     w_q, w_k = rng.standard_normal((2, d_model, d_model)) / math.sqrt(d_model)  # [D, D] each
-    x_q = attn_core.toy_embeddings(query_tokens, d_model, seed)  # [L, D]
-    x_k = attn_core.toy_embeddings(key_tokens, d_model, seed)  # [S, D]
+    x_q = toy_embeddings(query_tokens, d_model, seed)  # [L, D]
+    x_k = toy_embeddings(key_tokens, d_model, seed)  # [S, D]
     q = attn_core.split_heads(x_q @ w_q, n_heads)  # [L, D] -> [H, L, d_head]
     k = attn_core.split_heads(x_k @ w_k, n_heads)  # [S, D] -> [H, S, d_head]
     return q, k
@@ -90,7 +91,7 @@ class AttentionHeatmap(Figure):
 
     Parameters
     ----------
-    query_tokens : sequence of str, default attn_core.SENTENCE_KO ("나는 사과를 먹었다")
+    query_tokens : sequence of str, default SENTENCE_KO ("나는 사과를 먹었다")
     key_tokens : sequence of str or None, default None
         None means self-attention (the keys are the query tokens); give another
         sentence for cross-attention (크로스 어텐션).
@@ -159,7 +160,7 @@ class AttentionHeatmap(Figure):
     _css = css()
     _repr_traits = ("query_tokens", "key_tokens", "head", "causal")
 
-    query_tokens = Tokens(list(attn_core.SENTENCE_KO)).tag(sync=True)  # list, tuple or array
+    query_tokens = Tokens(list(SENTENCE_KO)).tag(sync=True)  # list, tuple or array
     key_tokens = Tokens(None, allow_none=True).tag(sync=True)
     d_model = Integer(8, min=1, max=MAX_D_MODEL).tag(sync=True)  # ints or numpy integers
     n_heads = Integer(2, min=1, max=MAX_D_MODEL).tag(sync=True)

@@ -58,7 +58,7 @@ def used_hangul():
     code cells of the chapters (tokens a chapter passes to a figure); not the prose,
     which the site and JupyterLab set in their own fonts.
     """
-    import attn_core.examples as examples
+    import attn_book.data as examples
 
     sources = [*sorted((HERE / "src").glob("*.js")), Path(examples.__file__)]
     sources.append(HERE.parent / "plots.py")

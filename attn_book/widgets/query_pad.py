@@ -10,6 +10,7 @@ import numpy as np
 import traitlets as t
 
 import attn_core
+from attn_book.data import quanta_example
 from attn_core.validation import check_scale
 
 from ._base import Figure, bundle, css
@@ -28,7 +29,7 @@ __all__ = ["MAX_POSITION", "PARTS", "QueryPad"]
 PARTS = ("weights", "scale", "temperature", "values")  # in the order a reader meets them
 MAX_POSITION = 12  # the position sliders run 0 … MAX_POSITION
 
-_SEED = attn_core.seed_example()
+_SEED = quanta_example()
 
 
 class QueryPad(Figure):

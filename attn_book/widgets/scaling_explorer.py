@@ -8,7 +8,7 @@ import math
 import numpy as np
 import traitlets as t
 
-from attn_core import stats
+from attn_book import experiments as stats
 
 from ._base import Figure, bundle, css
 from .inputs import MAX_SAMPLE_NUMBERS, Integer
@@ -65,8 +65,8 @@ def scaling_row(d_k, rng, n_keys, n_samples, edges=None):
     dict
         ``d_k``; ``edges``; and for ``raw`` (scale 1) and ``scaled`` (scale 1/sqrt(d_k)):
         the standard deviation of ``n_samples * n_keys`` scores
-        (:func:`attn_core.stats.random_dot_products`), their histogram over ``edges``
-        (fractions, summing to 1), and from :func:`attn_core.stats.saturation_stats`
+        (:func:`attn_book.experiments.random_dot_products`), their histogram over ``edges``
+        (fractions, summing to 1), and from :func:`attn_book.experiments.saturation_stats`
         the mean largest weight, the mean entropy (nats) and the mean Frobenius norm of
         the softmax Jacobian (the gradient size), raw and scaled from the same q and k.
     """

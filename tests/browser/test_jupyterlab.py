@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import attn_core
+from attn_book.data import quanta_example
 
 ROOT = Path(__file__).resolve().parents[2]
 GALLERY = ROOT / "book" / "99_figure_gallery.ipynb"
@@ -97,7 +98,7 @@ def test_drag_in_jupyterlab(page, lab, capsys, open_in_lab):
 
     q, shown = pad_numbers(pad)
     assert q == pytest.approx(target, abs=0.02)
-    want = attn_core.attention_weights(np.array(q), attn_core.seed_example().keys)
+    want = attn_core.attention_weights(np.array(q), quanta_example().keys)
     assert shown == pytest.approx(want, abs=6e-4)
 
     # The kernel's widget followed the drag: print pad.query and pad.weights from a new cell.

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import attn_core
+from attn_book.data import quanta_example
 
 PAGE = "book/99_figure_gallery.html"
 SHOTS = Path(os.environ.get("ATTN_SHOTS_DIR", "/tmp/shots-widgets"))
@@ -117,8 +118,8 @@ def test_dragging_the_query_shows_what_attn_core_computes(gallery):
 
     q, shown_w, shown_o = pad_numbers(pad)
     assert q == pytest.approx(target, abs=0.02), "the query did not follow the mouse"
-    keys = attn_core.seed_example().keys
-    values = attn_core.seed_example().values
+    keys = quanta_example().keys
+    values = quanta_example().values
     want = attn_core.scaled_dot_product_attention(np.array(q), keys, values)
     assert shown_w == pytest.approx(attn_core.attention_weights(np.array(q), keys), abs=6e-4)
     assert shown_o == pytest.approx(want, abs=6e-4)
@@ -131,7 +132,7 @@ def test_keyboard_moves_the_focused_vector(gallery):
     gallery.keyboard.press("ArrowLeft")
     gallery.keyboard.press("Shift+ArrowDown")
     q, w, _ = pad_numbers(pad)
-    keys = attn_core.seed_example().keys.copy()
+    keys = quanta_example().keys.copy()
     keys[1] = [-0.1, 0.99]
     assert w == pytest.approx(attn_core.attention_weights(np.array(q), keys), abs=6e-4)
     assert numbers(pad.locator('[data-role="dot"]'))[1] == pytest.approx(-0.1, abs=1e-9)
@@ -464,10 +465,10 @@ def test_a_value_on_a_key_is_dragged_off_the_line(gallery):
     shot(gallery, "querypad_v3_dragged")
     _, w, o = pad_numbers(pad)
     assert w == [0.401, 0.198, 0.401]  # q and the keys did not move
-    values = attn_core.seed_example().values.copy()
+    values = quanta_example().values.copy()
     values[2] = [2.0, 2.0]
     want = attn_core.scaled_dot_product_attention(
-        np.array([1.0, 0.0]), attn_core.seed_example().keys, values
+        np.array([1.0, 0.0]), quanta_example().keys, values
     )
     assert o == pytest.approx(want, abs=6e-4)  # (1.604, 1.198): off the line
     k3 = handle_center(pad.locator('.abh-handle[data-kind="key"][data-index="2"]'))

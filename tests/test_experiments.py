@@ -1,4 +1,4 @@
-"""Tests of attn_core.stats against loops, closed-form moments and hand formulas."""
+"""Tests of attn_book.experiments against loops, closed-form moments and hand formulas."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from attn_core.stats import (
+from attn_book.experiments import (
     head_scale_stats,
     random_dot_products,
     saturation_stats,

@@ -272,7 +272,7 @@ class NumberExercise(Exercise):
     Examples
     --------
     >>> import attn_core as ac
-    >>> ex = NumberExercise("doc-seed-scores", "the seed's scores", ac.seed_example()[:2],
+    >>> ex = NumberExercise("doc-seed-scores", "the seed's scores", quanta_example()[:2],
     ...                     ac.dot_scores)
     >>> ex.check([1, 0, 1])
     ✓ Correct: the seed's scores (checked to within 0.002).

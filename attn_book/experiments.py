@@ -15,9 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .attention import attention_weights, dot_scores
-from .softmax import entropy, softmax_jacobian
-from .validation import (
+from attn_core import attention_weights, dot_scores, entropy, softmax_jacobian
+from attn_core.validation import (
     as_array,
     check_bool,
     check_positive_int,
