@@ -21,7 +21,7 @@ import attn_core
 
 pytest.importorskip("anywidget")
 from attn_book.widgets import AttentionHeatmap
-from attn_book.widgets.snapshot import heatmap_png
+from attn_book.widgets.snapshot import snapshot_key
 
 WIDGETS = Path(attn_book.__file__).parent / "widgets"
 NODE = shutil.which("node") or "/usr/bin/node"
@@ -72,16 +72,18 @@ def test_bad_training_states_are_named():
         )
 
 
-def test_the_snapshot_names_the_step_and_its_loss():
+def test_each_training_step_is_a_picture_of_its_own():
+    # the stored snapshot is named by the figure's state, so another step is another picture
     q, k = _states(np.random.default_rng(2))
     hm = AttentionHeatmap(
         query_tokens=["a", "b", "c"], training_queries=q, training_keys=k,
         training_steps=[0, 1, 2, 3], training_losses=[0.5, 0.25, 0.125, 0.0625], step=2,
     )  # fmt: skip
-    from attn_book.widgets.snapshot import _heatmap_title
-
-    assert "training step 2 of 3, loss 0.1250" in _heatmap_title(hm)
-    assert heatmap_png(hm)[:4] == b"\x89PNG"
+    at_two = snapshot_key(hm.get_state())
+    hm.step = 3
+    assert snapshot_key(hm.get_state()) != at_two
+    hm.step = 2
+    assert snapshot_key(hm.get_state()) == at_two
 
 
 def test_the_javascript_draws_the_stored_state_the_slider_picks(tmp_path):
