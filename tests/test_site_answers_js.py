@@ -1,4 +1,4 @@
-"""The site's answer boxes (site/static/attn-answers.js) give the Python checker's verdicts, in node.
+"""The site's answer boxes (site/static/attn-answers.js) give the checker's verdicts, in node.
 
 Every by-hand exercise the site can answer gets its listed mistakes, its solution and a few
 malformed answers, typed as text into the JavaScript port and passed as values to
@@ -11,13 +11,13 @@ book's examples. All cases go to one node process as JSON.
 from __future__ import annotations
 
 import json
-import math
 import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+from answer_inputs import inputs_for, verdict
 
 from attn_book.exercises import NumberExercise, all_exercises
 from attn_book.exercises.site import JS_RULES, site_spec
@@ -32,7 +32,12 @@ let s = "";
 process.stdin.on("data", (d) => (s += d));
 process.stdin.on("end", () => {
   const out = JSON.parse(s).map(([fn, args]) => {
-    try { const v = A[fn](...args); return { value: v === undefined ? "undefined" : v }; } catch (e) { return { error: String(e.stack) }; }
+    try {
+      const v = A[fn](...args);
+      return { value: v === undefined ? "undefined" : v };
+    } catch (e) {
+      return { error: String(e.stack) };
+    }
   });
   process.stdout.write(JSON.stringify(out));
 });
@@ -53,52 +58,12 @@ def run_js(tmp_path_factory):
             cwd=folder, timeout=60, check=True,
         )  # fmt: skip
         results = json.loads(proc.stdout)
-        errors = [(c[1][1:], r["error"]) for c, r in zip(cases, results, strict=True) if "error" in r]
+        pairs = zip(cases, results, strict=True)
+        errors = [(c[1][1:], r["error"]) for c, r in pairs if "error" in r]
         assert not errors, f"JS raised: {errors}"
         return [r["value"] for r in results]
 
     return run
-
-
-def as_text(value):
-    """A Python value as a reader would type it in the box (a Python literal)."""
-    if value is None:
-        return "None"
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(as_text(v) for v in value) + "]"
-    if isinstance(value, str):
-        return value
-    return repr(float(value))
-
-
-MALFORMED = [
-    (..., ""),
-    ("abc", "abc"),
-    ("[1, 2", "[1, 2"),
-    ("2/3", "2/3"),
-    ([1.0, [2.0, 3.0]], "[1, [2, 3]]"),
-    ([1.0, None, 3.0], "[1, None, 3]"),
-    (float("nan"), "nan"),
-    ([math.inf, -math.inf], "[inf, -inf]"),
-    ((0.5, 0.25), "0.5, 0.25"),
-    ([], "[]"),
-]
-
-
-def inputs_for(ex):
-    """(Python answer, typed text, label) for one exercise: mistakes, solution, malformed."""
-    rows = [(m.answer, as_text(m.answer), m.name) for m in ex.mistakes]
-    rows.append((ex.solution, as_text(ex.solution), "solution"))
-    expected = ex.expected()
-    rows.append((expected * 1.5, as_text(expected * 1.5), "1.5 times"))
-    rows += [(value, text, f"malformed {text!r}") for value, text in MALFORMED]
-    return rows
-
-
-def verdict(feedback):
-    return {"status": feedback.status, "message": feedback.message, "diagnosis": feedback.diagnosis}
 
 
 def compare(run_js, exercises):
@@ -186,8 +151,9 @@ def test_choice_exercises_answer_as_python(run_js):
 
 @pytest.mark.parametrize(
     "text, value",
-    [("0.5", 0.5), ("[1, 2]", [1, 2]), ("1, 2", [1, 2]), ("[[1, -2.5e-3], [3, .5]]",
-     [[1, -0.0025], [3, 0.5]]), ("(1, 2,)", [1, 2]), ("[1 2]", "undefined"), ("x", "undefined"), ("1e", "undefined"), ("None", None)],
+    [("0.5", 0.5), ("[1, 2]", [1, 2]), ("1, 2", [1, 2]), ("(1, 2,)", [1, 2]),
+     ("[[1, -2.5e-3], [3, .5]]", [[1, -0.0025], [3, 0.5]]), ("None", None),
+     ("[1 2]", "undefined"), ("x", "undefined"), ("1e", "undefined"), ("[1,,2]", "undefined")],
 )  # fmt: skip
 def test_parse_literal(run_js, text, value):
     assert run_js([["parseLiteral", [text]]]) == [value]
