@@ -71,7 +71,10 @@
     };
   }
 
-  const fromSpec = (a) => ({ shape: a.shape, data: a.data.map((x) => (x === null ? Number.NaN : x)) });
+  const fromSpec = (a) => ({
+    shape: a.shape,
+    data: a.data.map((x) => (x === null ? Number.NaN : x)),
+  });
   const sameShape = (a, b) => a.shape.join() === b.shape.join();
   const isclose = (a, b, rtol, atol) =>
     Number.isFinite(b) ? Math.abs(a - b) <= atol + rtol * Math.abs(b) : a === b;
@@ -101,7 +104,10 @@
       const shown = nums.slice(0, limit).concat(nums.length > limit ? ["…"] : []);
       return `entries ${shown.slice(0, -1).join(", ")} and ${shown[shown.length - 1]}`;
     }
-    return places.slice(0, limit).concat(places.length > limit ? ["…"] : []).join("; ");
+    return places
+      .slice(0, limit)
+      .concat(places.length > limit ? ["…"] : [])
+      .join("; ");
   }
 
   const subject = (flats, shape) =>
@@ -115,7 +121,7 @@
   function nonFinite(a) {
     const parts = [];
     const groups = [
-      ["None", (x, k) => a.nones[k]],
+      ["None", (_x, k) => a.nones[k]],
       ["NaN", (x, k) => Number.isNaN(x) && !a.nones[k]],
       ["infinite", (x) => x === Infinity || x === -Infinity],
     ];
@@ -124,7 +130,8 @@
       a.data.forEach((x, k) => {
         if (test(x, k)) places.push(where(k, a.shape));
       });
-      if (places.length) parts.push(`${join(places)} ${places.length === 1 ? "is" : "are"} ${label}`);
+      if (places.length)
+        parts.push(`${join(places)} ${places.length === 1 ? "is" : "are"} ${label}`);
     }
     return parts.join(" and ");
   }
@@ -133,13 +140,16 @@
   const lastSums = (a) => {
     const n = a.shape.at(-1);
     const sums = [];
-    for (let k = 0; k < a.data.length; k += n) sums.push(a.data.slice(k, k + n).reduce((x, y) => x + y, 0));
+    for (let k = 0; k < a.data.length; k += n)
+      sums.push(a.data.slice(k, k + n).reduce((x, y) => x + y, 0));
     return sums;
   };
   const flats = (mask) => mask.flatMap((m, k) => (m ? [k] : []));
   const close = (t, within) =>
-    t.got.data.map((g, k) => Math.abs(g - t.exp.data[k]) <= within * (t.atol + t.rtol * Math.abs(t.exp.data[k])));
-  const argsort = (xs) => xs.map((x, k) => k).sort((i, j) => xs[i] - xs[j]);
+    t.got.data.map(
+      (g, k) => Math.abs(g - t.exp.data[k]) <= within * (t.atol + t.rtol * Math.abs(t.exp.data[k])),
+    );
+  const argsort = (xs) => xs.map((_x, k) => k).sort((i, j) => xs[i] - xs[j]);
   const norm = (xs) => Math.sqrt(xs.reduce((s, x) => s + x * x, 0));
 
   // "%.3g" as Python prints it.
@@ -148,7 +158,8 @@
     const [mant, exp] = x.toExponential(2).split("e");
     const e = Number(exp);
     const strip = (s) => (s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s);
-    if (e < -4 || e >= 3) return `${strip(mant)}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+    if (e < -4 || e >= 3)
+      return `${strip(mant)}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
     return strip(x.toFixed(Math.max(0, 2 - e)));
   }
 
@@ -164,7 +175,15 @@
     if (!t.exp.data.some((e) => Math.abs(e) > t.atol)) return null;
     const rtol = Math.max(t.rtol, 2e-3);
     for (const [f, words] of FACTORS) {
-      if (allclose(t.got.data, t.exp.data.map((e) => f * e), rtol, t.atol)) return words;
+      if (
+        allclose(
+          t.got.data,
+          t.exp.data.map((e) => f * e),
+          rtol,
+          t.atol,
+        )
+      )
+        return words;
     }
     return null;
   }
@@ -174,7 +193,14 @@
     if (big.filter(Boolean).length < 2) return false;
     if (!t.got.data.every((g, k) => big[k] || Math.abs(g) <= 10 * t.atol)) return false;
     const ratio = t.got.data.flatMap((g, k) => (big[k] ? [g / t.exp.data[k]] : []));
-    return allclose(ratio, ratio.map(() => ratio[0]), 5e-3, 1e-8) && !isclose(ratio[0], 1.0, 1e-5, 1e-8);
+    return (
+      allclose(
+        ratio,
+        ratio.map(() => ratio[0]),
+        5e-3,
+        1e-8,
+      ) && !isclose(ratio[0], 1.0, 1e-5, 1e-8)
+    );
   }
 
   function weightsLike(e) {
@@ -199,7 +225,10 @@
       test: (t, d) => sameShape(t.got, t.exp) && close(t, d.within).every(Boolean),
       message: (t) => {
         const off = flats(close(t, 1).map((c) => !c));
-        const lead = t.exp.data.length === 1 ? "close, but not" : `close, but ${subject(off, t.exp.shape)} not`;
+        const lead =
+          t.exp.data.length === 1
+            ? "close, but not"
+            : `close, but ${subject(off, t.exp.shape)} not`;
         return `${lead} within the tolerance (${t.atolText}) — keep three decimals at every step and round only at the end.`;
       },
     },
@@ -230,7 +259,9 @@
     },
     "constant-factor": {
       test: (t) =>
-        sameShape(t.got, t.exp) && t.exp.data.length >= 2 && (namedFactor(t) !== null || anyFactor(t)),
+        sameShape(t.got, t.exp) &&
+        t.exp.data.length >= 2 &&
+        (namedFactor(t) !== null || anyFactor(t)),
       message: (t) => {
         const words = namedFactor(t);
         if (words !== null) {
@@ -257,7 +288,8 @@
         }
         if (near.length) parts.push(`${subject(near, shape)} only just off (a rounding slip?)`);
         const right = e.length - far.length - near.length;
-        const tail = right === 0 ? "" : right === 1 ? "; the other one is right" : "; the others are right";
+        const tail =
+          right === 0 ? "" : right === 1 ? "; the other one is right" : "; the others are right";
         return `${parts.join("; ")}${tail}.`;
       },
     },
@@ -265,13 +297,18 @@
     "first-entry-is": {
       test: (t, d) => {
         const [a, b] = [t.got.data[0], d.value];
-        return t.got.data.length > 0 && Math.abs(a - b) <= t.rtol * Math.max(Math.abs(a), Math.abs(b));
+        return (
+          t.got.data.length > 0 && Math.abs(a - b) <= t.rtol * Math.max(Math.abs(a), Math.abs(b))
+        );
       },
     },
     "length-is": {
       test: (t, d) => {
         const n = norm(t.got.data);
-        return pyShape(t.got.shape) === "(2,)" && Math.abs(n - d.length) <= d.rel_tol * Math.max(n, d.length);
+        return (
+          pyShape(t.got.shape) === "(2,)" &&
+          Math.abs(n - d.length) <= d.rel_tol * Math.max(n, d.length)
+        );
       },
     },
     "too-long": {
@@ -292,7 +329,9 @@
 
   function fires(d, t) {
     if (d.values) {
-      return d.values.some((v) => sameShape(t.got, v) && allclose(t.got.data, fromSpec(v).data, t.rtol, t.atol));
+      return d.values.some(
+        (v) => sameShape(t.got, v) && allclose(t.got.data, fromSpec(v).data, t.rtol, t.atol),
+      );
     }
     return RULES[d.rule].test(t, d);
   }
@@ -309,12 +348,18 @@
     if (typed === "" || typed === "...") return line("unanswered", spec.unanswered, "unanswered");
     const value = parseLiteral(typed);
     if (value === undefined) {
-      return line("wrong", "your answer should be a number or a list of numbers, not a str.", "not-numeric");
+      return line(
+        "wrong",
+        "your answer should be a number or a list of numbers, not a str.",
+        "not-numeric",
+      );
     }
     const got = toArray(value);
-    if (got === null) return line("wrong", "your answer has rows of different lengths.", "not-numeric");
+    if (got === null)
+      return line("wrong", "your answer has rows of different lengths.", "not-numeric");
     const missing = nonFinite(got);
-    if (missing) return line("wrong", `${missing} — every entry needs a finite number.`, "not-finite");
+    if (missing)
+      return line("wrong", `${missing} — every entry needs a finite number.`, "not-finite");
     const exp = fromSpec(spec.expected);
     if (got.data.length === 1 && exp.data.length === 1) got.shape = exp.shape;
     const t = { got, exp, atol: spec.atol, rtol: spec.rtol, atolText: spec.atol_text };
@@ -352,16 +397,29 @@
     status.setAttribute("role", "status");
     status.setAttribute("aria-live", "polite");
     const show = (v) => {
-      status.textContent = `${data.icons[v.status]}: ${v.message}`;
+      const text = `${data.icons[v.status]}: ${v.message}`;
+      // The same line again is still news: a trailing no-break space toggles so that screen
+      // readers announce it (textContent.trim() drops it).
+      const again = status.textContent.trim() === text && !status.textContent.endsWith("\u00a0");
+      status.textContent = again ? `${text}\u00a0` : text;
       status.dataset.status = v.status;
       status.dataset.diagnosis = v.diagnosis ?? "";
     };
     if (spec.kind === "kernel") {
+      // The page's own download links (sphinx-book-theme's menu; attn_site adds the .py).
+      const link = (kind, text) => {
+        const a = document.querySelector(`a.btn-download-${kind}-button`);
+        return a ? el("a", { href: a.getAttribute("href"), download: "" }, text) : text;
+      };
       box.append(
         el(
           "p",
           { className: "attn-answer-kernel" },
-          `This exercise needs a Python kernel (${spec.why}). Download this page as .ipynb or .py with the download button at the top of the page and run it in Jupyter.`,
+          `This exercise needs a Python kernel: ${spec.why}. Download this page as `,
+          link("source", ".ipynb"),
+          " or ",
+          link("py", ".py"),
+          " (also in the download menu at the top of the page) and run it in Jupyter.",
         ),
       );
       return;
@@ -369,16 +427,29 @@
     const form = el("form", { className: "attn-answer-form", noValidate: true });
     const button = el("button", { type: "submit", className: "attn-answer-check" }, "Check");
     if (spec.kind === "number") {
-      const input = el("input", { type: "text", id: `${id}-input`, autocomplete: "off", spellcheck: false });
+      const input = el("input", {
+        type: "text",
+        id: `${id}-input`,
+        autocomplete: "off",
+        spellcheck: false,
+      });
       input.setAttribute("aria-describedby", status.id);
-      const label = el("label", { htmlFor: input.id }, `Your answer (${spec.title}): a number or a list such as [0.1, 0.2]`);
+      const label = el(
+        "label",
+        { htmlFor: input.id },
+        `Your answer (${spec.title}): a number or a list such as [0.1, 0.2]`,
+      );
       form.append(label, input, button);
       form.addEventListener("submit", (event) => {
         event.preventDefault();
         show(checkNumber(spec, input.value));
       });
     } else {
-      const group = el("fieldset", { className: "attn-answer-options" }, el("legend", {}, `Your answer (${spec.title})`));
+      const group = el(
+        "fieldset",
+        { className: "attn-answer-options" },
+        el("legend", {}, `Your answer (${spec.title})`),
+      );
       for (const option of spec.options) {
         const radio = el("input", { type: "radio", name: id, value: option });
         group.append(el("label", {}, radio, ` ${option}`));
@@ -396,7 +467,8 @@
   function start() {
     const data = window.ATTN_EXERCISES;
     if (!data) return;
-    for (const box of document.querySelectorAll("div.attn-answer[data-exercise]")) render(box, data);
+    for (const box of document.querySelectorAll("div.attn-answer[data-exercise]"))
+      render(box, data);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

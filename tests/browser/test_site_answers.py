@@ -83,8 +83,15 @@ def test_boxes_answer_as_python(page, site, site_dir, boxes):
             ex, spec = by_id[exercise_id], SPECS[exercise_id]
             box = page.locator(f'div.attn-answer[data-exercise="{exercise_id}"]')
             if spec["kind"] == "kernel":
-                note = box.locator(".attn-answer-kernel").inner_text()
-                assert "needs a Python kernel" in note and ".ipynb" in note and ".py" in note
+                note = box.locator(".attn-answer-kernel")
+                assert "needs a Python kernel" in note.inner_text()
+                links = note.locator("a").evaluate_all("(links) => links.map((a) => a.href)")
+                stem = rel.removeprefix("book/").removesuffix(".html")
+                assert links == [site.url(f"_sources/book/{stem}.{x}") for x in ("ipynb", "py")]
+                assert all(
+                    (site_dir / "_sources" / "book" / f"{stem}.{x}").is_file()
+                    for x in "ipynb py".split()
+                )
                 continue
             live = box.locator(".attn-answer-verdict")
             assert live.get_attribute("aria-live") == "polite"
@@ -144,6 +151,10 @@ def test_box_by_keyboard_alone(page, site):
     page.keyboard.press("Enter")
     verdict = box.locator("[role=status][aria-live=polite]")
     assert verdict.inner_text().startswith("✓ Correct")
+    first = verdict.text_content()
+    page.keyboard.press("Enter")  # the same answer again: the region's text still changes
+    assert verdict.text_content() != first
+    assert verdict.text_content().strip() == first.strip()
     # The field is named by its label and described by the verdict, for a screen reader.
     label = box.locator("label").inner_text()
     assert field.evaluate("(el) => el.labels[0].textContent") == label
