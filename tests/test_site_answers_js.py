@@ -162,3 +162,24 @@ def test_parse_literal(run_js, text, value):
 def test_three_significant_digits_as_python(run_js):
     xs = [2.23606797, 5.0, 12.3456, 999.7, 1234.5, 0.000123456, 0.1, 1e-7, 3.14159e12, 100.0]
     assert run_js([["pyG3", [x]] for x in xs]) == [f"{x:.3g}" for x in xs]
+
+
+def test_an_unported_diagnosis_leaves_the_exercise_to_the_kernel():
+    from attn_book.exercises import Diagnosis
+
+    ported = NumberExercise("t-ported", "ported", (), lambda: np.array([1.0, 2.0]))
+    custom = Diagnosis("custom", "a hand-written rule.", lambda trials: False)
+    unported = NumberExercise("t-unported", "not", (), ported.reference, diagnoses=[custom])
+    assert site_spec(ported)["kind"] == "number"
+    spec = site_spec(unported)
+    assert spec["kind"] == "kernel" and "custom" in spec["missing"]
+    assert "Python" in spec["why"] and "custom" not in spec["why"]  # the reader's words
+
+
+def test_specs_are_plain_json():
+    from attn_book.exercises.site import specs_script
+
+    text = specs_script()
+    assert text.startswith("window.ATTN_EXERCISES = ") and text.endswith(";\n")
+    data = json.loads(text.removeprefix("window.ATTN_EXERCISES = ").removesuffix(";\n"))
+    assert set(data["exercises"]) == {ex.id for ex in all_exercises()}

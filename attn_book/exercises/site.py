@@ -12,7 +12,8 @@ diagnosis message as :meth:`Exercise.check`:
   ``rule`` ported to JavaScript (:data:`JS_RULES`);
 - ``"choice"``: the options and the checker's own feedback for each option, and for none;
 - ``"kernel"``: everything else (write-the-function, find-the-bug, a design judged by what
-  it computes, a number exercise with a diagnosis not ported yet), with ``why``.
+  it computes, a number exercise with a diagnosis not ported yet), with ``why`` (for the
+  reader) and, for the last kind, ``missing`` (for the author: what to port).
 
 Arrays are ``{"shape": [...], "data": [flat, C order]}``; NaN and infinities become
 ``null`` (no finite answer equals them). The box reads its text as a Python literal would
@@ -57,6 +58,7 @@ JS_RULES = frozenset(
     }
 )
 
+_NOT_PORTED = "its check needs Python (for now)"
 _ICONS = {"correct": "✓ Correct", "wrong": "✗ Not yet", "unanswered": "… Not answered yet"}
 
 
@@ -70,8 +72,9 @@ def _line(feedback):
     return {"status": feedback.status, "message": feedback.message, "diagnosis": feedback.diagnosis}
 
 
-def _kernel(ex, why):
-    return {"kind": "kernel", "id": ex.id, "title": ex.title, "exercise": ex.kind, "why": why}
+def _kernel(ex, why, missing=None):
+    spec = {"kind": "kernel", "id": ex.id, "title": ex.title, "exercise": ex.kind, "why": why}
+    return spec if missing is None else {**spec, "missing": missing}
 
 
 def _number_spec(ex):
@@ -80,7 +83,7 @@ def _number_spec(ex):
     diagnoses = []
     for diag in ex.diagnoses + ex._generic():
         if diag.site is None:
-            return _kernel(ex, f"the diagnosis {diag.name!r} has no site port yet")
+            return _kernel(ex, _NOT_PORTED, f"the diagnosis {diag.name!r} has no site")
         try:
             site = dict(diag.site(trial))
         except Exception:  # the checker's diagnosis would not fire either
@@ -88,7 +91,7 @@ def _number_spec(ex):
         if "values" in site:
             site["values"] = [_array(v) for v in site["values"]]
         elif site.get("rule") not in JS_RULES:
-            return _kernel(ex, f"the rule {site.get('rule')!r} is not ported to the site")
+            return _kernel(ex, _NOT_PORTED, f"the rule {site.get('rule')!r} is not in JS_RULES")
         message = None if callable(diag.message) else " ".join(diag.message.split())
         diagnoses.append({"name": diag.name, "message": message, **site})
     return {

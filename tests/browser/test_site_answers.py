@@ -16,13 +16,17 @@ from __future__ import annotations
 from collections import defaultdict
 
 import pytest
-from answer_inputs import inputs_for
+from answer_inputs import as_text, inputs_for
 
 from attn_book.exercises import all_exercises
 from attn_book.exercises.site import site_spec
 
 EXERCISES = all_exercises()
 SPECS = {ex.id: site_spec(ex) for ex in EXERCISES}
+
+
+def by_id():
+    return {ex.id: ex for ex in EXERCISES}
 
 
 def pages_of_boxes(site_dir):
@@ -75,12 +79,12 @@ def _verdict(box):
 
 
 def test_boxes_answer_as_python(page, site, site_dir, boxes):
-    by_id = {ex.id: ex for ex in EXERCISES}
+    exercises = by_id()
     checked, diffs = 0, []
     for rel, ids in boxes.items():
         _page_with_boxes(page, site, rel)
         for exercise_id in ids:
-            ex, spec = by_id[exercise_id], SPECS[exercise_id]
+            ex, spec = exercises[exercise_id], SPECS[exercise_id]
             box = page.locator(f'div.attn-answer[data-exercise="{exercise_id}"]')
             if spec["kind"] == "kernel":
                 note = box.locator(".attn-answer-kernel")
@@ -145,7 +149,8 @@ def test_box_by_keyboard_alone(page, site):
     box = page.locator('div.attn-answer[data-exercise="ch1-scores-by-hand"]')
     field = box.locator("input[type=text]")
     field.focus()
-    page.keyboard.type("[2, 3, -1]")
+    solution = as_text(by_id()["ch1-scores-by-hand"].solution)
+    page.keyboard.type(solution)
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Check"
     page.keyboard.press("Enter")
@@ -162,4 +167,4 @@ def test_box_by_keyboard_alone(page, site):
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("End")
     page.keyboard.type("x")  # back in the field
-    assert field.input_value() == "[2, 3, -1]x"
+    assert field.input_value() == solution + "x"
