@@ -47,6 +47,7 @@ def _products_not_summed():
         "products-not-summed",
         "these are the products q_m·k_m; add them up, one number per key.",
         test,
+        site=lambda t: {"values": [t.case.args[0] * t.case.args[1]]},
     )
 
 
@@ -81,28 +82,39 @@ def _cosine(q, k):
     return ac.dot_scores(q, k[None])[0] / (np.linalg.norm(q) * np.linalg.norm(k))
 
 
+def _angles(cosine):
+    """The angle θ with this cosine, in radians and in degrees."""
+    theta = math.acos(cosine)
+    return [theta, math.degrees(theta)]
+
+
 def _angle_not_cosine():
     def test(trials):
-        theta = math.acos(float(trials[0].expected))
-        return any(trials[0].matches(a) for a in (theta, math.degrees(theta)))
+        return any(trials[0].matches(a) for a in _angles(float(trials[0].expected)))
 
     return Diagnosis(
         "angle-not-cosine",
         "that is the angle θ itself; the question asks for cos θ.",
         test,
+        site=lambda t: {"values": _angles(float(t.expected))},
     )
+
+
+def _one_length(q, k):
+    """q·k divided by only one of the two lengths: by ‖q‖, then by ‖k‖."""
+    dot = float(q @ k)
+    return [dot / np.linalg.norm(v) for v in (q, k)]
 
 
 def _one_length_only():
     def test(trials):
-        q, k = trials[0].case.args
-        dot = float(q @ k)
-        return any(trials[0].matches(dot / np.linalg.norm(v)) for v in (q, k))
+        return any(trials[0].matches(v) for v in _one_length(*trials[0].case.args))
 
     return Diagnosis(
         "one-length-only",
         "you divided by only one of the two lengths; cos θ = q·k / (‖q‖‖k‖).",
         test,
+        site=lambda t: {"values": _one_length(*t.case.args)},
     )
 
 
@@ -276,7 +288,8 @@ def _too_long():
         _, length = t.case.args
         return t.got.shape == (2,) and float(np.linalg.norm(t.got)) > length * (1 + 1e-3)
 
-    return Diagnosis("too-long", message, test)
+    site = lambda t: {"rule": "too-long", "length": float(t.case.args[1])}  # noqa: E731
+    return Diagnosis("too-long", message, test, site=site)
 
 
 def _right_length_wrong_direction():
@@ -292,6 +305,7 @@ def _right_length_wrong_direction():
         "the length is right, but another key of that length scores more: by "
         "q·k = ‖q‖‖k‖cos θ, which direction makes cos θ as large as it can be?",
         test,
+        site=lambda t: {"rule": "length-is", "length": float(t.case.args[1]), "rel_tol": 2e-3},
     )
 
 

@@ -71,6 +71,7 @@ spread_by_hand = NumberExercise(
             f"{_D_K} is the variance of q·k at d_k = {_D_K}; its spread, the standard "
             "deviation, is the square root of that.",
             _spread_is_variance,
+            site=lambda t: {"rule": "first-entry-is", "value": float(t.case.args[0])},
         ),
         diagnose.matches(
             "means-not-std",

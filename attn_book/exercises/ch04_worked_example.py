@@ -69,6 +69,7 @@ def _ranked_but_off():
         "last step is fine; the slip is earlier — recheck each score q·k_j, its "
         "division by √2, and each e^(s_j).",
         test,
+        site=lambda t: {"rule": "ranked-but-off"},
     )
 
 

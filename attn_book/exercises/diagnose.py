@@ -62,6 +62,11 @@ __all__ = [
 ]
 
 
+def _rule(name, **params):
+    """The ``site`` of a diagnosis ported to the site's JavaScript as the rule ``name``."""
+    return lambda t: {"rule": name, **params}
+
+
 def _failing(trials):
     """The trials whose answer did not match (in case order)."""
     return [t for t in trials if not t.ok]
@@ -81,14 +86,20 @@ def matches(name, message, alt):
         Computes what the mistaken answer would be, from the case's inputs.
     """
     return Diagnosis(
-        name, message, lambda trials: any(t.matches(alt(*t.case.args)) for t in _failing(trials))
+        name,
+        message,
+        lambda trials: any(t.matches(alt(*t.case.args)) for t in _failing(trials)),
+        site=lambda t: {"values": [alt(*t.case.args)]},
     )
 
 
 def factor(f, name, message):
     """Fires when a failing answer is the right one multiplied by ``f``."""
     return Diagnosis(
-        name, message, lambda trials: any(t.matches(t.expected * f) for t in _failing(trials))
+        name,
+        message,
+        lambda trials: any(t.matches(t.expected * f) for t in _failing(trials)),
+        site=lambda t: {"values": [t.expected * f]},
     )
 
 
@@ -330,7 +341,10 @@ def wrong_count():
         return f"expected an array of shape {want.shape}, got shape {got.shape}."
 
     return Diagnosis(
-        "wrong-count", message, lambda trials: trials[0].got.shape != trials[0].expected.shape
+        "wrong-count",
+        message,
+        lambda trials: trials[0].got.shape != trials[0].expected.shape,
+        site=_rule("wrong-count"),
     )
 
 
@@ -360,7 +374,7 @@ def rounding(within=10.0):
         t = _by_hand(trials)
         return t is not None and bool(_close(t, within).all())
 
-    return Diagnosis("rounding", message, test)
+    return Diagnosis("rounding", message, test, site=_rule("rounding", within=within))
 
 
 def wrong_order():
@@ -377,6 +391,7 @@ def wrong_order():
         "wrong-order",
         "the right numbers, in the wrong order — keep the order of the keys (or rows) as given.",
         test,
+        site=_rule("wrong-order"),
     )
 
 
@@ -433,7 +448,7 @@ def constant_factor():
             return False
         return _named_factor(t) is not None or _any_factor(t)
 
-    return Diagnosis("constant-factor", message, test)
+    return Diagnosis("constant-factor", message, test, site=_rule("constant-factor"))
 
 
 def _weights_like(expected):
@@ -463,7 +478,7 @@ def not_summing_to_one():
         tol = 2 * t.atol * t.expected.shape[-1]  # rounding each entry to three decimals
         return bool((np.abs(t.got.sum(axis=-1) - 1.0) > tol).any())
 
-    return Diagnosis("not-summing-to-1", message, test)
+    return Diagnosis("not-summing-to-1", message, test, site=_rule("not-summing-to-1"))
 
 
 def off_entries():
@@ -500,4 +515,4 @@ def off_entries():
     def test(trials):
         return _by_hand(trials) is not None and not trials[0].ok
 
-    return Diagnosis("other", message, test)
+    return Diagnosis("other", message, test, site=_rule("other"))

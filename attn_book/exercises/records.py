@@ -116,11 +116,18 @@ class Diagnosis:
 
     ``message`` says *what* is wrong and hints at the fix, without the solution;
     a callable message is filled in from the trials.
+
+    ``site`` (keyword-only, optional) lets the static site's answer box run the same
+    diagnosis without a kernel: given the exercise's one trial, it returns a JSON-able
+    dict, either ``{"values": [v, ...]}`` (fires when the answer equals one of them,
+    recomputed here from the inputs) or ``{"rule": name, ...params}`` naming a rule
+    ported to ``site/static/attn-answers.js``. See :mod:`attn_book.exercises.site`.
     """
 
     name: str
     message: str | Callable[[list[Trial]], str]
     test: Callable[[list[Trial]], bool]
+    site: Callable[[Trial], dict] | None = field(default=None, kw_only=True, compare=False)
 
     def describe(self, trials):
         """The message, filled in from the trials when ``message`` is a callable."""
