@@ -26,6 +26,7 @@ import attn_core as ac
 from attn_book.prose import dec, plain, vector
 from attn_book.widgets import (
     AttentionHeatmap,
+    MemoryCalculator,
     QueryPad,
     ScalingExplorer,
     SoftmaxBars,
@@ -123,3 +124,13 @@ AttentionHeatmap(
 # %%
 long_tokens = [f"{w}{i}" for i, w in enumerate(ac.SENTENCE_EN * 4)][:32]
 AttentionHeatmap(query_tokens=long_tokens, n_heads=2, d_model=8)
+
+# %% [markdown]
+# ## The memory calculator (메모리)
+#
+# The bytes that one layer's attention weights take at once, batch × heads × $n^2$ × the bytes
+# of one number, on a log axis beside a laptop's and a large GPU's memory. Slide the number of
+# tokens $n$ (by doublings), the heads and the batch, or pick another dtype.
+
+# %%
+MemoryCalculator()

@@ -85,6 +85,19 @@ function boundSlider(model, parent, trait, label, range, format = (v) => fmt(v, 
   };
   return { ...s, show };
 }
+function liveRegion(root, { delay = 400 } = {}) {
+  const attrs = { "aria-live": "polite", "aria-atomic": "true", "data-role": "announce" };
+  const node = htmlEl("div", { cls: "abh-sr-only", attrs }, root);
+  let first = true, timer = null;
+  return (text) => {
+    if (first) {
+      first = false;
+      return;
+    }
+    clearTimeout(timer);
+    timer = setTimeout(() => setText(node, text), delay);
+  };
+}
 
 // attn_book/widgets/src/memory_calculator.js
 var BAR = "#0072B2";
@@ -187,6 +200,7 @@ function render({ model, el }) {
   drawFrame(svg, model.get("devices"));
   const marks = makeMarks(svg, model.get("contexts"));
   const readout = htmlEl("div", { cls: "abh-readout abh-num" }, fig);
+  const say = liveRegion(fig);
   htmlEl(
     "div",
     {
@@ -215,6 +229,7 @@ function render({ model, el }) {
       readout,
       `${B} × ${H} × ${n.toLocaleString("en")}² × ${DTYPE_BYTES[dtype]} B = ${fmtBytes(bytes)}: ${vs.join(", ")}`
     );
+    say(readout.textContent);
   }
   const off = onChanges(model, ["n", "heads", "batch", "dtype"], paint);
   paint();

@@ -5,9 +5,11 @@ import { attentionMatrix, entropy, fmt, viridis } from "./attn_math.js";
 import {
   boundCheckbox,
   htmlEl,
+  liveRegion,
   onChanges,
   setAttrs,
   setText,
+  spoken,
   svgEl,
   temperatureSlider,
   update,
@@ -220,6 +222,7 @@ function render({ model, el }) {
   const rowHolder = htmlEl("div", {}, panel);
   const note = htmlEl("div", { cls: "abh-caption" }, panel);
   htmlEl("div", { cls: "abh-hint", text: HINT }, panel);
+  const say = liveRegion(root);
 
   let grid = null,
     rows = null,
@@ -281,6 +284,13 @@ function render({ model, el }) {
     paddingBox.show();
     paddingBox.wrap.style.display = model.get("length") === null ? "none" : "";
     temp.show();
+    const seen = kTok.map((_, j) => !isHidden(sel, j, causal, length));
+    const names = kTok.filter((_, j) => seen[j]).map((t) => `“${t}”`);
+    const weights = spoken(
+      names,
+      W[sel].filter((_, j) => seen[j]),
+    );
+    say(`head ${h + 1}, query “${qTok[sel]}” attends to: ${weights || "no key"}.`);
   }
 
   svg.addEventListener("keydown", (e) => {

@@ -1,7 +1,17 @@
 // memory_calculator.js — MemoryCalculator: the bytes of the attention weights, against devices.
 
 import { DTYPE_BYTES, fmtBytes, weightBytes } from "./attn_math.js";
-import { boundSlider, htmlEl, onChanges, setAttrs, setText, slider, svgEl, update } from "./dom.js";
+import {
+  boundSlider,
+  htmlEl,
+  liveRegion,
+  onChanges,
+  setAttrs,
+  setText,
+  slider,
+  svgEl,
+  update,
+} from "./dom.js";
 
 /**
  * The traits of memory_calculator.py's MemoryCalculator that this file reads.
@@ -124,6 +134,7 @@ function render({ model, el }) {
   drawFrame(svg, model.get("devices"));
   const marks = makeMarks(svg, model.get("contexts"));
   const readout = htmlEl("div", { cls: "abh-readout abh-num" }, fig);
+  const say = liveRegion(fig);
   htmlEl(
     "div",
     {
@@ -155,6 +166,7 @@ function render({ model, el }) {
       readout,
       `${B} × ${H} × ${n.toLocaleString("en")}² × ${DTYPE_BYTES[dtype]} B = ${fmtBytes(bytes)}: ${vs.join(", ")}`,
     );
+    say(readout.textContent);
   }
 
   const off = onChanges(model, ["n", "heads", "batch", "dtype"], paint);
