@@ -13,8 +13,8 @@ The package makes every Jupyter front end started in its environment (``jupyter 
 ``etc/jupyter/jupyter_server_config.d/attn-book.json`` (the repository's ``jupyter-config/``),
 which turns on this module as a server extension and JupyterLab's ``custom.css``, and
 ``share/jupyter/lab/settings/overrides.d/attn-book.json`` (no news, ``.py`` opens as a
-notebook). The extension (:func:`_load_jupyter_server_extension`) registers
-:func:`pre_save_hook` with the server's contents manager and serves
+notebook). The extension registers :func:`pre_save_hook` with the server's contents manager
+(:func:`_start_jupyter_server_extension`) and serves
 ``attn_book/lab_custom/custom.css`` (the book's Hangul font, behind JupyterLab's own) at
 ``/custom/custom.css``, after a reader's own ``custom/`` folder in their Jupyter config.
 
@@ -77,7 +77,7 @@ def _link_jupyter_server_extension(serverapp):
 
 
 def _load_jupyter_server_extension(serverapp):
-    """Register :func:`pre_save_hook`; serve the book's ``custom.css`` behind the reader's.
+    """Serve the book's ``custom.css`` behind the reader's.
 
     JupyterLab serves ``/custom/`` from the web application's ``static_custom_path``, a list
     no JSON config can extend with a folder inside this package; Notebook 7 serves
@@ -88,7 +88,6 @@ def _load_jupyter_server_extension(serverapp):
     from jupyter_server.base.handlers import FileFindHandler
     from jupyter_server.utils import url_path_join
 
-    serverapp.contents_manager.register_pre_save_hook(pre_save_hook)
     folders = serverapp.web_app.settings.setdefault("static_custom_path", [])
     if CUSTOM_CSS_DIR not in folders:
         folders.append(CUSTOM_CSS_DIR)
@@ -96,4 +95,15 @@ def _load_jupyter_server_extension(serverapp):
     readers = str(Path(serverapp.config_dir) / "custom")  # a reader's own custom.css first
     options = {"path": [readers, CUSTOM_CSS_DIR], "no_cache_paths": ["/"]}
     serverapp.web_app.add_handlers(".*$", [(route, FileFindHandler, options)])
-    serverapp.log.info("attn_book: pre-save hook on; custom.css from %s", options["path"])
+    serverapp.log.info("attn_book: custom.css from %s", options["path"])
+
+
+async def _start_jupyter_server_extension(serverapp):
+    """Register :func:`pre_save_hook` once every extension is loaded: jupytext's replaces
+    the server's contents manager with its own when it loads, after this one."""
+    managers = {id(m): m for m in (serverapp.contents_manager, serverapp.web_app.settings.get(
+        "contents_manager", serverapp.contents_manager))}  # fmt: skip
+    for manager in managers.values():
+        if pre_save_hook not in getattr(manager, "_pre_save_hooks", []):
+            manager.register_pre_save_hook(pre_save_hook)
+    serverapp.log.info("attn_book: pre-save hook on %s", type(serverapp.contents_manager))

@@ -2,6 +2,7 @@
 character of the book, sits inside JupyterLab's own font lists, and the package's server
 extension (attn_book/lab.py, turned on by jupyter-config/) serves it to any Jupyter front end."""
 
+import asyncio
 import json
 import re
 import sys
@@ -96,6 +97,7 @@ def test_the_server_extension_serves_the_custom_css_and_saves_as_sync_does(tmp_p
     assert server.config.LabApp.custom_css is False
 
     lab._load_jupyter_server_extension(server)
+    asyncio.run(lab._start_jupyter_server_extension(server))  # jupytext's manager is in place
     assert hooks == [lab.pre_save_hook]
     folders = [Path(p) for p in web_app.settings["static_custom_path"]]
     assert folders == [tmp_path / "custom", CUSTOM_CSS.parent.resolve()]  # a reader's first
