@@ -23,21 +23,26 @@ $(VENV)/.installed-%: pyproject.toml
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-# JupyterLab asks to fetch news from the web on first start; the book needs no network.
-LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
-$(LAB_OVERRIDES): tools/jupyterlab-overrides.json $(VENV)/.installed-lab
+# Every Jupyter server started in .venv reads the book as `make lab` does (attn_book/lab.py):
+# the server extension (pre-save hook, Hangul custom.css) and JupyterLab's settings (no news,
+# .py opens as a notebook). `pip install .` installs jupyter-config/ into the environment
+# (pyproject.toml's data-files); an editable install skips data files, so they are copied.
+SERVER_JSON := $(VENV)/etc/jupyter/jupyter_server_config.d/attn-book.json
+LAB_JSON := $(VENV)/share/jupyter/lab/settings/overrides.d/attn-book.json
+$(SERVER_JSON): jupyter-config/jupyter_server_config.d/attn-book.json $(VENV)/.installed-lab
 	@mkdir -p $(dir $@)
+	@# what `make lab` installed before: a server config of its own
+	@if grep -qs 'make lab.. sets it up' $(VENV)/etc/jupyter/jupyter_server_config.py; then \
+		rm -f $(VENV)/etc/jupyter/jupyter_server_config.py; fi
+	cp $< $@
+$(LAB_JSON): jupyter-config/lab/settings/overrides.d/attn-book.json $(VENV)/.installed-lab
+	@mkdir -p $(dir $@)
+	@# what `make lab` installed before: the same settings as the environment's overrides.json
+	@if cmp -s $< $(VENV)/share/jupyter/lab/settings/overrides.json; then \
+		rm -f $(VENV)/share/jupyter/lab/settings/overrides.json; fi
 	cp $< $@
 
-# The server's settings (tools/jupyter_server_config.py): saving a chapter in Lab writes it
-# as tools/sync_chapters.py does, and the book's Hangul font sits behind Lab's own.
-LAB_SERVER_CONFIG := $(VENV)/etc/jupyter/jupyter_server_config.py
-$(LAB_SERVER_CONFIG): tools/jupyter_server_config.py $(VENV)/.installed-lab
-	@mkdir -p $(dir $@)
-	rm -f $(dir $@)jupyter_server_config.json  # what `make lab` installed before
-	cp $< $@
-
-LAB_SETUP := $(VENV)/.installed-lab $(LAB_OVERRIDES) $(LAB_SERVER_CONFIG)
+LAB_SETUP := $(VENV)/.installed-lab $(SERVER_JSON) $(LAB_JSON)
 
 lab: $(LAB_SETUP)  ## Open the chapters in JupyterLab
 	$(BIN)/jupyter lab book/ $(ROOT_FLAG) $(LAB_FLAGS)

@@ -27,6 +27,7 @@ from attn_book.data import SENTENCE_EN, SENTENCE_KO
 from attn_book.prose import dec, plain, vector
 from attn_book.widgets import (
     AttentionHeatmap,
+    MemoryCalculator,
     QueryPad,
     ScalingExplorer,
     SoftmaxBars,
@@ -133,3 +134,13 @@ AttentionHeatmap(
 # %%
 long_tokens = [f"{w}{i}" for i, w in enumerate(SENTENCE_EN * 4)][:32]
 AttentionHeatmap(query_tokens=long_tokens, n_heads=2, d_model=8)
+
+# %% [markdown]
+# ## The memory calculator (메모리)
+#
+# The bytes that one layer's attention weights take at once, batch × heads × $n^2$ × the bytes
+# of one number, on a log axis beside a laptop's and a large GPU's memory. Slide the number of
+# tokens $n$ (by doublings), the heads and the batch, or pick another dtype.
+
+# %%
+MemoryCalculator()

@@ -20,6 +20,13 @@ Sphinx numbers a numbered toctree 1, 2, 3, ... so that, while a chapter of the b
 not written yet, every later chapter's heading, equations "(7.1)" and "Exercise 7.1" would
 disagree with its figures ("Figure 7.1", numbered by ``attn_book.figures`` from the same
 ``NN``) and with the links of the other chapters. ``chapter_numbers`` renumbers them.
+
+Accessibility (WCAG 2.1 AA, checked by ``tests/browser/test_a11y.py`` with axe-core): the
+theme's search and colour-mode buttons come from ``site/_templates/`` (their accessible
+names contain their visible text); the references page's citations are list items of their
+``role="list"`` (docutils writes the DPUB-ARIA 1.0 ``doc-biblioentry``, deprecated since
+DPUB-ARIA 1.1 and not a list item); a folded code cell's ``<summary>`` is named by its
+visible text ("Show code cell source"), not by myst-nb's fixed "Toggle hidden content".
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import types
+from html import escape
 from pathlib import Path
 
 from docutils import nodes
@@ -35,6 +44,7 @@ from sphinx.errors import ConfigError
 DOWNLOAD_GROUP = "download-buttons"
 REPOSITORY_VARIABLE = "ATTN_REPOSITORY_URL"
 GITHUB_REPOSITORY = re.compile(r"https://github\.com/[A-Za-z0-9-]+/[A-Za-z0-9._-]+")
+TEMPLATES = Path(__file__).resolve().parent / "_templates"
 
 
 def jupytext_source(app, docname):
@@ -274,8 +284,52 @@ def write_exercise_specs(app, exception):
     target.write_text(specs_script(), encoding="utf-8")
 
 
+def add_templates(app, config):
+    """Put ``site/_templates`` first, before the themes' own templates (``config-inited``)."""
+    config.templates_path = [str(TEMPLATES), *config.templates_path]
+
+
+class CitationListItems:
+    """Citations as list items: docutils' ``visit_citation`` with ``role="listitem"``.
+
+    docutils 0.21 wraps the citations in ``<div role="list">`` and gives each
+    ``role="doc-biblioentry"``, which DPUB-ARIA 1.1 deprecates and which is no list item, so
+    the list has no items (axe: aria-required-children, critical; aria-deprecated-role).
+    """
+
+    def visit_citation(self, node):
+        if not isinstance(node.previous_sibling(), type(node)):
+            self.body.append('<div role="list" class="citation-list">\n')
+        self.body.append(self.starttag(node, "div", classes=[node.tagname], role="listitem"))
+
+
+def visit_hidden_cell(self, node):
+    """myst-nb's folded cell without ``aria-label``: the shown prompt names the summary."""
+    classes = " ".join(node["classes"])
+    self.body.append(f'<details class="admonition hide {classes}">\n<summary>\n')
+    for state, prompt in (("collapsed", "prompt_show"), ("expanded", "prompt_hide")):
+        self.body.append(f'<p class="{state} admonition-title">{escape(node[prompt])}</p>\n')
+    self.body.append("</summary>\n")
+
+
+def accessible_html(app):
+    """Wrap the HTML translator (after pydata-sphinx-theme's, ``builder-inited``)."""
+    if app.builder.format != "html":
+        return
+    base = app.registry.translators.get(app.builder.name, app.builder.default_translator_class)
+    translator = types.new_class("AttnHTMLTranslator", (CitationListItems, base), {})
+    app.set_translator(app.builder.name, translator, override=True)
+    try:
+        from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
+    except ImportError:  # myst-nb renamed it: the theme's summary label stays
+        return
+    app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput))
+
+
 def setup(app):
     app.connect("env-get-updated", chapter_numbers, priority=900)
+    app.connect("config-inited", add_templates)
+    app.connect("builder-inited", accessible_html, priority=900)
     app.connect("config-inited", set_repository)
     app.connect("config-inited", drop_thebe)
     # After sphinx-book-theme builds its header buttons (priority 501).

@@ -1,9 +1,12 @@
 """JupyterLab's Hangul: the book's font (attn_book/lab_custom/custom.css) holds every Hangul
-character of the book, sits inside JupyterLab's own font lists, and `make lab` serves it."""
+character of the book, sits inside JupyterLab's own font lists, and the package's server
+extension (attn_book/lab.py, turned on by jupyter-config/) serves it to any Jupyter front end."""
 
+import asyncio
+import json
 import re
-import runpy
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -11,7 +14,7 @@ from fonts import css_font, hangul_in
 
 ROOT = Path(__file__).resolve().parents[1]
 CUSTOM_CSS = ROOT / "attn_book" / "lab_custom" / "custom.css"
-SERVER_CONFIG = ROOT / "tools" / "jupyter_server_config.py"
+SERVER_JSON = ROOT / "jupyter-config" / "jupyter_server_config.d" / "attn-book.json"
 
 
 def lab_font():
@@ -61,18 +64,43 @@ def test_the_lab_font_loads_with_the_page():
     assert hangul_in(glyph)
 
 
-def test_make_labs_server_config_serves_the_custom_css():
-    pytest.importorskip("jupyter_core", reason="the config reads Jupyter's paths (`lab` extra)")
+def test_the_installed_config_turns_on_the_books_server_extension():
+    config = json.loads(SERVER_JSON.read_text(encoding="utf-8"))
+    assert config == {"ServerApp": {"jpserver_extensions": {"attn_book.lab": True}}}
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"etc/jupyter/jupyter_server_config.d" = ["jupyter-config/' in pyproject
 
-    class Section(dict):
-        def __getattr__(self, name):
-            return self.setdefault(name, Section())
 
-        __setattr__ = dict.__setitem__
+def test_the_server_extension_serves_the_custom_css_and_saves_as_sync_does(tmp_path):
+    pytest.importorskip("jupyter_server", reason="a Jupyter server extension (`lab` extra)")
+    from traitlets.config import Config
 
-    config = Section()
-    runpy.run_path(str(SERVER_CONFIG), init_globals={"get_config": lambda: config})
-    assert config["LabApp"]["custom_css"] is True
-    assert config["ContentsManager"]["pre_save_hook"] == "attn_book.lab.pre_save_hook"
-    folders = [Path(p) for p in config["ServerApp"]["tornado_settings"]["static_custom_path"]]
-    assert folders[-1] / "custom.css" == CUSTOM_CSS.resolve()
+    from attn_book import lab
+
+    hooks, routes = [], []
+    web_app = types.SimpleNamespace(
+        settings={"base_url": "/", "static_custom_path": [str(tmp_path / "custom")]},
+        add_handlers=lambda host, rules: routes.extend(rules),
+    )
+    server = types.SimpleNamespace(
+        config=Config(),
+        config_dir=str(tmp_path),
+        contents_manager=types.SimpleNamespace(register_pre_save_hook=hooks.append),
+        web_app=web_app,
+        log=types.SimpleNamespace(info=lambda *a: None),
+    )
+    assert lab._jupyter_server_extension_points() == [{"module": "attn_book.lab"}]
+    lab._link_jupyter_server_extension(server)
+    assert server.config.LabApp.custom_css is True
+    server.config.LabApp.custom_css = False  # a reader's own choice is kept
+    lab._link_jupyter_server_extension(server)
+    assert server.config.LabApp.custom_css is False
+
+    lab._load_jupyter_server_extension(server)
+    asyncio.run(lab._start_jupyter_server_extension(server))  # jupytext's manager is in place
+    assert hooks == [lab.pre_save_hook]
+    folders = [Path(p) for p in web_app.settings["static_custom_path"]]
+    assert folders == [tmp_path / "custom", CUSTOM_CSS.parent.resolve()]  # a reader's first
+    ((route, _handler, options),) = routes
+    assert re.fullmatch(route, "/custom/custom.css")
+    assert [Path(p) for p in options["path"]] == folders

@@ -61,8 +61,9 @@ def test_environment_yml_lists_exactly_the_pyproject_dependencies():
 
 
 def test_environment_yml_installs_the_package_itself():
+    """Not editable: an editable install skips data files, the book's Jupyter config."""
     pip_section = next(d["pip"] for d in ENV["dependencies"] if isinstance(d, dict))
-    assert pip_section == ["-e ."], f"environment.yml's pip section is {pip_section}"
+    assert pip_section == ["."], f"environment.yml's pip section is {pip_section}"
 
 
 def test_conda_python_satisfies_requires_python():

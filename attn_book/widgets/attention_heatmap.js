@@ -135,6 +135,22 @@ function boundCheckbox(model, parent, trait, label) {
   };
   return { ...box, show };
 }
+function liveRegion(root, { delay = 400 } = {}) {
+  const attrs = { "aria-live": "polite", "aria-atomic": "true", "data-role": "announce" };
+  const node = htmlEl("div", { cls: "abh-sr-only", attrs }, root);
+  let first = true, timer = null;
+  return (text) => {
+    if (first) {
+      first = false;
+      return;
+    }
+    clearTimeout(timer);
+    timer = setTimeout(() => setText(node, text), delay);
+  };
+}
+function spoken(names, values, digits = 3) {
+  return values.map((v, j) => `${names[j]} ${fmt(v, digits)}`).join(", ");
+}
 
 // attn_book/widgets/src/attention_heatmap.js
 var INPUTS = [
@@ -360,6 +376,7 @@ function render({ model, el }) {
   const rowHolder = htmlEl("div", {}, panel);
   const note = htmlEl("div", { cls: "abh-caption" }, panel);
   htmlEl("div", { cls: "abh-hint", text: training ? HINT + TRAINING_HINT : HINT }, panel);
+  const say = liveRegion(root);
   let grid = null, rows = null, shapeKey = "";
   const pick = (i) => {
     if (i !== model.get("selected")) update(model, "selected", i);
@@ -414,6 +431,13 @@ function render({ model, el }) {
     paddingBox.wrap.style.display = model.get("length") === null ? "none" : "";
     temp.show();
     training?.show();
+    const seen = kTok.map((_, j) => !isHidden(sel, j, causal, length));
+    const names = kTok.filter((_, j) => seen[j]).map((t) => `“${t}”`);
+    const weights = spoken(
+      names,
+      W[sel].filter((_, j) => seen[j])
+    );
+    say(`head ${h + 1}, query “${qTok[sel]}” attends to: ${weights || "no key"}.`);
   }
   svg.addEventListener("keydown", (e) => {
     const back = { ArrowLeft: -1, ArrowRight: 1 }[e.key];

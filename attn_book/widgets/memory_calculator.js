@@ -94,6 +94,19 @@ function boundSlider(model, parent, trait, label, range, format = (v) => fmt(v, 
   };
   return { ...s, show };
 }
+function liveRegion(root, { delay = 400 } = {}) {
+  const attrs = { "aria-live": "polite", "aria-atomic": "true", "data-role": "announce" };
+  const node = htmlEl("div", { cls: "abh-sr-only", attrs }, root);
+  let first = true, timer = null;
+  return (text) => {
+    if (first) {
+      first = false;
+      return;
+    }
+    clearTimeout(timer);
+    timer = setTimeout(() => setText(node, text), delay);
+  };
+}
 
 // attn_book/widgets/src/memory_calculator.js
 var BAR = "#0072B2";
@@ -232,6 +245,7 @@ function render({ model, el }) {
   const readout = htmlEl("div", { cls: "abh-readout abh-num" }, fig);
   const lines = withKv ? [htmlEl("div", {}, readout), htmlEl("div", {}, readout)] : [readout];
   const ticks = withKv ? "the KV cache of the same shape" : "the same heads, batch and dtype";
+  const say = liveRegion(fig);
   htmlEl(
     "div",
     {
@@ -260,6 +274,7 @@ function render({ model, el }) {
       const formula = `2 × ${B} × ${layers} × ${kvHeads} × ${dHead} × ${nText} × ${size}`;
       setText(lines[1], `KV cache: ${formula} = ${fmtBytes(bytes[1])}: ${vs(bytes[1])}`);
     }
+    say(lines.map((line) => line.textContent).join(" "));
   }
   const traits = ["n", "heads", "batch", "dtype", "layers", "kv_heads", "d_head"];
   const off = onChanges(model, traits, paint);

@@ -189,6 +189,31 @@ function onDrag(svg, selector, { start, move }) {
   svg.addEventListener("pointerup", up);
   svg.addEventListener("pointercancel", up);
 }
+function liveRegion(root, { delay = 400 } = {}) {
+  const attrs = { "aria-live": "polite", "aria-atomic": "true", "data-role": "announce" };
+  const node = htmlEl("div", { cls: "abh-sr-only", attrs }, root);
+  let first = true, timer = null;
+  return (text) => {
+    if (first) {
+      first = false;
+      return;
+    }
+    clearTimeout(timer);
+    timer = setTimeout(() => setText(node, text), delay);
+  };
+}
+function pointAttrs(label) {
+  return {
+    tabindex: 0,
+    role: "button",
+    "aria-roledescription": "movable point",
+    "aria-label": label,
+    "aria-keyshortcuts": "ArrowUp ArrowDown ArrowLeft ArrowRight"
+  };
+}
+function spoken(names, values, digits = 3) {
+  return values.map((v, j) => `${names[j]} ${fmt(v, digits)}`).join(", ");
+}
 
 // attn_book/widgets/src/query_pad_layout.js
 var PAD = { size: 300, range: 2.5, margin: 16 };
@@ -285,7 +310,7 @@ function placeArrow(a, g, v) {
   setAttrs(a.head, { points: Math.hypot(x2 - x1, y2 - y1) > 4 ? arrowHead(x1, y1, x2, y2) : "" });
 }
 function makeHandle(layer, kind, colour, index, name) {
-  const attrs = { class: "abh-handle", tabindex: 0, role: "slider", "aria-label": name };
+  const attrs = { class: "abh-handle", ...pointAttrs(name) };
   const side = HANDLE.valueSquare;
   const node = {
     query: () => svgEl(
@@ -488,6 +513,15 @@ function buildPositions(model, holder, n) {
   };
   return { show };
 }
+function spokenState(moved, r, shown) {
+  const keys = r.dots.map((_, j) => `k${j + 1}`);
+  const parts = [`${moved.name} = (${fmt(moved.v[0], 2)}, ${fmt(moved.v[1], 2)})`];
+  if (shown.has("weights")) parts.push(`weights ${spoken(keys, r.weights)}`);
+  else parts.push(`q·k ${spoken(keys, r.dots)}`, `cos θ ${spoken(keys, r.cosines)}`);
+  if (shown.has("values"))
+    parts.push(`output o = (${fmt(r.output[0], 3)}, ${fmt(r.output[1], 3)})`);
+  return `${parts.join("; ")}.`;
+}
 var HINT = "Or Tab to any vector, one hidden under another too, then arrow keys (Shift: fine).";
 function showParts(panel, shown) {
   const toggle = (node, on) => node.toggleAttribute("hidden", !on);
@@ -519,6 +553,7 @@ function render({ model, el }) {
   drawGrid(svg, g);
   const layers = { arrows: svgEl("g", {}, svg), handles: svgEl("g", {}, svg) };
   const panel = buildPanel(model, root);
+  const say = liveRegion(root);
   let parts = null, shape = "";
   let selected = { kind: "query", index: 0 };
   let positionControls = null;
@@ -557,6 +592,9 @@ function render({ model, el }) {
     );
     panel.scaleBox.show();
     panel.temp.show();
+    const moved = vectorsOf(selected.kind)[selected.index] ?? q;
+    const label = selected.kind === "query" ? "q" : `${selected.kind[0]}${selected.index + 1}`;
+    say(spokenState({ name: label, v: moved }, r, shown));
   }
   const traitOf = { query: "query", key: "key_vectors", value: "value_vectors" };
   const vectorsOf = (kind) => kind === "query" ? [model.get("query")] : model.get(traitOf[kind]);

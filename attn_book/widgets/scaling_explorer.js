@@ -51,6 +51,19 @@ function slider(parent, label, { min, max, step, value }) {
   const out = htmlEl("output", { cls: "abh-num" }, wrap);
   return { wrap, input, out };
 }
+function liveRegion(root, { delay = 400 } = {}) {
+  const attrs = { "aria-live": "polite", "aria-atomic": "true", "data-role": "announce" };
+  const node = htmlEl("div", { cls: "abh-sr-only", attrs }, root);
+  let first = true, timer = null;
+  return (text) => {
+    if (first) {
+      first = false;
+      return;
+    }
+    clearTimeout(timer);
+    timer = setTimeout(() => setText(node, text), delay);
+  };
+}
 
 // attn_book/widgets/src/scaling_explorer.js
 var RAW = "#D55E00";
@@ -157,6 +170,7 @@ function render({ model, el }) {
   const note = htmlEl("div", { cls: "abh-caption" }, left);
   const right = htmlEl("div", { cls: "abh-panel" }, root);
   const [maxSvg, entSvg] = [box(LINE.w, LINE.h, right), box(LINE.w, LINE.h, right)];
+  const say = liveRegion(root);
   function paint() {
     const table = model.get("table"), d = model.get("d_k"), S = model.get("n_keys");
     const i = Math.max(0, model.get("dims").indexOf(d));
@@ -173,6 +187,8 @@ function render({ model, el }) {
     setText(note, noteText(row, S));
     drawCurve(maxSvg, table, "max_weight", "largest weight vs dₖ", i, 1);
     drawCurve(entSvg, table, "entropy", "entropy (nats) vs dₖ", i, Math.log(S));
+    const stat = (name) => `largest weight ${fmt(row[name].max_weight, 3)}, entropy ${fmt(row[name].entropy, 3)}`;
+    say(`dₖ = ${d}: without scaling ${stat("raw")}; scaled ${stat("scaled")}.`);
   }
   dk.input.addEventListener(
     "input",

@@ -127,6 +127,31 @@ function onDrag(svg, selector, { start, move }) {
   svg.addEventListener("pointerup", up);
   svg.addEventListener("pointercancel", up);
 }
+function liveRegion(root, { delay = 400 } = {}) {
+  const attrs = { "aria-live": "polite", "aria-atomic": "true", "data-role": "announce" };
+  const node = htmlEl("div", { cls: "abh-sr-only", attrs }, root);
+  let first = true, timer = null;
+  return (text) => {
+    if (first) {
+      first = false;
+      return;
+    }
+    clearTimeout(timer);
+    timer = setTimeout(() => setText(node, text), delay);
+  };
+}
+function setSliderValue(node, { value, min, max, text }) {
+  setAttrs(node, {
+    role: "slider",
+    "aria-valuenow": value,
+    "aria-valuemin": min,
+    "aria-valuemax": max,
+    "aria-valuetext": text
+  });
+}
+function spoken(names, values, digits = 3) {
+  return values.map((v, j) => `${names[j]} ${fmt(v, digits)}`).join(", ");
+}
 
 // attn_book/widgets/src/softmax_bars_layout.js
 var BARS = { col: 64, scores: 150, weights: 110, lo: -4, hi: 6 };
@@ -188,7 +213,8 @@ function buildBars(svg, n, g) {
         class: "abh-scorebar abh-handle",
         tabindex: 0,
         role: "slider",
-        "aria-label": `score s${j + 1}`
+        "aria-label": `score s${j + 1}`,
+        "aria-orientation": "vertical"
       },
       svg
     );
@@ -223,6 +249,8 @@ function paintBars(cols, g, s, w) {
     setAttrs(cols[j].score, { y, height: Math.max(1, Math.abs(top - g.zeroY)) });
     setAttrs(cols[j].sText, { y: scoreLabelY(g, v) });
     setText(cols[j].sText, fmt(v, 3));
+    const text = `${fmt(v, 1)}, weight ${fmt(w[j], 3)}`;
+    setSliderValue(cols[j].score, { value: v, min: BARS.lo, max: BARS.hi, text });
     const bar = weightBar(g, w[j]);
     setAttrs(cols[j].weight, { y: bar.y, height: bar.height });
     setAttrs(cols[j].wText, { y: bar.labelY });
@@ -275,6 +303,7 @@ function render({ model, el }) {
   const tableHolder = htmlEl("div", {}, panel);
   const note = htmlEl("div", { cls: "abh-caption" }, panel);
   htmlEl("div", { cls: "abh-hint", text: HINT }, panel);
+  const say = liveRegion(root);
   let cols = null, rows = null, g = null;
   function paint() {
     const s = model.get("scores"), T = model.get("temperature");
@@ -290,6 +319,8 @@ function render({ model, el }) {
     paintNote(note, w, naive);
     temp.show();
     shift.show();
+    const names = s.map((_, j) => `s${j + 1}`);
+    say(`scores ${spoken(names, s, 1)}; weights ${spoken(names, w)}.`);
   }
   function setScore(j, v) {
     const list = model.get("scores").slice();
@@ -302,7 +333,7 @@ function render({ model, el }) {
   });
   svg.addEventListener("keydown", (e) => {
     const bar = e.target.closest?.(".abh-scorebar");
-    const d = { ArrowUp: 1, ArrowDown: -1 }[e.key];
+    const d = { ArrowUp: 1, ArrowRight: 1, ArrowDown: -1, ArrowLeft: -1 }[e.key];
     if (!bar || !d) return;
     const j = Number(bar.dataset.index);
     setScore(j, model.get("scores")[j] + d * (e.shiftKey ? 0.1 : 0.5));

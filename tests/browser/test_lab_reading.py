@@ -1,8 +1,9 @@
 """Every chapter as a reader meets it in JupyterLab: opened from the file browser, not run.
 
 Starts ``jupyter lab`` (as ``make lab`` sets it up: jupyterlab-myst, the settings overrides,
-the pre-save hook) on a git repository holding a copy of book/, opens each chapter in
-headless Chromium and checks what a reader sees:
+the server extension attn_book.lab with the pre-save hook and the Hangul custom.css) on a git
+repository holding a copy of book/, opens each chapter in headless Chromium and checks what
+a reader sees:
 
 - the prose shows no raw MyST markup (roles, targets, directive fences or options) and no
   error box, and chapter 4's prose carries the worked example's numbers;
@@ -49,10 +50,13 @@ def git(*args, cwd):
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, browser, start_lab):  # `browser` first: it skips when Chromium is missing
-    tools, prefix = ROOT / "tools", Path(sys.prefix)
-    setup = {
-        tools / "jupyterlab-overrides.json": prefix / "share/jupyter/lab/settings/overrides.json",
-        tools / "jupyter_server_config.py": prefix / "etc/jupyter/jupyter_server_config.py",
+    config, prefix = ROOT / "jupyter-config", Path(sys.prefix)
+    setup = {  # what pip (data-files) or `make lab` (an editable install) puts in the prefix
+        config / f"{inner}/attn-book.json": prefix / f"{where}/{inner}/attn-book.json"
+        for where, inner in [
+            ("etc/jupyter", "jupyter_server_config.d"),
+            ("share/jupyter", "lab/settings/overrides.d"),
+        ]
     }
     for source, installed in setup.items():
         if not installed.exists() or installed.read_text() != source.read_text():

@@ -6,9 +6,11 @@ import {
   boundCheckbox,
   boundSlider,
   htmlEl,
+  liveRegion,
   onChanges,
   setAttrs,
   setText,
+  spoken,
   svgEl,
   temperatureSlider,
   update,
@@ -304,6 +306,7 @@ function render({ model, el }) {
   const rowHolder = htmlEl("div", {}, panel);
   const note = htmlEl("div", { cls: "abh-caption" }, panel);
   htmlEl("div", { cls: "abh-hint", text: training ? HINT + TRAINING_HINT : HINT }, panel);
+  const say = liveRegion(root);
 
   let grid = null,
     rows = null,
@@ -365,6 +368,13 @@ function render({ model, el }) {
     paddingBox.wrap.style.display = model.get("length") === null ? "none" : "";
     temp.show();
     training?.show();
+    const seen = kTok.map((_, j) => !isHidden(sel, j, causal, length));
+    const names = kTok.filter((_, j) => seen[j]).map((t) => `“${t}”`);
+    const weights = spoken(
+      names,
+      W[sel].filter((_, j) => seen[j]),
+    );
+    say(`head ${h + 1}, query “${qTok[sel]}” attends to: ${weights || "no key"}.`);
   }
 
   svg.addEventListener("keydown", (e) => {

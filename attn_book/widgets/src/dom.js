@@ -150,3 +150,66 @@ export function onDrag(svg, selector, { start, move }) {
   svg.addEventListener("pointerup", up);
   svg.addEventListener("pointercancel", up);
 }
+
+/**
+ * A polite live region in `root`, visually hidden: screen readers read what it says after
+ * the reader's key press or drag, without moving focus. Returns `say(text)`: call it at the
+ * end of every repaint with what a sighted reader sees change (the weights, the output).
+ * The first call is the figure's initial state and says nothing; later calls are debounced
+ * (`delay` ms after the last one), so a drag or a held arrow key is read once, where it ends.
+ * @param {HTMLElement} root
+ * @param {{delay?: number}} [options]
+ * @returns {(text: string) => void}
+ */
+export function liveRegion(root, { delay = 400 } = {}) {
+  const attrs = { "aria-live": "polite", "aria-atomic": "true", "data-role": "announce" };
+  const node = htmlEl("div", { cls: "abh-sr-only", attrs }, root);
+  let first = true,
+    timer = null;
+  return (text) => {
+    if (first) {
+      first = false;
+      return;
+    }
+    clearTimeout(timer);
+    timer = setTimeout(() => setText(node, text), delay);
+  };
+}
+
+/**
+ * The attributes of a mark the reader moves in two dimensions (a vector's tip): one Tab
+ * stop, named, announced as a movable point. ARIA has no two-dimensional slider (`slider`
+ * holds one number and requires `aria-valuenow`), so the mark is a button with a role
+ * description; its arrow keys are the figure's, and its new value is read by `liveRegion`.
+ * @param {string} label - e.g. "key k1"
+ */
+export function pointAttrs(label) {
+  return {
+    tabindex: 0,
+    role: "button",
+    "aria-roledescription": "movable point",
+    "aria-label": label,
+    "aria-keyshortcuts": "ArrowUp ArrowDown ArrowLeft ArrowRight",
+  };
+}
+
+/**
+ * Keep a one-number mark (a bar dragged up or down) an ARIA slider: its value, range and
+ * the text read for it. Call on every repaint.
+ * @param {Element} node
+ * @param {{value: number, min: number, max: number, text: string}} state
+ */
+export function setSliderValue(node, { value, min, max, text }) {
+  setAttrs(node, {
+    role: "slider",
+    "aria-valuenow": value,
+    "aria-valuemin": min,
+    "aria-valuemax": max,
+    "aria-valuetext": text,
+  });
+}
+
+/** Round a list of weights for reading aloud, e.g. "k1 0.401, k2 0.198, k3 0.401". */
+export function spoken(names, values, digits = 3) {
+  return values.map((v, j) => `${names[j]} ${fmt(v, digits)}`).join(", ");
+}

@@ -2,7 +2,17 @@
 // kv_cache, of a model's KV cache), against devices.
 
 import { DTYPE_BYTES, fmtBytes, kvCacheBytes, weightBytes } from "./attn_math.js";
-import { boundSlider, htmlEl, onChanges, setAttrs, setText, slider, svgEl, update } from "./dom.js";
+import {
+  boundSlider,
+  htmlEl,
+  liveRegion,
+  onChanges,
+  setAttrs,
+  setText,
+  slider,
+  svgEl,
+  update,
+} from "./dom.js";
 
 /**
  * The traits of memory_calculator.py's MemoryCalculator that this file reads.
@@ -173,6 +183,7 @@ function render({ model, el }) {
   const readout = htmlEl("div", { cls: "abh-readout abh-num" }, fig);
   const lines = withKv ? [htmlEl("div", {}, readout), htmlEl("div", {}, readout)] : [readout];
   const ticks = withKv ? "the KV cache of the same shape" : "the same heads, batch and dtype";
+  const say = liveRegion(fig);
   htmlEl(
     "div",
     {
@@ -208,6 +219,7 @@ function render({ model, el }) {
       const formula = `2 × ${B} × ${layers} × ${kvHeads} × ${dHead} × ${nText} × ${size}`;
       setText(lines[1], `KV cache: ${formula} = ${fmtBytes(bytes[1])}: ${vs(bytes[1])}`);
     }
+    say(lines.map((line) => line.textContent).join(" "));
   }
 
   const traits = ["n", "heads", "batch", "dtype", "layers", "kv_heads", "d_head"];

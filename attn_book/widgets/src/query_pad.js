@@ -6,11 +6,14 @@ import { attend, fmt, OKABE_ITO, rotary } from "./attn_math.js";
 import {
   boundCheckbox,
   htmlEl,
+  liveRegion,
   onChanges,
   onDrag,
+  pointAttrs,
   setAttrs,
   setText,
   slider,
+  spoken,
   svgEl,
   temperatureSlider,
   update,
@@ -81,7 +84,7 @@ function placeArrow(a, g, v) {
 // a press anywhere on it (centre or ring) grabs q. Values sit above keys. A handle hidden
 // under another stays reachable with Tab and the arrow keys.
 function makeHandle(layer, kind, colour, index, name) {
-  const attrs = { class: "abh-handle", tabindex: 0, role: "slider", "aria-label": name };
+  const attrs = { class: "abh-handle", ...pointAttrs(name) };
   const side = HANDLE.valueSquare;
   const node = {
     query: () =>
@@ -313,6 +316,17 @@ function buildPositions(model, holder, n) {
   return { show };
 }
 
+/** What a screen reader hears after a change: the moved vector, the weights, the output. */
+function spokenState(moved, r, shown) {
+  const keys = r.dots.map((_, j) => `k${j + 1}`);
+  const parts = [`${moved.name} = (${fmt(moved.v[0], 2)}, ${fmt(moved.v[1], 2)})`];
+  if (shown.has("weights")) parts.push(`weights ${spoken(keys, r.weights)}`);
+  else parts.push(`q·k ${spoken(keys, r.dots)}`, `cos θ ${spoken(keys, r.cosines)}`);
+  if (shown.has("values"))
+    parts.push(`output o = (${fmt(r.output[0], 3)}, ${fmt(r.output[1], 3)})`);
+  return `${parts.join("; ")}.`;
+}
+
 const HINT = "Or Tab to any vector, one hidden under another too, then arrow keys (Shift: fine).";
 
 function showParts(panel, shown) {
@@ -349,6 +363,7 @@ function render({ model, el }) {
   drawGrid(svg, g);
   const layers = { arrows: svgEl("g", {}, svg), handles: svgEl("g", {}, svg) };
   const panel = buildPanel(model, root);
+  const say = liveRegion(root);
   let parts = null,
     shape = "";
   let selected = { kind: "query", index: 0 };
@@ -394,6 +409,9 @@ function render({ model, el }) {
     );
     panel.scaleBox.show();
     panel.temp.show();
+    const moved = vectorsOf(selected.kind)[selected.index] ?? q;
+    const label = selected.kind === "query" ? "q" : `${selected.kind[0]}${selected.index + 1}`;
+    say(spokenState({ name: label, v: moved }, r, shown));
   }
 
   const traitOf = { query: "query", key: "key_vectors", value: "value_vectors" };

@@ -1,7 +1,7 @@
 // scaling_explorer.js — ScalingExplorer: redraws tables computed in Python (no randomness here).
 
 import { fmt } from "./attn_math.js";
-import { htmlEl, onChanges, setText, slider, svgEl, update } from "./dom.js";
+import { htmlEl, liveRegion, onChanges, setText, slider, svgEl, update } from "./dom.js";
 
 /**
  * The traits of scaling_explorer.py's ScalingExplorer that this file reads.
@@ -150,6 +150,7 @@ function render({ model, el }) {
   const note = htmlEl("div", { cls: "abh-caption" }, left);
   const right = htmlEl("div", { cls: "abh-panel" }, root);
   const [maxSvg, entSvg] = [box(LINE.w, LINE.h, right), box(LINE.w, LINE.h, right)];
+  const say = liveRegion(root);
 
   function paint() {
     const table = model.get("table"),
@@ -169,6 +170,9 @@ function render({ model, el }) {
     setText(note, noteText(row, S));
     drawCurve(maxSvg, table, "max_weight", "largest weight vs dₖ", i, 1);
     drawCurve(entSvg, table, "entropy", "entropy (nats) vs dₖ", i, Math.log(S));
+    const stat = (name) =>
+      `largest weight ${fmt(row[name].max_weight, 3)}, entropy ${fmt(row[name].entropy, 3)}`;
+    say(`dₖ = ${d}: without scaling ${stat("raw")}; scaled ${stat("scaled")}.`);
   }
 
   dk.input.addEventListener("input", () =>

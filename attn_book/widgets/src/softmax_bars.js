@@ -4,10 +4,13 @@ import { entropy, fmt, fmtWide, naiveSoftmax, OKABE_ITO, softmax } from "./attn_
 import {
   boundSlider,
   htmlEl,
+  liveRegion,
   onChanges,
   onDrag,
   setAttrs,
+  setSliderValue,
   setText,
+  spoken,
   svgEl,
   temperatureSlider,
   update,
@@ -54,6 +57,7 @@ function buildBars(svg, n, g) {
         tabindex: 0,
         role: "slider",
         "aria-label": `score s${j + 1}`,
+        "aria-orientation": "vertical",
       },
       svg,
     );
@@ -91,6 +95,8 @@ function paintBars(cols, g, s, w) {
     setAttrs(cols[j].score, { y, height: Math.max(1, Math.abs(top - g.zeroY)) });
     setAttrs(cols[j].sText, { y: scoreLabelY(g, v) });
     setText(cols[j].sText, fmt(v, 3));
+    const text = `${fmt(v, 1)}, weight ${fmt(w[j], 3)}`;
+    setSliderValue(cols[j].score, { value: v, min: BARS.lo, max: BARS.hi, text });
     const bar = weightBar(g, w[j]);
     setAttrs(cols[j].weight, { y: bar.y, height: bar.height });
     setAttrs(cols[j].wText, { y: bar.labelY });
@@ -144,6 +150,7 @@ function render({ model, el }) {
   const tableHolder = htmlEl("div", {}, panel);
   const note = htmlEl("div", { cls: "abh-caption" }, panel);
   htmlEl("div", { cls: "abh-hint", text: HINT }, panel);
+  const say = liveRegion(root);
   let cols = null,
     rows = null,
     g = null;
@@ -163,6 +170,8 @@ function render({ model, el }) {
     paintNote(note, w, naive);
     temp.show();
     shift.show();
+    const names = s.map((_, j) => `s${j + 1}`);
+    say(`scores ${spoken(names, s, 1)}; weights ${spoken(names, w)}.`);
   }
 
   function setScore(j, v) {
@@ -177,7 +186,7 @@ function render({ model, el }) {
   });
   svg.addEventListener("keydown", (e) => {
     const bar = e.target.closest?.(".abh-scorebar");
-    const d = { ArrowUp: 1, ArrowDown: -1 }[e.key];
+    const d = { ArrowUp: 1, ArrowRight: 1, ArrowDown: -1, ArrowLeft: -1 }[e.key];
     if (!bar || !d) return;
     const j = Number(bar.dataset.index);
     setScore(j, model.get("scores")[j] + d * (e.shiftKey ? 0.1 : 0.5));
