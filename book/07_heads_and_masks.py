@@ -146,9 +146,7 @@ print("merged", merged.shape, "\noutput", output.shape)
 # {eval}`d_head`. `ac.multi_head_attention` is these three steps in one call:
 
 # %%
-output_lib, weights_lib = ac.multi_head_attention(
-    x, x, w_q, w_k, w_v, w_o, n_heads
-)
+output_lib, weights_lib = ac.multi_head_attention(x, x, w_q, w_k, w_v, w_o, n_heads)
 np.testing.assert_allclose(output_lib, output)
 np.testing.assert_allclose(weights_lib, weights)
 
@@ -171,19 +169,14 @@ np.testing.assert_allclose(weights_lib, weights)
 
 # %%
 head_stats = {
-    std: experiments.head_scale_stats(512, 8, 16, 500, rng, std=std)
-    for std in (1.0, 2.0)
+    std: experiments.head_scale_stats(512, 8, 16, 500, rng, std=std) for std in (1.0, 2.0)
 }  # std -> (right, bug)
 step_table(
     {
         "components' std": [1.0, 1.0, 2.0, 2.0],
         "scale": ["1/√d_head", "1/√d_model (bug)"] * 2,
-        "largest weight": [
-            s.max_weight[0] for pair in head_stats.values() for s in pair
-        ],
-        "entropy (nats)": [
-            s.entropy[0] for pair in head_stats.values() for s in pair
-        ],
+        "largest weight": [s.max_weight[0] for pair in head_stats.values() for s in pair],
+        "entropy (nats)": [s.entropy[0] for pair in head_stats.values() for s in pair],
     }
 )
 
@@ -430,9 +423,7 @@ figures.show(
 
 # %%
 causal = ac.causal_mask(L)  # [L, L] bool, True = may attend
-_, weights_causal = ac.multi_head_attention(
-    example.x, example.x, *mha, is_causal=True
-)
+_, weights_causal = ac.multi_head_attention(example.x, example.x, *mha, is_causal=True)
 print(causal.astype(int))
 
 # %% tags=["hide-input"]
@@ -477,9 +468,7 @@ figures.show(
 
 # %%
 x_changed = example.x.copy()
-x_changed[-1] = rng.standard_normal(
-    2 * L
-)  # replace "dog" by a random vector
+x_changed[-1] = rng.standard_normal(2 * L)  # replace "dog" by a random vector
 outputs = [
     ac.multi_head_attention(inputs, inputs, *mha, is_causal=True)[0]
     for inputs in (example.x, x_changed)
@@ -573,9 +562,7 @@ step_table(
 # %%
 # [B, 1, S]: 0 = may attend, -inf = hidden
 additive = np.where(padding, 0.0, -np.inf)
-_, weights_additive = ac.multi_head_attention(
-    batch, batch, *mha, attn_mask=additive[:, None]
-)
+_, weights_additive = ac.multi_head_attention(batch, batch, *mha, attn_mask=additive[:, None])
 np.testing.assert_array_equal(weights_additive, weights_padded)
 
 # %% [markdown]
@@ -588,9 +575,7 @@ np.testing.assert_array_equal(weights_additive, weights_padded)
 
 # %%
 empty = ac.padding_mask([5, 0], L)  # the second sentence has no real token
-_, weights_empty = ac.multi_head_attention(
-    batch, batch, *mha, attn_mask=empty[:, None]
-)
+_, weights_empty = ac.multi_head_attention(batch, batch, *mha, attn_mask=empty[:, None])
 row_attn_core = weights_empty[1, 0, 0]  # attn_core: every weight 0
 row_attn_core
 
@@ -661,9 +646,7 @@ print(
 # from every word.
 
 # %%
-heatmap = AttentionHeatmap(
-    query_tokens=[*SENTENCE_KO, "<pad>", "<pad>"], length=3, causal=True
-)
+heatmap = AttentionHeatmap(query_tokens=[*SENTENCE_KO, "<pad>", "<pad>"], length=3, causal=True)
 figures.show(
     heatmap,
     "fig-live-masks",
@@ -683,9 +666,7 @@ q_toy, k_toy = (
     np.asarray(heatmap.head_queries[0]),
     np.asarray(heatmap.head_keys[0]),
 )
-np.testing.assert_allclose(
-    heatmap.weights, ac.attention_weights(q_toy, k_toy, both)
-)
+np.testing.assert_allclose(heatmap.weights, ac.attention_weights(q_toy, k_toy, both))
 
 # %% [markdown]
 # ## Summary

@@ -160,10 +160,7 @@ h = 1e-6
 sdpa = ac.scaled_dot_product_attention
 # the loss L = g . o, with q moved along each of its coordinates
 dq_numeric = np.array(
-    [
-        (g @ sdpa(q + h * e, K, V) - g @ sdpa(q - h * e, K, V)) / (2 * h)
-        for e in np.eye(d_k)
-    ]
+    [(g @ sdpa(q + h * e, K, V) - g @ sdpa(q - h * e, K, V)) / (2 * h) for e in np.eye(d_k)]
 )
 # and with one coordinate of one key moved at a time
 dK_numeric = np.array(
@@ -312,9 +309,7 @@ print(f"loss {loss:.4f} -> {loss_after_one:.4f} after one step")
 # %%
 n_steps = 300
 recorded = list(range(0, 101, 5)) + list(range(120, n_steps + 1, 20))
-run = tr.train_self_attention(
-    X, target, start, n_steps, lr, record=recorded
-)
+run = tr.train_self_attention(X, target, start, n_steps, lr, record=recorded)
 final_loss = run.losses[-1]
 print(f"loss at step 0: {run.losses[0]:.4f}")
 print(f"loss at step {n_steps}: {final_loss:.5f}")
@@ -327,10 +322,7 @@ print(f"loss at step {n_steps}: {final_loss:.5f}")
 # %%
 x_test = everything.x[test]  # [3, D]: 나는 사과를 먹었다
 # the queries and keys of the test sentence at each recorded step
-states = [
-    (step, x_test @ p["W_Q"], x_test @ p["W_K"])
-    for step, p in run.snapshots
-]
+states = [(step, x_test @ p["W_Q"], x_test @ p["W_K"]) for step, p in run.snapshots]
 learning = AttentionHeatmap(
     query_tokens=list(held_out[0]),
     training_queries=[s[1] for s in states],
@@ -485,9 +477,7 @@ step_table(columns, index=tokens, digits=2)
 d_k_big, big_steps, big_lr = 64, 100, 1.0
 init_std = 0.5  # of every entry of the three matrices
 rng = np.random.default_rng(1)
-big_start = tr.init_projections(
-    rng, d_model, d_k_big, n_words, std=init_std
-)
+big_start = tr.init_projections(rng, d_model, d_k_big, n_words, std=init_std)
 # a token's query component sums its ones' entries: variance (ones) * std^2
 component_var = X.sum(axis=-1) * init_std**2  # [B, 3]
 var_low, var_high = component_var.min(), component_var.max()
@@ -514,9 +504,7 @@ init = {}
 for label, scale in [("scaled", None), ("unscaled", 1.0)]:
     A_big = ac.attention_weights(Q_big, K_big, scale=scale)  # [B, 3, 3]
     _, dO_big = tr.squared_error(A_big @ V_big, target)
-    dQ_big, _, _ = ac.attention_backward(
-        dO_big, Q_big, K_big, V_big, scale=scale
-    )
+    dQ_big, _, _ = ac.attention_backward(dO_big, Q_big, K_big, V_big, scale=scale)
     saturated = A_big.max(axis=-1) > saturated_at  # [B, 3]
     row_grad = np.linalg.norm(dQ_big, axis=-1)  # [B, 3]: |dQ_i|
     stuck = row_grad[saturated]  # the saturated rows' |dQ_i|
@@ -526,9 +514,7 @@ for label, scale in [("scaled", None), ("unscaled", 1.0)]:
         "std of the scores": scores_big.std(),
         "saturated rows": saturated.mean(),
         "entropy (nats)": ac.entropy(A_big).mean(),
-        "median |dQ_i|, saturated rows": np.median(stuck)
-        if stuck.size
-        else "none",
+        "median |dQ_i|, saturated rows": np.median(stuck) if stuck.size else "none",
         "median |dQ_i|, other rows": np.median(row_grad[~saturated]),
         "|grad W_Q, W_K|": runs[f"SGD, {label}"].grad_norms[0],
     }
@@ -536,10 +522,7 @@ uniform_entropy = math.log(3)  # log S: uniform weights over 3 keys
 stuck_grad = init["unscaled"]["median |dQ_i|, saturated rows"]
 free_grad = init["unscaled"]["median |dQ_i|, other rows"]
 step_table(
-    {
-        k: [f"{x:.3g}" if isinstance(x, float) else x for x in v.values()]
-        for k, v in init.items()
-    },
+    {k: [f"{x:.3g}" if isinstance(x, float) else x for x in v.values()] for k, v in init.items()},
     index=list(init["scaled"]),
 )
 
@@ -567,9 +550,7 @@ step_table(
 # %%
 adam_lr = 0.03
 runs["Adam, scaled"] = tr.train_self_attention(*task, adam_lr, "adam")
-runs["Adam, unscaled"] = tr.train_self_attention(
-    *task, adam_lr, "adam", scale=1.0
-)
+runs["Adam, unscaled"] = tr.train_self_attention(*task, adam_lr, "adam", scale=1.0)
 figures.show(
     plots.plot_training_runs(runs, uniform_entropy=uniform_entropy),
     "fig-ch8-scaling",
@@ -582,10 +563,7 @@ figures.show(
 # %%
 final = {label: r.losses[-1] for label, r in runs.items()}
 for label, r in runs.items():
-    print(
-        f"{label:15} loss {r.losses[0]:.3f} -> {r.losses[-1]:.4f},"
-        f" entropy {r.entropies[-1]:.3f}"
-    )
+    print(f"{label:15} loss {r.losses[0]:.3f} -> {r.losses[-1]:.4f}, entropy {r.entropies[-1]:.3f}")
 
 # %% [markdown]
 # Scaled, SGD brings the loss to {eval}`dec(final["SGD, scaled"], 4)` in {eval}`big_steps`

@@ -71,9 +71,7 @@ X = feature_vectors(tokens)  # [n, d_model] = [6, 4]
 W_Q, W_K, W_V = sentence_projections()  # [4, 3] each, chapter 5's
 n_prompt, n_total, d_k = len(prompt), len(tokens), W_K.shape[1]
 features = ac.examples.FEATURES  # noun, verb, -는, -를
-step_table(
-    {f: X[:, i] for i, f in enumerate(features)}, index=tokens, digits=0
-)
+step_table({f: X[:, i] for i, f in enumerate(features)}, index=tokens, digits=0)
 
 # %% [markdown]
 # ## What training computes: the causal pass over all six words
@@ -285,9 +283,7 @@ layers, heads, kv_heads, d_head = 32, 32, 8, 128  # Llama-3-8B-like
 n_long = 131072  # 128k tokens
 kv_gib = ac.kv_cache_bytes(layers, kv_heads, d_head, n_long, 2) / GiB
 per_token_kib = ac.kv_cache_bytes(layers, kv_heads, d_head, 1, 2) / 2**10
-weights_cost = ac.attention_cost(
-    1, heads, n_long, n_long, d_head, "float16"
-)
+weights_cost = ac.attention_cost(1, heads, n_long, n_long, d_head, "float16")
 weights_gib = weights_cost.score_bytes / GiB  # one layer's n × n weights
 params_gib = 8.03e9 * 2 / GiB  # the model: 8.03 billion float16 numbers
 kv_gib, per_token_kib, weights_gib, params_gib
@@ -344,12 +340,8 @@ cache_read = [
 ]  # one layer's cache, float16
 group_size = heads // kv_heads  # query heads per key-value head
 flops_per_byte = decode[0].matmul_flops / cache_read[0]  # any n
-fp32_bytes = ac.kv_cache_bytes(
-    1, heads, d_head, contexts[0], 4
-)  # no sharing
-fp32_flops_per_byte = (
-    decode[0].matmul_flops / fp32_bytes
-)  # float32, h_kv = h
+fp32_bytes = ac.kv_cache_bytes(1, heads, d_head, contexts[0], 4)  # no sharing
+fp32_flops_per_byte = decode[0].matmul_flops / fp32_bytes  # float32, h_kv = h
 step_table(
     {
         "n": [f"{n:,}" for n in contexts],
@@ -357,8 +349,7 @@ step_table(
         "one decode step, MFLOP": [c.matmul_flops / 1e6 for c in decode],
         "cache read, MiB": [b / 2**20 for b in cache_read],
         "FLOPs per byte read": [
-            c.matmul_flops / b
-            for c, b in zip(decode, cache_read, strict=True)
+            c.matmul_flops / b for c, b in zip(decode, cache_read, strict=True)
         ],
     },
     digits=1,
@@ -390,9 +381,7 @@ step_table(
 def fastest_seconds(f, *args, repeat=5, budget=0.3):
     """The fastest of ``repeat`` runs of ``f(*args)`` in seconds (fewer past ``budget``)."""
     times, started = [], time.perf_counter()
-    while len(times) < repeat and (
-        not times or time.perf_counter() - started < budget
-    ):
+    while len(times) < repeat and (not times or time.perf_counter() - started < budget):
         start = time.perf_counter()
         f(*args)
         times.append(time.perf_counter() - start)
@@ -408,10 +397,7 @@ timing_rng = np.random.default_rng(0)
 h_t, d_t, budget_seconds = 8, 64, 2.0
 timed_n, token_seconds, timing_started = [], [], time.perf_counter()
 for n in [1024, 2048, 4096, 8192, 16384]:
-    if (
-        timed_n
-        and time.perf_counter() - timing_started > budget_seconds / 2
-    ):
+    if timed_n and time.perf_counter() - timing_started > budget_seconds / 2:
         break  # keep the rest of the budget for the chunk and the matmul
     K_t = timing_rng.random((h_t, n, d_t), dtype=np.float32)  # the cache
     V_t = timing_rng.random((h_t, n, d_t), dtype=np.float32)
@@ -421,11 +407,7 @@ for n in [1024, 2048, 4096, 8192, 16384]:
     token_seconds.append(fastest_seconds(decode_products, *args))
     timed_n.append(n)
 chunk = 64  # queries at once: the largest cache that 64 times one query's time fits
-fits = [
-    n
-    for n, s in zip(timed_n, token_seconds, strict=True)
-    if chunk * s < budget_seconds / 4
-]
+fits = [n for n, s in zip(timed_n, token_seconds, strict=True) if chunk * s < budget_seconds / 4]
 n_chunk = fits[-1] if fits else timed_n[0]
 K_c = timing_rng.random((h_t, n_chunk, d_t), dtype=np.float32)
 V_c = timing_rng.random((h_t, n_chunk, d_t), dtype=np.float32)
@@ -447,12 +429,8 @@ chunk_ratio = chunk_seconds / token_seconds[timed_n.index(n_chunk)]
 matmul_gflops = 2 * 1024**3 / matmul_seconds / 1e9
 balance = matmul_gflops / gb_per_s[-1]  # FLOPs per byte from main memory
 print(f"time per token against n: slope {time_slope:.2f} on log-log axes")
-print(
-    f"{chunk} queries at once, n = {n_chunk:,}: {chunk_ratio:.1f} × one query"
-)
-print(
-    f"matmul {matmul_gflops:.1f} GFLOP/s: {balance:.0f} FLOPs per byte read"
-)
+print(f"{chunk} queries at once, n = {n_chunk:,}: {chunk_ratio:.1f} × one query")
+print(f"matmul {matmul_gflops:.1f} GFLOP/s: {balance:.0f} FLOPs per byte read")
 step_table(
     {
         "n": [f"{n:,}" for n in timed_n],
@@ -490,9 +468,7 @@ step_table(
 
 # %%
 weights_trap = ac.attention_weights(q_3, keys_3, is_causal=True)  # [6]
-out_trap = ac.scaled_dot_product_attention(
-    q_3, keys_3, values_3, is_causal=True
-)  # [3]
+out_trap = ac.scaled_dot_product_attention(q_3, keys_3, values_3, is_causal=True)  # [3]
 print("weights:", dec(weights_trap), "  output:", vector(out_trap))
 
 # %% [markdown]
@@ -517,9 +493,7 @@ Q_chunk = Q[n_total - L_chunk :]  # [2, 3]
 top_left = ac.attention_weights(Q_chunk, K, is_causal=True)  # [2, 6]
 lower_right = ac.causal_mask_lower_right(L_chunk, n_total)  # [2, 6] bool
 bottom_right = ac.attention_weights(Q_chunk, K, lower_right)  # [2, 6]
-np.testing.assert_allclose(
-    bottom_right, causal_weights[n_total - L_chunk :]
-)
+np.testing.assert_allclose(bottom_right, causal_weights[n_total - L_chunk :])
 
 # %% tags=["hide-input"]
 chunk_rows = tokens[n_total - L_chunk :]
@@ -600,17 +574,10 @@ V_kv = np.array(
     dtype=float,
 )  # [2, 3, 2]
 Q_heads = np.array([[[1, 0]], [[0, 1]], [[1, 0]], [[0, 1]]], dtype=float)
-group = (
-    Q_heads.shape[0] // K_kv.shape[0]
-)  # [h, L, d_head] = [4, 1, 2]; g = 2
-reads = [
-    h // group for h in range(Q_heads.shape[0])
-]  # head h reads KV head h // g
+group = Q_heads.shape[0] // K_kv.shape[0]  # [h, L, d_head] = [4, 1, 2]; g = 2
+reads = [h // group for h in range(Q_heads.shape[0])]  # head h reads KV head h // g
 by_hand = np.stack(
-    [
-        ac.scaled_dot_product_attention(Q_heads[h], K_kv[j], V_kv[j])
-        for h, j in enumerate(reads)
-    ]
+    [ac.scaled_dot_product_attention(Q_heads[h], K_kv[j], V_kv[j]) for h, j in enumerate(reads)]
 )  # [4, 1, 2]: one output per query head
 gqa = ac.scaled_dot_product_attention(Q_heads, K_kv, V_kv, enable_gqa=True)
 np.testing.assert_allclose(gqa, by_hand)
@@ -652,13 +619,9 @@ repeated_keys[:, 0]  # each head's first key: KV heads 0, 0, 1, 1
 # read:
 
 # %%
-mqa = ac.scaled_dot_product_attention(
-    Q_heads, K_kv[:1], V_kv[:1], enable_gqa=True
-)  # [4, 1, 2]
+mqa = ac.scaled_dot_product_attention(Q_heads, K_kv[:1], V_kv[:1], enable_gqa=True)  # [4, 1, 2]
 # numbers cached per position and layer, 2 · h_kv · d_head (1 "byte" a number)
-numbers_mha = ac.kv_cache_bytes(
-    1, 4, 2, 1, 1
-)  # h_kv = 4: a KV head per query head
+numbers_mha = ac.kv_cache_bytes(1, 4, 2, 1, 1)  # h_kv = 4: a KV head per query head
 numbers_gqa = ac.kv_cache_bytes(1, 2, 2, 1, 1)  # h_kv = 2
 numbers_mqa = ac.kv_cache_bytes(1, 1, 2, 1, 1)  # h_kv = 1
 print("MQA outputs:", [vector(o) for o in mqa[:, 0]])
@@ -702,17 +665,13 @@ except ImportError:
     print("PyTorch is not installed here: the comparison is skipped.")
 else:
     t = torch.from_numpy
-    torch_gqa = F.scaled_dot_product_attention(
-        t(Q_heads), t(K_kv), t(V_kv), enable_gqa=True
-    )
+    torch_gqa = F.scaled_dot_product_attention(t(Q_heads), t(K_kv), t(V_kv), enable_gqa=True)
     gqa_gap = np.abs(torch_gqa.numpy() - gqa).max()
     one_hot = t(np.eye(n_total))  # values that make the output the weights
     torch_trap = F.scaled_dot_product_attention(
         t(q_3[None]), t(keys_3.copy()), one_hot, is_causal=True
     )  # keys_3 is a read-only view of the cache: torch wants a copy
-    print(
-        f"enable_gqa=True: PyTorch and attn_core differ by {gqa_gap:.1e}"
-    )
+    print(f"enable_gqa=True: PyTorch and attn_core differ by {gqa_gap:.1e}")
     print("is_causal=True, 1 query, 6 keys:", torch_trap.numpy().round(3))
 
 # %% [markdown]
@@ -778,9 +737,7 @@ else:
 # ```
 
 # %%
-layers_ex, heads_ex, kv_heads_ex, d_head_ex, n_ex, b_ex = (
-    ch10.kv_cache_size.inputs
-)
+layers_ex, heads_ex, kv_heads_ex, d_head_ex, n_ex, b_ex = ch10.kv_cache_size.inputs
 print(f"layers = {layers_ex}, query heads = {heads_ex},", end=" ")
 print(f"KV heads = {kv_heads_ex}, d_head = {d_head_ex}, n = {n_ex:,}")
 answer = ...  # GiB, a number
@@ -974,9 +931,7 @@ ch10.no_cache_growth.check(answer)
 # ```
 
 # %%
-layers_d, heads_d, d_head_d, n_d, b_d, batch_d, budget_d = (
-    ch10.choose_kv_heads.inputs
-)
+layers_d, heads_d, d_head_d, n_d, b_d, batch_d, budget_d = ch10.choose_kv_heads.inputs
 print(
     f"layers = {layers_d}, query heads = {heads_d}, d_head = {d_head_d},",
     end=" ",

@@ -124,9 +124,7 @@ AttentionHeatmap(query_tokens=SENTENCE_EN, n_heads=4, causal=True)
 # the heatmap need not be square.
 
 # %%
-AttentionHeatmap(
-    query_tokens=["I", "ate", "an", "apple"], key_tokens=SENTENCE_KO
-)
+AttentionHeatmap(query_tokens=["I", "ate", "an", "apple"], key_tokens=SENTENCE_KO)
 
 # %% [markdown]
 # A longer sequence, the sentence repeated: drag across the rows and the weights keep up.
