@@ -42,7 +42,7 @@ from attn_book import plots
 from attn_book.data import designed_projections, quanta_example, who_did_what
 from attn_book.exercises import ch08_learning as ch8
 from attn_book.figures import Figures
-from attn_book.prose import dec, plain, vector
+from attn_book.prose import dec, plain, sci, vector
 from attn_book.tables import step_table
 from attn_book.widgets import AttentionHeatmap
 from attn_core import training as tr
@@ -353,8 +353,10 @@ print(weights_learned.round(3))
 # the object 사과를 puts {eval}`dec(weights_learned[1, 0])` on the subject and
 # {eval}`dec(weights_learned[1, 2])` on the verb, and the verb puts
 # {eval}`dec(weights_learned[2, 1])` on the object ({eval}`figures.ref("fig-ch8-learning")`):
-# Chapter 5's pattern, on a sentence outside the training set. It is not a memory of the
-# sentence, because the model never saw it; the pattern comes from the markers.
+# Chapter 5's pattern, on a sentence outside the training set. The model never saw this
+# sentence, but with no positions every pair of its words occurs in some training sentence:
+# what carries over is the pattern learned from the markers *and* the words' identities (both
+# are features), applied to a new combination of known words.
 #
 # ## Learned against designed
 #
@@ -571,11 +573,14 @@ for label, r in runs.items():
 # ({eval}`figures.ref("fig-ch8-scaling")`). The unscaled rows' entropy starts near 0 and stays
 # there: a row that starts saturated on the wrong key has almost no gradient to leave it.
 # Adam, which rescales the gradients, does not rescue it: {eval}`dec(final["Adam, scaled"], 4)`
-# scaled against {eval}`dec(final["Adam, unscaled"], 4)` unscaled. Adam makes a small gradient
-# move its parameter as far as a large one, but the parameters of a saturated row get a
-# gradient that points nowhere useful.
+# scaled against {eval}`dec(final["Adam, unscaled"], 4)` unscaled. Adam rescales each
+# parameter's gradient, but $W_Q$ and $W_K$ are shared by every row: their gradient is a sum
+# over the rows, dominated by the rows that are not saturated, so rescaling it does not reach
+# the saturated ones. (One Adam learning rate was tried, and it is not tuned: even the scaled
+# run ends higher than with SGD. Every run here starts from one random seed.)
 #
-# Does a different learning rate help the unscaled run? A smaller one:
+# Does a different learning rate help the unscaled run, over the same {eval}`big_steps` steps?
+# Two smaller ones and a larger one:
 
 # %%
 lr_sweep = {}
@@ -588,9 +593,12 @@ for lr_try, end in lr_sweep.items():
 # %% [markdown]
 # With the smaller learning rates the unscaled run ends at {eval}`dec(lr_sweep[0.1], 4)` and
 # {eval}`dec(lr_sweep[0.3], 4)`: no better. With the larger one it diverges: its loss grows to
-# {eval}`f"{lr_sweep[2.0]:.1e}"`. To be fair to the unscaled model: its scores equal the scaled model's if $W_Q$ starts
-# $\sqrt{d_k}$ times smaller, so "no scale" is the same model with a worse initialisation, and
-# a smaller start would fix it. That is exactly the scale's job: with $1/\sqrt{d_k}$, the usual
+# {eval}`sci(lr_sweep[2.0], 1)`. To be fair to the unscaled model: at the start its scores
+# equal the scaled model's if $W_Q$ starts $\sqrt{d_k}$ times smaller, so "no scale" starts as
+# the scaled model with a larger initialisation. It does not train the same way (a smaller
+# matrix gets larger gradients), and whether a smaller start alone would rescue it is not
+# measured here; longer runs can get unstuck too. The scale's job is the start: with
+# $1/\sqrt{d_k}$, the usual
 # initialisation (unit variance per component, whatever $d_k$) starts every row unsaturated,
 # and nobody has to retune the start when $d_k$ changes.
 #
@@ -608,7 +616,8 @@ for lr_try, end in lr_sweep.items():
 #   one; its $W_Q W_K^\top$ differs entry by entry from the design because softmax ignores row
 #   shifts and the features overlap, but the scores it produces ask the same questions.
 # - At $d_k =$ {eval}`d_k_big` without $1/\sqrt{d_k}$, most rows start saturated and their
-#   gradients vanish; the loss stalls, with SGD at any learning rate we tried and with Adam.
+#   gradients vanish; within {eval}`big_steps` steps the loss stalls, at each SGD learning
+#   rate we tried and with Adam (one seed).
 #   The total gradient norm is not what vanishes; the saturated rows' gradients are.
 #
 # ## Exercises

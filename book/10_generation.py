@@ -272,10 +272,10 @@ toy_bytes, held_bytes
 
 # %% [markdown]
 # Both say {eval}`plain(toy_bytes)` bytes: 2 × {eval}`n_total` positions × {eval}`d_k`
-# numbers × 8 bytes. A real model is another matter. Take a shape like Llama 3's 8-billion
+# numbers × 8 bytes. A real model is another matter. Take a shape like Llama 3.1's 8-billion
 # model ([Grattafiori et al., 2024](references.md)): 32 layers, 32 query heads of
 # $d_\text{head} = 128$, 8 key-value heads (the next sections say why fewer), float16, at its
-# longest context of 128k (131,072) tokens.
+# longest context of 128k (131,072) tokens (Llama 3.1 extended the first release's 8k).
 
 # %%
 GiB = 2**30
