@@ -48,8 +48,8 @@ MASKED = "#e8e8e8"  # a masked (hidden) heatmap cell, as the figures draw it
 def _format(x, spec):
     """``x`` formatted by ``spec``, with a true minus sign and never "−0"."""
     text = format(float(x), spec)
-    if float(text) == 0:
-        text = text.lstrip("-")  # -0.0001 to 3 decimals is 0.000, not −0.000
+    if text.startswith("-") and not text.strip("-0.,%e+"):
+        text = text[1:]  # -0.0001 to 3 decimals is 0.000, not −0.000
     return text.replace("-", MINUS)
 
 

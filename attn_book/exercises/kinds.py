@@ -272,10 +272,11 @@ class NumberExercise(Exercise):
     Examples
     --------
     >>> import attn_core as ac
-    >>> ex = NumberExercise("doc-seed-scores", "the seed's scores", quanta_example()[:2],
+    >>> from attn_book.data import quanta_example
+    >>> ex = NumberExercise("doc-scores", "the worked example's scores", quanta_example()[:2],
     ...                     ac.dot_scores)
     >>> ex.check([1, 0, 1])
-    ✓ Correct: the seed's scores (checked to within 0.002).
+    ✓ Correct: the worked example's scores (checked to within 0.002).
     >>> ex.check([1, 0])
     ✗ Not yet: expected 3 numbers, got 2.
     >>> ex.check([1, None, 1])
