@@ -36,7 +36,7 @@ __all__ = [
     "weights_by_hand",
 ]
 
-_SEED = quanta_example()
+_EXAMPLE = quanta_example()
 _Q = np.array([1.0, -1.0])  # a new query: one score positive, one negative, one zero
 
 # Hand derivation for q = (1, -1): scores 1, -1, 0; e^(±1/√2) and e^0 = 1.
@@ -47,8 +47,8 @@ _HAND_OUTPUT = [2 * _HAND_WEIGHTS[0] + _HAND_WEIGHTS[2], 2 * _HAND_WEIGHTS[1] + 
 
 
 def _seed_weights(q, k):
-    """The slip of forgetting the new query: the seed's own weights."""
-    return ac.attention_weights(_SEED.query, k)
+    """The slip of forgetting the new query: the worked example's own weights."""
+    return ac.attention_weights(_EXAMPLE.query, k)
 
 
 def _ranked_but_off():
@@ -76,11 +76,11 @@ def _ranked_but_off():
 weights_by_hand = NumberExercise(
     "ch4-weights-by-hand",
     "the three weights for a new query, by hand",
-    (_Q, _SEED.keys),
+    (_Q, _EXAMPLE.keys),
     ac.attention_weights,
     diagnoses=[
         diagnose.matches(
-            "seed-query",
+            "worked-example-query",
             "those are the weights of the text's query q = (1, 0); this "
             "exercise changes the query (printed above the answer), so step 1 gives "
             "new scores.",
@@ -108,12 +108,12 @@ weights_by_hand = NumberExercise(
         _ranked_but_off(),
     ],
     mistakes=[
-        Mistake("unscaled", ac.attention_weights(_Q, _SEED.keys, scale=1.0), "forgot-scale"),
+        Mistake("unscaled", ac.attention_weights(_Q, _EXAMPLE.keys, scale=1.0), "forgot-scale"),
         Mistake("the scaled scores", [0.707, -0.707, 0.0], "scores-not-weights"),
         Mistake("the exponentials", [2.028, 0.493, 1.0], "exps-not-normalised"),
         Mistake("two weights", [0.576, 0.140], "wrong-count"),
         Mistake("rounded too early", [0.570, 0.140, 0.284], "rounding"),
-        Mistake("the text's weights", [0.401, 0.198, 0.401], "seed-query"),
+        Mistake("the text's weights", [0.401, 0.198, 0.401], "worked-example-query"),
         Mistake("a sign error in q·k", [0.140, 0.576, 0.284], "sign-flipped-scores"),
         Mistake("a slip in an exponential", [0.585, 0.117, 0.298], "ranked-but-off"),
     ],
@@ -124,7 +124,7 @@ weights_by_hand = NumberExercise(
 output_by_hand = NumberExercise(
     "ch4-output-by-hand",
     "the output for a new query, by hand",
-    (_Q, _SEED.keys, _SEED.values),
+    (_Q, _EXAMPLE.keys, _EXAMPLE.values),
     ac.scaled_dot_product_attention,
     diagnoses=[
         diagnose.matches(
@@ -140,10 +140,10 @@ output_by_hand = NumberExercise(
             lambda q, k, v: ac.scaled_dot_product_attention(q, k, v, scale=1.0),
         ),
         diagnose.matches(
-            "seed-output",
+            "worked-example-output",
             "that is the output from the text, for q = (1, 0); use the weights "
             "of the new query, from the previous exercise.",
-            lambda q, k, v: ac.scaled_dot_product_attention(_SEED.query, k, v),
+            lambda q, k, v: ac.scaled_dot_product_attention(_EXAMPLE.query, k, v),
         ),
         diagnose.matches(
             "plain-average",
@@ -155,11 +155,11 @@ output_by_hand = NumberExercise(
         Mistake("the weights", [0.576, 0.140, 0.284], "weights-not-output"),
         Mistake(
             "unscaled",
-            ac.scaled_dot_product_attention(_Q, _SEED.keys, _SEED.values, scale=1.0),
+            ac.scaled_dot_product_attention(_Q, _EXAMPLE.keys, _EXAMPLE.values, scale=1.0),
             "forgot-scale",
         ),
         Mistake("average of the values", [1.0, 1.0], "plain-average"),
-        Mistake("the text's output", [1.203, 0.797], "seed-output"),
+        Mistake("the text's output", [1.203, 0.797], "worked-example-output"),
         Mistake("one coordinate", [1.436], "wrong-count"),
         Mistake("a slip in the third decimal", [1.441, 0.564], "rounding"),
     ],
@@ -179,9 +179,9 @@ add_a_word = ChoiceExercise(
         "over all the keys.",
     },
     inputs=(
-        _SEED.query,
-        np.vstack([_SEED.keys, [1.0, 0.0]]),  # k₄ = k₁
-        np.vstack([_SEED.values, [0.0, 0.0]]),  # v₄ = (0, 0)
+        _EXAMPLE.query,
+        np.vstack([_EXAMPLE.keys, [1.0, 0.0]]),  # k₄ = k₁
+        np.vstack([_EXAMPLE.values, [0.0, 0.0]]),  # v₄ = (0, 0)
     ),
 )
 
@@ -207,7 +207,7 @@ def _uncentred(q, keys, values):
 gradient_by_hand = NumberExercise(
     "ch4-gradient-by-hand",
     "the derivative of the output with respect to the query",
-    (_SEED.query, _SEED.keys, _SEED.values),
+    (_EXAMPLE.query, _EXAMPLE.keys, _EXAMPLE.values),
     _numerical_jacobian,
     diagnoses=[
         diagnose.matches(
@@ -255,7 +255,7 @@ def _attention_cases():
     return [
         Case(
             "the worked example: 1 query (L=1), 3 keys",
-            (_SEED.query[None], _SEED.keys, _SEED.values),
+            (_EXAMPLE.query[None], _EXAMPLE.keys, _EXAMPLE.values),
         ),
         Case("the sentence: Q, K, V of shape (3, 2)", tuple(sentence)),
         Case(
@@ -360,7 +360,7 @@ def _sentence_cases():
     r = np.random.default_rng(45)
     sentence = sentence_example()
     return [
-        Case("the worked example: 1 query, 3 keys", (_SEED.query[None], _SEED.keys, _SEED.values)),
+        Case("the worked example: 1 query, 3 keys", (_EXAMPLE.query[None], _EXAMPLE.keys, _EXAMPLE.values)),
         Case("the sentence: 3 queries", tuple(sentence)),
         Case(
             "5 queries, 4 keys, E=8",
