@@ -347,8 +347,8 @@ apple_output, apple_weights = output_s[apple], weights_s[apple]  # [2], [3]
 # %% [markdown]
 # Its output is {eval}`vector(apple_output)`, the same as by hand, and the query of "사과를"
 # puts {eval}`dec(apple_weights[0])` on "나는" and {eval}`dec(apple_weights[2])` on "먹었다",
-# as the explainer says it should: "사과" looks at the two words related to it. But nothing
-# here *found* that relation. These vectors are the worked example's, relabelled as words:
+# the explainer's conditional at work: *if* "나는" and "먹었다" are judged related to "사과",
+# they get high scores. Here they are, and they do. But nothing here *found* that relation. These vectors are the worked example's, relabelled as words:
 # we chose the query of "사과를" to point at the keys we gave "나는" and "먹었다", so the
 # relatedness is assumed, not produced. [Chapter 5](05_projections.ipynb) produces it: there
 # the queries, keys and values are made from the words' own features by three matrices
