@@ -316,9 +316,9 @@ step_table(
 )
 
 # %% [markdown]
-# Now all nine scores at once. `K_s.T` would do for these 2-D arrays, but, as
-# [Chapter 1](01_dot_product.ipynb) showed, `np.swapaxes` is the transpose that stays right
-# once batch axes appear:
+# Now all nine scores at once. `K_s.T` would do for these 2-D arrays, but, as the last
+# exercises of [Chapter 1](01_dot_product.ipynb) find, `np.swapaxes` is the transpose that
+# stays right once batch axes appear:
 
 # %%
 K_s_t = np.swapaxes(K_s, -1, -2)  # [3, 2] -> [2, 3]
