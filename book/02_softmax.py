@@ -389,11 +389,11 @@ figures.show(
 # there, but the logarithm cancels them. A softmax saturated on the *wrong* class gets the
 # largest gradient there is, $w_c - 1 \approx -1$ on the correct class's score; saturated on
 # the *correct* class, $w - y \approx 0$ and the gradient does vanish, which is fine: there is
-# nothing left to learn. Inside a network it is another story. Attention's softmax feeds its weights into
-# $\sum_j w_j \mathbf{v}_j$, so the gradient $\mathbf{g} = \partial L / \partial w$ that
-# arrives from the layers above carries no $1/w$, and what reaches the scores is $J\mathbf{g}$,
-# with $J$ nearly zero. Take the weights at the largest gap above, and ask for more weight on the
-# second key, in both settings:
+# nothing left to learn. Inside a network it is another story. Attention's softmax feeds its
+# weights into $\sum_j w_j \mathbf{v}_j$, so the gradient
+# $\mathbf{g} = \partial L / \partial w$ that arrives from the layers above carries no $1/w$,
+# and what reaches the scores is $J\mathbf{g}$, with $J$ nearly zero. Take the weights at the
+# largest gap above, and ask for more weight on the second key, in both settings:
 
 # %%
 w_sat = w_gap[-1]  # one weight near 1: [S]
@@ -530,11 +530,11 @@ print(masked16.dtype, masked16)
 # %% [markdown]
 # float16's largest number is {eval}`plain(float16_max)`, so NumPy 2, storing $-10^9$ in
 # float16, rounds it to {eval}`plain(minus_1e9_f16)` (with the warning "overflow encountered in
-# cast"); NumPy 1.x instead upcast the result to float32 and kept $-10^9$. PyTorch does not round: `scores.masked_fill(mask, -1e9)` on a float16 tensor raises
-# "value cannot be converted to type c10::Half without overflow". So in float16 the "large
-# negative number" is $-\infty$ after all (NumPy 2) or no number at all (PyTorch). `ac.attention_weights`
-# takes the mask as `attn_mask=`; `ac.padding_mask` and `ac.causal_mask` build the two usual
-# masks.
+# cast"); NumPy 1.x instead upcast the result to float32 and kept $-10^9$. PyTorch does not
+# round: `scores.masked_fill(mask, -1e9)` on a float16 tensor raises "value cannot be converted
+# to type c10::Half without overflow". So in float16 the "large negative number" is $-\infty$
+# after all (NumPy 2) or no number at all (PyTorch). `ac.attention_weights` takes the mask as
+# `attn_mask=`; `ac.padding_mask` and `ac.causal_mask` build the two usual masks.
 #
 # ## Summary
 #

@@ -344,10 +344,10 @@ slopes = ac.alibi_slopes(8)  # [8]: 1/2, 1/4, ..., 1/256
 slopes
 
 # %% [markdown]
-# Now a short row by hand: the last word of a five-word sentence, whose content scores are
-# all equal (say 0), so that only the bias decides. Without a bias the weights are uniform.
-# With head 1's slope $\lambda_1 =$ {eval}`plain(slopes[0])`, the bias of each key is $-\lambda_1$ times
-# its distance from the newest word:
+# Now a short row by hand: the last word of a five-word sentence, whose content scores are all
+# equal (say 0), so that only the bias decides. Without a bias the weights are uniform. With
+# head 1's slope $\lambda_1 =$ {eval}`plain(slopes[0])`, the bias of each key is $-\lambda_1$
+# times its distance from the newest word:
 
 # %%
 bias = ac.alibi_bias(8, 1, 5)  # [H, L, S]: one query, the newest word
@@ -369,16 +369,15 @@ step_table(
 # %% [markdown]
 # By hand: the biases are {eval}`plain(bias_steep)`; their exponentials are
 # {eval}`dec(exps_steep)`, which sum to {eval}`dec(total_steep)`, and dividing by the sum gives
-# {eval}`dec(weights_steep)`. The word four places back gets {eval}`dec(far_over_near)` of
-# what the newest word gets, $e^{-4 \lambda_1}$. Whatever the content scores, the bias
-# multiplies the ratio of those two weights by $e^{-4 \lambda_1}$, and the ratio of any two
-# weights by $e^{-\lambda_1}$ per word of distance between them; the ratio *is*
-# $e^{-4 \lambda_1}$ here only because the content scores are equal. Head 8, with the smallest slope,
-# {eval}`plain(slopes[7])`, barely discounts: {eval}`dec(weights_gentle)`, close to the
-# uniform {eval}`dec(weights_flat)`. So the heads
-# span short and long ranges, and none of them needs a table or a rotation; the paper's
-# title says what that buys, "train short, test long". In a decoder the bias and the causal
-# mask are one additive matrix:
+# {eval}`dec(weights_steep)`. The word four places back gets {eval}`dec(far_over_near)` of what
+# the newest word gets, $e^{-4 \lambda_1}$. Whatever the content scores, the bias multiplies
+# the ratio of those two weights by $e^{-4 \lambda_1}$, and the ratio of any two weights by
+# $e^{-\lambda_1}$ per word of distance between them; the ratio *is* $e^{-4 \lambda_1}$ here
+# only because the content scores are equal. Head 8, with the smallest slope,
+# {eval}`plain(slopes[7])`, barely discounts: {eval}`dec(weights_gentle)`, close to the uniform
+# {eval}`dec(weights_flat)`. So the heads span short and long ranges, and none of them needs a
+# table or a rotation; the paper's title says what that buys, "train short, test long". In a
+# decoder the bias and the causal mask are one additive matrix:
 
 # %%
 slope_one_head = ac.alibi_slopes(1)[0]  # a model with one head: 2^-8
@@ -662,8 +661,8 @@ ch6.alibi_weights.check(answer)
 # ````{solution} ex-ch6-alibi-weights
 # :class: dropdown
 #
-# Head $h$ of $H = 8$ has the slope $\lambda_h = 2^{-8h/H}$; the keys are $S - 1, \dots, 1, 0$ words back
-# from the newest word:
+# Head $h$ of $H = 8$ has the slope $\lambda_h = 2^{-8h/H}$; the keys are $S - 1, \dots, 1, 0$
+# words back from the newest word:
 #
 # ```python
 # slope = ac.alibi_slopes(n_heads_ex)[head_ex - 1]  # head 2: index 1
@@ -707,8 +706,8 @@ ch6.rope_layout.check(fixed_ported_scores)
 #
 # `ac.rotary` pairs coordinates (0, 1), (2, 3), … (the interleaved layout), but the weights
 # were trained pairing $i$ with $i + d/2$ (the halves layout). Rotate in the layout of the
-# training, for the queries and the keys: two lines, the same change (or convert the weights' columns once with
-# `ac.halves_to_interleaved` and keep the interleaved rotation):
+# training, for the queries and the keys: two lines, the same change (or convert the weights'
+# columns once with `ac.halves_to_interleaved` and keep the interleaved rotation):
 #
 # ```python
 # def fixed_ported_scores(x, w_q, w_k, positions):
