@@ -271,7 +271,7 @@ step_table(
 # at once is a single matrix product, as the next section shows. In Luong, Pham and Manning's
 # experiments the multiplicative scores did well and their additive ("concat") score poorly
 # ([Luong et al., 2015](references.md)); the Transformer's authors chose the dot product for
-# its cost, "much faster and more space-efficient in practice"
+# its cost, "much faster and more space-efficient in practice" on matrix-multiplication code
 # ([Vaswani et al., 2017](references.md), §3.2.1), and so does the rest of this book.
 #
 # ## Every score at once: $QK^\top$
