@@ -313,7 +313,8 @@ ac.interleaved_to_halves(np.arange(8))  # interleaved, listed as halves
 # %%
 x_list = np.arange(8.0)[None]  # one vector of width 8, interleaved listing
 turned_halves = ac.rotary(ac.interleaved_to_halves(x_list), [5], layout="halves")
-np.testing.assert_allclose(ac.halves_to_interleaved(turned_halves), ac.rotary(x_list, [5]))
+same_rotation = np.allclose(ac.halves_to_interleaved(turned_halves), ac.rotary(x_list, [5]))
+print("halves, listed back as interleaved, equals interleaved:", same_rotation)
 
 # %% [markdown]
 # Weights trained in one layout give wrong scores when rotated in the other: a model ported
