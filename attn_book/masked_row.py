@@ -44,7 +44,7 @@ FULLY_MASKED_ROW = (
         "sdpa",
         "F.scaled_dot_product_attention, boolean attn_mask all False",
         "zeros",
-        "zero weights, so a zero output (since 2.5)",
+        "zero weights, so a zero output (CPU, math backend; others may differ)",
     ),
     MaskedRowCall(
         "mha-need-weights",

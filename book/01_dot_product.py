@@ -36,7 +36,7 @@
 # - say why the same direction scores high, a right angle scores zero and the opposite direction
 #   scores negative, and why a long key makes a score more extreme, in both directions;
 # - compute every query–key score at once as $QK^\top$, with the shapes spelled out;
-# - transpose a *batch* of keys correctly (`np.swapaxes(k, -1, -2)`, not `k.T`).
+# - transpose a *batch* of keys correctly (not with `k.T`).
 
 # %%
 import textwrap
@@ -268,10 +268,11 @@ step_table(
 #
 # The price is arithmetic. Every (query, key) pair goes through its own hidden layer: $L$
 # queries and $S$ keys cost $L \cdot S \cdot A$ hyperbolic tangents, while every dot product
-# at once is a single matrix product, as the next section shows. Luong, Pham and Manning found
-# the multiplicative scores as good as the additive one, and cheaper
-# ([Luong et al., 2015](references.md)); the Transformer scores with the dot product, and so
-# does the rest of this book.
+# at once is a single matrix product, as the next section shows. In Luong, Pham and Manning's
+# experiments the multiplicative scores did well and their additive ("concat") score poorly
+# ([Luong et al., 2015](references.md)); the Transformer's authors chose the dot product for
+# its cost, "much faster and more space-efficient in practice" on matrix-multiplication code
+# ([Vaswani et al., 2017](references.md), §3.2.1), and so does the rest of this book.
 #
 # ## Every score at once: $QK^\top$
 #
@@ -326,26 +327,18 @@ print(
     k_batch.T.shape,
     " <- the batch axis moved to the end",
 )
-print("np.swapaxes(k, -1, -2):  ", np.swapaxes(k_batch, -1, -2).shape)
 try:
     q_batch @ k_batch.T
 except ValueError as err:
     wrapped = textwrap.wrap(str(err), 60)  # the full message
     print("q @ k.T fails:", *wrapped, sep="\n  ")
-# [B, L, d_k] @ [B, d_k, S] -> [B, L, S]
-batch_scores = q_batch @ np.swapaxes(k_batch, -1, -2)
-print("q @ np.swapaxes(k, -1, -2):", batch_scores.shape)
-print(
-    "equal to ac.dot_scores:",
-    np.allclose(batch_scores, ac.dot_scores(q_batch, k_batch)),
-)
 
 # %% [markdown]
 # Here `q @ k.T` failed loudly. That is the lucky case: when the sizes happen to line up (say
-# $B = L = S = d_k$) it runs and returns wrong numbers without a word.
-# `np.swapaxes(k, -1, -2)` (in PyTorch, `k.transpose(-2, -1)`, as in the explainer's
-# `SimpleSelfAttention`) is right for any number of leading axes, and is what `ac.dot_scores`
-# uses.
+# $B = L = S = d_k$) it runs and returns wrong numbers without a word. The right transpose
+# turns each $(S, d_k)$ block of keys into $(d_k, S)$ and leaves the batch axis where it is;
+# writing it is the last two exercises ({ref}`ex-ch1-my-scores` and {ref}`ex-ch1-bug-kT`),
+# and `ac.dot_scores` does it for you.
 #
 # ## Try it: the query pad
 #
@@ -379,8 +372,8 @@ figures.show(
 #   (it can win at a worse angle) and lower with the queries pointing away.
 # - All scores of $L$ queries against $S$ keys are one product $QK^\top$,
 #   $(L, d_k) @ (d_k, S) \to (L, S)$, equation {eq}`eq-qkt`.
-# - With leading batch or head axes, transpose the last two axes only: `np.swapaxes(k, -1, -2)`,
-#   never `k.T`.
+# - With leading batch or head axes, `k.T` moves the batch axis too: transpose the keys' last
+#   two axes only (the last two exercises).
 #
 # Next, [Chapter 2](02_softmax.ipynb) turns a row of scores into weights.
 #
@@ -583,8 +576,11 @@ ch1.best_key.check(answer)
 #
 # Write `my_scores(q, k)` with plain NumPy (no `attn_core`): every score $\mathbf{q}_i \cdot
 # \mathbf{k}_j$ for queries of shape $(\dots, L, d_k)$ and keys of shape $(\dots, S, d_k)$, as
-# an array of shape $(\dots, L, S)$, equation {eq}`eq-qkt`. The check runs it on the worked
-# example, on two matrices, on a batch of sentences and on a batch with heads.
+# an array of shape $(\dots, L, S)$, equation {eq}`eq-qkt`. Before you write it, work out on
+# paper the shape of the keys after your transpose, and of the scores, for queries
+# $(2, 4, 3, 8)$ (batch, heads, $L$, $d_k$) and keys $(2, 4, 5, 8)$; then print both shapes
+# to check. The check runs your function on the worked example, on two matrices, on a batch of
+# sentences and on a batch with heads.
 # ```
 #
 # ```{admonition} Hint
@@ -622,7 +618,9 @@ ch1.my_scores.check(my_scores)
 # The function printed below computes the scores of a single sentence correctly. Copy it into
 # the next cell as `fixed_scores` and fix it so that it also works on a batch of sentences,
 # $(B, L, d_k)$ queries and $(B, S, d_k)$ keys. The check runs it on a matrix and on two
-# batches, one of them square ($B = L = S = d_k$), where the bug does not raise.
+# batches, one of them square ($B = L = S = d_k$), where the bug does not raise. Before you
+# fix it, say what shape `k.T` has for keys $(B, S, d_k) = (2, 5, 4)$ and why
+# `q @ k.T` fails there but runs when $B = L = S = d_k$.
 # ```
 
 # %%

@@ -386,12 +386,14 @@ figures.show(
 #
 # with $y$ the one-hot target ($y_c = 1$, every other $y_j = 0$); proving it takes two lines,
 # and is an exercise at the end of the chapter. The Jacobian's small factors are still in
-# there, but the logarithm cancels them. Nothing vanishes: a softmax saturated on the *wrong* class gets the largest gradient there
-# is. Inside a network it is another story. Attention's softmax feeds its weights into
-# $\sum_j w_j \mathbf{v}_j$, so the gradient $\mathbf{g} = \partial L / \partial w$ that
-# arrives from the layers above carries no $1/w$, and what reaches the scores is $J\mathbf{g}$,
-# with $J$ nearly zero. Take the weights at the largest gap above, and ask for more weight on the
-# second key, in both settings:
+# there, but the logarithm cancels them. A softmax saturated on the *wrong* class gets the
+# largest gradient there is, $w_c - 1 \approx -1$ on the correct class's score; saturated on
+# the *correct* class, $w - y \approx 0$ and the gradient does vanish, which is fine: there is
+# nothing left to learn. Inside a network it is another story. Attention's softmax feeds its
+# weights into $\sum_j w_j \mathbf{v}_j$, so the gradient
+# $\mathbf{g} = \partial L / \partial w$ that arrives from the layers above carries no $1/w$,
+# and what reaches the scores is $J\mathbf{g}$, with $J$ nearly zero. Take the weights at the
+# largest gap above, and ask for more weight on the second key, in both settings:
 
 # %%
 w_sat = w_gap[-1]  # one weight near 1: [S]
@@ -490,7 +492,9 @@ step_table(
 # exponential is 0 and equation {eq}`eq-softmax` reads $0/0$. There is no right answer, and the
 # libraries differ; PyTorch differs even from itself, depending on the call. Measured with
 # PyTorch 2.13 (a test of this book, `tests/test_masked_row_torch.py`, makes every call of the
-# table again with the PyTorch you have installed):
+# table again with the PyTorch you have installed). These are CPU measurements, where
+# `scaled_dot_product_attention` runs its default (math) backend; a GPU backend such as
+# FlashAttention or memory-efficient attention may treat the row differently:
 
 # %%
 fully_masked_table()
@@ -516,21 +520,21 @@ print("weights of a fully masked row:", all_masked)
 # %%
 float16_max = np.finfo(np.float16).max
 scores16 = scores.astype(np.float16)
-# NumPy warns "overflow encountered in cast"; the result stays
-# float16, and -1e9 becomes -inf
+# NumPy 2 warns "overflow encountered in cast"; the result stays
+# float16, and -1e9 becomes -inf (NumPy 1.x upcast it to float32)
 with np.errstate(over="ignore"):
     masked16 = np.where(mask, scores16, -1e9)
 minus_1e9_f16 = masked16[~mask][0]
 print(masked16.dtype, masked16)
 
 # %% [markdown]
-# float16's largest number is {eval}`plain(float16_max)`, so NumPy, storing $-10^9$ in
+# float16's largest number is {eval}`plain(float16_max)`, so NumPy 2, storing $-10^9$ in
 # float16, rounds it to {eval}`plain(minus_1e9_f16)` (with the warning "overflow encountered in
-# cast"). PyTorch does not round: `scores.masked_fill(mask, -1e9)` on a float16 tensor raises
-# "value cannot be converted to type c10::Half without overflow". So in float16 the "large
-# negative number" is $-\infty$ after all (NumPy) or no number at all (PyTorch). `ac.attention_weights`
-# takes the mask as `attn_mask=`; `ac.padding_mask` and `ac.causal_mask` build the two usual
-# masks.
+# cast"); NumPy 1.x instead upcast the result to float32 and kept $-10^9$. PyTorch does not
+# round: `scores.masked_fill(mask, -1e9)` on a float16 tensor raises "value cannot be converted
+# to type c10::Half without overflow". So in float16 the "large negative number" is $-\infty$
+# after all (NumPy 2) or no number at all (PyTorch). `ac.attention_weights` takes the mask as
+# `attn_mask=`; `ac.padding_mask` and `ac.causal_mask` build the two usual masks.
 #
 # ## Summary
 #
@@ -725,17 +729,13 @@ ch2.my_softmax.check(my_softmax)
 #
 # The function printed below hides a key by replacing its score with $-10^9$ before the
 # softmax, a common convention. For every row with a visible key it gives the same weights as
-# $-\infty$. A row whose keys are *all* masked (a query that is itself padding) is another
-# matter: every score is $-10^9$, so the row gets equal weights $1/S$, an average over padding.
-# Usually that is harmless, because a padded query's output is thrown away. It turns harmful
-# when the output is kept (averaged over the sequence, say), and in float16, whose largest
-# number is {eval}`plain(float16_max)`: there NumPy turns $-10^9$ into $-\infty$, and a softmax
-# with no rule for a fully masked row returns NaN, while PyTorch's `masked_fill` refuses the
-# value outright.
+# $-\infty$. First work out, on paper, what it returns for a row of $S$ keys that are *all*
+# masked (a query that is itself padding), and say when that answer does harm.
 #
-# Copy the function into the next cell as `fixed_masked_weights` and change it so that a fully
-# masked row gets zero weights, as `ac.softmax` and `scaled_dot_product_attention` give it. The
-# check runs it on a batch that contains a sequence of padding only.
+# Then copy the function into the next cell as `fixed_masked_weights` and change it so that a
+# fully masked row gets zero weights, as `scaled_dot_product_attention` gives it, *without*
+# calling `ac.softmax`: write the max-subtraction yourself, and keep it from producing NaN.
+# The check runs it on a batch that contains a sequence of padding only.
 # ```
 
 # %%
@@ -746,7 +746,7 @@ ch2.mask_fully_masked.show()
 # :class: dropdown
 #
 # Run the function on one row whose mask is all `False`. What does $-10^9$ minus the row's
-# maximum $-10^9$ give? And what does `ac.softmax` do with a row that is entirely $-\infty$?
+# maximum $-10^9$ give? With $-\infty$ instead, what is $-\infty - (-\infty)$, and $0/0$?
 # ```
 
 
@@ -762,17 +762,23 @@ ch2.mask_fully_masked.check(fixed_masked_weights)
 # :class: dropdown
 #
 # When every score of a row is $-10^9$, subtracting the maximum leaves zeros and the row gets
-# $1/S$ each. Write $-\infty$ instead, a true "no weight" that no dtype can round, and use a
-# softmax that gives a row of $-\infty$ zeros instead of NaN; `ac.softmax` is one. (A
-# hand-written max-subtraction is not: $-\infty - (-\infty)$ is NaN.)
+# $1/S$ each, an average over padding. Usually that is harmless, because a padded query's
+# output is thrown away; it does harm when the output is kept (averaged over the sequence,
+# say), and in float16, whose largest number is {eval}`plain(float16_max)`: there NumPy 2 turns
+# $-10^9$ into $-\infty$ and a plain softmax returns NaN, while PyTorch's `masked_fill`
+# refuses the value outright. Write $-\infty$ instead, a true "no weight" that no dtype can
+# round, and give the all-$-\infty$ row its own rule: $-\infty - (-\infty)$ is NaN, so
+# subtract 0 where the maximum is $-\infty$, and divide by 1 where the sum is 0.
 #
 # ```python
 # def fixed_masked_weights(scores, mask):
 #     """Weights (..., L, S); mask: True = may attend."""
-#     # a hidden key can get no weight at all
-#     scores = np.where(mask, scores, -np.inf)
-#     # a fully -inf row gets zeros
-#     return ac.softmax(scores, axis=-1)
+#     scores = np.where(mask, scores, -np.inf)  # a hidden key gets no weight at all
+#     top = scores.max(axis=-1, keepdims=True)
+#     top = np.where(np.isfinite(top), top, 0.0)  # a fully masked row: subtract 0
+#     e = np.exp(scores - top)  # exp(-inf) = 0
+#     total = e.sum(axis=-1, keepdims=True)
+#     return e / np.where(total > 0, total, 1.0)  # 0 / 1 = 0 on a fully masked row
 #
 #
 # ch2.mask_fully_masked.check(fixed_masked_weights)

@@ -148,10 +148,15 @@ print("scaled:  ", dec(w_scaled))
 # learnt scale ([Henry et al., 2020](references.md)). The QK-norm of today's large models is a
 # different design: a LayerNorm or RMSNorm with learnt gains applied to the queries and the keys
 # (a LayerNorm in ViT-22B; an RMSNorm over each head's $d_k$ components in Gemma 3 and Qwen3,
-# and over the whole projection at once in OLMo 2), and it *keeps* the $1/\sqrt{d_k}$: the normalised components have a fixed size, so
-# the argument above applies to them directly
+# and over the whole projection at once in OLMo 2), and it keeps a fixed divisor: $\sqrt{d_k}$
+# in ViT-22B, OLMo 2 and Qwen3; in Gemma 3 the square root of its configuration's
+# `query_pre_attn_scalar`, which is $d_k$ in the smaller models but $d_\text{model}/h = 168$ in
+# the 27B model, whose heads have $d_k = 128$
 # ([Dehghani et al., 2023](references.md); [Team OLMo, 2024](references.md);
-# [Gemma Team, 2025](references.md); [Qwen Team, 2025](references.md)).
+# [Gemma Team, 2025](references.md); [Qwen Team, 2025](references.md)). Normalisation fixes
+# lengths, not independence: each normalised vector has length about $\sqrt{d_k}\,g$, with $g$
+# a typical learnt gain, so each scaled score is bounded by about $\sqrt{d_k}\,g^2$; the
+# variance argument above still needs independent components, which training breaks.
 #
 # Nor does training keep $\mathbf{q}$ and $\mathbf{k}$ independent: it aligns each query with
 # the keys it should find. Once their components are correlated, each product $q_m k_m$ has a
@@ -264,13 +269,15 @@ sat_scaled = experiments.saturation_stats(
 )
 
 # %% tags=["hide-input"]
+jac_peak_d_k = d_ks[np.argmax(sat_plain.jacobian_norm)]  # where the unscaled norm peaks
 figures.show(
     plots.plot_saturation(d_ks, sat_plain, sat_scaled, n_keys),
     "fig-ch3-saturation",
     f"One query against {n_keys} random keys, averaged over {n_trials}"
     " queries per dₖ. Unscaled (circles), the largest weight climbs"
-    " towards 1, the entropy falls towards 0 and the Jacobian's norm"
-    " shrinks; scaled (squares), all three stay where they are at"
+    " towards 1, the entropy falls towards 0 and the Jacobian's norm,"
+    f" after rising up to dₖ = {jac_peak_d_k}, shrinks; scaled (squares),"
+    " all three stay where they are at"
     f" dₖ = {d_ks[0]}. Dotted lines: the uniform weight 1/S ="
     f" {1 / n_keys:.4f} and the uniform entropy log S ="
     f" {math.log(n_keys):.3f}.",
@@ -410,7 +417,8 @@ figures.show(
 # - The argument needs independent queries and keys, as at initialisation. Layer normalisation
 #   does not guarantee it. QK-norm normalises $\mathbf{q}$ and $\mathbf{k}$ themselves: by
 #   their length with a learnt scale in place of $1/\sqrt{d_k}$ (Henry et al.), or, in today's
-#   large models, by a LayerNorm or RMSNorm with learnt gains that keeps $1/\sqrt{d_k}$. μP
+#   large models, by a LayerNorm or RMSNorm with learnt gains and a fixed divisor, which bounds
+#   each score but does not restore independence. μP
 #   divides by $d_k$ because training aligns them.
 # - In multi-head attention $d_k$ is the width of one head, $d_\text{head} = d_\text{model}/h$.
 #

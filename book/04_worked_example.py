@@ -316,9 +316,9 @@ step_table(
 )
 
 # %% [markdown]
-# Now all nine scores at once. `K_s.T` would do for these 2-D arrays, but, as
-# [Chapter 1](01_dot_product.ipynb) showed, `np.swapaxes` is the transpose that stays right
-# once batch axes appear:
+# Now all nine scores at once. `K_s.T` would do for these 2-D arrays, but, as the last
+# exercises of [Chapter 1](01_dot_product.ipynb) find, `np.swapaxes` is the transpose that
+# stays right once batch axes appear:
 
 # %%
 K_s_t = np.swapaxes(K_s, -1, -2)  # [3, 2] -> [2, 3]
@@ -345,15 +345,15 @@ np.testing.assert_allclose(output_s[apple], output)
 apple_output, apple_weights = output_s[apple], weights_s[apple]  # [2], [3]
 
 # %% [markdown]
-# Its output is {eval}`vector(apple_output)`, the same as by hand, and the query of "사과를"
-# puts {eval}`dec(apple_weights[0])` on "나는" and {eval}`dec(apple_weights[2])` on "먹었다",
-# as the explainer says it should: "사과" looks at the two words related to it. But nothing
-# here *found* that relation. These vectors are the worked example's, relabelled as words:
-# we chose the query of "사과를" to point at the keys we gave "나는" and "먹었다", so the
-# relatedness is assumed, not produced. [Chapter 5](05_projections.ipynb) produces it: there
-# the queries, keys and values are made from the words' own features by three matrices
-# (learned in a real model, chosen by hand there so that they can be read), and "사과를"
-# attends to "나는" and "먹었다" because of what those words are.
+# Its output is {eval}`vector(apple_output)`, the same as by hand, and the query of "사과를" puts
+# {eval}`dec(apple_weights[0])` on "나는" and {eval}`dec(apple_weights[2])` on "먹었다", the
+# explainer's conditional at work: *if* "나는" and "먹었다" are judged related to "사과", they get
+# high scores. Here they are, and they do. But nothing here *found* that relation. These
+# vectors are the worked example's, relabelled as words: we chose the query of "사과를" to point
+# at the keys we gave "나는" and "먹었다", so the relatedness is assumed, not produced. [Chapter
+# 5](05_projections.ipynb) produces it: there the queries, keys and values are made from the
+# words' own features by three matrices (learned in a real model, chosen by hand there so that
+# they can be read), and "사과를" attends to "나는" and "먹었다" because of what those words are.
 #
 # ## Drag the query away, and come back
 #

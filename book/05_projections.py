@@ -174,7 +174,9 @@ apple_exps / apple_total  # row 2 of the table above
 # %% [markdown]
 # Its scaled scores are {eval}`dec(apple_scaled, 2)`, $e^{2/\sqrt 3} \approx$
 # {eval}`dec(apple_exps[0], 2)`, $e^0 = 1$, and the row's sum is {eval}`dec(apple_total, 2)`;
-# so {eval}`dec(apple_exps[0], 2)` / {eval}`dec(apple_total, 2)` = {eval}`dec(weights[1, 0])`.
+# so {eval}`dec(apple_exps[0], 2)` / {eval}`dec(apple_total, 2)` $\approx$
+# {eval}`dec(weights[1, 0])` (the division of the unrounded numbers; the rounded ones give a
+# little less).
 #
 # "사과를" puts {eval}`dec(weights[1, 0])` on "나는" and {eval}`dec(weights[1, 2])` on
 # "먹었다", and only {eval}`dec(weights[1, 1])` on itself: exactly the explainer's sentence, "사과"
@@ -240,7 +242,7 @@ figures.show(
 # (with four words instead of three each weight is a little smaller). The row of "the" is
 # flat, {eval}`dec(weights_en[2])`: a zero query scores 0 against every key, and a softmax
 # of equal scores is uniform. Attention cannot look *nowhere*: its weights always add up to
-# 1.
+# 1, unless every key is masked, the zero row of [Chapter 2](02_softmax.ipynb).
 #
 # ## Why three matrices? What $W_Q = W_K$ would break
 #
@@ -299,10 +301,10 @@ print(dec(self_weight_same), "instead of", dec(self_weight))
 # Everything so far is self-attention: $Q$, $K$ and $V$ all come from the same sentence $X$,
 # so the weight matrix is square, one row and one column per word. In cross-attention the
 # queries come from one sequence and the keys and values from another. The first attention
-# model was one ([Bahdanau et al., 2014](references.md)): while a translation is written,
-# each word being written (the decoder's, 디코더) asks questions of the words of the
-# original sentence (the encoder's, 인코더). With $L$ words written and $S$ words in the
-# original,
+# model for translation was one ([Bahdanau et al., 2014](references.md)): while a
+# translation is written, each word being written (the decoder's, 디코더) asks questions of
+# the words of the original sentence (the encoder's, 인코더). With $L$ words written and $S$
+# words in the original,
 #
 # $$
 # Q = X_\text{dec} W_Q \;(L \times d_k), \quad K = X_\text{enc} W_K \;(S \times d_k), \quad
@@ -312,7 +314,10 @@ print(dec(self_weight_same), "instead of", dec(self_weight))
 # and the weights $\mathrm{softmax}(QK^\top/\sqrt{d_k})$ are $L \times S$. Translate our
 # sentence into "I ate the apple": the decoder's words ask for the Korean word that plays
 # their role, so here its query matrix is $2W_K$ (the English word's role, asked for
-# loudly).
+# loudly). (A simplification: in a real decoder a word's query comes from the decoder's
+# state *before* the word is emitted, Bahdanau's $s_{i-1}$ or, in a Transformer decoder, the
+# previous word, the input shifted right by one; here each English word asks with its own
+# features, to keep the alignment easy to read.)
 
 # %%
 W_Q_dec = 2 * W_K  # asks for the source word in its own role
@@ -500,13 +505,15 @@ else:
     print(f"PyTorch and numpy agree: largest difference {gap:.1e}")
 
 # %% [markdown]
-# With `embed_dim` = 4 the two agree to the last bit, since $\sqrt 4 = 2$ is exact. For other
+# With `embed_dim` = 4 the two agree to rounding (the printed difference), since $\sqrt 4 = 2$
+# is exact in float32 and the scale adds no error of its own. For other
 # widths they differ by about $10^{-8}$: `torch.FloatTensor` computes $\sqrt d$ in float32 when
 # the layer is built, and no later conversion restores the lost bits. That line has a second,
 # worse flaw. A module converts and moves only what it has *registered*: its parameters
 # (`nn.Parameter`, learned) and its buffers (not learned). `self.scale` is a plain tensor
 # attribute, neither of the two, so `.double()` and `.half()` leave it float32, `.to(device)`
-# leaves it on the CPU, and `state_dict()`, what `torch.save` writes, does not contain it. The
+# leaves it on the CPU, and `state_dict()`, what `torch.save(model.state_dict())` writes, does
+# not contain it. The
 # fix is one line in `__init__`:
 #
 # ```python
@@ -674,7 +681,8 @@ print(f"RNN, step by step:           {rnn_seconds * 1e3:7.1f} ms")
 #
 # ## Attention over an image (컴퓨터 비전)
 #
-# The explainer ends by noting that attention is used in computer vision too. The trick is
+# The explainer closes its first section by noting that attention is used in computer vision
+# too. The trick is
 # to make an image look like a sentence: cut it into small square patches (패치) and flatten
 # each into a row of pixels. The vision transformer (ViT) then multiplies every row by one
 # learned matrix, the linear patch embedding (패치 임베딩), which turns $p^2$ pixels (times
@@ -833,7 +841,9 @@ ch5.symmetric_weights.check(answer)
 # A decoder has written $L$ words and reads an encoder's $S$ words; both have vectors of
 # width $d_\text{model}$; $W_Q$ and $W_K$ are $d_\text{model} \times d_k$ and $W_V$ is
 # $d_\text{model} \times d_v$ (the numbers are printed below). Give four numbers: the rows
-# and columns of the weight matrix, then the rows and columns of the output.
+# and columns of the weight matrix, then the rows and columns of the output. Two of the five
+# sizes appear nowhere in your answer: before you check, say which, and at which product
+# each one disappears.
 # ```
 #
 # ```{admonition} Hint
@@ -856,7 +866,9 @@ ch5.cross_shapes.check(answer)
 #
 # $Q$ is $L \times d_k$, $K$ is $S \times d_k$, $V$ is $S \times d_v$. The weights
 # $\mathrm{softmax}(QK^\top/\sqrt{d_k})$ are $L \times S$: a row per word written, a column per
-# word read. The output, weights times $V$, is $L \times d_v$.
+# word read. The output, weights times $V$, is $L \times d_v$. $d_\text{model}$ disappears in
+# the three projections ($X W$ sums over it) and $d_k$ in $QK^\top$, which sums over the
+# query and key components; $d_v$ survives because nothing sums over it.
 #
 # ```python
 # answer = [L_ex, S_ex, L_ex, d_v_ex]

@@ -23,7 +23,7 @@
 #   vectors, and say what the dot product of two encodings depends on;
 # - say what a learned table of positions is and where it stops;
 # - rotate a query and a key in the plane by their positions (RoPE) and prove that their
-#   score depends only on how far apart they are; then state the general form, pairs of
+#   score depends only on the signed offset $n - m$; then state the general form, pairs of
 #   coordinates turning at one frequency each;
 # - add ALiBi's distance penalty to a row of scores as an additive mask, and say what it does
 #   to the weights of far words;
@@ -68,8 +68,10 @@ apple_first = output[1]  # 사과를, second word
 apple_shuffled = output_shuffled[0]  # 사과를, first word
 in_order = [vector(r) for r in output]
 step_table(
-    {"in order": in_order, "shuffled": [vector(r) for r in output[order]]},
-    index=list(tokens),
+    {"word, in order": list(tokens), "output, in order": in_order}
+    | {"word, shuffled": [tokens[i] for i in order]}
+    | {"output, shuffled": [vector(r) for r in output_shuffled]},
+    index=["position 1", "position 2", "position 3"],
 )
 
 # %% [markdown]
@@ -122,7 +124,9 @@ X_positions.round(3)
 # $$ (eq-ch6-pos-sinusoidal-dot)
 #
 # a function of the offset $p - q$ alone: every pair of neighbours is as alike as every
-# other. Check it on eight positions: along each diagonal of the matrix of dot products, the
+# other. It is not a measure of closeness, though: it does not fall steadily with the
+# distance, because the fastest pair comes round again every $2\pi/\omega_0$ positions.
+# Check it on eight positions: along each diagonal of the matrix of dot products, the
 # numbers do not change.
 
 # %%
@@ -131,13 +135,17 @@ similarity = PE_8 @ PE_8.T  # [8, 4] @ [4, 8] -> [8, 8]
 neighbours = np.diag(similarity, k=1)  # PE_p · PE_(p+1), p = 0 … 6
 two_apart = np.diag(similarity, k=2)  # PE_p · PE_(p+2)
 cos_sum_1 = np.cos(1 * omega).sum()  # the equation with p - q = 1
+six_apart = similarity[0, 6]  # PE_0 · PE_6
+full_turn = 2 * np.pi / omega[0]  # positions per turn of the fastest pair
 similarity.round(3)
 
 # %% [markdown]
 # Every neighbour pair scores {eval}`dec(neighbours[0])` (the diagonal next to the main one:
 # {eval}`dec(neighbours)`), which is $\cos\omega_0 + \cos\omega_1$ = {eval}`dec(cos_sum_1)`; every pair
 # two apart scores {eval}`dec(two_apart[0])`; a position with itself scores $d/2 =$
-# {eval}`dec(similarity[0, 0], 0)`. The encodings hold relative positions, but only between
+# {eval}`dec(similarity[0, 0], 0)`. But positions six apart score {eval}`dec(six_apart)`, more
+# than neighbours: after about {eval}`dec(full_turn, 1)` positions the fastest pair is back
+# where it started. The encodings hold relative positions, but only between
 # themselves: once added to the words, the score $(\mathbf x_p + PE_p) W_Q \cdot
 # (\mathbf x_q + PE_q) W_K$ mixes words and positions in four cross terms, and the clean
 # dependence on $p - q$ is lost. Keep that in mind for RoPE below.
@@ -170,7 +178,8 @@ except IndexError as err:
 # Rotary position embedding (RoPE; [Su et al., 2021](references.md)) does not
 # touch the word vectors. It turns the query of the word at position $m$, and the key of the
 # word at position $n$, after the projections, each by an angle proportional to its position.
-# In two dimensions one angle step $\theta$ per position, and the rotation by $\varphi$ is
+# In two dimensions there is one angle step $\theta$ per position, and the rotation by an
+# angle $\varphi$ is
 #
 # $$
 # R(\varphi) = \begin{pmatrix} \cos\varphi & -\sin\varphi \\ \sin\varphi & \cos\varphi
@@ -222,8 +231,9 @@ step_table(
 #
 # Written out for $\mathbf q = (q_1, q_2)$, $\mathbf k = (k_1, k_2)$ and
 # $\varphi = (n - m)\theta$ this is $(q_1 k_1 + q_2 k_2)\cos\varphi + (q_2 k_1 - q_1 k_2)
-# \sin\varphi$: the plain dot product and a 2-D cross product, weighted by the cosine and
-# the sine of the relative position (상대 위치). Key 2 and the query stand at the same place,
+# \sin\varphi$: the plain dot product and minus the 2-D cross product
+# $\mathbf q \times \mathbf k = q_1 k_2 - q_2 k_1$, weighted by the cosine and the sine of the
+# relative position (상대 위치). Key 2 and the query stand at the same place,
 # $\varphi = 0$, so its score is the plain $\mathbf q \cdot \mathbf k_2 = 0$. Shift every
 # word three places to the right and nothing changes:
 
@@ -295,6 +305,18 @@ thetas
 ac.interleaved_to_halves(np.arange(8))  # interleaved, listed as halves
 
 # %% [markdown]
+# `ac.rotary` takes the layout as an argument, `layout="interleaved"` (the default) or
+# `layout="halves"`; `ac.interleaved_to_halves` and `ac.halves_to_interleaved` reorder the
+# last axis from one listing to the other. Turning in one layout is turning in the other,
+# listed differently:
+
+# %%
+x_list = np.arange(8.0)[None]  # one vector of width 8, interleaved listing
+turned_halves = ac.rotary(ac.interleaved_to_halves(x_list), [5], layout="halves")
+same_rotation = np.allclose(ac.halves_to_interleaved(turned_halves), ac.rotary(x_list, [5]))
+print("halves, listed back as interleaved, equals interleaved:", same_rotation)
+
+# %% [markdown]
 # Weights trained in one layout give wrong scores when rotated in the other: a model ported
 # between libraries without permuting the columns of $W_Q$ and $W_K$ runs, and its outputs
 # are quietly worse. One exercise below is that bug.
@@ -303,12 +325,16 @@ ac.interleaved_to_halves(np.arange(8))  # interleaved, listed as halves
 #
 # ALiBi, attention with linear biases ([Press et al., 2022](references.md)), changes neither
 # the words nor the queries. It adds to the score of query $i$ and key $j \le i$ a penalty
-# proportional to their distance, with a fixed slope $m_h$ per head:
+# proportional to their distance, with a fixed slope $\lambda_h$ per head:
 #
 # $$
-# s_{ij} = \frac{\mathbf q_i \cdot \mathbf k_j}{\sqrt{d_k}} - m_h\,(i - j), \qquad
-# m_h = 2^{-8h/H}, \quad h = 1, \dots, H .
+# s_{ij} = \frac{\mathbf q_i \cdot \mathbf k_j}{\sqrt{d_k}} - \lambda_h\,(i - j), \qquad
+# \lambda_h = 2^{-8h/H}, \quad h = 1, \dots, H ,
 # $$ (eq-ch6-pos-alibi)
+#
+# for $H$ a power of two. For other $H$ the paper's code takes the $P$ slopes of the largest
+# power of two $P < H$, then every other slope of $2P$ heads for the remaining $H - P$, as
+# `ac.alibi_slopes` does.
 #
 # That is an additive float mask, the kind [Chapter 7](07_heads_and_masks.ipynb) builds:
 # a matrix added to the scores before the softmax, where the causal mask adds $-\infty$ to
@@ -319,10 +345,10 @@ slopes = ac.alibi_slopes(8)  # [8]: 1/2, 1/4, ..., 1/256
 slopes
 
 # %% [markdown]
-# Now a short row by hand: the last word of a five-word sentence, whose content scores are
-# all equal (say 0), so that only the bias decides. Without a bias the weights are uniform.
-# With head 1's slope $m_1 =$ {eval}`plain(slopes[0])`, the bias of each key is $-m_1$ times
-# its distance from the newest word:
+# Now a short row by hand: the last word of a five-word sentence, whose content scores are all
+# equal (say 0), so that only the bias decides. Without a bias the weights are uniform. With
+# head 1's slope $\lambda_1 =$ {eval}`plain(slopes[0])`, the bias of each key is $-\lambda_1$
+# times its distance from the newest word:
 
 # %%
 bias = ac.alibi_bias(8, 1, 5)  # [H, L, S]: one query, the newest word
@@ -334,7 +360,7 @@ exps_steep = np.exp(scores_flat + bias_steep)  # by hand: e^s
 total_steep = exps_steep.sum()
 weights_steep = ac.softmax(scores_flat + bias_steep)  # exps / total
 weights_gentle = ac.softmax(scores_flat + bias_gentle)
-far_over_near = weights_steep[0] / weights_steep[-1]  # e^(-m · 4)
+far_over_near = weights_steep[0] / weights_steep[-1]  # e^(-λ · 4): equal content scores
 step_table(
     {"bias, head 1": bias_steep, "weight, head 1": weights_steep}
     | {"weight, head 8": weights_gentle, "no bias": weights_flat},
@@ -344,14 +370,15 @@ step_table(
 # %% [markdown]
 # By hand: the biases are {eval}`plain(bias_steep)`; their exponentials are
 # {eval}`dec(exps_steep)`, which sum to {eval}`dec(total_steep)`, and dividing by the sum gives
-# {eval}`dec(weights_steep)`. The word four places back gets {eval}`dec(far_over_near)` of
-# what the newest word gets, $e^{-4 m_1}$, whatever the content scores were: for each extra
-# word of distance its weight is multiplied by $e^{-m_1}$. Head 8, with the smallest slope,
-# {eval}`plain(slopes[7])`, barely discounts: {eval}`dec(weights_gentle)`, close to the
-# uniform {eval}`dec(weights_flat)`. So the heads
-# span short and long ranges, and none of them needs a table or a rotation; the paper's
-# title says what that buys, "train short, test long". In a decoder the bias and the causal
-# mask are one additive matrix:
+# {eval}`dec(weights_steep)`. The word four places back gets {eval}`dec(far_over_near)` of what
+# the newest word gets, $e^{-4 \lambda_1}$. Whatever the content scores, the bias multiplies
+# the ratio of those two weights by $e^{-4 \lambda_1}$, and the ratio of any two weights by
+# $e^{-\lambda_1}$ per word of distance between them; the ratio *is* $e^{-4 \lambda_1}$ here
+# only because the content scores are equal. Head 8, with the smallest slope,
+# {eval}`plain(slopes[7])`, barely discounts: {eval}`dec(weights_gentle)`, close to the uniform
+# {eval}`dec(weights_flat)`. So the heads span short and long ranges, and none of them needs a
+# table or a rotation; the paper's title says what that buys, "train short, test long". In a
+# decoder the bias and the causal mask are one additive matrix:
 
 # %%
 slope_one_head = ac.alibi_slopes(1)[0]  # a model with one head: 2^-8
@@ -451,8 +478,9 @@ gap_rope
 # - RoPE rotates queries and keys by $m\theta_i$ and $n\theta_i$ after the projections, so
 #   that $\mathbf q_m \cdot \mathbf k_n$ depends on $n - m$ alone {eq}`eq-ch6-pos-rope-relative`;
 #   pairs turn at frequencies $10000^{-2i/d}$ {eq}`eq-ch6-pos-rope`, in one of two layouts.
-# - ALiBi adds $-m_h(i - j)$ to the scores {eq}`eq-ch6-pos-alibi`, an additive mask that
-#   dims far words by $e^{-m_h}$ per word of distance, with a geometric slope per head.
+# - ALiBi adds $-\lambda_h(i - j)$ to the scores {eq}`eq-ch6-pos-alibi`, an additive mask
+#   that multiplies a far word's weight, relative to a near one's, by $e^{-\lambda_h}$ per
+#   word of distance, with a geometric slope per head.
 #
 # ## Exercises
 #
@@ -620,7 +648,7 @@ ch6.rope_before_after.check(answer)
 # ```{admonition} Hint
 # :class: dropdown
 #
-# First the slope $m_2$, then the distance of each key from the newest word, then the
+# First the slope $\lambda_2$, then the distance of each key from the newest word, then the
 # softmax of the biased scores.
 # ```
 
@@ -634,8 +662,8 @@ ch6.alibi_weights.check(answer)
 # ````{solution} ex-ch6-alibi-weights
 # :class: dropdown
 #
-# Head $h$ of $H$ has the slope $2^{-8h/H}$; the keys are $S - 1, \dots, 1, 0$ words back
-# from the newest word:
+# Head $h$ of $H = 8$ has the slope $\lambda_h = 2^{-8h/H}$; the keys are $S - 1, \dots, 1, 0$
+# words back from the newest word:
 #
 # ```python
 # slope = ac.alibi_slopes(n_heads_ex)[head_ex - 1]  # head 2: index 1
@@ -651,7 +679,7 @@ ch6.alibi_weights.check(answer)
 # A model was trained with the RoPE code of Hugging Face's Llama, and its $W_Q$ and $W_K$
 # were copied as they are into the function below. It runs, its scores have the right
 # shape, and at position 0 they are even right; further on, the model is quietly worse.
-# Copy it as `fixed_ported_scores`, fix the one line that matters, and run the check.
+# Copy it as `fixed_ported_scores`, fix it, and run the check.
 # ```
 
 # %%
@@ -679,8 +707,8 @@ ch6.rope_layout.check(fixed_ported_scores)
 #
 # `ac.rotary` pairs coordinates (0, 1), (2, 3), … (the interleaved layout), but the weights
 # were trained pairing $i$ with $i + d/2$ (the halves layout). Rotate in the layout of the
-# training, for the queries and the keys (or convert the weights' columns once with
-# `ac.halves_to_interleaved` and keep the interleaved rotation):
+# training, for the queries and the keys: two lines, the same change (or convert the weights'
+# columns once with `ac.halves_to_interleaved` and keep the interleaved rotation):
 #
 # ```python
 # def fixed_ported_scores(x, w_q, w_k, positions):

@@ -340,7 +340,7 @@ def ported_scores(x, w_q, w_k, positions):
     q = ac.rotary(x @ w_q, positions)  # [..., n, D] @ [D, d] -> [..., n, d], turned
     k = ac.rotary(x @ w_k, positions)  # [..., n, d]
     k_t = np.swapaxes(k, -1, -2)  # [..., d, n]
-    return q @ k_t / math.sqrt(q.shape[-1])  # [..., n, n]
+    return q @ k_t / np.sqrt(q.shape[-1])  # [..., n, n]
 
 
 def _scores(q, k):
