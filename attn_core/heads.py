@@ -131,7 +131,7 @@ def _project(x, w, x_name, w_name):
 
 
 class SimpleSelfAttention:
-    """The seed's PyTorch ``SimpleSelfAttention``, re-expressed in numpy.
+    """The explainer's PyTorch ``SimpleSelfAttention``, re-expressed in numpy.
 
     Three linear maps (with biases, like ``nn.Linear``) make q, k, v from the
     same x; the scores are divided by sqrt(embed_dim).
@@ -175,7 +175,7 @@ class SimpleSelfAttention:
     def __call__(self, x):
         """x (batch, seq_len, embed_dim) -> (output like x, attention (batch, seq_len, seq_len))."""
         q, k, v = self.project(x)
-        attention = attention_weights(q, k)  # default scale 1/sqrt(embed_dim), as the seed
+        attention = attention_weights(q, k)  # default scale 1/sqrt(embed_dim), as the explainer's
         return attention @ v, attention  # [B, T, T] @ [B, T, D] -> [B, T, D]
 
 

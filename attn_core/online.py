@@ -81,7 +81,7 @@ def online_softmax_step(state, scores, values):
 
     Examples
     --------
-    The seed's scaled scores in two blocks, keys 1 and 2, then key 3:
+    The worked example's scaled scores in two blocks, keys 1 and 2, then key 3:
 
     >>> s, V = np.array([0.7071, 0.0, 0.7071]), np.array([[2, 0], [0, 2], [1, 1]])
     >>> state = online_softmax_step(online_softmax_start(2), s[:2], V[:2])

@@ -293,9 +293,7 @@ step_table(
 # [L, d_k] = [3, 2]: the worked example's query first, then two more
 Q = np.array([q, [0.0, 1.0], [-1.0, 0.5]])
 all_scores = ac.dot_scores(Q, keys)  # [L, d_k] @ [d_k, S] -> [L, S]
-loops = np.array(
-    [[sum(Qi[m] * kj[m] for m in range(2)) for kj in keys] for Qi in Q]
-)
+loops = np.array([[sum(Qi[m] * kj[m] for m in range(2)) for kj in keys] for Qi in Q])
 k_t = np.swapaxes(keys, -1, -2)
 print("Q:", Q.shape, " K:", keys.shape, " Kᵀ:", k_t.shape)
 print("QKᵀ:", all_scores.shape)

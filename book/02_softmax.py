@@ -191,9 +191,7 @@ figures.show(
 # %%
 s_temp = np.array([2.0, 1.0, 0.5, -1.0])
 temperatures = np.logspace(-2, 2, 81)
-w_temp = np.array(
-    [ac.softmax(s_temp, temperature=t) for t in temperatures]
-)  # [N, S]
+w_temp = np.array([ac.softmax(s_temp, temperature=t) for t in temperatures])  # [N, S]
 t_hot, t_cold = temperatures[-1], temperatures[0]
 hot = ac.softmax(s_temp, temperature=t_hot)
 cold = ac.softmax(s_temp, temperature=t_cold)
@@ -204,9 +202,7 @@ print(f"T = {t_cold:g}:", cold.round(3))
 
 # %% tags=["hide-input"]
 figures.show(
-    plots.plot_temperature(
-        temperatures, w_temp, [f"s = {x:g}" for x in s_temp]
-    ),
+    plots.plot_temperature(temperatures, w_temp, [f"s = {x:g}" for x in s_temp]),
     "fig-ch2-temperature",
     f"Softmax of the scores {plain(s_temp)} as the temperature goes from"
     f" {t_cold:g} to {t_hot:g}. At T = {t_hot:g} the weights lie between"
@@ -325,10 +321,7 @@ print("ac.log_softmax(s)      ->", ac.log_softmax(huge).round(4))
 J = ac.softmax_jacobian(weights)  # [S, S]
 h = 1e-6
 J_numeric = np.array(
-    [
-        (ac.softmax(scores + h * e) - ac.softmax(scores - h * e)) / (2 * h)
-        for e in np.eye(3)
-    ]
+    [(ac.softmax(scores + h * e) - ac.softmax(scores - h * e)) / (2 * h) for e in np.eye(3)]
 ).T  # column j: how every weight moves with score j
 jac_err = np.abs(J - J_numeric).max()
 print(J.round(4))
@@ -407,12 +400,8 @@ grad_inside = ac.softmax_jacobian(w_sat) @ g
 # (eq-ce-gradient) checked by central differences of the loss
 # -log w_2, that is of -ac.log_softmax(s)[1]
 s_sat = np.array([gaps[-1], 0.0, 0.0])
-log_w2_minus = np.array(
-    [ac.log_softmax(s_sat - h * e)[1] for e in np.eye(3)]
-)
-log_w2_plus = np.array(
-    [ac.log_softmax(s_sat + h * e)[1] for e in np.eye(3)]
-)
+log_w2_minus = np.array([ac.log_softmax(s_sat - h * e)[1] for e in np.eye(3)])
+log_w2_plus = np.array([ac.log_softmax(s_sat + h * e)[1] for e in np.eye(3)])
 grad_fd = (log_w2_minus - log_w2_plus) / (2 * h)  # of -log w_2
 ce_matches = np.allclose(grad_ce, grad_fd, atol=1e-6)
 ce_norm = np.linalg.norm(grad_ce)

@@ -215,9 +215,7 @@ n_pairs = 20_000
 var_plain = experiments.score_variance(d_ks, n_pairs, rng)
 var_scaled = experiments.score_variance(d_ks, n_pairs, rng, scaled=True)
 labels = [f"dₖ = {d}" for d in d_ks]
-step_table(
-    {"Var[q·k]": var_plain, "Var[q·k/√dₖ]": var_scaled}, index=labels
-)
+step_table({"Var[q·k]": var_plain, "Var[q·k/√dₖ]": var_scaled}, index=labels)
 
 # %% [markdown]
 # How far is each simulated variance from the derivation, as a fraction of it?
@@ -261,12 +259,8 @@ figures.show(
 
 # %%
 n_keys, n_trials = 16, 500  # S keys per query, queries per d_k
-sat_plain = experiments.saturation_stats(
-    d_ks, n_keys, n_trials, rng, scaled=False
-)
-sat_scaled = experiments.saturation_stats(
-    d_ks, n_keys, n_trials, rng, scaled=True
-)
+sat_plain = experiments.saturation_stats(d_ks, n_keys, n_trials, rng, scaled=False)
+sat_scaled = experiments.saturation_stats(d_ks, n_keys, n_trials, rng, scaled=True)
 
 # %% tags=["hide-input"]
 jac_peak_d_k = d_ks[np.argmax(sat_plain.jacobian_norm)]  # where the unscaled norm peaks
@@ -318,9 +312,7 @@ one_hot = 0.99
 share_one_hot = np.mean(w_big_plain.max(axis=-1) > one_hot)
 # each query's Jacobian norm: [N, S, S] -> [N]
 jac_plain = np.linalg.norm(ac.softmax_jacobian(w_big_plain), axis=(-2, -1))
-jac_scaled = np.linalg.norm(
-    ac.softmax_jacobian(w_big_scaled), axis=(-2, -1)
-)
+jac_scaled = np.linalg.norm(ac.softmax_jacobian(w_big_scaled), axis=(-2, -1))
 mean_ratio = jac_scaled.mean() / jac_plain.mean()
 median_ratio = np.median(jac_scaled) / np.median(jac_plain)
 print("keys in effect, unscaled:", dec(keys_in_effect_plain, 2))

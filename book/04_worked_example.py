@@ -174,9 +174,7 @@ step_table(
 # five steps are one call to the library:
 
 # %%
-np.testing.assert_allclose(
-    ac.scaled_dot_product_attention(q, K, V), output
-)
+np.testing.assert_allclose(ac.scaled_dot_product_attention(q, K, V), output)
 
 # %% [markdown]
 # A pencil keeps three decimals at every step. Does rounding early change the answer? Redo steps
@@ -204,9 +202,7 @@ print("weights", weights_3, " output", output_3)
 weights_unscaled = ac.softmax(scores)
 output_unscaled = weights_unscaled @ V
 output_unscaled_3 = weights_unscaled.round(3) @ V  # rounded weights
-step_table(
-    {"wⱼ unscaled": weights_unscaled, "wⱼ scaled": weights}, index=words
-)
+step_table({"wⱼ unscaled": weights_unscaled, "wⱼ scaled": weights}, index=words)
 
 # %% [markdown]
 # Unscaled, the weights are {eval}`dec(weights_unscaled)` instead of {eval}`dec(weights)`:
@@ -247,9 +243,7 @@ output_triangle.round(3)
 
 # %% tags=["hide-input"]
 angles = np.linspace(0.0, 2.0 * np.pi, 181)
-turning = np.stack(
-    [np.cos(angles), np.sin(angles)], axis=-1
-)  # [181, 2] unit queries
+turning = np.stack([np.cos(angles), np.sin(angles)], axis=-1)  # [181, 2] unit queries
 middle, half = (output + output_unscaled) / 2, 0.2
 panels = [
     {
@@ -327,9 +321,7 @@ weights_s = ac.softmax(Q_s @ K_s_t / math.sqrt(d_k), axis=-1)
 output_s = weights_s @ V_s  # [3, 3] @ [3, 2] -> [3, 2]
 first_row = weights_s[0]  # the weights of 나는's query
 first_row_sum, first_row_sum_3 = first_row.sum(), first_row.round(3).sum()
-step_table(
-    {t: weights_s[:, j] for j, t in enumerate(tokens)}, index=tokens
-)
+step_table({t: weights_s[:, j] for j, t in enumerate(tokens)}, index=tokens)
 
 # %% [markdown]
 # Row $i$ holds the weights of word $i$'s query over the three keys (the columns), and each row
@@ -369,8 +361,7 @@ pad = QueryPad()
 figures.show(
     pad,
     "fig-pad",
-    "The worked example, live: drag the query $\\mathbf q$, the keys "
-    "or the values.",
+    "The worked example, live: drag the query $\\mathbf q$, the keys or the values.",
 )
 
 # %% [markdown]

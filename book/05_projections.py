@@ -196,9 +196,7 @@ apple_exps / apple_total  # row 2 of the table above
 # and watch the rows sharpen or flatten.
 
 # %%
-heatmap_ko = AttentionHeatmap(
-    query_tokens=tokens, query_vectors=Q, key_vectors=K, selected=1
-)
+heatmap_ko = AttentionHeatmap(query_tokens=tokens, query_vectors=Q, key_vectors=K, selected=1)
 figures.show(
     heatmap_ko,
     "fig-heatmap-ko",
@@ -233,8 +231,7 @@ heatmap_en = AttentionHeatmap(
 figures.show(
     heatmap_en,
     "fig-heatmap-en",
-    "The same $W_Q$ and $W_K$ on “I ate the apple”, live; row “apple” is "
-    "selected.",
+    "The same $W_Q$ and $W_K$ on “I ate the apple”, live; row “apple” is selected.",
 )
 
 # %% [markdown]
@@ -656,10 +653,7 @@ all_rows = ac.scaled_dot_product_attention(x_timing, x_timing, x_timing)
 all_rows_seconds = time.perf_counter() - start
 start = time.perf_counter()
 row_by_row = np.stack(
-    [
-        ac.scaled_dot_product_attention(x, x_timing, x_timing)
-        for x in x_timing
-    ]
+    [ac.scaled_dot_product_attention(x, x_timing, x_timing) for x in x_timing]
 )  # 1000 calls, one query each
 row_by_row_seconds = time.perf_counter() - start
 start = time.perf_counter()

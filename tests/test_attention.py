@@ -1,4 +1,4 @@
-"""Scaled dot-product attention: the seed's example by hand, loops, and PyTorch's semantics."""
+"""Scaled dot-product attention: the worked example by hand, loops, and PyTorch's semantics."""
 
 import math
 import warnings
@@ -16,7 +16,7 @@ from attn_core import (
     scaled_dot_product_attention,
 )
 
-# The seed's example, typed here from the article rather than read from attn_core.
+# The worked example, typed here from the Quanta write-up rather than read from attn_core.
 Q = [1.0, 0.0]
 KEYS = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
 VALUES = [[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]
@@ -40,7 +40,9 @@ def test_seed_scores_by_hand():
 def test_seed_weights_scaled_by_hand():
     w = seed_weights_by_hand(1 / math.sqrt(2))
     np.testing.assert_allclose(attention_weights(Q, KEYS), w, rtol=1e-14)
-    np.testing.assert_allclose(w, [0.401, 0.198, 0.401], atol=5e-4)  # the seed's rounding
+    np.testing.assert_allclose(
+        w, [0.401, 0.198, 0.401], atol=5e-4
+    )  # the write-up's rounding
 
 
 def test_seed_weights_unscaled_by_hand():

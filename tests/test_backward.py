@@ -245,7 +245,7 @@ def test_the_seed_layer_and_its_numpy_twin_train_alike():
     embed_dim, lr = 4, 0.5
     twin = ac.SimpleSelfAttention(embed_dim, np.random.default_rng(0))
     layer = SimpleSelfAttention(embed_dim).double()
-    layer.scale = layer.scale.double()  # the seed's float32 sqrt(4) = 2 exactly anyway
+    layer.scale = layer.scale.double()  # the explainer's float32 sqrt(4) = 2 exactly anyway
     copy_weights(twin, layer)
     rng = np.random.default_rng(1)
     x, target = rng.normal(size=(2, 5, embed_dim)), rng.normal(size=(2, 5, embed_dim))

@@ -70,8 +70,6 @@ def test_each_chapter_lists_every_exercise_it_builds(module):
     assert sorted(ex.id for ex in built) == sorted(ex.id for ex in module.EXERCISES)
 
 
-
-
 @pytest.mark.parametrize("ex", EXERCISES, ids=lambda ex: ex.id)
 def test_the_solution_is_correct(ex):
     feedback = ex.check(ex.solution)
@@ -193,7 +191,7 @@ def _trial(expected, got, *args, batched=False):
 
 
 def test_forgot_scale_fires_for_a_factor_root_two_only():
-    expected = np.array([1.0, 0.0, 1.0]) / math.sqrt(2)  # the seed's scaled scores
+    expected = np.array([1.0, 0.0, 1.0]) / math.sqrt(2)  # the worked example's scaled scores
     assert diagnose.forgot_scale(2).test([_trial(expected, [1.0, 0.0, 1.0])])
     assert not diagnose.forgot_scale(2).test([_trial(expected, [2.0, 0.0, 2.0])])
     assert "√2" in diagnose.forgot_scale(2).message

@@ -102,7 +102,7 @@ def test_multi_head_with_value_width_different_from_d_model(rng):
 
 
 def simple_self_attention_by_loop(layer, x):
-    """The seed's forward pass, one example at a time: x W + b, scores / sqrt(D), softmax."""
+    """The explainer's forward pass, one example at a time: x W + b, scores / sqrt(D), softmax."""
     D = layer.embed_dim
     outs, attns = [], []
     for example in x.tolist():

@@ -360,7 +360,10 @@ def _sentence_cases():
     r = np.random.default_rng(45)
     sentence = sentence_example()
     return [
-        Case("the worked example: 1 query, 3 keys", (_EXAMPLE.query[None], _EXAMPLE.keys, _EXAMPLE.values)),
+        Case(
+            "the worked example: 1 query, 3 keys",
+            (_EXAMPLE.query[None], _EXAMPLE.keys, _EXAMPLE.values),
+        ),
         Case("the sentence: 3 queries", tuple(sentence)),
         Case(
             "5 queries, 4 keys, E=8",

@@ -101,7 +101,13 @@ kv_cache_size = NumberExercise(
 
 _EXAMPLE = quanta_example()
 # chapter 4's keys and values are cached; the new token has q = (0, 1), k = (0, 1), v = (2, 2)
-_STEP = (_EXAMPLE.keys, _EXAMPLE.values, np.array([0.0, 1.0]), np.array([0.0, 1.0]), np.array([2.0, 2.0]))
+_STEP = (
+    _EXAMPLE.keys,
+    _EXAMPLE.values,
+    np.array([0.0, 1.0]),
+    np.array([0.0, 1.0]),
+    np.array([2.0, 2.0]),
+)
 
 
 def _decode_output(keys, values, q, k, v):

@@ -19,7 +19,8 @@ QueryPad(query=(1, 0), key_vectors=seed keys, value_vectors=seed values, scaled=
     ``key_vectors`` (S, 2), ``value_vectors`` (S, 2), ``scaled`` (bool: multiply by
     1/√d_k), ``temperature``.
     Outputs: ``dots``, ``cosines``, ``scores``, ``weights`` (S,), ``output`` (2,),
-    ``entropy``. Starts at the seed's example: weights 0.401/0.198/0.401, o = (1.203, 0.797).
+    ``entropy``. Starts at the Quanta write-up's example: weights 0.401/0.198/0.401,
+    o = (1.203, 0.797).
 SoftmaxBars(scores=(2, 1, 0.1), temperature=1.0, shift=0.0)
     Drag score bars up and down; the weights follow. ``shift`` adds a constant to every
     score (try 1000): the max-subtracted softmax is unchanged while the naive formula

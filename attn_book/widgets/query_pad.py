@@ -37,9 +37,9 @@ class QueryPad(Figure):
 
     Parameters
     ----------
-    query : sequence of 2 floats, default the seed's (1, 0)
-    key_vectors : (S, 2) floats, default the seed's (1,0), (0,1), (1,1)
-    value_vectors : (S, 2) floats, default the seed's (2,0), (0,2), (1,1)
+    query : sequence of 2 floats, default the worked example's (1, 0)
+    key_vectors : (S, 2) floats, default the worked example's (1,0), (0,1), (1,1)
+    value_vectors : (S, 2) floats, default the worked example's (2,0), (0,2), (1,1)
     scaled : bool, default True
         Multiply the dot products by 1/sqrt(d_k) (False: by 1).
     temperature : float >= 1e-6, default 1.0

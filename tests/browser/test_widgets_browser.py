@@ -72,10 +72,10 @@ def drag(page, start, end):
 
 
 def pad_frame(pad):
-    """Screen origin and pixels per unit, read off the seed's q = (1, 0) and k2 = (0, 1)."""
+    """Screen origin and pixels per unit, read off the example's q = (1, 0) and k2 = (0, 1)."""
     qx, qy = handle_center(pad.locator('.abh-handle[data-kind="query"]'))
     kx, ky = handle_center(pad.locator('.abh-handle[data-kind="key"][data-index="1"]'))
-    assert abs(qy - ky) > 10, "the seed's q and k2 should be one unit apart vertically"
+    assert abs(qy - ky) > 10, "the worked example's q and k2 should be one unit apart vertically"
     return (kx, qy), qx - kx
 
 
