@@ -6,7 +6,7 @@ PY     := $(BIN)/python
 # Extra pytest flags, e.g. `make test PYTEST_FLAGS=-x`.
 PYTEST_FLAGS ?=
 
-.PHONY: bench lab book assets install test test-fast test-browser sync lint format clean help
+.PHONY: bench lab book pdf assets install test test-fast test-browser sync lint format clean help
 .DEFAULT_GOAL := help
 
 help:  ## List the targets
@@ -49,6 +49,12 @@ lab: $(LAB_SETUP)  ## Open the chapters in JupyterLab
 
 book: $(VENV)/.installed-book  ## Build the static site into _build/html from the committed notebooks
 	$(PY) tools/build_book.py
+
+# The whole book as one PDF, printed from the built site by Debian's Chromium (tools/build_pdf.py;
+# pdfunite from poppler-utils joins the pages): _build/html/attention-by-hand.pdf, which every
+# page's download menu offers. Run `make book` first.
+pdf: $(VENV)/.installed-book $(VENV)/.installed-browser  ## Print the built site into one PDF
+	$(PY) tools/build_pdf.py
 
 # npm ci --ignore-scripts (package-lock.json) when node_modules/ is stale, then copy what the
 # site serves into .cache/site-static/vendor/; `make book` does the same first.
@@ -98,6 +104,7 @@ test: lint $(VENV)/.installed-test $(LAB_SETUP)  ## Everything CI runs: lint, un
 	$(PY) -m pytest $(UNIT_TESTS) $(PYTEST_FLAGS)
 	$(PY) -m pytest --nbval book --nbval-sanitize-with tests/nbval_sanitize.cfg -q $(PYTEST_FLAGS)
 	$(PY) tools/build_book.py
+	$(PY) tools/build_pdf.py
 	$(PY) -m pytest tests/browser -q $(PYTEST_FLAGS)
 
 # Screenshots and a summary (pages, requests) land in _build/screenshots/.

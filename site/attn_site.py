@@ -42,6 +42,7 @@ from docutils import nodes
 from sphinx.errors import ConfigError
 
 DOWNLOAD_GROUP = "download-buttons"
+BOOK_PDF = "attention-by-hand.pdf"  # written into the site by tools/build_pdf.py (make pdf)
 REPOSITORY_VARIABLE = "ATTN_REPOSITORY_URL"
 GITHUB_REPOSITORY = re.compile(r"https://github\.com/[A-Za-z0-9-]+/[A-Za-z0-9._-]+")
 TEMPLATES = Path(__file__).resolve().parent / "_templates"
@@ -66,16 +67,66 @@ def py_button(url):
     }
 
 
+def pdf_button(url):
+    """The whole book as one PDF, in sphinx-book-theme's header-button format."""
+    return {
+        "type": "link",
+        "url": url,
+        "text": "Book (PDF)",
+        "tooltip": "Download the whole book as one PDF",
+        "icon": "fas fa-book",
+        "label": "download-book-pdf-button",
+    }
+
+
 def add_py_button(app, pagename, templatename, context, doctree):
-    """Put a .py link in the download menu of pages built from a jupytext pair."""
-    if doctree is None or jupytext_source(app, pagename) is None:
+    """Put a .py link in the download menu of pages built from a jupytext pair, and the
+    whole book's PDF in every page's download menu."""
+    if doctree is None:
         return
-    url = f"{context['pathto']('_sources', 1)}/{pagename}.py"
     for button in context.get("header_buttons", []):
         if button.get("label") == DOWNLOAD_GROUP:
             entries = button["buttons"]
-            # After the .ipynb link: the first entry ("source", the .ipynb for a notebook).
-            entries.insert(1, py_button(url))
+            if jupytext_source(app, pagename) is not None:
+                # After the .ipynb link: the first entry ("source", the .ipynb for a notebook).
+                url = f"{context['pathto']('_sources', 1)}/{pagename}.py"
+                entries.insert(1, py_button(url))
+            entries.append(pdf_button(context["pathto"](BOOK_PDF, 1)))
+
+
+def placeholder_pdf(text):
+    """A one-page PDF that says ``text`` (ASCII), for the link before `make pdf` has run."""
+    stream = f"BT /F1 14 Tf 72 770 Td ({text}) Tj ET".encode("latin-1")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)
+
+
+def keep_pdf_link_alive(app, exception):
+    """Until `make pdf` has printed the book, its link gets a page saying how to make it."""
+    if exception is not None or app.builder.format != "html":
+        return
+    target = Path(app.outdir) / BOOK_PDF
+    if not target.exists():
+        text = "The book's PDF is not built yet: run `make pdf` (after `make book`)."
+        target.write_bytes(placeholder_pdf(text))
 
 
 def copy_py_sources(app, exception):
@@ -339,4 +390,5 @@ def setup(app):
     app.connect("build-finished", write_exercise_specs)
     app.add_js_file("attn-exercises-data.js")
     app.add_js_file("attn-answers.js")
+    app.connect("build-finished", keep_pdf_link_alive)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -11,7 +11,7 @@ package's server extension); saving without an edit leaves ``git status`` clean 
 pre-save hook). The install's time is printed (``-s``).
 
 Slow (a minute or more to install), so it is marked ``fresh_env`` besides ``browser``; set
-``ATTN_SKIP_FRESH_ENV=1`` to leave it out.
+``ATTN_SKIP_FRESH_ENV=1`` to leave it out, ``ATTN_FRESH_ENV=DIR`` to reuse a venv made before.
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ def fresh_env(tmp_path_factory, browser, request):
     """A new venv with ``attn-core[lab]`` installed by pip from a copy of the sources."""
     if os.environ.get("ATTN_SKIP_FRESH_ENV") == "1":
         pytest.skip("ATTN_SKIP_FRESH_ENV=1")
+    if os.environ.get("ATTN_FRESH_ENV"):  # reuse a venv made by an earlier run (debugging)
+        return Path(os.environ["ATTN_FRESH_ENV"])
     base = tmp_path_factory.mktemp("fresh-env")
     src = base / "src"
     src.mkdir()
