@@ -6,7 +6,7 @@ PY     := $(BIN)/python
 # Extra pytest flags, e.g. `make test PYTEST_FLAGS=-x`.
 PYTEST_FLAGS ?=
 
-.PHONY: bench lab book pdf assets install test test-fast test-browser sync lint format clean help
+.PHONY: bench lab book pdf assets install test test-fast test-browser test-matrix sync lint format clean help
 .DEFAULT_GOAL := help
 
 help:  ## List the targets
@@ -105,7 +105,14 @@ test: lint $(VENV)/.installed-test $(LAB_SETUP)  ## Everything CI runs: lint, un
 	$(PY) -m pytest --nbval book --nbval-sanitize-with tests/nbval_sanitize.cfg -q $(PYTEST_FLAGS)
 	$(PY) tools/build_book.py
 	$(PY) tools/build_pdf.py
-	$(PY) -m pytest tests/browser -q $(PYTEST_FLAGS)
+	ATTN_SKIP_FRESH_ENV=1 $(PY) -m pytest tests/browser -q $(PYTEST_FLAGS)
+
+# What `make test` leaves to CI for its time: a pip-only venv opened in `jupyter lab` and
+# `jupyter notebook` (tests/browser/test_any_jupyter.py), and the unit tests and nbval on every
+# claimed Python and on the lowest versions the bounds allow (tools/version_matrix.py).
+test-matrix: $(VENV)/.installed-test  ## The fresh pip-only Jupyter test and the Python/version matrix
+	$(PY) -m pytest tests/browser/test_any_jupyter.py -q $(PYTEST_FLAGS)
+	$(PY) tools/version_matrix.py
 
 # Screenshots and a summary (pages, requests) land in _build/screenshots/.
 test-browser: $(VENV)/.installed-test  ## Browser tests of the built site (headless Chromium)
