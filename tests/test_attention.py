@@ -40,9 +40,7 @@ def test_seed_scores_by_hand():
 def test_seed_weights_scaled_by_hand():
     w = seed_weights_by_hand(1 / math.sqrt(2))
     np.testing.assert_allclose(attention_weights(Q, KEYS), w, rtol=1e-14)
-    np.testing.assert_allclose(
-        w, [0.401, 0.198, 0.401], atol=5e-4
-    )  # the write-up's rounding
+    np.testing.assert_allclose(w, [0.401, 0.198, 0.401], atol=5e-4)  # the write-up's rounding
 
 
 def test_seed_weights_unscaled_by_hand():

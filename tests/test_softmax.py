@@ -14,9 +14,7 @@ def test_seed_scores_unscaled_by_hand():
     # scores 1, 0, 1 with no scaling: e / (2e + 1) and 1 / (2e + 1)
     big, small = math.e / (2 * math.e + 1), 1 / (2 * math.e + 1)
     np.testing.assert_allclose(softmax([1.0, 0.0, 1.0]), [big, small, big], rtol=1e-15)
-    np.testing.assert_allclose(
-        [big, small], [0.422, 0.155], atol=5e-4
-    )  # the write-up's rounding
+    np.testing.assert_allclose([big, small], [0.422, 0.155], atol=5e-4)  # the write-up's rounding
 
 
 def test_uniform_and_two_point_by_hand():

@@ -1,4 +1,4 @@
-"""Chapter 7's exercises against values derived by hand or with plain-Python loops."""
+"""The exercises of ch07_heads_and_masks: solutions and the wrong answers each diagnosis names."""
 
 import math
 
@@ -12,6 +12,15 @@ def _softmax_loop(row):
     """A plain-Python softmax over the finite entries of ``row``; -inf entries get 0."""
     exps = [math.exp(s) if s != -math.inf else 0.0 for s in row]
     return [e / sum(exps) for e in exps]
+
+
+def _two_back_weights_by_loops(c):
+    """The design's weights by hand: the query of position i scores c against key i - 2."""
+    rows = []
+    for i in range(5):
+        s = [c / math.sqrt(10) if j == i - 2 else 0.0 for j in range(5)]
+        rows.append(_softmax_loop(s))
+    return np.array(rows)
 
 
 def test_padding_by_hand_is_a_softmax_over_the_two_real_keys():
@@ -68,15 +77,6 @@ def test_padding_by_hand_without_the_scale_is_named():
     e = math.e
     feedback = ch7.padding_by_hand.check([e / (e + 1), 1 / (e + 1), 0.0])
     assert feedback.diagnosis == "forgot-scale" and "√2" in feedback.message
-
-
-def _two_back_weights_by_loops(c):
-    """The design's weights by hand: the query of position i scores c against key i - 2."""
-    rows = []
-    for i in range(5):
-        s = [c / math.sqrt(10) if j == i - 2 else 0.0 for j in range(5)]
-        rows.append(_softmax_loop(s))
-    return np.array(rows)
 
 
 def test_the_two_back_design_is_judged_by_its_weights():

@@ -1,8 +1,4 @@
-"""Chapter 5's checkers: every diagnosis fires on its wrong answer, the solutions pass.
-
-Expected values are derived by hand (in the comments) or with plain-Python loops, not
-taken from the module.
-"""
+"""The exercises of ch05_projections: solutions and the wrong answers each diagnosis names."""
 
 from __future__ import annotations
 
@@ -33,6 +29,14 @@ def _loop_attention(x, w_q, w_k, w_v):
             [sum(w * vj[c] for w, vj in zip(weights, v, strict=True)) for c in range(len(v[0]))]
         )
     return np.array(out)
+
+
+def _verb_weights_by_hand(row):
+    # The verb's features are (0, 1, 0, 0), so its query is the row itself; the keys of
+    # 나는, 사과를, 먹었다 are (0,1,0), (0,0,1), (1,0,0): the scores are row[1], row[2], row[0].
+    scores = [row[1] / math.sqrt(3), row[2] / math.sqrt(3), row[0] / math.sqrt(3)]
+    exps = [math.exp(s) for s in scores]
+    return [e / sum(exps) for e in exps]
 
 
 def test_scores_by_hand():
@@ -114,14 +118,6 @@ def test_restore_order_names_the_forward_permutation_and_the_batch_axis():
     assert ch5.restore_order.check(lambda Y, order: Y[np.argsort(order)]).diagnosis == (
         "permuted-batch-axis"
     )
-
-
-def _verb_weights_by_hand(row):
-    # The verb's features are (0, 1, 0, 0), so its query is the row itself; the keys of
-    # 나는, 사과를, 먹었다 are (0,1,0), (0,0,1), (1,0,0): the scores are row[1], row[2], row[0].
-    scores = [row[1] / math.sqrt(3), row[2] / math.sqrt(3), row[0] / math.sqrt(3)]
-    exps = [math.exp(s) for s in scores]
-    return [e / sum(exps) for e in exps]
 
 
 def test_the_verb_design_is_judged_by_the_weights_it_gives():

@@ -1,4 +1,4 @@
-"""Chapter 9's exercises against values derived by hand or with plain-Python loops."""
+"""The exercises of ch09_cost: solutions and the wrong answers each diagnosis names."""
 
 import math
 

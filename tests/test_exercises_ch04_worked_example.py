@@ -1,9 +1,4 @@
-"""Chapter 4's new and changed checkers, with expected values derived by hand or by loops.
-
-The generic test in test_exercises.py proves that every listed mistake gets its diagnosis;
-here the wrong answers are derived independently of the module, so a diagnosis that
-recomputes the mistake wrongly fails.
-"""
+"""The exercises of ch04_worked_example: solutions and the wrong answers each diagnosis names."""
 
 from __future__ import annotations
 
@@ -12,19 +7,6 @@ import math
 import numpy as np
 
 from attn_book.exercises import ch04_worked_example as ch4
-
-
-def test_a_sign_error_in_q_dot_k_gets_its_own_diagnosis():
-    # q = (1, -1), keys (1, 0), (0, 1), (1, 1): scores 1, -1, 0. A sign error gives -1, 1, 0,
-    # so with e = e^(1/√2) the weights are 1/e, e, 1 over e + 1/e + 1: 0.140, 0.576, 0.284.
-    e = math.exp(1 / math.sqrt(2))
-    total = e + 1 / e + 1
-    flipped = [round(1 / e / total, 3), round(e / total, 3), round(1 / total, 3)]
-    assert flipped == [0.140, 0.576, 0.284]
-    feedback = ch4.weights_by_hand.check(flipped)
-    assert feedback.diagnosis == "sign-flipped-scores", feedback
-    assert "keep the order" not in feedback.message  # no longer the generic wrong-order line
-    assert ch4.weights_by_hand.check([0.576, 0.140, 0.284]).ok
 
 
 def _jacobian_by_loops(q, keys, values):
@@ -41,6 +23,19 @@ def _jacobian_by_loops(q, keys, values):
         ]
         for a in range(len(o))
     ]
+
+
+def test_a_sign_error_in_q_dot_k_gets_its_own_diagnosis():
+    # q = (1, -1), keys (1, 0), (0, 1), (1, 1): scores 1, -1, 0. A sign error gives -1, 1, 0,
+    # so with e = e^(1/√2) the weights are 1/e, e, 1 over e + 1/e + 1: 0.140, 0.576, 0.284.
+    e = math.exp(1 / math.sqrt(2))
+    total = e + 1 / e + 1
+    flipped = [round(1 / e / total, 3), round(e / total, 3), round(1 / total, 3)]
+    assert flipped == [0.140, 0.576, 0.284]
+    feedback = ch4.weights_by_hand.check(flipped)
+    assert feedback.diagnosis == "sign-flipped-scores", feedback
+    assert "keep the order" not in feedback.message  # no longer the generic wrong-order line
+    assert ch4.weights_by_hand.check([0.576, 0.140, 0.284]).ok
 
 
 def test_the_gradient_by_hand_is_the_derived_formula():

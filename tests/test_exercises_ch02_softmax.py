@@ -1,0 +1,126 @@
+"""The exercises of ch02_softmax: solutions and the wrong answers each diagnosis names."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from attn_book.exercises import ch02_softmax as ch2
+
+
+def test_weights_1_0_0_for_scores_101_100_100_are_diagnosed_as_saturation():
+    feedback = ch2.shift_by_hand.check([1, 0, 0])
+    assert not feedback.ok
+    assert feedback.diagnosis == "saturated"
+    assert "gap" in feedback.message
+
+
+def test_the_saturation_diagnosis_does_not_fire_on_the_right_answer():
+    top = 1 / (1 + 2 / math.e)  # e^0 / (e^0 + 2 e^-1), by hand
+    feedback = ch2.shift_by_hand.check([top, (1 - top) / 2, (1 - top) / 2])
+    assert feedback.ok and feedback.diagnosis != "saturated"
+
+
+def test_shift_by_hand_is_softmax_of_1_0_0():
+    # 101, 100, 100 minus the max 101 is 0, -1, -1: weights 1, 1/e, 1/e over 1 + 2/e.
+    e = math.e
+    np.testing.assert_allclose(
+        ch2.shift_by_hand.expected(), [e / (e + 2), 1 / (e + 2), 1 / (e + 2)]
+    )
+    assert ch2.shift_by_hand.check([0.576, 0.212, 0.212]).ok  # three decimals, as by hand
+    assert not ch2.shift_by_hand.check([0.576, 0.212, 0.250]).ok
+
+
+def test_the_temperature_for_a_ratio_of_2_is_1_over_ln_2():
+    (s, ratio) = ch2.temperature_for_ratio.inputs
+    t = (s[0] - s[1]) / math.log(ratio)  # e^{(s1 - s2)/T} = ratio
+    top, second = (math.exp(x / t) for x in s[:2])
+    assert math.isclose(top / second, ratio)
+    assert ch2.temperature_for_ratio.check(round(t, 3)).ok
+    assert not ch2.temperature_for_ratio.check(round(t, 3) + 0.01).ok
+
+
+def test_my_softmax_accepts_a_loop_softmax_on_every_case():
+    def loop_softmax(s):
+        s = np.asarray(s, dtype=float)
+        out = np.empty_like(s)
+        for idx in np.ndindex(s.shape[:-1]):
+            m = max(s[idx])
+            exps = [math.exp(x - m) for x in s[idx]]
+            out[idx] = [x / sum(exps) for x in exps]
+        return out
+
+    assert ch2.my_softmax.check(loop_softmax).ok
+
+
+def test_shift_by_hand_diagnoses_e_to_the_plus_one():
+    # Exponents 0, +1, +1 instead of 0, -1, -1: weights 1, e, e over 1 + 2e.
+    e = math.e
+    wrong = [1 / (1 + 2 * e), e / (1 + 2 * e), e / (1 + 2 * e)]
+    feedback = ch2.shift_by_hand.check([round(x, 3) for x in wrong])
+    assert feedback.diagnosis == "exp-wrong-sign"
+    assert "0.576" not in feedback.message  # the answer stays hidden
+
+
+def test_the_cross_entropy_gradient_is_w_minus_y_by_hand():
+    s, c = ch2.cross_entropy_gradient.inputs
+    e = [math.exp(x) for x in s]  # 2, 1, 1
+    w = [x / sum(e) for x in e]  # 1/2, 1/4, 1/4
+    grad = [w[j] - (1.0 if j == c else 0.0) for j in range(3)]
+    np.testing.assert_allclose(grad, [0.5, -0.75, 0.25])
+    # and by finite differences of -log w_c, in plain Python
+    h = 1e-6
+
+    def loss(scores):
+        return -(scores[c] - math.log(sum(math.exp(x) for x in scores)))
+
+    fd = [
+        (
+            loss([x + h * (i == j) for i, x in enumerate(s)])
+            - loss([x - h * (i == j) for i, x in enumerate(s)])
+        )
+        / (2 * h)
+        for j in range(3)
+    ]
+    np.testing.assert_allclose(fd, grad, atol=1e-8)
+    assert ch2.cross_entropy_gradient.check(grad).ok
+
+
+@pytest.mark.parametrize(
+    ("answer", "diagnosis"),
+    [
+        ([-0.5, 0.75, -0.25], "target-minus-weights"),  # y − w
+        ([0.5, 0.25, 0.25], "weights-only"),  # w
+        # ∂w_c/∂s_j = w_c (δ_cj − w_j) with w_c = 1/4: (−1/8, 3/16, −1/16)
+        ([-0.125, 0.1875, -0.0625], "gradient-of-the-weight"),
+        ([-0.5, 0.25, 0.25], "largest-as-target"),  # w − one-hot at the first key
+    ],
+)
+def test_the_cross_entropy_gradient_names_each_slip(answer, diagnosis):
+    assert ch2.cross_entropy_gradient.check(answer).diagnosis == diagnosis
+
+
+@pytest.mark.parametrize(
+    ("answer", "diagnosis"),
+    [
+        (math.log(2), "temperature-inverted"),  # 1/T
+        (1.5 / math.log(2), "wrong-pair"),  # s1 − s3 = 1.5
+        (1 / math.log10(2), "log-base-10"),
+        (2.0, "ratio-is-not-temperature"),
+    ],
+)
+def test_the_temperature_names_each_slip(answer, diagnosis):
+    assert ch2.temperature_for_ratio.check(round(answer, 3)).diagnosis == diagnosis
+
+
+def test_zeroing_the_weights_after_the_softmax_is_named():
+    def zeroed(scores, mask):
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        w = e / e.sum(axis=-1, keepdims=True)  # softmax of every key
+        return np.where(mask, w, 0.0)  # then the hidden keys' weights set to 0
+
+    feedback = ch2.mask_fully_masked.check(zeroed)
+    assert feedback.diagnosis == "zeroed-not-renormalised", feedback
+    assert "sum to 1" in feedback.message
