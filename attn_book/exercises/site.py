@@ -37,7 +37,7 @@ import math
 
 import numpy as np
 
-from ._core import _UNANSWERED_VALUE, ChoiceExercise, NumberExercise, all_exercises
+from .kinds import _UNANSWERED_VALUE, ChoiceExercise, NumberExercise, all_exercises
 from .records import Case, Trial
 
 __all__ = ["JS_RULES", "site_spec", "site_specs", "specs_script"]
@@ -55,6 +55,7 @@ JS_RULES = frozenset(
         "length-is",
         "too-long",
         "ranked-but-off",
+        "smaller-divisor",
     }
 )
 
