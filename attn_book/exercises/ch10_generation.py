@@ -293,6 +293,7 @@ def _smaller_fit():
         "that fits, but a larger h_kv fits too, and more KV heads keep more of the model's "
         "quality: take the largest that fits.",
         test,
+        site=lambda t: {"rule": "smaller-divisor", "of": int(t.case.args[1])},
     )
 
 

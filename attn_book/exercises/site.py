@@ -55,6 +55,7 @@ JS_RULES = frozenset(
         "length-is",
         "too-long",
         "ranked-but-off",
+        "smaller-divisor",
     }
 )
 

@@ -293,7 +293,7 @@
         return `${parts.join("; ")}${tail}.`;
       },
     },
-    // Chapter rules (attn_book/exercises/ch01_dot_product.py, ch03_scaling.py, ch04_worked_example.py).
+    // Chapter rules (attn_book/exercises/ch01_dot_product.py, ch03, ch04 and ch10).
     "first-entry-is": {
       test: (t, d) => {
         const [a, b] = [t.got.data[0], d.value];
@@ -315,6 +315,13 @@
       test: (t, d) => pyShape(t.got.shape) === "(2,)" && norm(t.got.data) > d.length * (1 + 1e-3),
       message: (t, d) =>
         `your key has length ${pyG3(norm(t.got.data))}, more than the ${d.length} allowed; a longer key would always win, which is why the question fixes its length.`,
+    },
+    "smaller-divisor": {
+      // ch10_generation.py: a whole number from 1 up to the answer that divides d.of.
+      test: (t, d) => {
+        const [g, e] = [t.got.data[0], t.exp.data[0]];
+        return t.got.data.length === 1 && Number.isInteger(g) && 1 <= g && g < e && d.of % g === 0;
+      },
     },
     "ranked-but-off": {
       test: (t) => {
