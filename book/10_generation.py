@@ -40,7 +40,13 @@ import time
 
 import attn_core as ac
 import numpy as np
-from attn_book.data import GENERATED_KO, SENTENCE_KO, feature_vectors, sentence_projections
+from attn_book.data import (
+    FEATURES,
+    GENERATED_KO,
+    SENTENCE_KO,
+    feature_vectors,
+    sentence_projections,
+)
 from attn_book.exercises import ch10_generation as ch10
 from attn_book.figures import Figures
 from attn_book.plots import plot_token_heatmaps
@@ -70,7 +76,7 @@ tokens = prompt + generated
 X = feature_vectors(tokens)  # [n, d_model] = [6, 4]
 W_Q, W_K, W_V = sentence_projections()  # [4, 3] each, chapter 5's
 n_prompt, n_total, d_k = len(prompt), len(tokens), W_K.shape[1]
-features = ac.examples.FEATURES  # noun, verb, -는, -를
+features = FEATURES  # noun, verb, -는, -를
 step_table({f: X[:, i] for i, f in enumerate(features)}, index=tokens, digits=0)
 
 # %% [markdown]
