@@ -174,8 +174,8 @@ print(f"by hand vs attn_core:          {by_hand_err:.1e}")
 print(f"by hand vs finite differences: {fd_err:.1e}")
 
 # %% [markdown]
-# The hand computation and `attn_core` agree to {eval}`f"{by_hand_err:.0e}"`, and both agree
-# with finite differences to {eval}`f"{fd_err:.0e}"`.
+# The hand computation and `attn_core` agree to {eval}`sci(by_hand_err)`, and both agree
+# with finite differences to {eval}`sci(fd_err)`.
 #
 # ## All the queries at once
 #
@@ -218,7 +218,7 @@ print(f"dQ vs finite differences: {batched_err:.1e}")
 print("dK of keys 5 and 6:", dK6[4:].tolist())
 
 # %% [markdown]
-# They agree to {eval}`f"{batched_err:.0e}"`, and keys 5 and 6, which no query may see under the
+# They agree to {eval}`sci(batched_err)`, and keys 5 and 6, which no query may see under the
 # causal mask (four queries see keys 1 to 4 at most), get no gradient at all. The unit tests run
 # the same check on masks, batches, broadcast heads and fully masked rows, and against
 # PyTorch's autograd.
@@ -536,8 +536,8 @@ step_table(
 # {eval}`dec(init["unscaled"]["std of the scores"], 2)` against
 # {eval}`dec(init["scaled"]["std of the scores"], 2)` scaled ($\sqrt{d_k}$ times as much),
 # and softmax turns most rows into one-hots. Their queries get a
-# median gradient of {eval}`f"{stuck_grad:.1e}"`, against
-# {eval}`f"{free_grad:.1e}"` for the rows that are not saturated:
+# median gradient of {eval}`sci(stuck_grad, 1)`, against
+# {eval}`sci(free_grad, 1)` for the rows that are not saturated:
 # that is the vanishing gradient, and it is per row. Notice that the total gradient reaching
 # $W_Q$ and $W_K$ is *larger* without the scale ({eval}`dec(init["unscaled"]["|grad W_Q, W_K|"], 2)`
 # against {eval}`dec(init["scaled"]["|grad W_Q, W_K|"], 2)`): the unscaled scores are not divided

@@ -50,7 +50,7 @@ from attn_book.data import (
 from attn_book.exercises import ch10_generation as ch10
 from attn_book.figures import Figures
 from attn_book.plots import plot_token_heatmaps
-from attn_book.prose import dec, plain, vector
+from attn_book.prose import dec, grouped, plain, sci, vector
 from attn_book.tables import step_table
 from attn_book.widgets import MemoryCalculator
 
@@ -297,7 +297,7 @@ kv_gib, per_token_kib, weights_gib, params_gib
 # %% [markdown]
 # Every token adds {eval}`plain(per_token_kib)` KiB, and a sequence of 128k tokens holds
 # {eval}`plain(kv_gib)` GiB of keys and values. [Chapter 9](09_cost.ipynb) found that the
-# weights of a single layer at this length would take {eval}`f"{weights_gib:,.0f}"` GiB, and
+# weights of a single layer at this length would take {eval}`grouped(weights_gib)` GiB, and
 # that nobody holds them: a fast kernel computes them block by block and throws each block
 # away. The KV cache is different. Every server holds it, for every sequence it serves, for as
 # long as the sequence is being written: it grows with $n$, not $n^2$, and it is the price of
@@ -712,7 +712,7 @@ else:
 # - The cache holds $2 \cdot h_{kv} \cdot d_\text{head} \cdot n$ numbers per layer
 #   ({eq}`eq-ch10-kv-bytes`): {eval}`plain(kv_gib)` GiB for a Llama-3-8B-like model at 128k
 #   tokens in float16. It grows with $n$, and every server holds it; the $n \times n$ weights
-#   ({eval}`f"{weights_gib:,.0f}"` GiB per layer) no one holds.
+#   ({eval}`grouped(weights_gib)` GiB per layer) no one holds.
 # - A decoding step costs $O(n \cdot d)$ against prefill's $O(n^2 \cdot d)$, and reads the
 #   whole cache for a few FLOPs per byte: it is memory-bound.
 # - `is_causal=True` is top-left aligned in `attn_core` and PyTorch: with one new query it keeps
@@ -756,7 +756,7 @@ ch10.kv_cache_size.check(answer)
 # The cache holds a key and a value (the 2) of $d_\text{head} =$ {eval}`d_head_ex` numbers
 # for each of the {eval}`kv_heads_ex` key-value heads (not the {eval}`heads_ex` query heads,
 # which share them) in each of the {eval}`layers_ex` layers, for each of the
-# {eval}`f"{n_ex:,}"` tokens, at {eval}`b_ex` bytes a number. In powers of two that is
+# {eval}`grouped(n_ex)` tokens, at {eval}`b_ex` bytes a number. In powers of two that is
 # $2 \cdot 40 \cdot 2^3 \cdot 2^7 \cdot 2^{15} \cdot 2 = 5 \cdot 2^{30}$ bytes, since
 # $40 = 5 \cdot 2^3$:
 #
@@ -951,7 +951,7 @@ ch10.choose_kv_heads.check(answer)
 # :class: dropdown
 #
 # One key-value head costs $2 \cdot$ {eval}`batch_d` sequences $\cdot$ {eval}`layers_d`
-# layers $\cdot$ {eval}`d_head_d` $\cdot$ {eval}`f"{n_d:,}"` $\cdot$ {eval}`b_d` bytes
+# layers $\cdot$ {eval}`d_head_d` $\cdot$ {eval}`grouped(n_d)` $\cdot$ {eval}`b_d` bytes
 # $= 2^{32}$ bytes, 4 GiB, so {eval}`budget_d` GiB hold at most 10 of them; the divisors of
 # {eval}`heads_d` are 1, 2, 4, 8, 16 and 32, and the largest that fits is 8: groups of 4
 # query heads, the layout of the Llama-3-8B-like model above.
