@@ -291,6 +291,7 @@ q_8, k_8 = rng.normal(size=(2, 1, d))  # a query and a key, width 8
 score_near = ac.rotary(q_8, [5])[0] @ ac.rotary(k_8, [3])[0]  # m=5, n=3
 score_far = ac.rotary(q_8, [1005])[0] @ ac.rotary(k_8, [1003])[0]
 np.testing.assert_allclose(score_far, score_near, atol=1e-12)
+print("q:", q_8.round(3), "\nk:", k_8.round(3))  # to redo the score by hand
 thetas
 
 # %% [markdown]
