@@ -509,10 +509,10 @@ print("weights of a fully masked row:", all_masked)
 # %%
 float16_max = np.finfo(np.float16).max
 scores16 = scores.astype(np.float16)
-# NumPy 2 warns "overflow encountered in cast"; the result stays
-# float16, and -1e9 becomes -inf (NumPy 1.x upcast it to float32)
+# -1e9 does not fit in float16: the cast makes it -inf ("overflow encountered in cast").
+# NumPy 2 would keep float16 without the cast; NumPy 1.x would upcast to float32.
 with np.errstate(over="ignore"):
-    masked16 = np.where(mask, scores16, -1e9)
+    masked16 = np.where(mask, scores16, -1e9).astype(np.float16)
 minus_1e9_f16 = masked16[~mask][0]
 print(masked16.dtype, masked16)
 
