@@ -325,7 +325,8 @@ FIGURE_EXTENTS = """() => {
   const col = [a.left + parseFloat(cs.paddingLeft), a.right - parseFloat(cs.paddingRight)];
   return [...document.querySelectorAll(".abh-fig")].map((fig) => {
     let [left, right] = [Infinity, -Infinity];
-    for (const e of [fig, ...fig.querySelectorAll(":not(option)")]) {  // options: no real box
+    // options have no real box; the screen-reader-only live region is clipped to nothing
+    for (const e of [fig, ...fig.querySelectorAll(":not(option):not(.abh-sr-only)")]) {
       const r = e.getBoundingClientRect();
       if (r.width > 0) [left, right] = [Math.min(left, r.left), Math.max(right, r.right)];
     }
