@@ -31,6 +31,7 @@ import pytest
 import yaml
 
 import attn_core
+from attn_book.data import quanta_example
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -255,7 +256,7 @@ def test_query_pad_by_keyboard_announces_weights_and_output(gallery):
     )
     said = wait_announced(gallery, pad, "q = (1.00, 0.30)")
     q = np.array([1.0, 0.3])
-    seed = attn_core.seed_example()
+    seed = quanta_example()
     weights = attn_core.attention_weights(q, seed.keys)
     output = attn_core.scaled_dot_product_attention(q, seed.keys, seed.values)
     got = numbers(said)
