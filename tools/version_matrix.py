@@ -28,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTRAS = "test"  # everything make test installs; only the browser tests are not run here
+WORKERS = os.environ.get("WORKERS", "2")  # pytest-xdist workers for the unit tests
 MATRIX = {  # name: (Python minor version, lowest direct dependencies?)
     "lowest": ("3.10", True),
     "py3.10": ("3.10", False),
@@ -94,7 +95,7 @@ def check_entry(name, minor, lowest):
     env = {**os.environ, "PYTHONPATH": ""}
     pytest = [str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     unit = [*pytest, "tests", "attn_core", "attn_book", "--doctest-modules"]
-    unit += ["--ignore=tests/browser"]
+    unit += ["--ignore=tests/browser", "-n", WORKERS]  # pytest-xdist, as make test runs them
     nbval = [*pytest, "--nbval", "book", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
     for what, command in (("unit tests", unit), ("nbval", nbval)):
         if run(command, log, cwd=ROOT, env=env):
