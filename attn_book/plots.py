@@ -297,7 +297,8 @@ def plot_heatmaps(panels, *, xlabel="key", ylabel="query", value_label="weight")
         Each with ``matrix`` (L, S) of numbers in [0, 1] (weights, or a boolean
         mask), ``title``, ``rows`` (L labels) and ``cols`` (S labels); optional
         ``hidden`` (L, S) bool, cells drawn light grey with no number (masked),
-        and ``digits`` (default 2; 0 prints a mask as 1 and 0).
+        ``digits`` (default 2; 0 prints a mask as 1 and 0) and ``xrotation``, the angle of
+        the column labels (default 90).
     xlabel, ylabel : str
         The axes' labels, the same for every panel; the row labels are written on
         the first panel only when every panel has the same rows.
@@ -334,7 +335,7 @@ def _draw_heatmap(ax, panel):
             colour = "black" if v > 0.55 else "white"
             ax.text(j, i, dec(v, digits), ha="center", va="center", fontsize=7, color=colour)
     rows, cols = panel["rows"], panel["cols"]
-    ax.set_xticks(range(len(cols)), cols, rotation=90, fontsize=8)
+    ax.set_xticks(range(len(cols)), cols, rotation=panel.get("xrotation", 90), fontsize=8)
     ax.set_yticks(range(len(rows)), rows, fontsize=8)
     return image
 

@@ -22,7 +22,7 @@
 #
 # - compute an attention output with pencil and paper: scores, scaling, exponentials, weights
 #   and the weighted sum (가중합), and check every digit against `attn_core`;
-# - say what the scaling changed to the output, with Chapter 2's unscaled weights;
+# - say what the scaling changes in the output, with Chapter 2's unscaled weights;
 # - draw the output as a point among the values and explain why it can never leave their
 #   convex hull;
 # - write the attention of several queries at once as two matrix products;
@@ -170,8 +170,10 @@ step_table(
 # In numbers, $\mathbf o \approx$ {eval}`dec(weights[0])` × {eval}`vector(V[0])` +
 # {eval}`dec(weights[1])` × {eval}`vector(V[1])` + {eval}`dec(weights[2])` ×
 # {eval}`vector(V[2])`. The output is $\mathbf o \approx$ {eval}`vector(output)`: the query's word now carries mostly
-# the values of words 1 and 3. That is how attention updates the representation of one word. All
-# five steps are one call to the library:
+# the values of words 1 and 3. That is how attention updates the representation of one word
+# (in a real layer this output then goes through one more matrix, $W_O$, and is added back to
+# the word's own vector by a residual connection, 잔차 연결: [Chapter
+# 7](07_heads_and_masks.ipynb)). All five steps are one call to the library:
 
 # %%
 np.testing.assert_allclose(ac.scaled_dot_product_attention(q, K, V), output)
@@ -218,8 +220,9 @@ step_table({"wⱼ unscaled": weights_unscaled, "wⱼ scaled": weights}, index=wo
 # The weights are positive and add up to 1, so the output $\sum_j w_j \mathbf v_j$ is a *convex
 # combination* (볼록 결합) of the values: a weighted average, which always lies inside the
 # smallest convex shape containing them, their convex hull (볼록 껍질). For three values in the
-# plane that shape is a triangle, and the weights are the point's barycentric coordinates
-# (무게중심 좌표). The worked example's values hold a surprise, though:
+# plane that shape is a triangle; when the three values are not collinear, the weights are
+# the point's barycentric coordinates (무게중심 좌표), and they are unique: no other weights
+# give the same point. The worked example's values hold a surprise, though:
 
 # %%
 value_sums = V.sum(axis=1)  # v_j1 + v_j2 for each value
@@ -232,7 +235,10 @@ value_sums
 # one line, $x + y =$ {eval}`plain(line_sum)`, with $\mathbf v_3$ exactly halfway between
 # $\mathbf v_1$ and $\mathbf v_2$. Their "triangle" is flat, a segment, and every output of this
 # example lies on it: {eval}`dec(output[0])` + {eval}`dec(output[1])` =
-# {eval}`dec(output_sum)`. To see a real triangle, move $\mathbf v_3$ off the line and keep
+# {eval}`dec(output_sum)`. On a segment the weights are no longer coordinates: since
+# $\mathbf v_3 = (\mathbf v_1 + \mathbf v_2)/2$, moving some weight $t$ off $\mathbf v_3$ and
+# $t/2$ onto each of $\mathbf v_1$ and $\mathbf v_2$ gives the same output, so many weight
+# triples land on the same point. To see a real triangle, move $\mathbf v_3$ off the line and keep
 # everything else. The weights do not change (they depend only on the query and the keys), so
 # the output moves to the same mix of the new values:
 
@@ -312,7 +318,9 @@ step_table(
 # %% [markdown]
 # Now all nine scores at once. `K_s.T` would do for these 2-D arrays, but, as the last
 # exercises of [Chapter 1](01_dot_product.ipynb) find, `np.swapaxes` is the transpose that
-# stays right once batch axes appear:
+# stays right once batch axes appear. (NumPy 2.0 and later, and PyTorch, also name that
+# transpose of the last two axes `K_s.mT`; this book keeps `np.swapaxes`, because NumPy 1.26,
+# which it still supports, has no `.mT`.)
 
 # %%
 K_s_t = np.swapaxes(K_s, -1, -2)  # [3, 2] -> [2, 3]
@@ -484,7 +492,8 @@ output_new = weights_new @ values
 #
 # A fourth word joins the example, with the same key as word 1 and the value printed below; the
 # query stays {eval}`vector(q)`. Does word 1's weight $w_1$ go `"up"`, `"down"`, or stay the
-# `"same"`? Answer first; the solution runs it.
+# `"same"`? Answer first; the solution runs it. Then, before you open the solution: does the
+# output stay on the line $x + y =$ {eval}`plain(line_sum)` of the three values?
 # ```
 #
 # ```{admonition} Hint
@@ -504,6 +513,9 @@ ch4.add_a_word.check(answer)
 # for the folded solution: the weights with three words and with four
 weights_three = ac.attention_weights(q_4, keys_4[:3])
 weights_four = ac.attention_weights(q_4, keys_4)
+v_4 = values_4[3]
+output_four = weights_four @ values_4  # [4] @ [4, d_v] -> [d_v]
+output_four_sum = output_four.sum()
 
 # %% [markdown]
 # ````{solution} ex-ch4-add-a-word
@@ -513,6 +525,11 @@ weights_four = ac.attention_weights(q_4, keys_4)
 # every old weight shrinks to make room, the more so the better the new key matches the query.
 # With three words the weights are {eval}`dec(weights_three)`; with four,
 # {eval}`dec(weights_four)`.
+#
+# The output leaves the line: $\mathbf v_4 =$ {eval}`vector(v_4)` is off it, so the four values
+# span a real triangle and the output moves into it, to {eval}`vector(output_four)`, whose
+# coordinates add up to {eval}`dec(output_four_sum)`, not {eval}`plain(line_sum)` (the
+# convex-combination picture above).
 #
 # ```python
 # ch4.add_a_word.check("down")
@@ -565,8 +582,15 @@ ch4.gradient_by_hand.check(answer)
 # $\mathbf o\, \bar{\mathbf k}^\top = \sum_j w_j\, \mathbf o\, \mathbf k_j^\top$ this is
 # {eq}`eq-ch4-gradient`. $\square$
 #
-# Read it: the output moves towards the values that differ from it, in the direction of their
-# keys; if every value were the same, moving the query would change nothing. On the worked
+# Read it: moving $\mathbf q$ by a small step $\boldsymbol\delta$ moves $\mathbf o$ by
+# $\frac{1}{\sqrt{d_k}} \sum_j w_j\, (\mathbf k_j \cdot \boldsymbol\delta)\,(\mathbf v_j -
+# \mathbf o)$: each word $j$ pulls the output towards its value $\mathbf v_j$ in proportion to
+# $w_j\,(\mathbf k_j \cdot \boldsymbol\delta)$, so a step of the query towards key
+# $\mathbf k_j$ pulls the output towards $\mathbf v_j$ (and a step away from a key pushes the
+# output away from its value). Since $\sum_j w_j (\mathbf v_j - \mathbf o) = \mathbf 0$, the matrix is also
+# $\frac{1}{\sqrt{d_k}} \sum_j w_j (\mathbf v_j - \mathbf o)(\mathbf k_j - \bar{\mathbf
+# k})^\top$, the $w$-weighted covariance of the values and the keys, divided by $\sqrt{d_k}$;
+# if every value were the same, moving the query would change nothing. On the worked
 # example the two entries of each column cancel: the output can only slide along the values'
 # line $x + y =$ {eval}`plain(line_sum)`, as the convex-combination picture says.
 #

@@ -187,7 +187,9 @@ apple_exps / apple_total  # row 2 of the table above
 #
 # The values of this example are chosen to be read too: they hand over "who", "what" and
 # "did". The new vector of "사과를" is {eval}`vector(output[1])`: mostly who and did, the
-# context the apple was missing.
+# context the apple was missing. It keeps only {eval}`dec(weights[1, 1])` of its own "what";
+# in a real layer that is no loss, because the residual connection (잔차 연결) of [Chapter
+# 7](07_heads_and_masks.ipynb) adds the word's own vector back to what attention gathered.
 #
 # ## Click a word
 #
@@ -260,6 +262,13 @@ np.testing.assert_array_equal(scores_same, scores_same.T)  # symmetric
 bool((scores == scores.T).all())  # three matrices: not symmetric
 
 # %% [markdown]
+# Both problems have one root. The score of two words is
+# $\mathbf x_i W_Q\,(\mathbf x_j W_K)^\top = \mathbf x_i\,(W_Q W_K^\top)\,\mathbf x_j^\top$: it
+# depends on the two matrices only through their $d_\text{model} \times d_\text{model}$ product
+# $W_Q W_K^\top$, and with $W_Q = W_K = W$ that product, $W W^\top$, is forced to be symmetric
+# and positive semi-definite: symmetric gives the symmetric scores, positive semi-definite the
+# pull below.
+#
 # The second thing is a pull towards the diagonal, and it needs care. Each word's score with
 # itself is a squared length, $s_{ii} = \|\mathbf x_i W\|^2 \ge 0$, and the Cauchy–Schwarz
 # inequality bounds the others by the geometric mean of two diagonal entries,
@@ -300,7 +309,10 @@ print(dec(self_weight_same), "instead of", dec(self_weight))
 # queries come from one sequence and the keys and values from another. The first attention
 # model for translation was one ([Bahdanau et al., 2014](references.md)): while a
 # translation is written, each word being written (the decoder's, 디코더) asks questions of
-# the words of the original sentence (the encoder's, 인코더). With $L$ words written and $S$
+# the words of the original sentence (the encoder's, 인코더). (Bahdanau's model scored with the
+# additive network of [Chapter 1](01_dot_product.ipynb), not a dot product, and its keys and
+# values were both the encoder's states $\mathbf h_j$, with no separate $W_V$; the form below is
+# the Transformer's.) With $L$ words written and $S$
 # words in the original,
 #
 # $$
@@ -338,6 +350,7 @@ cross_panel = {
     "cols": tokens,
     "title": "cross-attention, L × S = 4 × 3",
     "digits": 3,
+    "xrotation": 0,  # Hangul reads across, not down
 }
 figures.show(
     plot_token_heatmaps(
@@ -552,10 +565,9 @@ else:
 # %% [markdown]
 # The plain attribute stayed float32 beside float16 weights and is missing from `state_dict`;
 # the float32 scale turns the scores float32, and the product with the float16 values fails.
-# The buffer followed `.half()`, is saved, and the layer runs.
-# (`tests/test_simple_self_attention_torch.py` checks all of this, and the device too, on
-# PyTorch's data-less `meta` device, where the plain attribute stays on the CPU and the
-# forward pass fails.)
+# The buffer followed `.half()`, is saved, and the layer runs. (The project's tests check
+# all of this against PyTorch 2.13, and the device too, on PyTorch's data-less `meta` device,
+# where the plain attribute stays on the CPU and the forward pass fails.)
 #
 # ## One step to any word, all words at once
 #
@@ -616,7 +628,8 @@ rnn_near, rnn_far = moved["RNN"][0], moved["RNN"][-1]
 # The weights are seeded, so these numbers come out the same on every run. Attention's
 # sensitivity hardly depends on the distance ({eval}`dec(attention_near)` for the neighbour,
 # {eval}`dec(attention_far)` for a word {eval}`farthest` places back): the last word's query
-# scores every key directly. The RNN's falls by orders of magnitude, from
+# scores every key directly. It is small everywhere here, because at random initialisation
+# each of the {eval}`n` keys gets about 1/{eval}`n` of the weight, but it is flat. The RNN's starts higher and falls by orders of magnitude, from
 # {eval}`dec(rnn_near)` to {eval}`sci(rnn_far)`: a word's influence has to pass through every
 # state in between, and each step multiplies it by $W_h$ and by $\tanh$ slopes below 1.
 #
@@ -624,7 +637,9 @@ rnn_near, rnn_far = moved["RNN"][0], moved["RNN"][-1]
 # LSTM (장단기 메모리, [Hochreiter & Schmidhuber, 1997](references.md)) and the GRU
 # ([Cho et al., 2014](references.md)), update their state by gated addition instead of
 # rewriting it through a $\tanh$ at every step (the LSTM in a separate cell state, the GRU
-# in the hidden state itself), with gates that learn what to keep. A trained one can carry a
+# in the hidden state itself), with gates that learn what to write and what to read out (the
+# LSTM's forget gate, which learns what to keep, was added by
+# [Gers et al., 2000](references.md); the GRU has its own update gate). A trained one can carry a
 # signal across far more steps before it fades (Hochreiter and Schmidhuber bridged lags of over 1,000 steps on synthetic
 # tasks). What they do not change is the shape: word 1 still reaches word $n$
 # through $n - 1$ states, a path of length $O(n)$ against attention's $O(1)$
@@ -703,10 +718,16 @@ patches.shape
 # {eval}`patch_size` × {eval}`patch_size`, so there are {eval}`patches.shape[0]` tokens of
 # {eval}`patches.shape[1]` numbers each. To keep it to one idea we skip everything learned,
 # the patch embedding, the positions and the three projections: each patch's pixels are its
-# token, its query and its key (the symmetric case above, enough to find patches that look
-# alike). Patch 0, the top-left corner of the square:
+# token, its query and its key (the symmetric case above, enough to find patches that share
+# bright pixels: a dot product rewards overlap, not likeness). Patch 0, the top-left corner
+# of the square:
 
 # %%
+diagonal_patch = 3  # the top-right corner: pixels (1, 0, 0, 1)
+diagonal_overlap = patches[0] @ patches[diagonal_patch]  # bright pixels shared with patch 0
+patch_size_sq = patches[0] @ patches[0]  # a solid patch shares all of its own
+diagonal_self = patch_weights[diagonal_patch, diagonal_patch]
+diagonal_on_solid = patch_weights[diagonal_patch, 0]  # on the solid patch 0
 figures.show(
     plot_patch_attention(image, patch_size, patch_weights[0], selected=0),
     "fig-patches",
@@ -720,7 +741,12 @@ figures.show(
 # the same on the far bar (patch {eval}`last_patch`, {eval}`dec(patch_weights[0, -1])`), but
 # only {eval}`dec(patch_weights[0, 2])` on a dark patch: without a position embedding, as
 # with words, distance plays no part; only what the patches hold
-# ({eval}`figures.ref("fig-patches")`).
+# ({eval}`figures.ref("fig-patches")`). The diagonal patch {eval}`diagonal_patch` gets
+# {eval}`dec(patch_weights[0, diagonal_patch])`: it shares {eval}`plain(diagonal_overlap)` of
+# patch 0's {eval}`plain(patch_size_sq)` bright pixels, half the score of a solid patch. And the
+# dot product's notion of alike is overlap, not likeness: the diagonal patch's own row puts
+# {eval}`dec(diagonal_self)` on itself and exactly as much, {eval}`dec(diagonal_on_solid)`, on
+# each solid bright patch, which overlaps it just as much.
 #
 # ## Summary
 #
@@ -730,8 +756,8 @@ figures.show(
 # - With features and matrices that mean something, the weights can be read: "사과를" asks
 #   for an action and an actor and puts {eval}`dec(weights[1, 0])` on "나는" and
 #   {eval}`dec(weights[1, 2])` on "먹었다".
-# - $W_Q = W_K$ makes the scores symmetric and pulls towards the diagonal (a word ranks itself
-#   above any word with a projection no longer than its own); three matrices keep asking,
+# - $W_Q = W_K$ makes the scores symmetric and pulls towards the diagonal (a word scores itself
+#   at least as high as any word whose projection is no longer than its own); three matrices keep asking,
 #   offering and handing over apart.
 # - Self-attention takes $Q$, $K$, $V$ from one sequence; cross-attention takes $Q$ from one
 #   and $K$, $V$ from another, with $L \times S$ weights.
@@ -970,13 +996,14 @@ ch5.verb_finds_subject.check(answer)
 # ```
 
 # %%
-ch5.keys_from_queries.show()
+ch5.three_projections_bug.show()
 
 # %% [markdown]
 # ```{admonition} Hint
 # :class: dropdown
 #
-# Print the score matrix `Q @ K.T` for our sentence and compare it with its transpose.
+# Print `Q`, `K` and the score matrix `Q @ K.T` for our sentence, and compare them with the
+# chapter's.
 # ```
 
 
@@ -985,7 +1012,7 @@ def fixed_self_attention(X, W_Q, W_K, W_V):
     raise NotImplementedError  # copy the function above here and fix it
 
 
-ch5.keys_from_queries.check(fixed_self_attention)
+ch5.three_projections_bug.check(fixed_self_attention)
 
 # %% [markdown]
 # ````{solution} ex-ch5-bug-projections
@@ -1005,6 +1032,6 @@ ch5.keys_from_queries.check(fixed_self_attention)
 #     return ac.softmax(scores, axis=-1) @ V  # [..., n, d_v]
 #
 #
-# ch5.keys_from_queries.check(fixed_self_attention)
+# ch5.three_projections_bug.check(fixed_self_attention)
 # ```
 # ````

@@ -124,8 +124,8 @@ X_positions.round(3)
 # $$ (eq-ch6-pos-sinusoidal-dot)
 #
 # a function of the offset $p - q$ alone: every pair of neighbours is as alike as every
-# other. It is not a measure of closeness, though: it does not fall steadily with the
-# distance, because the fastest pair comes round again every $2\pi/\omega_0$ positions.
+# other. At $d = 4$ it is not a measure of closeness, though: it does not fall steadily with
+# the distance, because the fastest pair comes round again every $2\pi/\omega_0$ positions.
 # Check it on eight positions: along each diagonal of the matrix of dot products, the
 # numbers do not change.
 
@@ -145,10 +145,36 @@ similarity.round(3)
 # two apart scores {eval}`dec(two_apart[0])`; a position with itself scores $d/2 =$
 # {eval}`dec(similarity[0, 0], 0)`. But positions six apart score {eval}`dec(six_apart)`, more
 # than neighbours: after about {eval}`dec(full_turn, 1)` positions the fastest pair is back
-# where it started. The encodings hold relative positions, but only between
+# where it started. At realistic widths the many slow pairs outvote the fast ones, and the
+# dot product falls with the distance, with ripples:
+
+# %%
+d_wide = 512  # the original Transformer's width
+PE_wide = ac.sinusoidal_positions(200, d_wide)  # [200, 512]
+offsets_wide = [0, 1, 5, 10, 50, 100, 199]
+similarity_wide = PE_wide[offsets_wide] @ PE_wide[0]  # PE_k · PE_0: [7]
+all_offsets = PE_wide @ PE_wide[0]  # PE_k · PE_0 for k = 0 … 199
+rises = (np.diff(all_offsets) > 0).sum()  # steps where it goes up again
+step_table({"PE_k · PE_0": similarity_wide}, index=[f"k = {k}" for k in offsets_wide], digits=0)
+
+# %% [markdown]
+# At $d =$ {eval}`d_wide`, for the offsets {eval}`plain(offsets_wide)`, the dot product is
+# {eval}`dec(similarity_wide, 0)`: it falls with the distance, though not at every step (it
+# rises again at {eval}`plain(rises)` of the {eval}`offsets_wide[-1]` steps, the ripples of the fast
+# pairs). The encodings hold relative positions, but only between
 # themselves: once added to the words, the score $(\mathbf x_p + PE_p) W_Q \cdot
 # (\mathbf x_q + PE_q) W_K$ mixes words and positions in four cross terms, and the clean
 # dependence on $p - q$ is lost. Keep that in mind for RoPE below.
+#
+# Vaswani et al. gave their own reason for sinusoids: for any fixed offset $k$, $PE_{p+k}$ is
+# a linear function of $PE_p$, the same for every $p$; each pair $(\sin p\omega_i, \cos
+# p\omega_i)$ is turned by the angle $k\omega_i$, a rotation, which they hoped would let the
+# model attend by relative position. RoPE, below, makes that rotation the mechanism itself.
+#
+# Some code (tensor2tensor's, for one) lists the same numbers in another order: all the sines
+# first, then all the cosines, a *concatenated* layout. It is the same encoding with its
+# columns permuted, the counterpart of RoPE's two layouts below; this book interleaves, as
+# {eq}`eq-ch6-pos-sinusoidal` does.
 #
 # ## Learned position embeddings (학습된 위치 임베딩)
 #
@@ -229,12 +255,10 @@ step_table(
 # = \mathbf q^\top R\big((n - m)\theta\big)\,\mathbf k .
 # $$ (eq-ch6-pos-rope-relative)
 #
-# Written out for $\mathbf q = (q_1, q_2)$, $\mathbf k = (k_1, k_2)$ and
-# $\varphi = (n - m)\theta$ this is $(q_1 k_1 + q_2 k_2)\cos\varphi + (q_2 k_1 - q_1 k_2)
-# \sin\varphi$: the plain dot product and minus the 2-D cross product
-# $\mathbf q \times \mathbf k = q_1 k_2 - q_2 k_1$, weighted by the cosine and the sine of the
-# relative position (상대 위치). Key 2 and the query stand at the same place,
-# $\varphi = 0$, so its score is the plain $\mathbf q \cdot \mathbf k_2 = 0$. Shift every
+# The positions enter only through the relative position (상대 위치) $n - m$; an exercise below
+# writes the right-hand side out in coordinates. Key 2 and the query stand at the same place,
+# $n - m = 0$, and $R(0)$ is the identity, so its score is the plain
+# $\mathbf q \cdot \mathbf k_2 = 0$. Shift every
 # word three places to the right and nothing changes:
 
 # %%
@@ -320,7 +344,11 @@ print("halves, listed back as interleaved, equals interleaved:", same_rotation)
 # %% [markdown]
 # Weights trained in one layout give wrong scores when rotated in the other: a model ported
 # between libraries without permuting the columns of $W_Q$ and $W_K$ runs, and its outputs
-# are quietly worse. One exercise below is that bug.
+# are quietly worse. This is a real step of real ports: Meta's Llama code pairs neighbours,
+# Hugging Face's pairs halves, and its conversion script, `convert_llama_weights_to_hf.py`,
+# permutes the output coordinates of $W_Q$ and $W_K$ (the rows of PyTorch's (out, in)
+# weights, the columns of this book's) head by head, from the one listing to the other. One
+# exercise below is that bug.
 #
 # ## ALiBi: a penalty on distance, added to the scores (선형 편향)
 #
@@ -389,7 +417,10 @@ causal_bias
 
 # %% [markdown]
 # On and below the diagonal, the distance penalty of a single head, slope
-# {eval}`plain(slope_one_head)`; above it, the $-\infty$ of the causal mask.
+# {eval}`plain(slope_one_head)`; above it, the $-\infty$ of the causal mask. In PyTorch this
+# matrix (one per head, shape $(H, L, S)$) is passed as a float `attn_mask` to
+# `torch.nn.functional.scaled_dot_product_attention`, which adds it to the scores after the
+# $1/\sqrt{d_k}$ scaling, exactly as {eq}`eq-ch6-pos-alibi` does.
 #
 # ## Dog bites man, man bites dog, again
 #
@@ -456,14 +487,18 @@ gap_rope
 #   since word $i$ sees exactly $i + 1$ words; in small-scale experiments decoders without any
 #   position encoding generalised to longer inputs better than those with any of the explicit
 #   encodings compared, absolute, RoPE and ALiBi among them
-#   ([Kazemnejad et al., 2023](references.md)).
+#   ([Kazemnejad et al., 2023](references.md)); earlier, causal language models without any
+#   position encoding had been found competitive with those that have one, and to learn an
+#   implicit notion of position, which the authors attribute to the causal mask
+#   ([Haviv et al., 2022](references.md)).
 #
 # RoPE reads past its training length only with help. Beyond it, the slow pairs reach
 # angles $m\theta_i$ the model never saw, and quality falls off quickly. Position
 # interpolation squeezes the new, longer range of positions into the trained one (position
 # $m$ becomes $m \cdot L_\text{train}/L_\text{new}$, a fraction) and fine-tunes briefly
-# ([Chen et al., 2023](references.md)); "NTK-aware" scaling raises the base 10,000 instead,
-# so that the fast pairs keep their resolution; YaRN interpolates each frequency by a
+# ([Chen et al., 2023](references.md)); "NTK-aware" scaling, proposed in a 2023 community post
+# (by bloc97) rather than a paper and described in the YaRN paper, raises the base 10,000
+# instead, so that the fast pairs keep their resolution; YaRN interpolates each frequency by a
 # different amount and adjusts the softmax temperature ([Peng et al., 2023](references.md)).
 # Fractional positions are exactly what `ac.rotary` refuses: this book stops at whole ones.
 #
@@ -538,6 +573,7 @@ ch6.sin_by_hand.check(answer)
 
 # %%
 k_ex, n_ex = ch6.rope_rotate.inputs
+n_ex_degrees = np.degrees(n_ex * theta)  # the angle nθ in degrees
 print(f"k = {tuple(k_ex.tolist())}, n = {n_ex}")
 answer = ...  # [x, y] of the turned key
 ch6.rope_rotate.check(answer)
@@ -546,8 +582,8 @@ ch6.rope_rotate.check(answer)
 # ````{solution} ex-ch6-rope-rotate
 # :class: dropdown
 #
-# The angle is $n\theta$ = {eval}`plain(n_ex)` radians, more than a quarter turn, so the key
-# ends up pointing left and a little down:
+# The angle is $n\theta$ = {eval}`plain(n_ex)` radians, about {eval}`dec(n_ex_degrees, 0)`°,
+# almost half a turn, so the key ends up pointing left and a little down:
 #
 # ```python
 # c, s = np.cos(n_ex * theta), np.sin(n_ex * theta)
@@ -609,13 +645,15 @@ ch6.rope_relative.check(relative_score)
 # In the plane, with RoPE, a query and a key stand one word apart. Is the score the
 # `"same"` whether the key is one word *after* the query ($n - m = 1$) or one word *before*
 # it ($n - m = -1$), for every $\mathbf q$ and $\mathbf k$, or can it be `"different"`?
-# Answer first; the solution runs it.
+# Answer first; the solution runs it. Then a harder question for pencil and paper: for which
+# $\mathbf q$ and $\mathbf k$ are the two scores the same?
 # ```
 #
 # ```{admonition} Hint
 # :class: dropdown
 #
-# Look at the two terms of your `relative_score`: which of them changes sign with the offset?
+# The two scores are $\mathbf q^\top R(\theta)\,\mathbf k$ and $\mathbf q^\top R(-\theta)\,\mathbf k$,
+# and $R(-\theta) = R(\theta)^\top$.
 # ```
 
 # %%
@@ -626,9 +664,14 @@ ch6.rope_before_after.check(answer)
 # ````{solution} ex-ch6-rope-before-after
 # :class: dropdown
 #
-# The sine term changes sign with $n - m$, so RoPE tells "before" from "after" (the
-# sinusoids' dot product {eq}`eq-ch6-pos-sinusoidal-dot`, a sum of cosines, does not). With
-# the worked example's $\mathbf q$ and its second key:
+# Written out, as the previous exercise's `relative_score` does,
+# $\mathbf q^\top R(\varphi)\,\mathbf k = (\mathbf q \cdot \mathbf k)\cos\varphi +
+# (q_2 k_1 - q_1 k_2)\sin\varphi$. The sine term changes sign with $n - m$, so RoPE tells "before" from "after"
+# (the sinusoids' dot product {eq}`eq-ch6-pos-sinusoidal-dot`, a sum of cosines, does not).
+# The two scores differ by $2(q_2 k_1 - q_1 k_2)\sin\theta$, so they are the same exactly
+# when $q_1 k_2 = q_2 k_1$: when $\mathbf q$ and $\mathbf k$ are parallel (or one is zero),
+# since then the turn either way changes the angle between them by the same amount. With
+# the worked example's $\mathbf q$ and its second key, which are orthogonal:
 #
 # ```python
 # after = ac.rotary(q[None], [0])[0] @ ac.rotary(keys[1:2], [1])[0]  # n - m = 1

@@ -283,7 +283,7 @@ CHECKERS = [
            "wrong", "not-finite", "on the case 'the worked example's scores 1, 0, 1'"),
     Answer("naive-exp-overflows", lambda: ch2.my_softmax,
            lambda: lambda s: np.exp(s) / np.exp(s).sum(-1, keepdims=True),
-           "wrong", "nan-large-scores", "subtract the max first"),
+           "wrong", "nan-large-scores", "subtract each row's own maximum"),
     # editing inputs in place
     Answer("reader-edits-inputs", lambda: ch1.scores_by_hand,
            edit_then(_double_the_keys, [2, 3, -1]), "correct", None),

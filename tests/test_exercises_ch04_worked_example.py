@@ -58,3 +58,32 @@ def test_each_slip_in_the_gradient_is_named():
     assert ch4.gradient_by_hand.check(uncentred.round(3).tolist()).diagnosis == (
         "denominator-forgotten"
     )
+
+
+def test_taking_e_to_the_zero_as_zero_is_named():
+    # scores 1, -1, 0 scaled by 1/√2: e^(1/√2) ≈ 2.028 and e^(-1/√2) ≈ 0.493 share the sum
+    # once e⁰ is dropped: 2.028 / 2.521 ≈ 0.804, 0.493 / 2.521 ≈ 0.196, and 0.
+    e = math.exp(1 / math.sqrt(2))
+    dropped = [round(e / (e + 1 / e), 3), round(1 / e / (e + 1 / e), 3), 0.0]
+    assert dropped == [0.804, 0.196, 0.0]
+    feedback = ch4.weights_by_hand.check(dropped)
+    assert feedback.diagnosis == "exp-zero-is-zero", feedback
+    assert "e⁰ = 1" in feedback.message
+
+
+def test_the_gradient_with_o_minus_v_is_a_sign_slip_not_an_order_slip():
+    negated = [[-0.168, 0.226], [0.168, -0.226]]  # the same numbers as the solution, negated
+    feedback = ch4.gradient_by_hand.check(negated)
+    assert feedback.diagnosis == "sign-flipped", feedback
+    assert "v_j − o" in feedback.message
+
+
+def test_a_global_max_is_told_to_subtract_each_rows_own_maximum():
+    def global_max(q, keys, values):
+        scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])
+        e = np.exp(scores - scores.max())  # one max for the whole matrix
+        return e / e.sum(axis=-1, keepdims=True) @ values
+
+    feedback = ch4.my_attention.check(global_max)
+    assert feedback.diagnosis == "nan-large-scores", feedback
+    assert "each row's own maximum" in feedback.message

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+import attn_core as ac
 from attn_book.exercises import ch05_projections as ch5
 
 
@@ -143,7 +144,7 @@ def test_the_verb_design_is_judged_by_the_weights_it_gives():
 
 
 def test_the_bug_fires_and_the_fix_passes_against_plain_loops():
-    assert ch5.keys_from_queries.check(ch5.keys_from_queries.buggy).diagnosis == (
+    assert ch5.three_projections_bug.check(ch5.three_projections_bug.buggy).diagnosis == (
         "keys-from-query-matrix"
     )
 
@@ -154,7 +155,7 @@ def test_the_bug_fires_and_the_fix_passes_against_plain_loops():
             else (_loop_attention(X, W_Q, W_K, W_V))
         )
 
-    assert ch5.keys_from_queries.check(fixed).ok
+    assert ch5.three_projections_bug.check(fixed).ok
 
 
 def test_values_not_projected_is_named():
@@ -166,7 +167,7 @@ def test_values_not_projected_is_named():
             ]
         ).reshape(*X.shape[:-1], X.shape[-1])
 
-    assert ch5.keys_from_queries.check(values_as_tokens).diagnosis == "values-not-projected"
+    assert ch5.three_projections_bug.check(values_as_tokens).diagnosis == "values-not-projected"
 
 
 def test_the_sentence_case_by_hand():
@@ -180,16 +181,15 @@ def test_the_sentence_case_by_hand():
 def test_the_shown_bug_fixed_in_one_line_runs_with_the_chapters_imports_only():
     # The chapter imports numpy as np and attn_core as ac, not math: a reader who copies
     # the shown function and changes only the keys' line must get a working function.
-    import attn_core as ac
 
-    source = str(ch5.keys_from_queries.show())
+    source = str(ch5.three_projections_bug.show())
     buggy_line = "K = X @ W_Q"
     assert source.count(buggy_line) == 1
     fixed = source.replace(buggy_line, "K = X @ W_K")
     assert all(len(line) <= 75 for line in source.splitlines())  # the book's code column
     namespace = {"np": np, "ac": ac}
     exec(fixed, namespace)
-    assert ch5.keys_from_queries.check(namespace["self_attention"]).ok
+    assert ch5.three_projections_bug.check(namespace["self_attention"]).ok
 
 
 def test_a_design_answer_of_the_wrong_form_gets_one_line_and_never_raises():

@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 
+import attn_core as ac
 from attn_book.exercises import all_exercises
 from attn_book.exercises import ch06_positions as ch6p
 
@@ -186,3 +187,41 @@ def test_rope_layout_converting_the_weights_is_also_a_fix():
         return q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
 
     assert ch6p.rope_layout.check(convert_weights).ok
+
+
+def test_the_concatenated_layout_and_a_frequency_without_d_are_named():
+    # p = 3, d = 4: ω = (1, 1/100). All sines, then all cosines: sin 3, sin 0.03, cos 3, cos 0.03.
+    concatenated = [math.sin(3), math.sin(0.03), math.cos(3), math.cos(0.03)]
+    feedback = ch6p.sin_by_hand.check([round(x, 3) for x in concatenated])
+    assert feedback.diagnosis == "concatenated-layout", feedback
+    # ω₁ = 10000^(−1) = 10⁻⁴ instead of 10000^(−2/4): sin 3, cos 3, sin 0.0003, cos 0.0003.
+    tiny = [math.sin(3), math.cos(3), math.sin(3e-4), math.cos(3e-4)]
+    assert ch6p.sin_by_hand.check([round(x, 3) for x in tiny]).diagnosis == "omega-without-d"
+
+
+def test_turning_by_theta_instead_of_n_theta_is_named():
+    # k = (2, 1) turned by 1 radian instead of 3: (2 cos 1 − sin 1, 2 sin 1 + cos 1).
+    c, s = math.cos(1), math.sin(1)
+    feedback = ch6p.rope_rotate.check([round(2 * c - s, 3), round(2 * s + c, 3)])
+    assert feedback.diagnosis == "turned-by-theta", feedback
+
+
+def test_a_relative_score_divided_by_root_two_is_named():
+    def scaled(q, k, offset):
+        dot = q[..., 0] * k[..., 0] + q[..., 1] * k[..., 1]
+        cross = q[..., 1] * k[..., 0] - q[..., 0] * k[..., 1]
+        return (dot * np.cos(offset) + cross * np.sin(offset)) / math.sqrt(2)
+
+    feedback = ch6p.rope_relative.check(scaled)
+    assert feedback.diagnosis == "divided-by-root-d", feedback
+
+
+def test_turning_only_the_queries_in_halves_is_named():
+    def half_fix(x, w_q, w_k, positions):
+        q = ac.rotary(x @ w_q, positions, layout="halves")
+        k = ac.rotary(x @ w_k, positions)  # still interleaved
+        return q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
+
+    feedback = ch6p.rope_layout.check(half_fix)
+    assert feedback.diagnosis == "one-side-fixed", feedback
+    assert "same layout" in feedback.message

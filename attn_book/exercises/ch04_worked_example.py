@@ -51,6 +51,13 @@ def _seed_weights(q, k):
     return ac.attention_weights(_EXAMPLE.query, k)
 
 
+def _exp_zero_as_zero(q, k):
+    """The slip of taking e⁰ as 0: the zero score's exponential dropped from the sum."""
+    scaled = ac.dot_scores(q, k) / math.sqrt(2)
+    exps = np.where(scaled == 0, 0.0, np.exp(scaled))
+    return exps / exps.sum()
+
+
 def _ranked_but_off():
     """Weights that sum to 1 and rank the words right, but are far off: an early slip."""
 
@@ -100,6 +107,12 @@ weights_by_hand = NumberExercise(
             lambda q, k: ac.dot_scores(q, k) / math.sqrt(2),
         ),
         diagnose.matches(
+            "exp-zero-is-zero",
+            "e⁰ = 1, not 0: the word whose score is 0 still gets a weight, and its 1 belongs "
+            "in the sum too.",
+            _exp_zero_as_zero,
+        ),
+        diagnose.matches(
             "exps-not-normalised",
             "those are the exponentials e^(s_j); divide each by their sum so the weights add up "
             "to 1.",
@@ -116,6 +129,7 @@ weights_by_hand = NumberExercise(
         Mistake("the text's weights", [0.401, 0.198, 0.401], "worked-example-query"),
         Mistake("a sign error in q·k", [0.140, 0.576, 0.284], "sign-flipped-scores"),
         Mistake("a slip in an exponential", [0.585, 0.117, 0.298], "ranked-but-off"),
+        Mistake("e⁰ taken as 0", _exp_zero_as_zero(_Q, _EXAMPLE.keys), "exp-zero-is-zero"),
     ],
     solution=[round(w, 3) for w in _HAND_WEIGHTS],
 )
@@ -222,6 +236,12 @@ gradient_by_hand = NumberExercise(
             "√2 times too large: the scores are q·k_j/√d_k, so the chain rule brings a factor "
             "1/√d_k into every derivative.",
         ),
+        diagnose.factor(
+            -1.0,
+            "sign-flipped",
+            "the right size with the sign flipped: the derivative carries v_j − o, not "
+            "o − v_j (the −o comes from the softmax's −w_l term).",
+        ),
         diagnose.matches(
             "denominator-forgotten",
             "that differentiates the numerators e^(s_j) only: the sum they are divided by "
@@ -233,6 +253,7 @@ gradient_by_hand = NumberExercise(
         Mistake("transposed", [[0.168, -0.168], [-0.226, 0.226]], "transposed"),
         Mistake("no 1/√d_k", [[0.238, -0.320], [-0.238, 0.320]], "chain-rule-scale"),
         Mistake("no −o", [[0.851, 0.284], [0.284, 0.563]], "denominator-forgotten"),
+        Mistake("o − v_j", [[-0.168, 0.226], [0.168, -0.226]], "sign-flipped"),
         Mistake("one row", [0.168, -0.226], "wrong-count"),
     ],
     solution=[[0.168, -0.226], [-0.168, 0.226]],
@@ -272,6 +293,13 @@ def _attention_cases():
             (1000 * sentence.query, 10 * sentence.keys, sentence.values),
         ),
     ]
+
+
+def _global_max_attention(q, keys, values):
+    """The slip: one max over every score; rows far below it underflow to 0/0."""
+    scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
+    e = np.exp(scores - scores.max())
+    return e / e.sum(axis=-1, keepdims=True) @ values
 
 
 def _weights_over_queries(q, keys, values):
@@ -321,6 +349,7 @@ my_attention = FunctionExercise(
             lambda q, k, v: _naive_softmax(q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])) @ v,
             "nan-large-scores",
         ),
+        Mistake("global max", _global_max_attention, "nan-large-scores"),
         Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
     ],
     solution=_attention,

@@ -12,7 +12,7 @@ Examples
 True
 >>> verb_finds_subject.check([0, 0, 2]).diagnosis
 'finds-the-object'
->>> keys_from_queries.check(keys_from_queries.buggy).diagnosis
+>>> three_projections_bug.check(three_projections_bug.buggy).diagnosis
 'keys-from-query-matrix'
 """
 
@@ -38,10 +38,10 @@ __all__ = [
     "EXERCISES",
     "SUBJECT_SHARE",
     "cross_shapes",
-    "keys_from_queries",
     "restore_order",
     "scores_by_hand",
     "symmetric_weights",
+    "three_projections_bug",
     "verb_finds_subject",
 ]
 
@@ -149,6 +149,12 @@ cross_shapes = NumberExercise(
             lambda L, S, d, dk, dv: [S, L, S, dv],
         ),
         diagnose.matches(
+            "weights-transposed",
+            "the output is right, but the weights are the other way round: rows are queries "
+            "(the decoder's L tokens), columns keys (the encoder's S tokens).",
+            lambda L, S, d, dk, dv: [S, L, L, dv],
+        ),
+        diagnose.matches(
             "output-per-key",
             "the weights are right; the output has one row per query, not per key.",
             lambda L, S, d, dk, dv: [L, S, S, dv],
@@ -173,6 +179,7 @@ cross_shapes = NumberExercise(
     ],
     mistakes=[
         Mistake("S × L", [9, 5, 9, 12], "swapped-sides"),
+        Mistake("weights S × L, output right", [9, 5, 5, 12], "weights-transposed"),
         Mistake("output (S, d_v)", [5, 9, 9, 12], "output-per-key"),
         Mistake("output (L, d_k)", [5, 9, 5, 8], "output-width-d-k"),
         Mistake("output (L, d_model)", [5, 9, 5, 16], "output-width-d-model"),
@@ -357,8 +364,8 @@ def _self_attention_cases():
     ]
 
 
-keys_from_queries = BugExercise(
-    "ch5-bug-keys-from-queries",
+three_projections_bug = BugExercise(
+    "ch5-bug-three-projections",
     "self-attention from three projections",
     self_attention,
     _projected,
@@ -377,6 +384,14 @@ keys_from_queries = BugExercise(
             lambda X, W_Q, W_K, W_V: _projected(X, W_K, W_K, W_V),
         ),
         diagnose.matches(
+            "scaled-by-d-model",
+            "you divided the scores by √d_model, the width of the word vectors X; the scale "
+            "is √d_k, the width of the queries and keys.",
+            lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(
+                X @ W_Q, X @ W_K, X @ W_V, scale=1 / math.sqrt(X.shape[-1])
+            ),
+        ),
+        diagnose.matches(
             "values-not-projected",
             "the values are the tokens themselves; they are projected too, with W_V.",
             lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(X @ W_Q, X @ W_K, X),
@@ -393,6 +408,13 @@ keys_from_queries = BugExercise(
             lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(X @ W_Q, X @ W_K, X),
             "values-not-projected",
         ),
+        Mistake(
+            "√d_model",
+            lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(
+                X @ W_Q, X @ W_K, X @ W_V, scale=1 / math.sqrt(X.shape[-1])
+            ),
+            "scaled-by-d-model",
+        ),
     ],
     solution=lambda X, W_Q, W_K, W_V: _projected(X, W_Q, W_K, W_V),
 )
@@ -404,5 +426,5 @@ EXERCISES = [
     cross_shapes,
     restore_order,
     verb_finds_subject,
-    keys_from_queries,
+    three_projections_bug,
 ]

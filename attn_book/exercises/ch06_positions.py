@@ -54,6 +54,13 @@ def _pairs(p, d, omega, trig=(np.sin, np.cos)):
 
 _OMEGA = ac.rotary_frequencies(_D)  # 10000^(-2i/d): the same frequencies
 
+
+def _concatenated(p, d):
+    """The other layout (tensor2tensor's): all the sines first, then all the cosines."""
+    angles = p * _OMEGA
+    return np.concatenate([np.sin(angles), np.cos(angles)])[: int(d)]
+
+
 sin_by_hand = NumberExercise(
     "ch6-sin-by-hand",
     "the sinusoidal encoding of position 3",
@@ -79,6 +86,19 @@ sin_by_hand = NumberExercise(
             lambda p, d: _pairs(p, d, 10_000.0 ** (-np.arange(d // 2) / d)),
         ),
         diagnose.matches(
+            "concatenated-layout",
+            "that is the concatenated layout (all the sines, then all the cosines, as some "
+            "code writes it); the chapter's formula interleaves them: sin, cos of ω₀, then sin, "
+            "cos of ω₁.",
+            _concatenated,
+        ),
+        diagnose.matches(
+            "omega-without-d",
+            "the second pair's frequency is off: ω_i = 10000^(−2i/d), so for i = 1 and d = 4 "
+            "it is 10000^(−1/2) = 1/100, not 10000^(−1).",
+            lambda p, d: _pairs(p, d, [1.0, 1e-4]),
+        ),
+        diagnose.matches(
             "counted-from-1",
             "that is the encoding of the next position: positions count from 0, so the "
             "fourth word is p = 3 and p itself is the factor of every angle.",
@@ -92,6 +112,8 @@ sin_by_hand = NumberExercise(
         Mistake("in degrees", _pairs(_P, _D, np.radians(_OMEGA)), "degrees"),
         Mistake("ω without the 2", [0.141, -0.990, 0.296, 0.955], "exponent-i-over-d"),
         Mistake("position 4", [-0.757, -0.654, 0.040, 0.999], "counted-from-1"),
+        Mistake("sines, then cosines", _concatenated(_P, _D), "concatenated-layout"),
+        Mistake("ω₁ = 10⁻⁴", _pairs(_P, _D, [1.0, 1e-4]), "omega-without-d"),
         Mistake("three numbers", [0.141, -0.990, 0.030], "wrong-count"),
     ],
     solution=[0.141, -0.990, 0.030, 1.000],
@@ -128,6 +150,11 @@ rope_rotate = NumberExercise(
             lambda k, n: _turn(k, math.radians(n)),
         ),
         diagnose.matches(
+            "turned-by-theta",
+            "you turned by θ, one radian; the key at position n turns by nθ = n radians.",
+            lambda k, n: _turn(k, 1.0),
+        ),
+        diagnose.matches(
             "not-turned",
             "that is the key itself; at position n it turns by nθ = n radians.",
             lambda k, n: np.asarray(k, dtype=float),
@@ -145,6 +172,7 @@ rope_rotate = NumberExercise(
         Mistake("turned by −3", _turn(_K, -3), "turned-backwards"),
         Mistake("3 degrees", _turn(_K, math.radians(3)), "degrees"),
         Mistake("the key itself", [2, 1], "not-turned"),
+        Mistake("turned by θ", _turn(_K, 1.0), "turned-by-theta"),
         Mistake("swapped", [1.272, -1.839], "sin-cos-swapped"),
     ],
     solution=[-2.121, -0.708],
@@ -235,6 +263,12 @@ rope_relative = FunctionExercise(
             "product q₂k₁ − q₁k₂, times sin φ.",
             lambda q, k, offset: _dot(q, k) * math.cos(offset),
         ),
+        _every_case(
+            "divided-by-root-d",
+            "every score is √2 times too small: q_m · k_n is the dot product of the turned "
+            "vectors, without the 1/√d_k that attention applies afterwards.",
+            lambda q, k, offset: _relative_score(q, k, offset) / math.sqrt(2),
+        ),
     ],
     mistakes=[
         Mistake("m − n", lambda q, k, offset: _relative_score(q, k, -offset), "offset-sign"),
@@ -243,6 +277,11 @@ rope_relative = FunctionExercise(
             "cos only",
             lambda q, k, offset: _dot(q, k) * math.cos(offset),
             "cosine-term-only",
+        ),
+        Mistake(
+            "divided by √2",
+            lambda q, k, offset: _relative_score(q, k, offset) / math.sqrt(2),
+            "divided-by-root-d",
         ),
         Mistake("skeleton", _skeleton, "unanswered"),
     ],
@@ -364,6 +403,18 @@ def _backwards_conversion(x, w_q, w_k, positions):
     return _interleaved_scores(x, wq, wk, positions)
 
 
+def _half_fixed(x, w_q, w_k, positions):
+    """The fix on one side only: the queries in halves, the keys still interleaved."""
+    q = ac.rotary(x @ w_q, positions, layout="halves")
+    return _scores(q, ac.rotary(x @ w_k, positions))
+
+
+def _half_fixed_keys(x, w_q, w_k, positions):
+    """The fix on the other side only: the keys in halves, the queries still interleaved."""
+    k = ac.rotary(x @ w_k, positions, layout="halves")
+    return _scores(ac.rotary(x @ w_q, positions), k)
+
+
 def _unrotated_scores(x, w_q, w_k, positions):
     return _scores(x @ w_q, x @ w_k)
 
@@ -409,6 +460,16 @@ rope_layout = BugExercise(
             "the interleaved layout, their columns go halves → interleaved.",
             _backwards_conversion,
         ),
+        Diagnosis(
+            "one-side-fixed",
+            "one of the two is fixed: the queries and the keys must turn in the same layout, "
+            "the one the weights were trained with.",
+            lambda trials: any(
+                t.matches(_half_fixed(*t.case.args)) or t.matches(_half_fixed_keys(*t.case.args))
+                for t in trials
+                if not t.ok
+            ),
+        ),
         diagnose.matches(
             "no-rotation",
             "these scores have no positions at all: keep the rotation, in the right layout.",
@@ -418,6 +479,8 @@ rope_layout = BugExercise(
     mistakes=[
         Mistake("converted backwards", _backwards_conversion, "conversion-backwards"),
         Mistake("rotation removed", _unrotated_scores, "no-rotation"),
+        Mistake("only the queries in halves", _half_fixed, "one-side-fixed"),
+        Mistake("only the keys in halves", _half_fixed_keys, "one-side-fixed"),
     ],
     solution=_layout_fixed,
 )

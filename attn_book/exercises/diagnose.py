@@ -174,7 +174,8 @@ def nan_for_large_scores():
 
     return Diagnosis(
         "nan-large-scores",
-        "NaN (or inf) for large scores — e^1000 overflows: subtract the max first.",
+        "NaN (or inf) for large scores — e^1000 overflows, and a row far below one global "
+        "maximum underflows to 0/0: subtract each row's own maximum (axis=-1, keepdims=True).",
         test,
     )
 
