@@ -636,8 +636,8 @@ print(
 # |---|---|---|
 # | `attn_core` | may attend | zeros: {eval}`plain(row_attn_core)` |
 # | `F.scaled_dot_product_attention` | may attend | zeros (releases before 2.5: NaN; changed in pytorch/pytorch#133882) |
-# | `nn.MultiheadAttention`'s `key_padding_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
 # | `nn.MultiheadAttention`'s boolean `attn_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
+# | `nn.MultiheadAttention`'s `key_padding_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
 # | the same, `need_weights=False`, training or with autograd on | **ignore** | zeros: it then calls `F.scaled_dot_product_attention`, and the layer returns its output projection's bias |
 # | the same with `batch_first=True`, self-attention (query is key is value), `need_weights=False`, `eval()` under `torch.no_grad()` (the inference fast path) | **ignore** | NaN |
 # | the same in `eval()` under `torch.no_grad()`, but `batch_first=False` (the default) | **ignore** | zeros: no fast path, it calls `F.scaled_dot_product_attention` |

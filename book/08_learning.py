@@ -643,8 +643,8 @@ for lr_try, end in small_sweep.items():
 # makes the gradient of the smaller $W_Q$ $d_k^{1/4}$ times larger, and a step of that smaller
 # matrix moves the scores as much as a $d_k^{1/4}$ times larger step of the scaled model's
 # $W_Q$ would: in effect SGD runs the scaled model with a learning rate
-# $\sqrt{d_k} =$ {eval}`plain(qk_lr_factor)` times larger on $W_Q$ and $W_K$ (and the same on
-# $W_V$). So the scale's job is the start: with $1/\sqrt{d_k}$, the usual initialisation (unit
+# $\sqrt{d_k} =$ {eval}`plain(qk_lr_factor)` times larger on $W_Q$ and $W_K$ (on $W_V$, the
+# same). So the scale's job is the start: with $1/\sqrt{d_k}$, the usual initialisation (unit
 # variance per component, whatever $d_k$) starts every row unsaturated, and nobody has to
 # retune the start, or the learning rate of $W_Q$ and $W_K$, when $d_k$ changes.
 #
