@@ -417,8 +417,8 @@ figures.show(
 # The matrices themselves are another matter. Attention only ever uses $W_Q$ and $W_K$ through
 # the bilinear form $M = W_Q W_K^\top$ ($D \times D$): the score of query token $i$ and key token
 # $j$ is $\mathbf x_i M \mathbf x_j^\top / \sqrt{d_k}$. Interpretability work calls $M$ the head's
-# QK circuit ([Elhage et al., 2021](references.md)), the same analysis that found the induction
-# heads of [Chapter 7](07_heads_and_masks.ipynb). Compare the block of $M$ over the four
+# QK circuit ([Elhage et al., 2021](references.md)), in the work that first described the
+# induction heads of [Chapter 7](07_heads_and_masks.ipynb). Compare the block of $M$ over the four
 # named features:
 
 # %%
@@ -638,7 +638,7 @@ for lr_try, end in small_sweep.items():
 # %% [markdown]
 # It trains: at learning rate {eval}`plain(big_lr)` it ends at
 # {eval}`dec(small_sweep[big_lr], 4)`, below even the scaled run's
-# {eval}`dec(final["SGD, scaled"], 4)`, and at {eval}`plain(small_lr)` at
+# {eval}`dec(final["SGD, scaled"], 4)`; at learning rate {eval}`plain(small_lr)` it ends at
 # {eval}`dec(small_sweep[small_lr], 4)`. It is not the same training, though. The chain rule
 # makes the gradient of the smaller $W_Q$ $d_k^{1/4}$ times larger, and a step of that smaller
 # matrix moves the scores as much as a $d_k^{1/4}$ times larger step of the scaled model's
