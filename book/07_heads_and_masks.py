@@ -635,7 +635,7 @@ print(
 # | API | a boolean True means | a fully masked row gives |
 # |---|---|---|
 # | `attn_core` | may attend | zeros: {eval}`plain(row_attn_core)` |
-# | `F.scaled_dot_product_attention` | may attend | zeros (releases before 2.5: NaN; changed in pytorch/pytorch#133882) |
+# | `F.scaled_dot_product_attention` | may attend | zeros (releases before 2.5: NaN; changed in [pytorch/pytorch#133882](https://github.com/pytorch/pytorch/pull/133882)) |
 # | `nn.MultiheadAttention`'s boolean `attn_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
 # | `nn.MultiheadAttention`'s `key_padding_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
 # | the same, `need_weights=False`, training or with autograd on | **ignore** | zeros: it then calls `F.scaled_dot_product_attention`, and the layer returns its output projection's bias |
