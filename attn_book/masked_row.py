@@ -60,9 +60,23 @@ FULLY_MASKED_ROW = (
     ),
     MaskedRowCall(
         "mha-fast-path",
-        "nn.MultiheadAttention, need_weights=False, eval() under torch.no_grad()",
+        "nn.MultiheadAttention(batch_first=True), self-attention (query is key is value),"
+        " need_weights=False, eval() under torch.no_grad()",
         "NaN",
         "the inference fast path: NaN output",
+    ),
+    MaskedRowCall(
+        "mha-eval-seq-first",
+        "the same in eval() under torch.no_grad(), but batch_first=False (the default)",
+        "zeros",
+        "no fast path: it calls SDPA, as in training",
+    ),
+    MaskedRowCall(
+        "mha-eval-cross",
+        "the same in eval() under torch.no_grad(), batch_first=True, but cross-attention"
+        " (query not key)",
+        "zeros",
+        "no fast path: it calls SDPA, as in training",
     ),
     MaskedRowCall(
         "attn-core",

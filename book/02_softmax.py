@@ -491,9 +491,12 @@ fully_masked_table()
 # %% [markdown]
 # `nn.MultiheadAttention` computes NaN weights whenever it returns them, the default; with
 # `need_weights=False` it hands the work to `scaled_dot_product_attention` and gets zeros,
-# except on its inference fast path (`eval()` mode, no autograd), which gives NaN again. So the
-# same layer can give a padded query zeros while it trains and NaN once deployed. `ac.softmax`
-# gives such a row zero weights, as `scaled_dot_product_attention` does:
+# except on its inference fast path, which needs `eval()`, no autograd, `batch_first=True` and
+# the same tensor as query, key and value (among other conditions): there it gives NaN. With
+# the default `batch_first=False`, or in cross-attention, `eval()` still gives zeros. So the
+# same self-attention layer can give a padded query zeros while it trains and NaN once
+# deployed. `ac.softmax` gives such a row zero weights, as `scaled_dot_product_attention`
+# does:
 
 # %%
 nothing = np.zeros(scores.shape, dtype=bool)  # every key hidden

@@ -27,13 +27,13 @@
 #   many heads cost against one wide head: the same matrix products, $h$ times the softmax's
 #   work and the scores' memory;
 # - stack two attention layers with residual connections, say what each token's vector
-#   holds after each, and name the circuit that such a stack begins (an induction head);
+#   holds after each, and name the circuit that such a stack begins (an induction circuit);
 # - build causal and padding masks, boolean or additive, say which way `is_causal=True`
 #   aligns its triangle when there are fewer queries than keys, and what every API gives for
 #   a row whose keys are all masked.
 #
-# New terms: head, output projection, layer, residual connection, causal mask, padding (each
-# with its Korean name where it is introduced).
+# New terms: head, output projection, entropy, layer, residual connection, induction head,
+# causal mask, KV cache, padding (each with its Korean name where it is introduced).
 
 # %%
 import math
@@ -194,7 +194,8 @@ too_small_by = math.sqrt(512) / math.sqrt(512 // 8)
 # head puts {eval}`dec(top_trained)` of its weight on its best key when it is scaled right,
 # but only {eval}`dec(top_trained_bug)` with the bug: the scores are
 # $\sqrt 8 \approx$ {eval}`dec(too_small_by)` times too small, a temperature that flattens
-# every head.
+# every head. It is worst when trained weights are loaded into the buggy code; a model trained
+# with the bug partly compensates by growing $W_Q$ and $W_K$.
 #
 # ## Why several heads: one looks by position, one by content
 #
@@ -313,8 +314,20 @@ step_table(
 # A Transformer stacks layers (층): the output of one attention layer is the input of the
 # next. Each layer *adds* its output to its input, $X_{l+1} = X_l + \mathrm{MultiHead}(X_l)$,
 # a residual connection (잔차 연결): a token keeps what it had and gains what it gathered.
-# (Real layers also normalise and pass every token through a small feed-forward network; we
-# leave those out to watch attention alone.) Stack the position head of our example twice.
+# Real layers also normalise and pass every token through a feed-forward network of two
+# matrices, $d_\text{model} \times d_\text{ff}$ and back; in the original Transformer:
+
+# %%
+d_ff = 2048  # the original Transformer's feed-forward width, for d_model = 512
+ffn_params = 2 * 512 * d_ff  # two matrices
+attention_params = 4 * 512 * 512  # W_Q, W_K, W_V, W_O
+ffn_wider_by = d_ff // 512
+ffn_share = ffn_params / (ffn_params + attention_params)
+
+# %% [markdown]
+# The feed-forward network is {eval}`plain(ffn_wider_by)` times as wide as the model and holds
+# {eval}`dec(ffn_share, 2)` of the layer's parameters. We leave it and the normalisation out,
+# to watch attention alone. Stack the position head of our example twice.
 # To keep the code short, the layer below runs it as one head (`n_heads=1`) of all
 # {eval}`n_features` features with the content part of $W_Q$ zeroed: the scores are the
 # same, but the scale is now $1/\sqrt{10}$, not $1/\sqrt 5$.
@@ -399,14 +412,16 @@ figures.show(
 # and a second-layer head can use what the first layer gathered.
 #
 # Trained Transformers use exactly that. A previous-token head like our layer 1 is the first
-# half of an induction head (인덕션 헤드), a two-layer circuit found in trained models
-# ([Olsson et al., 2022](references.md)). After layer 1, each token's vector also says which
+# of the two heads of an induction circuit, found in trained models; the second, in a later
+# layer, is what [Elhage et al. (2021)](references.md) and
+# [Olsson et al. (2022)](references.md) call the induction head (인덕션 헤드). After layer 1,
+# each token's vector also says which
 # token came before it. A head in a later layer then takes the current token as its query and
 # matches it against those "the token before me was …" parts of the keys: it finds the token
 # that *followed* an earlier occurrence of the current one, and copies it forward. After
 # "Harry Potter … Harry" it attends to "Potter" and helps predict it next. Our second layer
-# looks by position again, so it has only the first half; the second half looks by content
-# through what the first half wrote.
+# looks by position again, so our stack has only the circuit's first head; the induction head
+# looks by content, through what the first head wrote.
 #
 # ## Masks: what a query may not see
 #
@@ -501,13 +516,15 @@ print("no mask:       ", weights_all_keys.round(3))
 # %% [markdown]
 # With `is_causal=True` the new token puts all its weight, {eval}`plain(weights_top_left)`,
 # on the first token of the sentence; PyTorch's `scaled_dot_product_attention` gives the same
-# (the book's test `tests/test_masks_torch.py` checks it against the installed PyTorch). The
+# (checked against PyTorch 2.13 in the project's tests). The
 # right weights are {eval}`dec(weights_all_keys)`: the previous-token head finds "the", the
 # token before "dog". The bug runs silently and every generated token reads only the first
 # one. For $L$ new queries at the end of $S$ keys, query $i$ is position $S - L + i$ and may
 # see keys $0$ to $S - L + i$: the triangle must be aligned with the *bottom-right* corner,
 # the diagonal moved by $S - L$ (PyTorch builds it with
-# `torch.nn.attention.bias.causal_lower_right`):
+# `torch.nn.attention.bias.causal_lower_right`). Not every library aligns `causal=True` the
+# same way: FlashAttention's `flash_attn_func` (flash-attn 2.1 and later) aligns it
+# bottom-right when $L \ne S$; [Chapter 10](10_generation.ipynb) tabulates the libraries.
 
 # %%
 L_new, S_all = 2, 5
@@ -552,6 +569,10 @@ step_table(
 # 0, and "cat" and "the" share the whole 1: "cat" keeps
 # {eval}`dec(weights_padded[1, 1, 1, 1])` for itself and gives
 # {eval}`dec(weights_padded[1, 1, 1, 0])` to "the".
+#
+# The mask hides the padding *keys* only. The three padding *queries* of the second sentence
+# still attend to "the" and "cat" and get outputs like any token; nothing in attention removes
+# them, so the model must drop them itself, for instance from the loss.
 #
 # ### Boolean and additive masks give the same weights
 #
@@ -605,19 +626,22 @@ print(
 )
 
 # %% [markdown]
-# The book does not run PyTorch. Its rows below are what PyTorch 2.13 gives (`F` is
-# `torch.nn.functional`, `nn` is `torch.nn`), and a test of the book,
-# `tests/test_masks_torch.py` (skipped where PyTorch is not installed), makes each of these
-# calls and fails if a row stops saying what the installed release does. The other rows are
-# computed above. `nn.MultiheadAttention` answers differently depending on how it is called:
+# The book does not run PyTorch. Its rows below are what PyTorch 2.13 gives on CPU (`F` is
+# `torch.nn.functional`, `nn` is `torch.nn`), checked against PyTorch 2.13 (the project's
+# tests make each call and fail if a row stops saying what the installed release does). The
+# other rows are computed above. `nn.MultiheadAttention` answers differently depending on how
+# it is called:
 #
 # | API | a boolean True means | a fully masked row gives |
 # |---|---|---|
 # | `attn_core` | may attend | zeros: {eval}`plain(row_attn_core)` |
-# | `F.scaled_dot_product_attention` | may attend | zeros (older releases: NaN) |
+# | `F.scaled_dot_product_attention` | may attend | zeros (releases before 2.5: NaN; changed in [pytorch/pytorch#133882](https://github.com/pytorch/pytorch/pull/133882)) |
+# | `nn.MultiheadAttention`'s boolean `attn_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
 # | `nn.MultiheadAttention`'s `key_padding_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
 # | the same, `need_weights=False`, training or with autograd on | **ignore** | zeros: it then calls `F.scaled_dot_product_attention`, and the layer returns its output projection's bias |
-# | the same, `need_weights=False`, `eval()` under `torch.no_grad()` (the inference fast path) | **ignore** | NaN |
+# | the same with `batch_first=True`, self-attention (query is key is value), `need_weights=False`, `eval()` under `torch.no_grad()` (the inference fast path) | **ignore** | NaN |
+# | the same in `eval()` under `torch.no_grad()`, but `batch_first=False` (the default) | **ignore** | zeros: no fast path, it calls `F.scaled_dot_product_attention` |
+# | the same in `eval()` under `torch.no_grad()`, but cross-attention (query not key) | **ignore** | zeros: no fast path, it calls `F.scaled_dot_product_attention` |
 # | plain softmax, $-\infty$ fill | (your code) | NaN: {eval}`plain(row_plain)` |
 # | softmax, $-10^9$ fill | (your code) | uniform: {eval}`plain(row_fill)` |
 # | softmax, $-10^9$ fill, float16 | (your code) | NaN: $-10^9$ becomes {eval}`plain(fill_in_float16)` |
@@ -630,9 +654,11 @@ print(
 # Zeros are the honest answer: the query gathers nothing, and its output is the zero vector.
 # NaN spreads through every later layer and into the loss; uniform weights quietly average
 # padding. With `nn.MultiheadAttention` a padded batch can train without a NaN
-# (`need_weights=False`) and then produce NaN in evaluation, on the fast path. The other trap
-# to remember is the convention: `torch.nn.MultiheadAttention`'s
-# `key_padding_mask` marks the keys to *ignore*, so a mask built for `attn_core` or for
+# (`need_weights=False`) and then produce NaN in evaluation, on the fast path, which needs
+# `eval()`, no autograd, `batch_first=True` and the same tensor as query, key and value
+# (among other conditions). The other trap to remember is the convention:
+# `torch.nn.MultiheadAttention`'s boolean masks, `key_padding_mask` and `attn_mask` alike,
+# mark the keys to *ignore*, so a mask built for `attn_core` or for
 # `scaled_dot_product_attention` must be flipped with `~` before it goes there, and back.
 #
 # ## Live: toggle the masks and watch the rows renormalise
@@ -679,14 +705,16 @@ np.testing.assert_allclose(heatmap.weights, ac.attention_weights(q_toy, k_toy, b
 #   $d_\text{model}$; the softmax's exponentials and passes and the scores' memory grow $h$
 #   times.
 # - Layers with residual connections let information travel one hop per layer; a
-#   previous-token head in one layer is the first half of an induction head.
+#   previous-token head in one layer is the first of the two heads of an induction circuit,
+#   whose second head, in a later layer, is the induction head.
 # - Masks: causal for language models, padding for batches; boolean (True = may attend) and
 #   additive (0 or $-\infty$) give the same weights. `is_causal=True` aligns its triangle
 #   top-left, wrong for new queries after cached keys, which need the bottom-right one. A fully
 #   masked row gives zeros in `attn_core` and PyTorch's `scaled_dot_product_attention`, NaN
 #   in a plain softmax and in `nn.MultiheadAttention` whenever it returns its weights or runs
 #   its inference fast path, uniform weights with a $-10^9$ fill;
-#   `nn.MultiheadAttention`'s `key_padding_mask` means True = ignore.
+#   `nn.MultiheadAttention`'s boolean masks, `key_padding_mask` and `attn_mask` alike, mean
+#   True = ignore.
 #
 # ## Exercises
 #
@@ -949,8 +977,9 @@ ch7.key_padding_weights.check(weights_from_key_padding_mask)
 # :label: ex-ch7-float16-fill
 #
 # Since $-10^9$ does not fit in float16, a float16 code base masks its scores with
-# `np.where(mask, scores, -1e4).astype(np.float16)` instead (NumPy ≥ 2 keeps float16 even
-# without the `.astype`) and passes them to a plain softmax (subtract the row's maximum,
+# `np.where(mask, scores, -1e4).astype(np.float16)` instead (without the `.astype` NumPy
+# keeps float16 here in any version, since $-10^4$ fits; with $-10^9$ NumPy 1 would have
+# promoted to float32) and passes them to a plain softmax (subtract the row's maximum,
 # exponentiate, divide by the sum). What does a row whose keys are *all* masked give now:
 # `"zeros"`, `"uniform"` or `"NaN"`?
 # ```
@@ -965,6 +994,13 @@ ch7.key_padding_weights.check(weights_from_key_padding_mask)
 # %%
 answer = ...  # "zeros", "uniform" or "NaN"
 ch7.float16_fill.check(answer)
+
+# %%
+# see it happen: a fully masked float16 row through a plain softmax
+no_key = np.zeros(L, dtype=bool)  # every key masked
+row16 = np.where(no_key, np.zeros(L, np.float16), -1e4).astype(np.float16)
+e16 = np.exp(row16 - row16.max())  # e^0 = 1 for every key
+print(row16.dtype, row16, "->", e16 / e16.sum())
 
 # %% [markdown]
 # ````{solution} ex-ch7-float16-fill

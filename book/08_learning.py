@@ -11,10 +11,10 @@
 #
 # Every attention pattern in this book so far was set by hand. [Chapter 5](05_projections.ipynb)
 # designed $W_Q$, $W_K$ and $W_V$ from case markers and said that training is what moves real
-# matrices towards ones like ours. The Korean explainer of queries, keys and values calls them
-# learned weight matrices (학습된 가중치 행렬), and [Chapter 3](03_scaling.ipynb) took from the
-# Korean write-up of the Quanta Magazine column the claim that dividing by $\sqrt{d_k}$ keeps the
-# gradient from vanishing. Both are claims about learning. This chapter shows them: it derives
+# matrices towards ones like ours. The Korean write-up of the Quanta Magazine column makes
+# every word's query, key and value with learned weight matrices (학습된 가중치 행렬), and
+# [Chapter 3](03_scaling.ipynb) took from the same write-up the claim that dividing by
+# $\sqrt{d_k}$ keeps the gradient from vanishing. Both are claims about learning. This chapter shows them: it derives
 # the backward pass (역전파) of attention by hand, then trains a layer in plain NumPy and
 # watches its weights find the pattern.
 #
@@ -192,7 +192,9 @@ print(f"by hand vs finite differences: {fd_err:.1e}")
 # value's $w_{ij}\,\mathbf g_i$ over the queries $i$ (hence $A^\top$), and $dK$ collects, in row
 # $j$, what every query sent to key $j$ (hence $dS^\top$). A mask changes nothing in these
 # lines: a masked weight is 0, so its $dS_{ij}$ is 0 too, and a key that no query may see gets
-# $dK_j = dV_j = 0$. Checked on a random causal case, four queries and six keys:
+# $dK_j = dV_j = 0$. Checked on a random causal case, four queries and six keys, with
+# `is_causal=True` aligned top-left as in [Chapter 7](07_heads_and_masks.ipynb) (query $i$ sees
+# keys $0$ to $i$):
 
 # %%
 rng = np.random.default_rng(8)
@@ -215,13 +217,30 @@ dQ4_numeric = np.array(
 ).reshape(Q4.shape)
 batched_err = np.abs(dQ4 - dQ4_numeric).max()
 print(f"dQ vs finite differences: {batched_err:.1e}")
-print("dK of keys 5 and 6:", dK6[4:].tolist())
+print("dK of keys 4 and 5:", dK6[4:].tolist())
 
 # %% [markdown]
-# They agree to {eval}`sci(batched_err)`, and keys 5 and 6, which no query may see under the
-# causal mask (four queries see keys 1 to 4 at most), get no gradient at all. The unit tests run
+# They agree to {eval}`sci(batched_err)`, and keys 4 and 5, which no query may see under the
+# causal mask (the four queries see keys 0 to 3 at most), get no gradient at all. The unit tests run
 # the same check on masks, batches, broadcast heads and fully masked rows, and against
 # PyTorch's autograd.
+#
+# The row term of $dS$ does not need the $L \times S$ matrices either:
+# $\mathrm{rowsum}(dA \odot A)_i = \sum_j A_{ij}\,(\mathbf{dO}_i \cdot \mathbf v_j) =
+# \mathbf{dO}_i \cdot \mathbf o_i$, one dot product per query of two vectors the forward and the
+# loss already have:
+
+# %%
+A4 = ac.attention_weights(Q4, K6, is_causal=True)  # [L, S]
+O4 = A4 @ V6  # [L, Ev]
+dA4 = dO @ V6.T  # [L, Ev] @ [Ev, S] -> [L, S]
+# rowsum(dA * A) over S keys = rowsum(dO * O) over Ev coordinates: [L]
+np.testing.assert_allclose(np.sum(dA4 * A4, axis=-1), np.sum(dO * O4, axis=-1))
+
+# %% [markdown]
+# FlashAttention's backward pass computes it this way, as its $D_i$
+# ([Dao et al., 2022](references.md)); [Chapter 9](09_cost.ipynb) shows why a pass that never
+# holds an $L \times S$ matrix matters.
 #
 # ## A task whose answer we know
 #
@@ -397,7 +416,9 @@ figures.show(
 #
 # The matrices themselves are another matter. Attention only ever uses $W_Q$ and $W_K$ through
 # the bilinear form $M = W_Q W_K^\top$ ($D \times D$): the score of query token $i$ and key token
-# $j$ is $\mathbf x_i M \mathbf x_j^\top / \sqrt{d_k}$. Compare the block of $M$ over the four
+# $j$ is $\mathbf x_i M \mathbf x_j^\top / \sqrt{d_k}$. Interpretability work calls $M$ the head's
+# QK circuit ([Elhage et al., 2021](references.md)), in the work that first described the
+# induction heads of [Chapter 7](07_heads_and_masks.ipynb). Compare the block of $M$ over the four
 # named features:
 
 # %%
@@ -593,14 +614,39 @@ for lr_try, end in lr_sweep.items():
 # %% [markdown]
 # With the smaller learning rates the unscaled run ends at {eval}`dec(lr_sweep[0.1], 4)` and
 # {eval}`dec(lr_sweep[0.3], 4)`: no better. With the larger one it diverges: its loss grows to
-# {eval}`sci(lr_sweep[2.0], 1)`. To be fair to the unscaled model: at the start its scores
-# equal the scaled model's if $W_Q$ starts $\sqrt{d_k}$ times smaller, so "no scale" starts as
-# the scaled model with a larger initialisation. It does not train the same way (a smaller
-# matrix gets larger gradients), and whether a smaller start alone would rescue it is not
-# measured here; longer runs can get unstuck too. The scale's job is the start: with
-# $1/\sqrt{d_k}$, the usual
-# initialisation (unit variance per component, whatever $d_k$) starts every row unsaturated,
-# and nobody has to retune the start when $d_k$ changes.
+# {eval}`sci(lr_sweep[2.0], 1)`. To be fair to the unscaled model: "no scale" starts as the
+# scaled model with a larger initialisation. Multiply $W_Q$ and $W_K$ by $d_k^{-1/4}$ and its
+# first scores equal the scaled model's exactly. Trained from there, without the scale:
+
+# %%
+shrink = d_k_big**-0.25  # W_Q and W_K both: the scores shrink by 1/sqrt(d_k)
+small_start = {n: w * shrink if n in ("W_Q", "W_K") else w for n, w in big_start.items()}
+Q_small, K_small = X @ small_start["W_Q"], X @ small_start["W_K"]
+np.testing.assert_allclose(  # unscaled scores from the smaller start = the scaled ones
+    Q_small @ np.swapaxes(K_small, -1, -2),
+    Q_big @ np.swapaxes(K_big, -1, -2) / math.sqrt(d_k_big),
+)
+small_task = (X, target, small_start, big_steps)
+small_lr = 0.3
+small_sweep = {}
+for lr_try in (big_lr, small_lr):
+    small_sweep[lr_try] = tr.train_self_attention(*small_task, lr_try, scale=1.0).losses[-1]
+qk_lr_factor = math.sqrt(d_k_big)  # the scaled model's learning rate on W_Q, W_K, in effect
+for lr_try, end in small_sweep.items():
+    print(f"unscaled SGD from the smaller start, learning rate {lr_try}: loss {end:.4g}")
+
+# %% [markdown]
+# It trains: at learning rate {eval}`plain(big_lr)` it ends at
+# {eval}`dec(small_sweep[big_lr], 4)`, below even the scaled run's
+# {eval}`dec(final["SGD, scaled"], 4)`; at learning rate {eval}`plain(small_lr)` it ends at
+# {eval}`dec(small_sweep[small_lr], 4)`. It is not the same training, though. The chain rule
+# makes the gradient of the smaller $W_Q$ $d_k^{1/4}$ times larger, and a step of that smaller
+# matrix moves the scores as much as a $d_k^{1/4}$ times larger step of the scaled model's
+# $W_Q$ would: in effect SGD runs the scaled model with a learning rate
+# $\sqrt{d_k} =$ {eval}`plain(qk_lr_factor)` times larger on $W_Q$ and $W_K$ (on $W_V$, the
+# same). So the scale's job is the start: with $1/\sqrt{d_k}$, the usual initialisation (unit
+# variance per component, whatever $d_k$) starts every row unsaturated, and nobody has to
+# retune the start, or the learning rate of $W_Q$ and $W_K$, when $d_k$ changes.
 #
 # ## Summary
 #
@@ -609,8 +655,8 @@ for lr_try, end in lr_sweep.items():
 #   $dS = A \odot (dA - \mathrm{rowsum}(dA \odot A))$, then $dQ = dS\,K/\sqrt{d_k}$ and
 #   $dK = dS^\top Q/\sqrt{d_k}$. `ac.attention_backward` computes it with the forward's masks,
 #   scale and broadcasting; finite differences and PyTorch agree with it.
-# - A row of $dS$ sums to zero (shifting all scores changes nothing); a masked weight passes no
-#   gradient, and a key no query sees gets none.
+# - A masked weight passes no gradient, and a key no query sees gets none; the row term of $dS$
+#   is $\mathrm{rowsum}(dO \odot O)$, without the $L \times S$ matrices.
 # - Trained from random numbers by {eval}`n_steps` steps of gradient descent, one layer found
 #   Chapter 5's "who did what" pattern on a sentence it never saw, sharper than the hand-made
 #   one; its $W_Q W_K^\top$ differs entry by entry from the design because softmax ignores row
@@ -618,7 +664,9 @@ for lr_try, end in lr_sweep.items():
 # - At $d_k =$ {eval}`d_k_big` without $1/\sqrt{d_k}$, most rows start saturated and their
 #   gradients vanish; within {eval}`big_steps` steps the loss stalls, at each SGD learning
 #   rate we tried and with Adam (one seed).
-#   The total gradient norm is not what vanishes; the saturated rows' gradients are.
+#   The total gradient norm is not what vanishes; the saturated rows' gradients are. From a
+#   start $d_k^{-1/4}$ smaller, whose scores equal the scaled model's, it trains: the scale's
+#   job is the start.
 #
 # ## Exercises
 #
@@ -770,6 +818,17 @@ ch8.key_gradient.check(fixed_key_gradient)
 print(ch8.which_vanishes.options)
 answer = ...  # one of the options, as a string
 ch8.which_vanishes.check(answer)
+
+# %%
+# see it happen: 100 random sentences of 3 tokens, unscaled, values of 2 features as in the task
+for d_try in (4, 256):
+    r = np.random.default_rng(0)
+    Q_try, K_try = (r.normal(size=(100, 3, d_try)) for _ in range(2))  # variance 1
+    V_try, dO_try = (r.normal(size=(100, 3, 2)) for _ in range(2))
+    grads = ac.attention_backward(dO_try, Q_try, K_try, V_try, scale=1.0)
+    medians = [np.median(np.linalg.norm(gr, axis=-1)) for gr in grads]  # one per row
+    print(f"d_k = {d_try:3}: median |dQ_i| {medians[0]:.2g}, |dK_j| {medians[1]:.2g},", end="")
+    print(f" |dV_j| {medians[2]:.2g}")
 
 # %% [markdown]
 # ````{solution} ex-ch8-which-vanishes

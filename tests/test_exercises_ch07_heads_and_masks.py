@@ -67,6 +67,9 @@ def test_heads_cost_for_gpt2_small_by_hand():
         "multiply-adds-not-flops": [expected[0] / 2, expected[1], expected[2]],
         "d-model-per-head": [scores * 2 * 768 / 1e9, expected[1], expected[2]],
         "mib-not-mb": [expected[0], expected[1], scores * 4 / 2**20],
+        "float16-bytes": [expected[0], expected[1], scores * 2 / 1e6],
+        "counted-weights-v": [2 * expected[0], expected[1], expected[2]],  # + weights·V
+        "one-head-counts": [one_head * 2 * 64 / 1e9, one_head / 1e6, one_head * 4 / 1e6],
     }
     for diagnosis, answer in wrong.items():
         assert ch7.heads_cost.check(answer).diagnosis == diagnosis
@@ -110,3 +113,25 @@ def test_float16_holds_minus_1e4_so_a_fully_masked_row_is_uniform():
     assert ch7.float16_fill.check("NaN").diagnosis == "chose-NaN"
     with np.errstate(over="ignore"):
         assert np.float16(-1e9) == -np.inf  # the chapter's -1e9, by contrast
+
+
+def _head_weights_scaled_by(divisor):
+    """A reader's head_weights dividing each head's scores by ``divisor(d_head, h)``."""
+
+    def head_weights(q, k, n_heads):
+        qh, kh = ch7.ac.split_heads(q, n_heads), ch7.ac.split_heads(k, n_heads)
+        scores = qh @ np.swapaxes(kh, -1, -2) / divisor(qh.shape[-1], n_heads)
+        return ch7.ac.softmax(scores, axis=-1)
+
+    return head_weights
+
+
+def test_scaling_each_head_by_the_wrong_divisor_is_named():
+    check = ch7.scale_d_model.check
+    assert check(_head_weights_scaled_by(lambda d_head, h: d_head)).diagnosis == (
+        "divided-by-d-head"
+    )
+    assert check(_head_weights_scaled_by(lambda d_head, h: math.sqrt(h))).diagnosis == (
+        "divided-by-sqrt-h"
+    )
+    assert check(_head_weights_scaled_by(lambda d_head, h: math.sqrt(d_head))).ok

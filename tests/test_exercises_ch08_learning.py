@@ -46,6 +46,7 @@ def test_missing_entry_makes_the_row_sum_to_zero():
             "plain-mean",
         ),
         (ch8.ds_row_by_hand, [0.5, -2.5, 2.5], "outer-weight-missing"),
+        (ch8.ds_row_by_hand, [-0.25, 0.75, -0.5], "sign"),  # a_j (a · dA − dA_j)
         (ch8.missing_entry, [0.104], "sign"),
         (ch8.missing_entry, [0.896], "sums-to-one"),
         (ch8.which_vanishes, "dV, at d_k = 256", None),
@@ -92,3 +93,23 @@ def test_the_key_bug_is_invisible_in_shape_for_self_attention_only():
 
 def test_which_vanishes():
     assert ch8.which_vanishes.check("dQ and dK, at d_k = 256").ok
+
+
+def _plain_mean_query(d_out, Q, K, V):
+    A = ch8.ac.attention_weights(Q, K)
+    dA = d_out @ np.swapaxes(V, -1, -2)
+    dS = A * (dA - dA.mean(axis=-1, keepdims=True))  # the slip: the plain mean
+    return dS @ K / np.sqrt(Q.shape[-1])
+
+
+def _ds_dot_t_key(d_out, Q, K, V):
+    A = ch8.ac.attention_weights(Q, K)
+    dA = d_out @ np.swapaxes(V, -1, -2)
+    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))
+    return dS.T @ Q / np.sqrt(Q.shape[-1])  # the slip: .T reverses the batch axis too
+
+
+def test_the_plain_mean_and_a_batch_transposed_by_dot_t_are_named():
+    assert ch8.query_gradient.check(_plain_mean_query).diagnosis == "plain-mean"
+    feedback = ch8.key_gradient.check(_ds_dot_t_key)
+    assert feedback.diagnosis == "kT-on-batch" and ".T" in feedback.message

@@ -72,6 +72,27 @@ def mha_fast_path(torch):
     return out.numpy()
 
 
+def mha_eval_seq_first(torch):
+    """batch_first=False, the default: eval() under no_grad() takes no fast path."""
+    torch.manual_seed(0)
+    mha = torch.nn.MultiheadAttention(4, 2).eval()  # batch_first=False: [L, B, E]
+    x = torch.randn(3, 1, 4)
+    everything_hidden = torch.ones(1, 3, dtype=torch.bool)  # [B, S], True = ignore
+    with torch.no_grad():
+        out, _ = mha(x, x, x, key_padding_mask=everything_hidden, need_weights=False)
+    return out.numpy() - mha.out_proj.bias.detach().numpy()
+
+
+def mha_eval_cross(torch):
+    """Cross-attention (a query tensor other than the keys'): no fast path either."""
+    mha, x, pad = _mha(torch, bias=0.0)
+    mha.eval()
+    query = torch.randn(1, 2, 4)
+    with torch.no_grad():
+        out, _ = mha(query, x, x, key_padding_mask=pad, need_weights=False)
+    return out.numpy()
+
+
 def attn_core_row(torch):
     scores = np.full((2, 3), -np.inf)
     weights = ac.softmax(scores)
@@ -86,6 +107,8 @@ CALLS = {
     "mha-need-weights": mha_need_weights,
     "mha-no-weights": mha_no_weights,
     "mha-fast-path": mha_fast_path,
+    "mha-eval-seq-first": mha_eval_seq_first,
+    "mha-eval-cross": mha_eval_cross,
     "attn-core": attn_core_row,
 }
 

@@ -81,14 +81,54 @@ def mha_fast_path(torch):
     return out
 
 
+def mha_attn_mask_need_weights(torch):
+    mha, x, _ = _mha(torch)
+    hide_all = torch.ones(3, 3, dtype=torch.bool)  # [L, S]; True = not allowed, for MHA
+    out, weights = mha(x, x, x, attn_mask=hide_all)  # need_weights=True, the default
+    assert classify(weights.detach()) == "NaN"  # "in the weights and the output"
+    return out.detach()
+
+
+def mha_eval_seq_first(torch):
+    """batch_first=False, the default: eval() under no_grad() takes no fast path."""
+    torch.manual_seed(0)
+    mha = torch.nn.MultiheadAttention(4, 2).eval()  # [L, B, E]
+    x = torch.randn(3, 1, 4)
+    with torch.no_grad():
+        out, _ = mha(
+            x, x, x, key_padding_mask=torch.ones(1, 3, dtype=torch.bool), need_weights=False
+        )
+    return out - mha.out_proj.bias.detach()  # the attention part
+
+
+def mha_eval_cross(torch):
+    """Cross-attention (a query tensor other than the keys'): no fast path either."""
+    mha, x, hide_all = _mha(torch)
+    mha.eval()
+    query = torch.randn(1, 2, 4)
+    with torch.no_grad():
+        out, _ = mha(query, x, x, key_padding_mask=hide_all, need_weights=False)
+    return out - mha.out_proj.bias.detach()
+
+
 CALLS = {
     "`F.scaled_dot_product_attention`": sdpa,
     "`nn.MultiheadAttention`'s `key_padding_mask`, `need_weights=True` (the default)": (
         mha_need_weights
     ),
     "the same, `need_weights=False`, training or with autograd on": mha_no_weights,
-    "the same, `need_weights=False`, `eval()` under `torch.no_grad()` (the inference fast path)": (
+    "`nn.MultiheadAttention`'s boolean `attn_mask`, `need_weights=True` (the default)": (
+        mha_attn_mask_need_weights
+    ),
+    "the same with `batch_first=True`, self-attention (query is key is value),"
+    " `need_weights=False`, `eval()` under `torch.no_grad()` (the inference fast path)": (
         mha_fast_path
+    ),
+    "the same in `eval()` under `torch.no_grad()`, but `batch_first=False` (the default)": (
+        mha_eval_seq_first
+    ),
+    "the same in `eval()` under `torch.no_grad()`, but cross-attention (query not key)": (
+        mha_eval_cross
     ),
 }
 
@@ -117,6 +157,11 @@ def test_what_a_boolean_true_means_in_each_row():
     mha, x, _ = _mha(torch)
     _, mha_weights = mha(x, x, x, key_padding_mask=only_first)  # [B, S]
     mha_means = "ignore" if (mha_weights[0, :, 0] == 0).all() else "may attend"
+    # the boolean attn_mask [L, S] reads the same way: True above the diagonal is causal
+    above_diagonal = torch.triu(torch.ones(3, 3, dtype=torch.bool), diagonal=1)
+    _, causal_weights = mha(x, x, x, attn_mask=above_diagonal)
+    assert (causal_weights[0][above_diagonal] == 0).all()
+    assert (causal_weights[0][~above_diagonal] > 0).all()
     for api in CALLS:
         if api != "`F.scaled_dot_product_attention`":
             assert rows[api][0] == mha_means, api

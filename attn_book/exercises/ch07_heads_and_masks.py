@@ -102,10 +102,32 @@ scale_d_model = BugExercise(
             lambda q, k, h: _head_weights(q, k, h, 1 / math.sqrt(q.shape[-1]))
         ),
         diagnose.forgot_scale("d_head", lambda q, k, h: _head_weights(q, k, h, 1.0)),
+        diagnose.matches(
+            "divided-by-d-head",
+            "you divided by d_head itself; the scale is 1/√d_head: each head's scores have "
+            "variance d_head, so their standard deviation is √d_head.",
+            lambda q, k, h: _head_weights(q, k, h, h / q.shape[-1]),
+        ),
+        diagnose.matches(
+            "divided-by-sqrt-h",
+            "you divided by √h, the square root of the number of heads; the scale is "
+            "1/√d_head, with d_head = d_model / h the length of each head's vectors.",
+            lambda q, k, h: _head_weights(q, k, h, 1 / math.sqrt(h)),
+        ),
         diagnose.rows_not_normalised(),
     ],
     mistakes=[
         Mistake("no scale at all", lambda q, k, h: _head_weights(q, k, h, 1.0), "forgot-scale"),
+        Mistake(
+            "divided by d_head",
+            lambda q, k, h: _head_weights(q, k, h, h / q.shape[-1]),
+            "divided-by-d-head",
+        ),
+        Mistake(
+            "divided by √h",
+            lambda q, k, h: _head_weights(q, k, h, 1 / math.sqrt(h)),
+            "divided-by-sqrt-h",
+        ),
         Mistake(
             "softmax over the queries",
             lambda q, k, h: np.swapaxes(_head_weights(q, k, h), -1, -2),
@@ -303,21 +325,25 @@ key_padding_weights = FunctionExercise(
 # ------------------------------------------------------ what grows with the heads (ch 7)
 
 
-def _heads_cost(d_model, n_heads, L, *, d=None, flop=2, exps_heads=None, bytes_unit=1e6):
+def _heads_cost(
+    d_model, n_heads, L, *, d=None, flop=2, exps_heads=None, bytes_unit=1e6, bytes_per=4, av=False
+):
     """[GFLOP of QKᵀ, millions of exponentials, MB of float32 scores] of one layer.
 
     The keyword arguments imitate the slips: ``d`` a head width other than
     d_model / h, ``flop=1`` multiply-adds for FLOPs, ``exps_heads=1`` the
-    exponentials and scores of one head only, ``bytes_unit=2**20`` MiB.
+    exponentials and scores of one head only, ``bytes_unit=2**20`` MiB,
+    ``bytes_per=2`` float16 scores, ``av=True`` QKᵀ and weights·V counted together.
     """
     d_head = d_model // n_heads if d is None else d
     cost = ac.attention_cost(1, n_heads, L, L, d_head)
     one = ac.attention_cost(1, 1, L, L, d_head)
     many = cost if exps_heads is None else one
+    flops = cost.qk_flops + (cost.av_flops if av else 0)
     return [
-        cost.qk_flops * flop / 2 / 1e9,
+        flops * flop / 2 / 1e9,
         many.softmax_exps / 1e6,
-        many.score_bytes / bytes_unit,
+        many.score_bytes * bytes_per / 4 / bytes_unit,
     ]
 
 
@@ -350,12 +376,33 @@ heads_cost = NumberExercise(
             "the scores' size is in MiB (2²⁰ bytes); the question asks for MB, 10⁶ bytes.",
             lambda d, h, L: _heads_cost(d, h, L, bytes_unit=2**20),
         ),
+        diagnose.matches(
+            "float16-bytes",
+            "the scores' size is for 2 bytes a score (float16); the question asks for float32 "
+            "scores, 4 bytes each.",
+            lambda d, h, L: _heads_cost(d, h, L, bytes_per=2),
+        ),
+        diagnose.matches(
+            "counted-weights-v",
+            "your first number adds the weights·V product to QKᵀ; the question asks for the "
+            "FLOPs of QKᵀ alone (weights·V costs as much again).",
+            lambda d, h, L: _heads_cost(d, h, L, av=True),
+        ),
+        diagnose.matches(
+            "one-head-counts",
+            "those are one head's counts, all three: the layer has h heads of d_head, each "
+            "doing as much, so multiply by h.",
+            lambda d, h, L: _heads_cost(d, 1, L, d=d // h),
+        ),
     ],
     mistakes=[
         Mistake("exponentials and scores of one head", [1.611, 1.049, 4.194], "counted-one-head"),
         Mistake("multiply-adds", [0.805, 12.583, 50.332], "multiply-adds-not-flops"),
         Mistake("d_model per head", [19.327, 12.583, 50.332], "d-model-per-head"),
         Mistake("MiB", [1.611, 12.583, 48.0], "mib-not-mb"),
+        Mistake("float16 scores", [1.611, 12.583, 25.166], "float16-bytes"),
+        Mistake("QKᵀ and weights·V", [3.221, 12.583, 50.332], "counted-weights-v"),
+        Mistake("one head of 64", [0.134, 1.049, 4.194], "one-head-counts"),
     ],
     solution=[1.611, 12.583, 50.332],
     rtol=2e-3,

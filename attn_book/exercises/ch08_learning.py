@@ -121,11 +121,18 @@ ds_row_by_hand = NumberExercise(
             "that is dA − a · dA: multiply each entry by its own weight a_j as well.",
             lambda a, d_a: d_a - a @ d_a,
         ),
+        diagnose.matches(
+            "sign",
+            "right size, wrong sign: dS_j = a_j (dA_j − a · dA), the entry's dA minus the "
+            "weighted mean, not the mean minus the entry.",
+            lambda a, d_a: a * (a @ d_a - d_a),
+        ),
     ],
     mistakes=[
         Mistake("a ⊙ dA", _A_ROW * _DA_ROW, "dropped-rowsum"),
         Mistake("the plain mean", _A_ROW * (_DA_ROW - _DA_ROW.mean()), "plain-mean"),
         Mistake("no outer weight", _DA_ROW - _A_ROW @ _DA_ROW, "outer-weight-missing"),
+        Mistake("sign flipped", _A_ROW * (_A_ROW @ _DA_ROW - _DA_ROW), "sign"),
     ],
     solution=(_A_ROW * (_DA_ROW - _A_ROW @ _DA_ROW)).round(3).tolist(),
 )
@@ -138,11 +145,14 @@ def _scale(q):
     return 1.0 / math.sqrt(q.shape[-1])
 
 
-def _ds(g, q, k, v, *, rowsum=True):
-    """dS, recomputed with attn_core's weights; ``rowsum=False`` is the dropped-term slip."""
+def _ds(g, q, k, v, *, rowsum=True, plain_mean=False):
+    """dS, recomputed with attn_core's weights; ``rowsum=False`` is the dropped-term slip,
+    ``plain_mean=True`` the plain mean of dA subtracted instead of the weighted one."""
     a = ac.attention_weights(q, k)  # [..., L, S]
     d_a = g @ np.swapaxes(v, -1, -2)  # [..., L, S]
     centre = np.sum(d_a * a, axis=-1, keepdims=True) if rowsum else 0.0
+    if plain_mean:
+        centre = np.mean(d_a, axis=-1, keepdims=True)
     return a * (d_a - centre)
 
 
@@ -164,7 +174,8 @@ def _self_attention_cases():
 
 
 def query_gradient_buggy(d_out, Q, K, V):
-    """dL/dQ of softmax(QKᵀ/√d_k) V. Q, K (..., n, d_k), V, d_out (..., n, d_v)."""
+    """dL/dQ of softmax(QKᵀ/√d_k) V. Q (..., L, d_k), K (..., S, d_k), V (..., S, d_v),
+    d_out (..., L, d_v)."""
     d_k = Q.shape[-1]
     A = ac.attention_weights(Q, K)  # [..., L, S]
     dA = d_out @ np.swapaxes(V, -1, -2)  # [..., L, d_v] @ [..., d_v, S] -> [..., L, S]
@@ -188,6 +199,12 @@ query_gradient = BugExercise(
     _backward_cases,
     bug="dropped-rowsum",
     diagnoses=[
+        diagnose.matches_every(
+            "plain-mean",
+            "you subtracted the plain mean of dA; subtract its weighted mean, rowsum(dA ⊙ A) "
+            "= Σ_j A_ij dA_ij.",
+            lambda g, q, k, v: _ds(g, q, k, v, plain_mean=True) @ k * _scale(q),
+        ),
         diagnose.matches(
             "dropped-rowsum",
             "the softmax step lost its second term: dS = A ⊙ (dA − rowsum(dA ⊙ A)). Without "
@@ -207,7 +224,12 @@ query_gradient = BugExercise(
             "no 1/√d_k",
             lambda g, q, k, v: _query_gradient_fixed(g, q, k, v) * math.sqrt(q.shape[-1]),
             "forgot-scale-in-dq",
-        )
+        ),
+        Mistake(
+            "the plain mean",
+            lambda g, q, k, v: _ds(g, q, k, v, plain_mean=True) @ k * _scale(q),
+            "plain-mean",
+        ),
     ],
     solution=_query_gradient_fixed,
 )
@@ -255,6 +277,7 @@ key_gradient = BugExercise(
             "the softmax step lost its second term −rowsum(dA ⊙ A); keep it.",
             lambda g, q, k, v: np.swapaxes(_ds(g, q, k, v, rowsum=False), -1, -2) @ q * _scale(q),
         ),
+        diagnose.kT_on_batch(),
     ],
     mistakes=[
         Mistake(
@@ -266,6 +289,11 @@ key_gradient = BugExercise(
             "dropped term",
             lambda g, q, k, v: np.swapaxes(_ds(g, q, k, v, rowsum=False), -1, -2) @ q * _scale(q),
             "dropped-rowsum",
+        ),
+        Mistake(
+            "dS.T, which also reverses the batch axis",
+            lambda g, q, k, v: _ds(g, q, k, v).T @ q * _scale(q),
+            "kT-on-batch",
         ),
     ],
     solution=_key_gradient_fixed,

@@ -47,6 +47,7 @@ __all__ = [
     "masked_key_weighted",
     "masked_row_uniform",
     "matches",
+    "matches_every",
     "nan_for_large_scores",
     "not_finite",
     "not_summing_to_one",
@@ -91,6 +92,22 @@ def matches(name, message, alt):
         lambda trials: any(t.matches(alt(*t.case.args)) for t in _failing(trials)),
         site=lambda t: {"values": [alt(*t.case.args)]},
     )
+
+
+def matches_every(name, message, alt):
+    """Like :func:`matches`, but *every* failing answer must equal ``alt(*case.args)``.
+
+    For a slip that coincides with another one on some case (the plain and the weighted
+    mean of a row that averages to zero either way): it fires only when the whole answer
+    is the slip, so it can be tried before the other one. No ``site``: use it in kernel
+    exercises, whose answer box does not run diagnoses.
+    """
+
+    def test(trials):
+        failing = _failing(trials)
+        return bool(failing) and all(t.matches(alt(*t.case.args)) for t in failing)
+
+    return Diagnosis(name, message, test)
 
 
 def factor(f, name, message):
