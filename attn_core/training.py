@@ -14,17 +14,14 @@ through the three projections, :math:`dW_Q = \sum_b X_b^\top dQ_b`, :math:`db_Q 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
 from .attention import attention_weights
 from .backward import attention_backward
-from .softmax import entropy
 from .validation import as_float_array, check_positive_int, check_positive_real
 
 __all__ = [
-    "TrainingRun",
     "adam_state",
     "adam_step",
     "gradient_norm",
@@ -33,7 +30,6 @@ __all__ = [
     "self_attention_backward",
     "sgd_step",
     "squared_error",
-    "train_self_attention",
 ]
 
 _NAMES = ("Q", "K", "V")
@@ -250,77 +246,3 @@ def adam_step(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
         m_hat, v_hat = m[name] / (1 - beta1**t), v[name] / (1 - beta2**t)
         new[name] = p - lr * m_hat / (np.sqrt(v_hat) + eps)
     return new, {"t": t, "m": m, "v": v}
-
-
-class TrainingRun(NamedTuple):
-    """What :func:`train_self_attention` measured.
-
-    losses : ndarray (steps + 1,), before each step and after the last
-    grad_norms : ndarray (steps + 1,), :func:`gradient_norm` of W_Q and W_K's gradients
-    entropies : ndarray (steps + 1,), the mean entropy (nats) of the weights' rows
-    snapshots : list of (step, params) at the steps asked for in ``record``
-    params : dict, the parameters after the last step
-    """
-
-    losses: np.ndarray
-    grad_norms: np.ndarray
-    entropies: np.ndarray
-    snapshots: list
-    params: dict
-
-
-def train_self_attention(x, target, params, steps, lr, optimizer="sgd", scale=None, record=()):
-    """Full-batch training of :func:`self_attention` on :func:`squared_error`.
-
-    Each step: forward, loss, backward (:func:`self_attention_backward`), update
-    (:func:`sgd_step` or :func:`adam_step`).
-
-    Parameters
-    ----------
-    x : array_like, shape (B, T, D)
-    target : array_like, shape (B, T, d_v)
-    params : dict
-        The starting parameters (not changed).
-    steps : int
-    lr : float
-    optimizer : {"sgd", "adam"}
-    scale : float, optional
-        The scores' scale; default 1/sqrt(d_k). Pass 1.0 to train without it.
-    record : collection of int
-        Steps (0 = the start) whose parameters to keep in ``snapshots``.
-
-    Returns
-    -------
-    TrainingRun
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> x, t = np.eye(3)[None], np.eye(3)[None][:, ::-1]
-    >>> run = train_self_attention(x, t, init_projections(rng, 3, 3), 50, lr=0.5)
-    >>> bool(run.losses[-1] < run.losses[0])
-    True
-    """
-    steps = check_positive_int(steps, "steps", minimum=0)
-    if optimizer not in ("sgd", "adam"):
-        raise ValueError(f"optimizer must be 'sgd' or 'adam', got {optimizer!r}")
-    x, target = as_float_array(x, "x"), as_float_array(target, "target")
-    state = adam_state(params) if optimizer == "adam" else None
-    losses, norms, entropies, snapshots = [], [], [], []
-    for step in range(steps + 1):
-        if step in record:
-            snapshots.append((step, params))
-        qkv = _project(x, params)
-        weights = attention_weights(qkv[0], qkv[1], scale=scale)  # [B, T, T]
-        loss, d_out = squared_error(weights @ qkv[2], target)
-        grads = _gradients(d_out, x, qkv, params, scale)
-        losses.append(loss)
-        norms.append(gradient_norm({n: grads[n] for n in ("W_Q", "W_K")}))
-        entropies.append(float(entropy(weights).mean()))
-        if step == steps:
-            break
-        if state is None:
-            params = sgd_step(params, grads, lr)
-        else:
-            params, state = adam_step(params, grads, state, lr)
-    return TrainingRun(np.array(losses), np.array(norms), np.array(entropies), snapshots, params)
