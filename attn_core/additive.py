@@ -19,8 +19,6 @@ import numpy as np
 
 from .validation import as_float_array, check_size
 
-__all__ = ["additive_scores"]
-
 
 def additive_scores(query, key, W, U, v):
     r"""Additive scores :math:`\mathbf{v}^\top \tanh(W\mathbf{q}_i + U\mathbf{k}_j)` for every pair.

@@ -38,15 +38,6 @@ from .validation import (
     check_size,
 )
 
-__all__ = [
-    "BLOCKED_FROM_PAIRS",
-    "attention_weights",
-    "causal_mask",
-    "dot_scores",
-    "padding_mask",
-    "scaled_dot_product_attention",
-]
-
 #: From this many query-key pairs (batch × L × S) on, :func:`scaled_dot_product_attention`
 #: computes in query blocks: at n = 256 already about twice as fast as the weights, measured
 #: with ``make bench``, and it never holds the scores.

@@ -25,8 +25,6 @@ import numpy as np
 from .attention import attention_weights
 from .validation import as_float_array, check_attention_inputs, check_scale, compute_dtype
 
-__all__ = ["attention_backward"]
-
 
 def attention_backward(grad_output, query, key, value, attn_mask=None, is_causal=False, scale=None):
     r"""Gradients of the loss with respect to query, key and value of attention.

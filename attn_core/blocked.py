@@ -24,8 +24,6 @@ import numpy as np
 
 from .validation import check_attention, check_positive_int
 
-__all__ = ["BLOCK_SCORES", "blocked_attention"]
-
 #: Scores a block holds at most by default: 4 MB in float32 (128 queries × 8192 keys), with
 #: at most 256 and at least 16 queries a block (measured best between 128 and 512 for
 #: n = 1024 ... 8192 with ``make bench``).

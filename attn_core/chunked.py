@@ -12,8 +12,6 @@ import numpy as np
 
 from .validation import check_attention, check_positive_int
 
-__all__ = ["chunked_attention"]
-
 
 def chunked_attention(
     query, key, value, attn_mask=None, is_causal=False, *, scale=None, block_size=256

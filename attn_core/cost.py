@@ -13,8 +13,6 @@ import numpy as np
 
 from .validation import check_positive_int
 
-__all__ = ["AttentionCost", "attention_cost"]
-
 
 class AttentionCost(NamedTuple):
     """FLOPs and bytes of one attention call; see :func:`attention_cost` for the formulas.

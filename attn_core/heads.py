@@ -12,14 +12,6 @@ import numpy as np
 from .attention import attention_weights, dot_scores
 from .validation import as_float_array, check_bool, check_positive_int, check_size
 
-__all__ = [
-    "SimpleSelfAttention",
-    "merge_heads",
-    "multi_head_attention",
-    "split_heads",
-    "trace_self_attention",
-]
-
 
 def split_heads(x, n_heads):
     """Split the features of ``x`` into ``n_heads`` heads.

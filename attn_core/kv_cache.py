@@ -20,8 +20,6 @@ import numpy as np
 from .attention import scaled_dot_product_attention
 from .validation import as_float_array, check_positive_int, check_size
 
-__all__ = ["KVCache", "causal_mask_lower_right", "kv_cache_bytes"]
-
 
 def causal_mask_lower_right(L, S):
     """Causal mask for L queries that are the *last* L of S positions (bottom-right aligned).

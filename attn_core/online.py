@@ -13,8 +13,6 @@ import numpy as np
 
 from .validation import as_float_array
 
-__all__ = ["OnlineSoftmax", "online_softmax_start", "online_softmax_step"]
-
 
 class OnlineSoftmax(NamedTuple):
     """What one query carries from block to block; ``out / total`` is the attention output.

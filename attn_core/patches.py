@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from .validation import as_float_array, check_positive_int
 
-__all__ = ["image_patches"]
-
 
 def image_patches(image, patch_size):
     """Cut an image into square patches and flatten each into one row, a token.

@@ -16,17 +16,6 @@ import numpy as np
 
 from .validation import as_array, as_float_array, check_positive_int, check_positive_real
 
-__all__ = [
-    "LAYOUTS",
-    "alibi_bias",
-    "alibi_slopes",
-    "halves_to_interleaved",
-    "interleaved_to_halves",
-    "rotary",
-    "rotary_frequencies",
-    "sinusoidal_positions",
-]
-
 LAYOUTS = ("interleaved", "halves")
 """RoPE's two ways of pairing coordinates: (0, 1), (2, 3), ... or (i, i + d/2)."""
 

@@ -9,8 +9,6 @@ import numpy as np
 
 from .validation import as_float_array
 
-__all__ = ["simple_rnn"]
-
 
 def simple_rnn(x, w_x, w_h):
     r"""Run an Elman RNN, :math:`h_t = \tanh(x_t W_x + h_{t-1} W_h)` with :math:`h_{-1} = 0`.

@@ -20,8 +20,6 @@ import numpy as np
 
 from .validation import as_array, as_float_array
 
-__all__ = ["repeat_kv_heads"]
-
 
 def repeat_kv_heads(query, key, value=None):
     """Repeat each key-value head so that every query head has one: (..., Hkv, ...) -> Hq.

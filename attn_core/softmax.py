@@ -23,8 +23,6 @@ from .validation import (
     first_true,
 )
 
-__all__ = ["entropy", "log_softmax", "logsumexp", "softmax", "softmax_jacobian"]
-
 
 def _shifted(x, axis):
     """Return (x - max, max), in at least float32; a fully ``-inf`` slice is shifted by 0."""

@@ -21,17 +21,6 @@ from .attention import attention_weights
 from .backward import attention_backward
 from .validation import as_float_array, check_positive_int, check_positive_real
 
-__all__ = [
-    "adam_state",
-    "adam_step",
-    "gradient_norm",
-    "init_projections",
-    "self_attention",
-    "self_attention_backward",
-    "sgd_step",
-    "squared_error",
-]
-
 _NAMES = ("Q", "K", "V")
 
 

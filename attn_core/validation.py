@@ -14,27 +14,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = [
-    "MAX_ARRAY_BYTES",
-    "AttentionCall",
-    "as_array",
-    "as_float_array",
-    "as_input_dtype",
-    "check_attention",
-    "check_attention_inputs",
-    "check_axis",
-    "check_bool",
-    "check_mask",
-    "check_positive_int",
-    "check_positive_real",
-    "check_scale",
-    "check_scores_size",
-    "check_size",
-    "check_temperature",
-    "compute_dtype",
-    "first_true",
-]
-
 MAX_ARRAY_BYTES = 2 * 1024**3
 """Largest array (in bytes) a function may create; raise it here if you have the memory."""
 
