@@ -23,9 +23,9 @@ $(VENV)/.installed-%: pyproject.toml
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-# Every Jupyter server started in .venv reads the book as `make lab` does (attn_book/lab.py):
-# the server extension (pre-save hook, Hangul custom.css) and JupyterLab's settings (no news,
-# .py opens as a notebook). `pip install .` installs jupyter-config/ into the environment
+# Every Jupyter server started in .venv reads the book as `make lab` does: the server
+# extension attn_book/jupyter_server_extension.py (pre-save hook, Hangul custom.css) and
+# JupyterLab's settings (no news, .py opens as a notebook). `pip install .` installs jupyter-config/ into the environment
 # (pyproject.toml's data-files); an editable install skips data files, so they are copied.
 SERVER_JSON := $(VENV)/etc/jupyter/jupyter_server_config.d/attn-book.json
 LAB_JSON := $(VENV)/share/jupyter/lab/settings/overrides.d/attn-book.json
