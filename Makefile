@@ -78,7 +78,7 @@ lint: $(VENV)/.installed-dev  ## ruff, Biome (widgets' JS) and bundle/font fresh
 	@$(JS_TOOLS)
 	@if [ -x $(BIOME) ]; then $(BIOME) check && node attn_book/widgets/build.mjs --check; \
 	else echo "lint: npm not found, the widgets' JS format and bundle checks are skipped"; fi
-	$(PY) attn_book/widgets/build_font.py --check
+	$(PY) tools/build_font.py --check
 
 format: $(VENV)/.installed-dev  ## Apply ruff's and Biome's fixes and formatting
 	$(BIN)/ruff check --fix .
@@ -89,7 +89,7 @@ format: $(VENV)/.installed-dev  ## Apply ruff's and Biome's fixes and formatting
 widgets: $(VENV)/.installed-dev  ## Rebuild the figures' JS bundles (esbuild) and Hangul font from src/
 	@$(JS_TOOLS)
 	node attn_book/widgets/build.mjs
-	$(PY) attn_book/widgets/build_font.py
+	$(PY) tools/build_font.py
 
 UNIT_TESTS := tests attn_core attn_book --doctest-modules --ignore=tests/browser -q
 

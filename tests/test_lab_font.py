@@ -35,7 +35,7 @@ def test_the_lab_font_draws_every_hangul_character_of_the_book():
     shown = hangul_in("".join(p.read_text(encoding="utf-8") for p in pages))
     assert {"쿼", "리", "키", "밸", "류", "소", "프", "트", "맥", "스"} <= shown  # the terms
     missing = sorted(c for c in shown if ord(c) not in cmap)
-    assert not missing, f"no glyph in {family} for {missing}: run build_font.py"
+    assert not missing, f"no glyph in {family} for {missing}: run tools/build_font.py"
     assert all(font.getGlyphSet()[cmap[ord(c)]].width > 0 for c in shown)  # real glyphs
 
 
