@@ -1,22 +1,10 @@
 """Scaled dot-product attention (스케일 내적 어텐션), following PyTorch's semantics.
 
-Shape legend, as in ``torch.nn.functional.scaled_dot_product_attention``:
-
-- ``query``: (..., L, E) — L queries (쿼리) of size E; a single query may be (E,)
-- ``key``:   (..., S, E) — S keys (키) of size E
-- ``value``: (..., S, Ev) — S values (밸류) of size Ev
-- ``attn_mask``: broadcastable to (..., L, S); bool True = *may attend*,
-  float = *added* to the scores
-- result: weights (..., L, S), output (..., L, Ev)
-
-Leading ``...`` axes (batch, heads) broadcast, through ``@`` and ``swapaxes``
-(never ``.T``, which would reverse the batch axes too).
-
-:func:`scaled_dot_product_attention` is the formula as written: the weights,
-then ``weights @ value``. Like PyTorch's, it hands a large call (from
-:data:`BLOCKED_FROM_PAIRS` query-key pairs over the whole batch on) to a kernel
-that gives the same output without holding the weights: here
-:func:`attn_core.blocked_attention`, one block of queries at a time.
+Shape legend, as in ``torch.nn.functional.scaled_dot_product_attention``: ``query``
+(..., L, E) or one query (E,), queries (쿼리); ``key`` (..., S, E), keys (키); ``value``
+(..., S, Ev), values (밸류); ``attn_mask`` broadcastable to (..., L, S), bool True = *may
+attend*, float = *added* to the scores; weights (..., L, S); output (..., L, Ev). Leading
+``...`` axes broadcast, through ``@`` and ``swapaxes`` (never ``.T``).
 """
 
 from __future__ import annotations
@@ -55,7 +43,6 @@ def dot_scores(query, key):
     Returns
     -------
     ndarray, shape (..., L, S), or (..., S) for a 1-D query
-        Entry ``[..., i, j]`` is :math:`\sum_m q_{im} k_{jm}`.
 
     Examples
     --------
@@ -68,6 +55,7 @@ def dot_scores(query, key):
 
 
 def _dot(q, k):
+    """q (..., L, E) @ kᵀ -> (..., L, S)."""
     return q @ np.swapaxes(k, -1, -2)  # [..., L, E] @ [..., E, S] -> [..., L, S]
 
 
@@ -76,16 +64,13 @@ def causal_mask(L, S=None):
 
     Parameters
     ----------
-    L : int
-        Number of queries.
-    S : int, optional
-        Number of keys; defaults to ``L``.
+    L, S : int
+        Queries and keys; S defaults to L.
 
     Returns
     -------
     ndarray of bool, shape (L, S)
-        True = may attend, the lower triangle including the diagonal; the same
-        as PyTorch's ``is_causal=True``.
+        The lower triangle with its diagonal: PyTorch's ``is_causal=True``.
 
     Examples
     --------
@@ -105,17 +90,16 @@ def padding_mask(lengths, S):
 
     Parameters
     ----------
-    lengths : array_like of int, shape (B,) or any (...)
-        The true length of each sequence, ``0 <= length <= S``.
+    lengths : array_like of int, shape (...)
+        Each sequence's true length, 0 … S.
     S : int
         The padded length (number of keys).
 
     Returns
     -------
     ndarray of bool, shape (..., 1, S)
-        True = may attend (position < length). The length-1 axis broadcasts over
-        the L queries; add another axis for heads: ``mask[:, None]``.
-        (PyTorch's ``key_padding_mask`` uses the opposite convention.)
+        True = may attend (position < length), broadcasting over the L queries; add an axis
+        for heads, ``mask[:, None]``. (PyTorch's ``key_padding_mask`` has True = ignore.)
 
     Examples
     --------
@@ -147,28 +131,23 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
     query : array_like, shape (..., L, E) or (E,)
     key : array_like, shape (..., S, E)
     attn_mask : array_like of bool or float, broadcastable to (..., L, S), optional
-        Bool: True = may attend. Float: added to the scores (use ``-inf`` to hide).
+        Bool: True = may attend. Float: added to the scores (``-inf`` hides).
     is_causal : bool, default False
-        Apply :func:`causal_mask`; cannot be combined with ``attn_mask``.
+        Apply :func:`causal_mask`; not with ``attn_mask``.
     scale : float, optional
-        Multiplies the scores; defaults to :math:`1/\sqrt{E}`. Use 1.0 for none.
+        Multiplies the scores; default :math:`1/\sqrt{E}`, 1.0 for none.
     enable_gqa : bool, default False
-        Let key have fewer heads (axis -3) than query, Hq a multiple of Hkv: each
-        key head serves Hq / Hkv query heads (:func:`attn_core.repeat_kv_heads`).
+        Key may have fewer heads (axis -3) than query: :func:`attn_core.repeat_kv_heads`.
 
     Returns
     -------
     ndarray, shape (..., L, S), or (..., S) for a 1-D query
-        Each row sums to 1 over the keys it may attend to; a row with no such
-        key (fully masked) is all zeros.
+        Rows sum to 1; a fully masked row is all zeros.
 
     Examples
     --------
-    >>> keys = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
-    >>> attention_weights([1.0, 0.0], keys).round(3)
+    >>> attention_weights([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]).round(3)
     array([0.401, 0.198, 0.401])
-    >>> attention_weights([1.0, 0.0], keys, scale=1.0).round(3)
-    array([0.422, 0.155, 0.422])
     """
     if check_bool(enable_gqa, "enable_gqa"):  # fewer KV heads: each serves a group of queries
         key, _ = repeat_kv_heads(query, key)  # [..., Hkv, S, E] -> [..., Hq, S, E]
@@ -179,7 +158,7 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
 
 
 def _weights(q, k, mask, is_causal, scale):
-    """softmax(q kᵀ · scale + mask) for validated q (..., L, E), k (..., S, E) -> (..., L, S)."""
+    """softmax(q kᵀ · scale + mask) (..., L, S) of validated inputs."""
     scores = _dot(q, k)  # [..., L, E] @ [..., E, S] -> [..., L, S]
     scores *= scale  # in place: the product is a fresh array, one pass fewer
     if is_causal:
@@ -211,25 +190,22 @@ def scaled_dot_product_attention(
     key : array_like, shape (..., S, E)
     value : array_like, shape (..., S, Ev)
     attn_mask, is_causal, scale, enable_gqa
-        As in :func:`attention_weights`; with ``enable_gqa`` value has key's heads.
+        As in :func:`attention_weights`.
     dropout_p : float, default 0.0
-        Probability of zeroing each weight (survivors are divided by
-        ``1 - dropout_p``); needs an explicit ``rng`` so that runs repeat.
+        Probability of zeroing each weight (survivors divided by ``1 - dropout_p``).
     rng : numpy.random.Generator, optional
         Required when ``dropout_p > 0``.
 
     Returns
     -------
     ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
-        ``attention_weights(...) @ value``: each output is a weighted average of
-        the values (zeros for a fully masked row).
+        ``attention_weights(...) @ value``; zeros for a fully masked row.
 
     Notes
     -----
-    From :data:`BLOCKED_FROM_PAIRS` query-key pairs (counted over the whole
-    batch) on, without dropout, the output comes from
-    :func:`attn_core.blocked_attention`: the same result to float tolerance, in
-    a few MB, as PyTorch's function hands large inputs to a fused kernel.
+    From :data:`BLOCKED_FROM_PAIRS` query-key pairs (over the whole batch) on, without
+    dropout, the output comes from :func:`attn_core.blocked_attention`, the same to float
+    tolerance in a few MB, as PyTorch's function hands large inputs to a fused kernel.
 
     Examples
     --------
@@ -252,7 +228,7 @@ def scaled_dot_product_attention(
 
 
 def _check_dropout(dropout_p, rng):
-    """Return the probability of keeping a weight, ``1 - dropout_p``, or raise."""
+    """The probability of keeping a weight, ``1 - dropout_p``, or an error."""
     if not isinstance(dropout_p, numbers.Real) or not 0.0 <= dropout_p < 1.0:
         raise ValueError(f"dropout_p must be in [0, 1), got {dropout_p!r}")
     if dropout_p > 0.0 and not isinstance(rng, np.random.Generator):

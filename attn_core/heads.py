@@ -14,19 +14,17 @@ from .validation import as_float_array, check_bool, check_positive_int, check_si
 
 
 def split_heads(x, n_heads):
-    """Split the features of ``x`` into ``n_heads`` heads.
+    """Split the features of ``x`` into ``n_heads`` heads: reshape, *then* swap T and H.
 
     Parameters
     ----------
     x : array_like, shape (..., T, D)
     n_heads : int
-        Must divide D.
+        H, which must divide D.
 
     Returns
     -------
     ndarray, shape (..., H, T, D // H)
-        Reshape to (..., T, H, d_head), *then* swap T and H. A reshape alone to
-        (..., H, T, d_head) would mix positions into heads.
 
     Examples
     --------
@@ -38,7 +36,7 @@ def split_heads(x, n_heads):
 
 
 def _split(x, n_heads, name):
-    """split_heads for a float array ``x``, naming it ``name`` in errors."""
+    """:func:`split_heads` of a float array ``x``, naming it ``name`` in errors."""
     n_heads = check_positive_int(n_heads, "n_heads")
     if x.ndim < 2 or x.shape[-1] % n_heads:
         raise ValueError(
@@ -51,6 +49,14 @@ def _split(x, n_heads, name):
 
 def merge_heads(x):
     """Undo :func:`split_heads`: (..., H, T, d_head) -> (..., T, H * d_head).
+
+    Parameters
+    ----------
+    x : array_like, shape (..., H, T, d_head)
+
+    Returns
+    -------
+    ndarray, shape (..., T, H * d_head)
 
     Examples
     --------
@@ -66,16 +72,14 @@ def merge_heads(x):
 
 
 def multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, attn_mask=None, is_causal=False):
-    """Multi-head attention with projection matrices and no biases.
+    r"""Multi-head attention: :math:`\mathrm{softmax}(Q_h K_h^\top/\sqrt{d_h})V_h` per head, @ W_O.
 
     Parameters
     ----------
-    x_q : array_like, shape (..., L, D)
-        The sequence that asks (the queries' source).
-    x_kv : array_like, shape (..., S, D)
-        The sequence that answers; pass ``x_q`` again for self-attention.
+    x_q, x_kv : array_like, shapes (..., L, D) and (..., S, D)
+        The sequence that asks and the one that answers (``x_q`` again for self-attention).
     w_q, w_k, w_v, w_o : array_like, shape (D, D)
-        Projections; head ``h`` uses columns ``h*d_head:(h+1)*d_head``.
+        Projections, no biases; head h uses columns h·d_head … (h + 1)·d_head − 1.
     n_heads : int
     attn_mask, is_causal
         As in :func:`attn_core.attention_weights`, broadcast over the heads.
@@ -84,7 +88,7 @@ def multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, attn_mask=None,
     -------
     output : ndarray, shape (..., L, D)
     weights : ndarray, shape (..., H, L, S)
-        Each head is scaled by 1/sqrt(d_head), not 1/sqrt(D).
+        Each head scaled by 1/sqrt(d_head), not 1/sqrt(D).
 
     Examples
     --------
@@ -123,17 +127,13 @@ def _project(x, w, x_name, w_name):
 
 
 class SimpleSelfAttention:
-    """The explainer's PyTorch ``SimpleSelfAttention``, re-expressed in numpy.
-
-    Three linear maps (with biases, like ``nn.Linear``) make q, k, v from the
-    same x; the scores are divided by sqrt(embed_dim).
+    """The explainer's PyTorch ``SimpleSelfAttention`` in numpy: q, k, v by ``nn.Linear`` maps.
 
     Parameters
     ----------
     embed_dim : int
     rng : numpy.random.Generator
-        Initialises the weights as ``nn.Linear`` does: uniform in
-        ``±1/sqrt(embed_dim)``.
+        Initialises weights and biases as ``nn.Linear`` does: uniform in ±1/sqrt(embed_dim).
 
     Examples
     --------
@@ -177,15 +177,13 @@ def trace_self_attention(layer, x):
     Parameters
     ----------
     layer : SimpleSelfAttention
-    x : array_like, shape (B, T, D)
-        ``D`` must be ``layer.embed_dim``.
+    x : array_like, shape (B, T, D), D = ``layer.embed_dim``
 
     Returns
     -------
     dict of str to ndarray
-        ``x`` (B, T, D); ``q``, ``k``, ``v`` (B, T, D); ``scores`` (B, T, T) before
-        scaling; ``attention`` (B, T, T); ``output`` (B, T, D) — the last two equal
-        to what ``layer(x)`` returns.
+        ``x``, ``q``, ``k``, ``v``, ``output`` (B, T, D); ``scores`` (unscaled) and
+        ``attention`` (B, T, T).
 
     Examples
     --------

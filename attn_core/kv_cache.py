@@ -1,14 +1,8 @@
 """The KV cache (KV 캐시): every past token's keys and values, kept for the next step.
 
-A causal model writes one token at a time. Each new token's query must meet the
-keys and values of every token before it, and those never change (under the
-causal mask, position i's key and value depend on tokens 0..i only), so each is
-computed once, appended here, and read again at every later step.
-
-Shape legend: keys (..., t, E), values (..., t, Ev) for the t positions held so
-far; ``...`` are the batch and head axes, (B, Hkv) in a model. New keys
-(..., s, E) and values (..., s, Ev) join along axis -2: s = n for a prompt of n
-tokens (prefill), s = 1 for each generated token (decode).
+Shape legend: keys (..., t, E), values (..., t, Ev) for the t positions held; ``...`` the
+batch and head axes, (B, Hkv) in a model. New keys (..., s, E) and values (..., s, Ev) join
+along axis -2: s = n for a prompt (prefill), s = 1 for each generated token (decode).
 """
 
 from __future__ import annotations
@@ -26,18 +20,14 @@ def causal_mask_lower_right(L, S):
 
     Parameters
     ----------
-    L : int
-        Number of queries: the newest L positions.
-    S : int
-        Number of keys: every position so far, the queries' own included.
+    L, S : int
+        Queries (the newest L positions) and keys (every position, theirs included).
 
     Returns
     -------
     ndarray of bool, shape (L, S)
-        Query ``i`` is position ``S - L + i`` and may attend to keys ``0..S - L + i``:
-        PyTorch's ``torch.nn.attention.bias.causal_lower_right``. With L = S it is
-        :func:`attn_core.causal_mask`; with L = 1 every key may be attended. (``is_causal=True``
-        aligns the triangle top-left instead: with L = 1 it keeps key 0 only.)
+        Query i (position S − L + i) may attend to keys 0 … S − L + i: PyTorch's
+        ``causal_lower_right``. (``is_causal=True`` aligns it top-left.)
 
     Examples
     --------
@@ -45,8 +35,7 @@ def causal_mask_lower_right(L, S):
     array([[1, 1, 1, 0],
            [1, 1, 1, 1]])
     """
-    L = check_positive_int(L, "L", minimum=0)
-    S = check_positive_int(S, "S", minimum=0)
+    L, S = check_positive_int(L, "L", minimum=0), check_positive_int(S, "S", minimum=0)
     check_size((L, S), bool, "the causal mask (L, S)", f"L = {L} and S = {S}")
     return np.tril(np.ones((L, S), dtype=bool), k=S - L)  # the diagonal moved right by S - L
 
@@ -56,25 +45,18 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_head, length, bytes_per_number, batch
 
     Parameters
     ----------
-    n_layers : int
-        Attention layers; each keeps its own keys and values.
-    n_kv_heads : int
-        Key-value heads per layer, :math:`h_{kv}` (fewer than the query heads with
-        grouped-query attention; 1 with multi-query attention).
-    d_head : int
-        Numbers per key (and per value) of one head.
+    n_layers, n_kv_heads, d_head : int
+        Attention layers, key-value heads per layer (:math:`h_{kv}`), numbers per head.
     length : int
         Positions held, :math:`n`: the prompt and the tokens generated so far.
     bytes_per_number : int or dtype
-        2 for float16 or bfloat16, 4 for float32; a numpy dtype such as ``"float16"``
-        gives its itemsize.
+        :math:`b`: 2 for float16, 4 for float32, or a numpy dtype such as ``"float16"``.
     batch : int, default 1
-        Sequences served at once, :math:`B`, each with its own cache.
+        Sequences served at once, :math:`B`.
 
     Returns
     -------
     int
-        The factor 2 counts the keys and the values.
 
     Examples
     --------
@@ -92,7 +74,7 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_head, length, bytes_per_number, batch
 
 
 def _bytes_per_number(size):
-    """An int >= 1, or a numpy dtype's itemsize; else an error naming the argument."""
+    """An int >= 1, or a numpy dtype's itemsize; else an error naming ``bytes_per_number``."""
     if isinstance(size, numbers.Integral) and not isinstance(size, bool | np.bool_):
         return check_positive_int(size, "bytes_per_number")
     try:
@@ -110,24 +92,18 @@ class KVCache:
     Parameters
     ----------
     max_length : int, optional
-        The most positions the cache may hold (a model's context length). Appending
-        past it raises; None (default) means no limit.
+        The most positions it may hold (a model's context length); None: no limit.
 
     Attributes
     ----------
-    keys : ndarray, shape (..., t, E)
-        Read-only: the keys of the t positions held, in order.
-    values : ndarray, shape (..., t, Ev)
-        Read-only.
+    keys, values : ndarray, shapes (..., t, E) and (..., t, Ev)
+        Read-only views of the t positions held.
     nbytes : int
-        Bytes of ``keys`` and ``values``.
 
     Notes
     -----
-    The first :meth:`append` fixes the batch and head axes, E, Ev and the dtype
-    (float16 stays float16). The arrays live in a buffer that doubles when full
-    (at most ``max_length`` positions), so appending one position costs O(1) on
-    average; a server instead allocates ``max_length`` positions up front.
+    The first :meth:`append` fixes the leading axes, E, Ev and the dtype. The buffers
+    double when full (at most ``max_length``), so an append costs O(1) on average.
 
     Examples
     --------
@@ -150,6 +126,7 @@ class KVCache:
         self._length = 0
 
     def __len__(self):
+        """The number of positions held, t."""
         return self._length
 
     def __repr__(self):
@@ -171,21 +148,15 @@ class KVCache:
         return 0 if self._keys is None else self.keys.nbytes + self.values.nbytes
 
     def _view(self, buffer):
+        """The read-only view of ``buffer``'s t positions held (not the spare capacity)."""
         if buffer is None:
             return None
-        view = buffer[..., : self._length, :]  # the positions held, not the spare capacity
+        view = buffer[..., : self._length, :]
         view.flags.writeable = False
         return view
 
     def append(self, key, value):
-        """Add the keys (..., s, E) and values (..., s, Ev) of s new positions at the end.
-
-        Raises
-        ------
-        ValueError
-            If key and value disagree on s or on their leading axes, if E, Ev or the
-            leading axes differ from the cache's, or if t + s would pass ``max_length``.
-        """
+        """Add the keys (..., s, E) and values (..., s, Ev) of s new positions at the end."""
         key, value = self._check_new(key, value)
         start, stop = self._length, self._length + key.shape[-2]
         self._reserve(stop, key, value)
@@ -194,24 +165,20 @@ class KVCache:
         self._length = stop
 
     def attend(self, query, scale=None, enable_gqa=False):
-        """Attention of the newest L positions' queries over every position in the cache.
+        """Attention of the newest L positions' queries over the cache, causal bottom-right.
 
         Parameters
         ----------
         query : array_like, shape (..., L, E) or (E,)
             The queries of the last L positions appended (L = 1 while decoding).
-        scale : float, optional
-            As in :func:`attn_core.scaled_dot_product_attention`; default 1/sqrt(E).
-        enable_gqa : bool, default False
-            The cache holds fewer heads (axis -3) than the query: see
-            :func:`attn_core.repeat_kv_heads`.
+        scale, enable_gqa
+            As in :func:`attn_core.scaled_dot_product_attention`.
 
         Returns
         -------
         ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
-            Query ``i`` (position ``t - L + i``) sees keys ``0..t - L + i``
-            (:func:`causal_mask_lower_right`): with L = 1, all of them. These are
-            the rows of the causal pass over all t positions.
+            The last L rows of the causal pass over all t positions
+            (:func:`causal_mask_lower_right`).
         """
         if self._length == 0:
             raise ValueError("the cache is empty: append the keys and values of a position first")
@@ -248,6 +215,7 @@ class KVCache:
         return key, value
 
     def _check_fits(self, new, buffer, name, width):
+        """Raise unless ``new`` has the width and leading axes of the ``name``s held."""
         held = buffer[..., : self._length, :].shape
         if new.shape[-1] != held[-1]:
             raise ValueError(

@@ -1,14 +1,9 @@
 r"""Training one self-attention layer (학습) in numpy: the loss, its gradient, the update rules.
 
-Shape legend: B sentences (the batch), T tokens each, D = d_model features,
-d_k the width of queries and keys, d_v of values. The parameters are a dict of
-arrays, ``{"W_Q": (D, d_k), "W_K": (D, d_k), "W_V": (D, d_v)}``, with optional
+The layer is :math:`O = \mathrm{softmax}(QK^\top\cdot\mathrm{scale})\,V`, :math:`Q = XW_Q
+(+ b_Q)` and likewise K, V. Shape legend: x (B, T, D), B sentences of T tokens of D features;
+``params`` a dict ``{"W_Q": (D, d_k), "W_K": (D, d_k), "W_V": (D, d_v)}``, with optional
 biases ``"b_Q"``, ``"b_K"``, ``"b_V"`` (as ``nn.Linear`` has).
-
-The layer is :math:`O = \mathrm{softmax}(QK^\top\cdot\mathrm{scale})\,V` with
-:math:`Q = XW_Q (+ b_Q)`, :math:`K = XW_K (+ b_K)`, :math:`V = XW_V (+ b_V)`; its
-gradients come from :func:`attn_core.attention_backward` and the chain rule
-through the three projections, :math:`dW_Q = \sum_b X_b^\top dQ_b`, :math:`db_Q = \sum dQ`.
 """
 
 from __future__ import annotations
@@ -30,12 +25,10 @@ def init_projections(rng, d_model, d_k, d_v=None, std=None):
     Parameters
     ----------
     rng : numpy.random.Generator
-    d_model, d_k : int
-    d_v : int, optional
-        Defaults to ``d_k``.
+    d_model, d_k, d_v : int
+        D, and the widths of queries and keys and of values (d_v defaults to d_k).
     std : float, optional
-        Standard deviation of every entry; defaults to ``1/sqrt(d_model)`` (LeCun's
-        initialisation: a unit-variance input gives unit-variance queries and keys).
+        Of every entry; default 1/sqrt(d_model) (LeCun's: unit-variance queries and keys).
 
     Returns
     -------
@@ -57,7 +50,7 @@ def init_projections(rng, d_model, d_k, d_v=None, std=None):
 
 
 def self_attention(x, params, scale=None):
-    """The layer's output and weights for x (..., T, D).
+    r"""The layer's output :math:`\mathrm{softmax}(QK^\top\cdot\mathrm{scale})\,V` and weights.
 
     Parameters
     ----------
@@ -65,7 +58,7 @@ def self_attention(x, params, scale=None):
     params : dict
         ``W_Q``, ``W_K`` (D, d_k), ``W_V`` (D, d_v), optional ``b_Q``, ``b_K``, ``b_V``.
     scale : float, optional
-        As in :func:`attn_core.attention_weights`; default 1/sqrt(d_k).
+        Default 1/sqrt(d_k).
 
     Returns
     -------
@@ -84,7 +77,7 @@ def self_attention(x, params, scale=None):
 
 
 def self_attention_backward(grad_output, x, params, scale=None):
-    """Gradients of the loss with respect to every parameter of :func:`self_attention`.
+    r"""Every parameter's gradient in :func:`self_attention`: :math:`dW_Q = \sum_b X_b^\top dQ_b`, …
 
     Parameters
     ----------
@@ -96,8 +89,7 @@ def self_attention_backward(grad_output, x, params, scale=None):
     Returns
     -------
     dict of str to ndarray
-        One gradient per parameter, of its shape: ``dW = sum over the batch of X^T dQ``
-        (and likewise for K and V), ``db = dQ`` summed over the batch and tokens.
+        One gradient per parameter, of its shape (``db_Q`` is dQ summed over every token).
 
     Examples
     --------
@@ -140,12 +132,10 @@ def _project(x, params):
 
 
 def squared_error(output, target):
-    r"""Half the squared error per token, and its gradient.
+    r"""Half the squared error per token, :math:`L = \frac{1}{2N}\sum_i \lVert o_i - t_i\rVert^2`.
 
-    .. math:: L = \frac{1}{2N}\sum_{i} \lVert o_i - t_i\rVert^2, \qquad
-              \frac{\partial L}{\partial o_i} = \frac{o_i - t_i}{N},
-
-    with N the number of tokens (every axis but the last).
+    Its gradient is :math:`\partial L/\partial o_i = (o_i - t_i)/N`, N tokens (every axis
+    but the last).
 
     Parameters
     ----------
@@ -173,6 +163,16 @@ def squared_error(output, target):
 def gradient_norm(grads):
     """The Euclidean norm of all gradients together, sqrt(sum of every squared entry).
 
+    Parameters
+    ----------
+    grads : dict of str to ndarray
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> gradient_norm({"a": np.array([3.0]), "b": np.array([[4.0]])})
     5.0
     """
@@ -182,8 +182,19 @@ def gradient_norm(grads):
 def sgd_step(params, grads, lr):
     r"""One step of gradient descent: :math:`\theta \leftarrow \theta - \eta\, \nabla_\theta L`.
 
-    Returns new arrays; ``params`` is not changed.
+    Parameters
+    ----------
+    params, grads : dict of str to ndarray
+        Each gradient of its parameter's shape.
+    lr : float > 0
 
+    Returns
+    -------
+    dict of str to ndarray
+        New arrays; ``params`` is not changed.
+
+    Examples
+    --------
     >>> sgd_step({"w": np.array([1.0])}, {"w": np.array([2.0])}, lr=0.1)
     {'w': array([0.8])}
     """
@@ -194,6 +205,17 @@ def sgd_step(params, grads, lr):
 def adam_state(params):
     """Adam's starting state: step 0 and zero moments shaped like ``params``.
 
+    Parameters
+    ----------
+    params : dict of str to ndarray
+
+    Returns
+    -------
+    dict
+        ``t`` (0), ``m`` and ``v`` (zeros like ``params``).
+
+    Examples
+    --------
     >>> adam_state({"w": np.ones(2)})["t"]
     0
     """
@@ -209,15 +231,17 @@ def adam_step(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
         \quad \theta \leftarrow \theta
         - \eta\,\frac{m / (1-\beta_1^t)}{\sqrt{v/(1-\beta_2^t)} + \epsilon}
 
-    Each entry moves by about ``lr`` whatever the size of its gradient: Adam divides
-    the gradient by its own running size.
+    Parameters
+    ----------
+    params, grads : dict of str to ndarray
+    state : dict
+        From :func:`adam_state` or the last step.
+    lr, beta1, beta2, eps : float
 
     Returns
     -------
-    params : dict
-        New arrays.
-    state : dict
-        The new state (``state`` is not changed).
+    params, state : dict
+        New arrays and the new state (the inputs are not changed).
 
     Examples
     --------
