@@ -27,8 +27,7 @@ from .validation import (
 )
 
 #: From this many query-key pairs (batch × L × S) on, :func:`scaled_dot_product_attention`
-#: computes in query blocks: at n = 256 already about twice as fast as the weights, measured
-#: with ``make bench``, and it never holds the scores.
+#: computes in query blocks: at n = 256 already about twice as fast (``make bench``).
 BLOCKED_FROM_PAIRS = 256 * 256
 
 
@@ -37,8 +36,7 @@ def dot_scores(query, key):
 
     Parameters
     ----------
-    query : array_like, shape (..., L, E) or (E,)
-    key : array_like, shape (..., S, E)
+    query, key : array_like, shapes (..., L, E) or (E,), and (..., S, E)
 
     Returns
     -------
@@ -74,10 +72,8 @@ def causal_mask(L, S=None):
 
     Examples
     --------
-    >>> causal_mask(3).astype(int)
-    array([[1, 0, 0],
-           [1, 1, 0],
-           [1, 1, 1]])
+    >>> causal_mask(2, 3).astype(int).tolist()
+    [[1, 0, 0], [1, 1, 0]]
     """
     L = check_positive_int(L, "L", minimum=0)
     S = L if S is None else check_positive_int(S, "S", minimum=0)
@@ -93,20 +89,17 @@ def padding_mask(lengths, S):
     lengths : array_like of int, shape (...)
         Each sequence's true length, 0 … S.
     S : int
-        The padded length (number of keys).
+        The padded length.
 
     Returns
     -------
     ndarray of bool, shape (..., 1, S)
-        True = may attend (position < length), broadcasting over the L queries; add an axis
-        for heads, ``mask[:, None]``. (PyTorch's ``key_padding_mask`` has True = ignore.)
+        True = may attend (PyTorch's ``key_padding_mask`` has True = ignore).
 
     Examples
     --------
-    >>> padding_mask([2, 3], 3).astype(int)
-    array([[[1, 1, 0]],
-    <BLANKLINE>
-           [[1, 1, 1]]])
+    >>> padding_mask([2, 3], 3).astype(int).tolist()  # [B, 1, S]
+    [[[1, 1, 0]], [[1, 1, 1]]]
     """
     S = check_positive_int(S, "S", minimum=0)
     n = as_array(lengths, "lengths")
@@ -117,9 +110,8 @@ def padding_mask(lengths, S):
             f"lengths must be integers between 0 and S={S}, got {n.tolist()} "
             f"(lengths has shape {n.shape})"
         )
-    check_size(
-        (*n.shape, S), bool, "the padding mask (..., 1, S)", f"lengths {n.shape} and S = {S}"
-    )
+    because = f"lengths {n.shape} and S = {S}"
+    check_size((*n.shape, S), bool, "the padding mask (..., 1, S)", because)
     return (np.arange(S) < n[..., None])[..., None, :]  # (..., 1, S)
 
 
@@ -128,8 +120,7 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
 
     Parameters
     ----------
-    query : array_like, shape (..., L, E) or (E,)
-    key : array_like, shape (..., S, E)
+    query, key : array_like, shapes (..., L, E) or (E,), and (..., S, E)
     attn_mask : array_like of bool or float, broadcastable to (..., L, S), optional
         Bool: True = may attend. Float: added to the scores (``-inf`` hides).
     is_causal : bool, default False
@@ -142,7 +133,7 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
     Returns
     -------
     ndarray, shape (..., L, S), or (..., S) for a 1-D query
-        Rows sum to 1; a fully masked row is all zeros.
+        Rows sum to 1; a fully masked row is zeros.
 
     Examples
     --------
@@ -186,9 +177,7 @@ def scaled_dot_product_attention(
 
     Parameters
     ----------
-    query : array_like, shape (..., L, E) or (E,)
-    key : array_like, shape (..., S, E)
-    value : array_like, shape (..., S, Ev)
+    query, key, value : array_like, shapes (..., L, E) or (E,), (..., S, E), (..., S, Ev)
     attn_mask, is_causal, scale, enable_gqa
         As in :func:`attention_weights`.
     dropout_p : float, default 0.0
@@ -199,13 +188,8 @@ def scaled_dot_product_attention(
     Returns
     -------
     ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
-        ``attention_weights(...) @ value``; zeros for a fully masked row.
-
-    Notes
-    -----
-    From :data:`BLOCKED_FROM_PAIRS` query-key pairs (over the whole batch) on, without
-    dropout, the output comes from :func:`attn_core.blocked_attention`, the same to float
-    tolerance in a few MB, as PyTorch's function hands large inputs to a fused kernel.
+        ``attention_weights(...) @ value``. From :data:`BLOCKED_FROM_PAIRS` query-key pairs
+        on, without dropout, :func:`attn_core.blocked_attention`'s, in a few MB.
 
     Examples
     --------

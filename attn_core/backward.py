@@ -29,9 +29,7 @@ def attention_backward(grad_output, query, key, value, attn_mask=None, is_causal
     ----------
     grad_output : array_like, shape (..., L, Ev), or (..., Ev) for a 1-D query
         :math:`\partial L/\partial O`.
-    query : array_like, shape (..., L, E) or (E,)
-    key : array_like, shape (..., S, E)
-    value : array_like, shape (..., S, Ev)
+    query, key, value : array_like, shapes (..., L, E) or (E,), (..., S, E), (..., S, Ev)
     attn_mask, is_causal, scale
         As in :func:`attn_core.attention_weights`.
 

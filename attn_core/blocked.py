@@ -16,8 +16,7 @@ import numpy as np
 from .validation import check_attention, check_positive_int
 
 #: Scores a block holds at most by default: 4 MB in float32 (128 queries × 8192 keys), with
-#: at most 256 and at least 16 queries a block (measured best between 128 and 512 for
-#: n = 1024 ... 8192 with ``make bench``).
+#: 16 to 256 queries a block (best between 128 and 512 for n = 1024 ... 8192, ``make bench``).
 BLOCK_SCORES = 128 * 8192
 
 
@@ -28,14 +27,11 @@ def blocked_attention(
 
     Parameters
     ----------
-    query : array_like, shape (..., L, E) or (E,)
-    key : array_like, shape (..., S, E)
-    value : array_like, shape (..., S, Ev)
+    query, key, value : array_like, shapes (..., L, E) or (E,), (..., S, E), (..., S, Ev)
     attn_mask, is_causal, scale
         As in :func:`attn_core.attention_weights`.
     block_size : int, optional
-        Queries per block; any size gives the same output. The default holds at most
-        :data:`BLOCK_SCORES` scores (16 to 256 queries).
+        Queries per block (any gives the same output); default: at most :data:`BLOCK_SCORES`.
 
     Returns
     -------
@@ -45,10 +41,8 @@ def blocked_attention(
     Examples
     --------
     >>> keys, values = [[1, 0], [0, 1], [1, 1]], [[2, 0], [0, 2], [1, 1]]
-    >>> blocked_attention(np.eye(2)[[0, 1, 0]], keys, values, block_size=2).round(3)
-    array([[1.203, 0.797],
-           [0.797, 1.203],
-           [1.203, 0.797]])
+    >>> blocked_attention(np.eye(2)[[0, 1, 0]], keys, values, block_size=2).round(3).tolist()
+    [[1.203, 0.797], [0.797, 1.203], [1.203, 0.797]]
     """
     a = check_attention(query, key, value, attn_mask, is_causal, scale)
     rows = None if block_size is None else check_positive_int(block_size, "block_size")
@@ -106,11 +100,7 @@ def _tiny_sum(dtype):
 
 
 def _score_bound(q, k, scale, mask):
-    """Each row's bound |q_i · scale| max_j |k_j| (..., L, 1) by Cauchy–Schwarz, or None.
-
-    None for a float mask (it adds to the scores) or a bound that overflows: subtract each
-    row's max instead.
-    """
+    """Each row's bound |q_i · scale| max_j |k_j| (..., L, 1), or None (float mask, overflow)."""
     if mask is not None and mask.dtype != bool:
         return None
     with np.errstate(over="ignore", invalid="ignore"):  # inf or inf * 0: caught just below

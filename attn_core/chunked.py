@@ -17,9 +17,7 @@ def chunked_attention(
 
     Parameters
     ----------
-    query : array_like, shape (..., L, E) or (E,)
-    key : array_like, shape (..., S, E)
-    value : array_like, shape (..., S, Ev)
+    query, key, value : array_like, shapes (..., L, E) or (E,), (..., S, E), (..., S, Ev)
     attn_mask, is_causal, scale
         As in :func:`attn_core.attention_weights`.
     block_size : int, default 256

@@ -1,9 +1,4 @@
-"""What attention costs: the FLOPs of its two matmuls and the bytes of its score matrix.
-
-The book's claim that attention is quadratic, in numbers: both matmuls and
-the score matrix grow with L·S, while the inputs and the output grow with
-L + S. ``python -m attn_core.bench`` measures how close numpy gets to it.
-"""
+"""What attention costs: the FLOPs of its two matmuls and the bytes of its score matrix."""
 
 from __future__ import annotations
 
@@ -15,13 +10,7 @@ from .validation import check_positive_int
 
 
 class AttentionCost(NamedTuple):
-    """FLOPs and bytes of one attention call; see :func:`attention_cost` for the formulas.
-
-    Examples
-    --------
-    >>> attention_cost(1, 1, 2, 3, 4).qk_flops  # 2 queries x 3 keys, a 4-term dot each
-    48
-    """
+    """FLOPs and bytes of one attention call, from :func:`attention_cost`."""
 
     qk_flops: int  # QKᵀ: 2·B·H·L·S·d
     av_flops: int  # weights @ V: 2·B·H·L·S·d_v
@@ -41,25 +30,19 @@ def attention_cost(batch, heads, L, S, d, dtype=np.float32, d_v=None):
 
     Parameters
     ----------
-    batch, heads : int
-        B sequences, H heads each (use 1 and 1 for a single matrix).
-    L, S : int
-        Number of queries and of keys.
-    d : int
-        Size of each query and key (E, or d_head).
+    batch, heads, L, S, d : int
+        B sequences of H heads, L queries, S keys, d numbers per query and key.
     dtype : numpy dtype, default float32
-        Sets the bytes per number.
+        Sets the bytes per number, b.
     d_v : int, optional
-        Size of each value (Ev); defaults to ``d``.
+        Numbers per value; defaults to ``d``.
 
     Returns
     -------
     AttentionCost
-        With :math:`b` bytes per number and :math:`N = B H`, a multiply and an
-        add counted as 2 FLOPs:
+        With :math:`N = B H` and a multiply-add counted as 2 FLOPs:
 
-        - ``qk_flops`` :math:`= 2 N L S d` (each of the L·S scores is a d-term dot)
-        - ``av_flops`` :math:`= 2 N L S d_v` (each output is an S-term weighted sum)
+        - ``qk_flops`` :math:`= 2 N L S d`, ``av_flops`` :math:`= 2 N L S d_v`
         - ``softmax_exps`` :math:`= N L S`
         - ``score_bytes`` :math:`= N L S b`, the memory a fast path avoids holding
         - ``input_bytes`` :math:`= N (L d + S d + S d_v) b`
@@ -67,9 +50,7 @@ def attention_cost(batch, heads, L, S, d, dtype=np.float32, d_v=None):
 
     Examples
     --------
-    GPT-2's shape: 12 heads of 64 over 1024 tokens, in float32:
-
-    >>> cost = attention_cost(1, 12, 1024, 1024, 64)
+    >>> cost = attention_cost(1, 12, 1024, 1024, 64)  # GPT-2: 12 heads of 64, 1024 tokens
     >>> cost.matmul_flops / 1e9, cost.score_bytes / 2**20
     (3.221225472, 48.0)
     """
@@ -89,7 +70,7 @@ def attention_cost(batch, heads, L, S, d, dtype=np.float32, d_v=None):
 
 
 def _itemsize(dtype):
-    """Bytes per number of ``dtype``, or a TypeError naming the argument."""
+    """Bytes per number of ``dtype``, or a TypeError naming it."""
     try:
         return np.dtype(dtype).itemsize
     except TypeError:

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from .attention import attention_weights, dot_scores
-from .validation import as_float_array, check_bool, check_positive_int, check_size
+from .validation import as_float_array, check_positive_int, check_size
 
 
 def split_heads(x, n_heads):
@@ -28,9 +28,10 @@ def split_heads(x, n_heads):
 
     Examples
     --------
-    >>> split_heads(np.arange(8.0).reshape(2, 4), 2)[1]  # head 1: features 2, 3
-    array([[2., 3.],
-           [6., 7.]])
+    >>> split_heads([[0.0, 1.0, 2.0, 3.0]], 2)  # T = 1: head 1 gets features 2, 3
+    array([[[0., 1.]],
+    <BLANKLINE>
+           [[2., 3.]]])
     """
     return _split(as_float_array(x, "x"), n_heads, "x")
 
@@ -86,14 +87,11 @@ def multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, attn_mask=None,
 
     Returns
     -------
-    output : ndarray, shape (..., L, D)
-    weights : ndarray, shape (..., H, L, S)
-        Each head scaled by 1/sqrt(d_head), not 1/sqrt(D).
+    output, weights : ndarray, shapes (..., L, D) and (..., H, L, S)
 
     Examples
     --------
-    >>> x = np.eye(4)
-    >>> out, w = multi_head_attention(x, x, *[np.eye(4)] * 4, n_heads=2)
+    >>> out, w = multi_head_attention(np.eye(4), np.eye(4), *[np.eye(4)] * 4, n_heads=2)
     >>> out.shape, w.shape
     ((4, 4), (2, 4, 4))
     """
@@ -106,9 +104,7 @@ def multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, attn_mask=None,
             f"w_q and w_k must have the same number of columns (queries and keys meet in "
             f"one space): w_q gives {q.shape[-1] * n_heads}, w_k gives {k.shape[-1] * n_heads}"
         )
-    weights = attention_weights(
-        q, k, attn_mask, check_bool(is_causal, "is_causal")
-    )  # [..., H, L, S], scale 1/sqrt(d_head)
+    weights = attention_weights(q, k, attn_mask, is_causal)  # [..., H, L, S]: 1/sqrt(d_head)
     out = merge_heads(weights @ v)  # [..., H, L, dv_head] -> [..., L, Dv]
     return _project(out, w_o, "the merged heads", "w_o"), weights
 
@@ -182,14 +178,12 @@ def trace_self_attention(layer, x):
     Returns
     -------
     dict of str to ndarray
-        ``x``, ``q``, ``k``, ``v``, ``output`` (B, T, D); ``scores`` (unscaled) and
-        ``attention`` (B, T, T).
+        ``x``, ``q``, ``k``, ``v``, ``output`` (B, T, D), ``scores`` (unscaled), ``attention``.
 
     Examples
     --------
-    >>> trace = trace_self_attention(SimpleSelfAttention(4, np.random.default_rng(0)),
-    ...                              np.ones((2, 3, 4)))
-    >>> {name: arr.shape for name, arr in trace.items()}["scores"]
+    >>> layer = SimpleSelfAttention(4, np.random.default_rng(0))
+    >>> trace_self_attention(layer, np.ones((2, 3, 4)))["scores"].shape  # [B, T, T]
     (2, 3, 3)
     """
     if not isinstance(layer, SimpleSelfAttention):

@@ -26,8 +26,7 @@ def causal_mask_lower_right(L, S):
     Returns
     -------
     ndarray of bool, shape (L, S)
-        Query i (position S − L + i) may attend to keys 0 … S − L + i: PyTorch's
-        ``causal_lower_right``. (``is_causal=True`` aligns it top-left.)
+        Query i may attend to keys 0 … S − L + i: PyTorch's ``causal_lower_right``.
 
     Examples
     --------
@@ -45,14 +44,11 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_head, length, bytes_per_number, batch
 
     Parameters
     ----------
-    n_layers, n_kv_heads, d_head : int
-        Attention layers, key-value heads per layer (:math:`h_{kv}`), numbers per head.
-    length : int
-        Positions held, :math:`n`: the prompt and the tokens generated so far.
+    n_layers, n_kv_heads, d_head, length : int
+        Layers, key-value heads per layer, numbers per head, positions held (n).
     bytes_per_number : int or dtype
-        :math:`b`: 2 for float16, 4 for float32, or a numpy dtype such as ``"float16"``.
+        b: 2 for float16, 4 for float32, or a numpy dtype such as ``"float16"``.
     batch : int, default 1
-        Sequences served at once, :math:`B`.
 
     Returns
     -------
@@ -60,9 +56,7 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_head, length, bytes_per_number, batch
 
     Examples
     --------
-    A Llama-3-8B-like shape (32 layers, 8 KV heads of 128) at 128k tokens in float16:
-
-    >>> kv_cache_bytes(32, 8, 128, 131072, 2) / 2**30  # GiB
+    >>> kv_cache_bytes(32, 8, 128, 131072, 2) / 2**30  # GiB: Llama-3-8B's shape, 128k tokens
     16.0
     """
     counts = {"n_layers": n_layers, "n_kv_heads": n_kv_heads, "d_head": d_head, "batch": batch}
@@ -96,20 +90,12 @@ class KVCache:
 
     Attributes
     ----------
-    keys, values : ndarray, shapes (..., t, E) and (..., t, Ev)
-        Read-only views of the t positions held.
+    keys, values : ndarray, shapes (..., t, E) and (..., t, Ev), read-only
     nbytes : int
-
-    Notes
-    -----
-    The first :meth:`append` fixes the leading axes, E, Ev and the dtype. The buffers
-    double when full (at most ``max_length``), so an append costs O(1) on average.
 
     Examples
     --------
-    Chapter 4's keys and values: two positions at once (a prompt), then one more.
-
-    >>> cache = KVCache(max_length=4)
+    >>> cache = KVCache(max_length=4)  # chapter 4's keys and values: a prompt, then one
     >>> cache.append([[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 2.0]])  # [t, E], [t, Ev]
     >>> cache.append([[1.0, 1.0]], [[1.0, 1.0]])
     >>> len(cache), cache.keys.shape
@@ -119,9 +105,8 @@ class KVCache:
     """
 
     def __init__(self, max_length=None):
-        self.max_length = (
-            None if max_length is None else check_positive_int(max_length, "max_length")
-        )
+        limit = None if max_length is None else check_positive_int(max_length, "max_length")
+        self.max_length = limit
         self._keys = self._values = None  # buffers [..., capacity, E] and [..., capacity, Ev]
         self._length = 0
 
@@ -170,15 +155,13 @@ class KVCache:
         Parameters
         ----------
         query : array_like, shape (..., L, E) or (E,)
-            The queries of the last L positions appended (L = 1 while decoding).
+            The last L positions' queries (L = 1 while decoding).
         scale, enable_gqa
             As in :func:`attn_core.scaled_dot_product_attention`.
 
         Returns
         -------
         ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
-            The last L rows of the causal pass over all t positions
-            (:func:`causal_mask_lower_right`).
         """
         if self._length == 0:
             raise ValueError("the cache is empty: append the keys and values of a position first")
@@ -230,7 +213,7 @@ class KVCache:
             )
 
     def _reserve(self, needed, key, value):
-        """Make the buffers hold ``needed`` positions, doubling (capped at max_length)."""
+        """Make the buffers hold ``needed`` positions, doubling (O(1) an append on average)."""
         capacity = 0 if self._keys is None else self._keys.shape[-2]
         if needed <= capacity:
             return
@@ -241,9 +224,8 @@ class KVCache:
         buffers = []
         for new, old in ((key, self._keys), (value, self._values)):
             shape = (*new.shape[:-2], capacity, new.shape[-1])
-            check_size(
-                shape, dtype, "the KV cache's buffer", f"{capacity} positions of {new.shape}"
-            )
+            because = f"{capacity} positions of {new.shape}"
+            check_size(shape, dtype, "the KV cache's buffer", because)
             buffer = np.empty(shape, dtype=dtype)
             if old is not None:
                 buffer[..., : self._length, :] = old[..., : self._length, :]

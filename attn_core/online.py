@@ -56,9 +56,8 @@ def online_softmax_step(state, scores, values):
     Parameters
     ----------
     state : OnlineSoftmax
-    scores : array_like, shape (B,)
-        The block's scaled scores :math:`s_j`.
-    values : array_like, shape (B, Ev)
+    scores, values : array_like, shapes (B,) and (B, Ev)
+        The block's scaled scores :math:`s_j` and its values.
 
     Returns
     -------
@@ -66,9 +65,7 @@ def online_softmax_step(state, scores, values):
 
     Examples
     --------
-    The worked example's scaled scores in two blocks, keys 1 and 2, then key 3:
-
-    >>> s, V = np.array([0.7071, 0.0, 0.7071]), np.array([[2, 0], [0, 2], [1, 1]])
+    >>> s, V = np.array([0.7071, 0.0, 0.7071]), np.array([[2, 0], [0, 2], [1, 1]])  # chapter 4
     >>> state = online_softmax_step(online_softmax_start(2), s[:2], V[:2])
     >>> state = online_softmax_step(state, s[2:], V[2:])
     >>> round(state.total, 3), state.output.round(3)

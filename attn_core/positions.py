@@ -35,10 +35,9 @@ def sinusoidal_positions(n, d, *, base=10_000):
 
     Examples
     --------
-    >>> sinusoidal_positions(3, 4).round(3)  # ω = 1 and 1/100
-    array([[ 0.   ,  1.   ,  0.   ,  1.   ],
-           [ 0.841,  0.54 ,  0.01 ,  1.   ],
-           [ 0.909, -0.416,  0.02 ,  1.   ]])
+    >>> sinusoidal_positions(2, 4).round(3)  # ω = 1 and 1/100
+    array([[0.   , 1.   , 0.   , 1.   ],
+           [0.841, 0.54 , 0.01 , 1.   ]])
     """
     n, d = check_positive_int(n, "n", minimum=0), check_positive_int(d, "d")
     base = check_positive_real(base, "base")
@@ -82,13 +81,12 @@ def rotary(x, positions, base=10_000, *, layout="interleaved"):
     x : array_like, shape (..., n, d)
         Queries or keys; d even.
     positions : array_like of int, shape (n,)
-        Each row's position, whole numbers >= 0 (fractional ones are refused).
+        Each row's position, a whole number >= 0.
     base : float > 0, default 10 000
         θᵢ = base^(−2i/d) (:func:`rotary_frequencies`).
     layout : {"interleaved", "halves"}
-        Pairs (0, 1), (2, 3), … (the RoFormer paper's) or (i, i + d/2) (Hugging Face's
-        Llama, ``rotate_half``): the same rotation, the coordinates listed in another
-        order (:func:`interleaved_to_halves`).
+        Pairs (2i, 2i + 1) (the RoFormer paper's) or (i, i + d/2) (Hugging Face's Llama,
+        ``rotate_half``); :func:`interleaved_to_halves` converts.
 
     Returns
     -------
@@ -96,8 +94,7 @@ def rotary(x, positions, base=10_000, *, layout="interleaved"):
 
     Examples
     --------
-    >>> q = np.array([[1.0, 0.0], [1.0, 0.0]])  # the same vector at positions 0 and 1
-    >>> rotary(q, [0, 1]).round(3)  # d = 2: θ = 1 radian
+    >>> rotary([[1.0, 0.0], [1.0, 0.0]], [0, 1]).round(3)  # d = 2: θ = 1 radian
     array([[1.   , 0.   ],
            [0.54 , 0.841]])
     """
@@ -107,9 +104,8 @@ def rotary(x, positions, base=10_000, *, layout="interleaved"):
     d = _check_width(x.shape[-1], "x's last axis d")
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
-    angles = _check_positions(positions, x.shape[-2])[:, None] * rotary_frequencies(
-        d, base=base
-    )  # [n, 1] * [d/2] -> [n, d/2]
+    positions = _check_positions(positions, x.shape[-2])  # [n]
+    angles = positions[:, None] * rotary_frequencies(d, base=base)  # [n, 1] * [d/2] -> [n, d/2]
     cos, sin = np.cos(angles), np.sin(angles)
     if layout == "halves":
         return interleaved_to_halves(_rotate_pairs(halves_to_interleaved(x), cos, sin))
@@ -194,10 +190,8 @@ def alibi_slopes(n_heads):
 def alibi_bias(n_heads, L, S):
     r"""ALiBi's bias on the scores, :math:`-m_h\,|i + S - L - j|`, for every head.
 
-    The L queries are the last L of the S positions (L = 1: the newest word, decoding with
-    a cache). Add it to the scores as a float mask,
-    ``attention_weights(q, k, attn_mask=alibi_bias(H, L, S))``. The paper's code adds
-    :math:`m_h j` instead: a constant per row, the same softmax on the keys j <= i.
+    The L queries are the last L of the S positions (L = 1: decoding with a cache); add it
+    as a float mask. The paper's code adds :math:`m_h j`, the same softmax on keys j <= i.
 
     Parameters
     ----------

@@ -1,7 +1,4 @@
-"""A plain recurrent network (RNN), the sequential model attention is compared with.
-
-Shape legend: x (T, D) one sequence of T tokens; w_x (D, H); w_h (H, H); states (T, H).
-"""
+"""A plain recurrent network (RNN), the sequential model attention is compared with."""
 
 from __future__ import annotations
 
@@ -13,14 +10,9 @@ from .validation import as_float_array
 def simple_rnn(x, w_x, w_h):
     r"""Run an Elman RNN, :math:`h_t = \tanh(x_t W_x + h_{t-1} W_h)` with :math:`h_{-1} = 0`.
 
-    Each state needs the one before it, so the T steps run one after another: a
-    token's information reaches the token ``d`` places later only after ``d`` steps.
-
     Parameters
     ----------
-    x : array_like, shape (T, D)
-    w_x : array_like, shape (D, H)
-    w_h : array_like, shape (H, H)
+    x, w_x, w_h : array_like, shapes (T, D), (D, H) and (H, H)
 
     Returns
     -------

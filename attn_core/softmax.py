@@ -1,10 +1,10 @@
 """Softmax (소프트맥스) and its relatives, numerically stable.
 
-Every function subtracts the maximum before exponentiating (logits of ±1e4 stay exact) and
-sums the terms below it apart, with ``log1p`` (SciPy's gh-18295: ``logsumexp([0, -40])`` is
-4.25e-18, not 0). float16 is computed in float32 and returned as float16. A slice that is
-all ``-inf`` (every key masked) gets weights 0 from :func:`softmax`, ``-inf`` from
-:func:`log_softmax` and :func:`logsumexp`. Shapes: scores (..., S), softmax along ``axis``.
+Every function subtracts the maximum before exponentiating (logits of ±1e4 stay exact;
+Blanchard, Higham and Higham, 2021) and sums the terms below it apart, with ``log1p``
+(SciPy's gh-18295: ``logsumexp([0, -40])`` is 4.25e-18, not 0). float16 is computed in
+float32 and returned as float16. A slice that is all ``-inf`` (every key masked) gets
+weights 0 from :func:`softmax`, ``-inf`` from :func:`log_softmax` and :func:`logsumexp`.
 """
 
 from __future__ import annotations
@@ -51,20 +51,15 @@ def softmax(x, axis=-1, *, temperature=1.0):
     Parameters
     ----------
     x : array_like, shape (..., S)
-        Scores; ``-inf`` gets weight 0, NaN and ``+inf`` are errors.
+        Scores; ``-inf`` gets weight 0.
     axis : int, default -1
     temperature : float > 0, default 1.0
-        Large T flattens the weights towards uniform, small T sharpens them.
+        T: large flattens the weights towards uniform, small sharpens them.
 
     Returns
     -------
     ndarray, shape (..., S)
         The dtype of ``x``; zeros for a slice that is all ``-inf``.
-
-    Notes
-    -----
-    Subtracting the maximum changes nothing (softmax is shift-invariant) but keeps every
-    exponent <= 0: Blanchard, Higham and Higham, IMA J. Numer. Anal. 41 (2021).
 
     Examples
     --------
@@ -134,7 +129,6 @@ def log_softmax(x, axis=-1):
     Returns
     -------
     ndarray, shape (..., S)
-        Finite wherever ``x`` is, even for logits of ±1e4.
 
     Examples
     --------

@@ -36,8 +36,7 @@ def init_projections(rng, d_model, d_k, d_v=None, std=None):
 
     Examples
     --------
-    >>> p = init_projections(np.random.default_rng(0), 4, 3, 2)
-    >>> {name: w.shape for name, w in p.items()}
+    >>> {n: w.shape for n, w in init_projections(np.random.default_rng(0), 4, 3, 2).items()}
     {'W_Q': (4, 3), 'W_K': (4, 3), 'W_V': (4, 2)}
     """
     if not isinstance(rng, np.random.Generator):
@@ -58,7 +57,6 @@ def self_attention(x, params, scale=None):
     params : dict
         ``W_Q``, ``W_K`` (D, d_k), ``W_V`` (D, d_v), optional ``b_Q``, ``b_K``, ``b_V``.
     scale : float, optional
-        Default 1/sqrt(d_k).
 
     Returns
     -------
@@ -94,17 +92,11 @@ def self_attention_backward(grad_output, x, params, scale=None):
     Examples
     --------
     >>> p = {n: np.eye(2) for n in ("W_Q", "W_K", "W_V")}
-    >>> g = self_attention_backward(np.ones((2, 2)), np.eye(2), p)
-    >>> g["W_V"]  # each value row is used with total weight 1
-    array([[1., 1.],
-           [1., 1.]])
+    >>> self_attention_backward(np.ones((2, 2)), np.eye(2), p)["W_V"].tolist()  # weights sum to 1
+    [[1.0, 1.0], [1.0, 1.0]]
     """
     x = as_float_array(x, "x")
-    return _gradients(grad_output, x, _project(x, params), params, scale)
-
-
-def _gradients(grad_output, x, qkv, params, scale):
-    """The parameters' gradients, given the projections ``qkv`` = (Q, K, V) of ``x``."""
+    qkv = _project(x, params)
     grads = dict(zip(_NAMES, attention_backward(grad_output, *qkv, scale=scale), strict=True))
     x_rows = x.reshape(-1, x.shape[-1])  # [B*T, D]: every token of every sentence
     out = {}
@@ -134,17 +126,16 @@ def _project(x, params):
 def squared_error(output, target):
     r"""Half the squared error per token, :math:`L = \frac{1}{2N}\sum_i \lVert o_i - t_i\rVert^2`.
 
-    Its gradient is :math:`\partial L/\partial o_i = (o_i - t_i)/N`, N tokens (every axis
-    but the last).
-
     Parameters
     ----------
     output, target : array_like, shape (..., d_v)
+        N tokens: every axis but the last.
 
     Returns
     -------
     loss : float
     grad_output : ndarray, the shape of ``output``
+        :math:`\partial L/\partial o_i = (o_i - t_i)/N`.
 
     Examples
     --------
@@ -185,7 +176,6 @@ def sgd_step(params, grads, lr):
     Parameters
     ----------
     params, grads : dict of str to ndarray
-        Each gradient of its parameter's shape.
     lr : float > 0
 
     Returns
@@ -211,8 +201,7 @@ def adam_state(params):
 
     Returns
     -------
-    dict
-        ``t`` (0), ``m`` and ``v`` (zeros like ``params``).
+    dict with keys ``t``, ``m``, ``v``
 
     Examples
     --------
@@ -233,9 +222,8 @@ def adam_step(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
 
     Parameters
     ----------
-    params, grads : dict of str to ndarray
-    state : dict
-        From :func:`adam_state` or the last step.
+    params, grads, state : dict
+        ``state`` from :func:`adam_state` or the last step.
     lr, beta1, beta2, eps : float
 
     Returns

@@ -208,16 +208,8 @@ def check_attention(query, key, value=None, attn_mask=None, is_causal=False, sca
     mask = check_mask(attn_mask, (*batch, q2.shape[-2], k.shape[-2]), is_causal, dtype=q.dtype)
     inputs = (query, key) if value is None else (query, key, value)
     half = all(getattr(a, "dtype", None) == np.float16 for a in inputs)
-    return AttentionCall(
-        q2,
-        k,
-        v[0] if v else None,
-        mask,
-        bool(is_causal),
-        check_scale(scale, q.shape[-1]),
-        q.ndim == 1,
-        half,
-    )
+    value, scale = v[0] if v else None, check_scale(scale, q.shape[-1])
+    return AttentionCall(q2, k, value, mask, bool(is_causal), scale, q.ndim == 1, half)
 
 
 def _check_result_sizes(arrays, dtype):
