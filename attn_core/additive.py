@@ -1,4 +1,4 @@
-"""Additive attention scores (덧셈 어텐션), the score of Bahdanau, Cho and Bengio (2014).
+"""Additive attention scores (덧셈 어텐션), Bahdanau, Cho and Bengio (2014), appendix A.1.1.
 
 Shape legend: query (..., L, Eq) or (Eq,), key (..., S, Ek); W (A, Eq) and U (A, Ek) map
 both into a hidden layer of A units, v (A,) reads one number out of it.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import as_float_array, check_size
+from .validation import as_float_array, check_batch, check_size
 
 
 def additive_scores(query, key, W, U, v):
@@ -23,11 +23,6 @@ def additive_scores(query, key, W, U, v):
     Returns
     -------
     ndarray, shape (..., L, S), or (..., S) for a 1-D query
-
-    Notes
-    -----
-    arXiv:1409.0473, appendix A.1.1: there the query is the decoder's state and the keys
-    are the encoder's states.
 
     Examples
     --------
@@ -67,12 +62,7 @@ def _check(query, key, W, U, v):
             f"U {U.shape}"
         )
     L = q.shape[-2] if q.ndim > 1 else 1
-    try:
-        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"the batch axes of query {q.shape} and key {k.shape} do not broadcast"
-        ) from None
+    batch = check_batch([q, k])
     dtype = np.result_type(q, k, W, U, v, np.float32)
     because = f"query's L = {L}, key's S = {k.shape[-2]} and A = {A}"
     check_size((*batch, L, k.shape[-2], A), dtype, "the hidden layer (..., L, S, A)", because)

@@ -26,12 +26,9 @@ def chunked_attention(
     Returns
     -------
     ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
-        :func:`attn_core.scaled_dot_product_attention`'s output, to float tolerance.
-
-    Notes
-    -----
-    Each block is :func:`attn_core.online_softmax_step`'s update, for every query row at
-    once; o / ℓ after the last block is the output (Milakov and Gimelshein, 2018).
+        :func:`attn_core.scaled_dot_product_attention`'s output, to float tolerance: each
+        block is :func:`attn_core.online_softmax_step` for every query (Milakov and
+        Gimelshein, 2018).
 
     Examples
     --------

@@ -43,8 +43,7 @@ def attention_cost(batch, heads, L, S, d, dtype=np.float32, d_v=None):
         With :math:`N = B H` and a multiply-add counted as 2 FLOPs:
 
         - ``qk_flops`` :math:`= 2 N L S d`, ``av_flops`` :math:`= 2 N L S d_v`
-        - ``softmax_exps`` :math:`= N L S`
-        - ``score_bytes`` :math:`= N L S b`, the memory a fast path avoids holding
+        - ``softmax_exps`` :math:`= N L S`, ``score_bytes`` :math:`= N L S b`
         - ``input_bytes`` :math:`= N (L d + S d + S d_v) b`
         - ``output_bytes`` :math:`= N L d_v b`
 

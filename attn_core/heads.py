@@ -1,7 +1,4 @@
-"""Linear projections, the head split (nanoGPT's reshape + swap) and multi-head attention.
-
-Shape legend: T positions, D = d_model features, H heads of d_head = D // H.
-"""
+"""The head split (nanoGPT's reshape + swap) and multi-head attention: H heads of D // H."""
 
 from __future__ import annotations
 
@@ -28,10 +25,8 @@ def split_heads(x, n_heads):
 
     Examples
     --------
-    >>> split_heads([[0.0, 1.0, 2.0, 3.0]], 2)  # T = 1: head 1 gets features 2, 3
-    array([[[0., 1.]],
-    <BLANKLINE>
-           [[2., 3.]]])
+    >>> split_heads([[0.0, 1.0, 2.0, 3.0]], 2).tolist()  # T = 1: head 1 gets features 2, 3
+    [[[0.0, 1.0]], [[2.0, 3.0]]]
     """
     return _split(as_float_array(x, "x"), n_heads, "x")
 

@@ -1,8 +1,7 @@
 """The KV cache (KV 캐시): every past token's keys and values, kept for the next step.
 
-Shape legend: keys (..., t, E), values (..., t, Ev) for the t positions held; ``...`` the
-batch and head axes, (B, Hkv) in a model. New keys (..., s, E) and values (..., s, Ev) join
-along axis -2: s = n for a prompt (prefill), s = 1 for each generated token (decode).
+Shape legend: keys (..., t, E), values (..., t, Ev) for the t positions held, ``...`` the
+batch and head axes; new ones join along axis -2, s at a time (s = 1 while decoding).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Keys and values shared by several query heads: multi-query and grouped-query attention.
 
-Shape legend, as PyTorch's ``enable_gqa=True``: query (..., Hq, L, E), key (..., Hkv, S, E)
-and value (..., Hkv, S, Ev), Hq a multiple of Hkv. Hkv = 1 is multi-query attention (MQA,
-Shazeer 2019), 1 < Hkv < Hq grouped-query attention (GQA, Ainslie et al. 2023).
+Hkv = 1 key-value heads for Hq query heads is MQA (Shazeer 2019), 1 < Hkv < Hq is GQA
+(Ainslie et al. 2023); shapes as PyTorch's ``enable_gqa=True``.
 """
 
 from __future__ import annotations

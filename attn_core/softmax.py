@@ -193,10 +193,7 @@ def _check_distribution(w, axis):
 
 
 def softmax_jacobian(weights):
-    r"""Jacobian of softmax at the point where it returns ``weights``.
-
-    .. math:: \frac{\partial w_i}{\partial x_j} = w_i(\delta_{ij} - w_j),
-              \quad J = \mathrm{diag}(w) - w w^{\top}
+    r"""Softmax's Jacobian at its output w, :math:`J = \mathrm{diag}(w) - w w^\top`.
 
     Parameters
     ----------

@@ -1,9 +1,7 @@
 r"""Training one self-attention layer (학습) in numpy: the loss, its gradient, the update rules.
 
-The layer is :math:`O = \mathrm{softmax}(QK^\top\cdot\mathrm{scale})\,V`, :math:`Q = XW_Q
-(+ b_Q)` and likewise K, V. Shape legend: x (B, T, D), B sentences of T tokens of D features;
-``params`` a dict ``{"W_Q": (D, d_k), "W_K": (D, d_k), "W_V": (D, d_v)}``, with optional
-biases ``"b_Q"``, ``"b_K"``, ``"b_V"`` (as ``nn.Linear`` has).
+Shape legend: x (B, T, D), B sentences of T tokens; ``params`` a dict of ``W_Q``, ``W_K``
+(D, d_k), ``W_V`` (D, d_v) and optional biases ``b_Q``, ``b_K``, ``b_V`` (as ``nn.Linear``).
 """
 
 from __future__ import annotations
@@ -49,13 +47,12 @@ def init_projections(rng, d_model, d_k, d_v=None, std=None):
 
 
 def self_attention(x, params, scale=None):
-    r"""The layer's output :math:`\mathrm{softmax}(QK^\top\cdot\mathrm{scale})\,V` and weights.
+    r"""The output :math:`\mathrm{softmax}(QK^\top \cdot \mathrm{scale})V` and weights; Q = XW_Q.
 
     Parameters
     ----------
     x : array_like, shape (..., T, D)
     params : dict
-        ``W_Q``, ``W_K`` (D, d_k), ``W_V`` (D, d_v), optional ``b_Q``, ``b_K``, ``b_V``.
     scale : float, optional
 
     Returns

@@ -214,7 +214,7 @@ def check_attention(query, key, value=None, attn_mask=None, is_causal=False, sca
 
 def _check_result_sizes(arrays, dtype):
     """Raise if the output (..., L, Ev) would be too large."""
-    batch = _check_batch_broadcast(arrays)
+    batch = check_batch(arrays)
     q = arrays[0]
     L = q.shape[-2] if q.ndim > 1 else 1
     where = f", batch axes {batch}" if batch else ""
@@ -233,7 +233,7 @@ def check_scores_size(query, key, dtype=None, *, instead=None):
     check_size((*batch, L, key.shape[-2]), dtype, "the scores (..., L, S)", because, instead)
 
 
-def _check_batch_broadcast(arrays):
+def check_batch(arrays):
     """The batch axes of query, key (and value) broadcast together, or an error naming them."""
     names = ("query", "key", "value")[: len(arrays)]
     batch = [arr.shape[:-2] for arr in arrays]
