@@ -1,10 +1,8 @@
 """Scaled dot-product attention (스케일 내적 어텐션), following PyTorch's semantics.
 
-Shape legend, as in ``torch.nn.functional.scaled_dot_product_attention``: ``query``
-(..., L, E) or one query (E,), queries (쿼리); ``key`` (..., S, E), keys (키); ``value``
-(..., S, Ev), values (밸류); ``attn_mask`` broadcastable to (..., L, S), bool True = *may
-attend*, float = *added* to the scores; weights (..., L, S); output (..., L, Ev). Leading
-``...`` axes broadcast, through ``@`` and ``swapaxes`` (never ``.T``).
+Shape legend, PyTorch's: queries (쿼리) (..., L, E) or (E,), keys (키) (..., S, E), values
+(밸류) (..., S, Ev); ``attn_mask`` broadcasts to (..., L, S), bool True = *may attend*, float
+*added* to the scores. Leading ``...`` axes broadcast through ``@`` and ``swapaxes``.
 """
 
 from __future__ import annotations

@@ -32,8 +32,7 @@ def attention_cost(batch, heads, L, S, d, dtype=np.float32, d_v=None):
     ----------
     batch, heads, L, S, d : int
         B sequences of H heads, L queries, S keys, d numbers per query and key.
-    dtype : numpy dtype, default float32
-        Sets the bytes per number, b.
+    dtype : numpy dtype, default float32, of b bytes a number
     d_v : int, optional
         Numbers per value; defaults to ``d``.
 

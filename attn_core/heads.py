@@ -16,8 +16,7 @@ def split_heads(x, n_heads):
     Parameters
     ----------
     x : array_like, shape (..., T, D)
-    n_heads : int
-        H, which must divide D.
+    n_heads : int, dividing D
 
     Returns
     -------
@@ -56,9 +55,8 @@ def merge_heads(x):
 
     Examples
     --------
-    >>> x = np.arange(24.0).reshape(2, 3, 4)
-    >>> bool((merge_heads(split_heads(x, 2)) == x).all())
-    True
+    >>> merge_heads(split_heads([[0.0, 1.0, 2.0, 3.0]], 2))
+    array([[0., 1., 2., 3.]])
     """
     x = as_float_array(x, "x")
     if x.ndim < 3:
@@ -128,9 +126,8 @@ class SimpleSelfAttention:
 
     Examples
     --------
-    >>> layer = SimpleSelfAttention(4, np.random.default_rng(0))
-    >>> out, attn = layer(np.ones((2, 3, 4)))  # [batch, seq_len, embed_dim]
-    >>> out.shape, attn.shape
+    >>> out, attn = SimpleSelfAttention(4, np.random.default_rng(0))(np.ones((2, 3, 4)))
+    >>> out.shape, attn.shape  # [batch, seq_len, embed_dim], [batch, seq_len, seq_len]
     ((2, 3, 4), (2, 3, 3))
     """
 

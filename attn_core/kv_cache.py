@@ -97,8 +97,6 @@ class KVCache:
     >>> cache = KVCache(max_length=4)  # chapter 4's keys and values: a prompt, then one
     >>> cache.append([[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 2.0]])  # [t, E], [t, Ev]
     >>> cache.append([[1.0, 1.0]], [[1.0, 1.0]])
-    >>> len(cache), cache.keys.shape
-    (3, (3, 2))
     >>> cache.attend([1.0, 0.0]).round(3)  # chapter 4's query and output
     array([1.203, 0.797])
     """

@@ -12,8 +12,7 @@ def image_patches(image, patch_size):
     ----------
     image : array_like, shape (H, W)
         One channel; H and W multiples of ``patch_size``.
-    patch_size : int
-        P, the side of a patch in pixels.
+    patch_size : int, P pixels
 
     Returns
     -------

@@ -1,9 +1,5 @@
-"""Where each word is: sinusoidal encodings, rotary embeddings (RoPE) and ALiBi biases.
-
-Add a vector per position to the embeddings (:func:`sinusoidal_positions`, Vaswani et al.
-2017), rotate queries and keys by an angle per position (:func:`rotary`, Su et al. 2021),
-or add a bias per distance to the scores (:func:`alibi_bias`, Press et al. 2022).
-Shape legend: n positions of width d; queries (..., L, E), keys (..., S, E); H heads.
+"""Where each word is: sinusoidal encodings (Vaswani et al. 2017), rotary embeddings (RoPE,
+Su et al. 2021) and ALiBi biases (Press et al. 2022). n positions of width d; H heads.
 """
 
 from __future__ import annotations
@@ -58,7 +54,6 @@ def rotary_frequencies(d, *, base=10_000):
     Returns
     -------
     ndarray, shape (d // 2,)
-        From θ₀ = 1 radian (the fastest pair) down.
 
     Examples
     --------

@@ -51,7 +51,6 @@ def softmax(x, axis=-1, *, temperature=1.0):
     Parameters
     ----------
     x : array_like, shape (..., S)
-        Scores; ``-inf`` gets weight 0.
     axis : int, default -1
     temperature : float > 0, default 1.0
         T: large flattens the weights towards uniform, small sharpens them.
