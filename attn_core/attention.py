@@ -47,11 +47,6 @@ def dot_scores(query, key):
     """
     q, k = check_attention_inputs(query, key)
     check_scores_size(q, k)
-    return _dot(q, k)
-
-
-def _dot(q, k):
-    """q (..., L, E) @ kᵀ -> (..., L, S)."""
     return q @ np.swapaxes(k, -1, -2)  # [..., L, E] @ [..., E, S] -> [..., L, S]
 
 
@@ -65,8 +60,7 @@ def causal_mask(L, S=None):
 
     Returns
     -------
-    ndarray of bool, shape (L, S)
-        The lower triangle with its diagonal: PyTorch's ``is_causal=True``.
+    ndarray of bool, shape (L, S), PyTorch's ``is_causal=True``
 
     Examples
     --------
@@ -148,7 +142,7 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
 
 def _weights(q, k, mask, is_causal, scale):
     """softmax(q kᵀ · scale + mask) (..., L, S) of validated inputs."""
-    scores = _dot(q, k)  # [..., L, E] @ [..., E, S] -> [..., L, S]
+    scores = q @ np.swapaxes(k, -1, -2)  # [..., L, E] @ [..., E, S] -> [..., L, S]
     scores *= scale  # in place: the product is a fresh array, one pass fewer
     if is_causal:
         mask = np.tril(np.ones(scores.shape[-2:], dtype=bool))  # key j <= query i (top left)

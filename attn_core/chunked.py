@@ -61,8 +61,8 @@ def chunked(q, k, v, mask, is_causal, scale, block_size):
         running_sum = running_sum * rescale + weights.sum(axis=-1, keepdims=True)
         running_out = running_out * rescale + weights @ values  # [..., L, B] @ [..., B, Ev]
         running_max = new_max
-    total = running_sum  # [..., L, 1]; 0 for a fully masked row, whose output stays 0
-    return np.divide(running_out, total, out=np.zeros_like(running_out), where=total > 0)
+    zeros = np.zeros_like(running_out)  # the output of a fully masked row, whose l is 0
+    return np.divide(running_out, running_sum, out=zeros, where=running_sum > 0)  # o / l
 
 
 def _hide(scores, mask, is_causal, start):

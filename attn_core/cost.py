@@ -10,14 +10,20 @@ from .validation import check_positive_int
 
 
 class AttentionCost(NamedTuple):
-    """FLOPs and bytes of one attention call, from :func:`attention_cost`."""
+    """FLOPs and bytes of one attention call, from :func:`attention_cost`.
 
-    qk_flops: int  # QKᵀ: 2·B·H·L·S·d
-    av_flops: int  # weights @ V: 2·B·H·L·S·d_v
-    softmax_exps: int  # one exp per score: B·H·L·S
-    score_bytes: int  # the (B, H, L, S) score (or weight) matrix
-    input_bytes: int  # Q, K and V
-    output_bytes: int  # the (B, H, L, d_v) output
+    Examples
+    --------
+    >>> attention_cost(1, 1, 2, 3, 4).qk_flops  # 2 queries x 3 keys, a 4-term dot each
+    48
+    """
+
+    qk_flops: int  # QKᵀ: 2·N·L·S·d, N = B·H (a multiply-add is 2 FLOPs)
+    av_flops: int  # weights @ V: 2·N·L·S·d_v
+    softmax_exps: int  # one exp per score: N·L·S
+    score_bytes: int  # the (B, H, L, S) scores: N·L·S·b, b bytes a number
+    input_bytes: int  # Q, K and V: N·(L·d + S·d + S·d_v)·b
+    output_bytes: int  # the (B, H, L, d_v) output: N·L·d_v·b
 
     @property
     def matmul_flops(self):
@@ -39,12 +45,7 @@ def attention_cost(batch, heads, L, S, d, dtype=np.float32, d_v=None):
     Returns
     -------
     AttentionCost
-        With :math:`N = B H` and a multiply-add counted as 2 FLOPs:
-
-        - ``qk_flops`` :math:`= 2 N L S d`, ``av_flops`` :math:`= 2 N L S d_v`
-        - ``softmax_exps`` :math:`= N L S`, ``score_bytes`` :math:`= N L S b`
-        - ``input_bytes`` :math:`= N (L d + S d + S d_v) b`
-        - ``output_bytes`` :math:`= N L d_v b`
+        Its fields' formulas stand beside them, e.g. ``qk_flops`` :math:`= 2 B H L S d`.
 
     Examples
     --------

@@ -13,6 +13,8 @@ from .validation import as_float_array
 class OnlineSoftmax(NamedTuple):
     """What one query carries from block to block over the keys seen so far.
 
+    Examples
+    --------
     >>> OnlineSoftmax(0.0, 1.0, np.array([0.0, 2.0]), 0.0).output  # one key, score 0
     array([0., 2.])
     """

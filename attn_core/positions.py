@@ -120,8 +120,7 @@ def interleaved_to_halves(x):
     """Reorder the last axis from RoPE's pairs (2i, 2i + 1) to pairs (i, i + d/2).
 
     For the output columns of a W_Q or W_K trained in one layout, to run in code that uses
-    the other (Hugging Face's Llama conversion permutes them so, per head);
-    :func:`halves_to_interleaved` is the inverse.
+    the other, per head; :func:`halves_to_interleaved` is the inverse.
 
     Parameters
     ----------
@@ -143,6 +142,8 @@ def interleaved_to_halves(x):
 def halves_to_interleaved(x):
     """The inverse of :func:`interleaved_to_halves`, with its parameters and shapes.
 
+    Examples
+    --------
     >>> halves_to_interleaved([0.0, 2.0, 4.0, 1.0, 3.0, 5.0])
     array([0., 1., 2., 3., 4., 5.])
     """
@@ -197,7 +198,6 @@ def alibi_bias(n_heads, L, S):
     Returns
     -------
     ndarray, shape (n_heads, L, S)
-        Zero on the aligned diagonal, <= 0 everywhere.
 
     Examples
     --------

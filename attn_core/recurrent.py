@@ -16,8 +16,7 @@ def simple_rnn(x, w_x, w_h):
 
     Returns
     -------
-    ndarray, shape (T, H)
-        The states :math:`h_0, \dots, h_{T-1}`.
+    ndarray, shape (T, H), the states :math:`h_0, \dots, h_{T-1}`
 
     Examples
     --------

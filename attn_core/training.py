@@ -57,8 +57,7 @@ def self_attention(x, params, scale=None):
 
     Returns
     -------
-    output : ndarray, shape (..., T, d_v)
-    weights : ndarray, shape (..., T, T)
+    output, weights : ndarray, shapes (..., T, d_v) and (..., T, T)
 
     Examples
     --------
@@ -130,8 +129,7 @@ def squared_error(output, target):
 
     Returns
     -------
-    loss : float
-    grad_output : ndarray, the shape of ``output``
+    loss, grad_output : float and ndarray of ``output``'s shape
         :math:`\partial L/\partial o_i = (o_i - t_i)/N`.
 
     Examples

@@ -206,7 +206,7 @@ def check_attention(query, key, value=None, attn_mask=None, is_causal=False, sca
     q2 = np.atleast_2d(q)
     batch = np.broadcast_shapes(q2.shape[:-2], k.shape[:-2])
     mask = check_mask(attn_mask, (*batch, q2.shape[-2], k.shape[-2]), is_causal, dtype=q.dtype)
-    inputs = (query, key) if value is None else (query, key, value)
+    inputs = [a for a in (query, key, value) if a is not None]
     half = all(getattr(a, "dtype", None) == np.float16 for a in inputs)
     value, scale = v[0] if v else None, check_scale(scale, q.shape[-1])
     return AttentionCall(q2, k, value, mask, bool(is_causal), scale, q.ndim == 1, half)
@@ -215,22 +215,23 @@ def check_attention(query, key, value=None, attn_mask=None, is_causal=False, sca
 def _check_result_sizes(arrays, dtype):
     """Raise if the output (..., L, Ev) would be too large."""
     batch = check_batch(arrays)
-    q = arrays[0]
-    L = q.shape[-2] if q.ndim > 1 else 1
-    where = f", batch axes {batch}" if batch else ""
     if len(arrays) == 3:
-        because = f"query's L = {L} and value's Ev = {arrays[2].shape[-1]}{where}"
-        check_size((*batch, L, arrays[2].shape[-1]), dtype, "the output (..., L, Ev)", because)
+        Ev = arrays[2].shape[-1]
+        _check_rows(arrays[0], batch, Ev, f"value's Ev = {Ev}", dtype, "the output (..., L, Ev)")
 
 
 def check_scores_size(query, key, dtype=None, *, instead=None):
     """Raise if the scores (..., L, S) would be too large; ``instead`` names what can do without."""
-    batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2])
-    L = query.shape[-2] if query.ndim > 1 else 1
-    where = f", batch axes {batch}" if batch else ""
-    because = f"query's L = {L} and key's S = {key.shape[-2]}{where}"
+    batch, S = np.broadcast_shapes(query.shape[:-2], key.shape[:-2]), key.shape[-2]
     dtype = query.dtype if dtype is None else dtype
-    check_size((*batch, L, key.shape[-2]), dtype, "the scores (..., L, S)", because, instead)
+    _check_rows(query, batch, S, f"key's S = {S}", dtype, "the scores (..., L, S)", instead)
+
+
+def _check_rows(query, batch, n, because, dtype, what, instead=None):
+    """Raise if ``what`` (*batch, L, n), one row of n per query, would be too large."""
+    L = query.shape[-2] if query.ndim > 1 else 1
+    because = f"query's L = {L} and {because}" + (f", batch axes {batch}" if batch else "")
+    check_size((*batch, L, n), dtype, what, because, instead)
 
 
 def check_batch(arrays):
