@@ -25,9 +25,9 @@ $(VENV)/.installed-%: pyproject.toml
 # Jupyter refuses to run as root unless told; containers and CI machines often are root.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-# Every Jupyter server started in .venv reads the book as `make lab` does (attn_book/lab.py):
-# the server extension (pre-save hook, Hangul custom.css) and JupyterLab's settings (no news,
-# .py opens as a notebook). `pip install .` installs jupyter-config/ into the environment
+# Every Jupyter server started in .venv reads the book as `make lab` does: the server
+# extension attn_book/jupyter_server_extension.py (pre-save hook, Hangul custom.css) and
+# JupyterLab's settings (no news, .py opens as a notebook). `pip install .` installs jupyter-config/ into the environment
 # (pyproject.toml's data-files); an editable install skips data files, so they are copied.
 SERVER_JSON := $(VENV)/etc/jupyter/jupyter_server_config.d/attn-book.json
 LAB_JSON := $(VENV)/share/jupyter/lab/settings/overrides.d/attn-book.json
@@ -83,7 +83,7 @@ lint: $(VENV)/.installed-dev  ## ruff, Biome (widgets' JS) and bundle/font fresh
 	@$(JS_TOOLS)
 	@if [ -x $(BIOME) ]; then $(BIOME) check && node attn_book/widgets/build.mjs --check; \
 	else echo "lint: npm not found, the widgets' JS format and bundle checks are skipped"; fi
-	$(PY) attn_book/widgets/build_font.py --check
+	$(PY) tools/build_font.py --check
 
 format: $(VENV)/.installed-dev  ## Apply ruff's and Biome's fixes and formatting
 	$(BIN)/ruff check --fix .
@@ -94,7 +94,7 @@ format: $(VENV)/.installed-dev  ## Apply ruff's and Biome's fixes and formatting
 widgets: $(VENV)/.installed-dev  ## Rebuild the figures' JS bundles (esbuild) and Hangul font from src/
 	@$(JS_TOOLS)
 	node attn_book/widgets/build.mjs
-	$(PY) attn_book/widgets/build_font.py
+	$(PY) tools/build_font.py
 
 UNIT_TESTS := tests attn_core attn_book --doctest-modules --ignore=tests/browser -q
 

@@ -1,4 +1,4 @@
-"""Experiments behind chapter 3: why the scores are divided by √d_k.
+"""The chapters' random experiments: chapter 3's draws, the heads' scale, chapter 8's training.
 
 For a query and a key whose components are independent with mean 0 and
 variance 1, the dot product (내적) has mean 0 and variance d_k. These
@@ -16,8 +16,18 @@ from typing import NamedTuple
 import numpy as np
 
 from attn_core import attention_weights, dot_scores, entropy, softmax_jacobian
+from attn_core.training import (
+    adam_state,
+    adam_step,
+    gradient_norm,
+    self_attention,
+    self_attention_backward,
+    sgd_step,
+    squared_error,
+)
 from attn_core.validation import (
     as_array,
+    as_float_array,
     check_bool,
     check_positive_int,
     check_positive_real,
@@ -26,10 +36,12 @@ from attn_core.validation import (
 
 __all__ = [
     "SaturationStats",
+    "TrainingRun",
     "head_scale_stats",
     "random_dot_products",
     "saturation_stats",
     "score_variance",
+    "train_self_attention",
 ]
 
 
@@ -232,3 +244,78 @@ def head_scale_stats(d_model, n_heads, n_keys, n_trials, rng, *, std=1.0):
         for d in (d_head, d_model)
     ]
     return tuple(SaturationStats(*(np.array([v]) for v in row)) for row in rows)
+
+
+class TrainingRun(NamedTuple):
+    """What :func:`train_self_attention` measured.
+
+    losses : ndarray (steps + 1,), before each step and after the last
+    grad_norms : ndarray (steps + 1,), the gradient norm of W_Q and W_K together
+    entropies : ndarray (steps + 1,), the mean entropy (nats) of the weights' rows
+    snapshots : list of (step, params) at the steps asked for in ``record``
+    params : dict, the parameters after the last step
+    """
+
+    losses: np.ndarray
+    grad_norms: np.ndarray
+    entropies: np.ndarray
+    snapshots: list
+    params: dict
+
+
+def train_self_attention(x, target, params, steps, lr, optimizer="sgd", scale=None, record=()):
+    """Chapter 8's experiment: full-batch training of one self-attention layer, recorded.
+
+    Each step is the chapter's one step, in attn_core's functions: forward
+    (``self_attention``), loss (``squared_error``), backward
+    (``self_attention_backward``), update (``sgd_step`` or ``adam_step``).
+
+    Parameters
+    ----------
+    x : array_like, shape (B, T, D)
+    target : array_like, shape (B, T, d_v)
+    params : dict
+        The starting parameters (not changed).
+    steps : int
+    lr : float
+    optimizer : {"sgd", "adam"}
+    scale : float, optional
+        The scores' scale; default 1/sqrt(d_k). Pass 1.0 to train without it.
+    record : collection of int
+        Steps (0 = the start) whose parameters to keep in ``snapshots``.
+
+    Returns
+    -------
+    TrainingRun
+
+    Examples
+    --------
+    >>> from attn_core.training import init_projections
+    >>> rng = np.random.default_rng(0)
+    >>> x, t = np.eye(3)[None], np.eye(3)[None][:, ::-1]
+    >>> run = train_self_attention(x, t, init_projections(rng, 3, 3), 50, lr=0.5)
+    >>> bool(run.losses[-1] < run.losses[0])
+    True
+    """
+    steps = check_positive_int(steps, "steps", minimum=0)
+    if optimizer not in ("sgd", "adam"):
+        raise ValueError(f"optimizer must be 'sgd' or 'adam', got {optimizer!r}")
+    x, target = as_float_array(x, "x"), as_float_array(target, "target")
+    state = adam_state(params) if optimizer == "adam" else None
+    losses, norms, entropies, snapshots = [], [], [], []
+    for step in range(steps + 1):
+        if step in record:
+            snapshots.append((step, params))
+        output, weights = self_attention(x, params, scale)  # [B, T, d_v], [B, T, T]
+        loss, d_out = squared_error(output, target)
+        grads = self_attention_backward(d_out, x, params, scale)
+        losses.append(loss)
+        norms.append(gradient_norm({n: grads[n] for n in ("W_Q", "W_K")}))
+        entropies.append(float(entropy(weights).mean()))
+        if step == steps:
+            break
+        if state is None:
+            params = sgd_step(params, grads, lr)
+        else:
+            params, state = adam_step(params, grads, state, lr)
+    return TrainingRun(np.array(losses), np.array(norms), np.array(entropies), snapshots, params)

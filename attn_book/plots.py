@@ -447,7 +447,7 @@ def plot_training_runs(runs, *, uniform_entropy=None):
 
     Parameters
     ----------
-    runs : dict of str to attn_core.training.TrainingRun
+    runs : dict of str to attn_book.experiments.TrainingRun
         Label -> run; a label containing "unscaled" is drawn dashed, "Adam" in the
         second colour pair.
     uniform_entropy : float, optional

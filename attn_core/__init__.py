@@ -1,7 +1,6 @@
 """attn_core: every formula of *Attention by Hand*, in a few small numpy functions.
 
-Formulas only: the examples' data live in :mod:`attn_book.data` and the chapters'
-random experiments in :mod:`attn_book.experiments`. Import cost is numpy only.
+Formulas only: the data and the experiments live in :mod:`attn_book`. Imports numpy only.
 """
 
 from .additive import additive_scores

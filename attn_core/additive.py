@@ -1,25 +1,14 @@
-"""Additive attention scores (덧셈 어텐션), the score of Bahdanau, Cho and Bengio (2014).
+"""Additive attention scores (덧셈 어텐션), Bahdanau, Cho and Bengio (2014), appendix A.1.1.
 
-Before the Transformer's dot product, a query was compared with a key by a
-small neural network with one hidden layer:
-
-    score(q, k) = vᵀ tanh(W q + U k)
-
-Shape legend, as in :mod:`attn_core.attention`: ``query`` (..., L, Eq) or a
-single query (Eq,), ``key`` (..., S, Ek); the matrices ``W`` (A, Eq) and ``U``
-(A, Ek) map both into a hidden layer of A units, and ``v`` (A,) reads one
-number out of it. Unlike the dot product, query and key may have different
-sizes, and every (query, key) pair goes through the tanh layer of its own:
-L·S·A hyperbolic tangents instead of one matrix product.
+Shape legend: query (..., L, Eq) or (Eq,), key (..., S, Ek); W (A, Eq) and U (A, Ek) map
+both into a hidden layer of A units, v (A,) reads one number out of it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .validation import as_float_array, check_size
-
-__all__ = ["additive_scores"]
+from .validation import as_float_array, check_batch, check_size
 
 
 def additive_scores(query, key, W, U, v):
@@ -29,32 +18,17 @@ def additive_scores(query, key, W, U, v):
     ----------
     query : array_like, shape (..., L, Eq) or (Eq,)
     key : array_like, shape (..., S, Ek)
-    W : array_like, shape (A, Eq)
-        Maps a query into the hidden layer of A units.
-    U : array_like, shape (A, Ek)
-        Maps a key into the same hidden layer.
-    v : array_like, shape (A,)
-        Reads one score out of the hidden layer.
+    W, U, v : array_like, shapes (A, Eq), (A, Ek) and (A,)
 
     Returns
     -------
     ndarray, shape (..., L, S), or (..., S) for a 1-D query
-        Entry ``[..., i, j]`` is :math:`\sum_a v_a \tanh\big((W q_i)_a + (U k_j)_a\big)`.
-
-    Notes
-    -----
-    Bahdanau, Cho and Bengio (2014), "Neural Machine Translation by Jointly
-    Learning to Align and Translate", arXiv:1409.0473, appendix A.1.1: there
-    the query is the decoder's state and the keys are the encoder's states.
 
     Examples
     --------
-    >>> I = np.eye(2)
-    >>> keys = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+    >>> I, keys = np.eye(2), [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
     >>> additive_scores([1.0, 0.0], keys, I, I, [1.0, -1.0]).round(3)  # tanh 2 - tanh 0, ...
     array([0.964, 0.   , 0.202])
-    >>> additive_scores(np.zeros((4, 3, 2)), np.zeros((4, 5, 2)), I, I, [1.0, 1.0]).shape
-    (4, 3, 5)
     """
     q, k, W, U, v = _check(query, key, W, U, v)
     if q.ndim == 1:  # one query (Eq,): its scores (..., S)
@@ -88,12 +62,7 @@ def _check(query, key, W, U, v):
             f"U {U.shape}"
         )
     L = q.shape[-2] if q.ndim > 1 else 1
-    try:
-        batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"the batch axes of query {q.shape} and key {k.shape} do not broadcast"
-        ) from None
+    batch = check_batch([q, k])
     dtype = np.result_type(q, k, W, U, v, np.float32)
     because = f"query's L = {L}, key's S = {k.shape[-2]} and A = {A}"
     check_size((*batch, L, k.shape[-2], A), dtype, "the hidden layer (..., L, S, A)", because)

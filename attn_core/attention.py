@@ -1,22 +1,8 @@
 """Scaled dot-product attention (스케일 내적 어텐션), following PyTorch's semantics.
 
-Shape legend, as in ``torch.nn.functional.scaled_dot_product_attention``:
-
-- ``query``: (..., L, E) — L queries (쿼리) of size E; a single query may be (E,)
-- ``key``:   (..., S, E) — S keys (키) of size E
-- ``value``: (..., S, Ev) — S values (밸류) of size Ev
-- ``attn_mask``: broadcastable to (..., L, S); bool True = *may attend*,
-  float = *added* to the scores
-- result: weights (..., L, S), output (..., L, Ev)
-
-Leading ``...`` axes (batch, heads) broadcast, through ``@`` and ``swapaxes``
-(never ``.T``, which would reverse the batch axes too).
-
-:func:`scaled_dot_product_attention` is the formula as written: the weights,
-then ``weights @ value``. Like PyTorch's, it hands a large call (from
-:data:`BLOCKED_FROM_PAIRS` query-key pairs over the whole batch on) to a kernel
-that gives the same output without holding the weights: here
-:func:`attn_core.blocked_attention`, one block of queries at a time.
+Shape legend, PyTorch's: queries (쿼리) (..., L, E) or (E,), keys (키) (..., S, E), values
+(밸류) (..., S, Ev); ``attn_mask`` broadcasts to (..., L, S), bool True = *may attend*, float
+*added* to the scores. Leading ``...`` axes broadcast through ``@`` and ``swapaxes``.
 """
 
 from __future__ import annotations
@@ -38,18 +24,8 @@ from .validation import (
     check_size,
 )
 
-__all__ = [
-    "BLOCKED_FROM_PAIRS",
-    "attention_weights",
-    "causal_mask",
-    "dot_scores",
-    "padding_mask",
-    "scaled_dot_product_attention",
-]
-
 #: From this many query-key pairs (batch × L × S) on, :func:`scaled_dot_product_attention`
-#: computes in query blocks: at n = 256 already about twice as fast as the weights, measured
-#: with ``make bench``, and it never holds the scores.
+#: computes in query blocks: at n = 256 already about twice as fast (``make bench``).
 BLOCKED_FROM_PAIRS = 256 * 256
 
 
@@ -58,13 +34,11 @@ def dot_scores(query, key):
 
     Parameters
     ----------
-    query : array_like, shape (..., L, E) or (E,)
-    key : array_like, shape (..., S, E)
+    query, key : array_like, shapes (..., L, E) or (E,), and (..., S, E)
 
     Returns
     -------
     ndarray, shape (..., L, S), or (..., S) for a 1-D query
-        Entry ``[..., i, j]`` is :math:`\sum_m q_{im} k_{jm}`.
 
     Examples
     --------
@@ -73,10 +47,6 @@ def dot_scores(query, key):
     """
     q, k = check_attention_inputs(query, key)
     check_scores_size(q, k)
-    return _dot(q, k)
-
-
-def _dot(q, k):
     return q @ np.swapaxes(k, -1, -2)  # [..., L, E] @ [..., E, S] -> [..., L, S]
 
 
@@ -85,23 +55,17 @@ def causal_mask(L, S=None):
 
     Parameters
     ----------
-    L : int
-        Number of queries.
-    S : int, optional
-        Number of keys; defaults to ``L``.
+    L, S : int
+        Queries and keys; S defaults to L.
 
     Returns
     -------
-    ndarray of bool, shape (L, S)
-        True = may attend, the lower triangle including the diagonal; the same
-        as PyTorch's ``is_causal=True``.
+    ndarray of bool, shape (L, S), PyTorch's ``is_causal=True``
 
     Examples
     --------
-    >>> causal_mask(3).astype(int)
-    array([[1, 0, 0],
-           [1, 1, 0],
-           [1, 1, 1]])
+    >>> causal_mask(2, 3).astype(int).tolist()
+    [[1, 0, 0], [1, 1, 0]]
     """
     L = check_positive_int(L, "L", minimum=0)
     S = L if S is None else check_positive_int(S, "S", minimum=0)
@@ -114,24 +78,20 @@ def padding_mask(lengths, S):
 
     Parameters
     ----------
-    lengths : array_like of int, shape (B,) or any (...)
-        The true length of each sequence, ``0 <= length <= S``.
+    lengths : array_like of int, shape (...)
+        Each sequence's true length, 0 … S.
     S : int
-        The padded length (number of keys).
+        The padded length.
 
     Returns
     -------
     ndarray of bool, shape (..., 1, S)
-        True = may attend (position < length). The length-1 axis broadcasts over
-        the L queries; add another axis for heads: ``mask[:, None]``.
-        (PyTorch's ``key_padding_mask`` uses the opposite convention.)
+        True = may attend (PyTorch's ``key_padding_mask`` has True = ignore).
 
     Examples
     --------
-    >>> padding_mask([2, 3], 3).astype(int)
-    array([[[1, 1, 0]],
-    <BLANKLINE>
-           [[1, 1, 1]]])
+    >>> padding_mask([2, 3], 3).astype(int).tolist()  # [B, 1, S]
+    [[[1, 1, 0]], [[1, 1, 1]]]
     """
     S = check_positive_int(S, "S", minimum=0)
     n = as_array(lengths, "lengths")
@@ -142,9 +102,8 @@ def padding_mask(lengths, S):
             f"lengths must be integers between 0 and S={S}, got {n.tolist()} "
             f"(lengths has shape {n.shape})"
         )
-    check_size(
-        (*n.shape, S), bool, "the padding mask (..., 1, S)", f"lengths {n.shape} and S = {S}"
-    )
+    because = f"lengths {n.shape} and S = {S}"
+    check_size((*n.shape, S), bool, "the padding mask (..., 1, S)", because)
     return (np.arange(S) < n[..., None])[..., None, :]  # (..., 1, S)
 
 
@@ -153,31 +112,25 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
 
     Parameters
     ----------
-    query : array_like, shape (..., L, E) or (E,)
-    key : array_like, shape (..., S, E)
+    query, key : array_like, shapes (..., L, E) or (E,), and (..., S, E)
     attn_mask : array_like of bool or float, broadcastable to (..., L, S), optional
-        Bool: True = may attend. Float: added to the scores (use ``-inf`` to hide).
+        Bool: True = may attend. Float: added to the scores (``-inf`` hides).
     is_causal : bool, default False
-        Apply :func:`causal_mask`; cannot be combined with ``attn_mask``.
+        Apply :func:`causal_mask`; not with ``attn_mask``.
     scale : float, optional
-        Multiplies the scores; defaults to :math:`1/\sqrt{E}`. Use 1.0 for none.
+        Multiplies the scores; default :math:`1/\sqrt{E}`, 1.0 for none.
     enable_gqa : bool, default False
-        Let key have fewer heads (axis -3) than query, Hq a multiple of Hkv: each
-        key head serves Hq / Hkv query heads (:func:`attn_core.repeat_kv_heads`).
+        Key may have fewer heads (axis -3) than query: :func:`attn_core.repeat_kv_heads`.
 
     Returns
     -------
     ndarray, shape (..., L, S), or (..., S) for a 1-D query
-        Each row sums to 1 over the keys it may attend to; a row with no such
-        key (fully masked) is all zeros.
+        Rows sum to 1; a fully masked row is zeros.
 
     Examples
     --------
-    >>> keys = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
-    >>> attention_weights([1.0, 0.0], keys).round(3)
+    >>> attention_weights([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]).round(3)
     array([0.401, 0.198, 0.401])
-    >>> attention_weights([1.0, 0.0], keys, scale=1.0).round(3)
-    array([0.422, 0.155, 0.422])
     """
     if check_bool(enable_gqa, "enable_gqa"):  # fewer KV heads: each serves a group of queries
         key, _ = repeat_kv_heads(query, key)  # [..., Hkv, S, E] -> [..., Hq, S, E]
@@ -188,8 +141,8 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
 
 
 def _weights(q, k, mask, is_causal, scale):
-    """softmax(q kᵀ · scale + mask) for validated q (..., L, E), k (..., S, E) -> (..., L, S)."""
-    scores = _dot(q, k)  # [..., L, E] @ [..., E, S] -> [..., L, S]
+    """softmax(q kᵀ · scale + mask) (..., L, S) of validated inputs."""
+    scores = q @ np.swapaxes(k, -1, -2)  # [..., L, E] @ [..., E, S] -> [..., L, S]
     scores *= scale  # in place: the product is a fresh array, one pass fewer
     if is_causal:
         mask = np.tril(np.ones(scores.shape[-2:], dtype=bool))  # key j <= query i (top left)
@@ -216,29 +169,19 @@ def scaled_dot_product_attention(
 
     Parameters
     ----------
-    query : array_like, shape (..., L, E) or (E,)
-    key : array_like, shape (..., S, E)
-    value : array_like, shape (..., S, Ev)
+    query, key, value : array_like, shapes (..., L, E) or (E,), (..., S, E), (..., S, Ev)
     attn_mask, is_causal, scale, enable_gqa
-        As in :func:`attention_weights`; with ``enable_gqa`` value has key's heads.
+        As in :func:`attention_weights`.
     dropout_p : float, default 0.0
-        Probability of zeroing each weight (survivors are divided by
-        ``1 - dropout_p``); needs an explicit ``rng`` so that runs repeat.
+        Probability of zeroing each weight (survivors divided by ``1 - dropout_p``).
     rng : numpy.random.Generator, optional
         Required when ``dropout_p > 0``.
 
     Returns
     -------
     ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
-        ``attention_weights(...) @ value``: each output is a weighted average of
-        the values (zeros for a fully masked row).
-
-    Notes
-    -----
-    From :data:`BLOCKED_FROM_PAIRS` query-key pairs (counted over the whole
-    batch) on, without dropout, the output comes from
-    :func:`attn_core.blocked_attention`: the same result to float tolerance, in
-    a few MB, as PyTorch's function hands large inputs to a fused kernel.
+        ``attention_weights(...) @ value``. From :data:`BLOCKED_FROM_PAIRS` query-key pairs
+        on, without dropout, :func:`attn_core.blocked_attention`'s, in a few MB.
 
     Examples
     --------
@@ -261,7 +204,7 @@ def scaled_dot_product_attention(
 
 
 def _check_dropout(dropout_p, rng):
-    """Return the probability of keeping a weight, ``1 - dropout_p``, or raise."""
+    """The probability of keeping a weight, ``1 - dropout_p``, or an error."""
     if not isinstance(dropout_p, numbers.Real) or not 0.0 <= dropout_p < 1.0:
         raise ValueError(f"dropout_p must be in [0, 1), got {dropout_p!r}")
     if dropout_p > 0.0 and not isinstance(rng, np.random.Generator):

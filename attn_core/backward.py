@@ -9,13 +9,9 @@ For :math:`O = A V` with :math:`A = \mathrm{softmax}(S)` row by row and
     dS = A \odot \big(dA - \mathrm{rowsum}(dA \odot A)\big), \quad
     dQ = dS\, K \cdot \mathrm{scale}, \quad dK = dS^\top Q \cdot \mathrm{scale}.
 
-The third line is the softmax Jacobian :math:`\mathrm{diag}(a) - a a^\top` of
-:func:`attn_core.softmax_jacobian`, applied to each row without building it.
-
-Shape legend (PyTorch's ``scaled_dot_product_attention``): ``query`` (..., L, E)
-or (E,), ``key`` (..., S, E), ``value`` (..., S, Ev), ``grad_output`` (..., L, Ev)
-(or (..., Ev) for a 1-D query), the output's shape. Leading axes broadcast; each
-gradient is summed back to its input's own shape.
+dS is the softmax Jacobian (:func:`attn_core.softmax_jacobian`) applied to each row
+without building it. Shapes as in :mod:`attn_core.attention`; each gradient is summed back
+to its input's own shape.
 """
 
 from __future__ import annotations
@@ -25,44 +21,29 @@ import numpy as np
 from .attention import attention_weights
 from .validation import as_float_array, check_attention_inputs, check_scale, compute_dtype
 
-__all__ = ["attention_backward"]
-
 
 def attention_backward(grad_output, query, key, value, attn_mask=None, is_causal=False, scale=None):
-    r"""Gradients of the loss with respect to query, key and value of attention.
+    r"""Gradients of the loss with respect to query, key and value, by the chain rule above.
 
     Parameters
     ----------
     grad_output : array_like, shape (..., L, Ev), or (..., Ev) for a 1-D query
-        :math:`\partial L/\partial O`, the shape of
-        :func:`attn_core.scaled_dot_product_attention`'s output.
-    query : array_like, shape (..., L, E) or (E,)
-    key : array_like, shape (..., S, E)
-    value : array_like, shape (..., S, Ev)
+        :math:`\partial L/\partial O`.
+    query, key, value : array_like, shapes (..., L, E) or (E,), (..., S, E), (..., S, Ev)
     attn_mask, is_causal, scale
-        As in :func:`attn_core.attention_weights` (bool True = may attend, float
-        added; ``is_causal`` top-left; ``scale`` defaults to 1/sqrt(E)).
+        As in :func:`attn_core.attention_weights`.
 
     Returns
     -------
-    grad_query : ndarray, the shape of ``query``
-    grad_key : ndarray, the shape of ``key``
-    grad_value : ndarray, the shape of ``value``
-        A fully masked query row has zero weights, so it passes no gradient to
-        anything; a key that no query attends to gets zero ``grad_key`` and
-        ``grad_value``.
+    grad_query, grad_key, grad_value : ndarray
+        Of the shapes of query, key and value; zero through a fully masked row.
 
     Examples
     --------
     The worked example (q = (1, 0), three keys and values) with dL/do = (1, 0):
 
     >>> keys, values = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]
-    >>> dq, dk, dv = attention_backward([1.0, 0.0], [1.0, 0.0], keys, values)
-    >>> dv.round(3)
-    array([[0.401, 0.   ],
-           [0.198, 0.   ],
-           [0.401, 0.   ]])
-    >>> dq.round(3)
+    >>> attention_backward([1.0, 0.0], [1.0, 0.0], keys, values)[0].round(3)  # dq
     array([ 0.168, -0.226])
     """
     q, k, v = check_attention_inputs(query, key, value, scale=scale)

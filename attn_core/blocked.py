@@ -1,19 +1,10 @@
 """Attention in blocks of queries (쿼리 블록): the same output, without the L×S weights.
 
-Each query's softmax needs only its own row of scores, so the queries can be
-taken ``block_size`` at a time: a (..., block_size, S) block of scores is made,
-exponentiated and multiplied by the values, in one reused buffer, and the whole
-(..., L, S) matrix never exists. Two more tricks save passes over the block:
-
-- each row's sum of exponentials comes out of the second matmul (a column of
-  ones appended to the values), so the small (..., L, Ev) output is divided,
-  not the (..., L, S) weights;
-- the shift that keeps ``exp`` from overflowing is folded into the first matmul
-  (a column appended to the queries and keys, :func:`_score_bound`), so the
-  only pass over the scores is ``exp`` itself.
-
-:func:`attn_core.scaled_dot_product_attention` hands its large calls here;
-:func:`attn_core.chunked_attention` splits the *keys* instead (the online softmax).
+Each query's softmax needs only its own row of scores, so a (..., block_size, S) block is
+made, exponentiated and multiplied by the values in one reused buffer. Each row's sum of
+exponentials comes out of the second matmul (a column of ones appended to the values), and
+the shift that keeps ``exp`` from overflowing out of the first (:func:`_score_bound`), so
+the only pass over the scores is ``exp`` itself.
 """
 
 from __future__ import annotations
@@ -24,11 +15,8 @@ import numpy as np
 
 from .validation import check_attention, check_positive_int
 
-__all__ = ["BLOCK_SCORES", "blocked_attention"]
-
 #: Scores a block holds at most by default: 4 MB in float32 (128 queries × 8192 keys), with
-#: at most 256 and at least 16 queries a block (measured best between 128 and 512 for
-#: n = 1024 ... 8192 with ``make bench``).
+#: 16 to 256 queries a block (best between 128 and 512 for n = 1024 ... 8192, ``make bench``).
 BLOCK_SCORES = 128 * 8192
 
 
@@ -39,31 +27,22 @@ def blocked_attention(
 
     Parameters
     ----------
-    query : array_like, shape (..., L, E) or (E,)
-    key : array_like, shape (..., S, E)
-    value : array_like, shape (..., S, Ev)
+    query, key, value : array_like, shapes (..., L, E) or (E,), (..., S, E), (..., S, Ev)
     attn_mask, is_causal, scale
         As in :func:`attn_core.attention_weights`.
     block_size : int, optional
-        Queries per block. Any size gives the same output; the default holds
-        at most :data:`BLOCK_SCORES` scores at once (16 to 256 queries).
+        Queries per block (any gives the same output); default: at most :data:`BLOCK_SCORES`.
 
     Returns
     -------
     ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
-        The output of :func:`attn_core.scaled_dot_product_attention`, to float
-        tolerance (zeros for a fully masked row), in (..., block_size, S) of
-        memory for the scores instead of (..., L, S).
+        :func:`attn_core.scaled_dot_product_attention`'s output, to float tolerance.
 
     Examples
     --------
-    >>> q, keys, values = [1.0, 0.0], [[1, 0], [0, 1], [1, 1]], [[2, 0], [0, 2], [1, 1]]
-    >>> blocked_attention(q, keys, values).round(3)
-    array([1.203, 0.797])
-    >>> blocked_attention(np.eye(2)[[0, 1, 0]], keys, values, block_size=2).round(3)
-    array([[1.203, 0.797],
-           [0.797, 1.203],
-           [1.203, 0.797]])
+    >>> keys, values = [[1, 0], [0, 1], [1, 1]], [[2, 0], [0, 2], [1, 1]]
+    >>> blocked_attention(np.eye(2)[[0, 1, 0]], keys, values, block_size=2).round(3).tolist()
+    [[1.203, 0.797], [0.797, 1.203], [1.203, 0.797]]
     """
     a = check_attention(query, key, value, attn_mask, is_causal, scale)
     rows = None if block_size is None else check_positive_int(block_size, "block_size")
@@ -116,20 +95,12 @@ def _block_rows(batch_size, S):
 
 
 def _tiny_sum(dtype):
-    """A row whose sum of exp(score - bound) falls below this is redone with its true max.
-
-    The bound then lay more than about 44 (float32) or 354 (float64) above the
-    row's largest score, and its smaller terms may have underflowed to 0.
-    """
+    """A row whose sum of exp(score - bound) is below this (terms may underflow) is redone."""
     return np.sqrt(np.finfo(dtype).tiny)
 
 
 def _score_bound(q, k, scale, mask):
-    """Each row's bound ``|q_i · scale| max_j |k_j|`` on its scores (..., L, 1), by Cauchy–Schwarz.
-
-    None where it cannot serve: a float mask adds to the scores, or the bound
-    overflows; the caller then subtracts each row's max instead.
-    """
+    """Each row's bound |q_i · scale| max_j |k_j| (..., L, 1), or None (float mask, overflow)."""
     if mask is not None and mask.dtype != bool:
         return None
     with np.errstate(over="ignore", invalid="ignore"):  # inf or inf * 0: caught just below
@@ -151,7 +122,7 @@ def _block_sums(q, key_t, v_and_ones, mask, is_causal, start, scores, out, exact
 
 
 def _mask_block(scores, mask, is_causal, start):
-    """Hide, in place, what queries ``start, start + 1, ...`` may not see; scores (..., rows, S)."""
+    """Hide, in place, what queries ``start, start + 1, ...`` may not see: scores (..., rows, S)."""
     rows, seen = scores.shape[-2:]
     if is_causal and start < seen:  # only keys start.. can lie after a query of this block
         hidden = np.arange(start, seen) > np.arange(start, start + rows)[:, None]

@@ -1,9 +1,6 @@
 """Memory-efficient attention (메모리 효율 어텐션): the online softmax over blocks of keys.
 
-The idea behind FlashAttention (Dao et al., 2022), written for reading: the
-keys and values are visited one block at a time, and each query keeps a
-running max, a running sum and a running output, so the L×S weights never
-exist at once. The FLOPs stay L·S·(2E + 2Ev); the memory is L·block.
+FlashAttention's idea (Dao et al., 2022), for reading: the L×S weights never exist at once.
 """
 
 from __future__ import annotations
@@ -12,60 +9,30 @@ import numpy as np
 
 from .validation import check_attention, check_positive_int
 
-__all__ = ["chunked_attention"]
-
 
 def chunked_attention(
     query, key, value, attn_mask=None, is_causal=False, *, scale=None, block_size=256
 ):
-    r"""Scaled dot-product attention, one block of keys at a time (the online softmax).
+    """Scaled dot-product attention, one block of keys at a time (the online softmax).
 
     Parameters
     ----------
-    query : array_like, shape (..., L, E) or (E,)
-    key : array_like, shape (..., S, E)
-    value : array_like, shape (..., S, Ev)
+    query, key, value : array_like, shapes (..., L, E) or (E,), (..., S, E), (..., S, Ev)
     attn_mask, is_causal, scale
         As in :func:`attn_core.attention_weights`.
     block_size : int, default 256
-        Keys per block. Any size gives the same output; it need not divide S.
+        Keys per block; any size gives the same output.
 
     Returns
     -------
     ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
-        The output of :func:`attn_core.scaled_dot_product_attention`, to float
-        tolerance (zeros for a fully masked row).
-
-    Notes
-    -----
-    Softmax needs each row's max and sum over *all* S keys, yet a block shows
-    only some. Each query row therefore carries three running quantities over
-    the keys seen so far:
-
-    - the running max :math:`m` of its scores,
-    - the running sum :math:`\ell = \sum_j e^{s_j - m}`,
-    - the running output :math:`o = \sum_j e^{s_j - m} v_j` (not yet divided).
-
-    A new block of scores :math:`s_j` raises the max to
-    :math:`m' = \max(m, \max_j s_j)`. What was summed under :math:`m` is
-    rescaled by :math:`e^{m - m'} \le 1`, then the block's terms are added:
-
-    .. math:: \ell' = \ell\, e^{m - m'} + \sum_j e^{s_j - m'}, \qquad
-              o' = o\, e^{m - m'} + \sum_j e^{s_j - m'} v_j
-
-    After the last block, :math:`o / \ell` is the attention output: the
-    rescaling made every term :math:`e^{s_j - m_{\text{final}}}`, exactly the
-    terms of the plain softmax. See Milakov and Gimelshein, "Online normalizer
-    calculation for softmax" (2018), and Dao et al., "FlashAttention" (2022).
+        :func:`attn_core.scaled_dot_product_attention`'s output, to float tolerance: each
+        block is :func:`attn_core.online_softmax_step` for every query (Milakov and
+        Gimelshein, 2018).
 
     Examples
     --------
-    The worked example, one key per block. With the identity as values, the
-    output *is* the weights:
-
     >>> q, keys, values = [1.0, 0.0], [[1, 0], [0, 1], [1, 1]], [[2, 0], [0, 2], [1, 1]]
-    >>> chunked_attention(q, keys, np.eye(3), block_size=1).round(3)
-    array([0.401, 0.198, 0.401])
     >>> chunked_attention(q, keys, values, block_size=1).round(3)
     array([1.203, 0.797])
     """
@@ -94,12 +61,12 @@ def chunked(q, k, v, mask, is_causal, scale, block_size):
         running_sum = running_sum * rescale + weights.sum(axis=-1, keepdims=True)
         running_out = running_out * rescale + weights @ values  # [..., L, B] @ [..., B, Ev]
         running_max = new_max
-    total = running_sum  # [..., L, 1]; 0 for a fully masked row, whose output stays 0
-    return np.divide(running_out, total, out=np.zeros_like(running_out), where=total > 0)
+    zeros = np.zeros_like(running_out)  # the output of a fully masked row, whose l is 0
+    return np.divide(running_out, running_sum, out=zeros, where=running_sum > 0)  # o / l
 
 
 def _hide(scores, mask, is_causal, start):
-    """Apply the mask to the scores (..., L, B) of keys ``start, start + 1, ...``."""
+    """The scores (..., L, B) of keys ``start, start + 1, ...``, masked."""
     L, B = scores.shape[-2:]
     if is_causal:  # key j is visible to query i when j <= i (top left)
         visible = np.arange(start, start + B) <= np.arange(L)[:, None]  # [L, B]

@@ -1,9 +1,4 @@
-"""What attention costs: the FLOPs of its two matmuls and the bytes of its score matrix.
-
-The book's claim that attention is quadratic, in numbers: both matmuls and
-the score matrix grow with L·S, while the inputs and the output grow with
-L + S. ``python -m attn_core.bench`` measures how close numpy gets to it.
-"""
+"""What attention costs: the FLOPs of its two matmuls and the bytes of its score matrix."""
 
 from __future__ import annotations
 
@@ -13,11 +8,9 @@ import numpy as np
 
 from .validation import check_positive_int
 
-__all__ = ["AttentionCost", "attention_cost"]
-
 
 class AttentionCost(NamedTuple):
-    """FLOPs and bytes of one attention call; see :func:`attention_cost` for the formulas.
+    """FLOPs and bytes of one attention call, from :func:`attention_cost`.
 
     Examples
     --------
@@ -25,12 +18,12 @@ class AttentionCost(NamedTuple):
     48
     """
 
-    qk_flops: int  # QKᵀ: 2·B·H·L·S·d
-    av_flops: int  # weights @ V: 2·B·H·L·S·d_v
-    softmax_exps: int  # one exp per score: B·H·L·S
-    score_bytes: int  # the (B, H, L, S) score (or weight) matrix
-    input_bytes: int  # Q, K and V
-    output_bytes: int  # the (B, H, L, d_v) output
+    qk_flops: int  # QKᵀ: 2·N·L·S·d, N = B·H (a multiply-add is 2 FLOPs)
+    av_flops: int  # weights @ V: 2·N·L·S·d_v
+    softmax_exps: int  # one exp per score: N·L·S
+    score_bytes: int  # the (B, H, L, S) scores: N·L·S·b, b bytes a number
+    input_bytes: int  # Q, K and V: N·(L·d + S·d + S·d_v)·b
+    output_bytes: int  # the (B, H, L, d_v) output: N·L·d_v·b
 
     @property
     def matmul_flops(self):
@@ -43,35 +36,20 @@ def attention_cost(batch, heads, L, S, d, dtype=np.float32, d_v=None):
 
     Parameters
     ----------
-    batch, heads : int
-        B sequences, H heads each (use 1 and 1 for a single matrix).
-    L, S : int
-        Number of queries and of keys.
-    d : int
-        Size of each query and key (E, or d_head).
-    dtype : numpy dtype, default float32
-        Sets the bytes per number.
+    batch, heads, L, S, d : int
+        B sequences of H heads, L queries, S keys, d numbers per query and key.
+    dtype : numpy dtype, default float32, of b bytes a number
     d_v : int, optional
-        Size of each value (Ev); defaults to ``d``.
+        Numbers per value; defaults to ``d``.
 
     Returns
     -------
     AttentionCost
-        With :math:`b` bytes per number and :math:`N = B H`, a multiply and an
-        add counted as 2 FLOPs:
-
-        - ``qk_flops`` :math:`= 2 N L S d` (each of the L·S scores is a d-term dot)
-        - ``av_flops`` :math:`= 2 N L S d_v` (each output is an S-term weighted sum)
-        - ``softmax_exps`` :math:`= N L S`
-        - ``score_bytes`` :math:`= N L S b`, the memory a fast path avoids holding
-        - ``input_bytes`` :math:`= N (L d + S d + S d_v) b`
-        - ``output_bytes`` :math:`= N L d_v b`
+        Its fields' formulas stand beside them, e.g. ``qk_flops`` :math:`= 2 B H L S d`.
 
     Examples
     --------
-    GPT-2's shape: 12 heads of 64 over 1024 tokens, in float32:
-
-    >>> cost = attention_cost(1, 12, 1024, 1024, 64)
+    >>> cost = attention_cost(1, 12, 1024, 1024, 64)  # GPT-2: 12 heads of 64, 1024 tokens
     >>> cost.matmul_flops / 1e9, cost.score_bytes / 2**20
     (3.221225472, 48.0)
     """
@@ -91,7 +69,7 @@ def attention_cost(batch, heads, L, S, d, dtype=np.float32, d_v=None):
 
 
 def _itemsize(dtype):
-    """Bytes per number of ``dtype``, or a TypeError naming the argument."""
+    """Bytes per number of ``dtype``, or a TypeError naming it."""
     try:
         return np.dtype(dtype).itemsize
     except TypeError:

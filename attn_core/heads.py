@@ -1,7 +1,4 @@
-"""Linear projections, the head split (nanoGPT's reshape + swap) and multi-head attention.
-
-Shape legend: T positions, D = d_model features, H heads of d_head = D // H.
-"""
+"""The head split (nanoGPT's reshape + swap) and multi-head attention: H heads of D // H."""
 
 from __future__ import annotations
 
@@ -10,43 +7,31 @@ import math
 import numpy as np
 
 from .attention import attention_weights, dot_scores
-from .validation import as_float_array, check_bool, check_positive_int, check_size
-
-__all__ = [
-    "SimpleSelfAttention",
-    "merge_heads",
-    "multi_head_attention",
-    "split_heads",
-    "trace_self_attention",
-]
+from .validation import as_float_array, check_positive_int, check_size
 
 
 def split_heads(x, n_heads):
-    """Split the features of ``x`` into ``n_heads`` heads.
+    """Split the features of ``x`` into ``n_heads`` heads: reshape, *then* swap T and H.
 
     Parameters
     ----------
     x : array_like, shape (..., T, D)
-    n_heads : int
-        Must divide D.
+    n_heads : int, dividing D
 
     Returns
     -------
     ndarray, shape (..., H, T, D // H)
-        Reshape to (..., T, H, d_head), *then* swap T and H. A reshape alone to
-        (..., H, T, d_head) would mix positions into heads.
 
     Examples
     --------
-    >>> split_heads(np.arange(8.0).reshape(2, 4), 2)[1]  # head 1: features 2, 3
-    array([[2., 3.],
-           [6., 7.]])
+    >>> split_heads([[0.0, 1.0, 2.0, 3.0]], 2).tolist()  # T = 1: head 1 gets features 2, 3
+    [[[0.0, 1.0]], [[2.0, 3.0]]]
     """
     return _split(as_float_array(x, "x"), n_heads, "x")
 
 
 def _split(x, n_heads, name):
-    """split_heads for a float array ``x``, naming it ``name`` in errors."""
+    """:func:`split_heads` of a float array ``x``, naming it ``name`` in errors."""
     n_heads = check_positive_int(n_heads, "n_heads")
     if x.ndim < 2 or x.shape[-1] % n_heads:
         raise ValueError(
@@ -60,11 +45,18 @@ def _split(x, n_heads, name):
 def merge_heads(x):
     """Undo :func:`split_heads`: (..., H, T, d_head) -> (..., T, H * d_head).
 
+    Parameters
+    ----------
+    x : array_like, shape (..., H, T, d_head)
+
+    Returns
+    -------
+    ndarray, shape (..., T, H * d_head)
+
     Examples
     --------
-    >>> x = np.arange(24.0).reshape(2, 3, 4)
-    >>> bool((merge_heads(split_heads(x, 2)) == x).all())
-    True
+    >>> merge_heads(split_heads([[0.0, 1.0, 2.0, 3.0]], 2))
+    array([[0., 1., 2., 3.]])
     """
     x = as_float_array(x, "x")
     if x.ndim < 3:
@@ -74,30 +66,25 @@ def merge_heads(x):
 
 
 def multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, attn_mask=None, is_causal=False):
-    """Multi-head attention with projection matrices and no biases.
+    r"""Multi-head attention: :math:`\mathrm{softmax}(Q_h K_h^\top/\sqrt{d_h})V_h` per head, @ W_O.
 
     Parameters
     ----------
-    x_q : array_like, shape (..., L, D)
-        The sequence that asks (the queries' source).
-    x_kv : array_like, shape (..., S, D)
-        The sequence that answers; pass ``x_q`` again for self-attention.
+    x_q, x_kv : array_like, shapes (..., L, D) and (..., S, D)
+        The sequence that asks and the one that answers (``x_q`` again for self-attention).
     w_q, w_k, w_v, w_o : array_like, shape (D, D)
-        Projections; head ``h`` uses columns ``h*d_head:(h+1)*d_head``.
+        Projections, no biases; head h uses columns h·d_head … (h + 1)·d_head − 1.
     n_heads : int
     attn_mask, is_causal
         As in :func:`attn_core.attention_weights`, broadcast over the heads.
 
     Returns
     -------
-    output : ndarray, shape (..., L, D)
-    weights : ndarray, shape (..., H, L, S)
-        Each head is scaled by 1/sqrt(d_head), not 1/sqrt(D).
+    output, weights : ndarray, shapes (..., L, D) and (..., H, L, S)
 
     Examples
     --------
-    >>> x = np.eye(4)
-    >>> out, w = multi_head_attention(x, x, *[np.eye(4)] * 4, n_heads=2)
+    >>> out, w = multi_head_attention(np.eye(4), np.eye(4), *[np.eye(4)] * 4, n_heads=2)
     >>> out.shape, w.shape
     ((4, 4), (2, 4, 4))
     """
@@ -110,9 +97,7 @@ def multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, attn_mask=None,
             f"w_q and w_k must have the same number of columns (queries and keys meet in "
             f"one space): w_q gives {q.shape[-1] * n_heads}, w_k gives {k.shape[-1] * n_heads}"
         )
-    weights = attention_weights(
-        q, k, attn_mask, check_bool(is_causal, "is_causal")
-    )  # [..., H, L, S], scale 1/sqrt(d_head)
+    weights = attention_weights(q, k, attn_mask, is_causal)  # [..., H, L, S]: 1/sqrt(d_head)
     out = merge_heads(weights @ v)  # [..., H, L, dv_head] -> [..., L, Dv]
     return _project(out, w_o, "the merged heads", "w_o"), weights
 
@@ -131,23 +116,18 @@ def _project(x, w, x_name, w_name):
 
 
 class SimpleSelfAttention:
-    """The explainer's PyTorch ``SimpleSelfAttention``, re-expressed in numpy.
-
-    Three linear maps (with biases, like ``nn.Linear``) make q, k, v from the
-    same x; the scores are divided by sqrt(embed_dim).
+    """The explainer's PyTorch ``SimpleSelfAttention`` in numpy: q, k, v by ``nn.Linear`` maps.
 
     Parameters
     ----------
     embed_dim : int
     rng : numpy.random.Generator
-        Initialises the weights as ``nn.Linear`` does: uniform in
-        ``±1/sqrt(embed_dim)``.
+        Initialises weights and biases as ``nn.Linear`` does: uniform in ±1/sqrt(embed_dim).
 
     Examples
     --------
-    >>> layer = SimpleSelfAttention(4, np.random.default_rng(0))
-    >>> out, attn = layer(np.ones((2, 3, 4)))  # [batch, seq_len, embed_dim]
-    >>> out.shape, attn.shape
+    >>> out, attn = SimpleSelfAttention(4, np.random.default_rng(0))(np.ones((2, 3, 4)))
+    >>> out.shape, attn.shape  # [batch, seq_len, embed_dim], [batch, seq_len, seq_len]
     ((2, 3, 4), (2, 3, 3))
     """
 
@@ -185,21 +165,17 @@ def trace_self_attention(layer, x):
     Parameters
     ----------
     layer : SimpleSelfAttention
-    x : array_like, shape (B, T, D)
-        ``D`` must be ``layer.embed_dim``.
+    x : array_like, shape (B, T, D), D = ``layer.embed_dim``
 
     Returns
     -------
     dict of str to ndarray
-        ``x`` (B, T, D); ``q``, ``k``, ``v`` (B, T, D); ``scores`` (B, T, T) before
-        scaling; ``attention`` (B, T, T); ``output`` (B, T, D) — the last two equal
-        to what ``layer(x)`` returns.
+        ``x``, ``q``, ``k``, ``v``, ``output`` (B, T, D), ``scores`` (unscaled), ``attention``.
 
     Examples
     --------
-    >>> trace = trace_self_attention(SimpleSelfAttention(4, np.random.default_rng(0)),
-    ...                              np.ones((2, 3, 4)))
-    >>> {name: arr.shape for name, arr in trace.items()}["scores"]
+    >>> layer = SimpleSelfAttention(4, np.random.default_rng(0))
+    >>> trace_self_attention(layer, np.ones((2, 3, 4)))["scores"].shape  # [B, T, T]
     (2, 3, 3)
     """
     if not isinstance(layer, SimpleSelfAttention):

@@ -1,14 +1,7 @@
 """The KV cache (KV 캐시): every past token's keys and values, kept for the next step.
 
-A causal model writes one token at a time. Each new token's query must meet the
-keys and values of every token before it, and those never change (under the
-causal mask, position i's key and value depend on tokens 0..i only), so each is
-computed once, appended here, and read again at every later step.
-
-Shape legend: keys (..., t, E), values (..., t, Ev) for the t positions held so
-far; ``...`` are the batch and head axes, (B, Hkv) in a model. New keys
-(..., s, E) and values (..., s, Ev) join along axis -2: s = n for a prompt of n
-tokens (prefill), s = 1 for each generated token (decode).
+Shape legend: keys (..., t, E), values (..., t, Ev) for the t positions held, ``...`` the
+batch and head axes; new ones join along axis -2, s at a time (s = 1 while decoding).
 """
 
 from __future__ import annotations
@@ -20,26 +13,19 @@ import numpy as np
 from .attention import scaled_dot_product_attention
 from .validation import as_float_array, check_positive_int, check_size
 
-__all__ = ["KVCache", "causal_mask_lower_right", "kv_cache_bytes"]
-
 
 def causal_mask_lower_right(L, S):
     """Causal mask for L queries that are the *last* L of S positions (bottom-right aligned).
 
     Parameters
     ----------
-    L : int
-        Number of queries: the newest L positions.
-    S : int
-        Number of keys: every position so far, the queries' own included.
+    L, S : int
+        Queries (the newest L positions) and keys (every position, theirs included).
 
     Returns
     -------
     ndarray of bool, shape (L, S)
-        Query ``i`` is position ``S - L + i`` and may attend to keys ``0..S - L + i``:
-        PyTorch's ``torch.nn.attention.bias.causal_lower_right``. With L = S it is
-        :func:`attn_core.causal_mask`; with L = 1 every key may be attended. (``is_causal=True``
-        aligns the triangle top-left instead: with L = 1 it keeps key 0 only.)
+        Query i may attend to keys 0 … S − L + i: PyTorch's ``causal_lower_right``.
 
     Examples
     --------
@@ -47,8 +33,7 @@ def causal_mask_lower_right(L, S):
     array([[1, 1, 1, 0],
            [1, 1, 1, 1]])
     """
-    L = check_positive_int(L, "L", minimum=0)
-    S = check_positive_int(S, "S", minimum=0)
+    L, S = check_positive_int(L, "L", minimum=0), check_positive_int(S, "S", minimum=0)
     check_size((L, S), bool, "the causal mask (L, S)", f"L = {L} and S = {S}")
     return np.tril(np.ones((L, S), dtype=bool), k=S - L)  # the diagonal moved right by S - L
 
@@ -58,31 +43,19 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_head, length, bytes_per_number, batch
 
     Parameters
     ----------
-    n_layers : int
-        Attention layers; each keeps its own keys and values.
-    n_kv_heads : int
-        Key-value heads per layer, :math:`h_{kv}` (fewer than the query heads with
-        grouped-query attention; 1 with multi-query attention).
-    d_head : int
-        Numbers per key (and per value) of one head.
-    length : int
-        Positions held, :math:`n`: the prompt and the tokens generated so far.
+    n_layers, n_kv_heads, d_head, length : int
+        Layers, key-value heads per layer, numbers per head, positions held (n).
     bytes_per_number : int or dtype
-        2 for float16 or bfloat16, 4 for float32; a numpy dtype such as ``"float16"``
-        gives its itemsize.
+        b: 2 for float16, 4 for float32, or a numpy dtype such as ``"float16"``.
     batch : int, default 1
-        Sequences served at once, :math:`B`, each with its own cache.
 
     Returns
     -------
     int
-        The factor 2 counts the keys and the values.
 
     Examples
     --------
-    A Llama-3-8B-like shape (32 layers, 8 KV heads of 128) at 128k tokens in float16:
-
-    >>> kv_cache_bytes(32, 8, 128, 131072, 2) / 2**30  # GiB
+    >>> kv_cache_bytes(32, 8, 128, 131072, 2) / 2**30  # GiB: Llama-3-8B's shape, 128k tokens
     16.0
     """
     counts = {"n_layers": n_layers, "n_kv_heads": n_kv_heads, "d_head": d_head, "batch": batch}
@@ -94,7 +67,7 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_head, length, bytes_per_number, batch
 
 
 def _bytes_per_number(size):
-    """An int >= 1, or a numpy dtype's itemsize; else an error naming the argument."""
+    """An int >= 1, or a numpy dtype's itemsize; else an error naming ``bytes_per_number``."""
     if isinstance(size, numbers.Integral) and not isinstance(size, bool | np.bool_):
         return check_positive_int(size, "bytes_per_number")
     try:
@@ -112,46 +85,30 @@ class KVCache:
     Parameters
     ----------
     max_length : int, optional
-        The most positions the cache may hold (a model's context length). Appending
-        past it raises; None (default) means no limit.
+        The most positions it may hold (a model's context length); None: no limit.
 
     Attributes
     ----------
-    keys : ndarray, shape (..., t, E)
-        Read-only: the keys of the t positions held, in order.
-    values : ndarray, shape (..., t, Ev)
-        Read-only.
+    keys, values : ndarray, shapes (..., t, E) and (..., t, Ev), read-only
     nbytes : int
-        Bytes of ``keys`` and ``values``.
-
-    Notes
-    -----
-    The first :meth:`append` fixes the batch and head axes, E, Ev and the dtype
-    (float16 stays float16). The arrays live in a buffer that doubles when full
-    (at most ``max_length`` positions), so appending one position costs O(1) on
-    average; a server instead allocates ``max_length`` positions up front.
 
     Examples
     --------
-    Chapter 4's keys and values: two positions at once (a prompt), then one more.
-
-    >>> cache = KVCache(max_length=4)
+    >>> cache = KVCache(max_length=4)  # chapter 4's keys and values: a prompt, then one
     >>> cache.append([[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 2.0]])  # [t, E], [t, Ev]
     >>> cache.append([[1.0, 1.0]], [[1.0, 1.0]])
-    >>> len(cache), cache.keys.shape
-    (3, (3, 2))
     >>> cache.attend([1.0, 0.0]).round(3)  # chapter 4's query and output
     array([1.203, 0.797])
     """
 
     def __init__(self, max_length=None):
-        self.max_length = (
-            None if max_length is None else check_positive_int(max_length, "max_length")
-        )
+        limit = None if max_length is None else check_positive_int(max_length, "max_length")
+        self.max_length = limit
         self._keys = self._values = None  # buffers [..., capacity, E] and [..., capacity, Ev]
         self._length = 0
 
     def __len__(self):
+        """The number of positions held, t."""
         return self._length
 
     def __repr__(self):
@@ -173,21 +130,15 @@ class KVCache:
         return 0 if self._keys is None else self.keys.nbytes + self.values.nbytes
 
     def _view(self, buffer):
+        """The read-only view of ``buffer``'s t positions held (not the spare capacity)."""
         if buffer is None:
             return None
-        view = buffer[..., : self._length, :]  # the positions held, not the spare capacity
+        view = buffer[..., : self._length, :]
         view.flags.writeable = False
         return view
 
     def append(self, key, value):
-        """Add the keys (..., s, E) and values (..., s, Ev) of s new positions at the end.
-
-        Raises
-        ------
-        ValueError
-            If key and value disagree on s or on their leading axes, if E, Ev or the
-            leading axes differ from the cache's, or if t + s would pass ``max_length``.
-        """
+        """Add the keys (..., s, E) and values (..., s, Ev) of s new positions at the end."""
         key, value = self._check_new(key, value)
         start, stop = self._length, self._length + key.shape[-2]
         self._reserve(stop, key, value)
@@ -196,24 +147,18 @@ class KVCache:
         self._length = stop
 
     def attend(self, query, scale=None, enable_gqa=False):
-        """Attention of the newest L positions' queries over every position in the cache.
+        """Attention of the newest L positions' queries over the cache, causal bottom-right.
 
         Parameters
         ----------
         query : array_like, shape (..., L, E) or (E,)
-            The queries of the last L positions appended (L = 1 while decoding).
-        scale : float, optional
-            As in :func:`attn_core.scaled_dot_product_attention`; default 1/sqrt(E).
-        enable_gqa : bool, default False
-            The cache holds fewer heads (axis -3) than the query: see
-            :func:`attn_core.repeat_kv_heads`.
+            The last L positions' queries (L = 1 while decoding).
+        scale, enable_gqa
+            As in :func:`attn_core.scaled_dot_product_attention`.
 
         Returns
         -------
         ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
-            Query ``i`` (position ``t - L + i``) sees keys ``0..t - L + i``
-            (:func:`causal_mask_lower_right`): with L = 1, all of them. These are
-            the rows of the causal pass over all t positions.
         """
         if self._length == 0:
             raise ValueError("the cache is empty: append the keys and values of a position first")
@@ -250,6 +195,7 @@ class KVCache:
         return key, value
 
     def _check_fits(self, new, buffer, name, width):
+        """Raise unless ``new`` has the width and leading axes of the ``name``s held."""
         held = buffer[..., : self._length, :].shape
         if new.shape[-1] != held[-1]:
             raise ValueError(
@@ -264,7 +210,7 @@ class KVCache:
             )
 
     def _reserve(self, needed, key, value):
-        """Make the buffers hold ``needed`` positions, doubling (capped at max_length)."""
+        """Make the buffers hold ``needed`` positions, doubling (O(1) an append on average)."""
         capacity = 0 if self._keys is None else self._keys.shape[-2]
         if needed <= capacity:
             return
@@ -275,9 +221,8 @@ class KVCache:
         buffers = []
         for new, old in ((key, self._keys), (value, self._values)):
             shape = (*new.shape[:-2], capacity, new.shape[-1])
-            check_size(
-                shape, dtype, "the KV cache's buffer", f"{capacity} positions of {new.shape}"
-            )
+            because = f"{capacity} positions of {new.shape}"
+            check_size(shape, dtype, "the KV cache's buffer", because)
             buffer = np.empty(shape, dtype=dtype)
             if old is not None:
                 buffer[..., : self._length, :] = old[..., : self._length, :]

@@ -1,9 +1,5 @@
-"""One step of the online softmax (온라인 소프트맥스), for reading it by hand.
-
-:func:`attn_core.chunked_attention` runs the whole loop over key blocks; this
-module exposes the single update it repeats, so that a chapter or an exercise
-can print the running max, sum and output after every block.
-"""
+"""One step of the online softmax (온라인 소프트맥스): the update
+:func:`attn_core.chunked_attention` repeats, for one query, to print after every block."""
 
 from __future__ import annotations
 
@@ -13,35 +9,20 @@ import numpy as np
 
 from .validation import as_float_array
 
-__all__ = ["OnlineSoftmax", "online_softmax_start", "online_softmax_step"]
-
 
 class OnlineSoftmax(NamedTuple):
-    """What one query carries from block to block; ``out / total`` is the attention output.
-
-    Attributes
-    ----------
-    running_max : float
-        m, the largest score seen so far (-inf before any key).
-    total : float
-        ℓ = Σ e^(s_j − m) over the keys seen so far.
-    out : ndarray, shape (Ev,)
-        Σ e^(s_j − m) v_j over the keys seen so far, not yet divided by ℓ.
-    rescale : float
-        e^(m_old − m), the factor the last step multiplied ℓ and ``out`` by.
+    """What one query carries from block to block over the keys seen so far.
 
     Examples
     --------
-    After one key with score 0 and value (0, 2), the output is that value:
-
-    >>> OnlineSoftmax(0.0, 1.0, np.array([0.0, 2.0]), 0.0).output
+    >>> OnlineSoftmax(0.0, 1.0, np.array([0.0, 2.0]), 0.0).output  # one key, score 0
     array([0., 2.])
     """
 
-    running_max: float
-    total: float
-    out: np.ndarray
-    rescale: float
+    running_max: float  # m, the largest score (-inf before any key)
+    total: float  # ℓ = Σ e^(s_j − m)
+    out: np.ndarray  # Σ e^(s_j − m) v_j, (Ev,), not yet divided by ℓ
+    rescale: float  # e^(m_old − m), the last step's factor on ℓ and out
 
     @property
     def output(self):
@@ -52,6 +33,14 @@ class OnlineSoftmax(NamedTuple):
 def online_softmax_start(d_v):
     """The state before any key: m = −inf, ℓ = 0, out = zeros(d_v).
 
+    Parameters
+    ----------
+    d_v : int
+
+    Returns
+    -------
+    OnlineSoftmax
+
     Examples
     --------
     >>> online_softmax_start(2)
@@ -61,29 +50,24 @@ def online_softmax_start(d_v):
 
 
 def online_softmax_step(state, scores, values):
-    r"""Fold one block of keys into the running max, sum and output of one query.
+    r"""Fold one block of keys into one query's running max m, sum ℓ and output o.
+
+    With :math:`m' = \max(m, \max_j s_j)` and :math:`r = e^{m - m'}`:
+    :math:`\ell' = r\ell + \sum_j e^{s_j - m'}`, :math:`o' = r o + \sum_j e^{s_j - m'} v_j`.
 
     Parameters
     ----------
     state : OnlineSoftmax
-        From :func:`online_softmax_start` or the previous step.
-    scores : array_like, shape (B,)
-        The block's scaled scores :math:`s_j = \mathbf q\cdot\mathbf k_j/\sqrt{d_k}`.
-    values : array_like, shape (B, Ev)
-        The block's values.
+    scores, values : array_like, shapes (B,) and (B, Ev)
+        The block's scaled scores :math:`s_j` and its values.
 
     Returns
     -------
     OnlineSoftmax
-        With :math:`m' = \max(m, \max_j s_j)` and :math:`r = e^{m - m'}`:
-        :math:`\ell' = r\,\ell + \sum_j e^{s_j - m'}` and
-        :math:`o' = r\,o + \sum_j e^{s_j - m'} \mathbf v_j`.
 
     Examples
     --------
-    The worked example's scaled scores in two blocks, keys 1 and 2, then key 3:
-
-    >>> s, V = np.array([0.7071, 0.0, 0.7071]), np.array([[2, 0], [0, 2], [1, 1]])
+    >>> s, V = np.array([0.7071, 0.0, 0.7071]), np.array([[2, 0], [0, 2], [1, 1]])  # chapter 4
     >>> state = online_softmax_step(online_softmax_start(2), s[:2], V[:2])
     >>> state = online_softmax_step(state, s[2:], V[2:])
     >>> round(state.total, 3), state.output.round(3)

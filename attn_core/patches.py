@@ -1,14 +1,8 @@
-"""Image patches as tokens: the input of attention over an image (a vision transformer).
-
-Shape legend: image (H, W) of one channel; patches (N, P·P) with N = (H/P)·(W/P),
-numbered row by row over the grid of patches.
-"""
+"""Image patches as tokens: the input of attention over an image (a vision transformer)."""
 
 from __future__ import annotations
 
 from .validation import as_float_array, check_positive_int
-
-__all__ = ["image_patches"]
 
 
 def image_patches(image, patch_size):
@@ -17,29 +11,19 @@ def image_patches(image, patch_size):
     Parameters
     ----------
     image : array_like, shape (H, W)
-        One channel; H and W must be multiples of ``patch_size``.
-    patch_size : int
-        P, the side of a patch in pixels.
+        One channel; H and W multiples of ``patch_size``.
+    patch_size : int, P pixels
 
     Returns
     -------
-    ndarray, shape (N, P * P)
-        Row ``r * (W // P) + c`` is the patch in grid row ``r``, column ``c``, its
-        pixels read row by row.
-
-    Raises
-    ------
-    ValueError
-        If ``image`` is not 2-D or its sides are not multiples of ``patch_size``.
+    ndarray, shape ((H / P)·(W / P), P·P)
+        Row r·(W / P) + c is the patch in grid row r, column c, read row by row.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> image_patches(np.arange(16).reshape(4, 4), 2)
-    array([[ 0.,  1.,  4.,  5.],
-           [ 2.,  3.,  6.,  7.],
-           [ 8.,  9., 12., 13.],
-           [10., 11., 14., 15.]])
+    >>> image_patches([[0, 1, 2, 3], [4, 5, 6, 7]], 2)  # two patches of 2 × 2
+    array([[0., 1., 4., 5.],
+           [2., 3., 6., 7.]])
     """
     image = as_float_array(image, "image")
     size = check_positive_int(patch_size, "patch_size")

@@ -1,13 +1,5 @@
-"""Where each word is: sinusoidal encodings, rotary embeddings (RoPE) and ALiBi biases.
-
-Attention alone cannot tell word orders apart (shuffle the rows of X and the outputs
-shuffle with them). These three functions give it positions in the three ways models do:
-add a vector per position to the embeddings (:func:`sinusoidal_positions`, Vaswani et al.
-2017), rotate queries and keys by an angle per position (:func:`rotary`, Su et al. 2021),
-or add a bias per distance to the scores (:func:`alibi_bias`, Press et al. 2022).
-
-Shape legend: n positions of width d; queries (..., L, E) and keys (..., S, E) as in
-:mod:`attn_core.attention`; H heads.
+"""Where each word is: sinusoidal encodings (Vaswani et al. 2017), rotary embeddings (RoPE,
+Su et al. 2021) and ALiBi biases (Press et al. 2022). n positions of width d; H heads.
 """
 
 from __future__ import annotations
@@ -15,17 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from .validation import as_array, as_float_array, check_positive_int, check_positive_real
-
-__all__ = [
-    "LAYOUTS",
-    "alibi_bias",
-    "alibi_slopes",
-    "halves_to_interleaved",
-    "interleaved_to_halves",
-    "rotary",
-    "rotary_frequencies",
-    "sinusoidal_positions",
-]
 
 LAYOUTS = ("interleaved", "halves")
 """RoPE's two ways of pairing coordinates: (0, 1), (2, 3), ... or (i, i + d/2)."""
@@ -40,26 +21,21 @@ def sinusoidal_positions(n, d, *, base=10_000):
 
     Parameters
     ----------
-    n : int >= 0
-        Number of positions, 0 … n − 1.
-    d : int >= 1
-        Width; an odd ``d`` ends with a sine column.
+    n, d : int
+        Positions 0 … n − 1 (n >= 0) and width (d >= 1; an odd d ends with a sine).
     base : float > 0, default 10 000 (the paper's)
 
     Returns
     -------
     ndarray, shape (n, d)
-        Add it to the embeddings (n, d) before the first layer.
 
     Examples
     --------
-    >>> sinusoidal_positions(3, 4).round(3)  # ω = 1 and 1/100
-    array([[ 0.   ,  1.   ,  0.   ,  1.   ],
-           [ 0.841,  0.54 ,  0.01 ,  1.   ],
-           [ 0.909, -0.416,  0.02 ,  1.   ]])
+    >>> sinusoidal_positions(2, 4).round(3)  # ω = 1 and 1/100
+    array([[0.   , 1.   , 0.   , 1.   ],
+           [0.841, 0.54 , 0.01 , 1.   ]])
     """
-    n = check_positive_int(n, "n", minimum=0)
-    d = check_positive_int(d, "d")
+    n, d = check_positive_int(n, "n", minimum=0), check_positive_int(d, "d")
     base = check_positive_real(base, "base")
     i = np.arange(d) // 2  # [d]: the pair each column belongs to
     omega = base ** (-2.0 * i / d)  # [d]
@@ -78,7 +54,6 @@ def rotary_frequencies(d, *, base=10_000):
     Returns
     -------
     ndarray, shape (d // 2,)
-        θ₀ = 1 radian (the fastest pair) down to base^(−(d−2)/d) (the slowest).
 
     Examples
     --------
@@ -91,49 +66,30 @@ def rotary_frequencies(d, *, base=10_000):
 
 
 def rotary(x, positions, base=10_000, *, layout="interleaved"):
-    r"""Rotary position embedding (RoPE): rotate each pair of coordinates by position × θᵢ.
+    r"""Rotary position embedding (RoPE): pair i at position m, rotated by :math:`m\theta_i`.
 
-    With ``layout="interleaved"`` (the RoFormer paper's) the pairs are coordinates
-    (0, 1), (2, 3), …: in complex numbers, pair i of the vector at position m becomes
-    :math:`(x_{2i} + \mathrm{i}\,x_{2i+1})\,e^{\mathrm{i} m \theta_i}`. Apply it to the
-    queries and the keys (never the values); then :math:`R_m q \cdot R_n k` depends on the
-    positions only through m − n.
+    In complex numbers, :math:`(x_{2i} + \mathrm{i}\,x_{2i+1})\,e^{\mathrm{i} m \theta_i}`;
+    apply it to queries and keys, then :math:`R_m q \cdot R_n k` depends on m − n only.
 
     Parameters
     ----------
     x : array_like, shape (..., n, d)
-        Queries or keys; ``d`` must be even.
+        Queries or keys; d even.
     positions : array_like of int, shape (n,)
-        Each row's position, whole numbers >= 0 (the same for every batch entry).
+        Each row's position, a whole number >= 0.
     base : float > 0, default 10 000
         θᵢ = base^(−2i/d) (:func:`rotary_frequencies`).
     layout : {"interleaved", "halves"}
-        ``"halves"`` pairs coordinate i with i + d/2, the layout of the Llama code in
-        Hugging Face transformers (``rotate_half``). The two give the same scores only for
-        weights stored in their own layout; :func:`interleaved_to_halves` and
-        :func:`halves_to_interleaved` convert between them.
+        Pairs (2i, 2i + 1) (the RoFormer paper's) or (i, i + d/2) (Hugging Face's Llama,
+        ``rotate_half``); :func:`interleaved_to_halves` converts.
 
     Returns
     -------
     ndarray, shape (..., n, d)
 
-    Raises
-    ------
-    ValueError
-        If ``d`` is odd, ``positions`` has a length other than n, a negative or fractional
-        entry, or ``layout`` is unknown.
-
-    Notes
-    -----
-    ``rotary(x, p, layout="halves")`` equals
-    ``interleaved_to_halves(rotary(halves_to_interleaved(x), p))``: the same rotation
-    with the coordinates listed in another order. Context-extension methods (position
-    interpolation) feed fractional positions; this function refuses them on purpose.
-
     Examples
     --------
-    >>> q = np.array([[1.0, 0.0], [1.0, 0.0]])  # the same vector at positions 0 and 1
-    >>> rotary(q, [0, 1]).round(3)  # d = 2: θ = 1 radian
+    >>> rotary([[1.0, 0.0], [1.0, 0.0]], [0, 1]).round(3)  # d = 2: θ = 1 radian
     array([[1.   , 0.   ],
            [0.54 , 0.841]])
     """
@@ -143,9 +99,8 @@ def rotary(x, positions, base=10_000, *, layout="interleaved"):
     d = _check_width(x.shape[-1], "x's last axis d")
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
-    angles = _check_positions(positions, x.shape[-2])[:, None] * rotary_frequencies(
-        d, base=base
-    )  # [n, 1] * [d/2] -> [n, d/2]
+    positions = _check_positions(positions, x.shape[-2])  # [n]
+    angles = positions[:, None] * rotary_frequencies(d, base=base)  # [n, 1] * [d/2] -> [n, d/2]
     cos, sin = np.cos(angles), np.sin(angles)
     if layout == "halves":
         return interleaved_to_halves(_rotate_pairs(halves_to_interleaved(x), cos, sin))
@@ -153,7 +108,7 @@ def rotary(x, positions, base=10_000, *, layout="interleaved"):
 
 
 def _rotate_pairs(x, cos, sin):
-    """Rotate pairs (x₀, x₁), (x₂, x₃), … of x (..., n, d) by angles with cos, sin (n, d/2)."""
+    """Rotate the pairs (x₀, x₁), (x₂, x₃), … of x (..., n, d) by angles of cos, sin (n, d/2)."""
     even, odd = x[..., 0::2], x[..., 1::2]  # [..., n, d/2] each
     out = np.empty_like(x)
     out[..., 0::2] = even * cos - odd * sin
@@ -162,12 +117,10 @@ def _rotate_pairs(x, cos, sin):
 
 
 def interleaved_to_halves(x):
-    """Reorder the last axis from pairs (0, 1), (2, 3), … to pairs (i, i + d/2).
+    """Reorder the last axis from RoPE's pairs (2i, 2i + 1) to pairs (i, i + d/2).
 
-    Coordinates 0, 2, 4, … go to the first half and 1, 3, 5, … to the second, so pair
-    i sits at (i, i + d/2). Apply it to the output columns of a query or key matrix
-    trained with the interleaved layout to run it in code that uses the halves layout
-    (Hugging Face's Llama conversion permutes W_Q and W_K this way, per head).
+    For the output columns of a W_Q or W_K trained in one layout, to run in code that uses
+    the other, per head; :func:`halves_to_interleaved` is the inverse.
 
     Parameters
     ----------
@@ -182,41 +135,30 @@ def interleaved_to_halves(x):
     >>> interleaved_to_halves([0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
     array([0., 2., 4., 1., 3., 5.])
     """
-    x = as_float_array(x, "x")
-    _check_width(x.shape[-1] if x.ndim else 0, "x's last axis d")
+    x = _layout_input(x)
     return np.concatenate([x[..., 0::2], x[..., 1::2]], axis=-1)  # [..., d/2] + [..., d/2]
 
 
 def halves_to_interleaved(x):
-    """Undo :func:`interleaved_to_halves`: pairs (i, i + d/2) back to (2i, 2i + 1).
-
-    Parameters
-    ----------
-    x : array_like, shape (..., d), d even
-
-    Returns
-    -------
-    ndarray, shape (..., d)
+    """The inverse of :func:`interleaved_to_halves`, with its parameters and shapes.
 
     Examples
     --------
     >>> halves_to_interleaved([0.0, 2.0, 4.0, 1.0, 3.0, 5.0])
     array([0., 1., 2., 3., 4., 5.])
     """
-    x = as_float_array(x, "x")
-    d = _check_width(x.shape[-1] if x.ndim else 0, "x's last axis d")
+    x = _layout_input(x)
+    d = x.shape[-1]
     out = np.empty_like(x)
     out[..., 0::2], out[..., 1::2] = x[..., : d // 2], x[..., d // 2 :]
     return out
 
 
 def alibi_slopes(n_heads):
-    """ALiBi's slope per head: the geometric sequence of Press et al. (2022).
+    """ALiBi's slope per head, :math:`m_h = 2^{-8h/H}` for h = 1 … H (Press et al., 2022).
 
-    For a power of two, head h = 1 … H gets m_h = 2^(−8h/H): for 8 heads 1/2, 1/4, …,
-    1/256. Otherwise, with P the largest power of two below H, the first P slopes are
-    those of P heads, followed by every other slope of 2P heads (the 1st, 3rd, …), H − P
-    of them: the rule of the paper's code.
+    For H not a power of two, with P the largest power of two below it: the P slopes of P
+    heads, then every other slope of 2P heads (the 1st, 3rd, …), as the paper's code does.
 
     Parameters
     ----------
@@ -230,8 +172,6 @@ def alibi_slopes(n_heads):
     --------
     >>> alibi_slopes(4)
     array([0.25      , 0.0625    , 0.015625  , 0.00390625])
-    >>> alibi_slopes(2).tolist(), alibi_slopes(3).tolist()
-    ([0.0625, 0.00390625], [0.0625, 0.00390625, 0.25])
     """
     n_heads = check_positive_int(n_heads, "n_heads")
     power = 2 ** (n_heads.bit_length() - 1)  # the largest power of 2 <= H
@@ -244,14 +184,10 @@ def alibi_slopes(n_heads):
 
 
 def alibi_bias(n_heads, L, S):
-    """ALiBi's bias on the scores, −m_h × (distance from query to key), for every head.
+    r"""ALiBi's bias on the scores, :math:`-m_h\,|i + S - L - j|`, for every head.
 
-    Query i is aligned with key position i + (S − L): the queries are the last L of the
-    S positions, as when a model decodes with its earlier keys cached (L = 1: the newest
-    word). For a key j at or before that position the bias is −m_h · (i + S − L − j), the
-    paper's; for a key after it, −m_h · (j − i − S + L), the same penalty on distance,
-    which a causal mask (Chapter 7) hides anyway. Add the result to the scores, as any
-    additive float mask: ``attention_weights(q, k, attn_mask=alibi_bias(H, L, S))``.
+    The L queries are the last L of the S positions (L = 1: decoding with a cache); add it
+    as a float mask. The paper's code adds :math:`m_h j`, the same softmax on keys j <= i.
 
     Parameters
     ----------
@@ -262,27 +198,15 @@ def alibi_bias(n_heads, L, S):
     Returns
     -------
     ndarray, shape (n_heads, L, S)
-        ``bias[h, i, j]``, zero on the aligned diagonal, <= 0 everywhere.
-
-    Notes
-    -----
-    The paper's code adds m_h · j (the same for every query) instead of −m_h · (i − j);
-    the two differ by a constant per row, so they give the same softmax on the keys
-    j <= i. PyTorch's ``is_causal=True`` aligns an L × S mask top-left instead.
 
     Examples
     --------
-    >>> alibi_bias(1, 3, 3)[0]  # one head, m = 1/256
-    array([[ 0.        , -0.00390625, -0.0078125 ],
-           [-0.00390625,  0.        , -0.00390625],
-           [-0.0078125 , -0.00390625,  0.        ]])
     >>> alibi_bias(2, 1, 4)[:, 0]  # L = 1: the last word, slopes 1/16 and 1/256
     array([[-0.1875    , -0.125     , -0.0625    ,  0.        ],
            [-0.01171875, -0.0078125 , -0.00390625,  0.        ]])
     """
     slopes = alibi_slopes(n_heads)
-    L = check_positive_int(L, "L", minimum=0)
-    S = check_positive_int(S, "S", minimum=0)
+    L, S = check_positive_int(L, "L", minimum=0), check_positive_int(S, "S", minimum=0)
     if L > S:
         raise ValueError(
             f"L must be <= S: the L queries are the last L of the S key positions, "
@@ -293,8 +217,15 @@ def alibi_bias(n_heads, L, S):
     return slopes[:, None, None] * -distance  # [H, 1, 1] * [L, S] -> [H, L, S]; 0, not -0
 
 
+def _layout_input(x):
+    """``x`` (..., d) as a float array, d even, for the layout conversions."""
+    x = as_float_array(x, "x")
+    _check_width(x.shape[-1] if x.ndim else 0, "x's last axis d")
+    return x
+
+
 def _check_width(d, name):
-    """Return ``d`` if it is an even width >= 2, else raise naming ``name``."""
+    """``d`` if it is an even width >= 2, else an error naming ``name``."""
     if d < 2 or d % 2:
         raise ValueError(
             f"{name} must be even and >= 2 (RoPE rotates coordinates in pairs), got {d}"

@@ -1,7 +1,4 @@
-"""A plain recurrent network (RNN), the sequential model attention is compared with.
-
-Shape legend: x (T, D) one sequence of T tokens; w_x (D, H); w_h (H, H); states (T, H).
-"""
+"""A plain recurrent network (RNN), the sequential model attention is compared with."""
 
 from __future__ import annotations
 
@@ -9,25 +6,17 @@ import numpy as np
 
 from .validation import as_float_array
 
-__all__ = ["simple_rnn"]
-
 
 def simple_rnn(x, w_x, w_h):
     r"""Run an Elman RNN, :math:`h_t = \tanh(x_t W_x + h_{t-1} W_h)` with :math:`h_{-1} = 0`.
 
-    Each state needs the one before it, so the T steps run one after another: a
-    token's information reaches the token ``d`` places later only after ``d`` steps.
-
     Parameters
     ----------
-    x : array_like, shape (T, D)
-    w_x : array_like, shape (D, H)
-    w_h : array_like, shape (H, H)
+    x, w_x, w_h : array_like, shapes (T, D), (D, H) and (H, H)
 
     Returns
     -------
-    ndarray, shape (T, H)
-        The states :math:`h_0, \dots, h_{T-1}`.
+    ndarray, shape (T, H), the states :math:`h_0, \dots, h_{T-1}`
 
     Examples
     --------

@@ -1,17 +1,7 @@
 """Keys and values shared by several query heads: multi-query and grouped-query attention.
 
-Shape legend, as ``torch.nn.functional.scaled_dot_product_attention(..., enable_gqa=True)``:
-
-- ``query``: (..., Hq, L, E) — Hq query heads (axis -3)
-- ``key``:   (..., Hkv, S, E) — Hkv key-value heads, Hq a multiple of Hkv
-- ``value``: (..., Hkv, S, Ev)
-
-Each group of g = Hq / Hkv query heads reads one key-value head: query head ``h``
-reads KV head ``h // g``. That is ``torch.repeat_interleave(key, g, dim=-3)``
-(``np.repeat``: 0, 0, 1, 1), not ``np.tile`` (0, 1, 0, 1). Hkv = 1 is multi-query
-attention (MQA, Shazeer 2019), 1 < Hkv < Hq grouped-query attention (GQA, Ainslie
-et al. 2023), Hkv = Hq ordinary multi-head attention. A model stores only the Hkv
-heads in its KV cache, g times fewer numbers (:func:`attn_core.kv_cache_bytes`).
+Hkv = 1 key-value heads for Hq query heads is MQA (Shazeer 2019), 1 < Hkv < Hq is GQA
+(Ainslie et al. 2023); shapes as PyTorch's ``enable_gqa=True``.
 """
 
 from __future__ import annotations
@@ -20,44 +10,26 @@ import numpy as np
 
 from .validation import as_array, as_float_array
 
-__all__ = ["repeat_kv_heads"]
-
 
 def repeat_kv_heads(query, key, value=None):
-    """Repeat each key-value head so that every query head has one: (..., Hkv, ...) -> Hq.
+    """Repeat each key-value head for its g = Hq / Hkv query heads: head h reads KV head h // g.
+
+    That is ``torch.repeat_interleave(key, g, dim=-3)`` (0, 0, 1, 1), not a tile (0, 1, 0, 1).
 
     Parameters
     ----------
-    query : array_like, shape (..., Hq, L, E)
-        Only its number of heads Hq (axis -3) is read.
-    key : array_like, shape (..., Hkv, S, E)
-    value : array_like, shape (..., Hkv, S, Ev), optional
+    query, key, value : array_like, shapes (..., Hq, L, E), (..., Hkv, S, E), (..., Hkv, S, Ev)
+        Only query's number of heads is read; value is optional.
 
     Returns
     -------
-    key : ndarray, shape (..., Hq, S, E)
-    value : ndarray, shape (..., Hq, S, Ev), or None when ``value`` is None
-        Head ``h`` is the input's head ``h // (Hq // Hkv)``, as PyTorch's
-        ``enable_gqa=True`` repeats them (``repeat_interleave``).
-
-    Raises
-    ------
-    ValueError
-        If query, key or value has fewer than 3 axes, if Hq is not a multiple of
-        Hkv (naming both counts), or if key and value have different heads.
+    key, value : ndarray, shapes (..., Hq, S, E) and (..., Hq, S, Ev) (None without value)
 
     Examples
     --------
-    Four query heads, two KV heads of one key each: heads 0 and 1 read KV head 0.
-
-    >>> query = np.zeros((4, 1, 2))  # [Hq, L, E]
     >>> key = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])  # [Hkv, S, E] = [2, 1, 2]
-    >>> repeated, _ = repeat_kv_heads(query, key)
-    >>> repeated[:, 0]  # the one key of each of the four heads
-    array([[1., 0.],
-           [1., 0.],
-           [0., 1.],
-           [0., 1.]])
+    >>> repeat_kv_heads(np.zeros((4, 1, 2)), key)[0][:, 0, 0]  # 4 heads read KV 0, 0, 1, 1
+    array([1., 1., 0., 0.])
     """
     q_shape = as_array(query, "query").shape
     k = as_float_array(key, "key")

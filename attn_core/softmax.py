@@ -1,12 +1,10 @@
 """Softmax (소프트맥스) and its relatives, numerically stable.
 
-Every function subtracts the maximum before exponentiating, so logits of
-±1e4 give exact, finite answers, and sums the other terms apart from the
-maximum with ``log1p`` (SciPy's gh-18295), so that ``logsumexp([0, -40])`` is
-4.25e-18, not 0. float16 is computed in float32 (as PyTorch accumulates it)
-and returned as float16. A row that is entirely ``-inf`` (every key masked)
-has no maximum to subtract; it gets weights of exactly zero from
-:func:`softmax`, ``-inf`` from :func:`log_softmax` and :func:`logsumexp`.
+Every function subtracts the maximum before exponentiating (logits of ±1e4 stay exact;
+Blanchard, Higham and Higham, 2021) and sums the terms below it apart, with ``log1p``
+(SciPy's gh-18295: ``logsumexp([0, -40])`` is 4.25e-18, not 0). float16 is computed in
+float32 and returned as float16. A slice that is all ``-inf`` (every key masked) gets
+weights 0 from :func:`softmax`, ``-inf`` from :func:`log_softmax` and :func:`logsumexp`.
 """
 
 from __future__ import annotations
@@ -17,17 +15,15 @@ from .validation import (
     as_float_array,
     check_axis,
     check_bool,
+    check_positive_real,
     check_size,
-    check_temperature,
     compute_dtype,
     first_true,
 )
 
-__all__ = ["entropy", "log_softmax", "logsumexp", "softmax", "softmax_jacobian"]
-
 
 def _shifted(x, axis):
-    """Return (x - max, max), in at least float32; a fully ``-inf`` slice is shifted by 0."""
+    """(x - max, max) in at least float32; a fully ``-inf`` slice is shifted by 0."""
     x = x.astype(compute_dtype(x.dtype), copy=False)
     peak = np.max(x, axis=axis, keepdims=True, initial=-np.inf)  # -inf for an empty axis
     peak = np.where(np.isfinite(peak), peak, 0).astype(x.dtype)  # -inf - (-inf) is NaN
@@ -36,12 +32,7 @@ def _shifted(x, axis):
 
 
 def _log_total(z, axis):
-    r"""``log(sum(exp(z)))`` for shifted ``z`` (max 0), keeping the tiny terms.
-
-    The m maxima contribute m exactly; the rest sum to r, and
-    :math:`\log(m + r) = \log m + \mathrm{log1p}(r / m)` keeps r even when it is
-    below the rounding of 1 (SciPy's gh-18295). Shape (..., 1) along ``axis``.
-    """
+    """``log(sum(exp(z)))`` (..., 1) of shifted z: log(m + r) = log m + log1p(r / m), m maxima."""
     at_peak = z == 0
     m = np.sum(at_peak, axis=axis, keepdims=True, dtype=z.dtype)  # 0 for a -inf slice
     terms = np.exp(z)
@@ -60,43 +51,27 @@ def softmax(x, axis=-1, *, temperature=1.0):
     Parameters
     ----------
     x : array_like, shape (..., S)
-        Scores (logits). ``-inf`` marks a position that gets zero weight;
-        NaN and ``+inf`` are errors. Integers are promoted to float64.
     axis : int, default -1
-        The axis to normalise along (the keys' axis for attention).
-    temperature : float, default 1.0
-        ``T > 0``. Large ``T`` flattens the weights towards uniform, small
-        ``T`` sharpens them towards the arg-max.
+    temperature : float > 0, default 1.0
+        T: large flattens the weights towards uniform, small sharpens them.
 
     Returns
     -------
     ndarray, shape (..., S)
-        Same dtype as ``x`` (float32 stays float32). A slice that is entirely
-        ``-inf`` gives all zeros, as PyTorch's attention does.
-
-    Notes
-    -----
-    Subtracting the maximum changes nothing mathematically (softmax is
-    shift-invariant) but keeps every exponent at or below 0, so nothing
-    overflows; see Blanchard, Higham and Higham, "Accurately computing the
-    log-sum-exp and softmax functions", IMA J. Numer. Anal. 41 (2021).
+        The dtype of ``x``; zeros for a slice that is all ``-inf``.
 
     Examples
     --------
     >>> softmax([1.0, 0.0, 1.0]).round(3)
     array([0.422, 0.155, 0.422])
-    >>> softmax([10_000.0, 0.0])
-    array([1., 0.])
-    >>> softmax([-np.inf, -np.inf])
-    array([0., 0.])
     """
     x = as_float_array(x, "x", allow_neg_inf=True)
     check_axis(axis, x.ndim)
-    return _softmax(x, axis, check_temperature(temperature))
+    return _softmax(x, axis, check_positive_real(temperature, "temperature"))
 
 
 def _softmax(x, axis=-1, temperature=1.0):
-    """:func:`softmax` of a validated float array ``x`` (-inf allowed, no NaN or +inf)."""
+    """:func:`softmax` of a validated float array ``x``."""
     z, _ = _shifted(x, axis)  # shift first: x / T itself could overflow for a tiny T
     z = z.astype(_temperature_dtype(z.dtype, temperature), copy=False)
     with np.errstate(over="ignore"):  # z <= 0, so an overflow is -inf, whose exp is 0
@@ -121,16 +96,12 @@ def logsumexp(x, axis=-1, keepdims=False):
     Parameters
     ----------
     x : array_like, shape (..., S)
-        Scores; ``-inf`` allowed, NaN and ``+inf`` are errors.
     axis : int, default -1
-        The axis to reduce.
     keepdims : bool, default False
-        Keep the reduced axis with length 1.
 
     Returns
     -------
     ndarray, shape (...) or (..., 1)
-        ``-inf`` for a slice that is entirely ``-inf``.
 
     Examples
     --------
@@ -152,15 +123,11 @@ def log_softmax(x, axis=-1):
     Parameters
     ----------
     x : array_like, shape (..., S)
-        Scores; ``-inf`` allowed, NaN and ``+inf`` are errors.
     axis : int, default -1
-        The axis to normalise along.
 
     Returns
     -------
     ndarray, shape (..., S)
-        Finite wherever ``x`` is finite, even for logits of ±1e4; ``-inf``
-        where the weight is exactly zero.
 
     Examples
     --------
@@ -183,15 +150,13 @@ def entropy(weights, axis=-1):
     Parameters
     ----------
     weights : array_like, shape (..., S)
-        Non-negative weights that sum to 1 (or to 0 for a fully masked row).
+        Non-negative, summing to 1 (or 0: a fully masked row).
     axis : int, default -1
-        The axis of the distribution.
 
     Returns
     -------
     ndarray, shape (...)
-        From 0 (all weight on one key) to ``log S`` (uniform); 0 for a row of
-        zeros. Terms with ``w_j = 0`` count as 0.
+        From 0 (one-hot) to ``log S`` (uniform); 0 for a row of zeros.
 
     Examples
     --------
@@ -227,21 +192,17 @@ def _check_distribution(w, axis):
 
 
 def softmax_jacobian(weights):
-    r"""Jacobian of softmax at the point where it returns ``weights``.
-
-    .. math:: \frac{\partial w_i}{\partial x_j} = w_i(\delta_{ij} - w_j),
-              \quad J = \mathrm{diag}(w) - w w^{\top}
+    r"""Softmax's Jacobian at its output w, :math:`J = \mathrm{diag}(w) - w w^\top`.
 
     Parameters
     ----------
     weights : array_like, shape (..., S)
-        The output of :func:`softmax` along its last axis.
+        :func:`softmax` along the last axis.
 
     Returns
     -------
     ndarray, shape (..., S, S)
-        Symmetric; every row sums to 0. It vanishes as one weight nears 1,
-        which is why saturated attention stops learning.
+        Symmetric, rows summing to 0; it vanishes as one weight nears 1.
 
     Examples
     --------

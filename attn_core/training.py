@@ -1,40 +1,18 @@
 r"""Training one self-attention layer (학습) in numpy: the loss, its gradient, the update rules.
 
-Shape legend: B sentences (the batch), T tokens each, D = d_model features,
-d_k the width of queries and keys, d_v of values. The parameters are a dict of
-arrays, ``{"W_Q": (D, d_k), "W_K": (D, d_k), "W_V": (D, d_v)}``, with optional
-biases ``"b_Q"``, ``"b_K"``, ``"b_V"`` (as ``nn.Linear`` has).
-
-The layer is :math:`O = \mathrm{softmax}(QK^\top\cdot\mathrm{scale})\,V` with
-:math:`Q = XW_Q (+ b_Q)`, :math:`K = XW_K (+ b_K)`, :math:`V = XW_V (+ b_V)`; its
-gradients come from :func:`attn_core.attention_backward` and the chain rule
-through the three projections, :math:`dW_Q = \sum_b X_b^\top dQ_b`, :math:`db_Q = \sum dQ`.
+Shape legend: x (B, T, D), B sentences of T tokens; ``params`` a dict of ``W_Q``, ``W_K``
+(D, d_k), ``W_V`` (D, d_v) and optional biases ``b_Q``, ``b_K``, ``b_V`` (as ``nn.Linear``).
 """
 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
 from .attention import attention_weights
 from .backward import attention_backward
-from .softmax import entropy
 from .validation import as_float_array, check_positive_int, check_positive_real
-
-__all__ = [
-    "TrainingRun",
-    "adam_state",
-    "adam_step",
-    "gradient_norm",
-    "init_projections",
-    "self_attention",
-    "self_attention_backward",
-    "sgd_step",
-    "squared_error",
-    "train_self_attention",
-]
 
 _NAMES = ("Q", "K", "V")
 
@@ -45,12 +23,10 @@ def init_projections(rng, d_model, d_k, d_v=None, std=None):
     Parameters
     ----------
     rng : numpy.random.Generator
-    d_model, d_k : int
-    d_v : int, optional
-        Defaults to ``d_k``.
+    d_model, d_k, d_v : int
+        D, and the widths of queries and keys and of values (d_v defaults to d_k).
     std : float, optional
-        Standard deviation of every entry; defaults to ``1/sqrt(d_model)`` (LeCun's
-        initialisation: a unit-variance input gives unit-variance queries and keys).
+        Of every entry; default 1/sqrt(d_model) (LeCun's: unit-variance queries and keys).
 
     Returns
     -------
@@ -58,8 +34,7 @@ def init_projections(rng, d_model, d_k, d_v=None, std=None):
 
     Examples
     --------
-    >>> p = init_projections(np.random.default_rng(0), 4, 3, 2)
-    >>> {name: w.shape for name, w in p.items()}
+    >>> {n: w.shape for n, w in init_projections(np.random.default_rng(0), 4, 3, 2).items()}
     {'W_Q': (4, 3), 'W_K': (4, 3), 'W_V': (4, 2)}
     """
     if not isinstance(rng, np.random.Generator):
@@ -72,20 +47,17 @@ def init_projections(rng, d_model, d_k, d_v=None, std=None):
 
 
 def self_attention(x, params, scale=None):
-    """The layer's output and weights for x (..., T, D).
+    r"""The output :math:`\mathrm{softmax}(QK^\top \cdot \mathrm{scale})V` and weights; Q = XW_Q.
 
     Parameters
     ----------
     x : array_like, shape (..., T, D)
     params : dict
-        ``W_Q``, ``W_K`` (D, d_k), ``W_V`` (D, d_v), optional ``b_Q``, ``b_K``, ``b_V``.
     scale : float, optional
-        As in :func:`attn_core.attention_weights`; default 1/sqrt(d_k).
 
     Returns
     -------
-    output : ndarray, shape (..., T, d_v)
-    weights : ndarray, shape (..., T, T)
+    output, weights : ndarray, shapes (..., T, d_v) and (..., T, T)
 
     Examples
     --------
@@ -99,7 +71,7 @@ def self_attention(x, params, scale=None):
 
 
 def self_attention_backward(grad_output, x, params, scale=None):
-    """Gradients of the loss with respect to every parameter of :func:`self_attention`.
+    r"""Every parameter's gradient in :func:`self_attention`: :math:`dW_Q = \sum_b X_b^\top dQ_b`, …
 
     Parameters
     ----------
@@ -111,23 +83,16 @@ def self_attention_backward(grad_output, x, params, scale=None):
     Returns
     -------
     dict of str to ndarray
-        One gradient per parameter, of its shape: ``dW = sum over the batch of X^T dQ``
-        (and likewise for K and V), ``db = dQ`` summed over the batch and tokens.
+        One gradient per parameter, of its shape (``db_Q`` is dQ summed over every token).
 
     Examples
     --------
     >>> p = {n: np.eye(2) for n in ("W_Q", "W_K", "W_V")}
-    >>> g = self_attention_backward(np.ones((2, 2)), np.eye(2), p)
-    >>> g["W_V"]  # each value row is used with total weight 1
-    array([[1., 1.],
-           [1., 1.]])
+    >>> self_attention_backward(np.ones((2, 2)), np.eye(2), p)["W_V"].tolist()  # weights sum to 1
+    [[1.0, 1.0], [1.0, 1.0]]
     """
     x = as_float_array(x, "x")
-    return _gradients(grad_output, x, _project(x, params), params, scale)
-
-
-def _gradients(grad_output, x, qkv, params, scale):
-    """The parameters' gradients, given the projections ``qkv`` = (Q, K, V) of ``x``."""
+    qkv = _project(x, params)
     grads = dict(zip(_NAMES, attention_backward(grad_output, *qkv, scale=scale), strict=True))
     x_rows = x.reshape(-1, x.shape[-1])  # [B*T, D]: every token of every sentence
     out = {}
@@ -155,21 +120,17 @@ def _project(x, params):
 
 
 def squared_error(output, target):
-    r"""Half the squared error per token, and its gradient.
-
-    .. math:: L = \frac{1}{2N}\sum_{i} \lVert o_i - t_i\rVert^2, \qquad
-              \frac{\partial L}{\partial o_i} = \frac{o_i - t_i}{N},
-
-    with N the number of tokens (every axis but the last).
+    r"""Half the squared error per token, :math:`L = \frac{1}{2N}\sum_i \lVert o_i - t_i\rVert^2`.
 
     Parameters
     ----------
     output, target : array_like, shape (..., d_v)
+        N tokens: every axis but the last.
 
     Returns
     -------
-    loss : float
-    grad_output : ndarray, the shape of ``output``
+    loss, grad_output : float and ndarray of ``output``'s shape
+        :math:`\partial L/\partial o_i = (o_i - t_i)/N`.
 
     Examples
     --------
@@ -188,6 +149,16 @@ def squared_error(output, target):
 def gradient_norm(grads):
     """The Euclidean norm of all gradients together, sqrt(sum of every squared entry).
 
+    Parameters
+    ----------
+    grads : dict of str to ndarray
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
     >>> gradient_norm({"a": np.array([3.0]), "b": np.array([[4.0]])})
     5.0
     """
@@ -197,8 +168,18 @@ def gradient_norm(grads):
 def sgd_step(params, grads, lr):
     r"""One step of gradient descent: :math:`\theta \leftarrow \theta - \eta\, \nabla_\theta L`.
 
-    Returns new arrays; ``params`` is not changed.
+    Parameters
+    ----------
+    params, grads : dict of str to ndarray
+    lr : float > 0
 
+    Returns
+    -------
+    dict of str to ndarray
+        New arrays; ``params`` is not changed.
+
+    Examples
+    --------
     >>> sgd_step({"w": np.array([1.0])}, {"w": np.array([2.0])}, lr=0.1)
     {'w': array([0.8])}
     """
@@ -209,6 +190,16 @@ def sgd_step(params, grads, lr):
 def adam_state(params):
     """Adam's starting state: step 0 and zero moments shaped like ``params``.
 
+    Parameters
+    ----------
+    params : dict of str to ndarray
+
+    Returns
+    -------
+    dict with keys ``t``, ``m``, ``v``
+
+    Examples
+    --------
     >>> adam_state({"w": np.ones(2)})["t"]
     0
     """
@@ -224,15 +215,16 @@ def adam_step(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
         \quad \theta \leftarrow \theta
         - \eta\,\frac{m / (1-\beta_1^t)}{\sqrt{v/(1-\beta_2^t)} + \epsilon}
 
-    Each entry moves by about ``lr`` whatever the size of its gradient: Adam divides
-    the gradient by its own running size.
+    Parameters
+    ----------
+    params, grads, state : dict
+        ``state`` from :func:`adam_state` or the last step.
+    lr, beta1, beta2, eps : float
 
     Returns
     -------
-    params : dict
-        New arrays.
-    state : dict
-        The new state (``state`` is not changed).
+    params, state : dict
+        New arrays and the new state (the inputs are not changed).
 
     Examples
     --------
@@ -250,77 +242,3 @@ def adam_step(params, grads, state, lr, beta1=0.9, beta2=0.999, eps=1e-8):
         m_hat, v_hat = m[name] / (1 - beta1**t), v[name] / (1 - beta2**t)
         new[name] = p - lr * m_hat / (np.sqrt(v_hat) + eps)
     return new, {"t": t, "m": m, "v": v}
-
-
-class TrainingRun(NamedTuple):
-    """What :func:`train_self_attention` measured.
-
-    losses : ndarray (steps + 1,), before each step and after the last
-    grad_norms : ndarray (steps + 1,), :func:`gradient_norm` of W_Q and W_K's gradients
-    entropies : ndarray (steps + 1,), the mean entropy (nats) of the weights' rows
-    snapshots : list of (step, params) at the steps asked for in ``record``
-    params : dict, the parameters after the last step
-    """
-
-    losses: np.ndarray
-    grad_norms: np.ndarray
-    entropies: np.ndarray
-    snapshots: list
-    params: dict
-
-
-def train_self_attention(x, target, params, steps, lr, optimizer="sgd", scale=None, record=()):
-    """Full-batch training of :func:`self_attention` on :func:`squared_error`.
-
-    Each step: forward, loss, backward (:func:`self_attention_backward`), update
-    (:func:`sgd_step` or :func:`adam_step`).
-
-    Parameters
-    ----------
-    x : array_like, shape (B, T, D)
-    target : array_like, shape (B, T, d_v)
-    params : dict
-        The starting parameters (not changed).
-    steps : int
-    lr : float
-    optimizer : {"sgd", "adam"}
-    scale : float, optional
-        The scores' scale; default 1/sqrt(d_k). Pass 1.0 to train without it.
-    record : collection of int
-        Steps (0 = the start) whose parameters to keep in ``snapshots``.
-
-    Returns
-    -------
-    TrainingRun
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> x, t = np.eye(3)[None], np.eye(3)[None][:, ::-1]
-    >>> run = train_self_attention(x, t, init_projections(rng, 3, 3), 50, lr=0.5)
-    >>> bool(run.losses[-1] < run.losses[0])
-    True
-    """
-    steps = check_positive_int(steps, "steps", minimum=0)
-    if optimizer not in ("sgd", "adam"):
-        raise ValueError(f"optimizer must be 'sgd' or 'adam', got {optimizer!r}")
-    x, target = as_float_array(x, "x"), as_float_array(target, "target")
-    state = adam_state(params) if optimizer == "adam" else None
-    losses, norms, entropies, snapshots = [], [], [], []
-    for step in range(steps + 1):
-        if step in record:
-            snapshots.append((step, params))
-        qkv = _project(x, params)
-        weights = attention_weights(qkv[0], qkv[1], scale=scale)  # [B, T, T]
-        loss, d_out = squared_error(weights @ qkv[2], target)
-        grads = _gradients(d_out, x, qkv, params, scale)
-        losses.append(loss)
-        norms.append(gradient_norm({n: grads[n] for n in ("W_Q", "W_K")}))
-        entropies.append(float(entropy(weights).mean()))
-        if step == steps:
-            break
-        if state is None:
-            params = sgd_step(params, grads, lr)
-        else:
-            params, state = adam_step(params, grads, state, lr)
-    return TrainingRun(np.array(losses), np.array(norms), np.array(entropies), snapshots, params)

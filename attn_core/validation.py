@@ -1,10 +1,4 @@
-"""Input checks shared by every public function: the one place that raises.
-
-Each helper names the argument and the shapes involved, so that a reader who
-passes the wrong thing learns *which* thing and *why* instead of meeting a
-numpy traceback from deep inside a matrix product, a silent NaN, or a
-``MemoryError`` after a minute of swapping.
-"""
+"""Input checks for the public functions: each error names the argument and the shapes."""
 
 from __future__ import annotations
 
@@ -14,39 +8,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = [
-    "MAX_ARRAY_BYTES",
-    "AttentionCall",
-    "as_array",
-    "as_float_array",
-    "as_input_dtype",
-    "check_attention",
-    "check_attention_inputs",
-    "check_axis",
-    "check_bool",
-    "check_mask",
-    "check_positive_int",
-    "check_positive_real",
-    "check_scale",
-    "check_scores_size",
-    "check_size",
-    "check_temperature",
-    "compute_dtype",
-    "first_true",
-]
-
 MAX_ARRAY_BYTES = 2 * 1024**3
 """Largest array (in bytes) a function may create; raise it here if you have the memory."""
 
 
 def as_float_array(x, name, *, allow_neg_inf=False):
-    """Return ``x`` as a floating array, or raise naming ``name``.
-
-    Integers and booleans become float64; float16/32/64 keep their dtype.
-    Masked arrays, complex, datetime/timedelta, strings and objects (``None``
-    entries, ragged nested lists, generators) are type errors. NaN and +inf
-    are rejected; -inf is rejected unless ``allow_neg_inf``.
-    """
+    """``x`` as a float array (ints and bools as float64), finite but for -inf if allowed."""
     arr = as_array(x, name)
     if arr.dtype.kind in "biu":  # bool, int, uint (not timedelta, whose kind is "m")
         arr = arr.astype(np.float64)
@@ -84,7 +51,7 @@ def as_array(x, name):
 
 
 def _describe(x, arr):
-    """Say what ``x`` is when it is not an array of real numbers."""
+    """What ``x`` is, when it is not an array of real numbers."""
     if arr.dtype == object and arr.ndim == 0:
         return f"a {type(x).__name__} ({_short(x)}); pass a list or an array"
     if arr.dtype == object:
@@ -94,35 +61,23 @@ def _describe(x, arr):
 
 
 def _short(x, limit=60):
+    """``repr(x)``, cut to ``limit`` characters."""
     text = repr(x)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def first_true(flags):
-    """The index (a tuple of ints) of the first True in ``flags``, to quote in a message.
-
-    >>> first_true(np.array([[False, False], [False, True]]))
-    (1, 1)
-    """
+    """The index (a tuple of ints) of the first True in ``flags``, to quote in a message."""
     return tuple(int(i) for i in np.argwhere(flags)[0])
 
 
 def compute_dtype(dtype):
-    """The dtype to compute in: at least float32, as PyTorch accumulates float16.
-
-    >>> compute_dtype(np.float16), compute_dtype(np.float64)
-    (dtype('float32'), dtype('float64'))
-    """
+    """The dtype to compute in: at least float32, as PyTorch accumulates float16."""
     return np.promote_types(dtype, np.float32)
 
 
 def check_size(shape, dtype, what, because, instead=None):
-    """Raise before allocating an array of ``shape`` that exceeds :data:`MAX_ARRAY_BYTES`.
-
-    ``what`` names the array ("the attention weights"), ``because`` the
-    arguments whose sizes make it ("query's L = 100000, key's S = 100000"),
-    ``instead`` (optional) what can compute the result without it.
-    """
+    """Raise if ``what`` of ``shape`` would pass :data:`MAX_ARRAY_BYTES`; ``because`` says why."""
     n_bytes = math.prod(int(n) for n in shape) * np.dtype(dtype).itemsize
     if n_bytes > MAX_ARRAY_BYTES:
         raise ValueError(
@@ -135,24 +90,25 @@ def check_size(shape, dtype, what, because, instead=None):
 
 
 def _gib(n_bytes):
+    """``n_bytes`` in GiB, for a message."""
     return f"{n_bytes / 1024**3:.3g} GiB"
 
 
 def check_axis(axis, ndim, name="x"):
-    """Raise if ``axis`` is not a valid axis for an array with ``ndim`` axes."""
+    """Raise unless ``axis`` is an axis of an array with ``ndim`` axes."""
     if isinstance(axis, bool) or not isinstance(axis, numbers.Integral) or not -ndim <= axis < ndim:
         raise ValueError(f"axis={axis!r} is out of range for {name} with {ndim} axes")
 
 
 def check_bool(flag, name):
-    """Return ``flag`` if it is a bool; a string such as ``"False"`` is an error, not True."""
+    """``flag`` if it is a bool; a string such as ``"False"`` is an error, not True."""
     if not isinstance(flag, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {flag!r} ({type(flag).__name__})")
     return bool(flag)
 
 
 def check_positive_real(value, name):
-    """Return ``value`` as a float, or raise unless it is a finite real number > 0."""
+    """``value`` as a float, or raise unless it is a finite real number > 0."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number > 0, got {value!r} ({type(value).__name__})")
     if not (math.isfinite(value) and value > 0):
@@ -160,13 +116,8 @@ def check_positive_real(value, name):
     return float(value)
 
 
-def check_temperature(temperature):
-    """Return ``temperature`` as a float, or raise unless it is finite and > 0."""
-    return check_positive_real(temperature, "temperature")
-
-
 def check_scale(scale, embed_dim):
-    """Return the score scale: ``1/sqrt(embed_dim)`` when ``scale`` is None."""
+    """The scores' scale as a float: ``1/sqrt(embed_dim)`` when ``scale`` is None."""
     if scale is None:
         if embed_dim == 0:
             raise ValueError(
@@ -182,7 +133,7 @@ def check_scale(scale, embed_dim):
 
 
 def check_positive_int(n, name, *, minimum=1):
-    """Return ``n`` as an int, or raise unless it is an integer >= ``minimum``."""
+    """``n`` as an int, or raise unless it is an integer >= ``minimum``."""
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral):
         raise ValueError(f"{name} must be an integer >= {minimum}, got {n!r} ({type(n).__name__})")
     if n < minimum:
@@ -191,14 +142,10 @@ def check_positive_int(n, name, *, minimum=1):
 
 
 def check_attention_inputs(query, key, value=None, *, scale=1.0):
-    """Validate query (..., L, E), key (..., S, E) and value (..., S, Ev).
+    """query (..., L, E) or (E,), key (..., S, E), value (..., S, Ev) in one dtype (>= float32).
 
-    A 1-D query (E,) is accepted as a single query. Returns float arrays with a
-    common dtype, at least float32 (float32 stays float32; float16 is computed
-    in float32). Raises before the output (..., L, Ev) would exceed
-    :data:`MAX_ARRAY_BYTES`, or if query·key × ``scale`` (None: 1/sqrt(E))
-    would overflow. Whether the scores (..., L, S) fit is the caller's
-    question (:func:`check_scores_size`): a blocked computation never holds them.
+    Raises if the output would pass :data:`MAX_ARRAY_BYTES` or a score overflow; whether
+    the scores fit is the caller's question (:func:`check_scores_size`).
     """
     q = as_float_array(query, "query")
     k = as_float_array(key, "key")
@@ -254,73 +201,41 @@ class AttentionCall(NamedTuple):
 
 
 def check_attention(query, key, value=None, attn_mask=None, is_causal=False, scale=None):
-    """Validate every argument of an attention call once; an :class:`AttentionCall`.
-
-    The shapes as in :func:`check_attention_inputs`; ``attn_mask`` as in
-    :func:`check_mask`; ``scale`` None becomes 1/sqrt(E).
-    """
+    """Every argument of an attention call, validated once, as an :class:`AttentionCall`."""
     q, k, *v = check_attention_inputs(query, key, value, scale=scale)
     q2 = np.atleast_2d(q)
     batch = np.broadcast_shapes(q2.shape[:-2], k.shape[:-2])
     mask = check_mask(attn_mask, (*batch, q2.shape[-2], k.shape[-2]), is_causal, dtype=q.dtype)
-    inputs = (query, key) if value is None else (query, key, value)
+    inputs = [a for a in (query, key, value) if a is not None]
     half = all(getattr(a, "dtype", None) == np.float16 for a in inputs)
-    return AttentionCall(
-        q2,
-        k,
-        v[0] if v else None,
-        mask,
-        bool(is_causal),
-        check_scale(scale, q.shape[-1]),
-        q.ndim == 1,
-        half,
-    )
+    value, scale = v[0] if v else None, check_scale(scale, q.shape[-1])
+    return AttentionCall(q2, k, value, mask, bool(is_causal), scale, q.ndim == 1, half)
 
 
 def _check_result_sizes(arrays, dtype):
     """Raise if the output (..., L, Ev) would be too large."""
-    batch = _check_batch_broadcast(arrays)
-    q = arrays[0]
-    L = q.shape[-2] if q.ndim > 1 else 1
-    where = f", batch axes {batch}" if batch else ""
+    batch = check_batch(arrays)
     if len(arrays) == 3:
-        because = f"query's L = {L} and value's Ev = {arrays[2].shape[-1]}{where}"
-        check_size((*batch, L, arrays[2].shape[-1]), dtype, "the output (..., L, Ev)", because)
-
-
-def as_input_dtype(result, *inputs):
-    """``result`` as float16 when every one of ``inputs`` is float16, else unchanged.
-
-    Attention is computed in at least float32 (:func:`compute_dtype`); like PyTorch,
-    it hands float16 input back as float16.
-
-    Examples
-    --------
-    >>> half = np.zeros(2, np.float16)
-    >>> as_input_dtype(np.ones(2, np.float32), half, half).dtype
-    dtype('float16')
-    >>> as_input_dtype(np.ones(2, np.float32), half, [1.0, 2.0]).dtype
-    dtype('float32')
-    """
-    if inputs and all(getattr(a, "dtype", None) == np.float16 for a in inputs):
-        return result.astype(np.float16)
-    return result
+        Ev = arrays[2].shape[-1]
+        _check_rows(arrays[0], batch, Ev, f"value's Ev = {Ev}", dtype, "the output (..., L, Ev)")
 
 
 def check_scores_size(query, key, dtype=None, *, instead=None):
-    """Raise, naming L, S and the batch axes, if the scores (..., L, S) would be too large.
-
-    ``instead`` names what can compute the result without holding them.
-    """
-    batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2])
-    L = query.shape[-2] if query.ndim > 1 else 1
-    where = f", batch axes {batch}" if batch else ""
-    because = f"query's L = {L} and key's S = {key.shape[-2]}{where}"
+    """Raise if the scores (..., L, S) would be too large; ``instead`` names what can do without."""
+    batch, S = np.broadcast_shapes(query.shape[:-2], key.shape[:-2]), key.shape[-2]
     dtype = query.dtype if dtype is None else dtype
-    check_size((*batch, L, key.shape[-2]), dtype, "the scores (..., L, S)", because, instead)
+    _check_rows(query, batch, S, f"key's S = {S}", dtype, "the scores (..., L, S)", instead)
 
 
-def _check_batch_broadcast(arrays):
+def _check_rows(query, batch, n, because, dtype, what, instead=None):
+    """Raise if ``what`` (*batch, L, n), one row of n per query, would be too large."""
+    L = query.shape[-2] if query.ndim > 1 else 1
+    because = f"query's L = {L} and {because}" + (f", batch axes {batch}" if batch else "")
+    check_size((*batch, L, n), dtype, what, because, instead)
+
+
+def check_batch(arrays):
+    """The batch axes of query, key (and value) broadcast together, or an error naming them."""
     names = ("query", "key", "value")[: len(arrays)]
     batch = [arr.shape[:-2] for arr in arrays]
     try:
@@ -354,15 +269,10 @@ def _check_scores_fit(q, k, scale):
 
 
 def check_mask(attn_mask, scores_shape, is_causal, *, dtype=np.float64):
-    """Validate ``attn_mask`` against scores of shape (..., L, S) and dtype ``dtype``.
+    """``attn_mask`` as bool (True = may attend) or float (added) that broadcasts *to* the scores.
 
-    The mask must broadcast *to* that shape, as PyTorch's does: one that would
-    add or lengthen axes (and so silently grow the output) is an error. A float
-    mask's finite values must stay within half of ``dtype``'s range, so that
-    adding it to the scores cannot overflow.
-
-    Returns the mask as a bool array (True = may attend) or a float array (added
-    to the scores), or None.
+    A mask that would add or lengthen axes (silently growing the output, unlike PyTorch) is
+    an error, and so is a finite float value beyond half of ``dtype``'s range.
     """
     if check_bool(is_causal, "is_causal") and attn_mask is not None:
         raise ValueError("pass either attn_mask or is_causal=True, not both")

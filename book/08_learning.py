@@ -38,7 +38,7 @@ import math
 
 import attn_core as ac
 import numpy as np
-from attn_book import plots
+from attn_book import experiments, plots
 from attn_book.data import designed_projections, quanta_example, who_did_what
 from attn_book.exercises import ch08_learning as ch8
 from attn_book.figures import Figures
@@ -320,15 +320,15 @@ print(f"loss {loss:.4f} -> {loss_after_one:.4f} after one step")
 
 # %% [markdown]
 # One step takes the loss from {eval}`dec(loss, 4)` to {eval}`dec(loss_after_one, 4)`.
-# `tr.train_self_attention` repeats exactly these lines (tests hold its gradients to finite
-# differences and one step of PyTorch's autograd with `torch.optim.SGD`), and keeps the
-# parameters at the steps we ask for, so the figure below can show them without training
-# again:
+# `experiments.train_self_attention` repeats this step, with `tr.self_attention_backward` for
+# the same gradients (tests hold them to finite differences and one step of PyTorch's autograd
+# with `torch.optim.SGD`), and keeps the parameters at the steps we ask for, so the figure
+# below can show them without training again:
 
 # %%
 n_steps = 300
 recorded = list(range(0, 101, 5)) + list(range(120, n_steps + 1, 20))
-run = tr.train_self_attention(X, target, start, n_steps, lr, record=recorded)
+run = experiments.train_self_attention(X, target, start, n_steps, lr, record=recorded)
 final_loss = run.losses[-1]
 print(f"loss at step 0: {run.losses[0]:.4f}")
 print(f"loss at step {n_steps}: {final_loss:.5f}")
@@ -507,8 +507,8 @@ var_low, var_high = component_var.min(), component_var.max()
 saturated_at = 0.99  # a row is saturated when one weight exceeds this
 task = (X, target, big_start, big_steps)  # the same data, start, steps
 runs = {
-    "SGD, scaled": tr.train_self_attention(*task, big_lr),
-    "SGD, unscaled": tr.train_self_attention(*task, big_lr, scale=1.0),
+    "SGD, scaled": experiments.train_self_attention(*task, big_lr),
+    "SGD, unscaled": experiments.train_self_attention(*task, big_lr, scale=1.0),
 }
 
 # %% [markdown]
@@ -572,8 +572,8 @@ step_table(
 
 # %%
 adam_lr = 0.03
-runs["Adam, scaled"] = tr.train_self_attention(*task, adam_lr, "adam")
-runs["Adam, unscaled"] = tr.train_self_attention(*task, adam_lr, "adam", scale=1.0)
+runs["Adam, scaled"] = experiments.train_self_attention(*task, adam_lr, "adam")
+runs["Adam, unscaled"] = experiments.train_self_attention(*task, adam_lr, "adam", scale=1.0)
 figures.show(
     plots.plot_training_runs(runs, uniform_entropy=uniform_entropy),
     "fig-ch8-scaling",
@@ -606,7 +606,7 @@ for label, r in runs.items():
 # %%
 lr_sweep = {}
 for lr_try in (0.1, 0.3, 2.0):  # big_lr = 1.0 is above
-    swept = tr.train_self_attention(*task, lr_try, scale=1.0)
+    swept = experiments.train_self_attention(*task, lr_try, scale=1.0)
     lr_sweep[lr_try] = swept.losses[-1]
 for lr_try, end in lr_sweep.items():
     print(f"unscaled SGD, learning rate {lr_try}: loss {end:.4g}")
@@ -630,7 +630,7 @@ small_task = (X, target, small_start, big_steps)
 small_lr = 0.3
 small_sweep = {}
 for lr_try in (big_lr, small_lr):
-    small_sweep[lr_try] = tr.train_self_attention(*small_task, lr_try, scale=1.0).losses[-1]
+    small_sweep[lr_try] = experiments.train_self_attention(*small_task, lr_try, scale=1.0).losses[-1]
 qk_lr_factor = math.sqrt(d_k_big)  # the scaled model's learning rate on W_Q, W_K, in effect
 for lr_try, end in small_sweep.items():
     print(f"unscaled SGD from the smaller start, learning rate {lr_try}: loss {end:.4g}")

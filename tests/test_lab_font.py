@@ -1,6 +1,7 @@
 """JupyterLab's Hangul: the book's font (attn_book/lab_custom/custom.css) holds every Hangul
 character of the book, sits inside JupyterLab's own font lists, and the package's server
-extension (attn_book/lab.py, turned on by jupyter-config/) serves it to any Jupyter front end."""
+extension (attn_book/jupyter_server_extension.py, turned on by jupyter-config/) serves it to
+any Jupyter front end."""
 
 import asyncio
 import json
@@ -34,7 +35,7 @@ def test_the_lab_font_draws_every_hangul_character_of_the_book():
     shown = hangul_in("".join(p.read_text(encoding="utf-8") for p in pages))
     assert {"쿼", "리", "키", "밸", "류", "소", "프", "트", "맥", "스"} <= shown  # the terms
     missing = sorted(c for c in shown if ord(c) not in cmap)
-    assert not missing, f"no glyph in {family} for {missing}: run build_font.py"
+    assert not missing, f"no glyph in {family} for {missing}: run tools/build_font.py"
     assert all(font.getGlyphSet()[cmap[ord(c)]].width > 0 for c in shown)  # real glyphs
 
 
@@ -66,7 +67,8 @@ def test_the_lab_font_loads_with_the_page():
 
 def test_the_installed_config_turns_on_the_books_server_extension():
     config = json.loads(SERVER_JSON.read_text(encoding="utf-8"))
-    assert config == {"ServerApp": {"jpserver_extensions": {"attn_book.lab": True}}}
+    extensions = {"attn_book.jupyter_server_extension": True}
+    assert config == {"ServerApp": {"jpserver_extensions": extensions}}
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert '"etc/jupyter/jupyter_server_config.d" = ["jupyter-config/' in pyproject
 
@@ -75,7 +77,7 @@ def test_the_server_extension_serves_the_custom_css_and_saves_as_sync_does(tmp_p
     pytest.importorskip("jupyter_server", reason="a Jupyter server extension (`lab` extra)")
     from traitlets.config import Config
 
-    from attn_book import lab
+    from attn_book import jupyter_server_extension as lab
 
     hooks, routes = [], []
     web_app = types.SimpleNamespace(
@@ -89,7 +91,8 @@ def test_the_server_extension_serves_the_custom_css_and_saves_as_sync_does(tmp_p
         web_app=web_app,
         log=types.SimpleNamespace(info=lambda *a: None),
     )
-    assert lab._jupyter_server_extension_points() == [{"module": "attn_book.lab"}]
+    module = "attn_book.jupyter_server_extension"
+    assert lab._jupyter_server_extension_points() == [{"module": module}]
     lab._link_jupyter_server_extension(server)
     assert server.config.LabApp.custom_css is True
     server.config.LabApp.custom_css = False  # a reader's own choice is kept

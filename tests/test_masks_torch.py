@@ -4,7 +4,8 @@ The chapter's table of what a fully masked row gives names, for each PyTorch cal
 boolean True means and what the row gives. The table is read from ``book/07_heads_and_masks.py``
 itself, so that a row edited there is checked as written: every PyTorch row must have a call
 below, and each call's result, classified as "zeros" or "NaN", must be the first word of the
-row's answer. The chapter's ``is_causal=True`` with fewer queries than keys is checked too.
+row's answer (the calls are tests/masked_row_calls.py's, shared with chapter 2's table). The
+chapter's ``is_causal=True`` with fewer queries than keys is checked too.
 """
 
 from __future__ import annotations
@@ -14,6 +15,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from masked_row_calls import (
+    classify,
+    mha_attn_mask_need_weights,
+    mha_eval_cross,
+    mha_eval_seq_first,
+    mha_fast_path,
+    mha_layer,
+    mha_need_weights,
+    mha_no_weights,
+    sdpa,
+)
 
 import attn_core as ac
 
@@ -29,86 +41,6 @@ def table_rows():
         if found and ("F." in found["api"] or "nn." in found["api"] or "same" in found["api"]):
             rows[found["api"]] = (found["true_means"].strip("* "), found["gives"])
     return rows
-
-
-def classify(x):
-    """'NaN' if every entry is NaN, 'zeros' if every entry is 0, else 'other'."""
-    x = np.asarray(x, dtype=float)
-    if np.isnan(x).all():
-        return "NaN"
-    if np.array_equal(x, np.zeros_like(x)):
-        return "zeros"
-    return "other"
-
-
-def _mha(torch):
-    """A 2-head layer on E = 4 (batch first), three tokens, and a key_padding_mask hiding all."""
-    torch.manual_seed(0)
-    mha = torch.nn.MultiheadAttention(4, 2, batch_first=True)
-    x = torch.randn(1, 3, 4)
-    return mha, x, torch.ones(1, 3, dtype=torch.bool)  # True = ignore, for MHA
-
-
-def sdpa(torch):
-    q, k, v = (torch.randn(1, 1, 3, 4) for _ in range(3))
-    nothing = torch.zeros(1, 1, 3, 3, dtype=torch.bool)  # True = may attend: none may
-    return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=nothing)
-
-
-def mha_need_weights(torch):
-    mha, x, hide_all = _mha(torch)
-    out, weights = mha(x, x, x, key_padding_mask=hide_all)  # need_weights=True, the default
-    assert classify(weights.detach()) == "NaN"  # "in the weights and the output"
-    return out.detach()
-
-
-def mha_no_weights(torch):
-    mha, x, hide_all = _mha(torch)
-    outs = []
-    for training in (True, False):  # training; and eval() with autograd on
-        mha.train(training)
-        out, weights = mha(x, x, x, key_padding_mask=hide_all, need_weights=False)
-        assert weights is None
-        outs.append(out.detach() - mha.out_proj.bias.detach())  # the attention part: zeros
-    return np.stack(outs)
-
-
-def mha_fast_path(torch):
-    mha, x, hide_all = _mha(torch)
-    mha.eval()
-    with torch.no_grad():
-        out, _ = mha(x, x, x, key_padding_mask=hide_all, need_weights=False)
-    return out
-
-
-def mha_attn_mask_need_weights(torch):
-    mha, x, _ = _mha(torch)
-    hide_all = torch.ones(3, 3, dtype=torch.bool)  # [L, S]; True = not allowed, for MHA
-    out, weights = mha(x, x, x, attn_mask=hide_all)  # need_weights=True, the default
-    assert classify(weights.detach()) == "NaN"  # "in the weights and the output"
-    return out.detach()
-
-
-def mha_eval_seq_first(torch):
-    """batch_first=False, the default: eval() under no_grad() takes no fast path."""
-    torch.manual_seed(0)
-    mha = torch.nn.MultiheadAttention(4, 2).eval()  # [L, B, E]
-    x = torch.randn(3, 1, 4)
-    with torch.no_grad():
-        out, _ = mha(
-            x, x, x, key_padding_mask=torch.ones(1, 3, dtype=torch.bool), need_weights=False
-        )
-    return out - mha.out_proj.bias.detach()  # the attention part
-
-
-def mha_eval_cross(torch):
-    """Cross-attention (a query tensor other than the keys'): no fast path either."""
-    mha, x, hide_all = _mha(torch)
-    mha.eval()
-    query = torch.randn(1, 2, 4)
-    with torch.no_grad():
-        out, _ = mha(query, x, x, key_padding_mask=hide_all, need_weights=False)
-    return out - mha.out_proj.bias.detach()
 
 
 CALLS = {
@@ -154,7 +86,7 @@ def test_what_a_boolean_true_means_in_each_row():
     )  # one-hot values: the output is the weights
     sdpa_means = "may attend" if weights[0, 0, 0, 0] == 1 else "ignore"
     assert rows["`F.scaled_dot_product_attention`"][0] == sdpa_means
-    mha, x, _ = _mha(torch)
+    mha, x, _ = mha_layer(torch)
     _, mha_weights = mha(x, x, x, key_padding_mask=only_first)  # [B, S]
     mha_means = "ignore" if (mha_weights[0, :, 0] == 0).all() else "may attend"
     # the boolean attn_mask [L, S] reads the same way: True above the diagonal is causal

@@ -1,4 +1,5 @@
-"""attn_core.training: the loss and its gradient, the layer's gradients, SGD and Adam, the task."""
+"""attn_core.training (the loss and its gradient, the layer's gradients, SGD and Adam) and
+chapter 8's training run, attn_book.experiments.train_self_attention, on its task."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 
 import attn_core as ac
 from attn_book.data import who_did_what
+from attn_book.experiments import train_self_attention
 from attn_core import training as tr
 
 
@@ -85,7 +87,7 @@ def test_training_learns_the_who_did_what_pattern_on_a_held_out_sentence():
     data, full = who_did_what(exclude=held), who_did_what()
     assert len(data.tokens) == len(full.tokens) - 2 and held[0] not in data.tokens
     p = tr.init_projections(np.random.default_rng(0), data.x.shape[-1], 3, 7, std=0.1)
-    run = tr.train_self_attention(data.x, data.target, p, 200, lr=1.0, record=(0, 200))
+    run = train_self_attention(data.x, data.target, p, 200, lr=1.0, record=(0, 200))
     assert run.losses[-1] < 0.01 * run.losses[0]
     i = full.tokens.index(held[0])
     _, start = tr.self_attention(full.x[i], run.snapshots[0][1])
@@ -113,7 +115,7 @@ def test_bad_input_is_named():
     with pytest.raises(ValueError, match="one shape"):
         tr.squared_error(np.ones((3, 2)), np.ones((3, 3)))
     with pytest.raises(ValueError, match="optimizer"):
-        tr.train_self_attention(np.ones((1, 3, 4)), np.ones((1, 3, 3)), p, 1, 0.1, "rmsprop")
+        train_self_attention(np.ones((1, 3, 4)), np.ones((1, 3, 3)), p, 1, 0.1, "rmsprop")
     with pytest.raises(ValueError, match="lr"):
         tr.sgd_step(p, p, lr=-1)
     with pytest.raises(TypeError, match="rng"):
@@ -122,4 +124,5 @@ def test_bad_input_is_named():
 
 def test_public_names():
     assert ac.attention_backward is not None
-    assert {"sgd_step", "adam_step", "squared_error", "init_projections"} <= set(tr.__all__)
+    names = ("sgd_step", "adam_step", "squared_error", "init_projections")
+    assert all(callable(getattr(tr, n, None)) for n in names)

@@ -259,7 +259,7 @@ def test_the_widget_font_draws_every_hangul_character_the_figures_show():
     shown = hangul_in("".join(sources) + "".join(SENTENCE_KO + SENTENCE_EN))
     assert {"내", "적", "가", "중", "치", "먹", "었", "다"} <= shown  # the labels and tokens
     missing = sorted(c for c in shown if ord(c) not in cmap)
-    assert not missing, f"no glyph in {family} for {missing}: run build_font.py"
+    assert not missing, f"no glyph in {family} for {missing}: run tools/build_font.py"
     glyphs = [font.getGlyphSet()[cmap[ord(c)]] for c in sorted(shown)]
     assert all(g.width > 0 for g in glyphs)  # real glyphs, not empty placeholders
     css = (WIDGETS / "widgets.css").read_text(encoding="utf-8")

@@ -24,8 +24,8 @@ reader gets from "Run all". These are derived here rather than written by hand:
   browser; a figure whose state or code changed is captured anew, or, where Chromium is
   missing, keeps no PNG, and a warning names it. Snapshots no chapter uses are deleted;
 - both files are written with book/jupytext.toml's settings, the ones JupyterLab's jupytext
-  uses, and normalised as Lab saves them (attn_book.lab), so opening and saving a chapter
-  in Lab without an edit changes neither file.
+  uses, and normalised as Lab saves them (attn_book.jupyter_server_extension), so opening
+  and saving a chapter in Lab without an edit changes neither file.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ import nbformat
 from jupytext.config import load_jupytext_config
 from nbclient import NotebookClient
 
-from attn_book.lab import KERNELSPEC, normalise
+from attn_book.jupyter_server_extension import KERNELSPEC, normalise
 from attn_book.widgets import snapshot
 from attn_book.widgets._base import SNAPSHOT_METADATA
 

@@ -214,7 +214,7 @@ def _check_hangul(page, text, state):
     if lacking:
         raise RuntimeError(
             f"{name}: Hangul drawn without the figures' font (the subset lacks "
-            f"{''.join(lacking)}); rebuild it: python attn_book/widgets/build_font.py"
+            f"{''.join(lacking)}); rebuild it: python tools/build_font.py"
         )
     cdp = page.context.new_cdp_session(page)
     try:

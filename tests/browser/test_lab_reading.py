@@ -1,9 +1,9 @@
 """Every chapter as a reader meets it in JupyterLab: opened from the file browser, not run.
 
 Starts ``jupyter lab`` (as ``make lab`` sets it up: jupyterlab-myst, the settings overrides,
-the server extension attn_book.lab with the pre-save hook and the Hangul custom.css) on a git
-repository holding a copy of book/, opens each chapter in headless Chromium and checks what
-a reader sees:
+the server extension attn_book.jupyter_server_extension with the pre-save hook and the
+Hangul custom.css) on a git repository holding a copy of book/, opens each chapter in
+headless Chromium and checks what a reader sees:
 
 - the prose shows no raw MyST markup (roles, targets, directive fences or options) and no
   error box, and chapter 4's prose carries the worked example's numbers;

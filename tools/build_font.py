@@ -1,11 +1,11 @@
 """Build the book's Hangul web fonts, as base64 ``@font-face`` rules in CSS.
 
-Usage: python attn_book/widgets/build_font.py [--check]
+Usage: python tools/build_font.py [--check] (``make widgets``; ``make lint`` runs ``--check``)
 
 Two files, two subsets of Noto Sans KR:
 
-- ``hangul_font.css``: the Hangul the figures can show, small, since it travels with every
-  figure (in JupyterLab and on the site);
+- ``attn_book/widgets/hangul_font.css``: the Hangul the figures can show, small, since it
+  travels with every figure (in JupyterLab and on the site);
 - ``attn_book/lab_custom/custom.css``: every Hangul character of the book (prose, code,
   glossary), added behind JupyterLab's own fonts for prose, code and interface, so that a
   machine without a Korean font shows 쿼리 and 키 in JupyterLab as the site does (the site
@@ -28,11 +28,11 @@ import re
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+ROOT = Path(__file__).resolve().parent.parent
+WIDGETS = ROOT / "attn_book" / "widgets"
 PACKAGE = ROOT / "node_modules" / "@fontsource" / "noto-sans-kr"
 SOURCE = PACKAGE / "files" / "noto-sans-kr-korean-400-normal.woff"
-OUT = HERE / "hangul_font.css"
+OUT = WIDGETS / "hangul_font.css"
 FAMILY = "ABH Hangul"
 LAB_OUT = ROOT / "attn_book" / "lab_custom" / "custom.css"
 LAB_FAMILY = "ABH Hangul Text"
@@ -53,15 +53,13 @@ HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")  # syllables a
 def used_hangul():
     """Every Hangul character a figure can draw, sorted.
 
-    The interactive figures' sources (src/*.js), the example sentences (attn_core), the
-    matplotlib plots' labels (attn_book/plots.py), and the
-    code cells of the chapters (tokens a chapter passes to a figure); not the prose,
-    which the site and JupyterLab set in their own fonts.
+    The interactive figures' sources (attn_book/widgets/src/*.js), the example sentences
+    (attn_book/data.py), the matplotlib plots' labels (attn_book/plots.py), and the code
+    cells of the chapters (tokens a chapter passes to a figure); not the prose, which the
+    site and JupyterLab set in their own fonts. Read as files of this checkout, not imported.
     """
-    import attn_book.data as examples
-
-    sources = [*sorted((HERE / "src").glob("*.js")), Path(examples.__file__)]
-    sources.append(HERE.parent / "plots.py")
+    sources = sorted((WIDGETS / "src").glob("*.js"))
+    sources += [ROOT / "attn_book" / "data.py", ROOT / "attn_book" / "plots.py"]
     texts = [p.read_text(encoding="utf-8") for p in sources]
     for chapter in sorted((ROOT / "book").glob("[0-9][0-9]_*.py")):
         lines = chapter.read_text(encoding="utf-8").splitlines()
@@ -157,7 +155,7 @@ def main(argv):
         if "--check" in argv:
             old = covered(out.read_text(encoding="utf-8")) if out.is_file() else ""
             if old != chars:
-                sys.exit(f"{out.name} is stale: run python attn_book/widgets/build_font.py")
+                sys.exit(f"{out.name} is stale: run python tools/build_font.py")
             continue
         woff = subset_woff(chars)
         out.parent.mkdir(exist_ok=True)

@@ -62,7 +62,7 @@ def pre_save_hook(model, **kwargs):
 
 def _jupyter_server_extension_points():
     """The server extension this module is (``jupyter_server_config.d/attn-book.json``)."""
-    return [{"module": "attn_book.lab"}]
+    return [{"module": "attn_book.jupyter_server_extension"}]
 
 
 def _link_jupyter_server_extension(serverapp):
