@@ -44,6 +44,7 @@ __all__ = [
     "forgot_scale",
     "heads_without_transpose",
     "kT_on_batch",
+    "lost_axis",
     "masked_key_weighted",
     "masked_row_uniform",
     "matches",
@@ -150,6 +151,23 @@ def rows_not_normalised():
     )
 
 
+def lost_axis():
+    """A max or a sum along the keys without ``keepdims=True``, which then cannot broadcast."""
+
+    def test(trials):
+        return any(
+            isinstance(t.error, ValueError) and "broadcast" in str(t.error) for t in trials
+        )
+
+    return Diagnosis(
+        "lost-axis",
+        "a max or a sum along axis=-1 drops that axis, so it no longer lines up with the "
+        "scores (…, S) and the subtraction or division fails to broadcast — keep it with "
+        "keepdims=True.",
+        test,
+    )
+
+
 def _non_finite(t):
     """True when the answer has NaN or inf where attn_core's numbers are finite."""
     return _same_shape(t) and not np.isfinite(t.got[np.isfinite(t.expected)]).all()
@@ -174,7 +192,8 @@ def nan_for_large_scores():
 
     return Diagnosis(
         "nan-large-scores",
-        "NaN (or inf) for large scores — e^1000 overflows: subtract the max first.",
+        "NaN (or inf) for large scores — e^1000 overflows: subtract the max first, each "
+        "row's own (scores.max(axis=-1, keepdims=True)).",
         test,
     )
 
