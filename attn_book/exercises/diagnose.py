@@ -155,9 +155,7 @@ def lost_axis():
     """A max or a sum along the keys without ``keepdims=True``, which then cannot broadcast."""
 
     def test(trials):
-        return any(
-            isinstance(t.error, ValueError) and "broadcast" in str(t.error) for t in trials
-        )
+        return any(isinstance(t.error, ValueError) and "broadcast" in str(t.error) for t in trials)
 
     return Diagnosis(
         "lost-axis",
