@@ -211,19 +211,22 @@ figures.show(
 )
 
 # %% [markdown]
-# So a long key does not simply say "attend to me": it makes every query's opinion of it
-# stronger. Queries on its side give it a higher score than they would give a short key in the
-# same direction; queries pointing away give it a lower one, so they ignore it *more*. It also means that
-# the sizes of the scores grow with the sizes of the vectors, and with their dimension $d_k$:
-# [Chapter 3](03_scaling.ipynb) shows why that calls for the division by $\sqrt{d_k}$.
+# So a long key does not simply say "attend to me": it makes the opinion of every query that
+# is not at a right angle to it stronger. Queries on its side give it a higher score than they
+# would give a short key in the same direction; queries pointing away give it a lower one, so
+# they ignore it *more*. It also means that the sizes of the scores grow with the sizes of the
+# vectors, and with their dimension $d_k$: [Chapter 3](03_scaling.ipynb) shows why that calls
+# for the division by $\sqrt{d_k}$.
 #
 # ## The score before the dot product: a small network
 #
 # The dot product is not the only way to score a key. The first attention for translation
-# ([Bahdanau et al., 2014](references.md)) learnt its score: a small neural network with one
-# hidden layer (은닉층) maps the query with a matrix $W$ and the key with a matrix $U$ into the
-# same $A$ hidden units, adds the two, squashes the sum with $\tanh$, and reads one number out
-# of it with a vector $\mathbf{v}$:
+# ([Bahdanau et al., 2014](references.md)) learnt its score. There the query is the decoder's
+# previous state $\mathbf{s}_{i-1}$, the key is the encoder's annotation $\mathbf{h}_j$ of
+# source word $j$, and the same $\mathbf{h}_j$ is also the value. A small neural network with
+# one hidden layer (은닉층) maps the query with a matrix $W$ and the key with a matrix $U$ into
+# the same $A$ hidden units, adds the two, squashes the sum with $\tanh$, and reads one number
+# out of it with a vector $\mathbf{v}$:
 #
 # $$
 # \mathrm{score}(\mathbf{q}, \mathbf{k}) = \mathbf{v}^\top \tanh(W\mathbf{q} + U\mathbf{k}) .
@@ -266,13 +269,21 @@ step_table(
 # right one: a trained network learns $W$, $U$ and $\mathbf{v}$ to score whatever its task
 # needs, and can compare a query and a key of different sizes.
 #
-# The price is arithmetic. Every (query, key) pair goes through its own hidden layer: $L$
-# queries and $S$ keys cost $L \cdot S \cdot A$ hyperbolic tangents, while every dot product
-# at once is a single matrix product, as the next section shows. In Luong, Pham and Manning's
-# experiments the multiplicative scores did well and their additive ("concat") score poorly
-# ([Luong et al., 2015](references.md)); the Transformer's authors chose the dot product for
-# its cost, "much faster and more space-efficient in practice" on matrix-multiplication code
-# ([Vaswani et al., 2017](references.md), §3.2.1), and so does the rest of this book.
+# The price is not the number of operations. $W\mathbf{q}$ and $U\mathbf{k}$ are computed
+# once per query and once per key; what is left is one addition, one $\tanh$ and one
+# multiply-add per hidden unit for every (query, key) pair, $L \cdot S \cdot A$ of each, against
+# $L \cdot S \cdot d_k$ multiply-adds for all the dot products: the same order when $A$ is
+# about $d_k$ (the Transformer's authors call the two "similar in theoretical complexity").
+# The price is the shape of the work: the pairwise step is elementwise, on an $(L, S, A)$ array
+# that must be held in memory, and cannot run as one matrix product, while all the dot
+# products are a single matrix product, as the next section shows. Luong, Pham and Manning
+# compared the dot product and the bilinear ("general") score
+# $\mathbf{q}^\top W \mathbf{k}$, together called *multiplicative* (곱셈 점수), with an
+# additive ("concat") score: in their experiments the multiplicative scores did well and the
+# additive one poorly ([Luong et al., 2015](references.md)). The Transformer's authors chose the
+# dot product for its speed, "much faster and more space-efficient in practice" on
+# matrix-multiplication code ([Vaswani et al., 2017](references.md), §3.2.1), and so does the
+# rest of this book.
 #
 # ## Every score at once: $QK^\top$
 #
@@ -335,7 +346,7 @@ except ValueError as err:
 # Here `q @ k.T` failed loudly. That is the lucky case: when the sizes happen to line up (say
 # $B = L = S = d_k$) it runs and returns wrong numbers without a word. The right transpose
 # turns each $(S, d_k)$ block of keys into $(d_k, S)$ and leaves the batch axis where it is;
-# writing it is the last two exercises ({ref}`ex-ch1-my-scores` and {ref}`ex-ch1-bug-kT`),
+# writing it is the last two exercises ({ref}`ex-ch1-my-scores` and {ref}`ex-ch1-bug-kt`),
 # and `ac.dot_scores` does it for you.
 #
 # ## Try it: the query pad
@@ -447,6 +458,48 @@ ch1.cosine_by_hand.check(answer)
 # ```
 # ````
 #
+# ```{exercise} Bahdanau's additive score by hand
+# :label: ex-ch1-additive-by-hand
+#
+# The cell below prints a query $\mathbf{q}$, a key $\mathbf{k}$, the matrices $W$ and $U$ and
+# the vector $\mathbf{v}$ of a small additive score, equation {eq}`eq-additive`, and a few
+# values of $\tanh$. Without a computer, compute
+# $\mathbf{v}^\top \tanh(W\mathbf{q} + U\mathbf{k})$ to three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Three steps, as in the table of the section on the additive score: the hidden layer
+# $W\mathbf{q} + U\mathbf{k}$ (two numbers), its $\tanh$ unit by unit (read them from the
+# printed values), then the dot product with $\mathbf{v}$.
+# ```
+
+# %%
+q_add, k_add, W_add, U_add, v_add = ch1.additive_by_hand.inputs
+print("q =", q_add, "  k =", k_add, "  v =", v_add)
+print("W =", W_add.tolist(), "  U =", U_add.tolist())
+print("tanh:", {x: round(float(np.tanh(x)), 3) for x in (1, 2, 3, 4)})
+answer = ...  # your score, a number
+ch1.additive_by_hand.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch1-additive-by-hand
+# :class: dropdown
+#
+# $W$ and $U$ are the identity, so the hidden layer is $\mathbf{q} + \mathbf{k} = (2, 4)$;
+# its $\tanh$ is about $(0.964, 0.999)$, and $\mathbf{v} = (1, -1)$ takes the first unit minus
+# the second: {eval}`dec(ch1.additive_by_hand.solution)`. The dot product of the same pair is
+# 3; the tanh squashes both units close to 1, and their difference nearly cancels.
+#
+# ```python
+# hidden_add = np.tanh(W_add @ q_add + U_add @ k_add)  # [A]
+# answer = round(float(v_add @ hidden_add), 3)
+# print("tanh(W q + U k) =", hidden_add.round(3), "  score =", answer)
+# ch1.additive_by_hand.check(answer)
+# ```
+# ````
+#
 # ```{exercise} Predict, then run: which key wins?
 # :label: ex-ch1-which-key-wins
 #
@@ -484,20 +537,21 @@ ch1.which_key_wins.check(answer)
 # ```
 # ````
 #
-# ```{exercise} Predict, then run: a longer key that points away
+# ```{exercise} Predict, then run: a shorter query and a key that points away
 # :label: ex-ch1-long-key-away
 #
 # The cell below prints a query $\mathbf{q}$ and a key $\mathbf{k}$ that points away from it
-# (the angle between them is more than 90°). Double the key's length, keeping its direction.
-# Does its score $\mathbf{q}\cdot\mathbf{k}$ go `"up"`, `"down"`, or stay the `"same"`? Answer
-# first; the solution runs it.
+# (the angle between them is more than 90°). Halve the *query's* length, keeping its direction
+# and the key. Does the score $\mathbf{q}\cdot\mathbf{k}$ go `"up"`, `"down"`, or stay the
+# `"same"`? Answer first; the solution runs it.
 # ```
 #
 # ```{admonition} Hint
 # :class: dropdown
 #
-# Equation {eq}`eq-dot-cos`: doubling the key doubles $\|\mathbf{k}\|$ and leaves $\theta$
-# alone. What is the sign of $\cos\theta$ beyond 90°?
+# Equation {eq}`eq-dot-cos`: halving the query halves $\|\mathbf{q}\|$ and leaves $\theta$
+# alone. What is the sign of $\cos\theta$ beyond 90°, and which way does halving move a
+# negative number?
 # ```
 
 # %%
@@ -510,15 +564,16 @@ ch1.long_key_away.check(answer)
 # ````{solution} ex-ch1-long-key-away
 # :class: dropdown
 #
-# Down. The score is $\|\mathbf{q}\|\|\mathbf{k}\|\cos\theta$ with $\cos\theta < 0$, so
-# doubling $\|\mathbf{k}\|$ doubles a negative number (the listing prints both scores). A long
-# key is not louder for everyone; it is louder in both directions, and this query, pointing away, will
-# give it even less weight than before.
+# Up. The score is $\|\mathbf{q}\|\|\mathbf{k}\|\cos\theta$ with $\cos\theta < 0$, so
+# halving $\|\mathbf{q}\|$ halves a negative number, which brings it up towards 0 (the listing
+# prints both scores). Length works the same way on both vectors: a shorter query makes every
+# score less extreme, the positive ones lower and the negative ones higher, the mirror image of
+# the long key of the section on length.
 #
 # ```python
-# print("q·k  =", q_away @ k_away)
-# print("q·2k =", q_away @ (2 * k_away))
-# answer = "down"
+# print("q·k       =", q_away @ k_away)
+# print("(q / 2)·k =", (q_away / 2) @ k_away)
+# answer = "up"
 # ch1.long_key_away.check(answer)
 # ```
 # ````
@@ -611,7 +666,7 @@ ch1.my_scores.check(my_scores)
 # ````
 #
 # ```{exercise} Find the bug: scores for a batch
-# :label: ex-ch1-bug-kT
+# :label: ex-ch1-bug-kt
 #
 # The function printed below computes the scores of a single sentence correctly. Copy it into
 # the next cell as `fixed_scores` and fix it so that it also works on a batch of sentences,
@@ -640,7 +695,7 @@ def fixed_scores(q, k):
 ch1.kT_batch.check(fixed_scores)
 
 # %% [markdown]
-# ````{solution} ex-ch1-bug-kT
+# ````{solution} ex-ch1-bug-kt
 # :class: dropdown
 #
 # `.T` reverses *every* axis, so on a batch it moves the batch axis to the end: on $(B, S, d_k)$

@@ -90,7 +90,7 @@ step_table(
 #
 # Softmax's outputs are *positive*, *sum to 1*, and *keep the order* of the scores: a higher
 # score always gets a higher weight, because $e^x$ is increasing. Let us check them on random
-# scores, including a negative one:
+# scores, including negative ones:
 
 # %%
 s = rng.normal(0.0, 2.0, size=6).round(2)
@@ -102,9 +102,23 @@ step_table({"score": s, "weight": w}, digits=4)
 # %% [markdown]
 # The weights sum to {eval}`dec(w_sum, 6)`, and sorting the scores sorts the weights the same
 # way (`order_kept` is {eval}`order_kept`). The smallest weight, {eval}`dec(w_min, 4)`,
-# belongs to the smallest score and is still positive: softmax never switches a key off
-# completely (only a score of $-\infty$ does; that
-# is how a mask works, at the end of this chapter).
+# belongs to the smallest score and is still positive: in exact arithmetic softmax never
+# switches a key off completely (only a score of $-\infty$ does; that is how a mask works, at
+# the end of this chapter). In floating point it can, once $e^{s_j - \max_l s_l}$ is too small
+# for the dtype and underflows to 0. How far below the best score must a key be?
+
+# %%
+gap_range = np.arange(1.0, 1000.0)  # gaps 1, 2, ..., 999 below the best score
+pairs = np.stack([np.zeros_like(gap_range), -gap_range], axis=-1)  # [N, 2]
+# the first whole gap at which the lower key's weight is exactly 0, in each dtype
+zero_gap32 = gap_range[ac.softmax(pairs.astype(np.float32))[:, 1] == 0][0]
+zero_gap64 = gap_range[ac.softmax(pairs)[:, 1] == 0][0]
+print("float32:", zero_gap32, "  float64:", zero_gap64)
+
+# %% [markdown]
+# A key {eval}`plain(zero_gap32)` below the best gets exactly 0 in float32, and one
+# {eval}`plain(zero_gap64)` below in float64: far beyond the gaps of everyday scores, but not
+# beyond a mask's "large negative number" such as $-10^9$, whose key gets exactly 0 in both.
 #
 # ## Shifting changes nothing, scaling does
 #
@@ -186,7 +200,8 @@ figures.show(
 #
 # turns that amplification up or down. A large $T$ shrinks all differences towards 0 and the
 # weights towards uniform, $1/S$; a small $T$ stretches them, and the weight moves entirely to
-# the largest score (the arg-max, 최댓값의 위치). `ac.softmax` takes it as `temperature=`.
+# the largest score (the arg-max, 최댓값의 위치; keys tied for the largest score share it
+# equally). `ac.softmax` takes it as `temperature=`.
 
 # %%
 s_temp = np.array([2.0, 1.0, 0.5, -1.0])
@@ -361,8 +376,9 @@ figures.show(
 
 # %% [markdown]
 # At a gap of {eval}`plain(gaps[-1])` ({eval}`figures.ref("fig-ch2-jacobian")`) the top weight
-# is {eval}`dec(top_at_last_gap, 5)` and the gradient flowing through the softmax is about
-# {eval}`grouped(weaker)` times weaker than at equal scores. Gaps like that are not exotic:
+# is {eval}`dec(top_at_last_gap, 5)` and the Jacobian, and with it the largest gradient that
+# can pass through the softmax, is about {eval}`grouped(weaker)` times smaller than at equal
+# scores. Gaps like that are not exotic:
 # the next chapter shows that unscaled dot products of long vectors produce them all the time.
 # A gap of 1 is another matter: it is a lead, not a landslide, as the first exercise below
 # shows.
@@ -517,15 +533,20 @@ scores16 = scores.astype(np.float16)
 with np.errstate(over="ignore"):
     masked16 = np.where(mask, scores16, -1e9).astype(np.float16)
 minus_1e9_f16 = masked16[~mask][0]
+float16_min = np.finfo(np.float16).min  # the most negative finite float16
 print(masked16.dtype, masked16)
 
 # %% [markdown]
 # float16's largest number is {eval}`plain(float16_max)`, so NumPy 2, storing $-10^9$ in
 # float16, rounds it to {eval}`plain(minus_1e9_f16)` (with the warning "overflow encountered in
-# cast"); NumPy 1.x instead upcast the result to float32 and kept $-10^9$. PyTorch does not
-# round: `scores.masked_fill(mask, -1e9)` on a float16 tensor raises "value cannot be converted
-# to type c10::Half without overflow". So in float16 the "large negative number" is $-\infty$
-# after all (NumPy 2) or no number at all (PyTorch). `ac.attention_weights` takes the mask as
+# cast"). NumPy 1 (1.26, measured) does not round: its value-based casting sees that
+# $-10^9$ does not fit float16, so the same `np.where` returns float32 and keeps $-10^9$ (the
+# cast to float16 afterwards then makes it $-\infty$ too). PyTorch does not round either:
+# `scores.masked_fill(mask, -1e9)` on a float16 tensor raises "value cannot be converted to
+# type c10::Half without overflow". So in float16 the "large negative number" is $-\infty$
+# after all (NumPy 2) or no number at all (PyTorch), which is why PyTorch code masks with the
+# dtype's own most negative number, `torch.finfo(scores.dtype).min`, {eval}`plain(float16_min)`
+# in float16. `ac.attention_weights` takes the mask as
 # `attn_mask=`; `ac.padding_mask` and `ac.causal_mask` build the two usual masks.
 #
 # ## Summary

@@ -57,7 +57,9 @@ rng = np.random.default_rng(3)
 # ## The worked example, with and without the scale
 #
 # Take the Quanta write-up's query and three keys again. `ac.attention_weights` divides by
-# $\sqrt{d_k}$ unless told otherwise; `scale=1.0` switches the division off.
+# $\sqrt{d_k}$ unless told otherwise; its `scale=` is the factor that multiplies the scores,
+# as in PyTorch's `scaled_dot_product_attention` (default $1/\sqrt{E}$, $E = d_k$), so
+# `scale=1.0` switches the division off.
 
 # %%
 example = quanta_example()
@@ -81,11 +83,17 @@ print("scaled:  ", dec(w_scaled))
 #
 # ## The derivation
 #
-# Model the components of a query and a key as random: each $q_m$ and $k_m$ is independent of
-# the others, with mean 0 and variance 1. This is the assumption of the Transformer paper,
-# which gives the argument in a footnote ([Vaswani et al., 2017](references.md), footnote 4).
-# The variance 1 is for convenience, not a fact about networks: the end of this section shows
-# that any fixed variance leads to the same divisor, and asks how long the independence lasts.
+# The Transformer's authors started from an observation: for small $d_k$ additive attention
+# (the small network of [Chapter 1](01_dot_product.ipynb)) and the dot product performed about
+# the same, but for larger $d_k$ additive attention beat the dot product *without* scaling
+# ([Britz et al., 2017](references.md)). "We suspect", they wrote, that for large $d_k$ the dot
+# products grow large in magnitude and push the softmax into regions where its gradients are
+# extremely small ([Vaswani et al., 2017](references.md), §3.2.1); a footnote gives the reason
+# they grow (footnote 4), and this section works it out. Model the components of a query and a
+# key as random: each $q_m$ and $k_m$ is independent of the others, with mean 0 and variance 1.
+# This is the footnote's assumption. The variance 1 is for convenience, not a fact about
+# networks: the end of this section shows that any fixed variance leads to the same divisor,
+# and asks how long the independence lasts.
 #
 # ```{prf:proposition} The spread of a dot product
 # :label: prop-dot-variance
@@ -162,7 +170,7 @@ print("scaled:  ", dec(w_scaled))
 # the keys it should find. Once their components are correlated, each product $q_m k_m$ has a
 # mean above 0, the $d_k$ means add up, and the score grows like $d_k$ rather than
 # $\sqrt{d_k}$. The maximal-update parametrisation (μP) of
-# [Yang et al. (2022)](references.md) divides the scores by $d_k$ for that reason, so that the
+# [Yang et al. (2021)](references.md) divides the scores by $d_k$ for that reason, so that the
 # same training settings suit a narrow and a wide model. $\sqrt{d_k}$ is the right divisor at
 # initialisation, where a network has to start learning, and it is the original Transformer's
 # choice; it is not a law for every trained model.
@@ -203,17 +211,20 @@ print(f"Var[q_m] = {var_q:.4f}; simulated {var_q_simulated:.4f}")
 #
 # ## Checked by simulation
 #
-# `attn_core.experiments.random_dot_products` draws pairs of standard-normal vectors and returns their
-# dot products; `score_variance` measures the sample variance for each dimension. If the
-# derivation is right, the unscaled variance follows $d_k$ and the scaled one stays at 1.
+# `experiments.random_dot_products` (from the book's `attn_book.experiments`) draws pairs of
+# standard-normal vectors and returns their dot products; the cell measures the sample variance
+# for each dimension, and again for the same draws divided by $\sqrt{d_k}$. If the derivation
+# is right, the unscaled variance follows $d_k$ and the scaled one stays at 1.
 
 # %%
 d_ks = 2 ** np.arange(10)  # 1, 2, 4, ..., 512
 n_dims, d_max = len(d_ks), d_ks[-1]
 spread_max = math.sqrt(d_max)  # the unscaled standard deviation at d_max
 n_pairs = 20_000
-var_plain = experiments.score_variance(d_ks, n_pairs, rng)
-var_scaled = experiments.score_variance(d_ks, n_pairs, rng, scaled=True)
+# one sample of n_pairs dot products per d_k; the scaled column divides the same draws
+draws = [experiments.random_dot_products(d, n_pairs, rng) for d in d_ks]
+var_plain = np.array([s.var(ddof=1) for s in draws])
+var_scaled = np.array([(s / math.sqrt(d)).var(ddof=1) for s, d in zip(draws, d_ks, strict=True)])
 labels = [f"dₖ = {d}" for d in d_ks]
 step_table({"Var[q·k]": var_plain, "Var[q·k/√dₖ]": var_scaled}, index=labels)
 
@@ -237,9 +248,9 @@ figures.show(
 
 # %% [markdown]
 # Over all {eval}`n_dims` dimensions the simulated variance is never more than
-# {eval}`percent(worst_plain)` from $d_k$, and the scaled one never more than
-# {eval}`percent(worst_scaled)` from 1: sampling noise of the size expected from
-# {eval}`grouped(n_pairs)` draws. At $d_k =$ {eval}`plain(d_max)` the unscaled variance is
+# {eval}`percent(worst_plain)` from $d_k$, and the scaled one, the same draws divided by
+# $\sqrt{d_k}$, never more than {eval}`percent(worst_scaled)` from 1: sampling noise of the
+# size expected from {eval}`grouped(n_pairs)` draws. At $d_k =$ {eval}`plain(d_max)` the unscaled variance is
 # {eval}`dec(var_plain[-1], 1)` and the scaled one {eval}`dec(var_scaled[-1])`
 # ({eval}`figures.ref("fig-ch3-variance")`).
 #
@@ -326,10 +337,12 @@ print(f"  mean {mean_ratio:.1f}×, median {median_ratio:.0f}×")
 # {eval}`dec(keys_in_effect_plain, 2)`, a scaled one to {eval}`dec(keys_in_effect_scaled, 1)`.
 # {eval}`percent(share_one_hot, 0)` of the unscaled queries put more than
 # {eval}`plain(one_hot)` of their weight on a single key. The mean Jacobian is only
-# {eval}`dec(mean_ratio, 1)` times weaker unscaled, but the median query's is
-# {eval}`grouped(median_ratio)` times weaker: for most queries, the gradient that reaches the
-# scores, and through them $W_Q$ and $W_K$, is hundreds of times smaller, and those queries
-# hardly move. That is the Quanta write-up's "the gradient vanishes" (기울기가 사라진다),
+# {eval}`dec(mean_ratio, 1)` times weaker unscaled, but the median query's is several hundred
+# times weaker ({eval}`grouped(median_ratio)` in this sample of {eval}`plain(n_trials)` queries;
+# a ratio of two medians of so skewed a quantity changes a lot from one sample to the
+# next): for most queries, the gradient that reaches
+# the scores, and through them $W_Q$ and $W_K$, is hundreds of times smaller, and those
+# queries hardly move. That is the Quanta write-up's "the gradient vanishes" (기울기가 사라진다),
 # made concrete, and the softmax inside the network of [Chapter 2](02_softmax.ipynb): nothing
 # after it, as a cross-entropy would, cancels the small Jacobian.
 #
@@ -360,8 +373,30 @@ step_table(
 # %% [markdown]
 # With $d_k =$ {eval}`d_k64` the divisor is $\sqrt{d_k} =$ {eval}`plain(root_64)`.
 # The scores {eval}`dec(s64)` of the {eval}`n64` keys give the unscaled weights
-# {eval}`dec(w64_plain, sep=" / ")`, against {eval}`dec(w64_scaled, sep=" / ")` once divided:
-# at this width the scale is the difference between one key taking (almost) everything and a
+# {eval}`dec(w64_plain, sep=" / ")`, against {eval}`dec(w64_scaled, sep=" / ")` once divided.
+# One draw proves little; here are many queries, each against its own {eval}`n64` keys:
+
+# %%
+n_avg = 20_000  # queries at d_k = 64, each with its own keys
+q_avg = rng.standard_normal((n_avg, 1, d_k64))  # [N, 1, d_k]
+k_avg = rng.standard_normal((n_avg, n64, d_k64))  # [N, S, d_k]
+# each query's largest weight: [N, 1, S] -> [N]
+top_plain = ac.attention_weights(q_avg, k_avg, scale=1.0)[:, 0].max(axis=-1)
+top_scaled = ac.attention_weights(q_avg, k_avg)[:, 0].max(axis=-1)
+mean_top_plain, mean_top_scaled = top_plain.mean(), top_scaled.mean()
+near_all = 0.9  # one key takes "(almost) everything" above this weight
+share_near_all_plain = np.mean(top_plain > near_all)
+share_near_all_scaled = np.mean(top_scaled > near_all)
+print("mean largest weight, unscaled:", dec(mean_top_plain), " scaled:", dec(mean_top_scaled))
+print(f"largest weight > {near_all}:", percent(share_near_all_plain, 0), "unscaled,")
+print("                     ", percent(share_near_all_scaled, 0), "scaled")
+
+# %% [markdown]
+# Averaged over {eval}`grouped(n_avg)` queries, the largest of the {eval}`n64` weights is
+# {eval}`dec(mean_top_plain)` unscaled and {eval}`dec(mean_top_scaled)` scaled; one key takes
+# more than {eval}`plain(near_all)` of the weight for {eval}`percent(share_near_all_plain, 0)`
+# of the unscaled queries and {eval}`percent(share_near_all_scaled, 0)` of the scaled ones. At
+# this width the scale is the difference between one key taking (almost) everything and a
 # real mixture.
 #
 # ## Try it: the scaling explorer

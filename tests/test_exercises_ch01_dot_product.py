@@ -10,19 +10,43 @@ import pytest
 from attn_book.exercises import ch01_dot_product as ch1
 
 
-def test_doubling_a_key_that_points_away_lowers_its_score():
+def test_halving_a_query_raises_its_score_with_a_key_that_points_away():
     q, k = ch1.long_key_away.inputs
     dot = sum(a * b for a, b in zip(q, k, strict=True))  # (2)(−2) + (1)(1) = −3
-    doubled = sum(a * 2 * b for a, b in zip(q, k, strict=True))
-    assert dot == -3.0 and doubled == -6.0  # by hand: the key points away, cos θ = −3/5
-    assert ch1.long_key_away.check("down").ok
-    assert ch1.long_key_away.check(" Down ").ok  # case and spaces do not matter
+    halved = sum(a / 2 * b for a, b in zip(q, k, strict=True))
+    assert dot == -3.0 and halved == -1.5  # by hand: the key points away, cos θ = −3/5
+    assert ch1.long_key_away.check("up").ok
+    assert ch1.long_key_away.check(" Up ").ok  # case and spaces do not matter
 
 
-def test_the_long_key_answers_up_and_same_are_told_why():
-    up, same = ch1.long_key_away.check("up"), ch1.long_key_away.check("same")
-    assert (up.ok, same.ok) == (False, False)
-    assert "negative" in up.message and "doubles" in same.message
+def test_the_shorter_query_answers_down_and_same_are_told_why():
+    down, same = ch1.long_key_away.check("down"), ch1.long_key_away.check("same")
+    assert (down.ok, same.ok) == (False, False)
+    assert "negative" in down.message and "halves" in same.message
+
+
+def test_the_additive_score_by_hand_is_tanh_2_minus_tanh_4():
+    q, k, w, u, v = ch1.additive_by_hand.inputs
+    # by hand: W = U = I, so W q + U k = q + k = (2, 4); v = (1, −1)
+    hidden = [math.tanh(q[0] + k[0]), math.tanh(q[1] + k[1])]
+    assert [q[0] + k[0], q[1] + k[1]] == [2.0, 4.0]
+    assert np.array_equal(w, np.eye(2)) and np.array_equal(u, np.eye(2)) and list(v) == [1, -1]
+    by_hand = hidden[0] - hidden[1]
+    assert math.isclose(by_hand, -0.0353, abs_tol=1e-4)
+    assert ch1.additive_by_hand.check(round(by_hand, 3)).ok
+
+
+@pytest.mark.parametrize(
+    ("answer", "diagnosis"),
+    [
+        (2.0 - 4.0, "no-tanh"),  # v·(W q + U k), no squashing
+        (math.tanh(2.0 - 4.0), "tanh-after-v"),  # tanh(v·(W q + U k))
+        (2 * 0 + 1 * 3, "dot-not-additive"),  # q·k
+        (0.035, "sign"),  # tanh 4 − tanh 2
+    ],
+)
+def test_the_additive_score_names_each_mistake(answer, diagnosis):
+    assert ch1.additive_by_hand.check(answer).diagnosis == diagnosis
 
 
 def test_the_best_key_of_length_2_for_q_3_4_is_1_2_1_6():
@@ -60,3 +84,14 @@ def test_the_batch_transpose_exercises_know_k_T():
     assert ch1.kT_batch.check(with_k_T).diagnosis == "kT-on-batch"
     assert ch1.my_scores.check(with_k_T).diagnosis == "kT-on-batch"
     assert ch1.kT_batch.check(fixed).ok and ch1.my_scores.check(fixed).ok
+
+
+def test_np_dot_on_a_batch_is_named_not_taken_for_k_T():
+    def with_np_dot(q, k):
+        return np.dot(q, np.swapaxes(k, -1, -2))  # (B, L, E)·(B, E, S) -> (B, L, B, S)
+
+    q, k = np.ones((2, 3, 5)), np.ones((2, 4, 5))
+    assert with_np_dot(q, k).shape == (2, 3, 2, 4)  # every batch against every batch
+    feedback = ch1.my_scores.check(with_np_dot)
+    assert feedback.diagnosis == "np-dot-on-batch"
+    assert "np.matmul" in feedback.message and ".T" not in feedback.message

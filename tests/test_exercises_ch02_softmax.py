@@ -124,3 +124,60 @@ def test_zeroing_the_weights_after_the_softmax_is_named():
     feedback = ch2.mask_fully_masked.check(zeroed)
     assert feedback.diagnosis == "zeroed-not-renormalised", feedback
     assert "sum to 1" in feedback.message
+
+
+def _by_hand_softmax(s):
+    """A reader's stable softmax, over the last axis."""
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_a_softmax_borrowed_from_ac_softmax_is_sent_back_and_one_by_hand_passes():
+    import attn_core as ac
+
+    borrowed = ch2.my_softmax.check(lambda s: ac.softmax(s))
+    assert (borrowed.ok, borrowed.diagnosis) == (False, "used-ac-softmax")
+    assert "yourself" in borrowed.message
+    assert ch2.my_softmax.check(_by_hand_softmax).ok
+    assert ac.softmax is ch2._SOFTMAX  # the spy is gone after the check
+
+
+def test_the_masked_row_fix_must_not_borrow_ac_softmax_either():
+    import attn_core as ac
+
+    def borrowed(scores, mask):
+        return ac.softmax(np.where(mask, scores, -np.inf))
+
+    def by_hand(scores, mask):
+        s = np.where(mask, scores, -np.inf)
+        top = s.max(axis=-1, keepdims=True)
+        e = np.exp(s - np.where(np.isfinite(top), top, 0.0))
+        total = e.sum(axis=-1, keepdims=True)
+        return e / np.where(total > 0, total, 1.0)
+
+    assert ch2.mask_fully_masked.check(borrowed).diagnosis == "used-ac-softmax"
+    assert ch2.mask_fully_masked.check(by_hand).ok
+    # the buggy code calls ac.softmax too, but is wrong: it keeps its own diagnosis
+    assert ch2.mask_fully_masked.check(ch2.masked_weights).diagnosis == "masked-row-uniform"
+
+
+def test_a_max_without_keepdims_is_named_not_echoed():
+    def no_keepdims(s):
+        e = np.exp(s - s.max(axis=-1))  # (3, 5) - (3,): fails to broadcast
+        return e / e.sum(axis=-1, keepdims=True)
+
+    for ex in (ch2.my_softmax, ch2.softmax_wrong_axis):
+        feedback = ex.check(no_keepdims)
+        assert feedback.diagnosis == "lost-axis", feedback
+        assert "keepdims=True" in feedback.message
+
+
+def test_the_max_left_on_axis_0_is_told_apart_from_no_max_at_all():
+    def max_over_columns(s):
+        e = np.exp(s - s.max(axis=0, keepdims=True))  # the bug half fixed
+        return e / e.sum(axis=-1, keepdims=True)
+
+    feedback = ch2.softmax_wrong_axis.check(max_over_columns)
+    assert feedback.diagnosis == "max-wrong-axis", feedback
+    assert "axis=-1, keepdims=True" in feedback.message
+    assert ch2.softmax_wrong_axis.check(_by_hand_softmax).ok

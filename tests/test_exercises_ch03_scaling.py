@@ -110,3 +110,25 @@ def test_a_spread_of_256_at_d_k_256_is_called_the_variance(answer):
 def test_both_variances_keep_their_own_diagnosis():
     assert ch3.spread_by_hand.check([256, 1]).diagnosis == "variance-not-std"
     assert ch3.spread_by_hand.check([16, 1]).ok  # √256 = 16, √1 = 1
+
+
+def _softmax(s):
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_the_scale_after_the_softmax_and_a_multiplied_scale_are_named():
+    def after(q, k):
+        return _softmax(q @ np.swapaxes(k, -1, -2)) / math.sqrt(q.shape[-1])
+
+    def multiplied(q, k):
+        return _softmax(q @ np.swapaxes(k, -1, -2) * math.sqrt(q.shape[-1]))
+
+    def right(q, k):
+        return _softmax(q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1]))
+
+    feedback = ch3.my_weights.check(after)
+    assert feedback.diagnosis == "scaled-after-softmax", feedback
+    assert "inside the softmax" in feedback.message
+    assert ch3.my_weights.check(multiplied).diagnosis == "multiplied-by-root-d-k"
+    assert ch3.my_weights.check(right).ok

@@ -25,6 +25,7 @@ from .records import Case, Diagnosis, Mistake
 
 __all__ = [
     "EXERCISES",
+    "additive_by_hand",
     "best_key",
     "cosine_by_hand",
     "kT_batch",
@@ -142,6 +143,59 @@ cosine_by_hand = NumberExercise(
 )
 
 
+# ------------------------------------------------ Bahdanau's additive score by hand (chapter 1)
+
+_Q_ADD, _K_ADD = np.array([2.0, 1.0]), np.array([0.0, 3.0])
+_W_ADD, _U_ADD = np.eye(2), np.eye(2)  # [A, d_k], A = 2 hidden units
+_V_ADD = np.array([1.0, -1.0])  # [A]
+
+
+def _additive(q, k, w, u, v):
+    """vᵀ tanh(W q + U k) for one key."""
+    return ac.additive_scores(q, k[None], w, u, v)[0]
+
+
+additive_by_hand = NumberExercise(
+    "ch1-additive-by-hand",
+    "Bahdanau's additive score by hand",
+    (_Q_ADD, _K_ADD, _W_ADD, _U_ADD, _V_ADD),
+    _additive,
+    diagnoses=[
+        diagnose.matches(
+            "no-tanh",
+            "that is vᵀ(W q + U k): the hidden layer squashes W q + U k with tanh, unit by "
+            "unit, before v reads it.",
+            lambda q, k, w, u, v: v @ (w @ q + u @ k),
+        ),
+        diagnose.matches(
+            "tanh-after-v",
+            "you took the tanh of vᵀ(W q + U k); the tanh comes first, on each hidden unit, "
+            "and v then adds up the squashed units.",
+            lambda q, k, w, u, v: math.tanh(v @ (w @ q + u @ k)),
+        ),
+        diagnose.matches(
+            "dot-not-additive",
+            "that is the dot product q·k; the additive score runs q and k through the small "
+            "network vᵀ tanh(W q + U k).",
+            lambda q, k, w, u, v: q @ k,
+        ),
+        diagnose.factor(
+            -1.0,
+            "sign",
+            "the sign is flipped — v = (1, −1) counts the first hidden unit for the key and "
+            "the second against it.",
+        ),
+    ],
+    mistakes=[
+        Mistake("no tanh", -2.0, "no-tanh"),
+        Mistake("tanh after v", math.tanh(-2.0), "tanh-after-v"),
+        Mistake("the dot product", 3.0, "dot-not-additive"),
+        Mistake("the sign flipped", 0.035, "sign"),
+    ],
+    solution=math.tanh(2.0) - math.tanh(4.0),
+)
+
+
 def _fixed(q, k):
     return q @ np.swapaxes(k, -1, -2)
 
@@ -181,10 +235,22 @@ my_scores = FunctionExercise(
             "(…, L, S).",
             lambda q, k: np.swapaxes(ac.dot_scores(q, k), -1, -2),
         ),
+        diagnose.matches(
+            "np-dot-on-batch",
+            "right for a single matrix but not for a batch: np.dot on stacked arrays does not "
+            "pair the batches, it multiplies every batch with every other one — use @ "
+            "(np.matmul), which broadcasts the batch axes.",
+            lambda q, k: np.dot(q, np.swapaxes(k, -1, -2)),
+        ),
         diagnose.kT_on_batch(),
     ],
     mistakes=[
         Mistake("k.T", lambda q, k: q @ k.T, "kT-on-batch"),
+        Mistake(
+            "np.dot on a batch",
+            lambda q, k: np.dot(q, np.swapaxes(k, -1, -2)),
+            "np-dot-on-batch",
+        ),
         Mistake("key @ query", lambda q, k: k @ np.swapaxes(q, -1, -2), "scores-transposed"),
         Mistake("elementwise product", lambda q, k: q * k, "raised"),
         Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
@@ -246,18 +312,18 @@ kT_batch = BugExercise(
 )
 
 
-# ------------------------------------------- a longer key that points away (chapter 1)
+# ------------------------------------- a shorter query, a key that points away (chapter 1)
 
 long_key_away = ChoiceExercise(
     "ch1-long-key-away",
-    "a longer key that points away",
+    "a shorter query and a key that points away",
     options=["up", "down", "same"],
-    answer="down",
+    answer="up",
     why_not={
-        "up": "a longer key is not louder for every query: the score is ‖q‖‖k‖cos θ, and "
-        "beyond 90° cos θ is negative, so a longer key makes it *more* negative.",
+        "down": "a shorter query does not lower every score: the score is ‖q‖‖k‖cos θ, and "
+        "beyond 90° cos θ is negative, so halving ‖q‖ halves a negative number.",
         "same": "the angle stays the same, but the score is ‖q‖‖k‖cos θ, not cos θ alone: "
-        "doubling ‖k‖ doubles it.",
+        "halving ‖q‖ halves it.",
     },
     inputs=(np.array([2.0, 1.0]), np.array([-2.0, 1.0])),  # cos θ = −3/5: about 127°
 )
@@ -337,6 +403,7 @@ best_key = NumberExercise(
 EXERCISES = [
     scores_by_hand,
     cosine_by_hand,
+    additive_by_hand,
     which_key_wins,
     long_key_away,
     best_key,

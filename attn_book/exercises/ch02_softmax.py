@@ -25,7 +25,7 @@ import attn_core as ac
 
 from . import diagnose
 from .kinds import BugExercise, FunctionExercise, NumberExercise
-from .records import Case, Diagnosis, Mistake
+from .records import Case, Diagnosis, Feedback, Mistake
 
 __all__ = [
     "EXERCISES",
@@ -36,6 +36,44 @@ __all__ = [
     "softmax_wrong_axis",
     "temperature_for_ratio",
 ]
+
+
+_SOFTMAX = ac.softmax  # the references' own, which the spy below does not count
+
+
+class _OwnSoftmax:
+    """For an exercise that asks for a softmax written by hand: a correct answer that got
+    its numbers from ``ac.softmax`` is sent back (``ac.softmax`` is spied on, not blocked,
+    during the check, so that a wrong answer still gets its own diagnosis)."""
+
+    def check(self, answer):
+        calls = []
+
+        def spy(*args, **kwargs):
+            calls.append(True)
+            return _SOFTMAX(*args, **kwargs)
+
+        ac.softmax = spy
+        try:
+            feedback = super().check(answer)
+        finally:
+            ac.softmax = _SOFTMAX
+        if feedback.ok and calls:
+            return Feedback(
+                "wrong",
+                "the numbers are right, but they come from ac.softmax: the exercise is to "
+                "write the softmax yourself, with np.exp and the max-subtraction.",
+                "used-ac-softmax",
+            )
+        return feedback
+
+
+class _OwnSoftmaxFunction(_OwnSoftmax, FunctionExercise):
+    """A :class:`FunctionExercise` whose answer may not call ``ac.softmax``."""
+
+
+class _OwnSoftmaxBug(_OwnSoftmax, BugExercise):
+    """A :class:`BugExercise` whose fix may not call ``ac.softmax``."""
 
 
 _SHIFTED = np.array([101.0, 100.0, 100.0])
@@ -105,7 +143,7 @@ def _softmax_cases():
     ]
 
 
-my_softmax = FunctionExercise(
+my_softmax = _OwnSoftmaxFunction(
     "ch2-my-softmax",
     "a softmax that does not overflow",
     ac.softmax,
@@ -117,6 +155,7 @@ my_softmax = FunctionExercise(
             "you divided the scores by their sum; softmax divides the *exponentials* by theirs.",
             lambda s: s / s.sum(axis=-1, keepdims=True),
         ),
+        diagnose.lost_axis(),
         diagnose.rows_not_normalised(),
     ],
     mistakes=[
@@ -131,6 +170,12 @@ my_softmax = FunctionExercise(
             lambda s: (e := np.exp(s - s.max())) / e.sum(),
             "rows-not-normalised",
         ),
+        Mistake(
+            "max without keepdims",
+            lambda s: (e := np.exp(s - s.max(axis=-1))) / e.sum(axis=-1, keepdims=True),
+            "lost-axis",
+        ),
+        Mistake("ac.softmax itself", lambda s: ac.softmax(s), "used-ac-softmax"),
         Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
     ],
     solution=_stable_softmax,
@@ -257,7 +302,7 @@ def masked_weights(scores, mask):
 
 
 def _masked_reference(scores, mask):
-    return ac.softmax(np.where(mask, scores, -np.inf), axis=-1)
+    return _SOFTMAX(np.where(mask, scores, -np.inf), axis=-1)
 
 
 def _naive_masked(scores, mask):
@@ -291,7 +336,7 @@ def _nan_in_masked_row():
     )
 
 
-mask_fully_masked = BugExercise(
+mask_fully_masked = _OwnSoftmaxBug(
     "bug-mask-fully-masked",
     "masking keys, even all of them",
     masked_weights,
@@ -322,6 +367,11 @@ mask_fully_masked = BugExercise(
             lambda s, m: ac.softmax(np.where(m, -np.inf, s)),
             "masked-key-weighted",
         ),
+        Mistake(
+            "-inf and ac.softmax",
+            lambda s, m: ac.softmax(np.where(m, s, -np.inf)),
+            "used-ac-softmax",
+        ),
     ],
     solution=_masked_reference,
 )
@@ -334,6 +384,13 @@ def softmax_rows(scores):
     """Weights (..., L, S): softmax over the keys (the last axis)."""
     e = np.exp(scores - scores.max(axis=0, keepdims=True))
     return e / e.sum(axis=0, keepdims=True)
+
+
+def _max_over_columns(scores):
+    """The bug half fixed: the sum over the keys, the max still over axis 0."""
+    with np.errstate(all="ignore"):  # the huge case underflows to 0 / 0
+        e = np.exp(scores - scores.max(axis=0, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
 
 
 def _bug_softmax_cases():
@@ -361,6 +418,13 @@ softmax_wrong_axis = BugExercise(
             "each query's weights run along the keys (the last axis).",
             lambda s: ac.softmax(s, axis=0),
         ),
+        diagnose.matches(
+            "max-wrong-axis",
+            "you sum over the keys but still subtract the max over the first axis, one per "
+            "column: each row needs its own, scores.max(axis=-1, keepdims=True).",
+            _max_over_columns,
+        ),
+        diagnose.lost_axis(),
         diagnose.nan_for_large_scores(),
         diagnose.rows_not_normalised(),
     ],
@@ -369,6 +433,12 @@ softmax_wrong_axis = BugExercise(
             "normalised over the whole array",
             lambda s: np.exp(s) / np.exp(s).sum(),
             "nan-large-scores",
+        ),
+        Mistake("max over axis 0, sum over the keys", _max_over_columns, "max-wrong-axis"),
+        Mistake(
+            "max over the keys without keepdims",
+            lambda s: (e := np.exp(s - s.max(axis=-1))) / e.sum(axis=-1, keepdims=True),
+            "lost-axis",
         ),
         Mistake(
             "max over the keys, sum over the whole array",

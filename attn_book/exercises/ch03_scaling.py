@@ -140,6 +140,17 @@ my_weights = FunctionExercise(
             "you divided by d_k; the scale is 1/√d_k — the square root undoes a variance of d_k.",
             lambda q, k: ac.attention_weights(q, k, scale=1 / q.shape[-1]),
         ),
+        diagnose.matches(
+            "multiplied-by-root-d-k",
+            "you multiplied the scores by √d_k; the scale divides them by √d_k.",
+            lambda q, k: ac.attention_weights(q, k, scale=math.sqrt(q.shape[-1])),
+        ),
+        diagnose.matches(
+            "scaled-after-softmax",
+            "you divided the weights by √d_k after the softmax, so a row no longer sums to 1; "
+            "the 1/√d_k goes inside the softmax, on the scores.",
+            lambda q, k: ac.attention_weights(q, k, scale=1.0) / math.sqrt(q.shape[-1]),
+        ),
         diagnose.kT_on_batch(),
         diagnose.rows_not_normalised(),
     ],
@@ -149,6 +160,16 @@ my_weights = FunctionExercise(
             "divided by d_k",
             lambda q, k: ac.attention_weights(q, k, scale=1 / q.shape[-1]),
             "divided-by-d-k",
+        ),
+        Mistake(
+            "multiplied by √d_k",
+            lambda q, k: ac.softmax(ac.dot_scores(q, k) * math.sqrt(q.shape[-1])),
+            "multiplied-by-root-d-k",
+        ),
+        Mistake(
+            "scaled after the softmax",
+            lambda q, k: ac.softmax(ac.dot_scores(q, k)) / math.sqrt(q.shape[-1]),
+            "scaled-after-softmax",
         ),
         Mistake(
             "k.T",

@@ -44,6 +44,7 @@ __all__ = [
     "forgot_scale",
     "heads_without_transpose",
     "kT_on_batch",
+    "lost_axis",
     "masked_key_weighted",
     "masked_row_uniform",
     "matches",
@@ -163,6 +164,21 @@ def rows_not_normalised():
     return Diagnosis(
         "rows-not-normalised",
         "your rows do not sum to 1 — did you normalise along the right axis (the keys, axis=-1)?",
+        test,
+    )
+
+
+def lost_axis():
+    """A max or a sum along the keys without ``keepdims=True``, which then cannot broadcast."""
+
+    def test(trials):
+        return any(isinstance(t.error, ValueError) and "broadcast" in str(t.error) for t in trials)
+
+    return Diagnosis(
+        "lost-axis",
+        "a max or a sum along axis=-1 drops that axis, so it no longer lines up with the "
+        "scores (…, S) and the subtraction or division fails to broadcast — keep it with "
+        "keepdims=True.",
         test,
     )
 
