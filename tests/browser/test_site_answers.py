@@ -138,7 +138,7 @@ def test_boxes_answer_as_python(page, site, site_dir, boxes):
             kernel.screenshot(path=str(shots / "answers-ch4-kernel.png"))
     assert not diffs, "the site and Python disagree:\n" + "\n".join(map(repr, diffs))
     assert checked > 250
-    assert not page.errors
+    assert not page.errors, page.errors
     assert not page.failed_requests
     assert all(site.is_local(u) for u in page.requests)
 
