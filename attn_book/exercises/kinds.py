@@ -448,6 +448,7 @@ class ChoiceExercise(Exercise):
 
 _TIMES = re.compile(r"(?<![a-z])[x*·](?=\s*[\d√.(]|\s*sqrt)")
 _SQRT = re.compile(r"sqrt\s*\(?\s*([\d.]+)\s*\)?")
+_POWER = re.compile(r"(?:\^|\*\*)\s*(?=\d)")  # n^3, n**3: NFKC makes n³ n3 too
 
 
 def _typed(answer):
@@ -462,15 +463,18 @@ def _typed(answer):
 
 
 def _choice_key(text):
-    """A typed option, normalised: case, spaces, quotes and "x" "*" "·" for "×", "sqrt2" for "√2".
+    """A typed option, normalised: case, spaces, quotes, "x" "*" "·" for "×", "sqrt2" for "√2",
+    and a power written ``n^3``, ``n**3`` or ``n³`` as ``n3``.
 
     Examples
     --------
     >>> [_choice_key(t) for t in ("×√2", " X√2 ", "x sqrt(2)", "*√2", "Down", "'up'")]
     ['×√2', '×√2', '×√2', '×√2', 'down', 'up']
+    >>> [_choice_key(t) for t in ("n³", "n^3", "N ** 3", "n3", "2*3")]
+    ['n3', 'n3', 'n3', 'n3', '2×3']
     """
     text = unicodedata.normalize("NFKC", str(text)).strip().strip("\"'`").strip().lower()
-    text = _SQRT.sub(r"√\1", _TIMES.sub("×", text))
+    text = _SQRT.sub(r"√\1", _TIMES.sub("×", _POWER.sub("", text)))
     return re.sub(r"\s+", "", text).rstrip(".")
 
 
