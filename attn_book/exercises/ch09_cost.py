@@ -306,9 +306,7 @@ def _blockwise(q, k, v, block, *, rescale_sum=True, rescale_out=True):
 
 def _all_nan(trials):
     """Every output of every case is NaN: the first block's rescale e^(m_new − (−inf)) = inf."""
-    return all(
-        t.got is not None and t.got.size > 0 and bool(np.isnan(t.got).all()) for t in trials
-    )
+    return all(t.got is not None and t.got.size > 0 and bool(np.isnan(t.got).all()) for t in trials)
 
 
 def _fixed_blockwise(q, k, v, block):
