@@ -227,11 +227,11 @@ slope, _ = np.polyfit(log_n[-4:], log_t[-4:], 1)  # the four largest n
 doubling_ratios = np.array(measured_seconds[1:]) / np.array(measured_seconds[:-1])
 last_ratio = doubling_ratios[-1]  # the time's growth at the last doubling; n² predicts 4
 if slope < 1.8:
-    slope_verdict = "below the 2 of the formula"
+    slope_verdict = "below the 2"
 elif slope <= 2.2:
-    slope_verdict = "close to the 2 of the formula"
+    slope_verdict = "close to the 2"
 else:
-    slope_verdict = "above the 2 of the formula"
+    slope_verdict = "above the 2"
 memory_slope, _ = np.polyfit(np.log(measured_n), np.log(measured_peak), 1)
 one_matrix = [ac.attention_cost(1, 1, n, n, 64).score_bytes for n in measured_n]
 largest_n = measured_n[-1]
@@ -256,8 +256,8 @@ figures.show(
 # %% [markdown]
 # These timings are measured, not seeded: only running the cells reproduces them, and
 # your numbers will differ. On the machine that built this page the fitted slope of the time is
-# {eval}`dec(slope, 2)`, up to n = {eval}`largest_n`, {eval}`slope_verdict`
-# ({eq}`eq-ch9-cost`), and the last doubling of $n$ multiplied the time by
+# {eval}`dec(slope, 2)`, up to n = {eval}`largest_n`, {eval}`slope_verdict` of
+# {eq}`eq-ch9-cost`, and the last doubling of $n$ multiplied the time by
 # {eval}`dec(last_ratio, 2)`, where $n^2$ predicts 4; run the cells again and your machine's
 # figures replace them. The time is a noisy measure: the number of threads numpy's matrix
 # library starts, how well it uses them at each size, and other programs sharing the
@@ -604,7 +604,7 @@ long_ms
 #   block of keys and values, their block of scores and the running $m$, $\ell$ and
 #   $\mathbf o$ fit in SRAM together. Query blocks never wait for each other, so the GPU runs
 #   many at once, one per group of cores; FlashAttention-2 makes them the outer loop for that
-#   reason ([Dao, 2023a](references.md)).
+#   reason ([Dao, 2023b](references.md)).
 # - **The saved log-sum-exp.** When a query's row is done, the forward pass keeps, besides the
 #   output, one number per query: the log-sum-exp (로그합지수) of the row's scores,
 #   $\Lambda = m + \log \ell$ (FlashAttention-2; the first version saved $m$ and $\ell$
@@ -663,8 +663,8 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 #   weights ({eq}`eq-ch9-cost`); with $L = S = n$ both grow with $n^2$. At 32k tokens and 32
 #   heads in float16 the weights of one layer would take {eval}`plain(weights_32k)` GiB.
 # - Measured, the time's slope on log-log axes was {eval}`dec(slope, 2)` on the build
-#   machine, {eval}`slope_verdict` (timings are noisy: threads and other programs move
-#   it), the memory's {eval}`dec(memory_slope, 2)`.
+#   machine, {eval}`slope_verdict` of {eq}`eq-ch9-cost` (timings are noisy: threads and
+#   other programs move it), the memory's {eval}`dec(memory_slope, 2)`.
 # - On this CPU the matrix products are compute-bound; the softmax's scaling, max-shift and
 #   division passes over the $n \times n$ matrix are memory-bound and the exponential is
 #   limited by computing it; together they take a large share of the time. On an H100, whose

@@ -575,7 +575,7 @@ figures.show(
 # | flash-attn's `flash_attn_func(..., causal=True)`, from version 2.1 | bottom-right | all six |
 #
 # The flash-attn library changed its convention from top-left to bottom-right in version 2.1
-# ([Dao, 2023b](references.md)), so code that was right with one release is wrong with the
+# ([Dao, 2023a](references.md)), so code that was right with one release is wrong with the
 # other. Name the alignment you mean, and test a decoding step against the full causal pass,
 # as this chapter did.
 #
