@@ -373,7 +373,7 @@ fewer_flops = step_flops[0] / step_flops[passes]
 # more than the caches hold, so every pass streams it from main memory and back.
 #
 # Whether a step waits for arithmetic or for memory depends on the machine as well as on
-# the step. The roofline model ([Williams et al., 2009](references.md)) compares a step's
+# the step. The roofline model (루프라인 모델, [Williams et al., 2009](references.md)) compares a step's
 # arithmetic intensity with the machine's ridge point (리지 포인트): its arithmetic speed divided by
 # its memory bandwidth, the FLOPs a step must do per byte to keep the arithmetic busy. Above
 # the ridge a step is compute-bound (연산 한계), below it memory-bound (메모리 한계). This
@@ -431,7 +431,7 @@ print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 #
 # When a new block raises the max from $m$ to $m'$, every term summed so far was computed with
 # the old max and is too large by $e^{m' - m}$; multiplying $\ell$ and $\mathbf o$ by the
-# rescale factor $e^{m - m'} \le 1$ fixes them all at once. Then the block's own terms are added,
+# rescale factor (재조정 계수) $e^{m - m'} \le 1$ fixes them all at once. Then the block's own terms are added,
 # shifted by $m'$. At the end, $\mathbf o / \ell$ is the attention output. Computing the
 # normaliser $\ell$ this way, in one pass with a running max, is the online softmax of
 # [Milakov & Gimelshein (2018)](references.md); carrying the output $\mathbf o$ along in the
