@@ -224,6 +224,14 @@ progress.show(len(measured_n), f"done in {time.perf_counter() - started:.1f} s")
 # %%
 log_n, log_t = np.log(measured_n), np.log(measured_seconds)
 slope, _ = np.polyfit(log_n[-4:], log_t[-4:], 1)  # the four largest n
+doubling_ratios = np.array(measured_seconds[1:]) / np.array(measured_seconds[:-1])
+last_ratio = doubling_ratios[-1]  # the time's growth at the last doubling; n² predicts 4
+if slope < 1.8:
+    slope_verdict = "below the 2"
+elif slope <= 2.2:
+    slope_verdict = "close to the 2"
+else:
+    slope_verdict = "above the 2"
 memory_slope, _ = np.polyfit(np.log(measured_n), np.log(measured_peak), 1)
 one_matrix = [ac.attention_cost(1, 1, n, n, 64).score_bytes for n in measured_n]
 largest_n = measured_n[-1]
@@ -248,14 +256,18 @@ figures.show(
 # %% [markdown]
 # These timings are measured, not seeded: only running the cells reproduces them, and
 # your numbers will differ. On the machine that built this page the fitted slope of the time is
-# {eval}`dec(slope, 2)`, up to n = {eval}`largest_n`; run the cells again and your
-# machine's figure replaces it. A slope near 2 is the $n^2$ of {eq}`eq-ch9-cost`. Below 2, the
-# smaller sizes still carry fixed costs (starting threads, Python's overhead) or other programs
-# shared the processor; above 2, the large matrices spill out of the caches (next section).
+# {eval}`dec(slope, 2)`, up to n = {eval}`largest_n`, {eval}`slope_verdict` of
+# {eq}`eq-ch9-cost`, and the last doubling of $n$ multiplied the time by
+# {eval}`dec(last_ratio, 2)`, where $n^2$ predicts 4; run the cells again and your machine's
+# figures replace them. The time is a noisy measure: the number of threads numpy's matrix
+# library starts, how well it uses them at each size, and other programs sharing the
+# processor all move the slope, by a few tenths from run to run; matrices that outgrow the
+# caches (next section) push it above 2. That is why the fit uses only the four largest
+# sizes, where the products and the passes over the $n \times n$ matrix are most of the work.
 # The memory is cleaner, slope {eval}`dec(memory_slope, 2)`: at the largest size the plain
-# path held {eval}`dec(peak_in_matrices, 1)` times the bytes of
-# one $n \times n$ matrix, because the scores, their scaled and exponentiated copies and the
-# weights are separate arrays.
+# path held {eval}`dec(peak_in_matrices, 1)` times the bytes of one $n \times n$ matrix,
+# because the scores and their max-shifted copy are alive at once; the scaling, the
+# exponential and the division work in place.
 #
 # ## Where the time goes
 #
@@ -352,15 +364,17 @@ fewer_flops = step_flops[0] / step_flops[passes]
 # order, do {eval}`plain(fewer_flops)` times fewer FLOPs than one product ($n^2$ for
 # ÷ $\sqrt{d_k}$ and exp, $2n^2$ for the row max and the row sum), yet their share of the time was
 # {eval}`dec(passes_share, 2)`, at {eval}`dec(passes_gflops, 1)` GFLOP/s against the
-# products' {eval}`dec(products_gflops, 1)`. The FLOPs per byte say why. A matrix product
-# does {eval}`dec(intensity[0], 1)` FLOPs for every byte it moves: each number of $Q$ and
-# $K$ is reused $n$ times from the fast caches. An elementwise pass does a fraction of a
+# products' {eval}`dec(products_gflops, 1)`. The FLOPs per byte, the arithmetic intensity
+# (산술 강도, also called operational intensity), say why. The product $QK^\top$ does
+# {eval}`dec(intensity[0], 1)` FLOPs for every byte it moves: each score costs
+# $2 \cdot 64$ FLOPs and 4 bytes written, about 32 FLOPs per byte, and $Q$ and $K$, each
+# number reused $n$ times from the fast caches, add almost nothing. An elementwise pass does a fraction of a
 # FLOP per byte: at $n =$ {eval}`n_steps` the matrix takes {eval}`plain(matrix_mib)` MiB,
 # more than the caches hold, so every pass streams it from main memory and back.
 #
 # Whether a step waits for arithmetic or for memory depends on the machine as well as on
-# the step. The roofline model ([Williams et al., 2009](references.md)) compares a step's
-# FLOPs per byte with the machine's ridge point (리지 포인트): its arithmetic speed divided by
+# the step. The roofline model (루프라인 모델, [Williams et al., 2009](references.md)) compares a step's
+# arithmetic intensity with the machine's ridge point (리지 포인트): its arithmetic speed divided by
 # its memory bandwidth, the FLOPs a step must do per byte to keep the arithmetic busy. Above
 # the ridge a step is compute-bound (연산 한계), below it memory-bound (메모리 한계). This
 # machine's ridge, from the timings above (the products' speed, and the bandwidth of the
@@ -369,7 +383,8 @@ fewer_flops = step_flops[0] / step_flops[passes]
 # %% tags=["nbval-ignore-output"]
 bandwidth_here = (step_bytes[passes] / step_ms[passes]).max() / 1e6  # GB/s
 ridge_here = products_gflops / bandwidth_here  # FLOPs per byte
-h100_tflops, h100_tb_per_s = 989, 3.35  # dense bf16 on tensor cores; HBM3
+exp_gb_per_s = step_bytes[3] / step_ms[3] / 1e6  # the exp pass's bytes per second
+h100_tflops, h100_tb_per_s = 989, 3.35  # H100 SXM: dense bf16 on tensor cores; HBM3
 h200_tb_per_s = 4.8  # the same chip with HBM3e
 ridge_h100 = h100_tflops / h100_tb_per_s  # TFLOP/s ÷ TB/s = FLOPs per byte
 ridge_h200 = h100_tflops / h200_tb_per_s
@@ -383,7 +398,13 @@ print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 # Here the products reached {eval}`dec(products_gflops, 1)` GFLOP/s and the fastest pass
 # moved {eval}`dec(bandwidth_here, 1)` GB/s, a ridge of about {eval}`dec(ridge_here, 1)`
 # FLOPs per byte: the products, at {eval}`dec(intensity[0], 1)`, are compute-bound on this
-# machine, and the passes, far below it, memory-bound. A GPU is another machine. An H100 does
+# machine. Of the passes, ÷ $\sqrt{d_k}$, − max and ÷ sum stream at about the memory's speed
+# and are memory-bound. The exponential's pass moved {eval}`dec(exp_gb_per_s, 1)` GB/s
+# against the fastest pass's {eval}`dec(bandwidth_here, 1)`: one exponential costs tens of
+# instructions, not the one FLOP the table counts, so on a CPU that pass waits for the
+# arithmetic more than for the memory. (On GPUs too the exponential's throughput
+# is far below the matrix products', a bottleneck FlashAttention-3 works around,
+# [Shah et al., 2024](references.md).) A GPU is another machine. An H100 SXM does
 # {eval}`h100_tflops` TFLOP/s of dense bf16 on its tensor cores against {eval}`h100_tb_per_s`
 # TB/s of memory bandwidth, a ridge of about {eval}`dec(ridge_h100, 0)` FLOPs per byte
 # ({eval}`dec(ridge_h200, 0)` on the H200, whose memory moves {eval}`h200_tb_per_s` TB/s).
@@ -410,7 +431,7 @@ print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 #
 # When a new block raises the max from $m$ to $m'$, every term summed so far was computed with
 # the old max and is too large by $e^{m' - m}$; multiplying $\ell$ and $\mathbf o$ by the
-# rescale factor $e^{m - m'} \le 1$ fixes them all at once. Then the block's own terms are added,
+# rescale factor (재조정 계수) $e^{m - m'} \le 1$ fixes them all at once. Then the block's own terms are added,
 # shifted by $m'$. At the end, $\mathbf o / \ell$ is the attention output. Computing the
 # normaliser $\ell$ this way, in one pass with a running max, is the online softmax of
 # [Milakov & Gimelshein (2018)](references.md); carrying the output $\mathbf o$ along in the
@@ -583,14 +604,15 @@ long_ms
 #   block of keys and values, their block of scores and the running $m$, $\ell$ and
 #   $\mathbf o$ fit in SRAM together. Query blocks never wait for each other, so the GPU runs
 #   many at once, one per group of cores; FlashAttention-2 makes them the outer loop for that
-#   reason ([Dao, 2023](references.md)).
+#   reason ([Dao, 2023b](references.md)).
 # - **The saved log-sum-exp.** When a query's row is done, the forward pass keeps, besides the
 #   output, one number per query: the log-sum-exp (로그합지수) of the row's scores,
-#   $L = m + \log \ell$. That is $n$ numbers instead of $n^2$ weights, and every weight can be
-#   rebuilt from it and its score, $w_j = e^{s_j - L}$.
+#   $\Lambda = m + \log \ell$ (FlashAttention-2; the first version saved $m$ and $\ell$
+#   apart). That is $n$ numbers instead of $n^2$ weights, and every weight can be rebuilt
+#   from it and its score, $w_j = e^{s_j - \Lambda}$.
 # - **Recomputation in the backward pass.** Training needs the weights again for the
 #   gradients. Instead of reading $n^2$ stored weights back from HBM, the backward pass
-#   recomputes each block of scores from $Q$ and $K$ and each block of weights from $L$. That
+#   recomputes each block of scores from $Q$ and $K$ and each block of weights from $\Lambda$. That
 #   costs more FLOPs, another $QK^\top$, but far fewer bytes, and on a GPU the bytes were the
 #   bottleneck.
 #
@@ -598,13 +620,13 @@ long_ms
 # its weights:
 
 # %%
-lse = m_2 + math.log(l_2)  # L = m + log ℓ: one number per query
-weights_from_lse = np.exp(s - lse)  # w_j = e^(s_j − L), no sum needed
+lse = m_2 + math.log(l_2)  # Λ = m + log ℓ: one number per query
+weights_from_lse = np.exp(s - lse)  # w_j = e^(s_j − Λ), no sum needed
 np.testing.assert_allclose(weights_from_lse, weights_online)
 
 # %% [markdown]
-# $L =$ {eval}`dec(lse)` and $e^{s_j - L}$ gives {eval}`dec(weights_from_lse)`, the weights
-# again. So "the FLOPs remain" holds for the forward pass: it computes every score once, as
+# $\Lambda =$ {eval}`dec(lse)` and $e^{s_j - \Lambda}$ gives {eval}`dec(weights_from_lse)`,
+# the weights again. So the claim of this chapter's opening, the same forward FLOPs, holds: it computes every score once, as
 # the plain path does. The backward pass does more FLOPs than a plain one, to move fewer
 # bytes; either way the $n^2$ in time remains.
 #
@@ -617,7 +639,8 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 # neighbours plus a few global tokens, $O(n w)$ ([Beltagy et al., 2020](references.md)).
 # Linear attention (선형 어텐션) replaces $e^{\mathbf q \cdot \mathbf k}$ by a product of feature maps
 # $\phi(\mathbf q)\cdot\phi(\mathbf k)$, so that $\phi(Q)\,(\phi(K)^\top V)$ can be computed right
-# to left in $O(n)$ ([Katharopoulos et al., 2020](references.md)). State-space models (상태
+# to left in $O(n d^2)$, with the normaliser $\phi(\mathbf q)^\top \sum_j \phi(\mathbf k_j)$
+# likewise ([Katharopoulos et al., 2020](references.md)). State-space models (상태
 # 공간 모델) such as Mamba drop attention for a recurrence (순환) with a state of fixed size whose parameters depend
 # on the input, linear in $n$ ([Gu & Dao, 2023](references.md)). Each trades away some of what
 # full attention gives, every word able to look at every other; exact attention with
@@ -639,10 +662,12 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 # - Attention computes $L \times S$ scores: $2BhLS(d_k + d_v)$ FLOPs and $BhLS\,b$ bytes of
 #   weights ({eq}`eq-ch9-cost`); with $L = S = n$ both grow with $n^2$. At 32k tokens and 32
 #   heads in float16 the weights of one layer would take {eval}`plain(weights_32k)` GiB.
-# - Measured, the time's slope on log-log axes is near 2 (here {eval}`dec(slope, 2)` on the
-#   build machine), the memory's {eval}`dec(memory_slope, 2)`.
-# - On this CPU the matrix products are compute-bound and the softmax's passes over the
-#   $n \times n$ matrix memory-bound, taking a large share of the time. On an H100, whose
+# - Measured, the time's slope on log-log axes was {eval}`dec(slope, 2)` on the build
+#   machine, {eval}`slope_verdict` of {eq}`eq-ch9-cost` (timings are noisy: threads and
+#   other programs move it), the memory's {eval}`dec(memory_slope, 2)`.
+# - On this CPU the matrix products are compute-bound; the softmax's scaling, max-shift and
+#   division passes over the $n \times n$ matrix are memory-bound and the exponential is
+#   limited by computing it; together they take a large share of the time. On an H100, whose
 #   ridge point is about {eval}`dec(ridge_h100, 0)` FLOPs per byte, $QK^\top$ writing its
 #   scores is memory-bound too.
 # - The online softmax keeps a running max $m$, sum $\ell$ and output $\mathbf o$, rescaled by
@@ -655,17 +680,17 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 #
 # Each exercise checks your answer on the spot; hints and solutions are folded.
 #
-# ```{exercise} One head's weights at 32k tokens
+# ```{exercise} One head's weights at 64k tokens in float32
 # :label: ex-ch9-weights-memory
 #
-# One sequence of 32,768 tokens, one head, float16. How many GiB ($2^{30}$ bytes) do the
+# One sequence of 65,536 tokens, one head, float32. How many GiB ($2^{30}$ bytes) do the
 # attention weights of that head take, held at once? Work it out by hand.
 # ```
 #
 # ```{admonition} Hint
 # :class: dropdown
 #
-# $32768 = 2^{15}$. How many weights are there, and how many bytes is one float16 number?
+# $65536 = 2^{16}$. How many weights are there, and how many bytes is one float32 number?
 # ```
 
 # %%
@@ -676,11 +701,11 @@ ch9.weights_memory.check(answer)
 # ````{solution} ex-ch9-weights-memory
 # :class: dropdown
 #
-# $n^2 = 2^{30}$ weights of 2 bytes each: $2 \cdot 2^{30}$ bytes, that is 2 GiB. The cost model
-# agrees:
+# $n^2 = 2^{32}$ weights of 4 bytes each: $4 \cdot 2^{32} = 2^{34}$ bytes, that is
+# $2^{34} / 2^{30} = 16$ GiB. The cost model agrees:
 #
 # ```python
-# cost = ac.attention_cost(1, 1, 32768, 32768, 64, "float16")
+# cost = ac.attention_cost(1, 1, 65536, 65536, 64, "float32")
 # answer = cost.score_bytes / 2**30
 # ch9.weights_memory.check(answer)
 # ```
@@ -725,8 +750,7 @@ ch9.time_slope.check(answer)
 # :label: ex-ch9-online-step
 #
 # A query has seen one key, with scaled score 0 and value (0, 2): $m = 0$, $\ell = 1$,
-# $\mathbf o = (0, 2)$. The next key has scaled score $1/\sqrt2 \approx 0.707$ and value
-# (2, 0). Give the new $\ell$ and the two entries of the new $\mathbf o$ (not yet divided), to
+# $\mathbf o = (0, 2)$. The next key has scaled score 1 and value (1, 3). Give the new $\ell$ and the two entries of the new $\mathbf o$ (not yet divided), to
 # three decimals, as `[ℓ, o₁, o₂]`.
 # ```
 #
@@ -734,7 +758,7 @@ ch9.time_slope.check(answer)
 # :class: dropdown
 #
 # First the new max $m'$; then multiply the old $\ell$ and $\mathbf o$ by $e^{m - m'}$; then add
-# the new key's term $e^{s - m'}$ and $e^{s - m'}\,\mathbf v$. $e^{-0.707} \approx 0.493$.
+# the new key's term $e^{s - m'}$ and $e^{s - m'}\,\mathbf v$. $e^{-1} \approx 0.368$.
 # ```
 
 # %%
@@ -745,14 +769,13 @@ ch9.online_step.check(answer)
 # ````{solution} ex-ch9-online-step
 # :class: dropdown
 #
-# The max moves from 0 to 0.707, so the old terms shrink by $e^{-0.707} \approx 0.493$ and the
-# new term is $e^{0} = 1$: $\ell = 0.493 + 1 = 1.493$ and
-# $\mathbf o = 0.493\,(0, 2) + (2, 0) = (2, 0.986)$. It is the middle row of the one-at-a-time
-# table above.
+# The max moves from 0 to 1, so the old terms shrink by $e^{-1} \approx 0.368$ and the
+# new term is $e^{0} = 1$: $\ell = 0.368 + 1 = 1.368$ and
+# $\mathbf o = 0.368\,(0, 2) + (1, 3) = (1, 3.736)$.
 #
 # ```python
-# r = math.exp(0 - 1 / math.sqrt(2))  # e^(m_old − m_new)
-# answer = [1 * r + 1, 0 * r + 2, 2 * r + 0]
+# r = math.exp(0 - 1)  # e^(m_old − m_new)
+# answer = [1 * r + 1, 0 * r + 1, 2 * r + 3]
 # ch9.online_step.check(answer)
 # ```
 # ````
@@ -770,17 +793,18 @@ ch9.online_step.check(answer)
 # $$
 #
 # are the running sum and output over *all* the keys, whatever the split. Then compute it for
-# the worked example, half $A$ holding $\mathbf k_2$ (score 0, value (0, 2)) and half $B$
-# holding $\mathbf k_1$ and $\mathbf k_3$ (scores 0.707, values (2, 0) and (1, 1)):
-# $(m_A, \ell_A, \mathbf o_A) = (0, 1, (0, 2))$, $(m_B, \ell_B, \mathbf o_B) = (0.707, 2,
-# (3, 1))$. Give the merged $[\ell, o_1, o_2]$, not yet divided, to three decimals.
+# a row of three keys: half $A$ holds two (scores 1 and 0, values (1, 0) and (0, 1)) and
+# half $B$ one (score 2, value (1, 1)), so that
+# $(m_A, \ell_A, \mathbf o_A) = (1, 1.368, (1, 0.368))$ and
+# $(m_B, \ell_B, \mathbf o_B) = (2, 1, (1, 1))$. Give the merged $[\ell, o_1, o_2]$, not yet
+# divided, to three decimals.
 # ```
 #
 # ```{admonition} Hint
 # :class: dropdown
 #
 # Write $\ell_A$ as the sum it stands for, $\sum_{j \in A} e^{s_j - m_A}$, and multiply it by
-# $e^{m_A - m}$. $e^{-0.707} \approx 0.493$.
+# $e^{m_A - m}$. $e^{-1} \approx 0.368$.
 # ```
 
 # %%
@@ -799,14 +823,15 @@ ch9.merge_halves.check(answer)
 # any split merges the same way, and so do more than two parts, one after another. That is
 # how the keys of one long row can be shared among a GPU's cores when there are too few
 # queries to keep them busy, as when generating one token at a time. Choosing
-# $m = \max(m_A, m_B)$ keeps every factor at most 1. Here $m = 0.707$:
-# $\ell = 0.493 \cdot 1 + 1 \cdot 2 = 2.493$ and
-# $\mathbf o = 0.493\,(0, 2) + (3, 1) = (3, 1.986)$; divided, $(1.203, 0.797)$, the worked
-# example's output.
+# $m = \max(m_A, m_B)$ keeps every factor at most 1. Here $m = 2$:
+# $\ell = 0.368 \cdot 1.368 + 1 \cdot 1 = 1.503$ and
+# $\mathbf o = 0.368\,(1, 0.368) + (1, 1) = (1.368, 1.135)$; divided, $(0.910, 0.755)$, the
+# output of attention over the three keys.
 #
 # ```python
-# r_a = math.exp(0 - 1 / math.sqrt(2))  # e^(m_A − m); for B it is e^0 = 1
-# answer = [r_a * 1 + 2, r_a * 0 + 3, r_a * 2 + 1]
+# r_a = math.exp(1 - 2)  # e^(m_A − m); for B it is e^0 = 1
+# l_a, o_a = 1 + math.exp(-1), [1, math.exp(-1)]
+# answer = [r_a * l_a + 1, r_a * o_a[0] + 1, r_a * o_a[1] + 1]
 # ch9.merge_halves.check(answer)
 # ```
 # ````
@@ -843,7 +868,7 @@ ch9.online_sum.check(fixed_blockwise)
 #
 # `total` is a sum of terms $e^{s_j - m}$ under the old max, exactly like `out`; when the max
 # moves both must be rescaled. Without it, the sum keeps its old, too-large terms, and every
-# output comes out too small.
+# output is shrunk toward zero by the same factor per row.
 #
 # ```python
 # def fixed_blockwise(q, k, v, block):

@@ -255,6 +255,14 @@ bool(gap < 1e-12)
 # batches and heads.) Without the cache, step $t$ would recompute the keys and values of all
 # $t$ words, in every layer, only to get the same numbers again.
 #
+# Our toy has no position encoding; a model with rotary embeddings (RoPE,
+# [Chapter 6](06_positions.ipynb)) needs one more care. The new token's query and key are
+# rotated by its absolute position $t$ in the sequence, not by 0, although it is the only
+# token the step computes; and the cache stores the keys *after* their rotation, so a cached
+# key is rotated once, when it is made, and never again (the values are not rotated). Then
+# each score $\mathbf q_t \cdot \mathbf k_j$ is the rotated pair's, which depends on the
+# positions only through the offset $t - j$, exactly as in the full causal pass.
+#
 # ## What the cache holds, and how much (KV 캐시)
 #
 # Per layer, for each of the $n$ positions held, each of the $h_{kv}$ key-value heads keeps
@@ -369,7 +377,8 @@ step_table(
 # can do far more arithmetic than that in the time it takes to fetch a byte from main memory,
 # so a decoding step spends its time waiting for memory (메모리 대역폭, memory bandwidth), not
 # computing: it is memory-bound, as Chapter 9's softmax passes were. Prefill is the opposite:
-# every key it reads meets all $n$ queries, and it is compute-bound.
+# every key it reads meets all $n$ queries, and with a fused kernel such as FlashAttention,
+# which never writes the $n \times n$ scores out (Chapter 9), prefill is compute-bound.
 #
 # ## Measure it on your machine
 #
@@ -379,12 +388,12 @@ step_table(
 # of the time. Then it times the same products for 64 queries at once against one of these
 # caches (the largest that fits the budget), as a chunk of prompt in prefill would, and a
 # product of two $1024 \times 1024$ matrices, the arithmetic speed of your machine. Each time
-# is the fastest of up to 5 runs, and the cell keeps to a budget of about two seconds. Its
-# output is your machine's.
+# is the fastest of up to 9 runs (the fastest, because other programs can only slow a run
+# down), and the cell keeps to a budget of about two seconds. Its output is your machine's.
 
 
 # %% tags=["nbval-ignore-output"]
-def fastest_seconds(f, *args, repeat=5, budget=0.3):
+def fastest_seconds(f, *args, repeat=9, budget=0.3):
     """The fastest of ``repeat`` runs of ``f(*args)`` in seconds (fewer past ``budget``)."""
     times, started = [], time.perf_counter()
     while len(times) < repeat and (not times or time.perf_counter() - started < budget):
@@ -434,6 +443,20 @@ time_slope = np.polyfit(np.log(n_t), np.log(token_seconds), 1)[0]
 chunk_ratio = chunk_seconds / token_seconds[timed_n.index(n_chunk)]
 matmul_gflops = 2 * 1024**3 / matmul_seconds / 1e9
 balance = matmul_gflops / gb_per_s[-1]  # FLOPs per byte from main memory
+if time_slope < 0.8:
+    slope_verdict = "below 1: at the smaller sizes fixed costs per call still weigh"
+elif time_slope <= 1.3:
+    slope_verdict = "close to 1, the time in proportion to n"
+else:
+    slope_verdict = "above 1: some sizes were slowed, most likely by other programs"
+if chunk_ratio <= chunk / 4:
+    chunk_verdict = f"far less than {chunk} times as long"
+elif chunk_ratio < chunk:
+    chunk_verdict = f"less than {chunk} times as long, though not by much on this run"
+else:
+    chunk_verdict = f"no less than {chunk} times as long: other programs slowed this run"
+gb_low, gb_high = gb_per_s.min(), gb_per_s.max()
+decode_gflops_best = decode_gflops.max()
 print(f"time per token against n: slope {time_slope:.2f} on log-log axes")
 print(f"{chunk} queries at once, n = {n_chunk:,}: {chunk_ratio:.1f} × one query")
 print(f"matmul {matmul_gflops:.1f} GFLOP/s: {balance:.0f} FLOPs per byte read")
@@ -449,27 +472,36 @@ step_table(
 )
 
 # %% [markdown]
-# These numbers are your machine's, measured rather than seeded, so the text does not quote
-# them; here is how to read them. On an idle machine the time per token grows in proportion
-# to $n$, a slope near 1, and the bytes read per second level off, once the cache no longer
-# fits in the processor's caches, at what it can stream from main memory, while the GFLOP/s
-# of a decoding step stay far below those of the matrix product. The last line says how many FLOPs your
+# These numbers are measured, not seeded: only running the cell reproduces them. Each
+# decoding step reads the whole cache once, so on an idle machine the time per token grows in
+# proportion to $n$, a slope near 1, and the bytes read per second level off, once the cache
+# outgrows the processor's caches, at what it can stream from main memory. On the machine
+# that built this page the slope was {eval}`dec(time_slope, 2)`, {eval}`slope_verdict`; the
+# cache was read at {eval}`dec(gb_low, 1)` to {eval}`dec(gb_high, 1)` GB/s, and a decoding
+# step reached at most {eval}`dec(decode_gflops_best, 1)` GFLOP/s against the matrix
+# product's {eval}`dec(matmul_gflops, 1)`. The last printed line says how many FLOPs the
 # machine could do in the time it reads one byte; a decoding step in float32, with a
 # key-value head per query head as in this timing, asks for
-# {eval}`plain(fp32_flops_per_byte)`, so most of its time the arithmetic units wait. The middle line is the other side of the
-# coin: {eval}`chunk` queries against the same cache do {eval}`chunk` times the FLOPs but read
-# the same bytes, so they take only a few times as long as one. (Where other programs share
-# the processor, the BLAS library's threads can wait for one another, and one size comes out
-# hundreds of times slower than its neighbours: run the cell again.)
+# {eval}`plain(fp32_flops_per_byte)`, so most of its time the arithmetic units wait. The
+# middle line is the other side of the coin: {eval}`chunk` queries against the same cache do
+# {eval}`chunk` times the FLOPs but read the same bytes; here they took
+# {eval}`dec(chunk_ratio, 1)` times one query's time, {eval}`chunk_verdict`. (Where other
+# programs share the processor, the BLAS library's threads can wait for one another, and one
+# size comes out many times slower than its neighbours: run the cell again.)
 #
-# This is why servers decode many sequences in one batch (the weight matrices of the layers
-# are then read once for all of them), and why everything below tries to read fewer bytes per
+# Batching sequences helps the layers' weight matrices, which all sequences share and which
+# are then read once for the whole batch, not attention: each sequence reads its own cache.
+# Queries that share one cache arise in chunked prefill, when several drafted tokens are
+# verified at once, and across the $g$ query heads of a GQA group (below), which is why GQA
+# raises a decoding step's FLOPs per byte. Everything below tries to read fewer bytes per
 # token. A GPU makes the gap wider, not narrower: its arithmetic is faster still, relative to
 # its memory.
 #
 # ## The convention trap: `is_causal=True` with one new query
 #
-# The causal mask seems the natural thing to pass while generating. It is wrong. Give the
+# [Chapter 7](07_heads_and_masks.ipynb) showed the trap on one new query: `is_causal=True`
+# aligns the triangle at the top left, so a query after cached keys sees only the first.
+# Here it is on this chapter's decoding step, then what the libraries do about it. Give the
 # last step's query, the one of 샀다, the cached keys with `is_causal=True`:
 
 # %%
@@ -480,17 +512,15 @@ print("weights:", dec(weights_trap), "  output:", vector(out_trap))
 # %% [markdown]
 # The weights are {eval}`plain(weights_trap)`: the new word attends to 나는 alone, and its
 # output is the value of 나는, {eval}`vector(out_trap)`, instead of {eval}`vector(out_3)`. No
-# error, no warning, just a wrong number. `is_causal=True` means, in `attn_core` as in
-# PyTorch, the lower triangle of an $L \times S$ matrix aligned at the top left: query $i$
-# sees keys $0$ to $i$. That is right when the queries and the keys are the same positions
-# ($L = S$: training, prefill). A decoding query is the *last* position, but a top-left mask
-# treats it as position 0.
+# error, no warning, just a wrong number: as in Chapter 7, the top-left triangle, right when
+# the queries and the keys are the same positions ($L = S$: training, prefill), treats the
+# decoding query, the *last* position, as position 0.
 #
 # Two ways do it right. For one new query, pass no mask at all: every cached key is in its
 # past. For $L > 1$ new queries at once (a prompt fed in chunks, or several tokens checked
-# together), align the triangle at the bottom right: query $i$ is position $S - L + i$ and
-# sees keys $0$ to $S - L + i$. `ac.causal_mask_lower_right(L, S)` builds it, and
-# `ac.KVCache.attend` uses it. Here are both masks for the last two words fed together, a
+# together), use Chapter 7's bottom-right triangle (query $i$ is position $S - L + i$ and
+# sees keys $0$ to $S - L + i$), which `ac.causal_mask_lower_right(L, S)` builds and
+# `ac.KVCache.attend` uses. Here are both masks for the last two words fed together, a
 # chunk of two queries against all the keys:
 
 # %%
@@ -545,7 +575,7 @@ figures.show(
 # | flash-attn's `flash_attn_func(..., causal=True)`, from version 2.1 | bottom-right | all six |
 #
 # The flash-attn library changed its convention from top-left to bottom-right in version 2.1
-# ([Dao, 2023](references.md)), so code that was right with one release is wrong with the
+# ([Dao, 2023a](references.md)), so code that was right with one release is wrong with the
 # other. Name the alignment you mean, and test a decoding step against the full causal pass,
 # as this chapter did.
 #
@@ -613,7 +643,7 @@ step_table(
 # weight on another key.
 # `enable_gqa=True` lets `ac.scaled_dot_product_attention` take the keys and values with
 # fewer heads (axis $-3$) than the queries, as PyTorch's `F.scaled_dot_product_attention`
-# does. It repeats each key-value head $g$ times *in place*: heads 0, 0, 1, 1, as
+# does. It repeats each key-value head $g$ times consecutively: heads 0, 0, 1, 1, as
 # `torch.repeat_interleave` orders them, not 0, 1, 0, 1 as `np.tile` would:
 
 # %%
@@ -694,13 +724,15 @@ else:
 #   latency ([Kwon et al., 2023](references.md)).
 # - **Sliding-window caches.** If each query attends only to the last $W$ tokens (sliding-window
 #   attention, as in Longformer, [Beltagy et al., 2020](references.md)), the cache never needs
-#   more than $W$ positions. Mistral 7B uses $W = 4096$ with a rolling buffer: position $i$ is
+#   more than $W$ positions. Mistral 7B (v0.1) uses $W = 4096$ with a rolling buffer: position $i$ is
 #   stored in slot $i \bmod W$, overwriting what no query can see any more, which on a 32k
 #   sequence makes the cache 8 times smaller ([Jiang et al., 2023](references.md)).
 # - **Quantised caches.** Fewer bits per number: KIVI stores keys and values in 2 bits
 #   (keys quantised per channel, values per token, as their outliers differ), with almost
 #   the same quality and 2.6 times less peak memory in its tests
-#   ([Liu et al., 2024](references.md)). In {eq}`eq-ch10-kv-bytes` that is $b = 1/4$.
+#   ([Liu et al., 2024](references.md)). In {eq}`eq-ch10-kv-bytes` that is about $b = 1/4$,
+#   plus the quantisation constants (a scale and a zero-point per group of numbers) and the
+#   recent tokens it keeps in full precision.
 #
 # ## Summary
 #

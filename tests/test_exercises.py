@@ -178,6 +178,26 @@ def test_a_choice_outside_the_options_is_named():
     assert feedback.diagnosis == "not-an-option" and "'a', 'b', 'c'" in feedback.message
 
 
+def test_a_choice_praise_adds_its_follow_up_only_when_given():
+    from attn_book.exercises.kinds import ChoiceExercise
+    from attn_book.exercises.site import site_spec
+
+    plain = ChoiceExercise("t-plain", "b wins", ["a", "b"], "b", {"a": "no."})
+    run = ChoiceExercise("t-run", "b wins", ["a", "b"], "b", {"a": "no."}, follow_up="run it")
+    assert plain.check("b").message == "b wins." and "next cell" not in plain.check("b").message
+    assert run.check("b").message == "b wins: run it."
+    assert site_spec(run)["verdicts"]["b"]["message"] == "b wins: run it."
+
+
+def test_the_stated_tolerance_is_the_one_applied():
+    ex = NumberExercise("t-tol", "a number", (2.493,), lambda x: x)
+    ok, just_out = 2.493 + 0.002 + 0.001 * 2.493 - 1e-9, 2.493 + 0.002 + 0.001 * 2.493 + 1e-6
+    assert "0.002 plus 0.1% of the value" in ex.check(ok).message
+    assert ex.check(ok).status == "correct" and ex.check(just_out).status == "wrong"
+    exact = NumberExercise("t-abs", "a number", (2.0,), lambda x: x, rtol=0.0)
+    assert "within 0.002)" in exact.check(2.0015).message
+
+
 def test_feedback_repr_and_markdown():
     fb = Feedback("wrong", "your rows do not sum to 1.", "rows-not-normalised")
     assert repr(fb) == "✗ Not yet: your rows do not sum to 1."

@@ -26,47 +26,57 @@ def _attention_loop(q, k, v):
 
 
 def test_weights_memory_by_hand():
-    # 32768 = 2^15 tokens: 2^30 weights of 2 bytes each = 2 GiB
-    assert ch9.weights_memory.expected() == 2.0
-    assert ch9.weights_memory.check(2).ok
-    assert ch9.weights_memory.check(4).diagnosis == "float32-bytes"
-    assert ch9.weights_memory.check(2**31 / 1e9).diagnosis == "decimal-gigabytes"
-    assert ch9.weights_memory.check(2**31).diagnosis == "bytes-not-gib"  # 2^30 · 2 bytes
-    assert ch9.weights_memory.check(32 * 2).diagnosis == "counted-32-heads"  # the text's model
+    # 65536 = 2^16 tokens: 2^32 weights of 4 bytes each = 2^34 bytes = 16 GiB
+    assert ch9.weights_memory.expected() == 16.0
+    assert ch9.weights_memory.check(16).ok
+    assert ch9.weights_memory.check(8).diagnosis == "float16-bytes"
+    assert ch9.weights_memory.check(2**34 / 1e9).diagnosis == "decimal-gigabytes"
+    assert ch9.weights_memory.check(2**34).diagnosis == "bytes-not-gib"  # 2^32 · 4 bytes
+    assert ch9.weights_memory.check(32 * 16).diagnosis == "counted-32-heads"  # the text's model
+    assert ch9.weights_memory.check(2**16 * 4 / 2**30).diagnosis == "not-squared"
 
 
 def test_online_step_by_hand():
-    # state after key 2: m = 0, l = 1, o = (0, 2); key 1 arrives with s = 1/√2, v = (2, 0)
-    r = math.exp(-1 / math.sqrt(2))  # e^(0 - 0.707): the old terms shrink
-    expected = [1 * r + 1, 0 * r + 2, 2 * r + 0]  # the new term is e^(s - s) = 1
+    # state m = 0, l = 1, o = (0, 2); a key arrives with s = 1, v = (1, 3)
+    r = math.exp(-1.0)  # e^(0 - 1): the old terms shrink
+    expected = [1 * r + 1, 0 * r + 1, 2 * r + 3]  # the new term is e^(s - s) = 1
     np.testing.assert_allclose(ch9.online_step.expected(), expected)
-    assert ch9.online_step.check([1.493, 2.0, 0.986]).ok
-    assert ch9.online_step.check([2.0, 2.0, 2.0]).diagnosis == "no-rescale"
-    assert ch9.online_step.check([1 / r + 1, 2.0, 2 / r]).diagnosis == "rescale-inverted"
+    assert ch9.online_step.check([1.368, 1.0, 3.736]).ok
+    assert ch9.online_step.check([2.0, 1.0, 5.0]).diagnosis == "no-rescale"
+    assert ch9.online_step.check([1 / r + 1, 1.0, 2 / r + 3]).diagnosis == "rescale-inverted"
+    e = math.e  # the new term left as e^s = e^1
+    assert ch9.online_step.check([r + e, e, 2 * r + 3 * e]).diagnosis == "new-term-not-shifted"
     l_new, o_new = expected[0], expected[1:]
     divided = [l_new, o_new[0] / l_new, o_new[1] / l_new]  # o / ℓ where o was asked
     assert ch9.online_step.check(divided).diagnosis == "divided-already"
 
 
 def test_merge_halves_by_hand():
-    # half A: key 2 (score 0, value (0, 2));
-    # half B: keys 1 and 3 (scores 1/√2, values (2, 0) and (1, 1))
-    s = 1 / math.sqrt(2)
-    m_a, l_a, o_a = 0.0, 1.0, np.array([0.0, 2.0])
-    m_b, l_b, o_b = s, 2.0, np.array([3.0, 1.0])  # e^(s - s) = 1 for both keys
+    # half A: scores 1 and 0, values (1, 0) and (0, 1); half B: score 2, value (1, 1)
+    m_a, l_a, o_a = 1.0, 1 + math.exp(-1), np.array([1.0, math.exp(-1)])
+    m_b, l_b, o_b = 2.0, 1.0, np.array([1.0, 1.0])
     m = max(m_a, m_b)
     r_a, r_b = math.exp(m_a - m), math.exp(m_b - m)
     expected = [r_a * l_a + r_b * l_b, *(r_a * o_a + r_b * o_b)]
     np.testing.assert_allclose(ch9.merge_halves.expected(), expected)
-    # the merged state, divided, is the worked example's output (1.203, 0.797)
-    np.testing.assert_allclose(np.array(expected[1:]) / expected[0], [1.2030, 0.7970], atol=5e-4)
+    # the merged state, divided, is softmax([1, 0, 2]) @ values, by loops
+    w = np.exp([1.0, 0.0, 2.0]) / np.exp([1.0, 0.0, 2.0]).sum()
+    values = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    np.testing.assert_allclose(np.array(expected[1:]) / expected[0], w @ values)
     assert ch9.merge_halves.check(expected).ok
     assert ch9.merge_halves.check([l_a + l_b, *(o_a + o_b)]).diagnosis == "merged-without-rescale"
-    r = math.exp(m_b - m_a)  # measured from the smaller max: B's terms grow by e^0.707
+    r = math.exp(m_b - m_a)  # measured from the smaller max: B's terms grow by e^1
     smaller = [l_a + r * l_b, *(o_a + r * o_b)]
     assert ch9.merge_halves.check(smaller).diagnosis == "merged-under-smaller-max"
     divided = [expected[0], *(np.array(expected[1:]) / expected[0])]
     assert ch9.merge_halves.check(divided).diagnosis == "divided-already"
+
+
+def test_the_stated_tolerance_holds_for_the_merge():
+    # 0.006 off is outside 0.002 + 0.1% of 1.503 (about 0.0035)
+    ex = ch9.merge_halves
+    assert "0.002 plus 0.1% of the value" in ex.check(ex.solution).message
+    assert ex.check([1.503 + 0.006, 1.368, 1.135]).status == "wrong"
 
 
 def test_the_bug_reference_is_attention_by_loops():
@@ -89,6 +99,26 @@ def test_the_bug_shows_only_when_the_max_moves():
     buggy = ch9.blockwise_attention(q, rising, v, 1)
     assert buggy.sum() < 1 - 0.1  # the weights of one-hot values no longer add up to 1
     assert ch9.online_sum.check(ch9.blockwise_attention).diagnosis == "sum-not-rescaled"
+
+
+def test_an_upside_down_rescale_is_named():
+    def inverted(q, k, v, block):  # e^(m_new - m_old): inf on the first block, then NaN
+        scale = 1 / math.sqrt(q.shape[-1])
+        m, total = np.full((*q.shape[:-1], 1), -np.inf), np.zeros((*q.shape[:-1], 1))
+        out = np.zeros((*q.shape[:-1], v.shape[-1]))
+        for start in range(0, k.shape[-2], block):
+            s = q @ np.swapaxes(k[..., start : start + block, :], -1, -2) * scale
+            new_m = np.maximum(m, s.max(axis=-1, keepdims=True))
+            rescale, e = np.exp(new_m - m), np.exp(s - new_m)
+            total = total * rescale + e.sum(axis=-1, keepdims=True)
+            out = out * rescale + e @ v[..., start : start + block, :]
+            m = new_m
+        return out / total
+
+    with np.errstate(invalid="ignore", over="ignore"):
+        assert np.isnan(inverted(np.ones((1, 2)), np.ones((3, 2)), np.ones((3, 2)), 2)).all()
+    assert ch9.online_sum.check(inverted).diagnosis == "rescale-inverted"
+    assert ch9.online_sum.check(ch9.online_sum.solution).ok
 
 
 def test_time_slope_with_d_k_growing_like_n_tends_to_3():

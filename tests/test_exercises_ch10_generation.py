@@ -79,6 +79,32 @@ def test_the_bug_gives_each_new_token_the_first_value():
     np.testing.assert_allclose(buggy[:n_prompt], _causal_loop(q, k, v)[:n_prompt])  # prefill right
 
 
+def test_attending_before_appending_is_named():
+    def before_append(queries, keys, values, n_prompt):  # each step misses its own key
+        rows = list(_causal_loop(queries, keys, values)[:n_prompt])
+        for t in range(n_prompt, len(queries)):
+            s = keys[:t] @ queries[t] / math.sqrt(queries.shape[1])  # keys before t only
+            w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+            rows.append(w @ values[:t])
+        return np.array(rows)
+
+    feedback = ch10.is_causal_decode.check(
+        lambda q, k, v, n_prompt: (
+            np.stack([before_append(*xs, n_prompt) for xs in zip(q, k, v, strict=True)])
+            if q.ndim == 3
+            else before_append(q, k, v, n_prompt)
+        )
+    )
+    assert feedback.diagnosis == "own-key-missing"
+    assert ch10.is_causal_decode.check(ch10.is_causal_decode.solution).ok
+
+
+def test_a_power_can_be_typed_with_a_caret_or_stars():
+    for typed in ("n³", "n3", "n^3", "n**3", "N ^ 3"):
+        assert ch10.no_cache_growth.check(typed).ok, typed
+    assert ch10.no_cache_growth.check("n^2").diagnosis == "chose-n²"
+
+
 def test_no_cache_growth_is_a_sum_of_squares():
     # without a cache, step t runs a causal pass over t tokens: about t² pairs, Σ t² ~ n³ / 3
     pairs = [sum(t * (t + 1) // 2 for t in range(1, n + 1)) for n in (1000, 2000)]

@@ -37,3 +37,15 @@ def test_kv_cache_bytes_by_hand():
         calc.kv_heads = 0
     with pytest.raises(TypeError, match="layers must be an integer"):
         calc.layers = "32"
+
+
+def test_kv_heads_always_divide_the_query_heads():
+    calc = MemoryCalculator(kv_cache=True, heads=32, kv_heads=7)  # 7 does not divide 32
+    assert calc.kv_heads == 4 and calc.heads % calc.kv_heads == 0
+    calc.heads = 12  # 4 divides 12: kept
+    assert calc.kv_heads == 4
+    calc.heads = 9  # 4 does not divide 9: the largest divisor below, 3
+    assert calc.kv_heads == 3
+    assert calc.kv_cache_bytes == 2 * 32 * 3 * 128 * 32768 * 2
+    calc.kv_heads = 100  # more KV heads than query heads: one per query head
+    assert calc.kv_heads == 9

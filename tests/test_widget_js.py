@@ -335,6 +335,25 @@ def test_kv_cache_bytes_equal_attn_core(run_js):
     assert got[0] == 16 * 2**30 and got[1] == 2 * 3 * 6 * 8
 
 
+def test_kv_heads_fit_the_query_heads_as_in_python(run_js):
+    from attn_book.widgets.memory_calculator import fit_kv_heads
+
+    cases = [
+        (h, kv, up) for h in (1, 7, 12, 32, 128) for kv in (1, 3, 7, 8, 9, 100) for up in (0, 1)
+    ]
+    got = run_js([["fitKvHeads", [h, kv, bool(up)]] for h, kv, up in cases])
+    for (h, kv, up), value in zip(cases, got, strict=True):
+        assert value == fit_kv_heads(h, kv, up=bool(up)), (h, kv, up)
+        assert h % value == 0 and 1 <= value <= h
+    # by hand: 32 query heads, a slider moved to 7 (down from 8) or 9 (up from 8)
+    assert run_js([["fitKvHeads", [32, 7, False]], ["fitKvHeads", [32, 9, True]]]) == [4, 16]
+
+
+def test_device_ratios_never_use_an_exponent(run_js):
+    got = run_js([["fmtRatio", [r]] for r in (0.5, 4.0, 256.0, 1024.4)])
+    assert got == ["0.50×", "4.0×", "256×", "1,024×"]
+
+
 def test_bytes_read_in_binary_units(run_js):
     got = run_js([["fmtBytes", [b]] for b in (36, 4 * 2**20, 64 * 2**30, 1536)])
     assert got == ["36 B", "4.00 MiB", "64.0 GiB", "1.50 KiB"]

@@ -10,11 +10,11 @@ running sum).
 
 Examples
 --------
->>> weights_memory.check(2).ok
+>>> weights_memory.check(16).ok
 True
->>> online_step.check([2.0, 2.0, 2.0]).diagnosis
+>>> online_step.check([2.0, 1.0, 5.0]).diagnosis
 'no-rescale'
->>> merge_halves.check([3.0, 3.0, 3.0]).diagnosis
+>>> merge_halves.check([2.368, 2.0, 1.368]).diagnosis
 'merged-without-rescale'
 >>> online_sum.check(online_sum.buggy).diagnosis
 'sum-not-rescaled'
@@ -27,11 +27,10 @@ import math
 import numpy as np
 
 import attn_core as ac
-from attn_book.data import quanta_example
 
 from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, NumberExercise
-from .records import Case, Mistake
+from .records import Case, Diagnosis, Mistake
 
 __all__ = [
     "EXERCISES",
@@ -45,7 +44,7 @@ __all__ = [
 GIB = 2**30  # bytes in a GiB (gibibyte)
 
 
-# ------------------------------------------------------ one head's weights at 32k tokens
+# ------------------------------------------------------ one head's weights at 64k tokens, float32
 
 
 def _weights_gib(n, dtype):
@@ -56,49 +55,49 @@ def _weights_gib(n, dtype):
 weights_memory = NumberExercise(
     "ch9-weights-memory",
     "the memory of one head's weights",
-    (32768, "float16"),
+    (65536, "float32"),
     _weights_gib,
     diagnoses=[
         diagnose.matches(
-            "float32-bytes",
-            "that counts 4 bytes per number, float32's size; float16 numbers take 2 bytes.",
-            lambda n, dtype: n * n * 4 / GIB,
+            "float16-bytes",
+            "that counts 2 bytes per number, a half-precision size; float32 numbers take 4 bytes.",
+            lambda n, dtype: n * n * 2 / GIB,
         ),
         diagnose.matches(
             "bits-not-bytes",
-            "that counts 16 per number: float16 has 16 bits, which are 2 bytes.",
-            lambda n, dtype: n * n * 16 / GIB,
+            "that counts 32 per number: float32 has 32 bits, which are 4 bytes.",
+            lambda n, dtype: n * n * 32 / GIB,
         ),
         diagnose.matches(
             "decimal-gigabytes",
             "that is in GB (10⁹ bytes); the question asks for GiB, 2³⁰ = 1 073 741 824 bytes.",
-            lambda n, dtype: n * n * 2 / 1e9,
+            lambda n, dtype: n * n * 4 / 1e9,
         ),
         diagnose.matches(
             "not-squared",
             "that is one row of weights: the matrix has n rows of n weights each.",
-            lambda n, dtype: n * 2 / GIB,
+            lambda n, dtype: n * 4 / GIB,
         ),
         diagnose.matches(
             "bytes-not-gib",
             "that is the number of bytes; the question asks for GiB: divide by 2³⁰.",
-            lambda n, dtype: n * n * 2,
+            lambda n, dtype: n * n * 4,
         ),
         diagnose.matches(
             "counted-32-heads",
             "that counts the 32 heads of the text's model; the question asks for one head.",
-            lambda n, dtype: 32 * n * n * 2 / GIB,
+            lambda n, dtype: 32 * n * n * 4 / GIB,
         ),
     ],
     mistakes=[
-        Mistake("float32's 4 bytes", 4.0, "float32-bytes"),
-        Mistake("16 bits as 16 bytes", 16.0, "bits-not-bytes"),
-        Mistake("decimal GB", 2.147, "decimal-gigabytes"),
-        Mistake("n, not n²", 32768 * 2 / GIB, "not-squared"),
-        Mistake("bytes", 2**31, "bytes-not-gib"),
-        Mistake("the text's 32 heads", 64.0, "counted-32-heads"),
+        Mistake("float16's 2 bytes", 8.0, "float16-bytes"),
+        Mistake("32 bits as 32 bytes", 128.0, "bits-not-bytes"),
+        Mistake("decimal GB", 17.18, "decimal-gigabytes"),
+        Mistake("n, not n²", 65536 * 4 / GIB, "not-squared"),
+        Mistake("bytes", 2**34, "bytes-not-gib"),
+        Mistake("the text's 32 heads", 512.0, "counted-32-heads"),
     ],
-    solution=2.0,
+    solution=16.0,
 )
 
 
@@ -144,7 +143,7 @@ def _with_rescale(rescale_of, shift_new=True):
 online_step = NumberExercise(
     "ch9-online-step",
     "one step of the online softmax",
-    (0.0, 1.0, np.array([0.0, 2.0]), 1 / math.sqrt(2), np.array([2.0, 0.0])),
+    (0.0, 1.0, np.array([0.0, 2.0]), 1.0, np.array([1.0, 3.0])),
     _step,
     diagnoses=[
         diagnose.matches(
@@ -173,12 +172,12 @@ online_step = NumberExercise(
         ),
     ],
     mistakes=[
-        Mistake("no rescale", [2.0, 2.0, 2.0], "no-rescale"),
-        Mistake("rescale upside down", [3.028, 2.0, 4.056], "rescale-inverted"),
-        Mistake("new term unshifted", [2.521, 4.056, 0.986], "new-term-not-shifted"),
-        Mistake("o divided by ℓ", [1.493, 1.340, 0.660], "divided-already"),
+        Mistake("no rescale", [2.0, 1.0, 5.0], "no-rescale"),
+        Mistake("rescale upside down", [3.718, 1.0, 8.437], "rescale-inverted"),
+        Mistake("new term unshifted", [3.086, 2.718, 8.891], "new-term-not-shifted"),
+        Mistake("o divided by ℓ", [1.368, 0.731, 2.731], "divided-already"),
     ],
-    solution=[1.493, 2.0, 0.986],
+    solution=[1.368, 1.0, 3.736],
 )
 
 
@@ -219,13 +218,19 @@ def _divided(answer):
     return [answer[0], *(np.asarray(answer[1:]) / answer[0])]
 
 
-_EX = quanta_example()  # the worked example: half A is key 2, half B keys 1 and 3
-_S = _EX.keys @ _EX.query / math.sqrt(2)
+#: Half A: two keys, scores 1 and 0, values (1, 0) and (0, 1); half B: one key, score 2,
+#: value (1, 1). Not the worked example, whose merged state the chapter's table shows.
+_HALVES = (
+    np.array([1.0, 0.0]),
+    np.array([[1.0, 0.0], [0.0, 1.0]]),
+    np.array([2.0]),
+    np.array([[1.0, 1.0]]),
+)
 
 merge_halves = NumberExercise(
     "ch9-merge-halves",
     "two halves of the keys, merged",
-    (_S[[1]], _EX.values[[1]], _S[[0, 2]], _EX.values[[0, 2]]),
+    _HALVES,
     _merged,
     diagnoses=[
         diagnose.matches(
@@ -249,11 +254,11 @@ merge_halves = NumberExercise(
         ),
     ],
     mistakes=[
-        Mistake("no rescale", [3.0, 3.0, 3.0], "merged-without-rescale"),
-        Mistake("under the smaller max", [5.056, 6.085, 4.028], "merged-under-smaller-max"),
-        Mistake("the output, divided", [2.493, 1.203, 0.797], "divided-already"),
+        Mistake("no rescale", [2.368, 2.0, 1.368], "merged-without-rescale"),
+        Mistake("under the smaller max", [4.086, 3.718, 3.086], "merged-under-smaller-max"),
+        Mistake("the output, divided", [1.503, 0.910, 0.755], "divided-already"),
     ],
-    solution=[2.493, 3.0, 1.986],
+    solution=[1.503, 1.368, 1.135],
 )
 
 
@@ -299,6 +304,11 @@ def _blockwise(q, k, v, block, *, rescale_sum=True, rescale_out=True):
     return out / total
 
 
+def _all_nan(trials):
+    """Every output of every case is NaN: the first block's rescale e^(m_new − (−inf)) = inf."""
+    return all(t.got is not None and t.got.size > 0 and bool(np.isnan(t.got).all()) for t in trials)
+
+
 def _fixed_blockwise(q, k, v, block):
     return _blockwise(q, k, v, block)
 
@@ -306,6 +316,22 @@ def _fixed_blockwise(q, k, v, block):
 def _output_not_rescaled(q, k, v, block):
     """The opposite slip: the sum rescaled, the output not."""
     return _blockwise(q, k, v, block, rescale_out=False)
+
+
+def _rescale_inverted(q, k, v, block):
+    """The slip e^(m_new − m_old) for the rescale: inf on the first block, so NaN."""
+    scale = 1 / math.sqrt(q.shape[-1])
+    m, total = np.full((*q.shape[:-1], 1), -np.inf), np.zeros((*q.shape[:-1], 1))
+    out = np.zeros((*q.shape[:-1], v.shape[-1]))
+    for start in range(0, k.shape[-2], block):
+        keys, values = k[..., start : start + block, :], v[..., start : start + block, :]
+        s = q @ np.swapaxes(keys, -1, -2) * scale
+        new_m = np.maximum(m, s.max(axis=-1, keepdims=True))
+        rescale, e = np.exp(new_m - m), np.exp(s - new_m)
+        total = total * rescale + e.sum(axis=-1, keepdims=True)
+        out = out * rescale + e @ values
+        m = new_m
+    return out / total
 
 
 def _reference(q, k, v, block):
@@ -317,7 +343,7 @@ def _bug_cases():
     rising = np.outer(np.arange(1.0, 7.0), [1.0, 0.0])  # scores grow along the keys
     return [
         Case(
-            "the worked example's query, keys in blocks of 2",
+            "one query (1, 0), 6 keys with rising scores, random values, blocks of 2",
             (np.array([[1.0, 0.0]]), rising, r.normal(size=(6, 2)), 2),
         ),
         Case(
@@ -361,9 +387,17 @@ online_sum = BugExercise(
             "same factor as the sum.",
             _output_not_rescaled,
         ),
+        Diagnosis(
+            "rescale-inverted",
+            "every output is NaN: your rescale factor looks upside down. Before the first "
+            "block m is −inf, so e^(m_new − m_old) is e^(+inf) = inf, and inf times the zero "
+            "sum is NaN. The rescale is e^(m_old − m_new), at most 1: 0 on the first block.",
+            _all_nan,
+        ),
     ],
     mistakes=[
-        Mistake("the output no longer rescaled", _output_not_rescaled, "output-not-rescaled")
+        Mistake("the output no longer rescaled", _output_not_rescaled, "output-not-rescaled"),
+        Mistake("the rescale upside down", _rescale_inverted, "rescale-inverted"),
     ],
     solution=_fixed_blockwise,
 )

@@ -197,6 +197,19 @@ def _prefill_not_causal(queries, keys, values, n_prompt):
     return _decode_loop(queries, keys, values, n_prompt, prefill_causal=False)
 
 
+def _attend_before_append(queries, keys, values, n_prompt):
+    """No mask for a step, but the step attends before its own key and value are appended."""
+    cache = ac.KVCache()
+    cache.append(keys[..., :n_prompt, :], values[..., :n_prompt, :])
+    q = queries[..., :n_prompt, :]
+    outputs = [ac.scaled_dot_product_attention(q, cache.keys, cache.values, is_causal=True)]
+    for t in range(n_prompt, queries.shape[-2]):
+        q = queries[..., t : t + 1, :]
+        outputs.append(ac.scaled_dot_product_attention(q, cache.keys, cache.values))
+        cache.append(keys[..., t : t + 1, :], values[..., t : t + 1, :])
+    return np.concatenate(outputs, axis=-2)
+
+
 def _full_causal_pass(queries, keys, values, n_prompt):
     return ac.scaled_dot_product_attention(queries, keys, values, is_causal=True)
 
@@ -241,8 +254,18 @@ is_causal_decode = BugExercise(
             "them: the prefill still needs its causal mask.",
             _prefill_not_causal,
         ),
+        diagnose.matches(
+            "own-key-missing",
+            "each new token attends before its own key and value are in the cache, so it "
+            "sees every earlier token but not itself. Append first, then attend: a query "
+            "sees the keys up to and including its own position.",
+            _attend_before_append,
+        ),
     ],
-    mistakes=[Mistake("no mask anywhere", _prefill_not_causal, "prefill-not-causal")],
+    mistakes=[
+        Mistake("no mask anywhere", _prefill_not_causal, "prefill-not-causal"),
+        Mistake("attends before appending", _attend_before_append, "own-key-missing"),
+    ],
     solution=_fixed_loop,
 )
 

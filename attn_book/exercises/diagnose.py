@@ -57,6 +57,7 @@ __all__ = [
     "rounding",
     "rows_not_normalised",
     "scaled_by_d_model",
+    "tolerance_text",
     "wrong_count",
     "wrong_order",
     "wrong_shape",
@@ -382,6 +383,22 @@ def wrong_count():
     )
 
 
+def tolerance_text(atol, rtol):
+    """The tolerance a by-hand answer is checked to, as the check applies it.
+
+    An entry passes when ``|got - expected| <= atol + rtol * |expected|`` (numpy's
+    ``isclose``), so the text names both parts.
+
+    Examples
+    --------
+    >>> tolerance_text(2e-3, 1e-3), tolerance_text(0.5, 0.0)
+    ('0.002 plus 0.1% of the value', '0.5')
+    """
+    if rtol == 0:
+        return f"{atol:g}"
+    return f"{atol:g} plus {rtol * 100:g}% of the value"
+
+
 def _close(t, within):
     """Entry by entry: within ``within`` × the tolerance of the expected value."""
     tol = within * (t.atol + t.rtol * np.abs(t.expected))
@@ -399,8 +416,9 @@ def rounding(within=10.0):
             if t.expected.size == 1
             else f"close, but {_subject(off, t.expected.shape)} not"
         )
+        tolerance = tolerance_text(t.atol, t.rtol)
         return (
-            f"{lead} within the tolerance ({t.atol:g}) — keep three decimals at every step "
+            f"{lead} within the tolerance ({tolerance}) — keep three decimals at every step "
             "and round only at the end."
         )
 

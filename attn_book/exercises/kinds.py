@@ -276,7 +276,7 @@ class NumberExercise(Exercise):
     >>> ex = NumberExercise("doc-scores", "the worked example's scores", quanta_example()[:2],
     ...                     ac.dot_scores)
     >>> ex.check([1, 0, 1])
-    ✓ Correct: the worked example's scores (checked to within 0.002).
+    ✓ Correct: the worked example's scores (checked to within 0.002 plus 0.1% of the value).
     >>> ex.check([1, 0])
     ✗ Not yet: expected 3 numbers, got 2.
     >>> ex.check([1, None, 1])
@@ -321,7 +321,7 @@ class NumberExercise(Exercise):
         ]
 
     def _praise(self):
-        return f"{self.title} (checked to within {self.atol:g})."
+        return f"{self.title} (checked to within {diagnose.tolerance_text(self.atol, self.rtol)})."
 
 
 class FunctionExercise(Exercise):
@@ -400,12 +400,27 @@ class ChoiceExercise(Exercise):
         The right option (hidden).
     why_not : dict
         For each wrong option, a hint that says why it loses, not which wins.
+    follow_up : str, optional
+        What the reader does once right, added to the praise (e.g. ``"now run the next
+        cell and see it happen"``, where a next cell shows it). Default: the praise alone.
+        The site's answer box shows the same text (its verdicts are these messages).
+
+    Examples
+    --------
+    >>> ex = ChoiceExercise("doc-pick", "the larger score wins", ["a", "b"], "b",
+    ...                     {"a": "a's score is the smaller one."})
+    >>> ex.check("B")
+    ✓ Correct: the larger score wins.
+    >>> ChoiceExercise("doc-run", "b wins", ["a", "b"], "b", {"a": "no."},
+    ...                follow_up="now run the next cell and see it happen").check("b")
+    ✓ Correct: b wins: now run the next cell and see it happen.
     """
 
     kind = "predict then run"
 
-    def __init__(self, id, title, options: Sequence[str], answer, why_not, **kw):
+    def __init__(self, id, title, options: Sequence[str], answer, why_not, *, follow_up=None, **kw):
         self.options, self._answer = [str(o) for o in options], str(answer)
+        self.follow_up = follow_up
         self._by_key = {_choice_key(o): o for o in self.options}
         if len(self._by_key) != len(self.options):
             raise ValueError(f"options {self.options} must differ after normalising case and ×")
@@ -428,11 +443,12 @@ class ChoiceExercise(Exercise):
         return [_ChoiceTrial(pick == self._answer, pick)]
 
     def _praise(self):
-        return f"{self.title}: now run the next cell and see it happen."
+        return f"{self.title}." if self.follow_up is None else f"{self.title}: {self.follow_up}."
 
 
 _TIMES = re.compile(r"(?<![a-z])[x*·](?=\s*[\d√.(]|\s*sqrt)")
 _SQRT = re.compile(r"sqrt\s*\(?\s*([\d.]+)\s*\)?")
+_POWER = re.compile(r"(?:\^|\*\*)\s*(?=\d)")  # n^3, n**3: NFKC makes n³ n3 too
 
 
 def _typed(answer):
@@ -447,15 +463,18 @@ def _typed(answer):
 
 
 def _choice_key(text):
-    """A typed option, normalised: case, spaces, quotes and "x" "*" "·" for "×", "sqrt2" for "√2".
+    """A typed option, normalised: case, spaces, quotes, "x" "*" "·" for "×", "sqrt2" for "√2",
+    and a power written ``n^3``, ``n**3`` or ``n³`` as ``n3``.
 
     Examples
     --------
     >>> [_choice_key(t) for t in ("×√2", " X√2 ", "x sqrt(2)", "*√2", "Down", "'up'")]
     ['×√2', '×√2', '×√2', '×√2', 'down', 'up']
+    >>> [_choice_key(t) for t in ("n³", "n^3", "N ** 3", "n3", "2*3")]
+    ['n3', 'n3', 'n3', 'n3', '2×3']
     """
     text = unicodedata.normalize("NFKC", str(text)).strip().strip("\"'`").strip().lower()
-    text = _SQRT.sub(r"√\1", _TIMES.sub("×", text))
+    text = _SQRT.sub(r"√\1", _TIMES.sub("×", _POWER.sub("", text)))
     return re.sub(r"\s+", "", text).rstrip(".")
 
 

@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 
+from . import diagnose
 from .kinds import _UNANSWERED_VALUE, ChoiceExercise, NumberExercise, all_exercises
 from .records import Case, Trial
 
@@ -102,7 +103,7 @@ def _number_spec(ex):
         "expected": _array(expected),
         "atol": ex.atol,
         "rtol": ex.rtol,
-        "atol_text": f"{ex.atol:g}",
+        "atol_text": diagnose.tolerance_text(ex.atol, ex.rtol),
         "correct": ex.check(ex.solution).message if ex.solution is not None else None,
         "unanswered": _UNANSWERED_VALUE,
         "other": "that is not it yet; compare with the text above.",

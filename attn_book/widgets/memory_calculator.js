@@ -26,6 +26,15 @@ function fmtBytes(bytes) {
   }
   return i === 0 ? `${bytes} B` : `${bytes.toPrecision(3)} ${units[i]}`;
 }
+function fitKvHeads(heads, kvHeads, up = false) {
+  const divisors = [];
+  for (let d = 1; d <= heads; d++) if (heads % d === 0) divisors.push(d);
+  if (up) return divisors.find((d) => d >= kvHeads) ?? heads;
+  return divisors.filter((d) => d <= kvHeads).at(-1) ?? 1;
+}
+function fmtRatio(ratio) {
+  return ratio >= 100 ? `${Math.round(ratio).toLocaleString("en")}×` : `${ratio.toPrecision(2)}×`;
+}
 function kvCacheBytes(batch, layers, kvHeads, dHead, n, dtype) {
   const size = DTYPE_BYTES[dtype];
   if (size === void 0) {
@@ -206,10 +215,19 @@ function dtypeSelect(model, parent) {
 }
 function kvControls(model, controls) {
   const range = { min: 1, max: 128, step: 1 };
-  return [
-    boundSlider(model, controls, "layers", "layers (층)", range, String),
-    boundSlider(model, controls, "kv_heads", "KV heads", range, String)
-  ];
+  const layers = boundSlider(model, controls, "layers", "layers (층)", range, String);
+  const kv = slider(controls, "KV heads", { ...range, value: model.get("kv_heads") });
+  kv.input.addEventListener("input", () => {
+    const wanted = Number(kv.input.value);
+    const fitted = fitKvHeads(model.get("heads"), wanted, wanted > model.get("kv_heads"));
+    kv.input.value = fitted;
+    update(model, "kv_heads", fitted);
+  });
+  const show = () => {
+    kv.input.value = model.get("kv_heads");
+    setText(kv.out, String(model.get("kv_heads")));
+  };
+  return [layers, { ...kv, show }];
 }
 function render({ model, el }) {
   const withKv = Boolean(model.get("kv_cache"));
@@ -266,20 +284,30 @@ function render({ model, el }) {
     setText(log2n.out, n.toLocaleString("en"));
     for (const s of [heads, ...extra, batch]) s.show();
     showDtype();
-    const vs = (b) => model.get("devices").map((d) => `${(b / d.bytes).toPrecision(2)}× the ${d.name}'s`).join(", ");
+    const vs = (b) => model.get("devices").map((d) => `${fmtRatio(b / d.bytes)} the ${d.name}'s`).join(", ");
     const size = `${DTYPE_BYTES[dtype]} B`;
     const nText = n.toLocaleString("en");
     setText(lines[0], `${B} × ${H} × ${nText}² × ${size} = ${fmtBytes(bytes[0])}: ${vs(bytes[0])}`);
     if (withKv) {
       const formula = `2 × ${B} × ${layers} × ${kvHeads} × ${dHead} × ${nText} × ${size}`;
-      setText(lines[1], `KV cache: ${formula} = ${fmtBytes(bytes[1])}: ${vs(bytes[1])}`);
+      const group = `${H / kvHeads} query heads per KV head (KV heads divide the ${H} query heads)`;
+      setText(lines[1], `KV cache: ${formula} = ${fmtBytes(bytes[1])}: ${vs(bytes[1])}; ${group}`);
     }
     say(lines.map((line) => line.textContent).join(" "));
   }
   const traits = ["n", "heads", "batch", "dtype", "layers", "kv_heads", "d_head"];
+  const fit = () => {
+    const fitted = fitKvHeads(model.get("heads"), model.get("kv_heads"));
+    if (withKv && fitted !== model.get("kv_heads")) update(model, "kv_heads", fitted);
+  };
+  const offFit = onChanges(model, ["heads"], fit);
+  fit();
   const off = onChanges(model, traits, paint);
   paint();
-  return () => off();
+  return () => {
+    offFit();
+    off();
+  };
 }
 var memory_calculator_default = { render };
 export {

@@ -9,7 +9,7 @@ import attn_core
 from ._base import Figure, bundle, css
 from .inputs import Choice, Integer
 
-__all__ = ["CONTEXTS", "DEVICES", "DTYPES", "MemoryCalculator"]
+__all__ = ["CONTEXTS", "DEVICES", "DTYPES", "MemoryCalculator", "fit_kv_heads"]
 
 GIB = 2**30
 DTYPES = ("float64", "float32", "float16")  # the JS offers the same (attn_math.DTYPE_BYTES)
@@ -19,6 +19,26 @@ DEVICES = (
 )
 CONTEXTS = (32768, 131072)  # 32k and 128k tokens, marked on the axis
 MAX_TOKENS = 2**20
+
+
+def fit_kv_heads(heads, kv_heads, up=False):
+    """The number of KV heads nearest ``kv_heads`` that divides ``heads`` (GQA's groups).
+
+    Moving ``up``, the smallest divisor at least ``kv_heads``; otherwise the largest at most
+    ``kv_heads``; never more than ``heads``. The JavaScript's ``attn_math.fitKvHeads`` is the
+    same rule (tests/test_widget_js.py).
+
+    Examples
+    --------
+    >>> fit_kv_heads(32, 8), fit_kv_heads(32, 7), fit_kv_heads(32, 9, up=True), fit_kv_heads(12, 8)
+    (8, 4, 16, 6)
+    >>> fit_kv_heads(32, 100), fit_kv_heads(7, 3)
+    (32, 1)
+    """
+    divisors = [d for d in range(1, heads + 1) if heads % d == 0]
+    if up:
+        return next((d for d in divisors if d >= kv_heads), heads)
+    return max(d for d in divisors if d <= kv_heads) if kv_heads >= 1 else 1
 
 
 class MemoryCalculator(Figure):
@@ -38,7 +58,9 @@ class MemoryCalculator(Figure):
     kv_cache : bool, default False
         Show the KV cache's bar and controls.
     layers, kv_heads, d_head : int, default 32, 8 and 128
-        The KV cache's shape (a Llama-3-8B-like model); read when ``kv_cache``.
+        The KV cache's shape (a Llama-3-8B-like model); read when ``kv_cache``. The KV heads
+        must divide the query heads: a ``kv_heads`` that does not is set to the largest
+        divisor of ``heads`` below it (:func:`fit_kv_heads`), as the slider does.
 
     Notes
     -----
@@ -59,6 +81,8 @@ class MemoryCalculator(Figure):
     64.0
     >>> MemoryCalculator(n=131072, kv_cache=True).kv_cache_bytes / 2**30  # 32 layers, 8 KV heads
     16.0
+    >>> MemoryCalculator(kv_cache=True, kv_heads=7).kv_heads  # 7 does not divide 32 query heads
+    4
     """
 
     _esm = bundle("memory_calculator.js")
@@ -80,7 +104,14 @@ class MemoryCalculator(Figure):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        self._fit_kv_heads(None)
         self._recompute()
+
+    @t.observe("heads", "kv_heads")
+    def _fit_kv_heads(self, change):
+        fitted = fit_kv_heads(self.heads, self.kv_heads)
+        if fitted != self.kv_heads:
+            self.kv_heads = fitted
 
     @t.observe("n", "heads", "batch", "dtype", "layers", "kv_heads", "d_head")
     def _on_input(self, change):

@@ -187,6 +187,23 @@ export function fmtBytes(bytes) {
 }
 
 /**
+ * The number of KV heads nearest `kvHeads` that divides `heads` (so that each KV head serves
+ * g = heads / KV heads query heads), as memory_calculator.fit_kv_heads: moving `up`, the
+ * smallest divisor ≥ kvHeads; otherwise the largest divisor ≤ kvHeads (never above heads).
+ */
+export function fitKvHeads(heads, kvHeads, up = false) {
+  const divisors = [];
+  for (let d = 1; d <= heads; d++) if (heads % d === 0) divisors.push(d);
+  if (up) return divisors.find((d) => d >= kvHeads) ?? heads;
+  return divisors.filter((d) => d <= kvHeads).at(-1) ?? 1;
+}
+
+/** A ratio as "0.50×", "4.0×", "256×", "1,024×": two significant digits, no exponent. */
+export function fmtRatio(ratio) {
+  return ratio >= 100 ? `${Math.round(ratio).toLocaleString("en")}×` : `${ratio.toPrecision(2)}×`;
+}
+
+/**
  * RoPE's angle per position step of each pair, θ_i = base^(−2i/d) (as attn_core.rotary_frequencies).
  */
 export function rotaryFrequencies(d, base = 10000) {

@@ -1,7 +1,14 @@
 // memory_calculator.js — MemoryCalculator: the bytes of the attention weights (and, with
 // kv_cache, of a model's KV cache), against devices.
 
-import { DTYPE_BYTES, fmtBytes, kvCacheBytes, weightBytes } from "./attn_math.js";
+import {
+  DTYPE_BYTES,
+  fitKvHeads,
+  fmtBytes,
+  fmtRatio,
+  kvCacheBytes,
+  weightBytes,
+} from "./attn_math.js";
 import {
   boundSlider,
   htmlEl,
@@ -137,13 +144,25 @@ function dtypeSelect(model, parent) {
   };
 }
 
-/** The KV cache's own controls: layers and KV heads (d_head stays the model's). */
+/**
+ * The KV cache's own controls: layers and KV heads (d_head stays the model's). The KV heads
+ * must divide the query heads: the slider steps to the next divisor in the direction moved.
+ */
 function kvControls(model, controls) {
   const range = { min: 1, max: 128, step: 1 };
-  return [
-    boundSlider(model, controls, "layers", "layers (층)", range, String),
-    boundSlider(model, controls, "kv_heads", "KV heads", range, String),
-  ];
+  const layers = boundSlider(model, controls, "layers", "layers (층)", range, String);
+  const kv = slider(controls, "KV heads", { ...range, value: model.get("kv_heads") });
+  kv.input.addEventListener("input", () => {
+    const wanted = Number(kv.input.value);
+    const fitted = fitKvHeads(model.get("heads"), wanted, wanted > model.get("kv_heads"));
+    kv.input.value = fitted;
+    update(model, "kv_heads", fitted);
+  });
+  const show = () => {
+    kv.input.value = model.get("kv_heads");
+    setText(kv.out, String(model.get("kv_heads")));
+  };
+  return [layers, { ...kv, show }];
 }
 
 /** @param {{model: import("./dom.js").Model & MemoryCalculatorModel, el: HTMLElement}} ctx */
@@ -210,22 +229,32 @@ function render({ model, el }) {
     const vs = (b) =>
       model
         .get("devices")
-        .map((d) => `${(b / d.bytes).toPrecision(2)}× the ${d.name}'s`)
+        .map((d) => `${fmtRatio(b / d.bytes)} the ${d.name}'s`)
         .join(", ");
     const size = `${DTYPE_BYTES[dtype]} B`;
     const nText = n.toLocaleString("en");
     setText(lines[0], `${B} × ${H} × ${nText}² × ${size} = ${fmtBytes(bytes[0])}: ${vs(bytes[0])}`);
     if (withKv) {
       const formula = `2 × ${B} × ${layers} × ${kvHeads} × ${dHead} × ${nText} × ${size}`;
-      setText(lines[1], `KV cache: ${formula} = ${fmtBytes(bytes[1])}: ${vs(bytes[1])}`);
+      const group = `${H / kvHeads} query heads per KV head (KV heads divide the ${H} query heads)`;
+      setText(lines[1], `KV cache: ${formula} = ${fmtBytes(bytes[1])}: ${vs(bytes[1])}; ${group}`);
     }
     say(lines.map((line) => line.textContent).join(" "));
   }
 
   const traits = ["n", "heads", "batch", "dtype", "layers", "kv_heads", "d_head"];
+  const fit = () => {
+    const fitted = fitKvHeads(model.get("heads"), model.get("kv_heads"));
+    if (withKv && fitted !== model.get("kv_heads")) update(model, "kv_heads", fitted);
+  };
+  const offFit = onChanges(model, ["heads"], fit);
+  fit();
   const off = onChanges(model, traits, paint);
   paint();
-  return () => off();
+  return () => {
+    offFit();
+    off();
+  };
 }
 
 export default { render };
