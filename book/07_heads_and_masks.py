@@ -626,10 +626,10 @@ print(
 )
 
 # %% [markdown]
-# The book does not run PyTorch. Its rows below are what PyTorch 2.13 gives on CPU (`F` is
-# `torch.nn.functional`, `nn` is `torch.nn`), checked against PyTorch 2.13 (the project's
-# tests make each call and fail if a row stops saying what the installed release does). The
-# other rows are computed above. `nn.MultiheadAttention` answers differently depending on how
+# This chapter does not run PyTorch (Chapter 10 runs it in one optional check, where it is
+# installed). Its rows below are what PyTorch 2.13 gives on CPU (`F` is
+# `torch.nn.functional`, `nn` is `torch.nn`): the project's tests make each call and fail if
+# a row stops saying what the installed release does. The other rows are computed above. `nn.MultiheadAttention` answers differently depending on how
 # it is called:
 #
 # | API | a boolean True means | a fully masked row gives |

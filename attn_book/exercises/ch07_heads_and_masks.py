@@ -422,6 +422,7 @@ float16_fill = ChoiceExercise(
         "NaN": "−10⁹ gave NaN in float16 because it does not fit and becomes −∞. Does −10⁴? "
         "Print np.float16(-1e4) and compare it with float16's largest number, about 65504.",
     },
+    follow_up="now run the next cell and see it happen",
 )
 
 

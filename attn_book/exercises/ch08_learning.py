@@ -321,6 +321,7 @@ which_vanishes = ChoiceExercise(
         "all three, at d_k = 256": "dV does not pass through the softmax: dV = Aᵀ dO keeps its "
         "size when a row is one-hot.",
     },
+    follow_up="now run the next cell and see it happen",
 )
 
 _ROW_PARTS = np.array([0.318, -0.214])  # two entries of a row of dS; the third is asked for
