@@ -44,7 +44,7 @@ FULLY_MASKED_ROW = (
         "sdpa",
         "F.scaled_dot_product_attention, boolean attn_mask all False",
         "zeros",
-        "zero weights, so a zero output (CPU, math backend; others may differ)",
+        "zero weights, so a zero output (CPU kernels; a GPU kernel may differ)",
     ),
     MaskedRowCall(
         "mha-need-weights",

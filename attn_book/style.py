@@ -69,13 +69,15 @@ _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 def sci(values, digits=0, sep=", "):
     """Numbers in scientific notation, ``digits`` decimals in the mantissa: ``3 × 10⁻⁷``.
 
-    >>> sci(-2.5e-11, 1), sci([4.2e3, 2.1e-6])
-    ('−2.5 × 10⁻¹¹', '4 × 10³, 2 × 10⁻⁶')
+    >>> sci(-2.5e-11, 1), sci([4.2e3, 2.1e-6]), sci(0.0)
+    ('−2.5 × 10⁻¹¹', '4 × 10³, 2 × 10⁻⁶', '0')
     """
     return sep.join(_sci(x, digits) for x in np.ravel(values))
 
 
 def _sci(x, digits):
+    if x == 0:  # exactly zero: no power of ten to show
+        return "0"
     mantissa, exponent = format(float(x), f".{digits}e").split("e")
     return f"{mantissa.replace('-', MINUS)} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 

@@ -275,7 +275,8 @@ step_table(
 # $L \cdot S \cdot d_k$ multiply-adds for all the dot products: the same order when $A$ is
 # about $d_k$ (the Transformer's authors call the two "similar in theoretical complexity").
 # The price is the shape of the work: the pairwise step is elementwise, on an $(L, S, A)$ array
-# that must be held in memory, and cannot run as one matrix product, while all the dot
+# that a straightforward implementation holds in memory, $A$ times larger than the $L \times
+# S$ scores and with a $\tanh$ per entry, and it cannot run as one matrix product, while all the dot
 # products are a single matrix product, as the next section shows. Luong, Pham and Manning
 # compared the dot product and the bilinear ("general") score
 # $\mathbf{q}^\top W \mathbf{k}$, together called *multiplicative* (곱셈 점수), with an
@@ -343,8 +344,9 @@ except ValueError as err:
     print("q @ k.T fails:", *wrapped, sep="\n  ")
 
 # %% [markdown]
-# Here `q @ k.T` failed loudly. That is the lucky case: when the sizes happen to line up (say
-# $B = L = S = d_k$) it runs and returns wrong numbers without a word. The right transpose
+# Here `q @ k.T` failed loudly. That is the lucky case: when the sizes happen to line up
+# (whenever $S = d_k$ and the batch size is $d_k$ or 1) it runs and returns wrong numbers
+# without a word. The right transpose
 # turns each $(S, d_k)$ block of keys into $(d_k, S)$ and leaves the batch axis where it is;
 # writing it is the last two exercises ({ref}`ex-ch1-my-scores` and {ref}`ex-ch1-bug-kt`),
 # and `ac.dot_scores` does it for you.

@@ -357,6 +357,9 @@ w_gap = ac.softmax(np.stack([gaps, zeros, zeros], axis=-1))  # [N, 3]
 jac_norm = np.linalg.norm(ac.softmax_jacobian(w_gap), axis=(-2, -1))
 # how many times weaker at the largest gap; two significant digits
 weaker = float(f"{jac_norm[0] / jac_norm[-1]:.2g}")
+# the largest singular value: the most a gradient can keep through the softmax
+jac_gain = np.linalg.norm(ac.softmax_jacobian(w_gap), ord=2, axis=(-2, -1))
+weaker_spectral = float(f"{jac_gain[0] / jac_gain[-1]:.2g}")
 top_at_last_gap = w_gap[-1, 0]  # the largest weight at the largest gap
 print(f"gap 0: norm {jac_norm[0]:.3f}")
 print(f"gap {gaps[-1]:g}: norm {jac_norm[-1]:.1e}")
@@ -376,9 +379,10 @@ figures.show(
 
 # %% [markdown]
 # At a gap of {eval}`plain(gaps[-1])` ({eval}`figures.ref("fig-ch2-jacobian")`) the top weight
-# is {eval}`dec(top_at_last_gap, 5)` and the Jacobian, and with it the largest gradient that
-# can pass through the softmax, is about {eval}`grouped(weaker)` times smaller than at equal
-# scores. Gaps like that are not exotic:
+# is {eval}`dec(top_at_last_gap, 5)` and the Jacobian's Frobenius norm is about
+# {eval}`grouped(weaker)` times smaller than at equal scores (its largest singular value, the
+# most any gradient can keep in passing through the softmax, about
+# {eval}`grouped(weaker_spectral)` times). Gaps like that are not exotic:
 # the next chapter shows that unscaled dot products of long vectors produce them all the time.
 # A gap of 1 is another matter: it is a lead, not a landslide, as the first exercise below
 # shows.
@@ -497,9 +501,10 @@ step_table(
 # exponential is 0 and equation {eq}`eq-softmax` reads $0/0$. There is no right answer, and the
 # libraries differ; PyTorch differs even from itself, depending on the call. Measured with
 # PyTorch 2.13 (a test of this book, `tests/test_masked_row_torch.py`, makes every call of the
-# table again with the PyTorch you have installed). These are CPU measurements, where
-# `scaled_dot_product_attention` runs its default (math) backend; a GPU backend such as
-# FlashAttention or memory-efficient attention may treat the row differently:
+# table again with the PyTorch you have installed). These are CPU measurements: there
+# PyTorch 2.13 sends 4-D (batch, heads, $L$, $E$) inputs to its CPU flash-attention kernel and
+# 3-D inputs to its math backend, and both give zeros; a GPU kernel may treat the row
+# differently:
 
 # %%
 fully_masked_table()
@@ -508,7 +513,8 @@ fully_masked_table()
 # `nn.MultiheadAttention` computes NaN weights whenever it returns them, the default; with
 # `need_weights=False` it hands the work to `scaled_dot_product_attention` and gets zeros,
 # except on its inference fast path, which needs `eval()`, no autograd, `batch_first=True` and
-# the same tensor as query, key and value (among other conditions): there it gives NaN. With
+# the same tensor as query, key and value, and an even number of heads (among other
+# conditions): there it gives NaN. With
 # the default `batch_first=False`, or in cross-attention, `eval()` still gives zeros. So the
 # same self-attention layer can give a padded query zeros while it trains and NaN once
 # deployed. `ac.softmax` gives such a row zero weights, as `scaled_dot_product_attention`

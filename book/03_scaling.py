@@ -83,7 +83,8 @@ print("scaled:  ", dec(w_scaled))
 #
 # ## The derivation
 #
-# The Transformer's authors started from an observation: for small $d_k$ additive attention
+# The Transformer's authors started from an observation they credit to Britz et al.: for
+# small $d_k$ additive attention
 # (the small network of [Chapter 1](01_dot_product.ipynb)) and the dot product performed about
 # the same, but for larger $d_k$ additive attention beat the dot product *without* scaling
 # ([Britz et al., 2017](references.md)). "We suspect", they wrote, that for large $d_k$ the dot

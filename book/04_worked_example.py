@@ -99,7 +99,7 @@ scores
 
 # %%
 root_d_k = math.sqrt(d_k)
-scaled = scores / root_d_k  # keeps the spread of the scores near 1
+scaled = scores / root_d_k  # Chapter 3: keeps random unit-variance scores' spread near 1
 scaled.round(3)
 
 # %% [markdown]
@@ -539,7 +539,7 @@ output_four_sum = output_four.sum()
 # ```{exercise} Prove, then compute: how the output moves with the query
 # :label: ex-ch4-gradient
 #
-# Training moves the query; how does the output answer? Prove that for one query the
+# Training moves $W_Q$, and with it the query; how does the output answer? Prove that for one query the
 # derivative of the output with respect to the query is the $d_v \times d_k$ matrix
 #
 # $$
@@ -585,9 +585,13 @@ ch4.gradient_by_hand.check(answer)
 # Read it: moving $\mathbf q$ by a small step $\boldsymbol\delta$ moves $\mathbf o$ by
 # $\frac{1}{\sqrt{d_k}} \sum_j w_j\, (\mathbf k_j \cdot \boldsymbol\delta)\,(\mathbf v_j -
 # \mathbf o)$: each word $j$ pulls the output towards its value $\mathbf v_j$ in proportion to
-# $w_j\,(\mathbf k_j \cdot \boldsymbol\delta)$, so a step of the query towards key
-# $\mathbf k_j$ pulls the output towards $\mathbf v_j$ (and a step away from a key pushes the
-# output away from its value). Since $\sum_j w_j (\mathbf v_j - \mathbf o) = \mathbf 0$, the matrix is also
+# $w_j\,(\mathbf k_j \cdot \boldsymbol\delta)$. Since
+# $\sum_j w_j (\mathbf v_j - \mathbf o) = \mathbf 0$, only the part of $\mathbf k_j$ that
+# differs from the weighted mean key $\bar{\mathbf k}$ counts: word $j$'s net pull is
+# $w_j\,((\mathbf k_j - \bar{\mathbf k})\cdot\boldsymbol\delta)\,(\mathbf v_j - \mathbf o)$,
+# so a step that raises the query's score with $\mathbf k_j$ more than its score with
+# $\bar{\mathbf k}$ pulls the output towards $\mathbf v_j$ (a step along $\mathbf k_j$ alone
+# need not, if another key has a larger component along it). The matrix is therefore also
 # $\frac{1}{\sqrt{d_k}} \sum_j w_j (\mathbf v_j - \mathbf o)(\mathbf k_j - \bar{\mathbf
 # k})^\top$, the $w$-weighted covariance of the values and the keys, divided by $\sqrt{d_k}$;
 # if every value were the same, moving the query would change nothing. On the worked

@@ -262,7 +262,8 @@ np.testing.assert_array_equal(scores_same, scores_same.T)  # symmetric
 bool((scores == scores.T).all())  # three matrices: not symmetric
 
 # %% [markdown]
-# Both problems have one root. The score of two words is
+# One matrix breaks two things: the scores become symmetric, as just shown, and they pull
+# towards the diagonal, as shown next. Both have one root. The score of two words is
 # $\mathbf x_i W_Q\,(\mathbf x_j W_K)^\top = \mathbf x_i\,(W_Q W_K^\top)\,\mathbf x_j^\top$: it
 # depends on the two matrices only through their $d_\text{model} \times d_\text{model}$ product
 # $W_Q W_K^\top$, and with $W_Q = W_K = W$ that product, $W W^\top$, is forced to be symmetric
@@ -325,7 +326,8 @@ print(dec(self_weight_same), "instead of", dec(self_weight))
 # their role, so here its query matrix is $2W_K$ (the English word's role, asked for
 # loudly). (A simplification: in a real decoder a word's query comes from the decoder's
 # state *before* the word is emitted, Bahdanau's $s_{i-1}$ or, in a Transformer decoder, the
-# previous word, the input shifted right by one; here each English word asks with its own
+# state at the position whose input is the previous word (the target shifted right by one),
+# which has already attended to every earlier target word; here each English word asks with its own
 # features, to keep the alignment easy to read.)
 
 # %%
@@ -681,9 +683,10 @@ print(f"RNN, step by step:           {rnn_seconds * 1e3:7.1f} ms")
 
 # %% [markdown]
 # All rows at once is many times faster than the same rows one by one. The RNN may well beat
-# both here: it does $n d^2$ multiplications where attention does $n^2 d$, and a two-core
-# machine is limited by the arithmetic. On a GPU with thousands of cores the waiting is what
-# limits, and attention has none, which is why the Transformer trained faster than the
+# both here, though not by its arithmetic: it does $n d^2$ multiplications where attention
+# does $n^2 d$, so attention's time here is arithmetic, while the RNN's is mostly the
+# overhead of one Python step after another. On a GPU with thousands of cores the waiting
+# (step $t$ cannot start before step $t-1$ ends) is what limits, and attention has none, which is why the Transformer trained faster than the
 # recurrent models before it ([Vaswani et al., 2017](references.md)). The price of the
 # one-step reach is the $n \times n$ score matrix: attention's cost grows with $n^2$, the
 # limit the Quanta write-up names.
@@ -767,7 +770,7 @@ figures.show(
 #   belongs in a registered buffer (or a Python float), or `.double()`, `.to(device)` and
 #   `state_dict` miss it.
 # - Attention reaches any word in one step and, in training and prefill, computes every row at
-#   once, where an RNN, gated or not, needs $n$ steps in a row; generation is sequential
+#   once, where a nonlinear RNN, gated or not, needs $n$ steps in a row; generation is sequential
 #   ([Chapter 10](10_generation.ipynb)).
 #
 # ## Exercises

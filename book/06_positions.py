@@ -163,8 +163,10 @@ step_table({"PE_k · PE_0": similarity_wide}, index=[f"k = {k}" for k in offsets
 # rises again at {eval}`plain(rises)` of the {eval}`offsets_wide[-1]` steps, the ripples of the fast
 # pairs). The encodings hold relative positions, but only between
 # themselves: once added to the words, the score $(\mathbf x_p + PE_p) W_Q \cdot
-# (\mathbf x_q + PE_q) W_K$ mixes words and positions in four cross terms, and the clean
-# dependence on $p - q$ is lost. Keep that in mind for RoPE below.
+# (\mathbf x_q + PE_q) W_K$ splits into four terms (word–word, word–position,
+# position–word, position–position), and even the last, $PE_p W_Q W_K^\top PE_q^\top$,
+# depends on $p$ and $q$ separately unless $W_Q W_K^\top$ happens to respect the frequency
+# pairs: the clean dependence on $p - q$ is lost. Keep that in mind for RoPE below.
 #
 # Vaswani et al. gave their own reason for sinusoids: for any fixed offset $k$, $PE_{p+k}$ is
 # a linear function of $PE_p$, the same for every $p$; each pair $(\sin p\omega_i, \cos
@@ -306,7 +308,9 @@ figures.show(
 #
 # The fast pairs tell neighbours apart; the slow ones still change, a little, over
 # thousands of words. The score is a sum over the pairs, each depending on $n - m$ alone, so
-# the whole score does too. At $d = 8$:
+# the whole score does too. In a multi-head layer ([Chapter 7](07_heads_and_masks.ipynb)) each
+# head's query and key are rotated separately, with $d = d_\text{head}$ in
+# {eq}`eq-ch6-pos-rope`. At $d = 8$:
 
 # %%
 d = 8

@@ -194,8 +194,10 @@ too_small_by = math.sqrt(512) / math.sqrt(512 // 8)
 # head puts {eval}`dec(top_trained)` of its weight on its best key when it is scaled right,
 # but only {eval}`dec(top_trained_bug)` with the bug: the scores are
 # $\sqrt 8 \approx$ {eval}`dec(too_small_by)` times too small, a temperature that flattens
-# every head. It is worst when trained weights are loaded into the buggy code; a model trained
-# with the bug partly compensates by growing $W_Q$ and $W_K$.
+# every head. It bites when trained weights move between code bases: a model trained from
+# scratch with the bug can learn it away exactly ($W_Q$ and $W_K$ each $h^{1/4}$ times
+# larger), and then only trains from a colder start with a different effective learning rate
+# (Chapter 8 measures what that start costs).
 #
 # ## Why several heads: one looks by position, one by content
 #
@@ -207,7 +209,7 @@ too_small_by = math.sqrt(512) / math.sqrt(512 // 8)
 # token say where it is (a one-hot position) and features 5 to 9 what it is (a one-hot word,
 # the last one unused). Head 1 reads only the positions, and its query at position $i$ is 8
 # times the key at position $i-1$; head 2 reads only the words, and its query is 8 times its
-# own key: $W_K = W_V = W_O = I$, and $W_Q$ is 8 times a shifted identity (head 1) beside 8
+# own key: $W_K = W_V = W_O = I$, and $W_Q$ is 8 times a shifted identity whose first row points at itself (head 1) beside 8
 # times the identity (head 2):
 
 # %%
@@ -359,7 +361,7 @@ x1, A1 = layer(example.x)  # after layer 1
 x2, A2 = layer(x1)  # after layer 2
 
 # %% [markdown]
-# With the wider scale "saw" gives the previous token {eval}`dec(A1[2, 1])` in layer 1,
+# With the wider head (a scale of $1/\sqrt{10}$ instead of $1/\sqrt 5$) "saw" gives the previous token {eval}`dec(A1[2, 1])` in layer 1,
 # instead of head 1's {eval}`dec(weights_2h[0, 2, 1])`. The values are the tokens' own vectors here ($W_V = W_O = I$), so each layer is linear in its
 # input once its weights are known: $X_1 = (I + A_1) X$ and $X_2 = (I + A_2)(I + A_1) X$. Row
 # $i$ of $(I + A_2)(I + A_1)$ says how much of each input token is in token $i$'s vector after
@@ -704,7 +706,9 @@ np.testing.assert_allclose(heatmap.weights, ac.attention_weights(q_toy, k_toy, b
 #   $h$ heads of $d_\text{head}$ cost the matrix-product FLOPs of one head of
 #   $d_\text{model}$; the softmax's exponentials and passes and the scores' memory grow $h$
 #   times.
-# - Layers with residual connections let information travel one hop per layer; a
+# - One layer reaches every token, but composes one attention step: with residual
+#   connections, a chain of $n$ lookups (say $n$ tokens back through previous-token heads)
+#   needs $n$ layers; a
 #   previous-token head in one layer is the first of the two heads of an induction circuit,
 #   whose second head, in a later layer, is the induction head.
 # - Masks: causal for language models, padding for batches; boolean (True = may attend) and

@@ -174,7 +174,7 @@ print(f"by hand vs attn_core:          {by_hand_err:.1e}")
 print(f"by hand vs finite differences: {fd_err:.1e}")
 
 # %% [markdown]
-# The hand computation and `attn_core` agree to {eval}`sci(by_hand_err)`, and both agree
+# The hand computation and `attn_core` differ by {eval}`sci(by_hand_err)`, and both agree
 # with finite differences to {eval}`sci(fd_err)`.
 #
 # ## All the queries at once
@@ -417,7 +417,8 @@ figures.show(
 # The matrices themselves are another matter. Attention only ever uses $W_Q$ and $W_K$ through
 # the bilinear form $M = W_Q W_K^\top$ ($D \times D$): the score of query token $i$ and key token
 # $j$ is $\mathbf x_i M \mathbf x_j^\top / \sqrt{d_k}$. Interpretability work calls $M$ the head's
-# QK circuit ([Elhage et al., 2021](references.md)), in the work that first described the
+# QK matrix, and $\mathbf x M \mathbf x^\top$ over the token embeddings its QK circuit
+# ([Elhage et al., 2021](references.md)), in the work that first described the
 # induction heads of [Chapter 7](07_heads_and_masks.ipynb). Compare the block of $M$ over the four
 # named features:
 
@@ -481,8 +482,8 @@ for j, t in enumerate(tokens):
 step_table(columns, index=tokens, digits=2)
 
 # %% [markdown]
-# Now the two agree in sign everywhere the pattern matters: the key each query should find is
-# above its row's mean in both. The learned gaps are larger: the object's score for itself sits
+# Now the two agree where the pattern matters: in both, the key each query should find scores
+# highest in its row, above its row's mean, and the keys it should ignore score below it. The learned gaps are larger: the object's score for itself sits
 # {eval}`dec(self_gap_learned, 2)` below its row's mean against
 # {eval}`dec(self_gap_designed, 2)` designed. Training found the same questions and
 # answers as the design, asked louder, and spread over whichever features happened to carry
@@ -645,7 +646,7 @@ for lr_try, end in small_sweep.items():
 # matrix moves the scores as much as a $d_k^{1/4}$ times larger step of the scaled model's
 # $W_Q$ would: in effect SGD runs the scaled model with a learning rate
 # $\sqrt{d_k} =$ {eval}`plain(qk_lr_factor)` times larger on $W_Q$ and $W_K$ (on $W_V$, the
-# same). So the scale's job is the start: with $1/\sqrt{d_k}$, the usual initialisation (unit
+# same; Adam, whose steps do not grow with the gradient, would see another factor). So the scale's job is the start: with $1/\sqrt{d_k}$, the usual initialisation (unit
 # variance per component, whatever $d_k$) starts every row unsaturated, and nobody has to
 # retune the start, or the learning rate of $W_Q$ and $W_K$, when $d_k$ changes.
 #

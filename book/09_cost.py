@@ -9,8 +9,8 @@
 # %% [markdown]
 # # The n² cost (n² 비용)
 #
-# The Quanta write-up ([references](references.md)), the Korean write-up of the Quanta
-# Magazine column whose worked example the book follows, ends its mathematics on attention's
+# The Quanta write-up ([references](references.md)), a Korean article on a Quanta Magazine
+# column, whose worked example the book follows, ends its mathematics on attention's
 # technical limit (기술적 한계): $QK^\top$ is an $n \times n$ matrix for $n$ words, so the
 # computation (계산량) and the memory (메모리) grow with the square of the sequence length. This chapter counts that cost by hand, measures
 # it on the machine running the notebook, finds where the time goes, and then removes the
@@ -27,7 +27,7 @@
 #   this machine and on a GPU, from their FLOPs per byte and the machine's ridge point;
 # - run the online softmax (온라인 소프트맥스) by hand, block by block, with its running max,
 #   running sum and rescale factor, merge two halves computed apart, and explain why it needs
-#   $O(n \cdot \text{block})$ memory instead of $O(n^2)$ with the same forward FLOPs;
+#   $O(n \cdot \text{block})$ memory instead of $O(n^2)$ with the same matrix-product FLOPs;
 # - say what FlashAttention adds to it: query tiles, a saved log-sum-exp, and recomputation in
 #   the backward pass;
 # - name the main lines of work that avoid the quadratic cost.
@@ -300,7 +300,7 @@ step_table(
 # %% [markdown]
 # The products do about {eval}`dec(intensity[0], 0)` FLOPs for each byte they move, the
 # softmax's passes a fraction of one. Now time each step of the plain path on its
-# own at this size, and the floor that `make bench` measures: the two products alone,
+# own at this size, and the floor: the two products alone,
 # written into buffers made beforehand. Each time is the median of 9 runs; timings on a
 # shared machine are noisy, so the floor can even come out slower than the two product
 # steps timed apart:
@@ -396,8 +396,9 @@ print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 
 # %% [markdown]
 # Here the products reached {eval}`dec(products_gflops, 1)` GFLOP/s and the fastest pass
-# moved {eval}`dec(bandwidth_here, 1)` GB/s, a ridge of about {eval}`dec(ridge_here, 1)`
-# FLOPs per byte: the products, at {eval}`dec(intensity[0], 1)`, are compute-bound on this
+# moved {eval}`dec(bandwidth_here, 1)` GB/s (a lower bound on the memory's speed: each pass
+# here writes a new array, whose first touch costs page faults), a ridge of about
+# {eval}`dec(ridge_here, 1)` FLOPs per byte or less: the products, at {eval}`dec(intensity[0], 1)`, are compute-bound on this
 # machine. Of the passes, ÷ $\sqrt{d_k}$, − max and ÷ sum stream at about the memory's speed
 # and are memory-bound. The exponential's pass moved {eval}`dec(exp_gb_per_s, 1)` GB/s
 # against the fastest pass's {eval}`dec(bandwidth_here, 1)`: one exponential costs tens of
@@ -557,8 +558,10 @@ print(f"                   chunked {peak_chunked_mib} MiB")
 
 # %% [markdown]
 # The plain path held {eval}`plain(peak_plain_mib)` MiB at its peak, the chunked one
-# {eval}`plain(peak_chunked_mib)` MiB: {eval}`plain(memory_saving)` times less, because it only ever holds an $n \times \text{block}$ slice of the scores,
-# $O(n \cdot \text{block})$ instead of $O(n^2)$. The FLOPs do not change: the blocks' products
+# {eval}`plain(peak_chunked_mib)` MiB: {eval}`plain(memory_saving)` times less, because it
+# holds a few $n \times \text{block}$ arrays at a time (a block's scores, their shifted copy,
+# their exponentials), $O(n \cdot \text{block})$ instead of $O(n^2)$; a few slices, so the
+# saving is less than the number of blocks. The FLOPs do not change: the blocks' products
 # add up to exactly the full ones,
 
 # %%
@@ -598,13 +601,14 @@ long_ms
 # living in the chip's small on-chip memory (SRAM) and never reaching the large, slow main
 # memory (HBM). On a GPU the naive version's time is mostly that traffic (the ridge point
 # above), so removing it makes exact attention several times faster as well as $O(n)$ in
-# memory. Our loop over key blocks is its core; three more pieces make it a kernel:
+# memory (the statistics $m$ and $\ell$ per query in HBM, plus one tile at a time in SRAM). Our loop over key blocks is its core; three more pieces make it a kernel:
 #
 # - **Query tiles.** The queries are cut into blocks too, so that one block of queries, one
 #   block of keys and values, their block of scores and the running $m$, $\ell$ and
-#   $\mathbf o$ fit in SRAM together. Query blocks never wait for each other, so the GPU runs
-#   many at once, one per group of cores; FlashAttention-2 makes them the outer loop for that
-#   reason ([Dao, 2023b](references.md)).
+#   $\mathbf o$ fit in SRAM together. FlashAttention (the first version) loops over key and
+#   value blocks outside and query blocks inside, one group of cores per head;
+#   FlashAttention-2 swaps the loops, so that query blocks, which never wait for each other,
+#   also run at once, one per group of cores ([Dao, 2023b](references.md)).
 # - **The saved log-sum-exp.** When a query's row is done, the forward pass keeps, besides the
 #   output, one number per query: the log-sum-exp (로그합지수) of the row's scores,
 #   $\Lambda = m + \log \ell$ (FlashAttention-2; the first version saved $m$ and $\ell$
@@ -626,8 +630,9 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 
 # %% [markdown]
 # $\Lambda =$ {eval}`dec(lse)` and $e^{s_j - \Lambda}$ gives {eval}`dec(weights_from_lse)`,
-# the weights again. So the claim of this chapter's opening, the same forward FLOPs, holds: it computes every score once, as
-# the plain path does. The backward pass does more FLOPs than a plain one, to move fewer
+# the weights again. So the claim of this chapter's opening holds: the same matrix-product
+# FLOPs in the forward pass, plus a small rescaling cost per block; every score is computed
+# once, as the plain path does. The backward pass does more FLOPs than a plain one, to move fewer
 # bytes; either way the $n^2$ in time remains.
 #
 # ## Where the field went
@@ -649,7 +654,7 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 # ```{admonition} An aside: less data, less energy
 # :class: note
 #
-# The Quanta write-up closes its list of limits with a remark from the column itself
+# The Quanta write-up closes its list of limits with a remark it attributes to the column
 # ([Wolchover, n.d.](references.md)): the human brain learns language from far less data and
 # energy (에너지) than these models. That, the write-up adds, is a question for cognitive science
 # (인지과학), not for mathematics, and no rearrangement of $QK^\top$ answers it. The column
@@ -672,7 +677,8 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 #   scores is memory-bound too.
 # - The online softmax keeps a running max $m$, sum $\ell$ and output $\mathbf o$, rescaled by
 #   $e^{m_\text{old} - m_\text{new}}$ when the max moves; it gives the same output with
-#   $O(n \cdot \text{block})$ memory and the same forward FLOPs. FlashAttention adds query
+#   $O(n \cdot \text{block})$ memory and the same matrix-product FLOPs (plus a small rescaling
+#   cost per block). FlashAttention adds query
 #   tiles, a saved log-sum-exp per query and recomputation of the weights in the backward
 #   pass (more FLOPs, fewer bytes).
 #

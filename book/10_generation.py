@@ -104,7 +104,7 @@ figures.show(
             }
         ],
         xlabel="key (the words seen)",
-        ylabel="query (the word written)",
+        ylabel="query",
     ),
     "fig-causal",
     "The causal pass over the prompt and the three words written after it: "
@@ -309,7 +309,7 @@ kv_gib, per_token_kib, weights_gib, params_gib
 # that nobody holds them: a fast kernel computes them block by block and throws each block
 # away. The KV cache is different. Every server holds it, for every sequence it serves, for as
 # long as the sequence is being written: it grows with $n$, not $n^2$, and it is the price of
-# not recomputing. At 128k tokens one sequence's cache is as large as the model itself, whose
+# not recomputing. At 128k tokens one sequence's cache is about as large as the model itself, whose
 # 8.03 billion parameters take {eval}`dec(params_gib, 1)` GiB in float16.
 #
 # The calculator below is [Chapter 9](09_cost.ipynb)'s, with a second bar: the KV cache of
@@ -439,7 +439,11 @@ n_t = np.array(timed_n)
 read_bytes = 2 * h_t * n_t * d_t * 4  # K and V of the cache, float32
 gb_per_s = read_bytes / np.array(token_seconds) / 1e9
 decode_gflops = 4 * h_t * n_t * d_t / np.array(token_seconds) / 1e9
-time_slope = np.polyfit(np.log(n_t), np.log(token_seconds), 1)[0]
+# the slope over the caches past most processors' own caches (16 MiB and more), if two were timed
+past_caches = read_bytes >= 16 * 2**20 if (read_bytes >= 16 * 2**20).sum() >= 2 else n_t > 0
+fit_n, fit_seconds = n_t[past_caches], np.array(token_seconds)[past_caches]
+time_slope = np.polyfit(np.log(fit_n), np.log(fit_seconds), 1)[0]
+fit_from_mib = int(read_bytes[past_caches][0] / 2**20)
 chunk_ratio = chunk_seconds / token_seconds[timed_n.index(n_chunk)]
 matmul_gflops = 2 * 1024**3 / matmul_seconds / 1e9
 balance = matmul_gflops / gb_per_s[-1]  # FLOPs per byte from main memory
@@ -476,7 +480,8 @@ step_table(
 # decoding step reads the whole cache once, so on an idle machine the time per token grows in
 # proportion to $n$, a slope near 1, and the bytes read per second level off, once the cache
 # outgrows the processor's caches, at what it can stream from main memory. On the machine
-# that built this page the slope was {eval}`dec(time_slope, 2)`, {eval}`slope_verdict`; the
+# that built this page the slope, over the caches of {eval}`plain(fit_from_mib)` MiB and more,
+# was {eval}`dec(time_slope, 2)`, {eval}`slope_verdict`; the
 # cache was read at {eval}`dec(gb_low, 1)` to {eval}`dec(gb_high, 1)` GB/s, and a decoding
 # step reached at most {eval}`dec(decode_gflops_best, 1)` GFLOP/s against the matrix
 # product's {eval}`dec(matmul_gflops, 1)`. The last printed line says how many FLOPs the
@@ -492,7 +497,7 @@ step_table(
 # Batching sequences helps the layers' weight matrices, which all sequences share and which
 # are then read once for the whole batch, not attention: each sequence reads its own cache.
 # Queries that share one cache arise in chunked prefill, when several drafted tokens are
-# verified at once, and across the $g$ query heads of a GQA group (below), which is why GQA
+# verified at once (speculative decoding), and across the $g$ query heads of a GQA group (below), which is why GQA
 # raises a decoding step's FLOPs per byte. Everything below tries to read fewer bytes per
 # token. A GPU makes the gap wider, not narrower: its arithmetic is faster still, relative to
 # its memory.
@@ -684,7 +689,7 @@ kv_mha_gib, kv_gib, kv_mqa_gib  # 32, 8 and 1 key-value heads, 128k tokens
 # $g =$ {eval}`group_size`). The price is quality: sharing keys and values leaves the heads
 # fewer ways to differ. Ainslie et al. found that GQA comes close to the quality of
 # multi-head attention at nearly MQA's speed, and that a model trained with multi-head
-# attention can be converted to it with 5% of its pre-training compute; Llama 3 and
+# attention can be converted to it with 5% of its pre-training compute; Llama 3 8B and
 # Mistral 7B ([Jiang et al., 2023](references.md)) both use 8 key-value heads for 32 query
 # heads.
 #

@@ -392,14 +392,13 @@ def open_notebook(page, url):
     """Open the notebook at ``url`` in Lab and wait until its kernel is idle."""
     page.goto(url, wait_until="load")
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook", timeout=60_000)
-    # Lab may ask which kernel to start (the notebook's own, python3, is preselected): answer
-    # the dialog if it comes, and stop waiting as soon as the kernel is idle.
     select = page.locator(".jp-Dialog button", has_text="Select")
-    idle = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
-    select.or_(idle).first.wait_for(timeout=60_000)
-    if select.count():
-        select.first.click()
-    idle.first.wait_for(timeout=60_000)
+    try:  # Lab may ask which kernel to start; the notebook's own (python3) is preselected
+        select.wait_for(timeout=3_000)
+        select.click()
+    except Exception:  # no dialog: the kernel started on its own
+        pass
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
 
 
 @pytest.fixture(scope="session")

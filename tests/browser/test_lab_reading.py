@@ -82,7 +82,17 @@ def chapter_url(base, chapter, purpose):
 def open_chapter(open_in_lab, page, url):
     page.set_viewport_size({"width": 1300, "height": 1000})
     open_in_lab(page, url)
-    page.wait_for_timeout(1500)  # jupyterlab-myst renders the Markdown cells asynchronously
+    # Lab and jupyterlab-myst render the cells (Markdown, outputs, pictures) asynchronously, a
+    # batch at a time: wait until the rendered parts stop growing for a second (at most 20 s).
+    count = "() => document.querySelectorAll('.jp-RenderedMarkdown, .jp-OutputArea-output').length"
+    seen, steady = -1, 0
+    for _ in range(80):
+        page.wait_for_timeout(250)
+        now = page.evaluate(count)
+        steady = steady + 1 if now == seen else 0
+        seen = now
+        if steady >= 4 and now > 0:
+            break
 
 
 def scroll_through(page):

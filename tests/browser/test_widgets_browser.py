@@ -605,8 +605,9 @@ def test_the_kv_cache_calculator_follows_the_keyboard_and_attn_core(page, site):
     gib = attn_core.kv_cache_bytes(32, 8, 128, 131072, 2) / 2**30
     assert f"× 8 × 128 × 131,072 × 2 B = {gib:.1f} GiB" in kv_line()
     fig.locator('input[type="range"]').nth(3).focus()  # KV heads
+    page.keyboard.press("ArrowLeft")  # to the next KV-head count that divides 32: 4, then 2
     page.keyboard.press("ArrowLeft")
-    page.keyboard.press("ArrowLeft")
-    gib = attn_core.kv_cache_bytes(32, 6, 128, 131072, 2) / 2**30
-    assert f"× 6 × 128 × 131,072 × 2 B = {gib:.1f} GiB" in kv_line()
+    gib = attn_core.kv_cache_bytes(32, 2, 128, 131072, 2) / 2**30
+    assert f"× 2 × 128 × 131,072 × 2 B = {gib:.2f} GiB" in kv_line()
+    assert "16 query heads per KV head" in kv_line()
     assert not [e for e in page.errors if not any(p.search(e) for p in ALLOWED_ERRORS)]
