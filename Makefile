@@ -5,7 +5,9 @@ BIN    := $(VENV)/bin
 PY     := $(BIN)/python
 # Extra pytest flags, e.g. `make test PYTEST_FLAGS=-x`.
 PYTEST_FLAGS ?=
-# pytest-xdist workers for the unit and browser tests of `make test` (one per core here).
+# pytest-xdist workers for the browser tests of `make test` (one per core here). They go
+# to the workers file by file (--dist loadfile): a file's tests share what their module
+# collects (the site summary, the accessibility report) and run in order.
 WORKERS ?= 2
 
 .PHONY: bench lab book pdf assets install test test-fast test-browser test-matrix sync lint format clean help
@@ -106,11 +108,11 @@ test-fast: lint  ## Unit, property and doctests only
 # pytest exits 5 when it collects nothing; that stays a failure here, because a
 # suite that finds no tests is broken, not green.
 test: lint $(VENV)/.installed-test $(LAB_SETUP)  ## Everything CI runs: lint, unit tests, nbval, site build, browser tests
-	$(PY) -m pytest $(UNIT_TESTS) -n $(WORKERS) $(PYTEST_FLAGS)
+	$(PY) -m pytest $(UNIT_TESTS) $(PYTEST_FLAGS)
 	$(PY) -m pytest --nbval book --nbval-sanitize-with tests/nbval_sanitize.cfg -q $(PYTEST_FLAGS)
 	$(PY) tools/build_book.py
 	$(PY) tools/build_pdf.py
-	ATTN_SKIP_FRESH_ENV=1 $(PY) -m pytest tests/browser -q -n $(WORKERS) --dist loadgroup $(PYTEST_FLAGS)
+	ATTN_SKIP_FRESH_ENV=1 $(PY) -m pytest tests/browser -q -n $(WORKERS) --dist loadfile $(PYTEST_FLAGS)
 
 # What `make test` leaves to CI for its time: a pip-only venv opened in `jupyter lab` and
 # `jupyter notebook` (tests/browser/test_any_jupyter.py), and the unit tests and nbval on every
@@ -121,7 +123,7 @@ test-matrix: $(VENV)/.installed-test  ## The fresh pip-only Jupyter test and the
 
 # Screenshots and a summary (pages, requests) land in _build/screenshots/.
 test-browser: $(VENV)/.installed-test  ## Browser tests of the built site (headless Chromium)
-	$(PY) -m pytest tests/browser -q -n $(WORKERS) --dist loadgroup $(PYTEST_FLAGS)
+	$(PY) -m pytest tests/browser -q -n $(WORKERS) --dist loadfile $(PYTEST_FLAGS)
 
 # Not part of `make test`: it takes a few minutes and its figures depend on the machine.
 bench: $(VENV)/.installed-test  ## Time attn_core against the two-matmul floor (and PyTorch, if installed)

@@ -609,8 +609,9 @@ ch1.best_key.check(answer)
 #
 # **Proof.** By equation {eq}`eq-dot-cos`,
 # $\mathbf{q}\cdot\mathbf{k} = \|\mathbf{q}\|\,\|\mathbf{k}\|\cos\theta$. Here
-# $\|\mathbf{k}\| \le r$ and $\cos\theta \le 1$, and both factors are at most their bound
-# while $\|\mathbf{q}\| > 0$, so $\mathbf{q}\cdot\mathbf{k} \le r\,\|\mathbf{q}\|$
+# $\|\mathbf{k}\| \le r$. If $\cos\theta \le 0$ the score is at most 0, below
+# $r\,\|\mathbf{q}\|$; otherwise $\|\mathbf{k}\|\cos\theta \le r\cos\theta \le r$, so in
+# every case $\mathbf{q}\cdot\mathbf{k} \le r\,\|\mathbf{q}\|$
 # (the Cauchy–Schwarz inequality, 코시–슈바르츠 부등식). Equality needs both bounds at once:
 # $\|\mathbf{k}\| = r$ and $\cos\theta = 1$, that is $\mathbf{k}$ pointing exactly along
 # $\mathbf{q}$. So the one best key is $r\,\mathbf{q}/\|\mathbf{q}\|$: the query's

@@ -170,8 +170,9 @@ print("scaled:  ", dec(w_scaled))
 # Nor does training keep $\mathbf{q}$ and $\mathbf{k}$ independent: it aligns each query with
 # the keys it should find. Once their components are correlated, each product $q_m k_m$ has a
 # mean above 0, the $d_k$ means add up, and the score grows like $d_k$ rather than
-# $\sqrt{d_k}$. The maximal-update parametrisation (μP) of
-# [Yang et al. (2021)](references.md) divides the scores by $d_k$ for that reason, so that the
+# $\sqrt{d_k}$. The maximal-update parametrisation (μP), as
+# [Yang et al. (2021)](references.md) apply it to Transformers, divides the scores by $d_k$ for
+# that reason, so that the
 # same training settings suit a narrow and a wide model. $\sqrt{d_k}$ is the right divisor at
 # initialisation, where a network has to start learning, and it is the original Transformer's
 # choice; it is not a law for every trained model.

@@ -519,7 +519,7 @@ else:
 # %% [markdown]
 # With `embed_dim` = 4 the two agree to rounding (the printed difference), since $\sqrt 4 = 2$
 # is exact in float32 and the scale adds no error of its own. For other
-# widths they differ by about $10^{-8}$: `torch.FloatTensor` computes $\sqrt d$ in float32 when
+# widths they differ in float32's last bits: `torch.FloatTensor` computes $\sqrt d$ in float32 when
 # the layer is built, and no later conversion restores the lost bits. That line has a second,
 # worse flaw. A module converts and moves only what it has *registered*: its parameters
 # (`nn.Parameter`, learned) and its buffers (not learned). `self.scale` is a plain tensor
@@ -847,7 +847,9 @@ ch5.symmetric_weights.check(answer)
 #
 # $w_{ij} = e^{s_{ij}/\sqrt{d_k}}/Z_i$ and $w_{ji} = e^{s_{ji}/\sqrt{d_k}}/Z_j$ have the same
 # numerator, so $w_{ij}/w_{ji} = Z_j/Z_i$: the weights are symmetric exactly when every row has
-# the same sum. The chapter's one-hot keys give $KK^\top = I$, every row the same sum, and
+# the same normaliser $Z_i = \sum_l e^{s_{il}/\sqrt{d_k}}$ (the sum of the row's exponentials,
+# before dividing). The chapter's one-hot keys give $KK^\top = I$, every row the same
+# normaliser, and
 # symmetric weights; the two words of the short and the long projection above do not:
 #
 # ```python

@@ -10,7 +10,7 @@
 # # Where each word is (위치 인코딩)
 #
 # [Chapter 5](05_projections.ipynb) ended on a flaw: shuffle the words of a sentence and
-# self-attention shuffles its outputs the same way, so "dog bites man" and "man bites dog"
+# self-attention (without a causal mask) shuffles its outputs the same way, so "dog bites man" and "man bites dog"
 # look alike to it. Attention compares *what* the words are, never *where* they are. This
 # chapter gives it positions, in the three ways models do today, each by hand first: add a
 # vector per position to the word vectors, rotate the queries and keys by an angle per
@@ -165,17 +165,19 @@ step_table({"PE_k · PE_0": similarity_wide}, index=[f"k = {k}" for k in offsets
 # themselves: once added to the words, the score $(\mathbf x_p + PE_p) W_Q \cdot
 # (\mathbf x_q + PE_q) W_K$ splits into four terms (word–word, word–position,
 # position–word, position–position), and even the last, $PE_p W_Q W_K^\top PE_q^\top$,
-# depends on $p$ and $q$ separately unless $W_Q W_K^\top$ happens to respect the frequency
-# pairs: the clean dependence on $p - q$ is lost. Keep that in mind for RoPE below.
+# depends on $p$ and $q$ separately unless $W_Q W_K^\top$ is block-diagonal over the
+# frequency pairs with every $2 \times 2$ block a scaled rotation,
+# $\begin{pmatrix} a & -b \\ b & a \end{pmatrix}$: the clean dependence on $p - q$ is lost. Keep that in mind for RoPE below.
 #
 # Vaswani et al. gave their own reason for sinusoids: for any fixed offset $k$, $PE_{p+k}$ is
 # a linear function of $PE_p$, the same for every $p$; each pair $(\sin p\omega_i, \cos
 # p\omega_i)$ is turned by the angle $k\omega_i$, a rotation, which they hoped would let the
 # model attend by relative position. RoPE, below, makes that rotation the mechanism itself.
 #
-# Some code (tensor2tensor's, for one) lists the same numbers in another order: all the sines
-# first, then all the cosines, a *concatenated* layout. It is the same encoding with its
-# columns permuted, the counterpart of RoPE's two layouts below; this book interleaves, as
+# Some code (tensor2tensor's, for one) lists all the sines first, then all the cosines, a
+# *concatenated* layout, and spaces its frequencies as $10000^{-i/(d/2-1)}$ rather than
+# $10000^{-2i/d}$, slightly different frequencies: the counterpart of RoPE's two layouts
+# below. This book interleaves, as
 # {eq}`eq-ch6-pos-sinusoidal` does.
 #
 # ## Learned position embeddings (학습된 위치 임베딩)
@@ -347,8 +349,8 @@ print("halves, listed back as interleaved, equals interleaved:", same_rotation)
 
 # %% [markdown]
 # Weights trained in one layout give wrong scores when rotated in the other: a model ported
-# between libraries without permuting the columns of $W_Q$ and $W_K$ runs, and its outputs
-# are quietly worse. This is a real step of real ports: Meta's Llama code pairs neighbours,
+# between libraries without permuting the columns of $W_Q$ and $W_K$ runs without an error,
+# but its scores are wrong at every offset except 0, and its outputs degrade badly. This is a real step of real ports: Meta's Llama code pairs neighbours,
 # Hugging Face's pairs halves, and its conversion script, `convert_llama_weights_to_hf.py`,
 # permutes the output coordinates of $W_Q$ and $W_K$ (the rows of PyTorch's (out, in)
 # weights, the columns of this book's) head by head, from the one listing to the other. One
@@ -488,9 +490,9 @@ gap_rope
 #   ([Su et al., 2021](references.md)).
 # - **ALiBi**: BLOOM and MPT ([Press et al., 2022](references.md)).
 # - **No positions at all** (NoPE): a decoder's causal mask already tells the words apart,
-#   since word $i$ sees exactly $i + 1$ words; in small-scale experiments decoders without any
-#   position encoding generalised to longer inputs better than those with any of the explicit
-#   encodings compared, absolute, RoPE and ALiBi among them
+#   since word $i$ sees exactly $i + 1$ words; in small-scale experiments on synthetic,
+#   reasoning and arithmetic tasks, decoders without any position encoding generalised to
+#   longer inputs better on average than those with the explicit encodings compared, absolute, RoPE and ALiBi among them
 #   ([Kazemnejad et al., 2023](references.md)); earlier, causal language models without any
 #   position encoding had been found competitive with those that have one, and to learn an
 #   implicit notion of position, which the authors attribute to the causal mask
@@ -502,8 +504,10 @@ gap_rope
 # $m$ becomes $m \cdot L_\text{train}/L_\text{new}$, a fraction) and fine-tunes briefly
 # ([Chen et al., 2023](references.md)); "NTK-aware" scaling, proposed in a 2023 community post
 # (by bloc97) rather than a paper and described in the YaRN paper, raises the base 10,000
-# instead, so that the fast pairs keep their resolution; YaRN interpolates each frequency by a
-# different amount and adjusts the softmax temperature ([Peng et al., 2023](references.md)).
+# instead, so that the fast pairs keep their resolution; YaRN leaves the pairs whose
+# wavelength is much shorter than the training length alone, fully interpolates those whose
+# wavelength is longer, ramps between the two, and adjusts the softmax temperature
+# ([Peng et al., 2023](references.md)).
 # Fractional positions are exactly what `ac.rotary` refuses: this book stops at whole ones.
 #
 # ## Summary
@@ -726,7 +730,8 @@ ch6.alibi_weights.check(answer)
 #
 # A model was trained with the RoPE code of Hugging Face's Llama, and its $W_Q$ and $W_K$
 # were copied as they are into the function below. It runs, its scores have the right
-# shape, and at position 0 they are even right; further on, the model is quietly worse.
+# shape, and on the diagonal, each word with itself ($n - m = 0$), they are even right; every
+# other score is off, and the model's outputs degrade, without an error.
 # Copy it as `fixed_ported_scores`, fix it, and run the check.
 # ```
 

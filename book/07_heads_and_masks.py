@@ -156,8 +156,8 @@ np.testing.assert_allclose(weights_lib, weights)
 # heads instead of slices of every token (an exercise below). And dividing by
 # $\sqrt{d_\text{model}}$ instead of $\sqrt{d_\text{head}}$ makes every head's scores
 # $\sqrt{h}$ times too small. How much that matters, measured on one head of a model with
-# $d_\text{model} = 512$ and 8 heads, each query against 16 random keys whose components have
-# standard deviation 1 (a fresh head) or 2. The second stands for a trained head, whose
+# $d_\text{model} = 512$ and 8 heads: a random query against 16 random keys, every query and
+# key component with standard deviation 1 (a fresh head) or 2. The second stands for a trained head, whose
 # scores spread wider than a fresh one's. [Chapter 3](03_scaling.ipynb) gives two ways
 # training gets there: $W_Q$ and $W_K$ grow, and queries line up with the keys they should
 # find, so that their components are no longer independent. Doubling every component models
@@ -204,7 +204,9 @@ too_small_by = math.sqrt(512) / math.sqrt(512 // 8)
 # One head gives every query one set of weights: one way of deciding what matters. Several
 # heads let a token look at its neighbours for one purpose and at related words for another,
 # at the same time. Trained models do grow such heads; some attend mostly to the previous
-# token ([Voita et al., 2019](references.md)). To see the difference for certain, we build a
+# token, or to an adjacent one ([Voita et al., 2019](references.md), in the encoders of
+# translation models; language models grow previous-token heads too, [Elhage et al.,
+# 2021](references.md)). To see the difference for certain, we build a
 # two-head layer by hand. The sentence is "the cat saw the dog"; features 0 to 4 of each
 # token say where it is (a one-hot position) and features 5 to 9 what it is (a one-hot word,
 # the last one unused). Head 1 reads only the positions, and its query at position $i$ is 8
@@ -1004,7 +1006,7 @@ ch7.float16_fill.check(answer)
 no_key = np.zeros(L, dtype=bool)  # every key masked
 row16 = np.where(no_key, np.zeros(L, np.float16), -1e4).astype(np.float16)
 e16 = np.exp(row16 - row16.max())  # e^0 = 1 for every key
-print(row16.dtype, row16, "->", e16 / e16.sum())
+print(row16.dtype, row16.tolist(), "->", e16 / e16.sum())  # tolist: NumPy 1 and 2 print alike
 
 # %% [markdown]
 # ````{solution} ex-ch7-float16-fill

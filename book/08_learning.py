@@ -483,7 +483,7 @@ step_table(columns, index=tokens, digits=2)
 
 # %% [markdown]
 # Now the two agree where the pattern matters: in both, the key each query should find scores
-# highest in its row, above its row's mean, and the keys it should ignore score below it. The learned gaps are larger: the object's score for itself sits
+# highest in its row, well above the others, and the keys it should ignore score lower. The learned gaps are larger: the object's score for itself sits
 # {eval}`dec(self_gap_learned, 2)` below its row's mean against
 # {eval}`dec(self_gap_designed, 2)` designed. Training found the same questions and
 # answers as the design, asked louder, and spread over whichever features happened to carry
@@ -664,8 +664,8 @@ for lr_try, end in small_sweep.items():
 #   one; its $W_Q W_K^\top$ differs entry by entry from the design because softmax ignores row
 #   shifts and the features overlap, but the scores it produces ask the same questions.
 # - At $d_k =$ {eval}`d_k_big` without $1/\sqrt{d_k}$, most rows start saturated and their
-#   gradients vanish; within {eval}`big_steps` steps the loss stalls, at each SGD learning
-#   rate we tried and with Adam (one seed).
+#   gradients vanish; within {eval}`big_steps` steps the loss stalls at the SGD learning
+#   rates we tried up to 1 (and diverges at 2) and with Adam (one seed).
 #   The total gradient norm is not what vanishes; the saturated rows' gradients are. From a
 #   start $d_k^{-1/4}$ smaller, whose scores equal the scaled model's, it trains: the scale's
 #   job is the start.

@@ -601,7 +601,9 @@ long_ms
 # living in the chip's small on-chip memory (SRAM) and never reaching the large, slow main
 # memory (HBM). On a GPU the naive version's time is mostly that traffic (the ridge point
 # above), so removing it makes exact attention several times faster as well as $O(n)$ in
-# memory (the statistics $m$ and $\ell$ per query in HBM, plus one tile at a time in SRAM). Our loop over key blocks is its core; three more pieces make it a kernel:
+# memory beyond its inputs and output (the statistics $m$ and $\ell$ per query in HBM, plus
+# one tile at a time in SRAM). Our loop over key blocks is its core; three more pieces make
+# it a kernel:
 #
 # - **Query tiles.** The queries are cut into blocks too, so that one block of queries, one
 #   block of keys and values, their block of scores and the running $m$, $\ell$ and

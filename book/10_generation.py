@@ -447,8 +447,8 @@ fit_from_mib = int(read_bytes[past_caches][0] / 2**20)
 chunk_ratio = chunk_seconds / token_seconds[timed_n.index(n_chunk)]
 matmul_gflops = 2 * 1024**3 / matmul_seconds / 1e9
 balance = matmul_gflops / gb_per_s[-1]  # FLOPs per byte from main memory
-if time_slope < 0.8:
-    slope_verdict = "below 1: at the smaller sizes fixed costs per call still weigh"
+if time_slope < 0.85:
+    slope_verdict = "below 1: at these sizes fixed costs per call still weigh"
 elif time_slope <= 1.3:
     slope_verdict = "close to 1, the time in proportion to n"
 else:
@@ -734,7 +734,7 @@ else:
 #   sequence makes the cache 8 times smaller ([Jiang et al., 2023](references.md)).
 # - **Quantised caches.** Fewer bits per number: KIVI stores keys and values in 2 bits
 #   (keys quantised per channel, values per token, as their outliers differ), with almost
-#   the same quality and 2.6 times less peak memory in its tests
+#   the same quality and 2.6 times less peak memory, model weights included, in its tests
 #   ([Liu et al., 2024](references.md)). In {eq}`eq-ch10-kv-bytes` that is about $b = 1/4$,
 #   plus the quantisation constants (a scale and a zero-point per group of numbers) and the
 #   recent tokens it keeps in full precision.

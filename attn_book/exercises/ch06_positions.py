@@ -451,7 +451,7 @@ rope_layout = BugExercise(
             "layout-mismatch",
             "layout mismatch: these scores rotate the pairs (0, 1), (2, 3), … (the "
             "interleaved layout), but the weights were trained pairing i with i + d/2 (the "
-            "halves layout); the two agree only at position 0.",
+            "halves layout); the two agree only where n − m = 0.",
             _interleaved_scores,
         ),
         diagnose.matches(

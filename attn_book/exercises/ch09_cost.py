@@ -288,8 +288,9 @@ def blockwise_attention(q, k, v, block):
     return out / total
 
 
-def _blockwise(q, k, v, block, *, rescale_sum=True, rescale_out=True):
-    """The chunked loop with either rescale switched off: the fix, or a slip."""
+def _blockwise(q, k, v, block, *, rescale_sum=True, rescale_out=True, inverted=False):
+    """The chunked loop with either rescale switched off, or taken upside down: the fix, or a
+    slip."""
     scale = 1 / math.sqrt(q.shape[-1])
     m, total = np.full((*q.shape[:-1], 1), -np.inf), np.zeros((*q.shape[:-1], 1))
     out = np.zeros((*q.shape[:-1], v.shape[-1]))
@@ -297,7 +298,8 @@ def _blockwise(q, k, v, block, *, rescale_sum=True, rescale_out=True):
         keys, values = k[..., start : start + block, :], v[..., start : start + block, :]
         s = q @ np.swapaxes(keys, -1, -2) * scale
         new_m = np.maximum(m, s.max(axis=-1, keepdims=True))
-        rescale, e = np.exp(m - new_m), np.exp(s - new_m)
+        rescale = np.exp(new_m - m) if inverted else np.exp(m - new_m)
+        e = np.exp(s - new_m)
         total = total * (rescale if rescale_sum else 1) + e.sum(axis=-1, keepdims=True)
         out = out * (rescale if rescale_out else 1) + e @ values
         m = new_m
@@ -320,18 +322,7 @@ def _output_not_rescaled(q, k, v, block):
 
 def _rescale_inverted(q, k, v, block):
     """The slip e^(m_new − m_old) for the rescale: inf on the first block, so NaN."""
-    scale = 1 / math.sqrt(q.shape[-1])
-    m, total = np.full((*q.shape[:-1], 1), -np.inf), np.zeros((*q.shape[:-1], 1))
-    out = np.zeros((*q.shape[:-1], v.shape[-1]))
-    for start in range(0, k.shape[-2], block):
-        keys, values = k[..., start : start + block, :], v[..., start : start + block, :]
-        s = q @ np.swapaxes(keys, -1, -2) * scale
-        new_m = np.maximum(m, s.max(axis=-1, keepdims=True))
-        rescale, e = np.exp(new_m - m), np.exp(s - new_m)
-        total = total * rescale + e.sum(axis=-1, keepdims=True)
-        out = out * rescale + e @ values
-        m = new_m
-    return out / total
+    return _blockwise(q, k, v, block, inverted=True)
 
 
 def _reference(q, k, v, block):

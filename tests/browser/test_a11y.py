@@ -33,10 +33,6 @@ import yaml
 import attn_core
 from attn_book.data import quanta_example
 
-# One pytest-xdist worker runs the whole module: the page audits fill the report
-# written at the module's end.
-pytestmark = pytest.mark.xdist_group("a11y")
-
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]

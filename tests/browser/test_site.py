@@ -19,10 +19,6 @@ from urllib.parse import unquote, urlsplit
 import pytest
 import yaml
 
-# One pytest-xdist worker runs the whole module: the page tests fill the summary and
-# WIDGET_GLYPHS that the module's last tests read.
-pytestmark = pytest.mark.xdist_group("site-pages")
-
 ROOT = Path(__file__).resolve().parents[2]
 
 SCREENSHOTS = {"book/intro", "book/02_softmax", "book/03_scaling", "book/glossary"}
