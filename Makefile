@@ -10,7 +10,7 @@ PYTEST_FLAGS ?=
 # collects (the site summary, the accessibility report) and run in order.
 WORKERS ?= 2
 
-.PHONY: bench lab book pdf assets install test test-fast test-browser test-matrix sync lint format clean help
+.PHONY: bench lab book pdf assets install test test-fast test-unit test-book test-ci test-browser sync lint format clean help
 .DEFAULT_GOAL := help
 
 help:  ## List the targets
@@ -107,18 +107,42 @@ test-fast: lint  ## Unit, property and doctests only
 
 # pytest exits 5 when it collects nothing; that stays a failure here, because a
 # suite that finds no tests is broken, not green.
-test: lint $(VENV)/.installed-test $(LAB_SETUP)  ## Everything CI runs: lint, unit tests, nbval, site build, browser tests
+#
+# `make test` is the check before a push, within 12 minutes on two cores: lint; then two lanes
+# at once, the unit tests (one process) and the book (the site, nbval); then the browser tests
+# of the site (every page, its answer boxes and its accessibility audit, the figures) and of
+# JupyterLab (chapter 4 read as opened, the gallery run and dragged). GNU make prints each
+# lane's output whole when it ends (--output-sync); a make without that interleaves lines.
+# CI adds what takes longer (`make test-ci`): the PDF, every chapter read and run in Lab, a
+# pip-only Jupyter, and the Python/version matrix.
+SYNC := $(if $(filter output-sync,$(.FEATURES)),--output-sync=target)
+# The chapters `make test` reads in JupyterLab (comma-separated; CI reads them all).
+LAB_CHAPTERS ?= 04_worked_example
+CI_BROWSER := tests/browser/test_pdf.py tests/browser/test_lab_run_all.py \
+	tests/browser/test_any_jupyter.py
+
+test: lint $(VENV)/.installed-test $(LAB_SETUP)  ## The check before a push: lint, unit tests, nbval, site build, browser tests
+	@$(MAKE) --no-print-directory -j2 $(SYNC) test-unit test-book
+	ATTN_LAB_CHAPTERS=$(LAB_CHAPTERS) $(PY) -m pytest tests/browser -q -n $(WORKERS) \
+		--dist loadfile $(addprefix --ignore=,$(CI_BROWSER)) $(PYTEST_FLAGS)
+
+test-unit: $(VENV)/.installed-test  ## Unit, property and doctests, every extra installed
 	$(PY) -m pytest $(UNIT_TESTS) $(PYTEST_FLAGS)
+
+test-book: $(VENV)/.installed-test  ## Build the site and run every chapter under nbval
+	$(PY) tools/build_book.py
 	$(PY) -m pytest --nbval book --nbval-sanitize-with tests/nbval_sanitize.cfg -q $(PYTEST_FLAGS)
+
+# What CI runs after `make test` (.ci/run): the site again and its PDF (tools/build_pdf.py,
+# tests/browser/test_pdf.py); every chapter read in JupyterLab and run there
+# (test_lab_reading.py, test_lab_run_all.py); a pip-only venv opened in `jupyter lab` and
+# `jupyter notebook` (test_any_jupyter.py); the unit tests and nbval on every claimed Python
+# and on the lowest versions the bounds allow (tools/version_matrix.py).
+test-ci: $(VENV)/.installed-test $(LAB_SETUP)  ## What CI adds: the PDF, every chapter in Lab, a pip-only Jupyter, the version matrix
 	$(PY) tools/build_book.py
 	$(PY) tools/build_pdf.py
-	ATTN_SKIP_FRESH_ENV=1 $(PY) -m pytest tests/browser -q -n $(WORKERS) --dist loadfile $(PYTEST_FLAGS)
-
-# What `make test` leaves to CI for its time: a pip-only venv opened in `jupyter lab` and
-# `jupyter notebook` (tests/browser/test_any_jupyter.py), and the unit tests and nbval on every
-# claimed Python and on the lowest versions the bounds allow (tools/version_matrix.py).
-test-matrix: $(VENV)/.installed-test  ## The fresh pip-only Jupyter test and the Python/version matrix
-	$(PY) -m pytest tests/browser/test_any_jupyter.py -q $(PYTEST_FLAGS)
+	$(PY) -m pytest $(CI_BROWSER) tests/browser/test_lab_reading.py -q -n $(WORKERS) \
+		--dist loadfile $(PYTEST_FLAGS)
 	$(PY) tools/version_matrix.py
 
 # Screenshots and a summary (pages, requests) land in _build/screenshots/.

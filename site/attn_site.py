@@ -21,7 +21,8 @@ not written yet, every later chapter's heading, equations "(7.1)" and "Exercise 
 disagree with its figures ("Figure 7.1", numbered by ``attn_book.figures`` from the same
 ``NN``) and with the links of the other chapters. ``chapter_numbers`` renumbers them.
 
-Accessibility (WCAG 2.1 AA, checked by ``tests/browser/test_a11y.py`` with axe-core): the
+Accessibility (WCAG 2.1 AA, checked with axe-core by ``tests/browser/test_site.py`` on every
+page and ``tests/browser/test_a11y.py`` on the figures): the
 theme's search and colour-mode buttons come from ``site/_templates/`` (their accessible
 names contain their visible text); the references page's citations are list items of their
 ``role="list"`` (docutils writes the DPUB-ARIA 1.0 ``doc-biblioentry``, deprecated since

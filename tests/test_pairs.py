@@ -34,3 +34,26 @@ def test_ipynb_has_stored_outputs(py_path):
     assert any(c.get("outputs") for c in code), f"{py_path.stem}.ipynb has no stored outputs"
     unexecuted = [i for i, c in enumerate(code) if c.get("execution_count") is None and c.source]
     assert not unexecuted, f"{py_path.stem}.ipynb: code cells {unexecuted} were never executed"
+
+
+def output_texts(cell):
+    """Every text an output of ``cell`` shows: streams, tracebacks, text/plain and HTML."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            yield "Traceback " + output.get("ename", "")
+        yield output.get("text", "")
+        data = output.get("data", {})
+        yield data.get("text/plain", "") + data.get("text/html", "") + data.get("text/markdown", "")
+
+
+@pytest.mark.parametrize("py_path", CHAPTERS, ids=lambda p: p.name)
+def test_stored_outputs_raise_nothing_and_show_no_answer(py_path):
+    """What Run All shows: nbval holds a fresh run's outputs to these, so no cell raises or
+    warns and no checker says "✓ Correct" after Run All (JupyterLab's Run All of every
+    chapter is tests/browser/test_lab_run_all.py, in CI)."""
+    notebook = jupytext.read(py_path.with_suffix(".ipynb"))
+    shown = {i: "".join(output_texts(c)) for i, c in enumerate(notebook.cells)}
+    raised = [i for i, t in shown.items() if "Traceback" in t or "Warning:" in t]
+    answered = [i for i, t in shown.items() if "✓ Correct" in t]
+    assert not raised, f"{py_path.stem}.ipynb: cells {raised} raised or warned"
+    assert not answered, f"{py_path.stem}.ipynb: cells {answered} show a correct answer"

@@ -36,6 +36,14 @@ Fixtures
     ``page.failed_requests`` (``(url, reason)``), ``page.console_errors``,
     ``page.page_errors`` and ``page.errors`` (both, in order). Call ``page.wait_for_math()``
     to wait for MathJax to finish typesetting.
+``new_page``
+    ``with new_page() as page:`` the same kind of page, for a fixture of a wider scope (a
+    page loaded once and read by several tests: ``loaded`` in test_site.py).
+``axe_source``
+    The path of axe-core's script in ``node_modules/`` (package-lock.json), for the audit.
+``lab_book``
+    ``(base URL, folder)``: JupyterLab set up as ``make lab`` sets it up, serving a git copy
+    of book/ (module scope; test_lab_reading.py, test_lab_run_all.py).
 
 When Chromium, playwright or the built site is missing, these tests are skipped with a
 message; with ``ATTN_REQUIRE_BROWSER=1`` (set by ``.ci/run``) they fail instead.
@@ -153,6 +161,16 @@ def site_dir():
     if not (path / "index.html").is_file():
         _unavailable(f"no built site at {path} (run `make book` or set ATTN_SITE_DIR)")
     return path
+
+
+@pytest.fixture(scope="session")
+def axe_source():
+    """axe-core's script, from node_modules/ (package-lock.json; tests/browser/axe_audit.py)."""
+    axe = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+    if not axe.is_file():
+        message = f"{axe} is missing: run `npm ci --ignore-scripts` (package-lock.json)"
+        _unavailable(message)
+    return axe
 
 
 @pytest.fixture(scope="session")
@@ -310,16 +328,32 @@ def _wait_for_math(page, timeout=20_000):
     page.evaluate("() => window.MathJax.startup.promise.then(() => true)")
 
 
-@pytest.fixture
-def page(browser):
-    """A fresh page that records requests, failures, console errors and page errors."""
+@contextlib.contextmanager
+def recorded_page(browser):
+    """A new page that records requests, failures, console errors and page errors; closed
+    at the end. For fixtures of a wider scope than ``page`` (a page loaded once per module)."""
     page = browser.new_page()
     _record(page)
     # Never touch the network: a request for another host is recorded, then aborted.
     page.route(_NOT_LOCAL, lambda route: route.abort("blockedbyclient"))
     page.wait_for_math = functools.partial(_wait_for_math, page)
-    yield page
-    page.close()
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page that records requests, failures, console errors and page errors."""
+    with recorded_page(browser) as page:
+        yield page
+
+
+@pytest.fixture(scope="session")
+def new_page(browser):
+    """:func:`recorded_page`, for module-scoped fixtures: ``with new_page() as page: ...``."""
+    return functools.partial(recorded_page, browser)
 
 
 @contextlib.contextmanager
@@ -388,17 +422,57 @@ def start_lab():
     return jupyter_lab
 
 
+@pytest.fixture(scope="module")
+def lab_book(tmp_path_factory, browser):  # `browser` first: it skips without Chromium
+    """``(base URL, folder)``: JupyterLab, set up as ``make lab`` sets it up, on a git
+    repository holding a copy of book/ (``git status`` shows what a test changed)."""
+    config, prefix = ROOT / "jupyter-config", Path(sys.prefix)
+    setup = {  # what pip (data-files) or `make lab` (an editable install) puts in the prefix
+        config / f"{inner}/attn-book.json": prefix / f"{where}/{inner}/attn-book.json"
+        for where, inner in [
+            ("etc/jupyter", "jupyter_server_config.d"),
+            ("share/jupyter", "lab/settings/overrides.d"),
+        ]
+    }
+    for source, installed in setup.items():
+        if not installed.exists() or installed.read_text() != source.read_text():
+            pytest.fail(f"{installed} is not {source.name}: run `make lab` (or `make test`) first")
+    work = tmp_path_factory.mktemp("lab-book")
+    for path in (ROOT / "book").iterdir():
+        if path.suffix in {".py", ".ipynb", ".md", ".toml"} and not path.name.startswith("."):
+            shutil.copy(path, work / path.name)
+    (work / ".gitignore").write_text(".ipynb_checkpoints/\n")
+    for args in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "book"],
+    ):
+        subprocess.run(["git", *args], cwd=work, capture_output=True, check=True)
+    with jupyter_lab(work, tmp_path_factory.mktemp("lab-book-state")) as base:
+        yield base, work
+
+
+KERNEL_READY = """(() => {
+    const status = document.querySelector(".jp-Notebook-ExecutionIndicator");
+    const name = document.querySelector(".jp-Toolbar-kernelName");
+    return status && status.dataset.status === "idle"
+        && name && !/no kernel/i.test(name.textContent);
+})"""
+KERNEL_READY_OR_DIALOG = f"() => Boolean(document.querySelector('.jp-Dialog')) || {KERNEL_READY}()"
+
+
 def open_notebook(page, url):
     """Open the notebook at ``url`` in Lab and wait until its kernel is idle."""
     page.goto(url, wait_until="load")
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook", timeout=60_000)
+    # Lab may ask which kernel to start (the notebook's own, python3, is preselected), or start
+    # it on its own. The indicator says "idle" before any kernel is there ("No Kernel"), so
+    # wait for the dialog or for a kernel's name beside an idle indicator.
+    page.wait_for_function(KERNEL_READY_OR_DIALOG, timeout=60_000)
     select = page.locator(".jp-Dialog button", has_text="Select")
-    try:  # Lab may ask which kernel to start; the notebook's own (python3) is preselected
-        select.wait_for(timeout=3_000)
+    if select.count():
         select.click()
-    except Exception:  # no dialog: the kernel started on its own
-        pass
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+        page.wait_for_function(KERNEL_READY, timeout=60_000)
 
 
 @pytest.fixture(scope="session")

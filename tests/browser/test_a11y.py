@@ -1,168 +1,34 @@
-"""Accessibility (WCAG 2.1 AA) of the built site, as pydata-sphinx-theme tests its own pages.
+"""Accessibility (WCAG 2.1 AA) of the figures, by keyboard alone, and a check of the audit.
 
-axe-core (npm ``axe-core``, pinned in package-lock.json, ``npm ci --ignore-scripts``) runs
-its WCAG 2.0/2.1 A and AA rules on every page of the table of contents, once in light and
-once in dark mode (``data-theme`` on ``<html>``, as the theme's switch sets it), after the
-maths is typeset and the figures have rendered. The page's structure is the same in both
-modes, so the dark pass runs the rules whose outcome depends on colour (:data:`COLOUR_RULES`);
-that halves the audit's time (a full pass takes 2-14 s per page on 2 busy cores). A
-critical or serious violation fails the test unless :data:`ALLOWED` names it with its
-upstream issue (it is empty: what the theme and Sphinx extensions caused is fixed in
-``site/``). Every page's counts per rule land in
-``_build/screenshots/a11y.json``.
-
-Then the figures, by keyboard alone, in the gallery: each one is reached with Tab or focus,
-moved with arrow keys, and says what changed (the weights, the output) through its polite
-live region (``[aria-live="polite"]``, filled after the keys stop: debounced), with the
-numbers attn_core computes.
+The audit of every page of the table of contents, in light and dark mode, runs in
+test_site.py on each page loaded once (its parts are in axe_audit.py, as pydata-sphinx-theme
+tests its own pages). Here: a sanity check that the audit reports a violation, and the
+figures, by keyboard alone, in the gallery: each one is reached with Tab or focus, moved with
+arrow keys, and says what changed (the weights, the output) through its polite live region
+(``[aria-live="polite"]``, filled after the keys stop: debounced), with the numbers attn_core
+computes; then axe on the figures once they have moved.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import re
-from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
+from axe_audit import (
+    COLOUR_RULES,
+    FAILING,
+    audit,
+    failing,
+    load,
+    set_mode,
+)
 
 import attn_core
 from attn_book.data import quanta_example
 
-ROOT = Path(__file__).resolve().parents[2]
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
-COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-FAILING = ("critical", "serious")
 GALLERY = "book/99_figure_gallery.html"
-# rule id -> (CSS selector the violation may have, the upstream issue that explains it).
-# Empty: every critical or serious violation the audit found is fixed in site/.
-ALLOWED: dict[str, tuple[str, str]] = {}
-RESULTS: dict[str, dict[str, dict[str, int]]] = {}
-
-RUN_AXE = """async ({tags, rules, include}) => {
-    const context = include ? {include: [[include]]} : document;
-    const runOnly = rules ? {type: "rule", values: rules} : {type: "tag", values: tags};
-    const result = await axe.run(context, {runOnly, resultTypes: ["violations"]});
-    return result.violations.map(v => ({
-        id: v.id, impact: v.impact, help: v.help,
-        nodes: v.nodes.map(n => ({target: n.target.join(" "), html: n.html.slice(0, 160),
-                                  summary: n.failureSummary}))}));
-}"""
-
-NO_TRANSITIONS = "*, ::before, ::after { transition: none !important; animation: none !important }"
-
-
-def toc_pages():
-    """Document names in ``_toc.yml``, root first."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    names = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                names.append(entry["file"])
-            walk(entry.get("sections", []))
-
-    for part in toc.get("parts", [toc]):
-        walk(part.get("chapters", []))
-    return names
-
-
-@pytest.fixture(scope="module")
-def axe_source():
-    if not AXE.is_file():
-        message = f"{AXE} is missing: run `npm ci --ignore-scripts` (package-lock.json)"
-        if os.environ.get("ATTN_REQUIRE_BROWSER") == "1":
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return AXE
-
-
-@pytest.fixture(scope="module")
-def report(site_dir):
-    """Counts of every violation (any impact) per page, mode and rule, written at the end."""
-    yield RESULTS
-    out = site_dir.parent / "screenshots"
-    out.mkdir(exist_ok=True)
-    totals = Counter()
-    for modes in RESULTS.values():
-        for counts in modes.values():
-            totals.update(counts)
-    data = {"axe": AXE_VERSION, "total_nodes": dict(totals), "pages": RESULTS}
-    (out / "a11y.json").write_text(json.dumps(data, indent=1) + "\n")
-
-
-AXE_VERSION = None
-
-
-def load(page, site, docname):
-    """Open a page, wait for MathJax and every figure, switch transitions off."""
-    page.goto(site.url(docname), wait_until="load")
-    page.wait_for_math()
-    page.wait_for_function(
-        """() => [...document.querySelectorAll(
-                'script[type="application/vnd.jupyter.widget-view+json"]')]
-            .every(t => t.previousElementSibling
-                        && t.previousElementSibling.classList.contains("widget-subarea")
-                        && t.previousElementSibling.children.length > 0)""",
-        timeout=30_000,
-    )
-    page.wait_for_load_state("networkidle")
-    page.add_style_tag(content=NO_TRANSITIONS)
-
-
-def audit(page, axe_source, include=None, rules=None):
-    """axe's WCAG 2.0/2.1 A and AA violations on the page (or inside ``include``); with
-    ``rules``, only those rules."""
-    global AXE_VERSION
-    if not page.evaluate("() => Boolean(window.axe)"):
-        page.add_script_tag(path=str(axe_source))
-    AXE_VERSION = page.evaluate("() => axe.version")
-    return page.evaluate(RUN_AXE, {"tags": TAGS, "rules": rules, "include": include})
-
-
-def set_mode(page, mode):
-    """Light or dark, as the theme's own switch sets it (``data-theme`` and ``data-mode``)."""
-    page.evaluate(
-        """mode => {
-        document.documentElement.dataset.theme = mode;
-        document.documentElement.dataset.mode = mode;
-    }""",
-        mode,
-    )
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-
-
-def failing(violations):
-    """Critical and serious violations that :data:`ALLOWED` does not name."""
-    bad = []
-    for v in violations:
-        if v["impact"] not in FAILING:
-            continue
-        allowed = ALLOWED.get(v["id"])
-        nodes = [n for n in v["nodes"] if not (allowed and allowed[0] in n["target"])]
-        if nodes:
-            bad.append(f"{v['impact']} {v['id']} ({v['help']}): " + "; ".join(
-                f"{n['target']}: {n['summary']}" for n in nodes[:5]))  # fmt: skip
-    return bad
-
-
-@pytest.mark.parametrize("docname", toc_pages())
-def test_page_meets_wcag_aa_in_light_and_dark_mode(page, site, axe_source, report, docname):
-    """No critical or serious axe violation on the page, in either colour mode."""
-    load(page, site, f"{docname}.html")
-    problems = []
-    for mode, rules in (("light", None), ("dark", COLOUR_RULES)):
-        set_mode(page, mode)
-        violations = audit(page, axe_source, rules=rules)
-        report.setdefault(docname, {})[mode] = {v["id"]: len(v["nodes"]) for v in violations}
-        problems += [f"[{mode}] {p}" for p in failing(violations)]
-    assert not problems, f"{docname}:\n" + "\n".join(problems)
 
 
 def test_the_audit_sees_a_violation(page, site, axe_source):

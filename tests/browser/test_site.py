@@ -1,10 +1,17 @@
 """The built site, page by page, in headless Chromium (fixtures in conftest.py).
 
-Every page of the table of contents is opened from a local server: no request may leave
-127.0.0.1, none may fail, no JavaScript error may occur, every formula must be typeset by
-MathJax, every widget rendered, and every Hangul character drawn by a font the site ships.
-Internal links are checked on the HTML files. A few screenshots and a JSON summary land in
-``_build/screenshots/`` (next to ``html/``).
+Every page of the table of contents is opened once from a local server (the ``loaded``
+fixture: pytest runs the tests below page by page) and checked, in this order:
+
+- as loaded: no request may leave 127.0.0.1, none may fail, no JavaScript error may occur,
+  every formula must be typeset by MathJax, every widget rendered, every figure inside the
+  text column, and every Hangul character drawn by a font the site ships;
+- its exercises' answer boxes give the Python checker's verdicts (test_site_answers.py);
+- axe-core finds no critical or serious WCAG 2.1 AA violation, in light and dark mode
+  (axe_audit.py).
+
+Internal links are checked on the HTML files. A few screenshots, a JSON summary and the
+audit's counts land in ``_build/screenshots/`` (next to ``html/``).
 """
 
 from __future__ import annotations
@@ -18,6 +25,16 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 import yaml
+from axe_audit import (
+    COLOUR_RULES,
+    NO_TRANSITIONS,
+    RESULTS,
+    audit,
+    failing,
+    set_mode,
+    write_report,
+)
+from test_site_answers import check_boxes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -130,19 +147,64 @@ def load_every_font(page):
     page.wait_for_load_state("networkidle")
 
 
-@pytest.mark.parametrize("docname", PAGES)
-def test_page_offline_and_clean(page, site, site_dir, summary, glyphs, docname):
-    """The page loads from 127.0.0.1 only, with no failure, no error, math and widgets live,
-    and every Hangul character of its prose drawn by a shipped font."""
-    page.goto(site.url(f"{docname}.html"), wait_until="load")
-    page.wait_for_math()
-    try:
-        wait_for_widgets(page)
-    except Exception:  # reported with details by widget_state below
-        pass
-    page.wait_for_load_state("networkidle")
-    load_every_font(page)
+@pytest.fixture(scope="module", params=PAGES)
+def loaded(request, new_page, site):
+    """``(docname, page)``: each page of the table of contents, loaded once, with its maths
+    typeset, its figures drawn and every font it declares loaded, for the tests below."""
+    docname = request.param
+    with new_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 1000})
+        page.goto(site.url(f"{docname}.html"), wait_until="load")
+        page.wait_for_math()
+        try:
+            wait_for_widgets(page)
+        except Exception:  # reported with details by widget_state in the first test
+            pass
+        page.wait_for_load_state("networkidle")
+        load_every_font(page)
+        yield docname, page
 
+
+@pytest.fixture(scope="module")
+def a11y_report(site_dir):
+    """The audit's counts per page, mode and rule: _build/screenshots/a11y.json at the end."""
+    yield
+    write_report(site_dir.parent / "screenshots")
+
+
+MAX_FIGURE_WIDTH = 680  # px at a 1280 px window; the text column there is 688 px
+FIGURE_EXTENTS = """() => {
+  const article = document.querySelector("article.bd-article");
+  const a = article.getBoundingClientRect(), cs = getComputedStyle(article);
+  const col = [a.left + parseFloat(cs.paddingLeft), a.right - parseFloat(cs.paddingRight)];
+  return [...document.querySelectorAll(".abh-fig")].map((fig) => {
+    let [left, right] = [Infinity, -Infinity];
+    // options have no real box; the screen-reader-only live region is clipped to nothing
+    for (const e of [fig, ...fig.querySelectorAll(":not(option):not(.abh-sr-only)")]) {
+      const r = e.getBoundingClientRect();
+      if (r.width > 0) [left, right] = [Math.min(left, r.left), Math.max(right, r.right)];
+    }
+    return { cls: fig.className, left, right, col };
+  });
+}"""
+
+
+def figures_outside_the_column(page):
+    """Figures (with all they draw: SVG overflow, tables) wider than the column or outside it."""
+    bad = []
+    for f in page.evaluate(FIGURE_EXTENTS):
+        (c0, c1), width = f["col"], f["right"] - f["left"]
+        assert c1 - c0 == pytest.approx(688, abs=1), "the theme's text column changed width"
+        if width > MAX_FIGURE_WIDTH + 0.5 or not (c0 - 0.5 <= f["left"] and f["right"] <= c1 + 0.5):
+            bad.append((f["cls"], round(f["left"]), round(f["right"]), (c0, c1)))
+    return bad
+
+
+def test_page_offline_and_clean(loaded, site, site_dir, summary, glyphs):
+    """The page loads from 127.0.0.1 only, with no failure, no error, math and widgets live,
+    every figure inside the text column, and every Hangul character of its prose drawn by a
+    shipped font."""
+    docname, page = loaded
     n_math, untypeset = math_state(page)
     n_widgets, unrendered = widget_state(page)
     hangul_checked, no_glyph = glyphs(page)
@@ -173,6 +235,31 @@ def test_page_offline_and_clean(page, site, site_dir, summary, glyphs, docname):
     assert not raw_tex_left(page), f"{docname}: raw TeX in the prose: {raw_tex_left(page)}"
     assert not unrendered, f"{docname}: widgets not rendered: {unrendered}"
     assert not prose_boxes, f"{docname}: Hangul no shipped font drew (boxes): {prose_boxes}"
+    spilled = figures_outside_the_column(page)
+    assert not spilled, f"{docname}: figures wider than the text column or outside it: {spilled}"
+
+
+def test_answer_boxes_answer_as_python(loaded, site, site_dir):
+    """The page's answer boxes give the Python checkers' verdicts (test_site_answers.py);
+    a page that is not a chapter has none."""
+    docname, page = loaded
+    checked = check_boxes(page, site, site_dir, docname)
+    if not re.match(r"book/(0[1-9]|10)_", docname):
+        assert checked is None, f"{docname} is not a chapter but has answer boxes"
+
+
+def test_page_meets_wcag_aa_in_light_and_dark_mode(loaded, axe_source, a11y_report):
+    """No critical or serious axe violation on the page, in either colour mode (axe_audit.py;
+    after its answer boxes have shown verdicts, so their colours are checked too)."""
+    docname, page = loaded
+    page.add_style_tag(content=NO_TRANSITIONS)
+    problems = []
+    for mode, rules in (("light", None), ("dark", COLOUR_RULES)):
+        set_mode(page, mode)
+        violations = audit(page, axe_source, rules=rules)
+        RESULTS.setdefault(docname, {})[mode] = {v["id"]: len(v["nodes"]) for v in violations}
+        problems += [f"[{mode}] {p}" for p in failing(violations)]
+    assert not problems, f"{docname}:\n" + "\n".join(problems)
 
 
 def test_pages_have_content(summary):
