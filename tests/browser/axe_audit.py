@@ -56,14 +56,7 @@ def load(page, site, docname):
     """Open a page, wait for MathJax and every figure, switch transitions off."""
     page.goto(site.url(docname), wait_until="load")
     page.wait_for_math()
-    page.wait_for_function(
-        """() => [...document.querySelectorAll(
-                'script[type="application/vnd.jupyter.widget-view+json"]')]
-            .every(t => t.previousElementSibling
-                        && t.previousElementSibling.classList.contains("widget-subarea")
-                        && t.previousElementSibling.children.length > 0)""",
-        timeout=30_000,
-    )
+    page.wait_for_widgets(timeout=30_000)
     page.wait_for_load_state("networkidle")
     page.add_style_tag(content=NO_TRANSITIONS)
 

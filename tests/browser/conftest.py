@@ -35,7 +35,8 @@ Fixtures
     ``page.requests`` (every URL asked for),
     ``page.failed_requests`` (``(url, reason)``), ``page.console_errors``,
     ``page.page_errors`` and ``page.errors`` (both, in order). Call ``page.wait_for_math()``
-    to wait for MathJax to finish typesetting.
+    to wait for MathJax to finish typesetting, ``page.wait_for_widgets()`` for every widget
+    view to have drawn into its output area.
 ``new_page``
     ``with new_page() as page:`` the same kind of page, for a fixture of a wider scope (a
     page loaded once and read by several tests: ``loaded`` in test_site.py).
@@ -328,6 +329,18 @@ def _wait_for_math(page, timeout=20_000):
     page.evaluate("() => window.MathJax.startup.promise.then(() => true)")
 
 
+WIDGETS_DRAWN = """() => [...document.querySelectorAll(
+        'script[type="application/vnd.jupyter.widget-view+json"]')]
+    .every(t => t.previousElementSibling
+                && t.previousElementSibling.classList.contains("widget-subarea")
+                && t.previousElementSibling.children.length > 0)"""
+
+
+def _wait_for_widgets(page, timeout=20_000):
+    """Wait until every widget view on the page has an output area with content."""
+    page.wait_for_function(WIDGETS_DRAWN, timeout=timeout)
+
+
 @contextlib.contextmanager
 def recorded_page(browser):
     """A new page that records requests, failures, console errors and page errors; closed
@@ -337,6 +350,7 @@ def recorded_page(browser):
     # Never touch the network: a request for another host is recorded, then aborted.
     page.route(_NOT_LOCAL, lambda route: route.abort("blockedbyclient"))
     page.wait_for_math = functools.partial(_wait_for_math, page)
+    page.wait_for_widgets = functools.partial(_wait_for_widgets, page)
     try:
         yield page
     finally:

@@ -124,18 +124,6 @@ def widget_state(page):
     )
 
 
-def wait_for_widgets(page, timeout=20_000):
-    """Wait until every widget view on the page has an output area with content."""
-    page.wait_for_function(
-        """() => [...document.querySelectorAll(
-                'script[type="application/vnd.jupyter.widget-view+json"]')]
-            .every(t => t.previousElementSibling
-                        && t.previousElementSibling.classList.contains("widget-subarea")
-                        && t.previousElementSibling.children.length > 0)""",
-        timeout=timeout,
-    )
-
-
 def load_every_font(page):
     """Load every @font-face the page declares, not only those drawn so far.
 
@@ -157,7 +145,7 @@ def loaded(request, new_page, site):
         page.goto(site.url(f"{docname}.html"), wait_until="load")
         page.wait_for_math()
         try:
-            wait_for_widgets(page)
+            page.wait_for_widgets()
         except Exception:  # reported with details by widget_state in the first test
             pass
         page.wait_for_load_state("networkidle")

@@ -14,6 +14,7 @@ test_site.py calls on each page it loads (one load per page serves all its check
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 
 import pytest
@@ -30,6 +31,7 @@ def by_id():
     return {ex.id: ex for ex in EXERCISES}
 
 
+@functools.cache
 def pages_of_boxes(site_dir):
     """{page: [exercise id, ...]} from the built HTML's ``data-exercise`` attributes."""
     found = defaultdict(list)
