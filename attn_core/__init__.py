@@ -38,6 +38,7 @@ from .positions import (
 from .recurrent import simple_rnn
 from .shared_heads import repeat_kv_heads
 from .softmax import entropy, log_softmax, logsumexp, softmax, softmax_jacobian
+from .windows import sliding_window_mask
 
 
 def __getattr__(name):
@@ -87,6 +88,7 @@ __all__ = [
     "scaled_dot_product_attention",
     "simple_rnn",
     "sinusoidal_positions",
+    "sliding_window_mask",
     "softmax",
     "softmax_jacobian",
     "split_heads",
