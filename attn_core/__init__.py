@@ -24,6 +24,7 @@ from .heads import (
     trace_self_attention,
 )
 from .kv_cache import KVCache, causal_mask_lower_right, kv_cache_bytes
+from .norms import rms_norm
 from .online import OnlineSoftmax, online_softmax_start, online_softmax_step
 from .patches import image_patches
 from .positions import (
@@ -83,6 +84,7 @@ __all__ = [
     "online_softmax_step",
     "padding_mask",
     "repeat_kv_heads",
+    "rms_norm",
     "rotary",
     "rotary_frequencies",
     "scaled_dot_product_attention",
