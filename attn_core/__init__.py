@@ -24,6 +24,7 @@ from .heads import (
     trace_self_attention,
 )
 from .kv_cache import KVCache, causal_mask_lower_right, kv_cache_bytes
+from .mla import MLACache, MLAWeights, mla_attention, mla_cache_bytes, mla_latent
 from .norms import rms_norm
 from .online import OnlineSoftmax, online_softmax_start, online_softmax_step
 from .patches import image_patches
@@ -58,6 +59,8 @@ __all__ = [
     "BLOCKED_FROM_PAIRS",
     "AttentionCost",
     "KVCache",
+    "MLACache",
+    "MLAWeights",
     "OnlineSoftmax",
     "SimpleSelfAttention",
     "additive_scores",
@@ -79,6 +82,9 @@ __all__ = [
     "log_softmax",
     "logsumexp",
     "merge_heads",
+    "mla_attention",
+    "mla_cache_bytes",
+    "mla_latent",
     "multi_head_attention",
     "online_softmax_start",
     "online_softmax_step",
