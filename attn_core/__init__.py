@@ -24,6 +24,7 @@ from .heads import (
     trace_self_attention,
 )
 from .kv_cache import KVCache, causal_mask_lower_right, kv_cache_bytes
+from .linear import delta_rule, elu_plus_one, linear_attention, linear_attention_recurrent
 from .mla import MLACache, MLAWeights, mla_attention, mla_cache_bytes, mla_latent
 from .norms import rms_norm
 from .online import OnlineSoftmax, online_softmax_start, online_softmax_step
@@ -73,12 +74,16 @@ __all__ = [
     "causal_mask",
     "causal_mask_lower_right",
     "chunked_attention",
+    "delta_rule",
     "dot_scores",
+    "elu_plus_one",
     "entropy",
     "halves_to_interleaved",
     "image_patches",
     "interleaved_to_halves",
     "kv_cache_bytes",
+    "linear_attention",
+    "linear_attention_recurrent",
     "log_softmax",
     "logsumexp",
     "merge_heads",
