@@ -89,8 +89,8 @@ class KVCache:
         The most positions it may hold (a model's context length); None: no limit.
     window : int, optional
         W for sliding-window attention (:func:`attn_core.sliding_window_mask`): a ring buffer
-        of W slots, position p written to slot p mod W over the key W positions before it,
-        so it never holds more than W keys. None: every position is kept.
+        of W slots: position p is written to slot p mod W, over position p − W's key, so
+        it never holds more than W keys. None: every position is kept.
 
     Attributes
     ----------
