@@ -123,8 +123,9 @@ def linear_attention_recurrent(
     q, k, v = _check_steps(query, key, value)
     normalize = check_bool(normalize, "normalize")
     fq, fk = _features(feature_map, q, k)  # [..., T, F]
-    S, z = _linear_state(state, fk, v)  # [..., F, Ev], [..., F]
-    out = np.empty((*np.broadcast_shapes(fq.shape[:-2], S.shape[:-2]), *v.shape[-2:]), S.dtype)
+    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    S, z = _linear_state(state, (*batch, fk.shape[-1], v.shape[-1]), fk.dtype)  # [..., F, Ev]
+    out = np.empty((*batch, *v.shape[-2:]), S.dtype)  # [..., T, Ev]
     for t in range(q.shape[-2]):
         S = S + fk[..., t, :, None] * v[..., t, None, :]  # [..., F, 1] * [..., 1, Ev]: φ(k) vᵀ
         z = z + fk[..., t, :]  # [..., F]
@@ -237,20 +238,21 @@ def _check_steps(query, key, value):
     return q, k, v
 
 
-def _linear_state(state, fk, v):
-    """(S, z) as arrays of shapes (..., F, Ev) and (..., F), zeros when None."""
-    F, Ev, dtype = fk.shape[-1], v.shape[-1], fk.dtype
+def _linear_state(state, shape, dtype):
+    """(S, z) broadcast to ``shape`` (..., F, Ev) and (..., F), zeros when None."""
     if state is None:
-        return np.zeros((F, Ev), dtype), np.zeros(F, dtype)
+        return np.zeros(shape, dtype), np.zeros(shape[:-1], dtype)
     if not isinstance(state, tuple | list) or len(state) != 2:
         raise TypeError("state must be a pair (S, z), as linear_attention_recurrent returns it")
     S, z = as_float_array(state[0], "state's S"), as_float_array(state[1], "state's z")
-    if S.shape[-2:] != (F, Ev) or z.shape[-1:] != (F,) or S.shape[:-2] != z.shape[:-1]:
+    try:
+        S, z = np.broadcast_to(S, shape), np.broadcast_to(z, shape[:-1])
+    except ValueError:
         raise ValueError(
-            f"state's S must be (..., F, Ev) = (..., {F}, {Ev}) and z (..., F) with the same "
-            f"leading axes, got S {S.shape}, z {z.shape}"
-        )
-    return S.astype(dtype, copy=False), z.astype(dtype, copy=False)
+            f"state's S must be (..., F, Ev) = {shape} and z (..., F) = {shape[:-1]} (the "
+            f"queries', keys' and values' batch axes), got S {S.shape}, z {z.shape}"
+        ) from None
+    return S.astype(dtype), z.astype(dtype)
 
 
 def _check_gate(x, name, shape, top, hint):
@@ -276,7 +278,7 @@ def _check_state(S, shape, dtype):
     """The delta rule's state as an array of ``shape`` (..., Ev, E), or an error."""
     S = as_float_array(S, "state")
     try:
-        return np.broadcast_to(S, np.broadcast_shapes(S.shape, shape)).astype(dtype)
+        return np.broadcast_to(S, shape).astype(dtype)
     except ValueError:
         raise ValueError(
             f"state must be (..., Ev, E) = {shape} (value's and key's widths), got {S.shape}"

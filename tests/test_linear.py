@@ -63,6 +63,23 @@ def test_the_parallel_form_equals_the_recurrence(batch):
     np.testing.assert_allclose(plain, linear_attention(q, k, v, normalize=False), rtol=1e-12)
 
 
+def test_one_query_sequence_read_by_several_heads_of_keys():
+    rng = np.random.default_rng(9)
+    q, k, v = (
+        rng.standard_normal((6, 3)),
+        rng.standard_normal((4, 6, 3)),
+        rng.standard_normal((4, 6, 2)),
+    )
+    out, (S, z) = linear_attention_recurrent(q, k, v)
+    assert out.shape == (4, 6, 2) and S.shape == (4, 3, 2) and z.shape == (4, 3)
+    np.testing.assert_allclose(out, linear_attention(q, k, v), rtol=1e-12)
+    got, S_delta = delta_rule(q, _unit(k), v, 0.5)
+    for h in range(4):
+        want, S_h = delta_rule(q, _unit(k[h]), v[h], 0.5)
+        np.testing.assert_allclose(got[h], want, rtol=1e-13)
+        np.testing.assert_allclose(S_delta[h], S_h, rtol=1e-13)
+
+
 def test_the_state_carries_over_between_calls_and_decode_is_the_last_rows():
     rng = np.random.default_rng(3)
     q, k, v = (rng.standard_normal((2, 8, 3)) for _ in range(3))
@@ -108,7 +125,7 @@ def test_another_feature_map_and_a_bad_one():
 def test_bad_recurrence_input_names_it():
     with pytest.raises(ValueError, match="one query, key and value a step"):
         linear_attention_recurrent(np.zeros((2, 3)), np.zeros((4, 3)), np.zeros((4, 1)))
-    with pytest.raises(ValueError, match=r"state's S must be \(..., F, Ev\) = \(..., 3, 1\)"):
+    with pytest.raises(ValueError, match=r"state's S must be \(..., F, Ev\) = \(3, 1\)"):
         linear_attention_recurrent(
             np.zeros((2, 3)), np.zeros((2, 3)), np.zeros((2, 1)), state=(np.zeros((3, 2)), 0)
         )
