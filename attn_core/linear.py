@@ -188,8 +188,7 @@ def delta_rule(query, key, value, beta, *, decay=None, state=None):
     b = _check_gate(beta, "beta", (*batch, T), 2.0, "a sigmoid of the logits, in (0, 1)")
     alpha_hint = "alpha = exp(g) in (0, 1], if you hold the log-decay g"
     a = _check_gate(1.0 if decay is None else decay, "decay", (*batch, T), 1.0, alpha_hint)
-    S = np.zeros((*batch, v.shape[-1], k.shape[-1]), q.dtype) if state is None else state
-    S = _check_state(S, (*batch, v.shape[-1], k.shape[-1]), q.dtype)
+    S = _check_state(0.0 if state is None else state, (*batch, *v.shape[-1:], k.shape[-1]), q.dtype)
     out = np.empty((*batch, T, v.shape[-1]), q.dtype)
     for t in range(T):
         k_row, v_col = k[..., t, None, :], v[..., t, :, None]  # [..., 1, E], [..., Ev, 1]
