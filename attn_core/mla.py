@@ -20,7 +20,7 @@ from .attention import scaled_dot_product_attention
 from .kv_cache import KVCache, _bytes_per_number, causal_mask_lower_right
 from .norms import rms_norm
 from .positions import rotary
-from .validation import as_float_array, check_positive_int
+from .validation import as_float_array, check_bool, check_positive_int
 
 #: Each weight's axes, in the legend's letters; the validation reads the sizes from here.
 _AXES = {
@@ -181,6 +181,9 @@ def mla_attention(x, weights, *, cache=None, absorb=False):
     True
     """
     x, w, sizes = _check(x, weights)
+    absorb = check_bool(absorb, "absorb")
+    if cache is not None and not isinstance(cache, MLACache):
+        raise TypeError(f"cache must be an attn_core.MLACache or None, got {type(cache).__name__}")
     start = 0 if cache is None else len(cache)
     positions = np.arange(start, start + x.shape[-2])  # [L]: the newest L positions
     latent, rope_key = _latent(x, w, positions)  # [..., L, c], [..., L, r]

@@ -163,3 +163,7 @@ def test_bad_weights_name_the_weight_and_the_shapes():
         mla_attention(x, tuple(w))
     with pytest.raises(ValueError, match=r"x must be \(..., L, D\)"):
         mla_attention(np.zeros(8), w)
+    with pytest.raises(TypeError, match=r"cache must be an attn_core\.MLACache"):
+        mla_attention(x, w, cache=ac.KVCache())
+    with pytest.raises(TypeError, match="absorb must be True or False"):
+        mla_attention(x, w, absorb="yes")
