@@ -519,7 +519,7 @@ else:
 # %% [markdown]
 # With `embed_dim` = 4 the two agree to rounding (the printed difference).
 #
-# ````{admonition} Aside: why `self.scale` belongs in a registered buffer
+# ````{admonition} Aside: why self.scale belongs in a registered buffer
 # :class: dropdown
 #
 # A module converts and moves only what it has *registered*: its parameters (`nn.Parameter`,
