@@ -562,7 +562,7 @@ else:
 # words and measure how much the last output moves: with seeded, untrained weights,
 # attention's sensitivity hardly depends on the distance, while the RNN's falls by orders of
 # magnitude over 30 words, because each step multiplies the change by $W_h$ and by $\tanh$
-# slopes below 1. The gated RNNs that replaced it, the LSTM (장단기 메모리,
+# slopes below 1 (`tests/test_patches_rnn.py` measures it). The gated RNNs that replaced it, the LSTM (장단기 메모리,
 # [Hochreiter & Schmidhuber, 1997](references.md), with the forget gate of
 # [Gers et al., 2000](references.md)) and the GRU ([Cho et al., 2014](references.md)), carry
 # a signal much further, but word 1 still reaches word $n$ through $n - 1$ states that run one
