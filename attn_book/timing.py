@@ -14,11 +14,12 @@ import os
 import platform
 import statistics
 import timeit
+import tracemalloc
 from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Fit", "Timing", "loglog_fit", "machine", "timed"]
+__all__ = ["Fit", "Timing", "loglog_fit", "machine", "peak_bytes", "timed"]
 
 #: The vector extensions worth naming, as numpy reports them, widest first.
 VECTOR_EXTENSIONS = ("AVX512F", "AVX2", "AVX", "SSE4_2", "ASIMD", "NEON", "SVE")
@@ -166,3 +167,21 @@ def _bundled_openblas():
                         }
                     ]
     return []
+
+
+def peak_bytes(f, *args):
+    """The most memory ``f(*args)`` holds at once beyond what existed before, in bytes.
+
+    Python's ``tracemalloc`` sees numpy's arrays too (numpy reports its allocations to it).
+
+    Examples
+    --------
+    >>> peak_bytes(np.ones, 2**20) >= 8 * 2**20  # a float64 array of 2**20 numbers
+    True
+    """
+    tracemalloc.start()
+    try:
+        f(*args)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()

@@ -54,3 +54,8 @@ def test_machine_without_a_known_blas_says_so():
 
 def test_machine_describes_this_process_without_failing():
     assert timing.machine().startswith("CPU: ")
+
+
+def test_peak_bytes_sees_a_numpy_allocation_and_stops_tracing():
+    assert timing.peak_bytes(np.zeros, (256, 1024)) >= 8 * 256 * 1024
+    assert not timing.tracemalloc.is_tracing()
