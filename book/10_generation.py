@@ -27,8 +27,8 @@
 # - say what the KV cache (KV 캐시) stores, $2 \cdot h_{kv} \cdot d_\text{head} \cdot n$
 #   numbers per layer, and work out its memory for a real model;
 # - count what one generated token costs, $O(n \cdot d)$, against prefill's
-#   $O(n^2 \cdot d)$, and explain, with a measurement on your own machine, why decoding waits
-#   for memory rather than for arithmetic;
+#   $O(n^2 \cdot d)$, explain from its FLOPs per byte why decoding waits for memory rather
+#   than for arithmetic, and measure its time and bytes per second on your own machine;
 # - spot the trap of `is_causal=True` with one new query, and write the mask that is right;
 # - compute multi-query and grouped-query attention by hand, and say how much they shrink the
 #   cache;
@@ -352,7 +352,7 @@ step_table(
 # that is {eval}`plain(flops_per_byte)` FLOPs per byte. A processor
 # can do far more arithmetic than that in the time it takes to fetch a byte from main memory,
 # so a decoding step spends its time waiting for memory (메모리 대역폭, memory bandwidth), not
-# computing: it is memory-bound, as Chapter 9's softmax passes were. Prefill is the opposite:
+# computing: it is memory-bound, as Chapter 9's roofline model puts its softmax passes. Prefill is the opposite:
 # every key it reads meets all $n$ queries, and with a fused kernel such as FlashAttention,
 # which never writes the $n \times n$ scores out (Chapter 9), prefill is compute-bound.
 #
