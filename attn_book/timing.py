@@ -81,21 +81,24 @@ def loglog_fit(x, y):
     return Fit(float(slope), stderr, np.diff(log_y) / np.diff(log_x))
 
 
-def machine(cpu_features=None, blas=None, environ=None, cpuinfo="/proc/cpuinfo"):
+def machine(cpu_features=None, blas=None, environ=None, cpuinfo="/proc/cpuinfo", load=None):
     r"""One line naming what a timing ran on: the CPU, its vector extensions, the BLAS kernel.
 
-    ``cpu_features`` (numpy's ``__cpu_features__``), ``blas`` (threadpoolctl's pools) and
-    ``environ`` default to this process's; a test passes its own.
+    ``cpu_features`` (numpy's ``__cpu_features__``), ``blas`` (threadpoolctl's pools),
+    ``environ`` and ``load`` (the 1-minute load average: other programs running at once slow
+    a timing down) default to this process's; a test passes its own.
 
     Examples
     --------
     >>> blas = [{"internal_api": "openblas", "architecture": "Haswell", "num_threads": 2}]
-    >>> line = machine({"AVX2": True, "AVX512F": False}, blas, {"OPENBLAS_CORETYPE": "Haswell"}, "")
+    >>> env = {"OPENBLAS_CORETYPE": "Haswell"}
+    >>> line = machine({"AVX2": True, "AVX512F": False}, blas, env, "", load=0.5)
     >>> print(line.replace("; ", "\n"))  # doctest: +ELLIPSIS
     CPU: unknown, ... cores
     vector extensions: AVX2
     OpenBLAS kernel Haswell, 2 threads
     OPENBLAS_CORETYPE=Haswell
+    load average 0.50
     """
     features = _cpu_features() if cpu_features is None else cpu_features
     environ = os.environ if environ is None else environ
@@ -113,6 +116,10 @@ def machine(cpu_features=None, blas=None, environ=None, cpuinfo="/proc/cpuinfo")
     ] or ["BLAS kernel: unknown"]
     if environ.get("OPENBLAS_CORETYPE"):
         parts.append(f"OPENBLAS_CORETYPE={environ['OPENBLAS_CORETYPE']}")
+    if load is None and hasattr(os, "getloadavg"):
+        load = os.getloadavg()[0]
+    if load is not None:
+        parts.append(f"load average {load:.2f}")
     return "; ".join(parts)
 
 

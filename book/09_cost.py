@@ -235,7 +235,8 @@ figures.show(
 # %% [markdown]
 # These timings are measured, not seeded: only running the cells reproduces them, and
 # your numbers will differ; the line the cell printed names the processor, its vector
-# extensions and the matrix library's kernel. On the machine that built this page, fitted
+# extensions, the matrix library's kernel and the load average (how many programs wanted the
+# processor at the time). On the machine that built this page, fitted
 # through every size up to n = {eval}`largest_n`, the time's slope is {eval}`dec(slope, 2)`
 # with a standard error of {eval}`dec(fit.stderr, 2)`, against the 2 of {eq}`eq-ch9-cost`;
 # between neighbouring sizes it was {eval}`dec(fit.local, 2)`. Read the spread before the

@@ -416,7 +416,8 @@ step_table(
 # %% [markdown]
 # These numbers are measured, not seeded: only running the cells reproduces them, and the
 # line the timing cell printed names the processor, its vector extensions and the matrix
-# library's kernel they came from. Each decoding step reads the whole cache once, so the
+# library's kernel they came from, and the load average, how many programs wanted the
+# processor at the time. Each decoding step reads the whole cache once, so the
 # products' time should grow in proportion to $n$, a slope of 1 on log-log axes. On the
 # machine that built this page, fitted through all five sizes, the slope was
 # {eval}`dec(fit.slope, 2)` with a standard error of {eval}`dec(fit.stderr, 2)`; between
