@@ -342,11 +342,10 @@ step_table({t: weights_s[:, j] for j, t in enumerate(tokens)}, index=tokens)
 apple = tokens.index("사과를")  # the second row
 np.testing.assert_allclose(weights_s[apple], weights)
 np.testing.assert_allclose(output_s[apple], output)
-apple_output, apple_weights = output_s[apple], weights_s[apple]  # [2], [3]
 
 # %% [markdown]
-# Its output is {eval}`vector(apple_output)`, the same as by hand, and the query of "사과를" puts
-# {eval}`dec(apple_weights[0])` on "나는" and {eval}`dec(apple_weights[2])` on "먹었다", the
+# Its output is {eval}`vector(output_s[apple])`, the same as by hand, and the query of "사과를"
+# puts {eval}`dec(weights_s[apple, 0])` on "나는" and {eval}`dec(weights_s[apple, 2])` on "먹었다", the
 # explainer's conditional at work: *if* "나는" and "먹었다" are judged related to "사과", they get
 # high scores. Here they are, and they do. But nothing here *found* that relation. These
 # vectors are the worked example's, relabelled as words: we chose the query of "사과를" to point
@@ -513,7 +512,6 @@ ch4.add_a_word.check(answer)
 # for the folded solution: the weights with three words and with four
 weights_three = ac.attention_weights(q_4, keys_4[:3])
 weights_four = ac.attention_weights(q_4, keys_4)
-v_4 = values_4[3]
 output_four = weights_four @ values_4  # [4] @ [4, d_v] -> [d_v]
 output_four_sum = output_four.sum()
 
@@ -526,7 +524,7 @@ output_four_sum = output_four.sum()
 # With three words the weights are {eval}`dec(weights_three)`; with four,
 # {eval}`dec(weights_four)`.
 #
-# The output leaves the line: $\mathbf v_4 =$ {eval}`vector(v_4)` is off it, so the four values
+# The output leaves the line: $\mathbf v_4 =$ {eval}`vector(values_4[3])` is off it, so the four values
 # span a real triangle and the output moves into it, to {eval}`vector(output_four)`, whose
 # coordinates add up to {eval}`dec(output_four_sum)`, not {eval}`plain(line_sum)` (the
 # convex-combination picture above).
