@@ -77,23 +77,27 @@ def plot_temperature(temperatures, weights, labels):
 
 
 def plot_jacobian_norm(gaps, norms, max_weights):
-    """The Jacobian's norm and the largest weight against the gap between scores.
+    """The largest weight (left) and the Jacobian's norm (right, log axis) against the gap.
 
     Parameters
     ----------
     gaps : array_like, shape (N,)
         How far the largest score lies above the others.
     norms : array_like, shape (N,)
-        Frobenius norm of ``diag(w) - w wᵀ`` at each gap.
+        Frobenius norm of ``diag(w) - w wᵀ`` at each gap, drawn on a log axis: it falls
+        by orders of magnitude, which a linear axis flattens to zero.
     max_weights : array_like, shape (N,)
         The largest weight at each gap.
     """
-    c = _colours(2, "cividis")
-    fig, ax = plt.subplots(figsize=(6, 3.2))
-    ax.plot(gaps, norms, color=c[0], lw=2, label="‖diag(w) − wwᵀ‖ (Frobenius)")
-    ax.plot(gaps, max_weights, color=c[1], lw=2, ls="--", label="largest weight")
-    ax.set(xlabel="gap between the top score and the others", ylim=(0, 1.02))
-    ax.legend(frameon=False)
+    c = _colours(2, "cividis")  # one dark colour: the two curves have panels of their own
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.2), sharex=True)
+    left.plot(gaps, max_weights, color=c[0], lw=2, ls="--")
+    left.set(title="largest weight", ylim=(0, 1.02))
+    right.plot(gaps, norms, color=c[0], lw=2)
+    right.set(title="‖diag(w) − wwᵀ‖ (Frobenius), log axis", yscale="log")
+    for ax in (left, right):
+        ax.set(xlabel="gap between the top score and the others")
+        ax.grid(alpha=0.3)
     fig.tight_layout()
     return fig
 
