@@ -442,10 +442,11 @@ print("w − y agrees with finite differences:", ce_matches)
 #
 # ## Try it: softmax bars
 #
-# Drag a score bar up or down and watch every weight move at once; the temperature slider
-# flattens or sharpens them. The *shift* adds the same constant to every score: the stable
-# softmax stays put (equation {eq}`eq-shift`), while the naive formula, in the table, breaks
-# once the exponentials overflow. The figure runs in your browser, even on the static site.
+# The bars start from this chapter's three scores. Drag a score bar up or down and watch every
+# weight move at once; the temperature slider flattens or sharpens them. The *shift* adds the
+# same constant to every score: the stable softmax stays put (equation {eq}`eq-shift`), while
+# the naive formula, in the table, breaks once the exponentials overflow. The figure runs in
+# your browser, even on the static site.
 #
 # The widget also shows the *entropy* (엔트로피) of the weights,
 # $H(w) = -\sum_j w_j \log w_j$: one number for how spread out they are, $\log S$ when all $S$
@@ -453,7 +454,7 @@ print("w − y agrees with finite differences:", ce_matches)
 # to measure how peaked attention is.
 
 # %%
-bars = SoftmaxBars(scores=(2.0, 1.0, 0.1))
+bars = SoftmaxBars(scores=tuple(scores.tolist()))  # this chapter's three scores
 figures.show(
     bars,
     "fig-ch2-bars",
