@@ -110,9 +110,9 @@ angles = np.arctan2(keys[:, 1], keys[:, 0]) - np.arctan2(q[1], q[0])
 cosines = np.cos(angles)  # [S]
 by_angle = np.linalg.norm(q) * lengths * cosines  # ‖q‖‖k‖cos θ
 forms_agree = np.allclose(scores, by_angle)
+degrees = np.degrees(angles)  # θ in degrees, [S]
 
 # %% tags=["hide-input"]
-degrees = np.degrees(angles)  # [S], for the table and the text
 step_table(
     {
         "q·k": scores,
@@ -126,11 +126,10 @@ step_table(
 
 # %% [markdown]
 # The query is $\mathbf{q} =$ {eval}`vector(q)`, with $d_k =$ {eval}`q_dim` components, and
-# its scores are {eval}`plain(scores)`, whichever way they are computed. The two forms agree (`np.allclose` says
-# {eval}`forms_agree`); for the third key, for example, the angle is
-# {eval}`dec(degrees[2], 0)`°, its cosine {eval}`dec(cosines[2])` and its
-# length {eval}`dec(lengths[2])`, and their product gives back its score,
-# {eval}`plain(scores[2])`. {eval}`figures.ref("fig-ch1-example")` draws them.
+# its scores are {eval}`plain(scores)`, whichever way they are computed. The two forms agree
+# (`np.allclose` says {eval}`forms_agree`); for the third key, for example, the angle is
+# {eval}`dec(degrees[2], 0)`°, its cosine {eval}`dec(cosines[2])` and its length
+# {eval}`dec(lengths[2])`, and their product gives back its score, {eval}`plain(scores[2])`. {eval}`figures.ref("fig-ch1-example")` draws them.
 
 # %% tags=["hide-input"]
 key_names = [f"k{j + 1}" for j in range(len(keys))]
@@ -165,10 +164,10 @@ def unit(degrees):
 turns = np.array([0.0, 45.0, 90.0, 135.0, 180.0])  # degrees
 unit_keys = np.stack([unit(t) for t in turns])  # [5, 2]
 turn_scores = unit_keys @ q  # [5, 2] @ [2] -> [5]; q = (1, 0) has length 1
-
-# %% tags=["hide-input"]
 # at 90° the float cosine leaves 6e-17, printed as 0.000 (abs: not as −0.000)
 right_angle_score = abs(turn_scores[2])
+
+# %% tags=["hide-input"]
 step_table({"θ": [f"{t:.0f}°" for t in turns], "q·k": turn_scores})
 
 # %% [markdown]
@@ -199,9 +198,9 @@ rivals = np.stack(
 rival_names = ["near", "long", "away", "long away"]
 rival_scores = rivals @ q  # [4, 2] @ [2] -> [4]
 rival_lengths = np.linalg.norm(rivals, axis=-1)  # [4]
+rival_angles = np.degrees(np.arctan2(rivals[:, 1], rivals[:, 0]))  # θ from q = (1, 0)
 
 # %% tags=["hide-input"]
-rival_angles = np.degrees(np.arctan2(rivals[:, 1], rivals[:, 0]))
 step_table(
     {
         "θ": [f"{a:.0f}°" for a in rival_angles],

@@ -482,9 +482,9 @@ masked_scores = np.where(mask, scores, -np.inf)  # [S]
 masked = ac.softmax(masked_scores)
 kept = ac.softmax(scores[mask])  # softmax of the visible keys alone
 same_as_visible = np.allclose(masked[mask], kept)
+hidden_key = np.flatnonzero(~mask)[0] + 1  # k2: its number, counted from 1
 
 # %% tags=["hide-input"]
-hidden_key = np.flatnonzero(~mask)[0] + 1  # k2: its number, counted from 1
 step_table(
     {
         "score": scores,
