@@ -527,10 +527,10 @@ ch3.spread_by_hand.check(answer)
 #
 # ```python
 # answer = [math.sqrt(d_k_ex), 1.0]
-# simulated = [
-#     experiments.random_dot_products(d_k_ex, n_pairs, rng, scaled=s).std()
-#     for s in (False, True)
-# ]
+# q_ex = rng.standard_normal((n_pairs, d_k_ex))  # [N, d_k]
+# k_ex = rng.standard_normal((n_pairs, d_k_ex))  # [N, d_k]
+# dots_ex = (q_ex * k_ex).sum(-1)  # [N]
+# simulated = [dots_ex.std(), (dots_ex / math.sqrt(d_k_ex)).std()]
 # print("by hand:  ", answer)
 # print("simulated:", np.round(simulated, 2))
 # ch3.spread_by_hand.check(answer)
@@ -627,8 +627,9 @@ ch3.variance_with_sigma.check(answer)
 #
 # ```python
 # answer = d_k_sigma * sigma_sq**2  # d_k σ⁴
-# unit = experiments.random_dot_products(d_k_sigma, n_pairs, rng)
-# scores = sigma_sq * unit  # σ² times the unit-variance scores
+# q_unit = rng.standard_normal((n_pairs, d_k_sigma))  # [N, d_k], variance 1
+# k_unit = rng.standard_normal((n_pairs, d_k_sigma))
+# scores = sigma_sq * (q_unit * k_unit).sum(-1)  # σ² times the unit-variance scores
 # simulated = round(float(scores.var()), 1)
 # print("by hand:", answer, "  simulated:", simulated)
 # ch3.variance_with_sigma.check(answer)
