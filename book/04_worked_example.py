@@ -22,7 +22,7 @@
 #
 # - compute an attention output with pencil and paper: scores, scaling, exponentials, weights
 #   and the weighted sum (가중합), and check every digit against `attn_core`;
-# - say what the scaling changes in the output, with Chapter 2's unscaled weights;
+# - say what the scaling changes in the weights and in the output;
 # - draw the output as a point among the values and explain why it can never leave their
 #   convex hull;
 # - write the attention of several queries at once as two matrix products;
@@ -195,12 +195,11 @@ print("weights", weights_3, " output", output_3)
 #
 # ## The same example without the scaling
 #
-# [Chapter 2](02_softmax.ipynb) already fed the raw scores {eval}`plain(scores)` straight to
-# the softmax: its weights are this example without step 2, so we take them from there rather
-# than derive them again. What is new here is the output they give:
+# Without step 2, the softmax gets the raw scores {eval}`plain(scores)` directly, as the
+# Quanta write-up also shows; the division by $\sqrt{d_k}$ is the only difference:
 
 # %%
-# Chapter 2's weights: no division by √d_k
+# step 2 left out: no division by √d_k
 weights_unscaled = ac.softmax(scores)
 output_unscaled = weights_unscaled @ V
 output_unscaled_3 = weights_unscaled.round(3) @ V  # rounded weights
