@@ -74,3 +74,70 @@ def _itemsize(dtype):
         return np.dtype(dtype).itemsize
     except TypeError:
         raise TypeError(f"dtype must be a numpy dtype such as np.float32, got {dtype!r}") from None
+
+
+class SparseAttentionCost(NamedTuple):
+    """Top-k sparse attention against dense attention, from :func:`sparse_attention_cost`.
+
+    Examples
+    --------
+    >>> sparse_attention_cost(1, 1, 1, 8, 4, 2, index_heads=1, index_dim=4).index_flops
+    64
+    """
+
+    sparse: AttentionCost  # attention over the k keys each query keeps
+    dense: AttentionCost  # attention over all S keys
+    index_flops: int  # the indexer rating every pair: 2·B·L·S·H_I·d_I
+
+    @property
+    def flops_ratio(self):
+        """Dense matmul FLOPs over sparse ones, the indexer's included."""
+        return self.dense.matmul_flops / (self.sparse.matmul_flops + self.index_flops)
+
+
+def sparse_attention_cost(
+    batch, heads, L, S, d, top_k, *, index_heads, index_dim, dtype=np.float32, d_v=None
+):
+    r"""What top-k selection saves: attention over k keys a query, plus the indexer, against S.
+
+    Parameters
+    ----------
+    batch, heads, L, S, d, dtype, d_v
+        As in :func:`attention_cost`.
+    top_k : int
+        k, keys kept per query (:func:`attn_core.top_k_mask`); more than S keeps all S.
+    index_heads, index_dim : int
+        The lightning indexer's H_I heads of width d_I (DeepSeek-V3.2: 64 and 128).
+
+    Returns
+    -------
+    SparseAttentionCost
+        ``sparse`` is :func:`attention_cost` with :math:`\min(k, S)` keys a query, its
+        ``input_bytes`` counting the :math:`\min(S, L k)` key positions the selection can
+        touch (k for one decode step); ``dense`` the same call over all S keys. The cache
+        is not smaller: every key stays stored, since a later query may select it.
+
+    Notes
+    -----
+    Both count every (query, key) pair, as :func:`attention_cost` does (no causal halving).
+    The indexer still rates all L·S pairs: its cost grows like dense attention's, with a
+    smaller constant (DeepSeek-V3.2 runs it in FP8).
+
+    Examples
+    --------
+    >>> cost = sparse_attention_cost(1, 128, 1, 131072, 128, 2048, index_heads=64, index_dim=128)
+    >>> cost.dense.matmul_flops // cost.sparse.matmul_flops  # a decode step at 128K: S / k
+    64
+    >>> round(cost.flops_ratio, 2)  # with the indexer rating all 131,072 keys
+    3.76
+    """
+    dense = attention_cost(batch, heads, L, S, d, dtype, d_v)
+    k = min(check_positive_int(top_k, "top_k"), S)
+    H_I = check_positive_int(index_heads, "index_heads")
+    d_I = check_positive_int(index_dim, "index_dim")
+    sparse = attention_cost(batch, heads, L, k, d, dtype, d_v)
+    d_v = d if d_v is None else d_v
+    touched = min(S, L * k)  # key positions read: each query's own k, at most all S
+    reads = batch * heads * (L * d + touched * (d + d_v)) * _itemsize(dtype)
+    index_flops = 2 * batch * L * S * H_I * d_I
+    return SparseAttentionCost(sparse._replace(input_bytes=reads), dense, index_flops)
