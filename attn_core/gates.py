@@ -38,7 +38,8 @@ def output_gate(output, gate_logits):
     the width); ``attn_output * sigmoid(gate)`` then precedes ``o_proj``. Qiu et al. report
     that the gate is sparse (most values near 0) and that it removes the attention sink: a
     head no longer parks its weight on the first token to add nothing.
-    :math:`\sigma(g) = \tfrac12(1 + \tanh(g/2))`, computed so, never overflows.
+    :math:`\sigma(g) = 1/(1 + e^{-g})`, computed through :math:`e^{-|g|}` so that no
+    logit overflows and a gate near 0 keeps its relative precision.
 
     Examples
     --------
@@ -57,5 +58,6 @@ def output_gate(output, gate_logits):
             f"gate_logits of shape {g.shape} do not broadcast to output's shape {o.shape} "
             f"(..., H, L, Ev); one gate per head and token is (..., H, L, 1)"
         )
-    gate = 0.5 * (1.0 + np.tanh(0.5 * g))  # σ(g), in (0, 1), no overflow for any g
+    small = np.exp(-np.abs(g))  # e^-|g| in (0, 1]: never overflows
+    gate = np.where(g >= 0, 1.0 / (1.0 + small), small / (1.0 + small))  # σ(g), either sign
     return o * gate  # [..., H, L, Ev] * [..., H, L, Ev or 1]

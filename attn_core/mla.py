@@ -188,7 +188,17 @@ def mla_attention(x, weights, *, cache=None, absorb=False):
 
 
 class MLAScores(NamedTuple):
-    """Each head's scores and weights, from :func:`mla_scores`."""
+    """Each head's scores and weights, from :func:`mla_scores`.
+
+    Examples
+    --------
+    >>> w = MLAWeights.random(np.random.default_rng(0), 8, n_heads=2, kv_lora_rank=4,
+    ...                       qk_nope_head_dim=3, qk_rope_head_dim=2, v_head_dim=3)
+    >>> mla_scores(np.ones((3, 8)), w).weights[0].round(3)  # equal inputs: only RoPE differs
+    array([[1.   , 0.   , 0.   ],
+           [0.497, 0.503, 0.   ],
+           [0.299, 0.349, 0.353]])
+    """
 
     scores: np.ndarray  # (..., H, L, S): scaled, every pair (the causal mask not applied)
     weights: np.ndarray  # (..., H, L, S): causal softmax rows
