@@ -51,13 +51,10 @@ def qk_norm(query, key, q_weight=None, k_weight=None, eps=1e-6):
            [1.   , 1.   ]]))
     """
     q, k = as_float_array(query, "query"), as_float_array(key, "key")
-    for name, arr in (("query", q), ("key", k)):
-        if arr.ndim < 1:
-            raise ValueError(f"{name} must have at least 1 axis (..., d), got shape {arr.shape}")
-    if q.shape[-1] != k.shape[-1]:
+    if q.ndim < 1 or k.ndim < 2 or q.shape[-1] != k.shape[-1]:
         raise ValueError(
-            f"query's last axis ({q.shape[-1]}) does not match key's last axis "
-            f"({k.shape[-1]}): query has shape {q.shape}, key has shape {k.shape}"
+            f"query must be (..., L, d) or (d,) and key (..., S, d), one head's width d for "
+            f"both: query has shape {q.shape}, key has shape {k.shape}"
         )
     return _norm(q, q_weight, eps, "q_weight"), _norm(k, k_weight, eps, "k_weight")
 

@@ -98,7 +98,8 @@ def test_bad_input_names_itself():
     with pytest.raises(ValueError, match=r"q_weight must have one gain per feature, shape \(4,\)"):
         ac.qk_norm(np.ones((2, 4)), np.ones((3, 4)), np.ones(3))
     with pytest.raises(
-        ValueError, match=r"query's last axis \(4\) does not match key's last axis \(3\)"
+        ValueError,
+        match=r"one head's width d for both: query has shape \(2, 4\), key has shape \(3, 3\)",
     ):
         ac.qk_norm(np.ones((2, 4)), np.ones((3, 3)))
     with pytest.raises(ValueError, match=r"q_weight has shape \(3,\), k_weight has shape \(4,\)"):
