@@ -25,7 +25,13 @@ from .heads import (
     trace_self_attention,
 )
 from .kv_cache import KVCache, causal_mask_lower_right, kv_cache_bytes
-from .linear import delta_rule, elu_plus_one, linear_attention, linear_attention_recurrent
+from .linear import (
+    delta_rule,
+    elu_plus_one,
+    linear_attention,
+    linear_attention_recurrent,
+    linear_state_bytes,
+)
 from .mla import (
     MLACache,
     MLAScores,
@@ -98,6 +104,7 @@ __all__ = [
     "lightning_index_scores",
     "linear_attention",
     "linear_attention_recurrent",
+    "linear_state_bytes",
     "log_softmax",
     "logsumexp",
     "merge_heads",
