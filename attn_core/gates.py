@@ -43,9 +43,13 @@ def output_gate(output, gate_logits):
 
     Examples
     --------
-    >>> output = [[1.067, 0.933]]  # the worked example's output, one head and one token
-    >>> output_gate(output, [[0.0, -2.0]]).round(3)  # σ(0) = 0.5, σ(-2) = 0.119
-    array([[0.534, 0.111]])
+    >>> from attn_core import scaled_dot_product_attention
+    >>> keys, values = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]
+    >>> output = scaled_dot_product_attention([1.0, 0.0], keys, values)  # the worked example
+    >>> output.round(3)
+    array([1.203, 0.797])
+    >>> output_gate(output, [0.0, -2.0]).round(3)  # σ(0) = 0.5, σ(-2) = 0.119
+    array([0.602, 0.095])
     """
     o = as_float_array(output, "output")
     g = as_float_array(gate_logits, "gate_logits")

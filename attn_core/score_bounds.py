@@ -140,7 +140,7 @@ def soft_cap(scores, cap):
 
     Examples
     --------
-    >>> soft_cap([0.707, 0.0, 0.707, 100.0], 50.0).round(3)  # small scores kept, 100 capped
+    >>> soft_cap([0.707, 0.0, 0.707, 100.0], 50.0).round(3)  # the worked example's, and 100
     array([ 0.707,  0.   ,  0.707, 48.201])
     """
     s = as_float_array(scores, "scores", allow_neg_inf=True)
