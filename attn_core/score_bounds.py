@@ -93,8 +93,9 @@ def qk_norm_max_score(q_weight, k_weight, *, scale=None):
     -------
     float
         No score of this head exceeds it in absolute value, whatever the inputs (eps only
-        makes the lengths smaller). It is reached when query and key point along one
-        axis where both gains are largest, with no rotation between them.
+        makes the lengths smaller). It is reached when the largest |g_q| and |g_k| sit on
+        one axis and query and key both point along it, unrotated; without RoPE the
+        tighter bound is :math:`\text{scale} \cdot d \max_i |g_{q,i}\, g_{k,i}|`.
 
     Examples
     --------

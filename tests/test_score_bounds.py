@@ -108,3 +108,13 @@ def test_bad_input_names_itself():
         ac.soft_cap([1.0], 0.0)
     with pytest.raises(ValueError, match="scores must be finite"):
         ac.soft_cap([np.nan], 1.0)
+
+
+def test_without_rope_the_tighter_bound_pairs_the_gains_axis_by_axis():
+    rng = np.random.default_rng(9)
+    d, g_q, g_k = 6, rng.uniform(-2, 2, 6), rng.uniform(-2, 2, 6)
+    q_hat, k_hat = ac.qk_norm(
+        rng.standard_normal((500, d)), rng.standard_normal((500, d)), g_q, g_k
+    )
+    tighter = math.sqrt(d) * np.abs(g_q * g_k).max()
+    assert np.abs(q_hat @ k_hat.T / math.sqrt(d)).max() <= tighter <= ac.qk_norm_max_score(g_q, g_k)
