@@ -15,7 +15,13 @@ from .attention import (
 from .backward import attention_backward
 from .blocked import blocked_attention
 from .chunked import chunked_attention
-from .cost import AttentionCost, SparseAttentionCost, attention_cost, sparse_attention_cost
+from .cost import (
+    AttentionCost,
+    SparseAttentionCost,
+    attention_cost,
+    linear_attention_flops,
+    sparse_attention_cost,
+)
 from .gates import output_gate
 from .heads import (
     SimpleSelfAttention,
@@ -103,6 +109,7 @@ __all__ = [
     "kv_cache_bytes",
     "lightning_index_scores",
     "linear_attention",
+    "linear_attention_flops",
     "linear_attention_recurrent",
     "linear_state_bytes",
     "log_softmax",

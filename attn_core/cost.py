@@ -141,3 +141,37 @@ def sparse_attention_cost(
     reads = batch * heads * (L * d + touched * (d + d_v)) * _itemsize(dtype)
     index_flops = 2 * batch * L * S * H_I * d_I
     return SparseAttentionCost(sparse._replace(input_bytes=reads), dense, index_flops)
+
+
+def linear_attention_flops(batch, heads, T, d_k, d_v=None):
+    r"""FLOPs of causal linear attention run as its recurrence: :math:`4 B H T d_k d_v`.
+
+    Each token writes :math:`\phi(k_t) v_t^\top` into the :math:`d_k \times d_v` state
+    (:math:`2 d_k d_v`, a multiply-add each) and reads :math:`\phi(q_t)^\top S_t` (as many),
+    so the cost grows like T, against the :math:`2 T^2 (d + d_v)` of the scores and the
+    weighted sum (:func:`attention_cost` with L = S = T): equal near :math:`T \approx d`.
+
+    Parameters
+    ----------
+    batch, heads, T, d_k : int
+        B sequences of H heads, T tokens, the state's key width.
+    d_v : int, optional
+        The state's value width; defaults to ``d_k``.
+
+    Returns
+    -------
+    int
+        Without the feature map and the normaliser (:math:`O(B H T d_k)`, smaller).
+
+    Examples
+    --------
+    >>> linear_attention_flops(1, 1, 3, 2)  # the worked example's three tokens, d = 2
+    48
+    >>> dense = attention_cost(1, 12, 8192, 8192, 64).matmul_flops  # GPT-2's heads, 8K tokens
+    >>> dense // linear_attention_flops(1, 12, 8192, 64)  # T / d = 128 times fewer
+    128
+    """
+    B, H = check_positive_int(batch, "batch"), check_positive_int(heads, "heads")
+    T, d_k = check_positive_int(T, "T", minimum=0), check_positive_int(d_k, "d_k")
+    d_v = d_k if d_v is None else check_positive_int(d_v, "d_v")
+    return 4 * B * H * T * d_k * d_v  # write φ(k) vᵀ and read φ(q)ᵀ S: 2 d_k d_v each
