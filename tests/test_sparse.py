@@ -145,18 +145,3 @@ def test_bad_input_names_itself():
         ac.top_k_mask(np.zeros(3), 1)
     with pytest.raises(ValueError, match="top_k must be an integer >= 1"):
         ac.sparse_attention_cost(1, 1, 1, 5, 4, 0, index_heads=1, index_dim=1)
-
-
-def test_linear_attention_flops_count_the_recurrence_by_hand():
-    # Count a multiply-add as 2 FLOPs while running the recurrence's two products by loops.
-    T, d_k, d_v, flops = 5, 3, 4, 0
-    for _ in range(T):
-        flops += 2 * d_k * d_v  # S += φ(k) vᵀ: d_k × d_v multiply-adds
-        flops += 2 * d_k * d_v  # φ(q)ᵀ S: d_v sums of d_k products
-    assert ac.linear_attention_flops(1, 1, T, d_k, d_v) == flops
-    assert ac.linear_attention_flops(2, 3, T, d_k, d_v) == 6 * flops
-    assert ac.linear_attention_flops(1, 1, 0, 4) == 0
-    dense = ac.attention_cost(1, 1, 64, 64, 64).matmul_flops
-    assert dense == ac.linear_attention_flops(1, 1, 64, 64)  # the crossover: T = d
-    with pytest.raises(ValueError, match="d_k must be an integer >= 1"):
-        ac.linear_attention_flops(1, 1, 4, 0)
