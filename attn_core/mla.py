@@ -208,9 +208,9 @@ def mla_scores(x, weights, *, cache=None, absorb=False):
     r"""MLA's scores and weights per head, by the naive or the absorbed path, to compare by hand.
 
     Naive: :math:`[q_h, q^R_h] \cdot [c\, W^{UK}_h, k^R]`, each head's key decompressed
-    from the latent c. Absorbed: :math:`[q_h (W^{UK}_h)^	op, q^R_h] \cdot [c, k^R]`, the
+    from the latent c. Absorbed: :math:`[q_h (W^{UK}_h)^\top, q^R_h] \cdot [c, k^R]`, the
     latent read as it is cached. The two are one number, regrouped:
-    :math:`q_h \cdot (c\, W^{UK}_h) = q_h (W^{UK}_h)^	op \cdot c`, the associativity of
+    :math:`q_h \cdot (c\, W^{UK}_h) = q_h (W^{UK}_h)^\top \cdot c`, the associativity of
     the matrix product.
 
     Parameters
