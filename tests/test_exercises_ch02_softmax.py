@@ -181,3 +181,30 @@ def test_the_max_left_on_axis_0_is_told_apart_from_no_max_at_all():
     assert feedback.diagnosis == "max-wrong-axis", feedback
     assert "axis=-1, keepdims=True" in feedback.message
     assert ch2.softmax_wrong_axis.check(_by_hand_softmax).ok
+
+
+def test_a_softmax_that_subtracts_the_row_minimum_is_named():
+    def minus_min(s):  # [0, 800] -> [0, 800]: e^800 overflows, inf / inf = nan
+        e = np.exp(s - s.min(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    feedback = ch2.my_softmax.check(minus_min)
+    assert feedback.diagnosis == "subtracted-row-min", feedback
+    assert "[0, 800]" in feedback.message
+
+
+def test_a_softmax_that_subtracts_one_global_maximum_is_named():
+    def global_max(s):  # [[0, 1], [-800, -801]]: the second row underflows to 0 / 0
+        e = np.exp(s - s.max())
+        return e / e.sum(axis=-1, keepdims=True)
+
+    feedback = ch2.my_softmax.check(global_max)
+    assert feedback.diagnosis == "global-max", feedback
+    assert "each row's own maximum" in feedback.message
+
+
+def test_the_textbook_softmax_is_still_told_about_large_scores():
+    def naive(s):
+        return np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True)
+
+    assert ch2.my_softmax.check(naive).diagnosis == "nan-large-scores"

@@ -132,3 +132,13 @@ def test_the_scale_after_the_softmax_and_a_multiplied_scale_are_named():
     assert "inside the softmax" in feedback.message
     assert ch3.my_weights.check(multiplied).diagnosis == "multiplied-by-root-d-k"
     assert ch3.my_weights.check(right).ok
+
+
+def test_scaled_weights_without_the_max_subtracted_overflow_on_large_scores():
+    def naive(q, k):  # right on small scores; e^1414 overflows on the large case
+        s = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
+        return np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True)
+
+    feedback = ch3.my_weights.check(naive)
+    assert feedback.diagnosis == "nan-large-scores", feedback
+    assert any("large scores" in c.label for c in ch3.my_weights.cases())

@@ -135,3 +135,15 @@ def test_scaling_each_head_by_the_wrong_divisor_is_named():
         "divided-by-sqrt-h"
     )
     assert check(_head_weights_scaled_by(lambda d_head, h: math.sqrt(d_head))).ok
+
+
+def test_a_minus_1e9_fill_is_caught_on_a_fully_padded_sentence():
+    def fill_1e9(q, k, key_padding_mask):
+        scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
+        scores = np.where(key_padding_mask[..., None, :], -1e9, scores)
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    feedback = ch7.key_padding_weights.check(fill_1e9)
+    assert feedback.diagnosis == "filled-minus-1e9", feedback
+    assert "-inf" in feedback.message

@@ -124,6 +124,7 @@ from .kinds import (
     FunctionExercise,
     NumberExercise,
     all_exercises,
+    chapter_modules,
     get,
 )
 from .records import Case, Diagnosis, Feedback, Mistake, Trial
@@ -141,5 +142,6 @@ __all__ = [
     "NumberExercise",
     "Trial",
     "all_exercises",
+    "chapter_modules",
     "get",
 ]

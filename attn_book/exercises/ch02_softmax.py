@@ -139,8 +139,24 @@ def _softmax_cases():
         Case("3 queries, 5 keys", (r.normal(size=(3, 5)),)),
         Case("huge scores, 1000 and up", (np.array([[1000.0, 999.0, 1000.0]]),)),
         Case("very negative scores", (np.array([[-1000.0, -1001.0, -1003.0]]),)),
+        Case("a spread-out row, 0 and 800", (np.array([[0.0, 800.0]]),)),
+        Case(
+            "two rows far apart, [0, 1] and [-800, -801]", (np.array([[0.0, 1.0], [-800, -801]]),)
+        ),
         Case("batch of 2, 3 queries, 4 keys", (r.normal(0, 3, size=(2, 3, 4)),), batched=True),
     ]
+
+
+def _minus_row_min(s):
+    """The slip: each row's minimum subtracted; a spread-out row still overflows."""
+    e = np.exp(s - s.min(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _minus_global_max(s):
+    """The slip: one maximum for the whole array; a row far below it underflows to 0/0."""
+    e = np.exp(s - s.max())
+    return e / e.sum(axis=-1, keepdims=True)
 
 
 my_softmax = _OwnSoftmaxFunction(
@@ -149,13 +165,28 @@ my_softmax = _OwnSoftmaxFunction(
     ac.softmax,
     _softmax_cases,
     diagnoses=[
+        diagnose.lost_axis(),
+        diagnose.matches_every(
+            "subtracted-row-min",
+            "NaN for a spread-out row such as [0, 800]: subtracting the row's *minimum* leaves "
+            "e^800, which overflows — subtract each row's maximum, so every exponent is ≤ 0.",
+            _minus_row_min,
+            equal_nan=True,
+        ),
+        diagnose.matches_every(
+            "global-max",
+            "NaN for a row far below the others ([-800, -801] beside [0, 1]): one maximum for "
+            "the whole array leaves that row e^-800 = 0, then 0/0 — subtract each row's own "
+            "maximum (axis=-1, keepdims=True).",
+            _minus_global_max,
+            equal_nan=True,
+        ),
         diagnose.nan_for_large_scores(),
         diagnose.matches(
             "no-exp",
             "you divided the scores by their sum; softmax divides the *exponentials* by theirs.",
             lambda s: s / s.sum(axis=-1, keepdims=True),
         ),
-        diagnose.lost_axis(),
         diagnose.rows_not_normalised(),
     ],
     mistakes=[
@@ -164,6 +195,8 @@ my_softmax = _OwnSoftmaxFunction(
             lambda s: np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True),
             "nan-large-scores",
         ),
+        Mistake("the row minimum subtracted", _minus_row_min, "subtracted-row-min"),
+        Mistake("one global maximum", _minus_global_max, "global-max"),
         Mistake("no exponential", lambda s: s / s.sum(axis=-1, keepdims=True), "no-exp"),
         Mistake(
             "max and sum over the whole array",

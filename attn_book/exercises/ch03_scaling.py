@@ -125,6 +125,10 @@ def _weights_cases():
             (r.normal(size=(2, 3, 64)), r.normal(size=(2, 6, 64))),
             batched=True,
         ),
+        Case(
+            "large scores, rows far apart: q = ±1000·(1, 1), 3 keys",
+            (np.array([[1000.0, 1000.0], [-1000.0, -1000.0]]), ex.keys),
+        ),
     ]
 
 
@@ -180,6 +184,14 @@ my_weights = FunctionExercise(
             "softmax over the queries",
             lambda q, k: ac.softmax(ac.dot_scores(q, k) / math.sqrt(q.shape[-1]), axis=-2),
             "rows-not-normalised",
+        ),
+        Mistake(
+            "np.exp(s) / sum, no max subtracted",
+            lambda q, k: (
+                (e := np.exp(ac.dot_scores(q, k) / math.sqrt(q.shape[-1])))
+                / e.sum(axis=-1, keepdims=True)
+            ),
+            "nan-large-scores",
         ),
         Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
     ],

@@ -403,7 +403,25 @@ def _sentence_cases():
             (r.normal(size=(2, 3, 4)), r.normal(size=(2, 3, 4)), r.normal(size=(2, 3, 2))),
             batched=True,
         ),
+        Case(
+            "two queries far apart: q = ±500·(1, 1)",
+            (np.array([[500.0, 500.0], [-500.0, -500.0]]), _EXAMPLE.keys, _EXAMPLE.values),
+        ),
     ]
+
+
+def _row_sum_global_max(Q, K, V):
+    """The half fix: each row's own sum, but still one maximum for the whole matrix."""
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]
+    e = np.exp(scores - scores.max())
+    return e / e.sum(axis=-1, keepdims=True) @ V
+
+
+def _row_max_global_sum(Q, K, V):
+    """The other half fix: each row's own maximum, but still one sum for the whole matrix."""
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum() @ V
 
 
 sentence_softmax = BugExercise(
@@ -425,8 +443,33 @@ sentence_softmax = BugExercise(
             "each column of weights now sums to 1; it is each row (one query, all keys) that must.",
             _weights_over_queries,
         ),
+        diagnose.lost_axis(),
+        diagnose.matches_every(
+            "kept-global-max",
+            "each row has its own sum now, but the maximum is still one for the whole matrix: a "
+            "query whose scores all lie far below it gets e^(−1000) = 0 everywhere, then 0/0 — "
+            "subtract each row's own maximum (axis=-1, keepdims=True), as in Chapter 2.",
+            _row_sum_global_max,
+            equal_nan=True,
+        ),
+        diagnose.rows_not_normalised(),
     ],
-    mistakes=[Mistake("sum over axis 0", _weights_over_queries, "normalised-over-queries")],
+    mistakes=[
+        Mistake("sum over axis 0", _weights_over_queries, "normalised-over-queries"),
+        Mistake("row sums, one global max", _row_sum_global_max, "kept-global-max"),
+        Mistake("row max, one global sum", _row_max_global_sum, "rows-not-normalised"),
+        Mistake(
+            "row sums without keepdims",
+            lambda Q, K, V: (
+                (
+                    (e := np.exp((s := ac.dot_scores(Q, K) / math.sqrt(Q.shape[-1])) - s.max()))
+                    / e.sum(axis=-1)
+                )
+                @ V
+            ),
+            "lost-axis",
+        ),
+    ],
     solution=_sentence_fixed,
 )
 

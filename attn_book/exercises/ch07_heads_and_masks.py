@@ -279,7 +279,17 @@ def _kpm_cases():
             ),
             batched=True,
         ),
+        Case(
+            "a fully padded sentence: every key True",
+            (r.normal(size=(2, 4)), r.normal(size=(3, 4)), np.array([True, True, True])),
+        ),
     ]
+
+
+def _filled_minus_1e9(q, k, key_padding_mask):
+    """The slip: the padding filled with -1e9, not -inf; a fully padded row gets 1/S each."""
+    scores = ac.dot_scores(q, k) / math.sqrt(q.shape[-1])  # [..., L, S]
+    return ac.softmax(np.where(np.asarray(key_padding_mask)[..., None, :], -1e9, scores))
 
 
 def _not_flipped(q, k, key_padding_mask):
@@ -292,7 +302,7 @@ key_padding_weights = FunctionExercise(
     _weights_from_key_padding_mask,
     _kpm_cases,
     diagnoses=[
-        diagnose.matches(
+        diagnose.matches_every(
             "convention-not-flipped",
             "your weights sit on the padding and skip the real words: "
             "torch.nn.MultiheadAttention's key_padding_mask says True = ignore, attn_core's "
@@ -305,10 +315,18 @@ key_padding_weights = FunctionExercise(
             "attn_mask.",
             lambda q, k, m: ac.attention_weights(q, k),
         ),
+        diagnose.matches(
+            "filled-minus-1e9",
+            "right until every key is padding: -1e9 is a large finite number, not -inf, so a "
+            "fully padded row gets equal weights 1/S on padding instead of no weight at all — "
+            "pass the mask to ac.attention_weights, or fill with -np.inf and handle that row.",
+            _filled_minus_1e9,
+        ),
         diagnose.rows_not_normalised(),
     ],
     mistakes=[
         Mistake("the mask passed as it is", _not_flipped, "convention-not-flipped"),
+        Mistake("a -1e9 fill", _filled_minus_1e9, "filled-minus-1e9"),
         Mistake("no mask", lambda q, k, m: ac.attention_weights(q, k), "mask-not-applied"),
         Mistake(
             "softmax over the queries",

@@ -79,7 +79,7 @@ def _same_shape(t):
     return t.got is not None and t.got.shape == t.expected.shape
 
 
-def matches(name, message, alt):
+def matches(name, message, alt, *, equal_nan=False):
     """Fires when a failing answer equals ``alt(*case.args)``: the mistake, recomputed.
 
     Parameters
@@ -87,16 +87,20 @@ def matches(name, message, alt):
     name, message : str
     alt : callable
         Computes what the mistaken answer would be, from the case's inputs.
+    equal_nan : bool
+        NaN where the slip gives NaN counts as equal (a slip that overflows).
     """
     return Diagnosis(
         name,
         message,
-        lambda trials: any(t.matches(alt(*t.case.args)) for t in _failing(trials)),
+        lambda trials: any(
+            t.matches(alt(*t.case.args), equal_nan=equal_nan) for t in _failing(trials)
+        ),
         site=lambda t: {"values": [alt(*t.case.args)]},
     )
 
 
-def matches_every(name, message, alt):
+def matches_every(name, message, alt, *, equal_nan=False):
     """Like :func:`matches`, but *every* failing answer must equal ``alt(*case.args)``.
 
     For a slip that coincides with another one on some case (the plain and the weighted
@@ -107,7 +111,9 @@ def matches_every(name, message, alt):
 
     def test(trials):
         failing = _failing(trials)
-        return bool(failing) and all(t.matches(alt(*t.case.args)) for t in failing)
+        return bool(failing) and all(
+            t.matches(alt(*t.case.args), equal_nan=equal_nan) for t in failing
+        )
 
     return Diagnosis(name, message, test)
 

@@ -50,6 +50,7 @@ __all__ = [
     "NumberExercise",
     "Trial",
     "all_exercises",
+    "chapter_modules",
     "get",
 ]
 
@@ -170,20 +171,28 @@ def all_exercises():
     ValueError
         If two exercises share an id.
     """
-    package = importlib.import_module(__package__)
     found, owner = [], {}
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if _CHAPTER_MODULE.fullmatch(info.name):
-            module = importlib.import_module(f"{__package__}.{info.name}")
-            for ex in module.EXERCISES:
-                if ex.id in owner:
-                    raise ValueError(
-                        f"exercise id {ex.id!r} is used twice: in {owner[ex.id]} and in "
-                        f"{module.__name__}"
-                    )
-                owner[ex.id] = module.__name__
-                found.append(ex)
+    for module in chapter_modules():
+        for ex in module.EXERCISES:
+            if ex.id in owner:
+                raise ValueError(
+                    f"exercise id {ex.id!r} is used twice: in {owner[ex.id]} and in "
+                    f"{module.__name__}"
+                )
+            owner[ex.id] = module.__name__
+            found.append(ex)
     return found
+
+
+def chapter_modules():
+    """Every ``chNN_*`` module of this package, in chapter order (discovered, never listed)."""
+    package = importlib.import_module(__package__)
+    names = sorted(m.name for m in pkgutil.iter_modules(package.__path__))
+    return [
+        importlib.import_module(f"{__package__}.{name}")
+        for name in names
+        if _CHAPTER_MODULE.fullmatch(name)
+    ]
 
 
 def get(id):

@@ -95,14 +95,16 @@ class Trial:
     rtol: float = 1e-5
     atol: float = 1e-7
 
-    def matches(self, value):
+    def matches(self, value, equal_nan=False):
         """True if the answer ``got`` equals ``value`` (same shape, within tolerance)."""
         if self.got is None:
             return False
         value = np.asarray(value, dtype=float)
         if self.got.shape != value.shape:
             return False
-        return bool(np.allclose(self.got, value, rtol=self.rtol, atol=self.atol))
+        return bool(
+            np.allclose(self.got, value, rtol=self.rtol, atol=self.atol, equal_nan=equal_nan)
+        )
 
     @property
     def ok(self):
