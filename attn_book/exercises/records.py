@@ -20,9 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from .catalog import text
+
 __all__ = ["Case", "Diagnosis", "Feedback", "Mistake", "Trial"]
 
-_ICONS = {"correct": "✓ Correct", "wrong": "✗ Not yet", "unanswered": "… Not answered yet"}
+_STATUSES = ("correct", "wrong", "unanswered")
 
 
 @dataclass(frozen=True)
@@ -43,9 +45,9 @@ class Feedback:
     diagnosis: str | None = None
 
     def __post_init__(self):
-        if self.status not in _ICONS:
+        if self.status not in _STATUSES:
             raise ValueError(
-                f"status must be one of {sorted(_ICONS)}, got {self.status!r} "
+                f"status must be one of {sorted(_STATUSES)}, got {self.status!r} "
                 f"(message {self.message!r})"
             )
 
@@ -55,10 +57,10 @@ class Feedback:
         return self.status == "correct"
 
     def __repr__(self):
-        return f"{_ICONS[self.status]}: {self.message}"
+        return f"{text('icon-' + self.status)}: {self.message}"
 
     def _repr_markdown_(self):
-        return f"**{_ICONS[self.status]}:** {self.message}"
+        return f"**{text('icon-' + self.status)}:** {self.message}"
 
 
 @dataclass(frozen=True)
@@ -116,24 +118,27 @@ class Trial:
 class Diagnosis:
     """A named common mistake: ``test(trials)`` is True when the answer shows it.
 
-    ``message`` says *what* is wrong and hints at the fix, without the solution;
-    a callable message is filled in from the trials.
+    Its message is the catalog's text ``name`` for the exercise (:mod:`.catalog`): *what* is
+    wrong and a hint at the fix, never the solution. ``params(trials)`` (keyword-only,
+    optional) fills the text's template; a ``"key"`` among them picks another text (a
+    variant, such as the singular).
 
     ``site`` (keyword-only, optional) lets the static site's answer box run the same
     diagnosis without a kernel: given the exercise's one trial, it returns a JSON-able
     dict, either ``{"values": [v, ...]}`` (fires when the answer equals one of them,
-    recomputed here from the inputs) or ``{"rule": name, ...params}`` naming a rule
-    ported to ``site/static/attn-answers.js``. See :mod:`attn_book.exercises.site`.
+    recomputed here from the inputs) or ``{"rule": name, ...params}`` naming one of the
+    generic rules of ``site/static/attn-answers.js``. See :mod:`attn_book.exercises.site`.
     """
 
     name: str
-    message: str | Callable[[list[Trial]], str]
     test: Callable[[list[Trial]], bool]
+    params: Callable[[list[Trial]], dict] | None = field(default=None, kw_only=True, compare=False)
     site: Callable[[Trial], dict] | None = field(default=None, kw_only=True, compare=False)
 
-    def describe(self, trials):
-        """The message, filled in from the trials when ``message`` is a callable."""
-        return self.message(trials) if callable(self.message) else self.message
+    def describe(self, trials, exercise=None):
+        """The message for ``exercise``, filled in from the trials."""
+        params = dict(self.params(trials)) if self.params else {}
+        return text(params.pop("key", self.name), exercise, **params)
 
 
 @dataclass(frozen=True)
