@@ -58,15 +58,18 @@ def _number_spec(ex):
     diagnoses = []
     for diag in ex.diagnoses + ex._generic():
         if diag.site is None:  # a slip the box cannot recompute: the kernel's check decides
-            return _kernel(ex)
+            return {**_kernel(ex), "missing": f"the diagnosis {diag.name!r} has no site"}
         try:
             site = dict(diag.site(trial))
         except Exception:  # the checker's diagnosis would not fire either
             continue
         if "values" in site:
             site["values"] = [_array(v) for v in site["values"]]
+        own = {**catalog()["shared"], **catalog()["exercises"].get(ex.id, {})}.get(diag.name)
         if diag.params is None:
             site["message"] = " ".join(text(diag.name, ex.id).split())
+        elif own is not None:  # the exercise's own template, filled by the rule's parameters
+            site["template"] = own
         diagnoses.append({"name": diag.name, **site})
     return {
         "kind": "number",
