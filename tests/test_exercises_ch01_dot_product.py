@@ -99,6 +99,14 @@ def test_np_dot_on_a_batch_is_named_not_taken_for_k_T():
     assert "np.matmul" in feedback.message and ".T" not in feedback.message
 
 
+def _fixed(q, k):
+    return q @ np.swapaxes(k, -1, -2)
+
+
+def _skeleton(q, k):
+    raise NotImplementedError
+
+
 # The typed answers the tests give each exercise: a correct one and one wrong answer per
 # diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
 # answer_inputs.mistakes).
@@ -133,7 +141,7 @@ ANSWERS = {
         ],
     ),
     "ch1-my-scores": Answers(
-        solution=ch1._fixed,
+        solution=_fixed,
         mistakes=[
             Mistake("k.T", lambda q, k: q @ k.T, "kT-on-batch"),
             Mistake(
@@ -143,11 +151,11 @@ ANSWERS = {
             ),
             Mistake("key @ query", lambda q, k: k @ np.swapaxes(q, -1, -2), "scores-transposed"),
             Mistake("elementwise product", lambda q, k: q * k, "raised"),
-            Mistake("skeleton raising NotImplementedError", ch1._skeleton, "unanswered"),
+            Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
         ],
     ),
     "bug-kT-batch": Answers(
-        solution=ch1._fixed,
+        solution=_fixed,
         mistakes=[
             Mistake("np.transpose(k) is k.T", lambda q, k: q @ np.transpose(k), "kT-on-batch")
         ],

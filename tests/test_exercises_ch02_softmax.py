@@ -213,6 +213,22 @@ def test_the_textbook_softmax_is_still_told_about_large_scores():
     assert ch2.my_softmax.check(naive).diagnosis == "nan-large-scores"
 
 
+def _skeleton(scores):
+    raise NotImplementedError
+
+
+def _stable_softmax(scores):
+    """The answer a reader writes: subtract each row's max, exponentiate, divide by the sum."""
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # every exponent <= 0
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _naive_masked(scores, mask):
+    s = np.where(mask, scores, -np.inf)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))  # -inf - (-inf) = NaN in a masked row
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 # The typed answers the tests give each exercise: a correct one and one wrong answer per
 # diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
 # answer_inputs.mistakes).
@@ -232,7 +248,7 @@ ANSWERS = {
         ],
     ),
     "ch2-my-softmax": Answers(
-        solution=ch2._stable_softmax,
+        solution=_stable_softmax,
         mistakes=[
             Mistake(
                 "the textbook formula",
@@ -253,7 +269,7 @@ ANSWERS = {
                 "lost-axis",
             ),
             Mistake("ac.softmax itself", lambda s: ac.softmax(s), "used-ac-softmax"),
-            Mistake("skeleton raising NotImplementedError", ch2._skeleton, "unanswered"),
+            Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
         ],
     ),
     "ch2-temperature-for-ratio": Answers(
@@ -277,7 +293,7 @@ ANSWERS = {
     "bug-mask-fully-masked": Answers(
         solution=ch2._masked_reference,
         mistakes=[
-            Mistake("-inf with a hand-made softmax", ch2._naive_masked, "nan-masked-row"),
+            Mistake("-inf with a hand-made softmax", _naive_masked, "nan-masked-row"),
             Mistake(
                 "weights zeroed after the softmax, not renormalised",
                 lambda s, m: np.where(m, ac.softmax(s, axis=-1), 0.0),
@@ -296,7 +312,7 @@ ANSWERS = {
         ],
     ),
     "bug-softmax-wrong-axis": Answers(
-        solution=ch2._stable_softmax,
+        solution=_stable_softmax,
         mistakes=[
             Mistake(
                 "normalised over the whole array",

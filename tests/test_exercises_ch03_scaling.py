@@ -147,6 +147,15 @@ def test_scaled_weights_without_the_max_subtracted_overflow_on_large_scores():
     assert any("large scores" in c.label for c in ch3.my_weights.cases())
 
 
+def _skeleton(q, k):
+    raise NotImplementedError
+
+
+def _fixed(q, k):
+    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
+    return ac.softmax(scores, axis=-1)
+
+
 # The typed answers the tests give each exercise: a correct one and one wrong answer per
 # diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
 # answer_inputs.mistakes).
@@ -166,7 +175,7 @@ ANSWERS = {
         ],
     ),
     "ch3-my-weights": Answers(
-        solution=ch3._fixed,
+        solution=_fixed,
         mistakes=[
             Mistake("no scale", lambda q, k: ac.attention_weights(q, k, scale=1.0), "forgot-scale"),
             Mistake(
@@ -202,7 +211,7 @@ ANSWERS = {
                 ),
                 "nan-large-scores",
             ),
-            Mistake("skeleton raising NotImplementedError", ch3._skeleton, "unanswered"),
+            Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
         ],
     ),
     "ch3-gap-of-two-keys": Answers(

@@ -92,12 +92,54 @@ def test_a_global_max_is_told_to_subtract_each_rows_own_maximum():
     assert "each row's own maximum" in feedback.message
 
 
+# By hand for q = (1, -1): scores 1, -1, 0; e^(±1/√2) and e^0 = 1.
+_E = math.exp(1 / math.sqrt(2))
+_TOTAL = _E + 1 / _E + 1
+_HAND_WEIGHTS = [_E / _TOTAL, (1 / _E) / _TOTAL, 1 / _TOTAL]  # ≈ 0.576, 0.140, 0.284
+_HAND_OUTPUT = [2 * _HAND_WEIGHTS[0] + _HAND_WEIGHTS[2], 2 * _HAND_WEIGHTS[1] + _HAND_WEIGHTS[2]]
+
+
+def _attention(q, keys, values):
+    """A correct answer: the scaled scores, attn_core's softmax over the keys, then @ V."""
+    scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
+    return ac.softmax(scores, axis=-1) @ values  # [..., L, S] @ [..., S, Ev]
+
+
+def _skeleton(q, keys, values):
+    raise NotImplementedError
+
+
+def _global_max_attention(q, keys, values):
+    """The slip: one max over every score; rows far below it underflow to 0/0."""
+    scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
+    e = np.exp(scores - scores.max())
+    return e / e.sum(axis=-1, keepdims=True) @ values
+
+
+def _naive_softmax(scores):
+    e = np.exp(scores)  # overflows to inf for scores above ~709
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _sentence_fixed(Q, K, V):
+    """The bug fixed: one softmax per query (per row), as attn_core computes it."""
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]
+    return ac.softmax(scores, axis=-1) @ V  # [..., L, S] @ [..., S, Ev]
+
+
+def _row_max_global_sum(Q, K, V):
+    """The other half fix: each row's own maximum, but still one sum for the whole matrix."""
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum() @ V
+
+
 # The typed answers the tests give each exercise: a correct one and one wrong answer per
 # diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
 # answer_inputs.mistakes).
 ANSWERS = {
     "ch4-weights-by-hand": Answers(
-        solution=[round(w, 3) for w in ch4._HAND_WEIGHTS],
+        solution=[round(w, 3) for w in _HAND_WEIGHTS],
         mistakes=[
             Mistake(
                 "unscaled",
@@ -119,7 +161,7 @@ ANSWERS = {
         ],
     ),
     "ch4-output-by-hand": Answers(
-        solution=[round(o, 3) for o in ch4._HAND_OUTPUT],
+        solution=[round(o, 3) for o in _HAND_OUTPUT],
         mistakes=[
             Mistake("the weights", [0.576, 0.140, 0.284], "weights-not-output"),
             Mistake(
@@ -146,7 +188,7 @@ ANSWERS = {
         ],
     ),
     "ch4-my-attention": Answers(
-        solution=ch4._attention,
+        solution=_attention,
         mistakes=[
             Mistake("the weights", lambda q, k, v: ac.attention_weights(q, k), "returned-weights"),
             Mistake(
@@ -163,20 +205,20 @@ ANSWERS = {
             Mistake(
                 "naive exp",
                 lambda q, k, v: (
-                    ch4._naive_softmax(q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])) @ v
+                    _naive_softmax(q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])) @ v
                 ),
                 "nan-large-scores",
             ),
-            Mistake("global max", ch4._global_max_attention, "nan-large-scores"),
-            Mistake("skeleton raising NotImplementedError", ch4._skeleton, "unanswered"),
+            Mistake("global max", _global_max_attention, "nan-large-scores"),
+            Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
         ],
     ),
     "ch4-bug-sentence-softmax": Answers(
-        solution=ch4._sentence_fixed,
+        solution=_sentence_fixed,
         mistakes=[
             Mistake("sum over axis 0", ch4._weights_over_queries, "normalised-over-queries"),
             Mistake("row sums, one global max", ch4._row_sum_global_max, "kept-global-max"),
-            Mistake("row max, one global sum", ch4._row_max_global_sum, "rows-not-normalised"),
+            Mistake("row max, one global sum", _row_max_global_sum, "rows-not-normalised"),
             Mistake(
                 "row sums without keepdims",
                 lambda Q, K, V: (

@@ -228,6 +228,17 @@ def test_turning_only_the_queries_in_halves_is_named():
     assert "same layout" in feedback.message
 
 
+def _skeleton(q, k, offset):
+    raise NotImplementedError
+
+
+def _layout_fixed(x, w_q, w_k, positions):
+    """The fix: rotate in the layout the weights were trained with."""
+    q = ac.rotary(x @ w_q, positions, layout="halves")  # [..., n, d]
+    k = ac.rotary(x @ w_k, positions, layout="halves")
+    return q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # [..., n, n]
+
+
 # The typed answers the tests give each exercise: a correct one and one wrong answer per
 # diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
 # answer_inputs.mistakes).
@@ -279,7 +290,7 @@ ANSWERS = {
                 lambda q, k, offset: ch6p._relative_score(q, k, offset) / math.sqrt(2),
                 "divided-by-root-d",
             ),
-            Mistake("skeleton", ch6p._skeleton, "unanswered"),
+            Mistake("skeleton", _skeleton, "unanswered"),
         ],
     ),
     "ch6-alibi-weights": Answers(
@@ -305,7 +316,7 @@ ANSWERS = {
         ],
     ),
     "ch6-rope-bug-layout": Answers(
-        solution=ch6p._layout_fixed,
+        solution=_layout_fixed,
         mistakes=[
             Mistake("converted backwards", ch6p._backwards_conversion, "conversion-backwards"),
             Mistake("rotation removed", ch6p._unrotated_scores, "no-rotation"),

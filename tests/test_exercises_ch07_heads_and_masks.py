@@ -152,12 +152,23 @@ def test_a_minus_1e9_fill_is_caught_on_a_fully_padded_sentence():
     assert "-inf" in feedback.message
 
 
+def _fixed_head_weights(q, k, n_heads):
+    d_head = q.shape[-1] // n_heads
+    qh, kh = ac.split_heads(q, n_heads), ac.split_heads(k, n_heads)
+    return ac.softmax(qh @ np.swapaxes(kh, -1, -2) / math.sqrt(d_head), axis=-1)
+
+
+def _fixed_split(x, n_heads):
+    *batch, n, D = x.shape
+    return np.swapaxes(x.reshape(*batch, n, n_heads, D // n_heads), -2, -3)
+
+
 # The typed answers the tests give each exercise: a correct one and one wrong answer per
 # diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
 # answer_inputs.mistakes).
 ANSWERS = {
     "bug-scale-d-model": Answers(
-        solution=ch7._fixed_head_weights,
+        solution=_fixed_head_weights,
         mistakes=[
             Mistake(
                 "no scale at all", lambda q, k, h: ch7._head_weights(q, k, h, 1.0), "forgot-scale"
@@ -180,7 +191,7 @@ ANSWERS = {
         ],
     ),
     "bug-heads-reshape": Answers(
-        solution=ch7._fixed_split,
+        solution=_fixed_split,
         mistakes=[
             Mistake(
                 "reshape to (n, h, d_head), no swap",

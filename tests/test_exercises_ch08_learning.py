@@ -118,6 +118,22 @@ def test_the_plain_mean_and_a_batch_transposed_by_dot_t_are_named():
     assert feedback.diagnosis == "kT-on-batch" and ".T" in feedback.message
 
 
+def _query_gradient_fixed(d_out, Q, K, V):
+    d_k = Q.shape[-1]
+    A = ac.attention_weights(Q, K)  # [..., L, S]
+    dA = d_out @ np.swapaxes(V, -1, -2)  # [..., L, S]
+    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))  # the softmax step, whole
+    return dS @ K / math.sqrt(d_k)
+
+
+def _key_gradient_fixed(d_out, Q, K, V):
+    d_k = Q.shape[-1]
+    A = ac.attention_weights(Q, K)
+    dA = d_out @ np.swapaxes(V, -1, -2)
+    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))
+    return np.swapaxes(dS, -1, -2) @ Q / math.sqrt(d_k)  # [..., S, L] @ [..., L, d_k]
+
+
 # The typed answers the tests give each exercise: a correct one and one wrong answer per
 # diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
 # answer_inputs.mistakes).
@@ -155,11 +171,11 @@ ANSWERS = {
         ],
     ),
     "ch8-bug-query-gradient": Answers(
-        solution=ch8._query_gradient_fixed,
+        solution=_query_gradient_fixed,
         mistakes=[
             Mistake(
                 "no 1/√d_k",
-                lambda g, q, k, v: ch8._query_gradient_fixed(g, q, k, v) * math.sqrt(q.shape[-1]),
+                lambda g, q, k, v: _query_gradient_fixed(g, q, k, v) * math.sqrt(q.shape[-1]),
                 "forgot-scale-in-dq",
             ),
             Mistake(
@@ -170,11 +186,11 @@ ANSWERS = {
         ],
     ),
     "ch8-bug-key-gradient": Answers(
-        solution=ch8._key_gradient_fixed,
+        solution=_key_gradient_fixed,
         mistakes=[
             Mistake(
                 "no 1/√d_k",
-                lambda g, q, k, v: ch8._key_gradient_fixed(g, q, k, v) * math.sqrt(q.shape[-1]),
+                lambda g, q, k, v: _key_gradient_fixed(g, q, k, v) * math.sqrt(q.shape[-1]),
                 "forgot-scale-in-dk",
             ),
             Mistake(

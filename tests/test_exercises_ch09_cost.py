@@ -131,6 +131,15 @@ def test_time_slope_with_d_k_growing_like_n_tends_to_3():
     assert ch9.time_slope.check("3").ok and ch9.time_slope.check("2").diagnosis == "chose-2"
 
 
+def _fixed_blockwise(q, k, v, block):
+    return ch9._blockwise(q, k, v, block)
+
+
+def _rescale_inverted(q, k, v, block):
+    """The slip e^(m_new − m_old) for the rescale: inf on the first block, so NaN."""
+    return ch9._blockwise(q, k, v, block, inverted=True)
+
+
 # The typed answers the tests give each exercise: a correct one and one wrong answer per
 # diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
 # answer_inputs.mistakes).
@@ -164,12 +173,12 @@ ANSWERS = {
         ],
     ),
     "bug-online-sum": Answers(
-        solution=ch9._fixed_blockwise,
+        solution=_fixed_blockwise,
         mistakes=[
             Mistake(
                 "the output no longer rescaled", ch9._output_not_rescaled, "output-not-rescaled"
             ),
-            Mistake("the rescale upside down", ch9._rescale_inverted, "rescale-inverted"),
+            Mistake("the rescale upside down", _rescale_inverted, "rescale-inverted"),
         ],
     ),
 }

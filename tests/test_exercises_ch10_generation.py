@@ -128,6 +128,10 @@ def test_choose_kv_heads_by_hand():
     assert ch10.choose_kv_heads.check(16).diagnosis == "factor-2-forgotten"
 
 
+def _fixed_loop(queries, keys, values, n_prompt):
+    return ch10._decode_loop(queries, keys, values, n_prompt)
+
+
 # The typed answers the tests give each exercise: a correct one and one wrong answer per
 # diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
 # answer_inputs.mistakes).
@@ -151,7 +155,7 @@ ANSWERS = {
         ],
     ),
     "bug-is-causal-decode": Answers(
-        solution=ch10._fixed_loop,
+        solution=_fixed_loop,
         mistakes=[
             Mistake("no mask anywhere", ch10._prefill_not_causal, "prefill-not-causal"),
             Mistake("attends before appending", ch10._attend_before_append, "own-key-missing"),

@@ -23,18 +23,6 @@ from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis
 
-__all__ = [
-    "EXERCISES",
-    "additive_by_hand",
-    "best_key",
-    "cosine_by_hand",
-    "kT_batch",
-    "long_key_away",
-    "my_scores",
-    "scores_by_hand",
-    "which_key_wins",
-]
-
 _Q = np.array([2.0, 1.0])
 _KEYS = np.array([[1.0, 0.0], [0.0, 3.0], [-1.0, 1.0]])
 
@@ -45,9 +33,7 @@ def _products_not_summed():
         return trials[0].matches(q * keys)  # (S, E): one product per component
 
     return Diagnosis(
-        "products-not-summed",
-        test,
-        site=lambda t: {"values": [t.case.args[0] * t.case.args[1]]},
+        "products-not-summed", test, site=lambda t: {"values": [t.case.args[0] * t.case.args[1]]}
     )
 
 
@@ -57,14 +43,8 @@ scores_by_hand = NumberExercise(
     ac.dot_scores,
     diagnoses=[
         _products_not_summed(),
-        diagnose.matches(
-            "first-component-only",
-            lambda q, keys: q[0] * keys[:, 0],
-        ),
-        diagnose.factor(
-            -1.0,
-            "sign",
-        ),
+        diagnose.matches("first-component-only", lambda q, keys: q[0] * keys[:, 0]),
+        diagnose.factor(-1.0, "sign"),
     ],
 )
 
@@ -85,9 +65,7 @@ def _angle_not_cosine():
         return any(trials[0].matches(a) for a in _angles(float(trials[0].expected)))
 
     return Diagnosis(
-        "angle-not-cosine",
-        test,
-        site=lambda t: {"values": _angles(float(t.expected))},
+        "angle-not-cosine", test, site=lambda t: {"values": _angles(float(t.expected))}
     )
 
 
@@ -101,11 +79,7 @@ def _one_length_only():
     def test(trials):
         return any(trials[0].matches(v) for v in _one_length(*trials[0].case.args))
 
-    return Diagnosis(
-        "one-length-only",
-        test,
-        site=lambda t: {"values": _one_length(*t.case.args)},
-    )
+    return Diagnosis("one-length-only", test, site=lambda t: {"values": _one_length(*t.case.args)})
 
 
 cosine_by_hand = NumberExercise(
@@ -113,10 +87,7 @@ cosine_by_hand = NumberExercise(
     (_Q, _KEYS[1]),
     _cosine,
     diagnoses=[
-        diagnose.matches(
-            "dot-not-cosine",
-            lambda q, k: q @ k,
-        ),
+        diagnose.matches("dot-not-cosine", lambda q, k: q @ k),
         _angle_not_cosine(),
         _one_length_only(),
     ],
@@ -140,32 +111,12 @@ additive_by_hand = NumberExercise(
     (_Q_ADD, _K_ADD, _W_ADD, _U_ADD, _V_ADD),
     _additive,
     diagnoses=[
-        diagnose.matches(
-            "no-tanh",
-            lambda q, k, w, u, v: v @ (w @ q + u @ k),
-        ),
-        diagnose.matches(
-            "tanh-after-v",
-            lambda q, k, w, u, v: math.tanh(v @ (w @ q + u @ k)),
-        ),
-        diagnose.matches(
-            "dot-not-additive",
-            lambda q, k, w, u, v: q @ k,
-        ),
-        diagnose.factor(
-            -1.0,
-            "sign",
-        ),
+        diagnose.matches("no-tanh", lambda q, k, w, u, v: v @ (w @ q + u @ k)),
+        diagnose.matches("tanh-after-v", lambda q, k, w, u, v: math.tanh(v @ (w @ q + u @ k))),
+        diagnose.matches("dot-not-additive", lambda q, k, w, u, v: q @ k),
+        diagnose.factor(-1.0, "sign"),
     ],
 )
-
-
-def _fixed(q, k):
-    return q @ np.swapaxes(k, -1, -2)
-
-
-def _skeleton(q, k):
-    raise NotImplementedError
 
 
 def _score_cases():
@@ -193,13 +144,9 @@ my_scores = FunctionExercise(
     _score_cases,
     diagnoses=[
         diagnose.matches(
-            "scores-transposed",
-            lambda q, k: np.swapaxes(ac.dot_scores(q, k), -1, -2),
+            "scores-transposed", lambda q, k: np.swapaxes(ac.dot_scores(q, k), -1, -2)
         ),
-        diagnose.matches(
-            "np-dot-on-batch",
-            lambda q, k: np.dot(q, np.swapaxes(k, -1, -2)),
-        ),
+        diagnose.matches("np-dot-on-batch", lambda q, k: np.dot(q, np.swapaxes(k, -1, -2))),
         diagnose.kT_on_batch(),
     ],
 )
@@ -276,10 +223,7 @@ best_key = NumberExercise(
     (_Q_DESIGN, _LENGTH),
     _best_key,
     diagnoses=[
-        diagnose.matches(
-            "unit-direction",
-            lambda q, length: q / np.linalg.norm(q),
-        ),
+        diagnose.matches("unit-direction", lambda q, length: q / np.linalg.norm(q)),
         diagnose.rule("too-long", length=_LENGTH),
         diagnose.rule("length-is", "wrong-direction", length=_LENGTH, rel_tol=2e-3),
     ],

@@ -28,17 +28,6 @@ from .catalog import text
 from .kinds import BugExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis, Feedback
 
-__all__ = [
-    "EXERCISES",
-    "cross_entropy_gradient",
-    "mask_fully_masked",
-    "my_softmax",
-    "shift_by_hand",
-    "softmax_wrong_axis",
-    "temperature_for_ratio",
-]
-
-
 _SOFTMAX = ac.softmax  # the references' own, which the spy below does not count
 
 
@@ -79,34 +68,12 @@ shift_by_hand = NumberExercise(
     (_SHIFTED,),
     ac.softmax,
     diagnoses=[
-        diagnose.matches(
-            "near-uniform",
-            lambda s: np.full_like(s, 1 / s.size),
-        ),
-        diagnose.matches(
-            "exp-wrong-sign",
-            lambda s: ac.softmax(s.max() - s),
-        ),
-        diagnose.matches(
-            "exp-not-normalised",
-            lambda s: np.exp(s - s.max()),
-        ),
-        diagnose.matches(
-            "saturated",
-            lambda s: (s == s.max()).astype(float),
-        ),
+        diagnose.matches("near-uniform", lambda s: np.full_like(s, 1 / s.size)),
+        diagnose.matches("exp-wrong-sign", lambda s: ac.softmax(s.max() - s)),
+        diagnose.matches("exp-not-normalised", lambda s: np.exp(s - s.max())),
+        diagnose.matches("saturated", lambda s: (s == s.max()).astype(float)),
     ],
 )
-
-
-def _skeleton(scores):
-    raise NotImplementedError
-
-
-def _stable_softmax(scores):
-    """The answer a reader writes: subtract each row's max, exponentiate, divide by the sum."""
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # every exponent <= 0
-    return e / e.sum(axis=-1, keepdims=True)
 
 
 def _softmax_cases():
@@ -142,21 +109,10 @@ my_softmax = _OwnSoftmaxFunction(
     _softmax_cases,
     diagnoses=[
         diagnose.lost_axis(),
-        diagnose.matches_every(
-            "subtracted-row-min",
-            _minus_row_min,
-            equal_nan=True,
-        ),
-        diagnose.matches_every(
-            "global-max",
-            _minus_global_max,
-            equal_nan=True,
-        ),
+        diagnose.matches_every("subtracted-row-min", _minus_row_min, equal_nan=True),
+        diagnose.matches_every("global-max", _minus_global_max, equal_nan=True),
         diagnose.nan_for_large_scores(),
-        diagnose.matches(
-            "no-exp",
-            lambda s: s / s.sum(axis=-1, keepdims=True),
-        ),
+        diagnose.matches("no-exp", lambda s: s / s.sum(axis=-1, keepdims=True)),
         diagnose.rows_not_normalised(),
     ],
 )
@@ -177,22 +133,10 @@ temperature_for_ratio = NumberExercise(
     (_S_TEMP, _RATIO),
     _temperature_for_ratio,
     diagnoses=[
-        diagnose.matches(
-            "temperature-inverted",
-            lambda s, r: math.log(r) / (s[0] - s[1]),
-        ),
-        diagnose.matches(
-            "wrong-pair",
-            lambda s, r: (s[0] - s[2]) / math.log(r),
-        ),
-        diagnose.matches(
-            "log-base-10",
-            lambda s, r: (s[0] - s[1]) / math.log10(r),
-        ),
-        diagnose.matches(
-            "ratio-is-not-temperature",
-            lambda s, r: r,
-        ),
+        diagnose.matches("temperature-inverted", lambda s, r: math.log(r) / (s[0] - s[1])),
+        diagnose.matches("wrong-pair", lambda s, r: (s[0] - s[2]) / math.log(r)),
+        diagnose.matches("log-base-10", lambda s, r: (s[0] - s[1]) / math.log10(r)),
+        diagnose.matches("ratio-is-not-temperature", lambda s, r: r),
     ],
 )
 
@@ -217,21 +161,13 @@ cross_entropy_gradient = NumberExercise(
     (_S_CE, _TARGET),
     _ce_gradient,
     diagnoses=[
-        diagnose.factor(
-            -1.0,
-            "target-minus-weights",
+        diagnose.factor(-1.0, "target-minus-weights"),
+        diagnose.matches("weights-only", lambda s, c: ac.softmax(s)),
+        diagnose.matches(
+            "gradient-of-the-weight", lambda s, c: ac.softmax_jacobian(ac.softmax(s))[:, c]
         ),
         diagnose.matches(
-            "weights-only",
-            lambda s, c: ac.softmax(s),
-        ),
-        diagnose.matches(
-            "gradient-of-the-weight",
-            lambda s, c: ac.softmax_jacobian(ac.softmax(s))[:, c],
-        ),
-        diagnose.matches(
-            "largest-as-target",
-            lambda s, c: ac.softmax(s) - _one_hot(len(s), int(np.argmax(s))),
+            "largest-as-target", lambda s, c: ac.softmax(s) - _one_hot(len(s), int(np.argmax(s)))
         ),
     ],
 )
@@ -254,12 +190,6 @@ def _masked_reference(scores, mask):
     return _SOFTMAX(np.where(mask, scores, -np.inf), axis=-1)
 
 
-def _naive_masked(scores, mask):
-    s = np.where(mask, scores, -np.inf)
-    e = np.exp(s - s.max(axis=-1, keepdims=True))  # -inf - (-inf) = NaN in a masked row
-    return e / e.sum(axis=-1, keepdims=True)
-
-
 def _mask_cases():
     r = np.random.default_rng(2)
     pad = ac.padding_mask([3, 0], 3)  # (2, 1, 3): the second sequence is all padding
@@ -277,10 +207,7 @@ def _nan_in_masked_row():
     def test(trials):
         return any(t.got is not None and np.isnan(t.got).any() for t in trials)
 
-    return Diagnosis(
-        "nan-masked-row",
-        test,
-    )
+    return Diagnosis("nan-masked-row", test)
 
 
 mask_fully_masked = _OwnSoftmaxBug(
@@ -293,8 +220,7 @@ mask_fully_masked = _OwnSoftmaxBug(
         _nan_in_masked_row(),
         diagnose.masked_key_weighted(),
         diagnose.matches(
-            "zeroed-not-renormalised",
-            lambda s, m: np.where(m, ac.softmax(s, axis=-1), 0.0),
+            "zeroed-not-renormalised", lambda s, m: np.where(m, ac.softmax(s, axis=-1), 0.0)
         ),
         diagnose.masked_row_uniform(),
     ],
@@ -335,14 +261,8 @@ softmax_wrong_axis = BugExercise(
     _bug_softmax_cases,
     bug="wrong-axis",
     diagnoses=[
-        diagnose.matches(
-            "wrong-axis",
-            lambda s: ac.softmax(s, axis=0),
-        ),
-        diagnose.matches(
-            "max-wrong-axis",
-            _max_over_columns,
-        ),
+        diagnose.matches("wrong-axis", lambda s: ac.softmax(s, axis=0)),
+        diagnose.matches("max-wrong-axis", _max_over_columns),
         diagnose.lost_axis(),
         diagnose.nan_for_large_scores(),
         diagnose.rows_not_normalised(),

@@ -30,14 +30,6 @@ from . import diagnose
 from .kinds import FunctionExercise, NumberExercise
 from .records import Case
 
-__all__ = [
-    "EXERCISES",
-    "gap_of_two_keys",
-    "my_weights",
-    "spread_by_hand",
-    "variance_with_sigma",
-]
-
 _D_K = 256
 
 
@@ -51,34 +43,13 @@ spread_by_hand = NumberExercise(
     (_D_K,),
     _spread,
     diagnoses=[
-        diagnose.matches(
-            "variance-not-std",
-            lambda d: [d, 1.0],
-        ),
+        diagnose.matches("variance-not-std", lambda d: [d, 1.0]),
         diagnose.rule("entry-is", "spread-is-variance", value=float(_D_K)),
-        diagnose.matches(
-            "means-not-std",
-            lambda d: [0.0, 0.0],
-        ),
-        diagnose.matches(
-            "unscaled-stays-1",
-            lambda d: [1.0, 1.0],
-        ),
-        diagnose.matches(
-            "scaled-by-d",
-            lambda d: [math.sqrt(d), 1 / math.sqrt(d)],
-        ),
+        diagnose.matches("means-not-std", lambda d: [0.0, 0.0]),
+        diagnose.matches("unscaled-stays-1", lambda d: [1.0, 1.0]),
+        diagnose.matches("scaled-by-d", lambda d: [math.sqrt(d), 1 / math.sqrt(d)]),
     ],
 )
-
-
-def _skeleton(q, k):
-    raise NotImplementedError
-
-
-def _fixed(q, k):
-    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
-    return ac.softmax(scores, axis=-1)
 
 
 def _weights_cases():
@@ -106,8 +77,7 @@ my_weights = FunctionExercise(
     diagnoses=[
         diagnose.forgot_scale("d_k", lambda q, k: ac.attention_weights(q, k, scale=1.0)),
         diagnose.matches(
-            "divided-by-d-k",
-            lambda q, k: ac.attention_weights(q, k, scale=1 / q.shape[-1]),
+            "divided-by-d-k", lambda q, k: ac.attention_weights(q, k, scale=1 / q.shape[-1])
         ),
         diagnose.matches(
             "multiplied-by-root-d-k",
@@ -138,22 +108,10 @@ gap_of_two_keys = NumberExercise(
     _d_k_for_gap,
     rtol=0.0,
     diagnoses=[
-        diagnose.matches(
-            "one-score-not-the-gap",
-            lambda g: g**2,
-        ),
-        diagnose.matches(
-            "spreads-added",
-            lambda g: (g / 2) ** 2,
-        ),
-        diagnose.matches(
-            "forgot-to-square",
-            lambda g: g / 2,
-        ),
-        diagnose.matches(
-            "variances-subtracted",
-            lambda g: 0.0,
-        ),
+        diagnose.matches("one-score-not-the-gap", lambda g: g**2),
+        diagnose.matches("spreads-added", lambda g: (g / 2) ** 2),
+        diagnose.matches("forgot-to-square", lambda g: g / 2),
+        diagnose.matches("variances-subtracted", lambda g: 0.0),
     ],
 )
 
@@ -174,29 +132,12 @@ variance_with_sigma = NumberExercise(
     _variance_with_sigma,
     rtol=0.0,  # a whole number: 1024.5 is not a rounding of it
     diagnoses=[
-        diagnose.matches(
-            "sigma-squared-once",
-            lambda d_k, var: d_k * var,
-        ),
-        diagnose.matches(
-            "one-product",
-            lambda d_k, var: var**2,
-        ),
-        diagnose.matches(
-            "std-not-variance",
-            lambda d_k, var: math.sqrt(d_k) * var,
-        ),
-        diagnose.matches(
-            "unit-variance",
-            lambda d_k, var: d_k,
-        ),
+        diagnose.matches("sigma-squared-once", lambda d_k, var: d_k * var),
+        diagnose.matches("one-product", lambda d_k, var: var**2),
+        diagnose.matches("std-not-variance", lambda d_k, var: math.sqrt(d_k) * var),
+        diagnose.matches("unit-variance", lambda d_k, var: d_k),
     ],
 )
 
 
-EXERCISES = [
-    spread_by_hand,
-    gap_of_two_keys,
-    variance_with_sigma,
-    my_weights,
-]
+EXERCISES = [spread_by_hand, gap_of_two_keys, variance_with_sigma, my_weights]

@@ -26,24 +26,8 @@ from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
 from .records import Case
 
-__all__ = [
-    "EXERCISES",
-    "add_a_word",
-    "gradient_by_hand",
-    "my_attention",
-    "output_by_hand",
-    "sentence_softmax",
-    "weights_by_hand",
-]
-
 _EXAMPLE = quanta_example()
 _Q = np.array([1.0, -1.0])  # a new query: one score positive, one negative, one zero
-
-# Hand derivation for q = (1, -1): scores 1, -1, 0; e^(±1/√2) and e^0 = 1.
-_E = math.exp(1 / math.sqrt(2))
-_TOTAL = _E + 1 / _E + 1
-_HAND_WEIGHTS = [_E / _TOTAL, (1 / _E) / _TOTAL, 1 / _TOTAL]  # ≈ 0.576, 0.140, 0.284
-_HAND_OUTPUT = [2 * _HAND_WEIGHTS[0] + _HAND_WEIGHTS[2], 2 * _HAND_WEIGHTS[1] + _HAND_WEIGHTS[2]]
 
 
 def _seed_weights(q, k):
@@ -63,26 +47,13 @@ weights_by_hand = NumberExercise(
     (_Q, _EXAMPLE.keys),
     ac.attention_weights,
     diagnoses=[
-        diagnose.matches(
-            "worked-example-query",
-            _seed_weights,
-        ),
-        diagnose.matches(
-            "sign-flipped-scores",
-            lambda q, k: ac.attention_weights(-q, k),
-        ),
+        diagnose.matches("worked-example-query", _seed_weights),
+        diagnose.matches("sign-flipped-scores", lambda q, k: ac.attention_weights(-q, k)),
         diagnose.forgot_scale(2, lambda q, k: ac.attention_weights(q, k, scale=1.0)),
+        diagnose.matches("scores-not-weights", lambda q, k: ac.dot_scores(q, k) / math.sqrt(2)),
+        diagnose.matches("exp-zero-is-zero", _exp_zero_as_zero),
         diagnose.matches(
-            "scores-not-weights",
-            lambda q, k: ac.dot_scores(q, k) / math.sqrt(2),
-        ),
-        diagnose.matches(
-            "exp-zero-is-zero",
-            _exp_zero_as_zero,
-        ),
-        diagnose.matches(
-            "exps-not-normalised",
-            lambda q, k: np.exp(ac.dot_scores(q, k) / math.sqrt(2)),
+            "exps-not-normalised", lambda q, k: np.exp(ac.dot_scores(q, k) / math.sqrt(2))
         ),
         diagnose.rule("ranked-but-off"),
     ],
@@ -94,22 +65,15 @@ output_by_hand = NumberExercise(
     (_Q, _EXAMPLE.keys, _EXAMPLE.values),
     ac.scaled_dot_product_attention,
     diagnoses=[
+        diagnose.matches("weights-not-output", lambda q, k, v: ac.attention_weights(q, k)),
         diagnose.matches(
-            "weights-not-output",
-            lambda q, k, v: ac.attention_weights(q, k),
-        ),
-        diagnose.matches(
-            "forgot-scale",
-            lambda q, k, v: ac.scaled_dot_product_attention(q, k, v, scale=1.0),
+            "forgot-scale", lambda q, k, v: ac.scaled_dot_product_attention(q, k, v, scale=1.0)
         ),
         diagnose.matches(
             "worked-example-output",
             lambda q, k, v: ac.scaled_dot_product_attention(_EXAMPLE.query, k, v),
         ),
-        diagnose.matches(
-            "plain-average",
-            lambda q, k, v: v.mean(axis=0),
-        ),
+        diagnose.matches("plain-average", lambda q, k, v: v.mean(axis=0)),
     ],
 )
 
@@ -149,34 +113,12 @@ gradient_by_hand = NumberExercise(
     (_EXAMPLE.query, _EXAMPLE.keys, _EXAMPLE.values),
     _numerical_jacobian,
     diagnoses=[
-        diagnose.matches(
-            "transposed",
-            lambda q, k, v: _numerical_jacobian(q, k, v).T,
-        ),
-        diagnose.factor(
-            math.sqrt(2),
-            "chain-rule-scale",
-        ),
-        diagnose.factor(
-            -1.0,
-            "sign-flipped",
-        ),
-        diagnose.matches(
-            "denominator-forgotten",
-            _uncentred,
-        ),
+        diagnose.matches("transposed", lambda q, k, v: _numerical_jacobian(q, k, v).T),
+        diagnose.factor(math.sqrt(2), "chain-rule-scale"),
+        diagnose.factor(-1.0, "sign-flipped"),
+        diagnose.matches("denominator-forgotten", _uncentred),
     ],
 )
-
-
-def _attention(q, keys, values):
-    """A correct answer: the scaled scores, attn_core's softmax over the keys, then @ V."""
-    scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
-    return ac.softmax(scores, axis=-1) @ values  # [..., L, S] @ [..., S, Ev]
-
-
-def _skeleton(q, keys, values):
-    raise NotImplementedError
 
 
 def _attention_cases():
@@ -204,13 +146,6 @@ def _attention_cases():
     ]
 
 
-def _global_max_attention(q, keys, values):
-    """The slip: one max over every score; rows far below it underflow to 0/0."""
-    scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
-    e = np.exp(scores - scores.max())
-    return e / e.sum(axis=-1, keepdims=True) @ values
-
-
 def _weights_over_queries(q, keys, values):
     """The mistake: softmax down the columns (over the queries) instead of along the rows."""
     return ac.softmax(ac.dot_scores(q, keys) / math.sqrt(q.shape[-1]), axis=-2) @ values
@@ -221,26 +156,14 @@ my_attention = FunctionExercise(
     ac.scaled_dot_product_attention,
     _attention_cases,
     diagnoses=[
+        diagnose.matches("returned-weights", lambda q, k, v: ac.attention_weights(q, k)),
         diagnose.matches(
-            "returned-weights",
-            lambda q, k, v: ac.attention_weights(q, k),
+            "forgot-scale", lambda q, k, v: ac.scaled_dot_product_attention(q, k, v, scale=1.0)
         ),
-        diagnose.matches(
-            "forgot-scale",
-            lambda q, k, v: ac.scaled_dot_product_attention(q, k, v, scale=1.0),
-        ),
-        diagnose.matches(
-            "softmax-over-queries",
-            _weights_over_queries,
-        ),
+        diagnose.matches("softmax-over-queries", _weights_over_queries),
         diagnose.kT_on_batch(),
     ],
 )
-
-
-def _naive_softmax(scores):
-    e = np.exp(scores)  # overflows to inf for scores above ~709
-    return e / e.sum(axis=-1, keepdims=True)
 
 
 def sentence_attention(Q, K, V):
@@ -253,12 +176,6 @@ def sentence_attention(Q, K, V):
     e = np.exp(scores - scores.max())  # subtract the max, as in Chapter 2
     weights = e / e.sum()  # divide by the sum, as in the hand computation
     return weights @ V  # [..., L, S] @ [..., S, d_v] -> [..., L, d_v]
-
-
-def _sentence_fixed(Q, K, V):
-    """The bug fixed: one softmax per query (per row), as attn_core computes it."""
-    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]
-    return ac.softmax(scores, axis=-1) @ V  # [..., L, S] @ [..., S, Ev]
 
 
 def _over_matrix(Q, K, V):
@@ -299,13 +216,6 @@ def _row_sum_global_max(Q, K, V):
     return e / e.sum(axis=-1, keepdims=True) @ V
 
 
-def _row_max_global_sum(Q, K, V):
-    """The other half fix: each row's own maximum, but still one sum for the whole matrix."""
-    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return e / e.sum() @ V
-
-
 sentence_softmax = BugExercise(
     "ch4-bug-sentence-softmax",
     sentence_attention,
@@ -313,20 +223,10 @@ sentence_softmax = BugExercise(
     _sentence_cases,
     bug="normalised-over-matrix",
     diagnoses=[
-        diagnose.matches(
-            "normalised-over-matrix",
-            _over_matrix,
-        ),
-        diagnose.matches(
-            "normalised-over-queries",
-            _weights_over_queries,
-        ),
+        diagnose.matches("normalised-over-matrix", _over_matrix),
+        diagnose.matches("normalised-over-queries", _weights_over_queries),
         diagnose.lost_axis(),
-        diagnose.matches_every(
-            "kept-global-max",
-            _row_sum_global_max,
-            equal_nan=True,
-        ),
+        diagnose.matches_every("kept-global-max", _row_sum_global_max, equal_nan=True),
         diagnose.rows_not_normalised(),
     ],
 )

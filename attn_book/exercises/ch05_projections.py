@@ -25,25 +25,8 @@ import numpy as np
 import attn_core as ac
 
 from . import diagnose
-from .kinds import (
-    BugExercise,
-    ChoiceExercise,
-    DesignExercise,
-    FunctionExercise,
-    NumberExercise,
-)
+from .kinds import BugExercise, ChoiceExercise, DesignExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis
-
-__all__ = [
-    "EXERCISES",
-    "SUBJECT_SHARE",
-    "cross_shapes",
-    "restore_order",
-    "scores_by_hand",
-    "symmetric_weights",
-    "three_projections_bug",
-    "verb_finds_subject",
-]
 
 # Two tokens of width 3 and two projections to d_k = 2, small enough for pencil and paper.
 _X = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, -1.0]])  # [n=2, D=3]
@@ -70,34 +53,17 @@ scores_by_hand = NumberExercise(
     (_X, _W_Q, _W_K),
     _scores,
     diagnoses=[
-        diagnose.matches(
-            "not-projected",
-            lambda x, w_q, w_k: x @ x.T,
-        ),
-        diagnose.matches(
-            "query-matrix-twice",
-            lambda x, w_q, w_k: (x @ w_q) @ (x @ w_q).T,
-        ),
-        diagnose.matches(
-            "key-matrix-twice",
-            lambda x, w_q, w_k: (x @ w_k) @ (x @ w_k).T,
-        ),
-        diagnose.matches(
-            "transposed",
-            lambda x, w_q, w_k: _scores(x, w_q, w_k).T,
-        ),
-        diagnose.matches(
-            "scaled",
-            lambda x, w_q, w_k: _scores(x, w_q, w_k) / math.sqrt(2),
-        ),
+        diagnose.matches("not-projected", lambda x, w_q, w_k: x @ x.T),
+        diagnose.matches("query-matrix-twice", lambda x, w_q, w_k: (x @ w_q) @ (x @ w_q).T),
+        diagnose.matches("key-matrix-twice", lambda x, w_q, w_k: (x @ w_k) @ (x @ w_k).T),
+        diagnose.matches("transposed", lambda x, w_q, w_k: _scores(x, w_q, w_k).T),
+        diagnose.matches("scaled", lambda x, w_q, w_k: _scores(x, w_q, w_k) / math.sqrt(2)),
     ],
 )
 
 
 symmetric_weights = ChoiceExercise(
-    "ch5-symmetric-weights",
-    options=["always", "never", "sometimes"],
-    answer="sometimes",
+    "ch5-symmetric-weights", options=["always", "never", "sometimes"], answer="sometimes"
 )
 
 
@@ -117,30 +83,12 @@ cross_shapes = NumberExercise(
     (5, 9, 16, 8, 12),  # L decoder tokens, S encoder tokens, d_model, d_k, d_v
     _shapes,
     diagnoses=[
-        diagnose.matches(
-            "swapped-sides",
-            lambda L, S, d, dk, dv: [S, L, S, dv],
-        ),
-        diagnose.matches(
-            "weights-transposed",
-            lambda L, S, d, dk, dv: [S, L, L, dv],
-        ),
-        diagnose.matches(
-            "output-per-key",
-            lambda L, S, d, dk, dv: [L, S, S, dv],
-        ),
-        diagnose.matches(
-            "output-width-d-k",
-            lambda L, S, d, dk, dv: [L, S, L, dk],
-        ),
-        diagnose.matches(
-            "output-width-d-model",
-            lambda L, S, d, dk, dv: [L, S, L, d],
-        ),
-        diagnose.matches(
-            "square",
-            lambda L, S, d, dk, dv: [L, L, L, dv],
-        ),
+        diagnose.matches("swapped-sides", lambda L, S, d, dk, dv: [S, L, S, dv]),
+        diagnose.matches("weights-transposed", lambda L, S, d, dk, dv: [S, L, L, dv]),
+        diagnose.matches("output-per-key", lambda L, S, d, dk, dv: [L, S, S, dv]),
+        diagnose.matches("output-width-d-k", lambda L, S, d, dk, dv: [L, S, L, dk]),
+        diagnose.matches("output-width-d-model", lambda L, S, d, dk, dv: [L, S, L, d]),
+        diagnose.matches("square", lambda L, S, d, dk, dv: [L, L, L, dv]),
     ],
 )
 
@@ -178,13 +126,8 @@ restore_order = FunctionExercise(
     _restore,
     _restore_cases,
     diagnoses=[
-        diagnose.matches(
-            "order-applied-twice",
-            lambda Y, order: Y[..., order, :],
-        ),
-        diagnose.batch_only(
-            "permuted-batch-axis",
-        ),
+        diagnose.matches("order-applied-twice", lambda Y, order: Y[..., order, :]),
+        diagnose.batch_only("permuted-batch-axis"),
     ],
 )
 
@@ -217,26 +160,11 @@ verb_finds_subject = DesignExercise(
     lambda p: _tops(p) == {_SUBJECT} and p[_SUBJECT] >= SUBJECT_SHARE,
     shape=(3,),
     diagnoses=[
-        _design(
-            "uniform",
-            lambda p: _tops(p) == {0, 1, 2},
-        ),
-        _design(
-            "avoids-the-subject",
-            lambda p: p[_SUBJECT] < min(p[_OBJECT], p[_VERB]) - 1e-9,
-        ),
-        _design(
-            "finds-itself",
-            lambda p: _tops(p) == {_VERB},
-        ),
-        _design(
-            "finds-the-object",
-            lambda p: _tops(p) == {_OBJECT},
-        ),
-        _design(
-            "tied",
-            lambda p: _SUBJECT in _tops(p) and len(_tops(p)) > 1,
-        ),
+        _design("uniform", lambda p: _tops(p) == {0, 1, 2}),
+        _design("avoids-the-subject", lambda p: p[_SUBJECT] < min(p[_OBJECT], p[_VERB]) - 1e-9),
+        _design("finds-itself", lambda p: _tops(p) == {_VERB}),
+        _design("finds-the-object", lambda p: _tops(p) == {_OBJECT}),
+        _design("tied", lambda p: _SUBJECT in _tops(p) and len(_tops(p)) > 1),
         Diagnosis(
             "not-loud-enough",
             lambda trials: trials[0].produced[_SUBJECT] < SUBJECT_SHARE,
@@ -291,12 +219,10 @@ three_projections_bug = BugExercise(
     bug="keys-from-query-matrix",
     diagnoses=[
         diagnose.matches(
-            "keys-from-query-matrix",
-            lambda X, W_Q, W_K, W_V: _projected(X, W_Q, W_Q, W_V),
+            "keys-from-query-matrix", lambda X, W_Q, W_K, W_V: _projected(X, W_Q, W_Q, W_V)
         ),
         diagnose.matches(
-            "queries-from-key-matrix",
-            lambda X, W_Q, W_K, W_V: _projected(X, W_K, W_K, W_V),
+            "queries-from-key-matrix", lambda X, W_Q, W_K, W_V: _projected(X, W_K, W_K, W_V)
         ),
         diagnose.matches(
             "scaled-by-d-model",

@@ -26,16 +26,6 @@ from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis
 
-__all__ = [
-    "EXERCISES",
-    "alibi_weights",
-    "rope_before_after",
-    "rope_layout",
-    "rope_relative",
-    "rope_rotate",
-    "sin_by_hand",
-]
-
 # --- a sinusoidal encoding by hand ------------------------------------------------------------
 
 _P, _D = 3, 4  # the encoding of position 3 at width 4
@@ -66,30 +56,14 @@ sin_by_hand = NumberExercise(
     (_P, _D),
     _encoding,
     diagnoses=[
+        diagnose.matches("sin-cos-swapped", lambda p, d: _pairs(p, d, _OMEGA, (np.cos, np.sin))),
+        diagnose.matches("degrees", lambda p, d: _pairs(p, d, np.radians(_OMEGA))),
         diagnose.matches(
-            "sin-cos-swapped",
-            lambda p, d: _pairs(p, d, _OMEGA, (np.cos, np.sin)),
+            "exponent-i-over-d", lambda p, d: _pairs(p, d, 10_000.0 ** (-np.arange(d // 2) / d))
         ),
-        diagnose.matches(
-            "degrees",
-            lambda p, d: _pairs(p, d, np.radians(_OMEGA)),
-        ),
-        diagnose.matches(
-            "exponent-i-over-d",
-            lambda p, d: _pairs(p, d, 10_000.0 ** (-np.arange(d // 2) / d)),
-        ),
-        diagnose.matches(
-            "concatenated-layout",
-            _concatenated,
-        ),
-        diagnose.matches(
-            "omega-without-d",
-            lambda p, d: _pairs(p, d, [1.0, 1e-4]),
-        ),
-        diagnose.matches(
-            "counted-from-1",
-            lambda p, d: _encoding(p + 1, d),
-        ),
+        diagnose.matches("concatenated-layout", _concatenated),
+        diagnose.matches("omega-without-d", lambda p, d: _pairs(p, d, [1.0, 1e-4])),
+        diagnose.matches("counted-from-1", lambda p, d: _encoding(p + 1, d)),
     ],
 )
 
@@ -110,22 +84,10 @@ rope_rotate = NumberExercise(
     (_K, _N),
     lambda k, n: ac.rotary(np.asarray(k)[None], [n])[0],
     diagnoses=[
-        diagnose.matches(
-            "turned-backwards",
-            lambda k, n: _turn(k, -n),
-        ),
-        diagnose.matches(
-            "degrees",
-            lambda k, n: _turn(k, math.radians(n)),
-        ),
-        diagnose.matches(
-            "turned-by-theta",
-            lambda k, n: _turn(k, 1.0),
-        ),
-        diagnose.matches(
-            "not-turned",
-            lambda k, n: np.asarray(k, dtype=float),
-        ),
+        diagnose.matches("turned-backwards", lambda k, n: _turn(k, -n)),
+        diagnose.matches("degrees", lambda k, n: _turn(k, math.radians(n))),
+        diagnose.matches("turned-by-theta", lambda k, n: _turn(k, 1.0)),
+        diagnose.matches("not-turned", lambda k, n: np.asarray(k, dtype=float)),
         diagnose.matches(
             "sin-cos-swapped",
             lambda k, n: np.array(
@@ -171,10 +133,6 @@ def _every_case(name, alt):
     return Diagnosis(name, test)
 
 
-def _skeleton(q, k, offset):
-    raise NotImplementedError
-
-
 def _relative_cases():
     r = np.random.default_rng(61)
     cases = [
@@ -201,21 +159,11 @@ rope_relative = FunctionExercise(
     _rotated_score,
     _relative_cases,
     diagnoses=[
+        _every_case("offset-sign", lambda q, k, offset: _relative_score(q, k, -offset)),
+        _every_case("plain-dot", lambda q, k, offset: _dot(q, k)),
+        _every_case("cosine-term-only", lambda q, k, offset: _dot(q, k) * math.cos(offset)),
         _every_case(
-            "offset-sign",
-            lambda q, k, offset: _relative_score(q, k, -offset),
-        ),
-        _every_case(
-            "plain-dot",
-            lambda q, k, offset: _dot(q, k),
-        ),
-        _every_case(
-            "cosine-term-only",
-            lambda q, k, offset: _dot(q, k) * math.cos(offset),
-        ),
-        _every_case(
-            "divided-by-root-d",
-            lambda q, k, offset: _relative_score(q, k, offset) / math.sqrt(2),
+            "divided-by-root-d", lambda q, k, offset: _relative_score(q, k, offset) / math.sqrt(2)
         ),
     ],
 )
@@ -223,9 +171,7 @@ rope_relative = FunctionExercise(
 # --- predict: one word before, one word after ---------------------------------------------------
 
 rope_before_after = ChoiceExercise(
-    "ch6-rope-before-after",
-    options=["same", "different"],
-    answer="different",
+    "ch6-rope-before-after", options=["same", "different"], answer="different"
 )
 
 # --- ALiBi weights on a short row ---------------------------------------------------------------
@@ -253,17 +199,12 @@ alibi_weights = NumberExercise(
     _alibi_row,
     diagnoses=[
         diagnose.matches(
-            "bias-sign",
-            lambda s, h, head: _alibi_with(s, h, head, lambda m, d: +m * d),
+            "bias-sign", lambda s, h, head: _alibi_with(s, h, head, lambda m, d: +m * d)
         ),
         diagnose.matches(
-            "wrong-slope",
-            lambda s, h, head: _alibi_with(s, h, head, lambda m, d: -0.5 * d),
+            "wrong-slope", lambda s, h, head: _alibi_with(s, h, head, lambda m, d: -0.5 * d)
         ),
-        diagnose.matches(
-            "no-bias",
-            lambda s, h, head: ac.softmax(np.asarray(s, dtype=float)),
-        ),
+        diagnose.matches("no-bias", lambda s, h, head: ac.softmax(np.asarray(s, dtype=float))),
         diagnose.matches(
             "scores-not-weights",
             lambda s, h, head: (
@@ -324,13 +265,6 @@ def _unrotated_scores(x, w_q, w_k, positions):
     return _scores(x @ w_q, x @ w_k)
 
 
-def _layout_fixed(x, w_q, w_k, positions):
-    """The fix: rotate in the layout the weights were trained with."""
-    q = ac.rotary(x @ w_q, positions, layout="halves")  # [..., n, d]
-    k = ac.rotary(x @ w_k, positions, layout="halves")
-    return q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # [..., n, n]
-
-
 def _layout_cases():
     r = np.random.default_rng(62)
     cases = []
@@ -351,14 +285,8 @@ rope_layout = BugExercise(
     _layout_cases,
     bug="layout-mismatch",
     diagnoses=[
-        diagnose.matches(
-            "layout-mismatch",
-            _interleaved_scores,
-        ),
-        diagnose.matches(
-            "conversion-backwards",
-            _backwards_conversion,
-        ),
+        diagnose.matches("layout-mismatch", _interleaved_scores),
+        diagnose.matches("conversion-backwards", _backwards_conversion),
         Diagnosis(
             "one-side-fixed",
             lambda trials: any(
@@ -367,19 +295,9 @@ rope_layout = BugExercise(
                 if not t.ok
             ),
         ),
-        diagnose.matches(
-            "no-rotation",
-            _unrotated_scores,
-        ),
+        diagnose.matches("no-rotation", _unrotated_scores),
     ],
 )
 
 
-EXERCISES = [
-    sin_by_hand,
-    rope_rotate,
-    rope_relative,
-    rope_before_after,
-    alibi_weights,
-    rope_layout,
-]
+EXERCISES = [sin_by_hand, rope_rotate, rope_relative, rope_before_after, alibi_weights, rope_layout]

@@ -31,26 +31,8 @@ import attn_core as ac
 from attn_book.data import quanta_example, two_head_example
 
 from . import diagnose
-from .kinds import (
-    BugExercise,
-    ChoiceExercise,
-    DesignExercise,
-    FunctionExercise,
-    NumberExercise,
-)
+from .kinds import BugExercise, ChoiceExercise, DesignExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis
-
-__all__ = [
-    "EXERCISES",
-    "float16_fill",
-    "heads_cost",
-    "heads_reshape",
-    "key_padding_weights",
-    "padding_by_hand",
-    "scale_d_model",
-    "two_back_head",
-]
-
 
 # ------------------------------------------------------ √d_model instead of √d_head (ch 7)
 
@@ -67,12 +49,6 @@ def head_weights(q, k, n_heads):
 
 def _head_weights(q, k, n_heads, scale=None):
     return ac.attention_weights(ac.split_heads(q, n_heads), ac.split_heads(k, n_heads), scale=scale)
-
-
-def _fixed_head_weights(q, k, n_heads):
-    d_head = q.shape[-1] // n_heads
-    qh, kh = ac.split_heads(q, n_heads), ac.split_heads(k, n_heads)
-    return ac.softmax(qh @ np.swapaxes(kh, -1, -2) / math.sqrt(d_head), axis=-1)
 
 
 def _head_cases():
@@ -102,12 +78,10 @@ scale_d_model = BugExercise(
         ),
         diagnose.forgot_scale("d_head", lambda q, k, h: _head_weights(q, k, h, 1.0)),
         diagnose.matches(
-            "divided-by-d-head",
-            lambda q, k, h: _head_weights(q, k, h, h / q.shape[-1]),
+            "divided-by-d-head", lambda q, k, h: _head_weights(q, k, h, h / q.shape[-1])
         ),
         diagnose.matches(
-            "divided-by-sqrt-h",
-            lambda q, k, h: _head_weights(q, k, h, 1 / math.sqrt(h)),
+            "divided-by-sqrt-h", lambda q, k, h: _head_weights(q, k, h, 1 / math.sqrt(h))
         ),
         diagnose.rows_not_normalised(),
     ],
@@ -123,11 +97,6 @@ def split(x, n_heads):
     return x.reshape(*batch, n_heads, n, D // n_heads)
 
 
-def _fixed_split(x, n_heads):
-    *batch, n, D = x.shape
-    return np.swapaxes(x.reshape(*batch, n, n_heads, D // n_heads), -2, -3)
-
-
 def _split_cases():
     r = np.random.default_rng(5)
     return [
@@ -141,10 +110,7 @@ def _forgot_swap():
     def test(trials):
         return any(t.matches(np.swapaxes(t.expected, -2, -3)) for t in trials if not t.ok)
 
-    return Diagnosis(
-        "heads-not-swapped",
-        test,
-    )
+    return Diagnosis("heads-not-swapped", test)
 
 
 heads_reshape = BugExercise(
@@ -180,17 +146,13 @@ padding_by_hand = NumberExercise(
     (_EXAMPLE.query, _EXAMPLE.keys, 2),
     _padded_weights,
     diagnoses=[
-        diagnose.matches(
-            "padding-attended",
-            lambda q, k, n: ac.attention_weights(q, k),
-        ),
+        diagnose.matches("padding-attended", lambda q, k, n: ac.attention_weights(q, k)),
         diagnose.matches(
             "wrong-end-masked",
             lambda q, k, n: ac.attention_weights(q, k, np.arange(len(k)) >= len(k) - n),
         ),
         diagnose.matches(
-            "forgot-scale",
-            lambda q, k, n: ac.attention_weights(q, k, _real_keys(k, n), scale=1.0),
+            "forgot-scale", lambda q, k, n: ac.attention_weights(q, k, _real_keys(k, n), scale=1.0)
         ),
         diagnose.matches(
             "padding-zeroed-not-renormalised",
@@ -247,18 +209,9 @@ key_padding_weights = FunctionExercise(
     _weights_from_key_padding_mask,
     _kpm_cases,
     diagnoses=[
-        diagnose.matches_every(
-            "convention-not-flipped",
-            _not_flipped,
-        ),
-        diagnose.matches(
-            "mask-not-applied",
-            lambda q, k, m: ac.attention_weights(q, k),
-        ),
-        diagnose.matches(
-            "filled-minus-1e9",
-            _filled_minus_1e9,
-        ),
+        diagnose.matches_every("convention-not-flipped", _not_flipped),
+        diagnose.matches("mask-not-applied", lambda q, k, m: ac.attention_weights(q, k)),
+        diagnose.matches("filled-minus-1e9", _filled_minus_1e9),
         diagnose.rows_not_normalised(),
     ],
 )
@@ -294,34 +247,13 @@ heads_cost = NumberExercise(
     (768, 12, 1024),
     _heads_cost,
     diagnoses=[
-        diagnose.matches(
-            "counted-one-head",
-            lambda d, h, L: _heads_cost(d, h, L, exps_heads=1),
-        ),
-        diagnose.matches(
-            "multiply-adds-not-flops",
-            lambda d, h, L: _heads_cost(d, h, L, flop=1),
-        ),
-        diagnose.matches(
-            "d-model-per-head",
-            lambda d, h, L: _heads_cost(d, h, L, d=d),
-        ),
-        diagnose.matches(
-            "mib-not-mb",
-            lambda d, h, L: _heads_cost(d, h, L, bytes_unit=2**20),
-        ),
-        diagnose.matches(
-            "float16-bytes",
-            lambda d, h, L: _heads_cost(d, h, L, bytes_per=2),
-        ),
-        diagnose.matches(
-            "counted-weights-v",
-            lambda d, h, L: _heads_cost(d, h, L, av=True),
-        ),
-        diagnose.matches(
-            "one-head-counts",
-            lambda d, h, L: _heads_cost(d, 1, L, d=d // h),
-        ),
+        diagnose.matches("counted-one-head", lambda d, h, L: _heads_cost(d, h, L, exps_heads=1)),
+        diagnose.matches("multiply-adds-not-flops", lambda d, h, L: _heads_cost(d, h, L, flop=1)),
+        diagnose.matches("d-model-per-head", lambda d, h, L: _heads_cost(d, h, L, d=d)),
+        diagnose.matches("mib-not-mb", lambda d, h, L: _heads_cost(d, h, L, bytes_unit=2**20)),
+        diagnose.matches("float16-bytes", lambda d, h, L: _heads_cost(d, h, L, bytes_per=2)),
+        diagnose.matches("counted-weights-v", lambda d, h, L: _heads_cost(d, h, L, av=True)),
+        diagnose.matches("one-head-counts", lambda d, h, L: _heads_cost(d, 1, L, d=d // h)),
     ],
     rtol=2e-3,
 )
@@ -330,9 +262,7 @@ heads_cost = NumberExercise(
 # ------------------------------------------------------ -1e4 in float16 (ch 7)
 
 float16_fill = ChoiceExercise(
-    "ch7-float16-fill",
-    options=["zeros", "uniform", "NaN"],
-    answer="uniform",
+    "ch7-float16-fill", options=["zeros", "uniform", "NaN"], answer="uniform"
 )
 
 
@@ -376,21 +306,11 @@ two_back_head = DesignExercise(
     _two_back,
     shape=(5, 5),
     diagnoses=[
+        _head("uniform", lambda w: np.allclose(w, w[:, :1])),
+        _head("previous-token", lambda w: _looks(w, 1)),
+        _head("itself", lambda w: _looks(w, 0)),
         _head(
-            "uniform",
-            lambda w: np.allclose(w, w[:, :1]),
-        ),
-        _head(
-            "previous-token",
-            lambda w: _looks(w, 1),
-        ),
-        _head(
-            "itself",
-            lambda w: _looks(w, 0),
-        ),
-        _head(
-            "looks-ahead",
-            lambda w: all(int(w[i].argmax()) == i + 2 for i in range(w.shape[0] - 2)),
+            "looks-ahead", lambda w: all(int(w[i].argmax()) == i + 2 for i in range(w.shape[0] - 2))
         ),
         Diagnosis(
             "too-soft",

@@ -26,16 +26,6 @@ from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, NumberExercise
 from .records import Case
 
-__all__ = [
-    "EXERCISES",
-    "ds_row_by_hand",
-    "dv_by_hand",
-    "key_gradient",
-    "missing_entry",
-    "query_gradient",
-    "which_vanishes",
-]
-
 _EX = quanta_example()
 _G = np.array([0.0, 1.0])  # a new dL/do for the exercise (the text uses (1, -1))
 _TEXT_G = np.array([1.0, -1.0])
@@ -51,17 +41,10 @@ dv_by_hand = NumberExercise(
     lambda g, q, k, v: ac.attention_backward(g, q, k, v)[2],
     diagnoses=[
         diagnose.matches(
-            "text-gradient",
-            lambda g, q, k, v: ac.attention_backward(_TEXT_G, q, k, v)[2],
+            "text-gradient", lambda g, q, k, v: ac.attention_backward(_TEXT_G, q, k, v)[2]
         ),
-        diagnose.matches(
-            "forgot-weights",
-            lambda g, q, k, v: np.tile(g, (len(k), 1)),
-        ),
-        diagnose.matches(
-            "weighted-values",
-            lambda g, q, k, v: _weights(q, k)[:, None] * v,
-        ),
+        diagnose.matches("forgot-weights", lambda g, q, k, v: np.tile(g, (len(k), 1))),
+        diagnose.matches("weighted-values", lambda g, q, k, v: _weights(q, k)[:, None] * v),
         diagnose.matches(
             "unscaled-weights",
             lambda g, q, k, v: np.outer(ac.attention_weights(q, k, scale=1.0), g),
@@ -83,22 +66,10 @@ ds_row_by_hand = NumberExercise(
     (_A_ROW, _DA_ROW),
     _ds_row,
     diagnoses=[
-        diagnose.matches(
-            "dropped-rowsum",
-            lambda a, d_a: a * d_a,
-        ),
-        diagnose.matches(
-            "plain-mean",
-            lambda a, d_a: a * (d_a - d_a.mean()),
-        ),
-        diagnose.matches(
-            "outer-weight-missing",
-            lambda a, d_a: d_a - a @ d_a,
-        ),
-        diagnose.matches(
-            "sign",
-            lambda a, d_a: a * (a @ d_a - d_a),
-        ),
+        diagnose.matches("dropped-rowsum", lambda a, d_a: a * d_a),
+        diagnose.matches("plain-mean", lambda a, d_a: a * (d_a - d_a.mean())),
+        diagnose.matches("outer-weight-missing", lambda a, d_a: d_a - a @ d_a),
+        diagnose.matches("sign", lambda a, d_a: a * (a @ d_a - d_a)),
     ],
 )
 
@@ -148,14 +119,6 @@ def query_gradient_buggy(d_out, Q, K, V):
     return dS @ K / math.sqrt(d_k)  # [..., L, S] @ [..., S, d_k] -> [..., L, d_k]
 
 
-def _query_gradient_fixed(d_out, Q, K, V):
-    d_k = Q.shape[-1]
-    A = ac.attention_weights(Q, K)  # [..., L, S]
-    dA = d_out @ np.swapaxes(V, -1, -2)  # [..., L, S]
-    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))  # the softmax step, whole
-    return dS @ K / math.sqrt(d_k)
-
-
 query_gradient = BugExercise(
     "ch8-bug-query-gradient",
     query_gradient_buggy,
@@ -164,17 +127,12 @@ query_gradient = BugExercise(
     bug="dropped-rowsum",
     diagnoses=[
         diagnose.matches_every(
-            "plain-mean",
-            lambda g, q, k, v: _ds(g, q, k, v, plain_mean=True) @ k * _scale(q),
+            "plain-mean", lambda g, q, k, v: _ds(g, q, k, v, plain_mean=True) @ k * _scale(q)
         ),
         diagnose.matches(
-            "dropped-rowsum",
-            lambda g, q, k, v: _ds(g, q, k, v, rowsum=False) @ k * _scale(q),
+            "dropped-rowsum", lambda g, q, k, v: _ds(g, q, k, v, rowsum=False) @ k * _scale(q)
         ),
-        diagnose.matches(
-            "forgot-scale-in-dq",
-            lambda g, q, k, v: _ds(g, q, k, v) @ k,
-        ),
+        diagnose.matches("forgot-scale-in-dq", lambda g, q, k, v: _ds(g, q, k, v) @ k),
     ],
 )
 
@@ -188,14 +146,6 @@ def key_gradient_buggy(d_out, Q, K, V):
     return dS @ Q / math.sqrt(d_k)  # [..., n, n] @ [..., n, d_k] -> [..., n, d_k]
 
 
-def _key_gradient_fixed(d_out, Q, K, V):
-    d_k = Q.shape[-1]
-    A = ac.attention_weights(Q, K)
-    dA = d_out @ np.swapaxes(V, -1, -2)
-    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))
-    return np.swapaxes(dS, -1, -2) @ Q / math.sqrt(d_k)  # [..., S, L] @ [..., L, d_k]
-
-
 key_gradient = BugExercise(
     "ch8-bug-key-gradient",
     key_gradient_buggy,
@@ -203,13 +153,9 @@ key_gradient = BugExercise(
     _self_attention_cases,
     bug="ds-not-transposed",
     diagnoses=[
+        diagnose.matches("ds-not-transposed", lambda g, q, k, v: _ds(g, q, k, v) @ q * _scale(q)),
         diagnose.matches(
-            "ds-not-transposed",
-            lambda g, q, k, v: _ds(g, q, k, v) @ q * _scale(q),
-        ),
-        diagnose.matches(
-            "forgot-scale-in-dk",
-            lambda g, q, k, v: np.swapaxes(_ds(g, q, k, v), -1, -2) @ q,
+            "forgot-scale-in-dk", lambda g, q, k, v: np.swapaxes(_ds(g, q, k, v), -1, -2) @ q
         ),
         diagnose.matches(
             "dropped-rowsum",
@@ -241,14 +187,8 @@ missing_entry = NumberExercise(
     (_ROW_PARTS,),
     lambda parts: -parts.sum(),
     diagnoses=[
-        diagnose.matches(
-            "sign",
-            lambda parts: parts.sum(),
-        ),
-        diagnose.matches(
-            "sums-to-one",
-            lambda parts: 1.0 - parts.sum(),
-        ),
+        diagnose.matches("sign", lambda parts: parts.sum()),
+        diagnose.matches("sums-to-one", lambda parts: 1.0 - parts.sum()),
     ],
 )
 

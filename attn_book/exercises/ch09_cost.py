@@ -32,15 +32,6 @@ from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, NumberExercise
 from .records import Case, Diagnosis
 
-__all__ = [
-    "EXERCISES",
-    "merge_halves",
-    "online_step",
-    "online_sum",
-    "time_slope",
-    "weights_memory",
-]
-
 GIB = 2**30  # bytes in a GiB (gibibyte)
 
 
@@ -57,30 +48,12 @@ weights_memory = NumberExercise(
     (65536, "float32"),
     _weights_gib,
     diagnoses=[
-        diagnose.matches(
-            "float16-bytes",
-            lambda n, dtype: n * n * 2 / GIB,
-        ),
-        diagnose.matches(
-            "bits-not-bytes",
-            lambda n, dtype: n * n * 32 / GIB,
-        ),
-        diagnose.matches(
-            "decimal-gigabytes",
-            lambda n, dtype: n * n * 4 / 1e9,
-        ),
-        diagnose.matches(
-            "not-squared",
-            lambda n, dtype: n * 4 / GIB,
-        ),
-        diagnose.matches(
-            "bytes-not-gib",
-            lambda n, dtype: n * n * 4,
-        ),
-        diagnose.matches(
-            "counted-32-heads",
-            lambda n, dtype: 32 * n * n * 4 / GIB,
-        ),
+        diagnose.matches("float16-bytes", lambda n, dtype: n * n * 2 / GIB),
+        diagnose.matches("bits-not-bytes", lambda n, dtype: n * n * 32 / GIB),
+        diagnose.matches("decimal-gigabytes", lambda n, dtype: n * n * 4 / 1e9),
+        diagnose.matches("not-squared", lambda n, dtype: n * 4 / GIB),
+        diagnose.matches("bytes-not-gib", lambda n, dtype: n * n * 4),
+        diagnose.matches("counted-32-heads", lambda n, dtype: 32 * n * n * 4 / GIB),
     ],
 )
 
@@ -126,14 +99,8 @@ online_step = NumberExercise(
             "divided-already",
             lambda m, total, out, score, value: _divided(_step(m, total, out, score, value)),
         ),
-        diagnose.matches(
-            "no-rescale",
-            _with_rescale(lambda m, m_new: 1.0),
-        ),
-        diagnose.matches(
-            "rescale-inverted",
-            _with_rescale(lambda m, m_new: math.exp(m_new - m)),
-        ),
+        diagnose.matches("no-rescale", _with_rescale(lambda m, m_new: 1.0)),
+        diagnose.matches("rescale-inverted", _with_rescale(lambda m, m_new: math.exp(m_new - m))),
         diagnose.matches(
             "new-term-not-shifted",
             _with_rescale(lambda m, m_new: math.exp(m - m_new), shift_new=False),
@@ -193,18 +160,9 @@ merge_halves = NumberExercise(
     _HALVES,
     _merged,
     diagnoses=[
-        diagnose.matches(
-            "merged-without-rescale",
-            _merge_slip(rescale=False),
-        ),
-        diagnose.matches(
-            "merged-under-smaller-max",
-            _merge_slip(under="smaller"),
-        ),
-        diagnose.matches(
-            "divided-already",
-            _merge_slip(divide=True),
-        ),
+        diagnose.matches("merged-without-rescale", _merge_slip(rescale=False)),
+        diagnose.matches("merged-under-smaller-max", _merge_slip(under="smaller")),
+        diagnose.matches("divided-already", _merge_slip(divide=True)),
     ],
 )
 
@@ -258,18 +216,9 @@ def _all_nan(trials):
     return all(t.got is not None and t.got.size > 0 and bool(np.isnan(t.got).all()) for t in trials)
 
 
-def _fixed_blockwise(q, k, v, block):
-    return _blockwise(q, k, v, block)
-
-
 def _output_not_rescaled(q, k, v, block):
     """The opposite slip: the sum rescaled, the output not."""
     return _blockwise(q, k, v, block, rescale_out=False)
-
-
-def _rescale_inverted(q, k, v, block):
-    """The slip e^(m_new − m_old) for the rescale: inf on the first block, so NaN."""
-    return _blockwise(q, k, v, block, inverted=True)
 
 
 def _reference(q, k, v, block):
@@ -312,18 +261,9 @@ online_sum = BugExercise(
     _bug_cases,
     bug="sum-not-rescaled",
     diagnoses=[
-        diagnose.matches(
-            "sum-not-rescaled",
-            blockwise_attention,
-        ),
-        diagnose.matches(
-            "output-not-rescaled",
-            _output_not_rescaled,
-        ),
-        Diagnosis(
-            "rescale-inverted",
-            _all_nan,
-        ),
+        diagnose.matches("sum-not-rescaled", blockwise_attention),
+        diagnose.matches("output-not-rescaled", _output_not_rescaled),
+        Diagnosis("rescale-inverted", _all_nan),
     ],
 )
 

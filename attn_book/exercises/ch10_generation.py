@@ -29,15 +29,6 @@ from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, NumberExercise
 from .records import Case
 
-__all__ = [
-    "EXERCISES",
-    "choose_kv_heads",
-    "decode_step",
-    "is_causal_decode",
-    "kv_cache_size",
-    "no_cache_growth",
-]
-
 GIB = 2**30  # bytes in a GiB (gibibyte)
 
 
@@ -58,25 +49,19 @@ kv_cache_size = NumberExercise(
     _kv_gib,
     diagnoses=[
         diagnose.matches(
-            "bytes-not-gib",
-            lambda layers, h, h_kv, d, n, b: 2 * layers * h_kv * d * n * b,
+            "bytes-not-gib", lambda layers, h, h_kv, d, n, b: 2 * layers * h_kv * d * n * b
         ),
         diagnose.matches(
             "decimal-gigabytes",
             lambda layers, h, h_kv, d, n, b: 2 * layers * h_kv * d * n * b / 1e9,
         ),
         diagnose.matches(
-            "keys-only",
-            lambda layers, h, h_kv, d, n, b: layers * h_kv * d * n * b / GIB,
+            "keys-only", lambda layers, h, h_kv, d, n, b: layers * h_kv * d * n * b / GIB
         ),
         diagnose.matches(
-            "query-heads-counted",
-            lambda layers, h, h_kv, d, n, b: 2 * layers * h * d * n * b / GIB,
+            "query-heads-counted", lambda layers, h, h_kv, d, n, b: 2 * layers * h * d * n * b / GIB
         ),
-        diagnose.matches(
-            "one-layer",
-            lambda layers, h, h_kv, d, n, b: 2 * h_kv * d * n * b / GIB,
-        ),
+        diagnose.matches("one-layer", lambda layers, h, h_kv, d, n, b: 2 * h_kv * d * n * b / GIB),
     ],
 )
 
@@ -111,10 +96,7 @@ decode_step = NumberExercise(
             "own-key-missing",
             lambda keys, values, q, k, v: ac.scaled_dot_product_attention(q, keys, values),
         ),
-        diagnose.matches(
-            "top-left-causal",
-            lambda keys, values, q, k, v: values[0],
-        ),
+        diagnose.matches("top-left-causal", lambda keys, values, q, k, v: values[0]),
         diagnose.matches(
             "unscaled",
             lambda keys, values, q, k, v: ac.scaled_dot_product_attention(
@@ -158,10 +140,6 @@ def _decode_loop(queries, keys, values, n_prompt, *, prefill_causal=True, step_m
         out = ac.scaled_dot_product_attention(q, cache.keys, cache.values, is_causal=step_mask)
         outputs.append(out)
     return np.concatenate(outputs, axis=-2)
-
-
-def _fixed_loop(queries, keys, values, n_prompt):
-    return _decode_loop(queries, keys, values, n_prompt)
 
 
 def _prefill_not_causal(queries, keys, values, n_prompt):
@@ -212,29 +190,16 @@ is_causal_decode = BugExercise(
     _loop_cases,
     bug="top-left-causal",
     diagnoses=[
-        diagnose.matches(
-            "top-left-causal",
-            generate_outputs,
-        ),
-        diagnose.matches(
-            "prefill-not-causal",
-            _prefill_not_causal,
-        ),
-        diagnose.matches(
-            "own-key-missing",
-            _attend_before_append,
-        ),
+        diagnose.matches("top-left-causal", generate_outputs),
+        diagnose.matches("prefill-not-causal", _prefill_not_causal),
+        diagnose.matches("own-key-missing", _attend_before_append),
     ],
 )
 
 
 # ------------------------------------------------------ predict: generating without a cache
 
-no_cache_growth = ChoiceExercise(
-    "ch10-no-cache-growth",
-    options=["n", "n²", "n³"],
-    answer="n³",
-)
+no_cache_growth = ChoiceExercise("ch10-no-cache-growth", options=["n", "n²", "n³"], answer="n³")
 
 
 # ------------------------------------------------------ design: KV heads for a budget
@@ -258,14 +223,8 @@ choose_kv_heads = NumberExercise(
     _most_kv_heads,
     atol=0.01,
     diagnoses=[
-        diagnose.matches(
-            "batch-forgotten",
-            lambda *a: _most_kv_heads(*a, with_batch=False),
-        ),
-        diagnose.matches(
-            "factor-2-forgotten",
-            lambda *a: _most_kv_heads(*a, factor=1),
-        ),
+        diagnose.matches("batch-forgotten", lambda *a: _most_kv_heads(*a, with_batch=False)),
+        diagnose.matches("factor-2-forgotten", lambda *a: _most_kv_heads(*a, factor=1)),
         diagnose.matches(
             "not-a-divisor",
             lambda layers, h, d, n, b, batch, gib: math.floor(
