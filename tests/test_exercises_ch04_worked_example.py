@@ -217,7 +217,6 @@ ANSWERS = {
         solution=_sentence_fixed,
         mistakes=[
             Mistake("sum over axis 0", ch4._weights_over_queries, "normalised-over-queries"),
-            Mistake("row sums, one global max", ch4._row_sum_global_max, "kept-global-max"),
             Mistake("row max, one global sum", _row_max_global_sum, "rows-not-normalised"),
             Mistake(
                 "row sums without keepdims",
