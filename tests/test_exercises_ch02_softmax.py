@@ -279,6 +279,7 @@ ANSWERS = {
             Mistake("the first and third scores", 1.5 / math.log(2), "wrong-pair"),
             Mistake("log base 10", 1 / math.log10(2), "log-base-10"),
             Mistake("T = 2, the ratio", 2.0, "ratio-is-not-temperature"),
+            Mistake("a negative temperature", -1.443, "negative-temperature"),
         ],
     ),
     "ch2-cross-entropy-gradient": Answers(
@@ -333,3 +334,16 @@ ANSWERS = {
         ],
     ),
 }
+
+
+def test_a_negative_temperature_is_named_not_called_too_small():
+    t = ch2.temperature_for_ratio.expected().item()
+    feedback = ch2.temperature_for_ratio.check(-round(t, 3))
+    assert feedback.diagnosis == "negative-temperature", feedback
+    assert "too small" not in feedback.message
+
+
+def test_a_target_counted_from_1_is_told_it_counts_from_0():
+    feedback = ch2.cross_entropy_gradient.check([-0.5, 0.25, 0.25])  # y on key 1, not key 2
+    assert feedback.diagnosis == "largest-as-target", feedback
+    assert "counted from 0" in feedback.message

@@ -179,6 +179,11 @@ ANSWERS = {
         mistakes=[
             Mistake("no scale", lambda q, k: ac.attention_weights(q, k, scale=1.0), "forgot-scale"),
             Mistake(
+                "scaled by √L",
+                lambda q, k: ac.softmax(ac.dot_scores(q, k) / math.sqrt(q.shape[-2])),
+                "scaled-by-wrong-dimension",
+            ),
+            Mistake(
                 "divided by d_k",
                 lambda q, k: ac.attention_weights(q, k, scale=1 / q.shape[-1]),
                 "divided-by-d-k",
@@ -233,3 +238,20 @@ ANSWERS = {
         ],
     ),
 }
+
+
+def test_scaling_by_the_number_of_queries_or_keys_is_named():
+    def by_queries(q, k):
+        s = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-2])  # √L, not √d_k
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    def by_keys(q, k):
+        s = q @ np.swapaxes(k, -1, -2) / math.sqrt(k.shape[-2])  # √S, not √d_k
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    for answer in (by_queries, by_keys):
+        feedback = ch3.my_weights.check(answer)
+        assert feedback.diagnosis == "scaled-by-wrong-dimension", feedback
+        assert "forgot" not in feedback.message

@@ -137,6 +137,7 @@ temperature_for_ratio = NumberExercise(
         diagnose.matches("wrong-pair", lambda s, r: (s[0] - s[2]) / math.log(r)),
         diagnose.matches("log-base-10", lambda s, r: (s[0] - s[1]) / math.log10(r)),
         diagnose.matches("ratio-is-not-temperature", lambda s, r: r),
+        diagnose.factor(-1.0, "negative-temperature"),
     ],
 )
 

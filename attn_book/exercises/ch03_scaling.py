@@ -75,6 +75,14 @@ my_weights = FunctionExercise(
     ac.attention_weights,
     _weights_cases,
     diagnoses=[
+        diagnose.matches_every(  # √L: L = 1 makes it the unscaled answer on the worked example
+            "scaled-by-wrong-dimension",
+            lambda q, k: ac.attention_weights(q, k, scale=1 / math.sqrt(q.shape[-2])),
+        ),
+        diagnose.matches_every(
+            "scaled-by-wrong-dimension",
+            lambda q, k: ac.attention_weights(q, k, scale=1 / math.sqrt(k.shape[-2])),
+        ),
         diagnose.forgot_scale("d_k", lambda q, k: ac.attention_weights(q, k, scale=1.0)),
         diagnose.matches(
             "divided-by-d-k", lambda q, k: ac.attention_weights(q, k, scale=1 / q.shape[-1])
