@@ -138,6 +138,9 @@ ANSWERS = {
             Mistake("tanh after v", math.tanh(-2.0), "tanh-after-v"),
             Mistake("the dot product", 3.0, "dot-not-additive"),
             Mistake("the sign flipped", 0.035, "sign"),
+            Mistake(
+                "tanh(3) for tanh(4)", round(math.tanh(2.0) - math.tanh(3.0), 3), "hidden-unit-slip"
+            ),
         ],
     ),
     "ch1-my-scores": Answers(
@@ -170,3 +173,9 @@ ANSWERS = {
         ],
     ),
 }
+
+
+def test_tanh_of_3_for_tanh_of_4_is_a_slip_not_rounding():
+    feedback = ch1.additive_by_hand.check(-0.031)  # tanh(2) − tanh(3), W q + U k misread
+    assert feedback.diagnosis == "hidden-unit-slip", feedback
+    assert "rounding" not in feedback.message.replace("not a rounding one", "")

@@ -296,6 +296,7 @@ ANSWERS = {
     "ch6-alibi-weights": Answers(
         solution=[0.238, 0.113, 0.145, 0.505],
         mistakes=[
+            Mistake("head 3's slope 1/8", [0.299, 0.125, 0.141, 0.435], "wrong-slope"),
             Mistake(
                 "bias added",
                 ch6p._alibi_with(ch6p._ALIBI_SCORES, 8, 2, lambda m, d: m * d),
@@ -325,3 +326,9 @@ ANSWERS = {
         ],
     ),
 }
+
+
+def test_head_3s_slope_is_named_not_called_rounding():
+    feedback = ch6p.alibi_weights.check([0.299, 0.125, 0.141, 0.435])  # slope 1/8, head 3
+    assert feedback.diagnosis == "wrong-slope", feedback
+    assert "rounding" not in feedback.message

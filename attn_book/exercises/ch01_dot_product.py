@@ -114,6 +114,9 @@ additive_by_hand = NumberExercise(
         diagnose.matches("no-tanh", lambda q, k, w, u, v: v @ (w @ q + u @ k)),
         diagnose.matches("tanh-after-v", lambda q, k, w, u, v: math.tanh(v @ (w @ q + u @ k))),
         diagnose.matches("dot-not-additive", lambda q, k, w, u, v: q @ k),
+        diagnose.matches(  # W q + U k = (2, 4) read as (2, 3): q's second entry left out
+            "hidden-unit-slip", lambda q, k, w, u, v: v @ np.tanh(w @ q * [1, 0] + u @ k)
+        ),
         diagnose.factor(-1.0, "sign"),
     ],
 )

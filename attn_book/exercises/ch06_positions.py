@@ -201,10 +201,12 @@ alibi_weights = NumberExercise(
         diagnose.matches(
             "bias-sign", lambda s, h, head: _alibi_with(s, h, head, lambda m, d: +m * d)
         ),
-        diagnose.matches(
-            "wrong-slope", lambda s, h, head: _alibi_with(s, h, head, lambda m, d: -0.5 * d)
-        ),
         diagnose.matches("no-bias", lambda s, h, head: ac.softmax(np.asarray(s, dtype=float))),
+        *[  # another head's slope, whichever
+            diagnose.matches("wrong-slope", lambda s, h, head, other=other: _alibi_row(s, h, other))
+            for other in range(1, _ALIBI_HEADS + 1)
+            if other != _ALIBI_HEAD
+        ],
         diagnose.matches(
             "scores-not-weights",
             lambda s, h, head: (
