@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 from answer_inputs import Answers, solution
 
 from attn_book.exercises import Mistake
@@ -148,6 +149,7 @@ ANSWERS = {
         solution=16.0,
         mistakes=[
             Mistake("float16's 2 bytes", 8.0, "float16-bytes"),
+            Mistake("float64's 8 bytes", 32.0, "float64-bytes"),
             Mistake("32 bits as 32 bytes", 128.0, "bits-not-bytes"),
             Mistake("decimal GB", 17.18, "decimal-gigabytes"),
             Mistake("n, not n²", 65536 * 4 / ch9.GIB, "not-squared"),
@@ -182,3 +184,9 @@ ANSWERS = {
         ],
     ),
 }
+
+
+@pytest.mark.parametrize("typed", ["n^2", "n**2", "n²", "N ^ 2"])
+def test_the_slope_reads_n_to_a_power_as_chapter_10_does(typed):
+    assert ch9.time_slope.check(typed).diagnosis == ch9.time_slope.check("2").diagnosis
+    assert ch9.time_slope.check(typed).diagnosis != "not-an-option"

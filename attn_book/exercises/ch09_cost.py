@@ -49,6 +49,7 @@ weights_memory = NumberExercise(
     _weights_gib,
     diagnoses=[
         diagnose.matches("float16-bytes", lambda n, dtype: n * n * 2 / GIB),
+        diagnose.matches("float64-bytes", lambda n, dtype: n * n * 8 / GIB),
         diagnose.matches("bits-not-bytes", lambda n, dtype: n * n * 32 / GIB),
         diagnose.matches("decimal-gigabytes", lambda n, dtype: n * n * 4 / 1e9),
         diagnose.matches("not-squared", lambda n, dtype: n * 4 / GIB),

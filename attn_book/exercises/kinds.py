@@ -434,7 +434,8 @@ class ChoiceExercise(Exercise):
         if _is_unanswered(answer):
             raise _Unanswered(_UNANSWERED_VALUE)
         typed = run_with_time_limit(lambda: _typed(answer), self.time_limit)
-        pick = None if typed is None else self._by_key.get(_choice_key(typed))
+        key = None if typed is None else _choice_key(typed)
+        pick = None if key is None else self._by_key.get(key, self._by_key.get(_exponent(key)))
         if pick is None:
             choices = ", ".join(map(repr, self.options))
             kind = text("a-kind", kind=type(answer).__name__)
@@ -479,6 +480,11 @@ def _choice_key(text):
     text = unicodedata.normalize("NFKC", str(text)).strip().strip("\"'`").strip().lower()
     text = _SQRT.sub(r"√\1", _TIMES.sub("×", _POWER.sub("", text)))
     return re.sub(r"\s+", "", text).rstrip(".")
+
+
+def _exponent(key):
+    """ "n3" (typed n^3, n**3 or n³) as "3", for options that are the exponent alone."""
+    return re.sub(r"^n(?=\d+$)", "", key)
 
 
 @dataclass
