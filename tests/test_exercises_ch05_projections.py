@@ -256,6 +256,11 @@ ANSWERS = {
         solution=lambda X, W_Q, W_K, W_V: ch5._projected(X, W_Q, W_K, W_V),
         mistakes=[
             Mistake(
+                "Q and K swapped",
+                lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(X @ W_K, X @ W_Q, X @ W_V),
+                "queries-and-keys-swapped",
+            ),
+            Mistake(
                 "Q from W_K",
                 lambda X, W_Q, W_K, W_V: ch5._projected(X, W_K, W_K, W_V),
                 "queries-from-key-matrix",

@@ -234,6 +234,9 @@ three_projections_bug = BugExercise(
             "values-not-projected",
             lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(X @ W_Q, X @ W_K, X),
         ),
+        diagnose.matches(
+            "queries-and-keys-swapped", lambda X, W_Q, W_K, W_V: _projected(X, W_K, W_Q, W_V)
+        ),
     ],
 )
 
