@@ -141,6 +141,16 @@ def _rescale_inverted(q, k, v, block):
     return ch9._blockwise(q, k, v, block, inverted=True)
 
 
+def _no_running_max(q, k, v, block):
+    """The slip: blocks summed with plain exponentials, no running maximum; e^4000 overflows."""
+    total, out = 0.0, 0.0
+    for start in range(0, k.shape[-2], block):
+        s = q @ np.swapaxes(k[..., start : start + block, :], -1, -2) / math.sqrt(q.shape[-1])
+        total = total + np.exp(s).sum(axis=-1, keepdims=True)
+        out = out + np.exp(s) @ v[..., start : start + block, :]
+    return out / total
+
+
 # The typed answers the tests give each exercise: a correct one and one wrong answer per
 # diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
 # answer_inputs.mistakes).
@@ -177,6 +187,7 @@ ANSWERS = {
     "bug-online-sum": Answers(
         solution=_fixed_blockwise,
         mistakes=[
+            Mistake("no running max", _no_running_max, "nan-large-scores"),
             Mistake(
                 "the output no longer rescaled", ch9._output_not_rescaled, "output-not-rescaled"
             ),
@@ -190,3 +201,8 @@ ANSWERS = {
 def test_the_slope_reads_n_to_a_power_as_chapter_10_does(typed):
     assert ch9.time_slope.check(typed).diagnosis == ch9.time_slope.check("2").diagnosis
     assert ch9.time_slope.check(typed).diagnosis != "not-an-option"
+
+
+def test_an_online_softmax_without_its_running_max_overflows_on_large_scores():
+    feedback = ch9.online_sum.check(_no_running_max)
+    assert feedback.diagnosis == "nan-large-scores", feedback

@@ -249,6 +249,10 @@ def _bug_cases():
             batched=True,
         ),
         Case(
+            "large scores: query (1000, 0), the same 6 keys, blocks of 2",
+            (np.array([[1000.0, 0.0]]), rising, r.normal(size=(6, 2)), 2),
+        ),
+        Case(
             "3 queries, 5 keys, one key per block",
             (3 * r.normal(size=(3, 4)), 3 * r.normal(size=(5, 4)), r.normal(size=(5, 2)), 1),
         ),
