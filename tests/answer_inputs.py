@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attn_book.exercises import BugExercise, ChoiceExercise, Mistake
+from attn_book.exercises import BugExercise, ChoiceExercise
 
 
 def as_text(value):
@@ -57,6 +57,15 @@ def inputs_for(ex):
 
 def verdict(feedback):
     return {"status": feedback.status, "message": feedback.message, "diagnosis": feedback.diagnosis}
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A typed wrong answer and the diagnosis (a Diagnosis name) it must get."""
+
+    name: str
+    answer: object
+    diagnosis: str
 
 
 @dataclass

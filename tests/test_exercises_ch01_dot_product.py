@@ -6,9 +6,8 @@ import math
 
 import numpy as np
 import pytest
-from answer_inputs import Answers
+from answer_inputs import Answers, Mistake
 
-from attn_book.exercises import Mistake
 from attn_book.exercises import ch01_dot_product as ch1
 
 

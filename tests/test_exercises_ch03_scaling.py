@@ -6,10 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from answer_inputs import Answers
+from answer_inputs import Answers, Mistake
 
 import attn_core as ac
-from attn_book.exercises import Mistake
 from attn_book.exercises import ch03_scaling as ch3
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from answer_inputs import Answers
+from answer_inputs import Answers, Mistake
 
 import attn_core as ac
-from attn_book.exercises import Mistake
 from attn_book.exercises import ch04_worked_example as ch4
 
 

@@ -10,10 +10,10 @@ import math
 
 import numpy as np
 import pytest
-from answer_inputs import Answers
+from answer_inputs import Answers, Mistake
 
 import attn_core as ac
-from attn_book.exercises import Mistake, all_exercises
+from attn_book.exercises import all_exercises
 from attn_book.exercises import ch06_positions as ch6p
 
 

@@ -4,10 +4,9 @@ import math
 
 import numpy as np
 import pytest
-from answer_inputs import Answers, solution
+from answer_inputs import Answers, Mistake, solution
 
 import attn_core as ac
-from attn_book.exercises import Mistake
 from attn_book.exercises import ch07_heads_and_masks as ch7
 
 

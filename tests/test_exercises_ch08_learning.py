@@ -6,10 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from answer_inputs import Answers, solution
+from answer_inputs import Answers, Mistake, solution
 
 import attn_core as ac
-from attn_book.exercises import Mistake
 from attn_book.exercises import ch08_learning as ch8
 
 # the worked example's weights by hand: scores 1, 0, 1 scaled by 1/√2

@@ -4,9 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from answer_inputs import Answers, solution
+from answer_inputs import Answers, Mistake, solution
 
-from attn_book.exercises import Mistake
 from attn_book.exercises import ch09_cost as ch9
 
 

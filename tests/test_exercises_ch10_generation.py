@@ -3,9 +3,8 @@
 import math
 
 import numpy as np
-from answer_inputs import Answers, solution
+from answer_inputs import Answers, Mistake, solution
 
-from attn_book.exercises import Mistake
 from attn_book.exercises import ch10_generation as ch10
 
 GiB = 2**30

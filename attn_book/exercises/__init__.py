@@ -18,7 +18,7 @@ id (:mod:`.catalog`); the site's answer box gets the same data (:mod:`.site`). T
 solutions and wrong answers that prove each diagnosis live in the exercise's test module,
 ``tests/test_exercises_chNN_name.py`` (``ANSWERS``).
 
-Layout: :mod:`.records` (``Case``, ``Trial``, ``Diagnosis``, ``Mistake``, ``Feedback``),
+Layout: :mod:`.records` (``Case``, ``Trial``, ``Diagnosis``, ``Feedback``),
 :mod:`.running` (time limit, copies, reading numbers), :mod:`.diagnose` (shared slips and the
 generic rules), :mod:`.kinds` (``Exercise.check`` and the kinds: :class:`NumberExercise`,
 :class:`FunctionExercise`, :class:`ChoiceExercise`, :class:`BugExercise` with ``show()``,
@@ -52,7 +52,7 @@ from .kinds import (
     chapter_modules,
     get,
 )
-from .records import Case, Diagnosis, Feedback, Mistake, Trial
+from .records import Case, Diagnosis, Feedback, Trial
 
 __all__ = [
     "BugExercise",
@@ -63,7 +63,6 @@ __all__ = [
     "Exercise",
     "Feedback",
     "FunctionExercise",
-    "Mistake",
     "NumberExercise",
     "Trial",
     "all_exercises",

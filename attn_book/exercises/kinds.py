@@ -23,7 +23,7 @@ import numpy as np
 
 from . import diagnose
 from .catalog import text
-from .records import Case, Diagnosis, Feedback, Mistake, Trial
+from .records import Case, Diagnosis, Feedback, Trial
 from .running import (
     AnswerProblem,
     TimeLimitExceeded,
@@ -47,7 +47,6 @@ __all__ = [
     "Exercise",
     "Feedback",
     "FunctionExercise",
-    "Mistake",
     "NumberExercise",
     "Trial",
     "all_exercises",

@@ -1,4 +1,4 @@
-"""The records every part of the exercises shares: Case, Trial, Diagnosis, Mistake, Feedback.
+"""The records every part of the exercises shares: Case, Trial, Diagnosis, Feedback.
 
 The checker (:mod:`.kinds`), the shared diagnoses (:mod:`.diagnose`) and the
 chapters' modules all import from here, and this module imports nothing of
@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from .catalog import text
 
-__all__ = ["Case", "Diagnosis", "Feedback", "Mistake", "Trial"]
+__all__ = ["Case", "Diagnosis", "Feedback", "Trial"]
 
 _STATUSES = ("correct", "wrong", "unanswered")
 
@@ -139,12 +138,3 @@ class Diagnosis:
         """The message for ``exercise``, filled in from the trials."""
         params = dict(self.params(trials)) if self.params else {}
         return text(params.pop("key", self.name), exercise, **params)
-
-
-@dataclass(frozen=True)
-class Mistake:
-    """A wrong answer an exercise claims to diagnose, as ``diagnosis`` (a Diagnosis name)."""
-
-    name: str
-    answer: Any
-    diagnosis: str
