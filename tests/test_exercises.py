@@ -228,10 +228,11 @@ def test_nan_for_large_scores():
     assert diagnose.not_finite().test([_trial([0.73, 0.27], [np.nan, 0.27], small)])
 
 
-def test_batch_only_needs_an_unbatched_success():
+def test_kT_on_batch_needs_an_unbatched_success_and_the_slips_result():
     good, bad = _trial([1.0], [1.0]), _trial([1.0], [2.0], batched=True)
-    assert diagnose.kT_on_batch().test([good, bad])
-    assert not diagnose.kT_on_batch().test([_trial([1.0], [3.0]), bad])
+    assert diagnose.kT_on_batch(lambda: [2.0]).test([good, bad])
+    assert not diagnose.kT_on_batch(lambda: [2.0]).test([_trial([1.0], [3.0]), bad])
+    assert not diagnose.kT_on_batch(lambda: [5.0]).test([good, bad])  # another slip
 
 
 def test_a_failing_diagnosis_does_not_break_check():

@@ -178,3 +178,12 @@ def test_tanh_of_3_for_tanh_of_4_is_a_slip_not_rounding():
     feedback = ch1.additive_by_hand.check(-0.031)  # tanh(2) − tanh(3), W q + U k misread
     assert feedback.diagnosis == "hidden-unit-slip", feedback
     assert "rounding" not in feedback.message.replace("not a rounding one", "")
+
+
+def test_an_einsum_right_in_2d_but_not_on_a_batch_is_not_told_about_dot_t():
+    def einsum_2d(q, k):  # "ij,kj->ik" has no batch axis: it raises on (B, L, E)
+        return np.einsum("ij,kj->ik", q, k)
+
+    feedback = ch1.my_scores.check(einsum_2d)
+    assert feedback.diagnosis == "raised", feedback
+    assert ".T" not in feedback.message

@@ -150,7 +150,7 @@ my_scores = FunctionExercise(
             "scores-transposed", lambda q, k: np.swapaxes(ac.dot_scores(q, k), -1, -2)
         ),
         diagnose.matches("np-dot-on-batch", lambda q, k: np.dot(q, np.swapaxes(k, -1, -2))),
-        diagnose.kT_on_batch(),
+        diagnose.kT_on_batch(lambda q, k: q @ k.T),
     ],
 )
 
@@ -196,7 +196,7 @@ kT_batch = BugExercise(
     ac.dot_scores,
     _bug_score_cases,
     bug="kT-on-batch",
-    diagnoses=[diagnose.kT_on_batch()],
+    diagnoses=[diagnose.kT_on_batch(lambda q, k: q @ k.T)],
 )
 
 

@@ -95,7 +95,7 @@ my_weights = FunctionExercise(
             "scaled-after-softmax",
             lambda q, k: ac.attention_weights(q, k, scale=1.0) / math.sqrt(q.shape[-1]),
         ),
-        diagnose.kT_on_batch(),
+        diagnose.kT_on_batch(lambda q, k: ac.softmax(q @ k.T / math.sqrt(q.shape[-1]))),
         diagnose.rows_not_normalised(),
     ],
 )

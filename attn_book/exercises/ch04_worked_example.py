@@ -161,7 +161,7 @@ my_attention = FunctionExercise(
             "forgot-scale", lambda q, k, v: ac.scaled_dot_product_attention(q, k, v, scale=1.0)
         ),
         diagnose.matches("softmax-over-queries", _weights_over_queries),
-        diagnose.kT_on_batch(),
+        diagnose.kT_on_batch(lambda q, k, v: ac.softmax(q @ k.T / math.sqrt(q.shape[-1])) @ v),
     ],
 )
 

@@ -161,7 +161,7 @@ key_gradient = BugExercise(
             "dropped-rowsum",
             lambda g, q, k, v: np.swapaxes(_ds(g, q, k, v, rowsum=False), -1, -2) @ q * _scale(q),
         ),
-        diagnose.kT_on_batch(),
+        diagnose.kT_on_batch(lambda g, q, k, v: _ds(g, q, k, v).T @ q * _scale(q)),
     ],
 )
 

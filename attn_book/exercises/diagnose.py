@@ -184,9 +184,30 @@ def batch_only(name):
     return Diagnosis(name, test)
 
 
-def kT_on_batch():
-    """`k.T` on a batched array: right for one (S, E) matrix, wrong with a batch axis."""
-    return batch_only("kT-on-batch")
+def _behaves_like(t, alt):
+    """The answer does what ``alt`` does on the case: the same numbers, or the same error."""
+    try:
+        value = alt(*t.case.args)
+    except Exception as err:
+        return type(t.error) is type(err) and str(t.error) == str(err)
+    return t.matches(value)
+
+
+def kT_on_batch(alt):
+    """`.T` on a batched array: right for one (S, E) matrix, and on a batch doing what ``alt``
+    (the computation written with `.T`) does — the same numbers or the same error."""
+
+    def test(trials):
+        plain = [t for t in trials if not t.case.batched]
+        batched = [t for t in trials if t.case.batched and not t.ok]
+        return (
+            bool(plain)
+            and all(t.ok for t in plain)
+            and bool(batched)
+            and all(_behaves_like(t, alt) for t in batched)
+        )
+
+    return Diagnosis("kT-on-batch", test)
 
 
 def _masked_rows(t):
