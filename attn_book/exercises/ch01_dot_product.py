@@ -102,7 +102,7 @@ _V_ADD = np.array([1.0, -1.0])  # [A]
 
 
 def _additive(q, k, w, u, v):
-    """vᵀ tanh(W q + U k) for one key."""
+    """v_aᵀ tanh(W q + U k) for one key."""
     return ac.additive_scores(q, k[None], w, u, v)[0]
 
 
