@@ -308,7 +308,8 @@ def build(site):
             page.route(r"re:^(?!http://127\.0\.0\.1[:/])[a-z]+://", lambda r: r.abort())
             front = parts / "front.pdf"
             pages = toc_parts()
-            # The contents' length with a guess at its numbers, then the book after it.
+            # The front matter's length, from the contents with placeholder page numbers;
+            # then the pages, numbered after it; then the front matter with the real numbers.
             contents = outline(site)
             guess = [(p, title, 999, [(s, 999) for s in subs]) for p, title, subs in contents]
             n_front = print_front(page, base, front, guess)
@@ -317,14 +318,8 @@ def build(site):
                 path = parts / f"{i:02d}.pdf"
                 title = print_page(page, f"{base}{docname}.html", path, before)
                 at, count = section_pages(path, subs)
-                entries.append(
-                    (
-                        part,
-                        title,
-                        before + 1,
-                        [(s, before + 1 + p) for s, p in zip(subs, at, strict=True)],
-                    )
-                )
+                numbered = [(s, before + 1 + p) for s, p in zip(subs, at, strict=True)]
+                entries.append((part, title, before + 1, numbered))
                 before += count
                 print(f"  {docname}: {title} (to page {before})", flush=True)
                 paths.append(path)
