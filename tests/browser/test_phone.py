@@ -61,48 +61,54 @@ def touch(page, kind, x, y):
     page.cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
 
 
-def test_a_finger_drags_the_query_at_phone_width(new_page, site):
-    """On the gallery's query pad, a touch drag moves q: its handle, its announced position
-    and the weights' table follow the finger."""
+def swipe(page, x, y, dx, dy, steps=5):
+    """A finger pressed at (x, y), moved by (dx, dy) in ``steps``, lifted."""
+    touch(page, "touchStart", x, y)
+    for step in range(1, steps + 1):
+        touch(page, "touchMove", x + dx * step / steps, y + dy * step / steps)
+    touch(page, "touchEnd", 0, 0)
+    page.wait_for_timeout(300)
+
+
+def centre(box):
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+@pytest.fixture
+def phone_pad(new_page, site):
+    """``(page, the gallery's first query pad)`` at phone width."""
     with phone_page(new_page) as page:
         open_page(page, site, "book/99_figure_gallery")
         pad = page.locator(".abh-querypad").first
-        handle = pad.locator('.abh-handle[data-kind="query"]')
-        handle.scroll_into_view_if_needed()
-        box = handle.bounding_box()
-        assert box["width"] >= 24 and box["height"] >= 24, f"q's target is {box}"
-        table = pad.locator(".abh-table").inner_text()
-        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-        touch(page, "touchStart", x, y)
-        for step in range(1, 6):
-            touch(page, "touchMove", x - 8 * step, y - 6 * step)
-        touch(page, "touchEnd", 0, 0)
-        page.wait_for_timeout(300)
-        moved = handle.bounding_box()
-        assert moved["x"] == pytest.approx(box["x"] - 40, abs=4), (box, moved)
-        assert moved["y"] == pytest.approx(box["y"] - 30, abs=4), (box, moved)
-        assert pad.locator(".abh-table").inner_text() != table, "the weights did not change"
+        pad.scroll_into_view_if_needed()
+        yield page, pad
         assert not page.errors, page.errors
 
 
-def test_a_finger_beside_a_small_key_dot_still_drags_it(new_page, site):
+def test_a_finger_drags_the_query_at_phone_width(phone_pad):
+    """On the gallery's query pad, a touch drag moves q: its handle and the weights' table
+    follow the finger."""
+    page, pad = phone_pad
+    handle = pad.locator('.abh-handle[data-kind="query"]')
+    box = handle.bounding_box()
+    assert box["width"] >= 24 and box["height"] >= 24, f"q's target is {box}"
+    table = pad.locator(".abh-table").inner_text()
+    x, y = centre(box)
+    swipe(page, x, y, -40, -30)
+    assert centre(handle.bounding_box()) == pytest.approx((x - 40, y - 30), abs=3)
+    assert pad.locator(".abh-table").inner_text() != table, "the weights did not change"
+
+
+def test_a_finger_beside_a_small_key_dot_still_drags_it(phone_pad):
     """A key's dot is 12 px across; a press 9 px from its centre (off the dot, within the
     24 px target, dom.js ``nearest``) grabs it, and the dot follows the finger."""
-    with phone_page(new_page) as page:
-        open_page(page, site, "book/99_figure_gallery")
-        pad = page.locator(".abh-querypad").first
-        key = pad.locator('.abh-handle[data-kind="key"][data-index="1"]')
-        key.scroll_into_view_if_needed()
-        box = key.bounding_box()
-        assert box["width"] < 24, "the dot is small: this test is about its hit area"
-        x, y = box["x"] + box["width"] / 2 + 9, box["y"] + box["height"] / 2
-        under = page.evaluate("([x, y]) => document.elementFromPoint(x, y).dataset.kind", [x, y])
-        assert under is None, f"the press lands on a mark ({under}), not beside one"
-        touch(page, "touchStart", x, y)
-        for step in range(1, 5):
-            touch(page, "touchMove", x - 5 * step, y + 4 * step)
-        touch(page, "touchEnd", 0, 0)
-        page.wait_for_timeout(300)
-        moved = key.bounding_box()  # the dot follows the finger to where it lifted
-        centre = (moved["x"] + moved["width"] / 2, moved["y"] + moved["height"] / 2)
-        assert centre == pytest.approx((x - 20, y + 16), abs=3), (box, moved)
+    page, pad = phone_pad
+    key = pad.locator('.abh-handle[data-kind="key"][data-index="1"]')
+    box = key.bounding_box()
+    assert box["width"] < 24, "the dot is small: this test is about its hit area"
+    x, y = centre(box)
+    x += 9
+    under = page.evaluate("([x, y]) => document.elementFromPoint(x, y).dataset.kind", [x, y])
+    assert under is None, f"the press lands on a mark ({under}), not beside one"
+    swipe(page, x, y, -20, 16, steps=4)
+    assert centre(key.bounding_box()) == pytest.approx((x - 20, y + 16), abs=3)
