@@ -69,8 +69,8 @@ WIDGETS_DRAWN = """() => [...document.querySelectorAll(
                 && t.previousElementSibling.children.length > 0)"""
 # The page as a book prints it (the site's print CSS hides the web controls):
 # every solution moves, open, to a "Solutions" section at the end of its chapter; hints print
-# open without their toggle; folded code (hide-input) is left out; the answer cells (the
-# reader's `answer = ...` and its checker) and the site's answer boxes go.
+# open without their toggle; folded code (hide-input) is left out; the site's answer boxes and
+# the checkers' verdicts on the blank answers go.
 BOOK_LAYOUT = """() => {
     const open = (box) => {
         box.classList.remove("dropdown", "toggle-hidden");
@@ -96,8 +96,12 @@ BOOK_LAYOUT = """() => {
         d.querySelector(":scope > summary")?.remove();
     });
     for (const box of document.querySelectorAll("div.attn-answer")) {
-        const cell = box.previousElementSibling;  // the reader's answer cell (site/attn_site.py)
-        if (cell?.matches("div.cell")) cell.remove();
+        // the reader's answer cell (site/attn_site.py) keeps its code and what it prints (the
+        // exercise's data); the checker's verdict on the blank ("Not answered yet") goes
+        const cell = box.previousElementSibling;
+        if (cell?.matches("div.cell")) {
+            cell.querySelectorAll(".cell_output > :not(.output.stream)").forEach((e) => e.remove());
+        }
         box.remove();
     }
 }"""
