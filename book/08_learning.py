@@ -710,9 +710,9 @@ print(f"W_Q (undoing the shrink), gap below {tol_same:.0e}:", W_Q_gap < tol_same
 
 # %% [markdown]
 # Step by step the losses equal the scaled run's, and the final $W_Q$, divided back by
-# $d_k^{-1/4}$, equals the scaled run's, to within {eval}`sci(tol_same)`: rounding error. Removing the scale is the same model as keeping
-# it, with a larger start and a learning rate on $W_Q$ and $W_K$ that is
-# {eval}`plain(qk_lr_factor)` times larger. (Adam, whose steps do not grow with the
+# $d_k^{-1/4}$, equals the scaled run's, to within {eval}`sci(tol_same)`: rounding error.
+# Removing the scale is the same model as keeping it, with a larger start and a learning
+# rate on $W_Q$ and $W_K$ that is {eval}`plain(qk_lr_factor)` times larger. (Adam, whose steps do not grow with the
 # gradient, would need another factor.)
 #
 # So the scale's job, at one $d_k$, is the start: with $1/\sqrt{d_k}$, the usual

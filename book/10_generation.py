@@ -737,9 +737,10 @@ else:
 #   blocks; the authors report 2–4 times the throughput of the systems before it at the same
 #   latency ([Kwon et al., 2023](references.md)).
 # - **Sliding-window caches.** If each query attends only to the last $W$ tokens (sliding-window
-#   attention), the cache never needs more than $W$ positions. Mistral 7B (v0.1) uses $W = 4096$ with a rolling buffer: position $i$ is
-#   stored in slot $i \bmod W$, overwriting what no query can see any more, which on a 32k
-#   sequence makes the cache 8 times smaller ([Jiang et al., 2023](references.md)).
+#   attention), the cache never needs more than $W$ positions. Mistral 7B (v0.1) uses
+#   $W = 4096$ with a rolling buffer: position $i$ is stored in slot $i \bmod W$,
+#   overwriting what no query can see any more, which on a 32k sequence makes the cache 8
+#   times smaller ([Jiang et al., 2023](references.md)).
 # - **Quantised caches.** Fewer bits per number. Production servers today commonly store the
 #   cache in 8-bit floating point (FP8, $b = 1$ in {eq}`eq-ch10-kv-bytes`, half of float16),
 #   with a scale per tensor or per head; vLLM and TensorRT-LLM offer it as a setting
@@ -750,6 +751,9 @@ else:
 #   ([Liu et al., 2024](references.md)). In {eq}`eq-ch10-kv-bytes` that is about $b = 1/4$,
 #   plus the quantisation constants (a scale and a zero-point per group of numbers) and the
 #   recent tokens it keeps in full precision.
+#
+# Chapter 11 builds what 2026 models ship on top of this cache: sliding-window layers mixed
+# with full ones, attention sinks, and caches of compressed (latent) keys and values.
 #
 # ## Summary
 #
