@@ -250,7 +250,7 @@ def check_batch(arrays):
 def _check_scores_fit(q, k, scale):
     """Raise if some |q·k × scale| exceeds half the dtype's range (room left for a mask)."""
     limit = float(np.finfo(q.dtype).max) / 2
-    q_max, k_max = float(np.abs(q).max(initial=0)), float(np.abs(k).max(initial=0))
+    q_max, k_max = _abs_max(q), _abs_max(k)
     if q_max * k_max * q.shape[-1] * abs(scale) <= limit:  # |q·k| <= E max|q| max|k|
         return
     unit_dots = (q / q_max) @ np.swapaxes(k / k_max, -1, -2)  # entries <= E: cannot overflow
@@ -266,6 +266,11 @@ def _check_scores_fit(q, k, scale):
             f"beyond {limit:.3g} (half the largest {q.dtype}, leaving room for attn_mask); "
             f"query has shape {q.shape}, key has shape {k.shape}"
         )
+
+
+def _abs_max(x):
+    """max |x| from two reductions: ``np.abs(x)`` would allocate a copy of ``x``."""
+    return max(float(x.max(initial=0)), -float(x.min(initial=0)))
 
 
 def check_mask(attn_mask, scores_shape, is_causal, *, dtype=np.float64):
