@@ -200,7 +200,7 @@ def scaled_dot_product_attention(
     weights = _weights(a.query, a.key, a.mask, a.is_causal, a.scale)  # [..., L, S]
     if keep < 1.0:  # dropout: zero each weight with probability dropout_p, rescale the rest
         weights = np.where(rng.random(weights.shape) >= dropout_p, weights / keep, 0.0)
-    return a.result(weights.astype(a.value.dtype) @ a.value)  # [..., L, S] @ [..., S, Ev]
+    return a.result(weights @ a.value)  # [..., L, S] @ [..., S, Ev], one dtype (checked)
 
 
 def _check_dropout(dropout_p, rng):

@@ -168,7 +168,7 @@ class KVCache:
                 f"query has L = {L} positions but the cache holds {self._length}: the queries "
                 f"are the newest positions, so append their keys and values first"
             )
-        mask = causal_mask_lower_right(L, self._length)  # [L, t]
+        mask = causal_mask_lower_right(L, self._length) if L > 1 else None  # [L, t]; one sees all
         return scaled_dot_product_attention(
             query, self.keys, self.values, mask, scale=scale, enable_gqa=enable_gqa
         )
