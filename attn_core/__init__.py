@@ -24,6 +24,9 @@ from .heads import (
     trace_self_attention,
 )
 from .kv_cache import KVCache, causal_mask_lower_right, kv_cache_bytes
+from .linear import delta_rule, elu_plus_one, linear_attention, linear_attention_recurrent
+from .mla import MLACache, MLAWeights, mla_attention, mla_cache_bytes, mla_latent
+from .norms import rms_norm
 from .online import OnlineSoftmax, online_softmax_start, online_softmax_step
 from .patches import image_patches
 from .positions import (
@@ -38,6 +41,7 @@ from .positions import (
 from .recurrent import simple_rnn
 from .shared_heads import repeat_kv_heads
 from .softmax import entropy, log_softmax, logsumexp, softmax, softmax_jacobian
+from .windows import sliding_window_mask
 
 
 def __getattr__(name):
@@ -56,6 +60,8 @@ __all__ = [
     "BLOCKED_FROM_PAIRS",
     "AttentionCost",
     "KVCache",
+    "MLACache",
+    "MLAWeights",
     "OnlineSoftmax",
     "SimpleSelfAttention",
     "additive_scores",
@@ -68,25 +74,34 @@ __all__ = [
     "causal_mask",
     "causal_mask_lower_right",
     "chunked_attention",
+    "delta_rule",
     "dot_scores",
+    "elu_plus_one",
     "entropy",
     "halves_to_interleaved",
     "image_patches",
     "interleaved_to_halves",
     "kv_cache_bytes",
+    "linear_attention",
+    "linear_attention_recurrent",
     "log_softmax",
     "logsumexp",
     "merge_heads",
+    "mla_attention",
+    "mla_cache_bytes",
+    "mla_latent",
     "multi_head_attention",
     "online_softmax_start",
     "online_softmax_step",
     "padding_mask",
     "repeat_kv_heads",
+    "rms_norm",
     "rotary",
     "rotary_frequencies",
     "scaled_dot_product_attention",
     "simple_rnn",
     "sinusoidal_positions",
+    "sliding_window_mask",
     "softmax",
     "softmax_jacobian",
     "split_heads",

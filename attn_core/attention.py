@@ -13,6 +13,7 @@ import numpy as np
 
 from .blocked import blocked
 from .shared_heads import repeat_kv_heads
+from .sinks import check_sinks, softmax_with_sinks
 from .softmax import _softmax
 from .validation import (
     as_array,
@@ -107,7 +108,9 @@ def padding_mask(lengths, S):
     return (np.arange(S) < n[..., None])[..., None, :]  # (..., 1, S)
 
 
-def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None, enable_gqa=False):
+def attention_weights(
+    query, key, attn_mask=None, is_causal=False, *, scale=None, enable_gqa=False, sinks=None
+):
     r"""Attention weights :math:`\mathrm{softmax}(QK^\top \cdot \mathrm{scale} + \mathrm{mask})`.
 
     Parameters
@@ -121,27 +124,33 @@ def attention_weights(query, key, attn_mask=None, is_causal=False, *, scale=None
         Multiplies the scores; default :math:`1/\sqrt{E}`, 1.0 for none.
     enable_gqa : bool, default False
         Key may have fewer heads (axis -3) than query: :func:`attn_core.repeat_kv_heads`.
+    sinks : array_like of float, broadcastable to (..., L), optional
+        gpt-oss's sink logits (per head: shape (H, 1)), not scaled: a column joined to each
+        row's softmax and dropped after it (:mod:`attn_core.sinks`).
 
     Returns
     -------
     ndarray, shape (..., L, S), or (..., S) for a 1-D query
-        Rows sum to 1; a fully masked row is zeros.
+        Rows sum to 1 (with sinks, 1 minus the sink's share); a fully masked row is zeros.
 
     Examples
     --------
     >>> attention_weights([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]).round(3)
     array([0.401, 0.198, 0.401])
+    >>> attention_weights([1.0, 0.0], [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], sinks=0.0).round(3)
+    array([0.335, 0.165, 0.335])
     """
     if check_bool(enable_gqa, "enable_gqa"):  # fewer KV heads: each serves a group of queries
         key, _ = repeat_kv_heads(query, key)  # [..., Hkv, S, E] -> [..., Hq, S, E]
     a = check_attention(query, key, None, attn_mask, is_causal, scale)
+    sinks = check_sinks(sinks, (*a.batch, a.query.shape[-2]), a.one_query)
     instead = "attn_core.scaled_dot_product_attention computes the output without them"
     check_scores_size(a.query, a.key, instead=instead)
-    return a.result(_weights(a.query, a.key, a.mask, a.is_causal, a.scale))
+    return a.result(_weights(a.query, a.key, a.mask, a.is_causal, a.scale, sinks))
 
 
-def _weights(q, k, mask, is_causal, scale):
-    """softmax(q kᵀ · scale + mask) (..., L, S) of validated inputs."""
+def _weights(q, k, mask, is_causal, scale, sinks=None):
+    """softmax(q kᵀ · scale + mask) (..., L, S) of validated inputs, with sinks if given."""
     scores = q @ np.swapaxes(k, -1, -2)  # [..., L, E] @ [..., E, S] -> [..., L, S]
     scores *= scale  # in place: the product is a fresh array, one pass fewer
     if is_causal:
@@ -150,6 +159,8 @@ def _weights(q, k, mask, is_causal, scale):
         scores = np.where(mask, scores, -np.inf)  # True = may attend
     elif mask is not None:
         scores = scores + mask.astype(scores.dtype)  # a float mask is added
+    if sinks is not None:  # gpt-oss: a sink column joins each row's softmax, dropped after it
+        return softmax_with_sinks(scores, sinks)
     return _softmax(scores, axis=-1)
 
 
@@ -164,13 +175,14 @@ def scaled_dot_product_attention(
     scale=None,
     enable_gqa=False,
     rng=None,
+    sinks=None,
 ):
     r"""Scaled dot-product attention: :math:`\mathrm{softmax}(QK^\top/\sqrt{E})\,V`.
 
     Parameters
     ----------
     query, key, value : array_like, shapes (..., L, E) or (E,), (..., S, E), (..., S, Ev)
-    attn_mask, is_causal, scale, enable_gqa
+    attn_mask, is_causal, scale, enable_gqa, sinks
         As in :func:`attention_weights`.
     dropout_p : float, default 0.0
         Probability of zeroing each weight (survivors divided by ``1 - dropout_p``).
@@ -181,7 +193,7 @@ def scaled_dot_product_attention(
     -------
     ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
         ``attention_weights(...) @ value``. From :data:`BLOCKED_FROM_PAIRS` query-key pairs
-        on, without dropout, :func:`attn_core.blocked_attention`'s, in a few MB.
+        on, without dropout or sinks, :func:`attn_core.blocked_attention`'s, in a few MB.
 
     Examples
     --------
@@ -192,12 +204,13 @@ def scaled_dot_product_attention(
     if check_bool(enable_gqa, "enable_gqa"):  # fewer KV heads: each serves a group of queries
         key, value = repeat_kv_heads(query, key, value)  # [..., Hkv, S, ·] -> [..., Hq, S, ·]
     a = check_attention(query, key, value, attn_mask, is_causal, scale)
+    sinks = check_sinks(sinks, (*a.batch, a.query.shape[-2]), a.one_query)
     keep = _check_dropout(dropout_p, rng)
-    if keep == 1.0 and a.pairs >= BLOCKED_FROM_PAIRS:  # large: the same output, in query blocks
+    if keep == 1.0 and a.pairs >= BLOCKED_FROM_PAIRS and sinks is None:  # large: in blocks
         return a.result(blocked(a.query, a.key, a.value, a.mask, a.is_causal, a.scale))
     instead = "without dropout, attn_core.blocked_attention computes it in query blocks"
     check_scores_size(a.query, a.key, instead=instead)
-    weights = _weights(a.query, a.key, a.mask, a.is_causal, a.scale)  # [..., L, S]
+    weights = _weights(a.query, a.key, a.mask, a.is_causal, a.scale, sinks)  # [..., L, S]
     if keep < 1.0:  # dropout: zero each weight with probability dropout_p, rescale the rest
         weights = np.where(rng.random(weights.shape) >= dropout_p, weights / keep, 0.0)
     return a.result(weights @ a.value)  # [..., L, S] @ [..., S, Ev], one dtype (checked)

@@ -1,7 +1,8 @@
 """The KV cache (KV 캐시): every past token's keys and values, kept for the next step.
 
 Shape legend: keys (..., t, E), values (..., t, Ev) for the t positions held, ``...`` the
-batch and head axes; new ones join along axis -2, s at a time (s = 1 while decoding).
+batch and head axes; new ones join along axis -2, s at a time (s = 1 while decoding). With a
+sliding window of W, a ring buffer (링 버퍼) of W slots: position p lives in slot p mod W.
 """
 
 from __future__ import annotations
@@ -86,10 +87,17 @@ class KVCache:
     ----------
     max_length : int, optional
         The most positions it may hold (a model's context length); None: no limit.
+    window : int, optional
+        W for sliding-window attention (:func:`attn_core.sliding_window_mask`): a ring buffer
+        of W slots: position p is written to slot p mod W, over position p − W's key, so
+        it never holds more than W keys. None: every position is kept.
 
     Attributes
     ----------
     keys, values : ndarray, shapes (..., t, E) and (..., t, Ev), read-only
+        With a window, the t = min(positions, W) slots in slot order (not oldest first).
+    positions : ndarray of int, shape (t,)
+        The position each slot holds (0, 1, …, t − 1 without a window).
     nbytes : int
 
     Examples
@@ -99,13 +107,20 @@ class KVCache:
     >>> cache.append([[1.0, 1.0]], [[1.0, 1.0]])
     >>> cache.attend([1.0, 0.0]).round(3)  # chapter 4's query and output
     array([1.203, 0.797])
+    >>> ring = KVCache(window=2)  # a window of 2: the third key goes to slot 2 mod 2 = 0
+    >>> for t in range(3):
+    ...     ring.append([[t, 0.0]], [[t, 0.0]])
+    >>> ring.keys[:, 0].tolist(), ring.positions.tolist()
+    ([2.0, 1.0], [2, 1])
     """
 
-    def __init__(self, max_length=None):
+    def __init__(self, max_length=None, *, window=None):
         limit = None if max_length is None else check_positive_int(max_length, "max_length")
         self.max_length = limit
+        self.window = None if window is None else check_positive_int(window, "window")
         self._keys = self._values = None  # buffers [..., capacity, E] and [..., capacity, Ev]
-        self._length = 0
+        self._length = 0  # positions held: min(_seen, window) with a window
+        self._seen = 0  # positions appended so far
 
     def __len__(self):
         """The number of positions held, t."""
@@ -115,7 +130,8 @@ class KVCache:
         shape = (
             "empty" if self._keys is None else f"keys {self.keys.shape}, values {self.values.shape}"
         )
-        return f"KVCache({shape}, max_length={self.max_length})"
+        window = "" if self.window is None else f", window={self.window}"
+        return f"KVCache({shape}, max_length={self.max_length}{window})"
 
     @property
     def keys(self):
@@ -124,6 +140,13 @@ class KVCache:
     @property
     def values(self):
         return self._view(self._values)
+
+    @property
+    def positions(self):
+        if self.window is None:
+            return np.arange(self._length)
+        t = self._seen  # slot j holds the newest position p < t with p mod W = j
+        return t - 1 - (t - 1 - np.arange(self._length)) % self.window  # [min(t, W)]
 
     @property
     def nbytes(self):
@@ -140,11 +163,24 @@ class KVCache:
     def append(self, key, value):
         """Add the keys (..., s, E) and values (..., s, Ev) of s new positions at the end."""
         key, value = self._check_new(key, value)
+        if self.window is not None:
+            return self._append_to_ring(key, value)
         start, stop = self._length, self._length + key.shape[-2]
         self._reserve(stop, key, value)
         self._keys[..., start:stop, :] = key  # [..., s, E] into positions start..stop-1
         self._values[..., start:stop, :] = value  # [..., s, Ev]
-        self._length = stop
+        self._length = self._seen = stop
+
+    def _append_to_ring(self, key, value):
+        """Write position p of the s new ones into slot p mod W (only the last W can stay)."""
+        s = key.shape[-2]
+        new = np.arange(self._seen, self._seen + s)[-self.window :]  # [<= W] positions kept
+        self._reserve(min(self._seen + s, self.window), key, value)
+        slots, rows = new % self.window, new - self._seen  # distinct: at most W in a row
+        self._keys[..., slots, :] = key[..., rows, :]  # [..., s', E] into their slots
+        self._values[..., slots, :] = value[..., rows, :]  # [..., s', Ev]
+        self._seen += s
+        self._length = min(self._seen, self.window)
 
     def attend(self, query, scale=None, enable_gqa=False):
         """Attention of the newest L positions' queries over the cache, causal bottom-right.
@@ -159,6 +195,7 @@ class KVCache:
         Returns
         -------
         ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
+            With a window, :func:`attn_core.sliding_window_mask`'s rows of the full pass.
         """
         if self._length == 0:
             raise ValueError("the cache is empty: append the keys and values of a position first")
@@ -168,10 +205,26 @@ class KVCache:
                 f"query has L = {L} positions but the cache holds {self._length}: the queries "
                 f"are the newest positions, so append their keys and values first"
             )
-        mask = causal_mask_lower_right(L, self._length) if L > 1 else None  # [L, t]; one sees all
+        mask = None  # one query, the newest position, sees every key held (a window's too)
+        if L > 1:
+            causal = self.window is None
+            mask = causal_mask_lower_right(L, self._length) if causal else self._band(L)
         return scaled_dot_product_attention(
             query, self.keys, self.values, mask, scale=scale, enable_gqa=enable_gqa
         )
+
+    def _band(self, L):
+        """The window's mask (L, slots) for the newest L queries: ``0 <= q - k < W`` per slot."""
+        if L > 1 and self._seen > self.window:
+            raise ValueError(
+                f"query has L = {L} positions, but the window of {self.window} slots has "
+                f"wrapped: the first query's window began before the oldest key held. Attend "
+                f"each chunk before appending the next, one query a step once it wraps, or "
+                f"use attn_core.sliding_window_mask on the full pass"
+            )
+        query_at = np.arange(self._seen - L, self._seen)[:, None]  # [L, 1]
+        distance = query_at - self.positions  # [L, 1] - [t] -> [L, t]
+        return (distance >= 0) & (distance < self.window)  # the slots' order does not matter
 
     def _check_new(self, key, value):
         """key (..., s, E) and value (..., s, Ev) as arrays that fit the cache, or an error."""
@@ -187,10 +240,11 @@ class KVCache:
         if self._keys is not None:
             self._check_fits(key, self._keys, "key", "E")
             self._check_fits(value, self._values, "value", "Ev")
-        if self.max_length is not None and self._length + key.shape[-2] > self.max_length:
+        if self.max_length is not None and self._seen + key.shape[-2] > self.max_length:
             raise ValueError(
-                f"appending {key.shape[-2]} positions to the {self._length} held would make "
-                f"{self._length + key.shape[-2]}, past max_length = {self.max_length}"
+                f"appending {key.shape[-2]} positions to the {self._seen} "
+                f"{'held' if self.window is None else 'so far'} would make "
+                f"{self._seen + key.shape[-2]}, past max_length = {self.max_length}"
             )
         return key, value
 
@@ -215,8 +269,8 @@ class KVCache:
         if needed <= capacity:
             return
         capacity = max(needed, 2 * capacity)
-        if self.max_length is not None:
-            capacity = min(capacity, self.max_length)
+        for limit in (self.max_length, self.window):
+            capacity = capacity if limit is None else min(capacity, limit)
         dtype = np.result_type(key, value) if self._keys is None else self._keys.dtype
         buffers = []
         for new, old in ((key, self._keys), (value, self._values)):

@@ -75,8 +75,9 @@ def rotary(x, positions, base=10_000, *, layout="interleaved"):
     ----------
     x : array_like, shape (..., n, d)
         Queries or keys; d even.
-    positions : array_like of int, shape (n,)
-        Each row's position, a whole number >= 0.
+    positions : array_like of float, shape (n,)
+        Each row's position, a number >= 0; fractions are allowed (position interpolation
+        scales positions by L_train / L_new).
     base : float > 0, default 10 000
         θᵢ = base^(−2i/d) (:func:`rotary_frequencies`).
     layout : {"interleaved", "halves"}
@@ -234,19 +235,19 @@ def _check_width(d, name):
 
 
 def _check_positions(positions, n):
-    """``positions`` as a float array (n,) of whole numbers >= 0, or raise naming it."""
+    """``positions`` as a float array (n,) of finite numbers >= 0, or raise naming it."""
     p = as_array(positions, "positions")
     if p.dtype == bool or p.dtype.kind not in "iuf":
-        raise TypeError(f"positions must be whole numbers >= 0, got dtype {p.dtype}")
+        raise TypeError(f"positions must be numbers >= 0, got dtype {p.dtype}")
     p = as_float_array(p, "positions")
     if p.shape != (n,):
         raise ValueError(
             f"positions must have one entry per row of x: shape ({n},), got shape {p.shape}"
         )
-    bad = (p < 0) | (p != np.round(p))
+    bad = ~np.isfinite(p) | (p < 0)
     if bad.any():
         where = int(np.argmax(bad))
         raise ValueError(
-            f"positions must be whole numbers >= 0, but positions[{where}] = {p[where]:g}"
+            f"positions must be finite numbers >= 0, but positions[{where}] = {p[where]:g}"
         )
     return p

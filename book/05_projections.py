@@ -27,21 +27,18 @@
 #   cross-attention whose weight matrix is not square;
 # - show that shuffling the words shuffles the outputs the same way, and say why models add
 #   positions to the word vectors;
-# - read the explainer's PyTorch `SimpleSelfAttention` line by line, match it with numpy, and
-#   say why its `self.scale` should be a registered buffer;
-# - show, with numbers you can run, what the two source articles claim: every word reaches
-#   every other in one step, and all words are computed at once (and say when they are not).
+# - read the explainer's PyTorch `SimpleSelfAttention` line by line and match it with numpy;
+# - say what the two source articles claim for this layer, every word reaching every other in
+#   one step and all words computed at once, and when the second does not hold.
 
 # %%
-import time
-
 import attn_core as ac
 import numpy as np
 from attn_book.data import SENTENCE_KO, toy_embeddings
 from attn_book.exercises import ch05_projections as ch5
 from attn_book.figures import Figures
-from attn_book.plots import plot_patch_attention, plot_token_heatmaps
-from attn_book.prose import dec, plain, sci, vector
+from attn_book.plots import plot_token_heatmaps
+from attn_book.prose import dec, plain, vector
 from attn_book.tables import step_table
 from attn_book.widgets import AttentionHeatmap
 from attn_core import trace_self_attention
@@ -54,15 +51,17 @@ figures = Figures(chapter=5)
 # A model reads a sentence as a matrix $X$: one row per token (토큰), the word's vector, of
 # some width $d_\text{model}$. Real models learn these vectors (임베딩, embeddings) and give
 # them hundreds of features nobody named. Ours have four features we can name, each 0 or 1:
-# is the word a noun, is it a verb, does it carry the subject marker -는, does it carry the
-# object marker -를.
+# is the word a noun, is it a verb, does it carry the topic marker -는 (보조사; here it marks
+# the subject), does it carry the object marker -를 (목적격 조사, a case marker). -는 is not
+# the subject marker 이/가: it marks what the sentence is about, and in "나는 사과를 먹었다"
+# that is the one who ate.
 
 # %%
 tokens = list(SENTENCE_KO)  # 나는, 사과를, 먹었다
-features = ["noun", "verb", "-는 (subject)", "-를 (object)"]
+features = ["noun", "verb", "-는 (topic: subject)", "-를 (object)"]
 X = np.array(
     [
-        [1, 0, 1, 0],  # 나는: a noun with the subject marker
+        [1, 0, 1, 0],  # 나는: a noun with the topic marker, here the subject
         [1, 0, 0, 1],  # 사과를: a noun with the object marker
         [0, 1, 0, 0],  # 먹었다: a verb
     ]
@@ -209,8 +208,9 @@ figures.show(
 
 # %% [markdown]
 # The same matrices work for an English sentence: the features do not depend on the
-# language, only on what each word is. English has no case markers, so here the features
-# *subject* and *object* come from the word order. "the" has none of the four features: its
+# language, only on what each word is. English marks these roles by word order (only its
+# pronouns keep case, *I* against *me*), so here the features *subject* and *object* come
+# from the word order. "the" has none of the four features: its
 # vector is zero.
 
 # %%
@@ -410,7 +410,7 @@ output_shuffled.round(3)
 # the rows of $X$ by a permutation matrix $P$ permutes $Q$, $K$ and $V$ the same way, the
 # scores become $P\,QK^\top P^\top$, the row-wise softmax commutes with that, and
 # $P^\top P = I$ leaves $\mathrm{Attention}(PX) = P\,\mathrm{Attention}(X)$. Here it is
-# welcome, since the case markers carry the roles. In English it is not: with no positions,
+# welcome, since the particles -는 and -를 carry the roles. In English it is not: with no positions,
 # "dog bites man" and "man bites dog" give "dog" the same output.
 
 # %%
@@ -517,239 +517,71 @@ else:
     print(f"PyTorch and numpy agree: largest difference {gap:.1e}")
 
 # %% [markdown]
-# With `embed_dim` = 4 the two agree to rounding (the printed difference), since $\sqrt 4 = 2$
-# is exact in float32 and the scale adds no error of its own. For other
-# widths they differ in float32's last bits: `torch.FloatTensor` computes $\sqrt d$ in float32 when
-# the layer is built, and no later conversion restores the lost bits. That line has a second,
-# worse flaw. A module converts and moves only what it has *registered*: its parameters
-# (`nn.Parameter`, learned) and its buffers (not learned). `self.scale` is a plain tensor
-# attribute, neither of the two, so `.double()` and `.half()` leave it float32, `.to(device)`
-# leaves it on the CPU, and `state_dict()`, what `torch.save(model.state_dict())` writes, does
-# not contain it. The
-# fix is one line in `__init__`:
+# With `embed_dim` = 4 the two agree to rounding (the printed difference).
+#
+# ````{admonition} Aside: why self.scale belongs in a registered buffer
+# :class: dropdown
+#
+# A module converts and moves only what it has *registered*: its parameters (`nn.Parameter`,
+# learned) and its buffers (not learned). The listing's `self.scale` is a plain tensor
+# attribute, so `.double()` and `.half()` leave it float32, `.to(device)` leaves it on the
+# CPU, and `state_dict()`, what `torch.save(model.state_dict())` writes, does not contain it.
+# After `.half()` the float32 scale turns the scores float32, and their product with the
+# float16 values raises an error; on PyTorch's data-less `meta` device the forward pass fails.
+# The fix is one line in `__init__`:
 #
 # ```python
 # self.register_buffer("scale", torch.sqrt(torch.tensor([float(embed_dim)])))
 # ```
 #
-# A buffer is the place for any tensor a module owns but does not learn: nanoGPT keeps its
-# causal mask (the subject of [Chapter 7](07_heads_and_masks.ipynb)) in one. Pass
-# `persistent=False` to keep a buffer that the configuration rebuilds anyway out of
-# `state_dict`. For a constant like $\sqrt d$ a Python float, `math.sqrt(embed_dim)`, is
-# simpler still: PyTorch uses it as a scalar in whatever precision the scores have. It is
-# what `attn_core` uses.
-# `BufferedSelfAttention` is the listing with the one line changed. Convert both layers to
-# half precision (float16, as models are often run) and ask where their `scale` went:
-
-# %% tags=["nbval-ignore-output"]
-try:
-    import torch
-    from attn_book.explainer_torch import (
-        BufferedSelfAttention,
-        SimpleSelfAttention,
-    )
-except ImportError:
-    print("PyTorch is not installed here: the comparison is skipped.")
-else:
-    x_half = torch.from_numpy(X[None]).half()  # [1, 3, 4], float16
-    for layer_torch in (
-        SimpleSelfAttention(4).half(),  # scale: a plain attribute
-        BufferedSelfAttention(4).half(),  # scale: a registered buffer
-    ):
-        name = type(layer_torch).__name__
-        saved = "scale" in layer_torch.state_dict()
-        print(f"{name}: scale {layer_torch.scale.dtype}, saved: {saved}")
-        try:
-            print("   output", layer_torch(x_half)[0].dtype)
-        except RuntimeError as error:  # float32 scores meet float16 values
-            print("   RuntimeError:", error)
-
-# %% [markdown]
-# The plain attribute stayed float32 beside float16 weights and is missing from `state_dict`;
-# the float32 scale turns the scores float32, and the product with the float16 values fails.
-# The buffer followed `.half()`, is saved, and the layer runs. (The project's tests check
-# all of this against PyTorch 2.13, and the device too, on PyTorch's data-less `meta` device,
-# where the plain attribute stays on the CPU and the forward pass fails.)
+# (`persistent=False` keeps a buffer that the configuration rebuilds out of `state_dict`;
+# nanoGPT keeps its causal mask, [Chapter 7](07_heads_and_masks.ipynb), in one.) For a
+# constant like $\sqrt d$ a Python float, `math.sqrt(embed_dim)`, is simpler still, and it is
+# what `attn_core` uses. `attn_book.explainer_torch.BufferedSelfAttention` is the listing with
+# the one line changed; the project's tests check each of these claims against PyTorch 2.13.
+# ````
 #
 # ## One step to any word, all words at once
 #
-# The explainer credits self-attention with two strengths: long-range dependencies
-# (장거리 의존성), because every word reaches every other in one step, and parallel
-# processing (병렬 처리), because all the rows are computed at once. Both are claims about the
-# shape of the computation, so compare it with the model attention replaced, a recurrent
-# network (순환 신경망, RNN), here the simplest one, the Elman RNN
-# ([Elman, 1990](references.md)): it reads the words one at a time, and each state
-# $\mathbf h_t = \tanh(\mathbf x_t W_x + \mathbf h_{t-1} W_h)$ needs the one before it.
-# Take a few dozen random word vectors and both models with seeded random weights, untrained:
-
-# %%
-rng = np.random.default_rng(0)
-n, d = 50, 8
-x_long = rng.normal(size=(n, d))  # [n, d]: n words of width d
-attention_layer = ac.SimpleSelfAttention(d, rng)
-w_x = rng.normal(size=(d, d)) / np.sqrt(d)  # [d, H]
-w_h = rng.normal(size=(d, d)) / np.sqrt(d)  # [H, H]
-rnn_states = ac.simple_rnn(x_long, w_x, w_h)  # n steps in a row: [n, H]
-attention_out, _ = attention_layer(x_long[None])  # all rows: [1, n, d]
-
-# %% [markdown]
-# That is $n =$ {eval}`n` words of width {eval}`d` (we write $n$ for the number of words,
-# as [Chapter 9](09_cost.ipynb) does; $T$ stays the temperature). How much does the last word's output
-# move when an earlier word moves a little? Nudge word
-# $n-1-\text{distance}$ (counting from 0) by $\varepsilon$ and measure the change of the last output, divided
-# by $\varepsilon$:
-
-# %%
-eps = 1e-4
-distances = [1, 5, 10, 20, 30]
-moved = {"attention": [], "RNN": []}
-for distance in distances:
-    nudged = x_long.copy()
-    nudged[n - 1 - distance] += eps  # move one earlier word a little
-    last_attention = attention_layer(nudged[None])[0][0, -1]  # [d]
-    last_state = ac.simple_rnn(nudged, w_x, w_h)[-1]  # [H]
-    change_attention = np.abs(last_attention - attention_out[0, -1]).max()
-    change_rnn = np.abs(last_state - rnn_states[-1]).max()
-    moved["attention"].append(change_attention / eps)
-    moved["RNN"].append(change_rnn / eps)
-step_table(
-    {
-        "attention": moved["attention"],
-        "RNN": [f"{m:.1e}" for m in moved["RNN"]],  # tiny: powers of 10
-    },
-    index=[f"distance {k}" for k in distances],
-)
-
-# %%
-farthest = distances[-1]
-attention_near = moved["attention"][0]  # the neighbour
-attention_far = moved["attention"][-1]  # the farthest word
-rnn_near, rnn_far = moved["RNN"][0], moved["RNN"][-1]
-
-# %% [markdown]
-# The weights are seeded, so these numbers come out the same on every run. Attention's
-# sensitivity hardly depends on the distance ({eval}`dec(attention_near)` for the neighbour,
-# {eval}`dec(attention_far)` for a word {eval}`farthest` places back): the last word's query
-# scores every key directly. It is small everywhere here, because at random initialisation
-# each of the {eval}`n` keys gets about 1/{eval}`n` of the weight, but it is flat. The RNN's starts higher and falls by orders of magnitude, from
-# {eval}`dec(rnn_near)` to {eval}`sci(rnn_far)`: a word's influence has to pass through every
-# state in between, and each step multiplies it by $W_h$ and by $\tanh$ slopes below 1.
+# The explainer credits self-attention with two strengths, and both can be read off
+# {eq}`eq-ch5-projections` and the score matrix $QK^\top$. Long-range dependencies (장거리
+# 의존성): the last word's query meets every key in one product, so word 1 reaches word $n$ in
+# one step, where a recurrent network (순환 신경망, RNN) passes it through the $n - 1$ states in
+# between ([Vaswani et al., 2017](references.md), Table 1). Parallel processing (병렬 처리):
+# $XW_Q$, $XW_K$, $XW_V$ and $QK^\top$ are matrix products whose rows wait for nothing, where an
+# RNN's state $\mathbf h_t = \tanh(\mathbf x_t W_x + \mathbf h_{t-1} W_h)$ needs the one before
+# it. The second claim holds when the whole sequence is known in advance, in training and when
+# a model reads a prompt (the *prefill*); generating text writes one row at a time, and
+# [Chapter 10](10_generation.ipynb) shows what that costs. The price of the one-step reach is
+# the $n \times n$ score matrix, whose cost [Chapter 9](09_cost.ipynb) measures.
 #
-# That is an untrained Elman RNN, the weakest recurrence. The gated ones that replaced it, the
-# LSTM (장단기 메모리, [Hochreiter & Schmidhuber, 1997](references.md)) and the GRU
-# ([Cho et al., 2014](references.md)), update their state by gated addition instead of
-# rewriting it through a $\tanh$ at every step (the LSTM in a separate cell state, the GRU
-# in the hidden state itself), with gates that learn what to write and what to read out (the
-# LSTM's forget gate, which learns what to keep, was added by
-# [Gers et al., 2000](references.md); the GRU has its own update gate). A trained one can carry a
-# signal across far more steps before it fades (Hochreiter and Schmidhuber bridged lags of over 1,000 steps on synthetic
-# tasks). What they do not change is the shape: word 1 still reaches word $n$
-# through $n - 1$ states, a path of length $O(n)$ against attention's $O(1)$
-# ([Vaswani et al., 2017](references.md), Table 1), and those $n$ steps still run one after
-# another, each waiting for the last. Attention is two matrix products whatever $n$ is, and
-# no row of them waits for another.
+# ```{admonition} Aside: measured against an RNN
+# :class: dropdown
 #
-# That last claim holds whenever the whole sequence is known in advance: in training, and
-# when a model reads a prompt (the *prefill*). Generating text is different: each new word
-# is chosen from the output at the last position and only then becomes the next input, so a
-# model writes one row at a time, and
-# [Chapter 10](10_generation.ipynb) shows what that costs and how the keys and values of the
-# earlier words are kept so that they are not computed again.
+# `ac.simple_rnn` is the Elman RNN ([Elman, 1990](references.md)). Nudge one of 50 random
+# words and measure how much the last output moves: with seeded, untrained weights,
+# attention's sensitivity hardly depends on the distance, while the RNN's falls by orders of
+# magnitude over 30 words, because each step multiplies the change by $W_h$ and by $\tanh$
+# slopes below 1 (`tests/test_patches_rnn.py` measures it). The gated RNNs that replaced it, the LSTM (장단기 메모리,
+# [Hochreiter & Schmidhuber, 1997](references.md), with the forget gate of
+# [Gers et al., 2000](references.md)) and the GRU ([Cho et al., 2014](references.md)), carry
+# a signal much further, but word 1 still reaches word $n$ through $n - 1$ states that run one
+# after another. Timed on a CPU, attention with all rows in one call is many times faster
+# than the same rows one at a time; on a GPU the waiting of step $t$ for step $t - 1$ is what
+# limits, which is why the Transformer trained faster than the recurrent models before it.
+# ```
 #
-# In training and prefill, then, rows that wait for nothing can be computed together, and
-# that is where the time goes. The cell below computes the same attention twice, all rows in one call and one row at a time
-# in a loop (the only way an RNN can go), and times the RNN too. Run it; its numbers depend
-# on your machine, so the text does not quote them.
-
-# %% tags=["nbval-ignore-output"]
-timing_rng = np.random.default_rng(1)
-x_timing = timing_rng.normal(size=(1000, 64))  # 1000 words, width 64
-w_x_timing, w_h_timing = timing_rng.normal(size=(2, 64, 64)) / 8
-start = time.perf_counter()
-all_rows = ac.scaled_dot_product_attention(x_timing, x_timing, x_timing)
-all_rows_seconds = time.perf_counter() - start
-start = time.perf_counter()
-row_by_row = np.stack(
-    [ac.scaled_dot_product_attention(x, x_timing, x_timing) for x in x_timing]
-)  # 1000 calls, one query each
-row_by_row_seconds = time.perf_counter() - start
-start = time.perf_counter()
-ac.simple_rnn(x_timing, w_x_timing, w_h_timing)  # 1000 steps in a row
-rnn_seconds = time.perf_counter() - start
-np.testing.assert_allclose(all_rows, row_by_row)  # the same numbers
-print(f"attention, all rows at once: {all_rows_seconds * 1e3:7.1f} ms")
-print(f"attention, row by row:       {row_by_row_seconds * 1e3:7.1f} ms")
-print(f"RNN, step by step:           {rnn_seconds * 1e3:7.1f} ms")
-
-# %% [markdown]
-# All rows at once is many times faster than the same rows one by one. The RNN may well beat
-# both here, though not by its arithmetic: it does $n d^2$ multiplications where attention
-# does $n^2 d$, so attention's time here is arithmetic, while the RNN's is mostly the
-# overhead of one Python step after another. On a GPU with thousands of cores the waiting
-# (step $t$ cannot start before step $t-1$ ends) is what limits, and attention has none, which is why the Transformer trained faster than the
-# recurrent models before it ([Vaswani et al., 2017](references.md)). The price of the
-# one-step reach is the $n \times n$ score matrix: attention's cost grows with $n^2$, the
-# limit the Quanta write-up names.
+# ```{admonition} Aside: attention over an image
+# :class: dropdown
 #
-# ## Attention over an image (컴퓨터 비전)
-#
-# The explainer closes its first section by noting that attention is used in computer vision
-# too. The trick is
-# to make an image look like a sentence: cut it into small square patches (패치) and flatten
-# each into a row of pixels. The vision transformer (ViT) then multiplies every row by one
-# learned matrix, the linear patch embedding (패치 임베딩), which turns $p^2$ pixels (times
-# the colour channels) into a token of width $d_\text{model}$, the image's counterpart of a
-# word vector; adds a learned position embedding for where each patch sits; and runs the same
-# self-attention over those tokens, with learned $W_Q$, $W_K$, $W_V$
-# ([Dosovitskiy et al., 2021](references.md)). Take a tiny synthetic image, a bright square
-# top left, a bright bar bottom right and a small diagonal top right, and cut it into
-# patches:
-
-# %%
-image = np.zeros((8, 8))
-image[0:4, 0:4] = 1.0  # a bright square, top left
-image[4:8, 6:8] = 1.0  # a bright bar, bottom right
-image[0:2, 6:8] = [[1, 0], [0, 1]]  # a small diagonal, top right
-patch_size = 2
-patches = ac.image_patches(image, patch_size)  # [16 patches, 4 pixels]
-patch_weights = ac.attention_weights(patches, patches)  # [16, 16]
-last_patch = len(patches) - 1  # the bottom-right corner
-patches.shape
-
-# %% [markdown]
-# The image has {eval}`plain(image.shape, " × ")` pixels and the patches
-# {eval}`patch_size` × {eval}`patch_size`, so there are {eval}`patches.shape[0]` tokens of
-# {eval}`patches.shape[1]` numbers each. To keep it to one idea we skip everything learned,
-# the patch embedding, the positions and the three projections: each patch's pixels are its
-# token, its query and its key (the symmetric case above, enough to find patches that share
-# bright pixels: a dot product rewards overlap, not likeness). Patch 0, the top-left corner
-# of the square:
-
-# %%
-diagonal_patch = 3  # the top-right corner: pixels (1, 0, 0, 1)
-diagonal_overlap = patches[0] @ patches[diagonal_patch]  # bright pixels shared with patch 0
-patch_size_sq = patches[0] @ patches[0]  # a solid patch shares all of its own
-diagonal_self = patch_weights[diagonal_patch, diagonal_patch]
-diagonal_on_solid = patch_weights[diagonal_patch, 0]  # on the solid patch 0
-figures.show(
-    plot_patch_attention(image, patch_size, patch_weights[0], selected=0),
-    "fig-patches",
-    "Left: an 8 × 8 image cut into 16 patches of 2 × 2 pixels "
-    "(outlined: patch 0). Right: the attention weights of patch 0 "
-    "over all 16 patches, laid out where the patches are.",
-)
-
-# %% [markdown]
-# Patch 0 puts {eval}`dec(patch_weights[0, 0])` on each bright patch of its own square and
-# the same on the far bar (patch {eval}`last_patch`, {eval}`dec(patch_weights[0, -1])`), but
-# only {eval}`dec(patch_weights[0, 2])` on a dark patch: without a position embedding, as
-# with words, distance plays no part; only what the patches hold
-# ({eval}`figures.ref("fig-patches")`). The diagonal patch {eval}`diagonal_patch` gets
-# {eval}`dec(patch_weights[0, diagonal_patch])`: it shares {eval}`plain(diagonal_overlap)` of
-# patch 0's {eval}`plain(patch_size_sq)` bright pixels, half the score of a solid patch. And the
-# dot product's notion of alike is overlap, not likeness: the diagonal patch's own row puts
-# {eval}`dec(diagonal_self)` on itself and exactly as much, {eval}`dec(diagonal_on_solid)`, on
-# each solid bright patch, which overlaps it just as much.
+# The explainer notes that attention is used in computer vision too. The vision transformer
+# (ViT) cuts an image into small square patches (패치), flattens each into a row of pixels,
+# multiplies every row by one learned matrix, the patch embedding (패치 임베딩), which makes it
+# a token of width $d_\text{model}$, adds a learned position embedding, and runs the same
+# self-attention over the tokens ([Dosovitskiy et al., 2021](references.md)). The rows of $X$
+# are patches instead of words; everything in this chapter applies unchanged.
+# `ac.image_patches(image, patch_size)` does the cutting.
+# ```
 #
 # ## Summary
 #
@@ -766,11 +598,9 @@ figures.show(
 #   and $K$, $V$ from another, with $L \times S$ weights.
 # - Shuffling the words shuffles the outputs the same way, so models add positions
 #   ([Chapter 6](06_positions.ipynb)).
-# - The explainer's PyTorch layer is this with biases and a batch axis; its `self.scale`
-#   belongs in a registered buffer (or a Python float), or `.double()`, `.to(device)` and
-#   `state_dict` miss it.
+# - The explainer's PyTorch layer is this with biases and a batch axis.
 # - Attention reaches any word in one step and, in training and prefill, computes every row at
-#   once, where a nonlinear RNN, gated or not, needs $n$ steps in a row; generation is sequential
+#   once, where an RNN, gated or not, needs $n$ steps in a row; generation is sequential
 #   ([Chapter 10](10_generation.ipynb)).
 #
 # ## Exercises

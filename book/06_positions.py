@@ -27,11 +27,12 @@
 #   coordinates turning at one frequency each;
 # - add ALiBi's distance penalty to a row of scores as an additive mask, and say what it does
 #   to the weights of far words;
-# - name what well-known models use, and why RoPE needs help to read past its training
-#   length.
+# - name what well-known models use, treat RoPE's base as a parameter, and stretch RoPE past
+#   its training length by position interpolation or a larger base, by hand.
 #
 # New terms: position encoding, learned position embedding, rotary position embedding (RoPE),
-# relative position, linear bias (ALiBi), each with its Korean name where it is introduced.
+# relative position, relative position bias, linear bias (ALiBi), NoPE, position
+# interpolation, NTK-aware scaling, each with its Korean name where it is introduced.
 
 # %%
 import attn_core as ac
@@ -39,7 +40,7 @@ import numpy as np
 from attn_book.data import projection_example, quanta_example, toy_embeddings
 from attn_book.exercises import ch06_positions as ch6
 from attn_book.figures import Figures
-from attn_book.prose import dec, plain, vector
+from attn_book.prose import dec, plain, sci, vector
 from attn_book.tables import step_table
 from attn_book.widgets import QueryPad
 
@@ -317,11 +318,12 @@ figures.show(
 # %%
 d = 8
 thetas = ac.rotary_frequencies(d)  # [4]: 1, 0.1, 0.01, 0.001
-q_8, k_8 = rng.normal(size=(2, 1, d))  # a query and a key, width 8
+# a query and a key, width 8, rounded to the three decimals printed below
+q_8, k_8 = rng.normal(size=(2, 1, d)).round(3)
 score_near = ac.rotary(q_8, [5])[0] @ ac.rotary(k_8, [3])[0]  # m=5, n=3
 score_far = ac.rotary(q_8, [1005])[0] @ ac.rotary(k_8, [1003])[0]
 np.testing.assert_allclose(score_far, score_near, atol=1e-12)
-print("q:", q_8.round(3), "\nk:", k_8.round(3))  # to redo the score by hand
+print("q:", q_8, "\nk:", k_8)  # to redo the score by hand
 thetas
 
 # %% [markdown]
@@ -355,6 +357,19 @@ print("halves, listed back as interleaved, equals interleaved:", same_rotation)
 # permutes the output coordinates of $W_Q$ and $W_K$ (the rows of PyTorch's (out, in)
 # weights, the columns of this book's) head by head, from the one listing to the other. One
 # exercise below is that bug.
+#
+# ## Learned relative biases: a number per distance (상대 위치 편향)
+#
+# Between adding to the words and adding to the scores sits a family that learns a
+# parameter per *relative* position. Shaw et al. add to each key a learned vector
+# $\mathbf a_{j-i}$ for the clipped offset $j - i$ (offsets beyond $\pm k$ share one vector),
+# so the score of query $i$ and key $j$ becomes $\mathbf q_i \cdot (\mathbf k_j +
+# \mathbf a_{j-i})/\sqrt{d_k}$ ([Shaw et al., 2018](references.md)). T5 keeps only a scalar:
+# each head learns one number per *bucket* of distance, exact buckets for the nearest
+# offsets and logarithmically wider ones further away (32 buckets up to 128 positions, every
+# farther offset in the last), and adds it to the score, $s_{ij} + b_h(\text{bucket}(j - i))$
+# ([Raffel et al., 2020](references.md)). ALiBi, next, keeps T5's "add a number to the score"
+# and replaces the learned table by a fixed line.
 #
 # ## ALiBi: a penalty on distance, added to the scores (선형 편향)
 #
@@ -396,6 +411,7 @@ total_steep = exps_steep.sum()
 weights_steep = ac.softmax(scores_flat + bias_steep)  # exps / total
 weights_gentle = ac.softmax(scores_flat + bias_gentle)
 far_over_near = weights_steep[0] / weights_steep[-1]  # e^(-λ · 4): equal content scores
+far_20_over_near = np.exp(-20 * slopes[0])  # head 1, a word 20 places back
 step_table(
     {"bias, head 1": bias_steep, "weight, head 1": weights_steep}
     | {"weight, head 8": weights_gentle, "no bias": weights_flat},
@@ -412,8 +428,13 @@ step_table(
 # only because the content scores are equal. Head 8, with the smallest slope,
 # {eval}`plain(slopes[7])`, barely discounts: {eval}`dec(weights_gentle)`, close to the uniform
 # {eval}`dec(weights_flat)`. So the heads span short and long ranges, and none of them needs a
-# table or a rotation; the paper's title says what that buys, "train short, test long". In a
-# decoder the bias and the causal mask are one additive matrix:
+# table or a rotation; the paper's title says what that buys, "train short, test long". A
+# word of caution about that claim: ALiBi's perplexity stays flat on texts longer than the
+# training ones, but a flat perplexity does not show that distant words are *used*. Head 1
+# gives a word 20 places back $e^{-20\lambda_1}$ = {eval}`sci(far_20_over_near)` of the
+# newest word's weight, for equal content scores: the steep heads work as a sliding window, and a model can keep its
+# perplexity while it ignores most of a long text. In a decoder the bias and the causal mask
+# are one additive matrix:
 
 # %%
 slope_one_head = ac.alibi_slopes(1)[0]  # a model with one head: 2^-8
@@ -487,28 +508,91 @@ gap_rope
 #   ([Radford et al., 2019](references.md)); the original Transformer used the sinusoids
 #   and found learned positions about as good ([Vaswani et al., 2017](references.md)).
 # - **RoPE**: the Llama, Qwen and Gemma families, and many other open models
-#   ([Su et al., 2021](references.md)).
+#   ([Su et al., 2021](references.md)), each with its own base (below).
+# - **Relative biases**: T5, a learned scalar per bucket of distance
+#   ([Raffel et al., 2020](references.md)).
 # - **ALiBi**: BLOOM and MPT ([Press et al., 2022](references.md)).
-# - **No positions at all** (NoPE): a decoder's causal mask already tells the words apart,
-#   since word $i$ sees exactly $i + 1$ words; in small-scale experiments on synthetic,
-#   reasoning and arithmetic tasks, decoders without any position encoding generalised to
-#   longer inputs better on average than those with the explicit encodings compared, absolute, RoPE and ALiBi among them
-#   ([Kazemnejad et al., 2023](references.md)); earlier, causal language models without any
-#   position encoding had been found competitive with those that have one, and to learn an
-#   implicit notion of position, which the authors attribute to the causal mask
-#   ([Haviv et al., 2022](references.md)).
+# - **No positions at all** (NoPE, 위치 인코딩 없음): a decoder's causal mask already tells the
+#   words apart, since word $i$ sees exactly $i + 1$ words. Causal language models without
+#   any position encoding were found competitive with those that have one, and to learn an
+#   implicit notion of position from the mask ([Haviv et al., 2022](references.md)); in
+#   small-scale experiments on synthetic, reasoning and arithmetic tasks they generalised to
+#   longer inputs better on average than absolute, RoPE and ALiBi encodings
+#   ([Kazemnejad et al., 2023](references.md)). NoPE now ships at scale, as layers
+#   interleaved with RoPE layers: Llama 4 leaves some of its attention layers without positions
+#   ([Meta AI, 2025](references.md)), SmolLM3 every fourth layer
+#   ([Hugging Face, 2025](references.md)).
 #
-# RoPE reads past its training length only with help. Beyond it, the slow pairs reach
-# angles $m\theta_i$ the model never saw, and quality falls off quickly. Position
-# interpolation squeezes the new, longer range of positions into the trained one (position
-# $m$ becomes $m \cdot L_\text{train}/L_\text{new}$, a fraction) and fine-tunes briefly
-# ([Chen et al., 2023](references.md)); "NTK-aware" scaling, proposed in a 2023 community post
-# (by bloc97) rather than a paper and described in the YaRN paper, raises the base 10,000
-# instead, so that the fast pairs keep their resolution; YaRN leaves the pairs whose
-# wavelength is much shorter than the training length alone, fully interpolates those whose
-# wavelength is longer, ramps between the two, and adjusts the softmax temperature
-# ([Peng et al., 2023](references.md)).
-# Fractional positions are exactly what `ac.rotary` refuses: this book stops at whole ones.
+# ## RoPE's base, and reading past the training length
+#
+# The 10,000 of {eq}`eq-ch6-pos-rope` is a parameter, the *base* (`rope_theta` in a model's
+# configuration), and `ac.rotary` takes it as `base`. A larger base slows every pair but the
+# first, so that the slowest pairs still have angles to spare at long distances. Current models
+# pre-train with a much larger one: 500,000 in Llama 3
+# ([Grattafiori et al., 2024](references.md)), 1,000,000 in Qwen3
+# ([Qwen Team, 2025](references.md)) and in Gemma 3's global layers, whose local
+# (sliding-window) layers keep 10,000 ([Gemma Team, 2025](references.md)).
+#
+# Past its training length, RoPE's slow pairs reach angles $m\theta_i$ the model never saw,
+# and quality falls off quickly. Three fixes stretch a trained model, each a change of the
+# angles. Take a toy head of width 8 trained on 16 positions and run on 64, four times as
+# long:
+
+# %%
+d_rope, L_train, L_new = 8, 16, 64  # trained on 16 positions, run on 64
+stretch = L_new / L_train  # 4
+thetas_10k = ac.rotary_frequencies(d_rope)  # [4]: base 10,000
+# the largest angle each pair saw in training, and at position 63 as it is
+angle_trained = (L_train - 1) * thetas_10k  # [4]
+angle_plain = (L_new - 1) * thetas_10k
+# position interpolation: position m becomes m / 4, a fraction
+positions_pi = np.arange(L_new) / stretch  # 0, 0.25, …, 15.75
+angle_pi = positions_pi[-1] * thetas_10k
+# NTK-aware scaling: a larger base, the same whole positions
+base_ntk = 10_000 * stretch ** (d_rope / (d_rope - 2))
+thetas_ntk = ac.rotary_frequencies(d_rope, base=base_ntk)
+angle_ntk = (L_new - 1) * thetas_ntk
+step_table(
+    {"trained, up to 15": angle_trained, "position 63": angle_plain}
+    | {"interpolated": angle_pi, "NTK-aware base": angle_ntk},
+    index=[f"pair {i}" for i in range(d_rope // 2)],
+)
+
+# %% [markdown]
+# The table gives each pair's angle in radians. Pair 0 turned through
+# {eval}`dec(angle_trained[0], 1)` radians in training, more than a full turn, so every angle
+# it meets later is one it has seen. Pair 3 only reached {eval}`dec(angle_trained[3])`; at
+# position 63 it is at {eval}`dec(angle_plain[3])`, out of its range. *Position interpolation*
+# (위치 보간) squeezes the new positions into the trained range, position $m$ becomes
+# $m\,L_\text{train}/L_\text{new}$, a fraction, and fine-tunes briefly
+# ([Chen et al., 2023](references.md)): every pair is back in range, pair 3 at
+# {eval}`dec(angle_pi[3])` next to the {eval}`dec(angle_trained[3])` of training (the squeezed
+# positions end at {eval}`plain(positions_pi[-1])`), but neighbours on pair 0 are now only
+# {eval}`dec(positions_pi[1])` radian apart instead of 1, a resolution the model never
+# learned. `ac.rotary` takes such positions as they are:
+
+# %%
+x_pi = rng.normal(size=(L_new, d_rope))  # a query per position
+turned_pi = ac.rotary(x_pi, positions_pi)  # fractional positions
+# the relative property holds for fractions too: m = 2.25 and n = 0.5
+score_pi = turned_pi[9] @ turned_pi[2]
+score_shifted = ac.rotary(x_pi[[9]], [12.25])[0] @ ac.rotary(x_pi[[2]], [10.5])[0]
+np.testing.assert_allclose(score_pi, score_shifted)
+
+# %% [markdown]
+# *NTK-aware scaling* (NTK 인식 스케일링), proposed in a 2023 community post (by bloc97) rather
+# than a paper and described in the YaRN paper ([Peng et al., 2023](references.md)), keeps the
+# whole positions and raises the base instead, here to
+# $10000 \cdot 4^{d/(d-2)}$ = {eval}`dec(base_ntk, 0)`: pair 0 keeps its frequency, 1 radian
+# a word, and with it its resolution, while the slowest pair is slowed exactly 4 times, to
+# {eval}`dec(angle_ntk[3])` at position 63, as interpolation would. The pairs in between are
+# slowed less: pair 1 still reaches {eval}`dec(angle_ntk[1])`, past its trained
+# {eval}`dec(angle_trained[1])`, the gap that YaRN closes. *YaRN* interpolates by frequency:
+# it leaves the pairs whose wavelength $2\pi/\theta_i$ is much shorter than the training
+# length alone, fully interpolates those whose wavelength is longer, ramps between
+# the two, and scales the softmax temperature ([Peng et al., 2023](references.md)). Llama
+# 3.1's released code applies a rule of the same kind to its base of 500,000: wavelengths
+# below 2,048 positions unchanged, above 8,192 divided by 8, a smooth ramp between.
 #
 # ## Summary
 #
@@ -525,6 +609,11 @@ gap_rope
 # - ALiBi adds $-\lambda_h(i - j)$ to the scores {eq}`eq-ch6-pos-alibi`, an additive mask
 #   that multiplies a far word's weight, relative to a near one's, by $e^{-\lambda_h}$ per
 #   word of distance, with a geometric slope per head.
+# - RoPE's base is a parameter (`rope_theta`: 10,000 in the paper, 500,000 to 1,000,000 in
+#   current models). Position interpolation (fractional positions) and NTK-aware scaling (a
+#   larger base) bring the slow pairs back into their trained range past the training length.
+# - Learned relative biases (Shaw et al., T5) and NoPE layers complete the picture; a flat
+#   perplexity on long texts does not show that distant words are used.
 #
 # ## Exercises
 #

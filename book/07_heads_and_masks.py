@@ -196,8 +196,9 @@ too_small_by = math.sqrt(512) / math.sqrt(512 // 8)
 # $\sqrt 8 \approx$ {eval}`dec(too_small_by)` times too small, a temperature that flattens
 # every head. It bites when trained weights move between code bases: a model trained from
 # scratch with the bug can learn it away exactly ($W_Q$ and $W_K$ each $h^{1/4}$ times
-# larger), and then only trains from a colder start with a different effective learning rate
-# (Chapter 8 measures what that start costs).
+# larger), and then only trains from a hotter start (every head's temperature $\sqrt h$ times
+# higher, its weights flatter) with a different effective learning rate (Chapter 8 measures
+# what that start costs).
 #
 # ## Why several heads: one looks by position, one by content
 #
@@ -633,8 +634,10 @@ print(
 # This chapter does not run PyTorch (Chapter 10 runs it in one optional check, where it is
 # installed). Its rows below are what PyTorch 2.13 gives on CPU (`F` is
 # `torch.nn.functional`, `nn` is `torch.nn`): the project's tests make each call and fail if
-# a row stops saying what the installed release does. The other rows are computed above. `nn.MultiheadAttention` answers differently depending on how
-# it is called:
+# a row stops saying what the installed release does. On a GPU the kernels differ, and they
+# have differed on this row ([huggingface/transformers#38690](https://github.com/huggingface/transformers/issues/38690)).
+# The other rows are computed above. `nn.MultiheadAttention` answers differently depending on
+# how it is called:
 #
 # | API | a boolean True means | a fully masked row gives |
 # |---|---|---|
@@ -643,10 +646,10 @@ print(
 # | `nn.MultiheadAttention`'s boolean `attn_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
 # | `nn.MultiheadAttention`'s `key_padding_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
 # | the same, `need_weights=False`, training or with autograd on | **ignore** | zeros: it then calls `F.scaled_dot_product_attention`, and the layer returns its output projection's bias |
-# | the same with `batch_first=True`, self-attention (query is key is value), `need_weights=False`, `eval()` under `torch.no_grad()` (the inference fast path) | **ignore** | NaN |
+# | the same with `batch_first=True`, self-attention (query is key is value), `need_weights=False`, `eval()` under `torch.no_grad()` (the inference fast path) | **ignore** | NaN, with an even number of heads (one head: zeros) |
 # | the same in `eval()` under `torch.no_grad()`, but `batch_first=False` (the default) | **ignore** | zeros: no fast path, it calls `F.scaled_dot_product_attention` |
 # | the same in `eval()` under `torch.no_grad()`, but cross-attention (query not key) | **ignore** | zeros: no fast path, it calls `F.scaled_dot_product_attention` |
-# | plain softmax, $-\infty$ fill | (your code) | NaN: {eval}`plain(row_plain)` |
+# | plain softmax (yours, or `torch.softmax`), $-\infty$ fill | (your code) | NaN: {eval}`plain(row_plain)` |
 # | softmax, $-10^9$ fill | (your code) | uniform: {eval}`plain(row_fill)` |
 # | softmax, $-10^9$ fill, float16 | (your code) | NaN: $-10^9$ becomes {eval}`plain(fill_in_float16)` |
 #
@@ -659,11 +662,26 @@ print(
 # NaN spreads through every later layer and into the loss; uniform weights quietly average
 # padding. With `nn.MultiheadAttention` a padded batch can train without a NaN
 # (`need_weights=False`) and then produce NaN in evaluation, on the fast path, which needs
-# `eval()`, no autograd, `batch_first=True` and the same tensor as query, key and value
-# (among other conditions). The other trap to remember is the convention:
+# `eval()`, no autograd, `batch_first=True`, the same tensor as query, key and value and an
+# even number of heads (among other conditions). The same API has a quieter trap: with
+# `need_weights=True` the weights it returns are *averaged over the heads*, shape
+# $(B, L, S)$, unless `average_attn_weights=False` gives the $(B, h, L, S)$ of this chapter. The
+# other trap to remember is the convention:
 # `torch.nn.MultiheadAttention`'s boolean masks, `key_padding_mask` and `attn_mask` alike,
 # mark the keys to *ignore*, so a mask built for `attn_core` or for
 # `scaled_dot_product_attention` must be flipped with `~` before it goes there, and back.
+#
+# Today PyTorch writes this chapter's masks, and Chapter 6's ALiBi, in two ways.
+# `F.scaled_dot_product_attention` takes `is_causal` or an `attn_mask` and picks one of
+# several kernels (backends: flash attention, memory-efficient, cuDNN, the plain "math" one)
+# by what the inputs allow; `torch.nn.attention.sdpa_kernel(SDPBackend.MATH)` (a context
+# manager) restricts the choice, which is how to find out whether a result depends on the
+# kernel. FlexAttention, `torch.nn.attention.flex_attention.flex_attention(q, k, v,
+# score_mod=..., block_mask=...)`, takes the masks as small Python functions instead of
+# matrices: a `score_mod(score, b, h, q_idx, kv_idx)` that returns the changed score (ALiBi
+# is `score - slope[h] * (q_idx - kv_idx)`) and a `block_mask` made by `create_block_mask`
+# from a `mask_mod(b, h, q_idx, kv_idx)` (the causal mask is `q_idx >= kv_idx`), which lets
+# the kernel skip the blocks that are wholly masked.
 #
 # ## Live: toggle the masks and watch the rows renormalise
 #
@@ -716,9 +734,10 @@ np.testing.assert_allclose(heatmap.weights, ac.attention_weights(q_toy, k_toy, b
 # - Masks: causal for language models, padding for batches; boolean (True = may attend) and
 #   additive (0 or $-\infty$) give the same weights. `is_causal=True` aligns its triangle
 #   top-left, wrong for new queries after cached keys, which need the bottom-right one. A fully
-#   masked row gives zeros in `attn_core` and PyTorch's `scaled_dot_product_attention`, NaN
-#   in a plain softmax and in `nn.MultiheadAttention` whenever it returns its weights or runs
-#   its inference fast path, uniform weights with a $-10^9$ fill;
+#   masked row gives zeros in `attn_core` and PyTorch's `scaled_dot_product_attention` (2.13
+#   on CPU; GPU kernels have differed), NaN in a plain softmax and in `nn.MultiheadAttention`
+#   whenever it returns its weights or runs its inference fast path, uniform weights with a
+#   $-10^9$ fill;
 #   `nn.MultiheadAttention`'s boolean masks, `key_padding_mask` and `attn_mask` alike, mean
 #   True = ignore.
 #

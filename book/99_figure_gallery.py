@@ -23,7 +23,9 @@ import math
 import sys
 
 import attn_core as ac
-from attn_book.data import SENTENCE_EN, SENTENCE_KO
+import numpy as np
+from attn_book import experiments
+from attn_book.data import SENTENCE_EN, SENTENCE_KO, who_did_what
 from attn_book.prose import dec, plain, vector
 from attn_book.widgets import (
     AttentionHeatmap,
@@ -32,6 +34,7 @@ from attn_book.widgets import (
     ScalingExplorer,
     SoftmaxBars,
 )
+from attn_core import training
 
 # %% [markdown]
 # ## The query pad (쿼리 패드)
@@ -67,6 +70,15 @@ print("output: ", ", ".join(f"{o:.3f}" for o in pad_code.output))
 
 # %%
 QueryPad(key_vectors=[[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]], scaled=False)
+
+# %% [markdown]
+# With positions ([Chapter 6](06_positions.ipynb)): the query and the keys stand at positions
+# $m$ and $n_j$, and each is turned by its position (RoPE, one radian a step). Move a position
+# with its slider and that vector swings round; move every word one place on and no weight
+# changes, because the weights depend only on $n - m$.
+
+# %%
+QueryPad(query_position=1, key_positions=[0, 1, 2])
 
 # %% [markdown]
 # ## Softmax bars (소프트맥스 막대)
@@ -127,6 +139,40 @@ AttentionHeatmap(query_tokens=SENTENCE_EN, n_heads=4, causal=True)
 AttentionHeatmap(query_tokens=["I", "ate", "an", "apple"], key_tokens=SENTENCE_KO)
 
 # %% [markdown]
+# Padding ([Chapter 7](07_heads_and_masks.ipynb)): the sentence padded to five tokens. The
+# checkboxes switch the causal and the padding mask; masked cells turn grey, and the rest of
+# each row grows so that it still sums to 1.
+
+# %%
+AttentionHeatmap(query_tokens=[*SENTENCE_KO, "<pad>", "<pad>"], length=3, causal=True)
+
+# %% [markdown]
+# Training ([Chapter 8](08_learning.ipynb)): the attention of a sentence the layer never saw,
+# at each recorded step of Chapter 8's training run. Drag the training-step slider back to
+# step 0 for the uniform start; the dot on the loss curve follows. The run is Chapter 8's,
+# repeated here (a second or two):
+
+# %% tags=["hide-input"]
+held_out = [("나는", "사과를", "먹었다"), ("사과를", "나는", "먹었다")]
+data = who_did_what(exclude=held_out)  # Chapter 8's training sentences
+everything = who_did_what()
+x_test = everything.x[everything.tokens.index(held_out[0])]  # [3, D]
+d_model, n_words = data.x.shape[-1], len(data.words)
+start = training.init_projections(np.random.default_rng(0), d_model, 3, n_words, std=0.1)
+recorded = list(range(0, 101, 5)) + list(range(120, 301, 20))
+run = experiments.train_self_attention(data.x, data.target, start, 300, 1.0, record=recorded)
+states = [(step, x_test @ p["W_Q"], x_test @ p["W_K"]) for step, p in run.snapshots]
+AttentionHeatmap(
+    query_tokens=list(held_out[0]),
+    training_queries=[s[1] for s in states],
+    training_keys=[s[2] for s in states],
+    training_steps=[s[0] for s in states],
+    training_losses=run.losses,
+    step=len(states) - 1,
+    selected=1,
+)
+
+# %% [markdown]
 # A longer sequence, the sentence repeated: drag across the rows and the weights keep up.
 
 # %%
@@ -142,3 +188,14 @@ AttentionHeatmap(query_tokens=long_tokens, n_heads=2, d_model=8)
 
 # %%
 MemoryCalculator()
+
+# %% [markdown]
+# With the KV cache ([Chapter 10](10_generation.ipynb)): a second bar, the keys and values
+# that every layer keeps for every token, here for a Llama-3-8B-like model (32 layers, 32
+# query heads, 8 KV heads of width 128) at 128k tokens in float16. Slide the tokens, the
+# layers and the KV heads, or serve a batch.
+
+# %%
+MemoryCalculator(
+    n=131072, heads=32, dtype="float16", kv_cache=True, layers=32, kv_heads=8, d_head=128
+)

@@ -66,3 +66,24 @@ def test_rnn_refuses_mismatched_shapes_naming_them():
         ac.simple_rnn(np.zeros((3, 2)), np.zeros((3, 4)), np.zeros((4, 4)))
     with pytest.raises(ValueError, match=r"w_h must be \(H, H\) = \(4, 4\), got shape \(3, 3\)"):
         ac.simple_rnn(np.zeros((3, 2)), np.zeros((2, 4)), np.zeros((3, 3)))
+
+
+def test_attention_reaches_far_words_where_an_untrained_rnn_fades():
+    """Chapter 5's aside: nudge one of 50 words; the last output's change per unit of nudge."""
+    rng = np.random.default_rng(0)
+    n, d = 50, 8
+    x = rng.normal(size=(n, d))
+    layer = ac.SimpleSelfAttention(d, rng)
+    w_x, w_h = rng.normal(size=(2, d, d)) / np.sqrt(d)
+    eps = 1e-4
+
+    def moved(distance):
+        nudged = x.copy()
+        nudged[n - 1 - distance] += eps
+        attention = np.abs(layer(nudged[None])[0][0, -1] - layer(x[None])[0][0, -1]).max()
+        rnn = np.abs(ac.simple_rnn(nudged, w_x, w_h)[-1] - ac.simple_rnn(x, w_x, w_h)[-1]).max()
+        return attention / eps, rnn / eps
+
+    (attention_near, rnn_near), (attention_far, rnn_far) = moved(1), moved(30)
+    assert 0.5 < attention_far / attention_near < 2  # flat with the distance
+    assert rnn_far / rnn_near < 1e-3  # orders of magnitude smaller

@@ -215,12 +215,12 @@ def test_alibi_with_a_causal_mask_equals_the_papers_row_constant_form():
     ("call", "exc", "words"),
     [
         (lambda: ac.rotary(np.ones((2, 3)), [0, 1]), ValueError, ["x's last axis d", "even", "3"]),
-        (lambda: ac.rotary(np.ones((2, 4)), [0, 1.5]), ValueError, ["positions[1] = 1.5"]),
+        (lambda: ac.rotary(np.ones((2, 4)), [0, np.inf]), ValueError, ["positions[1] = inf"]),
         (lambda: ac.rotary(np.ones((2, 4)), [0, -1]), ValueError, ["positions[1] = -1"]),
         (lambda: ac.rotary(np.ones((2, 4)), [0, 1, 2]), ValueError, ["positions", "(2,)", "(3,)"]),
         (lambda: ac.rotary(np.ones((2, 4)), ["a", "b"]), TypeError, ["positions"]),
         (lambda: ac.rotary(np.ones((2, 4)), [True, False]), TypeError, ["positions"]),
-        (lambda: ac.rotary(np.ones((2, 4)), [0, np.nan]), ValueError, ["positions"]),
+        (lambda: ac.rotary(np.ones((2, 4)), [0, np.nan]), ValueError, ["positions[1] = nan"]),
         (lambda: ac.rotary(np.ones(4), [0]), ValueError, ["x must be (..., n, d)"]),
         (lambda: ac.rotary(np.ones((1, 4)), [0], layout="llama"), ValueError, ["layout"]),
         (lambda: ac.rotary(np.ones((1, 4)), [0], base=0), ValueError, ["base"]),
@@ -259,3 +259,12 @@ def test_projection_example_is_chapter_5s_sentence():
     assert ex.w_q.tolist() == [[0, 0, 0], [0, 0, 2], [2, 0, 0], [2, 2, 0]]
     assert ex.w_k.tolist() == [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]
     assert ex.w_v.tolist() == [[0, 0, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]]
+
+
+def test_rotary_takes_fractional_positions():
+    """Position interpolation: position 1.5 turns by 1.5 θ, halfway between 1 and 2 in angle."""
+    x = np.array([[1.0, 0.0]])  # d = 2: θ = 1 radian
+    np.testing.assert_allclose(ac.rotary(x, [1.5]), [[np.cos(1.5), np.sin(1.5)]])
+    q, k = np.random.default_rng(3).normal(size=(2, 1, 8))
+    score = ac.rotary(q, [2.5])[0] @ ac.rotary(k, [1.0])[0]  # offset -1.5
+    np.testing.assert_allclose(score, ac.rotary(q, [11.5])[0] @ ac.rotary(k, [10.0])[0])

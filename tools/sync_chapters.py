@@ -15,7 +15,8 @@ reader gets from "Run all". These are derived here rather than written by hand:
 - a ``hide-input`` cell (code that only builds a figure) is folded in JupyterLab too
   (``jupyter.source_hidden``), as the site folds it;
 - cell ids come from the cell's source, widget model ids from the chapter's name and
-  their order, and no timings are recorded, so re-running an unchanged chapter gives
+  their order, no timings are recorded and a cell's printed lines are one output however
+  the kernel flushed them, so re-running an unchanged chapter gives
   an unchanged diff;
 - each interactive figure's output carries a PNG of its state, for JupyterLab to show
   before the notebook runs: the figure's own JavaScript drawn in headless Chromium
@@ -217,6 +218,7 @@ def sync(py_path):
         resources={"metadata": {"path": str(BOOK)}},
         store_widget_state=True,
         record_timing=False,
+        coalesce_streams=True,  # one stdout output per cell, however the kernel flushed it
     )
     shown = execute_with_expressions(client, notebook)
     store_snapshots(py_path.name, notebook, shown)

@@ -1,0 +1,284 @@
+"""Attention without the L × S table: linear attention and the (gated) delta rule.
+
+Linear attention (선형 어텐션; Katharopoulos et al., 2020) replaces :math:`e^{q \\cdot k}`
+with :math:`\\phi(q) \\cdot \\phi(k)`, so the causal pass regroups into a recurrence over a
+fixed-size state. The delta rule (델타 규칙; Schlag et al., 2021; Yang et al., 2024) corrects
+what the state already returns for a key before writing; Gated DeltaNet (Yang, Kautz and
+Hatamizadeh, 2025) also forgets by a decay.
+
+Shape legend: queries (..., L, E), keys (..., S, E), values (..., S, Ev); T = L = S for the
+recurrences, one query, key and value a step; F the width of the feature map's output.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .kv_cache import causal_mask_lower_right
+from .validation import as_float_array, check_attention, check_attention_inputs, check_bool
+
+
+def elu_plus_one(x):
+    r"""Katharopoulos et al.'s feature map :math:`\phi(x) = \mathrm{elu}(x) + 1`, positive.
+
+    :math:`x + 1` for :math:`x > 0`, :math:`e^x` otherwise.
+
+    Parameters
+    ----------
+    x : array_like, shape (..., E)
+
+    Returns
+    -------
+    ndarray, shape (..., E)
+        Every entry > 0, so the normaliser :math:`\phi(q) \cdot \sum_j \phi(k_j)` is too.
+
+    Examples
+    --------
+    >>> elu_plus_one([1.0, 0.0, -1.0]).round(3)
+    array([2.   , 1.   , 0.368])
+    """
+    x = as_float_array(x, "x")
+    return np.where(x > 0, x + 1.0, np.exp(np.minimum(x, 0.0)))  # min: no overflow in exp
+
+
+def linear_attention(query, key, value, *, causal=True, feature_map=elu_plus_one, normalize=True):
+    r"""Linear attention, the parallel form: :math:`\phi(q_i) \cdot \sum_j \phi(k_j) v_j^\top`.
+
+    .. math::
+        o_i = \frac{\sum_{j} \phi(q_i)^\top \phi(k_j)\, v_j}{\sum_{j} \phi(q_i)^\top \phi(k_j)}
+
+    over keys j <= i (causal, the queries the newest L of S positions) or every key.
+
+    Parameters
+    ----------
+    query, key, value : array_like, shapes (..., L, E) or (E,), (..., S, E), (..., S, Ev)
+    causal : bool, default True
+        Causal: the masked table :math:`(\phi(Q)\phi(K)^\top \odot M)\,V`, L × S. Not causal:
+        the regrouped product :math:`\phi(Q)\,(\phi(K)^\top V)`, no L × S table at all.
+    feature_map : callable, default :func:`elu_plus_one`
+        φ, applied to queries and keys along the last axis: (..., E) -> (..., F), positive.
+    normalize : bool, default True
+        Divide by Katharopoulos et al.'s normaliser :math:`\phi(q_i) \cdot \sum_j \phi(k_j)`;
+        False: the plain sums (as in RetNet and Gated DeltaNet).
+
+    Returns
+    -------
+    ndarray, shape (..., L, Ev), or (..., Ev) for a 1-D query
+        For causal self-attention (L = S), :func:`linear_attention_recurrent`'s outputs.
+
+    Examples
+    --------
+    >>> keys, values = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]
+    >>> linear_attention([1.0, 0.0], keys, values).round(3)  # φ(q)·φ(k) = 5, 4, 6
+    array([1.067, 0.933])
+    """
+    a = check_attention(query, key, value, scale=1.0)
+    causal, normalize = check_bool(causal, "causal"), check_bool(normalize, "normalize")
+    fq, fk = _features(feature_map, a.query, a.key)  # [..., L, F], [..., S, F]
+    v = np.concatenate([a.value, np.ones_like(a.value[..., :1])], axis=-1)  # [..., S, Ev + 1]
+    if causal:  # the last column of v sums the weights: the normaliser
+        table = fq @ np.swapaxes(fk, -1, -2)  # [..., L, F] @ [..., F, S] -> [..., L, S]
+        table = table * causal_mask_lower_right(*table.shape[-2:])  # key j <= query i
+        sums = table @ v  # [..., L, S] @ [..., S, Ev + 1] -> [..., L, Ev + 1]
+    else:  # regrouped: the keys and values summed once, then each query reads the sum
+        sums = fq @ (np.swapaxes(fk, -1, -2) @ v)  # [..., L, F] @ [..., F, Ev + 1]
+    return a.result(_normalised(sums, normalize))
+
+
+def linear_attention_recurrent(
+    query, key, value, *, feature_map=elu_plus_one, normalize=True, state=None
+):
+    r"""Causal linear attention as a recurrence over a fixed-size state, one token a step.
+
+    .. math::
+        S_t = S_{t-1} + \phi(k_t)\, v_t^\top, \quad z_t = z_{t-1} + \phi(k_t), \quad
+        o_t = \frac{\phi(q_t)^\top S_t}{\phi(q_t)^\top z_t}
+
+    Parameters
+    ----------
+    query, key, value : array_like, shapes (..., T, E), (..., T, E), (..., T, Ev)
+    feature_map, normalize
+        As in :func:`linear_attention`.
+    state : tuple of array_like, shapes (..., F, Ev) and (..., F), optional
+        (S, z) after the tokens before these (a previous call's); None: zeros.
+
+    Returns
+    -------
+    outputs : ndarray, shape (..., T, Ev)
+        :func:`linear_attention`'s causal rows.
+    state : tuple of ndarray, shapes (..., F, Ev) and (..., F)
+        (S_T, z_T): all a decode step needs, whatever T is.
+
+    Examples
+    --------
+    >>> keys, values = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[2.0, 0.0], [0.0, 2.0], [1.0, 1.0]]
+    >>> out, (S, z) = linear_attention_recurrent([[1.0, 0.0]] * 3, keys, values)  # three steps
+    >>> out.round(3)  # the last row is linear_attention's
+    array([[2.   , 0.   ],
+           [1.111, 0.889],
+           [1.067, 0.933]])
+    >>> z  # φ(k) summed: (2 + 1 + 2, 1 + 2 + 2)
+    array([5., 5.])
+    """
+    q, k, v = _check_steps(query, key, value)
+    normalize = check_bool(normalize, "normalize")
+    fq, fk = _features(feature_map, q, k)  # [..., T, F]
+    batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    S, z = _linear_state(state, (*batch, fk.shape[-1], v.shape[-1]), fk.dtype)  # [..., F, Ev]
+    out = np.empty((*batch, *v.shape[-2:]), S.dtype)  # [..., T, Ev]
+    for t in range(q.shape[-2]):
+        S = S + fk[..., t, :, None] * v[..., t, None, :]  # [..., F, 1] * [..., 1, Ev]: φ(k) vᵀ
+        z = z + fk[..., t, :]  # [..., F]
+        read = np.concatenate([S, z[..., None]], axis=-1)  # [..., F, Ev + 1]
+        out[..., t, :] = _normalised(fq[..., t, None, :] @ read, normalize)[..., 0, :]
+    return out, (S, z)
+
+
+def delta_rule(query, key, value, beta, *, decay=None, state=None):
+    r"""The (gated) delta rule, as a recurrence over the sequence: a state corrected per key.
+
+    .. math::
+        S_t = \alpha_t S_{t-1} (I - \beta_t k_t k_t^\top) + \beta_t v_t k_t^\top, \quad
+        o_t = S_t q_t
+
+    That is one gradient step of size :math:`\beta_t` on :math:`\tfrac12\|S k_t - v_t\|^2`
+    from :math:`\alpha_t S_{t-1}`: :math:`S_t = \alpha_t S_{t-1} - \beta_t(\alpha_t S_{t-1}
+    k_t - v_t)\,k_t^\top` (DeltaNet, Gated DeltaNet with ``decay``).
+
+    Parameters
+    ----------
+    query, key, value : array_like, shapes (..., T, E), (..., T, E), (..., T, Ev)
+        Keys L2-normalised, as the models do (see Notes); no scale on the queries.
+    beta : array_like, shape (..., T), 0 <= beta <= 2
+        The writing strength :math:`\beta_t` of each token (a sigmoid in the models).
+    decay : array_like, shape (..., T), 0 <= decay <= 1, optional
+        :math:`\alpha_t`, how much of the state each token keeps; None: 1 (DeltaNet).
+    state : array_like, shape (..., Ev, E), optional
+        :math:`S_0`, a previous call's final state; None: zeros.
+
+    Returns
+    -------
+    outputs : ndarray, shape (..., T, Ev)
+    state : ndarray, shape (..., Ev, E)
+        :math:`S_T`.
+
+    Notes
+    -----
+    Along :math:`k_t` the factor :math:`I - \beta_t k_t k_t^\top` multiplies by
+    :math:`1 - \beta_t \|k_t\|^2`. With unit keys and :math:`0 \le \beta \le 2` that is in
+    [−1, 1]: the step never grows the state. A key of another length is accepted, not
+    refused (the models normalise in the layer, before the recurrence, and a chapter may
+    want to show what happens otherwise): for :math:`\beta\|k\|^2 > 2` the step amplifies
+    the state along k, and repeated, the state and the outputs grow without bound.
+    Beta outside [0, 2] is refused: it is usually logits passed without their sigmoid.
+
+    fla (flash-linear-attention) stores the transpose, :math:`S^\top` (E, Ev), scales the
+    queries by :math:`1/\sqrt{E}` and takes the decay as :math:`g = \log \alpha`: pass
+    ``query / sqrt(E)`` and ``decay=np.exp(g)`` to compare.
+
+    Examples
+    --------
+    >>> keys = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]  # the third key overwrites the first
+    >>> out, S = delta_rule(keys, keys, [[1.0], [2.0], [5.0]], beta=[1.0, 1.0, 1.0])
+    >>> S  # linear attention would hold 1 + 5 = 6 for the first key
+    array([[5., 2.]])
+    """
+    q, k, v = _check_steps(query, key, value)
+    batch, T = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2]), q.shape[-2]
+    b = _check_gate(beta, "beta", (*batch, T), 2.0, "a sigmoid of the logits, in (0, 1)")
+    alpha_hint = "alpha = exp(g) in (0, 1], if you hold the log-decay g"
+    a = _check_gate(1.0 if decay is None else decay, "decay", (*batch, T), 1.0, alpha_hint)
+    S = _check_state(0.0 if state is None else state, (*batch, *v.shape[-1:], k.shape[-1]), q.dtype)
+    out = np.empty((*batch, T, v.shape[-1]), q.dtype)
+    for t in range(T):
+        k_row, v_col = k[..., t, None, :], v[..., t, :, None]  # [..., 1, E], [..., Ev, 1]
+        alpha, beta_t = a[..., t, None, None], b[..., t, None, None]  # [..., 1, 1]
+        S = alpha * (S - beta_t * (S @ np.swapaxes(k_row, -1, -2)) @ k_row)  # αS(I - β k kᵀ)
+        S = S + beta_t * v_col @ k_row  # + β v kᵀ: [..., Ev, 1] @ [..., 1, E]
+        out[..., t, :] = (S @ q[..., t, :, None])[..., 0]  # S q: [..., Ev, E] @ [..., E, 1]
+    return out, S
+
+
+def _features(feature_map, q, k):
+    """φ(q) (..., L, F) and φ(k) (..., S, F), or an error naming what the map returned."""
+    if not callable(feature_map):
+        raise TypeError(f"feature_map must be a function of (..., E) arrays, got {feature_map!r}")
+    fq, fk = (np.asarray(feature_map(x), dtype=q.dtype) for x in (q, k))
+    same_rows = fq.shape[:-1] == q.shape[:-1] and fk.shape[:-1] == k.shape[:-1]
+    if not same_rows or fq.shape[-1:] != fk.shape[-1:]:
+        raise ValueError(
+            f"feature_map must map (..., E) to (..., F) along the last axis alone, the same F "
+            f"for queries and keys: query {q.shape} gave {fq.shape}, key {k.shape} gave {fk.shape}"
+        )
+    return fq, fk
+
+
+def _normalised(sums, normalize):
+    """(..., Ev + 1) sums, their last column the normaliser, as outputs (..., Ev)."""
+    if not normalize:
+        return sums[..., :-1]
+    total = sums[..., -1:]  # [..., 1]: φ(q) · Σ φ(k)
+    if (total <= 0).any():
+        raise ValueError(
+            f"the normaliser φ(q) · Σ φ(k) is {float(total.min()):.3g} <= 0 for some query: "
+            f"the feature map must give positive features (elu + 1 does), or pass normalize=False"
+        )
+    return sums[..., :-1] / total
+
+
+def _check_steps(query, key, value):
+    """query, key (..., T, E) and value (..., T, Ev): one of each a step."""
+    q, k, v = check_attention_inputs(query, key, value)
+    if q.ndim < 2 or q.shape[-2] != k.shape[-2]:
+        raise ValueError(
+            f"a recurrence takes one query, key and value a step: query must be (..., T, E) "
+            f"with key's T, got query {q.shape}, key {k.shape}"
+        )
+    return q, k, v
+
+
+def _linear_state(state, shape, dtype):
+    """(S, z) broadcast to ``shape`` (..., F, Ev) and (..., F), zeros when None."""
+    if state is None:
+        return np.zeros(shape, dtype), np.zeros(shape[:-1], dtype)
+    if not isinstance(state, tuple | list) or len(state) != 2:
+        raise TypeError("state must be a pair (S, z), as linear_attention_recurrent returns it")
+    S, z = as_float_array(state[0], "state's S"), as_float_array(state[1], "state's z")
+    try:
+        S, z = np.broadcast_to(S, shape), np.broadcast_to(z, shape[:-1])
+    except ValueError:
+        raise ValueError(
+            f"state's S must be (..., F, Ev) = {shape} and z (..., F) = {shape[:-1]} (the "
+            f"queries', keys' and values' batch axes), got S {S.shape}, z {z.shape}"
+        ) from None
+    return S.astype(dtype), z.astype(dtype)
+
+
+def _check_gate(x, name, shape, top, hint):
+    """``x`` broadcast to ``shape`` (..., T), every entry in [0, top], or an error."""
+    g = as_float_array(x, name)
+    try:
+        g = np.broadcast_to(g, shape)
+    except ValueError:
+        raise ValueError(
+            f"{name} of shape {g.shape} does not broadcast to (..., T) = {shape}, one per token"
+        ) from None
+    bad = (g < 0) | (g > top)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise ValueError(
+            f"{name} must be in [0, {top:g}], but {name}{list(where)} = {g[where]:.4g}; "
+            f"models use {hint}"
+        )
+    return g
+
+
+def _check_state(S, shape, dtype):
+    """The delta rule's state as an array of ``shape`` (..., Ev, E), or an error."""
+    S = as_float_array(S, "state")
+    try:
+        return np.broadcast_to(S, shape).astype(dtype)
+    except ValueError:
+        raise ValueError(
+            f"state must be (..., Ev, E) = {shape} (value's and key's widths), got {S.shape}"
+        ) from None
