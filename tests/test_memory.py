@@ -80,3 +80,13 @@ def test_the_plain_path_holds_the_scores_so_the_bounds_can_fail(rng):
     q, k, v = normal(rng, 1, 32), normal(rng, 2**15, 32), normal(rng, 2**15, 32)
     assert peak_bytes(lambda: np.abs(k).max()) >= k.nbytes  # what the keys' check once did
     assert peak_bytes(lambda: ac.attention_weights(q, k) @ v) >= 2 * 2**15 * 4
+
+
+def test_blocked_and_chunked_never_hold_the_whole_score_matrix(rng):
+    q, k, v = (normal(rng, 1024, 8, dtype=np.float64) for _ in range(3))
+    score_bytes = 1024 * 1024 * 8
+    plain = peak_bytes(lambda: ac.attention_weights(q, k) @ v)
+    assert plain >= score_bytes  # the check can fail: the plain path does hold it
+    assert peak_bytes(ac.scaled_dot_product_attention, q, k, v) < score_bytes / 2  # 256 rows
+    assert peak_bytes(ac.blocked_attention, q, k, v, block_size=64) < score_bytes / 4
+    assert peak_bytes(ac.chunked_attention, q, k, v, block_size=32) < score_bytes / 4
