@@ -42,7 +42,6 @@ __all__ = [
     "head_scale_stats",
     "random_dot_products",
     "saturation_stats",
-    "score_variance",
     "train_self_attention",
 ]
 
@@ -105,35 +104,6 @@ def random_dot_products(d_k, n, rng, *, scaled=False):
     k = rng.standard_normal((n, 1, d_k))  # n keys, each (1, d_k)
     scores = dot_scores(q, k)[:, 0, 0]  # [n, 1, d_k] @ [n, d_k, 1] -> [n, 1, 1] -> [n]
     return scores / math.sqrt(d_k) if check_bool(scaled, "scaled") else scores
-
-
-def score_variance(d_ks, n, rng, *, scaled=False):
-    """Empirical variance of :func:`random_dot_products` for each dimension in ``d_ks``.
-
-    Parameters
-    ----------
-    d_ks : sequence of int, length D
-        Dimensions to try, each >= 1.
-    n : int
-        Pairs drawn per dimension, >= 2.
-    rng : numpy.random.Generator
-    scaled : bool, default False
-        Divide the scores by √d_k first.
-
-    Returns
-    -------
-    ndarray, shape (D,)
-        Sample variances (``ddof=1``): ≈ d_k unscaled, ≈ 1 scaled.
-
-    Examples
-    --------
-    >>> v = score_variance([1, 16], 20_000, np.random.default_rng(1))
-    >>> bool(np.allclose(v, [1, 16], rtol=0.05))
-    True
-    """
-    n = check_positive_int(n, "n", minimum=2)
-    dims = _check_dims(d_ks)
-    return np.array([random_dot_products(d, n, rng, scaled=scaled).var(ddof=1) for d in dims])
 
 
 class SaturationStats(NamedTuple):

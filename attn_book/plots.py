@@ -77,23 +77,27 @@ def plot_temperature(temperatures, weights, labels):
 
 
 def plot_jacobian_norm(gaps, norms, max_weights):
-    """The Jacobian's norm and the largest weight against the gap between scores.
+    """The largest weight (left) and the Jacobian's norm (right, log axis) against the gap.
 
     Parameters
     ----------
     gaps : array_like, shape (N,)
         How far the largest score lies above the others.
     norms : array_like, shape (N,)
-        Frobenius norm of ``diag(w) - w wᵀ`` at each gap.
+        Frobenius norm of ``diag(w) - w wᵀ`` at each gap, drawn on a log axis: it falls
+        by orders of magnitude, which a linear axis flattens to zero.
     max_weights : array_like, shape (N,)
         The largest weight at each gap.
     """
-    c = _colours(2, "cividis")
-    fig, ax = plt.subplots(figsize=(6, 3.2))
-    ax.plot(gaps, norms, color=c[0], lw=2, label="‖diag(w) − wwᵀ‖ (Frobenius)")
-    ax.plot(gaps, max_weights, color=c[1], lw=2, ls="--", label="largest weight")
-    ax.set(xlabel="gap between the top score and the others", ylim=(0, 1.02))
-    ax.legend(frameon=False)
+    c = _colours(2, "cividis")  # one dark colour: the two curves have panels of their own
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.2), sharex=True)
+    left.plot(gaps, max_weights, color=c[0], lw=2, ls="--")
+    left.set(title="largest weight", ylim=(0, 1.02))
+    right.plot(gaps, norms, color=c[0], lw=2)
+    right.set(title="‖diag(w) − wwᵀ‖ (Frobenius), log axis", yscale="log")
+    for ax in (left, right):
+        ax.set(xlabel="gap between the top score and the others")
+        ax.grid(alpha=0.3)
     fig.tight_layout()
     return fig
 
@@ -234,7 +238,8 @@ def plot_query_keys(panels):
         keys, q = np.asarray(panel["keys"], float), np.asarray(panel["query"], float)
         drawn = zip(keys, panel["scores"], panel["labels"], OKABE_ITO, strict=False)
         for k, score, name, c in sorted(drawn, key=lambda key: -np.linalg.norm(key[0])):
-            text = f"{name} = {vector(k)}\nq·k = {number(score)}"  # shortest drawn last, on top
+            # shortest drawn last, on top; three short lines keep neighbouring labels apart
+            text = f"{name} =\n{vector(k)}\nq·k = {number(score)}"
             _arrow(ax, k, c, "-", text, place=_label_place(k, keys), lw=4)
         _arrow(ax, q, "black", "--", f"q = {vector(q)}", place="below")
         ax.set(**_room_for_labels(np.vstack([keys, q, [0.0, 0.0]])))
@@ -248,34 +253,43 @@ def plot_query_keys(panels):
 
 
 def _room_for_labels(points):
-    """Axis limits around ``points`` (N, 2), with room round the tips for labels (most to the
-    right, where labels run; some to the left, for a label left of a tip)."""
+    """Axis limits around ``points`` (N, 2), with room round the tips for labels: to the
+    right, where the labels of tips at x >= 0 run, and as much to the left when a tip lies at
+    x < 0, whose label runs left (some room anyway, for a label left of a tip)."""
     size = max(1.0, np.abs(points).max())
     (x0, y0), (x1, y1) = points.min(axis=0), points.max(axis=0)
+    left = 1.0 if x0 < 0 else 0.45
     return {
-        "xlim": (x0 - 0.45 * size, x1 + 1.0 * size),
+        "xlim": (x0 - left * size, x1 + 1.0 * size),
         "ylim": (y0 - 0.45 * size, y1 + 0.5 * size),
     }
 
 
 def _label_place(k, keys):
     """Where a key's label goes: "left" of its tip if a longer key runs through that tip
-    (its label would sit on the longer arrow and its neighbours), else "above"."""
+    (its label would sit on the longer arrow and its neighbours), else above the tip and
+    away from the vertical axis: "above" (running right) for a tip at x >= 0, "above-left"
+    (running left) for a tip at x < 0, so that the labels of two keys on either side of
+    the axis never run into each other."""
     along = keys @ k / max(float(k @ k), 1e-12)  # [S]: each key's extent along k, in |k|s
     across = np.abs(keys[:, 0] * k[1] - keys[:, 1] * k[0])  # [S]: |k × key|
-    return "left" if np.any((along > 1 + 1e-9) & (across < 1e-9 * (1 + along))) else "above"
+    if np.any((along > 1 + 1e-9) & (across < 1e-9 * (1 + along))):
+        return "left"
+    return "above-left" if k[0] < 0 else "above"
 
 
 _LABEL_AT = {  # place -> offset (points) from the tip, horizontal and vertical alignment
     "above": ((4, 4), "left", "bottom"),
+    "above-left": ((-4, 4), "right", "bottom"),
     "below": ((4, -6), "left", "top"),
     "left": ((-8, -4), "right", "top"),
 }
 
 
 def _arrow(ax, v, colour, style, text, place="above", lw=2):
-    """One vector from the origin, labelled beyond its tip ("above"), or "below" it (clear
-    of a key), or "left" of it (clear of a longer key through the same tip).
+    """One vector from the origin, labelled beyond its tip ("above", or "above-left" for a
+    tip left of the vertical axis), or "below" it (clear of a key), or "left" of it (clear
+    of a longer key through the same tip).
 
     Keys are drawn wider (``lw``) than the dashed query on top, so a key equal to
     the query still shows round it.

@@ -12,7 +12,9 @@
 #
 # Attention (어텐션) lets every word of a sentence decide how much to look at every other word.
 # Each word carries a *query* (쿼리, what it is looking for) and a *key* (키, what it offers), both
-# vectors (벡터) of numbers, and a third vector, its *value* (밸류), that it passes on.
+# vectors (벡터) of numbers, and a third vector, its *value* (밸류), that it passes on. Where
+# the three come from (each word's own vector, multiplied by three learnt matrices) is the
+# subject of [Chapter 5](05_projections.ipynb); until then they are simply given.
 #
 # The Korean explainer of queries, keys and values, one of the two articles this book follows
 # (see the [introduction](intro.md) and the [references](references.md)), explains the three
@@ -73,22 +75,44 @@ rng = np.random.default_rng(1)
 # \mathbf{q}\cdot\mathbf{k} = \|\mathbf{q}\|\,\|\mathbf{k}\|\cos\theta .
 # $$ (eq-dot-cos)
 #
-# Take the Quanta write-up's example: one query and three keys. Here they are, scored by
-# `ac.dot_scores` (equation {eq}`eq-dot`), and scored again from their lengths and their
-# angles, measured separately with `np.arctan2` (equation {eq}`eq-dot-cos`):
+# Take the Quanta write-up's example: one query and three keys. Equation {eq}`eq-dot` first,
+# one key at a time, as a loop over the components:
 
 # %%
 example = quanta_example()
 q, keys = example.query, example.keys  # [d_k], [S, d_k]: d_k = 2, S = 3
 q_dim = len(q)  # d_k, the number of components
-scores = ac.dot_scores(q, keys)  # [d_k] @ [d_k, S] -> [S]
+scores_by_loop = np.zeros(len(keys))  # [S]
+for j, k in enumerate(keys):
+    for m in range(q_dim):
+        scores_by_loop[j] += q[m] * k[m]
+print(scores_by_loop)
+
+# %% [markdown]
+# The loop does the same thing for every key, so one matrix–vector product does all three at
+# once: row $j$ of `keys` times $\mathbf{q}$ is $\mathbf{q}\cdot\mathbf{k}_j$. `attn_core`,
+# the book's small NumPy package, has it as `ac.dot_scores`, which the later chapters use:
+
+# %%
+scores = keys @ q  # [S, d_k] @ [d_k] -> [S]
+print(scores)
+print("same as the loop:", np.allclose(scores, scores_by_loop))
+print("same as ac.dot_scores:", np.allclose(scores, ac.dot_scores(q, keys)))
+
+# %% [markdown]
+# Now equation {eq}`eq-dot-cos`: the same scores from the keys' lengths and their angles to
+# the query, each angle measured on its own with `np.arctan2`:
+
+# %%
+lengths = np.linalg.norm(keys, axis=-1)  # ‖k‖, [S]
 # the angle θ of each key, measured from q: [S]
 angles = np.arctan2(keys[:, 1], keys[:, 0]) - np.arctan2(q[1], q[0])
-lengths = np.linalg.norm(keys, axis=-1)  # ‖k‖, [S]
 cosines = np.cos(angles)  # [S]
 by_angle = np.linalg.norm(q) * lengths * cosines  # ‖q‖‖k‖cos θ
 forms_agree = np.allclose(scores, by_angle)
-degrees = np.degrees(angles)  # [S], for the table and the text
+degrees = np.degrees(angles)  # θ in degrees, [S]
+
+# %% tags=["hide-input"]
 step_table(
     {
         "q·k": scores,
@@ -102,11 +126,10 @@ step_table(
 
 # %% [markdown]
 # The query is $\mathbf{q} =$ {eval}`vector(q)`, with $d_k =$ {eval}`q_dim` components, and
-# its scores are {eval}`plain(scores)`. The two forms agree (`np.allclose` says
-# {eval}`forms_agree`); for the third key, for example, the angle is
-# {eval}`dec(degrees[2], 0)`°, its cosine {eval}`dec(cosines[2])` and its
-# length {eval}`dec(lengths[2])`, and their product gives back its score,
-# {eval}`plain(scores[2])`. {eval}`figures.ref("fig-ch1-example")` draws them.
+# its scores are {eval}`plain(scores)`, whichever way they are computed. The two forms agree
+# (`np.allclose` says {eval}`forms_agree`); for the third key, for example, the angle is
+# {eval}`dec(degrees[2], 0)`°, its cosine {eval}`dec(cosines[2])` and its length
+# {eval}`dec(lengths[2])`, and their product gives back its score, {eval}`plain(scores[2])`. {eval}`figures.ref("fig-ch1-example")` draws them.
 
 # %% tags=["hide-input"]
 key_names = [f"k{j + 1}" for j in range(len(keys))]
@@ -140,9 +163,11 @@ def unit(degrees):
 
 turns = np.array([0.0, 45.0, 90.0, 135.0, 180.0])  # degrees
 unit_keys = np.stack([unit(t) for t in turns])  # [5, 2]
-turn_scores = ac.dot_scores(q, unit_keys)  # q = (1, 0) has length 1
+turn_scores = unit_keys @ q  # [5, 2] @ [2] -> [5]; q = (1, 0) has length 1
 # at 90° the float cosine leaves 6e-17, printed as 0.000 (abs: not as −0.000)
 right_angle_score = abs(turn_scores[2])
+
+# %% tags=["hide-input"]
 step_table({"θ": [f"{t:.0f}°" for t in turns], "q·k": turn_scores})
 
 # %% [markdown]
@@ -171,9 +196,11 @@ rivals = np.stack(
     ]
 )  # [4, 2]
 rival_names = ["near", "long", "away", "long away"]
-rival_scores = ac.dot_scores(q, rivals)  # [2] @ [2, 4] -> [4]
+rival_scores = rivals @ q  # [4, 2] @ [2] -> [4]
 rival_lengths = np.linalg.norm(rivals, axis=-1)  # [4]
-rival_angles = np.degrees(np.arctan2(rivals[:, 1], rivals[:, 0]))
+rival_angles = np.degrees(np.arctan2(rivals[:, 1], rivals[:, 0]))  # θ from q = (1, 0)
+
+# %% tags=["hide-input"]
 step_table(
     {
         "θ": [f"{a:.0f}°" for a in rival_angles],
@@ -226,34 +253,37 @@ figures.show(
 # source word $j$, and the same $\mathbf{h}_j$ is also the value. A small neural network with
 # one hidden layer (은닉층) maps the query with a matrix $W$ and the key with a matrix $U$ into
 # the same $A$ hidden units, adds the two, squashes the sum with $\tanh$, and reads one number
-# out of it with a vector $\mathbf{v}$:
+# out of it with a vector $\mathbf{v}_a$ (Bahdanau's name for it; the subscript keeps it apart
+# from the values $\mathbf{v}_j$):
 #
 # $$
-# \mathrm{score}(\mathbf{q}, \mathbf{k}) = \mathbf{v}^\top \tanh(W\mathbf{q} + U\mathbf{k}) .
+# \mathrm{score}(\mathbf{q}, \mathbf{k}) = \mathbf{v}_a^\top \tanh(W\mathbf{q} + U\mathbf{k}) .
 # $$ (eq-additive)
 #
 # This is the *additive* score (가산 점수), named for the sum inside the $\tanh$. In a model,
-# $W$, $U$ and $\mathbf{v}$ are learnt with everything else. To compute it by hand, take the
+# $W$, $U$ and $\mathbf{v}_a$ are learnt with everything else. To compute it by hand, take the
 # smallest choice that still tells the keys apart: $W$ and $U$ copy the query and the key into
-# $A = 2$ hidden units, and $\mathbf{v}$ counts the first unit for a key and the second
-# against it. `ac.additive_scores` computes equation {eq}`eq-additive` for every pair; the cell
-# also writes out the hidden layer, the step a pencil takes:
+# $A = 2$ hidden units, and $\mathbf{v}_a$ counts the first unit for a key and the second
+# against it. The cell takes the steps a pencil takes, for all three keys at once, and checks
+# them against `ac.additive_scores`, which computes equation {eq}`eq-additive` for every pair:
 
 # %%
 W = np.eye(2)  # [A, d_k]: A = 2 hidden units, the query copied in
 U = np.eye(2)  # [A, d_k]: the key copied in
-v = np.array([1.0, -1.0])  # [A]: unit 1 for a key, unit 2 against it
-additive = ac.additive_scores(q, keys, W, U, v)  # [S]
+v_a = np.array([1.0, -1.0])  # [A]: unit 1 for a key, unit 2 against it
 # W q + U k for every key: [A] + [S, d_k] @ [d_k, A] -> [S, A]
 pre = W @ q + keys @ U.T
 hidden = np.tanh(pre)  # [S, A]
-# the pencil's last step: [S, A] @ [A] -> [S]
-by_pencil = np.allclose(hidden @ v, additive)
+additive = hidden @ v_a  # [S, A] @ [A] -> [S]
+by_pencil = np.allclose(additive, ac.additive_scores(q, keys, W, U, v_a))
+print(additive.round(3), " same as ac.additive_scores:", by_pencil)
+
+# %% tags=["hide-input"]
 step_table(
     {
         "W q + U k": [vector(p) for p in pre],
         "tanh(W q + U k)": [vector(h) for h in hidden],
-        "vᵀ tanh(…)": additive,
+        "v_aᵀ tanh(…)": additive,
         "q·k": scores,
     },
     index=["k1", "k2", "k3"],
@@ -261,12 +291,12 @@ step_table(
 
 # %% [markdown]
 # By hand, for the first key: $W\mathbf{q} + U\mathbf{k}_1 =$ {eval}`vector(pre[0])`, its
-# $\tanh$ is {eval}`vector(hidden[0])`, and $\mathbf{v}$ takes the first unit minus the second:
+# $\tanh$ is {eval}`vector(hidden[0])`, and $\mathbf{v}_a$ takes the first unit minus the second:
 # {eval}`dec(additive[0])`. The three additive scores are {eval}`dec(additive)` (the hidden
 # layer written out agrees with `ac.additive_scores`: {eval}`by_pencil`). The dot product ties
 # the first and the third key at {eval}`plain(scores[0])`; this network, which holds a key's
 # second component against it, ranks the third key below the first. Neither ranking is the
-# right one: a trained network learns $W$, $U$ and $\mathbf{v}$ to score whatever its task
+# right one: a trained network learns $W$, $U$ and $\mathbf{v}_a$ to score whatever its task
 # needs, and can compare a query and a key of different sizes.
 #
 # The price is not the number of operations. $W\mathbf{q}$ and $U\mathbf{k}$ are computed
@@ -278,13 +308,13 @@ step_table(
 # that a straightforward implementation holds in memory, $A$ times larger than the $L \times
 # S$ scores and with a $\tanh$ per entry, and it cannot run as one matrix product, while all the dot
 # products are a single matrix product, as the next section shows. Luong, Pham and Manning
-# compared the dot product and the bilinear ("general") score
-# $\mathbf{q}^\top W \mathbf{k}$, together called *multiplicative* (곱셈 점수), with an
-# additive ("concat") score: in their experiments the multiplicative scores did well and the
-# additive one poorly ([Luong et al., 2015](references.md)). The Transformer's authors chose the
-# dot product for its speed, "much faster and more space-efficient in practice" on
-# matrix-multiplication code ([Vaswani et al., 2017](references.md), §3.2.1), and so does the
-# rest of this book.
+# compared the dot product and the bilinear ("general") score $\mathbf{q}^\top W \mathbf{k}$
+# with an additive ("concat") score: in their experiments the dot and general scores did well
+# and the additive one poorly ([Luong et al., 2015](references.md)). The Transformer's authors,
+# who name the two families "additive attention" and "dot-product (multiplicative) attention",
+# a multiplicative score (곱셈 점수), chose the dot product for its speed, "much faster and more
+# space-efficient in practice" on matrix-multiplication code
+# ([Vaswani et al., 2017](references.md), §3.2.1), and so does the rest of this book.
 #
 # ## Every score at once: $QK^\top$
 #
@@ -304,16 +334,11 @@ step_table(
 # %%
 # [L, d_k] = [3, 2]: the worked example's query first, then two more
 Q = np.array([q, [0.0, 1.0], [-1.0, 0.5]])
-all_scores = ac.dot_scores(Q, keys)  # [L, d_k] @ [d_k, S] -> [L, S]
-loops = np.array([[sum(Qi[m] * kj[m] for m in range(2)) for kj in keys] for Qi in Q])
-k_t = np.swapaxes(keys, -1, -2)
-print("Q:", Q.shape, " K:", keys.shape, " Kᵀ:", k_t.shape)
-print("QKᵀ:", all_scores.shape)
+all_scores = Q @ keys.T  # [L, d_k] @ [d_k, S] -> [L, S]
+print("Q:", Q.shape, " K:", keys.shape, " Kᵀ:", keys.T.shape, " QKᵀ:", all_scores.shape)
 print(all_scores)
-print(
-    "same as the loops of sums, query by query:",
-    np.allclose(all_scores, loops),
-)
+print("row 0 is the scores of q from before:", np.allclose(all_scores[0], scores))
+print("same as ac.dot_scores:", np.allclose(all_scores, ac.dot_scores(Q, keys)))
 
 # %% [markdown]
 # The result has shape {eval}`all_scores.shape`, one row per query and one column per key, and
@@ -323,9 +348,10 @@ print(
 #
 # ### A batch of sentences: why not `k.T`
 #
-# In practice the arrays carry more axes in front: a batch (배치) of $B$ sentences gives queries
-# of shape $(B, L, d_k)$ and keys $(B, S, d_k)$, and several heads add one more axis. The
-# transpose must swap only the *last two* axes. NumPy's `k.T` reverses *all* of them:
+# For a matrix, `keys.T` is the transpose. In practice the arrays carry more axes in front: a
+# batch (배치) of $B$ sentences gives queries of shape $(B, L, d_k)$ and keys $(B, S, d_k)$, and
+# several heads add one more axis. The transpose must swap only the *last two* axes. NumPy's
+# `k.T` reverses *all* of them:
 
 # %%
 B, L, S, d_k = 2, 3, 4, 5
@@ -375,7 +401,7 @@ figures.show(
 #   library); the score says how well a query matches a key.
 # - The dot product of a query and a key is $\sum_m q_m k_m$, equation {eq}`eq-dot`, which
 #   equals $\|\mathbf{q}\|\|\mathbf{k}\|\cos\theta$, equation {eq}`eq-dot-cos`.
-# - Bahdanau's additive score $\mathbf{v}^\top\tanh(W\mathbf{q} + U\mathbf{k})$, equation
+# - Bahdanau's additive score $\mathbf{v}_a^\top\tanh(W\mathbf{q} + U\mathbf{k})$, equation
 #   {eq}`eq-additive`, is a small learnt network run once per (query, key) pair; the dot product
 #   needs no parameters and computes every pair in one matrix product.
 # - It is largest for the same direction, zero at a right angle and negative for opposite
@@ -464,9 +490,9 @@ ch1.cosine_by_hand.check(answer)
 # :label: ex-ch1-additive-by-hand
 #
 # The cell below prints a query $\mathbf{q}$, a key $\mathbf{k}$, the matrices $W$ and $U$ and
-# the vector $\mathbf{v}$ of a small additive score, equation {eq}`eq-additive`, and a few
+# the vector $\mathbf{v}_a$ of a small additive score, equation {eq}`eq-additive`, and a few
 # values of $\tanh$. Without a computer, compute
-# $\mathbf{v}^\top \tanh(W\mathbf{q} + U\mathbf{k})$ to three decimals.
+# $\mathbf{v}_a^\top \tanh(W\mathbf{q} + U\mathbf{k})$ to three decimals.
 # ```
 #
 # ```{admonition} Hint
@@ -474,12 +500,12 @@ ch1.cosine_by_hand.check(answer)
 #
 # Three steps, as in the table of the section on the additive score: the hidden layer
 # $W\mathbf{q} + U\mathbf{k}$ (two numbers), its $\tanh$ unit by unit (read them from the
-# printed values), then the dot product with $\mathbf{v}$.
+# printed values), then the dot product with $\mathbf{v}_a$.
 # ```
 
 # %%
-q_add, k_add, W_add, U_add, v_add = ch1.additive_by_hand.inputs
-print("q =", q_add, "  k =", k_add, "  v =", v_add)
+q_add, k_add, W_add, U_add, va_add = ch1.additive_by_hand.inputs
+print("q =", q_add, "  k =", k_add, "  v_a =", va_add)
 print("W =", W_add.tolist(), "  U =", U_add.tolist())
 print("tanh:", {x: round(float(np.tanh(x)), 3) for x in (1, 2, 3, 4)})
 answer = ...  # your score, a number
@@ -490,13 +516,13 @@ ch1.additive_by_hand.check(answer)
 # :class: dropdown
 #
 # $W$ and $U$ are the identity, so the hidden layer is $\mathbf{q} + \mathbf{k} = (2, 4)$;
-# its $\tanh$ is about $(0.964, 0.999)$, and $\mathbf{v} = (1, -1)$ takes the first unit minus
+# its $\tanh$ is about $(0.964, 0.999)$, and $\mathbf{v}_a = (1, -1)$ takes the first unit minus
 # the second: {eval}`dec(ch1.additive_by_hand.solution)`. The dot product of the same pair is
 # 3; the tanh squashes both units close to 1, and their difference nearly cancels.
 #
 # ```python
 # hidden_add = np.tanh(W_add @ q_add + U_add @ k_add)  # [A]
-# answer = round(float(v_add @ hidden_add), 3)
+# answer = round(float(va_add @ hidden_add), 3)
 # print("tanh(W q + U k) =", hidden_add.round(3), "  score =", answer)
 # ch1.additive_by_hand.check(answer)
 # ```

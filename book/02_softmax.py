@@ -35,11 +35,9 @@ import warnings
 import attn_core as ac
 import numpy as np
 from attn_book import plots
-from attn_book.data import quanta_example
 from attn_book.exercises import ch02_softmax as ch2
 from attn_book.figures import Figures
-from attn_book.masked_row import fully_masked_table
-from attn_book.prose import dec, grouped, plain, sci, vector
+from attn_book.prose import dec, grouped, plain, sci
 from attn_book.tables import step_table
 from attn_book.widgets import SoftmaxBars
 
@@ -60,17 +58,17 @@ rng = np.random.default_rng(2)
 # Every exponential (지수 함수) $e^{s_j}$ is positive, and dividing by their sum makes them sum
 # to 1. Positive numbers that sum to 1 are a probability distribution (확률 분포): here, over
 # the keys, each weight saying what share of the attention its key gets. Here is equation
-# {eq}`eq-softmax` step by step, on the scores of the Quanta write-up's example, the dot
-# products of its query with its three keys:
+# {eq}`eq-softmax` step by step, on the scores of one query against three keys:
 
 # %%
-example = quanta_example()
-q, keys = example.query, example.keys  # [E], [S, E]
-scores = ac.dot_scores(q, keys)  # [S]
+scores = np.array([2.0, 1.0, 0.1])  # one query's scores against three keys, [S]
 exps = np.exp(scores)  # the numerators, [S]
 total = exps.sum()  # the denominator
 weights = exps / total  # [S], sums to 1
-agrees = np.allclose(ac.softmax(scores), weights)
+agrees = np.allclose(weights, ac.softmax(scores))
+print("same as ac.softmax:", agrees)
+
+# %% tags=["hide-input"]
 step_table(
     {"score s": scores, "e^s": exps, "weight": weights},
     index=["k1", "k2", "k3"],
@@ -78,13 +76,12 @@ step_table(
 )
 
 # %% [markdown]
-# The query is {eval}`vector(q)` and the keys are {eval}`vector(keys[0])`,
-# {eval}`vector(keys[1])` and {eval}`vector(keys[2])`. By hand: the exponentials of the scores
-# {eval}`plain(scores)` are {eval}`dec(exps)`; their sum is {eval}`dec(total)`; dividing gives
-# the weights {eval}`dec(weights)`. `ac.softmax`, which the rest of the book uses, agrees:
-# `np.allclose` says {eval}`agrees`. (The Quanta write-up first divides the scores by the
-# square root of the vectors' dimension and gets different weights;
-# [Chapter 3](03_scaling.ipynb) explains why.)
+# By hand: the exponentials of the scores {eval}`plain(scores)` are {eval}`dec(exps)`; their
+# sum is {eval}`dec(total)`; dividing gives the weights {eval}`dec(weights)`. `ac.softmax`,
+# which the rest of the book uses, agrees: `np.allclose` says {eval}`agrees`. The worked
+# example's scores from [Chapter 1](01_dot_product.ipynb) go through the same steps in
+# [Chapter 4](04_worked_example.ipynb), by hand, once [Chapter 3](03_scaling.ipynb) has said
+# why the Quanta write-up first divides them by the square root of the vectors' dimension.
 #
 # ## Three properties
 #
@@ -264,14 +261,14 @@ big32 = scores + shift32  # the float32 case's scores, for the text
 exp_limit32 = np.log(np.finfo(np.float32).max)
 exp_limit64 = np.log(np.finfo(np.float64).max)
 for dtype, shift in shifts.items():
-    # the example's scores, shifted
+    # the scores above, shifted
     big = scores.astype(dtype) + dtype(shift)
     print(f"{np.dtype(dtype).name}, scores {big}:")
     show("  naive_softmax", naive_softmax, big)
     show("  ac.softmax   ", lambda x: ac.softmax(x).round(3), big)
 
 # %% [markdown]
-# The scores {eval}`plain(big32)` are only the example's scores shifted by
+# The scores {eval}`plain(big32)` are only the scores above shifted by
 # {eval}`plain(shift32)`, and by equation {eq}`eq-shift` their weights are the same.
 # In float32, whose exponentials overflow above {eval}`dec(exp_limit32, 1)`, the naive formula
 # computes `inf / inf` and returns `nan`; float64 lasts until {eval}`dec(exp_limit64, 1)` and then
@@ -279,7 +276,7 @@ for dtype, shift in shifts.items():
 # (언더플로) to 0 and the formula computes `0 / 0`:
 
 # %%
-tiny = scores - 1001.0  # the example's scores, shifted far below zero
+tiny = scores - 1001.0  # the scores above, shifted far below zero
 show("naive_softmax", naive_softmax, tiny)
 show("ac.softmax   ", lambda x: ac.softmax(x).round(3), tiny)
 
@@ -308,7 +305,7 @@ show("ac.softmax   ", lambda x: ac.softmax(x).round(3), tiny)
 # $$ (eq-logsumexp)
 
 # %%
-huge = scores + 999.0  # the example's scores, shifted far above zero
+huge = scores + 999.0  # the scores above, shifted far above zero
 lse_huge = ac.logsumexp(huge)
 show("naive log(sum(exp(s)))", lambda x: np.log(np.exp(x).sum()), huge)
 print("ac.logsumexp(s)        ->", lse_huge)
@@ -371,11 +368,12 @@ figures.show(
     plots.plot_jacobian_norm(gaps, jac_norm, w_gap[:, 0]),
     "fig-ch2-jacobian",
     "Three scores: one pulls ahead of two zeros by the gap on the"
-    " horizontal axis. The largest weight climbs towards 1 and the"
-    " Jacobian's Frobenius norm (the square root of the sum of its"
-    f" squared entries) falls from {dec(jac_norm[0])} (equal scores) to"
-    f" {jac_norm[-1]:.1e} at a gap of {gaps[-1]:g}, where the top weight"
-    f" is {dec(w_gap[-1, 0], 5)}.",
+    " horizontal axis. The largest weight (left) climbs towards 1 and the"
+    " Jacobian's Frobenius norm (right, on a log axis: the square root of"
+    f" the sum of its squared entries) falls from {dec(jac_norm[0])} (equal"
+    f" scores) to {jac_norm[-1]:.1e} at a gap of {gaps[-1]:g}, about"
+    f" {grouped(weaker)} times smaller, where the top weight is"
+    f" {dec(w_gap[-1, 0], 5)}.",
 )
 
 # %% [markdown]
@@ -414,8 +412,9 @@ w_sat = w_gap[-1]  # one weight near 1: [S]
 # the target: key 2, which the softmax all but ignores
 y = np.array([0.0, 1.0, 0.0])
 grad_ce = w_sat - y  # softmax, then cross-entropy: (eq-ce-gradient)
-# inside a network: ∂L/∂w from above asks for "more of key 2"
-g = np.array([0.0, 1.0, 0.0])
+# inside a network: ∂L/∂w from above, negative on w_2, so that descent
+# (which moves against the gradient) asks for more of key 2
+g = np.array([0.0, -1.0, 0.0])
 # the chain rule through J: [S, S] @ [S] -> [S]
 grad_inside = ac.softmax_jacobian(w_sat) @ g
 # (eq-ce-gradient) checked by central differences of the loss
@@ -443,10 +442,11 @@ print("w − y agrees with finite differences:", ce_matches)
 #
 # ## Try it: softmax bars
 #
-# Drag a score bar up or down and watch every weight move at once; the temperature slider
-# flattens or sharpens them. The *shift* adds the same constant to every score: the stable
-# softmax stays put (equation {eq}`eq-shift`), while the naive formula, in the table, breaks
-# once the exponentials overflow. The figure runs in your browser, even on the static site.
+# The bars start from this chapter's three scores. Drag a score bar up or down and watch every
+# weight move at once; the temperature slider flattens or sharpens them. The *shift* adds the
+# same constant to every score: the stable softmax stays put (equation {eq}`eq-shift`), while
+# the naive formula, in the table, breaks once the exponentials overflow. The figure runs in
+# your browser, even on the static site.
 #
 # The widget also shows the *entropy* (엔트로피) of the weights,
 # $H(w) = -\sum_j w_j \log w_j$: one number for how spread out they are, $\log S$ when all $S$
@@ -454,7 +454,7 @@ print("w − y agrees with finite differences:", ce_matches)
 # to measure how peaked attention is.
 
 # %%
-bars = SoftmaxBars(scores=(2.0, 1.0, 0.1))
+bars = SoftmaxBars(scores=tuple(scores.tolist()))  # this chapter's three scores
 figures.show(
     bars,
     "fig-ch2-bars",
@@ -483,6 +483,8 @@ masked = ac.softmax(masked_scores)
 kept = ac.softmax(scores[mask])  # softmax of the visible keys alone
 same_as_visible = np.allclose(masked[mask], kept)
 hidden_key = np.flatnonzero(~mask)[0] + 1  # k2: its number, counted from 1
+
+# %% tags=["hide-input"]
 step_table(
     {
         "score": scores,
@@ -499,27 +501,9 @@ step_table(
 # {eval}`same_as_visible`).
 #
 # What if a row's keys are *all* masked, say a query that belongs to padding itself? Then every
-# exponential is 0 and equation {eq}`eq-softmax` reads $0/0$. There is no right answer, and the
-# libraries differ; PyTorch differs even from itself, depending on the call. Measured with
-# PyTorch 2.13 (a test of this book, `tests/test_masked_row_torch.py`, makes every call of the
-# table again with the PyTorch you have installed). These are CPU measurements: there
-# PyTorch 2.13 sends 4-D (batch, heads, $L$, $E$) inputs to its CPU flash-attention kernel and
-# 3-D inputs to its math backend, and both give zeros; a GPU kernel may treat the row
-# differently:
-
-# %%
-fully_masked_table()
-
-# %% [markdown]
-# `nn.MultiheadAttention` computes NaN weights whenever it returns them, the default; with
-# `need_weights=False` it hands the work to `scaled_dot_product_attention` and gets zeros,
-# except on its inference fast path, which needs `eval()`, no autograd, `batch_first=True` and
-# the same tensor as query, key and value, and an even number of heads (among other
-# conditions): there it gives NaN. With
-# the default `batch_first=False`, or in cross-attention, `eval()` still gives zeros. So the
-# same self-attention layer can give a padded query zeros while it trains and NaN once
-# deployed. `ac.softmax` gives such a row zero weights, as `scaled_dot_product_attention`
-# does:
+# exponential is 0 and equation {eq}`eq-softmax` reads $0/0$, which has no right answer.
+# `ac.softmax` gives such a row zero weights, as PyTorch's `scaled_dot_product_attention` does
+# on the CPU:
 
 # %%
 nothing = np.zeros(scores.shape, dtype=bool)  # every key hidden
@@ -527,34 +511,27 @@ all_masked = ac.softmax(np.where(nothing, scores, -np.inf))
 print("weights of a fully masked row:", all_masked)
 
 # %% [markdown]
+# Other libraries, and even other PyTorch calls, answer differently (NaN, for one);
+# [Chapter 7](07_heads_and_masks.ipynb), where padding masks meet many heads, compares them.
+#
 # Many tutorials write a large negative number such as $-10^9$ instead of $-\infty$. For a row
 # with at least one visible key it gives the same weights to every printed digit; an exercise
 # at the end of this chapter looks at what it does to a fully masked row. It also depends on
-# the dtype: here is $-10^9$ written into float16 scores.
+# the dtype. Here is $-10^9$ stored in float16:
 
 # %%
-float16_max = np.finfo(np.float16).max
-scores16 = scores.astype(np.float16)
-# -1e9 does not fit in float16: the cast makes it -inf ("overflow encountered in cast").
-# NumPy 2 would keep float16 without the cast; NumPy 1.x would upcast to float32.
-with np.errstate(over="ignore"):
-    masked16 = np.where(mask, scores16, -1e9).astype(np.float16)
-minus_1e9_f16 = masked16[~mask][0]
+float16_max = np.finfo(np.float16).max  # the largest float16
 float16_min = np.finfo(np.float16).min  # the most negative finite float16
-print(masked16.dtype, masked16)
+show("-1e9 as float16", lambda x: x.astype(np.float16), np.array([-1e9]))
 
 # %% [markdown]
-# float16's largest number is {eval}`plain(float16_max)`, so NumPy 2, storing $-10^9$ in
-# float16, rounds it to {eval}`plain(minus_1e9_f16)` (with the warning "overflow encountered in
-# cast"). NumPy 1 (1.26, measured) does not round: its value-based casting sees that
-# $-10^9$ does not fit float16, so the same `np.where` returns float32 and keeps $-10^9$ (the
-# cast to float16 afterwards then makes it $-\infty$ too). PyTorch does not round either:
-# `scores.masked_fill(mask, -1e9)` on a float16 tensor raises "value cannot be converted to
-# type c10::Half without overflow". So in float16 the "large negative number" is $-\infty$
-# after all (NumPy 2) or no number at all (PyTorch), which is why PyTorch code masks with the
-# dtype's own most negative number, `torch.finfo(scores.dtype).min`, {eval}`plain(float16_min)`
-# in float16. `ac.attention_weights` takes the mask as
-# `attn_mask=`; `ac.padding_mask` and `ac.causal_mask` build the two usual masks.
+# float16's largest number is {eval}`plain(float16_max)`, so $-10^9$ does not fit: storing it
+# overflows to $-\infty$, and NumPy says so ("overflow encountered in cast"). PyTorch refuses it
+# instead: `scores.masked_fill(mask, -1e9)` on a float16 tensor raises "value cannot be
+# converted to type c10::Half without overflow". That is why PyTorch code masks with the dtype's
+# own most negative number, `torch.finfo(scores.dtype).min`, {eval}`plain(float16_min)` in
+# float16. `ac.attention_weights` takes the mask as `attn_mask=`; `ac.padding_mask` and
+# `ac.causal_mask` build the two usual masks.
 #
 # ## Summary
 #
@@ -572,9 +549,9 @@ print(masked16.dtype, masked16)
 #   At the output, softmax with the cross-entropy loss has the gradient $w - y$ (equation
 #   {eq}`eq-ce-gradient`), which does not vanish.
 # - A mask sets hidden keys' scores to $-\infty$, which gives them zero weight. In `attn_core`
-#   and `scaled_dot_product_attention` True = may attend and a fully masked row gets zeros;
-#   `nn.MultiheadAttention` reads True as *ignore*, and gives such a row NaN when it returns the
-#   weights (the default) or runs its inference fast path, zeros otherwise.
+#   and `scaled_dot_product_attention` True = may attend and a fully masked row, $0/0$, gets
+#   zeros; `nn.MultiheadAttention` reads True as *ignore*, and libraries differ on the fully
+#   masked row ([Chapter 7](07_heads_and_masks.ipynb)).
 #
 # ## Exercises
 #
@@ -784,8 +761,8 @@ ch2.mask_fully_masked.check(fixed_masked_weights)
 # When every score of a row is $-10^9$, subtracting the maximum leaves zeros and the row gets
 # $1/S$ each, an average over padding. Usually that is harmless, because a padded query's
 # output is thrown away; it does harm when the output is kept (averaged over the sequence,
-# say), and in float16, whose largest number is {eval}`plain(float16_max)`: there NumPy 2 turns
-# $-10^9$ into $-\infty$ and a plain softmax returns NaN, while PyTorch's `masked_fill`
+# say), and in float16, whose largest number is {eval}`plain(float16_max)`: there $-10^9$
+# overflows to $-\infty$ and a plain softmax returns NaN, while PyTorch's `masked_fill`
 # refuses the value outright. Write $-\infty$ instead, a true "no weight" that no dtype can
 # round, and give the all-$-\infty$ row its own rule: $-\infty - (-\infty)$ is NaN, so
 # subtract 0 where the maximum is $-\infty$, and divide by 1 where the sum is 0.

@@ -30,7 +30,7 @@
 # - check the derivation by simulation, and read the plot;
 # - say what unscaled scores do to softmax: saturation, entropy collapse, vanishing gradients,
 #   and measure it query by query;
-# - reproduce the numbers of the Quanta write-up;
+# - follow the Quanta write-up from its $d_k = 2$ to the $d_k = 64$ of a real model;
 # - say which assumption the $\sqrt{d_k}$ rests on, and what models do when it fails.
 #
 # New terms: mean (평균), variance (분산), standard deviation (표준편차), layer normalisation
@@ -42,7 +42,6 @@ import math
 import attn_core as ac
 import numpy as np
 from attn_book import experiments, plots
-from attn_book.data import quanta_example
 from attn_book.exercises import ch03_scaling as ch3
 from attn_book.figures import Figures
 from attn_book.prose import dec, grouped, percent, plain, vector
@@ -54,32 +53,42 @@ figures = Figures(chapter=3)
 rng = np.random.default_rng(3)
 
 # %% [markdown]
-# ## The worked example, with and without the scale
+# ## One query, with and without the scale
 #
-# Take the Quanta write-up's query and three keys again. `ac.attention_weights` divides by
-# $\sqrt{d_k}$ unless told otherwise; its `scale=` is the factor that multiplies the scores,
-# as in PyTorch's `scaled_dot_product_attention` (default $1/\sqrt{E}$, $E = d_k$), so
-# `scale=1.0` switches the division off.
+# Take a query and three keys of $d_k = 2$ components, score them, and take the softmax of the
+# scores as they are and divided by $\sqrt{d_k}$:
 
 # %%
-example = quanta_example()
-q, keys = example.query, example.keys  # [d_k], [S, d_k]
+q = np.array([1.0, 1.0])  # [d_k]
+keys = np.array([[2.0, 0.0], [0.0, 1.0], [-1.0, 1.0]])  # [S, d_k]
 d_k = q.shape[-1]  # 2
 root_d_k = math.sqrt(d_k)  # the divisor
-w_plain = ac.attention_weights(q, keys, scale=1.0)
-w_scaled = ac.attention_weights(q, keys)  # 1/√d_k
-print("q =", vector(q), "  d_k =", d_k)
-print("unscaled:", dec(w_plain))
-print("scaled:  ", dec(w_scaled))
+scores_small = keys @ q  # [S, d_k] @ [d_k] -> [S]
+w_plain = ac.softmax(scores_small)  # unscaled
+w_scaled = ac.softmax(scores_small / root_d_k)  # divided by √d_k
+print("unscaled:", w_plain.round(3))
+print("scaled:  ", w_scaled.round(3))
+
+# %% [markdown]
+# `ac.attention_weights` does both steps, dividing by $\sqrt{d_k}$ unless told otherwise: its
+# `scale=` is the factor that multiplies the scores, as in PyTorch's
+# `scaled_dot_product_attention` (default $1/\sqrt{E}$, $E = d_k$), so `scale=1.0` switches
+# the division off:
+
+# %%
+same_scaled = np.allclose(ac.attention_weights(q, keys), w_scaled)
+same_plain = np.allclose(ac.attention_weights(q, keys, scale=1.0), w_plain)
+print("scaled:", same_scaled, "  unscaled:", same_plain)
 
 # %% [markdown]
 # The query is $\mathbf{q}$ = {eval}`vector(q)`, the keys are {eval}`vector(keys[0])`,
-# {eval}`vector(keys[1])` and {eval}`vector(keys[2])`, so $d_k =$ {eval}`d_k`.
-# Without the scale the weights are {eval}`dec(w_plain, sep=" / ")`, the softmax of
-# [Chapter 2](02_softmax.ipynb); divided by $\sqrt{d_k} \approx$ {eval}`dec(root_d_k)` they are
-# {eval}`dec(w_scaled, sep=" / ")`, the write-up's numbers. Even at $d_k =$ {eval}`d_k` the
-# unscaled weights are more extreme. The write-up's point is that real models use far larger
-# $d_k$, where the difference is far larger. Why?
+# {eval}`vector(keys[1])` and {eval}`vector(keys[2])`, so $d_k =$ {eval}`d_k` and the scores
+# are {eval}`plain(scores_small)`. Without the scale the weights are
+# {eval}`dec(w_plain, sep=" / ")`; divided by $\sqrt{d_k} \approx$ {eval}`dec(root_d_k)` they
+# are {eval}`dec(w_scaled, sep=" / ")`. Even at $d_k =$ {eval}`d_k` the unscaled weights are
+# more extreme. The Quanta write-up makes the same comparison on its own example, at the same
+# $d_k$ ([Chapter 4](04_worked_example.ipynb) works it through by hand), and its point is that
+# real models use far larger $d_k$, where the difference is far larger. Why?
 #
 # ## The derivation
 #
@@ -152,20 +161,31 @@ print("scaled:  ", dec(w_scaled))
 # enters a layer, not the query $\mathbf{q} = \mathbf{x} W_Q$ and the key
 # $\mathbf{k} = \mathbf{x} W_K$ made from it: their size depends on the learnt matrices $W_Q$
 # and $W_K$, and drifts as those train. Some models therefore normalise $\mathbf{q}$ and
-# $\mathbf{k}$ themselves, just before the dot product, a family called QK-norm. Its first form
-# divides each by its length, so the score becomes a cosine, and replaces $1/\sqrt{d_k}$ with a
-# learnt scale ([Henry et al., 2020](references.md)). The QK-norm of today's large models is a
-# different design: a LayerNorm or RMSNorm with learnt gains applied to the queries and the keys
-# (a LayerNorm in ViT-22B; an RMSNorm over each head's $d_k$ components in Gemma 3 and Qwen3,
-# and over the whole projection at once in OLMo 2), and it keeps a fixed divisor: $\sqrt{d_k}$
-# in ViT-22B, OLMo 2 and Qwen3; in Gemma 3 the square root of its configuration's
-# `query_pre_attn_scalar`, which is $d_k$ in the smaller models but $d_\text{model}/h = 168$ in
-# the 27B model, whose heads have $d_k = 128$
-# ([Dehghani et al., 2023](references.md); [Team OLMo, 2024](references.md);
-# [Gemma Team, 2025](references.md); [Qwen Team, 2025](references.md)). Normalisation fixes
-# lengths, not independence: each normalised vector has length about $\sqrt{d_k}\,g$, with $g$
-# a typical learnt gain, so each scaled score is bounded by about $\sqrt{d_k}\,g^2$; the
-# variance argument above still needs independent components, which training breaks.
+# $\mathbf{k}$ themselves, just before the dot product, a family called QK-norm (the aside
+# below lists who does what). Normalisation fixes lengths, not independence: it bounds each
+# score, but the variance argument above still needs independent components, which training
+# breaks.
+#
+# ````{admonition} Aside: QK-norm in published models
+# :class: dropdown
+#
+# Its first form divides each vector by its length, so the score becomes a cosine, and
+# replaces $1/\sqrt{d_k}$ with a learnt scale. The QK-norm of today's large models is a
+# different design: a LayerNorm or RMSNorm with learnt gains applied to the queries and the
+# keys, with a fixed divisor kept.
+#
+# | model | what normalises $\mathbf{q}$ and $\mathbf{k}$ | the divisor |
+# |---|---|---|
+# | [Henry et al., 2020](references.md) | each vector divided by its length | a learnt scale |
+# | ViT-22B ([Dehghani et al., 2023](references.md)) | a LayerNorm | $\sqrt{d_k}$ |
+# | OLMo 2 ([Team OLMo, 2024](references.md)) | an RMSNorm over the whole projection | $\sqrt{d_k}$ |
+# | Qwen3 ([Qwen Team, 2025](references.md)) | an RMSNorm over each head's $d_k$ components | $\sqrt{d_k}$ |
+# | Gemma 3 ([Gemma Team, 2025](references.md)) | an RMSNorm over each head's $d_k$ components | the square root of `query_pre_attn_scalar`: $d_k$ in the smaller models, $d_\text{model}/h = 168$ in the 27B model, whose heads have $d_k = 128$ |
+#
+# With learnt gains, each normalised vector has length about $\sqrt{d_k}\,g$, with $g$ a
+# typical gain, so each scaled score is bounded by about $\sqrt{d_k}\,g^2$: a bound on the
+# lengths, not on how the components of a query and a key line up.
+# ````
 #
 # Nor does training keep $\mathbf{q}$ and $\mathbf{k}$ independent: it aligns each query with
 # the keys it should find. Once their components are correlated, each product $q_m k_m$ has a
@@ -213,20 +233,26 @@ print(f"Var[q_m] = {var_q:.4f}; simulated {var_q_simulated:.4f}")
 #
 # ## Checked by simulation
 #
-# `experiments.random_dot_products` (from the book's `attn_book.experiments`) draws pairs of
-# standard-normal vectors and returns their dot products; the cell measures the sample variance
-# for each dimension, and again for the same draws divided by $\sqrt{d_k}$. If the derivation
-# is right, the unscaled variance follows $d_k$ and the scaled one stays at 1.
+# The proposition's assumption, as code: draw each component of a query and of a key from the
+# standard normal distribution (mean 0, variance 1), independently, and take their dot
+# product. For each dimension the cell draws many such pairs, one per row, and measures the sample variance of their dot products, then of the same dot products
+# divided by $\sqrt{d_k}$. If the derivation is right, the first follows $d_k$ and the second
+# stays at 1.
 
 # %%
 d_ks = 2 ** np.arange(10)  # 1, 2, 4, ..., 512
 n_dims, d_max = len(d_ks), d_ks[-1]
 spread_max = math.sqrt(d_max)  # the unscaled standard deviation at d_max
 n_pairs = 20_000
-# one sample of n_pairs dot products per d_k; the scaled column divides the same draws
-draws = [experiments.random_dot_products(d, n_pairs, rng) for d in d_ks]
-var_plain = np.array([s.var(ddof=1) for s in draws])
-var_scaled = np.array([(s / math.sqrt(d)).var(ddof=1) for s, d in zip(draws, d_ks, strict=True)])
+var_plain, var_scaled = np.zeros(n_dims), np.zeros(n_dims)
+for i, d in enumerate(d_ks):
+    q_draw = rng.standard_normal((n_pairs, d))  # N queries, [N, d_k]
+    k_draw = rng.standard_normal((n_pairs, d))  # a key for each, [N, d_k]
+    dots = (q_draw * k_draw).sum(-1)  # each pair's q·k, [N]
+    var_plain[i] = dots.var(ddof=1)  # should be d_k
+    var_scaled[i] = (dots / math.sqrt(d)).var(ddof=1)  # should be 1
+
+# %% tags=["hide-input"]
 labels = [f"dₖ = {d}" for d in d_ks]
 step_table({"Var[q·k]": var_plain, "Var[q·k/√dₖ]": var_scaled}, index=labels)
 
@@ -272,8 +298,22 @@ figures.show(
 
 # %%
 n_keys, n_trials = 16, 500  # S keys per query, queries per d_k
-sat_plain = experiments.saturation_stats(d_ks, n_keys, n_trials, rng, scaled=False)
-sat_scaled = experiments.saturation_stats(d_ks, n_keys, n_trials, rng, scaled=True)
+
+
+def peakedness(d_k, scale):
+    """The three measures, averaged over n_trials random queries, each with its own keys."""
+    q_r = rng.standard_normal((n_trials, 1, d_k))  # [N, 1, d_k]
+    k_r = rng.standard_normal((n_trials, n_keys, d_k))  # [N, S, d_k]
+    w = ac.attention_weights(q_r, k_r, scale=scale)[:, 0]  # [N, 1, S] -> [N, S]
+    jacobian_norms = np.linalg.norm(ac.softmax_jacobian(w), axis=(-2, -1))  # [N]
+    return w.max(axis=-1).mean(), ac.entropy(w).mean(), jacobian_norms.mean()
+
+
+# one row per d_k, one column per measure: [D, 3] -> three arrays of [D]
+rows_plain = np.array([peakedness(d, 1.0) for d in d_ks])  # unscaled
+rows_scaled = np.array([peakedness(d, 1 / math.sqrt(d)) for d in d_ks])  # scaled
+sat_plain = experiments.SaturationStats(*rows_plain.T)
+sat_scaled = experiments.SaturationStats(*rows_scaled.T)
 
 # %% tags=["hide-input"]
 jac_peak_d_k = d_ks[np.argmax(sat_plain.jacobian_norm)]  # where the unscaled norm peaks
@@ -293,7 +333,7 @@ figures.show(
 # %% [markdown]
 # At $d_k =$ {eval}`plain(d_max)`, the last entry of each measure:
 
-# %%
+# %% tags=["hide-input"]
 step_table(
     {
         "unscaled q·k": [measure[-1] for measure in sat_plain],
@@ -444,11 +484,9 @@ figures.show(
 #   the entropy collapses and, for most queries, the Jacobian, hence the gradient, all but
 #   vanishes ({eval}`figures.ref("fig-ch3-saturation")`).
 # - The argument needs independent queries and keys, as at initialisation. Layer normalisation
-#   does not guarantee it. QK-norm normalises $\mathbf{q}$ and $\mathbf{k}$ themselves: by
-#   their length with a learnt scale in place of $1/\sqrt{d_k}$ (Henry et al.), or, in today's
-#   large models, by a LayerNorm or RMSNorm with learnt gains and a fixed divisor, which bounds
-#   each score but does not restore independence. μP
-#   divides by $d_k$ because training aligns them.
+#   does not guarantee it; QK-norm, which normalises $\mathbf{q}$ and $\mathbf{k}$ themselves,
+#   fixes their lengths, not their independence. μP divides by $d_k$ because training aligns
+#   them.
 # - In multi-head attention $d_k$ is the width of one head, $d_\text{head} = d_\text{model}/h$.
 #
 # ## Exercises
@@ -489,10 +527,10 @@ ch3.spread_by_hand.check(answer)
 #
 # ```python
 # answer = [math.sqrt(d_k_ex), 1.0]
-# simulated = [
-#     experiments.random_dot_products(d_k_ex, n_pairs, rng, scaled=s).std()
-#     for s in (False, True)
-# ]
+# q_ex = rng.standard_normal((n_pairs, d_k_ex))  # [N, d_k]
+# k_ex = rng.standard_normal((n_pairs, d_k_ex))  # [N, d_k]
+# dots_ex = (q_ex * k_ex).sum(-1)  # [N]
+# simulated = [dots_ex.std(), (dots_ex / math.sqrt(d_k_ex)).std()]
 # print("by hand:  ", answer)
 # print("simulated:", np.round(simulated, 2))
 # ch3.spread_by_hand.check(answer)
@@ -589,8 +627,9 @@ ch3.variance_with_sigma.check(answer)
 #
 # ```python
 # answer = d_k_sigma * sigma_sq**2  # d_k σ⁴
-# unit = experiments.random_dot_products(d_k_sigma, n_pairs, rng)
-# scores = sigma_sq * unit  # σ² times the unit-variance scores
+# q_unit = rng.standard_normal((n_pairs, d_k_sigma))  # [N, d_k], variance 1
+# k_unit = rng.standard_normal((n_pairs, d_k_sigma))
+# scores = sigma_sq * (q_unit * k_unit).sum(-1)  # σ² times the unit-variance scores
 # simulated = round(float(scores.var()), 1)
 # print("by hand:", answer, "  simulated:", simulated)
 # ch3.variance_with_sigma.check(answer)

@@ -22,7 +22,7 @@
 #
 # - compute an attention output with pencil and paper: scores, scaling, exponentials, weights
 #   and the weighted sum (가중합), and check every digit against `attn_core`;
-# - say what the scaling changes in the output, with Chapter 2's unscaled weights;
+# - say what the scaling changes in the weights and in the output;
 # - draw the output as a point among the values and explain why it can never leave their
 #   convex hull;
 # - write the attention of several queries at once as two matrix products;
@@ -195,12 +195,11 @@ print("weights", weights_3, " output", output_3)
 #
 # ## The same example without the scaling
 #
-# [Chapter 2](02_softmax.ipynb) already fed the raw scores {eval}`plain(scores)` straight to
-# the softmax: its weights are this example without step 2, so we take them from there rather
-# than derive them again. What is new here is the output they give:
+# Without step 2, the softmax gets the raw scores {eval}`plain(scores)` directly, as the
+# Quanta write-up also shows; the division by $\sqrt{d_k}$ is the only difference:
 
 # %%
-# Chapter 2's weights: no division by √d_k
+# step 2 left out: no division by √d_k
 weights_unscaled = ac.softmax(scores)
 output_unscaled = weights_unscaled @ V
 output_unscaled_3 = weights_unscaled.round(3) @ V  # rounded weights
@@ -342,11 +341,10 @@ step_table({t: weights_s[:, j] for j, t in enumerate(tokens)}, index=tokens)
 apple = tokens.index("사과를")  # the second row
 np.testing.assert_allclose(weights_s[apple], weights)
 np.testing.assert_allclose(output_s[apple], output)
-apple_output, apple_weights = output_s[apple], weights_s[apple]  # [2], [3]
 
 # %% [markdown]
-# Its output is {eval}`vector(apple_output)`, the same as by hand, and the query of "사과를" puts
-# {eval}`dec(apple_weights[0])` on "나는" and {eval}`dec(apple_weights[2])` on "먹었다", the
+# Its output is {eval}`vector(output_s[apple])`, the same as by hand, and the query of "사과를"
+# puts {eval}`dec(weights_s[apple, 0])` on "나는" and {eval}`dec(weights_s[apple, 2])` on "먹었다", the
 # explainer's conditional at work: *if* "나는" and "먹었다" are judged related to "사과", they get
 # high scores. Here they are, and they do. But nothing here *found* that relation. These
 # vectors are the worked example's, relabelled as words: we chose the query of "사과를" to point
@@ -513,7 +511,6 @@ ch4.add_a_word.check(answer)
 # for the folded solution: the weights with three words and with four
 weights_three = ac.attention_weights(q_4, keys_4[:3])
 weights_four = ac.attention_weights(q_4, keys_4)
-v_4 = values_4[3]
 output_four = weights_four @ values_4  # [4] @ [4, d_v] -> [d_v]
 output_four_sum = output_four.sum()
 
@@ -526,7 +523,7 @@ output_four_sum = output_four.sum()
 # With three words the weights are {eval}`dec(weights_three)`; with four,
 # {eval}`dec(weights_four)`.
 #
-# The output leaves the line: $\mathbf v_4 =$ {eval}`vector(v_4)` is off it, so the four values
+# The output leaves the line: $\mathbf v_4 =$ {eval}`vector(values_4[3])` is off it, so the four values
 # span a real triangle and the output moves into it, to {eval}`vector(output_four)`, whose
 # coordinates add up to {eval}`dec(output_four_sum)`, not {eval}`plain(line_sum)` (the
 # convex-combination picture above).

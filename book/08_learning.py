@@ -546,8 +546,6 @@ for label, scale in [("scaled", None), ("unscaled", 1.0)]:
         "|grad W_Q, W_K|": runs[f"SGD, {label}"].grad_norms[0],
     }
 uniform_entropy = math.log(3)  # log S: uniform weights over 3 keys
-stuck_grad = init["unscaled"]["median |dQ_i|, saturated rows"]
-free_grad = init["unscaled"]["median |dQ_i|, other rows"]
 step_table(
     {k: [f"{x:.3g}" if isinstance(x, float) else x for x in v.values()] for k, v in init.items()},
     index=list(init["scaled"]),
@@ -561,8 +559,9 @@ step_table(
 # {eval}`dec(init["unscaled"]["std of the scores"], 2)` against
 # {eval}`dec(init["scaled"]["std of the scores"], 2)` scaled ($\sqrt{d_k}$ times as much),
 # and softmax turns most rows into one-hots. Their queries get a
-# median gradient of {eval}`sci(stuck_grad, 1)`, against
-# {eval}`sci(free_grad, 1)` for the rows that are not saturated:
+# median gradient of {eval}`sci(init["unscaled"]["median |dQ_i|, saturated rows"], 1)`, against
+# {eval}`sci(init["unscaled"]["median |dQ_i|, other rows"], 1)` for the rows that are not
+# saturated:
 # that is the vanishing gradient, and it is per row. Notice that the total gradient reaching
 # $W_Q$ and $W_K$ is *larger* without the scale ({eval}`dec(init["unscaled"]["|grad W_Q, W_K|"], 2)`
 # against {eval}`dec(init["scaled"]["|grad W_Q, W_K|"], 2)`): the unscaled scores are not divided

@@ -28,6 +28,8 @@
 # - run the online softmax (온라인 소프트맥스) by hand, block by block, with its running max,
 #   running sum and rescale factor, merge two halves computed apart, and explain why it needs
 #   $O(n \cdot \text{block})$ memory instead of $O(n^2)$ with the same matrix-product FLOPs;
+# - run attention in query tiles by hand, as `ac.scaled_dot_product_attention` does on long
+#   inputs through `ac.blocked_attention`, and say why each tile is just the plain formula;
 # - say what FlashAttention adds to it: query tiles, a saved log-sum-exp, and recomputation in
 #   the backward pass;
 # - name the main lines of work that avoid the quadratic cost.
@@ -35,10 +37,7 @@
 # %%
 import functools
 import math
-import statistics
 import time
-import timeit
-import tracemalloc
 
 import attn_core as ac
 import numpy as np
@@ -49,6 +48,7 @@ from attn_book.plots import plot_cost_scaling
 from attn_book.progress import TextProgress
 from attn_book.prose import dec, plain, vector
 from attn_book.tables import step_table
+from attn_book.timing import loglog_fit, machine, peak_bytes, timed
 from attn_book.widgets import MemoryCalculator
 
 figures = Figures(chapter=9)
@@ -168,27 +168,13 @@ figures.show(
 # float32, and records its peak extra memory. It keeps to a time budget: before each doubling it
 # predicts the next size's time (four times the last) and stops when that would overrun, so it
 # finishes in well under a minute wherever it runs. Its output is your machine's. Two small
-# helpers do the measuring: the median of a few timed calls (after one untimed call, since
-# fresh memory is slow to touch the first time), and the peak memory a call allocates, which
-# Python's `tracemalloc` sees for numpy's arrays too:
+# helpers of the book's package do the measuring (`attn_book/timing.py`): `timed`, the median
+# of a few timed calls after one untimed call (fresh memory is slow to touch the first time),
+# with the fastest and slowest beside it, and `peak_bytes`, the peak memory a call allocates,
+# which Python's `tracemalloc` sees for numpy's arrays too:
 
 
 # %%
-def median_seconds(f, repeats=5):
-    """Median wall-clock seconds of ``f()`` over ``repeats`` calls, after one warm-up."""
-    f()
-    return statistics.median(timeit.repeat(f, number=1, repeat=repeats))
-
-
-def peak_bytes(f):
-    """The most memory ``f()`` holds at once beyond what existed before, in bytes."""
-    tracemalloc.start()
-    f()
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    return peak
-
-
 def plain_path(q, k, v):
     """Chapter 4's attention: the weights, then ``weights @ value``."""
     return ac.attention_weights(q, k) @ v
@@ -211,28 +197,21 @@ for n in sizes:
     progress.show(len(measured_n), f"timing n = {n:,}")
     q, k, v = rng.standard_normal((3, n, 64), dtype=np.float32)  # [n, d_k] each
     run = functools.partial(plain_path, q, k, v)
-    measured_seconds.append(median_seconds(run))
+    measured_seconds.append(timed(run, repeats=5).median)
     measured_peak.append(peak_bytes(run))
     measured_n.append(n)
 progress.show(len(measured_n), f"done in {time.perf_counter() - started:.1f} s")
+print(machine())
 
 # %% [markdown]
 # On log-log axes a power law $t = c\,n^p$ is a straight line of slope $p$:
-# $\log t = \log c + p \log n$. Fit that line through the four largest sizes, where fixed
-# overheads matter least:
+# $\log t = \log c + p \log n$. Fit that line through every size measured, and keep beside it
+# the slopes between neighbouring sizes, its spread:
 
 # %%
-log_n, log_t = np.log(measured_n), np.log(measured_seconds)
-slope, _ = np.polyfit(log_n[-4:], log_t[-4:], 1)  # the four largest n
-doubling_ratios = np.array(measured_seconds[1:]) / np.array(measured_seconds[:-1])
-last_ratio = doubling_ratios[-1]  # the time's growth at the last doubling; n² predicts 4
-if slope < 1.8:
-    slope_verdict = "below the 2"
-elif slope <= 2.2:
-    slope_verdict = "close to the 2"
-else:
-    slope_verdict = "above the 2"
-memory_slope, _ = np.polyfit(np.log(measured_n), np.log(measured_peak), 1)
+fit = loglog_fit(measured_n, measured_seconds)  # slope, its standard error, local slopes
+slope = fit.slope
+memory_fit = loglog_fit(measured_n, measured_peak)
 one_matrix = [ac.attention_cost(1, 1, n, n, 64).score_bytes for n in measured_n]
 largest_n = measured_n[-1]
 peak_in_matrices = measured_peak[-1] / one_matrix[-1]  # at the largest n
@@ -255,19 +234,19 @@ figures.show(
 
 # %% [markdown]
 # These timings are measured, not seeded: only running the cells reproduces them, and
-# your numbers will differ. On the machine that built this page the fitted slope of the time is
-# {eval}`dec(slope, 2)`, up to n = {eval}`largest_n`, {eval}`slope_verdict` of
-# {eq}`eq-ch9-cost`, and the last doubling of $n$ multiplied the time by
-# {eval}`dec(last_ratio, 2)`, where $n^2$ predicts 4; run the cells again and your machine's
-# figures replace them. The time is a noisy measure: the number of threads numpy's matrix
-# library starts, how well it uses them at each size, and other programs sharing the
-# processor all move the slope, by a few tenths from run to run; matrices that outgrow the
-# caches (next section) push it above 2. That is why the fit uses only the four largest
-# sizes, where the products and the passes over the $n \times n$ matrix are most of the work.
-# The memory is cleaner, slope {eval}`dec(memory_slope, 2)`: at the largest size the plain
-# path held {eval}`dec(peak_in_matrices, 1)` times the bytes of one $n \times n$ matrix,
-# because the scores and their max-shifted copy are alive at once; the scaling, the
-# exponential and the division work in place.
+# your numbers will differ; the line the cell printed names the processor, its vector
+# extensions, the matrix library's kernel and the load average (how many programs wanted the
+# processor at the time). On the machine that built this page, fitted
+# through every size up to n = {eval}`largest_n`, the time's slope is {eval}`dec(slope, 2)`
+# with a standard error of {eval}`dec(fit.stderr, 2)`, against the 2 of {eq}`eq-ch9-cost`;
+# between neighbouring sizes it was {eval}`dec(fit.local, 2)`. Read the spread before the
+# slope: a slope between two neighbouring sizes rests on two medians only, and where those
+# slopes scatter widely the fitted one says little; run the cells again and compare. The
+# memory's slope is
+# {eval}`dec(memory_fit.slope, 2)`: at the largest size the plain path held
+# {eval}`dec(peak_in_matrices, 1)` times the bytes of one $n \times n$ matrix, because the
+# scores and their max-shifted copy are alive at once; the scaling, the exponential and the
+# division work in place.
 #
 # ## Where the time goes
 #
@@ -299,11 +278,12 @@ step_table(
 
 # %% [markdown]
 # The products do about {eval}`dec(intensity[0], 0)` FLOPs for each byte they move, the
-# softmax's passes a fraction of one. Now time each step of the plain path on its
-# own at this size, and the floor: the two products alone,
-# written into buffers made beforehand. Each time is the median of 9 runs; timings on a
-# shared machine are noisy, so the floor can even come out slower than the two product
-# steps timed apart:
+# softmax's passes a fraction of one. Now time each step of the plain path on its own at this
+# size, each writing into one $n \times n$ buffer made beforehand (`out=`), so that a step's
+# time is its reading, computing and writing, not fresh memory being handed out. Beside them,
+# a plain copy of the $n \times n$ matrix into that buffer: it reads and writes the matrix
+# once and computes nothing, the speed at which this machine moves it. Each time is the
+# median of 9 runs:
 
 # %% tags=["nbval-ignore-output"]
 q_s, k_s, v_s = rng.standard_normal((3, n_steps, d_steps), dtype=np.float32)
@@ -312,25 +292,19 @@ s_scaled = s_raw / math.sqrt(d_steps)  # math.sqrt keeps float32
 s_shifted = s_scaled - s_scaled.max(axis=-1, keepdims=True)
 s_exp = np.exp(s_shifted)
 s_weights = s_exp / s_exp.sum(axis=-1, keepdims=True)  # rows sum to 1
-step_functions = [
-    lambda: q_s @ k_s.T,
-    lambda: s_raw / math.sqrt(d_steps),
-    lambda: s_scaled - s_scaled.max(axis=-1, keepdims=True),
-    lambda: np.exp(s_shifted),
-    lambda: s_exp / s_exp.sum(axis=-1, keepdims=True),
-    lambda: s_weights @ v_s,
-]
-step_ms = 1e3 * np.array([median_seconds(f, repeats=9) for f in step_functions])
-scores_buffer = np.empty((n_steps, n_steps), dtype=np.float32)
+buffer = np.empty((n_steps, n_steps), dtype=np.float32)  # every n × n step writes here
 out_buffer = np.empty((n_steps, d_steps), dtype=np.float32)
-
-
-def floor():  # the floor: Q Kᵀ, then @ V, into buffers made beforehand
-    np.matmul(q_s, k_s.T, out=scores_buffer)  # [n, d_k] @ [d_k, n] -> [n, n]
-    np.matmul(scores_buffer, v_s, out=out_buffer)  # [n, n] @ [n, d_k] -> [n, d_k]
-
-
-floor_ms = 1e3 * median_seconds(floor, repeats=9)
+step_functions = [
+    lambda: np.matmul(q_s, k_s.T, out=buffer),
+    lambda: np.divide(s_raw, math.sqrt(d_steps), out=buffer),
+    lambda: np.subtract(s_scaled, s_scaled.max(axis=-1, keepdims=True), out=buffer),
+    lambda: np.exp(s_shifted, out=buffer),
+    lambda: np.divide(s_exp, s_exp.sum(axis=-1, keepdims=True), out=buffer),
+    lambda: np.matmul(s_weights, v_s, out=out_buffer),
+]
+step_ms = 1e3 * np.array([timed(f, repeats=9).median for f in step_functions])
+copy_ms = 1e3 * timed(np.copyto, buffer, s_raw, repeats=9).median  # read n², write n²
+copy_gb_per_s = 2 * nn * 4 / copy_ms / 1e6
 step_table(
     {
         "ms": step_ms,
@@ -339,22 +313,23 @@ step_table(
         "GB/s moved": step_bytes / step_ms / 1e6,
     },
     index=steps,
-    footer=("floor", {"ms": floor_ms}),
+    footer=("copy", {"ms": copy_ms, "GB/s moved": copy_gb_per_s}),
     digits=2,
 )
 
 # %% [markdown]
-# Read the table as a few numbers: the steps against the floor, the softmax's passes (steps 2
-# to 5) against the two products (steps 1 and 6):
+# Read the table as a few numbers: the steps against the floor (the two products, steps 1
+# and 6, which any exact attention computes), the softmax's passes (steps 2 to 5) against
+# them:
 
 # %%
 passes = slice(1, 5)  # the softmax's four passes
 products = [0, 5]  # Q Kᵀ and weights V
+floor_ms = step_ms[products].sum()
 steps_over_floor = step_ms.sum() / floor_ms
 passes_share = step_ms[passes].sum() / step_ms.sum()
 passes_gflops = step_flops[passes].sum() / step_ms[passes].sum() / 1e6
-products_ms = step_ms[products].sum()
-products_gflops = step_flops[products].sum() / products_ms / 1e6
+products_gflops = step_flops[products].sum() / floor_ms / 1e6
 # each pass against one product
 fewer_flops = step_flops[0] / step_flops[passes]
 
@@ -377,11 +352,11 @@ fewer_flops = step_flops[0] / step_flops[passes]
 # arithmetic intensity with the machine's ridge point (리지 포인트): its arithmetic speed divided by
 # its memory bandwidth, the FLOPs a step must do per byte to keep the arithmetic busy. Above
 # the ridge a step is compute-bound (연산 한계), below it memory-bound (메모리 한계). This
-# machine's ridge, from the timings above (the products' speed, and the bandwidth of the
-# fastest pass), and an H100 GPU's, from NVIDIA's datasheet ([NVIDIA, 2024](references.md)):
+# machine's ridge, from the timings above (the products' speed, and the copy's bytes per
+# second as the memory's speed), and an H100 GPU's, from NVIDIA's datasheet ([NVIDIA, 2024](references.md)):
 
 # %% tags=["nbval-ignore-output"]
-bandwidth_here = (step_bytes[passes] / step_ms[passes]).max() / 1e6  # GB/s
+bandwidth_here = copy_gb_per_s  # GB/s: the copy's, read and written
 ridge_here = products_gflops / bandwidth_here  # FLOPs per byte
 exp_gb_per_s = step_bytes[3] / step_ms[3] / 1e6  # the exp pass's bytes per second
 h100_tflops, h100_tb_per_s = 989, 3.35  # H100 SXM: dense bf16 on tensor cores; HBM3
@@ -395,15 +370,14 @@ qk_gpu_intensity = qk_gpu_flops / qk_gpu_bytes  # about d_head
 print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 
 # %% [markdown]
-# Here the products reached {eval}`dec(products_gflops, 1)` GFLOP/s and the fastest pass
-# moved {eval}`dec(bandwidth_here, 1)` GB/s (a lower bound on the memory's speed: each pass
-# here writes a new array, whose first touch costs page faults), a ridge of about
-# {eval}`dec(ridge_here, 1)` FLOPs per byte or less: the products, at {eval}`dec(intensity[0], 1)`, are compute-bound on this
-# machine. Of the passes, ÷ $\sqrt{d_k}$, − max and ÷ sum stream at about the memory's speed
-# and are memory-bound. The exponential's pass moved {eval}`dec(exp_gb_per_s, 1)` GB/s
-# against the fastest pass's {eval}`dec(bandwidth_here, 1)`: one exponential costs tens of
-# instructions, not the one FLOP the table counts, so on a CPU that pass waits for the
-# arithmetic more than for the memory. (On GPUs too the exponential's throughput
+# Here the products reached {eval}`dec(products_gflops, 1)` GFLOP/s and the copy moved
+# {eval}`dec(bandwidth_here, 1)` GB/s, a ridge of about {eval}`dec(ridge_here, 1)` FLOPs per
+# byte; the products do {eval}`dec(intensity[0], 1)`. Compare each pass's GB/s in the table
+# with the copy's: a pass that moves its bytes about as fast as the copy is held by the
+# memory, not by its arithmetic. The exponential's pass moved {eval}`dec(exp_gb_per_s, 1)`
+# GB/s against the copy's {eval}`dec(bandwidth_here, 1)`; one exponential costs tens of
+# instructions, not the one FLOP the table counts, so where that pass is well below the
+# copy's speed it is the arithmetic that holds it. (On GPUs too the exponential's throughput
 # is far below the matrix products', a bottleneck FlashAttention-3 works around,
 # [Shah et al., 2024](references.md).) A GPU is another machine. An H100 SXM does
 # {eval}`h100_tflops` TFLOP/s of dense bf16 on its tensor cores against {eval}`h100_tb_per_s`
@@ -577,7 +551,7 @@ block_flops, full_flops
 
 # %% tags=["nbval-ignore-output"]
 long_ms = {
-    name: median_seconds(methods[name], repeats=3) * 1e3 for name in ("floor", "plain", "chunked")
+    name: timed(methods[name], repeats=3).median * 1e3 for name in ("floor", "plain", "chunked")
 }
 chunked_vs_plain = long_ms["chunked"] / long_ms["plain"]
 chunked_vs_floor = long_ms["chunked"] / long_ms["floor"]
@@ -593,6 +567,52 @@ long_ms
 # wait for main memory; but it runs a Python loop over {eval}`n_blocks` blocks and rescales the
 # running output at each one. With numpy on a CPU the time can go either way; the memory
 # saving is certain.
+#
+# ## Query tiles: what `attn_core` runs on long inputs
+#
+# The chunked path cut the *keys* into blocks, and so needed the running max and sum. Cutting
+# the *queries* instead needs no new mathematics at all: each query's softmax runs over its own
+# row of scores only, so a tile of a few queries is the plain formula on fewer rows, and its
+# rows are exactly the rows the whole matrix would have had. One tile's scores are
+# tile $\times\, n$ numbers; the $n \times n$ scores are never held at once. By hand, in
+# tiles of 512 queries, on the same $n =$ {eval}`n_long` inputs:
+
+# %%
+tile = 512  # queries per tile
+tile_outputs = []
+for start in range(0, n_long, tile):
+    q_tile = q_l[start : start + tile]  # [tile, d_k]: a few rows of queries
+    w_tile = ac.attention_weights(q_tile, k_l)  # [tile, n]: the plain formula, fewer rows
+    tile_outputs.append(w_tile @ v_l)  # [tile, n] @ [n, d_v] -> [tile, d_v]
+tiled = np.concatenate(tile_outputs)  # [n, d_v]: the rows, in order
+np.testing.assert_allclose(tiled, methods["plain"](), rtol=1e-4, atol=1e-6)
+tile_mib = tile * n_long * 4 / 2**20  # one tile's float32 scores
+tile_mib
+
+# %% [markdown]
+# The same output, holding one tile's {eval}`plain(tile_mib)` MiB of scores at a time instead
+# of {eval}`plain(matrix_mib)` MiB. This is `ac.blocked_attention`, with the tile size as
+# `block_size`, and it is what `ac.scaled_dot_product_attention` runs: one line of it sends
+# any call with at least `ac.BLOCKED_FROM_PAIRS` query-key pairs ({eval}`ac.BLOCKED_FROM_PAIRS`,
+# $256 \times 256$) and no dropout to `blocked_attention`, and the rest to the plain formula
+# of [Chapter 4](04_worked_example.ipynb). Both give the rows above:
+
+# %%
+np.testing.assert_allclose(
+    ac.blocked_attention(q_l, k_l, v_l, block_size=tile), tiled, rtol=1e-4, atol=1e-6
+)
+np.testing.assert_allclose(
+    ac.scaled_dot_product_attention(q_l, k_l, v_l), tiled, rtol=1e-4, atol=1e-6
+)
+peak_blocked_mib = round(peak_bytes(ac.scaled_dot_product_attention, q_l, k_l, v_l) / 2**20)
+print(f"peak extra memory: scaled_dot_product_attention {peak_blocked_mib} MiB")
+
+# %% [markdown]
+# Its peak extra memory was {eval}`plain(peak_blocked_mib)` MiB here, against the plain
+# path's {eval}`plain(peak_plain_mib)` MiB. `blocked_attention` does more
+# than this loop (it reuses one buffer for every tile's scores, and handles masks, batches and
+# heads), but nothing it computes differs from a tile of the plain formula. Query tiles and
+# key blocks combine: FlashAttention, next, cuts both.
 #
 # ## What FlashAttention adds
 #
@@ -669,12 +689,13 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 # - Attention computes $L \times S$ scores: $2BhLS(d_k + d_v)$ FLOPs and $BhLS\,b$ bytes of
 #   weights ({eq}`eq-ch9-cost`); with $L = S = n$ both grow with $n^2$. At 32k tokens and 32
 #   heads in float16 the weights of one layer would take {eval}`plain(weights_32k)` GiB.
-# - Measured, the time's slope on log-log axes was {eval}`dec(slope, 2)` on the build
-#   machine, {eval}`slope_verdict` of {eq}`eq-ch9-cost` (timings are noisy: threads and
-#   other programs move it), the memory's {eval}`dec(memory_slope, 2)`.
-# - On this CPU the matrix products are compute-bound; the softmax's scaling, max-shift and
-#   division passes over the $n \times n$ matrix are memory-bound and the exponential is
-#   limited by computing it; together they take a large share of the time. On an H100, whose
+# - Measured, the time's slope on log-log axes was {eval}`dec(slope, 2)` (standard error
+#   {eval}`dec(fit.stderr, 2)`) on the build machine, against the 2 of {eq}`eq-ch9-cost`; the
+#   memory's {eval}`dec(memory_fit.slope, 2)`.
+# - The roofline model compares a step's FLOPs per byte with the machine's ridge point: the
+#   matrix products do tens of FLOPs per byte, the softmax's passes over the $n \times n$
+#   matrix a fraction of one, and a pass's bytes per second against a plain copy's show
+#   which of them wait for memory on your machine. On an H100, whose
 #   ridge point is about {eval}`dec(ridge_h100, 0)` FLOPs per byte, $QK^\top$ writing its
 #   scores is memory-bound too.
 # - The online softmax keeps a running max $m$, sum $\ell$ and output $\mathbf o$, rescaled by

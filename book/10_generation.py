@@ -27,8 +27,8 @@
 # - say what the KV cache (KV 캐시) stores, $2 \cdot h_{kv} \cdot d_\text{head} \cdot n$
 #   numbers per layer, and work out its memory for a real model;
 # - count what one generated token costs, $O(n \cdot d)$, against prefill's
-#   $O(n^2 \cdot d)$, and explain, with a measurement on your own machine, why decoding waits
-#   for memory rather than for arithmetic;
+#   $O(n^2 \cdot d)$, explain from its FLOPs per byte why decoding waits for memory rather
+#   than for arithmetic, and measure its time and bytes per second on your own machine;
 # - spot the trap of `is_causal=True` with one new query, and write the mask that is right;
 # - compute multi-query and grouped-query attention by hand, and say how much they shrink the
 #   cache;
@@ -52,6 +52,7 @@ from attn_book.figures import Figures
 from attn_book.plots import plot_token_heatmaps
 from attn_book.prose import dec, grouped, plain, sci, vector
 from attn_book.tables import step_table
+from attn_book.timing import loglog_fit, machine, timed
 from attn_book.widgets import MemoryCalculator
 
 figures = Figures(chapter=10)
@@ -154,93 +155,68 @@ cache
 # cache holds, its own included. No mask is needed: every cached word is in the new word's
 # past.
 #
-# **Step 1: 그리고.** It has none of the four features, so its query, key and value are
-# all zero:
+# One step, written once, runs for each of the three words in turn; each step's numbers
+# are kept in `steps`, one dictionary a word, for the table and the text below:
 
 # %%
-x_1 = X[n_prompt]  # 그리고: [d_model]
-q_1, k_1, v_1 = x_1 @ W_Q, x_1 @ W_K, x_1 @ W_V  # [4] @ [4, 3] -> [3]
-cache.append(k_1[None], v_1[None])  # [1, 3] each: 4 positions now
-keys_1, values_1 = cache.keys, cache.values  # [4, 3] each
-scores_1 = keys_1 @ q_1  # [4, 3] @ [3] -> [4]
-weights_1 = ac.softmax(scores_1 / math.sqrt(d_k))  # [4]
-out_1 = weights_1 @ values_1  # [4] @ [4, 3] -> [3]
-np.testing.assert_allclose(cache.attend(q_1), out_1)
+steps = []  # one dictionary per generated word
+for t in range(n_prompt, n_total):
+    x_t = X[t]  # the new word: [d_model]
+    q_t, k_t, v_t = x_t @ W_Q, x_t @ W_K, x_t @ W_V  # [4] @ [4, 3] -> [3]
+    cache.append(k_t[None], v_t[None])  # [1, 3] each: one position more
+    scores_t = cache.keys @ q_t  # [t + 1, 3] @ [3] -> [t + 1]
+    exps_t = np.exp(scores_t / math.sqrt(d_k))  # e^(s / √3)
+    weights_t = exps_t / exps_t.sum()  # [t + 1]
+    out_t = weights_t @ cache.values  # [t + 1] @ [t + 1, 3] -> [3]
+    np.testing.assert_allclose(cache.attend(q_t), out_t)
+    step = dict(q=q_t, keys=cache.keys, values=cache.values, scores=scores_t, exps=exps_t)
+    steps.append(step | dict(total=exps_t.sum(), weights=weights_t, out=out_t))
+
+# %% tags=["hide-input"]
+blank = [""] * n_total  # a word not yet written has no score at that step
 step_table(
-    {"key kⱼ": [vector(k) for k in keys_1]}
-    | {"value vⱼ": [vector(v) for v in values_1]}
-    | {"score q·kⱼ": scores_1, "weight": weights_1},
-    index=tokens[: len(keys_1)],
+    {"key kⱼ": [vector(k) for k in K], "value vⱼ": [vector(v) for v in V]}
+    | {
+        f"{label}, step {i + 1}": [*step[name], *blank][:n_total]
+        for i, step in enumerate(steps)
+        for label, name in [("score", "scores"), ("weight", "weights")]
+    },
+    index=tokens,
 )
 
 # %% [markdown]
-# A zero query scores 0 against every key, and the softmax of equal scores is uniform: the
-# weights are {eval}`dec(weights_1)`, a quarter each, and the output is the average of the
-# four values, {eval}`vector(out_1)`: a quarter of "who", of "what" and of "did" (the zero
-# value of 그리고 itself is the fourth quarter). Attention cannot look nowhere.
+# **Step 1: 그리고.** It has none of the four features, so its query, key and value are
+# all zero. A zero query scores 0 against every key, and the softmax of equal scores is
+# uniform: the weights are {eval}`dec(steps[0]["weights"])`, a quarter each, and the output
+# is the average of the four values, {eval}`vector(steps[0]["out"])`: a quarter of "who", of
+# "what" and of "did" (the zero value of 그리고 itself is the fourth quarter). Attention
+# cannot look nowhere.
 #
 # **Step 2: 배를.** A noun with -를, so it asks, as 사과를 did in Chapter 5, for an action and
-# an actor:
-
-# %%
-x_2 = X[n_prompt + 1]  # 배를
-q_2, k_2, v_2 = x_2 @ W_Q, x_2 @ W_K, x_2 @ W_V  # [3] each
-cache.append(k_2[None], v_2[None])  # 5 positions
-keys_2, values_2 = cache.keys, cache.values  # [5, 3] each
-scores_2 = keys_2 @ q_2  # [5, 3] @ [3] -> [5]
-exps_2 = np.exp(scores_2 / math.sqrt(d_k))  # e^(s / √3)
-total_2 = exps_2.sum()
-weights_2 = exps_2 / total_2  # [5]
-out_2 = weights_2 @ values_2  # [5] @ [5, 3] -> [3]
-np.testing.assert_allclose(cache.attend(q_2), out_2)
-step_table(
-    {"key kⱼ": [vector(k) for k in keys_2]}
-    | {"value vⱼ": [vector(v) for v in values_2]}
-    | {"score q·kⱼ": scores_2, "e^(s/√3)": exps_2, "weight": weights_2},
-    index=tokens[: len(keys_2)],
-)
-
-# %% [markdown]
-# By hand: the query {eval}`vector(q_2)` scores {eval}`plain(scores_2)` against the five
-# keys, since only "나는" (the actor) and "먹었다" (the action) offer what it asks for. Divided
-# by $\sqrt 3$ and exponentiated, the two scores of 2 give {eval}`dec(exps_2[0])` each and the
-# three zeros give 1; the sum is {eval}`dec(total_2)`. So 배를 puts {eval}`dec(weights_2[0])`
-# on 나는 and on 먹었다 and {eval}`dec(weights_2[1])` on each of the others, and its output is
-# {eval}`vector(out_2)`: mostly who and did, with a little of the "what" of both objects.
+# an actor. By hand: the query {eval}`vector(steps[1]["q"])` scores
+# {eval}`plain(steps[1]["scores"])` against the five keys, since only "나는" (the actor) and
+# "먹었다" (the action) offer what it asks for. Divided by $\sqrt 3$ and exponentiated, the two
+# scores of 2 give {eval}`dec(steps[1]["exps"][0])` each and the three zeros give 1; the sum
+# is {eval}`dec(steps[1]["total"])`. So 배를 puts {eval}`dec(steps[1]["weights"][0])` on 나는
+# and on 먹었다 and {eval}`dec(steps[1]["weights"][1])` on each of the others, and its output
+# is {eval}`vector(steps[1]["out"])`: mostly who and did, with a little of the "what" of both
+# objects.
 #
-# **Step 3: 샀다.** A verb asks what was acted on, the patient:
-
-# %%
-x_3 = X[n_prompt + 2]  # 샀다
-q_3, k_3, v_3 = x_3 @ W_Q, x_3 @ W_K, x_3 @ W_V  # [3] each
-cache.append(k_3[None], v_3[None])  # 6 positions: the cache is full
-keys_3, values_3 = cache.keys, cache.values  # [6, 3] each
-scores_3 = keys_3 @ q_3  # [6, 3] @ [3] -> [6]
-exps_3 = np.exp(scores_3 / math.sqrt(d_k))
-total_3 = exps_3.sum()
-weights_3 = exps_3 / total_3  # [6]
-out_3 = weights_3 @ values_3  # [6] @ [6, 3] -> [3]
-np.testing.assert_allclose(cache.attend(q_3), out_3)
-step_table(
-    {"key kⱼ": [vector(k) for k in keys_3]}
-    | {"value vⱼ": [vector(v) for v in values_3]}
-    | {"score q·kⱼ": scores_3, "e^(s/√3)": exps_3, "weight": weights_3},
-    index=tokens[: len(keys_3)],
-)
-
-# %% [markdown]
-# Its query is {eval}`vector(q_3)`, and the two objects offer the patient: 사과를 and 배를 score {eval}`plain(scores_3[1])`, the
-# other four 0. The sum is 2 × {eval}`dec(exps_3[1])` + 4 = {eval}`dec(total_3)`, so 샀다 puts
-# {eval}`dec(weights_3[1])` on each object and {eval}`dec(weights_3[0])` on each other word,
-# and its output is {eval}`vector(out_3)`, mostly "what". It cannot tell that the pear is its
-# own object and the apple belongs to 먹었다: nothing in these vectors says where a word is.
-# That is the question of [Chapter 6](06_positions.ipynb).
+# **Step 3: 샀다.** A verb asks what was acted on, the patient. Its query is
+# {eval}`vector(steps[2]["q"])`, and the two objects offer it: 사과를 and 배를 score
+# {eval}`plain(steps[2]["scores"][1])`, the other four 0. The sum is
+# 2 × {eval}`dec(steps[2]["exps"][1])` + 4 = {eval}`dec(steps[2]["total"])`, so 샀다 puts
+# {eval}`dec(steps[2]["weights"][1])` on each object and {eval}`dec(steps[2]["weights"][0])`
+# on each other word, and its output is {eval}`vector(steps[2]["out"])`, mostly "what". It
+# cannot tell that the pear is its own object and the apple belongs to 먹었다: nothing in
+# these vectors says where a word is. That is the question of
+# [Chapter 6](06_positions.ipynb).
 #
 # **The proof.** The prefill and the three decoding steps gave six rows. They are the rows
 # of the causal pass over the whole text, to the last digits:
 
 # %%
-decoded = np.stack([out_1, out_2, out_3])  # [3, 3]: one row a step
+decoded = np.stack([step["out"] for step in steps])  # [3, 3]: one row a step
 np.testing.assert_allclose(out_prompt, full[:n_prompt], rtol=1e-12)
 np.testing.assert_allclose(decoded, full[n_prompt:], rtol=1e-12)
 gap = np.abs(np.concatenate([out_prompt, decoded]) - full).max()
@@ -376,7 +352,7 @@ step_table(
 # that is {eval}`plain(flops_per_byte)` FLOPs per byte. A processor
 # can do far more arithmetic than that in the time it takes to fetch a byte from main memory,
 # so a decoding step spends its time waiting for memory (메모리 대역폭, memory bandwidth), not
-# computing: it is memory-bound, as Chapter 9's softmax passes were. Prefill is the opposite:
+# computing: it is memory-bound, as Chapter 9's roofline model puts its softmax passes. Prefill is the opposite:
 # every key it reads meets all $n$ queries, and with a fused kernel such as FlashAttention,
 # which never writes the $n \times n$ scores out (Chapter 9), prefill is compute-bound.
 #
@@ -384,115 +360,76 @@ step_table(
 #
 # The cell below times the two products of one decoding step (the floor any implementation
 # pays; the softmax in between is cheap at $L = 1$) against a cache of one layer of 8 heads
-# of 64, float32, for $n = 1024$ to $16384$, and reads the bytes of the cache per second out
-# of the time. Then it times the same products for 64 queries at once against one of these
-# caches (the largest that fits the budget), as a chunk of prompt in prefill would, and a
-# product of two $1024 \times 1024$ matrices, the arithmetic speed of your machine. Each time
-# is the fastest of up to 9 runs (the fastest, because other programs can only slow a run
-# down), and the cell keeps to a budget of about two seconds. Its output is your machine's.
+# of 64, float32, for $n = 1024$ to $16384$, each written into buffers made once, so that
+# only the products are timed. Then the same products for 64 queries at once
+# against the largest cache, as a chunk of prompt in prefill would, and a product of two
+# $1024 \times 1024$ matrices. Each time is the median of 7 runs after one untimed run; the
+# slowest and fastest runs are kept too. Its output is your machine's.
+
+# %%
+chunk = 64  # queries at once, as in a chunk of prefill
+
+
+def two_products(q, keys_t, w, values):
+    """q [h, L, d] @ keys_t [h, d, n] and w [h, L, n] @ values [h, n, d], into buffers."""
+    scores, out = q @ keys_t, w @ values  # the buffers, made once
+    return lambda: (np.matmul(q, keys_t, out=scores), np.matmul(w, values, out=out))
 
 
 # %% tags=["nbval-ignore-output"]
-def fastest_seconds(f, *args, repeat=9, budget=0.3):
-    """The fastest of ``repeat`` runs of ``f(*args)`` in seconds (fewer past ``budget``)."""
-    times, started = [], time.perf_counter()
-    while len(times) < repeat and (not times or time.perf_counter() - started < budget):
-        start = time.perf_counter()
-        f(*args)
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def decode_products(q, keys_t, w, values):
-    """q [h, L, d] @ keys_t [h, d, n] and w [h, L, n] @ values [h, n, d]."""
-    return q @ keys_t, w @ values
-
-
 timing_rng = np.random.default_rng(0)
-h_t, d_t, budget_seconds = 8, 64, 2.0
-timed_n, token_seconds, timing_started = [], [], time.perf_counter()
-for n in [1024, 2048, 4096, 8192, 16384]:
-    if timed_n and time.perf_counter() - timing_started > budget_seconds / 2:
-        break  # keep the rest of the budget for the chunk and the matmul
-    K_t = timing_rng.random((h_t, n, d_t), dtype=np.float32)  # the cache
-    V_t = timing_rng.random((h_t, n, d_t), dtype=np.float32)
+h_t, d_t = 8, 64  # heads, d_head
+timed_n = [1024, 2048, 4096, 8192, 16384]
+token_times, cache_bytes = [], []
+for n in timed_n:
+    K_t, V_t = timing_rng.random((2, h_t, n, d_t), dtype=np.float32)  # the cache
     q_t = timing_rng.random((h_t, 1, d_t), dtype=np.float32)  # one query
     w_t = timing_rng.random((h_t, 1, n), dtype=np.float32)  # its weights
-    args = (q_t, np.swapaxes(K_t, -1, -2), w_t, V_t)
-    token_seconds.append(fastest_seconds(decode_products, *args))
-    timed_n.append(n)
-chunk = 64  # queries at once: the largest cache that 64 times one query's time fits
-fits = [n for n, s in zip(timed_n, token_seconds, strict=True) if chunk * s < budget_seconds / 4]
-n_chunk = fits[-1] if fits else timed_n[0]
-K_c = timing_rng.random((h_t, n_chunk, d_t), dtype=np.float32)
-V_c = timing_rng.random((h_t, n_chunk, d_t), dtype=np.float32)
+    token_times.append(timed(two_products(q_t, np.swapaxes(K_t, -1, -2), w_t, V_t)))
+    cache_bytes.append(K_t.nbytes + V_t.nbytes)
 q_c = timing_rng.random((h_t, chunk, d_t), dtype=np.float32)
-w_c = timing_rng.random((h_t, chunk, n_chunk), dtype=np.float32)
-chunk_args = (q_c, np.swapaxes(K_c, -1, -2), w_c, V_c)
-chunk_seconds = fastest_seconds(decode_products, *chunk_args)
+w_c = timing_rng.random((h_t, chunk, timed_n[-1]), dtype=np.float32)
+chunk_time = timed(two_products(q_c, np.swapaxes(K_t, -1, -2), w_c, V_t))
 A_t = timing_rng.random((1024, 1024), dtype=np.float32)
-matmul_seconds = fastest_seconds(np.matmul, A_t, A_t)
-print(f"timed in {time.perf_counter() - timing_started:.1f} s")
+matmul_time = timed(np.matmul, A_t, A_t)
+print(machine())
 
 # %% tags=["nbval-ignore-output"]
-n_t = np.array(timed_n)
-read_bytes = 2 * h_t * n_t * d_t * 4  # K and V of the cache, float32
-gb_per_s = read_bytes / np.array(token_seconds) / 1e9
-decode_gflops = 4 * h_t * n_t * d_t / np.array(token_seconds) / 1e9
-# the slope over the caches past most processors' own caches (16 MiB and more), if two were timed
-past_caches = read_bytes >= 16 * 2**20 if (read_bytes >= 16 * 2**20).sum() >= 2 else n_t > 0
-fit_n, fit_seconds = n_t[past_caches], np.array(token_seconds)[past_caches]
-time_slope = np.polyfit(np.log(fit_n), np.log(fit_seconds), 1)[0]
-fit_from_mib = int(read_bytes[past_caches][0] / 2**20)
-chunk_ratio = chunk_seconds / token_seconds[timed_n.index(n_chunk)]
-matmul_gflops = 2 * 1024**3 / matmul_seconds / 1e9
-balance = matmul_gflops / gb_per_s[-1]  # FLOPs per byte from main memory
-if time_slope < 0.85:
-    slope_verdict = "below 1: at these sizes fixed costs per call still weigh"
-elif time_slope <= 1.3:
-    slope_verdict = "close to 1, the time in proportion to n"
-else:
-    slope_verdict = "above 1: some sizes were slowed, most likely by other programs"
-if chunk_ratio <= chunk / 4:
-    chunk_verdict = f"far less than {chunk} times as long"
-elif chunk_ratio < chunk:
-    chunk_verdict = f"less than {chunk} times as long, though not by much on this run"
-else:
-    chunk_verdict = f"no less than {chunk} times as long: other programs slowed this run"
-gb_low, gb_high = gb_per_s.min(), gb_per_s.max()
-decode_gflops_best = decode_gflops.max()
-print(f"time per token against n: slope {time_slope:.2f} on log-log axes")
-print(f"{chunk} queries at once, n = {n_chunk:,}: {chunk_ratio:.1f} × one query")
-print(f"matmul {matmul_gflops:.1f} GFLOP/s: {balance:.0f} FLOPs per byte read")
+token_ms = 1e3 * np.array([t.median for t in token_times])  # median ms per token
+fit = loglog_fit(timed_n, token_ms)  # slope of time against n, all five sizes
+gb_per_s = np.array(cache_bytes) / token_ms / 1e6  # the cache's bytes read per second
+chunk_ratio = chunk_time.median / token_times[-1].median  # 64 queries against one
+matmul_gflops = 2 * 1024**3 / matmul_time.median / 1e9
+balance = matmul_gflops / gb_per_s[-1]  # FLOPs in the time one byte of cache is read
 step_table(
     {
         "n": [f"{n:,}" for n in timed_n],
-        "ms per token": 1e3 * np.array(token_seconds),
-        "cache, MiB": read_bytes / 2**20,
+        "cache, MiB": np.array(cache_bytes) / 2**20,
+        "ms per token": token_ms,
+        "fastest, ms": [1e3 * t.low for t in token_times],
+        "slowest, ms": [1e3 * t.high for t in token_times],
         "GB/s read": gb_per_s,
-        "GFLOP/s": decode_gflops,
     },
     digits=2,
 )
 
 # %% [markdown]
-# These numbers are measured, not seeded: only running the cell reproduces them. Each
-# decoding step reads the whole cache once, so on an idle machine the time per token grows in
-# proportion to $n$, a slope near 1, and the bytes read per second level off, once the cache
-# outgrows the processor's caches, at what it can stream from main memory. On the machine
-# that built this page the slope, over the caches of {eval}`plain(fit_from_mib)` MiB and more,
-# was {eval}`dec(time_slope, 2)`, {eval}`slope_verdict`; the
-# cache was read at {eval}`dec(gb_low, 1)` to {eval}`dec(gb_high, 1)` GB/s, and a decoding
-# step reached at most {eval}`dec(decode_gflops_best, 1)` GFLOP/s against the matrix
-# product's {eval}`dec(matmul_gflops, 1)`. The last printed line says how many FLOPs the
-# machine could do in the time it reads one byte; a decoding step in float32, with a
-# key-value head per query head as in this timing, asks for
-# {eval}`plain(fp32_flops_per_byte)`, so most of its time the arithmetic units wait. The
-# middle line is the other side of the coin: {eval}`chunk` queries against the same cache do
-# {eval}`chunk` times the FLOPs but read the same bytes; here they took
-# {eval}`dec(chunk_ratio, 1)` times one query's time, {eval}`chunk_verdict`. (Where other
-# programs share the processor, the BLAS library's threads can wait for one another, and one
-# size comes out many times slower than its neighbours: run the cell again.)
+# These numbers are measured, not seeded: only running the cells reproduces them, and the
+# line the timing cell printed names the processor, its vector extensions and the matrix
+# library's kernel they came from, and the load average, how many programs wanted the
+# processor at the time. Each decoding step reads the whole cache once, so the
+# products' time should grow in proportion to $n$, a slope of 1 on log-log axes. On the
+# machine that built this page, fitted through all five sizes, the slope was
+# {eval}`dec(fit.slope, 2)` with a standard error of {eval}`dec(fit.stderr, 2)`; between
+# neighbouring sizes it ranged over {eval}`dec(fit.local, 2)`. The cache was read at
+# {eval}`dec(gb_per_s, 1)` GB/s. {eval}`chunk` queries against the largest cache, with
+# {eval}`chunk` times the FLOPs and the same bytes, took {eval}`dec(chunk_ratio, 1)` times
+# one query's time. The $1024 \times 1024$ product ran at {eval}`dec(matmul_gflops, 1)`
+# GFLOP/s, {eval}`dec(balance, 0)` FLOPs in the time the decoding step read one byte of
+# cache; a decoding step in float32, with a key-value head per query head as here, does
+# {eval}`plain(fp32_flops_per_byte)`. The table gives each size's fastest and slowest
+# run beside the median: where they lie far apart the runs were not alike, and running the
+# cells again tells you more than any one of them.
 #
 # Batching sequences helps the layers' weight matrices, which all sequences share and which
 # are then read once for the whole batch, not attention: each sequence reads its own cache.
@@ -510,13 +447,16 @@ step_table(
 # last step's query, the one of 샀다, the cached keys with `is_causal=True`:
 
 # %%
-weights_trap = ac.attention_weights(q_3, keys_3, is_causal=True)  # [6]
-out_trap = ac.scaled_dot_product_attention(q_3, keys_3, values_3, is_causal=True)  # [3]
+last = steps[-1]  # 샀다's step: its query against the six cached keys
+weights_trap = ac.attention_weights(last["q"], last["keys"], is_causal=True)  # [6]
+out_trap = ac.scaled_dot_product_attention(
+    last["q"], last["keys"], last["values"], is_causal=True
+)  # [3]
 print("weights:", dec(weights_trap), "  output:", vector(out_trap))
 
 # %% [markdown]
 # The weights are {eval}`plain(weights_trap)`: the new word attends to 나는 alone, and its
-# output is the value of 나는, {eval}`vector(out_trap)`, instead of {eval}`vector(out_3)`. No
+# output is the value of 나는, {eval}`vector(out_trap)`, instead of {eval}`vector(last["out"])`. No
 # error, no warning, just a wrong number: as in Chapter 7, the top-left triangle, right when
 # the queries and the keys are the same positions ($L = S$: training, prefill), treats the
 # decoding query, the *last* position, as position 0.
@@ -576,7 +516,7 @@ figures.show(
 # | `ac.attention_weights(..., is_causal=True)`, `ac.causal_mask(L, S)` | top-left | key 0 only: {eval}`plain(weights_trap)` |
 # | `F.scaled_dot_product_attention(..., is_causal=True)` | top-left | key 0 only (PyTorch 2.13; checked below where installed) |
 # | `torch.nn.attention.bias.causal_lower_right(L, S)` as `attn_mask` | bottom-right | all six |
-# | `ac.causal_mask_lower_right(L, S)`, `ac.KVCache.attend` | bottom-right | all six: {eval}`dec(weights_3)` |
+# | `ac.causal_mask_lower_right(L, S)`, `ac.KVCache.attend` | bottom-right | all six: {eval}`dec(last["weights"])` |
 # | flash-attn's `flash_attn_func(..., causal=True)`, from version 2.1 | bottom-right | all six |
 #
 # The flash-attn library changed its convention from top-left to bottom-right in version 2.1
@@ -710,8 +650,8 @@ else:
     gqa_gap = np.abs(torch_gqa.numpy() - gqa).max()
     one_hot = t(np.eye(n_total))  # values that make the output the weights
     torch_trap = F.scaled_dot_product_attention(
-        t(q_3[None]), t(keys_3.copy()), one_hot, is_causal=True
-    )  # keys_3 is a read-only view of the cache: torch wants a copy
+        t(last["q"][None]), t(last["keys"].copy()), one_hot, is_causal=True
+    )  # the keys are a read-only view of the cache: torch wants a copy
     print(f"enable_gqa=True: PyTorch and attn_core differ by {gqa_gap:.1e}")
     print("is_causal=True, 1 query, 6 keys:", torch_trap.numpy().round(3))
 
@@ -745,7 +685,8 @@ else:
 #   prompt; each decoding step appends the new token's key and value to the KV cache and lets
 #   its query attend to every cached position. Together they give exactly the rows of the
 #   causal pass over the whole text ({eq}`eq-ch10-row`): here the three steps gave
-#   {eval}`vector(out_1)`, {eval}`vector(out_2)` and {eval}`vector(out_3)`.
+#   {eval}`vector(steps[0]["out"])`, {eval}`vector(steps[1]["out"])` and
+#   {eval}`vector(steps[2]["out"])`.
 # - The cache holds $2 \cdot h_{kv} \cdot d_\text{head} \cdot n$ numbers per layer
 #   ({eq}`eq-ch10-kv-bytes`): {eval}`plain(kv_gib)` GiB for a Llama-3-8B-like model at 128k
 #   tokens in float16. It grows with $n$, and every server holds it; the $n \times n$ weights

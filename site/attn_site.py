@@ -15,12 +15,6 @@ builder, ``None``, which do not compare equal; the second ``const THEBE_JS_URL``
 The site has no Thebe button, so those handlers are disconnected unless
 ``launch_buttons.thebe`` is on.
 
-A chapter's number is the ``NN`` of its file name, not its place in the table of contents:
-Sphinx numbers a numbered toctree 1, 2, 3, ... so that, while a chapter of the book's order is
-not written yet, every later chapter's heading, equations "(7.1)" and "Exercise 7.1" would
-disagree with its figures ("Figure 7.1", numbered by ``attn_book.figures`` from the same
-``NN``) and with the links of the other chapters. ``chapter_numbers`` renumbers them.
-
 Accessibility (WCAG 2.1 AA, checked with axe-core by ``tests/browser/test_site.py`` on every
 page and ``tests/browser/test_a11y.py`` on the figures): the
 theme's search and colour-mode buttons come from ``site/_templates/`` (their accessible
@@ -193,78 +187,6 @@ def drop_thebe(app, config):
     app.registry.css_files = [c for c in app.registry.css_files if c[0] != "sphinx-thebe.css"]
 
 
-CHAPTER_FILE = re.compile(r"(?:^|/)(\d\d)_[^/]*$")
-
-
-def chapter_renumbering(secnumbers):
-    """{Sphinx's chapter number: the chapter's ``NN``} for the numbered chapters.
-
-    Parameters
-    ----------
-    secnumbers : dict
-        Sphinx's ``env.toc_secnumbers``: docname -> {anchor: section number tuple}; the
-        anchor ``""`` is the page's title, numbered ``(chapter,)``.
-
-    Returns
-    -------
-    dict
-        Only the numbers that change, e.g. ``{6: 7, 7: 9}`` for chapters 1-5, 07 and 09.
-
-    Examples
-    --------
-    >>> chapter_renumbering({"book/05_a": {"": (5,)}, "book/07_b": {"": (6,), "#x": (6, 1)}})
-    {6: 7}
-    """
-    renumbering = {}
-    for docname, numbers in secnumbers.items():
-        found = CHAPTER_FILE.search(docname)
-        title = numbers.get("")
-        if found and title and title[0] != int(found.group(1)):
-            renumbering[title[0]] = int(found.group(1))
-    return renumbering
-
-
-def renumbered(number, renumbering):
-    """``number`` (a tuple or list, chapter first) with its chapter renumbered."""
-    if not number or number[0] not in renumbering:
-        return number
-    return type(number)([renumbering[number[0]], *number[1:]])
-
-
-def has_secnumber(node):
-    """A docutils element carrying a ``secnumber`` (a toc entry or a page title)."""
-    return "secnumber" in getattr(node, "attributes", {})
-
-
-def chapter_numbers(app, env):
-    """Number each chapter, its sections, figures, equations and exercises by its ``NN``.
-
-    Runs on ``env-get-updated`` after Sphinx's own numbering (priority 900 > 500): rewrites
-    ``env.toc_secnumbers`` (page headings), the ``secnumber`` of the cached table-of-contents
-    entries and titles (the navigation) and ``env.toc_fignumbers`` (equations, exercises).
-    Returns the pages whose numbers changed, to be written again.
-    """
-    renumbering = chapter_renumbering(env.toc_secnumbers)
-    if not renumbering:
-        return []
-    changed = set()
-    for docname, numbers in env.toc_secnumbers.items():
-        for anchor, number in numbers.items():
-            numbers[anchor] = renumbered(number, renumbering)
-            if numbers[anchor] != number:
-                changed.add(docname)
-    numbered = [*env.tocs.values(), *env.titles.values()]
-    for node in (found for tree in numbered for found in tree.findall(has_secnumber)):
-        node["secnumber"] = renumbered(node["secnumber"], renumbering)
-    for docname, by_type in env.toc_fignumbers.items():
-        for numbers in by_type.values():
-            for target, number in numbers.items():
-                numbers[target] = renumbered(number, renumbering)
-                if numbers[target] != number:
-                    changed.add(docname)
-    return sorted(changed)
-
-
 EXERCISE_IMPORT = re.compile(
     r"(?:from\s+attn_book\.exercises\s+import\s+|import\s+attn_book\.exercises\.)"
     r"(ch\d\d_\w+)\s+as\s+(\w+)"
@@ -379,7 +301,6 @@ def accessible_html(app):
 
 
 def setup(app):
-    app.connect("env-get-updated", chapter_numbers, priority=900)
     app.connect("config-inited", add_templates)
     app.connect("builder-inited", accessible_html, priority=900)
     app.connect("config-inited", set_repository)

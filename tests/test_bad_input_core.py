@@ -554,12 +554,12 @@ CASES = [
     ),
     (
         "d_ks empty",
-        lambda: stats.score_variance([], 10, np.random.default_rng(0)),
+        lambda: stats.saturation_stats([], 4, 3, np.random.default_rng(0), scaled=True),
         err(ValueError, "d_ks", "non-empty", "[]"),
     ),
     (
         "d_ks int",
-        lambda: stats.score_variance(4, 10, np.random.default_rng(0)),
+        lambda: stats.saturation_stats(4, 4, 3, np.random.default_rng(0), scaled=True),
         err(ValueError, "d_ks"),
     ),
     (
@@ -569,12 +569,12 @@ CASES = [
     ),
     (
         "d_ks '4'",
-        lambda: stats.score_variance(["4"], 10, np.random.default_rng(0)),
+        lambda: stats.saturation_stats(["4"], 4, 3, np.random.default_rng(0), scaled=True),
         err(ValueError, "d_k", "'4'"),
     ),
     (
         "d_ks ragged",
-        lambda: stats.score_variance([[4], [4, 8]], 10, np.random.default_rng(0)),
+        lambda: stats.saturation_stats([[4], [4, 8]], 4, 3, np.random.default_rng(0), scaled=True),
         err(TypeError, "d_ks", "ragged"),
     ),
     (
@@ -591,11 +591,6 @@ CASES = [
         "n '10'",
         lambda: stats.random_dot_products(4, "10", np.random.default_rng(0)),
         err(ValueError, "n", "'10'"),
-    ),
-    (
-        "n 1 variance",
-        lambda: stats.score_variance([4], 1, np.random.default_rng(0)),
-        err(ValueError, "n", ">= 2"),
     ),
     ("rng None", lambda: stats.random_dot_products(4, 3, None), err(TypeError, "rng")),
     ("rng int", lambda: stats.saturation_stats([4], 4, 3, 0, scaled=True), err(TypeError, "rng")),

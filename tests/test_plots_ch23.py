@@ -33,10 +33,12 @@ def test_temperature_draws_one_line_per_key_plus_uniform():
     assert ax.get_xscale() == "log" and ax.get_xlabel() == "temperature T"
 
 
-def test_jacobian_norm_draws_both_curves():
-    fig = plots.plot_jacobian_norm([0, 1, 2], [0.5, 0.3, 0.1], [0.4, 0.6, 0.9])
-    ys = [list(line.get_ydata()) for line in fig.axes[0].lines]
-    assert ys == [[0.5, 0.3, 0.1], [0.4, 0.6, 0.9]]
+def test_jacobian_norm_draws_the_weight_and_the_norm_on_a_log_axis():
+    fig = plots.plot_jacobian_norm([0, 1, 2], [0.5, 0.3, 1e-5], [0.4, 0.6, 0.9])
+    weight_ax, norm_ax = fig.axes
+    assert [list(line.get_ydata()) for line in weight_ax.lines] == [[0.4, 0.6, 0.9]]
+    assert [list(line.get_ydata()) for line in norm_ax.lines] == [[0.5, 0.3, 1e-5]]
+    assert norm_ax.get_yscale() == "log" and weight_ax.get_yscale() == "linear"
 
 
 def test_score_variance_is_log_log_with_both_simulations():

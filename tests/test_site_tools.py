@@ -199,43 +199,13 @@ def test_a_repository_setting_that_is_not_a_github_repository_is_refused(url):
         attn_site.repository_options({}, url)
 
 
-def test_chapters_are_numbered_by_their_file_name_not_their_place_in_the_toc():
-    """Chapters 1, 07 and 09 (6 and 8 not written yet): Sphinx numbers them 1, 2, 3."""
-    from types import SimpleNamespace
-
-    from docutils import nodes
-
-    def entry(number):
-        reference = nodes.reference("", "", anchorname="")
-        reference["secnumber"] = list(number)
-        return nodes.bullet_list("", nodes.list_item("", reference))
-
-    def title(number):
-        node = nodes.title("", "Title")
-        node["secnumber"] = list(number)
-        return node
-
-    sphinx = {"book/01_a": (1,), "book/07_b": (2,), "book/09_c": (3,), "book/glossary": ()}
-    env = SimpleNamespace(
-        toc_secnumbers={d: {"": n, "#s": (*n, 1)} if n else {} for d, n in sphinx.items()},
-        tocs={d: entry(n) for d, n in sphinx.items() if n},
-        titles={d: title(n) for d, n in sphinx.items() if n},
-        toc_fignumbers={
-            "book/07_b": {"displaymath": {"eq-ch7-x": (2, 1)}, "exercise": {"ex-ch7-y": (2, 3)}},
-            "book/09_c": {"displaymath": {"eq-ch9-z": (3, 2)}},
-        },
-    )
-    assert attn_site.chapter_numbers(None, env) == ["book/07_b", "book/09_c"]
-    assert env.toc_secnumbers["book/07_b"] == {"": (7,), "#s": (7, 1)}
-    assert env.toc_secnumbers["book/09_c"] == {"": (9,), "#s": (9, 1)}
-    assert env.toc_secnumbers["book/01_a"] == {"": (1,), "#s": (1, 1)}
-    assert env.toc_fignumbers["book/07_b"] == {
-        "displaymath": {"eq-ch7-x": (7, 1)},
-        "exercise": {"ex-ch7-y": (7, 3)},
-    }
-    assert env.toc_fignumbers["book/09_c"] == {"displaymath": {"eq-ch9-z": (9, 2)}}
-    tocs = env.tocs.items()
-    navigation = {d: [n["secnumber"] for n in t.findall(nodes.reference)] for d, t in tocs}
-    assert navigation == {"book/01_a": [[1]], "book/07_b": [[7]], "book/09_c": [[9]]}
-    assert [t["secnumber"] for t in env.titles.values()] == [[1], [7], [9]]
-    assert attn_site.chapter_numbers(None, env) == [], "a second pass changes nothing"
+def test_the_numbered_chapters_sit_at_their_own_number_in_the_toc():
+    """Sphinx numbers a numbered part 1, 2, 3, ...; the figures ("Figure 7.1",
+    attn_book.figures) and the links use the file's NN. They agree while chapter NN is the
+    NN-th entry of the numbered part, so the site needs no renumbering."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    numbered = [
+        c["file"] for part in toc["parts"] if part.get("numbered") for c in part["chapters"]
+    ]
+    numbers = [int(re.search(r"/(\d\d)_", f).group(1)) for f in numbered]
+    assert numbers == list(range(1, len(numbered) + 1)), numbered

@@ -20,7 +20,7 @@ pytest.importorskip("anywidget")
 
 from attn_book.widgets import AttentionHeatmap, QueryPad, ScalingExplorer, SoftmaxBars
 from attn_book.widgets.attention_heatmap import head_projections
-from attn_book.widgets.scaling_explorer import DIMS, scaling_row
+from attn_book.widgets.scaling_explorer import DIMS, scaling_table
 
 FIGURES = (QueryPad, SoftmaxBars, ScalingExplorer, AttentionHeatmap)
 WIDGET_DIR = Path(__file__).resolve().parent.parent / "attn_book" / "widgets" / "src"
@@ -149,10 +149,10 @@ def test_scaling_explorer_shows_the_sqrt_dk_growth():
     assert big["raw"]["entropy"] < 0.2 < 2.0 < big["scaled"]["entropy"] < math.log(16)
 
 
-def test_scaling_row_against_loops():
+def test_a_scaling_row_against_loops():
     d_k, n_keys, n = 3, 4, 5
-    row = scaling_row(d_k, np.random.default_rng(7), n_keys, n)
-    rng = np.random.default_rng(7)  # the same draws, in the same order
+    (row,) = scaling_table([d_k], 7, n_keys, n)
+    rng = np.random.default_rng([7, d_k])  # the same draws, in the same order
     q, k = rng.standard_normal((n, 1, d_k)), rng.standard_normal((n, n_keys, d_k))
     maxes, grads = [], []
     for i in range(n):

@@ -13,7 +13,7 @@ from attn_book import experiments as stats
 from ._base import Figure, bundle, css
 from .inputs import MAX_SAMPLE_NUMBERS, Integer
 
-__all__ = ["DIMS", "N_BINS", "histogram_edges", "scaling_row", "scaling_table"]
+__all__ = ["DIMS", "N_BINS", "histogram_edges", "scaling_table"]
 
 DIMS = tuple(2**i for i in range(11))  # 1, 2, 4, ..., 1024: the slider's stops and the curves'
 N_BINS = 400  # bins of each score histogram: 1 wide over ±200, so dₖ = 1 still has a shape
@@ -45,37 +45,8 @@ def histogram_edges(scores, n_bins=N_BINS):
     return np.linspace(-radius, radius, n_bins + 1)
 
 
-def scaling_row(d_k, rng, n_keys, n_samples, edges=None):
-    """Statistics of softmax(q·k · scale) for random unit-variance q, k of size ``d_k``.
-
-    Parameters
-    ----------
-    d_k : int
-    rng : numpy.random.Generator
-    n_keys : int
-        Keys per query (the length S of each softmax).
-    n_samples : int
-        Independent queries.
-    edges : array_like, shape (B + 1,), optional
-        Histogram bin edges covering every score; default :func:`histogram_edges` of
-        this row's unscaled scores (which cover the scaled ones).
-
-    Returns
-    -------
-    dict
-        ``d_k``; ``edges``; and for ``raw`` (scale 1) and ``scaled`` (scale 1/sqrt(d_k)):
-        the standard deviation of ``n_samples * n_keys`` scores
-        (:func:`attn_book.experiments.random_dot_products`), their histogram over ``edges``
-        (fractions, summing to 1), and from :func:`attn_book.experiments.saturation_stats`
-        the mean largest weight, the mean entropy (nats) and the mean Frobenius norm of
-        the softmax Jacobian (the gradient size), raw and scaled from the same q and k.
-    """
-    row, raw = _draw_row(d_k, rng, n_keys, n_samples)
-    return _add_histograms(row, raw, histogram_edges(raw) if edges is None else edges)
-
-
 def scaling_table(dims, seed, n_keys, n_samples):
-    """One :func:`scaling_row` per d_k in ``dims``, every histogram over the same edges.
+    """Softmax statistics of random unit-variance q·k, one row per d_k in ``dims``.
 
     The edges cover the widest spread (the largest d_k's unscaled scores), so the axis
     stays put as d_k changes and the unscaled histogram visibly widens. Row ``d`` draws
@@ -84,6 +55,12 @@ def scaling_table(dims, seed, n_keys, n_samples):
     Returns
     -------
     list of dict, length len(dims)
+        Each: ``d_k``; ``edges``; and for ``raw`` (scale 1) and ``scaled`` (scale 1/sqrt(d_k)):
+        the standard deviation of ``n_samples * n_keys`` scores
+        (:func:`attn_book.experiments.random_dot_products`), their histogram over ``edges``
+        (fractions, summing to 1), and from :func:`attn_book.experiments.saturation_stats`
+        the mean largest weight, the mean entropy (nats) and the mean Frobenius norm of
+        the softmax Jacobian (the gradient size), raw and scaled from the same q and k.
     """
     drawn = [_draw_row(d, np.random.default_rng([seed, d]), n_keys, n_samples) for d in dims]
     edges = histogram_edges(np.concatenate([raw for _, raw in drawn]))  # [B + 1]
@@ -111,12 +88,7 @@ def _draw_row(d_k, rng, n_keys, n_samples):
 
 def _add_histograms(row, raw, edges):
     """Add ``edges`` and each score set's histogram (fractions) over them to ``row``."""
-    edges = np.asarray(edges, dtype=float)  # [B + 1]
-    if raw.min() < edges[0] or raw.max() > edges[-1]:  # the scaled scores lie inside these
-        raise ValueError(
-            f"edges must cover every score: edges span [{edges[0]}, {edges[-1]}], "
-            f"the q·k at d_k = {row['d_k']} span [{raw.min():.3g}, {raw.max():.3g}]"
-        )
+    edges = np.asarray(edges, dtype=float)  # [B + 1], covering every row's raw scores
     row["edges"] = edges.tolist()
     for name, s in (("raw", raw), ("scaled", raw / math.sqrt(row["d_k"]))):
         counts, _ = np.histogram(s, bins=edges)  # [B]
@@ -138,7 +110,7 @@ class ScalingExplorer(Figure):
     Notes
     -----
     All randomness is drawn here, in Python, from ``np.random.default_rng([seed, d_k])``;
-    ``table`` holds one :func:`scaling_row` per d_k in :data:`DIMS` (from
+    ``table`` holds one row per d_k in :data:`DIMS` (from
     :func:`scaling_table`: one histogram axis for every d_k), so the
     JavaScript only redraws when the reader moves the d_k slider. ``current`` is
     the row for ``d_k``.
