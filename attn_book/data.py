@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from attn_core.validation import check_positive_int, check_size
+from attn_core import check_positive_int, check_size
 
 __all__ = [
     "FEATURES",

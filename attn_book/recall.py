@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 import attn_core as ac
-from attn_core.validation import check_bool, check_positive_int, check_positive_real
+from attn_core import check_bool, check_positive_int, check_positive_real
 
 __all__ = [
     "KEY_KINDS",

@@ -1,6 +1,8 @@
 """attn_core: every formula of *Attention by Hand*, in a few small numpy functions.
 
 Formulas only: the data and the experiments live in :mod:`attn_book`. Imports numpy only.
+The argument checks that attn_book shares (same messages, same size limit) are public too:
+``as_array``, ``check_bool``, ``check_positive_int``, ``check_positive_real``, ``check_size``.
 """
 
 from .additive import additive_scores
@@ -64,6 +66,13 @@ from .score_bounds import qk_norm, qk_norm_max_score, soft_cap
 from .shared_heads import repeat_kv_heads
 from .softmax import entropy, log_softmax, logsumexp, softmax, softmax_jacobian
 from .sparse import lightning_index_scores, top_k_mask
+from .validation import (
+    as_array,
+    check_bool,
+    check_positive_int,
+    check_positive_real,
+    check_size,
+)
 from .windows import sliding_window_mask
 
 
@@ -92,12 +101,17 @@ __all__ = [
     "additive_scores",
     "alibi_bias",
     "alibi_slopes",
+    "as_array",
     "attention_backward",
     "attention_cost",
     "attention_weights",
     "blocked_attention",
     "causal_mask",
     "causal_mask_lower_right",
+    "check_bool",
+    "check_positive_int",
+    "check_positive_real",
+    "check_size",
     "chunked_attention",
     "delta_rule",
     "dot_scores",
