@@ -170,7 +170,8 @@ def test_heatmap_row_by_keyboard_announces_the_rows_weights(gallery):
 
 
 @pytest.mark.parametrize(
-    ("figure", "expect"), [(".abh-scaling", "dₖ = "), (".abh-fig:has(svg[role=img])", " B = ")]
+    ("figure", "expect"),
+    [(".abh-scaling", "dₖ = "), (".abh-fig:has(svg[role=img]):not(.abh-heatmap)", " B = ")],
 )
 def test_slider_figures_announce_their_readout(gallery, figure, expect):
     """The d_k explorer and the memory calculator: a range input, moved by keyboard."""

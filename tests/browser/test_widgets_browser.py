@@ -22,7 +22,7 @@ from attn_book.data import quanta_example
 PAGE = "book/99_figure_gallery.html"
 SHOTS = Path(os.environ.get("ATTN_SHOTS_DIR", "/tmp/shots-widgets"))
 ALLOWED_ERRORS = [re.compile(r"Identifier 'THEBE_JS_URL' has already been declared")]
-COUNTS = {".abh-querypad": 2, ".abh-bars": 1, ".abh-scaling": 1, ".abh-heatmap": 4}
+COUNTS = {".abh-querypad": 3, ".abh-bars": 1, ".abh-scaling": 1, ".abh-heatmap": 6}
 
 
 def number(text):
@@ -256,7 +256,7 @@ def test_benchmark_drag_to_paint(gallery, capsys):
     pad_med, pad_max, n_pad = paint_times(gallery)
 
     gallery.evaluate("window.__paint = []")
-    big = gallery.locator(".abh-heatmap").nth(3)
+    big = gallery.locator(".abh-heatmap").last  # the gallery's 32-token heatmap
     big.scroll_into_view_if_needed()
     assert big.locator("rect.abh-cell").count() == 32 * 32
     cells = big.locator("rect.abh-cell[data-row]")
@@ -296,7 +296,7 @@ THREE_DECIMALS = re.compile(r"^−?\d+\.\d{3}(e−?\d+)?$|^NaN$|^−?∞$")
 def test_every_number_column_has_three_decimals(unmoved):
     """Tables, bar labels, heatmap cells and readouts: one format, 3 decimals, on every figure."""
     selectors = [
-        "td.abh-num",  # every table column of every figure
+        'td.abh-num:not([data-role="offset"])',  # every table column (offsets n − m are whole)
         ".abh-bars text.abh-num",  # the score and weight labels on the bars
         "text.abh-celltext",  # heatmap cells
         '[data-role="row-weight"]',
