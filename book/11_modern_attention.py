@@ -132,11 +132,12 @@ depths = [1, 2, 3, 4, 5]
 reach = [
     int((np.linalg.matrix_power(band_long, k)[-1] > 0).sum()) for k in depths
 ]  # tokens the last position sees through k layers
+growth = W_small - 1  # tokens added per layer
 reach
 
 # %% [markdown]
 # One layer reaches {eval}`reach[0]` tokens, and every layer adds $W - 1 =$
-# {eval}`W_small - 1` more: $k$ layers reach $k(W - 1) + 1$ tokens, here
+# {eval}`growth` more: $k$ layers reach $k(W - 1) + 1$ tokens, here
 # {eval}`plain(reach)`. A window is not a hard limit on what the model can use, only on what one
 # layer reads directly; Mistral 7B's paper makes the same count for its 32 layers and window of
 # 4,096 ([Jiang et al., 2023](references.md)). What travels through the layers must be
@@ -213,6 +214,8 @@ shipped = {  # name: (layer types, KV heads, d_head, window)
 windowed = {m: cache_bytes(*s[:3], n_context, s[3]) / GiB for m, s in shipped.items()}
 all_global = {m: cache_bytes(["full"] * len(s[0]), *s[1:3], n_context, s[3]) / GiB
               for m, s in shipped.items()}
+gemma_global, gemma_local = gemma3_types.count("full"), gemma3_types.count("sliding")
+gemma_window, mistral_window = shipped["Gemma 3 27B"][3], shipped["Mistral 7B"][3]
 step_table(
     {
         "global : local": [f"{t.count('full')} : {t.count('sliding')}"
@@ -228,10 +231,10 @@ step_table(
 # %% [markdown]
 # At {eval}`grouped(n_context)` tokens in bfloat16 (2 bytes a number), Gemma 3 27B's cache is
 # {eval}`dec(windowed["Gemma 3 27B"], 2)` GiB instead of {eval}`dec(all_global["Gemma 3 27B"], 2)`:
-# its {eval}`gemma3_types.count("full")` global layers hold almost all of it, its
-# {eval}`gemma3_types.count("sliding")` local layers {eval}`grouped(1024)` positions each.
+# its {eval}`gemma_global` global layers hold almost all of it, its
+# {eval}`gemma_local` local layers {eval}`grouped(gemma_window)` positions each.
 # gpt-oss-120b halves its cache, to {eval}`dec(windowed["gpt-oss-120b"], 2)` GiB, since half
-# its layers are global. Mistral 7B's cache stops growing at {eval}`grouped(4096)` positions:
+# its layers are global. Mistral 7B's cache stops growing at {eval}`grouped(mistral_window)` positions:
 # {eval}`dec(windowed["Mistral 7B"], 2)` GiB however long the text (Mistral 7B v0.1 was
 # trained with a context of 8,192 tokens, so the 128k column is only the arithmetic; its paper
 # reports the 8× saving at 32k). The saving is real memory, and also a real loss: a token in a
@@ -285,12 +288,13 @@ share = sink_exp / (sink_exp + exps.sum())  # the sink's weight
 weights_sink = exps / (sink_exp + exps.sum())  # [3], sum to 1 − share
 output_sink = weights_sink @ V_ex  # [3] @ [3, 2] -> [2]
 np.testing.assert_allclose(weights_sink, ac.attention_weights(q, K_ex, sinks=sink))
-share, weights_sink.sum()
+exps_total, row_total = exps.sum(), weights_sink.sum()  # without the sink: 1 and less
+share, row_total
 
 # %% [markdown]
-# The exponentials are {eval}`dec(exps)`, with a sum of {eval}`dec(exps.sum())`, and the sink
+# The exponentials are {eval}`dec(exps)`, with a sum of {eval}`dec(exps_total)`, and the sink
 # adds $e^1 =$ {eval}`dec(sink_exp)`. The sink takes {eval}`dec(share)` of the row; the three
-# words get {eval}`dec(weights_sink)`, which sum to {eval}`dec(weights_sink.sum())`, not 1.
+# words get {eval}`dec(weights_sink)`, which sum to {eval}`dec(row_total)`, not 1.
 # The ratios between the words do not change: every weight is Chapter 4's times
 # $1 - \text{share}$, and so is the output, which was {eval}`vector(output)` and is now
 # {eval}`vector(output_sink)`:
