@@ -133,14 +133,16 @@ reach = [
     int((np.linalg.matrix_power(band_long, k)[-1] > 0).sum()) for k in depths
 ]  # tokens the last position sees through k layers
 growth = W_small - 1  # tokens added per layer
+mistral_reach = 32 * (4096 - 1) + 1  # Mistral 7B: 32 layers, W = 4,096
 reach
 
 # %% [markdown]
 # One layer reaches {eval}`reach[0]` tokens, and every layer adds $W - 1 =$
 # {eval}`growth` more: $k$ layers reach $k(W - 1) + 1$ tokens, here
 # {eval}`plain(reach)`. A window is not a hard limit on what the model can use, only on what one
-# layer reads directly; Mistral 7B's paper makes the same count for its 32 layers and window of
-# 4,096 ([Jiang et al., 2023](references.md)). What travels through the layers must be
+# layer reads directly. For Mistral 7B's 32 layers and window of 4,096 the formula gives
+# {eval}`grouped(mistral_reach)` tokens; its paper, counting $W$ a layer, says about 131K
+# ([Jiang et al., 2023](references.md)): the off-by-one again, harmless here. What travels through the layers must be
 # squeezed into the outputs in between, so in practice distant tokens still reach less well
 # than near ones.
 #
@@ -251,7 +253,7 @@ step_table(
 # later query, so they are where training learns to park the weight. A sliding window that
 # evicts them takes the parking place away, and they report that the model's perplexity then
 # rises sharply as soon as the first tokens leave the cache. Their fix, StreamingLLM, keeps a
-# few first tokens in the cache beside the window. With 2 sink tokens and $W = 3$ over 8
+# few first tokens in the cache beside the window (four in their experiments). With 2 sink tokens and $W = 3$ over 8
 # positions, the mask is the band plus the first two columns:
 
 # %%
@@ -329,9 +331,9 @@ gate, gated
 
 # %% [markdown]
 # The gate {eval}`dec(gate)` keeps most of the first dimension of {eval}`vector(output)` and
-# little of the second: the output is {eval}`vector(gated)`. Unlike the weights, the gate
-# depends on the query's own token and can close to almost zero, so a head that has nothing to
-# add can add nothing, with no sink needed. Qiu et al. report, on models they trained with and
+# little of the second: the output is {eval}`vector(gated)`. Unlike the weights, the gate is
+# not normalised over the keys: each of its numbers lies anywhere between 0 and 1 and can close
+# to almost zero, so a head that has nothing to add can add nothing, with no sink needed. Qiu et al. report, on models they trained with and
 # without it, that this gate (per head, elementwise, after attention) made training more
 # stable and removed most of the weight that the first token otherwise attracts; Qwen3-Next,
 # from the same team, ships it.
