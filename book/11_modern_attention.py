@@ -107,8 +107,8 @@ figures.show(
 # which read literally are $W + 1$ keys. Count the keys of the last row both ways:
 
 # %%
-keys_hf = band[-1].sum()  # q − k < W: W keys
-keys_read_literally = ac.sliding_window_mask(n, n, W + 1)[-1].sum()  # i − W … i
+keys_hf = int(band[-1].sum())  # q − k < W: W keys
+keys_read_literally = int(ac.sliding_window_mask(n, n, W + 1)[-1].sum())  # i − W … i
 keys_hf, keys_read_literally
 
 # %% [markdown]
@@ -378,7 +378,7 @@ bound, raw, normed
 
 # %% [markdown]
 # The bound is {eval}`plain(bound)`. Vectors a thousand times too long give a raw scaled score
-# of {eval}`dec(raw, 0)`, but after QK-norm only {eval}`dec(normed)`. The bound is reached
+# of {eval}`grouped(raw)`, but after QK-norm only {eval}`dec(normed)`. The bound is reached
 # when both vectors point along the dimension where both gains are largest, here the first:
 
 # %%
@@ -403,8 +403,8 @@ step_table({"score s": scores_try, "c·tanh(s/c)": capped}, digits=2)
 
 # %% [markdown]
 # A score of 1 stays {eval}`dec(capped[0], 2)` and 10 becomes {eval}`dec(capped[1], 2)`; 100
-# becomes {eval}`dec(capped[3], 2)`, and the raw {eval}`dec(raw, 0)` above
-# {eval}`dec(capped[4], 2)`. So: without either, a score grows with the vectors' lengths;
+# becomes {eval}`dec(capped[3], 2)`, and the raw {eval}`grouped(raw)` of the QK-norm example
+# becomes {eval}`dec(capped[4], 2)`, the cap itself to two decimals. So: without either, a score grows with the vectors' lengths;
 # under QK-norm it stays below $\sqrt d$ times the gains; under soft-capping below $c$,
 # whatever the gains, but a capped score near $c$ has a gradient near zero, the saturation
 # Chapter 3 feared, moved from the softmax into the $\tanh$.
