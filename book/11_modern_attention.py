@@ -214,14 +214,16 @@ shipped = {  # name: (layer types, KV heads, d_head, window)
     "Mistral 7B": (mistral_types, 8, 128, 4096),
 }
 windowed = {m: cache_bytes(*s[:3], n_context, s[3]) / GiB for m, s in shipped.items()}
-all_global = {m: cache_bytes(["full"] * len(s[0]), *s[1:3], n_context, s[3]) / GiB
-              for m, s in shipped.items()}
+all_global = {
+    m: cache_bytes(["full"] * len(s[0]), *s[1:3], n_context, s[3]) / GiB for m, s in shipped.items()
+}
 gemma_global, gemma_local = gemma3_types.count("full"), gemma3_types.count("sliding")
 gemma_window, mistral_window = shipped["Gemma 3 27B"][3], shipped["Mistral 7B"][3]
 step_table(
     {
-        "global : local": [f"{t.count('full')} : {t.count('sliding')}"
-                           for t, *_ in shipped.values()],
+        "global : local": [
+            f"{t.count('full')} : {t.count('sliding')}" for t, *_ in shipped.values()
+        ],
         "window": [f"{s[3]:,}" for s in shipped.values()],
         "cache, GiB (as shipped)": list(windowed.values()),
         "cache, GiB (all global)": list(all_global.values()),
@@ -430,8 +432,13 @@ step_table({"score s": scores_try, "c·tanh(s/c)": capped}, digits=2)
 
 # %%
 mla_w = ac.MLAWeights.random(
-    np.random.default_rng(0), 8, n_heads=2, kv_lora_rank=4,
-    qk_nope_head_dim=3, qk_rope_head_dim=2, v_head_dim=3,
+    np.random.default_rng(0),
+    8,
+    n_heads=2,
+    kv_lora_rank=4,
+    qk_nope_head_dim=3,
+    qk_rope_head_dim=2,
+    v_head_dim=3,
 )
 x = np.random.default_rng(1).standard_normal((5, 8))  # [S, D]: 5 positions
 latent, rope_key = ac.mla_latent(x, mla_w, range(5))  # [5, 4], [5, 2]: what is cached
@@ -507,8 +514,10 @@ per_token_kib = {
 }
 at_128k_gib = {m: kib * n_context / 2**20 for m, kib in per_token_kib.items()}
 step_table(
-    {"KiB per token": list(per_token_kib.values()),
-     "GiB at 128k tokens": list(at_128k_gib.values())},
+    {
+        "KiB per token": list(per_token_kib.values()),
+        "GiB at 128k tokens": list(at_128k_gib.values()),
+    },
     index=list(per_token_kib),
     digits=2,
 )
@@ -543,13 +552,26 @@ step_table(
             "MLA: the per-head value width",
         ],
         "this chapter": [
-            "the band mask", "local and global layers", "soft-capping", "sinks",
-            "QK-norm", "MLA", "the decoupled RoPE key", "MLA", "MLA",
+            "the band mask",
+            "local and global layers",
+            "soft-capping",
+            "sinks",
+            "QK-norm",
+            "MLA",
+            "the decoupled RoPE key",
+            "MLA",
+            "MLA",
         ],
     },
     index=[
-        "sliding_window", "layer_types", "attn_logit_softcapping", "sinks",
-        "q_norm, k_norm", "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",
+        "sliding_window",
+        "layer_types",
+        "attn_logit_softcapping",
+        "sinks",
+        "q_norm, k_norm",
+        "kv_lora_rank",
+        "qk_rope_head_dim",
+        "qk_nope_head_dim",
         "v_head_dim",
     ],
 )
