@@ -10,7 +10,7 @@ PYTEST_FLAGS ?=
 # collects (the site summary, the accessibility report) and run in order.
 WORKERS ?= 2
 
-.PHONY: bench lab book pdf assets install test test-fast test-unit test-book test-ci test-browser sync lint format clean help
+.PHONY: bench lab book pdf publish assets install test test-fast test-unit test-book test-ci test-browser sync lint format clean help
 .DEFAULT_GOAL := help
 
 help:  ## List the targets
@@ -55,10 +55,17 @@ book: $(VENV)/.installed-book  ## Build the static site into _build/html from th
 	$(PY) tools/build_book.py
 
 # The whole book as one PDF, printed from the built site by Debian's Chromium (tools/build_pdf.py;
-# pdfunite from poppler-utils joins the pages): _build/html/attention-by-hand.pdf, which every
+# pypdf joins the pages): _build/html/attention-by-hand.pdf, which every
 # page's download menu offers. Run `make book` first.
 pdf: $(VENV)/.installed-book $(VENV)/.installed-browser  ## Print the built site into one PDF
 	$(PY) tools/build_pdf.py
+
+# The site to upload: built, its PDF printed into it and tested (a site built by `make book`
+# alone serves a one-page placeholder at the PDF's link). Upload _build/html as it is.
+publish: $(VENV)/.installed-test  ## Build the site and its PDF, test the PDF: _build/html is ready to upload
+	$(PY) tools/build_book.py
+	$(PY) tools/build_pdf.py
+	$(PY) -m pytest tests/browser/test_pdf.py -q -p no:xdist $(PYTEST_FLAGS)
 
 # npm ci --ignore-scripts (package-lock.json) when node_modules/ is stale, then copy what the
 # site serves into .cache/site-static/vendor/; `make book` does the same first.
@@ -141,7 +148,8 @@ test-book: $(VENV)/.installed-test  ## Build the site and run every chapter unde
 test-ci: $(VENV)/.installed-test $(LAB_SETUP)  ## What CI adds: the PDF, every chapter in Lab, a pip-only Jupyter, the version matrix
 	$(PY) tools/build_book.py
 	$(PY) tools/build_pdf.py
-	$(PY) -m pytest $(CI_BROWSER) tests/browser/test_lab_reading.py -q -n $(WORKERS) \
+	ATTN_PHONE_PAGES=all $(PY) -m pytest $(CI_BROWSER) tests/browser/test_lab_reading.py \
+		tests/browser/test_phone.py -q -n $(WORKERS) \
 		--dist loadfile $(PYTEST_FLAGS)
 	$(PY) tools/version_matrix.py
 

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from attn_core.validation import check_positive_int, check_size
+from attn_core import check_positive_int, check_size
 
 __all__ = [
     "FEATURES",
@@ -43,7 +43,7 @@ __all__ = [
 
 SENTENCE_KO = ("나는", "사과를", "먹었다")  # the example sentence, "I ate an apple"
 GENERATED_KO = ("그리고", "배를", "샀다")  # chapter 10 writes them after it: "and bought a pear"
-FEATURES = ("noun", "verb", "-는 (subject)", "-를 (object)")  # chapter 5's word features
+FEATURES = ("noun", "verb", "-는 (topic: subject)", "-를 (object)")  # chapter 5's word features
 _FEATURES_OF = {  # each token's four features, 0 or 1, in the order of FEATURES
     "나는": (1, 0, 1, 0),  # a noun with the topic marker -는, here marking the subject
     "사과를": (1, 0, 0, 1),  # a noun with the object marker

@@ -15,7 +15,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from attn_core import attention_weights, dot_scores, entropy, softmax_jacobian
+from attn_core import (
+    as_array,
+    attention_weights,
+    check_bool,
+    check_positive_int,
+    check_positive_real,
+    check_size,
+    dot_scores,
+    entropy,
+    softmax_jacobian,
+)
 from attn_core.training import (
     adam_state,
     adam_step,
@@ -24,14 +34,6 @@ from attn_core.training import (
     self_attention_backward,
     sgd_step,
     squared_error,
-)
-from attn_core.validation import (
-    as_array,
-    as_float_array,
-    check_bool,
-    check_positive_int,
-    check_positive_real,
-    check_size,
 )
 
 __all__ = [
@@ -270,7 +272,6 @@ def train_self_attention(x, target, params, steps, lr, optimizer="sgd", scale=No
     steps = check_positive_int(steps, "steps", minimum=0)
     if optimizer not in ("sgd", "adam"):
         raise ValueError(f"optimizer must be 'sgd' or 'adam', got {optimizer!r}")
-    x, target = as_float_array(x, "x"), as_float_array(target, "target")
     state = adam_state(params) if optimizer == "adam" else None
     losses, norms, entropies, snapshots = [], [], [], []
     for step in range(steps + 1):

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .attention import attention_weights
-from .validation import as_float_array, check_attention_inputs, check_scale, compute_dtype
+from .attention import _weights
+from .validation import as_float_array, check_attention, check_scores_size, compute_dtype
 
 
 def attention_backward(grad_output, query, key, value, attn_mask=None, is_causal=False, scale=None):
@@ -46,16 +46,15 @@ def attention_backward(grad_output, query, key, value, attn_mask=None, is_causal
     >>> attention_backward([1.0, 0.0], [1.0, 0.0], keys, values)[0].round(3)  # dq
     array([ 0.168, -0.226])
     """
-    q, k, v = check_attention_inputs(query, key, value, scale=scale)
-    q2 = np.atleast_2d(q)  # [..., L, E]
-    d_out = _check_grad_output(grad_output, q, q2, k, v)  # [..., L, Ev]
-    dtype = compute_dtype(np.result_type(q, k, v, d_out))
-    q2, k, v, d_out = (a.astype(dtype, copy=False) for a in (q2, k, v, d_out))
-    factor = check_scale(scale, q.shape[-1])
-    weights = attention_weights(q2, k, attn_mask, is_causal, scale=scale).astype(dtype, copy=False)
-    d_q, d_k, d_v = _backward(d_out, q2, k, v, weights, factor)
-    d_q = _sum_to(d_q, q2.shape)
-    return (d_q[..., 0, :] if q.ndim == 1 else d_q), _sum_to(d_k, k.shape), _sum_to(d_v, v.shape)
+    a = check_attention(query, key, value, attn_mask, is_causal, scale)  # once, at the door
+    check_scores_size(a.query, a.key)  # the backward pass holds the weights (..., L, S)
+    d_out = _check_grad_output(grad_output, a)  # [..., L, Ev]
+    dtype = compute_dtype(np.result_type(a.query, d_out))
+    q, k, v, d_out = (x.astype(dtype, copy=False) for x in (a.query, a.key, a.value, d_out))
+    weights = _weights(q, k, a.mask, a.is_causal, a.scale)  # [..., L, S]
+    d_q, d_k, d_v = _backward(d_out, q, k, v, weights, a.scale)
+    d_q = _sum_to(d_q, q.shape)
+    return (d_q[..., 0, :] if a.one_query else d_q), _sum_to(d_k, k.shape), _sum_to(d_v, v.shape)
 
 
 def _backward(d_out, q, k, v, weights, scale):
@@ -79,16 +78,16 @@ def _sum_to(grad, shape):
     return grad.sum(axis=stretched, keepdims=True) if stretched else grad
 
 
-def _check_grad_output(grad_output, q, q2, k, v):
-    """``grad_output`` as (..., L, Ev), or raise naming its shape and the output's."""
+def _check_grad_output(grad_output, a):
+    """``grad_output`` as (..., L, Ev) for the call ``a``, or an error naming the shapes."""
     d_out = as_float_array(grad_output, "grad_output")
-    batch = np.broadcast_shapes(q2.shape[:-2], k.shape[:-2], v.shape[:-2])
-    want = (*batch, q2.shape[-2], v.shape[-1])
-    if q.ndim == 1:
-        want = (*batch, v.shape[-1])
+    q, k, v = a.query, a.key, a.value
+    batch = np.broadcast_shapes(a.batch, v.shape[:-2])
+    want = (*batch, v.shape[-1]) if a.one_query else (*batch, q.shape[-2], v.shape[-1])
     if d_out.shape != want:
+        query_shape = q.shape[1:] if a.one_query else q.shape
         raise ValueError(
             f"grad_output must have the attention output's shape {want}, got shape "
-            f"{d_out.shape} (query {q.shape}, key {k.shape}, value {v.shape})"
+            f"{d_out.shape} (query {query_shape}, key {k.shape}, value {v.shape})"
         )
-    return d_out[..., None, :] if q.ndim == 1 else d_out
+    return d_out[..., None, :] if a.one_query else d_out

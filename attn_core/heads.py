@@ -6,8 +6,15 @@ import math
 
 import numpy as np
 
-from .attention import attention_weights, dot_scores
-from .validation import as_float_array, check_positive_int, check_size
+from .attention import _weights, attention_weights, dot_scores
+from .softmax import _softmax
+from .validation import (
+    as_float_array,
+    check_attention,
+    check_positive_int,
+    check_scores_size,
+    check_size,
+)
 
 
 def split_heads(x, n_heads):
@@ -61,6 +68,11 @@ def merge_heads(x):
     x = as_float_array(x, "x")
     if x.ndim < 3:
         raise ValueError(f"x must be (..., H, T, d_head), got shape {x.shape}")
+    return _merge(x)
+
+
+def _merge(x):
+    """:func:`merge_heads` of a float array x (..., H, T, d_head)."""
     x = np.swapaxes(x, -2, -3)  # [..., H, T, d_head] -> [..., T, H, d_head]
     return x.reshape(*x.shape[:-2], x.shape[-2] * x.shape[-1])  # -> [..., T, D]
 
@@ -88,7 +100,19 @@ def multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, attn_mask=None,
     >>> out.shape, w.shape
     ((4, 4), (2, 4, 4))
     """
-    check_positive_int(n_heads, "n_heads")
+    names = ("x_q", "x_kv", "w_q", "w_k", "w_v", "w_o")
+    arrays = (x_q, x_kv, w_q, w_k, w_v, w_o)
+    x_q, x_kv, w_q, w_k, w_v, w_o = map(as_float_array, arrays, names)  # once, at the door
+    q, k, v = _heads(x_q, x_kv, w_q, w_k, w_v, check_positive_int(n_heads, "n_heads"))
+    a = check_attention(q, k, None, attn_mask, is_causal)  # the mask, against the heads' scores
+    check_scores_size(a.query, a.key)  # the weights are returned: they must fit
+    weights = _weights(a.query, a.key, a.mask, a.is_causal, a.scale)  # [..., H, L, S]
+    out = _merge(weights @ v)  # [..., H, L, dv_head] -> [..., L, Dv]
+    return _project(out, w_o, "the merged heads", "w_o"), weights
+
+
+def _heads(x_q, x_kv, w_q, w_k, w_v, n_heads):
+    """Each head's q (..., H, L, d_head), k (..., H, S, d_head), v (..., H, S, dv_head)."""
     q = _split(_project(x_q, w_q, "x_q", "w_q"), n_heads, "x_q @ w_q")  # [..., H, L, d_head]
     k = _split(_project(x_kv, w_k, "x_kv", "w_k"), n_heads, "x_kv @ w_k")  # [..., H, S, d_head]
     v = _split(_project(x_kv, w_v, "x_kv", "w_v"), n_heads, "x_kv @ w_v")  # [..., H, S, dv_head]
@@ -97,14 +121,11 @@ def multi_head_attention(x_q, x_kv, w_q, w_k, w_v, w_o, n_heads, attn_mask=None,
             f"w_q and w_k must have the same number of columns (queries and keys meet in "
             f"one space): w_q gives {q.shape[-1] * n_heads}, w_k gives {k.shape[-1] * n_heads}"
         )
-    weights = attention_weights(q, k, attn_mask, is_causal)  # [..., H, L, S]: 1/sqrt(d_head)
-    out = merge_heads(weights @ v)  # [..., H, L, dv_head] -> [..., L, Dv]
-    return _project(out, w_o, "the merged heads", "w_o"), weights
+    return q, k, v
 
 
 def _project(x, w, x_name, w_name):
-    """x (..., T, D) @ w (D, D') -> (..., T, D'), naming the arguments if the shapes clash."""
-    x, w = as_float_array(x, x_name), as_float_array(w, w_name)
+    """Float arrays x (..., T, D) @ w (D, D') -> (..., T, D'), naming them if the shapes clash."""
     if x.ndim < 2 or w.ndim != 2 or x.shape[-1] != w.shape[0]:
         raise ValueError(
             f"{x_name} (..., T, D) and {w_name} (D, D') do not fit: "
@@ -145,12 +166,20 @@ class SimpleSelfAttention:
 
     def project(self, x):
         """x (batch, seq_len, embed_dim) -> q, k, v, each (batch, seq_len, embed_dim)."""
+        return self._project(self._check(x))
+
+    def _check(self, x):
+        """``x`` as a float array (..., seq_len, embed_dim), or an error naming its shape."""
         x = as_float_array(x, "x")
         if x.ndim < 2 or x.shape[-1] != self.embed_dim:
             raise ValueError(
                 f"x must be (..., seq_len, embed_dim={self.embed_dim}), got shape {x.shape}"
             )
-        return tuple(x @ w + b for w, b in (self.query, self.key, self.value))  # [B, T, D] each
+        return x
+
+    def _project(self, x):
+        """q, k, v of a checked x: x @ w + b, each [B, T, D]."""
+        return tuple(x @ w + b for w, b in (self.query, self.key, self.value))
 
     def __call__(self, x):
         """x (batch, seq_len, embed_dim) -> (output like x, attention (batch, seq_len, seq_len))."""
@@ -182,9 +211,10 @@ def trace_self_attention(layer, x):
         raise TypeError(
             f"layer must be an attn_core.SimpleSelfAttention, got {type(layer).__name__}"
         )
-    x = as_float_array(x, "x")
-    output, attention = layer(x)  # validates x against layer.embed_dim
-    q, k, v = layer.project(x)  # [B, T, D] each
+    x = layer._check(x)  # once, against layer.embed_dim
+    q, k, v = layer._project(x)  # [B, T, D] each
     scores = dot_scores(q, k)  # [B, T, D] @ [B, D, T] -> [B, T, T]
+    attention = _softmax(scores * (1.0 / math.sqrt(layer.embed_dim)))  # as layer(x) computes it
+    output = attention @ v  # [B, T, T] @ [B, T, D] -> [B, T, D]
     names = ("x", "q", "k", "v", "scores", "attention", "output")
     return dict(zip(names, (x, q, k, v, scores, attention, output), strict=True))

@@ -205,7 +205,10 @@ class KVCache:
                 f"query has L = {L} positions but the cache holds {self._length}: the queries "
                 f"are the newest positions, so append their keys and values first"
             )
-        mask = causal_mask_lower_right(L, self._length) if self.window is None else self._band(L)
+        mask = None  # one query, the newest position, sees every key held (a window's too)
+        if L > 1:
+            causal = self.window is None
+            mask = causal_mask_lower_right(L, self._length) if causal else self._band(L)
         return scaled_dot_product_attention(
             query, self.keys, self.values, mask, scale=scale, enable_gqa=enable_gqa
         )

@@ -14,8 +14,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kv_cache import causal_mask_lower_right
-from .validation import as_float_array, check_attention, check_attention_inputs, check_bool
+from .kv_cache import _bytes_per_number, causal_mask_lower_right
+from .validation import (
+    as_float_array,
+    check_attention,
+    check_attention_inputs,
+    check_bool,
+    check_positive_int,
+)
 
 
 def elu_plus_one(x):
@@ -197,6 +203,40 @@ def delta_rule(query, key, value, beta, *, decay=None, state=None):
         S = S + beta_t * v_col @ k_row  # + β v kᵀ: [..., Ev, 1] @ [..., 1, E]
         out[..., t, :] = (S @ q[..., t, :, None])[..., 0]  # S q: [..., Ev, E] @ [..., E, 1]
     return out, S
+
+
+def linear_state_bytes(n_layers, n_heads, d_k, d_v, bytes_per_number, batch=1):
+    r"""Bytes of linear-attention layers' states: :math:`B \cdot \text{layers} \cdot H d_k d_v b`.
+
+    The counterpart of :func:`attn_core.kv_cache_bytes`: one :math:`d_k \times d_v` state a
+    head, the same after 10 tokens or 1,000,000 (no length argument).
+
+    Parameters
+    ----------
+    n_layers, n_heads, d_k, d_v : int
+        Linear-attention layers, heads holding a state (value heads, when keys are shared
+        as in Gated DeltaNet), and each state's key and value widths.
+    bytes_per_number : int or dtype
+        b: 2 for bfloat16 or float16, or a numpy dtype such as ``"float32"``.
+    batch : int, default 1
+
+    Returns
+    -------
+    int
+        Only the states: Katharopoulos et al.'s normaliser adds :math:`d_k` numbers a head,
+        and the models' short convolutions a few tokens of their inputs.
+
+    Examples
+    --------
+    >>> linear_state_bytes(36, 32, 128, 128, 2) / 2**20  # MiB: Qwen3-Next-80B's 36 DeltaNet layers
+    36.0
+    """
+    counts = {"n_layers": n_layers, "n_heads": n_heads, "d_k": d_k, "d_v": d_v, "batch": batch}
+    counts = {name: check_positive_int(value, name) for name, value in counts.items()}
+    numbers = (
+        counts["batch"] * counts["n_layers"] * counts["n_heads"] * counts["d_k"] * counts["d_v"]
+    )
+    return numbers * _bytes_per_number(bytes_per_number)
 
 
 def _features(feature_map, q, k):

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .attention import scaled_dot_product_attention
+from .attention import attention_weights, scaled_dot_product_attention
 from .kv_cache import KVCache, _bytes_per_number, causal_mask_lower_right
 from .norms import rms_norm
 from .positions import rotary
@@ -182,6 +182,80 @@ def mla_attention(x, weights, *, cache=None, absorb=False):
     """
     x, w, sizes = _check(x, weights)
     absorb = check_bool(absorb, "absorb")
+    q_nope, q_rope, latent, rope_key, mask, scale = _prepare(x, w, sizes, cache)
+    attend = _absorbed if absorb else _naive
+    return attend(q_nope, q_rope, latent, rope_key, w, mask, scale)
+
+
+class MLAScores(NamedTuple):
+    """Each head's scores and weights, from :func:`mla_scores`.
+
+    Examples
+    --------
+    >>> w = MLAWeights.random(np.random.default_rng(0), 8, n_heads=2, kv_lora_rank=4,
+    ...                       qk_nope_head_dim=3, qk_rope_head_dim=2, v_head_dim=3)
+    >>> mla_scores(np.ones((3, 8)), w).weights[0].round(3)  # equal inputs: only RoPE differs
+    array([[1.   , 0.   , 0.   ],
+           [0.497, 0.503, 0.   ],
+           [0.299, 0.349, 0.353]])
+    """
+
+    scores: np.ndarray  # (..., H, L, S): scaled, every pair (the causal mask not applied)
+    weights: np.ndarray  # (..., H, L, S): causal softmax rows
+
+
+def mla_scores(x, weights, *, cache=None, absorb=False):
+    r"""MLA's scores and weights per head, by the naive or the absorbed path, to compare by hand.
+
+    Naive: :math:`[q_h, q^R_h] \cdot [c\, W^{UK}_h, k^R]`, each head's key decompressed
+    from the latent c. Absorbed: :math:`[q_h (W^{UK}_h)^\top, q^R_h] \cdot [c, k^R]`, the
+    latent read as it is cached. The two are one number, regrouped:
+    :math:`q_h \cdot (c\, W^{UK}_h) = q_h (W^{UK}_h)^\top \cdot c`, the associativity of
+    the matrix product.
+
+    Parameters
+    ----------
+    x, weights, cache
+        As in :func:`mla_attention` (a cache gains x's latents, as there).
+    absorb : bool, default False
+        The absorbed path instead of the naive one.
+
+    Returns
+    -------
+    MLAScores
+        ``scores`` (..., H, L, S), scaled by :math:`1/\sqrt{n + r}`, every query-key pair
+        (the mask is not applied, so the identity can be checked everywhere); ``weights``
+        (..., H, L, S), the causal softmax rows that :func:`mla_attention` averages with.
+        Equal, to rounding, for both paths.
+
+    Examples
+    --------
+    >>> w = MLAWeights.random(np.random.default_rng(0), 8, n_heads=2, kv_lora_rank=4,
+    ...                       qk_nope_head_dim=3, qk_rope_head_dim=2, v_head_dim=3)
+    >>> x = np.random.default_rng(1).standard_normal((3, 8))
+    >>> naive, absorbed = mla_scores(x, w), mla_scores(x, w, absorb=True)
+    >>> naive.scores.shape  # H = 2 heads, L = S = 3
+    (2, 3, 3)
+    >>> bool(np.allclose(naive.scores, absorbed.scores))  # one score, two groupings
+    True
+    """
+    x, w, sizes = _check(x, weights)
+    absorb = check_bool(absorb, "absorb")
+    q_nope, q_rope, latent, rope_key, mask, scale = _prepare(x, w, sizes, cache)
+    if absorb:  # the latent as cached; W^UK folded into the query
+        query = np.concatenate([q_nope @ np.swapaxes(w.w_uk, -1, -2), q_rope], axis=-1)
+        key = np.concatenate([latent, rope_key], axis=-1)[..., None, :, :]  # [..., 1, S, c + r]
+    else:  # every head's key decompressed: [c W^UK_h, k^R]
+        k_nope = latent[..., None, :, :] @ w.w_uk  # [..., 1, S, c] @ [H, c, n] -> [..., H, S, n]
+        k_rope = np.broadcast_to(rope_key[..., None, :, :], (*k_nope.shape[:-1], q_rope.shape[-1]))
+        query = np.concatenate([q_nope, q_rope], axis=-1)  # [..., H, L, n + r]
+        key = np.concatenate([k_nope, k_rope], axis=-1)  # [..., H, S, n + r]
+    scores = query @ np.swapaxes(key, -1, -2) * scale  # [..., H, L, d] @ [..., d, S]
+    return MLAScores(scores, attention_weights(query, key, mask, scale=scale))
+
+
+def _prepare(x, w, sizes, cache):
+    """The queries' two parts, the (cached) latents and RoPE keys, the mask and the scale."""
     if cache is not None and not isinstance(cache, MLACache):
         raise TypeError(f"cache must be an attn_core.MLACache or None, got {type(cache).__name__}")
     start = 0 if cache is None else len(cache)
@@ -195,8 +269,7 @@ def mla_attention(x, weights, *, cache=None, absorb=False):
     q_rope = rotary(rows @ w.w_q_rope, positions)  # [..., H, L, r], rotated like the key
     mask = causal_mask_lower_right(x.shape[-2], latent.shape[-2])  # [L, S]
     scale = 1.0 / math.sqrt(sizes["n"] + sizes["r"])  # a head's query width, n + r
-    attend = _absorbed if absorb else _naive
-    return attend(q_nope, q_rope, latent, rope_key, w, mask, scale)
+    return q_nope, q_rope, latent, rope_key, mask, scale
 
 
 def _latent(x, w, positions):

@@ -156,7 +156,7 @@ def halves_to_interleaved(x):
 
 
 def alibi_slopes(n_heads):
-    """ALiBi's slope per head, :math:`m_h = 2^{-8h/H}` for h = 1 … H (Press et al., 2022).
+    r"""ALiBi's slope per head, :math:`\lambda_h = 2^{-8h/H}` for h = 1 … H (Press et al., 2022).
 
     For H not a power of two, with P the largest power of two below it: the P slopes of P
     heads, then every other slope of 2P heads (the 1st, 3rd, …), as the paper's code does.
@@ -185,10 +185,10 @@ def alibi_slopes(n_heads):
 
 
 def alibi_bias(n_heads, L, S):
-    r"""ALiBi's bias on the scores, :math:`-m_h\,|i + S - L - j|`, for every head.
+    r"""ALiBi's bias on the scores, :math:`-\lambda_h\,|i + S - L - j|`, for every head.
 
     The L queries are the last L of the S positions (L = 1: decoding with a cache); add it
-    as a float mask. The paper's code adds :math:`m_h j`, the same softmax on keys j <= i.
+    as a float mask. The paper's code adds :math:`\lambda_h j`, the same softmax on keys j <= i.
 
     Parameters
     ----------

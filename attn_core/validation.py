@@ -35,7 +35,13 @@ def as_float_array(x, name, *, allow_neg_inf=False):
 
 
 def as_array(x, name):
-    """``np.asarray(x)``, refusing masked arrays and ragged nested lists, naming ``name``."""
+    """``np.asarray(x)``, refusing masked arrays and ragged nested lists, naming ``name``.
+
+    Examples
+    --------
+    >>> as_array([4, 16, 64], "d_ks")
+    array([ 4, 16, 64])
+    """
     if isinstance(x, np.ma.MaskedArray):
         raise TypeError(
             f"{name} is a masked array, whose mask attn_core would ignore: pass "
@@ -77,7 +83,15 @@ def compute_dtype(dtype):
 
 
 def check_size(shape, dtype, what, because, instead=None):
-    """Raise if ``what`` of ``shape`` would pass :data:`MAX_ARRAY_BYTES`; ``because`` says why."""
+    """Raise if ``what`` of ``shape`` would pass :data:`MAX_ARRAY_BYTES`; ``because`` says why.
+
+    Examples
+    --------
+    >>> check_size((10**6, 10**6), "float64", "the scores (L, S)", "L = S = 10**6")
+    Traceback (most recent call last):
+    ...
+    ValueError: the scores (L, S) would have shape (1000000, 1000000) and need 7.45e+03 GiB ...
+    """
     n_bytes = math.prod(int(n) for n in shape) * np.dtype(dtype).itemsize
     if n_bytes > MAX_ARRAY_BYTES:
         raise ValueError(
@@ -101,14 +115,28 @@ def check_axis(axis, ndim, name="x"):
 
 
 def check_bool(flag, name):
-    """``flag`` if it is a bool; a string such as ``"False"`` is an error, not True."""
+    """``flag`` if it is a bool; a string such as ``"False"`` is an error, not True.
+
+    Examples
+    --------
+    >>> check_bool("False", "is_causal")
+    Traceback (most recent call last):
+    ...
+    TypeError: is_causal must be True or False, got 'False' (str)
+    """
     if not isinstance(flag, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {flag!r} ({type(flag).__name__})")
     return bool(flag)
 
 
 def check_positive_real(value, name):
-    """``value`` as a float, or raise unless it is a finite real number > 0."""
+    """``value`` as a float, or raise unless it is a finite real number > 0.
+
+    Examples
+    --------
+    >>> check_positive_real(2, "std")
+    2.0
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number > 0, got {value!r} ({type(value).__name__})")
     if not (math.isfinite(value) and value > 0):
@@ -133,7 +161,15 @@ def check_scale(scale, embed_dim):
 
 
 def check_positive_int(n, name, *, minimum=1):
-    """``n`` as an int, or raise unless it is an integer >= ``minimum``."""
+    """``n`` as an int, or raise unless it is an integer >= ``minimum``.
+
+    Examples
+    --------
+    >>> check_positive_int(0, "n_heads")
+    Traceback (most recent call last):
+    ...
+    ValueError: n_heads must be an integer >= 1, got 0
+    """
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, numbers.Integral):
         raise ValueError(f"{name} must be an integer >= {minimum}, got {n!r} ({type(n).__name__})")
     if n < minimum:
@@ -250,7 +286,7 @@ def check_batch(arrays):
 def _check_scores_fit(q, k, scale):
     """Raise if some |q·k × scale| exceeds half the dtype's range (room left for a mask)."""
     limit = float(np.finfo(q.dtype).max) / 2
-    q_max, k_max = float(np.abs(q).max(initial=0)), float(np.abs(k).max(initial=0))
+    q_max, k_max = _abs_max(q), _abs_max(k)
     if q_max * k_max * q.shape[-1] * abs(scale) <= limit:  # |q·k| <= E max|q| max|k|
         return
     unit_dots = (q / q_max) @ np.swapaxes(k / k_max, -1, -2)  # entries <= E: cannot overflow
@@ -266,6 +302,11 @@ def _check_scores_fit(q, k, scale):
             f"beyond {limit:.3g} (half the largest {q.dtype}, leaving room for attn_mask); "
             f"query has shape {q.shape}, key has shape {k.shape}"
         )
+
+
+def _abs_max(x):
+    """max |x| from two reductions: ``np.abs(x)`` would allocate a copy of ``x``."""
+    return max(float(x.max(initial=0)), -float(x.min(initial=0)))
 
 
 def check_mask(attn_mask, scores_shape, is_causal, *, dtype=np.float64):

@@ -26,6 +26,7 @@ whether ``OPENBLAS_CORETYPE`` forced that kernel.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import importlib
 import json
 import os
@@ -35,10 +36,18 @@ import sys
 import time
 import tracemalloc
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 
-from attn_core import attention_cost, attention_weights, blocked_attention, chunked_attention
+from attn_core import (
+    attention_cost,
+    attention_weights,
+    blocked_attention,
+    chunked_attention,
+    scaled_dot_product_attention,
+)
+from attn_core.validation import check_attention
 
 SIZES = (256, 512, 1024, 2048, 4096, 8192)
 METHODS = ("floor", "exp", "plain", "blocked", "chunked")
@@ -109,6 +118,22 @@ def peak_extra_bytes(function):
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
+
+
+def decode_memory(d, cache_bytes=128 * 2**20, dtype="float32"):
+    """Peak extra memory of one decode step (one query over a cache) and of its inputs' check."""
+    S = cache_bytes // (2 * d * np.dtype(dtype).itemsize)  # keys and values, half each
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal(shape, dtype=dtype) for shape in ((d,), (S, d), (S, d)))
+    step = partial(scaled_dot_product_attention, q, k, v)
+    step()  # warm-up: numpy's first call allocates a few caches
+    check, decode = peak_extra_bytes(partial(check_attention, q, k, v)), peak_extra_bytes(step)
+    allowed = (d + S) * np.dtype(dtype).itemsize  # the output and one row of scores
+    return (
+        f"Memory (tracemalloc, peak extra), one query over a {cache_bytes / 2**20:.0f} MiB "
+        f"{dtype} cache (S = {S}, d = {d}): decode step {decode / 2**20:.2f} MiB (output + "
+        f"one row of scores: {allowed / 2**20:.2f} MiB); the inputs' check {check / 2**10:.1f} KiB"
+    )
 
 
 class TorchWorker:
@@ -244,13 +269,47 @@ def kernel_note(kernels=None, environ=None):
 
 
 def openblas_kernels():
-    """The kernel names of the OpenBLAS libraries loaded (threadpoolctl), or () without it."""
+    """The kernel names of the OpenBLAS libraries loaded: threadpoolctl's, else numpy's own."""
     try:
         threadpoolctl = _optional("threadpoolctl")
     except ImportError:
-        return ()
+        return numpy_openblas_kernel()
     pools = threadpoolctl.threadpool_info()
     return tuple(str(p.get("architecture", "")) for p in pools if p["internal_api"] == "openblas")
+
+
+def numpy_openblas_kernel():
+    """OpenBLAS's kernel, asked of the library numpy's wheel bundles (ctypes), or ()."""
+    libs = Path(np.__file__).parent.parent / "numpy.libs"
+    for path in sorted(libs.glob("libscipy_openblas*.so*")):
+        lib = ctypes.CDLL(str(path))
+        for name in ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename"):
+            if hasattr(lib, name):
+                getattr(lib, name).restype = ctypes.c_char_p
+                return (getattr(lib, name)().decode(),)
+    return ()
+
+
+def vector_extensions(cpuinfo="/proc/cpuinfo"):
+    """The CPU's vector extensions (sse4_2, avx2, avx512f, ...) as /proc/cpuinfo lists them."""
+    try:
+        lines = Path(cpuinfo).read_text().splitlines()
+    except OSError:
+        return "unknown (no /proc/cpuinfo)"
+    flags = next((line.split(":", 1)[1].split() for line in lines if line.startswith("flags")), [])
+    return " ".join(sorted(f for f in set(flags) if f.startswith(("sse4", "avx", "fma", "amx"))))
+
+
+def numpy_simd(environ=None):
+    """numpy's SIMD levels in use, and those ``NPY_DISABLE_CPU_FEATURES`` switched off."""
+    environ = os.environ if environ is None else environ
+    try:  # numpy 2; numpy 1 keeps them in numpy.core
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:
+        from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    used = " ".join(name for name in __cpu_dispatch__ if __cpu_features__.get(name))
+    off = environ.get("NPY_DISABLE_CPU_FEATURES")
+    return f"numpy SIMD in use: {used or 'baseline only'}" + (f" ({off} disabled)" if off else "")
 
 
 def machine_load():
@@ -305,8 +364,10 @@ def main(argv=None):
         return torch_worker_main(args.threads)
     limit_blas_threads(args.threads)  # for the rest of this process
     print(f"numpy {np.__version__}; {blas_description()}; {machine_load()}")
+    print(f"CPU vector extensions: {vector_extensions()}; {numpy_simd()}")
     if note := kernel_note():
         print(note)
+    print(decode_memory(args.d))
     worker = start_torch_worker(not args.no_torch, args.threads)
     total, done = len(args.sizes) * len(args.dtypes), [0]
 

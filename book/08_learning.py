@@ -288,6 +288,15 @@ print("words:", " ".join(data.words))
 # language models use would need a softmax over the words on top of the output; the squared
 # error keeps the chain of the backward pass to the part this chapter is about.
 #
+# This is a toy, not how a language model trains. There, every position $t$ of a text
+# predicts the token at $t + 1$ through a softmax over the whole vocabulary, the loss is the
+# cross-entropy of the true next token averaged over the positions, every row is computed at
+# once under the causal mask of [Chapter 7](07_heads_and_masks.ipynb), and the input is the
+# true text, not the model's own guesses (teacher forcing, 교사 강요);
+# [Chapter 10](10_generation.ipynb) shows that pass. Attention's backward pass is the one
+# derived here in both cases: only the $dO$ that reaches it differs, and the causal mask
+# zeroes the masked weights' gradients as any mask does.
+#
 # ## One step of gradient descent, written out
 #
 # Gradient descent (경사 하강법) moves every parameter a small step against its gradient,
@@ -601,7 +610,36 @@ for label, r in runs.items():
 # parameter's gradient, but $W_Q$ and $W_K$ are shared by every row: their gradient is a sum
 # over the rows, dominated by the rows that are not saturated, so rescaling it does not reach
 # the saturated ones. (One Adam learning rate was tried, and it is not tuned: even the scaled
-# run ends higher than with SGD. Every run here starts from one random seed.)
+# run ends higher than with SGD.)
+#
+# All of this is one random start, which may be a lucky or an unlucky one. The SGD
+# comparison again, from five starts (seeds 0 to 4; the figure's is seed 1):
+
+# %%
+seeds = range(5)
+seed_finals = {"scaled": [], "unscaled": []}  # the final loss of each seed's run
+for seed in seeds:
+    seed_rng = np.random.default_rng(seed)
+    seed_start = tr.init_projections(seed_rng, d_model, d_k_big, n_words, std=init_std)
+    seed_task = (X, target, seed_start, big_steps)
+    for label, scale in [("scaled", None), ("unscaled", 1.0)]:
+        seed_run = experiments.train_self_attention(*seed_task, big_lr, scale=scale)
+        seed_finals[label].append(seed_run.losses[-1])
+seed_finals = {label: np.array(ends) for label, ends in seed_finals.items()}
+seed_ratio = seed_finals["unscaled"] / seed_finals["scaled"]  # seed by seed
+scaled_range = seed_finals["scaled"].min(), seed_finals["scaled"].max()
+unscaled_range = seed_finals["unscaled"].min(), seed_finals["unscaled"].max()
+ratio_range = seed_ratio.min(), seed_ratio.max()
+seed_labels = [f"seed {s}" for s in seeds]
+step_table(seed_finals | {"unscaled / scaled": seed_ratio}, index=seed_labels, digits=4)
+
+# %% [markdown]
+# Scaled, the final loss ranges from {eval}`dec(scaled_range[0], 4)` to
+# {eval}`dec(scaled_range[1], 4)` over the five starts; unscaled, from
+# {eval}`dec(unscaled_range[0], 4)` to {eval}`dec(unscaled_range[1], 4)`.
+# The ranges overlap: the best unscaled start ends below the worst scaled one. Start by
+# start, the unscaled run ends {eval}`dec(ratio_range[0], 1)` to
+# {eval}`dec(ratio_range[1], 1)` times higher. Five seeds show the spread, not a precise mean.
 #
 # Does a different learning rate help the unscaled run, over the same {eval}`big_steps` steps?
 # Two smaller ones and a larger one:
@@ -648,9 +686,46 @@ for lr_try, end in small_sweep.items():
 # matrix moves the scores as much as a $d_k^{1/4}$ times larger step of the scaled model's
 # $W_Q$ would: in effect SGD runs the scaled model with a learning rate
 # $\sqrt{d_k} =$ {eval}`plain(qk_lr_factor)` times larger on $W_Q$ and $W_K$ (on $W_V$, the
-# same; Adam, whose steps do not grow with the gradient, would see another factor). So the scale's job is the start: with $1/\sqrt{d_k}$, the usual initialisation (unit
-# variance per component, whatever $d_k$) starts every row unsaturated, and nobody has to
-# retune the start, or the learning rate of $W_Q$ and $W_K$, when $d_k$ changes.
+# same learning rate). Undo that factor and it should be the same training. Here it is,
+# without the scale, from the smaller start, with the learning rate of $W_Q$ and $W_K$
+# divided by {eval}`plain(qk_lr_factor)`, every step written out:
+
+# %%
+step_lr = {"W_Q": big_lr / qk_lr_factor, "W_K": big_lr / qk_lr_factor, "W_V": big_lr}
+same_params = small_start  # unscaled scores, W_Q and W_K d_k^(-1/4) smaller
+same_losses = []
+for _ in range(big_steps):
+    out_same, _ = tr.self_attention(X, same_params, scale=1.0)  # no 1/sqrt(d_k)
+    loss_same, dO_same = tr.squared_error(out_same, target)
+    same_losses.append(loss_same)
+    grads_same = tr.self_attention_backward(dO_same, X, same_params, scale=1.0)
+    same_params = {n: p - step_lr[n] * grads_same[n] for n, p in same_params.items()}
+scaled_run = runs["SGD, scaled"]  # with 1/sqrt(d_k), learning rate big_lr on all three
+loss_gap = np.max(np.abs(np.array(same_losses) / scaled_run.losses[:-1] - 1))
+W_Q_gap = np.abs(same_params["W_Q"] / shrink - scaled_run.params["W_Q"]).max()
+# the last digits are rounding noise, which depends on the machine: print a bound
+tol_same = 1e-12  # float64 arithmetic
+print(f"losses, relative gap below {tol_same:.0e}:", loss_gap < tol_same)
+print(f"W_Q (undoing the shrink), gap below {tol_same:.0e}:", W_Q_gap < tol_same)
+
+# %% [markdown]
+# Step by step the losses equal the scaled run's, and the final $W_Q$, divided back by
+# $d_k^{-1/4}$, equals the scaled run's, to within {eval}`sci(tol_same)`: rounding error.
+# Removing the scale is the same model as keeping it, with a larger start and a learning
+# rate on $W_Q$ and $W_K$ that is {eval}`plain(qk_lr_factor)` times larger. (Adam, whose steps do not grow with the
+# gradient, would need another factor.)
+#
+# So the scale's job, at one $d_k$, is the start: with $1/\sqrt{d_k}$, the usual
+# initialisation (unit variance per component, whatever $d_k$) starts every row unsaturated,
+# and nobody has to retune the start when $d_k$ changes. That is a statement about
+# initialisation only. It does not make one learning rate right for every $d_k$: training
+# aligns each query with the keys it should find, and the scores of aligned vectors grow like
+# $d_k$, not $\sqrt{d_k}$ ([Chapter 3](03_scaling.ipynb)). The maximal-update
+# parametrisation (μP) of [Yang et al. (2021)](references.md) divides the scores by $d_k$ for
+# that reason, and sets each matrix's initialisation and learning rate by its width (with
+# Adam, a hidden matrix's learning rate shrinks as 1/width), so that settings tuned on a
+# narrow model carry over to a wide one. With $1/\sqrt{d_k}$ and one learning rate for every
+# width, they do not in general.
 #
 # ## Summary
 #
@@ -667,10 +742,14 @@ for lr_try, end in small_sweep.items():
 #   shifts and the features overlap, but the scores it produces ask the same questions.
 # - At $d_k =$ {eval}`d_k_big` without $1/\sqrt{d_k}$, most rows start saturated and their
 #   gradients vanish; within {eval}`big_steps` steps the loss stalls at the SGD learning
-#   rates we tried up to 1 (and diverges at 2) and with Adam (one seed).
+#   rates we tried up to 1 (and diverges at 2) and with Adam (one seed); over five seeds,
+#   SGD unscaled ends {eval}`dec(ratio_range[0], 1)` to {eval}`dec(ratio_range[1], 1)`
+#   times higher than scaled.
 #   The total gradient norm is not what vanishes; the saturated rows' gradients are. From a
-#   start $d_k^{-1/4}$ smaller, whose scores equal the scaled model's, it trains: the scale's
-#   job is the start.
+#   start $d_k^{-1/4}$ smaller, whose scores equal the scaled model's, it trains, and with the
+#   learning rate of $W_Q$ and $W_K$ divided by $\sqrt{d_k}$ it is the scaled run, to
+#   rounding error: the scale's job is the start. It does not make one learning rate right
+#   for every $d_k$ (μP).
 #
 # ## Exercises
 #

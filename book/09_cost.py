@@ -121,11 +121,44 @@ step_table(
 )
 
 # %% [markdown]
+# ## Against the rest of the layer
+#
+# Attention is not all of a layer's work. Every token also goes through the four projections
+# $W_Q, W_K, W_V, W_O$ of [Chapter 7](07_heads_and_masks.ipynb), each $d_\text{model} \times
+# d_\text{model}$, and through the layer's MLP, which widens to $4\,d_\text{model}$ and back.
+# Per token, counting 2 FLOPs a multiply-add, the projections cost $8\,d_\text{model}^2$, the
+# MLP $16\,d_\text{model}^2$, and attention $4\,n\,d_\text{model}$ ($QK^\top$ and the weights
+# times $V$, over all heads, for each of the $n$ keys). Attention catches up with the rest at
+# $4\,n\,d_\text{model} = 24\,d_\text{model}^2$, that is at $n = 6\,d_\text{model}$. For GPT-2
+# small:
+
+# %%
+d_model, n_heads = 768, 12  # GPT-2 small; d_head = 64
+projections = 2 * 4 * d_model * d_model  # per token: W_Q, W_K, W_V, W_O
+mlp = 2 * 2 * d_model * (4 * d_model)  # per token: up to 4 d_model and back
+per_key = ac.attention_cost(1, n_heads, 1, 1, d_model // n_heads).matmul_flops  # 4 d_model
+crossover = (projections + mlp) / per_key  # the n at which n * per_key equals the rest
+crossover_per_d = crossover / d_model
+layer_n = [1024, int(crossover), 32768]
+attention_share = [n * per_key / (n * per_key + projections + mlp) for n in layer_n]
+step_table({"n": [f"{n:,}" for n in layer_n], "attention's share of the FLOPs": attention_share})
+
+# %% [markdown]
+# The crossover is at $n =$ {eval}`plain(crossover)`, {eval}`plain(crossover_per_d)` times
+# $d_\text{model}$: at GPT-2's 1,024 tokens attention does
+# {eval}`dec(attention_share[0], 2)` of the layer's FLOPs, at 32k
+# {eval}`dec(attention_share[2], 2)`. A causal model halves it again: query $t$ sees $t + 1$
+# keys, on average about $n/2$, so a kernel that skips the masked half (FlashAttention-2 skips
+# every tile above the diagonal) does half the score work, and the crossover moves to about
+# $12\,d_\text{model}$. The $n^2$ dominates the time only for long inputs; the memory of the
+# weights, next, is another matter.
+#
 # ## How much memory: long contexts
 #
-# Models now read 32k (32,768) or 128k (131,072) tokens at once, with many heads. Held at
-# once, the weights of one layer are $B \cdot h \cdot n^2 \cdot b$ bytes. A model with 32
-# heads in float16 (2 bytes), one sequence:
+# Context windows have grown from GPT-2's 1,024 tokens to 128k (131,072) and, in many 2026
+# models, 256k to 1M tokens, read with many heads. Held at once, the weights of one layer are
+# $B \cdot h \cdot n^2 \cdot b$ bytes. A model with 32 heads in float16 (2 bytes), one
+# sequence, at 32k (32,768) and 128k tokens:
 
 # %%
 GiB = 2**30
@@ -661,17 +694,22 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 #
 # To go below $n^2$ in time one must compute less than all $n^2$ scores. Sparse attention
 # (희소 어텐션) lets each query see a fixed pattern of keys, such as strided blocks
-# ([Child et al., 2019](references.md)), and sliding-window attention (슬라이딩 윈도우
-# 어텐션) lets it see its $w$
-# neighbours plus a few global tokens, $O(n w)$ ([Beltagy et al., 2020](references.md)).
+# ([Child et al., 2019](references.md)). Sliding-window attention (슬라이딩 윈도우
+# 어텐션) lets each query see only the $w$ keys before it, $O(n w)$, as Mistral 7B does
+# ([Jiang et al., 2023](references.md)); Longformer adds to such a window a few global tokens,
+# which see every position and are seen by every position
+# ([Beltagy et al., 2020](references.md)).
 # Linear attention (선형 어텐션) replaces $e^{\mathbf q \cdot \mathbf k}$ by a product of feature maps
 # $\phi(\mathbf q)\cdot\phi(\mathbf k)$, so that $\phi(Q)\,(\phi(K)^\top V)$ can be computed right
 # to left in $O(n d^2)$, with the normaliser $\phi(\mathbf q)^\top \sum_j \phi(\mathbf k_j)$
 # likewise ([Katharopoulos et al., 2020](references.md)). State-space models (상태
 # 공간 모델) such as Mamba drop attention for a recurrence (순환) with a state of fixed size whose parameters depend
 # on the input, linear in $n$ ([Gu & Dao, 2023](references.md)). Each trades away some of what
-# full attention gives, every word able to look at every other; exact attention with
-# FlashAttention's kernels remains the default.
+# full attention gives, every word able to look at every other; in 2023, exact attention
+# with FlashAttention's kernels was still the default. Chapter 11 takes the story on to
+# attention as 2026 models ship it (sliding windows, attention sinks, gates, latent caches),
+# and Chapter 12 to attention without the $n \times n$ table (linear attention, the delta
+# rule, hybrids, sparse attention).
 #
 # ```{admonition} An aside: less data, less energy
 # :class: note
@@ -689,6 +727,9 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 # - Attention computes $L \times S$ scores: $2BhLS(d_k + d_v)$ FLOPs and $BhLS\,b$ bytes of
 #   weights ({eq}`eq-ch9-cost`); with $L = S = n$ both grow with $n^2$. At 32k tokens and 32
 #   heads in float16 the weights of one layer would take {eval}`plain(weights_32k)` GiB.
+# - Per token, attention's $4\,n\,d_\text{model}$ FLOPs pass the projections' and the MLP's
+#   $24\,d_\text{model}^2$ only beyond $n = 6\,d_\text{model}$ (about $12\,d_\text{model}$
+#   for a causal kernel that skips the masked half).
 # - Measured, the time's slope on log-log axes was {eval}`dec(slope, 2)` (standard error
 #   {eval}`dec(fit.stderr, 2)`) on the build machine, against the 2 of {eq}`eq-ch9-cost`; the
 #   memory's {eval}`dec(memory_fit.slope, 2)`.

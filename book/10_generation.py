@@ -24,6 +24,8 @@
 # - run prefill (프리필), one causal pass over the prompt, and then decoding (디코딩) steps,
 #   one new query against the cached keys and values, by hand, and show that together they
 #   give exactly the rows of the causal pass over the whole text;
+# - run a decoding step with rotary positions, the cached keys turned at their own positions,
+#   and spot the off-by-one and left-padding position bugs;
 # - say what the KV cache (KV 캐시) stores, $2 \cdot h_{kv} \cdot d_\text{head} \cdot n$
 #   numbers per layer, and work out its memory for a real model;
 # - count what one generated token costs, $O(n \cdot d)$, against prefill's
@@ -189,8 +191,10 @@ step_table(
 # all zero. A zero query scores 0 against every key, and the softmax of equal scores is
 # uniform: the weights are {eval}`dec(steps[0]["weights"])`, a quarter each, and the output
 # is the average of the four values, {eval}`vector(steps[0]["out"])`: a quarter of "who", of
-# "what" and of "did" (the zero value of 그리고 itself is the fourth quarter). Attention
-# cannot look nowhere.
+# "what" and of "did" (the zero value of 그리고 itself is the fourth quarter). The plain
+# softmax cannot look nowhere: its weights always sum to 1, so a query with nothing to ask
+# for still spreads them over the keys. Chapter 11 returns to this with attention sinks,
+# which give a row somewhere harmless to put its weight.
 #
 # **Step 2: 배를.** A noun with -를, so it asks, as 사과를 did in Chapter 5, for an action and
 # an actor. By hand: the query {eval}`vector(steps[1]["q"])` scores
@@ -231,13 +235,78 @@ bool(gap < 1e-12)
 # batches and heads.) Without the cache, step $t$ would recompute the keys and values of all
 # $t$ words, in every layer, only to get the same numbers again.
 #
+# ## The cache with rotary positions (RoPE)
+#
 # Our toy has no position encoding; a model with rotary embeddings (RoPE,
 # [Chapter 6](06_positions.ipynb)) needs one more care. The new token's query and key are
-# rotated by its absolute position $t$ in the sequence, not by 0, although it is the only
-# token the step computes; and the cache stores the keys *after* their rotation, so a cached
-# key is rotated once, when it is made, and never again (the values are not rotated). Then
-# each score $\mathbf q_t \cdot \mathbf k_j$ is the rotated pair's, which depends on the
-# positions only through the offset $t - j$, exactly as in the full causal pass.
+# rotated by its own position $t$ in the sequence, not by 0, although it is the only token
+# the step computes; and the cache stores the keys *after* their rotation, so a cached key is
+# rotated once, when it is made, at its own position, and never again (the values are not
+# rotated). Then each score $\mathbf q_t \cdot \mathbf k_j$ is the rotated pair's, which
+# depends on the positions only through the offset $t - j$, exactly as in the full causal
+# pass. One step by hand: RoPE turns pairs of numbers, so each 3-number query and key gets a
+# fourth, zero component (the scale stays $1/\sqrt 3$). The cache holds the first four words,
+# turned at positions 0 to 3; the new word, 배를, is turned at position 4:
+
+# %%
+Q_pairs, K_pairs = np.pad(Q, ((0, 0), (0, 1))), np.pad(K, ((0, 0), (0, 1)))  # [6, 4] each
+scale = 1 / math.sqrt(d_k)  # the chapter's 1/√3, not 1/√4
+positions = np.arange(n_total)  # 0 … 5
+Q_rot, K_rot = ac.rotary(Q_pairs, positions), ac.rotary(K_pairs, positions)  # [6, 4] each
+rope_full = ac.scaled_dot_product_attention(Q_rot, K_rot, V, is_causal=True, scale=scale)
+
+t_new = 4  # 배를
+rope_cache = ac.KVCache(max_length=n_total)
+rope_cache.append(K_rot[:t_new], V[:t_new])  # stored turned, each at its own position 0 … 3
+q_new = ac.rotary(Q_pairs[t_new][None], [t_new])[0]  # turned at 4: [4]
+k_new = ac.rotary(K_pairs[t_new][None], [t_new])  # [1, 4]
+rope_cache.append(k_new, V[t_new][None])
+scores_rope = rope_cache.keys @ q_new  # [5, 4] @ [4] -> [5]
+out_rope = rope_cache.attend(q_new, scale=scale)  # [3]
+np.testing.assert_allclose(out_rope, rope_full[t_new], rtol=1e-12)
+step_table(
+    {"score, no positions": steps[1]["scores"], "score, RoPE": scores_rope}, index=tokens[:5]
+)
+
+# %% [markdown]
+# With positions, 배를's scores against 나는 (four places back) and 먹었다 (two back), 2 each
+# without them, become {eval}`dec(scores_rope[0])` and {eval}`dec(scores_rope[2])`: the first
+# pair of numbers turns by one radian a position, and Chapter 5's matrices were designed
+# without positions, so the toy does not get better, only position-aware. What matters here
+# is the check: the cached step's output, {eval}`vector(out_rope)`, is the full causal pass's
+# row {eval}`t_new`.
+#
+# Two position bugs are classic here. **Off by one:** turning the new word by the cache's
+# length *after* the append, {eval}`t_new` + 1, instead of by its own position.
+# **Left padding:** a batch of prompts of different lengths is padded on the left, so that
+# every text's newest word sits in the last column. If this prompt shares a batch with a text
+# two words longer, its first real word sits in column 2. The prefill counts each text's
+# positions from its own first real word (the padding mask tells where it is), but a decoding
+# loop that takes the new word's position from its column turns 배를 by 6, not 4:
+
+# %%
+n_pad = 2  # pad slots on this text's left: the batch's other text is two words longer
+wrong_position = {"off by one": t_new + 1, "column, not position": n_pad + t_new}
+# the pads themselves are masked out of every row, so they change nothing else
+wrong_gap = {}
+for bug, pos in wrong_position.items():
+    q_wrong = ac.rotary(Q_pairs[t_new][None], [pos])[0]
+    wrong_cache = ac.KVCache(max_length=n_total)
+    wrong_cache.append(K_rot[:t_new], V[:t_new])  # the prompt's keys, turned right
+    wrong_cache.append(ac.rotary(K_pairs[t_new][None], [pos]), V[t_new][None])
+    wrong_gap[bug] = np.abs(wrong_cache.attend(q_wrong, scale=scale) - rope_full[t_new]).max()
+for bug, gap_bug in wrong_gap.items():
+    print(f"{bug:21} position {wrong_position[bug]}: output off by {gap_bug:.3f}")
+
+# %% [markdown]
+# The off-by-one output is off by {eval}`dec(wrong_gap["off by one"])` in its largest
+# component, the column-counted one by {eval}`dec(wrong_gap["column, not position"])`; no
+# error is raised, and the text simply gets worse. What matters is that every query and key
+# of a text is counted the same way: had the prefill also turned the prompt by its columns,
+# 2 to 5, every offset $t - j$ would be right again, since RoPE sees only offsets
+# ([Chapter 6](06_positions.ipynb)). Counting from each text's first real word, in the
+# prefill and at every step, is the convention that keeps them consistent, and the one
+# Hugging Face's `generate` follows (`position_ids` from the attention mask's running sum).
 #
 # ## What the cache holds, and how much (KV 캐시)
 #
@@ -668,16 +737,23 @@ else:
 #   blocks; the authors report 2–4 times the throughput of the systems before it at the same
 #   latency ([Kwon et al., 2023](references.md)).
 # - **Sliding-window caches.** If each query attends only to the last $W$ tokens (sliding-window
-#   attention, as in Longformer, [Beltagy et al., 2020](references.md)), the cache never needs
-#   more than $W$ positions. Mistral 7B (v0.1) uses $W = 4096$ with a rolling buffer: position $i$ is
-#   stored in slot $i \bmod W$, overwriting what no query can see any more, which on a 32k
-#   sequence makes the cache 8 times smaller ([Jiang et al., 2023](references.md)).
-# - **Quantised caches.** Fewer bits per number: KIVI stores keys and values in 2 bits
+#   attention), the cache never needs more than $W$ positions. Mistral 7B (v0.1) uses
+#   $W = 4096$ with a rolling buffer: position $i$ is stored in slot $i \bmod W$,
+#   overwriting what no query can see any more, which on a 32k sequence makes the cache 8
+#   times smaller ([Jiang et al., 2023](references.md)).
+# - **Quantised caches.** Fewer bits per number. Production servers today commonly store the
+#   cache in 8-bit floating point (FP8, $b = 1$ in {eq}`eq-ch10-kv-bytes`, half of float16),
+#   with a scale per tensor or per head; vLLM and TensorRT-LLM offer it as a setting
+#   ([Micikevicius et al., 2022](references.md) define the FP8 formats). Research goes
+#   further: KIVI stores keys and values in 2 bits
 #   (keys quantised per channel, values per token, as their outliers differ), with almost
 #   the same quality and 2.6 times less peak memory, model weights included, in its tests
 #   ([Liu et al., 2024](references.md)). In {eq}`eq-ch10-kv-bytes` that is about $b = 1/4$,
 #   plus the quantisation constants (a scale and a zero-point per group of numbers) and the
 #   recent tokens it keeps in full precision.
+#
+# Chapter 11 builds what 2026 models ship on top of this cache: sliding-window layers mixed
+# with full ones, attention sinks, and caches of compressed (latent) keys and values.
 #
 # ## Summary
 #
@@ -687,6 +763,9 @@ else:
 #   causal pass over the whole text ({eq}`eq-ch10-row`): here the three steps gave
 #   {eval}`vector(steps[0]["out"])`, {eval}`vector(steps[1]["out"])` and
 #   {eval}`vector(steps[2]["out"])`.
+# - With RoPE the cache stores each key turned at its own position, once; the new query and
+#   key are turned at the new word's position, counted from the text's first real word in the
+#   prefill and at every step alike.
 # - The cache holds $2 \cdot h_{kv} \cdot d_\text{head} \cdot n$ numbers per layer
 #   ({eq}`eq-ch10-kv-bytes`): {eval}`plain(kv_gib)` GiB for a Llama-3-8B-like model at 128k
 #   tokens in float16. It grows with $n$, and every server holds it; the $n \times n$ weights

@@ -115,12 +115,13 @@ def placeholder_pdf(text):
 
 
 def keep_pdf_link_alive(app, exception):
-    """Until `make pdf` has printed the book, its link gets a page saying how to make it."""
+    """Until `make pdf` has printed the book, its link gets a page saying how to make it (a
+    site to publish is built by `make publish`, which prints the book and tests it)."""
     if exception is not None or app.builder.format != "html":
         return
     target = Path(app.outdir) / BOOK_PDF
     if not target.exists():
-        text = "The book's PDF is not built yet: run `make pdf` (after `make book`)."
+        text = "No PDF built yet: run `make pdf` after `make book`, or `make publish`."
         target.write_bytes(placeholder_pdf(text))
 
 

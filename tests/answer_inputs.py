@@ -7,9 +7,15 @@ an empty list), each as the Python value ``check`` gets and the text a reader wo
 
 from __future__ import annotations
 
+import importlib
 import math
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 
 import numpy as np
+
+from attn_book.exercises import BugExercise, ChoiceExercise
 
 
 def as_text(value):
@@ -41,8 +47,8 @@ MALFORMED = [
 
 def inputs_for(ex):
     """(Python answer, typed text, label) for one exercise: mistakes, solution, malformed."""
-    rows = [(m.answer, as_text(m.answer), m.name) for m in ex.mistakes]
-    rows.append((ex.solution, as_text(ex.solution), "solution"))
+    rows = [(m.answer, as_text(m.answer), m.name) for m in mistakes(ex)]
+    rows.append((solution(ex), as_text(solution(ex)), "solution"))
     expected = ex.expected()
     rows.append((expected * 1.5, as_text(expected * 1.5), "1.5 times"))
     rows += [(value, text, f"malformed {text!r}") for value, text in MALFORMED]
@@ -51,3 +57,47 @@ def inputs_for(ex):
 
 def verdict(feedback):
     return {"status": feedback.status, "message": feedback.message, "diagnosis": feedback.diagnosis}
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A typed wrong answer and the diagnosis (a Diagnosis name) it must get."""
+
+    name: str
+    answer: object
+    diagnosis: str
+
+
+@dataclass
+class Answers:
+    """An exercise's typed answers for the tests: a correct one and one mistake per diagnosis."""
+
+    solution: object = None
+    mistakes: list = field(default_factory=list)
+
+
+@cache
+def answers():
+    """``{exercise id: Answers}`` from every ``tests/test_exercises_chNN_*.py``'s ``ANSWERS``."""
+    found = {}
+    for path in sorted(Path(__file__).parent.glob("test_exercises_ch[0-9][0-9]_*.py")):
+        found.update(importlib.import_module(path.stem).ANSWERS)
+    return found
+
+
+def solution(ex):
+    """A correct answer: the typed one, else the choice's answer or the expected numbers."""
+    typed = answers().get(ex.id, Answers()).solution
+    if typed is not None:
+        return typed
+    return ex.answer if isinstance(ex, ChoiceExercise) else ex.expected().tolist()
+
+
+def mistakes(ex):
+    """Every wrong answer the tests give ``ex``, each with the diagnosis it must get."""
+    given = list(answers().get(ex.id, Answers()).mistakes)
+    if isinstance(ex, BugExercise):
+        given.insert(0, Mistake("the buggy code, unchanged", ex.buggy, ex.bug))
+    if isinstance(ex, ChoiceExercise):
+        given += [Mistake(f"answers {o}", o, f"chose-{o}") for o in ex.options if o != ex.answer]
+    return given

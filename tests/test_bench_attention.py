@@ -67,3 +67,24 @@ def test_kernel_note_says_whether_the_environment_forced_the_kernel(environ, ker
     assert (says in note) if says else note == ""
     if "forced" in note:
         assert "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE make bench" in note
+
+
+def test_vector_extensions_are_read_from_cpuinfo(tmp_path):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor : 0\nflags : fpu sse4_2 avx avx2 fma avx512f avx512cd\n")
+    assert bench.vector_extensions(cpuinfo) == "avx avx2 avx512cd avx512f fma sse4_2"
+    assert "unknown" in bench.vector_extensions(tmp_path / "missing")
+
+
+def test_numpy_simd_names_what_the_environment_disabled():
+    says = bench.numpy_simd({"NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"})
+    assert says.startswith("numpy SIMD in use: ")
+    assert says.endswith("(X86_V4 AVX512_ICL AVX512_SPR disabled)")
+
+
+def test_decode_memory_is_the_output_and_one_row_of_scores():
+    # A 4 MiB cache of float32, d = 8: S = 65536, one row of scores 0.25 MiB.
+    line = bench.decode_memory(8, cache_bytes=4 * 2**20)
+    assert "S = 65536, d = 8" in line and "one row of scores: 0.25 MiB" in line
+    decode = float(line.split("decode step ")[1].split(" MiB")[0])
+    assert decode <= 0.26  # no copy of the 2 MiB of keys or values

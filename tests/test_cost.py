@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import reference as ref
 
-from attn_core import AttentionCost, attention_cost
+from attn_core import AttentionCost, attention_cost, linear_attention_flops
 
 
 def test_small_case_by_hand():
@@ -95,3 +95,18 @@ def test_bad_sizes_name_the_argument(args, kwargs, message):
 def test_bad_dtype_names_the_argument():
     with pytest.raises(TypeError, match="dtype must be a numpy dtype"):
         attention_cost(1, 1, 2, 2, 2, "not a dtype")
+
+
+def test_linear_attention_flops_count_the_recurrence_by_hand():
+    # Count a multiply-add as 2 FLOPs while running the recurrence's two products by loops.
+    T, d_k, d_v, flops = 5, 3, 4, 0
+    for _ in range(T):
+        flops += 2 * d_k * d_v  # S += φ(k) vᵀ: d_k × d_v multiply-adds
+        flops += 2 * d_k * d_v  # φ(q)ᵀ S: d_v sums of d_k products
+    assert linear_attention_flops(1, 1, T, d_k, d_v) == flops
+    assert linear_attention_flops(2, 3, T, d_k, d_v) == 6 * flops
+    assert linear_attention_flops(1, 1, 0, 4) == 0
+    dense = attention_cost(1, 1, 64, 64, 64).matmul_flops
+    assert dense == linear_attention_flops(1, 1, 64, 64)  # the crossover: T = d
+    with pytest.raises(ValueError, match="d_k must be an integer >= 1"):
+        linear_attention_flops(1, 1, 4, 0)

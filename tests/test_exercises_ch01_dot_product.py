@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from answer_inputs import Answers, Mistake
 
 from attn_book.exercises import ch01_dot_product as ch1
 
@@ -95,3 +96,94 @@ def test_np_dot_on_a_batch_is_named_not_taken_for_k_T():
     feedback = ch1.my_scores.check(with_np_dot)
     assert feedback.diagnosis == "np-dot-on-batch"
     assert "np.matmul" in feedback.message and ".T" not in feedback.message
+
+
+def _fixed(q, k):
+    return q @ np.swapaxes(k, -1, -2)
+
+
+def _skeleton(q, k):
+    raise NotImplementedError
+
+
+# The typed answers the tests give each exercise: a correct one and one wrong answer per
+# diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
+# answer_inputs.mistakes).
+ANSWERS = {
+    "ch1-scores-by-hand": Answers(
+        solution=[2 * 1 + 1 * 0, 2 * 0 + 1 * 3, 2 * -1 + 1 * 1],
+        mistakes=[
+            Mistake("products listed", ch1._Q * ch1._KEYS, "products-not-summed"),
+            Mistake("first components", ch1._Q[0] * ch1._KEYS[:, 0], "first-component-only"),
+            Mistake("signs flipped", -(ch1._KEYS @ ch1._Q), "sign"),
+            Mistake("two scores", (ch1._KEYS @ ch1._Q)[:2], "wrong-count"),
+            Mistake("a slip in the third decimal", ch1._KEYS @ ch1._Q + 0.005, "rounding"),
+            Mistake("a word", "two", "not-numeric"),
+        ],
+    ),
+    "ch1-cosine-by-hand": Answers(
+        solution=3 / (math.sqrt(5) * 3),
+        mistakes=[
+            Mistake("the dot product", 3.0, "dot-not-cosine"),
+            Mistake("θ in degrees", 63.435, "angle-not-cosine"),
+            Mistake("θ in radians", 1.107, "angle-not-cosine"),
+            Mistake("divided by ‖q‖ only", 3 / math.sqrt(5), "one-length-only"),
+        ],
+    ),
+    "ch1-additive-by-hand": Answers(
+        solution=math.tanh(2.0) - math.tanh(4.0),
+        mistakes=[
+            Mistake("no tanh", -2.0, "no-tanh"),
+            Mistake("tanh after v", math.tanh(-2.0), "tanh-after-v"),
+            Mistake("the dot product", 3.0, "dot-not-additive"),
+            Mistake("the sign flipped", 0.035, "sign"),
+            Mistake(
+                "tanh(3) for tanh(4)", round(math.tanh(2.0) - math.tanh(3.0), 3), "hidden-unit-slip"
+            ),
+        ],
+    ),
+    "ch1-my-scores": Answers(
+        solution=_fixed,
+        mistakes=[
+            Mistake("k.T", lambda q, k: q @ k.T, "kT-on-batch"),
+            Mistake(
+                "np.dot on a batch",
+                lambda q, k: np.dot(q, np.swapaxes(k, -1, -2)),
+                "np-dot-on-batch",
+            ),
+            Mistake("key @ query", lambda q, k: k @ np.swapaxes(q, -1, -2), "scores-transposed"),
+            Mistake("elementwise product", lambda q, k: q * k, "raised"),
+            Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
+        ],
+    ),
+    "bug-kT-batch": Answers(
+        solution=_fixed,
+        mistakes=[
+            Mistake("np.transpose(k) is k.T", lambda q, k: q @ np.transpose(k), "kT-on-batch")
+        ],
+    ),
+    "ch1-best-key": Answers(
+        solution=[1.2, 1.6],
+        mistakes=[
+            Mistake("q's direction, length 1", ch1._Q_DESIGN / 5.0, "unit-direction"),
+            Mistake("the query itself", ch1._Q_DESIGN, "too-long"),
+            Mistake("length 2 along the second axis", [0.0, 2.0], "wrong-direction"),
+            Mistake("length 2 at 45°", [math.sqrt(2), math.sqrt(2)], "wrong-direction"),
+        ],
+    ),
+}
+
+
+def test_tanh_of_3_for_tanh_of_4_is_a_slip_not_rounding():
+    feedback = ch1.additive_by_hand.check(-0.031)  # tanh(2) − tanh(3), W q + U k misread
+    assert feedback.diagnosis == "hidden-unit-slip", feedback
+    assert "rounding" not in feedback.message.replace("not a rounding one", "")
+
+
+def test_an_einsum_right_in_2d_but_not_on_a_batch_is_not_told_about_dot_t():
+    def einsum_2d(q, k):  # "ij,kj->ik" has no batch axis: it raises on (B, L, E)
+        return np.einsum("ij,kj->ik", q, k)
+
+    feedback = ch1.my_scores.check(einsum_2d)
+    assert feedback.diagnosis == "raised", feedback
+    assert ".T" not in feedback.message

@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from answer_inputs import Answers, Mistake
 
+import attn_core as ac
 from attn_book.exercises import ch02_softmax as ch2
 
 
@@ -181,3 +183,166 @@ def test_the_max_left_on_axis_0_is_told_apart_from_no_max_at_all():
     assert feedback.diagnosis == "max-wrong-axis", feedback
     assert "axis=-1, keepdims=True" in feedback.message
     assert ch2.softmax_wrong_axis.check(_by_hand_softmax).ok
+
+
+def test_a_softmax_that_subtracts_the_row_minimum_is_named():
+    def minus_min(s):  # [0, 800] -> [0, 800]: e^800 overflows, inf / inf = nan
+        e = np.exp(s - s.min(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    feedback = ch2.my_softmax.check(minus_min)
+    assert feedback.diagnosis == "subtracted-row-min", feedback
+    assert "[0, 800]" in feedback.message
+
+
+def test_a_softmax_that_subtracts_one_global_maximum_is_named():
+    def global_max(s):  # [[0, 1], [-800, -801]]: the second row underflows to 0 / 0
+        e = np.exp(s - s.max())
+        return e / e.sum(axis=-1, keepdims=True)
+
+    feedback = ch2.my_softmax.check(global_max)
+    assert feedback.diagnosis == "global-max", feedback
+    assert "each row's own maximum" in feedback.message
+
+
+def test_the_textbook_softmax_is_still_told_about_large_scores():
+    def naive(s):
+        return np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True)
+
+    assert ch2.my_softmax.check(naive).diagnosis == "nan-large-scores"
+
+
+def _skeleton(scores):
+    raise NotImplementedError
+
+
+def _stable_softmax(scores):
+    """The answer a reader writes: subtract each row's max, exponentiate, divide by the sum."""
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # every exponent <= 0
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _naive_masked(scores, mask):
+    s = np.where(mask, scores, -np.inf)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))  # -inf - (-inf) = NaN in a masked row
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+# The typed answers the tests give each exercise: a correct one and one wrong answer per
+# diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
+# answer_inputs.mistakes).
+ANSWERS = {
+    "ch2-shift-by-hand": Answers(
+        solution=[1 / (1 + 2 / np.e), (1 / np.e) / (1 + 2 / np.e), (1 / np.e) / (1 + 2 / np.e)],
+        mistakes=[
+            Mistake("scores over their sum", ch2._SHIFTED / ch2._SHIFTED.sum(), "near-uniform"),
+            Mistake("one third each", [1 / 3, 1 / 3, 1 / 3], "near-uniform"),
+            Mistake("e^+1 instead of e^-1", [0.155, 0.422, 0.422], "exp-wrong-sign"),
+            Mistake(
+                "e^0 and e^-1, not divided", [1.0, np.exp(-1), np.exp(-1)], "exp-not-normalised"
+            ),
+            Mistake("all the weight on the top score", [1.0, 0.0, 0.0], "saturated"),
+            Mistake("the top weight alone", 0.576, "wrong-count"),
+            Mistake("a slip in the third decimal", [0.581, 0.212, 0.212], "rounding"),
+        ],
+    ),
+    "ch2-my-softmax": Answers(
+        solution=_stable_softmax,
+        mistakes=[
+            Mistake(
+                "the textbook formula",
+                lambda s: np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True),
+                "nan-large-scores",
+            ),
+            Mistake("the row minimum subtracted", ch2._minus_row_min, "subtracted-row-min"),
+            Mistake("one global maximum", ch2._minus_global_max, "global-max"),
+            Mistake("no exponential", lambda s: s / s.sum(axis=-1, keepdims=True), "no-exp"),
+            Mistake(
+                "max and sum over the whole array",
+                lambda s: (e := np.exp(s - s.max())) / e.sum(),
+                "rows-not-normalised",
+            ),
+            Mistake(
+                "max without keepdims",
+                lambda s: (e := np.exp(s - s.max(axis=-1))) / e.sum(axis=-1, keepdims=True),
+                "lost-axis",
+            ),
+            Mistake("ac.softmax itself", lambda s: ac.softmax(s), "used-ac-softmax"),
+            Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
+        ],
+    ),
+    "ch2-temperature-for-ratio": Answers(
+        solution=1 / math.log(2),
+        mistakes=[
+            Mistake("ln 2, upside down", math.log(2), "temperature-inverted"),
+            Mistake("the first and third scores", 1.5 / math.log(2), "wrong-pair"),
+            Mistake("log base 10", 1 / math.log10(2), "log-base-10"),
+            Mistake("T = 2, the ratio", 2.0, "ratio-is-not-temperature"),
+            Mistake("a negative temperature", -1.443, "negative-temperature"),
+        ],
+    ),
+    "ch2-cross-entropy-gradient": Answers(
+        solution=[0.5, -0.75, 0.25],
+        mistakes=[
+            Mistake("y − w", [-0.5, 0.75, -0.25], "target-minus-weights"),
+            Mistake("the weights", [0.5, 0.25, 0.25], "weights-only"),
+            Mistake("∂w_c/∂s", [-0.125, 0.1875, -0.0625], "gradient-of-the-weight"),
+            Mistake("target = the largest score", [-0.5, 0.25, 0.25], "largest-as-target"),
+        ],
+    ),
+    "bug-mask-fully-masked": Answers(
+        solution=ch2._masked_reference,
+        mistakes=[
+            Mistake("-inf with a hand-made softmax", _naive_masked, "nan-masked-row"),
+            Mistake(
+                "weights zeroed after the softmax, not renormalised",
+                lambda s, m: np.where(m, ac.softmax(s, axis=-1), 0.0),
+                "zeroed-not-renormalised",
+            ),
+            Mistake(
+                "True taken as 'ignore'",
+                lambda s, m: ac.softmax(np.where(m, -np.inf, s)),
+                "masked-key-weighted",
+            ),
+            Mistake(
+                "-inf and ac.softmax",
+                lambda s, m: ac.softmax(np.where(m, s, -np.inf)),
+                "used-ac-softmax",
+            ),
+        ],
+    ),
+    "bug-softmax-wrong-axis": Answers(
+        solution=_stable_softmax,
+        mistakes=[
+            Mistake(
+                "normalised over the whole array",
+                lambda s: np.exp(s) / np.exp(s).sum(),
+                "nan-large-scores",
+            ),
+            Mistake("max over axis 0, sum over the keys", ch2._max_over_columns, "max-wrong-axis"),
+            Mistake(
+                "max over the keys without keepdims",
+                lambda s: (e := np.exp(s - s.max(axis=-1))) / e.sum(axis=-1, keepdims=True),
+                "lost-axis",
+            ),
+            Mistake(
+                "max over the keys, sum over the whole array",
+                lambda s: (e := np.exp(s - s.max(-1, keepdims=True))) / e.sum(),
+                "rows-not-normalised",
+            ),
+        ],
+    ),
+}
+
+
+def test_a_negative_temperature_is_named_not_called_too_small():
+    t = ch2.temperature_for_ratio.expected().item()
+    feedback = ch2.temperature_for_ratio.check(-round(t, 3))
+    assert feedback.diagnosis == "negative-temperature", feedback
+    assert "too small" not in feedback.message
+
+
+def test_a_target_counted_from_1_is_told_it_counts_from_0():
+    feedback = ch2.cross_entropy_gradient.check([-0.5, 0.25, 0.25])  # y on key 1, not key 2
+    assert feedback.diagnosis == "largest-as-target", feedback
+    assert "counted from 0" in feedback.message

@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from answer_inputs import Answers, Mistake
 
+import attn_core as ac
 from attn_book.exercises import ch03_scaling as ch3
 
 
@@ -132,3 +134,123 @@ def test_the_scale_after_the_softmax_and_a_multiplied_scale_are_named():
     assert "inside the softmax" in feedback.message
     assert ch3.my_weights.check(multiplied).diagnosis == "multiplied-by-root-d-k"
     assert ch3.my_weights.check(right).ok
+
+
+def test_scaled_weights_without_the_max_subtracted_overflow_on_large_scores():
+    def naive(q, k):  # right on small scores; e^1414 overflows on the large case
+        s = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
+        return np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True)
+
+    feedback = ch3.my_weights.check(naive)
+    assert feedback.diagnosis == "nan-large-scores", feedback
+    assert any("large scores" in c.label for c in ch3.my_weights.cases())
+
+
+def _skeleton(q, k):
+    raise NotImplementedError
+
+
+def _fixed(q, k):
+    scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
+    return ac.softmax(scores, axis=-1)
+
+
+# The typed answers the tests give each exercise: a correct one and one wrong answer per
+# diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
+# answer_inputs.mistakes).
+ANSWERS = {
+    "ch3-spread-by-hand": Answers(
+        solution=[16.0, 1.0],
+        mistakes=[
+            Mistake("the variances", [ch3._D_K, 1.0], "variance-not-std"),
+            Mistake("the scaled spread shrinks too", [16.0, 1 / 16], "scaled-by-d"),
+            Mistake("one number", 16.0, "wrong-count"),
+            Mistake("the variance alone, for the spread", ch3._D_K, "spread-is-variance"),
+            Mistake(
+                "the variance as the spread, beside 16", [ch3._D_K, 16.0], "spread-is-variance"
+            ),
+            Mistake("the means", [0, 0], "means-not-std"),
+            Mistake("both spreads 1", [1, 1], "unscaled-stays-1"),
+        ],
+    ),
+    "ch3-my-weights": Answers(
+        solution=_fixed,
+        mistakes=[
+            Mistake("no scale", lambda q, k: ac.attention_weights(q, k, scale=1.0), "forgot-scale"),
+            Mistake(
+                "scaled by √L",
+                lambda q, k: ac.softmax(ac.dot_scores(q, k) / math.sqrt(q.shape[-2])),
+                "scaled-by-wrong-dimension",
+            ),
+            Mistake(
+                "divided by d_k",
+                lambda q, k: ac.attention_weights(q, k, scale=1 / q.shape[-1]),
+                "divided-by-d-k",
+            ),
+            Mistake(
+                "multiplied by √d_k",
+                lambda q, k: ac.softmax(ac.dot_scores(q, k) * math.sqrt(q.shape[-1])),
+                "multiplied-by-root-d-k",
+            ),
+            Mistake(
+                "scaled after the softmax",
+                lambda q, k: ac.softmax(ac.dot_scores(q, k)) / math.sqrt(q.shape[-1]),
+                "scaled-after-softmax",
+            ),
+            Mistake(
+                "k.T",
+                lambda q, k: ac.softmax(q @ k.T / math.sqrt(q.shape[-1])),
+                "kT-on-batch",
+            ),
+            Mistake(
+                "softmax over the queries",
+                lambda q, k: ac.softmax(ac.dot_scores(q, k) / math.sqrt(q.shape[-1]), axis=-2),
+                "rows-not-normalised",
+            ),
+            Mistake(
+                "np.exp(s) / sum, no max subtracted",
+                lambda q, k: (
+                    (e := np.exp(ac.dot_scores(q, k) / math.sqrt(q.shape[-1])))
+                    / e.sum(axis=-1, keepdims=True)
+                ),
+                "nan-large-scores",
+            ),
+            Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
+        ],
+    ),
+    "ch3-gap-of-two-keys": Answers(
+        solution=128.0,
+        mistakes=[
+            Mistake("one score's spread 16", 256, "one-score-not-the-gap"),
+            Mistake("spreads added, 2√d_k = 16", 64, "spreads-added"),
+            Mistake("2 d_k = 16", 8, "forgot-to-square"),
+            Mistake("Var[s₁] − Var[s₂] = 0", 0, "variances-subtracted"),
+        ],
+    ),
+    "ch3-variance-with-sigma": Answers(
+        solution=1024.0,
+        mistakes=[
+            Mistake("d_k σ²", 64 * ch3._SIGMA_SQ, "sigma-squared-once"),
+            Mistake("σ⁴, one product", ch3._SIGMA_SQ**2, "one-product"),
+            Mistake("√d_k σ², the spread", 8 * ch3._SIGMA_SQ, "std-not-variance"),
+            Mistake("d_k, as for variance 1", 64, "unit-variance"),
+        ],
+    ),
+}
+
+
+def test_scaling_by_the_number_of_queries_or_keys_is_named():
+    def by_queries(q, k):
+        s = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-2])  # √L, not √d_k
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    def by_keys(q, k):
+        s = q @ np.swapaxes(k, -1, -2) / math.sqrt(k.shape[-2])  # √S, not √d_k
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    for answer in (by_queries, by_keys):
+        feedback = ch3.my_weights.check(answer)
+        assert feedback.diagnosis == "scaled-by-wrong-dimension", feedback
+        assert "forgot" not in feedback.message

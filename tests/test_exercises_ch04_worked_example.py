@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from answer_inputs import Answers, Mistake
 
+import attn_core as ac
 from attn_book.exercises import ch04_worked_example as ch4
 
 
@@ -87,3 +89,145 @@ def test_a_global_max_is_told_to_subtract_each_rows_own_maximum():
     feedback = ch4.my_attention.check(global_max)
     assert feedback.diagnosis == "nan-large-scores", feedback
     assert "each row's own maximum" in feedback.message
+
+
+# By hand for q = (1, -1): scores 1, -1, 0; e^(±1/√2) and e^0 = 1.
+_E = math.exp(1 / math.sqrt(2))
+_TOTAL = _E + 1 / _E + 1
+_HAND_WEIGHTS = [_E / _TOTAL, (1 / _E) / _TOTAL, 1 / _TOTAL]  # ≈ 0.576, 0.140, 0.284
+_HAND_OUTPUT = [2 * _HAND_WEIGHTS[0] + _HAND_WEIGHTS[2], 2 * _HAND_WEIGHTS[1] + _HAND_WEIGHTS[2]]
+
+
+def _attention(q, keys, values):
+    """A correct answer: the scaled scores, attn_core's softmax over the keys, then @ V."""
+    scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
+    return ac.softmax(scores, axis=-1) @ values  # [..., L, S] @ [..., S, Ev]
+
+
+def _skeleton(q, keys, values):
+    raise NotImplementedError
+
+
+def _global_max_attention(q, keys, values):
+    """The slip: one max over every score; rows far below it underflow to 0/0."""
+    scores = q @ np.swapaxes(keys, -1, -2) / math.sqrt(q.shape[-1])  # [..., L, S]
+    e = np.exp(scores - scores.max())
+    return e / e.sum(axis=-1, keepdims=True) @ values
+
+
+def _naive_softmax(scores):
+    e = np.exp(scores)  # overflows to inf for scores above ~709
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _sentence_fixed(Q, K, V):
+    """The bug fixed: one softmax per query (per row), as attn_core computes it."""
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]
+    return ac.softmax(scores, axis=-1) @ V  # [..., L, S] @ [..., S, Ev]
+
+
+def _row_max_global_sum(Q, K, V):
+    """The other half fix: each row's own maximum, but still one sum for the whole matrix."""
+    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return e / e.sum() @ V
+
+
+# The typed answers the tests give each exercise: a correct one and one wrong answer per
+# diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
+# answer_inputs.mistakes).
+ANSWERS = {
+    "ch4-weights-by-hand": Answers(
+        solution=[round(w, 3) for w in _HAND_WEIGHTS],
+        mistakes=[
+            Mistake(
+                "unscaled",
+                ac.attention_weights(ch4._Q, ch4._EXAMPLE.keys, scale=1.0),
+                "forgot-scale",
+            ),
+            Mistake("the scaled scores", [0.707, -0.707, 0.0], "scores-not-weights"),
+            Mistake("the exponentials", [2.028, 0.493, 1.0], "exps-not-normalised"),
+            Mistake("two weights", [0.576, 0.140], "wrong-count"),
+            Mistake("rounded too early", [0.570, 0.140, 0.284], "rounding"),
+            Mistake("the text's weights", [0.401, 0.198, 0.401], "worked-example-query"),
+            Mistake("a sign error in q·k", [0.140, 0.576, 0.284], "sign-flipped-scores"),
+            Mistake("a slip in an exponential", [0.585, 0.117, 0.298], "ranked-but-off"),
+            Mistake(
+                "e⁰ taken as 0",
+                ch4._exp_zero_as_zero(ch4._Q, ch4._EXAMPLE.keys),
+                "exp-zero-is-zero",
+            ),
+        ],
+    ),
+    "ch4-output-by-hand": Answers(
+        solution=[round(o, 3) for o in _HAND_OUTPUT],
+        mistakes=[
+            Mistake("the weights", [0.576, 0.140, 0.284], "weights-not-output"),
+            Mistake(
+                "unscaled",
+                ac.scaled_dot_product_attention(
+                    ch4._Q, ch4._EXAMPLE.keys, ch4._EXAMPLE.values, scale=1.0
+                ),
+                "forgot-scale",
+            ),
+            Mistake("average of the values", [1.0, 1.0], "plain-average"),
+            Mistake("the text's output", [1.203, 0.797], "worked-example-output"),
+            Mistake("one coordinate", [1.436], "wrong-count"),
+            Mistake("a slip in the third decimal", [1.441, 0.564], "rounding"),
+        ],
+    ),
+    "ch4-gradient-by-hand": Answers(
+        solution=[[0.168, -0.226], [-0.168, 0.226]],
+        mistakes=[
+            Mistake("transposed", [[0.168, -0.168], [-0.226, 0.226]], "transposed"),
+            Mistake("no 1/√d_k", [[0.238, -0.320], [-0.238, 0.320]], "chain-rule-scale"),
+            Mistake("no −o", [[0.851, 0.284], [0.284, 0.563]], "denominator-forgotten"),
+            Mistake("o − v_j", [[-0.168, 0.226], [0.168, -0.226]], "sign-flipped"),
+            Mistake("one row", [0.168, -0.226], "wrong-count"),
+        ],
+    ),
+    "ch4-my-attention": Answers(
+        solution=_attention,
+        mistakes=[
+            Mistake("the weights", lambda q, k, v: ac.attention_weights(q, k), "returned-weights"),
+            Mistake(
+                "no scale",
+                lambda q, k, v: ac.scaled_dot_product_attention(q, k, v, scale=1.0),
+                "forgot-scale",
+            ),
+            Mistake("softmax over axis -2", ch4._weights_over_queries, "softmax-over-queries"),
+            Mistake(
+                "k.T",
+                lambda q, k, v: ac.softmax(q @ k.T / math.sqrt(q.shape[-1])) @ v,
+                "kT-on-batch",
+            ),
+            Mistake(
+                "naive exp",
+                lambda q, k, v: (
+                    _naive_softmax(q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])) @ v
+                ),
+                "nan-large-scores",
+            ),
+            Mistake("global max", _global_max_attention, "nan-large-scores"),
+            Mistake("skeleton raising NotImplementedError", _skeleton, "unanswered"),
+        ],
+    ),
+    "ch4-bug-sentence-softmax": Answers(
+        solution=_sentence_fixed,
+        mistakes=[
+            Mistake("sum over axis 0", ch4._weights_over_queries, "normalised-over-queries"),
+            Mistake("row max, one global sum", _row_max_global_sum, "rows-not-normalised"),
+            Mistake(
+                "row sums without keepdims",
+                lambda Q, K, V: (
+                    (
+                        (e := np.exp((s := ac.dot_scores(Q, K) / math.sqrt(Q.shape[-1])) - s.max()))
+                        / e.sum(axis=-1)
+                    )
+                    @ V
+                ),
+                "lost-axis",
+            ),
+        ],
+    ),
+}

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from answer_inputs import Answers, Mistake
 
 import attn_core as ac
 from attn_book.exercises import ch05_projections as ch5
@@ -199,3 +200,82 @@ def test_a_design_answer_of_the_wrong_form_gets_one_line_and_never_raises():
     assert ex.check([[0, 2, 0]]).diagnosis == "wrong-count"
     assert ex.check(np.array([0.0, 2.0, 0.0])).ok and ex.check((0, 2, 0)).ok
     assert ex.check([0, 1e6, 0]).ok  # a very loud question still does what was asked
+
+
+# The typed answers the tests give each exercise: a correct one and one wrong answer per
+# diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
+# answer_inputs.mistakes).
+ANSWERS = {
+    "ch5-scores-by-hand": Answers(
+        solution=[[4, -1], [-2, 1]],
+        mistakes=[
+            Mistake("X Xᵀ", [[5, 2], [2, 2]], "not-projected"),
+            Mistake("Q Qᵀ", [[5, -1], [-1, 1]], "query-matrix-twice"),
+            Mistake("K Kᵀ", [[5, -2], [-2, 1]], "key-matrix-twice"),
+            Mistake("K Qᵀ", [[4, -2], [-1, 1]], "transposed"),
+            Mistake("scaled", [[2.828, -0.707], [-1.414, 0.707]], "scaled"),
+            Mistake("one row", [4, -1], "wrong-count"),
+        ],
+    ),
+    "ch5-cross-shapes": Answers(
+        solution=[5, 9, 5, 12],
+        mistakes=[
+            Mistake("S × L", [9, 5, 9, 12], "swapped-sides"),
+            Mistake("weights S × L, output right", [9, 5, 5, 12], "weights-transposed"),
+            Mistake("output (S, d_v)", [5, 9, 9, 12], "output-per-key"),
+            Mistake("output (L, d_k)", [5, 9, 5, 8], "output-width-d-k"),
+            Mistake("output (L, d_model)", [5, 9, 5, 16], "output-width-d-model"),
+            Mistake("L × L", [5, 5, 5, 12], "square"),
+        ],
+    ),
+    "ch5-restore-order": Answers(
+        solution=ch5._restore,
+        mistakes=[
+            Mistake("Y[order]", lambda Y, order: Y[..., order, :], "order-applied-twice"),
+            Mistake(
+                "Y[np.argsort(order)]",
+                lambda Y, order: Y[np.argsort(order)],
+                "permuted-batch-axis",
+            ),
+        ],
+    ),
+    "ch5-design-verb-subject": Answers(
+        solution=[0, 2, 0],
+        mistakes=[
+            Mistake("a zero row", [0, 0, 0], "uniform"),
+            Mistake("asks away from the actor", [0, -2, 0], "avoids-the-subject"),
+            Mistake("asks for the action", [2, 0, 0], "finds-itself"),
+            Mistake("the chapter's row", [0, 0, 2], "finds-the-object"),
+            Mistake("asks for actor and patient", [0, 2, 2], "tied"),
+            Mistake("the right direction, softly", [0, 1, 0], "not-loud-enough"),
+            Mistake("two numbers", [0, 2], "wrong-count"),
+        ],
+    ),
+    "ch5-bug-three-projections": Answers(
+        solution=lambda X, W_Q, W_K, W_V: ch5._projected(X, W_Q, W_K, W_V),
+        mistakes=[
+            Mistake(
+                "Q and K swapped",
+                lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(X @ W_K, X @ W_Q, X @ W_V),
+                "queries-and-keys-swapped",
+            ),
+            Mistake(
+                "Q from W_K",
+                lambda X, W_Q, W_K, W_V: ch5._projected(X, W_K, W_K, W_V),
+                "queries-from-key-matrix",
+            ),
+            Mistake(
+                "V = X",
+                lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(X @ W_Q, X @ W_K, X),
+                "values-not-projected",
+            ),
+            Mistake(
+                "√d_model",
+                lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(
+                    X @ W_Q, X @ W_K, X @ W_V, scale=1 / math.sqrt(X.shape[-1])
+                ),
+                "scaled-by-d-model",
+            ),
+        ],
+    ),
+}

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from answer_inputs import Answers, Mistake
 
 import attn_core as ac
 from attn_book.exercises import all_exercises
@@ -225,3 +226,109 @@ def test_turning_only_the_queries_in_halves_is_named():
     feedback = ch6p.rope_layout.check(half_fix)
     assert feedback.diagnosis == "one-side-fixed", feedback
     assert "same layout" in feedback.message
+
+
+def _skeleton(q, k, offset):
+    raise NotImplementedError
+
+
+def _layout_fixed(x, w_q, w_k, positions):
+    """The fix: rotate in the layout the weights were trained with."""
+    q = ac.rotary(x @ w_q, positions, layout="halves")  # [..., n, d]
+    k = ac.rotary(x @ w_k, positions, layout="halves")
+    return q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # [..., n, n]
+
+
+# The typed answers the tests give each exercise: a correct one and one wrong answer per
+# diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
+# answer_inputs.mistakes).
+ANSWERS = {
+    "ch6-sin-by-hand": Answers(
+        solution=[0.141, -0.990, 0.030, 1.000],
+        mistakes=[
+            Mistake(
+                "sine and cosine swapped",
+                ch6p._pairs(ch6p._P, ch6p._D, ch6p._OMEGA, (np.cos, np.sin)),
+                "sin-cos-swapped",
+            ),
+            Mistake(
+                "in degrees", ch6p._pairs(ch6p._P, ch6p._D, np.radians(ch6p._OMEGA)), "degrees"
+            ),
+            Mistake("ω without the 2", [0.141, -0.990, 0.296, 0.955], "exponent-i-over-d"),
+            Mistake("position 4", [-0.757, -0.654, 0.040, 0.999], "counted-from-1"),
+            Mistake(
+                "sines, then cosines", ch6p._concatenated(ch6p._P, ch6p._D), "concatenated-layout"
+            ),
+            Mistake("ω₁ = 10⁻⁴", ch6p._pairs(ch6p._P, ch6p._D, [1.0, 1e-4]), "omega-without-d"),
+            Mistake("three numbers", [0.141, -0.990, 0.030], "wrong-count"),
+        ],
+    ),
+    "ch6-rope-rotate": Answers(
+        solution=[-2.121, -0.708],
+        mistakes=[
+            Mistake("turned by −3", ch6p._turn(ch6p._K, -3), "turned-backwards"),
+            Mistake("3 degrees", ch6p._turn(ch6p._K, math.radians(3)), "degrees"),
+            Mistake("the key itself", [2, 1], "not-turned"),
+            Mistake("turned by θ", ch6p._turn(ch6p._K, 1.0), "turned-by-theta"),
+            Mistake("swapped", [1.272, -1.839], "sin-cos-swapped"),
+        ],
+    ),
+    "ch6-rope-relative": Answers(
+        solution=ch6p._relative_score,
+        mistakes=[
+            Mistake(
+                "m − n", lambda q, k, offset: ch6p._relative_score(q, k, -offset), "offset-sign"
+            ),
+            Mistake("q·k", lambda q, k, offset: ch6p._dot(q, k), "plain-dot"),
+            Mistake(
+                "cos only",
+                lambda q, k, offset: ch6p._dot(q, k) * math.cos(offset),
+                "cosine-term-only",
+            ),
+            Mistake(
+                "divided by √2",
+                lambda q, k, offset: ch6p._relative_score(q, k, offset) / math.sqrt(2),
+                "divided-by-root-d",
+            ),
+            Mistake("skeleton", _skeleton, "unanswered"),
+        ],
+    ),
+    "ch6-alibi-weights": Answers(
+        solution=[0.238, 0.113, 0.145, 0.505],
+        mistakes=[
+            Mistake("head 3's slope 1/8", [0.299, 0.125, 0.141, 0.435], "wrong-slope"),
+            Mistake(
+                "bias added",
+                ch6p._alibi_with(ch6p._ALIBI_SCORES, 8, 2, lambda m, d: m * d),
+                "bias-sign",
+            ),
+            Mistake(
+                "from the first word",  # the same weights: a constant shift of the row
+                ch6p._alibi_with(ch6p._ALIBI_SCORES, 8, 2, lambda m, d: -m * d[::-1]),
+                "bias-sign",
+            ),
+            Mistake(
+                "head 1's slope",
+                ch6p._alibi_with(ch6p._ALIBI_SCORES, 8, 2, lambda m, d: -0.5 * d),
+                "wrong-slope",
+            ),
+            Mistake("no bias", ac.softmax(ch6p._ALIBI_SCORES), "no-bias"),
+            Mistake("the biased scores", [0.25, -0.5, -0.25, 1.0], "scores-not-weights"),
+        ],
+    ),
+    "ch6-rope-bug-layout": Answers(
+        solution=_layout_fixed,
+        mistakes=[
+            Mistake("converted backwards", ch6p._backwards_conversion, "conversion-backwards"),
+            Mistake("rotation removed", ch6p._unrotated_scores, "no-rotation"),
+            Mistake("only the queries in halves", ch6p._half_fixed, "one-side-fixed"),
+            Mistake("only the keys in halves", ch6p._half_fixed_keys, "one-side-fixed"),
+        ],
+    ),
+}
+
+
+def test_head_3s_slope_is_named_not_called_rounding():
+    feedback = ch6p.alibi_weights.check([0.299, 0.125, 0.141, 0.435])  # slope 1/8, head 3
+    assert feedback.diagnosis == "wrong-slope", feedback
+    assert "rounding" not in feedback.message

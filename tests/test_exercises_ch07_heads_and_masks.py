@@ -4,7 +4,9 @@ import math
 
 import numpy as np
 import pytest
+from answer_inputs import Answers, Mistake, solution
 
+import attn_core as ac
 from attn_book.exercises import ch07_heads_and_masks as ch7
 
 
@@ -49,7 +51,7 @@ def test_key_padding_weights_by_loops():
 def test_the_heads_split_by_hand():
     # 3 positions × 4 features, 2 heads: head 0 holds features 0 and 1 of every position
     x = np.arange(12.0).reshape(3, 4)
-    fixed = ch7.heads_reshape.solution(x, 2)
+    fixed = solution(ch7.heads_reshape)(x, 2)
     assert fixed[0].tolist() == [[0, 1], [4, 5], [8, 9]]
     assert fixed[1].tolist() == [[2, 3], [6, 7], [10, 11]]
     assert ch7.heads_reshape.buggy(x, 2)[0].tolist() == [[0, 1], [2, 3], [4, 5]]  # positions 0, 1
@@ -135,3 +137,123 @@ def test_scaling_each_head_by_the_wrong_divisor_is_named():
         "divided-by-sqrt-h"
     )
     assert check(_head_weights_scaled_by(lambda d_head, h: math.sqrt(d_head))).ok
+
+
+def test_a_minus_1e9_fill_is_caught_on_a_fully_padded_sentence():
+    def fill_1e9(q, k, key_padding_mask):
+        scores = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
+        scores = np.where(key_padding_mask[..., None, :], -1e9, scores)
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    feedback = ch7.key_padding_weights.check(fill_1e9)
+    assert feedback.diagnosis == "filled-minus-1e9", feedback
+    assert "-inf" in feedback.message
+
+
+def _fixed_head_weights(q, k, n_heads):
+    d_head = q.shape[-1] // n_heads
+    qh, kh = ac.split_heads(q, n_heads), ac.split_heads(k, n_heads)
+    return ac.softmax(qh @ np.swapaxes(kh, -1, -2) / math.sqrt(d_head), axis=-1)
+
+
+def _fixed_split(x, n_heads):
+    *batch, n, D = x.shape
+    return np.swapaxes(x.reshape(*batch, n, n_heads, D // n_heads), -2, -3)
+
+
+# The typed answers the tests give each exercise: a correct one and one wrong answer per
+# diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
+# answer_inputs.mistakes).
+ANSWERS = {
+    "bug-scale-d-model": Answers(
+        solution=_fixed_head_weights,
+        mistakes=[
+            Mistake(
+                "no scale at all", lambda q, k, h: ch7._head_weights(q, k, h, 1.0), "forgot-scale"
+            ),
+            Mistake(
+                "divided by d_head",
+                lambda q, k, h: ch7._head_weights(q, k, h, h / q.shape[-1]),
+                "divided-by-d-head",
+            ),
+            Mistake(
+                "divided by √h",
+                lambda q, k, h: ch7._head_weights(q, k, h, 1 / math.sqrt(h)),
+                "divided-by-sqrt-h",
+            ),
+            Mistake(
+                "softmax over the queries",
+                lambda q, k, h: np.swapaxes(ch7._head_weights(q, k, h), -1, -2),
+                "rows-not-normalised",
+            ),
+        ],
+    ),
+    "bug-heads-reshape": Answers(
+        solution=_fixed_split,
+        mistakes=[
+            Mistake(
+                "reshape to (n, h, d_head), no swap",
+                lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h),
+                "heads-not-swapped",
+            )
+        ],
+    ),
+    "ch7-padding-by-hand": Answers(
+        solution=[0.670, 0.330, 0.0],
+        mistakes=[
+            Mistake(
+                "the worked example's weights, padding included",
+                [0.401, 0.198, 0.401],
+                "padding-attended",
+            ),
+            Mistake("first key hidden", [0.0, 0.330, 0.670], "wrong-end-masked"),
+            Mistake(
+                "zeroed, not renormalised", [0.401, 0.198, 0.0], "padding-zeroed-not-renormalised"
+            ),
+            Mistake(
+                "masked, but the scores not divided by √2", [0.731, 0.269, 0.0], "forgot-scale"
+            ),
+        ],
+    ),
+    "ch7-key-padding-weights": Answers(
+        solution=ch7._weights_from_key_padding_mask,
+        mistakes=[
+            Mistake("the mask passed as it is", ch7._not_flipped, "convention-not-flipped"),
+            Mistake("a -1e9 fill", ch7._filled_minus_1e9, "filled-minus-1e9"),
+            Mistake("no mask", lambda q, k, m: ac.attention_weights(q, k), "mask-not-applied"),
+            Mistake(
+                "softmax over the queries",
+                lambda q, k, m: ac.softmax(
+                    np.where(~np.asarray(m)[..., None, :], ac.dot_scores(q, k) / 2.0, -np.inf), -2
+                ),
+                "rows-not-normalised",
+            ),
+        ],
+    ),
+    "ch7-heads-cost": Answers(
+        solution=[1.611, 12.583, 50.332],
+        mistakes=[
+            Mistake(
+                "exponentials and scores of one head", [1.611, 1.049, 4.194], "counted-one-head"
+            ),
+            Mistake("multiply-adds", [0.805, 12.583, 50.332], "multiply-adds-not-flops"),
+            Mistake("d_model per head", [19.327, 12.583, 50.332], "d-model-per-head"),
+            Mistake("MiB", [1.611, 12.583, 48.0], "mib-not-mb"),
+            Mistake("float16 scores", [1.611, 12.583, 25.166], "float16-bytes"),
+            Mistake("QKᵀ and weights·V", [3.221, 12.583, 50.332], "counted-weights-v"),
+            Mistake("one head of 64", [0.134, 1.049, 4.194], "one-head-counts"),
+        ],
+    ),
+    "ch7-design-two-back": Answers(
+        solution=8 * np.eye(5, k=-2),
+        mistakes=[
+            Mistake("a zero block", np.zeros((5, 5)), "uniform"),
+            Mistake("the chapter's shift", 8 * np.eye(5, k=-1), "previous-token"),
+            Mistake("the identity", 8 * np.eye(5), "itself"),
+            Mistake("the shift the other way", 8 * np.eye(5, k=2), "looks-ahead"),
+            Mistake("the right shift, softly", np.eye(5, k=-2), "too-soft"),
+            Mistake("four by four", np.eye(4), "wrong-count"),
+        ],
+    ),
+}

@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from answer_inputs import Answers, Mistake, solution
 
+import attn_core as ac
 from attn_book.exercises import ch08_learning as ch8
 
 # the worked example's weights by hand: scores 1, 0, 1 scaled by 1/√2
@@ -62,8 +64,8 @@ def test_hand_made_mistakes_get_their_diagnosis(exercise, answer, diagnosis):
 def test_the_buggy_listings_get_their_named_diagnoses():
     assert ch8.query_gradient.check(ch8.query_gradient.buggy).diagnosis == "dropped-rowsum"
     assert ch8.key_gradient.check(ch8.key_gradient.buggy).diagnosis == "ds-not-transposed"
-    assert ch8.query_gradient.check(ch8.query_gradient.solution).ok
-    assert ch8.key_gradient.check(ch8.key_gradient.solution).ok
+    assert ch8.query_gradient.check(solution(ch8.query_gradient)).ok
+    assert ch8.key_gradient.check(solution(ch8.key_gradient)).ok
 
 
 def _no_scale_query(d_out, Q, K, V):
@@ -113,3 +115,102 @@ def test_the_plain_mean_and_a_batch_transposed_by_dot_t_are_named():
     assert ch8.query_gradient.check(_plain_mean_query).diagnosis == "plain-mean"
     feedback = ch8.key_gradient.check(_ds_dot_t_key)
     assert feedback.diagnosis == "kT-on-batch" and ".T" in feedback.message
+
+
+def _query_gradient_fixed(d_out, Q, K, V):
+    d_k = Q.shape[-1]
+    A = ac.attention_weights(Q, K)  # [..., L, S]
+    dA = d_out @ np.swapaxes(V, -1, -2)  # [..., L, S]
+    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))  # the softmax step, whole
+    return dS @ K / math.sqrt(d_k)
+
+
+def _key_gradient_fixed(d_out, Q, K, V):
+    d_k = Q.shape[-1]
+    A = ac.attention_weights(Q, K)
+    dA = d_out @ np.swapaxes(V, -1, -2)
+    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))
+    return np.swapaxes(dS, -1, -2) @ Q / math.sqrt(d_k)  # [..., S, L] @ [..., L, d_k]
+
+
+# The typed answers the tests give each exercise: a correct one and one wrong answer per
+# diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
+# answer_inputs.mistakes).
+ANSWERS = {
+    "ch8-dv-by-hand": Answers(
+        solution=np.outer(ch8._weights(ch8._EX.query, ch8._EX.keys), ch8._G).round(3).tolist(),
+        mistakes=[
+            Mistake(
+                "the text's dL/do", ac.attention_backward(ch8._TEXT_G, *ch8._EX)[2], "text-gradient"
+            ),
+            Mistake("dL/do in every row", [[0, 1], [0, 1], [0, 1]], "forgot-weights"),
+            Mistake(
+                "w_j v_j",
+                ch8._weights(ch8._EX.query, ch8._EX.keys)[:, None] * ch8._EX.values,
+                "weighted-values",
+            ),
+            Mistake(
+                "unscaled weights",
+                np.outer(ac.attention_weights(ch8._EX.query, ch8._EX.keys, scale=1.0), ch8._G),
+                "unscaled-weights",
+            ),
+        ],
+    ),
+    "ch8-ds-row": Answers(
+        solution=(ch8._A_ROW * (ch8._DA_ROW - ch8._A_ROW @ ch8._DA_ROW)).round(3).tolist(),
+        mistakes=[
+            Mistake("a ⊙ dA", ch8._A_ROW * ch8._DA_ROW, "dropped-rowsum"),
+            Mistake(
+                "the plain mean", ch8._A_ROW * (ch8._DA_ROW - ch8._DA_ROW.mean()), "plain-mean"
+            ),
+            Mistake(
+                "no outer weight", ch8._DA_ROW - ch8._A_ROW @ ch8._DA_ROW, "outer-weight-missing"
+            ),
+            Mistake("sign flipped", ch8._A_ROW * (ch8._A_ROW @ ch8._DA_ROW - ch8._DA_ROW), "sign"),
+        ],
+    ),
+    "ch8-bug-query-gradient": Answers(
+        solution=_query_gradient_fixed,
+        mistakes=[
+            Mistake(
+                "no 1/√d_k",
+                lambda g, q, k, v: _query_gradient_fixed(g, q, k, v) * math.sqrt(q.shape[-1]),
+                "forgot-scale-in-dq",
+            ),
+            Mistake(
+                "the plain mean",
+                lambda g, q, k, v: ch8._ds(g, q, k, v, plain_mean=True) @ k * ch8._scale(q),
+                "plain-mean",
+            ),
+        ],
+    ),
+    "ch8-bug-key-gradient": Answers(
+        solution=_key_gradient_fixed,
+        mistakes=[
+            Mistake(
+                "no 1/√d_k",
+                lambda g, q, k, v: _key_gradient_fixed(g, q, k, v) * math.sqrt(q.shape[-1]),
+                "forgot-scale-in-dk",
+            ),
+            Mistake(
+                "dropped term",
+                lambda g, q, k, v: (
+                    np.swapaxes(ch8._ds(g, q, k, v, rowsum=False), -1, -2) @ q * ch8._scale(q)
+                ),
+                "dropped-rowsum",
+            ),
+            Mistake(
+                "dS.T, which also reverses the batch axis",
+                lambda g, q, k, v: ch8._ds(g, q, k, v).T @ q * ch8._scale(q),
+                "kT-on-batch",
+            ),
+        ],
+    ),
+    "ch8-missing-entry": Answers(
+        solution=[-0.104],
+        mistakes=[
+            Mistake("the wrong sign", [0.104], "sign"),
+            Mistake("a row summing to one", [0.896], "sums-to-one"),
+        ],
+    ),
+}

@@ -3,6 +3,8 @@
 import math
 
 import numpy as np
+import pytest
+from answer_inputs import Answers, Mistake, solution
 
 from attn_book.exercises import ch09_cost as ch9
 
@@ -75,7 +77,7 @@ def test_merge_halves_by_hand():
 def test_the_stated_tolerance_holds_for_the_merge():
     # 0.006 off is outside 0.002 + 0.1% of 1.503 (about 0.0035)
     ex = ch9.merge_halves
-    assert "0.002 plus 0.1% of the value" in ex.check(ex.solution).message
+    assert "0.002 plus 0.1% of the value" in ex.check(solution(ex)).message
     assert ex.check([1.503 + 0.006, 1.368, 1.135]).status == "wrong"
 
 
@@ -88,7 +90,7 @@ def test_the_bug_reference_is_attention_by_loops():
             else _attention_loop(q, k, v)
         )
         np.testing.assert_allclose(ch9.online_sum.reference(q, k, v, block), expected)
-        np.testing.assert_allclose(ch9.online_sum.solution(q, k, v, block), expected)
+        np.testing.assert_allclose(solution(ch9.online_sum)(q, k, v, block), expected)
 
 
 def test_the_bug_shows_only_when_the_max_moves():
@@ -118,7 +120,7 @@ def test_an_upside_down_rescale_is_named():
     with np.errstate(invalid="ignore", over="ignore"):
         assert np.isnan(inverted(np.ones((1, 2)), np.ones((3, 2)), np.ones((3, 2)), 2)).all()
     assert ch9.online_sum.check(inverted).diagnosis == "rescale-inverted"
-    assert ch9.online_sum.check(ch9.online_sum.solution).ok
+    assert ch9.online_sum.check(solution(ch9.online_sum)).ok
 
 
 def test_time_slope_with_d_k_growing_like_n_tends_to_3():
@@ -127,3 +129,79 @@ def test_time_slope_with_d_k_growing_like_n_tends_to_3():
     flops = {n: 4 * n * n * (n // ratio) for n in (first, 2 * first, last)}
     assert math.log2(flops[2 * first] / flops[first]) == 3
     assert ch9.time_slope.check("3").ok and ch9.time_slope.check("2").diagnosis == "chose-2"
+
+
+def _fixed_blockwise(q, k, v, block):
+    return ch9._blockwise(q, k, v, block)
+
+
+def _rescale_inverted(q, k, v, block):
+    """The slip e^(m_new − m_old) for the rescale: inf on the first block, so NaN."""
+    return ch9._blockwise(q, k, v, block, inverted=True)
+
+
+def _no_running_max(q, k, v, block):
+    """The slip: blocks summed with plain exponentials, no running maximum; e^4000 overflows."""
+    total, out = 0.0, 0.0
+    for start in range(0, k.shape[-2], block):
+        s = q @ np.swapaxes(k[..., start : start + block, :], -1, -2) / math.sqrt(q.shape[-1])
+        total = total + np.exp(s).sum(axis=-1, keepdims=True)
+        out = out + np.exp(s) @ v[..., start : start + block, :]
+    return out / total
+
+
+# The typed answers the tests give each exercise: a correct one and one wrong answer per
+# diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
+# answer_inputs.mistakes).
+ANSWERS = {
+    "ch9-weights-memory": Answers(
+        solution=16.0,
+        mistakes=[
+            Mistake("float16's 2 bytes", 8.0, "float16-bytes"),
+            Mistake("float64's 8 bytes", 32.0, "float64-bytes"),
+            Mistake("32 bits as 32 bytes", 128.0, "bits-not-bytes"),
+            Mistake("decimal GB", 17.18, "decimal-gigabytes"),
+            Mistake("n, not n²", 65536 * 4 / ch9.GIB, "not-squared"),
+            Mistake("bytes", 2**34, "bytes-not-gib"),
+            Mistake("the text's 32 heads", 512.0, "counted-32-heads"),
+        ],
+    ),
+    "ch9-online-step": Answers(
+        solution=[1.368, 1.0, 3.736],
+        mistakes=[
+            Mistake("no rescale", [2.0, 1.0, 5.0], "no-rescale"),
+            Mistake("rescale upside down", [3.718, 1.0, 8.437], "rescale-inverted"),
+            Mistake("new term unshifted", [3.086, 2.718, 8.891], "new-term-not-shifted"),
+            Mistake("o divided by ℓ", [1.368, 0.731, 2.731], "divided-already"),
+        ],
+    ),
+    "ch9-merge-halves": Answers(
+        solution=[1.503, 1.368, 1.135],
+        mistakes=[
+            Mistake("no rescale", [2.368, 2.0, 1.368], "merged-without-rescale"),
+            Mistake("under the smaller max", [4.086, 3.718, 3.086], "merged-under-smaller-max"),
+            Mistake("the output, divided", [1.503, 0.910, 0.755], "divided-already"),
+        ],
+    ),
+    "bug-online-sum": Answers(
+        solution=_fixed_blockwise,
+        mistakes=[
+            Mistake("no running max", _no_running_max, "nan-large-scores"),
+            Mistake(
+                "the output no longer rescaled", ch9._output_not_rescaled, "output-not-rescaled"
+            ),
+            Mistake("the rescale upside down", _rescale_inverted, "rescale-inverted"),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("typed", ["n^2", "n**2", "n²", "N ^ 2"])
+def test_the_slope_reads_n_to_a_power_as_chapter_10_does(typed):
+    assert ch9.time_slope.check(typed).diagnosis == ch9.time_slope.check("2").diagnosis
+    assert ch9.time_slope.check(typed).diagnosis != "not-an-option"
+
+
+def test_an_online_softmax_without_its_running_max_overflows_on_large_scores():
+    feedback = ch9.online_sum.check(_no_running_max)
+    assert feedback.diagnosis == "nan-large-scores", feedback

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+from answer_inputs import Answers, Mistake, solution
 
 from attn_book.exercises import ch10_generation as ch10
 
@@ -68,7 +69,7 @@ def test_the_bug_reference_is_the_causal_pass_by_loops():
             else _causal_loop(q, k, v)
         )
         np.testing.assert_allclose(ch10.is_causal_decode.reference(*case.args), want, rtol=1e-12)
-        np.testing.assert_allclose(ch10.is_causal_decode.solution(*case.args), want, rtol=1e-12)
+        np.testing.assert_allclose(solution(ch10.is_causal_decode)(*case.args), want, rtol=1e-12)
 
 
 def test_the_bug_gives_each_new_token_the_first_value():
@@ -96,7 +97,7 @@ def test_attending_before_appending_is_named():
         )
     )
     assert feedback.diagnosis == "own-key-missing"
-    assert ch10.is_causal_decode.check(ch10.is_causal_decode.solution).ok
+    assert ch10.is_causal_decode.check(solution(ch10.is_causal_decode)).ok
 
 
 def test_a_power_can_be_typed_with_a_caret_or_stars():
@@ -124,3 +125,48 @@ def test_choose_kv_heads_by_hand():
     assert ch10.choose_kv_heads.check(4).diagnosis == "fits-not-largest"
     assert ch10.choose_kv_heads.check(32).diagnosis == "batch-forgotten"
     assert ch10.choose_kv_heads.check(16).diagnosis == "factor-2-forgotten"
+
+
+def _fixed_loop(queries, keys, values, n_prompt):
+    return ch10._decode_loop(queries, keys, values, n_prompt)
+
+
+# The typed answers the tests give each exercise: a correct one and one wrong answer per
+# diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
+# answer_inputs.mistakes).
+ANSWERS = {
+    "ch10-kv-cache-size": Answers(
+        solution=5.0,
+        mistakes=[
+            Mistake("bytes", 5 * ch10.GIB, "bytes-not-gib"),
+            Mistake("decimal GB", 5.369, "decimal-gigabytes"),
+            Mistake("no factor 2", 2.5, "keys-only"),
+            Mistake("query heads", 25.0, "query-heads-counted"),
+            Mistake("one layer", 0.125, "one-layer"),
+        ],
+    ),
+    "ch10-decode-step": Answers(
+        solution=[1.141, 1.431],
+        mistakes=[
+            Mistake("without the own key", [0.797, 1.203], "own-key-missing"),
+            Mistake("is_causal=True", [2.0, 0.0], "top-left-causal"),
+            Mistake("no scale", [1.109, 1.485], "unscaled"),
+        ],
+    ),
+    "bug-is-causal-decode": Answers(
+        solution=_fixed_loop,
+        mistakes=[
+            Mistake("no mask anywhere", ch10._prefill_not_causal, "prefill-not-causal"),
+            Mistake("attends before appending", ch10._attend_before_append, "own-key-missing"),
+        ],
+    ),
+    "ch10-choose-kv-heads": Answers(
+        solution=8,
+        mistakes=[
+            Mistake("one sequence", 32, "batch-forgotten"),
+            Mistake("keys only", 16, "factor-2-forgotten"),
+            Mistake("not a divisor", 10, "not-a-divisor"),
+            Mistake("MQA", 1, "fits-not-largest"),
+        ],
+    ),
+}

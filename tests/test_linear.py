@@ -254,3 +254,32 @@ def test_bad_gates_and_state_name_themselves():
 
 def test_exported():
     assert {"delta_rule", "linear_attention", "linear_attention_recurrent"} <= set(ac.__all__)
+
+
+def test_linear_state_bytes_is_the_state_the_recurrences_return():
+    rng = np.random.default_rng(11)
+    B, H, T, E, Ev = 2, 3, 5, 4, 6
+    q, k, v = (
+        rng.standard_normal((B, H, T, E)),
+        rng.standard_normal((B, H, T, E)),
+        rng.standard_normal((B, H, T, Ev)),
+    )
+    k = k / np.linalg.norm(k, axis=-1, keepdims=True)
+    _, state = ac.delta_rule(q, k, v, beta=0.5)
+    assert state.nbytes == ac.linear_state_bytes(1, H, E, Ev, state.dtype, batch=B)
+    _, (S, _) = ac.linear_attention_recurrent(q, k, v, feature_map=lambda x: x, normalize=False)
+    assert S.nbytes == ac.linear_state_bytes(1, H, E, Ev, "float64", batch=B)
+
+
+def test_a_hybrid_by_hand():
+    # Qwen3-Next-80B-A3B: 48 layers, every fourth full attention (2 KV heads of 256), the
+    # other 36 Gated DeltaNet (32 value heads, 128 × 128 states), bfloat16.
+    states = ac.linear_state_bytes(36, 32, 128, 128, 2)
+    assert states == 36 * 32 * 128 * 128 * 2
+    cache = ac.kv_cache_bytes(12, 2, 256, 262_144, 2)
+    assert cache == 2 * 12 * 2 * 256 * 262_144 * 2  # 6 GiB at 256K tokens; the states 36 MiB
+    assert ac.linear_state_bytes(1, 1, 1, 1, 4, batch=3) == 12
+    with pytest.raises(ValueError, match="d_v must be an integer >= 1"):
+        ac.linear_state_bytes(1, 1, 1, 0, 2)
+    with pytest.raises(TypeError, match="bytes_per_number must be a number of bytes"):
+        ac.linear_state_bytes(1, 1, 1, 1, "two")

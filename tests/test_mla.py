@@ -167,3 +167,63 @@ def test_bad_weights_name_the_weight_and_the_shapes():
         mla_attention(x, w, cache=ac.KVCache())
     with pytest.raises(TypeError, match="absorb must be True or False"):
         mla_attention(x, w, absorb="yes")
+
+
+def _scores_by_loops(x, w):
+    """Every head's scaled score q·k for every (query, key) pair of x (T, D), by hand."""
+    T, H = x.shape[0], w.w_uk.shape[0]
+    n, r = w.w_uk.shape[2], w.w_kr.shape[1]
+    out = np.zeros((H, T, T))
+    for h in range(H):
+        for i in range(T):
+            q = np.concatenate([x[i] @ w.w_q_nope[h], _rope_by_hand(x[i] @ w.w_q_rope[h], i)])
+            for j in range(T):
+                k = np.concatenate([x[j] @ w.w_dkv @ w.w_uk[h], _rope_by_hand(x[j] @ w.w_kr, j)])
+                out[h, i, j] = float(q @ k) / math.sqrt(n + r)
+    return out
+
+
+@pytest.mark.parametrize("absorb", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_mla_scores_equal_a_loop_and_their_weights_give_mla_attention(seed, absorb):
+    w = _weights(seed)
+    x = np.random.default_rng(200 + seed).standard_normal((5, 8))
+    got = ac.mla_scores(x, w, absorb=absorb)
+    np.testing.assert_allclose(got.scores, _scores_by_loops(x, w), rtol=1e-10, atol=1e-12)
+    causal = np.tril(np.ones((5, 5), bool))
+    assert (got.weights[:, ~causal] == 0).all()
+    np.testing.assert_allclose(got.weights.sum(-1), 1.0, rtol=1e-12)
+    values = (x @ w.w_dkv)[None] @ w.w_uv  # [H, T, v]: the naive path's values
+    heads = got.weights @ values  # [H, T, T] @ [H, T, v]
+    np.testing.assert_allclose((heads @ w.w_o).sum(0), mla_attention(x, w), rtol=1e-10)
+
+
+def test_mla_scores_by_hand_at_the_smallest_size():
+    # One head, c = 2, n = 1, r = 2: the absorbed score regroups (x W_q)(c W_uk)ᵀ as
+    # (x W_q W_ukᵀ)·c, so the numbers a chapter multiplies out by hand agree.
+    w = MLAWeights(
+        w_q_nope=np.array([[[1.0], [2.0]]]),  # (H, D, n) = (1, 2, 1)
+        w_q_rope=np.zeros((1, 2, 2)),  # no position part: the scores are the nope part alone
+        w_dkv=np.array([[1.0, 0.0], [0.0, 1.0]]),  # the latent is x itself
+        w_kr=np.zeros((2, 2)),
+        w_uk=np.array([[[3.0], [-1.0]]]),  # (H, c, n): key = 3 c₀ − c₁
+        w_uv=np.ones((1, 2, 1)),
+        w_o=np.ones((1, 1, 2)),
+    )
+    x = np.array([[1.0, 0.0], [0.0, 1.0]])  # queries 1 and 2; latents (1, 0) and (0, 1)
+    # naive: q = (1, 2)·x, k = (3, -1)·c: q₀ = 1, q₁ = 2, k₀ = 3, k₁ = -1; scale 1/√3
+    want = np.array([[[1 * 3, 1 * -1], [2 * 3, 2 * -1]]]) / math.sqrt(3)
+    for absorb in (False, True):
+        np.testing.assert_allclose(ac.mla_scores(x, w, absorb=absorb).scores, want, rtol=1e-15)
+
+
+def test_mla_scores_with_a_cache_are_the_last_rows_of_the_full_pass():
+    w, x = _weights(7), np.random.default_rng(7).standard_normal((6, 8))
+    full = ac.mla_scores(x, w)
+    cache = MLACache()
+    ac.mla_scores(x[:4], w, cache=cache)
+    step = ac.mla_scores(x[4:], w, cache=cache, absorb=True)
+    np.testing.assert_allclose(step.scores, full.scores[:, 4:], rtol=1e-10)
+    np.testing.assert_allclose(step.weights, full.weights[:, 4:], rtol=1e-10)
+    with pytest.raises(TypeError, match=r"cache must be an attn_core\.MLACache"):
+        ac.mla_scores(x, w, cache=ac.KVCache())

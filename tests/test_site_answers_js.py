@@ -17,14 +17,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from answer_inputs import inputs_for, verdict
+from answer_inputs import MALFORMED, as_text, inputs_for, verdict
 
 from attn_book.exercises import NumberExercise, all_exercises
-from attn_book.exercises.site import JS_RULES, site_spec
+from attn_book.exercises.catalog import catalog
+from attn_book.exercises.diagnose import NUMBER_RULES
+from attn_book.exercises.site import site_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 JS = ROOT / "site" / "static" / "attn-answers.js"
 NODE = shutil.which("node") or "/usr/bin/node"
+MESSAGES = {**catalog()["engine"], **catalog()["site"]}  # what specs_script gives the page
 
 RUNNER = """
 const A = require("./attn-answers.cjs");
@@ -59,20 +62,21 @@ def run_js(tmp_path_factory):
         )  # fmt: skip
         results = json.loads(proc.stdout)
         pairs = zip(cases, results, strict=True)
-        errors = [(c[1][1:], r["error"]) for c, r in pairs if "error" in r]
+        errors = [(c[1][1:2], r["error"]) for c, r in pairs if "error" in r]
         assert not errors, f"JS raised: {errors}"
         return [r["value"] for r in results]
 
     return run
 
 
-def compare(run_js, exercises):
+def compare(run_js, exercises, answers=None):
     cases, wanted = [], []
     for ex in exercises:
         spec = site_spec(ex)
         assert spec["kind"] == "number", (ex.id, spec.get("why"))
-        for value, text, label in inputs_for(ex):
-            cases.append(["checkNumber", [spec, text]])
+        rows = inputs_for(ex) if answers is None else answers[ex.id]
+        for value, text, label in rows:
+            cases.append(["checkNumber", [spec, text, MESSAGES]])
             wanted.append((ex.id, label, text, verdict(ex.check(value))))
     got = run_js(cases)
     diffs = [(i, lab, t, w, g) for (i, lab, t, w), g in zip(wanted, got, strict=True) if g != w]
@@ -92,12 +96,10 @@ def _weights(x):
 
 
 MADE_UP = [
-    NumberExercise("t-rows", "two rows of weights", (np.array([[0.0, 1.0, 2.0], [1.0, 1.0, 0.0]]),),
-                   _weights),
-    NumberExercise("t-vector", "a vector", (np.array([1.0, -2.0, 3.0, 0.5, 4.0, -1.0]),),
-                   lambda x: x),
-    NumberExercise("t-number", "one number", (), lambda: np.array(0.447)),
-    NumberExercise("t-matrix", "a matrix", (np.array([[1.0, 2.0], [3.0, 4.0]]),), lambda m: m),
+    NumberExercise("t-rows", (np.array([[0.0, 1.0, 2.0], [1.0, 1.0, 0.0]]),), _weights),
+    NumberExercise("t-vector", (np.array([1.0, -2.0, 3.0, 0.5, 4.0, -1.0]),), lambda x: x),
+    NumberExercise("t-number", (), lambda: np.array(0.447)),
+    NumberExercise("t-matrix", (np.array([[1.0, 2.0], [3.0, 4.0]]),), lambda m: m),
 ]  # fmt: skip
 
 MADE_UP_ANSWERS = {
@@ -115,25 +117,24 @@ MADE_UP_ANSWERS = {
 
 
 def test_generic_rules_match_python_on_made_up_exercises(run_js):
-    for ex in MADE_UP:
-        ex.mistakes = [Mistake(f"answer {a}", a, "?") for a in MADE_UP_ANSWERS[ex.id]]
-        ex.solution = ex.expected()
-    assert compare(run_js, MADE_UP) > 40
+    answers = {
+        ex.id: [(a, as_text(a), f"answer {a}") for a in [ex.expected(), *MADE_UP_ANSWERS[ex.id]]]
+        + [(value, text, f"malformed {text!r}") for value, text in MALFORMED]
+        for ex in MADE_UP
+    }
+    assert compare(run_js, MADE_UP, answers) > 40
 
 
-from attn_book.exercises.records import Mistake  # noqa: E402
-
-
-def test_every_ported_rule_fires_somewhere(run_js):
-    """Each rule in JS_RULES is used by a book exercise or reached by the made-up ones."""
+def test_the_javascript_rules_are_the_python_rules_and_each_is_used(run_js):
+    """The fixed generic set, by the same names in both languages, each used by the book or
+    reached by the made-up exercises."""
+    assert run_js([["ruleNames", []]]) == [list(NUMBER_RULES)]
     used = set()
     for ex in [*all_exercises(), *MADE_UP]:
         spec = site_spec(ex)
         if spec["kind"] == "number":
             used |= {d["rule"] for d in spec["diagnoses"] if "rule" in d}
-    assert used == set(JS_RULES)
-    rules = run_js([["parseLiteral", ["0"]]])  # the module loads and exports its rules
-    assert rules == [0]
+    assert used == set(NUMBER_RULES)
 
 
 def test_choice_exercises_answer_as_python(run_js):
@@ -167,9 +168,9 @@ def test_three_significant_digits_as_python(run_js):
 def test_an_unported_diagnosis_leaves_the_exercise_to_the_kernel():
     from attn_book.exercises import Diagnosis
 
-    ported = NumberExercise("t-ported", "ported", (), lambda: np.array([1.0, 2.0]))
-    custom = Diagnosis("custom", "a hand-written rule.", lambda trials: False)
-    unported = NumberExercise("t-unported", "not", (), ported.reference, diagnoses=[custom])
+    ported = NumberExercise("t-ported", (), lambda: np.array([1.0, 2.0]))
+    custom = Diagnosis("custom", lambda trials: False)
+    unported = NumberExercise("t-unported", (), ported.reference, diagnoses=[custom])
     assert site_spec(ported)["kind"] == "number"
     spec = site_spec(unported)
     assert spec["kind"] == "kernel" and "custom" in spec["missing"]

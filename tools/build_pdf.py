@@ -8,25 +8,36 @@ prints it with no download; jupyter-book's ``pdfhtml`` builder fetches its own b
 (fails offline), and its LaTeX route needs a TeX Live with Korean fonts and cannot draw the
 interactive figures at all.
 
-How: every page of ``_toc.yml``, in order (introduction, chapters, glossary, references,
-appendix), is opened from a local server, waits for MathJax and for every figure to render
-(the interactive ones drawn live by their own JavaScript, as on the site), and is printed by
-Playwright's ``page.pdf`` (A4, the site's print CSS: no sidebars, code wrapped at the margin;
-a footer with the page's title and its page number, numbered on across the book). poppler's
-``pdfunite`` joins the pages into ``DIR/attention-by-hand.pdf``; it drops the parts' own
-outlines and tags (Chromium's ``outline``/``tagged`` options are lost in the join), so one
-bookmark per chapter, at the chapter's first page, is added afterwards (:func:`add_outline`),
-and the introduction's contents list is the printed table of contents. The fonts Chromium
-used (Noto Sans KR for Hangul) are embedded as subsets.
+What a reader gets is a book, not a printed website:
 
-The site's header offers the PDF (site/attn_site.py); until ``make pdf`` has run, the site
-build leaves a one-page PDF there that says how to make it, so the link never 404s.
+- a title page (title, version, date, licences, where the source lives) and a table of
+  contents with page numbers: every page of ``_toc.yml`` and its sections (:func:`front_matter`);
+- each page of ``_toc.yml`` (introduction, chapters, glossary, references, appendix) starting on
+  a new page, printed from a local server once MathJax and every figure have drawn (the
+  interactive ones by their own JavaScript, as on the site), A4, with the site's print CSS
+  (``site/static/attn-site.css``: no sidebars, buttons, answer boxes or code-folding prompts);
+- each chapter's solutions gathered at its end under "Solutions", not under each exercise
+  (:data:`BOOK_LAYOUT`): in print an exercise is its statement;
+- a footer with the page's title and its page number, numbered on across the book, and
+  bookmarks for every page and its sections.
+
+How: each page is printed by Playwright's ``page.pdf`` with Chromium's own outline of its
+headings; the front matter is printed last, once the page numbers are known (twice if its
+length changed). pypdf (pure Python) joins the parts and writes the bookmarks, read from the
+parts' outlines. The fonts Chromium used (Noto Sans KR for Hangul) are embedded as subsets.
+
+The site's header offers the PDF (site/attn_site.py). A site built without ``make pdf`` serves a
+one-page PDF there that says how to make it; a published site is built with ``make publish``
+(the site, then this PDF, then its test), so it never serves that page.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import html
 import http.server
+import os
 import re
 import shutil
 import subprocess
@@ -41,11 +52,13 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PDF_NAME = "attention-by-hand.pdf"
+BOOK_TITLE = "Attention by Hand"
 CHROMIUM = "/usr/bin/chromium"
+FRONT_URL = "attn-front-matter.html"  # served from memory (page.route), beside index.html
 # Page numbers run on across the book: each page's counter starts after the pages before it
 # (CSS paged media margin boxes, Chromium >= 131), in the site's fonts (Hangul too).
 PAGE_CSS = """@page {{ margin: 16mm 14mm;
-  @bottom-left {{ content: "Attention by Hand · {title}"; font: 8pt "Noto Sans KR", sans-serif;
+  @bottom-left {{ content: "{book} · {title}"; font: 8pt "Noto Sans KR", sans-serif;
                  color: #555 }}
   @bottom-right {{ content: counter(page); font: 8pt "Noto Sans KR", sans-serif; color: #555 }} }}
 html {{ counter-reset: page {before} }}"""
@@ -54,14 +67,76 @@ WIDGETS_DRAWN = """() => [...document.querySelectorAll(
     .every(t => t.previousElementSibling
                 && t.previousElementSibling.classList.contains("widget-subarea")
                 && t.previousElementSibling.children.length > 0)"""
+# The page as a book prints it (the site's print CSS hides the web controls):
+# every solution moves, open, to a "Solutions" section at the end of its chapter; hints print
+# open without their toggle; folded code (hide-input) is left out; the site's answer boxes and
+# the checkers' verdicts on the blank answers go.
+BOOK_LAYOUT = """() => {
+    const open = (box) => {
+        box.classList.remove("dropdown", "toggle-hidden");
+        box.querySelectorAll(".toggle-hidden").forEach((e) => e.classList.remove("toggle-hidden"));
+        box.querySelectorAll("button.toggle-button").forEach((b) => b.remove());
+    };
+    const top = document.querySelector("article.bd-article > section");
+    const solutions = [...document.querySelectorAll("article.bd-article div.solution")];
+    if (top && solutions.length) {
+        const section = document.createElement("section");
+        section.className = "attn-print-solutions";
+        section.id = "attn-print-solutions";
+        const heading = document.createElement("h2");
+        heading.textContent = "Solutions";
+        section.append(heading);
+        for (const s of solutions) { open(s); section.append(s); }
+        top.append(section);
+    }
+    document.querySelectorAll("article.bd-article .dropdown").forEach(open);
+    document.querySelectorAll("details.hide.above-input").forEach((d) => d.remove());
+    document.querySelectorAll("details.hide").forEach((d) => {
+        d.open = true;
+        d.querySelector(":scope > summary")?.remove();
+    });
+    for (const box of document.querySelectorAll("div.attn-answer")) {
+        // the reader's answer cell (site/attn_site.py) keeps its code and what it prints (the
+        // exercise's data); the checker's verdict on the blank ("Not answered yet") goes
+        const cell = box.previousElementSibling;
+        if (cell?.matches("div.cell")) {
+            cell.querySelectorAll(".cell_output > :not(.output.stream)").forEach((e) => e.remove());
+        }
+        box.remove();
+    }
+}"""
+FRONT_CSS = """
+@page { margin: 16mm 14mm;
+  @bottom-right { content: counter(page); font: 8pt "Noto Sans KR", sans-serif; color: #555 } }
+@page :first { @bottom-right { content: none } }
+body { font-family: "Noto Sans KR", system-ui, sans-serif; color: #222; margin: 0; }
+.title { height: 250mm; display: flex; flex-direction: column; break-after: page; }
+.title h1 { font-size: 36pt; margin: 70mm 0 4mm; }
+.title .sub { font-size: 14pt; color: #444; margin: 0 0 auto; }
+.title dl { font-size: 10pt; display: grid; grid-template-columns: max-content 1fr; gap: 2mm 6mm; }
+.title dt { font-weight: 600; } .title dd { margin: 0; overflow-wrap: anywhere; }
+.contents h2 { font-size: 20pt; margin: 0 0 6mm; }
+.contents h3 { font-size: 10pt; text-transform: uppercase; letter-spacing: .08em; color: #555;
+               margin: 6mm 0 2mm; }
+.contents ol { list-style: none; padding: 0; margin: 0; }
+.contents li { display: flex; align-items: baseline; gap: 2mm; break-inside: avoid; }
+.contents li .dots { flex: 1; border-bottom: 1px dotted #999; }
+.contents li.chapter { font-weight: 600; font-size: 11pt; margin-top: 2.5mm; }
+.contents li.section { font-size: 9.5pt; padding-left: 6mm; color: #333; }
+"""
 
 
 def toc_pages():
     """Document names in ``_toc.yml``, root first."""
+    return [name for _, name in toc_parts()]
+
+
+def toc_parts():
+    """``(part caption or None, document name)`` for every page of ``_toc.yml``, root first."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    names = [toc["root"]]
+    names = [(None, toc["root"])]
     for part in toc.get("parts", [toc]):
-        names += [entry["file"] for entry in part.get("chapters", [])]
+        names += [(part.get("caption"), entry["file"]) for entry in part.get("chapters", [])]
     return names
 
 
@@ -88,8 +163,8 @@ def css_string(text):
 
 
 def print_page(page, url, path, before):
-    """Print one page of the site to ``path`` once its maths and figures are drawn; its
-    page numbers start after ``before``. Returns the page's title."""
+    """Print one page of the site to ``path``, laid out as a book's chapter, once its maths and
+    figures are drawn; its page numbers start after ``before``. Returns the page's title."""
     page.goto(url, wait_until="load")
     page.wait_for_function("() => !window.MathJax || window.MathJax.startup?.promise")
     page.evaluate("() => window.MathJax ? MathJax.startup.promise.then(() => true) : true")
@@ -98,14 +173,127 @@ def print_page(page, url, path, before):
     page.evaluate("() => document.fonts.ready.then(() => true)")
     title = page.evaluate("() => document.querySelector('main h1')?.innerText || document.title")
     title = title.replace("#", "").strip()
-    page.add_style_tag(content=PAGE_CSS.format(title=css_string(title), before=before))
-    page.pdf(path=str(path), format="A4", print_background=True, prefer_css_page_size=True)
+    page.evaluate(BOOK_LAYOUT)
+    page.add_style_tag(
+        content=PAGE_CSS.format(book=BOOK_TITLE, title=css_string(title), before=before)
+    )
+    page.pdf(path=str(path), format="A4", print_background=True, prefer_css_page_size=True,
+             outline=True, tagged=True)  # fmt: skip
     return title
 
 
-def page_count(path):
-    info = subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True, check=True)
-    return int(re.search(r"^Pages:\s+(\d+)", info.stdout, re.MULTILINE).group(1))
+def section_pages(path, titles):
+    """The page index, in the printed part ``path``, of each section of ``titles`` (in order)
+    and the part's page count. Chromium's outline of the headings (a tagged PDF) gives the
+    pages; its titles lose the maths and may repeat words, so each section is matched in order
+    by the start of its title."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(path)
+    flat = [(squeeze(item.title), reader.get_destination_page_number(item))
+            for item in _flatten(reader.outline)]  # fmt: skip
+    pages, at, last = [], 0, 0
+    for title in titles:
+        key = squeeze(title)[:8]
+        hit = next((i for i in range(at, len(flat)) if key in flat[i][0][: 2 * len(key)]), None)
+        if hit is not None:
+            at, last = hit + 1, flat[hit][1]
+        pages.append(last)
+    return pages, len(reader.pages)
+
+
+def _flatten(outline):
+    for item in outline:
+        yield from _flatten(item) if isinstance(item, list) else [item]
+
+
+def squeeze(text):
+    return re.sub(r"\s+", "", text)
+
+
+def plain_maths(text):
+    """A heading's inline TeX as plain text for the contents: ``\\(\\sqrt{d_k}\\)`` -> √dₖ."""
+    for tex, plain in ((r"\sqrt", "√"), (r"^\top", "ᵀ"), (r"\times", "×"), ("d_k", "dₖ")):
+        text = text.replace(tex, plain)
+    return re.sub(r"\\[()]|[{}]", "", text)
+
+
+def outline(site):
+    """``[(part, title, [section titles])]`` read from the built HTML: the contents as it will
+    be, before the page numbers are known (its length decides where chapter 1 starts)."""
+    out = []
+    for part, docname in toc_parts():
+        text = (site / f"{docname}.html").read_text(encoding="utf-8")
+        text = text[text.index('<article class="bd-article"') : text.index("</article>")]
+        found = re.findall(r"<h([12])\b[^>]*>(.*?)</h\1>", text, re.DOTALL)
+        heads = [plain_maths(html.unescape(re.sub(r"<[^>]+>", "", h))).replace("#", "").strip()
+                 for _, h in found]  # fmt: skip
+        solutions = ["Solutions"] if 'class="solution' in text else []
+        out.append((part, heads[0], heads[1:] + solutions))
+    return out
+
+
+def source_facts():
+    """(version, date, commit, where the source lives) for the title page."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+    def git(*args):
+        run = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+        return run.stdout.strip() if run.returncode == 0 else ""
+
+    date = git("log", "-1", "--format=%cs") or datetime.date.today().isoformat()
+    repository = os.environ.get("ATTN_REPOSITORY_URL", "").strip().rstrip("/")
+    where = repository or (
+        "the git repository this PDF was built from (each chapter's source is book/NN_name.py)"
+    )
+    return project["version"], date, git("rev-parse", "--short", "HEAD"), where
+
+
+def front_matter(entries):
+    """The title page and the contents as HTML. ``entries``: ``[(part, title, first page,
+    [(section, page)])]``, pages numbered as printed (1 = the title page)."""
+    version, date, commit, where = source_facts()
+    e = html.escape
+    rows, part_seen = [], None
+    for part, title, first, subs in entries:
+        if part != part_seen and part:
+            rows.append(f"</ol><h3>{e(part)}</h3><ol>")
+        part_seen = part
+        rows.append(f'<li class="chapter"><span>{e(title)}</span><span class="dots"></span>'
+                    f"<span>{first}</span></li>")  # fmt: skip
+        rows += [f'<li class="section"><span>{e(s)}</span><span class="dots"></span>'
+                 f"<span>{p}</span></li>" for s, p in subs]  # fmt: skip
+    built = f"{date}" + (f", commit {commit}" if commit else "")
+    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>{BOOK_TITLE}</title>
+<link rel="stylesheet" href="_static/vendor/noto-sans-kr/noto-sans-kr.css">
+<style>{FRONT_CSS}</style></head><body>
+<section class="title"><h1>{BOOK_TITLE}</h1>
+<p class="sub">The attention mechanism, computed by hand and then by code</p>
+<dl><dt>Version</dt><dd>{e(version)} ({e(built)})</dd>
+<dt>Licence</dt><dd>Text: Creative Commons Attribution 4.0 (CC BY 4.0). Code: MIT.</dd>
+<dt>Source</dt><dd>{e(where)}</dd>
+<dt>Online</dt><dd>This PDF is printed from the book's website, where the figures move and the
+exercises check your answers.</dd></dl></section>
+<section class="contents"><h2>Contents</h2><ol>{"".join(rows)}</ol></section>
+</body></html>"""
+
+
+def print_front(page, base, path, entries):
+    """Print the title page and the contents to ``path``; returns its number of pages."""
+    from pypdf import PdfReader
+
+    body = front_matter(entries)
+    page.route(base + FRONT_URL, lambda r: r.fulfill(body=body, content_type="text/html"))
+    page.goto(base + FRONT_URL, wait_until="load")
+    page.evaluate("() => document.fonts.ready.then(() => true)")
+    page.pdf(path=str(path), format="A4", prefer_css_page_size=True)
+    page.unroute(base + FRONT_URL)
+    return len(PdfReader(path).pages)
 
 
 def build(site):
@@ -114,8 +302,6 @@ def build(site):
 
     if not (site / "index.html").is_file():
         raise SystemExit(f"error: no built site in {site}: run `make book` first")
-    if shutil.which("pdfunite") is None:
-        raise SystemExit("error: pdfunite not found (Debian: apt-get install poppler-utils)")
     start = time.perf_counter()
     server, base = serve(site)
     parts = Path(tempfile.mkdtemp(prefix="attn-pdf-"))
@@ -124,93 +310,54 @@ def build(site):
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1100, "height": 1400})
             page.route(r"re:^(?!http://127\.0\.0\.1[:/])[a-z]+://", lambda r: r.abort())
-            paths, chapters, before = [], [], 0
-            for i, docname in enumerate(toc_pages()):
+            front = parts / "front.pdf"
+            pages = toc_parts()
+            # The front matter's length, from the contents with placeholder page numbers;
+            # then the pages, numbered after it; then the front matter with the real numbers.
+            contents = outline(site)
+            guess = [(p, title, 999, [(s, 999) for s in subs]) for p, title, subs in contents]
+            n_front = print_front(page, base, front, guess)
+            paths, entries, before = [], [], n_front
+            for i, ((part, docname), (_, _, subs)) in enumerate(zip(pages, contents, strict=True)):
                 path = parts / f"{i:02d}.pdf"
                 title = print_page(page, f"{base}{docname}.html", path, before)
-                chapters.append((title, before))
-                before += page_count(path)
+                at, count = section_pages(path, subs)
+                numbered = [(s, before + 1 + p) for s, p in zip(subs, at, strict=True)]
+                entries.append((part, title, before + 1, numbered))
+                before += count
                 print(f"  {docname}: {title} (to page {before})", flush=True)
                 paths.append(path)
+            if print_front(page, base, front, entries) != n_front:
+                raise SystemExit("error: the contents changed length once numbered")
             browser.close()
         out = site / PDF_NAME
-        subprocess.run(["pdfunite", *map(str, paths), str(out)], check=True)
-        add_outline(out, chapters)
+        join([front, *paths], entries, out)
     finally:
         server.shutdown()
         shutil.rmtree(parts, ignore_errors=True)
     size = out.stat().st_size / 2**20
-    print(f"build_pdf: {out} ({size:.1f} MiB) after {time.perf_counter() - start:.0f} s")
+    print(f"build_pdf: {out} ({before} pages, {size:.1f} MiB) after "
+          f"{time.perf_counter() - start:.0f} s")  # fmt: skip
     return out
 
 
-def _text(title):
-    """A PDF text string (UTF-16BE with its byte-order mark, in hex) for any title."""
-    return "<FEFF" + title.encode("utf-16-be").hex().upper() + ">"
+def join(paths, entries, out):
+    """Join the printed parts into ``out`` with one bookmark per page of the book (its
+    sections under it) and the contents' bookmark first."""
+    from pypdf import PdfWriter
 
-
-def add_outline(path, chapters):
-    """Give the PDF one bookmark per chapter, ``chapters`` = [(title, first page index)].
-
-    pdfunite keeps no part's outline, so the bookmarks are written here as an incremental
-    update: outline objects, the catalog again with ``/Outlines``, an xref section for them
-    and a trailer pointing back at the old one. pdfunite writes a classic xref table and
-    plain (uncompressed) catalog and page-tree objects, which this reads.
-    """
-    data = path.read_bytes()
-    trailer = data[data.rindex(b"trailer") :]
-    # pdfunite's /Size can be lower than its own object numbers: count them instead.
-    starts = {int(m.group(1)): m.end() for m in re.finditer(rb"(?m)^(\d+) 0 obj", data)}
-    size = max(int(re.search(rb"/Size (\d+)", trailer).group(1)), max(starts) + 1)
-    root = int(re.search(rb"/Root (\d+) 0 R", trailer).group(1))
-    info = re.search(rb"/Info (\d+) 0 R", trailer)
-    prev = int(re.search(rb"startxref\s+(\d+)", data[data.rindex(b"startxref") :]).group(1))
-
-    def obj(number):  # a dictionary object's text (catalog, page-tree nodes, pages)
-        body = data[starts[number] : data.index(b"endobj", starts[number])]
-        return body[body.index(b"<<") : body.rindex(b">>") + 2].decode("latin-1")
-
-    catalog = obj(root)
-    pages_root = int(re.search(r"/Pages (\d+) 0 R", catalog).group(1))
-
-    def leaves(number):
-        node = obj(number)
-        if re.search(r"/Type\s*/Page\b(?!s)", node):
-            return [number]
-        kids = re.search(r"/Kids\s*\[([^\]]*)\]", node).group(1)
-        return [p for k in re.findall(r"(\d+) 0 R", kids) for p in leaves(int(k))]
-
-    pages = leaves(pages_root)
-    top, first = size, size + 1
-    items = list(range(first, first + len(chapters)))
-    objects = {
-        top: f"<< /Type /Outlines /First {items[0]} 0 R /Last {items[-1]} 0 R "
-        f"/Count {len(items)} >>"
-    }
-    for k, (number, (title, start)) in enumerate(zip(items, chapters, strict=True)):
-        links = f"/Parent {top} 0 R /Dest [{pages[start]} 0 R /Fit]"
-        if k:
-            links += f" /Prev {items[k - 1]} 0 R"
-        if k + 1 < len(items):
-            links += f" /Next {items[k + 1]} 0 R"
-        objects[number] = f"<< /Title {_text(title)} {links} >>"
-    objects[root] = catalog[:-2].rstrip() + f" /Outlines {top} 0 R /PageMode /UseOutlines >>"
-    out = bytearray(data if data.endswith(b"\n") else data + b"\n")
-    offsets = {}
-    for number in sorted(objects):
-        offsets[number] = len(out)
-        out += f"{number} 0 obj\n{objects[number]}\nendobj\n".encode("latin-1")
-    xref = len(out)
-    out += b"xref\n"
-    for number in sorted(offsets):
-        out += f"{number} 1\n{offsets[number]:010d} 00000 n \n".encode()
-    extra = f" /Info {int(info.group(1))} 0 R" if info else ""
-    new_size = max(size, max(objects) + 1)
-    out += (
-        f"trailer\n<< /Size {new_size} /Root {root} 0 R{extra} /Prev {prev} >>\n"
-        f"startxref\n{xref}\n%%EOF\n"
-    ).encode()
-    path.write_bytes(bytes(out))
+    writer = PdfWriter()
+    for path in paths:
+        writer.append(str(path), import_outline=False)
+    writer.add_outline_item("Contents", 1)
+    for _, title, first, subs in entries:
+        parent = writer.add_outline_item(title, first - 1)
+        for section, page in subs:
+            writer.add_outline_item(section, page - 1, parent=parent)
+    writer.page_mode = "/UseOutlines"
+    writer.add_metadata({"/Title": BOOK_TITLE, "/Author": "The Attention by Hand authors"})
+    with open(out, "wb") as f:
+        writer.write(f)
 
 
 def main(argv):

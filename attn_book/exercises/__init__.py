@@ -1,104 +1,29 @@
 """Self-checking exercises: a notebook cell passes the reader's answer, one line comes back.
 
-The answer may be a number or an array (by-hand arithmetic), a function the
-reader wrote (write-the-function, find-the-bug) or an option (predict-then-run).
-``check`` compares it with attn_core — functions on several inputs, awkward ones
-included (a batch axis, huge logits, a masked key) — and returns a
-:class:`Feedback` that shows as one line: correct, or *what* is wrong, with the
-common mistakes diagnosed by name. It never prints the solution, never raises
-and never hangs: the reader's function runs with a time limit on copies of the
-inputs, and whatever goes wrong (an endless loop, a forgotten ``return``,
-complex numbers, a tensor that requires grad, None / NaN / inf entries) comes
-back as one line. An unanswered skeleton (``...``, a function whose body is
-``...`` or raises ``NotImplementedError``) gets "not answered yet".
+The answer may be a number or an array (by-hand arithmetic), a function the reader wrote
+(write-the-function, find-the-bug), an option (predict-then-run) or a design. ``check``
+compares it with attn_core — functions on several inputs, the awkward ones its chapter
+teaches included (a batch axis, large and spread-out scores, a fully masked row) — and
+returns a :class:`Feedback` that shows as one line: correct, or *what* is wrong, with the
+common slips diagnosed by name. It never prints the solution, never raises and never hangs
+(the reader's code runs with a time limit, on copies of the inputs). An unanswered skeleton
+(``...``, a body of ``...`` or ``raise NotImplementedError``) gets "not answered yet".
 
-Layout
-------
-:mod:`.records`
-    The shared records: ``Case``, ``Trial``, ``Diagnosis``, ``Mistake``, ``Feedback``.
-:mod:`.running`
-    Running and reading an answer: the time limit, copies, numbers or one line.
-:mod:`.diagnose`
-    The shared diagnoses (imports :mod:`.records` only).
-:mod:`.kinds`
-    The checker: ``Exercise.check`` and the kinds of exercise.
-``chNN_name``
-    One module per chapter with all its exercises, find-the-bug included, ending
-    with ``EXERCISES = [...]``.
+An exercise is defined once, in its chapter's module ``chNN_name.py`` (ending with
+``EXERCISES = [...]``): the question's data, the expected answer computed by attn_core
+(never typed), and its named slips — each an alternative computation
+(:func:`.diagnose.matches`) or one of the fixed generic rules (:data:`.diagnose.NUMBER_RULES`).
+Its words are in the catalog, ``messages/<lang>.json``, keyed by exercise id and diagnosis
+id (:mod:`.catalog`); the site's answer box gets the same data (:mod:`.site`). The typed
+solutions and wrong answers that prove each diagnosis live in the exercise's test module,
+``tests/test_exercises_chNN_name.py`` (``ANSWERS``).
 
-API
----
-``Exercise``
-    ``id``, ``title``, ``inputs`` (the data of the question), ``check(answer)``
-    -> ``Feedback``, ``diagnoses`` (named mistakes it recognises), ``mistakes``
-    (example wrong answers with the diagnosis each must get), ``solution`` (a
-    correct answer, for the tests). Kinds: :class:`NumberExercise` (by hand,
-    tolerance for 3-decimal work), :class:`FunctionExercise` (run on
-    :class:`Case` inputs), :class:`ChoiceExercise` (predict then run),
-    :class:`BugExercise` (find the bug, with ``show()`` for the buggy source) and
-    :class:`DesignExercise` (numbers judged by what they produce, not by one solution).
-    ``inputs`` is a fresh copy each time: editing it cannot change the answer.
-``Feedback``
-    ``ok``, ``status`` ("correct", "wrong", "unanswered"), ``message``,
-    ``diagnosis`` (the name of the diagnosis that fired).
-``all_exercises()``, ``get(id)``
-    Every chapter module's ``EXERCISES``, in chapter order (an id used twice is
-    refused), so ``tests/test_exercises.py`` checks each one against its solution
-    and against every mistake it claims to diagnose.
-:mod:`~attn_book.exercises.diagnose`
-    The shared diagnoses: ``rows_not_normalised``, ``nan_for_large_scores``,
-    ``forgot_scale``, ``scaled_by_d_model``, ``kT_on_batch``,
-    ``heads_without_transpose``, ``masked_row_uniform``,
-    ``masked_key_weighted``, and the builders ``matches`` (the answer equals the
-    mistake, recomputed with attn_core) and ``factor``. A by-hand answer no
-    chapter diagnosis explains gets a generic one: wrong length, rounding (which
-    entries), wrong order, weights not summing to 1, a constant factor (2, √2,
-    …), or which entries are off by position — never the answer itself. A
-    choice ignores case, spaces and quotes, and reads "x", "X", "*" as "×".
-
-Adding a chapter's exercises: a module ``chNN_name.py`` here that builds them at
-module level and lists them in ``EXERCISES``; every diagnosis it lists needs a
-``Mistake`` that triggers it.
-
-The cell pattern in a chapter (``book/NN_name.py``, py:percent)
---------------------------------------------------------------
-A statement with a folded hint, the skeleton with its check (output stored), then
-a folded ``{solution}`` whose Python listing is Markdown, so Run All never runs it
-and never reveals an answer (``tests/test_solutions.py`` runs every listing and
-requires "✓ Correct"). Numbers in the statement come from ``{eval}`` of names::
-
-    # %% [markdown]
-    # ```{exercise} Three dot products by hand
-    # :label: ex-ch1-scores-by-hand
-    #
-    # Work out q·k for the query and the three keys printed below.
-    # ```
-    #
-    # ```{admonition} Hint
-    # :class: dropdown
-    # Multiply matching components, then add them up.
-    # ```
-
-    # %%
-    answer = ...  # your three scores, e.g. [0.0, 0.0, 0.0]
-    ch1.scores_by_hand.check(answer)
-
-    # %% [markdown]
-    # ````{solution} ex-ch1-scores-by-hand
-    # :class: dropdown
-    #
-    # One sentence of explanation.
-    #
-    # ```python
-    # answer = [2 * 1 + 1 * 0, 2 * 0 + 1 * 3, 2 * -1 + 1 * 1]
-    # ch1.scores_by_hand.check(answer)
-    # ```
-    # ````
-
-The skeleton cell shows ``… Not answered yet: ...`` until the reader answers.
-For a function, the skeleton is ``def name(...): ...`` (or ``raise
-NotImplementedError``) followed by ``ex.check(name)``; for a bug, print
-``ch1.kT_batch.show()`` above it, and the reader copies and fixes it.
+Layout: :mod:`.records` (``Case``, ``Trial``, ``Diagnosis``, ``Feedback``),
+:mod:`.running` (time limit, copies, reading numbers), :mod:`.diagnose` (shared slips and the
+generic rules), :mod:`.kinds` (``Exercise.check`` and the kinds: :class:`NumberExercise`,
+:class:`FunctionExercise`, :class:`ChoiceExercise`, :class:`BugExercise` with ``show()``,
+:class:`DesignExercise`), :mod:`.catalog`, :mod:`.site`; ``all_exercises()`` and ``get(id)``
+discover every chapter module's ``EXERCISES`` in chapter order (an id used twice is refused).
 
 Examples
 --------
@@ -124,9 +49,10 @@ from .kinds import (
     FunctionExercise,
     NumberExercise,
     all_exercises,
+    chapter_modules,
     get,
 )
-from .records import Case, Diagnosis, Feedback, Mistake, Trial
+from .records import Case, Diagnosis, Feedback, Trial
 
 __all__ = [
     "BugExercise",
@@ -137,9 +63,9 @@ __all__ = [
     "Exercise",
     "Feedback",
     "FunctionExercise",
-    "Mistake",
     "NumberExercise",
     "Trial",
     "all_exercises",
+    "chapter_modules",
     "get",
 ]

@@ -25,25 +25,8 @@ import numpy as np
 import attn_core as ac
 
 from . import diagnose
-from .kinds import (
-    BugExercise,
-    ChoiceExercise,
-    DesignExercise,
-    FunctionExercise,
-    NumberExercise,
-)
-from .records import Case, Diagnosis, Mistake
-
-__all__ = [
-    "EXERCISES",
-    "SUBJECT_SHARE",
-    "cross_shapes",
-    "restore_order",
-    "scores_by_hand",
-    "symmetric_weights",
-    "three_projections_bug",
-    "verb_finds_subject",
-]
+from .kinds import BugExercise, ChoiceExercise, DesignExercise, FunctionExercise, NumberExercise
+from .records import Case, Diagnosis
 
 # Two tokens of width 3 and two projections to d_k = 2, small enough for pencil and paper.
 _X = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, -1.0]])  # [n=2, D=3]
@@ -67,61 +50,20 @@ def _scores(x, w_q, w_k):
 
 scores_by_hand = NumberExercise(
     "ch5-scores-by-hand",
-    "the score matrix QKᵀ of two projected tokens",
     (_X, _W_Q, _W_K),
     _scores,
     diagnoses=[
-        diagnose.matches(
-            "not-projected",
-            "those are the dot products of the tokens themselves, XXᵀ; first project them: "
-            "Q = X W_Q and K = X W_K.",
-            lambda x, w_q, w_k: x @ x.T,
-        ),
-        diagnose.matches(
-            "query-matrix-twice",
-            "that is Q Qᵀ: the keys come from W_K, not from W_Q.",
-            lambda x, w_q, w_k: (x @ w_q) @ (x @ w_q).T,
-        ),
-        diagnose.matches(
-            "key-matrix-twice",
-            "that is K Kᵀ: the queries come from W_Q, not from W_K.",
-            lambda x, w_q, w_k: (x @ w_k) @ (x @ w_k).T,
-        ),
-        diagnose.matches(
-            "transposed",
-            "that is K Qᵀ, the transpose: row i must hold token i's query against every key.",
-            lambda x, w_q, w_k: _scores(x, w_q, w_k).T,
-        ),
-        diagnose.matches(
-            "scaled",
-            "those are the scores divided by √d_k = √2; this exercise asks for QKᵀ before "
-            "the scaling.",
-            lambda x, w_q, w_k: _scores(x, w_q, w_k) / math.sqrt(2),
-        ),
+        diagnose.matches("not-projected", lambda x, w_q, w_k: x @ x.T),
+        diagnose.matches("query-matrix-twice", lambda x, w_q, w_k: (x @ w_q) @ (x @ w_q).T),
+        diagnose.matches("key-matrix-twice", lambda x, w_q, w_k: (x @ w_k) @ (x @ w_k).T),
+        diagnose.matches("transposed", lambda x, w_q, w_k: _scores(x, w_q, w_k).T),
+        diagnose.matches("scaled", lambda x, w_q, w_k: _scores(x, w_q, w_k) / math.sqrt(2)),
     ],
-    mistakes=[
-        Mistake("X Xᵀ", [[5, 2], [2, 2]], "not-projected"),
-        Mistake("Q Qᵀ", [[5, -1], [-1, 1]], "query-matrix-twice"),
-        Mistake("K Kᵀ", [[5, -2], [-2, 1]], "key-matrix-twice"),
-        Mistake("K Qᵀ", [[4, -2], [-1, 1]], "transposed"),
-        Mistake("scaled", [[2.828, -0.707], [-1.414, 0.707]], "scaled"),
-        Mistake("one row", [4, -1], "wrong-count"),
-    ],
-    solution=[[4, -1], [-2, 1]],
 )
 
 
 symmetric_weights = ChoiceExercise(
-    "ch5-symmetric-weights",
-    "symmetric scores, and the weights",
-    options=["always", "never", "sometimes"],
-    answer="sometimes",
-    why_not={
-        "always": "the scores are symmetric, s_ij = s_ji, but each weight is divided by its "
-        "own row's sum: write w_ij and w_ji as fractions and compare their denominators.",
-        "never": "write w_ij = e^(s_ij)/Z_i and w_ji = e^(s_ij)/Z_j: the numerators are equal, "
-        "so when can the two fractions be equal too?",
-    },
+    "ch5-symmetric-weights", options=["always", "never", "sometimes"], answer="sometimes"
 )
 
 
@@ -138,54 +80,16 @@ def _shapes(l_tokens, s_tokens, d_model, d_k, d_v):
 
 cross_shapes = NumberExercise(
     "ch5-cross-shapes",
-    "the shapes of a cross-attention",
     (5, 9, 16, 8, 12),  # L decoder tokens, S encoder tokens, d_model, d_k, d_v
     _shapes,
     diagnoses=[
-        diagnose.matches(
-            "swapped-sides",
-            "the weights have one row per query (the decoder's L tokens) and one column per "
-            "key (the encoder's S tokens); yours are the other way round.",
-            lambda L, S, d, dk, dv: [S, L, S, dv],
-        ),
-        diagnose.matches(
-            "weights-transposed",
-            "the output is right, but the weights are the other way round: rows are queries "
-            "(the decoder's L tokens), columns keys (the encoder's S tokens).",
-            lambda L, S, d, dk, dv: [S, L, L, dv],
-        ),
-        diagnose.matches(
-            "output-per-key",
-            "the weights are right; the output has one row per query, not per key.",
-            lambda L, S, d, dk, dv: [L, S, S, dv],
-        ),
-        diagnose.matches(
-            "output-width-d-k",
-            "the weights are right; the output mixes the values, so its width is d_v, not d_k.",
-            lambda L, S, d, dk, dv: [L, S, L, dk],
-        ),
-        diagnose.matches(
-            "output-width-d-model",
-            "the weights are right; the output mixes the values X_enc W_V, whose width is d_v "
-            "(the columns of W_V), not d_model.",
-            lambda L, S, d, dk, dv: [L, S, L, d],
-        ),
-        diagnose.matches(
-            "square",
-            "a self-attention's weights are square; here the queries and the keys come from "
-            "two sequences of different lengths.",
-            lambda L, S, d, dk, dv: [L, L, L, dv],
-        ),
+        diagnose.matches("swapped-sides", lambda L, S, d, dk, dv: [S, L, S, dv]),
+        diagnose.matches("weights-transposed", lambda L, S, d, dk, dv: [S, L, L, dv]),
+        diagnose.matches("output-per-key", lambda L, S, d, dk, dv: [L, S, S, dv]),
+        diagnose.matches("output-width-d-k", lambda L, S, d, dk, dv: [L, S, L, dk]),
+        diagnose.matches("output-width-d-model", lambda L, S, d, dk, dv: [L, S, L, d]),
+        diagnose.matches("square", lambda L, S, d, dk, dv: [L, L, L, dv]),
     ],
-    mistakes=[
-        Mistake("S × L", [9, 5, 9, 12], "swapped-sides"),
-        Mistake("weights S × L, output right", [9, 5, 5, 12], "weights-transposed"),
-        Mistake("output (S, d_v)", [5, 9, 9, 12], "output-per-key"),
-        Mistake("output (L, d_k)", [5, 9, 5, 8], "output-width-d-k"),
-        Mistake("output (L, d_model)", [5, 9, 5, 16], "output-width-d-model"),
-        Mistake("L × L", [5, 5, 5, 12], "square"),
-    ],
-    solution=[5, 9, 5, 12],
 )
 
 
@@ -219,32 +123,12 @@ def _restore_cases():
 
 restore_order = FunctionExercise(
     "ch5-restore-order",
-    "the outputs put back in the sentence's order",
     _restore,
     _restore_cases,
     diagnoses=[
-        diagnose.matches(
-            "order-applied-twice",
-            "that applies the order a second time. It is right for a swap of two words, which "
-            "undoes itself, but not for a cycle like [1, 2, 0]: row k of Y belongs at place "
-            "order[k], and that needs the inverse permutation.",
-            lambda Y, order: Y[..., order, :],
-        ),
-        diagnose.batch_only(
-            "permuted-batch-axis",
-            "right for one sentence but wrong for a batch (B, n, d): the order permutes the "
-            "tokens, axis -2, not the first axis.",
-        ),
+        diagnose.matches("order-applied-twice", lambda Y, order: Y[..., order, :]),
+        diagnose.batch_only("permuted-batch-axis"),
     ],
-    mistakes=[
-        Mistake("Y[order]", lambda Y, order: Y[..., order, :], "order-applied-twice"),
-        Mistake(
-            "Y[np.argsort(order)]",
-            lambda Y, order: Y[np.argsort(order)],
-            "permuted-batch-axis",
-        ),
-    ],
-    solution=_restore,
 )
 
 
@@ -265,68 +149,31 @@ def _tops(p):
     return set(np.flatnonzero(np.isclose(p, p.max(), atol=1e-9)).tolist())
 
 
-def _design(name, message, test):
-    return Diagnosis(name, message, lambda trials: bool(test(trials[0].produced)))
+def _design(name, test):
+    return Diagnosis(name, lambda trials: bool(test(trials[0].produced)))
 
 
 verb_finds_subject = DesignExercise(
     "ch5-design-verb-subject",
-    "a verb's query that finds its subject",
     tuple(_sentence_case()[:3]),
     _verb_weights,
     lambda p: _tops(p) == {_SUBJECT} and p[_SUBJECT] >= SUBJECT_SHARE,
     shape=(3,),
     diagnoses=[
-        _design(
-            "uniform",
-            "your verb's query scores every key the same (a zero row, or equal entries), so its "
-            "weights are uniform: ask for one role only.",
-            lambda p: _tops(p) == {0, 1, 2},
-        ),
-        _design(
-            "avoids-the-subject",
-            "your verb gives 나는 the least weight of the three: a negative entry points the "
-            "query away from the role 나는 offers.",
-            lambda p: p[_SUBJECT] < min(p[_OBJECT], p[_VERB]) - 1e-9,
-        ),
-        _design(
-            "finds-itself",
-            "your verb looks mostly at itself: the role it asks for is the action, which its "
-            "own key offers. Which column of the key space does -는 offer?",
-            lambda p: _tops(p) == {_VERB},
-        ),
-        _design(
-            "finds-the-object",
-            "your verb finds 사과를, its object: it asks for the patient, the role -를 offers "
-            "(the chapter's own W_Q does that). The subject offers another role.",
-            lambda p: _tops(p) == {_OBJECT},
-        ),
-        _design(
-            "tied",
-            "나는 shares the top weight with another word: your query also asks for a role that "
-            "another word offers. Ask for the subject's role alone.",
-            lambda p: _SUBJECT in _tops(p) and len(_tops(p)) > 1,
-        ),
+        _design("uniform", lambda p: _tops(p) == {0, 1, 2}),
+        _design("avoids-the-subject", lambda p: p[_SUBJECT] < min(p[_OBJECT], p[_VERB]) - 1e-9),
+        _design("finds-itself", lambda p: _tops(p) == {_VERB}),
+        _design("finds-the-object", lambda p: _tops(p) == {_OBJECT}),
+        _design("tied", lambda p: _SUBJECT in _tops(p) and len(_tops(p)) > 1),
         Diagnosis(
             "not-loud-enough",
-            lambda trials: (
-                f"the right word, but only {trials[0].produced[_SUBJECT]:.2f} of the verb's "
-                f"attention, and at least {SUBJECT_SHARE} is asked: e^(s/√3) must outweigh the two "
-                "other keys' e^0 = 1 — make the question louder."
-            ),
             lambda trials: trials[0].produced[_SUBJECT] < SUBJECT_SHARE,
+            params=lambda trials: {
+                "share": f"{trials[0].produced[_SUBJECT]:.2f}",
+                "asked": SUBJECT_SHARE,
+            },
         ),
     ],
-    mistakes=[
-        Mistake("a zero row", [0, 0, 0], "uniform"),
-        Mistake("asks away from the actor", [0, -2, 0], "avoids-the-subject"),
-        Mistake("asks for the action", [2, 0, 0], "finds-itself"),
-        Mistake("the chapter's row", [0, 0, 2], "finds-the-object"),
-        Mistake("asks for actor and patient", [0, 2, 2], "tied"),
-        Mistake("the right direction, softly", [0, 1, 0], "not-loud-enough"),
-        Mistake("two numbers", [0, 2], "wrong-count"),
-    ],
-    solution=[0, 2, 0],
 )
 
 
@@ -366,57 +213,31 @@ def _self_attention_cases():
 
 three_projections_bug = BugExercise(
     "ch5-bug-three-projections",
-    "self-attention from three projections",
     self_attention,
     _projected,
     _self_attention_cases,
     bug="keys-from-query-matrix",
     diagnoses=[
         diagnose.matches(
-            "keys-from-query-matrix",
-            "every score matrix this function makes is symmetric: its queries and keys come "
-            "from the same matrix, so token i scores j as j scores i.",
-            lambda X, W_Q, W_K, W_V: _projected(X, W_Q, W_Q, W_V),
+            "keys-from-query-matrix", lambda X, W_Q, W_K, W_V: _projected(X, W_Q, W_Q, W_V)
         ),
         diagnose.matches(
-            "queries-from-key-matrix",
-            "now the queries are made with W_K: each of Q, K, V needs its own matrix.",
-            lambda X, W_Q, W_K, W_V: _projected(X, W_K, W_K, W_V),
+            "queries-from-key-matrix", lambda X, W_Q, W_K, W_V: _projected(X, W_K, W_K, W_V)
         ),
         diagnose.matches(
             "scaled-by-d-model",
-            "you divided the scores by √d_model, the width of the word vectors X; the scale "
-            "is √d_k, the width of the queries and keys.",
             lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(
                 X @ W_Q, X @ W_K, X @ W_V, scale=1 / math.sqrt(X.shape[-1])
             ),
         ),
         diagnose.matches(
             "values-not-projected",
-            "the values are the tokens themselves; they are projected too, with W_V.",
             lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(X @ W_Q, X @ W_K, X),
         ),
-    ],
-    mistakes=[
-        Mistake(
-            "Q from W_K",
-            lambda X, W_Q, W_K, W_V: _projected(X, W_K, W_K, W_V),
-            "queries-from-key-matrix",
-        ),
-        Mistake(
-            "V = X",
-            lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(X @ W_Q, X @ W_K, X),
-            "values-not-projected",
-        ),
-        Mistake(
-            "√d_model",
-            lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(
-                X @ W_Q, X @ W_K, X @ W_V, scale=1 / math.sqrt(X.shape[-1])
-            ),
-            "scaled-by-d-model",
+        diagnose.matches(
+            "queries-and-keys-swapped", lambda X, W_Q, W_K, W_V: _projected(X, W_K, W_Q, W_V)
         ),
     ],
-    solution=lambda X, W_Q, W_K, W_V: _projected(X, W_Q, W_K, W_V),
 )
 
 

@@ -8,8 +8,8 @@ rotated with the interleaved one.
 
 Examples
 --------
->>> rope_relative.check(rope_relative.solution).ok
-True
+>>> rope_relative.check(lambda q, k, offset: 0.0).ok
+False
 >>> rope_layout.check(rope_layout.buggy).diagnosis
 'layout-mismatch'
 """
@@ -24,17 +24,7 @@ import attn_core as ac
 
 from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
-from .records import Case, Diagnosis, Mistake
-
-__all__ = [
-    "EXERCISES",
-    "alibi_weights",
-    "rope_before_after",
-    "rope_layout",
-    "rope_relative",
-    "rope_rotate",
-    "sin_by_hand",
-]
+from .records import Case, Diagnosis
 
 # --- a sinusoidal encoding by hand ------------------------------------------------------------
 
@@ -63,60 +53,18 @@ def _concatenated(p, d):
 
 sin_by_hand = NumberExercise(
     "ch6-sin-by-hand",
-    "the sinusoidal encoding of position 3",
     (_P, _D),
     _encoding,
     diagnoses=[
+        diagnose.matches("sin-cos-swapped", lambda p, d: _pairs(p, d, _OMEGA, (np.cos, np.sin))),
+        diagnose.matches("degrees", lambda p, d: _pairs(p, d, np.radians(_OMEGA))),
         diagnose.matches(
-            "sin-cos-swapped",
-            "the even columns (0, 2) take the sine and the odd ones (1, 3) the cosine; "
-            "yours are the other way round.",
-            lambda p, d: _pairs(p, d, _OMEGA, (np.cos, np.sin)),
+            "exponent-i-over-d", lambda p, d: _pairs(p, d, 10_000.0 ** (-np.arange(d // 2) / d))
         ),
-        diagnose.matches(
-            "degrees",
-            "those are sines and cosines of degrees; the angles p·ω_i are in radians "
-            "(set your calculator to RAD).",
-            lambda p, d: _pairs(p, d, np.radians(_OMEGA)),
-        ),
-        diagnose.matches(
-            "exponent-i-over-d",
-            "the second pair's frequency is off: ω_i = 10000^(−2i/d), with the 2 — for "
-            "i = 1 and d = 4 that is 10000^(−1/2).",
-            lambda p, d: _pairs(p, d, 10_000.0 ** (-np.arange(d // 2) / d)),
-        ),
-        diagnose.matches(
-            "concatenated-layout",
-            "that is the concatenated layout (all the sines, then all the cosines, as some "
-            "code writes it); the chapter's formula interleaves them: sin, cos of ω₀, then sin, "
-            "cos of ω₁.",
-            _concatenated,
-        ),
-        diagnose.matches(
-            "omega-without-d",
-            "the second pair's frequency is off: ω_i = 10000^(−2i/d), so for i = 1 and d = 4 "
-            "it is 10000^(−1/2) = 1/100, not 10000^(−1).",
-            lambda p, d: _pairs(p, d, [1.0, 1e-4]),
-        ),
-        diagnose.matches(
-            "counted-from-1",
-            "that is the encoding of the next position: positions count from 0, so the "
-            "fourth word is p = 3 and p itself is the factor of every angle.",
-            lambda p, d: _encoding(p + 1, d),
-        ),
+        diagnose.matches("concatenated-layout", _concatenated),
+        diagnose.matches("omega-without-d", lambda p, d: _pairs(p, d, [1.0, 1e-4])),
+        diagnose.matches("counted-from-1", lambda p, d: _encoding(p + 1, d)),
     ],
-    mistakes=[
-        Mistake(
-            "sine and cosine swapped", _pairs(_P, _D, _OMEGA, (np.cos, np.sin)), "sin-cos-swapped"
-        ),
-        Mistake("in degrees", _pairs(_P, _D, np.radians(_OMEGA)), "degrees"),
-        Mistake("ω without the 2", [0.141, -0.990, 0.296, 0.955], "exponent-i-over-d"),
-        Mistake("position 4", [-0.757, -0.654, 0.040, 0.999], "counted-from-1"),
-        Mistake("sines, then cosines", _concatenated(_P, _D), "concatenated-layout"),
-        Mistake("ω₁ = 10⁻⁴", _pairs(_P, _D, [1.0, 1e-4]), "omega-without-d"),
-        Mistake("three numbers", [0.141, -0.990, 0.030], "wrong-count"),
-    ],
-    solution=[0.141, -0.990, 0.030, 1.000],
 )
 
 # --- a rotated vector by hand ------------------------------------------------------------------
@@ -133,49 +81,20 @@ def _turn(v, angle):
 
 rope_rotate = NumberExercise(
     "ch6-rope-rotate",
-    "the key (2, 1) at position 3, turned",
     (_K, _N),
     lambda k, n: ac.rotary(np.asarray(k)[None], [n])[0],
     diagnoses=[
-        diagnose.matches(
-            "turned-backwards",
-            "you turned clockwise, by −nθ: R(φ) turns anticlockwise, "
-            "(x cos φ − y sin φ, x sin φ + y cos φ).",
-            lambda k, n: _turn(k, -n),
-        ),
-        diagnose.matches(
-            "degrees",
-            "those are sines and cosines of 3 degrees; nθ is 3 radians (set your "
-            "calculator to RAD).",
-            lambda k, n: _turn(k, math.radians(n)),
-        ),
-        diagnose.matches(
-            "turned-by-theta",
-            "you turned by θ, one radian; the key at position n turns by nθ = n radians.",
-            lambda k, n: _turn(k, 1.0),
-        ),
-        diagnose.matches(
-            "not-turned",
-            "that is the key itself; at position n it turns by nθ = n radians.",
-            lambda k, n: np.asarray(k, dtype=float),
-        ),
+        diagnose.matches("turned-backwards", lambda k, n: _turn(k, -n)),
+        diagnose.matches("degrees", lambda k, n: _turn(k, math.radians(n))),
+        diagnose.matches("turned-by-theta", lambda k, n: _turn(k, 1.0)),
+        diagnose.matches("not-turned", lambda k, n: np.asarray(k, dtype=float)),
         diagnose.matches(
             "sin-cos-swapped",
-            "cos and sin have swapped places in your rotation matrix; R(φ) has cos φ on its "
-            "diagonal.",
             lambda k, n: np.array(
                 [math.sin(n) * k[0] - math.cos(n) * k[1], math.cos(n) * k[0] + math.sin(n) * k[1]]
             ),
         ),
     ],
-    mistakes=[
-        Mistake("turned by −3", _turn(_K, -3), "turned-backwards"),
-        Mistake("3 degrees", _turn(_K, math.radians(3)), "degrees"),
-        Mistake("the key itself", [2, 1], "not-turned"),
-        Mistake("turned by θ", _turn(_K, 1.0), "turned-by-theta"),
-        Mistake("swapped", [1.272, -1.839], "sin-cos-swapped"),
-    ],
-    solution=[-2.121, -0.708],
 )
 
 # --- the proof: the score depends on n − m alone ----------------------------------------------
@@ -203,7 +122,7 @@ def _dot(q, k):
     return (q * k).sum(axis=-1)  # q·k over the last axis: [...]
 
 
-def _every_case(name, message, alt):
+def _every_case(name, alt):
     """Like diagnose.matches, but every failing case must equal the slip: two slips that agree
     on one case (q·k = 0 makes "q·k" and "(q·k) cos φ" alike) are told apart by the others."""
 
@@ -211,11 +130,7 @@ def _every_case(name, message, alt):
         failing = [t for t in trials if not t.ok]
         return bool(failing) and all(t.matches(alt(*t.case.args)) for t in failing)
 
-    return Diagnosis(name, message, test)
-
-
-def _skeleton(q, k, offset):
-    raise NotImplementedError
+    return Diagnosis(name, test)
 
 
 def _relative_cases():
@@ -241,64 +156,22 @@ def _relative_cases():
 
 rope_relative = FunctionExercise(
     "ch6-rope-relative",
-    "the RoPE score as a function of n − m alone",
     _rotated_score,
     _relative_cases,
     diagnoses=[
+        _every_case("offset-sign", lambda q, k, offset: _relative_score(q, k, -offset)),
+        _every_case("plain-dot", lambda q, k, offset: _dot(q, k)),
+        _every_case("cosine-term-only", lambda q, k, offset: _dot(q, k) * math.cos(offset)),
         _every_case(
-            "offset-sign",
-            "your score is the one for m − n: the key is turned by nθ and the query by mθ, "
-            "so what is left is R((n − m)θ) between them — check the sign of the sine term.",
-            lambda q, k, offset: _relative_score(q, k, -offset),
-        ),
-        _every_case(
-            "plain-dot",
-            "that is the plain q·k, the score without positions; the offset must turn one "
-            "of the two.",
-            lambda q, k, offset: _dot(q, k),
-        ),
-        _every_case(
-            "cosine-term-only",
-            "right on the diagonal terms, but q·R(φ)k has a second term: the 2-D cross "
-            "product q₂k₁ − q₁k₂, times sin φ.",
-            lambda q, k, offset: _dot(q, k) * math.cos(offset),
-        ),
-        _every_case(
-            "divided-by-root-d",
-            "every score is √2 times too small: q_m · k_n is the dot product of the turned "
-            "vectors, without the 1/√d_k that attention applies afterwards.",
-            lambda q, k, offset: _relative_score(q, k, offset) / math.sqrt(2),
+            "divided-by-root-d", lambda q, k, offset: _relative_score(q, k, offset) / math.sqrt(2)
         ),
     ],
-    mistakes=[
-        Mistake("m − n", lambda q, k, offset: _relative_score(q, k, -offset), "offset-sign"),
-        Mistake("q·k", lambda q, k, offset: _dot(q, k), "plain-dot"),
-        Mistake(
-            "cos only",
-            lambda q, k, offset: _dot(q, k) * math.cos(offset),
-            "cosine-term-only",
-        ),
-        Mistake(
-            "divided by √2",
-            lambda q, k, offset: _relative_score(q, k, offset) / math.sqrt(2),
-            "divided-by-root-d",
-        ),
-        Mistake("skeleton", _skeleton, "unanswered"),
-    ],
-    solution=_relative_score,
 )
 
 # --- predict: one word before, one word after ---------------------------------------------------
 
 rope_before_after = ChoiceExercise(
-    "ch6-rope-before-after",
-    "RoPE tells before from after",
-    options=["same", "different"],
-    answer="different",
-    why_not={
-        "same": "that holds for the sinusoidal encodings' dot product, a sum of cosines, and "
-        "cos(−φ) = cos φ; write out q·R(φ)k and look at its second term.",
-    },
+    "ch6-rope-before-after", options=["same", "different"], answer="different"
 )
 
 # --- ALiBi weights on a short row ---------------------------------------------------------------
@@ -322,50 +195,25 @@ def _alibi_with(scores, n_heads, head, bias_of):
 
 alibi_weights = NumberExercise(
     "ch6-alibi-weights",
-    "the newest word's weights with ALiBi, head 2 of 8",
     (_ALIBI_SCORES, _ALIBI_HEADS, _ALIBI_HEAD),
     _alibi_row,
     diagnoses=[
         diagnose.matches(
-            "bias-sign",
-            "your far words got *more* weight: ALiBi subtracts m·(i − j), a penalty that "
-            "grows with the distance back from the newest word (distance 0); adding it, or "
-            "counting the distance from the first word, gives these same weights.",
-            lambda s, h, head: _alibi_with(s, h, head, lambda m, d: +m * d),
+            "bias-sign", lambda s, h, head: _alibi_with(s, h, head, lambda m, d: +m * d)
         ),
-        diagnose.matches(
-            "wrong-slope",
-            "the distances are right but the slope is not head 2's: with H = 8 heads, "
-            "m_h = 2^(−8h/H), so head 2 has m = 2^(−2).",
-            lambda s, h, head: _alibi_with(s, h, head, lambda m, d: -0.5 * d),
-        ),
-        diagnose.matches(
-            "no-bias",
-            "those are the weights without ALiBi; add −m·(distance) to each score first.",
-            lambda s, h, head: ac.softmax(np.asarray(s, dtype=float)),
-        ),
+        diagnose.matches("no-bias", lambda s, h, head: ac.softmax(np.asarray(s, dtype=float))),
+        *[  # another head's slope, whichever
+            diagnose.matches("wrong-slope", lambda s, h, head, other=other: _alibi_row(s, h, other))
+            for other in range(1, _ALIBI_HEADS + 1)
+            if other != _ALIBI_HEAD
+        ],
         diagnose.matches(
             "scores-not-weights",
-            "those are the biased scores; the weights are their softmax.",
             lambda s, h, head: (
                 np.asarray(s, dtype=float) + ac.alibi_bias(int(h), 1, len(s))[int(head) - 1, 0]
             ),
         ),
     ],
-    mistakes=[
-        Mistake("bias added", _alibi_with(_ALIBI_SCORES, 8, 2, lambda m, d: m * d), "bias-sign"),
-        Mistake(
-            "from the first word",  # the same weights: a constant shift of the row
-            _alibi_with(_ALIBI_SCORES, 8, 2, lambda m, d: -m * d[::-1]),
-            "bias-sign",
-        ),
-        Mistake(
-            "head 1's slope", _alibi_with(_ALIBI_SCORES, 8, 2, lambda m, d: -0.5 * d), "wrong-slope"
-        ),
-        Mistake("no bias", ac.softmax(_ALIBI_SCORES), "no-bias"),
-        Mistake("the biased scores", [0.25, -0.5, -0.25, 1.0], "scores-not-weights"),
-    ],
-    solution=[0.238, 0.113, 0.145, 0.505],
 )
 
 # --- find the bug: a ported model's RoPE layout ------------------------------------------------
@@ -419,13 +267,6 @@ def _unrotated_scores(x, w_q, w_k, positions):
     return _scores(x @ w_q, x @ w_k)
 
 
-def _layout_fixed(x, w_q, w_k, positions):
-    """The fix: rotate in the layout the weights were trained with."""
-    q = ac.rotary(x @ w_q, positions, layout="halves")  # [..., n, d]
-    k = ac.rotary(x @ w_k, positions, layout="halves")
-    return q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # [..., n, n]
-
-
 def _layout_cases():
     r = np.random.default_rng(62)
     cases = []
@@ -441,56 +282,24 @@ def _layout_cases():
 
 rope_layout = BugExercise(
     "ch6-rope-bug-layout",
-    "a ported model's RoPE scores",
     ported_scores,
     _halves_scores,
     _layout_cases,
     bug="layout-mismatch",
     diagnoses=[
-        diagnose.matches(
-            "layout-mismatch",
-            "layout mismatch: these scores rotate the pairs (0, 1), (2, 3), … (the "
-            "interleaved layout), but the weights were trained pairing i with i + d/2 (the "
-            "halves layout); the two agree only where n − m = 0.",
-            _interleaved_scores,
-        ),
-        diagnose.matches(
-            "conversion-backwards",
-            "you converted the weights the wrong way: to rotate halves-trained weights with "
-            "the interleaved layout, their columns go halves → interleaved.",
-            _backwards_conversion,
-        ),
+        diagnose.matches("layout-mismatch", _interleaved_scores),
+        diagnose.matches("conversion-backwards", _backwards_conversion),
         Diagnosis(
             "one-side-fixed",
-            "one of the two is fixed: the queries and the keys must turn in the same layout, "
-            "the one the weights were trained with.",
             lambda trials: any(
                 t.matches(_half_fixed(*t.case.args)) or t.matches(_half_fixed_keys(*t.case.args))
                 for t in trials
                 if not t.ok
             ),
         ),
-        diagnose.matches(
-            "no-rotation",
-            "these scores have no positions at all: keep the rotation, in the right layout.",
-            _unrotated_scores,
-        ),
+        diagnose.matches("no-rotation", _unrotated_scores),
     ],
-    mistakes=[
-        Mistake("converted backwards", _backwards_conversion, "conversion-backwards"),
-        Mistake("rotation removed", _unrotated_scores, "no-rotation"),
-        Mistake("only the queries in halves", _half_fixed, "one-side-fixed"),
-        Mistake("only the keys in halves", _half_fixed_keys, "one-side-fixed"),
-    ],
-    solution=_layout_fixed,
 )
 
 
-EXERCISES = [
-    sin_by_hand,
-    rope_rotate,
-    rope_relative,
-    rope_before_after,
-    alibi_weights,
-    rope_layout,
-]
+EXERCISES = [sin_by_hand, rope_rotate, rope_relative, rope_before_after, alibi_weights, rope_layout]

@@ -31,26 +31,8 @@ import attn_core as ac
 from attn_book.data import quanta_example, two_head_example
 
 from . import diagnose
-from .kinds import (
-    BugExercise,
-    ChoiceExercise,
-    DesignExercise,
-    FunctionExercise,
-    NumberExercise,
-)
-from .records import Case, Diagnosis, Mistake
-
-__all__ = [
-    "EXERCISES",
-    "float16_fill",
-    "heads_cost",
-    "heads_reshape",
-    "key_padding_weights",
-    "padding_by_hand",
-    "scale_d_model",
-    "two_back_head",
-]
-
+from .kinds import BugExercise, ChoiceExercise, DesignExercise, FunctionExercise, NumberExercise
+from .records import Case, Diagnosis
 
 # ------------------------------------------------------ √d_model instead of √d_head (ch 7)
 
@@ -67,12 +49,6 @@ def head_weights(q, k, n_heads):
 
 def _head_weights(q, k, n_heads, scale=None):
     return ac.attention_weights(ac.split_heads(q, n_heads), ac.split_heads(k, n_heads), scale=scale)
-
-
-def _fixed_head_weights(q, k, n_heads):
-    d_head = q.shape[-1] // n_heads
-    qh, kh = ac.split_heads(q, n_heads), ac.split_heads(k, n_heads)
-    return ac.softmax(qh @ np.swapaxes(kh, -1, -2) / math.sqrt(d_head), axis=-1)
 
 
 def _head_cases():
@@ -92,7 +68,6 @@ def _head_cases():
 
 scale_d_model = BugExercise(
     "bug-scale-d-model",
-    "scaling each head",
     head_weights,
     _head_weights,
     _head_cases,
@@ -103,38 +78,13 @@ scale_d_model = BugExercise(
         ),
         diagnose.forgot_scale("d_head", lambda q, k, h: _head_weights(q, k, h, 1.0)),
         diagnose.matches(
-            "divided-by-d-head",
-            "you divided by d_head itself; the scale is 1/√d_head: each head's scores have "
-            "variance d_head, so their standard deviation is √d_head.",
-            lambda q, k, h: _head_weights(q, k, h, h / q.shape[-1]),
+            "divided-by-d-head", lambda q, k, h: _head_weights(q, k, h, h / q.shape[-1])
         ),
         diagnose.matches(
-            "divided-by-sqrt-h",
-            "you divided by √h, the square root of the number of heads; the scale is "
-            "1/√d_head, with d_head = d_model / h the length of each head's vectors.",
-            lambda q, k, h: _head_weights(q, k, h, 1 / math.sqrt(h)),
+            "divided-by-sqrt-h", lambda q, k, h: _head_weights(q, k, h, 1 / math.sqrt(h))
         ),
         diagnose.rows_not_normalised(),
     ],
-    mistakes=[
-        Mistake("no scale at all", lambda q, k, h: _head_weights(q, k, h, 1.0), "forgot-scale"),
-        Mistake(
-            "divided by d_head",
-            lambda q, k, h: _head_weights(q, k, h, h / q.shape[-1]),
-            "divided-by-d-head",
-        ),
-        Mistake(
-            "divided by √h",
-            lambda q, k, h: _head_weights(q, k, h, 1 / math.sqrt(h)),
-            "divided-by-sqrt-h",
-        ),
-        Mistake(
-            "softmax over the queries",
-            lambda q, k, h: np.swapaxes(_head_weights(q, k, h), -1, -2),
-            "rows-not-normalised",
-        ),
-    ],
-    solution=_fixed_head_weights,
 )
 
 
@@ -145,11 +95,6 @@ def split(x, n_heads):
     """Split x (..., n, D) into h = n_heads heads: (..., h, n, D // h)."""
     *batch, n, D = x.shape
     return x.reshape(*batch, n_heads, n, D // n_heads)
-
-
-def _fixed_split(x, n_heads):
-    *batch, n, D = x.shape
-    return np.swapaxes(x.reshape(*batch, n, n_heads, D // n_heads), -2, -3)
 
 
 def _split_cases():
@@ -165,17 +110,11 @@ def _forgot_swap():
     def test(trials):
         return any(t.matches(np.swapaxes(t.expected, -2, -3)) for t in trials if not t.ok)
 
-    return Diagnosis(
-        "heads-not-swapped",
-        "the right numbers in the wrong order of axes: (n, h, d_head) where (h, n, d_head) "
-        "is due — swap two axes after the reshape.",
-        test,
-    )
+    return Diagnosis("heads-not-swapped", test)
 
 
 heads_reshape = BugExercise(
     "bug-heads-reshape",
-    "splitting into heads",
     split,
     ac.split_heads,
     _split_cases,
@@ -184,14 +123,6 @@ heads_reshape = BugExercise(
         diagnose.heads_without_transpose(lambda x, h: x.reshape(*x.shape[:-2], h, x.shape[-2], -1)),
         _forgot_swap(),
     ],
-    mistakes=[
-        Mistake(
-            "reshape to (n, h, d_head), no swap",
-            lambda x, h: x.reshape(*x.shape[:-1], h, x.shape[-1] // h),
-            "heads-not-swapped",
-        )
-    ],
-    solution=_fixed_split,
 )
 
 
@@ -212,45 +143,22 @@ _EXAMPLE = quanta_example()  # the Quanta write-up's worked example
 
 padding_by_hand = NumberExercise(
     "ch7-padding-by-hand",
-    "the weights with a padded key",
     (_EXAMPLE.query, _EXAMPLE.keys, 2),
     _padded_weights,
     diagnoses=[
-        diagnose.matches(
-            "padding-attended",
-            "those are the weights over all three keys: the padding key must get weight 0, "
-            "and the two real keys share the whole 1.",
-            lambda q, k, n: ac.attention_weights(q, k),
-        ),
+        diagnose.matches("padding-attended", lambda q, k, n: ac.attention_weights(q, k)),
         diagnose.matches(
             "wrong-end-masked",
-            "the padding is at the end of the sentence: the last key is hidden, not the first.",
             lambda q, k, n: ac.attention_weights(q, k, np.arange(len(k)) >= len(k) - n),
         ),
         diagnose.matches(
-            "forgot-scale",
-            "those are the weights of the unscaled scores 1 and 0: divide each score by "
-            "√d_k = √2 before the softmax.",
-            lambda q, k, n: ac.attention_weights(q, k, _real_keys(k, n), scale=1.0),
+            "forgot-scale", lambda q, k, n: ac.attention_weights(q, k, _real_keys(k, n), scale=1.0)
         ),
         diagnose.matches(
             "padding-zeroed-not-renormalised",
-            "you set the padding's weight to 0 but kept the other two as they were; the "
-            "softmax runs over the real keys only, so their weights add up to 1 again.",
             lambda q, k, n: ac.attention_weights(q, k) * (np.arange(len(k)) < n),
         ),
     ],
-    mistakes=[
-        Mistake(
-            "the worked example's weights, padding included",
-            [0.401, 0.198, 0.401],
-            "padding-attended",
-        ),
-        Mistake("first key hidden", [0.0, 0.330, 0.670], "wrong-end-masked"),
-        Mistake("zeroed, not renormalised", [0.401, 0.198, 0.0], "padding-zeroed-not-renormalised"),
-        Mistake("masked, but the scores not divided by √2", [0.731, 0.269, 0.0], "forgot-scale"),
-    ],
-    solution=[0.670, 0.330, 0.0],
 )
 
 
@@ -279,7 +187,17 @@ def _kpm_cases():
             ),
             batched=True,
         ),
+        Case(
+            "a fully padded sentence: every key True",
+            (r.normal(size=(2, 4)), r.normal(size=(3, 4)), np.array([True, True, True])),
+        ),
     ]
+
+
+def _filled_minus_1e9(q, k, key_padding_mask):
+    """The slip: the padding filled with -1e9, not -inf; a fully padded row gets 1/S each."""
+    scores = ac.dot_scores(q, k) / math.sqrt(q.shape[-1])  # [..., L, S]
+    return ac.softmax(np.where(np.asarray(key_padding_mask)[..., None, :], -1e9, scores))
 
 
 def _not_flipped(q, k, key_padding_mask):
@@ -288,37 +206,14 @@ def _not_flipped(q, k, key_padding_mask):
 
 key_padding_weights = FunctionExercise(
     "ch7-key-padding-weights",
-    "a key_padding_mask, read the other way round",
     _weights_from_key_padding_mask,
     _kpm_cases,
     diagnoses=[
-        diagnose.matches(
-            "convention-not-flipped",
-            "your weights sit on the padding and skip the real words: "
-            "torch.nn.MultiheadAttention's key_padding_mask says True = ignore, attn_core's "
-            "attn_mask says True = may attend. Flip it with ~ first.",
-            _not_flipped,
-        ),
-        diagnose.matches(
-            "mask-not-applied",
-            "the padding keys still get weight: pass the mask to ac.attention_weights as "
-            "attn_mask.",
-            lambda q, k, m: ac.attention_weights(q, k),
-        ),
+        diagnose.matches_every("convention-not-flipped", _not_flipped),
+        diagnose.matches("mask-not-applied", lambda q, k, m: ac.attention_weights(q, k)),
+        diagnose.matches("filled-minus-1e9", _filled_minus_1e9),
         diagnose.rows_not_normalised(),
     ],
-    mistakes=[
-        Mistake("the mask passed as it is", _not_flipped, "convention-not-flipped"),
-        Mistake("no mask", lambda q, k, m: ac.attention_weights(q, k), "mask-not-applied"),
-        Mistake(
-            "softmax over the queries",
-            lambda q, k, m: ac.softmax(
-                np.where(~np.asarray(m)[..., None, :], ac.dot_scores(q, k) / 2.0, -np.inf), -2
-            ),
-            "rows-not-normalised",
-        ),
-    ],
-    solution=_weights_from_key_padding_mask,
 )
 
 
@@ -349,62 +244,17 @@ def _heads_cost(
 
 heads_cost = NumberExercise(
     "ch7-heads-cost",
-    "what grows with the heads, for GPT-2 small",
     (768, 12, 1024),
     _heads_cost,
     diagnoses=[
-        diagnose.matches(
-            "counted-one-head",
-            "the QKᵀ FLOPs are right, but the exponentials and the scores are one head's: "
-            "each of the h heads has its own L × L matrix of scores to exponentiate and hold.",
-            lambda d, h, L: _heads_cost(d, h, L, exps_heads=1),
-        ),
-        diagnose.matches(
-            "multiply-adds-not-flops",
-            "your QKᵀ count is half the FLOPs: a multiply-add counts as 2 FLOPs (a multiply "
-            "and an add).",
-            lambda d, h, L: _heads_cost(d, h, L, flop=1),
-        ),
-        diagnose.matches(
-            "d-model-per-head",
-            "your QKᵀ count is h times too large: each head's dot products have d_head = "
-            "d_model / h terms, not d_model.",
-            lambda d, h, L: _heads_cost(d, h, L, d=d),
-        ),
-        diagnose.matches(
-            "mib-not-mb",
-            "the scores' size is in MiB (2²⁰ bytes); the question asks for MB, 10⁶ bytes.",
-            lambda d, h, L: _heads_cost(d, h, L, bytes_unit=2**20),
-        ),
-        diagnose.matches(
-            "float16-bytes",
-            "the scores' size is for 2 bytes a score (float16); the question asks for float32 "
-            "scores, 4 bytes each.",
-            lambda d, h, L: _heads_cost(d, h, L, bytes_per=2),
-        ),
-        diagnose.matches(
-            "counted-weights-v",
-            "your first number adds the weights·V product to QKᵀ; the question asks for the "
-            "FLOPs of QKᵀ alone (weights·V costs as much again).",
-            lambda d, h, L: _heads_cost(d, h, L, av=True),
-        ),
-        diagnose.matches(
-            "one-head-counts",
-            "those are one head's counts, all three: the layer has h heads of d_head, each "
-            "doing as much, so multiply by h.",
-            lambda d, h, L: _heads_cost(d, 1, L, d=d // h),
-        ),
+        diagnose.matches("counted-one-head", lambda d, h, L: _heads_cost(d, h, L, exps_heads=1)),
+        diagnose.matches("multiply-adds-not-flops", lambda d, h, L: _heads_cost(d, h, L, flop=1)),
+        diagnose.matches("d-model-per-head", lambda d, h, L: _heads_cost(d, h, L, d=d)),
+        diagnose.matches("mib-not-mb", lambda d, h, L: _heads_cost(d, h, L, bytes_unit=2**20)),
+        diagnose.matches("float16-bytes", lambda d, h, L: _heads_cost(d, h, L, bytes_per=2)),
+        diagnose.matches("counted-weights-v", lambda d, h, L: _heads_cost(d, h, L, av=True)),
+        diagnose.matches("one-head-counts", lambda d, h, L: _heads_cost(d, 1, L, d=d // h)),
     ],
-    mistakes=[
-        Mistake("exponentials and scores of one head", [1.611, 1.049, 4.194], "counted-one-head"),
-        Mistake("multiply-adds", [0.805, 12.583, 50.332], "multiply-adds-not-flops"),
-        Mistake("d_model per head", [19.327, 12.583, 50.332], "d-model-per-head"),
-        Mistake("MiB", [1.611, 12.583, 48.0], "mib-not-mb"),
-        Mistake("float16 scores", [1.611, 12.583, 25.166], "float16-bytes"),
-        Mistake("QKᵀ and weights·V", [3.221, 12.583, 50.332], "counted-weights-v"),
-        Mistake("one head of 64", [0.134, 1.049, 4.194], "one-head-counts"),
-    ],
-    solution=[1.611, 12.583, 50.332],
     rtol=2e-3,
 )
 
@@ -412,17 +262,7 @@ heads_cost = NumberExercise(
 # ------------------------------------------------------ -1e4 in float16 (ch 7)
 
 float16_fill = ChoiceExercise(
-    "ch7-float16-fill",
-    "a fully masked row, -1e4 and float16",
-    options=["zeros", "uniform", "NaN"],
-    answer="uniform",
-    why_not={
-        "zeros": "nothing in np.where(mask, scores, -1e4) followed by a plain softmax makes a "
-        "row zero; attn_core and torch's scaled_dot_product_attention do that on purpose.",
-        "NaN": "−10⁹ gave NaN in float16 because it does not fit and becomes −∞. Does −10⁴? "
-        "Print np.float16(-1e4) and compare it with float16's largest number, about 65504.",
-    },
-    follow_up="now run the next cell and see it happen",
+    "ch7-float16-fill", options=["zeros", "uniform", "NaN"], answer="uniform"
 )
 
 
@@ -455,62 +295,32 @@ def _two_back(weights):
     return _looks(weights, 2) and all(weights[i, i - 2] >= TWO_BACK_SHARE for i in rows)
 
 
-def _head(name, message, test):
-    return Diagnosis(name, message, lambda trials: bool(test(trials[0].produced)))
+def _head(name, test):
+    return Diagnosis(name, lambda trials: bool(test(trials[0].produced)))
 
 
 two_back_head = DesignExercise(
     "ch7-design-two-back",
-    "a head that looks two tokens back",
     (two_head_example().x,),
     _position_head_weights,
     _two_back,
     shape=(5, 5),
     diagnoses=[
+        _head("uniform", lambda w: np.allclose(w, w[:, :1])),
+        _head("previous-token", lambda w: _looks(w, 1)),
+        _head("itself", lambda w: _looks(w, 0)),
         _head(
-            "uniform",
-            "your head scores every key the same, so every row's weights are uniform: the "
-            "query of position i must match one position's key.",
-            lambda w: np.allclose(w, w[:, :1]),
-        ),
-        _head(
-            "previous-token",
-            "your head looks one token back, like the chapter's position head; the question "
-            "asks for two.",
-            lambda w: _looks(w, 1),
-        ),
-        _head(
-            "itself",
-            "your head looks at the token itself: row i of the block is the query of position "
-            "i, and its entry in column j scores the key of position j.",
-            lambda w: _looks(w, 0),
-        ),
-        _head(
-            "looks-ahead",
-            "your head looks two tokens *ahead*, which a causal mask would forbid: row i of the "
-            "block is position i's query, and column j the key it scores.",
-            lambda w: all(int(w[i].argmax()) == i + 2 for i in range(w.shape[0] - 2)),
+            "looks-ahead", lambda w: all(int(w[i].argmax()) == i + 2 for i in range(w.shape[0] - 2))
         ),
         Diagnosis(
             "too-soft",
-            lambda trials: (
-                "the right keys, but the smallest of their weights is only "
-                f"{min(trials[0].produced[i, i - 2] for i in range(2, 5)):.2f}, and at least "
-                f"{TWO_BACK_SHARE} is asked: e^(c/√10) must outweigh the four other keys' e^0 "
-                "= 1 — make the matching score larger."
-            ),
             lambda trials: _looks(trials[0].produced, 2),
+            params=lambda trials: {
+                "share": f"{min(trials[0].produced[i, i - 2] for i in range(2, 5)):.2f}",
+                "asked": TWO_BACK_SHARE,
+            },
         ),
     ],
-    mistakes=[
-        Mistake("a zero block", np.zeros((5, 5)), "uniform"),
-        Mistake("the chapter's shift", 8 * np.eye(5, k=-1), "previous-token"),
-        Mistake("the identity", 8 * np.eye(5), "itself"),
-        Mistake("the shift the other way", 8 * np.eye(5, k=2), "looks-ahead"),
-        Mistake("the right shift, softly", np.eye(5, k=-2), "too-soft"),
-        Mistake("four by four", np.eye(4), "wrong-count"),
-    ],
-    solution=8 * np.eye(5, k=-2),
 )
 
 

@@ -24,17 +24,7 @@ from attn_book.data import quanta_example
 
 from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, NumberExercise
-from .records import Case, Mistake
-
-__all__ = [
-    "EXERCISES",
-    "ds_row_by_hand",
-    "dv_by_hand",
-    "key_gradient",
-    "missing_entry",
-    "query_gradient",
-    "which_vanishes",
-]
+from .records import Case
 
 _EX = quanta_example()
 _G = np.array([0.0, 1.0])  # a new dL/do for the exercise (the text uses (1, -1))
@@ -47,46 +37,19 @@ def _weights(q, k):
 
 dv_by_hand = NumberExercise(
     "ch8-dv-by-hand",
-    "dL/dV for the worked example, by hand",
     (_G, _EX.query, _EX.keys, _EX.values),
     lambda g, q, k, v: ac.attention_backward(g, q, k, v)[2],
     diagnoses=[
         diagnose.matches(
-            "text-gradient",
-            "that is dV for the text's dL/do = (1, -1); this exercise's dL/do is printed above "
-            "the answer.",
-            lambda g, q, k, v: ac.attention_backward(_TEXT_G, q, k, v)[2],
+            "text-gradient", lambda g, q, k, v: ac.attention_backward(_TEXT_G, q, k, v)[2]
         ),
-        diagnose.matches(
-            "forgot-weights",
-            "every row is dL/do itself: each value v_j reaches the output only through its "
-            "weight, o = Σ w_j v_j, so dL/dv_j = w_j · dL/do.",
-            lambda g, q, k, v: np.tile(g, (len(k), 1)),
-        ),
-        diagnose.matches(
-            "weighted-values",
-            "those are the weighted values w_j v_j (the output's parts); the gradient is w_j "
-            "times dL/do, not times v_j.",
-            lambda g, q, k, v: _weights(q, k)[:, None] * v,
-        ),
+        diagnose.matches("forgot-weights", lambda g, q, k, v: np.tile(g, (len(k), 1))),
+        diagnose.matches("weighted-values", lambda g, q, k, v: _weights(q, k)[:, None] * v),
         diagnose.matches(
             "unscaled-weights",
-            "right form, but with the weights of the unscaled scores: the weights are "
-            "softmax(q·k_j / √2).",
             lambda g, q, k, v: np.outer(ac.attention_weights(q, k, scale=1.0), g),
         ),
     ],
-    mistakes=[
-        Mistake("the text's dL/do", ac.attention_backward(_TEXT_G, *_EX)[2], "text-gradient"),
-        Mistake("dL/do in every row", [[0, 1], [0, 1], [0, 1]], "forgot-weights"),
-        Mistake("w_j v_j", _weights(_EX.query, _EX.keys)[:, None] * _EX.values, "weighted-values"),
-        Mistake(
-            "unscaled weights",
-            np.outer(ac.attention_weights(_EX.query, _EX.keys, scale=1.0), _G),
-            "unscaled-weights",
-        ),
-    ],
-    solution=np.outer(_weights(_EX.query, _EX.keys), _G).round(3).tolist(),
 )
 
 _A_ROW = np.array([0.5, 0.3, 0.2])  # one row of weights
@@ -100,41 +63,14 @@ def _ds_row(a, d_a):
 
 ds_row_by_hand = NumberExercise(
     "ch8-ds-row",
-    "one row of dS from its weights and dA",
     (_A_ROW, _DA_ROW),
     _ds_row,
     diagnoses=[
-        diagnose.matches(
-            "dropped-rowsum",
-            "that is a ⊙ dA: the term −a ⊙ (a · dA) is missing. Raising one score takes weight "
-            "from the others, so each score's gradient is measured against the weights' "
-            "average of dA.",
-            lambda a, d_a: a * d_a,
-        ),
-        diagnose.matches(
-            "plain-mean",
-            "you subtracted the plain mean of dA; subtract its weighted mean a · dA = Σ a_j dA_j.",
-            lambda a, d_a: a * (d_a - d_a.mean()),
-        ),
-        diagnose.matches(
-            "outer-weight-missing",
-            "that is dA − a · dA: multiply each entry by its own weight a_j as well.",
-            lambda a, d_a: d_a - a @ d_a,
-        ),
-        diagnose.matches(
-            "sign",
-            "right size, wrong sign: dS_j = a_j (dA_j − a · dA), the entry's dA minus the "
-            "weighted mean, not the mean minus the entry.",
-            lambda a, d_a: a * (a @ d_a - d_a),
-        ),
+        diagnose.matches("dropped-rowsum", lambda a, d_a: a * d_a),
+        diagnose.matches("plain-mean", lambda a, d_a: a * (d_a - d_a.mean())),
+        diagnose.matches("outer-weight-missing", lambda a, d_a: d_a - a @ d_a),
+        diagnose.matches("sign", lambda a, d_a: a * (a @ d_a - d_a)),
     ],
-    mistakes=[
-        Mistake("a ⊙ dA", _A_ROW * _DA_ROW, "dropped-rowsum"),
-        Mistake("the plain mean", _A_ROW * (_DA_ROW - _DA_ROW.mean()), "plain-mean"),
-        Mistake("no outer weight", _DA_ROW - _A_ROW @ _DA_ROW, "outer-weight-missing"),
-        Mistake("sign flipped", _A_ROW * (_A_ROW @ _DA_ROW - _DA_ROW), "sign"),
-    ],
-    solution=(_A_ROW * (_DA_ROW - _A_ROW @ _DA_ROW)).round(3).tolist(),
 )
 
 
@@ -183,55 +119,21 @@ def query_gradient_buggy(d_out, Q, K, V):
     return dS @ K / math.sqrt(d_k)  # [..., L, S] @ [..., S, d_k] -> [..., L, d_k]
 
 
-def _query_gradient_fixed(d_out, Q, K, V):
-    d_k = Q.shape[-1]
-    A = ac.attention_weights(Q, K)  # [..., L, S]
-    dA = d_out @ np.swapaxes(V, -1, -2)  # [..., L, S]
-    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))  # the softmax step, whole
-    return dS @ K / math.sqrt(d_k)
-
-
 query_gradient = BugExercise(
     "ch8-bug-query-gradient",
-    "the gradient of the queries",
     query_gradient_buggy,
     lambda g, q, k, v: ac.attention_backward(g, q, k, v)[0],
     _backward_cases,
     bug="dropped-rowsum",
     diagnoses=[
         diagnose.matches_every(
-            "plain-mean",
-            "you subtracted the plain mean of dA; subtract its weighted mean, rowsum(dA ⊙ A) "
-            "= Σ_j A_ij dA_ij.",
-            lambda g, q, k, v: _ds(g, q, k, v, plain_mean=True) @ k * _scale(q),
+            "plain-mean", lambda g, q, k, v: _ds(g, q, k, v, plain_mean=True) @ k * _scale(q)
         ),
         diagnose.matches(
-            "dropped-rowsum",
-            "the softmax step lost its second term: dS = A ⊙ (dA − rowsum(dA ⊙ A)). Without "
-            "it, a row of dS no longer sums to zero, as if raising one score took weight from "
-            "no other key.",
-            lambda g, q, k, v: _ds(g, q, k, v, rowsum=False) @ k * _scale(q),
+            "dropped-rowsum", lambda g, q, k, v: _ds(g, q, k, v, rowsum=False) @ k * _scale(q)
         ),
-        diagnose.matches(
-            "forgot-scale-in-dq",
-            "off by √d_k: the scores were multiplied by 1/√d_k on the way forward, so dQ = "
-            "dS K / √d_k on the way back.",
-            lambda g, q, k, v: _ds(g, q, k, v) @ k,
-        ),
+        diagnose.matches("forgot-scale-in-dq", lambda g, q, k, v: _ds(g, q, k, v) @ k),
     ],
-    mistakes=[
-        Mistake(
-            "no 1/√d_k",
-            lambda g, q, k, v: _query_gradient_fixed(g, q, k, v) * math.sqrt(q.shape[-1]),
-            "forgot-scale-in-dq",
-        ),
-        Mistake(
-            "the plain mean",
-            lambda g, q, k, v: _ds(g, q, k, v, plain_mean=True) @ k * _scale(q),
-            "plain-mean",
-        ),
-    ],
-    solution=_query_gradient_fixed,
 )
 
 
@@ -244,59 +146,23 @@ def key_gradient_buggy(d_out, Q, K, V):
     return dS @ Q / math.sqrt(d_k)  # [..., n, n] @ [..., n, d_k] -> [..., n, d_k]
 
 
-def _key_gradient_fixed(d_out, Q, K, V):
-    d_k = Q.shape[-1]
-    A = ac.attention_weights(Q, K)
-    dA = d_out @ np.swapaxes(V, -1, -2)
-    dS = A * (dA - np.sum(dA * A, axis=-1, keepdims=True))
-    return np.swapaxes(dS, -1, -2) @ Q / math.sqrt(d_k)  # [..., S, L] @ [..., L, d_k]
-
-
 key_gradient = BugExercise(
     "ch8-bug-key-gradient",
-    "the gradient of the keys",
     key_gradient_buggy,
     lambda g, q, k, v: ac.attention_backward(g, q, k, v)[1],
     _self_attention_cases,
     bug="ds-not-transposed",
     diagnoses=[
+        diagnose.matches("ds-not-transposed", lambda g, q, k, v: _ds(g, q, k, v) @ q * _scale(q)),
         diagnose.matches(
-            "ds-not-transposed",
-            "the shapes fit only because n queries meet n keys: row j of dK collects what "
-            "every query i sent to key j, column j of dS, so dK = dSᵀ Q / √d_k "
-            "(np.swapaxes(dS, -1, -2)).",
-            lambda g, q, k, v: _ds(g, q, k, v) @ q * _scale(q),
-        ),
-        diagnose.matches(
-            "forgot-scale-in-dk",
-            "off by √d_k: the scale multiplies the scores, so it multiplies dK too.",
-            lambda g, q, k, v: np.swapaxes(_ds(g, q, k, v), -1, -2) @ q,
+            "forgot-scale-in-dk", lambda g, q, k, v: np.swapaxes(_ds(g, q, k, v), -1, -2) @ q
         ),
         diagnose.matches(
             "dropped-rowsum",
-            "the softmax step lost its second term −rowsum(dA ⊙ A); keep it.",
             lambda g, q, k, v: np.swapaxes(_ds(g, q, k, v, rowsum=False), -1, -2) @ q * _scale(q),
         ),
-        diagnose.kT_on_batch(),
+        diagnose.kT_on_batch(lambda g, q, k, v: _ds(g, q, k, v).T @ q * _scale(q)),
     ],
-    mistakes=[
-        Mistake(
-            "no 1/√d_k",
-            lambda g, q, k, v: _key_gradient_fixed(g, q, k, v) * math.sqrt(q.shape[-1]),
-            "forgot-scale-in-dk",
-        ),
-        Mistake(
-            "dropped term",
-            lambda g, q, k, v: np.swapaxes(_ds(g, q, k, v, rowsum=False), -1, -2) @ q * _scale(q),
-            "dropped-rowsum",
-        ),
-        Mistake(
-            "dS.T, which also reverses the batch axis",
-            lambda g, q, k, v: _ds(g, q, k, v).T @ q * _scale(q),
-            "kT-on-batch",
-        ),
-    ],
-    solution=_key_gradient_fixed,
 )
 
 
@@ -304,7 +170,6 @@ key_gradient = BugExercise(
 
 which_vanishes = ChoiceExercise(
     "ch8-which-vanishes",
-    "which gradient vanishes, and at which d_k",
     options=[
         "dQ and dK, at d_k = 256",
         "dV, at d_k = 256",
@@ -312,16 +177,6 @@ which_vanishes = ChoiceExercise(
         "all three, at d_k = 256",
     ],
     answer="dQ and dK, at d_k = 256",
-    why_not={
-        "dV, at d_k = 256": "dV = Aᵀ dO: a saturated row puts weight 1 on one key, and that "
-        "key's value gets the whole of dO. It is the path through the softmax that closes.",
-        "dQ and dK, at d_k = 4": "at d_k = 4 the unscaled scores have a standard deviation "
-        "near √4 = 2: the weights are uneven but not saturated, and the softmax still passes "
-        "gradient.",
-        "all three, at d_k = 256": "dV does not pass through the softmax: dV = Aᵀ dO keeps its "
-        "size when a row is one-hot.",
-    },
-    follow_up="now run the next cell and see it happen",
 )
 
 _ROW_PARTS = np.array([0.318, -0.214])  # two entries of a row of dS; the third is asked for
@@ -329,27 +184,12 @@ _ROW_PARTS = np.array([0.318, -0.214])  # two entries of a row of dS; the third 
 
 missing_entry = NumberExercise(
     "ch8-missing-entry",
-    "the missing entry of a row of dS",
     (_ROW_PARTS,),
     lambda parts: -parts.sum(),
     diagnoses=[
-        diagnose.matches(
-            "sign",
-            "right size, wrong sign: the three entries must add up to zero.",
-            lambda parts: parts.sum(),
-        ),
-        diagnose.matches(
-            "sums-to-one",
-            "that makes the row sum to 1, as a row of weights does; a row of dS sums to 0 "
-            "(Σ a_j (dA_j − ā) = ā − ā Σ a_j = 0).",
-            lambda parts: 1.0 - parts.sum(),
-        ),
+        diagnose.matches("sign", lambda parts: parts.sum()),
+        diagnose.matches("sums-to-one", lambda parts: 1.0 - parts.sum()),
     ],
-    mistakes=[
-        Mistake("the wrong sign", [0.104], "sign"),
-        Mistake("a row summing to one", [0.896], "sums-to-one"),
-    ],
-    solution=[-0.104],
 )
 
 

@@ -27,16 +27,7 @@ from attn_book.data import quanta_example
 
 from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, NumberExercise
-from .records import Case, Diagnosis, Mistake
-
-__all__ = [
-    "EXERCISES",
-    "choose_kv_heads",
-    "decode_step",
-    "is_causal_decode",
-    "kv_cache_size",
-    "no_cache_growth",
-]
+from .records import Case
 
 GIB = 2**30  # bytes in a GiB (gibibyte)
 
@@ -54,46 +45,24 @@ def _kv_gib(layers, heads, kv_heads, d_head, n, size):
 
 kv_cache_size = NumberExercise(
     "ch10-kv-cache-size",
-    "the KV cache of a model",
     _MODEL,
     _kv_gib,
     diagnoses=[
         diagnose.matches(
-            "bytes-not-gib",
-            "that is the number of bytes; the question asks for GiB: divide by 2³⁰.",
-            lambda layers, h, h_kv, d, n, b: 2 * layers * h_kv * d * n * b,
+            "bytes-not-gib", lambda layers, h, h_kv, d, n, b: 2 * layers * h_kv * d * n * b
         ),
         diagnose.matches(
             "decimal-gigabytes",
-            "that is in GB (10⁹ bytes); the question asks for GiB, 2³⁰ = 1 073 741 824 bytes.",
             lambda layers, h, h_kv, d, n, b: 2 * layers * h_kv * d * n * b / 1e9,
         ),
         diagnose.matches(
-            "keys-only",
-            "that counts the keys only: every layer caches a value beside each key, so "
-            "there is a factor 2.",
-            lambda layers, h, h_kv, d, n, b: layers * h_kv * d * n * b / GIB,
+            "keys-only", lambda layers, h, h_kv, d, n, b: layers * h_kv * d * n * b / GIB
         ),
         diagnose.matches(
-            "query-heads-counted",
-            "that counts the query heads; the cache holds only the key-value heads, which "
-            "the query heads of a group share.",
-            lambda layers, h, h_kv, d, n, b: 2 * layers * h * d * n * b / GIB,
+            "query-heads-counted", lambda layers, h, h_kv, d, n, b: 2 * layers * h * d * n * b / GIB
         ),
-        diagnose.matches(
-            "one-layer",
-            "that is one layer's cache: every layer keeps its own keys and values.",
-            lambda layers, h, h_kv, d, n, b: 2 * h_kv * d * n * b / GIB,
-        ),
+        diagnose.matches("one-layer", lambda layers, h, h_kv, d, n, b: 2 * h_kv * d * n * b / GIB),
     ],
-    mistakes=[
-        Mistake("bytes", 5 * GIB, "bytes-not-gib"),
-        Mistake("decimal GB", 5.369, "decimal-gigabytes"),
-        Mistake("no factor 2", 2.5, "keys-only"),
-        Mistake("query heads", 25.0, "query-heads-counted"),
-        Mistake("one layer", 0.125, "one-layer"),
-    ],
-    solution=5.0,
 )
 
 
@@ -120,36 +89,21 @@ def _decode_output(keys, values, q, k, v):
 
 decode_step = NumberExercise(
     "ch10-decode-step",
-    "one decoding step",
     _STEP,
     _decode_output,
     diagnoses=[
         diagnose.matches(
             "own-key-missing",
-            "that attends to the three cached tokens only: the new token's own key and "
-            "value are appended first, and its query sees them too.",
             lambda keys, values, q, k, v: ac.scaled_dot_product_attention(q, keys, values),
         ),
-        diagnose.matches(
-            "top-left-causal",
-            "that is the value of the first token: a top-left causal mask (is_causal=True) "
-            "lets the one new query see key 0 alone. A new query sees every cached key.",
-            lambda keys, values, q, k, v: values[0],
-        ),
+        diagnose.matches("top-left-causal", lambda keys, values, q, k, v: values[0]),
         diagnose.matches(
             "unscaled",
-            "the scores were not divided by √d_k = √2 before the softmax.",
             lambda keys, values, q, k, v: ac.scaled_dot_product_attention(
                 q, np.vstack([keys, k]), np.vstack([values, v]), scale=1.0
             ),
         ),
     ],
-    mistakes=[
-        Mistake("without the own key", [0.797, 1.203], "own-key-missing"),
-        Mistake("is_causal=True", [2.0, 0.0], "top-left-causal"),
-        Mistake("no scale", [1.109, 1.485], "unscaled"),
-    ],
-    solution=[1.141, 1.431],
 )
 
 
@@ -186,10 +140,6 @@ def _decode_loop(queries, keys, values, n_prompt, *, prefill_causal=True, step_m
         out = ac.scaled_dot_product_attention(q, cache.keys, cache.values, is_causal=step_mask)
         outputs.append(out)
     return np.concatenate(outputs, axis=-2)
-
-
-def _fixed_loop(queries, keys, values, n_prompt):
-    return _decode_loop(queries, keys, values, n_prompt)
 
 
 def _prefill_not_causal(queries, keys, values, n_prompt):
@@ -235,55 +185,21 @@ def _loop_cases():
 
 is_causal_decode = BugExercise(
     "bug-is-causal-decode",
-    "the mask of a decoding step",
     generate_outputs,
     _full_causal_pass,
     _loop_cases,
     bug="top-left-causal",
     diagnoses=[
-        diagnose.matches(
-            "top-left-causal",
-            "every generated token's output is the first token's value: is_causal=True with "
-            "one query keeps key 0 alone (the triangle is aligned top-left). A new query "
-            "may see every cached key.",
-            generate_outputs,
-        ),
-        diagnose.matches(
-            "prefill-not-causal",
-            "the generated tokens are right now, but the prompt's rows see the words after "
-            "them: the prefill still needs its causal mask.",
-            _prefill_not_causal,
-        ),
-        diagnose.matches(
-            "own-key-missing",
-            "each new token attends before its own key and value are in the cache, so it "
-            "sees every earlier token but not itself. Append first, then attend: a query "
-            "sees the keys up to and including its own position.",
-            _attend_before_append,
-        ),
+        diagnose.matches("top-left-causal", generate_outputs),
+        diagnose.matches("prefill-not-causal", _prefill_not_causal),
+        diagnose.matches("own-key-missing", _attend_before_append),
     ],
-    mistakes=[
-        Mistake("no mask anywhere", _prefill_not_causal, "prefill-not-causal"),
-        Mistake("attends before appending", _attend_before_append, "own-key-missing"),
-    ],
-    solution=_fixed_loop,
 )
 
 
 # ------------------------------------------------------ predict: generating without a cache
 
-no_cache_growth = ChoiceExercise(
-    "ch10-no-cache-growth",
-    "generating without a KV cache",
-    options=["n", "n²", "n³"],
-    answer="n³",
-    why_not={
-        "n": "one token already costs more than a constant: its query meets every earlier "
-        "key. Count what step t computes when nothing is kept from step t − 1.",
-        "n²": "that is one causal pass over n tokens, or all the steps with a cache. Without "
-        "one, step t runs a whole causal pass over t tokens: add them up for t = 1 … n.",
-    },
-)
+no_cache_growth = ChoiceExercise("ch10-no-cache-growth", options=["n", "n²", "n³"], answer="n³")
 
 
 # ------------------------------------------------------ design: KV heads for a budget
@@ -301,59 +217,22 @@ def _most_kv_heads(layers, heads, d_head, n, size, batch, budget_gib, *, factor=
     return max(fits, default=0)
 
 
-def _smaller_fit():
-    """Fires for a divisor of the query heads that fits the budget but is not the largest."""
-
-    def test(trials):
-        t = trials[0]
-        if t.got is None or t.got.size != 1 or not float(t.got.ravel()[0]).is_integer():
-            return False
-        got, heads = int(t.got.ravel()[0]), t.case.args[1]
-        return 1 <= got < float(t.expected.ravel()[0]) and heads % got == 0
-
-    return Diagnosis(
-        "fits-not-largest",
-        "that fits, but a larger h_kv fits too, and more KV heads keep more of the model's "
-        "quality: take the largest that fits.",
-        test,
-        site=lambda t: {"rule": "smaller-divisor", "of": int(t.case.args[1])},
-    )
-
-
 choose_kv_heads = NumberExercise(
     "ch10-choose-kv-heads",
-    "key-value heads for a memory budget",
     _BUDGET,
     _most_kv_heads,
     atol=0.01,
     diagnoses=[
-        diagnose.matches(
-            "batch-forgotten",
-            "that fits one sequence; the server holds a cache for each of the batch's sequences.",
-            lambda *a: _most_kv_heads(*a, with_batch=False),
-        ),
-        diagnose.matches(
-            "factor-2-forgotten",
-            "that counts the keys only: each KV head caches a key and a value per position.",
-            lambda *a: _most_kv_heads(*a, factor=1),
-        ),
+        diagnose.matches("batch-forgotten", lambda *a: _most_kv_heads(*a, with_batch=False)),
+        diagnose.matches("factor-2-forgotten", lambda *a: _most_kv_heads(*a, factor=1)),
         diagnose.matches(
             "not-a-divisor",
-            "the budget allows that many, but the query heads must split into equal groups: "
-            "h_kv must divide the 32 query heads.",
             lambda layers, h, d, n, b, batch, gib: math.floor(
                 gib * GIB / ac.kv_cache_bytes(layers, 1, d, n, b, batch)
             ),
         ),
-        _smaller_fit(),
+        diagnose.rule("smaller-divisor", "fits-not-largest", of=_BUDGET[1]),
     ],
-    mistakes=[
-        Mistake("one sequence", 32, "batch-forgotten"),
-        Mistake("keys only", 16, "factor-2-forgotten"),
-        Mistake("not a divisor", 10, "not-a-divisor"),
-        Mistake("MQA", 1, "fits-not-largest"),
-    ],
-    solution=8,
 )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import pkgutil
 import re
 import textwrap
@@ -21,7 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import diagnose
-from .records import Case, Diagnosis, Feedback, Mistake, Trial
+from .catalog import text
+from .records import Case, Diagnosis, Feedback, Trial
 from .running import (
     AnswerProblem,
     TimeLimitExceeded,
@@ -32,7 +34,6 @@ from .running import (
     reader_copy,
     run_with_time_limit,
     safe_text,
-    seconds_text,
 )
 
 __all__ = [
@@ -46,10 +47,10 @@ __all__ = [
     "Exercise",
     "Feedback",
     "FunctionExercise",
-    "Mistake",
     "NumberExercise",
     "Trial",
     "all_exercises",
+    "chapter_modules",
     "get",
 ]
 
@@ -61,27 +62,22 @@ class _Unanswered(Exception):
 
 
 class Exercise:
-    """Base class: an ``id``, a ``title``, ``check(answer) -> Feedback``, ``mistakes``.
+    """Base class: an ``id``, ``check(answer) -> Feedback``; its text is the catalog's.
 
-    Subclasses implement ``_trials(answer)``; the base class runs the
-    diagnoses in order and turns the first that fires into the feedback.
+    Subclasses implement ``_trials(answer)``; the base class runs the diagnoses in order
+    and turns the first that fires into the feedback, in the words of :mod:`.catalog`.
 
     Parameters
     ----------
     id : str
-        Unique across the book, e.g. ``"ch1-scores-by-hand"``.
-    title : str
-        Short; it appears in the "correct" line.
+        Unique across the book, e.g. ``"ch1-scores-by-hand"``; the catalog's key for the
+        exercise's title and the messages of its diagnoses.
     diagnoses : list of Diagnosis
-        Tried in order before the generic ones; the first that fires is reported.
-    mistakes : list of Mistake
-        Wrong answers with the diagnosis each must get; every diagnosis needs one.
-    solution : object
-        A correct answer (tests check that it passes); never printed by ``check``.
+        Its own slips, tried in order before the generic rules; the first that fires is
+        reported. Every one is proven by a typed mistake in the exercise's test module.
     inputs : tuple
-        The data of the question. The exercise keeps a read-only copy; the
-        ``inputs`` property hands the reader a fresh writable copy each time, so
-        editing it in place cannot change the right answer.
+        The data of the question. The exercise keeps a read-only copy; the ``inputs``
+        property hands the reader a fresh writable copy each time.
 
     Attributes
     ----------
@@ -92,11 +88,17 @@ class Exercise:
     kind = "exercise"
     time_limit = TIME_LIMIT
 
-    def __init__(self, id, title, *, diagnoses=(), mistakes=(), solution=None, inputs=()):
-        self.id, self.title, self._inputs = id, title, frozen_copy(tuple(inputs))
+    def __init__(self, id, *, diagnoses=(), inputs=()):
+        self.id, self._inputs = id, frozen_copy(tuple(inputs))
         self.diagnoses: list[Diagnosis] = list(diagnoses)
-        self.mistakes: list[Mistake] = list(mistakes)
-        self.solution = solution  # a correct answer, for the tests; never printed by check()
+
+    @property
+    def title(self):
+        """The exercise's title, from the catalog (else its id); it appears in the praise."""
+        try:
+            return text("title", self.id)
+        except KeyError:
+            return self.id
 
     @property
     def inputs(self):
@@ -110,28 +112,25 @@ class Exercise:
         except KeyboardInterrupt:
             raise
         except BaseException as err:  # the promise: one line, whatever happened
-            return Feedback(
-                "wrong",
-                f"this answer could not be checked ({type(err).__name__}: {safe_text(err)}).",
-                "not-checkable",
-            )
+            said = text("not-checkable", error=type(err).__name__, text=safe_text(err))
+            return Feedback("wrong", said, "not-checkable")
 
     def _verdict(self, answer):
         try:
             trials = self._trials(answer)
         except _Unanswered as why:
-            return Feedback("unanswered", str(why), "unanswered")
+            return Feedback("unanswered", text(str(why)), "unanswered")
         except AnswerProblem as why:
             return Feedback("wrong", why.message, why.name)
         if all(t.ok for t in trials):
             return Feedback("correct", self._praise())
         for diag in self.diagnoses + self._generic():
             if _fires(diag, trials):
-                return Feedback("wrong", diag.describe(trials), diag.name)
-        return Feedback("wrong", "that is not it yet; compare with the text above.", "other")
+                return Feedback("wrong", _describe(diag, trials, self.id), diag.name)
+        return Feedback("wrong", text("fallback"), "other")
 
     def _praise(self):
-        return f"{self.title}."
+        return text("praise", title=self.title)
 
     def _generic(self):
         return []
@@ -147,6 +146,14 @@ def _one_line(feedback):
     """The feedback with its message on one line."""
     message = " ".join(str(feedback.message).split())
     return Feedback(feedback.status, message, feedback.diagnosis)
+
+
+def _describe(diag, trials, exercise):
+    """The diagnosis's text; the fallback line if the catalog has none (a test forbids that)."""
+    try:
+        return diag.describe(trials, exercise)
+    except KeyError:
+        return text("fallback")
 
 
 def _fires(diag, trials):
@@ -170,20 +177,28 @@ def all_exercises():
     ValueError
         If two exercises share an id.
     """
-    package = importlib.import_module(__package__)
     found, owner = [], {}
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if _CHAPTER_MODULE.fullmatch(info.name):
-            module = importlib.import_module(f"{__package__}.{info.name}")
-            for ex in module.EXERCISES:
-                if ex.id in owner:
-                    raise ValueError(
-                        f"exercise id {ex.id!r} is used twice: in {owner[ex.id]} and in "
-                        f"{module.__name__}"
-                    )
-                owner[ex.id] = module.__name__
-                found.append(ex)
+    for module in chapter_modules():
+        for ex in module.EXERCISES:
+            if ex.id in owner:
+                raise ValueError(
+                    f"exercise id {ex.id!r} is used twice: in {owner[ex.id]} and in "
+                    f"{module.__name__}"
+                )
+            owner[ex.id] = module.__name__
+            found.append(ex)
     return found
+
+
+def chapter_modules():
+    """Every ``chNN_*`` module of this package, in chapter order (discovered, never listed)."""
+    package = importlib.import_module(__package__)
+    names = sorted(m.name for m in pkgutil.iter_modules(package.__path__))
+    return [
+        importlib.import_module(f"{__package__}.{name}")
+        for name in names
+        if _CHAPTER_MODULE.fullmatch(name)
+    ]
 
 
 def get(id):
@@ -232,26 +247,27 @@ def _call(fn, case, clock):
 def _read_result(fn, out, case):
     if out is Ellipsis or (out is None and does_nothing(fn)):
         raise _Unanswered(_UNANSWERED_FN)
-    where = f"on the case '{case.label}'"
     if out is None:
-        raise AnswerProblem(
-            "no-return", f"your function returned None {where} — did it forget to `return` it?"
-        )
-    return read_numbers(out, f"your result {where}")
+        raise AnswerProblem("no-return", text("no-return", case=case.label))
+    return read_numbers(out, text("subject-result", case=case.label))
 
 
 def _too_slow(case, clock):
-    return (
-        f"your function did not finish within {seconds_text(clock.seconds)} on the case "
-        f"'{case.label}', so the check stopped it — an endless loop?"
-    )
+    plural = "" if math.isclose(clock.seconds, 1.0) else "s"
+    return text("time-limit", seconds=f"{clock.seconds:g}", plural=plural, case=case.label)
 
 
-_UNANSWERED_FN = (
-    "write the body of your function (in place of the `...` or the `raise NotImplementedError`) "
-    "and run the cell again."
-)
-_UNANSWERED_VALUE = "replace the `...` with your answer and run the cell again."
+_UNANSWERED_FN = "unanswered-function"  # catalog keys
+_UNANSWERED_VALUE = "unanswered-value"
+
+
+def _read_finite(answer, seconds):
+    """The answer as floats, run with the time limit; None / NaN / inf entries refused."""
+    got = run_with_time_limit(lambda: read_numbers(answer), seconds)
+    missing = non_finite_entries(answer, got)
+    if missing:
+        raise AnswerProblem("not-finite", text("not-finite-entries", missing=missing))
+    return got
 
 
 class NumberExercise(Exercise):
@@ -259,69 +275,59 @@ class NumberExercise(Exercise):
 
     Parameters
     ----------
-    id, title : str
+    id : str
     inputs : tuple
         The data the reader works from; ``reference(*inputs)`` gives the answer
-        (computed by attn_core), and diagnoses see ``inputs`` as ``trial.case.args``.
+        (computed by attn_core, never typed), and diagnoses see ``inputs`` as
+        ``trial.case.args``.
     reference : callable
     atol, rtol : float
         Suited to 3-decimal hand work by default.
-    diagnoses, mistakes, solution
-        See :class:`Exercise`.
+    diagnoses
+        See :class:`Exercise`; then the generic rules (:func:`.diagnose.generic_for_numbers`).
 
     Examples
     --------
-    >>> import attn_core as ac
-    >>> from attn_book.data import quanta_example
-    >>> ex = NumberExercise("doc-scores", "the worked example's scores", quanta_example()[:2],
-    ...                     ac.dot_scores)
-    >>> ex.check([1, 0, 1])
-    ✓ Correct: the worked example's scores (checked to within 0.002 plus 0.1% of the value).
-    >>> ex.check([1, 0])
+    >>> from attn_book.exercises import ch01_dot_product as ch1
+    >>> ch1.scores_by_hand.check([2, 3, -1])
+    ✓ Correct: three dot products by hand (checked to within 0.002 plus 0.1% of the value).
+    >>> ch1.scores_by_hand.check([2, 3])
     ✗ Not yet: expected 3 numbers, got 2.
-    >>> ex.check([1, None, 1])
+    >>> ch1.scores_by_hand.check([2, None, -1])
     ✗ Not yet: entry 2 is None — every entry needs a finite number.
     """
 
     kind = "by hand"
 
-    def __init__(self, id, title, inputs, reference, *, atol=2e-3, rtol=1e-3, **kw):
+    def __init__(self, id, inputs, reference, *, atol=2e-3, rtol=1e-3, **kw):
         self.reference, self.atol, self.rtol = reference, atol, rtol
-        super().__init__(id, title, inputs=inputs, **kw)
+        super().__init__(id, inputs=inputs, **kw)
 
     def expected(self):
-        """The reference answer (for tests and the solution cell, never printed by check)."""
+        """The reference answer (for tests and the prose, never printed by check)."""
         return np.asarray(self.reference(*self._inputs), dtype=float)
+
+    @property
+    def solution(self):
+        """The answer, as the prose quotes it: :meth:`expected`, a float for one number."""
+        expected = self.expected()
+        return float(expected) if expected.ndim == 0 else expected
 
     def _trials(self, answer):
         if _is_unanswered(answer):
             raise _Unanswered(_UNANSWERED_VALUE)
-        got, expected = self._read(answer), self.expected()
+        got, expected = _read_finite(answer, self.time_limit), self.expected()
         if got.size == expected.size == 1:  # 0.447 and [0.447] are the same answer
             got = got.reshape(expected.shape)
         case = Case("your answer", self._inputs)
         return [Trial(case, expected, got, None, self.rtol, self.atol)]
 
-    def _read(self, answer):
-        """The answer as floats, run with the time limit; None / NaN / inf entries refused."""
-        got = run_with_time_limit(lambda: read_numbers(answer), self.time_limit)
-        missing = non_finite_entries(answer, got)
-        if missing:
-            raise AnswerProblem("not-finite", f"{missing} — every entry needs a finite number.")
-        return got
-
     def _generic(self):
-        return [
-            diagnose.wrong_count(),
-            diagnose.rounding(),
-            diagnose.wrong_order(),
-            diagnose.not_summing_to_one(),
-            diagnose.constant_factor(),
-            diagnose.off_entries(),
-        ]
+        return diagnose.generic_for_numbers()
 
     def _praise(self):
-        return f"{self.title} (checked to within {diagnose.tolerance_text(self.atol, self.rtol)})."
+        tolerance = diagnose.tolerance_text(self.atol, self.rtol)
+        return text("praise-number", title=self.title, tolerance=tolerance)
 
 
 class FunctionExercise(Exercise):
@@ -329,33 +335,32 @@ class FunctionExercise(Exercise):
 
     Parameters
     ----------
-    id, title : str
+    id : str
     reference : callable
         The attn_core computation the reader's function must match.
     cases : callable returning a list of Case
-        Inputs, including awkward ones (a batch axis, huge logits, a masked key).
-    diagnoses, mistakes, solution
+        Inputs, including the awkward ones its chapter teaches (a batch axis, large and
+        spread-out scores, a fully masked row).
+    diagnoses
         See :class:`Exercise`.
 
     Examples
     --------
-    >>> import attn_core as ac
-    >>> cases = lambda: [Case("two rows", (np.array([[0.0, 1000.0], [1.0, 1.0]]),))]
-    >>> ex = FunctionExercise("doc-softmax", "softmax", ac.softmax, cases)
-    >>> ex.check(lambda x: np.exp(x) / np.exp(x).sum(-1, keepdims=True)).diagnosis
+    >>> from attn_book.exercises import ch02_softmax as ch2
+    >>> ch2.my_softmax.check(lambda x: np.exp(x) / np.exp(x).sum(-1, keepdims=True)).diagnosis
     'nan-large-scores'
     >>> def forgot_return(x):
-    ...     y = ac.softmax(x)
-    >>> ex.check(forgot_return).diagnosis
+    ...     y = x * 2
+    >>> ch2.my_softmax.check(forgot_return).diagnosis
     'no-return'
     """
 
     kind = "write the function"
 
-    def __init__(self, id, title, reference, cases, *, rtol=1e-5, atol=1e-7, **kw):
+    def __init__(self, id, reference, cases, *, rtol=1e-5, atol=1e-7, **kw):
         self.reference, self._cases = reference, cases
         self.rtol, self.atol = rtol, atol
-        super().__init__(id, title, **kw)
+        super().__init__(id, **kw)
 
     def cases(self):
         """The list of :class:`Case` the answer is run on."""
@@ -365,10 +370,8 @@ class FunctionExercise(Exercise):
         if _is_unanswered(answer):
             raise _Unanswered(_UNANSWERED_FN)
         if not callable(answer):
-            kind = type(answer).__name__
-            raise AnswerProblem(
-                "not-a-function", f"pass your function itself (no brackets), not a {kind}."
-            )
+            said = text("not-a-function", kind=type(answer).__name__)
+            raise AnswerProblem("not-a-function", said)
         trials, clock = [], _Clock(self.time_limit)
         for case in self.cases():
             expected = np.asarray(self.reference(*case.args), dtype=float)
@@ -386,64 +389,64 @@ class FunctionExercise(Exercise):
         ]
 
     def _praise(self):
-        return f"{self.title}: matches attn_core on all {len(self.cases())} cases."
+        return text("praise-function", title=self.title, n=len(self.cases()))
 
 
 class ChoiceExercise(Exercise):
     """Predict-then-run: the answer is one of ``options``.
 
+    Each wrong option ``opt`` gets the catalog's ``chose-<opt>`` for the exercise (why it
+    loses, not which wins); a ``follow-up`` there is added to the praise (what the reader
+    does once right, e.g. "now run the next cell and see it happen").
+
     Parameters
     ----------
-    id, title : str
+    id : str
     options : sequence of str
     answer : str
-        The right option (hidden).
-    why_not : dict
-        For each wrong option, a hint that says why it loses, not which wins.
-    follow_up : str, optional
-        What the reader does once right, added to the praise (e.g. ``"now run the next
-        cell and see it happen"``, where a next cell shows it). Default: the praise alone.
-        The site's answer box shows the same text (its verdicts are these messages).
+        The right option.
 
     Examples
     --------
-    >>> ex = ChoiceExercise("doc-pick", "the larger score wins", ["a", "b"], "b",
-    ...                     {"a": "a's score is the smaller one."})
-    >>> ex.check("B")
-    ✓ Correct: the larger score wins.
-    >>> ChoiceExercise("doc-run", "b wins", ["a", "b"], "b", {"a": "no."},
-    ...                follow_up="now run the next cell and see it happen").check("b")
-    ✓ Correct: b wins: now run the next cell and see it happen.
+    >>> from attn_book.exercises import ch04_worked_example as ch4
+    >>> ch4.add_a_word.check("DOWN")
+    ✓ Correct: a fourth word joins.
+    >>> ch4.add_a_word.check("same").diagnosis
+    'chose-same'
     """
 
     kind = "predict then run"
 
-    def __init__(self, id, title, options: Sequence[str], answer, why_not, *, follow_up=None, **kw):
-        self.options, self._answer = [str(o) for o in options], str(answer)
-        self.follow_up = follow_up
+    def __init__(self, id, options: Sequence[str], answer, **kw):
+        self.options, self.answer = [str(o) for o in options], str(answer)
         self._by_key = {_choice_key(o): o for o in self.options}
         if len(self._by_key) != len(self.options):
             raise ValueError(f"options {self.options} must differ after normalising case and ×")
         diagnoses = [
-            Diagnosis(f"chose-{opt}", msg, lambda trials, opt=opt: trials[0].got == opt)
-            for opt, msg in why_not.items()
+            Diagnosis(f"chose-{opt}", lambda trials, opt=opt: trials[0].got == opt)
+            for opt in self.options
+            if opt != self.answer
         ]
-        mistakes = [Mistake(f"answers {opt}", opt, f"chose-{opt}") for opt in why_not]
-        super().__init__(id, title, diagnoses=diagnoses, mistakes=mistakes, solution=answer, **kw)
+        super().__init__(id, diagnoses=diagnoses, **kw)
 
     def _trials(self, answer):
         if _is_unanswered(answer):
             raise _Unanswered(_UNANSWERED_VALUE)
         typed = run_with_time_limit(lambda: _typed(answer), self.time_limit)
-        pick = None if typed is None else self._by_key.get(_choice_key(typed))
+        key = None if typed is None else _choice_key(typed)
+        pick = None if key is None else self._by_key.get(key, self._by_key.get(_exponent(key)))
         if pick is None:
             choices = ", ".join(map(repr, self.options))
-            what = f"a {type(answer).__name__}" if typed is None else repr(typed)
-            raise AnswerProblem("not-an-option", f"answer with one of {choices}, not {what}.")
-        return [_ChoiceTrial(pick == self._answer, pick)]
+            kind = text("a-kind", kind=type(answer).__name__)
+            what = kind if typed is None else repr(typed)
+            raise AnswerProblem("not-an-option", text("not-an-option", choices=choices, what=what))
+        return [_ChoiceTrial(pick == self.answer, pick)]
 
     def _praise(self):
-        return f"{self.title}." if self.follow_up is None else f"{self.title}: {self.follow_up}."
+        try:
+            return text("praise-follow-up", title=self.title, follow_up=text("follow-up", self.id))
+        except KeyError:
+            return text("praise", title=self.title)
 
 
 _TIMES = re.compile(r"(?<![a-z])[x*·](?=\s*[\d√.(]|\s*sqrt)")
@@ -478,6 +481,11 @@ def _choice_key(text):
     return re.sub(r"\s+", "", text).rstrip(".")
 
 
+def _exponent(key):
+    """ "n3" (typed n^3, n**3 or n³) as "3", for options that are the exponent alone."""
+    return re.sub(r"^n(?=\d+$)", "", key)
+
+
 @dataclass
 class _ChoiceTrial:
     ok: bool
@@ -500,23 +508,21 @@ class BugExercise(FunctionExercise):
 
     ``show()`` gives the buggy source for the chapter to print; the reader copies
     it, fixes the one mistake and passes the fixed function to ``check``. The
-    buggy function itself is the first mistake: checking it must give the
-    diagnosis named ``bug``.
+    buggy function itself must get the diagnosis named ``bug`` (the tests hold it).
     """
 
     kind = "find the bug"
 
-    def __init__(self, id, title, buggy, reference, cases, *, bug, mistakes=(), **kw):
-        self.buggy = buggy
-        mistakes = [Mistake("the buggy code, unchanged", buggy, bug), *mistakes]
-        super().__init__(id, title, reference, cases, mistakes=mistakes, **kw)
+    def __init__(self, id, buggy, reference, cases, *, bug, **kw):
+        self.buggy, self.bug = buggy, bug
+        super().__init__(id, reference, cases, **kw)
 
     def show(self):
         """The buggy source, to print in the chapter."""
         return Code(textwrap.dedent(inspect.getsource(self.buggy)))
 
     def _praise(self):
-        return f"bug fixed — {self.title}: matches attn_core on all {len(self.cases())} cases."
+        return text("praise-bug", title=self.title, n=len(self.cases()))
 
 
 @dataclass
@@ -532,57 +538,46 @@ class _DesignTrial:
 class DesignExercise(Exercise):
     """Design: the answer is numbers (a matrix, a row) judged by what they produce.
 
-    A design has many right answers, so there is no single reference to compare with:
-    ``produce(answer, *inputs)`` computes what the design does (the weights a matrix
-    gives, say) with attn_core, and ``meets(produced)`` says whether that is what was
-    asked. Diagnoses see one trial whose ``got`` is the answer and ``produced`` what it
-    gives, so each names what the design *does* wrong.
+    A design has many right answers: ``produce(answer, *inputs)`` computes what the design
+    does (the weights a matrix gives, say) with attn_core, and ``meets(produced)`` says
+    whether that is what was asked. Diagnoses see one trial whose ``got`` is the answer
+    and ``produced`` what it gives, so each names what the design *does* wrong.
 
     Parameters
     ----------
-    id, title : str
+    id : str
     inputs : tuple
         The fixed data the design works with.
-    produce : callable
-    meets : callable
+    produce, meets : callable
     shape : tuple of int
         The shape of an answer.
-    diagnoses, mistakes, solution
+    diagnoses
         See :class:`Exercise`.
 
     Examples
     --------
-    >>> import attn_core as ac
-    >>> ex = DesignExercise("doc-design", "a query that finds key 1", (np.eye(2),),
-    ...                     lambda q, k: ac.attention_weights(q, k),
-    ...                     lambda w: w[0] > 0.7, shape=(2,))
-    >>> ex.check([2.0, 0.0])
-    ✓ Correct: a query that finds key 1 (it does what was asked).
-    >>> ex.check([2.0]).diagnosis
+    >>> from attn_book.exercises import ch01_dot_product as ch1
+    >>> ch1.best_key.check([2.0]).diagnosis
     'wrong-count'
     """
 
     kind = "design"
 
-    def __init__(self, id, title, inputs, produce, meets, *, shape, **kw):
+    def __init__(self, id, inputs, produce, meets, *, shape, **kw):
         self.produce, self.meets, self.shape = produce, meets, tuple(shape)
-        super().__init__(id, title, inputs=inputs, **kw)
+        super().__init__(id, inputs=inputs, **kw)
 
     def _trials(self, answer):
         if _is_unanswered(answer):
             raise _Unanswered(_UNANSWERED_VALUE)
-        got = run_with_time_limit(lambda: read_numbers(answer), self.time_limit)
-        missing = non_finite_entries(answer, got)
-        if missing:
-            raise AnswerProblem("not-finite", f"{missing} — every entry needs a finite number.")
+        got = _read_finite(answer, self.time_limit)
         if got.shape != self.shape:
             n = int(np.prod(self.shape))
-            raise AnswerProblem(
-                "wrong-count", f"expected {n} numbers (shape {self.shape}), got shape {got.shape}."
-            )
+            said = text("wrong-count-design", n=n, shape=self.shape, got=got.shape)
+            raise AnswerProblem("wrong-count", said)
         produced = np.asarray(self.produce(got, *self._inputs), dtype=float)
         case = Case("your design", self._inputs)
         return [_DesignTrial(case, got, produced, bool(self.meets(produced)))]
 
     def _praise(self):
-        return f"{self.title} (it does what was asked)."
+        return text("praise-design", title=self.title)

@@ -1,4 +1,4 @@
-"""The records every part of the exercises shares: Case, Trial, Diagnosis, Mistake, Feedback.
+"""The records every part of the exercises shares: Case, Trial, Diagnosis, Feedback.
 
 The checker (:mod:`.kinds`), the shared diagnoses (:mod:`.diagnose`) and the
 chapters' modules all import from here, and this module imports nothing of
@@ -16,13 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-__all__ = ["Case", "Diagnosis", "Feedback", "Mistake", "Trial"]
+from .catalog import text
 
-_ICONS = {"correct": "✓ Correct", "wrong": "✗ Not yet", "unanswered": "… Not answered yet"}
+__all__ = ["Case", "Diagnosis", "Feedback", "Trial"]
+
+_STATUSES = ("correct", "wrong", "unanswered")
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,9 @@ class Feedback:
     diagnosis: str | None = None
 
     def __post_init__(self):
-        if self.status not in _ICONS:
+        if self.status not in _STATUSES:
             raise ValueError(
-                f"status must be one of {sorted(_ICONS)}, got {self.status!r} "
+                f"status must be one of {sorted(_STATUSES)}, got {self.status!r} "
                 f"(message {self.message!r})"
             )
 
@@ -55,10 +56,10 @@ class Feedback:
         return self.status == "correct"
 
     def __repr__(self):
-        return f"{_ICONS[self.status]}: {self.message}"
+        return f"{text('icon-' + self.status)}: {self.message}"
 
     def _repr_markdown_(self):
-        return f"**{_ICONS[self.status]}:** {self.message}"
+        return f"**{text('icon-' + self.status)}:** {self.message}"
 
 
 @dataclass(frozen=True)
@@ -95,14 +96,16 @@ class Trial:
     rtol: float = 1e-5
     atol: float = 1e-7
 
-    def matches(self, value):
+    def matches(self, value, equal_nan=False):
         """True if the answer ``got`` equals ``value`` (same shape, within tolerance)."""
         if self.got is None:
             return False
         value = np.asarray(value, dtype=float)
         if self.got.shape != value.shape:
             return False
-        return bool(np.allclose(self.got, value, rtol=self.rtol, atol=self.atol))
+        return bool(
+            np.allclose(self.got, value, rtol=self.rtol, atol=self.atol, equal_nan=equal_nan)
+        )
 
     @property
     def ok(self):
@@ -114,30 +117,24 @@ class Trial:
 class Diagnosis:
     """A named common mistake: ``test(trials)`` is True when the answer shows it.
 
-    ``message`` says *what* is wrong and hints at the fix, without the solution;
-    a callable message is filled in from the trials.
+    Its message is the catalog's text ``name`` for the exercise (:mod:`.catalog`): *what* is
+    wrong and a hint at the fix, never the solution. ``params(trials)`` (keyword-only,
+    optional) fills the text's template; a ``"key"`` among them picks another text (a
+    variant, such as the singular).
 
     ``site`` (keyword-only, optional) lets the static site's answer box run the same
     diagnosis without a kernel: given the exercise's one trial, it returns a JSON-able
     dict, either ``{"values": [v, ...]}`` (fires when the answer equals one of them,
-    recomputed here from the inputs) or ``{"rule": name, ...params}`` naming a rule
-    ported to ``site/static/attn-answers.js``. See :mod:`attn_book.exercises.site`.
+    recomputed here from the inputs) or ``{"rule": name, ...params}`` naming one of the
+    generic rules of ``site/static/attn-answers.js``. See :mod:`attn_book.exercises.site`.
     """
 
     name: str
-    message: str | Callable[[list[Trial]], str]
     test: Callable[[list[Trial]], bool]
+    params: Callable[[list[Trial]], dict] | None = field(default=None, kw_only=True, compare=False)
     site: Callable[[Trial], dict] | None = field(default=None, kw_only=True, compare=False)
 
-    def describe(self, trials):
-        """The message, filled in from the trials when ``message`` is a callable."""
-        return self.message(trials) if callable(self.message) else self.message
-
-
-@dataclass(frozen=True)
-class Mistake:
-    """A wrong answer an exercise claims to diagnose, as ``diagnosis`` (a Diagnosis name)."""
-
-    name: str
-    answer: Any
-    diagnosis: str
+    def describe(self, trials, exercise=None):
+        """The message for ``exercise``, filled in from the trials."""
+        params = dict(self.params(trials)) if self.params else {}
+        return text(params.pop("key", self.name), exercise, **params)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import copy
 import dis
-import math
 import signal
 import sys
 import threading
@@ -30,6 +29,8 @@ import time
 import warnings
 
 import numpy as np
+
+from .catalog import text
 
 __all__ = [
     "AnswerProblem",
@@ -41,7 +42,7 @@ __all__ = [
     "reader_copy",
     "run_with_time_limit",
     "safe_text",
-    "seconds_text",
+    "where",
 ]
 
 
@@ -198,19 +199,16 @@ def _run_in_thread(fn, seconds):
     return box["value"]
 
 
-def read_numbers(value, subject="your answer"):
+def read_numbers(value, subject=None):
     """``value`` as a float array, or raise :class:`AnswerProblem` with one line.
 
-    None entries come back as NaN (:func:`describe_non_finite` names them).
+    None entries come back as NaN (:func:`non_finite_entries` names them).
     ``subject`` starts the message ("your answer", "your result on the case 'x'").
     """
+    subject = subject or text("subject-answer")
     raw = _as_array(value, subject)
     if raw.dtype.kind == "c" or (raw.dtype == object and _has_complex(raw)):
-        raise AnswerProblem(
-            "complex",
-            f"{subject} has complex numbers; every entry should be a real number — look for a "
-            "square root or a power of a negative number.",
-        )
+        raise AnswerProblem("complex", text("complex", subject=subject))
     if raw.dtype == object:
         raw = np.where(_none_mask(raw), np.nan, raw)
     try:
@@ -218,7 +216,7 @@ def read_numbers(value, subject="your answer"):
             warnings.simplefilter("ignore")
             return np.asarray(raw, dtype=float)
     except OverflowError:
-        raise AnswerProblem("not-finite", f"{subject} has a number beyond ±1.8e308.") from None
+        raise AnswerProblem("not-finite", text("beyond-float", subject=subject)) from None
     except (TypeError, ValueError):
         raise AnswerProblem("not-numeric", _not_numeric(value, subject)) from None
 
@@ -231,12 +229,10 @@ def _as_array(value, subject):
     except Exception as err:
         if getattr(value, "requires_grad", False) is True:
             raise AnswerProblem(
-                "tensor-requires-grad",
-                f"{subject} is a tensor that requires grad — pass `.detach().numpy()` of it.",
+                "tensor-requires-grad", text("tensor-requires-grad", subject=subject)
             ) from None
         if isinstance(err, ValueError) and isinstance(value, list | tuple):
-            ragged = f"{subject} has rows of different lengths."
-            raise AnswerProblem("not-numeric", ragged) from None
+            raise AnswerProblem("not-numeric", text("ragged", subject=subject)) from None
         raise AnswerProblem("not-numeric", _not_numeric(value, subject)) from None
     return raw
 
@@ -251,9 +247,9 @@ def _none_mask(raw):
 
 def _not_numeric(value, subject):
     kind = type(value).__name__
-    if subject == "your answer":
-        return f"your answer should be a number or a list of numbers, not a {kind}."
-    return f"{subject} is a {kind}, not numbers."
+    if subject == text("subject-answer"):
+        return text("not-numeric-answer", kind=kind)
+    return text("not-numeric-result", subject=subject, kind=kind)
 
 
 def non_finite_entries(value, numbers):
@@ -261,7 +257,7 @@ def non_finite_entries(value, numbers):
 
     Examples
     --------
-    >>> non_finite_entries([2.0, None, math.inf], read_numbers([2.0, None, math.inf]))
+    >>> non_finite_entries([2.0, None, np.inf], read_numbers([2.0, None, np.inf]))
     'entry 2 is None and entry 3 is infinite'
     """
     if np.isfinite(numbers).all():
@@ -273,11 +269,11 @@ def non_finite_entries(value, numbers):
         ("NaN", np.isnan(numbers) & ~nones),
         ("infinite", np.isinf(numbers)),
     ):
-        places = [_place(tuple(i), numbers.shape) for i in np.argwhere(mask)]
+        places = [where(tuple(i), numbers.shape) for i in np.argwhere(mask)]
         if places:
-            verb = "is" if len(places) == 1 else "are"
-            parts.append(f"{_join(places)} {verb} {label}")
-    return " and ".join(parts)
+            said = text("is" if len(places) == 1 else "are", places=_join(places))
+            parts.append(f"{said} {text('label-' + label)}")
+    return text("and").join(parts)
 
 
 def _nones_of(value, shape):
@@ -288,23 +284,19 @@ def _nones_of(value, shape):
     return nones if nones is not None and nones.shape == shape else np.zeros(shape, bool)
 
 
-def _place(index, shape):
+def where(index, shape):
+    """A 1-based position a reader can find: "entry 2", or "row 1, column 3"."""
     if len(shape) == 0:
-        return "your number"
+        return text("place-number")
     if len(shape) == 1:
-        return f"entry {index[0] + 1}"
+        return text("place-entry", i=index[0] + 1)
     if len(shape) == 2:
-        return f"row {index[0] + 1}, column {index[1] + 1}"
-    return "entry (" + ", ".join(str(i + 1) for i in index) + ")"
+        return text("place-cell", r=index[0] + 1, c=index[1] + 1)
+    return text("place-index", i=", ".join(str(i + 1) for i in index))
 
 
 def _join(places, limit=4):
-    shown = places[:limit] + (["…"] if len(places) > limit else [])
+    shown = places[:limit] + ([text("more")] if len(places) > limit else [])
     if len(shown) == 1:
         return shown[0]
-    return ", ".join(shown[:-1]) + " and " + shown[-1]
-
-
-def seconds_text(seconds):
-    """ "5 seconds", "1 second", "0.5 seconds"."""
-    return f"{seconds:g} second" + ("" if math.isclose(seconds, 1.0) else "s")
+    return text("list-separator").join(shown[:-1]) + text("and") + shown[-1]

@@ -1,24 +1,21 @@
 """What the static site's answer boxes need: one JSON spec per exercise, made at build time.
 
 The site has no kernel, but a by-hand or predict-then-run exercise needs none: its expected
-value, its tolerance and each named mistake's value are known once the inputs are. This
-module turns every exercise of :func:`~attn_book.exercises.all_exercises` into a dict that
-``site/static/attn-answers.js`` reads to give the same one-line verdict and the same
-diagnosis message as :meth:`Exercise.check`:
+value, its tolerance and each named slip's value are known once the inputs are. This module
+turns every exercise of :func:`~attn_book.exercises.all_exercises` into a dict that
+``site/static/attn-answers.js`` reads to give the same verdict and message as
+:meth:`Exercise.check`, and writes beside them the catalog's engine and site texts, so the
+box speaks the catalog's language:
 
-- ``"number"`` (a :class:`NumberExercise` whose every diagnosis has a ``site``): the
-  expected array, ``atol``/``rtol``, the fixed messages, and the diagnoses in the order the
-  checker tries them, each either ``values`` (recomputed here from the inputs) or a
-  ``rule`` ported to JavaScript (:data:`JS_RULES`);
+- ``"number"``: the expected array, ``atol``/``rtol``, the praise, and the diagnoses in the
+  order the checker tries them, each either ``values`` (the slip, recomputed here from the
+  inputs) or a ``rule`` of the fixed generic set (:data:`.diagnose.NUMBER_RULES`, ported
+  once in the JavaScript) with its arguments, and its text;
 - ``"choice"``: the options and the checker's own feedback for each option, and for none;
-- ``"kernel"``: everything else (write-the-function, find-the-bug, a design judged by what
-  it computes, a number exercise with a diagnosis not ported yet), with ``why`` (for the
-  reader) and, for the last kind, ``missing`` (for the author: what to port).
+- ``"kernel"``: everything else (write-the-function, find-the-bug, a design judged by what it
+  computes), with ``why`` (for the reader).
 
-Arrays are ``{"shape": [...], "data": [flat, C order]}``; NaN and infinities become
-``null`` (no finite answer equals them). The box reads its text as a Python literal would
-be read (``0.5``, ``[1, 2]``, ``1, 2``, ``[[1, 2], [3, 4]]``, ``None``, ``nan``, ``inf``);
-other text is checked as the string it is.
+Arrays are ``{"shape": [...], "data": [flat, C order]}``; NaN and infinities become ``null``.
 
 Examples
 --------
@@ -38,30 +35,11 @@ import math
 import numpy as np
 
 from . import diagnose
-from .kinds import _UNANSWERED_VALUE, ChoiceExercise, NumberExercise, all_exercises
+from .catalog import catalog, text
+from .kinds import ChoiceExercise, NumberExercise, all_exercises
 from .records import Case, Trial
 
-__all__ = ["JS_RULES", "site_spec", "site_specs", "specs_script"]
-
-#: The rules ``site/static/attn-answers.js`` implements (tests/test_site_answers_js.py).
-JS_RULES = frozenset(
-    {
-        "wrong-count",
-        "rounding",
-        "wrong-order",
-        "not-summing-to-1",
-        "constant-factor",
-        "other",
-        "first-entry-is",
-        "length-is",
-        "too-long",
-        "ranked-but-off",
-        "smaller-divisor",
-    }
-)
-
-_NOT_PORTED = "its check needs Python (for now)"
-_ICONS = {"correct": "✓ Correct", "wrong": "✗ Not yet", "unanswered": "… Not answered yet"}
+__all__ = ["site_spec", "site_specs", "specs_script"]
 
 
 def _array(value):
@@ -74,28 +52,25 @@ def _line(feedback):
     return {"status": feedback.status, "message": feedback.message, "diagnosis": feedback.diagnosis}
 
 
-def _kernel(ex, why, missing=None):
-    spec = {"kind": "kernel", "id": ex.id, "title": ex.title, "exercise": ex.kind, "why": why}
-    return spec if missing is None else {**spec, "missing": missing}
-
-
 def _number_spec(ex):
     expected = ex.expected()
     trial = Trial(Case("your answer", ex._inputs), expected, None, None, ex.rtol, ex.atol)
     diagnoses = []
     for diag in ex.diagnoses + ex._generic():
-        if diag.site is None:
-            return _kernel(ex, _NOT_PORTED, f"the diagnosis {diag.name!r} has no site")
+        if diag.site is None:  # a slip the box cannot recompute: the kernel's check decides
+            return {**_kernel(ex), "missing": f"the diagnosis {diag.name!r} has no site"}
         try:
             site = dict(diag.site(trial))
         except Exception:  # the checker's diagnosis would not fire either
             continue
         if "values" in site:
             site["values"] = [_array(v) for v in site["values"]]
-        elif site.get("rule") not in JS_RULES:
-            return _kernel(ex, _NOT_PORTED, f"the rule {site.get('rule')!r} is not in JS_RULES")
-        message = None if callable(diag.message) else " ".join(diag.message.split())
-        diagnoses.append({"name": diag.name, "message": message, **site})
+        own = {**catalog()["shared"], **catalog()["exercises"].get(ex.id, {})}.get(diag.name)
+        if diag.params is None:
+            site["message"] = " ".join(text(diag.name, ex.id).split())
+        elif own is not None:  # the exercise's own template, filled by the rule's parameters
+            site["template"] = own
+        diagnoses.append({"name": diag.name, **site})
     return {
         "kind": "number",
         "id": ex.id,
@@ -103,10 +78,8 @@ def _number_spec(ex):
         "expected": _array(expected),
         "atol": ex.atol,
         "rtol": ex.rtol,
-        "atol_text": diagnose.tolerance_text(ex.atol, ex.rtol),
-        "correct": ex.check(ex.solution).message if ex.solution is not None else None,
-        "unanswered": _UNANSWERED_VALUE,
-        "other": "that is not it yet; compare with the text above.",
+        "tolerance": diagnose.tolerance_text(ex.atol, ex.rtol),
+        "correct": ex._praise(),
         "diagnoses": diagnoses,
     }
 
@@ -122,16 +95,15 @@ def site_spec(ex):
             "verdicts": {opt: _line(ex.check(opt)) for opt in ex.options},
             "unanswered": _line(ex.check(...)),
         }
-    if type(ex) is NumberExercise or (
-        isinstance(ex, NumberExercise) and type(ex)._trials is NumberExercise._trials
-    ):
+    if isinstance(ex, NumberExercise):
         return _number_spec(ex)
-    why = {
-        "write the function": "your answer is a function: its check runs your Python code",
-        "find the bug": "your answer is a fixed function: its check runs your Python code",
-        "design": "your design is judged by what it computes, which needs Python",
-    }.get(ex.kind, "its check needs Python")
-    return _kernel(ex, why)
+    return _kernel(ex)
+
+
+def _kernel(ex):
+    kinds = catalog()["site"]
+    why = kinds.get(f"why-{ex.kind}", kinds["why-other"])
+    return {"kind": "kernel", "id": ex.id, "title": ex.title, "exercise": ex.kind, "why": why}
 
 
 def site_specs(exercises=None):
@@ -140,9 +112,11 @@ def site_specs(exercises=None):
 
 
 def specs_script(specs=None):
-    """The specs as a script that sets ``window.ATTN_EXERCISES`` (loads from file:// too)."""
+    """The specs and the catalog's engine and site texts, as a script that sets
+    ``window.ATTN_EXERCISES`` (it loads from file:// too)."""
     specs = site_specs() if specs is None else specs
-    text = json.dumps(
-        {"icons": _ICONS, "exercises": specs}, ensure_ascii=False, allow_nan=False, indent=None
+    messages = {**catalog()["engine"], **catalog()["site"]}
+    text_ = json.dumps(
+        {"messages": messages, "exercises": specs}, ensure_ascii=False, allow_nan=False
     )
-    return f"window.ATTN_EXERCISES = {text};\n"
+    return f"window.ATTN_EXERCISES = {text_};\n"

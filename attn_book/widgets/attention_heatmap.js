@@ -318,7 +318,7 @@ function trainingControls(model, controls, panel) {
     range,
     (i) => String(steps[i])
   );
-  const W = 240, H = 70, pad = { left: 46, top: 14, bottom: 18, right: 8 };
+  const W = 240, H = 70, pad = { left: 58, top: 14, bottom: 18, right: 8 };
   const label = "Loss curve of the training run, log scale; the dot marks the step shown";
   const svg = svgEl("svg", { class: "abh-loss", role: "img", "aria-label": label }, panel);
   setAttrs(svg, { viewBox: `0 0 ${W + pad.left + pad.right} ${H + pad.top + pad.bottom}` });

@@ -9,7 +9,6 @@ import traitlets as t
 
 import attn_core
 from attn_book.data import SENTENCE_KO, toy_embeddings
-from attn_core.validation import check_scale
 
 from ._base import Figure, bundle, css
 from .inputs import (
@@ -286,7 +285,7 @@ class AttentionHeatmap(Figure):
         if not 0 <= self.selected < n_rows:
             raise ValueError(f"selected must be a row in 0..{n_rows - 1}, got {self.selected}")
         q, k = np.asarray(self.head_queries[self.head]), np.asarray(self.head_keys[self.head])
-        base = check_scale(None if self.scaled else 1.0, q.shape[-1])  # attn_core's 1/sqrt(E)
+        base = 1 / math.sqrt(q.shape[-1]) if self.scaled else 1.0  # SDPA's default
         scale = base / self.temperature
         weights = attn_core.attention_weights(q, k, self.visible(), scale=scale)  # [L, S]
         self.weights = weights.tolist()

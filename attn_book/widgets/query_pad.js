@@ -169,7 +169,7 @@ function boundCheckbox(model, parent, trait, label) {
 function onDrag(svg, selector, { start, move }) {
   let target = null;
   svg.addEventListener("pointerdown", (e) => {
-    const hit = e.target.closest(selector);
+    const hit = e.target.closest(selector) ?? nearest(svg, selector, e);
     if (!hit) return;
     target = start(hit);
     svg.setPointerCapture(e.pointerId);
@@ -188,6 +188,16 @@ function onDrag(svg, selector, { start, move }) {
   };
   svg.addEventListener("pointerup", up);
   svg.addEventListener("pointercancel", up);
+}
+function nearest(svg, selector, e, reach = 12) {
+  let best = null;
+  let bestDistance = reach;
+  for (const mark of svg.querySelectorAll(selector)) {
+    const r = mark.getBoundingClientRect();
+    const d = Math.hypot(e.clientX - r.left - r.width / 2, e.clientY - r.top - r.height / 2);
+    if (d <= bestDistance) [best, bestDistance] = [mark, d];
+  }
+  return best;
 }
 function liveRegion(root, { delay = 400 } = {}) {
   const attrs = { "aria-live": "polite", "aria-atomic": "true", "data-role": "announce" };

@@ -6,12 +6,13 @@ radian per position) before they are scored, as in Chapter 6.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import traitlets as t
 
 import attn_core
 from attn_book.data import quanta_example
-from attn_core.validation import check_scale
 
 from ._base import Figure, bundle, css
 from .inputs import (
@@ -145,7 +146,7 @@ class QueryPad(Figure):
                 )
             q = attn_core.rotary(q[None], [self.query_position])[0]  # R(mθ) q, θ = 1
             k = attn_core.rotary(k, self.key_positions)  # row j turned by n_j θ: [S, 2]
-        scale = check_scale(None if self.scaled else 1.0, q.shape[-1])  # attn_core's 1/sqrt(E)
+        scale = 1 / math.sqrt(q.shape[-1]) if self.scaled else 1.0  # SDPA's default
         dots = attn_core.dot_scores(q, k)  # [2] . [S, 2] -> [S]
         scores = dots * scale
         weights = attn_core.softmax(scores, temperature=self.temperature)  # [S]

@@ -1,9 +1,10 @@
 // Attention by Hand: answer boxes for the static site (no kernel, no network).
 // site/attn_site.py puts <div class="attn-answer" data-exercise="ID"> under each exercise's answer
-// cell and writes window.ATTN_EXERCISES (attn-exercises-data.js) from attn_book.exercises.site.
-// checkNumber is a port of NumberExercise.check: the same verdict and message from the spec's
-// expected value, tolerance and mistakes (values recomputed in Python, or the rules below, which
-// port attn_book/exercises/diagnose.py). tests/test_site_answers_js.py holds it equal in node.
+// cell and writes window.ATTN_EXERCISES (attn-exercises-data.js) from attn_book.exercises.site:
+// the specs and the catalog's texts (attn_book/exercises/messages/<lang>.json). checkNumber is a
+// port of NumberExercise.check: a slip fires on its values (recomputed in Python) or by one of the
+// fixed generic rules below (diagnose.NUMBER_RULES, same names); every word comes from the catalog.
+// tests/test_site_answers_js.py holds it equal to Python in node.
 (() => {
   // ---- Reading the typed text as a Python literal: numbers, lists, None, nan, inf ----
   const TOKEN = /\s*(\[|\]|\(|\)|,|None|[+-]?(?:nan|inf)|[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?)/iy;
@@ -79,8 +80,13 @@
   const isclose = (a, b, rtol, atol) =>
     Number.isFinite(b) ? Math.abs(a - b) <= atol + rtol * Math.abs(b) : a === b;
   const allclose = (a, b, rtol, atol) => a.every((x, k) => isclose(x, b[k], rtol, atol));
+  // A catalog template filled as Python's str.format fills it (only when there are params).
+  const fill = (template, params) =>
+    params
+      ? template.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m))
+      : template;
 
-  // ---- Places, as diagnose._where / _listing / _subject and running._place / _join say them ----
+  // ---- Places, as running.where and diagnose._subject / listing say them, in catalog words ----
   function multiIndex(flat, shape) {
     const index = [];
     for (let d = shape.length - 1; d >= 0; d--) {
@@ -90,35 +96,48 @@
     return index;
   }
 
-  function where(flat, shape) {
+  function where(M, flat, shape) {
     const i = multiIndex(flat, shape);
-    if (shape.length === 0) return "your number";
-    if (shape.length === 1) return `entry ${i[0] + 1}`;
-    if (shape.length === 2) return `row ${i[0] + 1}, column ${i[1] + 1}`;
-    return `entry (${i.map((x) => x + 1).join(", ")})`;
+    if (shape.length === 0) return M["place-number"];
+    if (shape.length === 1) return fill(M["place-entry"], { i: i[0] + 1 });
+    if (shape.length === 2) return fill(M["place-cell"], { r: i[0] + 1, c: i[1] + 1 });
+    return fill(M["place-index"], { i: i.map((x) => x + 1).join(", ") });
   }
 
-  function listing(places, limit = 4) {
-    if (places.length > 1 && places.every((p) => p.startsWith("entry "))) {
-      const nums = places.map((p) => p.slice("entry ".length));
-      const shown = nums.slice(0, limit).concat(nums.length > limit ? ["…"] : []);
-      return `entries ${shown.slice(0, -1).join(", ")} and ${shown[shown.length - 1]}`;
-    }
-    return places
-      .slice(0, limit)
-      .concat(places.length > limit ? ["…"] : [])
-      .join("; ");
+  const upTo = (M, xs, limit = 4) => xs.slice(0, limit).concat(xs.length > limit ? [M.more] : []);
+  const listing = (M, places) => upTo(M, places).join(M["place-separator"]);
+
+  function subject(M, flats, shape) {
+    let places;
+    if (flats.length > 1 && shape.length !== 2) {
+      const nums = upTo(
+        M,
+        flats.map((f) =>
+          multiIndex(f, shape)
+            .map((k) => k + 1)
+            .join(", "),
+        ),
+      ).map((n) => (shape.length === 1 || n === M.more ? n : `(${n})`));
+      places = fill(M.entries, {
+        list: nums.slice(0, -1).join(M["list-separator"]),
+        last: nums.at(-1),
+      });
+    } else
+      places = listing(
+        M,
+        flats.map((f) => where(M, f, shape)),
+      );
+    return fill(M[flats.length === 1 ? "is" : "are"], { places });
   }
 
-  const subject = (flats, shape) =>
-    `${listing(flats.map((f) => where(f, shape)))} ${flats.length === 1 ? "is" : "are"}`;
-
-  function join(places, limit = 4) {
-    const shown = places.slice(0, limit).concat(places.length > limit ? ["…"] : []);
-    return shown.length === 1 ? shown[0] : `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}`;
+  function join(M, places) {
+    const shown = upTo(M, places);
+    return shown.length === 1
+      ? shown[0]
+      : shown.slice(0, -1).join(M["list-separator"]) + M.and + shown.at(-1);
   }
 
-  function nonFinite(a) {
+  function nonFinite(M, a) {
     const parts = [];
     const groups = [
       ["None", (_x, k) => a.nones[k]],
@@ -128,12 +147,14 @@
     for (const [label, test] of groups) {
       const places = [];
       a.data.forEach((x, k) => {
-        if (test(x, k)) places.push(where(k, a.shape));
+        if (test(x, k)) places.push(where(M, k, a.shape));
       });
-      if (places.length)
-        parts.push(`${join(places)} ${places.length === 1 ? "is" : "are"} ${label}`);
+      if (places.length) {
+        const said = fill(M[places.length === 1 ? "is" : "are"], { places: join(M, places) });
+        parts.push(`${said} ${M[`label-${label}`]}`);
+      }
     }
-    return parts.join(" and ");
+    return parts.join(M.and);
   }
 
   const pyShape = (s) => (s.length === 1 ? `(${s[0]},)` : `(${s.join(", ")})`);
@@ -152,7 +173,7 @@
   const argsort = (xs) => xs.map((_x, k) => k).sort((i, j) => xs[i] - xs[j]);
   const norm = (xs) => Math.sqrt(xs.reduce((s, x) => s + x * x, 0));
 
-  // "%.3g" as Python prints it.
+  // "%.3g" and "%g" (for plain numbers) as Python prints them.
   function pyG3(x) {
     if (x === 0) return "0";
     const [mant, exp] = x.toExponential(2).split("e");
@@ -164,28 +185,19 @@
   }
 
   const FACTORS = [
-    [2.0, "2 times too large"],
-    [0.5, "half the right size"],
-    [Math.sqrt(2), "√2 times too large"],
-    [1 / Math.sqrt(2), "√2 times too small"],
-    [-1.0, "the right size with the sign flipped"],
+    [2.0, "factor-2"],
+    [0.5, "factor-0.5"],
+    [Math.sqrt(2), "factor-sqrt2"],
+    [1 / Math.sqrt(2), "factor-1/sqrt2"],
+    [-1.0, "factor--1"],
   ];
 
   function namedFactor(t) {
     if (!t.exp.data.some((e) => Math.abs(e) > t.atol)) return null;
     const rtol = Math.max(t.rtol, 2e-3);
-    for (const [f, words] of FACTORS) {
-      if (
-        allclose(
-          t.got.data,
-          t.exp.data.map((e) => f * e),
-          rtol,
-          t.atol,
-        )
-      )
-        return words;
-    }
-    return null;
+    const scaled = (f) => t.exp.data.map((e) => f * e);
+    const found = FACTORS.find(([f]) => allclose(t.got.data, scaled(f), rtol, t.atol));
+    return found ? found[1] : null;
   }
 
   function anyFactor(t) {
@@ -193,43 +205,46 @@
     if (big.filter(Boolean).length < 2) return false;
     if (!t.got.data.every((g, k) => big[k] || Math.abs(g) <= 10 * t.atol)) return false;
     const ratio = t.got.data.flatMap((g, k) => (big[k] ? [g / t.exp.data[k]] : []));
-    return (
-      allclose(
-        ratio,
-        ratio.map(() => ratio[0]),
-        5e-3,
-        1e-8,
-      ) && !isclose(ratio[0], 1.0, 1e-5, 1e-8)
+    const same = allclose(
+      ratio,
+      ratio.map(() => ratio[0]),
+      5e-3,
+      1e-8,
     );
+    return same && !isclose(ratio[0], 1.0, 1e-5, 1e-8);
   }
 
   function weightsLike(e) {
     if (e.shape.length === 0 || e.shape.at(-1) < 2 || e.data.some((x) => x < 0)) return false;
     return lastSums(e).every((s) => isclose(s, 1.0, 1e-5, 1e-9));
   }
+  const offRows = (t) =>
+    lastSums(t.got).map((s) => Math.abs(s - 1.0) > 2 * t.atol * t.exp.shape.at(-1));
 
-  // Each rule: test(t, d) and, when its message depends on the answer, message(t, d).
-  // t = {got, exp, atol, rtol, atolText}; d = the diagnosis spec (its parameters).
+  // The fixed generic rules, as attn_book/exercises/diagnose.py's NUMBER_RULES (same names):
+  // test(t, a) and, when the text has parameters, params(t, a) (a "key" picks a variant text).
+  // t = {got, exp, atol, rtol, tolerance, M}; a = the diagnosis spec (the rule's arguments).
   const RULES = {
     "wrong-count": {
       test: (t) => !sameShape(t.got, t.exp),
-      message: (t) => {
+      params: (t) => {
         if (t.got.shape.length <= 1 && t.exp.shape.length <= 1) {
           const n = t.exp.data.length;
-          return `expected ${n} number${n !== 1 ? "s" : ""}, got ${t.got.data.length}.`;
+          return { key: n === 1 ? "wrong-count-1" : "wrong-count", n, got: t.got.data.length };
         }
-        return `expected an array of shape ${pyShape(t.exp.shape)}, got shape ${pyShape(t.got.shape)}.`;
+        return {
+          key: "wrong-count-shape",
+          expected: pyShape(t.exp.shape),
+          got: pyShape(t.got.shape),
+        };
       },
     },
     rounding: {
-      test: (t, d) => sameShape(t.got, t.exp) && close(t, d.within).every(Boolean),
-      message: (t) => {
+      test: (t, a) => sameShape(t.got, t.exp) && close(t, a.within).every(Boolean),
+      params: (t) => {
+        if (t.exp.data.length === 1) return { key: "rounding-1", tolerance: t.tolerance };
         const off = flats(close(t, 1).map((c) => !c));
-        const lead =
-          t.exp.data.length === 1
-            ? "close, but not"
-            : `close, but ${subject(off, t.exp.shape)} not`;
-        return `${lead} within the tolerance (${t.atolText}) — keep three decimals at every step and round only at the end.`;
+        return { subject: subject(t.M, off, t.exp.shape), tolerance: t.tolerance };
       },
     },
     "wrong-order": {
@@ -240,21 +255,12 @@
       },
     },
     "not-summing-to-1": {
-      test: (t) => {
-        if (!sameShape(t.got, t.exp) || !weightsLike(t.exp)) return false;
-        const tol = 2 * t.atol * t.exp.shape.at(-1);
-        return lastSums(t.got).some((s) => Math.abs(s - 1.0) > tol);
-      },
-      message: (t) => {
-        const sums = lastSums(t.got);
-        let said;
-        if (t.got.shape.length === 1) said = `your weights sum to ${sums[0].toFixed(3)}, not 1`;
-        else {
-          const tol = 2 * t.atol * t.exp.shape.at(-1);
-          const rows = flats(sums.map((s) => Math.abs(s - 1.0) > tol)).map((r) => `row ${r + 1}`);
-          said = `the weights of ${listing(rows)} do not sum to 1`;
-        }
-        return `${said} — each weight is its exponential divided by the total of them all.`;
+      test: (t) => sameShape(t.got, t.exp) && weightsLike(t.exp) && offRows(t).some(Boolean),
+      params: (t) => {
+        if (t.got.shape.length === 1)
+          return { key: "not-summing-to-1-1", total: lastSums(t.got)[0].toFixed(3) };
+        const rows = flats(offRows(t)).map((r) => fill(t.M["place-row"], { r: r + 1 }));
+        return { rows: listing(t.M, rows) };
       },
     },
     "constant-factor": {
@@ -262,65 +268,31 @@
         sameShape(t.got, t.exp) &&
         t.exp.data.length >= 2 &&
         (namedFactor(t) !== null || anyFactor(t)),
-      message: (t) => {
-        const words = namedFactor(t);
-        if (words !== null) {
-          return `every number is ${words} — look for a step that multiplies or divides once too often.`;
-        }
-        return "every number is off by the same factor — the steps are right, but a scale (a multiplication or a division) is wrong or missing.";
+      params: (t) => {
+        const key = namedFactor(t);
+        return key === null ? {} : { key: "constant-factor-named", words: t.M[key] };
       },
     },
     other: {
       test: (t) => sameShape(t.got, t.exp), // the answer is wrong by the time this is tried
-      message: (t) => {
-        const [g, e, shape] = [t.got.data, t.exp.data, t.exp.shape];
-        if (e.length === 1) {
-          const side = g[0] > e[0] ? "too large" : "too small";
-          return `your number is ${side}, by more than rounding — redo the steps one by one.`;
-        }
+      params: (t) => {
+        const [g, e, shape, M] = [t.got.data, t.exp.data, t.exp.shape, t.M];
+        if (e.length === 1) return { key: g[0] > e[0] ? "other-1-too-large" : "other-1-too-small" };
         const [near10, wrong] = [close(t, 10), close(t, 1).map((c) => !c)];
         const far = flats(wrong.map((w, k) => w && !near10[k]));
         const near = flats(wrong.map((w, k) => w && near10[k]));
         const parts = [];
-        for (const word of ["too large", "too small"]) {
-          const picked = far.filter((k) => g[k] > e[k] === (word === "too large"));
-          if (picked.length) parts.push(`${subject(picked, shape)} ${word}`);
+        for (const [word, larger] of [
+          ["other-too-large", true],
+          ["other-too-small", false],
+        ]) {
+          const picked = far.filter((k) => g[k] > e[k] === larger);
+          if (picked.length) parts.push(fill(M[word], { subject: subject(M, picked, shape) }));
         }
-        if (near.length) parts.push(`${subject(near, shape)} only just off (a rounding slip?)`);
+        if (near.length) parts.push(fill(M["other-near"], { subject: subject(M, near, shape) }));
         const right = e.length - far.length - near.length;
-        const tail =
-          right === 0 ? "" : right === 1 ? "; the other one is right" : "; the others are right";
-        return `${parts.join("; ")}${tail}.`;
-      },
-    },
-    // Chapter rules (attn_book/exercises/ch01_dot_product.py, ch03, ch04 and ch10).
-    "first-entry-is": {
-      test: (t, d) => {
-        const [a, b] = [t.got.data[0], d.value];
-        return (
-          t.got.data.length > 0 && Math.abs(a - b) <= t.rtol * Math.max(Math.abs(a), Math.abs(b))
-        );
-      },
-    },
-    "length-is": {
-      test: (t, d) => {
-        const n = norm(t.got.data);
-        return (
-          pyShape(t.got.shape) === "(2,)" &&
-          Math.abs(n - d.length) <= d.rel_tol * Math.max(n, d.length)
-        );
-      },
-    },
-    "too-long": {
-      test: (t, d) => pyShape(t.got.shape) === "(2,)" && norm(t.got.data) > d.length * (1 + 1e-3),
-      message: (t, d) =>
-        `your key has length ${pyG3(norm(t.got.data))}, more than the ${d.length} allowed; a longer key would always win, which is why the question fixes its length.`,
-    },
-    "smaller-divisor": {
-      // ch10_generation.py: a whole number from 1 up to the answer that divides d.of.
-      test: (t, d) => {
-        const [g, e] = [t.got.data[0], t.exp.data[0]];
-        return t.got.data.length === 1 && Number.isInteger(g) && 1 <= g && g < e && d.of % g === 0;
+        const tail = right === 0 ? "" : M[right === 1 ? "other-right-1" : "other-right-n"];
+        return { parts: parts.join(M["place-separator"]), tail };
       },
     },
     "ranked-but-off": {
@@ -330,6 +302,34 @@
         const order = argsort(t.got.data).join() === argsort(t.exp.data).join();
         const far = Math.max(...t.got.data.map((x, k) => Math.abs(x - t.exp.data[k]))) > 0.02;
         return Math.abs(sum - 1.0) < 3e-3 && order && far;
+      },
+    },
+    "entry-is": {
+      test: (t, a) => {
+        const x = t.got.data[0];
+        return (
+          t.got.data.length > 0 &&
+          Math.abs(x - a.value) <= t.rtol * Math.max(Math.abs(x), Math.abs(a.value))
+        );
+      },
+    },
+    "length-is": {
+      test: (t, a) => {
+        const n = norm(t.got.data);
+        return (
+          pyShape(t.got.shape) === "(2,)" &&
+          Math.abs(n - a.length) <= a.rel_tol * Math.max(n, a.length)
+        );
+      },
+    },
+    "too-long": {
+      test: (t, a) => pyShape(t.got.shape) === "(2,)" && norm(t.got.data) > a.length * (1 + 1e-3),
+      params: (t, a) => ({ norm: pyG3(norm(t.got.data)), length: String(a.length) }),
+    },
+    "smaller-divisor": {
+      test: (t, a) => {
+        const [g, e] = [t.got.data[0], t.exp.data[0]];
+        return t.got.data.length === 1 && Number.isInteger(g) && 1 <= g && g < e && a.of % g === 0;
       },
     },
   };
@@ -343,40 +343,43 @@
     return RULES[d.rule].test(t, d);
   }
 
+  function describe(d, t) {
+    if (d.message !== undefined) return d.message;
+    const params = { ...(RULES[d.rule].params ?? (() => ({})))(t, d) };
+    const template = params.key ? t.M[params.key] : (d.template ?? t.M[d.name]);
+    delete params.key;
+    return fill(template, params);
+  }
+
   const line = (status, message, diagnosis = null) => ({
     status,
     message: message.split(/\s+/).filter(Boolean).join(" "),
     diagnosis,
   });
 
-  // NumberExercise.check for typed text: {status, message, diagnosis}.
-  function checkNumber(spec, text) {
+  // NumberExercise.check for typed text: {status, message, diagnosis}; M = the catalog's texts.
+  function checkNumber(spec, text, M) {
     const typed = text.trim();
-    if (typed === "" || typed === "...") return line("unanswered", spec.unanswered, "unanswered");
+    if (typed === "" || typed === "...")
+      return line("unanswered", M["unanswered-value"], "unanswered");
     const value = parseLiteral(typed);
-    if (value === undefined) {
-      return line(
-        "wrong",
-        "your answer should be a number or a list of numbers, not a str.",
-        "not-numeric",
-      );
-    }
+    if (value === undefined)
+      return line("wrong", fill(M["not-numeric-answer"], { kind: "str" }), "not-numeric");
     const got = toArray(value);
     if (got === null)
-      return line("wrong", "your answer has rows of different lengths.", "not-numeric");
-    const missing = nonFinite(got);
-    if (missing)
-      return line("wrong", `${missing} — every entry needs a finite number.`, "not-finite");
+      return line("wrong", fill(M.ragged, { subject: M["subject-answer"] }), "not-numeric");
+    const missing = nonFinite(M, got);
+    if (missing) return line("wrong", fill(M["not-finite-entries"], { missing }), "not-finite");
     const exp = fromSpec(spec.expected);
     if (got.data.length === 1 && exp.data.length === 1) got.shape = exp.shape;
-    const t = { got, exp, atol: spec.atol, rtol: spec.rtol, atolText: spec.atol_text };
+    const t = { got, exp, atol: spec.atol, rtol: spec.rtol, tolerance: spec.tolerance, M };
     if (sameShape(got, exp) && allclose(got.data, exp.data, t.rtol, t.atol)) {
       return line("correct", spec.correct);
     }
     for (const d of spec.diagnoses) {
-      if (fires(d, t)) return line("wrong", d.message ?? RULES[d.rule].message(t, d), d.name);
+      if (fires(d, t)) return line("wrong", describe(d, t), d.name);
     }
-    return line("wrong", spec.other, "other");
+    return line("wrong", M.fallback, "other");
   }
 
   function checkChoice(spec, option) {
@@ -384,7 +387,8 @@
     return line(v.status, v.message, v.diagnosis);
   }
 
-  const api = { checkNumber, checkChoice, parseLiteral, pyG3, RULES };
+  const ruleNames = () => Object.keys(RULES);
+  const api = { checkNumber, checkChoice, parseLiteral, pyG3, ruleNames };
   if (typeof module === "object" && module.exports) module.exports = api;
   if (typeof document === "undefined") return;
 
@@ -397,14 +401,14 @@
   };
 
   function render(box, data) {
-    const spec = data.exercises[box.dataset.exercise];
+    const [spec, M] = [data.exercises[box.dataset.exercise], data.messages];
     if (!spec) return;
     const id = `attn-answer-${++count}`;
     const status = el("p", { className: "attn-answer-verdict", id: `${id}-verdict` });
     status.setAttribute("role", "status");
     status.setAttribute("aria-live", "polite");
     const show = (v) => {
-      const text = `${data.icons[v.status]}: ${v.message}`;
+      const text = `${M[`icon-${v.status}`]}: ${v.message}`;
       // The same line again is still news: a trailing no-break space toggles so that screen
       // readers announce it (textContent.trim() drops it).
       const again = status.textContent.trim() === text && !status.textContent.endsWith("\u00a0");
@@ -422,17 +426,17 @@
         el(
           "p",
           { className: "attn-answer-kernel" },
-          `This exercise needs a Python kernel: ${spec.why}. Download this page as `,
+          fill(M["kernel-before"], { why: spec.why }),
           link("source", ".ipynb"),
-          " or ",
+          M["kernel-or"],
           link("py", ".py"),
-          " (also in the download menu at the top of the page) and run it in Jupyter.",
+          M["kernel-after"],
         ),
       );
       return;
     }
     const form = el("form", { className: "attn-answer-form", noValidate: true });
-    const button = el("button", { type: "submit", className: "attn-answer-check" }, "Check");
+    const button = el("button", { type: "submit", className: "attn-answer-check" }, M.check);
     if (spec.kind === "number") {
       const input = el("input", {
         type: "text",
@@ -444,18 +448,18 @@
       const label = el(
         "label",
         { htmlFor: input.id },
-        `Your answer (${spec.title}): a number or a list such as [0.1, 0.2]`,
+        fill(M["answer-label"], { title: spec.title }),
       );
       form.append(label, input, button);
       form.addEventListener("submit", (event) => {
         event.preventDefault();
-        show(checkNumber(spec, input.value));
+        show(checkNumber(spec, input.value, M));
       });
     } else {
       const group = el(
         "fieldset",
         { className: "attn-answer-options" },
-        el("legend", {}, `Your answer (${spec.title})`),
+        el("legend", {}, fill(M["choice-legend"], { title: spec.title })),
       );
       for (const option of spec.options) {
         const radio = el("input", { type: "radio", name: id, value: option });

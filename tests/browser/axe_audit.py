@@ -2,13 +2,14 @@
 loaded once) and the figures' tests (test_a11y.py).
 
 axe-core (npm ``axe-core``, pinned in package-lock.json, ``npm ci --ignore-scripts``) runs
-its WCAG 2.0/2.1 A and AA rules, once in light and once in dark mode (``data-theme`` on
-``<html>``, as the theme's switch sets it), after the maths is typeset and the figures have
-rendered. The page's structure is the same in both modes, so the dark pass runs the rules
-whose outcome depends on colour (:data:`COLOUR_RULES`). A critical or serious violation fails
-unless :data:`ALLOWED` names it with its upstream issue (it is empty: what the theme and
-Sphinx extensions caused is fixed in ``site/``). Every page's counts per rule land in
-``_build/screenshots/a11y.json`` (:func:`write_report`).
+its WCAG 2.0/2.1/2.2 A and AA rules (2.2 adds 2.5.8: targets of 24 × 24 CSS px), once in
+light and once in dark mode (``data-theme`` on ``<html>``, as the theme's switch sets it), at
+desktop width (test_site.py) and at a phone's 390 px (test_phone.py), after the maths is
+typeset and the figures have rendered. The page's structure is the same in both modes, so
+the dark pass runs the rules whose outcome depends on colour (:data:`COLOUR_RULES`). A
+critical or serious violation fails unless :data:`ALLOWED` names it with its upstream issue
+(it is empty: what the theme and Sphinx extensions caused is fixed in ``site/``). Every
+page's counts per rule land in ``_build/screenshots/a11y.json`` (:func:`write_report`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+# axe-core 4.14 has no "wcag22a" tag: WCAG 2.2 added no level-A rule that axe tests.
+TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 FAILING = ("critical", "serious")
 # rule id -> (CSS selector the violation may have, the upstream issue that explains it).
@@ -62,7 +64,7 @@ def load(page, site, docname):
 
 
 def audit(page, axe_source, include=None, rules=None):
-    """axe's WCAG 2.0/2.1 A and AA violations on the page (or inside ``include``); with
+    """axe's WCAG 2.0–2.2 A and AA violations on the page (or inside ``include``); with
     ``rules``, only those rules."""
     global AXE_VERSION
     if not page.evaluate("() => Boolean(window.axe)"):

@@ -1,4 +1,4 @@
-"""Accessibility (WCAG 2.1 AA) of the figures, by keyboard alone, and a check of the audit.
+"""Accessibility (WCAG 2.2 AA) of the figures, by keyboard alone, and a check of the audit.
 
 The audit of every page of the table of contents, in light and dark mode, runs in
 test_site.py on each page loaded once (its parts are in axe_audit.py, as pydata-sphinx-theme

@@ -1,10 +1,14 @@
 """The whole book as one PDF (``make pdf``: tools/build_pdf.py prints the built site).
 
-Checked with poppler's tools on ``_build/html/attention-by-hand.pdf`` (``make test`` prints it
-after building the site): a plausible page count; the text holds the worked example's numbers
-and every page's title (chapters, introduction, glossary, references, appendix) in the
-table of contents' order; one bookmark per page of ``_toc.yml``; the Hangul font embedded;
-page numbers running on across the book. The site's download menu links to the PDF.
+Checked with poppler's tools and pypdf on ``_build/html/attention-by-hand.pdf`` (``make
+test-ci`` and ``make publish`` print it after building the site): a plausible page count; the
+text holds the worked example's numbers and every page's title (chapters, introduction,
+glossary, references, appendix); a bookmark for the contents and one per page of ``_toc.yml``
+at its first page; the Hangul font embedded; page numbers running on across the book. It is a
+book: a title page (title, version, date, licence, source); a table of contents whose page
+numbers are where each page starts; no web control's words (toggle buttons, code-folding
+prompts, answer boxes); the solutions of a chapter after its last exercise, under "Solutions".
+The site's download menu links to the PDF.
 """
 
 from __future__ import annotations
@@ -68,16 +72,74 @@ def test_the_pdf_has_every_page_in_order_with_its_numbers(pdf, site_dir):
     assert pages in numbers and 2 in numbers, "no running page numbers in the footers"
 
 
+def bookmarks(pdf):
+    """The top-level bookmarks: ``[(title, 1-based page)]``."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(pdf)
+    return [(item.title, reader.get_destination_page_number(item) + 1)
+            for item in reader.outline if not isinstance(item, list)]  # fmt: skip
+
+
 def test_the_pdf_has_a_bookmark_per_page_and_the_hangul_font(pdf, site_dir):
-    xml = poppler("pdftohtml", "-xml", "-i", "-stdout", "-f", "1", "-l", "1", str(pdf))
-    items = re.findall(r"<item page=\"(\d+)\">(.*?)</item>", xml)
-    assert [unescape(t) for _, t in items] == [site_title(site_dir, d) for d in toc_pages()]
-    starts = [int(p) for p, _ in items]
-    assert starts[0] == 1 and starts == sorted(set(starts)), f"bookmarks' pages: {starts}"
+    items = bookmarks(pdf)
+    titles = [site_title(site_dir, d) for d in toc_pages()]
+    assert [t for t, _ in items] == ["Contents", *titles]
+    starts = [p for _, p in items]
+    assert starts[0] == 2 and starts == sorted(set(starts)), f"bookmarks' pages: {starts}"
     fonts = poppler("pdffonts", str(pdf)).splitlines()[2:]
     korean = [f for f in fonts if "NotoSansKR" in f]
     assert korean, "no Noto Sans KR in the PDF"
     assert all(f.split()[-5] == "yes" for f in korean), f"not embedded: {korean}"
+
+
+def page_text(pdf, first, last=None):
+    return poppler(
+        "pdftotext", "-layout", "-f", str(first), "-l", str(last or first), str(pdf), "-"
+    )
+
+
+def test_the_pdf_opens_with_a_title_page_and_contents_with_page_numbers(pdf, site_dir):
+    title = page_text(pdf, 1)
+    for words in ("Attention by Hand", "Version", "Licence", "CC BY 4.0", "MIT", "Source"):
+        assert words in title, f"the title page lacks {words!r}:\n{title}"
+    assert re.search(r"\b20\d\d-\d\d-\d\d\b", title), "the title page has no date"
+    items = bookmarks(pdf)
+    contents = page_text(pdf, 2, items[1][1] - 1)
+    assert contents.lstrip().startswith("Contents")
+    lines = [squeeze(line) for line in contents.splitlines()]
+    for name, start in items[1:]:
+        want = squeeze(name) + str(start)
+        assert any(line == want for line in lines), f"contents: no line {name!r} ... {start}"
+    assert len(re.findall(r"\d+\s*$", contents, re.M)) > 2 * len(items), "sections not listed"
+
+
+WEB_CONTROLS = (
+    "Click to hide",
+    "Click to show",
+    "Show code cell",
+    "Hide code cell",
+    "Your answer (",
+    "Not answered yet",
+    "also in the download menu",
+)
+
+
+def test_the_pdf_prints_no_web_controls_and_gathers_the_solutions(pdf):
+    text = poppler("pdftotext", str(pdf), "-")
+    flat = re.sub(r"\s+", " ", text)
+    found = [w for w in WEB_CONTROLS if w in flat]
+    assert not found, f"web controls printed: {found}"
+    # Chapter 4: every exercise comes before the "Solutions" section, every solution after it.
+    items = dict(bookmarks(pdf))
+    chapter = next(t for t in items if t.startswith("The worked example"))
+    after = sorted(p for p in items.values() if p > items[chapter])[0]
+    body = re.sub(r"\s+", " ", page_text(pdf, items[chapter], after - 1))
+    solutions = body.rindex(" Solutions ")
+    exercises = [m.start() for m in re.finditer(r"Exercise 4\.\d \(", body)]
+    answers = [m.start() for m in re.finditer(r"Solution to Exercise 4\.\d", body)]
+    assert len(answers) >= 3 and min(answers) > solutions, "solutions not gathered at the end"
+    assert min(exercises) < solutions
 
 
 def test_every_page_offers_the_pdf(site_dir):

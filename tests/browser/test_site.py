@@ -7,7 +7,7 @@ fixture: pytest runs the tests below page by page) and checked, in this order:
   every formula must be typeset by MathJax, every widget rendered, every figure inside the
   text column, and every Hangul character drawn by a font the site ships;
 - its exercises' answer boxes give the Python checker's verdicts (test_site_answers.py);
-- axe-core finds no critical or serious WCAG 2.1 AA violation, in light and dark mode
+- axe-core finds no critical or serious WCAG 2.2 AA violation, in light and dark mode
   (axe_audit.py).
 
 Internal links are checked on the HTML files. A few screenshots, a JSON summary and the

@@ -19,6 +19,7 @@ from collections import defaultdict
 
 import pytest
 from answer_inputs import as_text, inputs_for
+from answer_inputs import solution as typed_solution
 
 from attn_book.exercises import all_exercises
 from attn_book.exercises.site import site_spec
@@ -157,7 +158,7 @@ def test_box_by_keyboard_alone(page, site):
     box = page.locator('div.attn-answer[data-exercise="ch1-scores-by-hand"]')
     field = box.locator("input[type=text]")
     field.focus()
-    solution = as_text(by_id()["ch1-scores-by-hand"].solution)
+    solution = as_text(typed_solution(by_id()["ch1-scores-by-hand"]))
     page.keyboard.type(solution)
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Check"

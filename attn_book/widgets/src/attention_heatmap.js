@@ -240,7 +240,9 @@ function trainingControls(model, controls, panel) {
   );
   const W = 240,
     H = 70,
-    pad = { left: 46, top: 14, bottom: 18, right: 8 };
+    // left: room for the loss axis' widest label ("0.0005", 13 px) inside the drawing, which
+    // a 390 px phone shows to its edge (a label drawn at x < 0 was cut there)
+    pad = { left: 58, top: 14, bottom: 18, right: 8 };
   const label = "Loss curve of the training run, log scale; the dot marks the step shown";
   const svg = svgEl("svg", { class: "abh-loss", role: "img", "aria-label": label }, panel);
   setAttrs(svg, { viewBox: `0 0 ${W + pad.left + pad.right} ${H + pad.top + pad.bottom}` });

@@ -126,11 +126,12 @@ export function boundCheckbox(model, parent, trait, label) {
 /**
  * Drag the elements matching `selector` inside `svg` with the mouse, pen or finger.
  * `start(element)` returns what is dragged; `move(target, x, y)` gets SVG user coordinates.
+ * A press within 12 px of a mark's centre grabs the nearest mark (`nearest`).
  */
 export function onDrag(svg, selector, { start, move }) {
   let target = null;
   svg.addEventListener("pointerdown", (e) => {
-    const hit = e.target.closest(selector);
+    const hit = e.target.closest(selector) ?? nearest(svg, selector, e);
     if (!hit) return;
     target = start(hit);
     svg.setPointerCapture(e.pointerId);
@@ -149,6 +150,22 @@ export function onDrag(svg, selector, { start, move }) {
   };
   svg.addEventListener("pointerup", up);
   svg.addEventListener("pointercancel", up);
+}
+
+/**
+ * The mark whose centre is nearest the pointer, within `reach` CSS px: a small mark (a key's
+ * 12 px dot) keeps a 24 px target for a finger (WCAG 2.5.8) without a larger shape that would
+ * cover its neighbours' labels. A press on a mark itself never gets here.
+ */
+function nearest(svg, selector, e, reach = 12) {
+  let best = null;
+  let bestDistance = reach;
+  for (const mark of svg.querySelectorAll(selector)) {
+    const r = mark.getBoundingClientRect();
+    const d = Math.hypot(e.clientX - r.left - r.width / 2, e.clientY - r.top - r.height / 2);
+    if (d <= bestDistance) [best, bestDistance] = [mark, d];
+  }
+  return best;
 }
 
 /**

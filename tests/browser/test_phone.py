@@ -1,0 +1,114 @@
+"""The site on a phone: 390 CSS px wide, touch and no mouse (Chrome's device emulation).
+
+- axe-core's WCAG 2.0–2.2 A and AA audit (axe_audit.py, with ``wcag22aa``: 2.5.8's 24 × 24 px
+  targets) at phone width, light and dark mode. `make test` audits :data:`SUBSET` (the pages
+  with the most controls; a page load and audit at phone width costs about as much as at
+  desktop); `make test-ci` sets ``ATTN_PHONE_PAGES=all`` and audits every page of ``_toc.yml``.
+- A finger drags a figure's handle: CDP ``Input.dispatchTouchEvent`` takes coordinates in the
+  *visual* viewport, which a phone may scroll apart from the layout viewport that
+  ``getBoundingClientRect`` measures, so ``visualViewport.offsetLeft/Top`` is subtracted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+import pytest
+from axe_audit import COLOUR_RULES, NO_TRANSITIONS, audit, failing, set_mode
+from test_site import PAGES
+
+SUBSET = ["book/intro", "book/02_softmax", "book/06_positions", "book/99_figure_gallery"]
+AUDITED = PAGES if os.environ.get("ATTN_PHONE_PAGES") == "all" else SUBSET
+PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
+
+
+@contextlib.contextmanager
+def phone_page(new_page):
+    """A recorded page (conftest.py) emulating a 390 px touch phone through CDP."""
+    with new_page() as page:
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Emulation.setDeviceMetricsOverride", PHONE)
+        cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        page.cdp = cdp
+        yield page
+
+
+def open_page(page, site, docname):
+    page.goto(site.url(f"{docname}.html"), wait_until="load")
+    page.wait_for_math()
+    page.wait_for_widgets(timeout=30_000)
+    page.wait_for_load_state("networkidle")
+    page.add_style_tag(content=NO_TRANSITIONS)
+
+
+@pytest.mark.parametrize("docname", AUDITED)
+def test_page_meets_wcag_22_aa_at_phone_width(docname, new_page, site, axe_source):
+    with phone_page(new_page) as page:
+        open_page(page, site, docname)
+        assert page.evaluate("() => window.innerWidth") == PHONE["width"]
+        problems = []
+        for mode, rules in (("light", None), ("dark", COLOUR_RULES)):
+            set_mode(page, mode)
+            problems += [f"[{mode}] {p}" for p in failing(audit(page, axe_source, rules=rules))]
+        assert not problems, f"{docname} at 390 px:\n" + "\n".join(problems)
+
+
+def touch(page, kind, x, y):
+    """One CDP touch event at layout-viewport point (x, y)."""
+    vx, vy = page.evaluate("() => [visualViewport.offsetLeft, visualViewport.offsetTop]")
+    points = [] if kind == "touchEnd" else [{"x": x - vx, "y": y - vy}]
+    page.cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+
+def swipe(page, x, y, dx, dy, steps=5):
+    """A finger pressed at (x, y), moved by (dx, dy) in ``steps``, lifted."""
+    touch(page, "touchStart", x, y)
+    for step in range(1, steps + 1):
+        touch(page, "touchMove", x + dx * step / steps, y + dy * step / steps)
+    touch(page, "touchEnd", 0, 0)
+    page.wait_for_timeout(300)
+
+
+def centre(box):
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+@pytest.fixture
+def phone_pad(new_page, site):
+    """``(page, the gallery's first query pad)`` at phone width."""
+    with phone_page(new_page) as page:
+        open_page(page, site, "book/99_figure_gallery")
+        pad = page.locator(".abh-querypad").first
+        pad.scroll_into_view_if_needed()
+        yield page, pad
+        assert not page.errors, page.errors
+
+
+def test_a_finger_drags_the_query_at_phone_width(phone_pad):
+    """On the gallery's query pad, a touch drag moves q: its handle and the weights' table
+    follow the finger."""
+    page, pad = phone_pad
+    handle = pad.locator('.abh-handle[data-kind="query"]')
+    box = handle.bounding_box()
+    assert box["width"] >= 24 and box["height"] >= 24, f"q's target is {box}"
+    table = pad.locator(".abh-table").inner_text()
+    x, y = centre(box)
+    swipe(page, x, y, -40, -30)
+    assert centre(handle.bounding_box()) == pytest.approx((x - 40, y - 30), abs=3)
+    assert pad.locator(".abh-table").inner_text() != table, "the weights did not change"
+
+
+def test_a_finger_beside_a_small_key_dot_still_drags_it(phone_pad):
+    """A key's dot is 12 px across; a press 9 px from its centre (off the dot, within the
+    24 px target, dom.js ``nearest``) grabs it, and the dot follows the finger."""
+    page, pad = phone_pad
+    key = pad.locator('.abh-handle[data-kind="key"][data-index="1"]')
+    box = key.bounding_box()
+    assert box["width"] < 24, "the dot is small: this test is about its hit area"
+    x, y = centre(box)
+    x += 9
+    under = page.evaluate("([x, y]) => document.elementFromPoint(x, y).dataset.kind", [x, y])
+    assert under is None, f"the press lands on a mark ({under}), not beside one"
+    swipe(page, x, y, -20, 16, steps=4)
+    assert centre(key.bounding_box()) == pytest.approx((x - 20, y + 16), abs=3)

@@ -1,0 +1,114 @@
+"""Chapter 12's associative-recall experiment, against hand maths and plain loops: the
+delta rule's state written step by step, linear attention's readout as the answer plus the
+crosstalk term, exact recall with orthonormal keys, and the shape of the sweep."""
+
+import numpy as np
+import pytest
+
+from attn_book import recall as rc
+
+
+def _delta_by_loop(keys, values):
+    """S ← S + (v − S k) kᵀ, one pair at a time (β = 1), for one trial."""
+    S = np.zeros((values.shape[-1], keys.shape[-1]))
+    for k, v in zip(keys, values, strict=True):
+        S = S + np.outer(v - S @ k, k)
+    return S
+
+
+def test_the_delta_memory_is_the_state_written_by_hand():
+    task = rc.recall_task(10, 6, d_v=5, trials=3, rewrite=True, seed=2)
+    got = rc.recalled(task, "delta")
+    for t in range(3):
+        S = _delta_by_loop(task.keys[t], task.values[t])
+        np.testing.assert_allclose(got[t], task.queries[t] @ S.T, rtol=1e-12, atol=1e-14)
+
+
+def test_the_linear_memory_is_the_answer_plus_crosstalk():
+    task = rc.recall_task(12, 8, d_v=5, trials=2, seed=3)
+    got = rc.recalled(task, "linear")
+    for t in range(2):
+        k, v = task.keys[t], task.values[t]
+        for i in range(12):
+            crosstalk = sum((k[i] @ k[j]) * v[j] for j in range(12) if j != i)
+            np.testing.assert_allclose(got[t, i], v[i] + crosstalk, rtol=1e-12, atol=1e-14)
+
+
+def test_the_elu_memory_is_katharopoulos_normalised_sum():
+    task = rc.recall_task(5, 4, d_v=3, trials=1, seed=4)
+    k, v, q = task.keys[0], task.values[0], task.queries[0]
+    phi = lambda x: np.where(x > 0, x + 1, np.exp(np.minimum(x, 0)))  # noqa: E731
+    want = [
+        sum((phi(qi) @ phi(kj)) * vj for kj, vj in zip(k, v, strict=True))
+        / sum(phi(qi) @ phi(kj) for kj in k)
+        for qi in q
+    ]
+    np.testing.assert_allclose(rc.recalled(task, "linear_elu")[0], want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 5, 16])
+def test_orthonormal_keys_up_to_d_k_are_recalled_exactly(n):
+    task = rc.recall_task(n, 16, keys="orthonormal", seed=5)
+    np.testing.assert_allclose(
+        task.keys @ np.swapaxes(task.keys, -1, -2), np.eye(n) + np.zeros((8, 1, 1)), atol=1e-12
+    )
+    for method in ("delta", "linear"):  # linear: no normaliser, so no crosstalk at all
+        np.testing.assert_allclose(rc.recalled(task, method), task.answers, atol=1e-12)
+        assert rc.recall_score(task, rc.recalled(task, method)) == (1.0, 1.0)
+    assert rc.recall_score(task, rc.recalled(task, "softmax")).accuracy == 1.0
+
+
+def test_the_elu_normaliser_blurs_even_orthonormal_keys():
+    task = rc.recall_task(8, 16, keys="orthonormal", seed=6)
+    assert rc.recall_score(task, rc.recalled(task, "linear_elu")).cosine < 0.9
+
+
+def test_recall_falls_with_n_beyond_d_k_and_softmax_keeps_it():
+    sweep = rc.recall_sweep((16, 24, 32, 48, 64), 16, keys="orthonormal")
+    for method in ("linear", "delta"):
+        assert (np.diff(sweep.cosine[method]) < 0).all(), method  # crosstalk grows with N
+        assert sweep.accuracy[method][0] == 1.0
+        assert sweep.accuracy[method][-1] < 0.9
+    assert (sweep.accuracy["softmax"] == 1.0).all()  # every pair kept
+    assert (sweep.cosine["softmax"] > 0.99).all()
+
+
+def test_only_the_delta_rule_keeps_the_newest_value_of_a_rewritten_key():
+    sweep = rc.recall_sweep((4, 8), 16, rewrite=True)
+    assert (sweep.accuracy["delta"] > 0.85).all()
+    for method in ("softmax", "linear"):  # both average the stale and the new value
+        assert (sweep.accuracy[method] < 0.7).all(), method
+        assert (sweep.cosine[method] < 0.75).all(), method
+
+
+def test_a_blunt_softmax_forgets_what_a_sharp_one_recalls():
+    task = rc.recall_task(32, 16, seed=7)
+    sharp = rc.recall_score(task, rc.recalled(task, "softmax"))
+    blunt = rc.recall_score(task, rc.recalled(task, "softmax", softmax_scale=0.25))  # 1/√d_k
+    assert sharp.cosine > 0.99 > 0.5 > blunt.cosine
+
+
+def test_seeded_and_independent_per_n():
+    a, b = rc.recall_task(8, seed=1), rc.recall_task(8, seed=1)
+    np.testing.assert_array_equal(a.keys, b.keys)
+    assert not np.array_equal(a.keys, rc.recall_task(8, seed=2).keys)
+    np.testing.assert_allclose(np.linalg.norm(a.keys, axis=-1), 1.0)
+    np.testing.assert_allclose(np.linalg.norm(a.answers, axis=-1), 1.0)
+    first = rc.recall_sweep((4, 8), seed=3)
+    again = rc.recall_sweep((8,), seed=3)  # N = 8 draws the same, whatever else is swept
+    assert first.accuracy["delta"][1] == again.accuracy["delta"][0]
+
+
+def test_bad_input_names_itself():
+    with pytest.raises(ValueError, match="method must be one of"):
+        rc.recalled(rc.recall_task(4), "mamba")
+    with pytest.raises(ValueError, match="keys must be one of"):
+        rc.recall_task(4, keys="onehot")
+    with pytest.raises(ValueError, match="n_pairs must be an integer >= 1"):
+        rc.recall_task(0)
+    with pytest.raises(ValueError, match=r"methods must be among .* got \['rnn'\]"):
+        rc.recall_sweep((4,), methods=("softmax", "rnn"))
+    with pytest.raises(
+        ValueError, match=r"recalled_values must have the answers' shape \(8, 4, 64\)"
+    ):
+        rc.recall_score(rc.recall_task(4), np.zeros((8, 4)))
