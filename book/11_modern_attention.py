@@ -1,0 +1,610 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Attention as 2026 models ship it (오늘의 모델이 쓰는 어텐션)
+#
+# [Chapter 10](10_generation.ipynb) stopped at grouped-query attention, the attention of 2023.
+# Open the configuration of a model you can download today and you find attention fields the
+# book has not computed yet: a `sliding_window` and a list of `layer_types`, a `sinks` weight
+# in every layer, `q_norm` and `k_norm`, a `kv_lora_rank`. Each is a small change to the
+# formula of [Chapter 4](04_worked_example.ipynb), and each answers a problem the earlier
+# chapters met: the cache that grows with every token (Chapter 10), the softmax row that
+# cannot look nowhere (Chapter 10), the scores that grow too large
+# ([Chapter 3](03_scaling.ipynb)). This chapter computes each of them by hand on the book's own
+# examples.
+#
+# After this chapter you will be able to:
+#
+# - draw the band mask of sliding-window attention (슬라이딩 윈도우 어텐션), say how far back
+#   a stack of windowed layers sees, run the ring-buffer KV cache (링 버퍼) by hand, and
+#   work out what a model that mixes local and global layers saves;
+# - say why trained models park weight on their first tokens (attention sinks, 어텐션 싱크),
+#   and compute, on the worked example, what a learned sink logit takes from a row;
+# - apply an output gate (게이트) to a head, and bound a score under QK-norm (QK 정규화)
+#   and under logit soft-capping (로짓 소프트 캡핑);
+# - compute multi-head latent attention (멀티헤드 잠재 어텐션, MLA) both ways, naive and
+#   absorbed, show they agree, and size its cache against MHA, GQA and MQA;
+# - read the attention fields of a model card.
+
+# %%
+import math
+import time
+
+import attn_core as ac
+import numpy as np
+from attn_book.data import (
+    GENERATED_KO,
+    SENTENCE_KO,
+    feature_vectors,
+    quanta_example,
+    sentence_projections,
+)
+from attn_book.figures import Figures
+from attn_book.plots import plot_token_heatmaps
+from attn_book.prose import dec, grouped, plain, vector
+from attn_book.tables import step_table
+
+figures = Figures(chapter=11)
+chapter_start = time.perf_counter()
+
+# %% [markdown]
+# ## Sliding-window attention: the band mask (슬라이딩 윈도우 어텐션)
+#
+# The causal mask of [Chapter 7](07_heads_and_masks.ipynb) lets token $t$ see every token
+# before it, so the cache of Chapter 10 grows with every token written. A sliding window
+# (슬라이딩 윈도우) of $W$ keys lets each query see only itself and the $W - 1$ tokens before
+# it: query $i$ sees key $j$ when $0 \le i - j < W$. The mask is a band along the diagonal.
+# Take Chapter 10's six words and $W = 3$:
+
+# %%
+tokens = list(SENTENCE_KO) + list(GENERATED_KO)  # 나는 사과를 먹었다 그리고 배를 샀다
+X = feature_vectors(tokens)  # [6, 4]: chapter 5's four features
+W_Q, W_K, W_V = sentence_projections()  # [4, 3] each
+Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # [6, 3] each
+n, W = len(tokens), 3
+band = ac.sliding_window_mask(n, n, W)  # [6, 6] bool: 0 <= i - j < W
+band.astype(int)
+
+# %% [markdown]
+# Each row has at most {eval}`W` ones: 샀다, the last word, sees 그리고, 배를 and itself, and
+# no longer sees the sentence's subject 나는. The weights are Chapter 4's, with the band as
+# the mask:
+
+# %%
+window_weights = ac.attention_weights(Q, K, band)  # [6, 6], zero outside the band
+window_out = window_weights @ V  # [6, 6] @ [6, 3] -> [6, 3]
+
+# %% tags=["hide-input"]
+figures.show(
+    plot_token_heatmaps(
+        [
+            {
+                "matrix": window_weights,
+                "hidden": ~band,
+                "rows": tokens,
+                "cols": tokens,
+                "title": f"sliding window, W = {W}",
+            }
+        ],
+        xlabel="key (the words seen)",
+        ylabel="query",
+    ),
+    "fig-band",
+    "Sliding-window weights over the six words with $W = 3$: each query sees itself and "
+    "the two words before it (grey: masked).",
+)
+
+# %% [markdown]
+# **The convention trap.** {eval}`figures.ref("fig-band")` follows Hugging Face's
+# implementations, `q - k < W`: $W$ keys, the query's own included. The Mistral 7B paper
+# words the window as the positions $i - W$ to $i$ ([Jiang et al., 2023](references.md)),
+# which read literally are $W + 1$ keys. Count the keys of the last row both ways:
+
+# %%
+keys_hf = int(band[-1].sum())  # q − k < W: W keys
+keys_read_literally = int(ac.sliding_window_mask(n, n, W + 1)[-1].sum())  # i − W … i
+keys_hf, keys_read_literally
+
+# %% [markdown]
+# {eval}`keys_hf` against {eval}`keys_read_literally`. When you port a model or compare two
+# implementations, check which one a `sliding_window` field means: an off-by-one here changes
+# no shape and raises no error, only the numbers.
+#
+# ## How far a stack of windows sees (수용 영역)
+#
+# One windowed layer lets a token see $W$ tokens. But the keys of layer 2 are made from layer
+# 1's outputs, and each of those already mixed $W$ tokens. Whether token $j$ can reach token
+# $i$ through $k$ layers is a path question: the band's $k$-th matrix power is nonzero at
+# $(i, j)$ exactly when there is a path of $k$ steps, each inside the window. The idea is
+# Longformer's, where stacked windows reach far ([Beltagy et al., 2020](references.md)).
+# Take 16 positions and $W = 3$, and count what the last position reaches:
+
+# %%
+n_long, W_small = 16, 3
+band_long = ac.sliding_window_mask(n_long, n_long, W_small).astype(int)  # [16, 16]
+depths = [1, 2, 3, 4, 5]
+reach = [
+    int((np.linalg.matrix_power(band_long, k)[-1] > 0).sum()) for k in depths
+]  # tokens the last position sees through k layers
+growth = W_small - 1  # tokens added per layer
+mistral_reach = 32 * (4096 - 1) + 1  # Mistral 7B: 32 layers, W = 4,096
+reach
+
+# %% [markdown]
+# One layer reaches {eval}`reach[0]` tokens, and every layer adds $W - 1 =$
+# {eval}`growth` more: $k$ layers reach $k(W - 1) + 1$ tokens, here
+# {eval}`plain(reach)`. A window is not a hard limit on what the model can use, only on what one
+# layer reads directly. For Mistral 7B's 32 layers and window of 4,096 the formula gives
+# {eval}`grouped(mistral_reach)` tokens; its paper, counting $W$ a layer, says about 131K
+# ([Jiang et al., 2023](references.md)): the off-by-one again, harmless here. What travels through the layers must be
+# squeezed into the outputs in between, so in practice distant tokens still reach less well
+# than near ones.
+#
+# ## The ring-buffer cache (링 버퍼)
+#
+# A decoding step under a window needs only the last $W$ keys and values, so the cache can
+# keep $W$ slots and write position $t$ into slot $t \bmod W$, over the oldest one: a ring
+# buffer (Mistral's "rolling buffer cache"). `ac.KVCache(window=W)` is one. Feed the six words
+# one at a time and print, after each, which position each slot holds:
+
+# %%
+ring = ac.KVCache(window=W)
+ring_rows = []  # each step's output
+for t in range(n):
+    ring.append(K[t : t + 1], V[t : t + 1])  # position t goes to slot t mod W
+    ring_rows.append(ring.attend(Q[t]))  # [3]: one query against at most W slots
+    print(f"t = {t} ({tokens[t]}): slot {t % W}, slots hold positions {ring.positions}")
+
+# %% [markdown]
+# The first {eval}`W` words fill the slots in order. At $t =$ {eval}`W`, 그리고 goes to slot
+# 0 and overwrites 나는, which the band of {eval}`figures.ref("fig-band")` no longer shows to
+# it anyway; at $t = 4$ 배를 overwrites 사과를. The slots are not in position order after the
+# first wrap, and need not be: the softmax and the weighted sum do not care in what order the
+# keys come, as long as each key stays beside its own value. (With RoPE, Chapter 6, each key
+# was rotated by its own position when it was made, so it carries its position with it.)
+#
+# Every step's output equals the windowed full pass's row, and the cache never held more
+# than $W$ keys:
+
+# %%
+ring_out = np.stack(ring_rows)  # [6, 3]
+np.testing.assert_allclose(ring_out, window_out, rtol=1e-12)
+len(ring), ring.keys.shape
+
+# %% [markdown]
+# ## Local and global layers, as shipped
+#
+# A model of only windowed layers would lose long-range reading, so the models that use
+# windows interleave them with global layers (전역 레이어), which keep the whole causal mask
+# and the whole cache:
+#
+# - **Mistral 7B** ([Jiang et al., 2023](references.md)): every layer windowed, $W = 4{,}096$,
+#   with the rolling buffer: 32 layers, 8 key-value heads of 128.
+# - **Gemma 3** ([Gemma Team, 2025](references.md)): five local layers of 1,024 tokens to
+#   every global one. The 27B model has 62 layers, 16 key-value heads of 128.
+# - **gpt-oss** ([OpenAI, 2025](references.md)): dense layers and banded layers of 128 tokens
+#   alternating. The 120b model has 36 layers, 8 key-value heads of 64.
+#
+# A windowed layer caches at most $W$ positions, a global layer all $n$. A model card writes
+# the pattern as a list of `layer_types`; here it is built as Hugging Face's configurations
+# build it, and each layer's cache computed with Chapter 10's `ac.kv_cache_bytes`:
+
+
+# %%
+def cache_bytes(layer_types, kv_heads, d_head, n, window, b=2):
+    """The KV cache of all layers; a "sliding" layer holds at most `window` positions."""
+    held = [min(n, window) if kind == "sliding" else n for kind in layer_types]
+    return sum(ac.kv_cache_bytes(1, kv_heads, d_head, m, b) for m in held)
+
+
+GiB = 2**30
+gemma3_types = ["full" if (i + 1) % 6 == 0 else "sliding" for i in range(62)]  # 5:1
+gpt_oss_types = ["sliding" if i % 2 == 0 else "full" for i in range(36)]  # 1:1
+mistral_types = ["sliding"] * 32  # every layer
+n_context = 131072  # 128k tokens; Mistral 7B v0.1 was trained at 8k, see below
+shipped = {  # name: (layer types, KV heads, d_head, window)
+    "Gemma 3 27B": (gemma3_types, 16, 128, 1024),
+    "gpt-oss-120b": (gpt_oss_types, 8, 64, 128),
+    "Mistral 7B": (mistral_types, 8, 128, 4096),
+}
+windowed = {m: cache_bytes(*s[:3], n_context, s[3]) / GiB for m, s in shipped.items()}
+all_global = {
+    m: cache_bytes(["full"] * len(s[0]), *s[1:3], n_context, s[3]) / GiB for m, s in shipped.items()
+}
+gemma_global, gemma_local = gemma3_types.count("full"), gemma3_types.count("sliding")
+gemma_window, mistral_window = shipped["Gemma 3 27B"][3], shipped["Mistral 7B"][3]
+step_table(
+    {
+        "global : local": [
+            f"{t.count('full')} : {t.count('sliding')}" for t, *_ in shipped.values()
+        ],
+        "window": [f"{s[3]:,}" for s in shipped.values()],
+        "cache, GiB (as shipped)": list(windowed.values()),
+        "cache, GiB (all global)": list(all_global.values()),
+    },
+    index=list(shipped),
+    digits=2,
+)
+
+# %% [markdown]
+# At {eval}`grouped(n_context)` tokens in bfloat16 (2 bytes a number), Gemma 3 27B's cache is
+# {eval}`dec(windowed["Gemma 3 27B"], 2)` GiB instead of {eval}`dec(all_global["Gemma 3 27B"], 2)`:
+# its {eval}`gemma_global` global layers hold almost all of it, its
+# {eval}`gemma_local` local layers {eval}`grouped(gemma_window)` positions each.
+# gpt-oss-120b halves its cache, to {eval}`dec(windowed["gpt-oss-120b"], 2)` GiB, since half
+# its layers are global. Mistral 7B's cache stops growing at {eval}`grouped(mistral_window)` positions:
+# {eval}`dec(windowed["Mistral 7B"], 2)` GiB however long the text (Mistral 7B v0.1 was
+# trained with a context of 8,192 tokens, so the 128k column is only the arithmetic; its paper
+# reports the 8× saving at 32k). The saving is real memory, and also a real loss: a token in a
+# local layer reads nothing beyond its window, which is why Gemma 3 keeps one global layer in
+# six.
+#
+# ## Attention sinks: where a row puts weight it does not need (어텐션 싱크)
+#
+# Chapter 10's first decoding step gave a zero query a quarter of its weight on every word:
+# a softmax row sums to 1, so attention cannot look nowhere. A head that has nothing to read
+# at some position must still put its weight somewhere. Xiao et al. found that trained
+# language models put it on the first tokens, whatever those tokens are, and called them
+# attention sinks ([Xiao et al., 2024](references.md)): the first tokens are seen by every
+# later query, so they are where training learns to park the weight. A sliding window that
+# evicts them takes the parking place away, and they report that the model's perplexity then
+# rises sharply as soon as the first tokens leave the cache. Their fix, StreamingLLM, keeps a
+# few first tokens in the cache beside the window (four in their experiments). With 2 sink tokens and $W = 3$ over 8
+# positions, the mask is the band plus the first two columns:
+
+# %%
+n_stream, n_sink = 8, 2
+first = np.arange(n_stream) < n_sink  # [8]: the first tokens, always kept
+stream_mask = ac.sliding_window_mask(n_stream, n_stream, W) | first  # [8, 8]
+stream_mask &= ac.causal_mask(n_stream)  # still causal
+stream_mask.astype(int)
+
+# %% [markdown]
+# gpt-oss learns the way out instead ([OpenAI, 2025](references.md)). Each head has one
+# learned number, its sink logit (싱크 로짓) $z$. It joins every row's scores before the
+# softmax, as if there were one more key whose score is always $z$ and whose value is zero,
+# and it is dropped after the softmax:
+#
+# $$
+# w_j = \frac{e^{s_j}}{e^{z} + \sum_l e^{s_l}}, \qquad
+# \text{share} = \frac{e^{z}}{e^{z} + \sum_l e^{s_l}}, \qquad
+# \sum_j w_j = 1 - \text{share}.
+# $$ (eq-ch11-sink)
+#
+# By hand on the worked example of [Chapter 4](04_worked_example.ipynb), with a sink logit of
+# 1 chosen for the example (gpt-oss learns one per head):
+
+# %%
+example = quanta_example()
+q, K_ex, V_ex = example.query, example.keys, example.values  # (1, 0); [3, 2]; [3, 2]
+scaled = K_ex @ q / math.sqrt(2)  # [3]: chapter 4's scaled scores
+exps = np.exp(scaled)  # [3]
+output = (exps / exps.sum()) @ V_ex  # [2]: chapter 4's output, no sink
+sink = 1.0  # the head's sink logit z
+sink_exp = np.exp(sink)  # e^z: the sink's "exponential"
+share = sink_exp / (sink_exp + exps.sum())  # the sink's weight
+weights_sink = exps / (sink_exp + exps.sum())  # [3], sum to 1 − share
+output_sink = weights_sink @ V_ex  # [3] @ [3, 2] -> [2]
+np.testing.assert_allclose(weights_sink, ac.attention_weights(q, K_ex, sinks=sink))
+exps_total, row_total = exps.sum(), weights_sink.sum()  # without the sink: 1 and less
+share, row_total
+
+# %% [markdown]
+# The exponentials are {eval}`dec(exps)`, with a sum of {eval}`dec(exps_total)`, and the sink
+# adds $e^1 =$ {eval}`dec(sink_exp)`. The sink takes {eval}`dec(share)` of the row; the three
+# words get {eval}`dec(weights_sink)`, which sum to {eval}`dec(row_total)`, not 1.
+# The ratios between the words do not change: every weight is Chapter 4's times
+# $1 - \text{share}$, and so is the output, which was {eval}`vector(output)` and is now
+# {eval}`vector(output_sink)`:
+
+# %%
+np.testing.assert_allclose(output_sink, (1 - share) * output)
+bool(np.allclose(output_sink, (1 - share) * output))
+
+# %% [markdown]
+# A head can now say "nothing here" by scoring every key below $z$: the share tends to 1 and
+# the output to zero, without parking weight on a real token. `ac.scaled_dot_product_attention`
+# takes the same `sinks=`; a per-head sink has the shape $(H, 1)$, one logit per head
+# broadcast over its rows.
+#
+# ## Gated attention: a gate on each head's output (게이트 어텐션)
+#
+# Qiu et al. put a sigmoid gate (시그모이드 게이트) on each head's output, before the output
+# projection: the gate is computed from the layer's input $\mathbf x$, one number per output
+# dimension, and multiplies the head's output ([Qiu et al., 2025](references.md)):
+#
+# $$
+# \mathbf o' = \sigma(\mathbf x W_g) \odot \mathbf o, \qquad \sigma(z) = \frac{1}{1 + e^{-z}} .
+# $$ (eq-ch11-gate)
+#
+# On the worked example's output, with gate logits $\mathbf x W_g$ chosen for the example:
+
+# %%
+gate_logits = np.array([2.0, -2.0])  # x @ W_g for this token: [2]
+gate = 1 / (1 + np.exp(-gate_logits))  # sigmoid, each in (0, 1)
+gated = gate * output  # [2] * [2]: elementwise
+gate, gated
+
+# %% [markdown]
+# The gate {eval}`dec(gate)` keeps most of the first dimension of {eval}`vector(output)` and
+# little of the second: the output is {eval}`vector(gated)`. Unlike the weights, the gate is
+# not normalised over the keys: each of its numbers lies anywhere between 0 and 1 and can close
+# to almost zero, so a head that has nothing to add can add nothing, with no sink needed. Qiu et al. report, on models they trained with and
+# without it, that this gate (per head, elementwise, after attention) made training more
+# stable and removed most of the weight that the first token otherwise attracts; Qwen3-Next,
+# from the same team, ships it.
+#
+# ## How large can a score grow? QK-norm and soft-capping (QK 정규화, 소프트 캡핑)
+#
+# [Chapter 3](03_scaling.ipynb) divided the scores by $\sqrt{d_k}$ because they grow with the
+# vectors: $\mathbf q \cdot \mathbf k$ can be as large as $\lVert\mathbf q\rVert
+# \lVert\mathbf k\rVert$, and nothing bounds the lengths. A large score saturates the softmax,
+# one weight 1 and the rest 0, and its gradient vanishes; in large models such scores make
+# training diverge. Two fixes ship.
+#
+# **QK-norm.** Normalise the query and the key themselves, just before the dot product. The
+# idea is Henry et al.'s, who divide each vector by its length
+# ([Henry et al., 2020](references.md)), and ViT-22B's, with a LayerNorm
+# ([Dehghani et al., 2023](references.md)). Qwen3 and Gemma 3 apply an RMSNorm (RMS 정규화:
+# divide by the root mean square, then multiply by a learned gain $\mathbf g$) to each head's
+# query and key ([Qwen Team, 2025](references.md); [Gemma Team, 2025](references.md)); OLMo 2
+# one over the whole projection ([Team OLMo, 2024](references.md)); Chapter 3's aside lists
+# them, and Gemma 3's other divisor. With the divisor $\sqrt d$, as here: after RMSNorm a
+# vector of $d$ numbers has length $\sqrt d$ (before the gain), so by Cauchy–Schwarz the
+# scaled score is bounded:
+#
+# $$
+# \frac{\hat{\mathbf q} \cdot \hat{\mathbf k}}{\sqrt d}
+#   \le \frac{\max_i |g_{q,i}| \cdot \max_i |g_{k,i}| \cdot \sqrt d \cdot \sqrt d}{\sqrt d}
+#   = \sqrt d \, \max_i |g_{q,i}| \, \max_i |g_{k,i}| .
+# $$ (eq-ch11-qk-bound)
+#
+# With $d = 4$ and gains chosen for the example:
+
+# %%
+d = 4
+g_q = np.array([1.5, 0.5, 1.0, 0.8])  # learned gains of q_norm: [d]
+g_k = np.array([2.0, 1.0, 0.5, 1.0])  # learned gains of k_norm: [d]
+bound = math.sqrt(d) * np.abs(g_q).max() * np.abs(g_k).max()
+rng = np.random.default_rng(0)
+q_big, k_big = 1000 * rng.standard_normal((2, d))  # long vectors: [d] each
+raw = q_big @ k_big / math.sqrt(d)  # unnormalised: grows with the lengths
+normed = ac.rms_norm(q_big, g_q) @ ac.rms_norm(k_big, g_k) / math.sqrt(d)
+bound, raw, normed
+
+# %% [markdown]
+# The bound is {eval}`plain(bound)`. Vectors a thousand times too long give a raw scaled score
+# of {eval}`grouped(raw)`, but after QK-norm only {eval}`dec(normed)`. The bound is reached
+# when both vectors point along the dimension where both gains are largest, here the first:
+
+# %%
+e_0 = np.array([3.0, 0.0, 0.0, 0.0])  # any length: RMSNorm removes it
+at_bound = ac.rms_norm(e_0, g_q) @ ac.rms_norm(e_0, g_k) / math.sqrt(d)
+at_bound
+
+# %% [markdown]
+# {eval}`dec(at_bound, 6)`, the bound {eval}`plain(bound)` up to RMSNorm's $\epsilon$. The
+# gains are learned, so the bound can move during training, but only as fast as the gains, not
+# as fast as the lengths of $d$-dimensional projections.
+#
+# **Soft-capping.** Gemma 2 passes each scaled score through $c \tanh(s / c)$ with $c = 50$
+# ([Gemma Team, 2024](references.md)): near zero that is $s$ itself, and no score can pass
+# $c$. Gemma 3 replaced it with QK-norm ([Gemma Team, 2025](references.md)).
+
+# %%
+cap = 50.0  # Gemma 2's attn_logit_softcapping
+scores_try = np.array([1.0, 10.0, 50.0, 100.0, raw])
+capped = cap * np.tanh(scores_try / cap)
+step_table({"score s": scores_try, "c·tanh(s/c)": capped}, digits=2)
+
+# %% [markdown]
+# A score of 1 stays {eval}`dec(capped[0], 2)` and 10 becomes {eval}`dec(capped[1], 2)`; 100
+# becomes {eval}`dec(capped[3], 2)`, and the raw {eval}`grouped(raw)` of the QK-norm example
+# becomes {eval}`dec(capped[4], 2)`, the cap itself to two decimals. So: without either, a score grows with the vectors' lengths;
+# under QK-norm it stays below $\sqrt d$ times the gains; under soft-capping below $c$,
+# whatever the gains, but a capped score near $c$ has a gradient near zero, the saturation
+# Chapter 3 feared, moved from the softmax into the $\tanh$.
+#
+# ## Multi-head latent attention (멀티헤드 잠재 어텐션, MLA)
+#
+# GQA and MQA shrink the cache by sharing keys and values between heads. DeepSeek-V2's
+# multi-head latent attention shrinks it differently ([DeepSeek-AI, 2024a](references.md)):
+# every token's keys and values, for all heads, are made from one small latent vector
+# (잠재 벡터) $\mathbf c$ of width $c$, and only that latent is cached:
+#
+# $$
+# \mathbf c = \mathbf x W^{DKV}, \qquad
+# \mathbf k_h = \mathbf c\, W^{UK}_h, \qquad
+# \mathbf v_h = \mathbf c\, W^{UV}_h .
+# $$ (eq-ch11-mla)
+#
+# $W^{DKV}$ compresses keys and values jointly (the down-projection); the per-head
+# up-projections $W^{UK}_h$ and $W^{UV}_h$ decompress them. One more piece makes it work with
+# RoPE ([Chapter 6](06_positions.ipynb)), the decoupled RoPE key below. At small sizes, with
+# random weights: a model width of 8, 2 heads, a latent of 4, key parts of 3 (without
+# position) and 2 (RoPE), values of 3, and 5 positions:
+
+# %%
+mla_w = ac.MLAWeights.random(
+    np.random.default_rng(0),
+    8,
+    n_heads=2,
+    kv_lora_rank=4,
+    qk_nope_head_dim=3,
+    qk_rope_head_dim=2,
+    v_head_dim=3,
+)
+x = np.random.default_rng(1).standard_normal((5, 8))  # [S, D]: 5 positions
+latent, rope_key = ac.mla_latent(x, mla_w, range(5))  # [5, 4], [5, 2]: what is cached
+k_nope = latent @ mla_w.w_uk  # [5, 4] @ [2, 4, 3] -> [2, 5, 3]: each head's keys
+values = latent @ mla_w.w_uv  # [5, 4] @ [2, 4, 3] -> [2, 5, 3]: each head's values
+latent.shape, rope_key.shape, k_nope.shape, values.shape
+
+# %% [markdown]
+# **The absorbed score, by hand.** A decoding step need not decompress the keys. For head $h$,
+# the score of a query $\mathbf q_h$ (its part without position) against key $j$ is
+#
+# $$
+# \mathbf q_h \cdot (\mathbf c_j W^{UK}_h) = (\mathbf q_h\, {W^{UK}_h}^{\top}) \cdot \mathbf c_j ,
+# $$ (eq-ch11-absorb)
+#
+# so $W^{UK}_h$ can be folded into the query once, and the query then meets the cached latents
+# themselves. Head 0, the query of position 4, the key of position 2:
+
+# %%
+q_nope = x[4] @ mla_w.w_q_nope[0]  # [8] @ [8, 3] -> [3]: head 0's query
+naive_score = q_nope @ (latent[2] @ mla_w.w_uk[0])  # q · (c W_UK): decompress the key
+q_absorbed = mla_w.w_uk[0] @ q_nope  # [4, 3] @ [3] -> [4]: q W_UKᵀ, width of the latent
+absorbed_score = q_absorbed @ latent[2]  # (q W_UKᵀ) · c: against the cache as it is
+naive_score, absorbed_score
+
+# %% [markdown]
+# Both are {eval}`dec(naive_score, 6)`: matrix products associate. The same holds on the value
+# side: the weights average the latents, and $W^{UV}_h$ is applied once to that average, after
+# the softmax, where it can be folded into the output projection. So an absorbed decoding step
+# attends over the cache as it is, one key of width $c + r$ shared by all heads, like MQA.
+#
+# **The decoupled RoPE key.** RoPE rotates a key by its position. A rotation between
+# $W^{UK}_h$ and $\mathbf q_h$ depends on the key's position, so it cannot be folded into a
+# query once for all keys. MLA therefore leaves $\mathbf c$ unrotated and adds a small separate
+# key $\mathbf k^R = \mathrm{RoPE}(\mathbf x W^{KR})$ of width $r$, shared by all heads and cached
+# beside the latent (here `rope_key`); each head's query gets a matching rotated part, and
+# the score is the sum of the two dot products, scaled by $1/\sqrt{n + r}$.
+#
+# **Naive and absorbed agree.** `ac.mla_attention` runs the whole layer either way, and with an
+# `ac.MLACache` as a decoding step: prefill four positions, then decode the fifth, absorbed:
+
+# %%
+naive_out = ac.mla_attention(x, mla_w)  # [5, 8]: decompress, then attend
+absorbed_out = ac.mla_attention(x, mla_w, absorb=True)  # [5, 8]: against the latents
+mla_cache = ac.MLACache()
+ac.mla_attention(x[:4], mla_w, cache=mla_cache)  # prefill: 4 positions cached
+decoded = ac.mla_attention(x[4:], mla_w, cache=mla_cache, absorb=True)  # [1, 8]
+np.testing.assert_allclose(absorbed_out, naive_out, atol=1e-12)
+np.testing.assert_allclose(decoded, naive_out[4:], atol=1e-12)
+mla_gap = np.abs(absorbed_out - naive_out).max()  # rounding only
+mla_cache.latents.shape, mla_cache.rope_keys.shape, bool(mla_gap < 1e-12)
+
+# %% [markdown]
+# The two paths differ by less than $10^{-12}$, rounding; the cache holds
+# {eval}`mla_cache.latents.shape[-1]` + {eval}`mla_cache.rope_keys.shape[-1]` numbers per
+# position and no head's keys or values.
+#
+# ## What MLA saves at DeepSeek-V3's size
+#
+# DeepSeek-V3 ([DeepSeek-AI, 2024b](references.md)) has 61 layers and 128 heads, a latent of
+# $c = 512$ and a RoPE key of $r = 64$. Its cache per token, in bfloat16, against the same
+# model with multi-head, grouped-query (8 groups) and multi-query attention of
+# $d_\text{head} = 128$ (DeepSeek-V2's paper compares with the same $d_h$):
+
+# %%
+KiB = 2**10
+layers_v3, heads_v3, d_h = 61, 128, 128
+per_token_kib = {
+    "MLA": ac.mla_cache_bytes(layers_v3, 512, 64, 1, 2) / KiB,  # (512 + 64) × 61 × 2
+    "MHA": ac.kv_cache_bytes(layers_v3, heads_v3, d_h, 1, 2) / KiB,  # 128 KV heads
+    "GQA, 8 groups": ac.kv_cache_bytes(layers_v3, 8, d_h, 1, 2) / KiB,
+    "MQA": ac.kv_cache_bytes(layers_v3, 1, d_h, 1, 2) / KiB,
+}
+at_128k_gib = {m: kib * n_context / 2**20 for m, kib in per_token_kib.items()}
+step_table(
+    {
+        "KiB per token": list(per_token_kib.values()),
+        "GiB at 128k tokens": list(at_128k_gib.values()),
+    },
+    index=list(per_token_kib),
+    digits=2,
+)
+
+# %% [markdown]
+# MLA holds {eval}`dec(per_token_kib["MLA"], 2)` KiB per token, $(512 + 64) \times 61 \times 2$
+# bytes, where multi-head attention would hold {eval}`grouped(per_token_kib["MHA"])` KiB, and
+# 128k tokens take {eval}`dec(at_128k_gib["MLA"], 2)` GiB instead of
+# {eval}`grouped(at_128k_gib["MHA"])`. That is less than GQA with 8 groups
+# ({eval}`dec(per_token_kib["GQA, 8 groups"], 2)` KiB) and a little more than twice MQA
+# ({eval}`dec(per_token_kib["MQA"], 2)` KiB), while every head still has keys and values of
+# its own; DeepSeek-V2's paper reports that MLA matched or beat multi-head attention in its
+# experiments, where GQA and MQA lost quality.
+#
+# ## Reading a model card
+#
+# The fields a configuration (`config.json`) or a checkpoint's weight names use for what this
+# chapter computed:
+
+# %%
+step_table(
+    {
+        "what it is": [
+            "W, the keys a windowed layer sees (check: q − k < W?)",
+            "which layers are windowed and which global",
+            "Gemma 2's cap c on the scaled scores",
+            "a learned sink logit per head (a weight, in gpt-oss)",
+            "RMSNorm gains on each head's q and k (weights)",
+            "MLA: the latent's width c",
+            "MLA: the RoPE part r of queries and the shared key",
+            "MLA: the per-head key part without position, n",
+            "MLA: the per-head value width",
+        ],
+        "this chapter": [
+            "the band mask",
+            "local and global layers",
+            "soft-capping",
+            "sinks",
+            "QK-norm",
+            "MLA",
+            "the decoupled RoPE key",
+            "MLA",
+            "MLA",
+        ],
+    },
+    index=[
+        "sliding_window",
+        "layer_types",
+        "attn_logit_softcapping",
+        "sinks",
+        "q_norm, k_norm",
+        "kv_lora_rank",
+        "qk_rope_head_dim",
+        "qk_nope_head_dim",
+        "v_head_dim",
+    ],
+)
+
+# %% [markdown]
+# Beyond this chapter: sparse attention, where each query reads a chosen subset of the keys,
+# is the next chapter's. Kimi K2 adopts DeepSeek-V3's MLA with fewer heads
+# ([Kimi Team, 2025](references.md)). Read a card's fields against the formulas above, and
+# against the convention each library uses: the off-by-one of the window is not the only one.
+#
+# ## Summary
+#
+# - A sliding window of $W$ keys is a band mask, $0 \le i - j < W$ (Hugging Face's
+#   convention; Mistral's paper words it with one key more). $k$ windowed layers reach
+#   $k(W - 1) + 1$ tokens. A ring buffer of $W$ slots, position $t$ in slot $t \bmod W$, gives
+#   exactly the windowed pass's rows.
+# - Shipped models interleave local and global layers (Gemma 3 5:1 with 1,024 tokens, gpt-oss
+#   1:1 with 128); the global layers hold most of the cache.
+# - A softmax row must put its weight somewhere; trained models put it on the first tokens
+#   (attention sinks), so StreamingLLM keeps them, and gpt-oss learns a sink logit per head:
+#   here it took {eval}`dec(share)` of the row and shrank the output by $1 - \text{share}$.
+# - A sigmoid gate on each head's output lets a head add nothing; QK-norm bounds a scaled score
+#   by $\sqrt d$ times the gains ({eval}`plain(bound)` here), soft-capping by $c$.
+# - MLA caches one latent and one RoPE key per token; the absorbed path attends to them
+#   directly and equals the naive one. DeepSeek-V3 caches {eval}`dec(per_token_kib["MLA"], 2)`
+#   KiB per token instead of {eval}`grouped(per_token_kib["MHA"])`.
+#
+# ## How long this chapter took
+
+# %% tags=["nbval-ignore-output"]
+chapter_seconds = time.perf_counter() - chapter_start
+round(chapter_seconds, 1)
+
+# %% [markdown]
+# This chapter ran top to bottom in {eval}`dec(chapter_seconds, 1)` seconds on the machine
+# that built this page.
