@@ -115,7 +115,8 @@ sims, linear_weights, linear_out
 # $$ (eq-ch12-regrouped)
 #
 # $S$ and $\mathbf z$ hold the keys and values summed once, whatever the query; a query reads
-# them with two small products. No query meets a key one at a time.
+# them with two small products; $\phi(\mathbf q)^\top \mathbf z$ is the normaliser (정규화 항)
+# that makes the weights sum to 1. No query meets a key one at a time.
 
 # %%
 S_all = phi_K.T @ V  # [2, 3] @ [3, 2] -> [2, 2]: Σ φ(k_j) v_jᵀ
@@ -336,7 +337,7 @@ figures.show(
 # $$ (eq-ch12-delta)
 #
 # with $S$ now stored as $d_v \times d_k$ (values by keys, as `ac.delta_rule` and the papers
-# write it), unit keys, and a writing strength $0 < \beta_t \le 1$ that the model computes from
+# write it), unit keys, and a writing strength (쓰기 강도) $0 < \beta_t \le 1$ that the model computes from
 # each token. With $\beta_t = 1$ and a unit key, $S_t \mathbf k_t = S_{t-1}\mathbf k_t +
 # \mathbf v_t - S_{t-1} \mathbf k_t = \mathbf v_t$: after the write the state returns exactly
 # the new value for its key. By hand on the three unit keys, $\beta = 1$:
@@ -551,7 +552,7 @@ qwen_kv_per_token_kib, qwen_state_mib, qwen_long_gib
 # I_{t,s} = \sum_j w_{t,j}\, \mathrm{ReLU}\big(\mathbf q_{t,j} \cdot \mathbf k_s\big),
 # $$ (eq-ch12-indexer)
 #
-# then keeps each query's top $k$ (2,048 in DeepSeek-V3.2), and runs attention over those
+# then keeps each query's top $k$ (상위 k 선택; 2,048 in DeepSeek-V3.2), and runs attention over those
 # alone. By hand on six tokens, an indexer of two heads of width 2, and $k = 3$:
 
 # %%
