@@ -90,7 +90,8 @@ phi = ac.elu_plus_one
 phi_q = phi(q)  # (1, 0) -> (2, 1)
 phi_K = phi(K)  # [3, 2]: (2, 1), (1, 2), (2, 2)
 sims = phi_K @ phi_q  # [3, 2] @ [2] -> [3]: φ(k_j)·φ(q)
-linear_weights = sims / sims.sum()  # [3], sums to 1
+sims_total = sims.sum()
+linear_weights = sims / sims_total  # [3], sums to 1
 linear_out = linear_weights @ V  # [3] @ [3, 2] -> [2]
 sims, linear_weights, linear_out
 
@@ -98,7 +99,7 @@ sims, linear_weights, linear_out
 # By hand: $\phi(1, 0) = (2, 1)$, and the keys become {eval}`vector(phi_K[0])`,
 # {eval}`vector(phi_K[1])` and {eval}`vector(phi_K[2])` ($e^0 = 1$ for each zero). The
 # similarities are $2 \cdot 2 + 1 \cdot 1 =$ {eval}`plain(sims[0])`, then
-# {eval}`plain(sims[1])` and {eval}`plain(sims[2])`, a sum of {eval}`plain(sims.sum())`; the
+# {eval}`plain(sims[1])` and {eval}`plain(sims[2])`, a sum of {eval}`plain(sims_total)`; the
 # weights {eval}`dec(linear_weights)` and the output {eval}`vector(linear_out)`. The weights
 # are flatter than softmax's {eval}`dec(softmax_weights)`: no exponential sharpens them. That
 # is the first price; the next sections find the second.
@@ -121,7 +122,8 @@ sims, linear_weights, linear_out
 # %%
 S_all = phi_K.T @ V  # [2, 3] @ [3, 2] -> [2, 2]: Σ φ(k_j) v_jᵀ
 z_all = phi_K.sum(axis=0)  # [2]: Σ φ(k_j), the normaliser's sum
-regrouped = (phi_q @ S_all) / (phi_q @ z_all)  # [2] @ [2, 2] / [2] @ [2]
+normaliser = phi_q @ z_all  # [2] @ [2] -> a number: φ(q) · z
+regrouped = (phi_q @ S_all) / normaliser  # [2] @ [2, 2] -> [2], divided
 np.testing.assert_allclose(regrouped, linear_out)
 np.testing.assert_allclose(ac.linear_attention(q, K, V, causal=False), linear_out)
 S_all, z_all
@@ -130,7 +132,7 @@ S_all, z_all
 # $S$ is {eval}`vector(S_all[0])` over {eval}`vector(S_all[1])` and $\mathbf z =$
 # {eval}`vector(z_all)`; the query reads $\phi(\mathbf q)^\top S = 2 \cdot$
 # {eval}`vector(S_all[0])` $+ 1 \cdot$ {eval}`vector(S_all[1])` and divides by
-# $\phi(\mathbf q) \cdot \mathbf z =$ {eval}`plain(phi_q @ z_all)`: the same
+# $\phi(\mathbf q) \cdot \mathbf z =$ {eval}`plain(normaliser)`: the same
 # {eval}`vector(regrouped)`.
 #
 # ## The causal pass is a recurrence (상태와 순환)
@@ -337,8 +339,8 @@ figures.show(
 # $$ (eq-ch12-delta)
 #
 # with $S$ now stored as $d_v \times d_k$ (values by keys, as `ac.delta_rule` and the papers
-# write it), unit keys, and a writing strength (쓰기 강도) $0 < \beta_t \le 1$ that the model computes from
-# each token. With $\beta_t = 1$ and a unit key, $S_t \mathbf k_t = S_{t-1}\mathbf k_t +
+# write it), unit keys, and a writing strength (쓰기 강도) $0 < \beta_t \le 1$ that the model
+# computes from each token. With $\beta_t = 1$ and a unit key, $S_t \mathbf k_t = S_{t-1}\mathbf k_t +
 # \mathbf v_t - S_{t-1} \mathbf k_t = \mathbf v_t$: after the write the state returns exactly
 # the new value for its key. By hand on the three unit keys, $\beta = 1$:
 
@@ -367,10 +369,10 @@ S_delta
 # **Token 3.** $\mathbf k_3 = (1, 1)/\sqrt 2$, and $S_2$ already returns
 # $S_2 \mathbf k_3 =$ {eval}`vector(delta_steps[2]["already"])` for it (the crosstalk of
 # {eq}`eq-ch12-crosstalk`). The delta is $(1, 1) -$ {eval}`vector(delta_steps[2]["already"])`
-# $=$ {eval}`vector(delta_steps[2]["correction"])`, and $\beta\,\boldsymbol\delta\,
-# \mathbf k_3^\top$ subtracts {eval}`dec(-delta_steps[2]["correction"][0] * K_unit[2, 0])`
-# from every entry: $S_3$ has rows {eval}`vector(S_delta[0])` and {eval}`vector(S_delta[1])`.
-# It returns for $\mathbf k_3$
+# $=$ {eval}`vector(delta_steps[2]["correction"])`, and
+# $\beta\,\boldsymbol\delta\,\mathbf k_3^\top$ adds
+# {eval}`dec(delta_steps[2]["correction"][0])` $/ \sqrt 2$ to every entry: $S_3$ has rows
+# {eval}`vector(S_delta[0])` and {eval}`vector(S_delta[1])`. It returns for $\mathbf k_3$
 
 # %%
 read_k3_delta = S_delta @ K_unit[2]  # the delta rule's state, asked for key 3
@@ -402,7 +404,7 @@ loss_after = 0.5 * np.sum((S_delta @ k3 - v3) ** 2)
 loss_before, loss_after
 
 # %% [markdown]
-# The loss falls from {eval}`dec(loss_before)` to {eval}`plain(round(loss_after, 12))`: with a
+# The loss falls from {eval}`dec(loss_before)` to {eval}`plain(loss_after)`: with a
 # unit key and $\beta = 1$ the step lands on the minimum along $\mathbf k_t$. Yang et al.
 # showed how to train this recurrence in parallel over the sequence, in chunks, as fast as
 # linear attention (DeltaNet).
@@ -422,9 +424,7 @@ rewrites = recall_sweep(pair_counts, d_k_recall, methods=three, rewrite=True)
 
 # %% tags=["hide-input"]
 figures.show(
-    plot_recall(
-        {"random keys": random_keys, "every key written twice": rewrites}, d_k=d_k_recall
-    ),
+    plot_recall({"random keys": random_keys, "every key written twice": rewrites}, d_k=d_k_recall),
     "fig-recall-delta",
     "The delta rule ($\\beta = 1$) against softmax attention and the plain linear sum. Left: "
     "$N$ random keys, each written once. Right: each key written twice, the second value "
@@ -476,14 +476,16 @@ gated = alpha * S_before @ (np.eye(2) - beta * np.outer(k3, k3)) + beta * np.out
 _, gated_lib = ac.delta_rule(Q[2:], K_unit[2:], V[2:], beta=[beta], decay=[alpha], state=S_before)
 np.testing.assert_allclose(gated_lib, gated)
 k_across = np.array([1.0, -1.0]) / np.sqrt(2)  # orthogonal to k3
-gated @ k3, S_before @ k_across, gated @ k_across
+gated_k3 = gated @ k3  # along k3
+before_across, gated_across = S_before @ k_across, gated @ k_across  # across it
+gated_k3, before_across, gated_across
 
 # %% [markdown]
 # $S_3$ has rows {eval}`vector(gated[0])` and {eval}`vector(gated[1])`. Along $\mathbf k_3$
 # the factor $I - \mathbf k_3 \mathbf k_3^\top$ removes the old answer entirely, so the decay
-# changes nothing there: the state returns {eval}`vector(gated @ k3)`, $\mathbf v_3$. Across
-# it, along $(1, -1)/\sqrt 2$, the old state returned {eval}`vector(S_before @ k_across)` and
-# the new one {eval}`vector(gated @ k_across)`, $\alpha$ times as much: what no new key
+# changes nothing there: the state returns {eval}`vector(gated_k3)`, $\mathbf v_3$. Across
+# it, along $(1, -1)/\sqrt 2$, the old state returned {eval}`vector(before_across)` and
+# the new one {eval}`vector(gated_across)`, $\alpha$ times as much: what no new key
 # touches fades as $\alpha^t$. Qwen3-Next's linear layers are Gated DeltaNet.
 #
 # ## Hybrids: one full-attention layer in four (하이브리드 모델)
@@ -505,14 +507,15 @@ attention_layers = layers // 4  # one layer in four keeps its KV cache
 linear_layers = layers - attention_layers
 hybrid_kv_per_token_kib = ac.kv_cache_bytes(attention_layers, kv_heads, d_head, 1, 2) / 2**10
 hybrid_state_bytes = ac.linear_state_bytes(linear_layers, heads, d_head, d_head, 2)
+hybrid_state_mib = hybrid_state_bytes / MiB
 hybrid_long_bytes = ac.kv_cache_bytes(attention_layers, kv_heads, d_head, n_long, 2)
 hybrid_long_gib = (hybrid_long_bytes + hybrid_state_bytes) / GiB
-hybrid_kv_per_token_kib, hybrid_state_bytes / MiB, hybrid_long_gib
+hybrid_kv_per_token_kib, hybrid_state_mib, hybrid_long_gib
 
 # %% [markdown]
 # Per token it adds {eval}`plain(hybrid_kv_per_token_kib)` KiB against
 # {eval}`plain(kv_per_token_kib)`, a quarter; its states take a fixed
-# {eval}`plain(hybrid_state_bytes / MiB)` MiB; at 128k tokens it holds
+# {eval}`plain(hybrid_state_mib)` MiB; at 128k tokens it holds
 # {eval}`dec(hybrid_long_gib, 2)` GiB against the all-attention model's
 # {eval}`plain(kv_long_gib)`. The cache still grows with $n$, four times slower. Qwen3-Next-80B's
 # published configuration goes further: of its 48 layers, the 12 full-attention ones have 2

@@ -19,9 +19,15 @@ def test_recall_draws_each_method_of_each_panel():
     panels = {"random keys": _sweep(["softmax", "linear"]), "rewrites": _sweep(["delta"])}
     fig = plot_recall(panels, d_k=16)
     left, right = fig.axes
-    lines = [line for line in left.get_lines() if line.get_label() in
-             {label for label, *_ in RECALL_STYLE.values()}]
-    assert [line.get_label() for line in lines] == ["softmax attention", "linear attention, φ = identity"]
+    lines = [
+        line
+        for line in left.get_lines()
+        if line.get_label() in {label for label, *_ in RECALL_STYLE.values()}
+    ]
+    assert [line.get_label() for line in lines] == [
+        "softmax attention",
+        "linear attention, φ = identity",
+    ]
     np.testing.assert_allclose(lines[1].get_ydata(), [1.0, 0.6, 0.25])
     np.testing.assert_allclose(lines[0].get_xdata(), [4, 16, 64])
     assert left.get_title() == "random keys" and right.get_title() == "rewrites"
