@@ -525,9 +525,11 @@ def plot_recall(panels, *, d_k):
             ax.plot(sweep.n_pairs, accuracy, ls=ls, marker=marker, color=colour, label=label)
         ax.axvline(d_k, color="grey", ls=":", lw=1)
         ax.text(d_k, 0.02, f" N = d_k = {d_k}", color="grey", fontsize=8)
-        ax.set(xscale="log", xlabel="pairs stored N", title=title, ylim=(0, 1.03))
+        ax.set(xlabel="pairs stored N", title=title, ylim=(0, 1.03))
         ax.set_xscale("log", base=2)
+        ax.set_xticks(sweep.n_pairs, [str(n) for n in sweep.n_pairs])
+        ax.minorticks_off()
     axes[0][0].set_ylabel("recall accuracy")
-    axes[0][-1].legend(frameon=False, fontsize=7, loc="lower left")
+    axes[0][0].legend(frameon=False, fontsize=7, loc="center left", bbox_to_anchor=(0, 0.6))
     fig.tight_layout()
     return fig
