@@ -534,8 +534,9 @@ qwen_kv_per_token_kib, qwen_state_mib, qwen_long_gib
 
 # %% [markdown]
 # {eval}`plain(qwen_kv_per_token_kib)` KiB a token, {eval}`plain(qwen_state_mib)` MiB of
-# state, and {eval}`dec(qwen_long_gib, 2)` GiB at 128k tokens, for a model ten times the size
-# of the Llama-3-8B-like one. (The Gated DeltaNet layers also keep a few tokens of input for a
+# state, and {eval}`dec(qwen_long_gib, 2)` GiB at 128k tokens, for a model of 80 billion
+# parameters (3 billion of them used for each token, a mixture of experts), ten times the
+# Llama-3-8B-like one's. (The Gated DeltaNet layers also keep a few tokens of input for a
 # short convolution, a few KiB.)
 #
 # **Mamba-2, the same family.** State-space models (상태 공간 모델) reached the same place from
@@ -589,7 +590,7 @@ sparse_weights = ac.scaled_dot_product_attention(
 sparse_weights[-1].round(3)
 
 # %% [markdown]
-# The last token's weights fall on keys 2, 0 and 4 only, {eval}`dec(sparse_weights[-1])`.
+# The last token's weights, {eval}`dec(sparse_weights[-1])`, fall on keys 0, 2 and 4 only.
 # What does it save? A decode step at 128k tokens, with 128 heads of 128 and DeepSeek-V3.2's
 # indexer of 64 heads of 128 (DeepSeek-V3.2's own attention heads are multi-head latent
 # attention's, Chapter 11's, wider than this):
