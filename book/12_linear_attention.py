@@ -406,8 +406,8 @@ loss_before, loss_after
 # %% [markdown]
 # The loss falls from {eval}`dec(loss_before)` to {eval}`plain(loss_after)`: with a
 # unit key and $\beta = 1$ the step lands on the minimum along $\mathbf k_t$. Yang et al.
-# showed how to train this recurrence in parallel over the sequence, in chunks, as fast as
-# linear attention (DeltaNet).
+# showed how to train this recurrence in parallel over the sequence, chunk by chunk, which
+# made the delta rule (DeltaNet) practical at the scale of language models.
 #
 # ## The recall experiment again
 #
