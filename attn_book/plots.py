@@ -19,6 +19,7 @@ __all__ = [
     "plot_jacobian_norm",
     "plot_patch_attention",
     "plot_query_keys",
+    "plot_recall",
     "plot_saturation",
     "plot_score_variance",
     "plot_temperature",
@@ -488,5 +489,47 @@ def plot_training_runs(runs, *, uniform_entropy=None):
     loss_ax.set(yscale="log", xlabel="training step", ylabel="loss (squared error)")
     ent_ax.set(xlabel="training step", ylabel="mean entropy of a row (nats)", ylim=(0, None))
     loss_ax.legend(frameon=False, fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+RECALL_STYLE = {  # method -> (label, Okabe-Ito colour, marker, line style)
+    "softmax": ("softmax attention", OKABE_ITO[4], "o", "-"),
+    "linear": ("linear attention, φ = identity", OKABE_ITO[0], "s", "-"),
+    "linear_elu": ("linear attention, elu + 1", OKABE_ITO[3], "^", "--"),
+    "delta": ("delta rule, β = 1", OKABE_ITO[2], "D", "-"),
+}
+
+
+def plot_recall(panels, *, d_k):
+    """Recall accuracy against the number of stored pairs N, one panel per sweep.
+
+    Parameters
+    ----------
+    panels : dict of str to attn_book.recall.RecallSweep
+        Panel title -> sweep; each method of the sweep is one line (:data:`RECALL_STYLE`).
+    d_k : int
+        The keys' width, drawn as a dotted vertical line: a d_k × d_v state.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel per sweep, sharing the y axis (accuracy, 0 to 1), at most 6.8 in wide.
+    """
+    fig, axes = plt.subplots(
+        1, len(panels), figsize=(3.4 * len(panels), 3.2), sharey=True, squeeze=False
+    )
+    for ax, (title, sweep) in zip(axes[0], panels.items(), strict=True):
+        for method, accuracy in sweep.accuracy.items():
+            label, colour, marker, ls = RECALL_STYLE[method]
+            ax.plot(sweep.n_pairs, accuracy, ls=ls, marker=marker, color=colour, label=label)
+        ax.axvline(d_k, color="grey", ls=":", lw=1)
+        ax.text(d_k, 0.02, f" N = d_k = {d_k}", color="grey", fontsize=8)
+        ax.set(xlabel="pairs stored N", title=title, ylim=(0, 1.03))
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sweep.n_pairs, [str(n) for n in sweep.n_pairs])
+        ax.minorticks_off()
+    axes[0][0].set_ylabel("recall accuracy")
+    axes[0][0].legend(frameon=False, fontsize=7, loc="center left", bbox_to_anchor=(0, 0.6))
     fig.tight_layout()
     return fig

@@ -179,7 +179,7 @@ print("scaled:", same_scaled, "  unscaled:", same_plain)
 # | [Henry et al., 2020](references.md) | each vector divided by its length | a learnt scale |
 # | ViT-22B ([Dehghani et al., 2023](references.md)) | a LayerNorm | $\sqrt{d_k}$ |
 # | OLMo 2 ([Team OLMo, 2024](references.md)) | an RMSNorm over the whole projection | $\sqrt{d_k}$ |
-# | Qwen3 ([Qwen Team, 2025](references.md)) | an RMSNorm over each head's $d_k$ components | $\sqrt{d_k}$ |
+# | Qwen3 ([Qwen Team, 2025a](references.md)) | an RMSNorm over each head's $d_k$ components | $\sqrt{d_k}$ |
 # | Gemma 3 ([Gemma Team, 2025](references.md)) | an RMSNorm over each head's $d_k$ components | the square root of `query_pre_attn_scalar`: $d_k$ in the smaller models, $d_\text{model}/h = 168$ in the 27B model, whose heads have $d_k = 128$ |
 #
 # With learnt gains, each normalised vector has length about $\sqrt{d_k}\,g$, with $g$ a

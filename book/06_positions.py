@@ -530,7 +530,7 @@ gap_rope
 # first, so that the slowest pairs still have angles to spare at long distances. Current models
 # pre-train with a much larger one: 500,000 in Llama 3
 # ([Grattafiori et al., 2024](references.md)), 1,000,000 in Qwen3
-# ([Qwen Team, 2025](references.md)) and in Gemma 3's global layers, whose local
+# ([Qwen Team, 2025a](references.md)) and in Gemma 3's global layers, whose local
 # (sliding-window) layers keep 10,000 ([Gemma Team, 2025](references.md)).
 #
 # Past its training length, RoPE's slow pairs reach angles $m\theta_i$ the model never saw,

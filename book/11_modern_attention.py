@@ -579,7 +579,7 @@ step_table(
 # %% [markdown]
 # Beyond this chapter: sparse attention, where each query reads a chosen subset of the keys,
 # is the next chapter's. Kimi K2 adopts DeepSeek-V3's MLA with fewer heads
-# ([Kimi Team, 2025](references.md)). Read a card's fields against the formulas above, and
+# ([Kimi Team, 2025a](references.md)). Read a card's fields against the formulas above, and
 # against the convention each library uses: the off-by-one of the window is not the only one.
 #
 # ## Summary

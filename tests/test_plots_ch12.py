@@ -1,0 +1,41 @@
+"""Chapter 12's figure: one line per method and panel, the sweep's numbers as drawn."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from attn_book.plots import RECALL_STYLE, plot_recall
+from attn_book.recall import RecallSweep
+
+
+def _sweep(methods):
+    ns = np.array([4, 16, 64])
+    accuracy = {m: np.array([1.0, 0.5 + i / 10, 0.25]) for i, m in enumerate(methods)}
+    return RecallSweep(ns, accuracy, dict(accuracy))
+
+
+def test_recall_draws_each_method_of_each_panel():
+    panels = {"random keys": _sweep(["softmax", "linear"]), "rewrites": _sweep(["delta"])}
+    fig = plot_recall(panels, d_k=16)
+    left, right = fig.axes
+    lines = [
+        line
+        for line in left.get_lines()
+        if line.get_label() in {label for label, *_ in RECALL_STYLE.values()}
+    ]
+    assert [line.get_label() for line in lines] == [
+        "softmax attention",
+        "linear attention, φ = identity",
+    ]
+    np.testing.assert_allclose(lines[1].get_ydata(), [1.0, 0.6, 0.25])
+    np.testing.assert_allclose(lines[0].get_xdata(), [4, 16, 64])
+    assert left.get_title() == "random keys" and right.get_title() == "rewrites"
+    assert left.get_ylabel() == "recall accuracy" and right.get_xlabel() == "pairs stored N"
+    assert fig.get_size_inches()[0] <= 6.8
+
+
+def test_every_recall_method_has_a_style():
+    from attn_book.recall import METHODS
+
+    assert set(RECALL_STYLE) == set(METHODS)
