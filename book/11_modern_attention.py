@@ -353,7 +353,7 @@ gate, gated
 # ([Henry et al., 2020](references.md)), and ViT-22B's, with a LayerNorm
 # ([Dehghani et al., 2023](references.md)). Qwen3 and Gemma 3 apply an RMSNorm (RMS 정규화:
 # divide by the root mean square, then multiply by a learned gain $\mathbf g$) to each head's
-# query and key ([Qwen Team, 2025](references.md); [Gemma Team, 2025](references.md)); OLMo 2
+# query and key ([Qwen Team, 2025a](references.md); [Gemma Team, 2025](references.md)); OLMo 2
 # one over the whole projection ([Team OLMo, 2024](references.md)); Chapter 3's aside lists
 # them, and Gemma 3's other divisor. With the divisor $\sqrt d$, as here: after RMSNorm a
 # vector of $d$ numbers has length $\sqrt d$ (before the gain), so by Cauchy–Schwarz the
