@@ -184,8 +184,9 @@ len(ring), ring.keys.shape
 # windows interleave them with global layers (전역 레이어), which keep the whole causal mask
 # and the whole cache:
 #
-# - **Mistral 7B** ([Jiang et al., 2023](references.md)): every layer windowed, $W = 4{,}096$,
-#   with the rolling buffer: 32 layers, 8 key-value heads of 128.
+# - **Mistral 7B** v0.1 ([Jiang et al., 2023](references.md)): every layer windowed,
+#   $W = 4{,}096$, with the rolling buffer: 32 layers, 8 key-value heads of 128 (later versions
+#   of the model dropped the window).
 # - **Gemma 3** ([Gemma Team, 2025](references.md)): five local layers of 1,024 tokens to
 #   every global one. The 27B model has 62 layers, 16 key-value heads of 128.
 # - **gpt-oss** ([OpenAI, 2025](references.md)): dense layers and banded layers of 128 tokens
@@ -296,7 +297,9 @@ exps_total, row_total = exps.sum(), weights_sink.sum()  # without the sink: 1 an
 share, row_total
 
 # %% [markdown]
-# The exponentials are {eval}`dec(exps)`, with a sum of {eval}`dec(exps_total)`, and the sink
+# With the keys {eval}`vector(K_ex[0])`, {eval}`vector(K_ex[1])`, {eval}`vector(K_ex[2])` and
+# the values {eval}`vector(V_ex[0])`, {eval}`vector(V_ex[1])`, {eval}`vector(V_ex[2])`, the
+# exponentials are {eval}`dec(exps)`, with a sum of {eval}`dec(exps_total)`, and the sink
 # adds $e^1 =$ {eval}`dec(sink_exp)`. The sink takes {eval}`dec(share)` of the row; the three
 # words get {eval}`dec(weights_sink)`, which sum to {eval}`dec(row_total)`, not 1.
 # The ratios between the words do not change: every weight is Chapter 4's times
@@ -381,7 +384,9 @@ bound, raw, normed
 # %% [markdown]
 # The bound is {eval}`plain(bound)`. Vectors a thousand times too long give a raw scaled score
 # of {eval}`grouped(raw)`, but after QK-norm only {eval}`dec(normed)`. The bound is reached
-# when both vectors point along the dimension where both gains are largest, here the first:
+# when both vectors point along a dimension where both gains are largest, which needs the two
+# largest gains on the same dimension, as here on the first (otherwise, with no rotation between
+# the norm and the product, the score stays below $\sqrt d \max_i |g_{q,i}\, g_{k,i}|$):
 
 # %%
 e_0 = np.array([3.0, 0.0, 0.0, 0.0])  # any length: RMSNorm removes it

@@ -65,8 +65,9 @@ softmax_out = softmax_weights @ V  # [3] @ [3, 2] -> [2]
 softmax_weights, softmax_out
 
 # %% [markdown]
-# The weights {eval}`dec(softmax_weights)` and the output {eval}`vector(softmax_out)` are
-# Chapter 4's. Each weight is $e^{s_j} / \sum_i e^{s_i}$ with $s_j = \mathbf q \cdot
+# The keys are {eval}`vector(K[0])`, {eval}`vector(K[1])` and {eval}`vector(K[2])`, the values
+# {eval}`vector(V[0])`, {eval}`vector(V[1])` and {eval}`vector(V[2])`. The weights
+# {eval}`dec(softmax_weights)` and the output {eval}`vector(softmax_out)` are Chapter 4's. Each weight is $e^{s_j} / \sum_i e^{s_i}$ with $s_j = \mathbf q \cdot
 # \mathbf k_j / \sqrt{d_k}$: the query and the key meet inside the exponential, and no algebra
 # takes them apart. So every query must meet every key, one score at a time: for $n$ queries
 # and $n$ keys, the $n \times n$ table, and for a new token, every cached key.
@@ -101,7 +102,10 @@ sims, linear_weights, linear_out
 # similarities are $2 \cdot 2 + 1 \cdot 1 =$ {eval}`plain(sims[0])`, then
 # {eval}`plain(sims[1])` and {eval}`plain(sims[2])`, a sum of {eval}`plain(sims_total)`; the
 # weights {eval}`dec(linear_weights)` and the output {eval}`vector(linear_out)`. The weights
-# are flatter than softmax's {eval}`dec(softmax_weights)`: no exponential sharpens them. That
+# are flatter than softmax's {eval}`dec(softmax_weights)`: no exponential sharpens them. They
+# also rank the keys differently: keys 1 and 3 have the same dot product with $\mathbf q$, so
+# softmax weighs them alike, but $\phi(\mathbf q) \cdot \phi(\mathbf k)$ is not a function of
+# $\mathbf q \cdot \mathbf k$, and key 3's larger second component lifts its similarity. That
 # is the first price; the next sections find the second.
 #
 # What is gained: $\phi(\mathbf q)$ no longer sits inside a function of each score, so it comes
@@ -536,8 +540,9 @@ qwen_kv_per_token_kib, qwen_state_mib, qwen_long_gib
 # {eval}`plain(qwen_kv_per_token_kib)` KiB a token, {eval}`plain(qwen_state_mib)` MiB of
 # state, and {eval}`dec(qwen_long_gib, 2)` GiB at 128k tokens, for a model of 80 billion
 # parameters (3 billion of them used for each token, a mixture of experts), ten times the
-# Llama-3-8B-like one's. (The Gated DeltaNet layers also keep a few tokens of input for a
-# short convolution, a few KiB.)
+# Llama-3-8B-like one's. (The Gated DeltaNet layers also keep the last few tokens of their
+# query, key and value channels for a short convolution: a fixed cache of tens of KiB a layer,
+# not counted here.)
 #
 # **Mamba-2, the same family.** State-space models (상태 공간 모델) reached the same place from
 # the other side. Mamba-2's layer keeps a state $H_t = a_t H_{t-1} + \mathbf x_t
@@ -583,7 +588,7 @@ index_scores[-1], keep.astype(int)
 # the identity as values, its output is the weights themselves:
 
 # %%
-attn_queries = index_keys  # in this toy the attention's own queries and keys are the indexer's
+attn_queries = index_keys  # in this toy each token's attention query is its own key
 sparse_weights = ac.scaled_dot_product_attention(
     attn_queries, index_keys, np.eye(6), attn_mask=keep
 )  # [6, 6]: values the identity, so the output rows are the weights
@@ -603,10 +608,13 @@ attention_saving, sparse.flops_ratio, read_saving
 
 # %% [markdown]
 # Attention itself needs {eval}`plain(attention_saving)` times fewer FLOPs, $n / k$, and reads
-# {eval}`dec(read_saving, 1)` times fewer bytes of keys and values. The indexer still rates all
+# {eval}`dec(read_saving, 1)` times fewer bytes of the attention's keys and values; the indexer
+# still reads its own (small, FP8) key of every token, so the bytes a decode step reads fall by
+# far less than that. The indexer still rates all
 # {eval}`grouped(n_long)` keys, so with it the step needs {eval}`dec(sparse.flops_ratio, 2)`
 # times fewer FLOPs; it grows like $n$ per token, like dense attention, but its heads are
-# cheap and DeepSeek runs them in FP8. And the cache is not smaller at all: a key that no query
+# cheap and DeepSeek runs them in FP8. And the cache is not smaller (it even gains the
+# indexer's keys): a key that no query
 # picks today may be picked by the next, so every key stays stored. Native Sparse Attention
 # ([Yuan et al., 2025](references.md)) selects blocks of keys rather than single keys: each
 # query reads compressed summaries of all blocks, the blocks those summaries rate highest, and a
@@ -642,7 +650,8 @@ attention_saving, sparse.flops_ratio, read_saving
 #   plain sum recalled {eval}`dec(forgetting.accuracy["linear"][2], 2)` of 16 pairs and
 #   {eval}`dec(forgetting.accuracy["linear"][5], 2)` of 128; softmax attention all of them.
 # - The delta rule ({eq}`eq-ch12-delta`) is a gradient step on $\tfrac12\lVert S\mathbf k -
-#   \mathbf v\rVert^2$. On random keys written once it recalled fewer pairs than the plain sum;
+#   \mathbf v\rVert^2$. On random keys written once, with $\beta = 1$, it recalled fewer pairs
+#   than the plain sum (a smaller or learnt $\beta$, as the models use, behaves otherwise);
 #   with every key rewritten it kept the new values, where softmax and the plain sum averaged
 #   old and new. Gated DeltaNet ({eq}`eq-ch12-gated`) adds a decay $\alpha_t$ that forgets.
 # - Hybrids keep one full-attention layer in four (Qwen3-Next, Kimi Linear): a quarter of the
