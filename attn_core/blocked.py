@@ -36,7 +36,8 @@ def blocked_attention(
     attn_mask, is_causal, scale
         As in :func:`attn_core.attention_weights`.
     block_size : int, optional
-        Queries per block (any gives the same output); default: at most :data:`BLOCK_SCORES`.
+        Queries per block (any gives the same output); default: up to 256, fewer to keep one
+        block's scores within :data:`BLOCK_BYTES`.
 
     Returns
     -------
