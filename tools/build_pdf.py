@@ -349,11 +349,11 @@ def join(paths, entries, out):
     writer = PdfWriter()
     for path in paths:
         writer.append(str(path), import_outline=False)
-    writer.add_outline_item("Contents", 1)
+    writer.add_outline_item(title="Contents", page_number=1)
     for _, title, first, subs in entries:
-        parent = writer.add_outline_item(title, first - 1)
+        parent = writer.add_outline_item(title=title, page_number=first - 1)
         for section, page in subs:
-            writer.add_outline_item(section, page - 1, parent=parent)
+            writer.add_outline_item(title=section, page_number=page - 1, parent=parent)
     writer.page_mode = "/UseOutlines"
     writer.add_metadata({"/Title": BOOK_TITLE, "/Author": "The Attention by Hand authors"})
     with open(out, "wb") as f:
