@@ -379,7 +379,7 @@ rng = np.random.default_rng(0)
 q_big, k_big = 1000 * rng.standard_normal((2, d))  # long vectors: [d] each
 raw = q_big @ k_big / math.sqrt(d)  # unnormalised: grows with the lengths
 normed = ac.rms_norm(q_big, g_q) @ ac.rms_norm(k_big, g_k) / math.sqrt(d)
-bound, raw, normed
+print(f"bound {bound}, raw score {raw:.1f}, after QK-norm {normed:.4f}")
 
 # %% [markdown]
 # The bound is {eval}`plain(bound)`. Vectors a thousand times too long give a raw scaled score
