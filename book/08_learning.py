@@ -618,7 +618,7 @@ for label, r in runs.items():
 # %% tags=["nbval-ignore-output"]
 # an unscaled run amplifies rounding: its last digits change with the BLAS build
 seeds = range(5)
-seed_finals = {"scaled": [], "unscaled": []}  # the final loss of each seed's run
+seed_finals = {"scaled": [], "unscaled": []}  # the final loss of each run, start by start
 for seed in seeds:
     seed_rng = np.random.default_rng(seed)
     seed_start = tr.init_projections(seed_rng, d_model, d_k_big, n_words, std=init_std)
