@@ -591,8 +591,9 @@ np.testing.assert_allclose(score_pi, score_shifted)
 # it leaves the pairs whose wavelength $2\pi/\theta_i$ is much shorter than the training
 # length alone, fully interpolates those whose wavelength is longer, ramps between
 # the two, and scales the softmax temperature ([Peng et al., 2023](references.md)). Llama
-# 3.1's released code applies a rule of the same kind to its base of 500,000: wavelengths
-# below 2,048 positions unchanged, above 8,192 divided by 8, a smooth ramp between.
+# 3.1's released code applies a rule of the same kind to its base of 500,000: the pairs whose
+# wavelength is below 2,048 positions keep their frequency, those above 8,192 have it divided
+# by 8 (their wavelength stretched 8 times), with a smooth ramp between.
 #
 # ## Summary
 #

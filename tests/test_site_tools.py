@@ -209,3 +209,24 @@ def test_the_numbered_chapters_sit_at_their_own_number_in_the_toc():
     ]
     numbers = [int(re.search(r"/(\d\d)_", f).group(1)) for f in numbered]
     assert numbers == list(range(1, len(numbered) + 1)), numbered
+
+
+def test_build_book_rewrites_every_page_when_the_table_of_contents_changes(tmp_path, monkeypatch):
+    import build_book
+
+    (tmp_path / "book").mkdir()
+    for name, text in {"_toc.yml": "root: book/intro\n", "_config.yml": "title: t\n"}.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "book" / "01_a.ipynb").write_text("{}")
+    monkeypatch.setattr(build_book, "ROOT", tmp_path)
+    calls = []
+    monkeypatch.setattr(build_book.site_assets, "ensure", lambda: None)
+    monkeypatch.setattr(build_book.subprocess, "call", lambda cmd, cwd: calls.append(cmd) or 0)
+    assert build_book.main([]) == 0 and "--all" not in calls[-1]  # first build: every page
+    (tmp_path / "_build" / "html").mkdir()
+    assert build_book.main([]) == 0 and "--all" not in calls[-1]  # nothing changed
+    (tmp_path / "book" / "02_b.ipynb").write_text("{}")  # a new chapter
+    assert build_book.main([]) == 0 and "--all" in calls[-1]
+    assert build_book.main([]) == 0 and "--all" not in calls[-1]
+    (tmp_path / "_toc.yml").write_text("root: book/intro\nparts: []\n")
+    assert build_book.main([]) == 0 and "--all" in calls[-1]

@@ -9,10 +9,15 @@ nothing changed), then runs ``jupyter-book build`` with ``-nW
 --keep-going``. Nothing is executed: every page shows the outputs stored in its notebook by
 ``tools/sync_chapters.py``. Extra arguments go to ``jupyter-book build``. The site lands in
 DIR/_build/html (default: ./_build/html).
+
+Sphinx rebuilds only the pages whose source changed, so a page built before a chapter was
+added keeps a sidebar without it: when ``_toc.yml``, ``_config.yml`` or the list of pages
+changed since the last build, every page is written again (``--all``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 import time
@@ -33,10 +38,35 @@ def main(argv):
     bin_dir = Path(sys.executable).parent
     cmd = [str(bin_dir / "jupyter-book"), "build", str(ROOT), "--builder", "html"]
     cmd += ["-nW", "--keep-going", *argv]
+    stamp = _output_dir(argv) / "_build" / ".book-layout"
+    layout = _layout()
+    built = (stamp.parent / "html").is_dir()  # else Sphinx writes every page anyway
+    if built and (not stamp.is_file() or stamp.read_text() != layout) and "--all" not in argv:
+        cmd.append("--all")  # the table of contents changed: every sidebar with it
     print("+", " ".join(cmd), flush=True)
     code = subprocess.call(cmd, cwd=ROOT)
+    if code == 0:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(layout)
     print(f"build_book: exit {code} after {time.perf_counter() - start:.1f} s", flush=True)
     return code
+
+
+def _layout():
+    """A digest of what every page's sidebar shows: the toc, the config, the pages."""
+    digest = hashlib.sha256()
+    for name in ("_toc.yml", "_config.yml"):
+        digest.update((ROOT / name).read_bytes())
+    for page in sorted((ROOT / "book").glob("*.[im][pd]*")):  # .ipynb and .md
+        digest.update(page.name.encode())
+    return digest.hexdigest()
+
+
+def _output_dir(argv):
+    """The folder ``--path-output`` names (its _build/ holds the site), else the root."""
+    if "--path-output" in argv[:-1]:
+        return Path(argv[argv.index("--path-output") + 1]).resolve()
+    return ROOT
 
 
 if __name__ == "__main__":
