@@ -328,10 +328,19 @@ ffn_params = 2 * 512 * d_ff  # two matrices
 attention_params = 4 * 512 * 512  # W_Q, W_K, W_V, W_O
 ffn_wider_by = d_ff // 512
 ffn_share = ffn_params / (ffn_params + attention_params)
+# Llama 3 8B: d_model = 4096, a gated feed-forward network (SwiGLU) of three 4096 × 14336
+# matrices, 32 query heads and 8 key/value heads of 128 numbers (Chapter 10's grouped-query)
+llama_ffn_params = 3 * 4096 * 14336
+llama_attention_params = 2 * 4096 * 4096 + 2 * 4096 * 8 * 128  # W_Q, W_O; W_K, W_V
+llama_ffn_share = llama_ffn_params / (llama_ffn_params + llama_attention_params)
 
 # %% [markdown]
 # The feed-forward network is {eval}`plain(ffn_wider_by)` times as wide as the model and holds
-# {eval}`dec(ffn_share, 2)` of the layer's parameters. We leave it and the normalisation out,
+# {eval}`dec(ffn_share, 2)` of the layer's parameters; in today's models the share is larger:
+# Llama 3 8B's gated network (SwiGLU, three matrices) beside grouped key and value heads
+# ([Chapter 10](10_generation.ipynb); [Grattafiori et al., 2024](references.md)) holds
+# {eval}`dec(llama_ffn_share, 2)` of each layer's.
+# We leave it and the normalisation out,
 # to watch attention alone. Stack the position head of our example twice.
 # To keep the code short, the layer below runs it as one head (`n_heads=1`) of all
 # {eval}`n_features` features with the content part of $W_Q$ zeroed: the scores are the
