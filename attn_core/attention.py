@@ -108,6 +108,45 @@ def padding_mask(lengths, S):
     return (np.arange(S) < n[..., None])[..., None, :]  # (..., 1, S)
 
 
+def document_mask(lengths, *, causal=True):
+    """Boolean mask of packed documents: a token sees only its own document's tokens.
+
+    Training packs several documents into one row, back to back, instead of padding each;
+    the mask is block-diagonal, one block per document (causal within it by default), so
+    no token attends across a document's boundary.
+
+    Parameters
+    ----------
+    lengths : array_like of int, shape (D,)
+        Each document's length, at least 1; the row holds N = sum(lengths) tokens.
+    causal : bool
+        Within a document, key j ≤ query i only (the causal mask of each block).
+
+    Returns
+    -------
+    ndarray of bool, shape (N, N)
+        True = may attend.
+
+    Examples
+    --------
+    >>> document_mask([2, 1]).astype(int).tolist()
+    [[1, 0, 0], [1, 1, 0], [0, 0, 1]]
+    >>> document_mask([2, 1], causal=False).astype(int).tolist()
+    [[1, 1, 0], [1, 1, 0], [0, 0, 1]]
+    """
+    n = as_array(lengths, "lengths")
+    if n.ndim != 1 or not np.issubdtype(n.dtype, np.integer) or (n < 1).any():
+        raise ValueError(
+            f"lengths must be a 1-D list of positive integers, got {n.tolist()} "
+            f"(lengths has shape {n.shape})"
+        )
+    N = int(n.sum())
+    check_size((N, N), bool, "the document mask (N, N)", f"lengths summing to N = {N}")
+    document = np.repeat(np.arange(n.size), n)  # [N]: each token's document
+    same = document[:, None] == document[None, :]  # [N, N]
+    return same & np.tri(N, dtype=bool) if check_bool(causal, "causal") else same
+
+
 def attention_weights(
     query, key, attn_mask=None, is_causal=False, *, scale=None, enable_gqa=False, sinks=None
 ):

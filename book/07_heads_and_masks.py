@@ -588,6 +588,34 @@ step_table(
 # still attend to "the" and "cat" and get outputs like any token; nothing in attention removes
 # them, so the model must drop them itself, for instance from the loss.
 #
+# ### Packing: several documents in one row, no padding
+#
+# Training rarely pads. It packs (패킹) documents back to back into one row and hides every
+# key outside the query's own document: a block-diagonal mask, one block per document
+# (causal inside each block when the model is causal). `ac.document_mask(lengths)` builds
+# it; here the two sentences above, packed into one row of 7 tokens and attending both
+# ways as in the padded batch:
+
+# %%
+packed = np.concatenate([example.x, example.x[:2]])  # [N, D]: "the cat saw the dog", "the cat"
+document = ac.document_mask(lengths, causal=False)  # [N, N], True = the same document
+print(document.astype(int))
+out_packed, _ = ac.multi_head_attention(packed, packed, *mha, attn_mask=document)
+out_padded, _ = ac.multi_head_attention(batch, batch, *mha, attn_mask=padding[:, None])
+out_real = np.concatenate([out_padded[0], out_padded[1, :2]])  # the batch's 7 real tokens
+positions_packed = np.concatenate([np.arange(n) for n in lengths])  # each document from 0
+print("positions:", positions_packed)
+print("the padded batch's outputs, to 1e-12:", np.allclose(out_packed, out_real, rtol=0, atol=1e-12))
+
+# %% [markdown]
+# The packed row gives every real token the output the padded batch gave it, to rounding,
+# and holds {eval}`plain(packed.shape[0])` tokens where the batch held
+# {eval}`plain(batch.shape[0] * batch.shape[1])`. Each document's positions start again at
+# 0 (here the position features of "the cat" are those of a sentence's first two words): a
+# model with rotary positions ([Chapter 6](06_positions.ipynb)) is given them as
+# `position_ids`, and FlashAttention's variable-length kernels take the documents' boundaries
+# (`cu_seqlens`) instead of the $N \times N$ mask.
+#
 # ### Boolean and additive masks give the same weights
 #
 # A float mask is *added* to the scores, in `attn_core` as in
