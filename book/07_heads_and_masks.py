@@ -605,7 +605,8 @@ out_padded, _ = ac.multi_head_attention(batch, batch, *mha, attn_mask=padding[:,
 out_real = np.concatenate([out_padded[0], out_padded[1, :2]])  # the batch's 7 real tokens
 positions_packed = np.concatenate([np.arange(n) for n in lengths])  # each document from 0
 print("positions:", positions_packed)
-print("the padded batch's outputs, to 1e-12:", np.allclose(out_packed, out_real, rtol=0, atol=1e-12))
+same = np.allclose(out_packed, out_real, rtol=0, atol=1e-12)
+print("the padded batch's outputs, to 1e-12:", same)
 
 # %% [markdown]
 # The packed row gives every real token the output the padded batch gave it, to rounding,
