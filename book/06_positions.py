@@ -595,6 +595,13 @@ np.testing.assert_allclose(score_pi, score_shifted)
 # wavelength is below 2,048 positions keep their frequency, those above 8,192 have it divided
 # by 8 (their wavelength stretched 8 times), with a smooth ramp between.
 #
+# A model's configuration names the rule in `rope_scaling`, by its `rope_type` in Hugging
+# Face's `transformers`: `"linear"` is position interpolation, `"dynamic"` raises the base
+# NTK-style as the input grows past the training length, `"yarn"` is YaRN, `"llama3"` the
+# rule just described, and `"longrope"` (Phi-3) a factor per pair found by search. Some
+# models rotate only part of each head and leave the rest without positions: GPT-NeoX a
+# quarter of it (`rotary_pct`, elsewhere `partial_rotary_factor`).
+#
 # ## Summary
 #
 # - Attention without positions is blind to word order: a shuffled sentence gives the same

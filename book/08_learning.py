@@ -728,7 +728,9 @@ print(f"W_Q (undoing the shrink), gap below {tol_same:.0e}:", W_Q_gap < tol_same
 # that reason, and sets each matrix's initialisation and learning rate by its width (with
 # Adam, a hidden matrix's learning rate shrinks as 1/width), so that settings tuned on a
 # narrow model carry over to a wide one. With $1/\sqrt{d_k}$ and one learning rate for every
-# width, they do not in general.
+# width, they do not in general. Models trained in 2026 also bound the scores as they grow
+# in training: a normalisation of each query and key (QK-norm) or a cap on each score
+# (logit soft-capping), both computed in [Chapter 11](11_modern_attention.ipynb).
 #
 # ## Summary
 #
