@@ -3,8 +3,10 @@
 Each query's softmax needs only its own row of scores, so a (..., block_size, S) block is
 made, exponentiated in place and multiplied by the values in one reused buffer; the queries
 are scaled (L × E) instead of the scores, and the output is divided by each row's sum
-(L × Ev) instead of the weights. Key and value are never copied, so a decode step (one
-query, a long cache) holds one row of scores.
+(L × Ev) instead of the weights. With more than one block the values get a column of ones,
+so that one product gives each row's output and its sum (no pass of its own over the
+scores); the key is never copied, nor the value of a decode step (one query, a long
+cache), which holds one row of scores.
 
 A softmax is unchanged by a shift, and ``exp`` of scores of a few tens needs none: each
 block is first exponentiated unshifted, the fastest way, and redone with each row's maximum
@@ -64,14 +66,15 @@ def blocked(q, k, v, mask, is_causal, scale, block_size=None):
     out = np.empty((*np.broadcast_shapes(batch, v.shape[:-2]), L, v.shape[-1]), dtype=v.dtype)
     buffer = np.empty(math.prod(batch) * rows * S, dtype=q.dtype)  # one block's scores
     key_t, shifted = np.swapaxes(k, -1, -2), False  # [..., E, S]: a view, never a copy
-    ones = np.ones(S, dtype=q.dtype) if rows < L else None  # sums rows by BLAS; not to decode
+    if rows < L:  # [..., S, Ev + 1]: scores @ [v | 1] gives the output and each row's sum
+        v = np.concatenate([v, np.ones((*v.shape[:-1], 1), dtype=v.dtype)], axis=-1)
     for start in range(0, L, rows):
         stop = min(start + rows, L)
         seen = min(stop, S) if is_causal else S  # a causal block sees no key after its last query
         scores = buffer[: math.prod(batch) * (stop - start) * seen]
         scores = scores.reshape(*batch, stop - start, seen)  # [..., rows, seen]
         q_block = q[..., start:stop, :] * scale  # [..., rows, E]: scale the queries, not the scores
-        block = (q_block, key_t[..., :seen], v[..., :seen, :], ones, mask, is_causal, start)
+        block = (q_block, key_t[..., :seen], v[..., :seen, :], mask, is_causal, start)
         block += (scores, out[..., start:stop, :])  # written in place: [..., rows, seen | Ev]
         shifted = shifted or not _attend(*block, shift=False)
         if shifted:  # a row's sum over- or underflowed unshifted: subtract each row's max
@@ -84,25 +87,25 @@ def _block_rows(row_bytes):
     return min(256, max(16, BLOCK_BYTES // max(1, row_bytes)))
 
 
-def _attend(q, key_t, values, ones, mask, is_causal, start, scores, out, shift):
-    """``out = softmax(q kᵀ + mask) @ values`` for one block of queries; False if unsound."""
+def _attend(q, key_t, values, mask, is_causal, start, scores, out, shift):
+    """``out = softmax(q kᵀ + mask) @ values`` for one block of queries; False if unsound.
+
+    ``values`` is (..., seen, Ev), or (..., seen, Ev + 1) with a last column of ones.
+    """
     np.matmul(q, key_t, out=scores)  # [..., rows, E] @ [..., E, seen] -> [..., rows, seen]
     _mask_block(scores, mask, is_causal, start)
     with np.errstate(over="ignore", invalid="ignore"):  # unshifted: checked just below
         _exp_shifted_in_place(scores) if shift else np.exp(scores, out=scores)
-        np.matmul(scores, values, out=out)  # [..., rows, seen] @ [..., seen, Ev]
-        total = _row_sums(scores, ones)  # [..., rows, 1], 0 if fully masked
-        np.divide(out, total, out=out, where=total > 0)  # normalise the output, not the weights
+        if values.shape[-1] > out.shape[-1]:  # the ones' column: each row's sum, by BLAS
+            both = np.matmul(scores, values)  # [..., rows, seen] @ [..., seen, Ev + 1]
+            out_unnormalised, total = both[..., :-1], both[..., -1:]  # total: 0 if fully masked
+        else:  # one block (a decode step): the values as they are, the sum on its own
+            out_unnormalised = np.matmul(scores, values, out=out)  # [..., rows, Ev]
+            total = scores.sum(axis=-1, keepdims=True)  # [..., rows, 1], 0 if fully masked
+        np.divide(out_unnormalised, total, out=out, where=total > 0)  # the output, not weights
     np.copyto(out, 0, where=total <= 0)  # a fully masked row attends to nothing
     sound = (total >= _tiny_sum(scores.dtype)) & (total < np.inf)  # full precision, no overflow
     return shift or bool(sound.all() and np.isfinite(out).all())
-
-
-def _row_sums(scores, ones):
-    """Each row's sum (..., rows, 1); ``scores @ ones`` (BLAS) is ~3× faster than ``sum``."""
-    if ones is None:
-        return scores.sum(axis=-1, keepdims=True)
-    return np.matmul(scores, ones[: scores.shape[-1]])[..., None]  # [..., rows, seen] @ [seen]
 
 
 def _tiny_sum(dtype):
