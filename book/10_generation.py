@@ -193,8 +193,8 @@ step_table(
 # is the average of the four values, {eval}`vector(steps[0]["out"])`: a quarter of "who", of
 # "what" and of "did" (the zero value of 그리고 itself is the fourth quarter). The plain
 # softmax cannot look nowhere: its weights always sum to 1, so a query with nothing to ask
-# for still spreads them over the keys. Chapter 11 returns to this with attention sinks,
-# which give a row somewhere harmless to put its weight.
+# for still spreads them over the keys. [Chapter 11](11_modern_attention.ipynb) returns to this
+# with attention sinks, which give a row somewhere harmless to put its weight.
 #
 # **Step 2: 배를.** A noun with -를, so it asks, as 사과를 did in Chapter 5, for an action and
 # an actor. By hand: the query {eval}`vector(steps[1]["q"])` scores
@@ -752,8 +752,9 @@ else:
 #   plus the quantisation constants (a scale and a zero-point per group of numbers) and the
 #   recent tokens it keeps in full precision.
 #
-# Chapter 11 builds what 2026 models ship on top of this cache: sliding-window layers mixed
-# with full ones, attention sinks, and caches of compressed (latent) keys and values.
+# [Chapter 11](11_modern_attention.ipynb) builds what 2026 models ship on top of this cache:
+# sliding-window layers mixed with full ones, attention sinks, and caches of compressed (latent)
+# keys and values.
 #
 # ## Summary
 #
