@@ -374,8 +374,8 @@ except ValueError as err:
 # (whenever $S = d_k$ and the batch size is $d_k$ or 1) it runs and returns wrong numbers
 # without a word. The right transpose
 # turns each $(S, d_k)$ block of keys into $(d_k, S)$ and leaves the batch axis where it is;
-# writing it is the last two exercises ({ref}`ex-ch1-my-scores` and {ref}`ex-ch1-bug-kt`),
-# and `ac.dot_scores` does it for you.
+# writing it is the last exercise ({ref}`ex-ch1-bug-kt`), and `ac.dot_scores` does it for you.
+# The one before it ({ref}`ex-ch1-my-scores`) gets the same scores with no transpose at all.
 #
 # ## Try it: the query pad
 #
@@ -653,22 +653,28 @@ ch1.best_key.check(answer)
 # ```
 # ````
 #
-# ```{exercise} Write the score matrix
+# ```{exercise} Write the score matrix with `einsum`
 # :label: ex-ch1-my-scores
 #
-# Write `my_scores(q, k)` with plain NumPy (no `attn_core`): every score $\mathbf{q}_i \cdot
-# \mathbf{k}_j$ for queries of shape $(\dots, L, d_k)$ and keys of shape $(\dots, S, d_k)$, as
-# an array of shape $(\dots, L, S)$, equation {eq}`eq-qkt`. Before you write it, work out on
-# paper the shape of the keys after your transpose, and of the scores, for queries
-# $(2, 4, 3, 8)$ (batch, heads, $L$, $d_k$) and keys $(2, 4, 5, 8)$; then print both shapes
-# to check. The check runs your function on the worked example, on two matrices, on a batch of
-# sentences and on a batch with heads.
+# Equation {eq}`eq-qkt` says entry $(i, j)$ is $\sum_d q_{i,d}\,k_{j,d}$. NumPy's
+# `np.einsum` computes exactly such sums from a string that gives each axis a letter: a letter
+# that appears in the inputs but not after the `->` is summed over, the others are kept in the
+# order the output names them, and `...` stands for any axes in front. So
+# `np.einsum("d,d->", q, k)` is the dot product $\mathbf q \cdot \mathbf k$, and
+# `np.einsum("sd->ds", keys)` is $K^\top$. Write `my_scores(q, k)` with one `np.einsum` and no
+# transpose (no `attn_core`): every score $\mathbf{q}_i \cdot \mathbf{k}_j$ for queries of
+# shape $(\dots, L, d_k)$ and keys of shape $(\dots, S, d_k)$, as an array of shape
+# $(\dots, L, S)$. Before you write it, say which letter is summed and what shape the scores
+# have for queries $(2, 4, 3, 8)$ (batch, heads, $L$, $d_k$) and keys $(2, 4, 5, 8)$; then
+# print the shape to check. The check runs your function on the worked example, on two
+# matrices, on a batch of sentences and on a batch with heads.
 # ```
 #
 # ```{admonition} Hint
 # :class: dropdown
 #
-# One `@`, and a transpose of the keys that touches their last two axes only.
+# Call the query axis `l`, the key axis `s` and the width `d`. Which letters does the output
+# keep, and in which order? Then put `...` in front of all three parts.
 # ```
 
 
@@ -682,12 +688,15 @@ ch1.my_scores.check(my_scores)
 # ````{solution} ex-ch1-my-scores
 # :class: dropdown
 #
-# `np.swapaxes(k, -1, -2)` turns every $(S, d_k)$ block of keys into $(d_k, S)$ and leaves the
-# batch and head axes where they are; `@` then multiplies block by block.
+# The width `d` is in both inputs and not in the output, so it is summed: entry $(l, s)$ is
+# $\sum_d q_{l,d}\,k_{s,d} = \mathbf q_l \cdot \mathbf k_s$. The output keeps `l` then `s`,
+# one row per query, and `...` carries the batch and head axes through untouched: queries
+# $(2, 4, 3, 8)$ and keys $(2, 4, 5, 8)$ give scores $(2, 4, 3, 5)$. Without `...` the string
+# fits only matrices, and einsum refuses a batch.
 #
 # ```python
 # def my_scores(q, k):
-#     return q @ np.swapaxes(k, -1, -2)  # [..., L, d_k] @ [..., d_k, S] -> [..., L, S]
+#     return np.einsum("...ld,...sd->...ls", q, k)  # sum over d: [..., L, S]
 #
 #
 # ch1.my_scores.check(my_scores)

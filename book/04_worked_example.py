@@ -225,13 +225,12 @@ step_table({"wⱼ unscaled": weights_unscaled, "wⱼ scaled": weights}, index=wo
 
 # %%
 value_sums = V.sum(axis=1)  # v_j1 + v_j2 for each value
-line_sum = value_sums[0]
 output_sum = output.sum()
 value_sums
 
 # %% [markdown]
-# Every value has coordinates that add up to {eval}`plain(line_sum)`: the three points lie on
-# one line, $x + y =$ {eval}`plain(line_sum)`, with $\mathbf v_3$ exactly halfway between
+# Every value has coordinates that add up to {eval}`plain(value_sums[0])`: the three points lie on
+# one line, $x + y =$ {eval}`plain(value_sums[0])`, with $\mathbf v_3$ exactly halfway between
 # $\mathbf v_1$ and $\mathbf v_2$. Their "triangle" is flat, a segment, and every output of this
 # example lies on it: {eval}`dec(output[0])` + {eval}`dec(output[1])` =
 # {eval}`dec(output_sum)`. On a segment the weights are no longer coordinates: since
@@ -316,7 +315,7 @@ step_table(
 
 # %% [markdown]
 # Now all nine scores at once. `K_s.T` would do for these 2-D arrays, but, as the last
-# exercises of [Chapter 1](01_dot_product.ipynb) find, `np.swapaxes` is the transpose that
+# exercise of [Chapter 1](01_dot_product.ipynb) finds, `np.swapaxes` is the transpose that
 # stays right once batch axes appear. (NumPy 2.0 and later, and PyTorch, also name that
 # transpose of the last two axes `K_s.mT`; this book keeps `np.swapaxes`, because NumPy 1.26,
 # which it still supports, has no `.mT`.)
@@ -425,7 +424,6 @@ ch4.weights_by_hand.check(answer)
 # the numbers the folded solution quotes (nothing is printed: work them out first)
 scores_new = keys @ q_new  # [S, d_k] @ [d_k] -> [S]
 scaled_new = scores_new / root_d_k
-weights_new = ac.attention_weights(q_new, keys)  # [S]
 
 # %% [markdown]
 # ````{solution} ex-ch4-weights-by-hand
@@ -433,9 +431,9 @@ weights_new = ac.attention_weights(q_new, keys)  # [S]
 #
 # The scores are $K\mathbf q$ = {eval}`plain(scores_new)`; divided by $\sqrt{2}$ they are
 # {eval}`dec(scaled_new)`. Their exponentials are $e^{x}$, $e^{-x}$ and $e^0 = 1$; divide
-# each by their sum. The weights are {eval}`dec(weights_new, sep=" / ")`. If you got the first
-# two the other way round, a sign slipped in step 1: $q_2 = -1$ makes $\mathbf q\cdot\mathbf
-# k_2$ negative.
+# each by their sum. The weights are {eval}`dec(ch4.weights_by_hand.solution, sep=" / ")`. If
+# you got the first two the other way round, a sign slipped in step 1: $q_2 = -1$ makes $\mathbf
+# q\cdot\mathbf k_2$ negative.
 #
 # ```python
 # # e^x, e^-x and e^0
@@ -465,17 +463,13 @@ print("values:", *[vector(v) for v in values])
 answer = ...  # the output, e.g. [0.0, 0.0]
 ch4.output_by_hand.check(answer)
 
-# %%
-# for the folded solution: [S] @ [S, d_v] -> [d_v]
-output_new = weights_new @ values
-
 # %% [markdown]
 # ````{solution} ex-ch4-output-by-hand
 # :class: dropdown
 #
 # Weight each value and add, one component at a time: the output is
-# {eval}`vector(output_new)`. The two coordinates add up to {eval}`plain(line_sum)` again, as
-# they must for the worked example's values.
+# {eval}`vector(ch4.output_by_hand.solution)`. The two coordinates add up to
+# {eval}`plain(value_sums[0])` again, as they must for the worked example's values.
 #
 # ```python
 # # the previous exercise's weights
@@ -491,7 +485,7 @@ output_new = weights_new @ values
 # A fourth word joins the example, with the same key as word 1 and the value printed below; the
 # query stays {eval}`vector(q)`. Does word 1's weight $w_1$ go `"up"`, `"down"`, or stay the
 # `"same"`? Answer first; the solution runs it. Then, before you open the solution: does the
-# output stay on the line $x + y =$ {eval}`plain(line_sum)` of the three values?
+# output stay on the line $x + y =$ {eval}`plain(value_sums[0])` of the three values?
 # ```
 #
 # ```{admonition} Hint
@@ -508,10 +502,9 @@ answer = ...  # "up", "down" or "same"
 ch4.add_a_word.check(answer)
 
 # %%
-# for the folded solution: the weights with three words and with four
-weights_three = ac.attention_weights(q_4, keys_4[:3])
-weights_four = ac.attention_weights(q_4, keys_4)
-output_four = weights_four @ values_4  # [4] @ [4, d_v] -> [d_v]
+# for the folded solution: the weights with the first three words and with all four
+weights_of = {n: ac.attention_weights(q_4, keys_4[:n]) for n in (3, 4)}
+output_four = weights_of[4] @ values_4  # [4] @ [4, d_v] -> [d_v]
 output_four_sum = output_four.sum()
 
 # %% [markdown]
@@ -520,12 +513,12 @@ output_four_sum = output_four.sum()
 #
 # $w_1$'s numerator $e^{s_1}$ does not change, but the sum it is divided by gains $e^{s_4}$:
 # every old weight shrinks to make room, the more so the better the new key matches the query.
-# With three words the weights are {eval}`dec(weights_three)`; with four,
-# {eval}`dec(weights_four)`.
+# With three words the weights are {eval}`dec(weights_of[3])`; with four,
+# {eval}`dec(weights_of[4])`.
 #
 # The output leaves the line: $\mathbf v_4 =$ {eval}`vector(values_4[3])` is off it, so the four values
 # span a real triangle and the output moves into it, to {eval}`vector(output_four)`, whose
-# coordinates add up to {eval}`dec(output_four_sum)`, not {eval}`plain(line_sum)` (the
+# coordinates add up to {eval}`dec(output_four_sum)`, not {eval}`plain(value_sums[0])` (the
 # convex-combination picture above).
 #
 # ```python
@@ -593,7 +586,7 @@ ch4.gradient_by_hand.check(answer)
 # k})^\top$, the $w$-weighted covariance of the values and the keys, divided by $\sqrt{d_k}$;
 # if every value were the same, moving the query would change nothing. On the worked
 # example the two entries of each column cancel: the output can only slide along the values'
-# line $x + y =$ {eval}`plain(line_sum)`, as the convex-combination picture says.
+# line $x + y =$ {eval}`plain(value_sums[0])`, as the convex-combination picture says.
 #
 # ```python
 # jacobian = sum(

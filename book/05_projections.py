@@ -822,6 +822,59 @@ ch5.verb_finds_subject.check(answer)
 # ```
 # ````
 #
+# ```{exercise} The explainer's layer in numpy
+# :label: ex-ch5-my-self-attention
+#
+# Write `self_attention(X, W_Q, W_K, W_V)` with plain NumPy (no `ac.softmax` and no
+# `ac.scaled_dot_product_attention`): the explainer's `SimpleSelfAttention` without its
+# biases. $X$ is $(\dots, n, d_\text{model})$, one row per token with any batch axes in front;
+# $W_Q$ and $W_K$ are $(d_\text{model}, d_k)$ and $W_V$ is $(d_\text{model}, d_v)$; return the
+# outputs $(\dots, n, d_v)$: equation {eq}`eq-ch5-projections`, then the attention of Chapter 4.
+# The check runs it on our sentence ($d_\text{model}$ = {eval}`X.shape[1]`,
+# $d_k$ = {eval}`W_Q.shape[1]`), on a layer with $d_k \ne d_v$, on two batches of sentences,
+# and on tokens so large that their scores pass ten thousand, with rows far apart.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Project first, one matrix each. The scale is $\sqrt{d_k}$, the width of the queries, not of
+# $X$; `np.swapaxes` gives $K^\top$ for every sentence of a batch; and for the large tokens,
+# recall [Chapter 2](02_softmax.ipynb): subtract each row's maximum before `np.exp`.
+# ```
+
+
+# %%
+def self_attention(X, W_Q, W_K, W_V): ...  # your code here
+
+
+ch5.my_self_attention.check(self_attention)
+
+# %% [markdown]
+# ````{solution} ex-ch5-my-self-attention
+# :class: dropdown
+#
+# Three projections, then Chapter 4's attention on them, row by row along the keys. The scale
+# is $\sqrt{d_k}$, the width of $Q$ and $K$ ({eval}`W_Q.shape[1]` for our sentence, where
+# $d_\text{model}$ is {eval}`X.shape[1]`); `np.swapaxes` turns only the last two axes, so each
+# sentence of a batch keeps its own keys; and subtracting each row's own maximum keeps every
+# $e^{\text{score}}$ at most 1 when the scores run to tens of thousands.
+#
+# ```python
+# def self_attention(X, W_Q, W_K, W_V):
+#     Q = X @ W_Q  # [..., n, d_model] @ [d_model, d_k] -> [..., n, d_k]
+#     K = X @ W_K  # [..., n, d_k]
+#     V = X @ W_V  # [..., n, d_v]
+#     scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])  # [..., n, n]
+#     e = np.exp(scores - scores.max(axis=-1, keepdims=True))  # every exponent <= 0
+#     weights = e / e.sum(axis=-1, keepdims=True)  # each row sums to 1
+#     return weights @ V  # [..., n, n] @ [..., n, d_v] -> [..., n, d_v]
+#
+#
+# ch5.my_self_attention.check(self_attention)
+# ```
+# ````
+#
 # ```{exercise} Find the bug: self-attention from three projections
 # :label: ex-ch5-bug-projections
 #

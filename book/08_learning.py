@@ -484,8 +484,7 @@ row_mean = {"keepdims": True, "axis": -1}
 centred_designed = scores_designed - scores_designed.mean(**row_mean)
 centred_learned = scores_learned - scores_learned.mean(**row_mean)
 # how far below its row's mean 사과를 scores itself
-self_gap_designed = -centred_designed[1, 1]
-self_gap_learned = -centred_learned[1, 1]
+self_gap = {"designed": -centred_designed[1, 1], "learned": -centred_learned[1, 1]}
 columns = {}
 for j, t in enumerate(tokens):
     columns[f"{t}, designed"] = centred_designed[:, j]
@@ -496,8 +495,8 @@ step_table(columns, index=tokens, digits=2)
 # %% [markdown]
 # Now the two agree where the pattern matters: in both, the key each query should find scores
 # highest in its row, well above the others, and the keys it should ignore score lower. The learned gaps are larger: the object's score for itself sits
-# {eval}`dec(self_gap_learned, 2)` below its row's mean against
-# {eval}`dec(self_gap_designed, 2)` designed. Training found the same questions and
+# {eval}`dec(self_gap["learned"], 2)` below its row's mean against
+# {eval}`dec(self_gap["designed"], 2)` designed. Training found the same questions and
 # answers as the design, asked louder, and spread over whichever features happened to carry
 # them.
 #
@@ -516,7 +515,7 @@ rng = np.random.default_rng(1)
 big_start = tr.init_projections(rng, d_model, d_k_big, n_words, std=init_std)
 # a token's query component sums its ones' entries: variance (ones) * std^2
 component_var = X.sum(axis=-1) * init_std**2  # [B, 3]
-var_low, var_high = component_var.min(), component_var.max()
+var_range = component_var.min(), component_var.max()
 saturated_at = 0.99  # a row is saturated when one weight exceeds this
 task = (X, target, big_start, big_steps)  # the same data, start, steps
 runs = {
@@ -527,12 +526,12 @@ runs = {
 # %% [markdown]
 # Here $d_k =$ {eval}`d_k_big` and every entry starts with a standard deviation of
 # {eval}`plain(init_std)`, so each component of a query or key has a variance between
-# {eval}`plain(var_low)` and {eval}`plain(var_high)`: close to the unit variance that the usual
-# initialisations (초기화) aim for. Before any step, how saturated are the weights, and how
-# large are the gradients? A row counts as saturated when one weight exceeds
-# {eval}`plain(saturated_at)`. The gradient reaching $W_Q$ and $W_K$ is
-# `run.grad_norms[0]` (the Euclidean norm of both together). The gradient a single query
-# receives, $\lVert dQ_i\rVert$, tells the rows apart:
+# {eval}`plain(var_range[0])` and {eval}`plain(var_range[1])`: close to the unit variance that
+# the usual initialisations (초기화) aim for. Before any step, how saturated are the weights, and
+# how large are the gradients? A row counts as saturated when one weight exceeds
+# {eval}`plain(saturated_at)`. The gradient reaching $W_Q$ and $W_K$ is `run.grad_norms[0]` (the
+# Euclidean norm of both together). The gradient a single query receives, $\lVert dQ_i\rVert$,
+# tells the rows apart:
 
 # %%
 Q_big, K_big, V_big = (X @ big_start[n] for n in ("W_Q", "W_K", "W_V"))
@@ -628,21 +627,20 @@ for seed in seeds:
         seed_finals[label].append(seed_run.losses[-1])
 seed_finals = {label: np.array(ends) for label, ends in seed_finals.items()}
 seed_ratio = seed_finals["unscaled"] / seed_finals["scaled"]  # seed by seed
-scaled_range = seed_finals["scaled"].min(), seed_finals["scaled"].max()
-unscaled_range = seed_finals["unscaled"].min(), seed_finals["unscaled"].max()
-ratio_range = seed_ratio.min(), seed_ratio.max()
+by_start = seed_finals | {"unscaled / scaled": seed_ratio}  # the table's three columns
+ranges = {label: (column.min(), column.max()) for label, column in by_start.items()}
 seed_labels = [f"seed {s}" for s in seeds]
-step_table(seed_finals | {"unscaled / scaled": seed_ratio}, index=seed_labels, digits=4)
+step_table(by_start, index=seed_labels, digits=4)
 
 # %% [markdown]
-# Scaled, the final loss ranges from {eval}`dec(scaled_range[0], 4)` to
-# {eval}`dec(scaled_range[1], 4)` over the five starts; unscaled, from
-# {eval}`dec(unscaled_range[0], 4)` to {eval}`dec(unscaled_range[1], 4)`.
+# Scaled, the final loss ranges from {eval}`dec(ranges["scaled"][0], 4)` to
+# {eval}`dec(ranges["scaled"][1], 4)` over the five starts; unscaled, from
+# {eval}`dec(ranges["unscaled"][0], 4)` to {eval}`dec(ranges["unscaled"][1], 4)`.
 # The ranges overlap: the best unscaled start ends below the worst scaled one. Start by
-# start, the unscaled run ends {eval}`dec(ratio_range[0], 1)` to
-# {eval}`dec(ratio_range[1], 1)` times higher. Five seeds show the spread, not a precise mean
-# (and an unscaled run's second digit can change with the machine's BLAS build: the run
-# amplifies differences in rounding).
+# start, the unscaled run ends {eval}`dec(ranges["unscaled / scaled"][0], 1)` to
+# {eval}`dec(ranges["unscaled / scaled"][1], 1)` times higher. Five seeds show the spread, not a
+# precise mean (and an unscaled run's second digit can change with the machine's BLAS build: the
+# run amplifies differences in rounding).
 #
 # Does a different learning rate help the unscaled run, over the same {eval}`big_steps` steps?
 # Two smaller ones and a larger one:
@@ -748,8 +746,8 @@ print(f"W_Q (undoing the shrink), gap below {tol_same:.0e}:", W_Q_gap < tol_same
 # - At $d_k =$ {eval}`d_k_big` without $1/\sqrt{d_k}$, most rows start saturated and their
 #   gradients vanish; within {eval}`big_steps` steps the loss stalls at the SGD learning
 #   rates we tried up to 1 (and diverges at 2) and with Adam (one seed); over five seeds,
-#   SGD unscaled ends {eval}`dec(ratio_range[0], 1)` to {eval}`dec(ratio_range[1], 1)`
-#   times higher than scaled.
+#   SGD unscaled ends {eval}`dec(ranges["unscaled / scaled"][0], 1)` to
+#   {eval}`dec(ranges["unscaled / scaled"][1], 1)` times higher than scaled.
 #   The total gradient norm is not what vanishes; the saturated rows' gradients are. From a
 #   start $d_k^{-1/4}$ smaller, whose scores equal the scaled model's, it trains, and with the
 #   learning rate of $W_Q$ and $W_K$ divided by $\sqrt{d_k}$ it is the scaled run, to

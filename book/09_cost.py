@@ -706,10 +706,10 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 # 공간 모델) such as Mamba drop attention for a recurrence (순환) with a state of fixed size whose parameters depend
 # on the input, linear in $n$ ([Gu & Dao, 2023](references.md)). Each trades away some of what
 # full attention gives, every word able to look at every other; in 2023, exact attention
-# with FlashAttention's kernels was still the default. Chapter 11 takes the story on to
-# attention as 2026 models ship it (sliding windows, attention sinks, gates, latent caches),
-# and Chapter 12 to attention without the $n \times n$ table (linear attention, the delta
-# rule, hybrids, sparse attention).
+# with FlashAttention's kernels was still the default. [Chapter 11](11_modern_attention.ipynb)
+# takes the story on to attention as 2026 models ship it (sliding windows, attention sinks,
+# gates, latent caches), and [Chapter 12](12_linear_attention.ipynb) to attention without the
+# $n \times n$ table (linear attention, the delta rule, hybrids, sparse attention).
 #
 # ```{admonition} An aside: less data, less energy
 # :class: note

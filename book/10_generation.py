@@ -193,8 +193,8 @@ step_table(
 # is the average of the four values, {eval}`vector(steps[0]["out"])`: a quarter of "who", of
 # "what" and of "did" (the zero value of 그리고 itself is the fourth quarter). The plain
 # softmax cannot look nowhere: its weights always sum to 1, so a query with nothing to ask
-# for still spreads them over the keys. Chapter 11 returns to this with attention sinks,
-# which give a row somewhere harmless to put its weight.
+# for still spreads them over the keys. [Chapter 11](11_modern_attention.ipynb) returns to this
+# with attention sinks, which give a row somewhere harmless to put its weight.
 #
 # **Step 2: 배를.** A noun with -를, so it asks, as 사과를 did in Chapter 5, for an action and
 # an actor. By hand: the query {eval}`vector(steps[1]["q"])` scores
@@ -398,7 +398,7 @@ cache_read = [
     ac.kv_cache_bytes(1, kv_heads, d_head, n, 2) for n in contexts
 ]  # one layer's cache, float16
 group_size = heads // kv_heads  # query heads per key-value head
-flops_per_byte = decode[0].matmul_flops / cache_read[0]  # any n
+flops_per_byte = [c.matmul_flops / b for c, b in zip(decode, cache_read, strict=True)]
 fp32_bytes = ac.kv_cache_bytes(1, heads, d_head, contexts[0], 4)  # no sharing
 fp32_flops_per_byte = decode[0].matmul_flops / fp32_bytes  # float32, h_kv = h
 step_table(
@@ -407,9 +407,7 @@ step_table(
         "prefill GFLOP": [c.matmul_flops / 1e9 for c in prefill],
         "one decode step, MFLOP": [c.matmul_flops / 1e6 for c in decode],
         "cache read, MiB": [b / 2**20 for b in cache_read],
-        "FLOPs per byte read": [
-            c.matmul_flops / b for c, b in zip(decode, cache_read, strict=True)
-        ],
+        "FLOPs per byte read": flops_per_byte,  # the same for every n
     },
     digits=1,
 )
@@ -418,7 +416,7 @@ step_table(
 # Whatever $n$ is, a decoding step does the same few FLOPs for each byte it reads: each
 # cached number is used in one multiply-add for each query head that reads it, and here
 # {eval}`group_size` query heads share each key-value head, so with 2 bytes a number
-# that is {eval}`plain(flops_per_byte)` FLOPs per byte. A processor
+# that is {eval}`plain(flops_per_byte[0])` FLOPs per byte. A processor
 # can do far more arithmetic than that in the time it takes to fetch a byte from main memory,
 # so a decoding step spends its time waiting for memory (메모리 대역폭, memory bandwidth), not
 # computing: it is memory-bound, as Chapter 9's roofline model puts its softmax passes. Prefill is the opposite:
@@ -694,7 +692,7 @@ kv_mha_gib, kv_gib, kv_mqa_gib  # 32, 8 and 1 key-value heads, 128k tokens
 # At 128k tokens: {eval}`plain(kv_mha_gib)` GiB with a key-value head per query head,
 # {eval}`plain(kv_gib)` GiB with GQA's 8, and {eval}`plain(kv_mqa_gib)` GiB with MQA's one. A
 # decoding step reads that many fewer bytes for the same FLOPs, which is also why it runs
-# faster (the table above counted {eval}`plain(flops_per_byte)` FLOPs per byte with
+# faster (the table above counted {eval}`plain(flops_per_byte[0])` FLOPs per byte with
 # $g =$ {eval}`group_size`). The price is quality: sharing keys and values leaves the heads
 # fewer ways to differ. Ainslie et al. found that GQA comes close to the quality of
 # multi-head attention at nearly MQA's speed, and that a model trained with multi-head
@@ -752,8 +750,9 @@ else:
 #   plus the quantisation constants (a scale and a zero-point per group of numbers) and the
 #   recent tokens it keeps in full precision.
 #
-# Chapter 11 builds what 2026 models ship on top of this cache: sliding-window layers mixed
-# with full ones, attention sinks, and caches of compressed (latent) keys and values.
+# [Chapter 11](11_modern_attention.ipynb) builds what 2026 models ship on top of this cache:
+# sliding-window layers mixed with full ones, attention sinks, and caches of compressed (latent)
+# keys and values.
 #
 # ## Summary
 #

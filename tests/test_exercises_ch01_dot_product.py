@@ -143,8 +143,23 @@ ANSWERS = {
         ],
     ),
     "ch1-my-scores": Answers(
-        solution=_fixed,
+        solution=lambda q, k: np.einsum("...ld,...sd->...ls", q, k),
         mistakes=[
+            Mistake(
+                "einsum without '...'",
+                lambda q, k: np.einsum("ld,sd->ls", q, k),
+                "einsum-no-ellipsis",
+            ),
+            Mistake(
+                "einsum keeping d",
+                lambda q, k: np.einsum("...ld,...sd->...lsd", q, k),
+                "products-not-summed",
+            ),
+            Mistake(
+                "einsum with l and s swapped in the output",
+                lambda q, k: np.einsum("...ld,...sd->...sl", q, k),
+                "scores-transposed",
+            ),
             Mistake("k.T", lambda q, k: q @ k.T, "kT-on-batch"),
             Mistake(
                 "np.dot on a batch",
@@ -180,10 +195,20 @@ def test_tanh_of_3_for_tanh_of_4_is_a_slip_not_rounding():
     assert "rounding" not in feedback.message.replace("not a rounding one", "")
 
 
-def test_an_einsum_right_in_2d_but_not_on_a_batch_is_not_told_about_dot_t():
+def test_an_einsum_right_in_2d_but_not_on_a_batch_is_told_about_the_ellipsis_not_dot_t():
     def einsum_2d(q, k):  # "ij,kj->ik" has no batch axis: it raises on (B, L, E)
         return np.einsum("ij,kj->ik", q, k)
 
     feedback = ch1.my_scores.check(einsum_2d)
-    assert feedback.diagnosis == "raised", feedback
-    assert ".T" not in feedback.message
+    assert feedback.diagnosis == "einsum-no-ellipsis", feedback
+    assert "'...'" in feedback.message and ".T" not in feedback.message
+
+
+def test_the_einsum_solution_is_every_dot_product_by_a_loop():
+    r = np.random.default_rng(0)
+    q, k = r.normal(size=(2, 3, 4, 5)), r.normal(size=(2, 3, 6, 5))
+    loop = np.zeros((2, 3, 4, 6))
+    for b, h, i, j in np.ndindex(loop.shape):
+        loop[b, h, i, j] = sum(q[b, h, i, d] * k[b, h, j, d] for d in range(5))
+    assert np.allclose(np.einsum("...ld,...sd->...ls", q, k), loop)
+    assert ch1.my_scores.check(lambda q, k: np.einsum("...ld,...sd->...ls", q, k)).ok

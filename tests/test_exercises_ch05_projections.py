@@ -202,6 +202,51 @@ def test_a_design_answer_of_the_wrong_form_gets_one_line_and_never_raises():
     assert ex.check([0, 1e6, 0]).ok  # a very loud question still does what was asked
 
 
+def _typed(X, W_Q, W_K, W_V, slip=None):
+    """Self-attention as a reader types it in plain numpy, right or with one ``slip``."""
+    Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # [..., n, d_k], [..., n, d_k], [..., n, d_v]
+    if slip == "swapped":
+        Q, K = K, Q
+    if slip == "V = X":
+        V = X
+    K_t = K.T if slip == "K.T" else np.swapaxes(K, -1, -2)
+    width = {"no scale": 1, "√d_model": X.shape[-1]}.get(slip, Q.shape[-1])
+    scores = Q @ K_t / np.sqrt(width)  # [..., n, n]
+    axis = -2 if slip == "axis -2" else -1
+    top = 0 if slip == "naive" else scores.max(axis=axis, keepdims=True)
+    e = np.exp(scores - top)
+    weights = e / e.sum(axis=axis, keepdims=True)
+    return weights if slip == "no V" else weights @ V
+
+
+def test_my_self_attention_agrees_with_plain_loops_on_every_case():
+    for case in ch5.my_self_attention.cases():
+        X, W_Q, W_K, W_V = case.args
+        by_loops = np.stack(
+            [_loop_attention(x, W_Q, W_K, W_V) for x in X.reshape(-1, *X.shape[-2:])]
+        )
+        np.testing.assert_allclose(_typed(*case.args).reshape(by_loops.shape), by_loops, atol=1e-9)
+    assert ch5.my_self_attention.check(_typed).ok
+
+
+def test_my_self_attention_cases_are_the_ones_the_chapter_teaches():
+    cases = ch5.my_self_attention.cases()
+    X, W_Q = cases[0].args[:2]
+    assert np.array_equal(X, ch5._sentence_case()[0]) and X.shape[-1] != W_Q.shape[-1]
+    assert any(c.args[2].shape[-1] != c.args[3].shape[-1] for c in cases)  # d_k ≠ d_v
+    batches = [c for c in cases if c.batched]
+    assert batches and all(c.args[0].ndim == 3 for c in batches)
+    # a B = n = d_k batch, where K.T runs without an error
+    assert any(c.args[0].shape[0] == c.args[0].shape[1] == c.args[1].shape[1] for c in batches)
+    with np.errstate(over="ignore", invalid="ignore"):
+        naive = [_typed(*c.args, slip="naive") for c in cases if not c.batched]
+    assert sum(not np.isfinite(out).all() for out in naive) >= 2  # the two large cases
+
+
+def _slip(name):
+    return lambda X, W_Q, W_K, W_V: _typed(X, W_Q, W_K, W_V, slip=name)
+
+
 # The typed answers the tests give each exercise: a correct one and one wrong answer per
 # diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
 # answer_inputs.mistakes).
@@ -249,6 +294,19 @@ ANSWERS = {
             Mistake("asks for actor and patient", [0, 2, 2], "tied"),
             Mistake("the right direction, softly", [0, 1, 0], "not-loud-enough"),
             Mistake("two numbers", [0, 2], "wrong-count"),
+        ],
+    ),
+    "ch5-my-self-attention": Answers(
+        solution=_typed,
+        mistakes=[
+            Mistake("K Qᵀ", _slip("swapped"), "queries-and-keys-swapped"),
+            Mistake("no 1/√d_k", _slip("no scale"), "forgot-scale"),
+            Mistake("1/√d_model", _slip("√d_model"), "scaled-by-d-model"),
+            Mistake("softmax over axis -2", _slip("axis -2"), "softmax-over-queries"),
+            Mistake("K.T on a batch", _slip("K.T"), "kT-on-batch"),
+            Mistake("the weights returned", _slip("no V"), "returned-weights"),
+            Mistake("V = X", _slip("V = X"), "values-not-projected"),
+            Mistake("np.exp(scores) / sum", _slip("naive"), "nan-large-scores"),
         ],
     ),
     "ch5-bug-three-projections": Answers(

@@ -141,13 +141,19 @@ def _score_cases():
     ]
 
 
-my_scores = FunctionExercise(
+my_scores = FunctionExercise(  # written with np.einsum (the statement asks for it)
     "ch1-my-scores",
     ac.dot_scores,
     _score_cases,
     diagnoses=[
-        diagnose.matches(
+        diagnose.matches(  # "...ld,...sd->...sl"
             "scores-transposed", lambda q, k: np.swapaxes(ac.dot_scores(q, k), -1, -2)
+        ),
+        diagnose.matches(  # "...ld,...sd->...lsd": d kept in the output, so never summed
+            "products-not-summed", lambda q, k: q[..., :, None, :] * k[..., None, :, :]
+        ),
+        diagnose.wrong_on_batch(  # "ld,sd->ls" raises NumPy's "no '...' ellipsis" error
+            "einsum-no-ellipsis", lambda t: "ellipsis" in str(t.error)
         ),
         diagnose.matches("np-dot-on-batch", lambda q, k: np.dot(q, np.swapaxes(k, -1, -2))),
         diagnose.kT_on_batch(lambda q, k: q @ k.T),

@@ -3,8 +3,8 @@
 Scores from two projections by hand; whether W_Q = W_K makes the *weights* symmetric too;
 the shapes of a cross-attention; undoing a shuffle of the tokens (the inverse
 permutation behind permutation equivariance); a design of the verb's query so that it
-finds its subject, judged by the weights it gives; and a find-the-bug where the keys are
-made with the query matrix.
+finds its subject, judged by the weights it gives; the explainer's layer written in numpy;
+and a find-the-bug where the keys are made with the query matrix.
 
 Examples
 --------
@@ -241,11 +241,84 @@ three_projections_bug = BugExercise(
 )
 
 
+# ------------------------------------------- write the explainer's layer in numpy (chapter 5)
+
+
+def _my_self_attention_cases():
+    r = np.random.default_rng(53)
+    x, w_q, w_k, w_v = _sentence_case()
+    return [
+        *_self_attention_cases()[:2],  # the sentence (d_model 4, d_k 3), and d_k 4 ≠ d_v 2
+        Case(
+            "a batch of 2 sentences, 3 tokens, d_model=5, d_k=4, d_v=2",
+            (r.normal(size=(2, 3, 5)), *r.normal(size=(2, 5, 4)), r.normal(size=(5, 2))),
+            batched=True,
+        ),
+        Case(  # B = n = d_k: here K.T runs, and pairs the wrong numbers
+            "a batch of 3 sentences, 3 tokens, d_model=5, d_k=3, d_v=2",
+            (r.normal(size=(3, 3, 5)), *r.normal(size=(2, 5, 3)), r.normal(size=(5, 2))),
+            batched=True,
+        ),
+        Case(  # e^score overflows a naive softmax
+            "the sentence's X times 100: scores about 10⁴",
+            (100 * x, w_q, w_k, w_v),
+        ),
+        Case(
+            "4 tokens of size about 100, d_model=6, d_k=3, d_v=2: rows far apart",  # one max: 0/0
+            (100 * r.normal(size=(4, 6)), *r.normal(size=(2, 6, 3)), r.normal(size=(6, 2))),
+        ),
+    ]
+
+
+def _softmax_over_queries(X, W_Q, W_K, W_V):
+    """The slip: softmax down each column (over the queries) instead of along the rows."""
+    scores = ac.dot_scores(X @ W_Q, X @ W_K) / math.sqrt(W_Q.shape[-1])  # [..., n, n]
+    return ac.softmax(scores, axis=-2) @ (X @ W_V)
+
+
+my_self_attention = FunctionExercise(
+    "ch5-my-self-attention",
+    _projected,
+    _my_self_attention_cases,
+    diagnoses=[
+        diagnose.matches(  # K Qᵀ: token i's row holds how every query scores key i
+            "queries-and-keys-swapped", lambda X, W_Q, W_K, W_V: _projected(X, W_K, W_Q, W_V)
+        ),
+        diagnose.forgot_scale(
+            None,
+            lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(
+                X @ W_Q, X @ W_K, X @ W_V, scale=1.0
+            ),
+        ),
+        diagnose.scaled_by_d_model(
+            lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(
+                X @ W_Q, X @ W_K, X @ W_V, scale=1 / math.sqrt(X.shape[-1])
+            )
+        ),
+        diagnose.matches("softmax-over-queries", _softmax_over_queries),
+        diagnose.kT_on_batch(
+            lambda X, W_Q, W_K, W_V: (
+                ac.softmax((X @ W_Q) @ (X @ W_K).T / math.sqrt(W_Q.shape[-1]), axis=-1) @ (X @ W_V)
+            )
+        ),
+        diagnose.matches(  # the weights, never multiplied by V
+            "returned-weights",
+            lambda X, W_Q, W_K, W_V: ac.attention_weights(X @ W_Q, X @ W_K),
+        ),
+        diagnose.matches(
+            "values-not-projected",
+            lambda X, W_Q, W_K, W_V: ac.scaled_dot_product_attention(X @ W_Q, X @ W_K, X),
+        ),
+    ],
+)
+
+
 EXERCISES = [
     scores_by_hand,
     symmetric_weights,
     cross_shapes,
     restore_order,
     verb_finds_subject,
+    my_self_attention,
     three_projections_bug,
 ]

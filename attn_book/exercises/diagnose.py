@@ -54,6 +54,7 @@ __all__ = [
     "rule",
     "scaled_by_d_model",
     "tolerance_text",
+    "wrong_on_batch",
     "wrong_shape",
     "wrong_values",
 ]
@@ -193,9 +194,9 @@ def _behaves_like(t, alt):
     return t.matches(value)
 
 
-def kT_on_batch(alt):
-    """`.T` on a batched array: right for one (S, E) matrix, and on a batch doing what ``alt``
-    (the computation written with `.T`) does — the same numbers or the same error."""
+def wrong_on_batch(name, how):
+    """Right on every unbatched case, wrong on a batch, and every wrong batched trial ``t``
+    passes ``how(t)`` (the slip's own numbers or its own error)."""
 
     def test(trials):
         plain = [t for t in trials if not t.case.batched]
@@ -204,10 +205,16 @@ def kT_on_batch(alt):
             bool(plain)
             and all(t.ok for t in plain)
             and bool(batched)
-            and all(_behaves_like(t, alt) for t in batched)
+            and all(how(t) for t in batched)
         )
 
-    return Diagnosis("kT-on-batch", test)
+    return Diagnosis(name, test)
+
+
+def kT_on_batch(alt):
+    """`.T` on a batched array: right for one (S, E) matrix, and on a batch doing what ``alt``
+    (the computation written with `.T`) does — the same numbers or the same error."""
+    return wrong_on_batch("kT-on-batch", lambda t: _behaves_like(t, alt))
 
 
 def _masked_rows(t):
