@@ -1063,6 +1063,46 @@ ch12.hybrid_layers.check(answer)
 # ```
 # ````
 #
+# ```{exercise} The lightning indexer's scores by hand
+# :label: ex-ch12-indexer
+#
+# One query token has two indexer heads, $\mathbf q_{t,1}$ and $\mathbf q_{t,2}$, with the
+# weights $w_{t,1}$ and $w_{t,2}$ printed below, and five earlier tokens have the indexer keys
+# printed below. Give its five scores $I_{t,s}$ of {eq}`eq-ch12-indexer`. Which two keys
+# would top-2 selection keep?
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# One dot product per head and key, each clipped at zero before it is weighted and summed.
+# ```
+
+# %%
+q_index, keys_index, w_index = ch12.indexer_scores.inputs
+print("heads:", q_index[0].tolist(), " weights:", w_index[0].tolist())
+print("keys:", keys_index.tolist())
+answer = ...  # five scores
+ch12.indexer_scores.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch12-indexer
+# :class: dropdown
+#
+# The first head, $(1, -1)$, gives the dot products $1, -1, 1, -2.5, -1$ with the five keys,
+# clipped to $1, 0, 1, 0, 0$; the second, $(0, 1)$, reads each key's second component,
+# $0, 1, 1, 0.5, 2$, none negative, weighted by 1.5. The scores are their weighted sum, and
+# top-2 keeps the fifth key and the third. The first head dislikes the fourth key, but the
+# ReLU keeps that from cancelling the second head's small vote: without it, the fourth key
+# would score below zero.
+#
+# ```python
+# dots_index = q_index[0] @ keys_index.T  # [2 heads, 5 keys]
+# answer = w_index[0] @ np.maximum(dots_index, 0)  # Σ_j w_j ReLU(q_j · k_s)
+# ch12.indexer_scores.check(answer)
+# ```
+# ````
+#
 # ## How long this chapter took
 
 # %% tags=["nbval-ignore-output"]

@@ -127,6 +127,17 @@ def test_hybrid_layers_by_hand():
     assert ch12.hybrid_layers.check(4).diagnosis == "fits-not-largest"
 
 
+def test_indexer_scores_by_hand():
+    # head 1, q = (1, −1): dots 1, −1, 1, −2.5, −1 -> ReLU 1, 0, 1, 0, 0 (weight 1)
+    # head 2, q = (0, 1): dots 0, 1, 1, 0.5, 2, all kept (weight 1.5)
+    want = [a + 1.5 * b for a, b in zip([1, 0, 1, 0, 0], [0, 1, 1, 0.5, 2], strict=True)]
+    assert ch12.indexer_scores.expected().tolist() == want == [1, 1.5, 2.5, 0.75, 3]
+    assert ch12.indexer_scores.check([1, 1.5, 2.5, 0.75, 3]).ok
+    assert ch12.indexer_scores.check([1, 0.5, 2.5, -1.75, 2]).diagnosis == "relu-forgotten"
+    assert ch12.indexer_scores.check([1, 0.5, 2.5, 0, 2]).diagnosis == "relu-after-sum"
+    assert ch12.indexer_scores.check([1, 1, 2, 0.5, 2]).diagnosis == "weights-forgotten"
+
+
 def _gated_delta_answer(q, k, v, beta, decay):
     return ch12._delta_loop(q, k, v, beta, decay)
 
@@ -203,6 +214,14 @@ ANSWERS = {
             Mistake("one sequence", 24, "batch-forgotten"),
             Mistake("not a divisor", 11, "not-a-divisor"),
             Mistake("fewer", 4, "fits-not-largest"),
+        ],
+    ),
+    "ch12-indexer-scores": Answers(
+        solution=[1.0, 1.5, 2.5, 0.75, 3.0],
+        mistakes=[
+            Mistake("no ReLU", [1.0, 0.5, 2.5, -1.75, 2.0], "relu-forgotten"),
+            Mistake("ReLU of the sum", [1.0, 0.5, 2.5, 0.0, 2.0], "relu-after-sum"),
+            Mistake("no weights", [1.0, 1.0, 2.0, 0.5, 2.0], "weights-forgotten"),
         ],
     ),
 }

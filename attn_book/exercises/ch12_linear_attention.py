@@ -6,7 +6,8 @@ state after two tokens, where the transposed outer product is the classic slip),
 delta-rule write). Prove, then compute: :data:`chunk_outputs` (a chunk's outputs from the
 state before it plus the masked parallel form inside it). Write the function:
 :data:`gated_delta` (the gated delta rule as a loop). A design question:
-:data:`hybrid_layers` (the most full-attention layers a memory budget allows).
+:data:`hybrid_layers` (the most full-attention layers a memory budget allows). By hand
+again: :data:`indexer_scores` (the lightning indexer's scores for one query).
 
 Examples
 --------
@@ -310,6 +311,35 @@ hybrid_layers = NumberExercise(
 )
 
 
+# ------------------------------------------------------ the lightning indexer's scores, by hand
+
+# one query token with two indexer heads (1, −1) and (0, 1), weighted 1 and 1.5; five keys
+_INDEX = (
+    np.array([[[1.0, -1.0], [0.0, 1.0]]]),
+    np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0], [-2.0, 0.5], [1.0, 2.0]]),
+    np.array([[1.0, 1.5]]),
+)
+
+
+def _index_slip(q, keys, w, *, relu=lambda x: np.maximum(x, 0), weighted=True, late=False):
+    """Σ_j w_j ReLU(q_j · k_s), or a slip: no ReLU, no weights, the ReLU after the sum."""
+    dots = q[0] @ keys.T  # [H_I, S]
+    heads = (w[0] if weighted else np.ones_like(w[0])) @ (dots if late else relu(dots))
+    return relu(heads) if late else heads
+
+
+indexer_scores = NumberExercise(
+    "ch12-indexer-scores",
+    _INDEX,
+    lambda q, keys, w: ac.lightning_index_scores(q, keys, w)[0],
+    diagnoses=[
+        diagnose.matches("relu-forgotten", lambda *a: _index_slip(*a, relu=np.asarray)),
+        diagnose.matches("relu-after-sum", lambda *a: _index_slip(*a, late=True)),
+        diagnose.matches("weights-forgotten", lambda *a: _index_slip(*a, weighted=False)),
+    ],
+)
+
+
 EXERCISES = [
     phi_by_hand,
     state_two_tokens,
@@ -318,4 +348,5 @@ EXERCISES = [
     delta_step,
     gated_delta,
     hybrid_layers,
+    indexer_scores,
 ]
