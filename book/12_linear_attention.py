@@ -767,8 +767,8 @@ ch12.phi_by_hand.check(answer)
 #
 # The positive entries become $x + 1$; the others $e^x$, small but positive, so that no
 # similarity $\phi(\mathbf q) \cdot \phi(\mathbf k)$ can be negative or cancel another. At 0
-# both branches give 1, which is why the map adds 1 rather than clipping at 0: it is smooth
-# there.
+# both branches give 1 with slope 1, so the map is smooth there; $\mathrm{ReLU}(x) + 1$,
+# also positive, would have a kink at 0 and no gradient for a negative $x$.
 #
 # ```python
 # answer = [0.5 + 1, np.exp(-1.0), np.exp(0.0), 2 + 1]
