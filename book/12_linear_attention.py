@@ -490,10 +490,13 @@ figures.show(
 # rarely 1. The same two tasks, with the delta rule's β the same for every write:
 
 # %%
-betas = (1.0, 0.5, 0.25, 0.1)
-beta_random = [recall_sweep(pair_counts, d_k_recall, methods=("delta",), beta=b) for b in betas]
-beta_rewrites = [
-    recall_sweep(pair_counts, d_k_recall, methods=("delta",), beta=b, rewrite=True) for b in betas
+betas = (1.0, 0.5, 0.25, 0.1)  # β = 1 is the run above
+smaller = betas[1:]
+beta_random = [random_keys] + [
+    recall_sweep(pair_counts, d_k_recall, methods=("delta",), beta=b) for b in smaller
+]
+beta_rewrites = [rewrites] + [
+    recall_sweep(pair_counts, d_k_recall, methods=("delta",), beta=b, rewrite=True) for b in smaller
 ]
 step_table(
     {
