@@ -7,8 +7,9 @@ memory gives back the right value. Three memories, all from :mod:`attn_core`:
 - linear attention, whose state is the sum :math:`S = \\sum_j k_j v_j^\\top` (d_k × d_v
   numbers, whatever N is), read as :math:`k_i^\\top S = v_i + \\sum_{j \\ne i} (k_i \\cdot k_j)
   v_j`: the second term is the crosstalk that grows with N;
-- the delta rule (β = 1, unit keys), which writes each value by first removing what the
-  state already returns for its key, so a rewritten key keeps only its newest value.
+- the delta rule (unit keys, β = 1 unless asked otherwise), which writes each value by first
+  removing what the state already returns for its key, so a rewritten key keeps only its
+  newest value.
 
 Keys are unit vectors in d_k dimensions, values random unit vectors in d_v dimensions; a
 query counts as recalled when, of every value written, the recalled vector is nearest (by
@@ -124,7 +125,7 @@ def recall_task(n_pairs, d_k=16, *, d_v=64, trials=8, keys="random", rewrite=Fal
     return RecallTask(written, np.concatenate([stale, answers], axis=1), stored, answers, stale)
 
 
-def recalled(task, method, *, softmax_scale=16.0):
+def recalled(task, method, *, softmax_scale=16.0, beta=1.0):
     """What a memory returns for each query of ``task``, shape (trials, N, d_v).
 
     Parameters
@@ -136,6 +137,8 @@ def recalled(task, method, *, softmax_scale=16.0):
         The factor on softmax's scores. Unit keys give a score of 1 to the right key; the
         usual :math:`1/\\sqrt{d_k}` would leave every row nearly uniform, so this stands for
         the long queries and keys a trained model learns (a sharp softmax).
+    beta : float in (0, 1], default 1
+        The delta rule's writing strength, the same for every token (``"delta"`` only).
 
     Returns
     -------
@@ -150,11 +153,14 @@ def recalled(task, method, *, softmax_scale=16.0):
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     scale = check_positive_real(softmax_scale, "softmax_scale")
+    beta = check_positive_real(beta, "beta")
+    if beta > 1:
+        raise ValueError(f"beta must be in (0, 1], got {beta!r}")
     k, v, q = task.keys, task.values, task.queries
     if method == "softmax":  # every pair kept: attend over all T written
         return ac.scaled_dot_product_attention(q, k, v, scale=scale)
     if method == "delta":
-        _, state = ac.delta_rule(k, k, v, beta=np.ones(k.shape[:-1]))  # [trials, d_v, d_k]
+        _, state = ac.delta_rule(k, k, v, beta=np.full(k.shape[:-1], beta))  # [trials, d_v, d_k]
         return q @ np.swapaxes(state, -1, -2)  # S q for each query: [trials, N, d_v]
     if method == "linear":
         _, (state, _) = ac.linear_attention_recurrent(
@@ -200,7 +206,9 @@ def recall_score(task, recalled_values):
     return RecallScore(round(float(right.mean()), 12), round(float(own.mean()), 12))
 
 
-def recall_sweep(n_pairs=(4, 8, 12, 16, 24, 32, 48, 64), d_k=16, *, methods=METHODS, **task):
+def recall_sweep(
+    n_pairs=(4, 8, 12, 16, 24, 32, 48, 64), d_k=16, *, methods=METHODS, beta=1.0, **task
+):
     """Recall of each memory against the number of pairs N: chapter 12's figure.
 
     Parameters
@@ -209,6 +217,8 @@ def recall_sweep(n_pairs=(4, 8, 12, 16, 24, 32, 48, 64), d_k=16, *, methods=METH
         The N to try.
     d_k : int, default 16
     methods : sequence of str, default :data:`METHODS`
+    beta : float in (0, 1], default 1
+        The delta rule's writing strength (:func:`recalled`).
     **task
         ``d_v``, ``trials``, ``keys``, ``rewrite``, ``seed`` of :func:`recall_task`.
 
@@ -231,7 +241,7 @@ def recall_sweep(n_pairs=(4, 8, 12, 16, 24, 32, 48, 64), d_k=16, *, methods=METH
     for i, n in enumerate(ns):
         drawn = recall_task(int(n), d_k, **task)
         for m in methods:
-            accuracy[m][i], cosine[m][i] = recall_score(drawn, recalled(drawn, m))
+            accuracy[m][i], cosine[m][i] = recall_score(drawn, recalled(drawn, m, beta=beta))
     return RecallSweep(ns, accuracy, cosine)
 
 

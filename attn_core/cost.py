@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .validation import check_positive_int
+from .validation import check_bool, check_positive_int
 
 
 class AttentionCost(NamedTuple):
@@ -31,7 +31,7 @@ class AttentionCost(NamedTuple):
         return self.qk_flops + self.av_flops
 
 
-def attention_cost(batch, heads, L, S, d, dtype=np.float32, d_v=None):
+def attention_cost(batch, heads, L, S, d, dtype=np.float32, d_v=None, *, causal=False):
     r"""FLOPs and bytes of scaled dot-product attention, from the shapes alone.
 
     Parameters
@@ -41,6 +41,11 @@ def attention_cost(batch, heads, L, S, d, dtype=np.float32, d_v=None):
     dtype : numpy dtype, default float32, of b bytes a number
     d_v : int, optional
         Numbers per value; defaults to ``d``.
+    causal : bool, default False
+        Count only the pairs ``is_causal=True`` keeps (query i sees keys 0 to i, the
+        top-left triangle): :math:`L(L+1)/2` of them for :math:`L \le S`, about half of
+        :math:`L^2`, as a kernel that skips the masked tiles computes. ``score_bytes``
+        stays the whole :math:`L \times S` table, masked scores included.
 
     Returns
     -------
@@ -52,17 +57,21 @@ def attention_cost(batch, heads, L, S, d, dtype=np.float32, d_v=None):
     >>> cost = attention_cost(1, 12, 1024, 1024, 64)  # GPT-2: 12 heads of 64, 1024 tokens
     >>> cost.matmul_flops / 1e9, cost.score_bytes / 2**20
     (3.221225472, 48.0)
+    >>> attention_cost(1, 1, 4, 4, 1, causal=True).softmax_exps  # 1 + 2 + 3 + 4 pairs
+    10
     """
     B, H = check_positive_int(batch, "batch"), check_positive_int(heads, "heads")
     L, S = check_positive_int(L, "L", minimum=0), check_positive_int(S, "S", minimum=0)
     d = check_positive_int(d, "d")
     d_v = d if d_v is None else check_positive_int(d_v, "d_v")
-    size, pairs = _itemsize(dtype), B * H * L * S
+    m = min(L, S)  # rows 0 to m-1 see i + 1 keys; the rows after them see all S
+    kept = m * (m + 1) // 2 + (L - m) * S if check_bool(causal, "causal") else L * S
+    size, pairs = _itemsize(dtype), B * H * kept
     return AttentionCost(
         qk_flops=2 * pairs * d,
         av_flops=2 * pairs * d_v,
         softmax_exps=pairs,
-        score_bytes=pairs * size,
+        score_bytes=B * H * L * S * size,
         input_bytes=B * H * (L * d + S * d + S * d_v) * size,
         output_bytes=B * H * L * d_v * size,
     )

@@ -12,7 +12,7 @@
 # [Chapter 9](09_cost.ipynb) found that attention's weights form an $n \times n$ table, and
 # learnt to compute it without ever holding it. [Chapter 10](10_generation.ipynb) found what a
 # server holds instead: the keys and values of every past token, a cache that grows with $n$.
-# Chapter 11 followed the ways today's models shrink that cache while keeping softmax attention.
+# [Chapter 11](11_modern_attention.ipynb) followed the ways today's models shrink that cache while keeping softmax attention.
 # This chapter, the book's last, drops the softmax: it changes the score so that the past folds
 # into a state of fixed size, as a recurrent network's does. That is linear attention, and the
 # models of 2025 that use it, Qwen3-Next and Kimi Linear, run three such layers for every layer
@@ -43,6 +43,7 @@ import time
 import attn_core as ac
 import numpy as np
 from attn_book.data import quanta_example
+from attn_book.exercises import ch12_linear_attention as ch12
 from attn_book.figures import Figures
 from attn_book.plots import plot_recall
 from attn_book.prose import dec, grouped, plain, vector
@@ -67,7 +68,7 @@ softmax_weights, softmax_out
 # %% [markdown]
 # The keys are {eval}`vector(K[0])`, {eval}`vector(K[1])` and {eval}`vector(K[2])`, the values
 # {eval}`vector(V[0])`, {eval}`vector(V[1])` and {eval}`vector(V[2])`. The weights
-# {eval}`dec(softmax_weights)` and the output {eval}`vector(softmax_out)` are Chapter 4's. Each weight is $e^{s_j} / \sum_i e^{s_i}$ with $s_j = \mathbf q \cdot
+# {eval}`dec(softmax_weights)` and the output {eval}`vector(softmax_out)` are [Chapter 4](04_worked_example.ipynb)'s. Each weight is $e^{s_j} / \sum_i e^{s_i}$ with $s_j = \mathbf q \cdot
 # \mathbf k_j / \sqrt{d_k}$: the query and the key meet inside the exponential, and no algebra
 # takes them apart. So every query must meet every key, one score at a time: for $n$ queries
 # and $n$ keys, the $n \times n$ table, and for a new token, every cached key.
@@ -114,9 +115,12 @@ sims, linear_weights, linear_out
 # \sum_j \phi(\mathbf k_j)\, \mathbf v_j^\top$:
 #
 # $$
-# \mathbf o^\top = \frac{\phi(\mathbf q)^\top S}{\phi(\mathbf q)^\top \mathbf z}, \qquad
-# S = \sum_j \phi(\mathbf k_j)\, \mathbf v_j^\top \;(d_k \times d_v), \qquad
+# \begin{aligned}
+# \mathbf o^\top &= \frac{\phi(\mathbf q)^\top S}{\phi(\mathbf q)^\top \mathbf z},
+# \quad \text{with} \\
+# S &= \sum_j \phi(\mathbf k_j)\, \mathbf v_j^\top \;(d_k \times d_v), \qquad
 # \mathbf z = \sum_j \phi(\mathbf k_j) \;(d_k).
+# \end{aligned}
 # $$ (eq-ch12-regrouped)
 #
 # $S$ and $\mathbf z$ hold the keys and values summed once, whatever the query; a query reads
@@ -146,9 +150,11 @@ S_all, z_all
 # at $t$, and each token's sums are the previous token's plus one term:
 #
 # $$
-# S_t = S_{t-1} + \phi(\mathbf k_t)\, \mathbf v_t^\top, \qquad
-# \mathbf z_t = \mathbf z_{t-1} + \phi(\mathbf k_t), \qquad
-# \mathbf o_t^\top = \frac{\phi(\mathbf q_t)^\top S_t}{\phi(\mathbf q_t)^\top \mathbf z_t} .
+# \begin{aligned}
+# S_t &= S_{t-1} + \phi(\mathbf k_t)\, \mathbf v_t^\top, \qquad
+# \mathbf z_t = \mathbf z_{t-1} + \phi(\mathbf k_t), \\
+# \mathbf o_t^\top &= \frac{\phi(\mathbf q_t)^\top S_t}{\phi(\mathbf q_t)^\top \mathbf z_t} .
+# \end{aligned}
 # $$ (eq-ch12-recurrence)
 #
 # That is a recurrent network (순환 신경망) whose state (상태) is the pair $(S_t, \mathbf z_t)$ of
@@ -216,26 +222,44 @@ parallel, same_digits
 # ## What it costs: $O(n\,d^2)$ and a state of fixed size
 #
 # Each token writes $\phi(\mathbf k_t)\mathbf v_t^\top$ into the state and reads
-# $\phi(\mathbf q_t)^\top S_t$: $2\,d_k d_v$ FLOPs each, $4\,n\,d_k d_v$ for $n$ tokens. The
-# causal pass of softmax attention costs $4\,n^2 d$ in Chapter 9's count (the scores and the
-# weighted sum, every pair counted). Their ratio is $n / d$: for GPT-2's twelve heads of 64,
+# $\phi(\mathbf q_t)^\top S_t$: $2\,d_k d_v$ FLOPs each, $4\,n\,d_k d_v$ for $n$ tokens.
+# [Chapter 9](09_cost.ipynb)'s count gives softmax attention $4\,n^2 d$, the scores and the
+# weighted sum with every pair counted. A causal pass needs only the pairs the mask keeps,
+# $n(n+1)/2$ of them, about half (a kernel that skips the masked tiles computes no more):
+# $2\,n(n+1)\,d$. Against $4\,n\,d^2$ (with $d_k = d_v = d$) the two are equal where
+# $n + 1 = 2d$, so linear attention wins past about twice the head width, and by about
+# $n / 2d$ at long lengths. For GPT-2's twelve heads of 64, causal passes both:
 
 # %%
 gpt2_heads, gpt2_d = 12, 64  # Chapter 9's GPT-2-small heads
-lengths = [64, 1024, 8192, 131072]
-softmax_flops = [ac.attention_cost(1, gpt2_heads, n, n, gpt2_d).matmul_flops for n in lengths]
+lengths = [64, 128, 1024, 8192, 131072]
+softmax_flops = [
+    ac.attention_cost(1, gpt2_heads, n, n, gpt2_d, causal=True).matmul_flops for n in lengths
+]  # the n(n+1)/2 pairs of the causal triangle
 linear_flops = [ac.linear_attention_flops(1, gpt2_heads, n, gpt2_d) for n in lengths]
 flops_ratios = [s / f for s, f in zip(softmax_flops, linear_flops, strict=True)]
+linear_costlier_at_d = linear_flops[0] / softmax_flops[0]  # n = d = 64
+crossover = next(  # the first length at which linear attention needs fewer FLOPs
+    n
+    for n in range(1, 4 * gpt2_d)
+    if ac.linear_attention_flops(1, 1, n, gpt2_d)
+    < ac.attention_cost(1, 1, n, n, gpt2_d, causal=True).matmul_flops
+)
 step_table(
-    {"softmax FLOPs": softmax_flops, "linear FLOPs": linear_flops, "ratio": flops_ratios},
+    {
+        "causal softmax FLOPs": softmax_flops,
+        "linear FLOPs": linear_flops,
+        "ratio": [dec(r, 2) for r in flops_ratios],
+    },
     index=[f"n = {n:,}" for n in lengths],
     digits=0,
 )
 
 # %% [markdown]
-# At $n = d =$ {eval}`gpt2_d` the two cost the same; at 128k tokens linear attention needs
-# {eval}`grouped(flops_ratios[-1])` times fewer FLOPs. The memory changes more. Chapter 10's
-# Llama-3-8B-like model (32 layers, 32 query heads and 8 key-value heads of 128, float16) holds
+# At $n = d =$ {eval}`gpt2_d` linear attention still costs {eval}`dec(linear_costlier_at_d, 1)`
+# times as much; it needs fewer FLOPs from $n =$ {eval}`crossover` on, $2d$, and at 128k tokens
+# {eval}`grouped(flops_ratios[-1])` times fewer. The memory changes more.
+# [Chapter 10](10_generation.ipynb)'s Llama-3-8B-like model (32 layers, 32 query heads and 8 key-value heads of 128, float16) holds
 # a KV cache that grows by the same bytes with every token. Give each of its 32 heads in each
 # layer a $128 \times 128$ state instead, and the model holds the same bytes after any number of
 # tokens:
@@ -462,6 +486,48 @@ figures.show(
 # {eval}`dec(rewrites.accuracy["softmax"][4], 2)` at 64). What it adds is the ability to
 # overwrite, not room.
 #
+# **A smaller β.** The models compute $\beta_t$ from each token, through a sigmoid, and it is
+# rarely 1. The same two tasks, with the delta rule's β the same for every write:
+
+# %%
+betas = (1.0, 0.5, 0.25, 0.1)  # β = 1 is the run above
+smaller = betas[1:]
+beta_random = [random_keys] + [
+    recall_sweep(pair_counts, d_k_recall, methods=("delta",), beta=b) for b in smaller
+]
+beta_rewrites = [rewrites] + [
+    recall_sweep(pair_counts, d_k_recall, methods=("delta",), beta=b, rewrite=True) for b in smaller
+]
+step_table(
+    {
+        f"N = {n}": [s.accuracy["delta"][i] for s in beta_random + beta_rewrites]
+        for i, n in enumerate(pair_counts)
+    },
+    index=[f"β = {b}, {task}" for task in ("random keys", "rewrites") for b in betas],
+    digits=2,
+)
+
+# %% [markdown]
+# On random keys written once, a smaller β recalls more: at 64 pairs
+# {eval}`dec(beta_random[0].accuracy["delta"][4], 2)` with $\beta = 1$,
+# {eval}`dec(beta_random[1].accuracy["delta"][4], 2)` with 0.5 and
+# {eval}`dec(beta_random[3].accuracy["delta"][4], 2)` with 0.1, against the plain sum's
+# {eval}`dec(random_keys.accuracy["linear"][4], 2)`. Each write now removes only a share β of
+# what the state returned for its key, so the older pairs are worn down less; as $\beta \to 0$
+# the correction $\beta\, S \mathbf k$ is of order $\beta^2$ against the write's $\beta$, and the
+# rule becomes the plain sum, scaled by β. With rewrites, β = 0.5 and 0.25 also recall more of
+# 32 pairs ({eval}`dec(beta_rewrites[1].accuracy["delta"][3], 2)` and
+# {eval}`dec(beta_rewrites[2].accuracy["delta"][3], 2)` against
+# {eval}`dec(beta_rewrites[0].accuracy["delta"][3], 2)`), but a smaller β replaces less:
+# each rewrite removes only a share β of the stale value. At
+# 4 rewritten pairs the recalled vector's mean cosine with the new value falls from
+# {eval}`dec(beta_rewrites[0].cosine["delta"][0], 2)` with $\beta = 1$ to
+# {eval}`dec(beta_rewrites[3].cosine["delta"][0], 2)` with $\beta = 0.1$, near the
+# {eval}`dec(rewrites.cosine["softmax"][0], 2)` of softmax attention, which averages old and
+# new. β is the trade between keeping the old pairs and replacing them, and a model that
+# computes it from each token can choose per write: near 1 when a key must be overwritten,
+# small when a pair is only added.
+#
 # ## Gated DeltaNet: a decay that forgets (게이트 델타넷)
 #
 # The delta rule replaces what a key points to, but never clears the rest of the state. Gated
@@ -507,7 +573,7 @@ gated_k3, before_across, gated_across
 # layers of its Kimi Delta Attention, a gated delta rule with a decay per channel, with one
 # layer of multi-head latent attention ([Kimi Team, 2025b](references.md)). Both are 3 : 1.
 #
-# For Chapter 10's Llama-3-8B-like model, a 3 : 1 hybrid keeps 8 of its 32 layers as they
+# For [Chapter 10](10_generation.ipynb)'s Llama-3-8B-like model, a 3 : 1 hybrid keeps 8 of its 32 layers as they
 # are and gives the other 24 a state:
 
 # %%
@@ -598,24 +664,37 @@ sparse_weights[-1].round(3)
 # The last token's weights, {eval}`dec(sparse_weights[-1])`, fall on keys 0, 2 and 4 only.
 # What does it save? A decode step at 128k tokens, with 128 heads of 128 and DeepSeek-V3.2's
 # indexer of 64 heads of 128 (DeepSeek-V3.2's own attention heads are multi-head latent
-# attention's, Chapter 11's, wider than this):
+# attention's, [Chapter 11](11_modern_attention.ipynb)'s, wider than this):
 
 # %%
 sparse = ac.sparse_attention_cost(1, 128, 1, n_long, 128, 2048, index_heads=64, index_dim=128)
 attention_saving = sparse.dense.matmul_flops / sparse.sparse.matmul_flops
 read_saving = sparse.dense.input_bytes / sparse.sparse.input_bytes
-attention_saving, sparse.flops_ratio, read_saving
+index_bytes = n_long * 128 * 1  # the indexer's key of every token: 128 numbers, FP8 (1 byte)
+step_read_saving = sparse.dense.input_bytes / (sparse.sparse.input_bytes + index_bytes)
+index_mib, sparse_read_mib = index_bytes / MiB, sparse.sparse.input_bytes / MiB
+index_over_attention = sparse.index_flops / sparse.sparse.matmul_flops
+index_gflops, sparse_gflops, dense_gflops = (
+    f / 1e9 for f in (sparse.index_flops, sparse.sparse.matmul_flops, sparse.dense.matmul_flops)
+)
+attention_saving, sparse.flops_ratio, read_saving, step_read_saving
 
 # %% [markdown]
 # Attention itself needs {eval}`plain(attention_saving)` times fewer FLOPs, $n / k$, and reads
-# {eval}`dec(read_saving, 1)` times fewer bytes of the attention's keys and values; the indexer
-# still reads its own (small, FP8) key of every token, so the bytes a decode step reads fall by
-# far less than that. The indexer still rates all
-# {eval}`grouped(n_long)` keys, so with it the step needs {eval}`dec(sparse.flops_ratio, 2)`
-# times fewer FLOPs; it grows like $n$ per token, like dense attention, but its heads are
-# cheap and DeepSeek runs them in FP8. And the cache is not smaller (it even gains the
-# indexer's keys): a key that no query
-# picks today may be picked by the next, so every key stays stored. Native Sparse Attention
+# {eval}`dec(read_saving, 1)` times fewer bytes of its keys and values. The indexer is what
+# that costs. It rates all {eval}`grouped(n_long)` keys, $2\,n\,H_I d_I$ FLOPs:
+# {eval}`dec(index_gflops, 2)` GFLOPs a step, {eval}`plain(index_over_attention)` times the
+# {eval}`dec(sparse_gflops, 2)` of the sparse attention it feeds, so the step needs {eval}`dec(sparse.flops_ratio, 2)` times
+# fewer FLOPs than dense attention's {eval}`dec(dense_gflops, 2)`, not
+# {eval}`plain(attention_saving)`. And it reads its own key of every token,
+# {eval}`plain(index_mib)` MiB in FP8 at 128k tokens, beside the
+# {eval}`dec(sparse_read_mib, 1)` MiB of the 2,048 keys and values attention
+# reads (float32 here, 128 heads with keys of their own), so a step reads
+# {eval}`dec(step_read_saving, 1)` times fewer bytes in all. The indexer's share grows like $n$
+# per token, as dense attention does; it stays affordable because its key is one vector of
+# 128 numbers a token, shared by all its heads, and DeepSeek runs it in FP8. And the cache is not smaller (it even gains the
+# indexer's keys): a key that no query picks today may be picked by the next, so every key
+# stays stored. Native Sparse Attention
 # ([Yuan et al., 2025](references.md)) selects blocks of keys rather than single keys: each
 # query reads compressed summaries of all blocks, the blocks those summaries rate highest, and a
 # sliding window, mixed by learnt gates, trained sparse from the start.
@@ -643,7 +722,8 @@ attention_saving, sparse.flops_ratio, read_saving
 # - The causal pass is a recurrence ({eq}`eq-ch12-recurrence`): $S_t = S_{t-1} +
 #   \phi(\mathbf k_t)\mathbf v_t^\top$, $\mathbf z_t = \mathbf z_{t-1} + \phi(\mathbf k_t)$; by
 #   hand its three rows are those of the masked parallel form.
-# - Its cost is $4\,n\,d_k d_v$ FLOPs against $4\,n^2 d$, and its state is fixed:
+# - Its cost is $4\,n\,d_k d_v$ FLOPs against a causal softmax pass's $2\,n(n+1)\,d$ (fewer
+#   from $n = 2d$ on), and its state is fixed:
 #   {eval}`plain(state_mib)` MiB for the Llama-3-8B-like shape against a KV cache of
 #   {eval}`plain(kv_long_gib)` GiB at 128k tokens.
 # - The state holds about $d_k$ associations ({eq}`eq-ch12-crosstalk`): with $d_k = 16$ the
@@ -651,14 +731,380 @@ attention_saving, sparse.flops_ratio, read_saving
 #   {eval}`dec(forgetting.accuracy["linear"][5], 2)` of 128; softmax attention all of them.
 # - The delta rule ({eq}`eq-ch12-delta`) is a gradient step on $\tfrac12\lVert S\mathbf k -
 #   \mathbf v\rVert^2$. On random keys written once, with $\beta = 1$, it recalled fewer pairs
-#   than the plain sum (a smaller or learnt $\beta$, as the models use, behaves otherwise);
-#   with every key rewritten it kept the new values, where softmax and the plain sum averaged
-#   old and new. Gated DeltaNet ({eq}`eq-ch12-gated`) adds a decay $\alpha_t$ that forgets.
+#   than the plain sum; with every key rewritten it kept the new values, where softmax and the
+#   plain sum averaged old and new. A smaller β moves it towards the plain sum: more pairs
+#   kept, fewer replaced. Gated DeltaNet ({eq}`eq-ch12-gated`) adds a decay $\alpha_t$ that forgets.
 # - Hybrids keep one full-attention layer in four (Qwen3-Next, Kimi Linear): a quarter of the
 #   cache per token, plus a fixed state. Mamba-2 is a linear attention with a scalar decay.
 # - Sparse attention keeps every key but reads $k$ of them, chosen by a cheap indexer
 #   ({eq}`eq-ch12-indexer`): attention's FLOPs and reads shrink by $n / k$, the cache does
 #   not.
+#
+# ## Exercises
+#
+# Each exercise checks your answer on the spot: run the cell and read the one-line verdict.
+# The hints and solutions are folded away until you ask for them.
+#
+# ```{exercise} The feature map by hand
+# :label: ex-ch12-phi
+#
+# Compute $\phi(\mathbf x) = \mathrm{elu}(\mathbf x) + 1$ of the vector printed below,
+# component by component, to three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# $\mathrm{elu}(x) = x$ for $x > 0$ and $e^x - 1$ otherwise. $e^{-1} \approx 0.368$.
+# ```
+
+# %%
+(x_phi,) = ch12.phi_by_hand.inputs
+print("x =", x_phi)
+answer = ...  # four numbers
+ch12.phi_by_hand.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch12-phi
+# :class: dropdown
+#
+# The positive entries become $x + 1$; the others $e^x$, small but positive, so that no
+# similarity $\phi(\mathbf q) \cdot \phi(\mathbf k)$ can be negative or cancel another. At 0
+# both branches give 1 with slope 1, so the map is smooth there; $\mathrm{ReLU}(x) + 1$,
+# also positive, would have a kink at 0 and no gradient for a negative $x$.
+#
+# ```python
+# answer = [0.5 + 1, np.exp(-1.0), np.exp(0.0), 2 + 1]
+# ch12.phi_by_hand.check(answer)
+# ```
+# ````
+#
+# ```{exercise} The state after two tokens
+# :label: ex-ch12-state
+#
+# Two tokens have the keys and values printed below. Starting from $S_0 = 0$, run
+# {eq}`eq-ch12-recurrence` by hand and give $S_2$ as a list of its two rows.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# $S$ is $d_k \times d_v$: $\phi(\mathbf k_t)$ runs down the rows, $\mathbf v_t$ along the
+# columns. Row $i$ of $\phi(\mathbf k_t)\,\mathbf v_t^\top$ is $\phi(\mathbf k_t)_i\,
+# \mathbf v_t$.
+# ```
+
+# %%
+keys_two, values_two = ch12.state_two_tokens.inputs
+print("keys:", keys_two.tolist(), "  values:", values_two.tolist())
+answer = ...  # [[S11, S12], [S21, S22]]
+ch12.state_two_tokens.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch12-state
+# :class: dropdown
+#
+# $\phi(1, 0) = (2, 1)$ and $\phi(0, 2) = (1, 3)$. The first token adds
+# $(2, 1)^\top (1, 2)$, rows $(2, 4)$ and $(1, 2)$; the second $(1, 3)^\top (3, 0)$, rows
+# $(3, 0)$ and $(9, 0)$. Their sum is $S_2$. Written the other way round,
+# $\mathbf v_t \phi(\mathbf k_t)^\top$, it would be $S_2^\top$: a query could no longer read
+# it as $\phi(\mathbf q)^\top S$.
+#
+# ```python
+# phi_k1, phi_k2 = np.array([2.0, 1.0]), np.array([1.0, 3.0])  # elu + 1 of each key
+# answer = np.outer(phi_k1, values_two[0]) + np.outer(phi_k2, values_two[1])
+# ch12.state_two_tokens.check(answer)
+# ```
+# ````
+#
+# ```{exercise} A query reads the state
+# :label: ex-ch12-read
+#
+# A query $\mathbf q = (0, 1)$ reads the state $S_2$ and $\mathbf z_2$ of the two tokens of
+# the previous exercise. Give its output $\mathbf o$ of {eq}`eq-ch12-regrouped`, two numbers
+# to three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Two products and a division: $\phi(\mathbf q)^\top S_2$, then
+# $\phi(\mathbf q) \cdot \mathbf z_2$ with $\mathbf z_2 = \phi(\mathbf k_1) + \phi(\mathbf k_2)$.
+# ```
+
+# %%
+q_read = ch12.read_the_state.inputs[0]
+print("q =", q_read)
+answer = ...  # two numbers
+ch12.read_the_state.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch12-read
+# :class: dropdown
+#
+# $\phi(0, 1) = (1, 2)$, so $\phi(\mathbf q)^\top S_2 = 1 \cdot (5, 4) + 2 \cdot (10, 2) =
+# (25, 8)$. The normaliser: $\mathbf z_2 = (2, 1) + (1, 3) = (3, 4)$ and
+# $\phi(\mathbf q) \cdot \mathbf z_2 = 3 + 8 = 11$. So $\mathbf o = (25, 8) / 11$: the
+# weights $(1 \cdot 2 + 2 \cdot 1) / 11$ and $(1 \cdot 1 + 2 \cdot 3) / 11$ on the values
+# $(1, 2)$ and $(3, 0)$, summing to 1.
+#
+# ```python
+# phi_q_read = np.array([1.0, 2.0])
+# S_two = np.array([[5.0, 4.0], [10.0, 2.0]])
+# z_two = np.array([3.0, 4.0])
+# answer = (phi_q_read @ S_two) / (phi_q_read @ z_two)
+# ch12.read_the_state.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Prove, then compute: a chunk at a time
+# :label: ex-ch12-chunk
+#
+# Linear attention is trained neither token by token nor with the whole $n \times n$ table,
+# but in its chunkwise form (청크 단위 형식): the state carried from the tokens before a chunk,
+# and the masked parallel form inside it. Prove that for a token $t$ of a chunk that starts at token $c$,
+#
+# $$
+# \mathbf o_t^\top = \frac{\phi(\mathbf q_t)^\top S_{c-1}
+#   + \sum_{s=c}^{t} \big(\phi(\mathbf q_t) \cdot \phi(\mathbf k_s)\big)\, \mathbf v_s^\top}
+#   {\phi(\mathbf q_t)^\top \mathbf z_{c-1}
+#   + \sum_{s=c}^{t} \phi(\mathbf q_t) \cdot \phi(\mathbf k_s)}
+# $$
+#
+# is the output of the recurrence {eq}`eq-ch12-recurrence`, whatever the chunk's length
+# (chunks of one token are the recurrence, a single chunk the masked parallel form). Then
+# compute it: the three tokens of the chapter's recurrence are done, and the chunk of the
+# next two tokens, printed below, follows. Give both outputs, $[\mathbf o_4, \mathbf o_5]$,
+# to three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Unroll {eq}`eq-ch12-recurrence` from $S_{c-1}$ to $S_t$. The chapter's table gives $S_3$
+# and $\mathbf z_3$; $\phi(0, 0) = (1, 1)$.
+# ```
+
+# %%
+Q_chunk, K_chunk, V_chunk = ch12.chunk_outputs.inputs  # five tokens; the chunk is the last two
+print("queries:", Q_chunk[3:].tolist(), " keys:", K_chunk[3:].tolist())
+print("values:", V_chunk[3:].tolist())
+answer = ...  # [[o_4], [o_5]], two rows of two numbers
+ch12.chunk_outputs.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch12-chunk
+# :class: dropdown
+#
+# **Proof.** Applied $t - c + 1$ times, {eq}`eq-ch12-recurrence` gives
+# $S_t = S_{c-1} + \sum_{s=c}^{t} \phi(\mathbf k_s)\,\mathbf v_s^\top$ and
+# $\mathbf z_t = \mathbf z_{c-1} + \sum_{s=c}^{t} \phi(\mathbf k_s)$ (by induction on $t$:
+# each step adds the next term). Put them in $\mathbf o_t^\top = \phi(\mathbf q_t)^\top S_t /
+# \phi(\mathbf q_t)^\top \mathbf z_t$ and multiply out: $\phi(\mathbf q_t)^\top
+# \phi(\mathbf k_s)\,\mathbf v_s^\top = (\phi(\mathbf q_t) \cdot \phi(\mathbf k_s))\,
+# \mathbf v_s^\top$, term by term. The sums over $s = c, \dots, t$ are row $t$ of the chunk's
+# table $\phi(Q)\phi(K)^\top$ with its causal mask; nothing depended on where the chunk
+# starts or how long it is. A chunk of $C$ tokens costs a $C \times C$ table and two products
+# with the $d_k \times d_v$ state: matrix products a GPU runs well, and $n / C$ steps in
+# sequence instead of $n$.
+#
+# **Numbers.** $S_3$ has rows {eval}`vector(S_final[0])` and {eval}`vector(S_final[1])`,
+# $\mathbf z_3 =$ {eval}`vector(z_final)`. Token 4: $\phi(\mathbf q_4) = (2, 1)$ reads
+# $(16, 14)$ over $15$ from the state and, from its own key $\phi(0, 0) = (1, 1)$, a weight
+# 3 on $(3, 0)$: $(25, 14) / 18 = (1.389, 0.778)$. Token 5: $\phi(\mathbf q_5) = (1, 2)$ reads
+# $(14, 16)$ over 15 from the state, weight 3 on $(3, 0)$ and 6 on $(0, 3)$ from the chunk:
+# $(23, 34) / 24 = (0.958, 1.417)$.
+#
+# ```python
+# fq, fk = phi(Q_chunk[3:]), phi(K_chunk[3:])  # [2, 2] each
+# table = np.tril(fq @ fk.T)  # the chunk's masked table φ(q_t)·φ(k_s), s <= t
+# numerator = fq @ S_final + table @ V_chunk[3:]  # from the state + inside the chunk
+# denominator = fq @ z_final + table.sum(axis=1)  # [2]
+# answer = numerator / denominator[:, None]
+# ch12.chunk_outputs.check(answer)
+# ```
+# ````
+#
+# ```{exercise} One delta-rule step by hand
+# :label: ex-ch12-delta-step
+#
+# A state $S$ ($d_v \times d_k$), a unit key, a value and a writing strength β are printed
+# below. Give $S$ after one step of {eq}`eq-ch12-delta`, as a list of its two rows, to three
+# decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# First what the state returns for the key, $S\mathbf k$; then the delta
+# $\mathbf v - S\mathbf k$; then $\beta\,\boldsymbol\delta\,\mathbf k^\top$, a
+# $d_v \times d_k$ matrix like $S$.
+# ```
+
+# %%
+S_step, k_step, v_step, beta_step = ch12.delta_step.inputs
+print("S =", S_step.tolist(), " k =", k_step, " v =", v_step, " β =", beta_step)
+answer = ...  # [[row 1], [row 2]]
+ch12.delta_step.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch12-delta-step
+# :class: dropdown
+#
+# $S\mathbf k = (1 \cdot 0.6 + 0 \cdot 0.8,\; 2 \cdot 0.6 + 1 \cdot 0.8) = (0.6, 2)$, so the
+# delta is $(1, 1) - (0.6, 2) = (0.4, -1)$, and $\beta\,\boldsymbol\delta\,\mathbf k^\top$
+# has rows $0.5 \cdot 0.4 \cdot (0.6, 0.8) = (0.12, 0.16)$ and
+# $0.5 \cdot (-1) \cdot (0.6, 0.8) = (-0.3, -0.4)$. After the step the state returns
+# $S\mathbf k + \beta\boldsymbol\delta = (0.8, 1.5)$ for the key: with a unit key, β = 0.5
+# closes half the gap to $\mathbf v$.
+#
+# ```python
+# delta_ex = v_step - S_step @ k_step  # v − S k
+# answer = S_step + beta_step * np.outer(delta_ex, k_step)  # + β δ kᵀ
+# ch12.delta_step.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Write the gated delta rule
+# :label: ex-ch12-gated-delta
+#
+# Write `gated_delta(q, k, v, beta, decay)` with plain NumPy (not `ac.delta_rule`): the
+# outputs $\mathbf o_t = S_t \mathbf q_t$ of {eq}`eq-ch12-gated` from $S_0 = 0$, for queries,
+# unit keys and values of shapes $(\dots, T, E)$, $(\dots, T, E)$ and $(\dots, T, E_v)$ and a
+# β and an α per token, of shape $(\dots, T)$; it returns $(\dots, T, E_v)$. The check runs
+# it on the chapter's three keys, on random keys with β and α per token, on keys written
+# twice, with β = 0, and on two heads at once.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Keep $S$ of shape $(\dots, E_v, E)$. Per token: decay first, $S \leftarrow \alpha_t S$;
+# then read $S\mathbf k_t$ as `(S @ k_t[..., None])[..., 0]`, and write the outer product as
+# `d[..., :, None] * k_t[..., None, :]`; `beta[..., t, None, None]` broadcasts over $S$.
+# ```
+
+
+# %%
+def gated_delta(q, k, v, beta, decay): ...  # your code here
+
+
+ch12.gated_delta.check(gated_delta)
+
+# %% [markdown]
+# ````{solution} ex-ch12-gated-delta
+# :class: dropdown
+#
+# The equation's $\alpha_t S_{t-1}(I - \beta_t \mathbf k_t \mathbf k_t^\top)$ is the decayed
+# state minus β times what it returns for the key, so the loop decays first and corrects the
+# decayed state, then writes, then reads. The chapter's one-step cell used `np.outer`, which
+# flattens a batch of heads; the broadcasting products keep them apart.
+#
+# ```python
+# def gated_delta(q, k, v, beta, decay):
+#     S = np.zeros((*q.shape[:-2], v.shape[-1], k.shape[-1]))  # [..., Ev, E]
+#     out = np.zeros((*q.shape[:-1], v.shape[-1]))  # [..., T, Ev]
+#     for t in range(q.shape[-2]):
+#         k_t, v_t, q_t = k[..., t, :], v[..., t, :], q[..., t, :]
+#         S = decay[..., t, None, None] * S  # α S
+#         d = v_t - (S @ k_t[..., None])[..., 0]  # v − (α S) k
+#         S = S + beta[..., t, None, None] * d[..., :, None] * k_t[..., None, :]  # + β δ kᵀ
+#         out[..., t, :] = (S @ q_t[..., None])[..., 0]  # o_t = S_t q_t
+#     return out
+#
+#
+# ch12.gated_delta.check(gated_delta)
+# ```
+# ````
+#
+# ```{exercise} Design: full-attention layers for a memory budget
+# :label: ex-ch12-hybrid
+#
+# A model of 48 layers is made hybrid: some layers keep full attention, each caching 8
+# key-value heads of 128; the others are Gated DeltaNet layers, each holding 32 states of
+# $128 \times 128$. It serves a batch of 8 sequences of 131,072 tokens in float16, and its
+# caches and states together must fit in 48 GiB. The full-attention layers are spread
+# evenly, with as many linear layers between any two, so their number divides 48. How many
+# full-attention layers can it keep at most? Is that Qwen3-Next's 3 : 1?
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Price one layer of each kind with `ac.kv_cache_bytes` and `ac.linear_state_bytes`, for the
+# whole batch; then try the divisors of 48 from the largest down.
+# ```
+
+# %%
+shape_hybrid = ch12.hybrid_layers.inputs
+print("layers, KV heads, state heads, d_head, n, bytes, batch, GiB =", shape_hybrid)
+answer = ...  # a number of full-attention layers
+ch12.hybrid_layers.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch12-hybrid
+# :class: dropdown
+#
+# One full-attention layer caches $2 \cdot 8 \cdot 128 \cdot 131072 \cdot 2 \cdot 8$ bytes,
+# 4 GiB for the batch; one linear layer's states take $32 \cdot 128 \cdot 128 \cdot 2 \cdot
+# 8$ bytes, 8 MiB. The 3 : 1 of Qwen3-Next would be 12 full-attention layers: 48 GiB of
+# cache, and with the 36 linear layers' 288 MiB of states it no longer fits. The next divisor
+# of 48 is 8: 32 GiB and 320 MiB, one full-attention layer in six, 5 : 1. The states are
+# small, but on a budget cut this fine they decide.
+#
+# ```python
+# layers_h, kv_heads_h, heads_h, d_h, n_h, b_h, batch_h, budget_h = shape_hybrid
+# per_attention = ac.kv_cache_bytes(1, kv_heads_h, d_h, n_h, b_h, batch_h)  # 4 GiB
+# per_linear = ac.linear_state_bytes(1, heads_h, d_h, d_h, b_h, batch_h)  # 8 MiB
+# fits = [
+#     a
+#     for a in range(1, layers_h)
+#     if layers_h % a == 0 and a * per_attention + (layers_h - a) * per_linear <= budget_h * GiB
+# ]
+# answer = max(fits)
+# ch12.hybrid_layers.check(answer)
+# ```
+# ````
+#
+# ```{exercise} The lightning indexer's scores by hand
+# :label: ex-ch12-indexer
+#
+# One query token has two indexer heads, $\mathbf q_{t,1}$ and $\mathbf q_{t,2}$, with the
+# weights $w_{t,1}$ and $w_{t,2}$ printed below, and five earlier tokens have the indexer keys
+# printed below. Give its five scores $I_{t,s}$ of {eq}`eq-ch12-indexer`. Which two keys
+# would top-2 selection keep?
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# One dot product per head and key, each clipped at zero before it is weighted and summed.
+# ```
+
+# %%
+q_index, keys_index, w_index = ch12.indexer_scores.inputs
+print("heads:", q_index[0].tolist(), " weights:", w_index[0].tolist())
+print("keys:", keys_index.tolist())
+answer = ...  # five scores
+ch12.indexer_scores.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch12-indexer
+# :class: dropdown
+#
+# The first head, $(1, -1)$, gives the dot products $1, -1, 1, -2.5, -1$ with the five keys,
+# clipped to $1, 0, 1, 0, 0$; the second, $(0, 1)$, reads each key's second component,
+# $0, 1, 1, 0.5, 2$, none negative, weighted by 1.5. The scores are their weighted sum, and
+# top-2 keeps the fifth key and the third. The first head dislikes the fourth key, but the
+# ReLU keeps that from cancelling the second head's small vote: without it, the fourth key
+# would score below zero.
+#
+# ```python
+# dots_index = q_index[0] @ keys_index.T  # [2 heads, 5 keys]
+# answer = w_index[0] @ np.maximum(dots_index, 0)  # Σ_j w_j ReLU(q_j · k_s)
+# ch12.indexer_scores.check(answer)
+# ```
+# ````
 #
 # ## How long this chapter took
 

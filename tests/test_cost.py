@@ -110,3 +110,23 @@ def test_linear_attention_flops_count_the_recurrence_by_hand():
     assert dense == linear_attention_flops(1, 1, 64, 64)  # the crossover: T = d
     with pytest.raises(ValueError, match="d_k must be an integer >= 1"):
         linear_attention_flops(1, 1, 4, 0)
+
+
+@pytest.mark.parametrize(("L", "S"), [(4, 4), (3, 5), (5, 3), (1, 6), (0, 2)])
+def test_causal_counts_the_pairs_of_the_top_left_triangle(L, S):
+    # Count the kept pairs with a loop: query i sees keys 0 to i (is_causal=True's triangle).
+    kept = sum(1 for i in range(L) for j in range(S) if j <= i)
+    cost = attention_cost(2, 3, L, S, 4, d_v=5, causal=True)
+    assert cost.softmax_exps == 6 * kept
+    assert (cost.qk_flops, cost.av_flops) == (2 * 6 * kept * 4, 2 * 6 * kept * 5)
+    assert cost.score_bytes == attention_cost(2, 3, L, S, 4, d_v=5).score_bytes  # whole table
+
+
+def test_causal_linear_attention_wins_past_twice_d():
+    # causal softmax: 2·n(n+1)/2·(d + d) = 2 d n (n + 1); linear: 4 n d², equal at n = 2d − 1
+    d = 64
+    causal = [attention_cost(1, 1, n, n, d, causal=True).matmul_flops for n in (127, 128)]
+    linear = [linear_attention_flops(1, 1, n, d) for n in (127, 128)]
+    assert causal[0] == linear[0] and causal[1] > linear[1]
+    with pytest.raises(TypeError, match="causal"):
+        attention_cost(1, 1, 2, 2, 2, causal="yes")

@@ -81,6 +81,15 @@ def test_only_the_delta_rule_keeps_the_newest_value_of_a_rewritten_key():
         assert (sweep.cosine[method] < 0.75).all(), method
 
 
+def test_a_small_beta_turns_the_delta_rule_into_the_plain_sum():
+    # S_t = S_{t-1} + β (v_t − S_{t-1} k_t) k_tᵀ = β Σ v_j k_jᵀ + O(β²): the plain sum, scaled
+    task = rc.recall_task(32, 16, seed=8)
+    tiny = rc.recalled(task, "delta", beta=1e-6) / 1e-6
+    np.testing.assert_allclose(tiny, rc.recalled(task, "linear"), rtol=1e-4, atol=1e-4)
+    rewrites = rc.recall_sweep((4, 8), 16, methods=("delta",), beta=1e-3, rewrite=True)
+    assert (rewrites.accuracy["delta"] < 0.7).all()  # and averages old and new, as it does
+
+
 def test_a_blunt_softmax_forgets_what_a_sharp_one_recalls():
     task = rc.recall_task(32, 16, seed=7)
     sharp = rc.recall_score(task, rc.recalled(task, "softmax"))
@@ -102,6 +111,8 @@ def test_seeded_and_independent_per_n():
 def test_bad_input_names_itself():
     with pytest.raises(ValueError, match="method must be one of"):
         rc.recalled(rc.recall_task(4), "mamba")
+    with pytest.raises(ValueError, match=r"beta must be in \(0, 1\], got 1.5"):
+        rc.recalled(rc.recall_task(4), "delta", beta=1.5)
     with pytest.raises(ValueError, match="keys must be one of"):
         rc.recall_task(4, keys="onehot")
     with pytest.raises(ValueError, match="n_pairs must be an integer >= 1"):
