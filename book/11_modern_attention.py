@@ -31,6 +31,9 @@
 # - compute multi-head latent attention (멀티헤드 잠재 어텐션, MLA) both ways, naive and
 #   absorbed, show they agree, and size its cache against MHA, GQA and MQA;
 # - read the attention fields of a model card.
+#
+# Most sections end with an exercise that checks your answer on the spot: run its cell and
+# read the one-line verdict. The hints and solutions are folded away until you ask for them.
 
 # %%
 import math
@@ -120,9 +123,10 @@ keys_hf, keys_read_literally
 # two of its attention backends
 # ([huggingface/transformers#29623](https://github.com/huggingface/transformers/issues/29623)).
 # FlashAttention's `window_size=(left, right)` counts inclusively, so `(W, 0)` lets a query see
-# $W + 1$ keys, the one more of Mistral's wording; NVIDIA's Megatron-Bridge passed the
-# `sliding_window` of Gemma 2, Gemma 3, Mistral and gpt-oss to it unchanged, and fixed it by
-# subtracting 1 ([NVIDIA-NeMo/Megatron-Bridge#2656](https://github.com/NVIDIA-NeMo/Megatron-Bridge/pull/2656)).
+# $W + 1$ keys, like Mistral's wording read literally. NVIDIA's Megatron-Bridge passed the
+# `sliding_window` of Gemma 2, Gemma 3, Mistral and gpt-oss to it unchanged, one key too many,
+# and fixed it by subtracting 1
+# ([NVIDIA-NeMo/Megatron-Bridge#2656](https://github.com/NVIDIA-NeMo/Megatron-Bridge/pull/2656)).
 #
 # ```{exercise} Count the band
 # :label: ex-ch11-band-count
@@ -191,9 +195,9 @@ reach
 # ```{exercise} Windows of two sizes
 # :label: ex-ch11-mixed-reach
 #
-# A stack of windowed layers need not use one window: the stack printed below has three layers
-# with a window of 4, then two with a window of 8. How many tokens does the last position
-# reach through all of them (itself included), on a text long enough?
+# A stack of windowed layers need not use one window: the stack printed below mixes two
+# window sizes, its first layer first. How many tokens does the last position reach through
+# all of its layers (itself included), on a text long enough?
 # ```
 #
 # ```{admonition} Hint
@@ -391,15 +395,22 @@ ch11.local_global_budget.check(answer)
 # :class: dropdown
 #
 # One layer holds $2 \cdot$ {eval}`kv_heads_b` $\cdot$ {eval}`d_head_b` $\cdot$ {eval}`b_b`
-# bytes, 4 KiB, for each position, so a global layer at {eval}`grouped(n_b)` tokens holds
-# half a GiB. The {eval}`min_global_b` global layers take 3 GiB; the other 42 share the last
-# GiB, which allows a window of up to 6,241 positions. $W = 4{,}096$ with 6 global layers
-# fits, and so does $W = 2{,}048$ with 7; 8 global layers alone would fill the budget:
+# bytes, {eval}`plain(ch11.BUDGET_WORKING["one_position_kib"])` KiB, for each position, so a
+# global layer at {eval}`grouped(n_b)` tokens holds
+# {eval}`plain(ch11.BUDGET_WORKING["global_layer_gib"])` GiB. The fewest global layers allowed,
+# {eval}`min_global_b`, take {eval}`plain(ch11.BUDGET_WORKING["globals_gib"])` GiB; the other
+# {eval}`ch11.BUDGET_WORKING["local_layers"]` share the
+# {eval}`plain(ch11.BUDGET_WORKING["left_gib"])` GiB left, which allows a window of up to
+# {eval}`grouped(ch11.BUDGET_WORKING["largest_window"])` positions. Any $W$ from the minimum to
+# that, with {eval}`min_global_b` global layers, fits; more global layers leave less for the
+# windows. A power of two is the usual choice:
 #
 # ```python
-# one_position = ac.kv_cache_bytes(1, kv_heads_b, d_head_b, 1, b_b)  # one layer: 4 KiB
-# answer = [4096, 6]
-# print((6 * n_b + (layers_b - 6) * 4096) * one_position / GiB, "GiB")
+# one_position = ac.kv_cache_bytes(1, kv_heads_b, d_head_b, 1, b_b)  # bytes: one layer
+# global_layers, window = min_global_b, 4096
+# held = global_layers * n_b + (layers_b - global_layers) * window  # positions, all layers
+# print(held * one_position / GiB, "GiB")  # within the budget
+# answer = [window, global_layers]
 # ch11.local_global_budget.check(answer)
 # ```
 # ````
@@ -724,13 +735,13 @@ absorbed_small = int(q_folded @ c_small)  # (q W_UKᵀ) · c_j
 k_small, naive_small, q_folded, absorbed_small
 
 # %% [markdown]
-# Naive: decompress the key, $\mathbf k_j = \mathbf c_j W^{UK}$: the latent
-# {eval}`vector(c_small)` times the rows {eval}`vector(W_UK_small[0])` and
-# {eval}`vector(W_UK_small[1])` gives {eval}`vector(k_small)`, and the query
+# Naive: decompress the key, $\mathbf k_j = \mathbf c_j W^{UK}$: the two numbers of the latent
+# {eval}`vector(c_small)` weight the two rows of $W^{UK}$, {eval}`vector(W_UK_small[0])` and
+# {eval}`vector(W_UK_small[1])`, and their sum is the key {eval}`vector(k_small)`; the query
 # {eval}`vector(q_small)` scores it {eval}`naive_small`. Absorbed: fold $W^{UK}$ into the
-# query, $\mathbf q\,{W^{UK}}^\top$, one dot product of the query with each row of $W^{UK}$:
-# {eval}`vector(q_folded)`, a vector of $d_c$ numbers, and its dot product with the latent as
-# cached is {eval}`absorbed_small` too. The same at the small model's random sizes, head 0, the
+# query, $\mathbf q\,{W^{UK}}^\top$, the dot product of the query with each row of $W^{UK}$:
+# {eval}`vector(q_folded)`, $d_c$ numbers like the latent, and its dot product with the latent
+# as cached is {eval}`absorbed_small` too. The same at the small model's random sizes, head 0, the
 # query of position 4 and the key of position 2:
 
 # %%

@@ -56,6 +56,18 @@ def test_the_budget_design_by_hand():
     # 6 global layers: 3 GiB; 42 local layers of W = 4,096: 42 · 16 MiB = 0.65625 GiB
     assert (6 * 131072 + 42 * 4096) * per_position / GiB == 3.65625
     assert ch11.local_global_budget.check([4096, 6]).ok
+    # the working the chapter's solution quotes: 6 global layers take 3 GiB, 42 local ones
+    # share 1 GiB, so W <= 2^30 / (42 · 4 KiB) = 6,241.5
+    assert ch11.BUDGET_WORKING == {
+        "one_position_kib": 4.0,
+        "global_layer_gib": 0.5,
+        "globals_gib": 3.0,
+        "local_layers": 42,
+        "left_gib": 1.0,
+        "largest_window": 6241,
+    }
+    assert ch11.local_global_budget.check([6241, 6]).ok
+    assert ch11.local_global_budget.check([6242, 6]).diagnosis == "over-budget"
     assert ch11.local_global_budget.check([2048, 7]).ok  # 3.5 + 41 · 8 MiB
     assert ch11.local_global_budget.check([8192, 6]).diagnosis == "over-budget"  # 3 + 1.3125
     assert ch11.local_global_budget.check([1024, 8]).diagnosis == "over-budget"  # 4 + more

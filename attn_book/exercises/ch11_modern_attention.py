@@ -154,6 +154,24 @@ def _design(name, test, params=None):
     return Diagnosis(name, lambda trials: bool(test(trials[0].produced)), params=params)
 
 
+def _budget_working(layers, kv_heads, d_head, n, b, budget, min_global, min_window):
+    """The arithmetic of the solution, for the chapter's folded solution to quote."""
+    one_position = ac.kv_cache_bytes(1, kv_heads, d_head, 1, b)  # bytes: one layer, one position
+    global_gib = n * one_position / GIB  # one global layer at n tokens
+    left_gib = budget - min_global * global_gib  # for the local layers
+    n_local = layers - min_global
+    return {
+        "one_position_kib": one_position / KIB,
+        "global_layer_gib": global_gib,
+        "globals_gib": min_global * global_gib,
+        "local_layers": n_local,
+        "left_gib": left_gib,
+        "largest_window": math.floor(left_gib * GIB / (n_local * one_position)),
+    }
+
+
+BUDGET_WORKING = _budget_working(*_BUDGET)
+
 local_global_budget = DesignExercise(
     "ch11-local-global-budget",
     _BUDGET,
