@@ -534,6 +534,43 @@ ch11.sink_weights.check(sink_weights)
 # ```
 # ````
 #
+# ```{exercise} A sink logit for a given share
+# :label: ex-ch11-sink-logit
+#
+# Back to Chapter 4's query and three keys (printed below). Which sink logit $z$ makes the
+# sink take the share $p$ printed below, so that the three words' weights sum to $1 - p$?
+# Three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Write the share of {eq}`eq-ch11-sink` as an equation in $e^z$ and solve it; the sum
+# $\sum_l e^{s_l}$ of the scaled scores is the one computed above.
+# ```
+
+# %%
+q_sl, keys_sl, p_sl = ch11.sink_logit.inputs
+print(f"q = {tuple(q_sl.tolist())}, keys = {keys_sl.tolist()}, p = {p_sl}")
+answer = ...  # the sink logit z
+ch11.sink_logit.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch11-sink-logit
+# :class: dropdown
+#
+# From $e^z / (e^z + \sum_l e^{s_l}) = p$: $e^z (1 - p) = p \sum_l e^{s_l}$, so
+# $z = \ln\frac{p}{1 - p} + \ln \sum_l e^{s_l}$. The sum of the scaled exponentials was
+# {eval}`dec(exps_total)`, so $z =$ {eval}`dec(ch11.sink_logit.solution)`. The sink logit
+# that takes half the row is the log-sum-exp of the scores itself:
+#
+# ```python
+# scaled_sl = keys_sl @ q_sl / math.sqrt(len(q_sl))
+# answer = math.log(p_sl / (1 - p_sl)) + math.log(np.exp(scaled_sl).sum())
+# ch11.sink_logit.check(answer)
+# ```
+# ````
+#
 # ## Gated attention: a gate on each head's output (게이트 어텐션)
 #
 # Qiu et al. put a sigmoid gate (시그모이드 게이트) on each head's output, before the output

@@ -5,6 +5,7 @@ import math
 import numpy as np
 from answer_inputs import Answers, Mistake, solution
 
+import attn_core as ac
 from attn_book.exercises import ch11_modern_attention as ch11
 
 KiB, GiB = 2**10, 2**30
@@ -150,6 +151,22 @@ def _shift_by_scores_max(scores, sink):
     return e / (e.sum(axis=-1, keepdims=True) + np.exp(np.asarray(sink)[..., None] - m))
 
 
+def test_sink_logit_by_hand():
+    # chapter 4: q = (1, 0), scaled scores 1/√2, 0, 1/√2; the sink's share 1/4 needs
+    # e^z = (1/4) / (3/4) · Σ e^s = (2 e^(1/√2) + 1) / 3
+    total = 2 * math.exp(1 / math.sqrt(2)) + 1
+    z = math.log(total / 3)
+    assert math.isclose(ch11.sink_logit.expected(), z)
+    q, keys, p = ch11.sink_logit.inputs
+    weights = ac.attention_weights(q, keys, sinks=z)  # the share it leaves: 1 − Σ w
+    assert math.isclose(1 - weights.sum(), p)
+    assert ch11.sink_logit.check(round(z, 3)).ok
+    assert ch11.sink_logit.check(math.log((2 * math.e + 1) / 3)).diagnosis == "unscaled"
+    assert ch11.sink_logit.check(math.log(total / 4)).diagnosis == "odds-forgotten"
+    assert ch11.sink_logit.check(math.log(3 * total)).diagnosis == "share-swapped"
+    assert ch11.sink_logit.check(total / 3).diagnosis == "exp-not-log"
+
+
 def test_qk_norm_bound_by_hand():
     # d = 8; the largest |g_q| is |−2.5|, the largest |g_k| 1.2, both on dimension 1
     bound = math.sqrt(8) * 2.5 * 1.2
@@ -251,6 +268,15 @@ ANSWERS = {
             Mistake("the sink's column kept", _sink_kept, "sink-left-in-row"),
             Mistake("no sink", _no_sink, "sink-forgotten"),
             Mistake("shifted by the scores' max", _shift_by_scores_max, "masked-row-nan"),
+        ],
+    ),
+    "ch11-sink-logit": Answers(
+        solution=0.522,
+        mistakes=[
+            Mistake("scores not scaled", 0.763, "unscaled"),
+            Mistake("ln p, not ln p/(1 − p)", 0.234, "odds-forgotten"),
+            Mistake("the words take p", 2.719, "share-swapped"),
+            Mistake("e^z", 1.685, "exp-not-log"),
         ],
     ),
     "ch11-qk-norm-bound": Answers(

@@ -2,6 +2,7 @@
 
 By hand: :data:`band_count` (the ones of a band mask), :data:`mixed_reach` (how far a stack
 of windows of two sizes sees), :data:`ring_slots` (what a ring buffer holds after step t),
+:data:`sink_logit` (the sink logit that takes a given share of a row),
 :data:`qk_norm_bound` (the largest score under QK-norm) and :data:`mla_cache` (an MLA
 model's cache per token). Write the function: :data:`sink_weights` (a softmax row with a
 sink, on large, spread-out and fully masked rows). The proof: :data:`mla_fold_values`
@@ -217,8 +218,7 @@ def _shift_without_sink(scores, sink):
 
 
 def _sink_cases():
-    example = quanta_example()
-    scaled = example.keys @ example.query / math.sqrt(2)  # chapter 4's scaled scores
+    scaled = _EXAMPLE.keys @ _EXAMPLE.query / math.sqrt(2)  # chapter 4's scaled scores
     r = np.random.default_rng(11)
     inf = math.inf
     return [
@@ -254,6 +254,33 @@ sink_weights = FunctionExercise(
         Diagnosis("sink-left-in-row", _extra_column),
         diagnose.matches("sink-forgotten", _plain_softmax, equal_nan=True),
         diagnose.matches("masked-row-nan", _shift_without_sink, equal_nan=True),
+    ],
+)
+
+
+# ------------------------------------------------------ the sink logit for a given share, by hand
+
+_EXAMPLE = quanta_example()
+_SHARE = (_EXAMPLE.query, _EXAMPLE.keys, 0.25)  # chapter 4's query and keys; the sink's share p
+
+
+def _sink_for_share(q, keys, p, *, scale=None):
+    """z with e^z / (e^z + Σ e^s) = p: z = ln(p / (1 − p)) + logsumexp of the scaled scores."""
+    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+    return math.log(p / (1 - p)) + float(ac.logsumexp(keys @ q * scale))
+
+
+sink_logit = NumberExercise(
+    "ch11-sink-logit",
+    _SHARE,
+    _sink_for_share,
+    diagnoses=[
+        diagnose.matches("unscaled", lambda q, k, p: _sink_for_share(q, k, p, scale=1.0)),
+        diagnose.matches(
+            "odds-forgotten", lambda q, k, p: _sink_for_share(q, k, p) - math.log(1 / (1 - p))
+        ),
+        diagnose.matches("share-swapped", lambda q, k, p: _sink_for_share(q, k, 1 - p)),
+        diagnose.matches("exp-not-log", lambda q, k, p: math.exp(_sink_for_share(q, k, p))),
     ],
 )
 
@@ -378,6 +405,7 @@ EXERCISES = [
     ring_slots,
     local_global_budget,
     sink_weights,
+    sink_logit,
     qk_norm_bound,
     mla_fold_values,
     mla_cache,
