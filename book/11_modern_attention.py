@@ -778,8 +778,8 @@ k_small, naive_small, q_folded, absorbed_small
 # {eval}`vector(q_small)` scores it {eval}`naive_small`. Absorbed: fold $W^{UK}$ into the
 # query, $\mathbf q\,{W^{UK}}^\top$, the dot product of the query with each row of $W^{UK}$:
 # {eval}`vector(q_folded)`, $d_c$ numbers like the latent, and its dot product with the latent
-# as cached is {eval}`absorbed_small` too. The same at the small model's random sizes, head 0, the
-# query of position 4 and the key of position 2:
+# as cached is {eval}`absorbed_small` too. The same at the small model's random sizes, head 0,
+# the query of position 4 and the key of position 2:
 
 # %%
 q_nope = x[4] @ mla_w.w_q_nope[0]  # [8] @ [8, 3] -> [3]: head 0's query
@@ -798,9 +798,10 @@ naive_score, absorbed_score
 # **The decoupled RoPE key.** RoPE rotates a key by its position. A rotation between
 # $W^{UK}_h$ and $\mathbf q_h$ depends on the key's position, so it cannot be folded into a
 # query once for all keys. MLA therefore leaves $\mathbf c_t$ unrotated and adds a small
-# separate key $\mathbf k^R_t = \mathrm{RoPE}(\mathbf x_t W^{KR})$ of width $d_h^R$, shared by all heads and
-# cached beside the latent (here `rope_key`); each head's query gets a matching rotated part,
-# and the score is the sum of the two dot products, scaled by $1/\sqrt{d_h + d_h^R}$.
+# separate key $\mathbf k^R_t = \mathrm{RoPE}(\mathbf x_t W^{KR})$ of width $d_h^R$, shared by
+# all heads and cached beside the latent (here `rope_key`); each head's query gets a matching
+# rotated part, and the score is the sum of the two dot products, scaled by
+# $1/\sqrt{d_h + d_h^R}$.
 #
 # **Naive and absorbed agree.** `ac.mla_attention` runs the whole layer either way, and with an
 # `ac.MLACache` as a decoding step: prefill four positions, then decode the fifth, absorbed:
