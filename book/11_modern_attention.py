@@ -31,6 +31,9 @@
 # - compute multi-head latent attention (멀티헤드 잠재 어텐션, MLA) both ways, naive and
 #   absorbed, show they agree, and size its cache against MHA, GQA and MQA;
 # - read the attention fields of a model card.
+#
+# Most sections end with an exercise that checks your answer on the spot: run its cell and
+# read the one-line verdict. The hints and solutions are folded away until you ask for them.
 
 # %%
 import math
@@ -45,6 +48,7 @@ from attn_book.data import (
     quanta_example,
     sentence_projections,
 )
+from attn_book.exercises import ch11_modern_attention as ch11
 from attn_book.figures import Figures
 from attn_book.plots import plot_token_heatmaps
 from attn_book.prose import dec, grouped, plain, vector
@@ -114,7 +118,49 @@ keys_hf, keys_read_literally
 # %% [markdown]
 # {eval}`keys_hf` against {eval}`keys_read_literally`. When you port a model or compare two
 # implementations, check which one a `sliding_window` field means: an off-by-one here changes
-# no shape and raises no error, only the numbers.
+# no shape and raises no error, only the numbers. It has happened in shipped code. A user of
+# Hugging Face transformers found that the same Mistral model's sliding window differed between
+# two of its attention backends
+# ([huggingface/transformers#29623](https://github.com/huggingface/transformers/issues/29623)).
+# FlashAttention's `window_size=(left, right)` counts inclusively, so `(W, 0)` lets a query see
+# $W + 1$ keys, like Mistral's wording read literally. NVIDIA's Megatron-Bridge passed the
+# `sliding_window` of Gemma 2, Gemma 3, Mistral and gpt-oss to it unchanged, one key too many,
+# and fixed it by subtracting 1
+# ([NVIDIA-NeMo/Megatron-Bridge#2656](https://github.com/NVIDIA-NeMo/Megatron-Bridge/pull/2656)).
+#
+# ```{exercise} Count the band
+# :label: ex-ch11-band-count
+#
+# A sliding window of $W$ keys over $n$ positions (both printed below), with the convention
+# of {eval}`figures.ref("fig-band")`, $0 \le i - j < W$: how many (query, key) pairs may
+# attend, that is, how many ones has the whole band mask? Count by hand, without building it.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Go row by row: a query sees itself and the $W - 1$ keys before it, when there are that many.
+# ```
+
+# %%
+n_band, W_band = ch11.band_count.inputs
+print(f"n = {n_band}, W = {W_band}")
+answer = ...  # the number of ones in the band mask
+ch11.band_count.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch11-band-count
+# :class: dropdown
+#
+# Query $i$ sees $\min(i + 1, W)$ keys: the first $W - 1$ queries have fewer than $W$ keys
+# before them, every later one exactly $W$. Summed over the {eval}`n_band` queries, with
+# $W =$ {eval}`W_band`, that is {eval}`plain(ch11.band_count.solution)`:
+#
+# ```python
+# answer = sum(min(i + 1, W_band) for i in range(n_band))  # 1 + 2 + 3 + 4 + 4 + …
+# ch11.band_count.check(answer)
+# ```
+# ````
 #
 # ## How far a stack of windows sees (수용 영역)
 #
@@ -145,6 +191,41 @@ reach
 # ([Jiang et al., 2023](references.md)): the off-by-one again, harmless here. What travels through the layers must be
 # squeezed into the outputs in between, so in practice distant tokens still reach less well
 # than near ones.
+#
+# ```{exercise} Windows of two sizes
+# :label: ex-ch11-mixed-reach
+#
+# A stack of windowed layers need not use one window: the stack printed below mixes two
+# window sizes, its first layer first. How many tokens does the last position reach through
+# all of its layers (itself included), on a text long enough?
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Follow a path back from the last position: how far back can each layer take it, at most?
+# ```
+
+# %%
+windows_stack = ch11.mixed_reach.inputs
+print("the window of each layer, first layer first:", windows_stack)
+answer = ...  # tokens reached through the whole stack
+ch11.mixed_reach.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch11-mixed-reach
+# :class: dropdown
+#
+# A layer of window $W$ lets a path step back at most $W - 1$ positions, whatever the other
+# layers do, so the steps add: $1 + \sum_\ell (W_\ell - 1)$, here
+# {eval}`plain(ch11.mixed_reach.solution)` tokens. With one window for all $k$ layers this is
+# $k(W - 1) + 1$ again, and the order of the layers does not matter:
+#
+# ```python
+# answer = 1 + sum(w - 1 for w in windows_stack)
+# ch11.mixed_reach.check(answer)
+# ```
+# ````
 #
 # ## The ring-buffer cache (링 버퍼)
 #
@@ -178,6 +259,40 @@ np.testing.assert_allclose(ring_out, window_out, rtol=1e-12)
 len(ring), ring.keys.shape
 
 # %% [markdown]
+# ```{exercise} What the ring holds
+# :label: ex-ch11-ring-slots
+#
+# A ring buffer of $W$ slots (printed below) has received positions $0, 1, \dots, t$, one at a
+# time. Which position does each slot hold now? Answer with $W$ numbers, slot 0 first.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Position $p$ was written into slot $p \bmod W$, over whatever was there. Which is the last
+# position that went into each slot?
+# ```
+
+# %%
+W_ring, t_ring = ch11.ring_slots.inputs
+print(f"W = {W_ring} slots; positions 0 … {t_ring} appended, one at a time")
+answer = ...  # [the position in slot 0, in slot 1, …]
+ch11.ring_slots.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch11-ring-slots
+# :class: dropdown
+#
+# Slot $s$ holds the last position $p \le t$ with $p \bmod W = s$: the $W$ newest positions,
+# {eval}`plain(ch11.ring_slots.solution)`, not in position order, since the newest, $t$, sits in
+# slot $t \bmod W$ and the oldest just after it:
+#
+# ```python
+# answer = [max(p for p in range(t_ring + 1) if p % W_ring == s) for s in range(W_ring)]
+# ch11.ring_slots.check(answer)
+# ```
+# ````
+#
 # ## Local and global layers, as shipped
 #
 # A model of only windowed layers would lose long-range reading, so the models that use
@@ -188,7 +303,10 @@ len(ring), ring.keys.shape
 #   $W = 4{,}096$, with the rolling buffer: 32 layers, 8 key-value heads of 128 (later versions
 #   of the model dropped the window).
 # - **Gemma 3** ([Gemma Team, 2025](references.md)): five local layers of 1,024 tokens to
-#   every global one. The 27B model has 62 layers, 16 key-value heads of 128.
+#   every global one. The 27B model has 62 layers, 16 key-value heads of 128. The two kinds
+#   also rotate differently (RoPE, [Chapter 6](06_positions.ipynb)): the local layers with
+#   RoPE's base 10,000 (`rope_local_base_freq`), the global ones with 1,000,000 (`rope_theta`),
+#   so that only the layers that read far need the slow angles.
 # - **gpt-oss** ([OpenAI, 2025](references.md)): dense layers and banded layers of 128 tokens
 #   alternating. The 120b model has 36 layers, 8 key-value heads of 64.
 #
@@ -245,6 +363,57 @@ step_table(
 # reports the 8× saving at 32k). The saving is real memory, and also a real loss: a token in a
 # local layer reads nothing beyond its window, which is why Gemma 3 keeps one global layer in
 # six.
+#
+# ```{exercise} Design: a window and global layers for a memory budget
+# :label: ex-ch11-local-global-budget
+#
+# You design a model of the shape printed below, and its KV cache for one sequence of $n$
+# tokens in bfloat16 must fit the printed budget. Choose the window $W$ of its local layers
+# and how many of its layers are global. So that the model still reads a paragraph in every
+# layer and the whole text often enough, $W$ must be at least the printed minimum and at least
+# one layer in eight must be global. Answer `[W, global layers]`.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Work out what one layer holds for one position, then what a global layer holds at $n$
+# tokens: how many global layers does the budget allow, and what is left for the others?
+# ```
+
+# %%
+layers_b, kv_heads_b, d_head_b, n_b, b_b, budget_b, min_global_b, min_window_b = (
+    ch11.local_global_budget.inputs
+)
+print(f"layers = {layers_b}, KV heads = {kv_heads_b}, d_head = {d_head_b}, n = {n_b:,},", end=" ")
+print(f"budget = {budget_b} GiB; W >= {min_window_b:,}, global layers >= {min_global_b}")
+answer = ...  # [W, global layers]
+ch11.local_global_budget.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch11-local-global-budget
+# :class: dropdown
+#
+# One layer holds $2 \cdot$ {eval}`kv_heads_b` $\cdot$ {eval}`d_head_b` $\cdot$ {eval}`b_b`
+# bytes, {eval}`plain(ch11.BUDGET_WORKING["one_position_kib"])` KiB, for each position, so a
+# global layer at {eval}`grouped(n_b)` tokens holds
+# {eval}`plain(ch11.BUDGET_WORKING["global_layer_gib"])` GiB. The fewest global layers allowed,
+# {eval}`min_global_b`, take {eval}`plain(ch11.BUDGET_WORKING["globals_gib"])` GiB; the other
+# {eval}`ch11.BUDGET_WORKING["local_layers"]` share the
+# {eval}`plain(ch11.BUDGET_WORKING["left_gib"])` GiB left, which allows a window of up to
+# {eval}`grouped(ch11.BUDGET_WORKING["largest_window"])` positions. Any $W$ from the minimum to
+# that, with {eval}`min_global_b` global layers, fits; more global layers leave less for the
+# windows. A power of two is the usual choice:
+#
+# ```python
+# one_position = ac.kv_cache_bytes(1, kv_heads_b, d_head_b, 1, b_b)  # bytes: one layer
+# global_layers, window = min_global_b, 4096
+# held = global_layers * n_b + (layers_b - global_layers) * window  # positions, all layers
+# print(held * one_position / GiB, "GiB")  # within the budget
+# answer = [window, global_layers]
+# ch11.local_global_budget.check(answer)
+# ```
+# ````
 #
 # ## Attention sinks: where a row puts weight it does not need (어텐션 싱크)
 #
@@ -315,6 +484,92 @@ bool(np.allclose(output_sink, (1 - share) * output))
 # the output to zero, without parking weight on a real token. `ac.scaled_dot_product_attention`
 # takes the same `sinks=`; a per-head sink has the shape $(H, 1)$, one logit per head
 # broadcast over its rows.
+#
+# ```{exercise} Write the softmax with a sink
+# :label: ex-ch11-sink-weights
+#
+# Write `sink_weights(scores, sink)`: the weights {eq}`eq-ch11-sink` of each row of `scores`
+# (shape `(..., S)`, masked keys as `-np.inf`), with the sink logit `sink` joined to every
+# row and dropped after the softmax. `sink` is a number or an array that broadcasts to the
+# rows, `scores.shape[:-1]` (a per-head sink of shape `(H, 1)`). The check runs it on
+# Chapter 4's row, on large and spread-out scores, on scores far below the sink, on a batch
+# of heads, and on a row whose every key is masked: that row gives all its weight to the
+# sink, so its keys get zeros, not NaN.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Join the sink as one more column (`np.broadcast_to`, then `np.concatenate`), take
+# [Chapter 2](02_softmax.ipynb)'s stable softmax of each row, and drop the last column. Which
+# maximum keeps every exponent at most 0, even in the fully masked row?
+# ```
+
+
+# %%
+def sink_weights(scores, sink):
+    raise NotImplementedError  # scores [..., S], sink broadcasting to [...] -> [..., S]
+
+
+ch11.sink_weights.check(sink_weights)
+
+# %% [markdown]
+# ````{solution} ex-ch11-sink-weights
+# :class: dropdown
+#
+# With the sink as the last column, the row's maximum includes it. That keeps every exponent
+# at most 0 however large or small the scores are, and in the fully masked row, whose scores
+# are all $-\infty$, the maximum is the sink's, finite: its keys get $e^{-\infty} = 0$ and the
+# sink all the weight:
+#
+# ```python
+# def sink_weights(scores, sink):
+#     sink = np.broadcast_to(sink, scores.shape[:-1])[..., None]  # [..., 1]
+#     joined = np.concatenate([scores, sink], axis=-1)  # [..., S + 1]
+#     e = np.exp(joined - joined.max(axis=-1, keepdims=True))  # the max includes the sink
+#     return (e / e.sum(axis=-1, keepdims=True))[..., :-1]  # the sink's column dropped
+#
+#
+# ch11.sink_weights.check(sink_weights)
+# ```
+# ````
+#
+# ```{exercise} A sink logit for a given share
+# :label: ex-ch11-sink-logit
+#
+# Back to Chapter 4's query and three keys (printed below). Which sink logit $z$ makes the
+# sink take the share $p$ printed below, so that the three words' weights sum to $1 - p$?
+# Three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Write the share of {eq}`eq-ch11-sink` as an equation in $e^z$ and solve it; the sum
+# $\sum_l e^{s_l}$ of the scaled scores is the one computed above.
+# ```
+
+# %%
+q_sl, keys_sl, p_sl = ch11.sink_logit.inputs
+print(f"q = {tuple(q_sl.tolist())}, keys = {keys_sl.tolist()}, p = {p_sl}")
+answer = ...  # the sink logit z
+ch11.sink_logit.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch11-sink-logit
+# :class: dropdown
+#
+# From $e^z / (e^z + \sum_l e^{s_l}) = p$: $e^z (1 - p) = p \sum_l e^{s_l}$, so
+# $z = \ln\frac{p}{1 - p} + \ln \sum_l e^{s_l}$. The sum of the scaled exponentials was
+# {eval}`dec(exps_total)`, so $z =$ {eval}`dec(ch11.sink_logit.solution)`. The sink logit
+# that takes half the row is the log-sum-exp of the scores itself:
+#
+# ```python
+# scaled_sl = keys_sl @ q_sl / math.sqrt(len(q_sl))
+# answer = math.log(p_sl / (1 - p_sl)) + math.log(np.exp(scaled_sl).sum())
+# ch11.sink_logit.check(answer)
+# ```
+# ````
 #
 # ## Gated attention: a gate on each head's output (게이트 어텐션)
 #
@@ -416,24 +671,66 @@ step_table({"score s": scores_try, "c·tanh(s/c)": capped}, digits=2)
 # whatever the gains, but a capped score near $c$ has a gradient near zero, the saturation
 # Chapter 3 feared, moved from the softmax into the $\tanh$.
 #
+# ```{exercise} The largest score under QK-norm
+# :label: ex-ch11-qk-norm-bound
+#
+# A head of $d = 8$ has the QK-norm gains printed below. What is the bound
+# {eq}`eq-ch11-qk-bound` on its scaled scores, with the divisor $\sqrt d$? Three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# After RMSNorm, what is the length of a vector of $d$ numbers, before the gains? And can a
+# negative gain make a score large?
+# ```
+
+# %%
+g_q_ex, g_k_ex = ch11.qk_norm_bound.inputs
+print("g_q =", g_q_ex.tolist())
+print("g_k =", g_k_ex.tolist())
+answer = ...  # the bound on the scaled score
+ch11.qk_norm_bound.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch11-qk-norm-bound
+# :class: dropdown
+#
+# The bound is $\sqrt d \max_i |g_{q,i}| \max_i |g_{k,i}|$: the largest gain of $g_q$ in
+# absolute value is the negative one, since a query pointing the other way along that
+# dimension turns the sign back. Both largest gains sit on the same dimension here, so the
+# bound, {eval}`dec(ch11.qk_norm_bound.solution)`, is also reached:
+#
+# ```python
+# answer = math.sqrt(len(g_q_ex)) * np.abs(g_q_ex).max() * np.abs(g_k_ex).max()
+# ch11.qk_norm_bound.check(answer)
+# ```
+# ````
+#
 # ## Multi-head latent attention (멀티헤드 잠재 어텐션, MLA)
 #
 # GQA and MQA shrink the cache by sharing keys and values between heads. DeepSeek-V2's
 # multi-head latent attention shrinks it differently ([DeepSeek-AI, 2024a](references.md)):
 # every token's keys and values, for all heads, are made from one small latent vector
-# (잠재 벡터) $\mathbf c$ of width $c$, and only that latent is cached:
+# (잠재 벡터), and only that latent is cached. Token $t$'s latent $\mathbf c_t$ has $d_c$
+# numbers (`kv_lora_rank`):
 #
 # $$
-# \mathbf c = \mathbf x W^{DKV}, \qquad
-# \mathbf k_h = \mathbf c\, W^{UK}_h, \qquad
-# \mathbf v_h = \mathbf c\, W^{UV}_h .
+# \mathbf c_t = \mathbf x_t W^{DKV}, \qquad
+# \mathbf k_{t,h} = \mathbf c_t\, W^{UK}_h, \qquad
+# \mathbf v_{t,h} = \mathbf c_t\, W^{UV}_h .
 # $$ (eq-ch11-mla)
 #
-# $W^{DKV}$ compresses keys and values jointly (the down-projection); the per-head
-# up-projections $W^{UK}_h$ and $W^{UV}_h$ decompress them. One more piece makes it work with
-# RoPE ([Chapter 6](06_positions.ipynb)), the decoupled RoPE key below. At small sizes, with
-# random weights: a model width of 8, 2 heads, a latent of 4, key parts of 3 (without
-# position) and 2 (RoPE), values of 3, and 5 positions:
+# $W^{DKV}$, of shape $D \times d_c$ for a model width $D$, compresses keys and values jointly
+# (the down-projection); the per-head up-projections decompress them: $W^{UK}_h$, of shape
+# $d_c \times d_h$, gives head $h$ a key part of $d_h$ numbers (`qk_nope_head_dim`), and
+# $W^{UV}_h$, of shape $d_c \times d_v$, a value of $d_v$ numbers (`v_head_dim`). One more
+# piece makes it work with RoPE ([Chapter 6](06_positions.ipynb)): the decoupled RoPE key
+# below, of $d_h^R$ numbers (`qk_rope_head_dim`). DeepSeek-V2 and V3 compress the query too,
+# through a latent of 1,536 numbers (`q_lora_rank`); that saves weights and activation memory
+# in training, not cache, and this chapter leaves the query uncompressed. At small sizes, with
+# random weights: $D = 8$, 2 heads, $d_c = 4$, $d_h = 3$, $d_h^R = 2$, $d_v = 3$, and 5
+# positions:
 
 # %%
 mla_w = ac.MLAWeights.random(
@@ -453,14 +750,36 @@ latent.shape, rope_key.shape, k_nope.shape, values.shape
 
 # %% [markdown]
 # **The absorbed score, by hand.** A decoding step need not decompress the keys. For head $h$,
-# the score of a query $\mathbf q_h$ (its part without position) against key $j$ is
+# the score of a query $\mathbf q_h$ (its part without position, $d_h$ numbers) against the
+# key of token $j$ is
 #
 # $$
 # \mathbf q_h \cdot (\mathbf c_j W^{UK}_h) = (\mathbf q_h\, {W^{UK}_h}^{\top}) \cdot \mathbf c_j ,
 # $$ (eq-ch11-absorb)
 #
 # so $W^{UK}_h$ can be folded into the query once, and the query then meets the cached latents
-# themselves. Head 0, the query of position 4, the key of position 2:
+# themselves, $d_c$ numbers each. First with numbers small enough to do by hand: one head,
+# $d_c = d_h = 2$, integer weights:
+
+# %%
+W_UK_small = np.array([[1, 2], [0, 1]])  # [d_c, d_h] = [2, 2]: one head's up-projection
+c_small = np.array([3, 1])  # [d_c]: the cached latent c_j of one token
+q_small = np.array([2, 1])  # [d_h]: the query's part without position
+k_small = c_small @ W_UK_small  # [2] @ [2, 2] -> [2]: naive, the key decompressed
+naive_small = int(q_small @ k_small)  # q · k
+q_folded = W_UK_small @ q_small  # [2, 2] @ [2] -> [2]: absorbed, q W_UKᵀ
+absorbed_small = int(q_folded @ c_small)  # (q W_UKᵀ) · c_j
+k_small, naive_small, q_folded, absorbed_small
+
+# %% [markdown]
+# Naive: decompress the key, $\mathbf k_j = \mathbf c_j W^{UK}$: the two numbers of the latent
+# {eval}`vector(c_small)` weight the two rows of $W^{UK}$, {eval}`vector(W_UK_small[0])` and
+# {eval}`vector(W_UK_small[1])`, and their sum is the key {eval}`vector(k_small)`; the query
+# {eval}`vector(q_small)` scores it {eval}`naive_small`. Absorbed: fold $W^{UK}$ into the
+# query, $\mathbf q\,{W^{UK}}^\top$, the dot product of the query with each row of $W^{UK}$:
+# {eval}`vector(q_folded)`, $d_c$ numbers like the latent, and its dot product with the latent
+# as cached is {eval}`absorbed_small` too. The same at the small model's random sizes, head 0,
+# the query of position 4 and the key of position 2:
 
 # %%
 q_nope = x[4] @ mla_w.w_q_nope[0]  # [8] @ [8, 3] -> [3]: head 0's query
@@ -472,15 +791,17 @@ naive_score, absorbed_score
 # %% [markdown]
 # Both are {eval}`dec(naive_score, 6)`: matrix products associate. The same holds on the value
 # side: the weights average the latents, and $W^{UV}_h$ is applied once to that average, after
-# the softmax, where it can be folded into the output projection. So an absorbed decoding step
-# attends over the cache as it is, one key of width $c + r$ shared by all heads, like MQA.
+# the softmax, where it can be folded into the output projection (the exercise below proves
+# it). So an absorbed decoding step attends over the cache as it is, one key of width
+# $d_c + d_h^R$ shared by all heads, like MQA.
 #
 # **The decoupled RoPE key.** RoPE rotates a key by its position. A rotation between
 # $W^{UK}_h$ and $\mathbf q_h$ depends on the key's position, so it cannot be folded into a
-# query once for all keys. MLA therefore leaves $\mathbf c$ unrotated and adds a small separate
-# key $\mathbf k^R = \mathrm{RoPE}(\mathbf x W^{KR})$ of width $r$, shared by all heads and cached
-# beside the latent (here `rope_key`); each head's query gets a matching rotated part, and
-# the score is the sum of the two dot products, scaled by $1/\sqrt{n + r}$.
+# query once for all keys. MLA therefore leaves $\mathbf c_t$ unrotated and adds a small
+# separate key $\mathbf k^R_t = \mathrm{RoPE}(\mathbf x_t W^{KR})$ of width $d_h^R$, shared by
+# all heads and cached beside the latent (here `rope_key`); each head's query gets a matching
+# rotated part, and the score is the sum of the two dot products, scaled by
+# $1/\sqrt{d_h + d_h^R}$.
 #
 # **Naive and absorbed agree.** `ac.mla_attention` runs the whole layer either way, and with an
 # `ac.MLACache` as a decoding step: prefill four positions, then decode the fifth, absorbed:
@@ -501,12 +822,60 @@ mla_cache.latents.shape, mla_cache.rope_keys.shape, bool(mla_gap < 1e-12)
 # {eval}`mla_cache.latents.shape[-1]` + {eval}`mla_cache.rope_keys.shape[-1]` numbers per
 # position and no head's keys or values.
 #
+# ```{exercise} Prove it: $W^{UV}$ folds into the output projection
+# :label: ex-ch11-mla-fold-values
+#
+# Head $h$'s output is $\mathbf o_h = \sum_j w_j \mathbf v_{j,h} = \sum_j w_j\,
+# \mathbf c_j W^{UV}_h$, and the layer multiplies it by head $h$'s slice of the output
+# projection, $W^O_h$ ($d_v \times D$). Write `fold_values(w_uv, w_o)`: the one matrix $M_h$,
+# of shape $d_c \times D$, such that $\mathbf o_h W^O_h = \bigl(\sum_j w_j \mathbf c_j\bigr)
+# M_h$ for every row of weights and every set of latents, so that an absorbed step never
+# decompresses a value. `w_uv` has shape `(..., d_c, d_v)` and `w_o` `(..., d_v, D)`, one
+# pair or a stack of heads. The check compares your matrix with the naive path run on each
+# latent $\mathbf e_i$ of the identity: if no such matrix existed, none could pass.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# The weights $w_j$ are numbers: move them out of the products. Which matrix product
+# associates?
+# ```
+
+
+# %%
+def fold_values(w_uv, w_o):
+    raise NotImplementedError  # w_uv [..., d_c, d_v], w_o [..., d_v, D] -> [..., d_c, D]
+
+
+ch11.mla_fold_values.check(fold_values)
+
+# %% [markdown]
+# ````{solution} ex-ch11-mla-fold-values
+# :class: dropdown
+#
+# $\mathbf o_h W^O_h = \bigl(\sum_j w_j\, \mathbf c_j W^{UV}_h\bigr) W^O_h =
+# \bigl(\sum_j w_j \mathbf c_j\bigr) \bigl(W^{UV}_h W^O_h\bigr)$: the weights are numbers
+# and matrix products associate, so $M_h = W^{UV}_h W^O_h$, computed once for the model, not
+# per token. A decoding step averages the cached latents with the weights, $d_c$ numbers,
+# and multiplies by $M_h$. Each head keeps its own $M_h$, and `@` pairs the heads of a stack
+# where `np.dot` would multiply every head by every other:
+#
+# ```python
+# def fold_values(w_uv, w_o):
+#     return w_uv @ w_o  # [..., d_c, d_v] @ [..., d_v, D] -> [..., d_c, D]
+#
+#
+# ch11.mla_fold_values.check(fold_values)
+# ```
+# ````
+#
 # ## What MLA saves at DeepSeek-V3's size
 #
 # DeepSeek-V3 ([DeepSeek-AI, 2024b](references.md)) has 61 layers and 128 heads, a latent of
-# $c = 512$ and a RoPE key of $r = 64$. Its cache per token, in bfloat16, against the same
-# model with multi-head, grouped-query (8 groups) and multi-query attention of
-# $d_\text{head} = 128$ (DeepSeek-V2's paper compares with the same $d_h$):
+# $d_c = 512$ and a RoPE key of $d_h^R = 64$. Its cache per token, in bfloat16, against the
+# same model with multi-head, grouped-query (8 groups) and multi-query attention of heads of
+# $d_h = 128$ (DeepSeek-V2's paper compares with the same $d_h$):
 
 # %%
 KiB = 2**10
@@ -537,6 +906,41 @@ step_table(
 # its own; DeepSeek-V2's paper reports that MLA matched or beat multi-head attention in its
 # experiments, where GQA and MQA lost quality.
 #
+# ```{exercise} The MLA cache of DeepSeek-V2
+# :label: ex-ch11-mla-cache
+#
+# DeepSeek-V2 ([DeepSeek-AI, 2024a](references.md)) has the layers, heads and MLA sizes
+# printed below. How many KiB ($2^{10}$ bytes) does its cache hold per token, in bfloat16
+# (2 bytes a number)?
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# What does one layer cache for one token, and which of those numbers does every head share?
+# ```
+
+# %%
+layers_v2, heads_v2, d_c_v2, d_rope_v2, b_v2 = ch11.mla_cache.inputs
+print(f"layers = {layers_v2}, heads = {heads_v2}, d_c = {d_c_v2}, d_h^R = {d_rope_v2}")
+answer = ...  # KiB per token
+ch11.mla_cache.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch11-mla-cache
+# :class: dropdown
+#
+# Each layer caches, for each token, one latent of $d_c =$ {eval}`d_c_v2` numbers and one
+# RoPE key of $d_h^R =$ {eval}`d_rope_v2`, shared by all {eval}`heads_v2` heads; the keys and
+# values are both decompressed from the same latent, so nothing is counted twice. Times
+# {eval}`layers_v2` layers and {eval}`b_v2` bytes: {eval}`dec(ch11.mla_cache.solution, 1)` KiB:
+#
+# ```python
+# answer = (d_c_v2 + d_rope_v2) * layers_v2 * b_v2 / KiB
+# ch11.mla_cache.check(answer)
+# ```
+# ````
+#
 # ## Reading a model card
 #
 # The fields a configuration (`config.json`) or a checkpoint's weight names use for what this
@@ -551,10 +955,14 @@ step_table(
             "Gemma 2's cap c on the scaled scores",
             "a learned sink logit per head (a weight, in gpt-oss)",
             "RMSNorm gains on each head's q and k (weights)",
-            "MLA: the latent's width c",
-            "MLA: the RoPE part r of queries and the shared key",
-            "MLA: the per-head key part without position, n",
-            "MLA: the per-head value width",
+            "Gemma 3: RoPE's base on the local layers (10,000)",
+            "Llama 4: the chunk a local layer attends within (8,192)",
+            "Llama 4: which layers rotate (0: NoPE, the global ones)",
+            "MLA: the latent's width d_c",
+            "MLA: the query's latent width (1,536 in DeepSeek-V3)",
+            "MLA: the RoPE part d_h^R of queries and the shared key",
+            "MLA: the per-head key part without position, d_h",
+            "MLA: the per-head value width d_v",
         ],
         "this chapter": [
             "the band mask",
@@ -562,7 +970,11 @@ step_table(
             "soft-capping",
             "sinks",
             "QK-norm",
+            "local and global layers; Chapter 6",
+            "chunked local attention",
+            "Chapter 6's NoPE",
             "MLA",
+            "MLA (not cached)",
             "the decoupled RoPE key",
             "MLA",
             "MLA",
@@ -574,7 +986,11 @@ step_table(
         "attn_logit_softcapping",
         "sinks",
         "q_norm, k_norm",
+        "rope_local_base_freq",
+        "attention_chunk_size",
+        "no_rope_layers",
         "kv_lora_rank",
+        "q_lora_rank",
         "qk_rope_head_dim",
         "qk_nope_head_dim",
         "v_head_dim",
@@ -582,6 +998,13 @@ step_table(
 )
 
 # %% [markdown]
+# Llama 4 ([Meta AI, 2025](references.md)) has a local attention of its own, chunked local
+# attention (청크 로컬 어텐션): its local layers cut the text into chunks of
+# `attention_chunk_size` tokens, and a query sees the earlier keys of its own chunk only. It is
+# a band whose start jumps forward at each chunk boundary instead of sliding with the query:
+# the first query of a chunk sees itself alone, the last one the whole chunk. Its global
+# layers, the ones `no_rope_layers` marks, use no position encoding at all.
+#
 # Beyond this chapter: sparse attention, where each query reads a chosen subset of the keys,
 # is the next chapter's. Kimi K2 adopts DeepSeek-V3's MLA with fewer heads
 # ([Kimi Team, 2025a](references.md)). Read a card's fields against the formulas above, and
@@ -600,8 +1023,10 @@ step_table(
 #   here it took {eval}`dec(share)` of the row and shrank the output by $1 - \text{share}$.
 # - A sigmoid gate on each head's output lets a head add nothing; QK-norm bounds a scaled score
 #   by $\sqrt d$ times the gains ({eval}`plain(bound)` here), soft-capping by $c$.
-# - MLA caches one latent and one RoPE key per token; the absorbed path attends to them
-#   directly and equals the naive one. DeepSeek-V3 caches {eval}`dec(per_token_kib["MLA"], 2)`
+# - MLA caches one latent $\mathbf c_t$ of $d_c$ numbers and one RoPE key of $d_h^R$ per
+#   token; the absorbed path attends to them directly and equals the naive one, since
+#   $\mathbf q \cdot (\mathbf c_j W^{UK}) = (\mathbf q\, {W^{UK}}^\top) \cdot \mathbf c_j$
+#   ({eval}`naive_small` both ways by hand). DeepSeek-V3 caches {eval}`dec(per_token_kib["MLA"], 2)`
 #   KiB per token instead of {eval}`grouped(per_token_kib["MHA"])`.
 #
 # ## How long this chapter took
