@@ -32,9 +32,8 @@
 #   absorbed, show they agree, and size its cache against MHA, GQA and MQA;
 # - read the attention fields of a model card.
 #
-# Most sections end with an exercise that checks your answer on the spot: run its cell and
-# read the one-line verdict. The hints and solutions are folded away until you ask for them.
-
+# The chapter ends with exercises, in the order of its sections, that check your answer on
+# the spot: run the cell and read the one-line verdict.
 # %%
 import math
 import time
@@ -56,7 +55,6 @@ from attn_book.tables import step_table
 
 figures = Figures(chapter=11)
 chapter_start = time.perf_counter()
-
 # %% [markdown]
 # ## Sliding-window attention: the band mask (슬라이딩 윈도우 어텐션)
 #
@@ -65,7 +63,6 @@ chapter_start = time.perf_counter()
 # (슬라이딩 윈도우) of $W$ keys lets each query see only itself and the $W - 1$ tokens before
 # it: query $i$ sees key $j$ when $0 \le i - j < W$. The mask is a band along the diagonal.
 # Take Chapter 10's six words and $W = 3$:
-
 # %%
 tokens = list(SENTENCE_KO) + list(GENERATED_KO)  # 나는 사과를 먹었다 그리고 배를 샀다
 X = feature_vectors(tokens)  # [6, 4]: chapter 5's four features
@@ -74,16 +71,13 @@ Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # [6, 3] each
 n, W = len(tokens), 3
 band = ac.sliding_window_mask(n, n, W)  # [6, 6] bool: 0 <= i - j < W
 band.astype(int)
-
 # %% [markdown]
 # Each row has at most {eval}`W` ones: 샀다, the last word, sees 그리고, 배를 and itself, and
 # no longer sees the sentence's subject 나는. The weights are Chapter 4's, with the band as
 # the mask:
-
 # %%
 window_weights = ac.attention_weights(Q, K, band)  # [6, 6], zero outside the band
 window_out = window_weights @ V  # [6, 6] @ [6, 3] -> [6, 3]
-
 # %% tags=["hide-input"]
 figures.show(
     plot_token_heatmaps(
@@ -103,18 +97,15 @@ figures.show(
     "Sliding-window weights over the six words with $W = 3$: each query sees itself and "
     "the two words before it (grey: masked).",
 )
-
 # %% [markdown]
 # **The convention trap.** {eval}`figures.ref("fig-band")` follows Hugging Face's
 # implementations, `q - k < W`: $W$ keys, the query's own included. The Mistral 7B paper
 # words the window as the positions $i - W$ to $i$ ([Jiang et al., 2023](references.md)),
 # which read literally are $W + 1$ keys. Count the keys of the last row both ways:
-
 # %%
 keys_hf = int(band[-1].sum())  # q − k < W: W keys
 keys_read_literally = int(ac.sliding_window_mask(n, n, W + 1)[-1].sum())  # i − W … i
 keys_hf, keys_read_literally
-
 # %% [markdown]
 # {eval}`keys_hf` against {eval}`keys_read_literally`. When you port a model or compare two
 # implementations, check which one a `sliding_window` field means: an off-by-one here changes
@@ -127,41 +118,7 @@ keys_hf, keys_read_literally
 # `sliding_window` of Gemma 2, Gemma 3, Mistral and gpt-oss to it unchanged, one key too many,
 # and fixed it by subtracting 1
 # ([NVIDIA-NeMo/Megatron-Bridge#2656](https://github.com/NVIDIA-NeMo/Megatron-Bridge/pull/2656)).
-#
-# ```{exercise} Count the band
-# :label: ex-ch11-band-count
-#
-# A sliding window of $W$ keys over $n$ positions (both printed below), with the convention
-# of {eval}`figures.ref("fig-band")`, $0 \le i - j < W$: how many (query, key) pairs may
-# attend, that is, how many ones has the whole band mask? Count by hand, without building it.
-# ```
-#
-# ```{admonition} Hint
-# :class: dropdown
-#
-# Go row by row: a query sees itself and the $W - 1$ keys before it, when there are that many.
-# ```
-
-# %%
-n_band, W_band = ch11.band_count.inputs
-print(f"n = {n_band}, W = {W_band}")
-answer = ...  # the number of ones in the band mask
-ch11.band_count.check(answer)
-
 # %% [markdown]
-# ````{solution} ex-ch11-band-count
-# :class: dropdown
-#
-# Query $i$ sees $\min(i + 1, W)$ keys: the first $W - 1$ queries have fewer than $W$ keys
-# before them, every later one exactly $W$. Summed over the {eval}`n_band` queries, with
-# $W =$ {eval}`W_band`, that is {eval}`plain(ch11.band_count.solution)`:
-#
-# ```python
-# answer = sum(min(i + 1, W_band) for i in range(n_band))  # 1 + 2 + 3 + 4 + 4 + …
-# ch11.band_count.check(answer)
-# ```
-# ````
-#
 # ## How far a stack of windows sees (수용 영역)
 #
 # One windowed layer lets a token see $W$ tokens. But the keys of layer 2 are made from layer
@@ -170,7 +127,6 @@ ch11.band_count.check(answer)
 # $(i, j)$ exactly when there is a path of $k$ steps, each inside the window. The idea is
 # Longformer's, where stacked windows reach far ([Beltagy et al., 2020](references.md)).
 # Take 16 positions and $W = 3$, and count what the last position reaches:
-
 # %%
 n_long, W_small = 16, 3
 band_long = ac.sliding_window_mask(n_long, n_long, W_small).astype(int)  # [16, 16]
@@ -181,7 +137,6 @@ reach = [
 growth = W_small - 1  # tokens added per layer
 mistral_reach = 32 * (4096 - 1) + 1  # Mistral 7B: 32 layers, W = 4,096
 reach
-
 # %% [markdown]
 # One layer reaches {eval}`reach[0]` tokens, and every layer adds $W - 1 =$
 # {eval}`growth` more: $k$ layers reach $k(W - 1) + 1$ tokens, here
@@ -191,49 +146,13 @@ reach
 # ([Jiang et al., 2023](references.md)): the off-by-one again, harmless here. What travels through the layers must be
 # squeezed into the outputs in between, so in practice distant tokens still reach less well
 # than near ones.
-#
-# ```{exercise} Windows of two sizes
-# :label: ex-ch11-mixed-reach
-#
-# A stack of windowed layers need not use one window: the stack printed below mixes two
-# window sizes, its first layer first. How many tokens does the last position reach through
-# all of its layers (itself included), on a text long enough?
-# ```
-#
-# ```{admonition} Hint
-# :class: dropdown
-#
-# Follow a path back from the last position: how far back can each layer take it, at most?
-# ```
-
-# %%
-windows_stack = ch11.mixed_reach.inputs
-print("the window of each layer, first layer first:", windows_stack)
-answer = ...  # tokens reached through the whole stack
-ch11.mixed_reach.check(answer)
-
 # %% [markdown]
-# ````{solution} ex-ch11-mixed-reach
-# :class: dropdown
-#
-# A layer of window $W$ lets a path step back at most $W - 1$ positions, whatever the other
-# layers do, so the steps add: $1 + \sum_\ell (W_\ell - 1)$, here
-# {eval}`plain(ch11.mixed_reach.solution)` tokens. With one window for all $k$ layers this is
-# $k(W - 1) + 1$ again, and the order of the layers does not matter:
-#
-# ```python
-# answer = 1 + sum(w - 1 for w in windows_stack)
-# ch11.mixed_reach.check(answer)
-# ```
-# ````
-#
 # ## The ring-buffer cache (링 버퍼)
 #
 # A decoding step under a window needs only the last $W$ keys and values, so the cache can
 # keep $W$ slots and write position $t$ into slot $t \bmod W$, over the oldest one: a ring
 # buffer (Mistral's "rolling buffer cache"). `ac.KVCache(window=W)` is one. Feed the six words
 # one at a time and print, after each, which position each slot holds:
-
 # %%
 ring = ac.KVCache(window=W)
 ring_rows = []  # each step's output
@@ -241,7 +160,6 @@ for t in range(n):
     ring.append(K[t : t + 1], V[t : t + 1])  # position t goes to slot t mod W
     ring_rows.append(ring.attend(Q[t]))  # [3]: one query against at most W slots
     print(f"t = {t} ({tokens[t]}): slot {t % W}, slots hold positions {ring.positions}")
-
 # %% [markdown]
 # The first {eval}`W` words fill the slots in order. At $t =$ {eval}`W`, 그리고 goes to slot
 # 0 and overwrites 나는, which the band of {eval}`figures.ref("fig-band")` no longer shows to
@@ -252,47 +170,11 @@ for t in range(n):
 #
 # Every step's output equals the windowed full pass's row, and the cache never held more
 # than $W$ keys:
-
 # %%
 ring_out = np.stack(ring_rows)  # [6, 3]
 np.testing.assert_allclose(ring_out, window_out, rtol=1e-12)
 len(ring), ring.keys.shape
-
 # %% [markdown]
-# ```{exercise} What the ring holds
-# :label: ex-ch11-ring-slots
-#
-# A ring buffer of $W$ slots (printed below) has received positions $0, 1, \dots, t$, one at a
-# time. Which position does each slot hold now? Answer with $W$ numbers, slot 0 first.
-# ```
-#
-# ```{admonition} Hint
-# :class: dropdown
-#
-# Position $p$ was written into slot $p \bmod W$, over whatever was there. Which is the last
-# position that went into each slot?
-# ```
-
-# %%
-W_ring, t_ring = ch11.ring_slots.inputs
-print(f"W = {W_ring} slots; positions 0 … {t_ring} appended, one at a time")
-answer = ...  # [the position in slot 0, in slot 1, …]
-ch11.ring_slots.check(answer)
-
-# %% [markdown]
-# ````{solution} ex-ch11-ring-slots
-# :class: dropdown
-#
-# Slot $s$ holds the last position $p \le t$ with $p \bmod W = s$: the $W$ newest positions,
-# {eval}`plain(ch11.ring_slots.solution)`, not in position order, since the newest, $t$, sits in
-# slot $t \bmod W$ and the oldest just after it:
-#
-# ```python
-# answer = [max(p for p in range(t_ring + 1) if p % W_ring == s) for s in range(W_ring)]
-# ch11.ring_slots.check(answer)
-# ```
-# ````
-#
 # ## Local and global layers, as shipped
 #
 # A model of only windowed layers would lose long-range reading, so the models that use
@@ -313,7 +195,6 @@ ch11.ring_slots.check(answer)
 # A windowed layer caches at most $W$ positions, a global layer all $n$. A model card writes
 # the pattern as a list of `layer_types`; here it is built as Hugging Face's configurations
 # build it, and each layer's cache computed with Chapter 10's `ac.kv_cache_bytes`:
-
 
 # %%
 def cache_bytes(layer_types, kv_heads, d_head, n, window, b=2):
@@ -350,7 +231,6 @@ step_table(
     index=list(shipped),
     digits=2,
 )
-
 # %% [markdown]
 # At {eval}`grouped(n_context)` tokens in bfloat16 (2 bytes a number), Gemma 3 27B's cache is
 # {eval}`dec(windowed["Gemma 3 27B"], 2)` GiB instead of {eval}`dec(all_global["Gemma 3 27B"], 2)`:
@@ -363,58 +243,7 @@ step_table(
 # reports the 8× saving at 32k). The saving is real memory, and also a real loss: a token in a
 # local layer reads nothing beyond its window, which is why Gemma 3 keeps one global layer in
 # six.
-#
-# ```{exercise} Design: a window and global layers for a memory budget
-# :label: ex-ch11-local-global-budget
-#
-# You design a model of the shape printed below, and its KV cache for one sequence of $n$
-# tokens in bfloat16 must fit the printed budget. Choose the window $W$ of its local layers
-# and how many of its layers are global. So that the model still reads a paragraph in every
-# layer and the whole text often enough, $W$ must be at least the printed minimum and at least
-# one layer in eight must be global. Answer `[W, global layers]`.
-# ```
-#
-# ```{admonition} Hint
-# :class: dropdown
-#
-# Work out what one layer holds for one position, then what a global layer holds at $n$
-# tokens: how many global layers does the budget allow, and what is left for the others?
-# ```
-
-# %%
-layers_b, kv_heads_b, d_head_b, n_b, b_b, budget_b, min_global_b, min_window_b = (
-    ch11.local_global_budget.inputs
-)
-print(f"layers = {layers_b}, KV heads = {kv_heads_b}, d_head = {d_head_b}, n = {n_b:,},", end=" ")
-print(f"budget = {budget_b} GiB; W >= {min_window_b:,}, global layers >= {min_global_b}")
-answer = ...  # [W, global layers]
-ch11.local_global_budget.check(answer)
-
 # %% [markdown]
-# ````{solution} ex-ch11-local-global-budget
-# :class: dropdown
-#
-# One layer holds $2 \cdot$ {eval}`kv_heads_b` $\cdot$ {eval}`d_head_b` $\cdot$ {eval}`b_b`
-# bytes, {eval}`plain(ch11.BUDGET_WORKING["one_position_kib"])` KiB, for each position, so a
-# global layer at {eval}`grouped(n_b)` tokens holds
-# {eval}`plain(ch11.BUDGET_WORKING["global_layer_gib"])` GiB. The fewest global layers allowed,
-# {eval}`min_global_b`, take {eval}`plain(ch11.BUDGET_WORKING["globals_gib"])` GiB; the other
-# {eval}`ch11.BUDGET_WORKING["local_layers"]` share the
-# {eval}`plain(ch11.BUDGET_WORKING["left_gib"])` GiB left, which allows a window of up to
-# {eval}`grouped(ch11.BUDGET_WORKING["largest_window"])` positions. Any $W$ from the minimum to
-# that, with {eval}`min_global_b` global layers, fits; more global layers leave less for the
-# windows. A power of two is the usual choice:
-#
-# ```python
-# one_position = ac.kv_cache_bytes(1, kv_heads_b, d_head_b, 1, b_b)  # bytes: one layer
-# global_layers, window = min_global_b, 4096
-# held = global_layers * n_b + (layers_b - global_layers) * window  # positions, all layers
-# print(held * one_position / GiB, "GiB")  # within the budget
-# answer = [window, global_layers]
-# ch11.local_global_budget.check(answer)
-# ```
-# ````
-#
 # ## Attention sinks: where a row puts weight it does not need (어텐션 싱크)
 #
 # Chapter 10's first decoding step gave a zero query a quarter of its weight on every word:
@@ -427,14 +256,12 @@ ch11.local_global_budget.check(answer)
 # rises sharply as soon as the first tokens leave the cache. Their fix, StreamingLLM, keeps a
 # few first tokens in the cache beside the window (four in their experiments). With 2 sink tokens and $W = 3$ over 8
 # positions, the mask is the band plus the first two columns:
-
 # %%
 n_stream, n_sink = 8, 2
 first = np.arange(n_stream) < n_sink  # [8]: the first tokens, always kept
 stream_mask = ac.sliding_window_mask(n_stream, n_stream, W) | first  # [8, 8]
 stream_mask &= ac.causal_mask(n_stream)  # still causal
 stream_mask.astype(int)
-
 # %% [markdown]
 # gpt-oss learns the way out instead ([OpenAI, 2025](references.md)). Each head has one
 # learned number, its sink logit (싱크 로짓) $z$. It joins every row's scores before the
@@ -449,7 +276,6 @@ stream_mask.astype(int)
 #
 # By hand on the worked example of [Chapter 4](04_worked_example.ipynb), with a sink logit of
 # 1 chosen for the example (gpt-oss learns one per head):
-
 # %%
 example = quanta_example()
 q, K_ex, V_ex = example.query, example.keys, example.values  # (1, 0); [3, 2]; [3, 2]
@@ -464,7 +290,6 @@ output_sink = weights_sink @ V_ex  # [3] @ [3, 2] -> [2]
 np.testing.assert_allclose(weights_sink, ac.attention_weights(q, K_ex, sinks=sink))
 exps_total, row_total = exps.sum(), weights_sink.sum()  # without the sink: 1 and less
 share, row_total
-
 # %% [markdown]
 # With the keys {eval}`vector(K_ex[0])`, {eval}`vector(K_ex[1])`, {eval}`vector(K_ex[2])` and
 # the values {eval}`vector(V_ex[0])`, {eval}`vector(V_ex[1])`, {eval}`vector(V_ex[2])`, the
@@ -474,103 +299,15 @@ share, row_total
 # The ratios between the words do not change: every weight is Chapter 4's times
 # $1 - \text{share}$, and so is the output, which was {eval}`vector(output)` and is now
 # {eval}`vector(output_sink)`:
-
 # %%
 np.testing.assert_allclose(output_sink, (1 - share) * output)
 bool(np.allclose(output_sink, (1 - share) * output))
-
 # %% [markdown]
 # A head can now say "nothing here" by scoring every key below $z$: the share tends to 1 and
 # the output to zero, without parking weight on a real token. `ac.scaled_dot_product_attention`
 # takes the same `sinks=`; a per-head sink has the shape $(H, 1)$, one logit per head
 # broadcast over its rows.
-#
-# ```{exercise} Write the softmax with a sink
-# :label: ex-ch11-sink-weights
-#
-# Write `sink_weights(scores, sink)`: the weights {eq}`eq-ch11-sink` of each row of `scores`
-# (shape `(..., S)`, masked keys as `-np.inf`), with the sink logit `sink` joined to every
-# row and dropped after the softmax. `sink` is a number or an array that broadcasts to the
-# rows, `scores.shape[:-1]` (a per-head sink of shape `(H, 1)`). The check runs it on
-# Chapter 4's row, on large and spread-out scores, on scores far below the sink, on a batch
-# of heads, and on a row whose every key is masked: that row gives all its weight to the
-# sink, so its keys get zeros, not NaN.
-# ```
-#
-# ```{admonition} Hint
-# :class: dropdown
-#
-# Join the sink as one more column (`np.broadcast_to`, then `np.concatenate`), take
-# [Chapter 2](02_softmax.ipynb)'s stable softmax of each row, and drop the last column. Which
-# maximum keeps every exponent at most 0, even in the fully masked row?
-# ```
-
-
-# %%
-def sink_weights(scores, sink):
-    raise NotImplementedError  # scores [..., S], sink broadcasting to [...] -> [..., S]
-
-
-ch11.sink_weights.check(sink_weights)
-
 # %% [markdown]
-# ````{solution} ex-ch11-sink-weights
-# :class: dropdown
-#
-# With the sink as the last column, the row's maximum includes it. That keeps every exponent
-# at most 0 however large or small the scores are, and in the fully masked row, whose scores
-# are all $-\infty$, the maximum is the sink's, finite: its keys get $e^{-\infty} = 0$ and the
-# sink all the weight:
-#
-# ```python
-# def sink_weights(scores, sink):
-#     sink = np.broadcast_to(sink, scores.shape[:-1])[..., None]  # [..., 1]
-#     joined = np.concatenate([scores, sink], axis=-1)  # [..., S + 1]
-#     e = np.exp(joined - joined.max(axis=-1, keepdims=True))  # the max includes the sink
-#     return (e / e.sum(axis=-1, keepdims=True))[..., :-1]  # the sink's column dropped
-#
-#
-# ch11.sink_weights.check(sink_weights)
-# ```
-# ````
-#
-# ```{exercise} A sink logit for a given share
-# :label: ex-ch11-sink-logit
-#
-# Back to Chapter 4's query and three keys (printed below). Which sink logit $z$ makes the
-# sink take the share $p$ printed below, so that the three words' weights sum to $1 - p$?
-# Three decimals.
-# ```
-#
-# ```{admonition} Hint
-# :class: dropdown
-#
-# Write the share of {eq}`eq-ch11-sink` as an equation in $e^z$ and solve it; the sum
-# $\sum_l e^{s_l}$ of the scaled scores is the one computed above.
-# ```
-
-# %%
-q_sl, keys_sl, p_sl = ch11.sink_logit.inputs
-print(f"q = {tuple(q_sl.tolist())}, keys = {keys_sl.tolist()}, p = {p_sl}")
-answer = ...  # the sink logit z
-ch11.sink_logit.check(answer)
-
-# %% [markdown]
-# ````{solution} ex-ch11-sink-logit
-# :class: dropdown
-#
-# From $e^z / (e^z + \sum_l e^{s_l}) = p$: $e^z (1 - p) = p \sum_l e^{s_l}$, so
-# $z = \ln\frac{p}{1 - p} + \ln \sum_l e^{s_l}$. The sum of the scaled exponentials was
-# {eval}`dec(exps_total)`, so $z =$ {eval}`dec(ch11.sink_logit.solution)`. The sink logit
-# that takes half the row is the log-sum-exp of the scores itself:
-#
-# ```python
-# scaled_sl = keys_sl @ q_sl / math.sqrt(len(q_sl))
-# answer = math.log(p_sl / (1 - p_sl)) + math.log(np.exp(scaled_sl).sum())
-# ch11.sink_logit.check(answer)
-# ```
-# ````
-#
 # ## Gated attention: a gate on each head's output (게이트 어텐션)
 #
 # Qiu et al. put a sigmoid gate (시그모이드 게이트) on each head's output, before the output
@@ -582,13 +319,11 @@ ch11.sink_logit.check(answer)
 # $$ (eq-ch11-gate)
 #
 # On the worked example's output, with gate logits $\mathbf x W_g$ chosen for the example:
-
 # %%
 gate_logits = np.array([2.0, -2.0])  # x @ W_g for this token: [2]
 gate = 1 / (1 + np.exp(-gate_logits))  # sigmoid, each in (0, 1)
 gated = gate * output  # [2] * [2]: elementwise
 gate, gated
-
 # %% [markdown]
 # The gate {eval}`dec(gate)` keeps most of the first dimension of {eval}`vector(output)` and
 # little of the second: the output is {eval}`vector(gated)`. Unlike the weights, the gate is
@@ -624,7 +359,6 @@ gate, gated
 # $$ (eq-ch11-qk-bound)
 #
 # With $d = 4$ and gains chosen for the example:
-
 # %%
 d = 4
 g_q = np.array([1.5, 0.5, 1.0, 0.8])  # learned gains of q_norm: [d]
@@ -635,19 +369,16 @@ q_big, k_big = 1000 * rng.standard_normal((2, d))  # long vectors: [d] each
 raw = q_big @ k_big / math.sqrt(d)  # unnormalised: grows with the lengths
 normed = ac.rms_norm(q_big, g_q) @ ac.rms_norm(k_big, g_k) / math.sqrt(d)
 print(f"bound {bound}, raw score {raw:.1f}, after QK-norm {normed:.4f}")
-
 # %% [markdown]
 # The bound is {eval}`plain(bound)`. Vectors a thousand times too long give a raw scaled score
 # of {eval}`grouped(raw)`, but after QK-norm only {eval}`dec(normed)`. The bound is reached
 # when both vectors point along a dimension where both gains are largest, which needs the two
 # largest gains on the same dimension, as here on the first (otherwise, with no rotation between
 # the norm and the product, the score stays below $\sqrt d \max_i |g_{q,i}\, g_{k,i}|$):
-
 # %%
 e_0 = np.array([3.0, 0.0, 0.0, 0.0])  # any length: RMSNorm removes it
 at_bound = ac.rms_norm(e_0, g_q) @ ac.rms_norm(e_0, g_k) / math.sqrt(d)
 at_bound
-
 # %% [markdown]
 # {eval}`dec(at_bound, 6)`, the bound {eval}`plain(bound)` up to RMSNorm's $\epsilon$. The
 # gains are learned, so the bound can move during training, but only as fast as the gains, not
@@ -656,13 +387,11 @@ at_bound
 # **Soft-capping.** Gemma 2 passes each scaled score through $c \tanh(s / c)$ with $c = 50$
 # ([Gemma Team, 2024](references.md)): near zero that is $s$ itself, and no score can pass
 # $c$. Gemma 3 replaced it with QK-norm ([Gemma Team, 2025](references.md)).
-
 # %%
 cap = 50.0  # Gemma 2's attn_logit_softcapping
 scores_try = np.array([1.0, 10.0, 50.0, 100.0, raw])
 capped = cap * np.tanh(scores_try / cap)
 step_table({"score s": scores_try, "c·tanh(s/c)": capped}, digits=2)
-
 # %% [markdown]
 # A score of 1 stays {eval}`dec(capped[0], 2)` and 10 becomes {eval}`dec(capped[1], 2)`; 100
 # becomes {eval}`dec(capped[3], 2)`, and the raw {eval}`grouped(raw)` of the QK-norm example
@@ -670,43 +399,7 @@ step_table({"score s": scores_try, "c·tanh(s/c)": capped}, digits=2)
 # under QK-norm it stays below $\sqrt d$ times the gains; under soft-capping below $c$,
 # whatever the gains, but a capped score near $c$ has a gradient near zero, the saturation
 # Chapter 3 feared, moved from the softmax into the $\tanh$.
-#
-# ```{exercise} The largest score under QK-norm
-# :label: ex-ch11-qk-norm-bound
-#
-# A head of $d = 8$ has the QK-norm gains printed below. What is the bound
-# {eq}`eq-ch11-qk-bound` on its scaled scores, with the divisor $\sqrt d$? Three decimals.
-# ```
-#
-# ```{admonition} Hint
-# :class: dropdown
-#
-# After RMSNorm, what is the length of a vector of $d$ numbers, before the gains? And can a
-# negative gain make a score large?
-# ```
-
-# %%
-g_q_ex, g_k_ex = ch11.qk_norm_bound.inputs
-print("g_q =", g_q_ex.tolist())
-print("g_k =", g_k_ex.tolist())
-answer = ...  # the bound on the scaled score
-ch11.qk_norm_bound.check(answer)
-
 # %% [markdown]
-# ````{solution} ex-ch11-qk-norm-bound
-# :class: dropdown
-#
-# The bound is $\sqrt d \max_i |g_{q,i}| \max_i |g_{k,i}|$: the largest gain of $g_q$ in
-# absolute value is the negative one, since a query pointing the other way along that
-# dimension turns the sign back. Both largest gains sit on the same dimension here, so the
-# bound, {eval}`dec(ch11.qk_norm_bound.solution)`, is also reached:
-#
-# ```python
-# answer = math.sqrt(len(g_q_ex)) * np.abs(g_q_ex).max() * np.abs(g_k_ex).max()
-# ch11.qk_norm_bound.check(answer)
-# ```
-# ````
-#
 # ## Multi-head latent attention (멀티헤드 잠재 어텐션, MLA)
 #
 # GQA and MQA shrink the cache by sharing keys and values between heads. DeepSeek-V2's
@@ -731,7 +424,6 @@ ch11.qk_norm_bound.check(answer)
 # in training, not cache, and this chapter leaves the query uncompressed. At small sizes, with
 # random weights: $D = 8$, 2 heads, $d_c = 4$, $d_h = 3$, $d_h^R = 2$, $d_v = 3$, and 5
 # positions:
-
 # %%
 mla_w = ac.MLAWeights.random(
     np.random.default_rng(0),
@@ -747,7 +439,6 @@ latent, rope_key = ac.mla_latent(x, mla_w, range(5))  # [5, 4], [5, 2]: what is 
 k_nope = latent @ mla_w.w_uk  # [5, 4] @ [2, 4, 3] -> [2, 5, 3]: each head's keys
 values = latent @ mla_w.w_uv  # [5, 4] @ [2, 4, 3] -> [2, 5, 3]: each head's values
 latent.shape, rope_key.shape, k_nope.shape, values.shape
-
 # %% [markdown]
 # **The absorbed score, by hand.** A decoding step need not decompress the keys. For head $h$,
 # the score of a query $\mathbf q_h$ (its part without position, $d_h$ numbers) against the
@@ -760,7 +451,6 @@ latent.shape, rope_key.shape, k_nope.shape, values.shape
 # so $W^{UK}_h$ can be folded into the query once, and the query then meets the cached latents
 # themselves, $d_c$ numbers each. First with numbers small enough to do by hand: one head,
 # $d_c = d_h = 2$, integer weights:
-
 # %%
 W_UK_small = np.array([[1, 2], [0, 1]])  # [d_c, d_h] = [2, 2]: one head's up-projection
 c_small = np.array([3, 1])  # [d_c]: the cached latent c_j of one token
@@ -770,7 +460,6 @@ naive_small = int(q_small @ k_small)  # q · k
 q_folded = W_UK_small @ q_small  # [2, 2] @ [2] -> [2]: absorbed, q W_UKᵀ
 absorbed_small = int(q_folded @ c_small)  # (q W_UKᵀ) · c_j
 k_small, naive_small, q_folded, absorbed_small
-
 # %% [markdown]
 # Naive: decompress the key, $\mathbf k_j = \mathbf c_j W^{UK}$: the two numbers of the latent
 # {eval}`vector(c_small)` weight the two rows of $W^{UK}$, {eval}`vector(W_UK_small[0])` and
@@ -780,14 +469,12 @@ k_small, naive_small, q_folded, absorbed_small
 # {eval}`vector(q_folded)`, $d_c$ numbers like the latent, and its dot product with the latent
 # as cached is {eval}`absorbed_small` too. The same at the small model's random sizes, head 0,
 # the query of position 4 and the key of position 2:
-
 # %%
 q_nope = x[4] @ mla_w.w_q_nope[0]  # [8] @ [8, 3] -> [3]: head 0's query
 naive_score = q_nope @ (latent[2] @ mla_w.w_uk[0])  # q · (c W_UK): decompress the key
 q_absorbed = mla_w.w_uk[0] @ q_nope  # [4, 3] @ [3] -> [4]: q W_UKᵀ, width of the latent
 absorbed_score = q_absorbed @ latent[2]  # (q W_UKᵀ) · c: against the cache as it is
 naive_score, absorbed_score
-
 # %% [markdown]
 # Both are {eval}`dec(naive_score, 6)`: matrix products associate. The same holds on the value
 # side: the weights average the latents, and $W^{UV}_h$ is applied once to that average, after
@@ -805,7 +492,6 @@ naive_score, absorbed_score
 #
 # **Naive and absorbed agree.** `ac.mla_attention` runs the whole layer either way, and with an
 # `ac.MLACache` as a decoding step: prefill four positions, then decode the fifth, absorbed:
-
 # %%
 naive_out = ac.mla_attention(x, mla_w)  # [5, 8]: decompress, then attend
 absorbed_out = ac.mla_attention(x, mla_w, absorb=True)  # [5, 8]: against the latents
@@ -816,67 +502,17 @@ np.testing.assert_allclose(absorbed_out, naive_out, atol=1e-12)
 np.testing.assert_allclose(decoded, naive_out[4:], atol=1e-12)
 mla_gap = np.abs(absorbed_out - naive_out).max()  # rounding only
 mla_cache.latents.shape, mla_cache.rope_keys.shape, bool(mla_gap < 1e-12)
-
 # %% [markdown]
 # The two paths differ by less than $10^{-12}$, rounding; the cache holds
 # {eval}`mla_cache.latents.shape[-1]` + {eval}`mla_cache.rope_keys.shape[-1]` numbers per
 # position and no head's keys or values.
-#
-# ```{exercise} Prove it: $W^{UV}$ folds into the output projection
-# :label: ex-ch11-mla-fold-values
-#
-# Head $h$'s output is $\mathbf o_h = \sum_j w_j \mathbf v_{j,h} = \sum_j w_j\,
-# \mathbf c_j W^{UV}_h$, and the layer multiplies it by head $h$'s slice of the output
-# projection, $W^O_h$ ($d_v \times D$). Write `fold_values(w_uv, w_o)`: the one matrix $M_h$,
-# of shape $d_c \times D$, such that $\mathbf o_h W^O_h = \bigl(\sum_j w_j \mathbf c_j\bigr)
-# M_h$ for every row of weights and every set of latents, so that an absorbed step never
-# decompresses a value. `w_uv` has shape `(..., d_c, d_v)` and `w_o` `(..., d_v, D)`, one
-# pair or a stack of heads. The check compares your matrix with the naive path run on each
-# latent $\mathbf e_i$ of the identity: if no such matrix existed, none could pass.
-# ```
-#
-# ```{admonition} Hint
-# :class: dropdown
-#
-# The weights $w_j$ are numbers: move them out of the products. Which matrix product
-# associates?
-# ```
-
-
-# %%
-def fold_values(w_uv, w_o):
-    raise NotImplementedError  # w_uv [..., d_c, d_v], w_o [..., d_v, D] -> [..., d_c, D]
-
-
-ch11.mla_fold_values.check(fold_values)
-
 # %% [markdown]
-# ````{solution} ex-ch11-mla-fold-values
-# :class: dropdown
-#
-# $\mathbf o_h W^O_h = \bigl(\sum_j w_j\, \mathbf c_j W^{UV}_h\bigr) W^O_h =
-# \bigl(\sum_j w_j \mathbf c_j\bigr) \bigl(W^{UV}_h W^O_h\bigr)$: the weights are numbers
-# and matrix products associate, so $M_h = W^{UV}_h W^O_h$, computed once for the model, not
-# per token. A decoding step averages the cached latents with the weights, $d_c$ numbers,
-# and multiplies by $M_h$. Each head keeps its own $M_h$, and `@` pairs the heads of a stack
-# where `np.dot` would multiply every head by every other:
-#
-# ```python
-# def fold_values(w_uv, w_o):
-#     return w_uv @ w_o  # [..., d_c, d_v] @ [..., d_v, D] -> [..., d_c, D]
-#
-#
-# ch11.mla_fold_values.check(fold_values)
-# ```
-# ````
-#
 # ## What MLA saves at DeepSeek-V3's size
 #
 # DeepSeek-V3 ([DeepSeek-AI, 2024b](references.md)) has 61 layers and 128 heads, a latent of
 # $d_c = 512$ and a RoPE key of $d_h^R = 64$. Its cache per token, in bfloat16, against the
 # same model with multi-head, grouped-query (8 groups) and multi-query attention of heads of
 # $d_h = 128$ (DeepSeek-V2's paper compares with the same $d_h$):
-
 # %%
 KiB = 2**10
 layers_v3, heads_v3, d_h = 61, 128, 128
@@ -895,7 +531,6 @@ step_table(
     index=list(per_token_kib),
     digits=2,
 )
-
 # %% [markdown]
 # MLA holds {eval}`dec(per_token_kib["MLA"], 2)` KiB per token, $(512 + 64) \times 61 \times 2$
 # bytes, where multi-head attention would hold {eval}`grouped(per_token_kib["MHA"])` KiB, and
@@ -905,47 +540,11 @@ step_table(
 # ({eval}`dec(per_token_kib["MQA"], 2)` KiB), while every head still has keys and values of
 # its own; DeepSeek-V2's paper reports that MLA matched or beat multi-head attention in its
 # experiments, where GQA and MQA lost quality.
-#
-# ```{exercise} The MLA cache of DeepSeek-V2
-# :label: ex-ch11-mla-cache
-#
-# DeepSeek-V2 ([DeepSeek-AI, 2024a](references.md)) has the layers, heads and MLA sizes
-# printed below. How many KiB ($2^{10}$ bytes) does its cache hold per token, in bfloat16
-# (2 bytes a number)?
-# ```
-#
-# ```{admonition} Hint
-# :class: dropdown
-#
-# What does one layer cache for one token, and which of those numbers does every head share?
-# ```
-
-# %%
-layers_v2, heads_v2, d_c_v2, d_rope_v2, b_v2 = ch11.mla_cache.inputs
-print(f"layers = {layers_v2}, heads = {heads_v2}, d_c = {d_c_v2}, d_h^R = {d_rope_v2}")
-answer = ...  # KiB per token
-ch11.mla_cache.check(answer)
-
 # %% [markdown]
-# ````{solution} ex-ch11-mla-cache
-# :class: dropdown
-#
-# Each layer caches, for each token, one latent of $d_c =$ {eval}`d_c_v2` numbers and one
-# RoPE key of $d_h^R =$ {eval}`d_rope_v2`, shared by all {eval}`heads_v2` heads; the keys and
-# values are both decompressed from the same latent, so nothing is counted twice. Times
-# {eval}`layers_v2` layers and {eval}`b_v2` bytes: {eval}`dec(ch11.mla_cache.solution, 1)` KiB:
-#
-# ```python
-# answer = (d_c_v2 + d_rope_v2) * layers_v2 * b_v2 / KiB
-# ch11.mla_cache.check(answer)
-# ```
-# ````
-#
 # ## Reading a model card
 #
 # The fields a configuration (`config.json`) or a checkpoint's weight names use for what this
 # chapter computed:
-
 # %%
 step_table(
     {
@@ -996,7 +595,6 @@ step_table(
         "v_head_dim",
     ],
 )
-
 # %% [markdown]
 # Llama 4 ([Meta AI, 2025](references.md)) has a local attention of its own, chunked local
 # attention (청크 로컬 어텐션): its local layers cut the text into chunks of
@@ -1028,13 +626,355 @@ step_table(
 #   $\mathbf q \cdot (\mathbf c_j W^{UK}) = (\mathbf q\, {W^{UK}}^\top) \cdot \mathbf c_j$
 #   ({eval}`naive_small` both ways by hand). DeepSeek-V3 caches {eval}`dec(per_token_kib["MLA"], 2)`
 #   KiB per token instead of {eval}`grouped(per_token_kib["MHA"])`.
+# %% [markdown]
+# ## Exercises
 #
-# ## How long this chapter took
+# Each exercise checks your answer on the spot: run the cell and read the one-line verdict.
+# The hints and solutions are folded away until you ask for them.
+#
+# ```{exercise} Count the band
+# :label: ex-ch11-band-count
+#
+# A sliding window of $W$ keys over $n$ positions (both printed below), with the convention
+# of {eval}`figures.ref("fig-band")`, $0 \le i - j < W$: how many (query, key) pairs may
+# attend, that is, how many ones has the whole band mask? Count by hand, without building it.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Go row by row: a query sees itself and the $W - 1$ keys before it, when there are that many.
+# ```
+# %%
+n_band, W_band = ch11.band_count.inputs
+print(f"n = {n_band}, W = {W_band}")
+answer = ...  # the number of ones in the band mask
+ch11.band_count.check(answer)
+# %% [markdown]
+# ````{solution} ex-ch11-band-count
+# :class: dropdown
+#
+# Query $i$ sees $\min(i + 1, W)$ keys: the first $W - 1$ queries have fewer than $W$ keys
+# before them, every later one exactly $W$. Summed over the {eval}`n_band` queries, with
+# $W =$ {eval}`W_band`, that is {eval}`plain(ch11.band_count.solution)`:
+#
+# ```python
+# answer = sum(min(i + 1, W_band) for i in range(n_band))  # 1 + 2 + 3 + 4 + 4 + …
+# ch11.band_count.check(answer)
+# ```
+# ````
+# %% [markdown]
+# ```{exercise} Windows of two sizes
+# :label: ex-ch11-mixed-reach
+#
+# A stack of windowed layers need not use one window: the stack printed below mixes two
+# window sizes, its first layer first. How many tokens does the last position reach through
+# all of its layers (itself included), on a text long enough?
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Follow a path back from the last position: how far back can each layer take it, at most?
+# ```
+# %%
+windows_stack = ch11.mixed_reach.inputs
+print("the window of each layer, first layer first:", windows_stack)
+answer = ...  # tokens reached through the whole stack
+ch11.mixed_reach.check(answer)
+# %% [markdown]
+# ````{solution} ex-ch11-mixed-reach
+# :class: dropdown
+#
+# A layer of window $W$ lets a path step back at most $W - 1$ positions, whatever the other
+# layers do, so the steps add: $1 + \sum_\ell (W_\ell - 1)$, here
+# {eval}`plain(ch11.mixed_reach.solution)` tokens. With one window for all $k$ layers this is
+# $k(W - 1) + 1$ again, and the order of the layers does not matter:
+#
+# ```python
+# answer = 1 + sum(w - 1 for w in windows_stack)
+# ch11.mixed_reach.check(answer)
+# ```
+# ````
+# %% [markdown]
+# ```{exercise} What the ring holds
+# :label: ex-ch11-ring-slots
+#
+# A ring buffer of $W$ slots (printed below) has received positions $0, 1, \dots, t$, one at a
+# time. Which position does each slot hold now? Answer with $W$ numbers, slot 0 first.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Position $p$ was written into slot $p \bmod W$, over whatever was there. Which is the last
+# position that went into each slot?
+# ```
+# %%
+W_ring, t_ring = ch11.ring_slots.inputs
+print(f"W = {W_ring} slots; positions 0 … {t_ring} appended, one at a time")
+answer = ...  # [the position in slot 0, in slot 1, …]
+ch11.ring_slots.check(answer)
+# %% [markdown]
+# ````{solution} ex-ch11-ring-slots
+# :class: dropdown
+#
+# Slot $s$ holds the last position $p \le t$ with $p \bmod W = s$: the $W$ newest positions,
+# {eval}`plain(ch11.ring_slots.solution)`, not in position order, since the newest, $t$, sits in
+# slot $t \bmod W$ and the oldest just after it:
+#
+# ```python
+# answer = [max(p for p in range(t_ring + 1) if p % W_ring == s) for s in range(W_ring)]
+# ch11.ring_slots.check(answer)
+# ```
+# ````
+# %% [markdown]
+# ```{exercise} Design: a window and global layers for a memory budget
+# :label: ex-ch11-local-global-budget
+#
+# You design a model of the shape printed below, and its KV cache for one sequence of $n$
+# tokens in bfloat16 must fit the printed budget. Choose the window $W$ of its local layers
+# and how many of its layers are global. So that the model still reads a paragraph in every
+# layer and the whole text often enough, $W$ must be at least the printed minimum and at least
+# one layer in eight must be global. Answer `[W, global layers]`.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Work out what one layer holds for one position, then what a global layer holds at $n$
+# tokens: how many global layers does the budget allow, and what is left for the others?
+# ```
+# %%
+layers_b, kv_heads_b, d_head_b, n_b, b_b, budget_b, min_global_b, min_window_b = (
+    ch11.local_global_budget.inputs
+)
+print(f"layers = {layers_b}, KV heads = {kv_heads_b}, d_head = {d_head_b}, n = {n_b:,},", end=" ")
+print(f"budget = {budget_b} GiB; W >= {min_window_b:,}, global layers >= {min_global_b}")
+answer = ...  # [W, global layers]
+ch11.local_global_budget.check(answer)
+# %% [markdown]
+# ````{solution} ex-ch11-local-global-budget
+# :class: dropdown
+#
+# One layer holds $2 \cdot$ {eval}`kv_heads_b` $\cdot$ {eval}`d_head_b` $\cdot$ {eval}`b_b`
+# bytes, {eval}`plain(ch11.BUDGET_WORKING["one_position_kib"])` KiB, for each position, so a
+# global layer at {eval}`grouped(n_b)` tokens holds
+# {eval}`plain(ch11.BUDGET_WORKING["global_layer_gib"])` GiB. The fewest global layers allowed,
+# {eval}`min_global_b`, take {eval}`plain(ch11.BUDGET_WORKING["globals_gib"])` GiB; the other
+# {eval}`ch11.BUDGET_WORKING["local_layers"]` share the
+# {eval}`plain(ch11.BUDGET_WORKING["left_gib"])` GiB left, which allows a window of up to
+# {eval}`grouped(ch11.BUDGET_WORKING["largest_window"])` positions. Any $W$ from the minimum to
+# that, with {eval}`min_global_b` global layers, fits; more global layers leave less for the
+# windows. A power of two is the usual choice:
+#
+# ```python
+# one_position = ac.kv_cache_bytes(1, kv_heads_b, d_head_b, 1, b_b)  # bytes: one layer
+# global_layers, window = min_global_b, 4096
+# held = global_layers * n_b + (layers_b - global_layers) * window  # positions, all layers
+# print(held * one_position / GiB, "GiB")  # within the budget
+# answer = [window, global_layers]
+# ch11.local_global_budget.check(answer)
+# ```
+# ````
+# %% [markdown]
+# ```{exercise} Write the softmax with a sink
+# :label: ex-ch11-sink-weights
+#
+# Write `sink_weights(scores, sink)`: the weights {eq}`eq-ch11-sink` of each row of `scores`
+# (shape `(..., S)`, masked keys as `-np.inf`), with the sink logit `sink` joined to every
+# row and dropped after the softmax. `sink` is a number or an array that broadcasts to the
+# rows, `scores.shape[:-1]` (a per-head sink of shape `(H, 1)`). The check runs it on
+# Chapter 4's row, on large and spread-out scores, on scores far below the sink, on a batch
+# of heads, and on a row whose every key is masked: that row gives all its weight to the
+# sink, so its keys get zeros, not NaN.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Join the sink as one more column (`np.broadcast_to`, then `np.concatenate`), take
+# [Chapter 2](02_softmax.ipynb)'s stable softmax of each row, and drop the last column. Which
+# maximum keeps every exponent at most 0, even in the fully masked row?
+# ```
+# %%
+def sink_weights(scores, sink):
+    raise NotImplementedError  # scores [..., S], sink broadcasting to [...] -> [..., S]
 
+
+ch11.sink_weights.check(sink_weights)
+# %% [markdown]
+# ````{solution} ex-ch11-sink-weights
+# :class: dropdown
+#
+# With the sink as the last column, the row's maximum includes it. That keeps every exponent
+# at most 0 however large or small the scores are, and in the fully masked row, whose scores
+# are all $-\infty$, the maximum is the sink's, finite: its keys get $e^{-\infty} = 0$ and the
+# sink all the weight:
+#
+# ```python
+# def sink_weights(scores, sink):
+#     sink = np.broadcast_to(sink, scores.shape[:-1])[..., None]  # [..., 1]
+#     joined = np.concatenate([scores, sink], axis=-1)  # [..., S + 1]
+#     e = np.exp(joined - joined.max(axis=-1, keepdims=True))  # the max includes the sink
+#     return (e / e.sum(axis=-1, keepdims=True))[..., :-1]  # the sink's column dropped
+#
+#
+# ch11.sink_weights.check(sink_weights)
+# ```
+# ````
+# %% [markdown]
+# ```{exercise} A sink logit for a given share
+# :label: ex-ch11-sink-logit
+#
+# Back to Chapter 4's query and three keys (printed below). Which sink logit $z$ makes the
+# sink take the share $p$ printed below, so that the three words' weights sum to $1 - p$?
+# Three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Write the share of {eq}`eq-ch11-sink` as an equation in $e^z$ and solve it; the sum
+# $\sum_l e^{s_l}$ of the scaled scores is the one computed above.
+# ```
+# %%
+q_sl, keys_sl, p_sl = ch11.sink_logit.inputs
+print(f"q = {tuple(q_sl.tolist())}, keys = {keys_sl.tolist()}, p = {p_sl}")
+answer = ...  # the sink logit z
+ch11.sink_logit.check(answer)
+# %% [markdown]
+# ````{solution} ex-ch11-sink-logit
+# :class: dropdown
+#
+# From $e^z / (e^z + \sum_l e^{s_l}) = p$: $e^z (1 - p) = p \sum_l e^{s_l}$, so
+# $z = \ln\frac{p}{1 - p} + \ln \sum_l e^{s_l}$. The sum of the scaled exponentials was
+# {eval}`dec(exps_total)`, so $z =$ {eval}`dec(ch11.sink_logit.solution)`. The sink logit
+# that takes half the row is the log-sum-exp of the scores itself:
+#
+# ```python
+# scaled_sl = keys_sl @ q_sl / math.sqrt(len(q_sl))
+# answer = math.log(p_sl / (1 - p_sl)) + math.log(np.exp(scaled_sl).sum())
+# ch11.sink_logit.check(answer)
+# ```
+# ````
+# %% [markdown]
+# ```{exercise} The largest score under QK-norm
+# :label: ex-ch11-qk-norm-bound
+#
+# A head of $d = 8$ has the QK-norm gains printed below. What is the bound
+# {eq}`eq-ch11-qk-bound` on its scaled scores, with the divisor $\sqrt d$? Three decimals.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# After RMSNorm, what is the length of a vector of $d$ numbers, before the gains? And can a
+# negative gain make a score large?
+# ```
+# %%
+g_q_ex, g_k_ex = ch11.qk_norm_bound.inputs
+print("g_q =", g_q_ex.tolist())
+print("g_k =", g_k_ex.tolist())
+answer = ...  # the bound on the scaled score
+ch11.qk_norm_bound.check(answer)
+# %% [markdown]
+# ````{solution} ex-ch11-qk-norm-bound
+# :class: dropdown
+#
+# The bound is $\sqrt d \max_i |g_{q,i}| \max_i |g_{k,i}|$: the largest gain of $g_q$ in
+# absolute value is the negative one, since a query pointing the other way along that
+# dimension turns the sign back. Both largest gains sit on the same dimension here, so the
+# bound, {eval}`dec(ch11.qk_norm_bound.solution)`, is also reached:
+#
+# ```python
+# answer = math.sqrt(len(g_q_ex)) * np.abs(g_q_ex).max() * np.abs(g_k_ex).max()
+# ch11.qk_norm_bound.check(answer)
+# ```
+# ````
+# %% [markdown]
+# ```{exercise} Prove it: $W^{UV}$ folds into the output projection
+# :label: ex-ch11-mla-fold-values
+#
+# Head $h$'s output is $\mathbf o_h = \sum_j w_j \mathbf v_{j,h} = \sum_j w_j\,
+# \mathbf c_j W^{UV}_h$, and the layer multiplies it by head $h$'s slice of the output
+# projection, $W^O_h$ ($d_v \times D$). Write `fold_values(w_uv, w_o)`: the one matrix $M_h$,
+# of shape $d_c \times D$, such that $\mathbf o_h W^O_h = \bigl(\sum_j w_j \mathbf c_j\bigr)
+# M_h$ for every row of weights and every set of latents, so that an absorbed step never
+# decompresses a value. `w_uv` has shape `(..., d_c, d_v)` and `w_o` `(..., d_v, D)`, one
+# pair or a stack of heads. The check compares your matrix with the naive path run on each
+# latent $\mathbf e_i$ of the identity: if no such matrix existed, none could pass.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# The weights $w_j$ are numbers: move them out of the products. Which matrix product
+# associates?
+# ```
+# %%
+def fold_values(w_uv, w_o):
+    raise NotImplementedError  # w_uv [..., d_c, d_v], w_o [..., d_v, D] -> [..., d_c, D]
+
+
+ch11.mla_fold_values.check(fold_values)
+# %% [markdown]
+# ````{solution} ex-ch11-mla-fold-values
+# :class: dropdown
+#
+# $\mathbf o_h W^O_h = \bigl(\sum_j w_j\, \mathbf c_j W^{UV}_h\bigr) W^O_h =
+# \bigl(\sum_j w_j \mathbf c_j\bigr) \bigl(W^{UV}_h W^O_h\bigr)$: the weights are numbers
+# and matrix products associate, so $M_h = W^{UV}_h W^O_h$, computed once for the model, not
+# per token. A decoding step averages the cached latents with the weights, $d_c$ numbers,
+# and multiplies by $M_h$. Each head keeps its own $M_h$, and `@` pairs the heads of a stack
+# where `np.dot` would multiply every head by every other:
+#
+# ```python
+# def fold_values(w_uv, w_o):
+#     return w_uv @ w_o  # [..., d_c, d_v] @ [..., d_v, D] -> [..., d_c, D]
+#
+#
+# ch11.mla_fold_values.check(fold_values)
+# ```
+# ````
+# %% [markdown]
+# ```{exercise} The MLA cache of DeepSeek-V2
+# :label: ex-ch11-mla-cache
+#
+# DeepSeek-V2 ([DeepSeek-AI, 2024a](references.md)) has the layers, heads and MLA sizes
+# printed below. How many KiB ($2^{10}$ bytes) does its cache hold per token, in bfloat16
+# (2 bytes a number)?
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# What does one layer cache for one token, and which of those numbers does every head share?
+# ```
+# %%
+layers_v2, heads_v2, d_c_v2, d_rope_v2, b_v2 = ch11.mla_cache.inputs
+print(f"layers = {layers_v2}, heads = {heads_v2}, d_c = {d_c_v2}, d_h^R = {d_rope_v2}")
+answer = ...  # KiB per token
+ch11.mla_cache.check(answer)
+# %% [markdown]
+# ````{solution} ex-ch11-mla-cache
+# :class: dropdown
+#
+# Each layer caches, for each token, one latent of $d_c =$ {eval}`d_c_v2` numbers and one
+# RoPE key of $d_h^R =$ {eval}`d_rope_v2`, shared by all {eval}`heads_v2` heads; the keys and
+# values are both decompressed from the same latent, so nothing is counted twice. Times
+# {eval}`layers_v2` layers and {eval}`b_v2` bytes: {eval}`dec(ch11.mla_cache.solution, 1)` KiB:
+#
+# ```python
+# answer = (d_c_v2 + d_rope_v2) * layers_v2 * b_v2 / KiB
+# ch11.mla_cache.check(answer)
+# ```
+# ````
+# %% [markdown]
+# ## How long this chapter took
 # %% tags=["nbval-ignore-output"]
 chapter_seconds = time.perf_counter() - chapter_start
 round(chapter_seconds, 1)
-
 # %% [markdown]
 # This chapter ran top to bottom in {eval}`dec(chapter_seconds, 1)` seconds on the machine
 # that built this page.
