@@ -62,7 +62,7 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_head, length, bytes_per_number, batch
     --------
     >>> kv_cache_bytes(32, 8, 128, 131072, 2) / 2**30  # GiB: Llama-3-8B's shape, 128k tokens
     16.0
-    >>> kv_cache_bytes(52, 16, 128, 131072, 2, window=1024) / 2**20  # MiB: Gemma 3 27B's local layers
+    >>> kv_cache_bytes(52, 16, 128, 131072, 2, window=1024) / 2**20  # MiB: Gemma 3 27B's 52 local
     416.0
     """
     counts = {"n_layers": n_layers, "n_kv_heads": n_kv_heads, "d_head": d_head, "batch": batch}

@@ -49,3 +49,64 @@ def test_kv_heads_always_divide_the_query_heads():
     assert calc.kv_cache_bytes == 2 * 32 * 3 * 128 * 32768 * 2
     calc.kv_heads = 100  # more KV heads than query heads: one per query head
     assert calc.kv_heads == 9
+
+
+def test_layer_split_counts_the_layer_types_as_hugging_face_lists_them():
+    from attn_book.widgets.memory_calculator import layer_split
+
+    for layers, ratio in [(62, 5), (36, 1), (48, 3), (32, 3), (7, 0), (1, 5), (13, 4)]:
+        types = ["full" if (i + 1) % (ratio + 1) == 0 else "other" for i in range(layers)]
+        assert layer_split(layers, ratio) == (types.count("full"), types.count("other"))
+
+
+def test_window_bars_by_hand_gemma_3_27b_and_gpt_oss():
+    # Gemma 3 27B at 128k: 10 global layers hold 131,072 positions, 52 local ones 1,024
+    calc = MemoryCalculator(preset="Gemma 3 27B", n=131072)
+    per_position_and_layer = 2 * 16 * 128 * 2  # K and V, 16 KV heads of 128, 2 bytes
+    assert calc.cache_bars() == [
+        ("kv", (62 * per_position_and_layer * 131072,)),
+        ("window", (10 * per_position_and_layer * 131072, 52 * per_position_and_layer * 1024)),
+    ]
+    assert calc.cache_bytes == (10 * 131072 + 52 * 1024) * per_position_and_layer
+    calc.n = 512  # shorter than the window: every layer holds all n, as the plain cache
+    assert sum(calc.cache_bars()[1][1]) == calc.cache_bars()[0][1][0] == calc.kv_cache_bytes
+    gpt = MemoryCalculator(preset="gpt-oss-120b", n=131072)  # 18 dense, 18 banded of 128
+    assert gpt.cache_bytes == 2 * 8 * 64 * 2 * (18 * 131072 + 18 * 128)
+
+
+def test_mla_bars_by_hand_deepseek_v3():
+    calc = MemoryCalculator(preset="DeepSeek-V3", n=1)  # one token: KiB a token, as chapter 11
+    bars = dict(calc.cache_bars())
+    assert bars["mla"] == ((512 + 64) * 61 * 2,)  # ≈ 69 KiB, no factor 2: one latent
+    assert bars["mha"] == (2 * 61 * 128 * 128 * 2,)  # 128 KV heads of 128
+    assert bars["kv"] == (2 * 61 * 8 * 128 * 2,)  # GQA, 8 groups
+    assert bars["mqa"] == (2 * 61 * 1 * 128 * 2,)
+    assert calc.cache_bytes == 68.625 * 2**10
+    assert dict(calc.cache_bars(n=131072))["mla"] == ((512 + 64) * 61 * 2 * 131072,)
+
+
+def test_hybrid_bars_by_hand_qwen3_next_and_the_all_attention_model():
+    calc = MemoryCalculator(preset="Qwen3-Next-80B", n=131072)
+    kv, states = 2 * 12 * 2 * 256 * 131072 * 2, 36 * 32 * 128 * 128 * 2  # 12 full, 36 linear
+    assert calc.cache_bars() == [("kv", (2 * 48 * 2 * 256 * 131072 * 2,)), ("hybrid", (kv, states))]
+    calc.n = 2**20  # the states do not grow with n; the full layers' cache does, 8 times
+    assert calc.cache_bars()[1][1] == (8 * kv, states)
+    llama = MemoryCalculator(preset="Llama-3-8B-like, 3:1 hybrid", n=131072)  # chapter 12's
+    assert llama.cache_bars()[1][1] == (16 * 2**30 // 4, 24 * 32 * 128 * 128 * 2)
+    llama.ratio = 0  # no linear layer: the plain KV cache, and no state
+    assert llama.cache_bars()[1][1] == (16 * 2**30, 0)
+
+
+def test_presets_and_kinds_are_checked_and_the_kwargs_win():
+    with pytest.raises(ValueError, match=r"preset must be one of \[.*\], got 'Gemma'"):
+        MemoryCalculator(preset="Gemma")
+    with pytest.raises(ValueError, match="preset must be one of"):
+        MemoryCalculator(presets=["DeepSeek-V3", "Llama 3"])
+    with pytest.raises(ValueError, match="kind must be one of"):
+        MemoryCalculator(kind="sparse")
+    calc = MemoryCalculator(preset="Gemma 3 27B", layers=6)  # the preset, then the arguments
+    assert (calc.layers, calc.window, calc.kind) == (6, 1024, "window")
+    calc.preset = "DeepSeek-V3"  # as the menu does: every value of the preset
+    assert (calc.layers, calc.heads, calc.kind, calc.d_latent) == (61, 128, "mla", 512)
+    assert "kind='mla', d_latent=512, d_rope=64)" in repr(calc)
+    assert "kind" not in repr(MemoryCalculator(kv_cache=True))  # chapters 9 and 10: as before
