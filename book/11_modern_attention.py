@@ -537,6 +537,29 @@ step_table(
 # its own; DeepSeek-V2's paper reports that MLA matched or beat multi-head attention in its
 # experiments, where GQA and MQA lost quality.
 #
+# The calculator of [Chapter 10](10_generation.ipynb) holds these models too. Its menu sets
+# DeepSeek-V3 (its latent against MHA, GQA and MQA of the same model), Gemma 3 27B and
+# gpt-oss-120b (their global layers, which hold all $n$ tokens, and their local ones, which
+# hold $\min(n, W)$), each against the plain KV cache of every layer; the totals at 32k, 128k
+# and 1M tokens are printed under the bars. Slide $n$, the window, the pattern or the latent.
+
+# %%
+from attn_book.widgets import MemoryCalculator
+
+calculator = MemoryCalculator(
+    preset="DeepSeek-V3", presets=["DeepSeek-V3", "Gemma 3 27B", "gpt-oss-120b"], n=n_context
+)
+figures.show(
+    calculator,
+    "fig-cache-as-shipped",
+    "The cache of a model as shipped against the plain KV cache, "
+    "2 × layers × KV heads × d_head × n × bytes: MLA's "
+    "layers × (d_c + d_R) × n × bytes, or global layers holding n "
+    "tokens and local layers holding min(n, W). Log axis; dashed: a "
+    "laptop's and a GPU's memory.",
+)
+
+# %% [markdown]
 # ## Reading a model card
 #
 # The fields a configuration (`config.json`) or a checkpoint's weight names use for what this

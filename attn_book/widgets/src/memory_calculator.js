@@ -384,6 +384,13 @@ function renderModel({ model, el }) {
   const fig = htmlEl("div", { cls: "abh-fig" }, el);
   const controls = htmlEl("div", { cls: "abh-controls" }, fig);
   const { shared, own } = modelControls(model, controls);
+  const hasMenu = Object.keys(model.get("presets")).length > 0;
+  const menu = hasMenu ? controls.querySelector("select") : null; // the first control
+  const leavePreset = (e) => {
+    if (e.target !== menu && model.get("preset")) update(model, "preset", ""); // your own now
+  };
+  controls.addEventListener("input", leavePreset);
+  controls.addEventListener("change", leavePreset);
   const [batch, showDtype] = batchAndDtype(model, controls);
   const svg = svgEl("svg", { width: AXIS.w, role: "img" }, fig);
   svg.setAttribute("aria-label", "bytes of a model's cache on a log axis, against the KV cache");
@@ -434,7 +441,7 @@ function renderModel({ model, el }) {
     say(`${c.n.toLocaleString("en")} tokens. ${lines.join(". ")}`);
   }
 
-  const off = onChanges(model, [...MODEL_TRAITS, ...KIND_TRAITS], paint);
+  const off = onChanges(model, [...MODEL_TRAITS, ...KIND_TRAITS, "preset"], paint);
   paint();
   return off;
 }
