@@ -1,5 +1,6 @@
 """MemoryCalculator: the weights' bytes by hand and named errors."""
 
+import numpy as np
 import pytest
 
 pytest.importorskip("anywidget")
@@ -110,3 +111,55 @@ def test_presets_and_kinds_are_checked_and_the_kwargs_win():
     assert (calc.layers, calc.heads, calc.kind, calc.d_latent) == (61, 128, "mla", 512)
     assert "kind='mla', d_latent=512, d_rope=64)" in repr(calc)
     assert "kind" not in repr(MemoryCalculator(kv_cache=True))  # chapters 9 and 10: as before
+
+
+def test_the_model_view_in_chromium_prints_pythons_totals_and_its_menu_sets_a_preset():
+    """The bundle drawn with no kernel (as on the static site): the readout's totals at 32k,
+    128k and 1M are cache_bars' at those lengths, and choosing a preset in the menu sets every
+    trait of it, as MemoryCalculator.preset does in Python."""
+    from attn_book.widgets import snapshot
+
+    if (reason := snapshot.can_capture()) is not None:
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    from attn_book.widgets.memory_calculator import TOTALS_AT
+
+    calc = MemoryCalculator(preset="DeepSeek-V3", presets=["DeepSeek-V3", "Gemma 3 27B"])
+    gemma = MemoryCalculator(preset="Gemma 3 27B")
+
+    def totals(c):  # each bar's bytes at 32k, 128k and 1M tokens
+        bars = [c.cache_bars(n) for n in TOTALS_AT]
+        return [[sum(at[i][1]) for at in bars] for i in range(len(bars[0]))]
+
+    def shown(line):  # "MLA: … — 32k: 2.14 GiB, 128k: 8.58 GiB, 1M: 68.6 GiB"
+        return [_bytes(part.split(": ")[1]) for part in line.split(" — ")[1].split(", ")]
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=snapshot.CHROMIUM, args=snapshot.CHROMIUM_ARGS, headless=True
+        )
+        try:
+            page = browser.new_page()
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.set_content(snapshot._PAGE.format(width=snapshot.WIDTH))
+            page.evaluate(snapshot._RENDER, [calc._esm, calc._css, calc.get_state()])
+            lines = page.locator(".abh-readout div").all_inner_texts()
+            page.select_option("select >> nth=0", "Gemma 3 27B")
+            after = page.locator(".abh-readout div").all_inner_texts()
+            layers = page.locator("label.abh-control", has_text="layers (층)").inner_text()
+        finally:
+            browser.close()
+    assert not errors
+    for got, want in [(lines, totals(calc)), (after, totals(gemma))]:
+        assert len(got) == len(want)
+        assert np.allclose([shown(line) for line in got], want, rtol=5e-3)  # 3 digits
+    assert lines[3].startswith("MLA: 512 + 64 numbers a token and layer — 32k: 2.14 GiB")
+    assert layers.endswith("62")  # Gemma 3 27B's layers, set by the menu
+
+
+def _bytes(text):
+    """A size as the figure shows it ("30.5 GiB", 3 significant digits) in bytes."""
+    value, unit = text.split()
+    return float(value) * 1024 ** ["B", "KiB", "MiB", "GiB", "TiB", "PiB"].index(unit)
