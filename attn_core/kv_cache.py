@@ -39,7 +39,7 @@ def causal_mask_lower_right(L, S):
     return np.tril(np.ones((L, S), dtype=bool), k=S - L)  # the diagonal moved right by S - L
 
 
-def kv_cache_bytes(n_layers, n_kv_heads, d_head, length, bytes_per_number, batch=1):
+def kv_cache_bytes(n_layers, n_kv_heads, d_head, length, bytes_per_number, batch=1, *, window=None):
     r"""Bytes of a model's KV cache: :math:`2 B \cdot \text{layers} \cdot h_{kv} d_\text{head} n b`.
 
     Parameters
@@ -49,6 +49,10 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_head, length, bytes_per_number, batch
     bytes_per_number : int or dtype
         b: 2 for float16, 4 for float32, or a numpy dtype such as ``"float16"``.
     batch : int, default 1
+    window : int, optional
+        W of sliding-window layers (:class:`KVCache` with ``window=W``): each of these layers
+        holds at most W positions, so :math:`n` becomes :math:`\min(n, W)`. None: every
+        position is held.
 
     Returns
     -------
@@ -58,10 +62,14 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_head, length, bytes_per_number, batch
     --------
     >>> kv_cache_bytes(32, 8, 128, 131072, 2) / 2**30  # GiB: Llama-3-8B's shape, 128k tokens
     16.0
+    >>> kv_cache_bytes(52, 16, 128, 131072, 2, window=1024) / 2**20  # MiB: Gemma 3 27B's 52 local
+    416.0
     """
     counts = {"n_layers": n_layers, "n_kv_heads": n_kv_heads, "d_head": d_head, "batch": batch}
     counts = {name: check_positive_int(value, name) for name, value in counts.items()}
     length = check_positive_int(length, "length", minimum=0)
+    if window is not None:
+        length = min(length, check_positive_int(window, "window"))  # a ring of W slots
     size = _bytes_per_number(bytes_per_number)
     numbers_per_position = 2 * counts["n_layers"] * counts["n_kv_heads"] * counts["d_head"]
     return counts["batch"] * numbers_per_position * length * size  # K and V: the 2

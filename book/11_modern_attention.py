@@ -52,6 +52,7 @@ from attn_book.figures import Figures
 from attn_book.plots import plot_token_heatmaps
 from attn_book.prose import dec, grouped, plain, vector
 from attn_book.tables import step_table
+from attn_book.widgets import MemoryCalculator
 
 figures = Figures(chapter=11)
 chapter_start = time.perf_counter()
@@ -540,6 +541,27 @@ step_table(
 # ({eval}`dec(per_token_kib["MQA"], 2)` KiB), while every head still has keys and values of
 # its own; DeepSeek-V2's paper reports that MLA matched or beat multi-head attention in its
 # experiments, where GQA and MQA lost quality.
+#
+# The calculator of [Chapter 10](10_generation.ipynb) holds these models too. Its menu sets
+# DeepSeek-V3 (its latent against MHA, GQA and MQA of the same model), Gemma 3 27B and
+# gpt-oss-120b (their global layers, which hold all $n$ tokens, and their local ones, which
+# hold $\min(n, W)$), each against the plain KV cache of every layer; the totals at 32k, 128k
+# and 1M tokens are printed under the bars. Slide $n$, the window, the pattern or the latent.
+
+# %%
+calculator = MemoryCalculator(
+    preset="DeepSeek-V3", presets=["DeepSeek-V3", "Gemma 3 27B", "gpt-oss-120b"], n=n_context
+)
+figures.show(
+    calculator,
+    "fig-cache-as-shipped",
+    "The cache of a model as shipped against the plain KV cache, "
+    "2 × layers × KV heads × d_head × n × bytes: MLA's "
+    "layers × (d_c + d_h^R) × n × bytes, or global layers holding n "
+    "tokens and local layers holding min(n, W). Log axis; dashed: a "
+    "laptop's and a GPU's memory.",
+)
+
 # %% [markdown]
 # ## Reading a model card
 #

@@ -49,6 +49,7 @@ from attn_book.plots import plot_recall
 from attn_book.prose import dec, grouped, plain, vector
 from attn_book.recall import recall_sweep
 from attn_book.tables import step_table
+from attn_book.widgets import MemoryCalculator
 
 figures = Figures(chapter=12)
 chapter_start = time.perf_counter()
@@ -610,6 +611,26 @@ qwen_kv_per_token_kib, qwen_state_mib, qwen_long_gib
 # query, key and value channels for a short convolution: a fixed cache of tens of KiB a layer,
 # not counted here.)
 #
+# The calculator of [Chapter 10](10_generation.ipynb), with a hybrid's layers: the full
+# layers' KV cache (blue) and the linear layers' states (orange) against the same model with
+# every layer full attention (green), for Qwen3-Next-80B or Chapter 10's Llama-3-8B-like model
+# made 3 : 1. Slide $n$ and watch the states stay put while the caches grow; the totals at
+# 32k, 128k and 1M tokens are printed under the bars.
+
+# %%
+hybrid_calculator = MemoryCalculator(
+    preset="Qwen3-Next-80B", presets=["Qwen3-Next-80B", "Llama-3-8B-like, 3:1 hybrid"], n=n_long
+)
+figures.show(
+    hybrid_calculator,
+    "fig-hybrid-memory",
+    "A 3 : 1 hybrid's memory against the all-attention model's KV cache: its "
+    "full-attention layers' KV cache grows with n, its linear layers' "
+    "states (layers × state heads × d_k × d_v × bytes) do not. Log axis; "
+    "dashed: a laptop's and a GPU's memory.",
+)
+
+# %% [markdown]
 # **Mamba-2, the same family.** State-space models (상태 공간 모델) reached the same place from
 # the other side. Mamba-2's layer keeps a state $H_t = a_t H_{t-1} + \mathbf x_t
 # \mathbf b_t^\top$ and outputs $H_t \mathbf c_t$, with a scalar decay $a_t$ per head and step

@@ -199,3 +199,18 @@ MemoryCalculator()
 MemoryCalculator(
     n=131072, heads=32, dtype="float16", kv_cache=True, layers=32, kv_heads=8, d_head=128
 )
+
+# %% [markdown]
+# A model's cache as shipped ([Chapter 11](11_modern_attention.ipynb) and
+# [Chapter 12](12_linear_attention.ipynb)): with `kind` "window" (local layers of $W$ tokens
+# and global layers), "mla" (a latent and a RoPE key a token and layer, against MHA, GQA and
+# MQA) or "hybrid" (linear layers' fixed states and full layers' KV cache), each against the
+# plain KV cache of every layer, with the totals at 32k, 128k and 1M tokens. The menu sets a
+# published model's shape; the "cache" menu switches the kind.
+
+# %%
+MemoryCalculator(
+    preset="Gemma 3 27B",
+    presets=["Gemma 3 27B", "gpt-oss-120b", "DeepSeek-V3", "Qwen3-Next-80B"],
+    n=131072,
+)

@@ -236,6 +236,25 @@ def test_kv_cache_bytes_equal_the_bytes_a_cache_holds(seed):
     assert sum(c.nbytes for c in caches) == kv_cache_bytes(layers, heads, d_head, n, 4)
 
 
+@pytest.mark.parametrize("window", [1, 3, 4, 9])
+def test_windowed_kv_cache_bytes_equal_the_bytes_a_ring_buffer_holds(window):
+    # a windowed layer's ring buffer holds min(n, W) positions, however many were appended
+    layers, heads, d_head, n = 3, 2, 4, 6
+    caches = [KVCache(window=window) for _ in range(layers)]
+    for cache in caches:
+        for _ in range(n):  # one position a step, as while decoding
+            cache.append(np.zeros((heads, 1, d_head)), np.zeros((heads, 1, d_head)))
+    held = sum(c.nbytes for c in caches)
+    assert held == kv_cache_bytes(layers, heads, d_head, n, 8, window=window)
+    assert held == 2 * layers * heads * d_head * min(n, window) * 8  # by hand
+
+
+def test_windowed_kv_cache_bytes_of_gemma_3_27b_by_hand():
+    # 52 local layers of 16 KV heads of 128 hold 1,024 positions each at 128k tokens
+    assert kv_cache_bytes(52, 16, 128, 131_072, 2, window=1024) == 2 * 52 * 16 * 128 * 1024 * 2
+    assert kv_cache_bytes(52, 16, 128, 500, 2, window=1024) == kv_cache_bytes(52, 16, 128, 500, 2)
+
+
 # --------------------------------------------------------------- bad input
 
 
@@ -303,6 +322,8 @@ def test_kv_cache_bytes_bad_input():
         kv_cache_bytes(32, 8, 128, 1024, "two bytes")
     with pytest.raises(ValueError, match="bytes_per_number must be an integer >= 1"):
         kv_cache_bytes(32, 8, 128, 1024, 0)
+    with pytest.raises(ValueError, match="window must be an integer >= 1, got 0"):
+        kv_cache_bytes(32, 8, 128, 1024, 2, window=0)
 
 
 # --------------------------------------------------------------- chapter 10's sentence

@@ -335,6 +335,51 @@ def test_kv_cache_bytes_equal_attn_core(run_js):
     assert got[0] == 16 * 2**30 and got[1] == 2 * 3 * 6 * 8
 
 
+def test_windowed_mla_and_linear_bytes_equal_attn_core(run_js):
+    rng = np.random.default_rng(11)
+    draws = [tuple(int(x) for x in rng.integers(1, 129, size=4)) for _ in range(4)]
+    n = [int(2 ** rng.integers(7, 21)) for _ in draws]
+    cases = [
+        ["kvCacheBytes", [b, L, h, d, m, "float16", w]]
+        for (b, L, h, d), m, w in zip(draws, n, (1, 128, 4096, 2**20), strict=True)
+    ]
+    cases += [
+        ["mlaCacheBytes", [b, L, c, r, m, "float32"]]
+        for (b, L, c, r), m in zip(draws, n, strict=True)
+    ]
+    cases += [["linearStateBytes", [b, L, h, d, 2 * d, "float64"]] for b, L, h, d in draws]
+    cases += [["kvCacheBytes", [1, 52, 16, 128, 131072, "float16", 1024]],  # Gemma 3's local
+              ["mlaCacheBytes", [1, 61, 512, 64, 1, "float16"]]]  # fmt: skip
+    got = run_js(cases)
+    for (fn, (b, L, x, y, z, dtype, *window)), value in zip(cases, got, strict=True):
+        if fn == "kvCacheBytes":
+            want = attn_core.kv_cache_bytes(L, x, y, z, dtype, batch=b, window=window[0])
+        elif fn == "mlaCacheBytes":
+            want = attn_core.mla_cache_bytes(L, x, y, z, dtype, batch=b)
+        else:
+            want = attn_core.linear_state_bytes(L, x, y, z, dtype, batch=b)
+        assert value == want, (fn, b, L, x, y, z, dtype)
+    assert got[-2:] == [2 * 52 * 16 * 128 * 1024 * 2, (512 + 64) * 61 * 2]  # by hand
+
+
+def test_the_calculators_bars_equal_pythons(run_js):
+    from attn_book.widgets.memory_calculator import PRESETS, MemoryCalculator, layer_split
+
+    calcs = [MemoryCalculator(preset=name) for name in PRESETS]
+    calcs += [MemoryCalculator(kv_cache=True), MemoryCalculator(kind="window", ratio=0)]
+    calcs += [MemoryCalculator(kind="hybrid", layers=3, ratio=3, dtype="float32", batch=3)]
+    calcs += [MemoryCalculator(kind="mla", d_rope=0, heads=12, kv_heads=4, dtype="float64")]
+    names = ("kind", "batch", "layers", "heads", "kv_heads", "d_head", "dtype", "window")
+    names += ("ratio", "d_latent", "d_rope", "state_heads", "d_state")
+    runs = [(c, n) for c in calcs for n in (128, 1000, 131072, 2**20)]
+    got = run_js([["cacheBars", [{k: getattr(c, k) for k in names}, n]] for c, n in runs])
+    for (calc, n), value in zip(runs, got, strict=True):
+        assert value == [[name, list(parts)] for name, parts in calc.cache_bars(n)], (calc, n)
+    splits = [(L, r) for L in (1, 6, 7, 48, 62) for r in range(6)]
+    got = run_js([["layerSplit", [L, r]] for L, r in splits])
+    assert got == [list(layer_split(L, r)) for L, r in splits]
+
+
 def test_kv_heads_fit_the_query_heads_as_in_python(run_js):
     from attn_book.widgets.memory_calculator import fit_kv_heads
 

@@ -50,7 +50,13 @@ MemoryCalculator(n=32768, heads=32, batch=1, dtype="float16", kv_cache=False, la
     131072), heads, batch; a dtype menu. Output: ``weight_bytes``. With ``kv_cache=True``
     (chapter 10) a second bar shows a model's KV cache, 2 · batch · layers · kv_heads ·
     d_head · n · bytes (attn_core.kv_cache_bytes), with sliders for the layers and the KV
-    heads, and the 32k/128k marks follow it. Output: ``kv_cache_bytes``.
+    heads, and the 32k/128k marks follow it. Output: ``kv_cache_bytes``. With ``kind``
+    "window" (r local layers of ``window`` tokens to each global one, r = ``ratio``), "mla"
+    (a latent of ``d_latent`` + ``d_rope`` numbers, against MHA, GQA and MQA) or "hybrid"
+    (r linear-attention layers of ``state_heads`` d_state × d_state states to each full
+    one), the bars compare that cache with the plain KV cache, with its totals at 32k, 128k
+    and 1M tokens; ``preset`` starts from a published model (``PRESETS``), ``presets``
+    offers a menu of them. Output: ``cache_bytes``.
 
 Colours are colour-blind safe (Okabe–Ito for vectors, viridis for heatmaps), dragging
 never selects text, and figures on one page share no state and no element ids.

@@ -166,13 +166,7 @@ export const DTYPE_BYTES = { float64: 8, float32: 4, float16: 2 };
  * as attn_core.attention_cost(batch, heads, L, S, d, dtype).score_bytes.
  */
 export function weightBytes(batch, heads, L, S, dtype) {
-  const size = DTYPE_BYTES[dtype];
-  if (size === undefined) {
-    throw new RangeError(
-      `weightBytes: dtype must be one of ${Object.keys(DTYPE_BYTES)}, got ${dtype}`,
-    );
-  }
-  return batch * heads * L * S * size;
+  return batch * heads * L * S * dtypeBytes("weightBytes", dtype);
 }
 
 /** Bytes in binary units, 3 significant digits: "36 B", "4.00 MiB", "64.0 GiB", "1.00 TiB". */
@@ -231,16 +225,64 @@ export function rotary(X, positions, base = 10000) {
   });
 }
 
-/**
- * Bytes of a model's KV cache: 2 (keys and values) · batch · layers · KV heads · d_head · n ·
- * bytes per number, as attn_core.kv_cache_bytes(layers, kvHeads, dHead, n, dtype, batch).
- */
-export function kvCacheBytes(batch, layers, kvHeads, dHead, n, dtype) {
+/** Bytes per number of `dtype`, or a RangeError naming the function. */
+function dtypeBytes(fn, dtype) {
   const size = DTYPE_BYTES[dtype];
   if (size === undefined) {
-    throw new RangeError(
-      `kvCacheBytes: dtype must be one of ${Object.keys(DTYPE_BYTES)}, got ${dtype}`,
-    );
+    throw new RangeError(`${fn}: dtype must be one of ${Object.keys(DTYPE_BYTES)}, got ${dtype}`);
   }
-  return 2 * batch * layers * kvHeads * dHead * n * size;
+  return size;
+}
+
+/**
+ * Bytes of a model's KV cache: 2 (keys and values) · batch · layers · KV heads · d_head · n ·
+ * bytes per number, as attn_core.kv_cache_bytes(layers, kvHeads, dHead, n, dtype, batch,
+ * window): a windowed layer holds min(n, window) positions.
+ */
+export function kvCacheBytes(batch, layers, kvHeads, dHead, n, dtype, window = null) {
+  const held = window === null ? n : Math.min(n, window);
+  return 2 * batch * layers * kvHeads * dHead * held * dtypeBytes("kvCacheBytes", dtype);
+}
+
+/** MLA's cache: batch · layers · (d_c + d_R) · n · bytes, as attn_core.mla_cache_bytes. */
+export function mlaCacheBytes(batch, layers, dLatent, dRope, n, dtype) {
+  return batch * layers * (dLatent + dRope) * n * dtypeBytes("mlaCacheBytes", dtype);
+}
+
+/** Linear attention's states: batch · layers · heads · d_k · d_v · bytes, no n (attn_core). */
+export function linearStateBytes(batch, layers, heads, dK, dV, dtype) {
+  return batch * layers * heads * dK * dV * dtypeBytes("linearStateBytes", dtype);
+}
+
+/**
+ * [full, other]: layer i of `layers` is full attention when (i + 1) % (ratio + 1) == 0, the
+ * others local or linear, as memory_calculator.layer_split.
+ */
+export function layerSplit(layers, ratio) {
+  const full = Math.floor(layers / (ratio + 1));
+  return [full, layers - full];
+}
+
+/**
+ * The memory calculator's bars at n tokens, as MemoryCalculator.cache_bars: [name, parts]
+ * for the plain KV cache ("kv") and the kind's ("window", "mla" with "mha" and "mqa",
+ * "hybrid"). `c` holds the figure's traits (kind, batch, layers, heads, kv_heads, d_head,
+ * dtype, window, ratio, d_latent, d_rope, state_heads, d_state).
+ */
+export function cacheBars(c, n) {
+  const kv = (layers, kvHeads = c.kv_heads, window = null) =>
+    layers === 0 ? 0 : kvCacheBytes(c.batch, layers, kvHeads, c.d_head, n, c.dtype, window);
+  const plain = ["kv", [kv(c.layers)]];
+  if (c.kind === "kv") return [plain];
+  const [full, other] = layerSplit(c.layers, c.ratio);
+  if (c.kind === "window") return [plain, ["window", [kv(full), kv(other, c.kv_heads, c.window)]]];
+  if (c.kind === "mla") {
+    const mla = mlaCacheBytes(c.batch, c.layers, c.d_latent, c.d_rope, n, c.dtype);
+    return [["mha", [kv(c.layers, c.heads)]], plain, ["mqa", [kv(c.layers, 1)]], ["mla", [mla]]];
+  }
+  const states =
+    other === 0
+      ? 0
+      : linearStateBytes(c.batch, other, c.state_heads, c.d_state, c.d_state, c.dtype);
+  return [plain, ["hybrid", [kv(full), states]]];
 }

@@ -1,12 +1,15 @@
 // memory_calculator.js — MemoryCalculator: the bytes of the attention weights (and, with
-// kv_cache, of a model's KV cache), against devices.
+// kv_cache, of a model's KV cache), against devices. With kind "window", "mla" or "hybrid",
+// the model view: a model's cache as shipped against the plain KV cache (renderModel).
 
 import {
+  cacheBars,
   DTYPE_BYTES,
   fitKvHeads,
   fmtBytes,
   fmtRatio,
   kvCacheBytes,
+  layerSplit,
   weightBytes,
 } from "./attn_math.js";
 import {
@@ -14,6 +17,7 @@ import {
   htmlEl,
   liveRegion,
   onChanges,
+  save,
   setAttrs,
   setText,
   slider,
@@ -34,6 +38,16 @@ import {
  * @property {number} layers - the KV cache's shape: layers, KV heads, numbers per head
  * @property {number} kv_heads
  * @property {number} d_head
+ * @property {string} kind - "kv" (chapters 9 and 10), or the model view's "window", "mla", "hybrid"
+ * @property {number} window - W of the local layers (kind "window")
+ * @property {number} ratio - local (window) or linear (hybrid) layers to each full one
+ * @property {number} d_latent - MLA's latent d_c and RoPE key d_R, numbers a token and layer
+ * @property {number} d_rope
+ * @property {number} state_heads - a hybrid's linear layers: states per layer, d_state² each
+ * @property {number} d_state
+ * @property {string} preset - the name of the preset last chosen ("" for none)
+ * @property {Object<string, Object<string, any>>} presets - the menu's presets: name -> traits
+ * @property {number[]} totals_at - the model view's totals: 32k, 128k, 1M tokens
  */
 
 const BAR = "#0072B2"; // Okabe–Ito blue: the current weights
@@ -131,6 +145,15 @@ function paintMarks({ bars, marks }, bytes, contextBytes, contexts) {
   });
 }
 
+/** The batch slider and the dtype menu, the last controls of both views. */
+function batchAndDtype(model, controls) {
+  const range = { min: 1, max: 64, step: 1 };
+  return [
+    boundSlider(model, controls, "batch", "batch", range, String),
+    dtypeSelect(model, controls),
+  ];
+}
+
 function dtypeSelect(model, parent) {
   const wrap = htmlEl("label", { cls: "abh-control" }, parent);
   htmlEl("span", { text: "dtype" }, wrap);
@@ -151,6 +174,12 @@ function dtypeSelect(model, parent) {
 function kvControls(model, controls) {
   const range = { min: 1, max: 128, step: 1 };
   const layers = boundSlider(model, controls, "layers", "layers (층)", range, String);
+  return [layers, kvHeadsSlider(model, controls)];
+}
+
+/** The KV heads' slider, which steps to the next divisor of the query heads. */
+function kvHeadsSlider(model, controls) {
+  const range = { min: 1, max: 128, step: 1 };
   const kv = slider(controls, "KV heads", { ...range, value: model.get("kv_heads") });
   kv.input.addEventListener("input", () => {
     const wanted = Number(kv.input.value);
@@ -162,11 +191,12 @@ function kvControls(model, controls) {
     kv.input.value = model.get("kv_heads");
     setText(kv.out, String(model.get("kv_heads")));
   };
-  return [layers, { ...kv, show }];
+  return { ...kv, show };
 }
 
 /** @param {{model: import("./dom.js").Model & MemoryCalculatorModel, el: HTMLElement}} ctx */
 function render({ model, el }) {
+  if (model.get("kind") !== "kv") return renderModel({ model, el });
   const withKv = Boolean(model.get("kv_cache"));
   const axis = withKv ? KV_AXIS : AXIS;
   const fig = htmlEl("div", { cls: "abh-fig" }, el);
@@ -183,15 +213,7 @@ function render({ model, el }) {
     String,
   );
   const extra = withKv ? kvControls(model, controls) : [];
-  const batch = boundSlider(
-    model,
-    controls,
-    "batch",
-    "batch",
-    { min: 1, max: 64, step: 1 },
-    String,
-  );
-  const showDtype = dtypeSelect(model, controls);
+  const [batch, showDtype] = batchAndDtype(model, controls);
   const svg = svgEl("svg", { viewBox: `0 0 ${axis.w} ${axis.h}`, width: axis.w, role: "img" }, fig);
   const what = withKv ? "attention weights and of the KV cache" : "attention weights";
   svg.setAttribute("aria-label", `bytes of the ${what} on a log axis`);
@@ -256,5 +278,183 @@ function render({ model, el }) {
     off();
   };
 }
+
+// --- the model view: a model's cache as shipped against the plain KV cache (chapters 11, 12)
+
+const PART = "#E69F00"; // Okabe–Ito orange: local layers, or linear layers' states
+const OTHER = "#56B4E9"; // Okabe–Ito sky blue: the same model with MHA or MQA
+const MLA_BAR = "#CC79A7"; // Okabe–Ito reddish purple: MLA's latents
+const ROW = 36; // px per bar: its label, then the bar
+const MODEL_TRAITS = ["n", "heads", "batch", "dtype", "layers", "kv_heads", "d_head", "kind"];
+const KIND_TRAITS = ["window", "ratio", "d_latent", "d_rope", "state_heads", "d_state"];
+
+/** Each bar's label and its parts' colours, from the traits `c` (as cacheBars reads them). */
+function describe(name, c) {
+  const [full, other] = layerSplit(c.layers, c.ratio);
+  const kv = `${c.layers} layers, every one full attention, ${c.kv_heads} KV heads`;
+  const text = {
+    kv: [c.kind === "mla" ? `GQA: ${c.kv_heads} KV heads` : `KV cache: ${kv}`, [KV_BAR]],
+    window: [
+      `${full} global layers + ${other} local layers of ${grouped(c.window)} tokens`,
+      [BAR, PART],
+    ],
+    mha: [`MHA: ${c.heads} KV heads`, [OTHER]],
+    mqa: ["MQA: 1 KV head", [OTHER]],
+    mla: [`MLA: ${c.d_latent} + ${c.d_rope} numbers a token and layer`, [MLA_BAR]],
+    hybrid: [
+      `${full} full-attention layers' KV cache + ${other} linear layers' states`,
+      [BAR, PART],
+    ],
+  };
+  return text[name];
+}
+
+/** A select bound to a string trait; `show()` mirrors the trait. */
+function boundSelect(model, parent, trait, label, options) {
+  const wrap = htmlEl("label", { cls: "abh-control" }, parent);
+  htmlEl("span", { text: label }, wrap);
+  const select = htmlEl("select", {}, wrap);
+  for (const [value, text] of options) htmlEl("option", { text, attrs: { value } }, select);
+  select.addEventListener("change", () => update(model, trait, select.value));
+  return { wrap, show: () => (select.value = model.get(trait)) };
+}
+
+/** The preset menu: choosing one sets every trait of it (there may be no kernel to do so). */
+function presetSelect(model, parent) {
+  const presets = model.get("presets");
+  const names = Object.keys(presets);
+  if (names.length === 0) return [];
+  const menu = boundSelect(model, parent, "preset", "model", [
+    ["", "(your own)"],
+    ...names.map((name) => [name, name]),
+  ]);
+  menu.wrap.querySelector("select").addEventListener("change", (e) => {
+    for (const [k, v] of Object.entries(presets[e.target.value] ?? {})) model.set(k, v);
+    save(model);
+  });
+  return [menu];
+}
+
+/** The sliders of the model view; each kind's own are hidden under the other kinds. */
+function modelControls(model, controls) {
+  const pow2 = (lo, hi) => ({ min: lo, max: hi, step: 1 });
+  const log2Slider = (trait, label, range) => {
+    const s = slider(controls, label, { ...range, value: Math.round(Math.log2(model.get(trait))) });
+    s.input.addEventListener("input", () => update(model, trait, 2 ** Number(s.input.value)));
+    const show = () => {
+      s.input.value = Math.round(Math.log2(model.get(trait)));
+      setText(s.out, model.get(trait).toLocaleString("en"));
+    };
+    return { ...s, show };
+  };
+  const bound = (trait, label, range) => boundSlider(model, controls, trait, label, range, String);
+  const kinds = [
+    ["window", "local + global layers"],
+    ["mla", "MLA"],
+    ["hybrid", "linear + full layers (hybrid)"],
+  ];
+  const shared = [
+    ...presetSelect(model, controls),
+    boundSelect(model, controls, "kind", "cache", kinds),
+    log2Slider("n", "tokens n", pow2(7, 20)), // 128 ... 1,048,576
+    bound("layers", "layers (층)", { min: 1, max: 128, step: 1 }),
+    bound("heads", "query heads (헤드)", { min: 1, max: 128, step: 1 }),
+    kvHeadsSlider(model, controls),
+  ];
+  const own = {
+    window: [
+      log2Slider("window", "window W", pow2(5, 17)),
+      bound("ratio", "local : global, r : 1", { min: 0, max: 7, step: 1 }),
+    ],
+    mla: [
+      bound("d_latent", "latent d_c", { min: 64, max: 2048, step: 64 }),
+      bound("d_rope", "RoPE key d_R", { min: 0, max: 256, step: 16 }),
+    ],
+    hybrid: [
+      bound("ratio", "linear : full, r : 1", { min: 0, max: 7, step: 1 }),
+      bound("state_heads", "state heads", { min: 1, max: 128, step: 1 }),
+      bound("d_state", "state d_k = d_v", { min: 16, max: 512, step: 16 }),
+    ],
+  };
+  return { shared, own };
+}
+
+/** The model view: the plain KV cache (and MHA, MQA) against the kind's cache, totals below. */
+function renderModel({ model, el }) {
+  const fig = htmlEl("div", { cls: "abh-fig" }, el);
+  const controls = htmlEl("div", { cls: "abh-controls" }, fig);
+  const { shared, own } = modelControls(model, controls);
+  const hasMenu = Object.keys(model.get("presets")).length > 0;
+  const menu = hasMenu ? controls.querySelector("select") : null; // the first control
+  const leavePreset = (e) => {
+    if (e.target !== menu && model.get("preset")) update(model, "preset", ""); // your own now
+  };
+  controls.addEventListener("input", leavePreset);
+  controls.addEventListener("change", leavePreset);
+  const [batch, showDtype] = batchAndDtype(model, controls);
+  const svg = svgEl("svg", { width: AXIS.w, role: "img" }, fig);
+  svg.setAttribute("aria-label", "bytes of a model's cache on a log axis, against the KV cache");
+  const readout = htmlEl("div", { cls: "abh-readout abh-num" }, fig);
+  const say = liveRegion(fig);
+  const hint = htmlEl("div", { cls: "abh-hint" }, fig);
+
+  function paint() {
+    const c = Object.fromEntries([...MODEL_TRAITS, ...KIND_TRAITS].map((k) => [k, model.get(k)]));
+    const bars = cacheBars(c, c.n);
+    const top = 22; // the devices' labels
+    const axisY = top + bars.length * ROW + 4;
+    svg.replaceChildren();
+    setAttrs(svg, { viewBox: `0 0 ${AXIS.w} ${axisY + 22}` });
+    drawFrame(svg, model.get("devices"), axisY);
+    bars.forEach(([name, parts], i) => {
+      const [text, colours] = describe(name, c);
+      const y = top + i * ROW;
+      const x0 = xOf(2 ** AXIS.lo);
+      const label = { x: x0, y: y + 11, class: "abh-label", style: "text-anchor: start" };
+      const total = fmtBytes(sumOf(parts));
+      const sum = parts.length > 1 ? `${parts.map(fmtBytes).join(" + ")} = ${total}` : total;
+      svgEl("text", label, svg).textContent = `${text}: ${sum}`;
+      const height = 16 / parts.length; // a stacked bar: one thin bar per part, same axis
+      parts.forEach((part, j) => {
+        const width = Math.max(1, xOf(part) - x0);
+        const bar = { x: x0, y: y + 15 + j * height, height: height - 1, width, fill: colours[j] };
+        svgEl("rect", bar, svg);
+      });
+    });
+    const totals = model.get("totals_at");
+    const at = totals.map((m) => cacheBars(c, m));
+    const lines = bars.map(([name], i) => {
+      const [text] = describe(name, c);
+      const sums = at.map((b, k) => `${tokens(totals[k])}: ${fmtBytes(sumOf(b[i][1]))}`);
+      return `${text} — ${sums.join(", ")}`;
+    });
+    readout.replaceChildren(...lines.map((line) => htmlEl("div", { text: line })));
+    setText(hint, HINTS[c.kind]);
+    for (const s of [...shared, batch]) s.show?.();
+    for (const [kind, sliders] of Object.entries(own)) {
+      for (const s of sliders) {
+        s.wrap.hidden = kind !== c.kind;
+        s.show();
+      }
+    }
+    showDtype();
+    say(`${c.n.toLocaleString("en")} tokens. ${lines.join(". ")}`);
+  }
+
+  const off = onChanges(model, [...MODEL_TRAITS, ...KIND_TRAITS, "preset"], paint);
+  paint();
+  return off;
+}
+
+const sumOf = (parts) => parts.reduce((a, b) => a + b, 0);
+const grouped = (n) => n.toLocaleString("en"); // 131,072
+const tokens = (n) => (n >= 2 ** 20 ? `${n / 2 ** 20}M` : `${n / 1024}k`);
+const HINTS = {
+  window:
+    "Blue: the global layers, which hold all n tokens; orange: the local layers, at most W each. Green: the same model with every layer global. Totals at 32k, 128k and 1M tokens below.",
+  mla: "Each bar the same model's cache with another attention: every head its own keys and values (MHA), groups (GQA), one KV head (MQA), or MLA's latent and RoPE key. Totals at 32k, 128k and 1M tokens below.",
+  hybrid:
+    "Blue: the full-attention layers' KV cache, which grows with n; orange: the linear layers' states, the same at any n. Green: every layer full attention. Totals at 32k, 128k and 1M tokens below.",
+};
 
 export default { render };
