@@ -329,11 +329,12 @@ step_table(
 # \underbrace{QK^\top}_{(L,\,S)}, \qquad (QK^\top)_{ij} = \mathbf{q}_i\cdot\mathbf{k}_j .
 # $$ (eq-qkt)
 #
-# Row $i$ holds query $i$'s scores against every key. Take the worked example's query and two more:
+# Row $i$ holds query $i$'s scores against every key. Take the worked example's query and
+# three more, so that the four queries and the three keys tell rows from columns:
 
 # %%
-# [L, d_k] = [3, 2]: the worked example's query first, then two more
-Q = np.array([q, [0.0, 1.0], [-1.0, 0.5]])
+# [L, d_k] = [4, 2]: the worked example's query first, then three more
+Q = np.array([q, [0.0, 1.0], [-1.0, 0.5], [1.0, 1.0]])
 all_scores = Q @ keys.T  # [L, d_k] @ [d_k, S] -> [L, S]
 print("Q:", Q.shape, " K:", keys.shape, " Kᵀ:", keys.T.shape, " QKᵀ:", all_scores.shape)
 print(all_scores)
