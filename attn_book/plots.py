@@ -419,7 +419,7 @@ def _outline(ax, x, y, size):
     ax.add_patch(plt.Rectangle((x, y), size, size, fill=False, edgecolor=OKABE_ITO[5], lw=2))
 
 
-def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes):
+def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes, fit_from=None, predicted=2):
     """Time and peak memory against n on log-log axes, with the fitted slope and the model.
 
     Parameters
@@ -427,12 +427,16 @@ def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes):
     ns : sequence of int
         The sequence lengths measured (L = S = n).
     seconds, peak_bytes : sequence of float
-        The measured median time and peak extra memory at each n.
+        The measured time and peak extra memory at each n.
     slope : float
-        The fitted slope of log(seconds) against log(n), drawn as a dashed line
-        through the largest n.
+        The fitted slope of log(seconds) against log(n) over ``n >= fit_from``, drawn dashed
+        over that range through the fitted points' mean (where a least-squares line passes).
     model_bytes : sequence of float
         The cost model's bytes of one n×n matrix at each n, drawn as a line.
+    fit_from : int, optional
+        The smallest n the fit used (default: all).
+    predicted : float
+        The model's slope, drawn dotted in grey through the same point over every n.
 
     Returns
     -------
@@ -440,11 +444,21 @@ def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes):
         Two panels, 6.8 in wide.
     """
     n, t, mem = (np.asarray(a, dtype=float) for a in (ns, seconds, peak_bytes))
+    used = n >= (n.min() if fit_from is None else fit_from)
+    centre_n = np.exp(np.log(n[used]).mean())
+    centre_ms = np.exp(np.log(t[used] * 1e3).mean())
     fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(6.8, 3.2))
     colour, fit = _colours(2)
     ax_t.loglog(n, t * 1e3, "o", color=colour, label="measured")
     ax_t.loglog(
-        n, t[-1] * 1e3 * (n / n[-1]) ** slope, "--", color=fit, label=f"slope {dec(slope, 2)}"
+        n[used],
+        centre_ms * (n[used] / centre_n) ** slope,
+        "--",
+        color=fit,
+        label=f"fit, slope {dec(slope, 2)}",
+    )
+    ax_t.loglog(
+        n, centre_ms * (n / centre_n) ** predicted, ":", color="grey", label=f"slope {predicted}"
     )
     ax_t.set(xlabel="sequence length n", ylabel="time (ms)", title="time")
     ax_m.loglog(n, mem / 2**20, "o", color=colour, label="measured peak")
