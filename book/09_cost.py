@@ -201,15 +201,17 @@ figures.show(
 # float32, and records its peak extra memory. It keeps to a time budget: before each doubling it
 # predicts the next size's time (four times the last) and stops when that would overrun, so it
 # finishes in well under a minute wherever it runs. Its output is your machine's. Helpers of
-# the book's package do the measuring (`attn_book/timing.py`): `timed` makes one untimed call
-# (fresh memory is slow to touch the first time), then several timed ones, and keeps the
-# fastest as the estimate, with the median and the slowest beside it: other programs on the
-# machine can only slow a call down, so the fastest call is the nearest to what the code
-# itself costs, and the gap to the others shows how much they got in the way.
-# `one_blas_thread` runs the matrix library on one thread while the cells time it: a product
-# split over two threads waits for the slower one, and on a machine whose other core is busy
-# it then measures the other programs. `peak_bytes` gives the peak memory a call allocates,
-# which Python's `tracemalloc` sees for numpy's arrays too:
+# the book's package do the measuring (`attn_book/timing.py`), made to measure the code, not
+# the other programs that share the machine. `one_blas_thread` runs the matrix library on one
+# thread while the cells time it: a product split over two threads waits for the slower one,
+# and on a machine whose other core is busy it then measures the other programs. `timed` makes
+# one untimed call (fresh memory is slow to touch the first time), then several timed ones,
+# and keeps the fastest as the estimate, with the median and the slowest beside it: other
+# programs can only slow a call down, so the fastest is the nearest to what the code itself
+# costs. It counts with the clock it is given; here `time.process_time`, the processor time
+# this process used, which leaves out the time it waited while other programs held the
+# processor (on a quiet machine, with one thread, the two clocks agree). `peak_bytes` gives
+# the peak memory a call allocates, which Python's `tracemalloc` sees for numpy's arrays too:
 
 
 # %%
@@ -222,6 +224,7 @@ rng = np.random.default_rng(0)
 
 # %% tags=["nbval-ignore-output"]
 budget_seconds = 20.0
+cpu_time = time.process_time  # this process's processor time, not the wall clock
 sizes = [128 * 2**i for i in range(7)]  # 128 ... 8192
 progress = TextProgress(len(sizes))
 measured_n, measured_seconds, measured_peak = [], [], []
@@ -237,13 +240,14 @@ with one_blas_thread() as blas_threads:  # None: not numpy's own OpenBLAS, left 
         progress.show(len(measured_n), f"timing n = {n:,}")
         q, k, v = rng.standard_normal((3, n, 64), dtype=np.float32)  # [n, d_k] each
         run = functools.partial(plain_path, q, k, v)
-        t = timed(run, repeats=7)
+        t = timed(run, repeats=7, clock=cpu_time)
         measured_seconds.append(t.best)
         measured_spread.append((t.median, t.worst))
         measured_peak.append(peak_bytes(run))
         measured_n.append(n)
     progress.show(len(measured_n), f"done in {time.perf_counter() - started:.1f} s")
     print("BLAS threads:", "pinned to 1" if blas_threads else "not pinned (not numpy's OpenBLAS)")
+    print("clock: this process's processor time (time.process_time)")
     print(machine())
 
 # %% [markdown]
@@ -279,7 +283,7 @@ figures.show(
         predicted=2,
     ),
     "fig-scaling",
-    "Time (left, the fastest of 7 calls) and peak extra memory (right) of plain attention "
+    "Time (left, the fastest of 7 calls in processor time) and peak extra memory (right) of plain attention "
     "against the sequence length, on log-log axes, measured when the "
     "notebook last ran. Left: the dashed line has the slope fitted from n = 512 up, "
     "the dotted grey line the slope 2 the cost model predicts. "
@@ -291,15 +295,15 @@ figures.show(
 # reproduces them, and your numbers will differ; the lines the cell printed say whether the
 # matrix library was held to one thread and name the processor, its vector extensions, the
 # library's kernel and its threads, and the load average (how many programs wanted the
-# processor at the time; above the number of cores, some calls had to wait). On the machine
+# processor at the time; above the number of cores, programs took turns). On the machine
 # that built this page, fitted through the {eval}`n_fitted` sizes from n = {eval}`fit_from`
 # to {eval}`largest_n`, the time's slope is {eval}`dec(slope, 2)` with a standard error of
 # {eval}`dec(fit.stderr, 2)`, against the 2 of {eq}`eq-ch9-cost`; between neighbouring sizes
 # it was {eval}`dec(fit.local, 2)`. Read the spread before the slope: a slope between two
 # neighbouring sizes rests on two timings only, and where those slopes scatter widely the
 # fitted one says little. The slowest call of a size took up to
-# {eval}`dec(slowest_over_fastest, 1)` times its fastest, a measure of how busy the machine
-# was; run the cells again and compare. The memory's slope is
+# {eval}`dec(slowest_over_fastest, 1)` times its fastest, a measure of how much the calls
+# differed; run the cells again and compare. The memory's slope is
 # {eval}`dec(memory_fit.slope, 2)`: at the largest size the plain path held
 # {eval}`dec(peak_in_matrices, 1)` times the bytes of one $n \times n$ matrix, because the
 # scores and their max-shifted copy are alive at once; the scaling, the exponential and the
@@ -340,7 +344,7 @@ step_table(
 # time is its reading, computing and writing, not fresh memory being handed out. Beside them,
 # a plain copy of the $n \times n$ matrix into that buffer: it reads and writes the matrix
 # once and computes nothing, the speed at which this machine moves it. Each time is the
-# fastest of 9 runs, on one thread of the matrix library:
+# fastest of 9 runs in processor time, on one thread of the matrix library:
 
 # %% tags=["nbval-ignore-output"]
 q_s, k_s, v_s = rng.standard_normal((3, n_steps, d_steps), dtype=np.float32)
@@ -360,8 +364,10 @@ step_functions = [
     lambda: np.matmul(s_weights, v_s, out=out_buffer),
 ]
 with one_blas_thread():
-    step_ms = 1e3 * np.array([timed(f, repeats=9).best for f in step_functions])
-    copy_ms = 1e3 * timed(np.copyto, buffer, s_raw, repeats=9).best  # read n², write n²
+    step_ms = 1e3 * np.array([timed(f, repeats=9, clock=cpu_time).best for f in step_functions])
+    copy_ms = (
+        1e3 * timed(np.copyto, buffer, s_raw, repeats=9, clock=cpu_time).best
+    )  # read n², write n²
 copy_gb_per_s = 2 * nn * 4 / copy_ms / 1e6
 step_table(
     {
@@ -610,7 +616,8 @@ block_flops, full_flops
 # %% tags=["nbval-ignore-output"]
 with one_blas_thread():  # the fastest of 3 calls each, the library on one thread
     long_ms = {
-        name: timed(methods[name], repeats=3).best * 1e3 for name in ("floor", "plain", "chunked")
+        name: timed(methods[name], repeats=3, clock=cpu_time).best * 1e3
+        for name in ("floor", "plain", "chunked")
     }
 chunked_vs_plain = long_ms["chunked"] / long_ms["plain"]
 chunked_vs_floor = long_ms["chunked"] / long_ms["floor"]
@@ -756,7 +763,8 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 # - Per token, attention's $4\,n\,d_\text{model}$ FLOPs pass the projections' and the MLP's
 #   $24\,d_\text{model}^2$ only beyond $n = 6\,d_\text{model}$ (about $12\,d_\text{model}$
 #   for a causal kernel that skips the masked half).
-# - Measured from n = {eval}`fit_from` up, the fastest of several calls on one thread, the
+# - Measured from n = {eval}`fit_from` up, the fastest of several calls in processor time on
+#   one thread, the
 #   time's slope on log-log axes was {eval}`dec(slope, 2)` (standard error
 #   {eval}`dec(fit.stderr, 2)`) on the build machine, against the 2 of {eq}`eq-ch9-cost`; the
 #   memory's {eval}`dec(memory_fit.slope, 2)`.

@@ -441,7 +441,8 @@ step_table(
 # against the largest cache, as a chunk of prompt in prefill would, and a product of two
 # $1024 \times 1024$ matrices. As in [Chapter 9](09_cost.ipynb), each time is the fastest of
 # several runs after one untimed run (other programs can only slow a run down), with the
-# median and the slowest kept beside it, and the matrix library runs on one thread. The cell
+# median and the slowest kept beside it, counted in this process's processor time, and the
+# matrix library runs on one thread. The cell
 # also prints the processor's last-level cache, its largest and slowest cache, as Linux reports
 # it. Its output is your machine's.
 
@@ -457,6 +458,7 @@ def two_products(q, keys_t, w, values):
 
 # %% tags=["nbval-ignore-output"]
 timing_rng = np.random.default_rng(0)
+cpu_time = time.process_time  # this process's processor time, not the wall clock
 h_t, d_t = 8, 64  # heads, d_head
 timed_n = [1024 * 2**i for i in range(7)]  # 1024 ... 65536
 token_times, cache_bytes = [], []
@@ -466,14 +468,15 @@ with one_blas_thread() as blas_threads:  # None: not numpy's own OpenBLAS, left 
         q_t = timing_rng.random((h_t, 1, d_t), dtype=np.float32)  # one query
         w_t = timing_rng.random((h_t, 1, n), dtype=np.float32)  # its weights
         decode_step = two_products(q_t, np.swapaxes(K_t, -1, -2), w_t, V_t)
-        token_times.append(timed(decode_step, repeats=15))
+        token_times.append(timed(decode_step, repeats=15, clock=cpu_time))
         cache_bytes.append(K_t.nbytes + V_t.nbytes)
     q_c = timing_rng.random((h_t, chunk, d_t), dtype=np.float32)
     w_c = timing_rng.random((h_t, chunk, timed_n[-1]), dtype=np.float32)
-    chunk_time = timed(two_products(q_c, np.swapaxes(K_t, -1, -2), w_c, V_t))
+    chunk_time = timed(two_products(q_c, np.swapaxes(K_t, -1, -2), w_c, V_t), clock=cpu_time)
     A_t = timing_rng.random((1024, 1024), dtype=np.float32)
-    matmul_time = timed(np.matmul, A_t, A_t)
+    matmul_time = timed(np.matmul, A_t, A_t, clock=cpu_time)
     print("BLAS threads:", "pinned to 1" if blas_threads else "not pinned (not numpy's OpenBLAS)")
+    print("clock: this process's processor time (time.process_time)")
     print(machine())
 llc = last_level_cache()  # (level, bytes), or None
 llc_text = f"L{llc[0]}, {plain(llc[1] / 2**20)} MiB" if llc else "unknown"
@@ -513,7 +516,8 @@ figures.show(
         llc_bytes=llc[1] if llc else None,
     ),
     "fig-decode-time",
-    "The time of one decoding step's two products (the fastest of 15 runs) against the "
+    "The time of one decoding step's two products (the fastest of 15 runs, in processor "
+    "time) against the "
     "cache's length, on log-log axes, measured when the notebook last ran. The dashed line "
     "is fitted beyond the steepest step, the dotted grey line has the slope 1 the model "
     "predicts, and the vertical line, where the machine reports its last-level cache, marks "

@@ -8,7 +8,7 @@ from attn_book import timing
 
 def test_timed_estimates_by_the_fastest_repeat_after_one_untimed_call(monkeypatch):
     calls = []
-    monkeypatch.setattr(timing.timeit, "repeat", lambda f, number, repeat: [3.0, 1.0, 2.0])
+    monkeypatch.setattr(timing.timeit, "repeat", lambda f, timer, number, repeat: [3.0, 1.0, 2.0])
     result = timing.timed(calls.append, "x", repeats=3)
     assert calls == ["x"]  # the warm-up call; timeit.repeat is replaced
     assert result == timing.Timing(best=1.0, median=2.0, worst=3.0)
@@ -17,11 +17,17 @@ def test_timed_estimates_by_the_fastest_repeat_after_one_untimed_call(monkeypatc
 def test_the_fastest_repeat_ignores_a_loaded_machine_where_the_median_does_not(monkeypatch):
     # 9 repeats of a 10 ms call; five were slowed by other programs to 30-70 ms
     times = [0.030, 0.010, 0.050, 0.010, 0.040, 0.010, 0.070, 0.010, 0.060]
-    monkeypatch.setattr(timing.timeit, "repeat", lambda f, number, repeat: times)
+    monkeypatch.setattr(timing.timeit, "repeat", lambda f, timer, number, repeat: times)
     result = timing.timed(lambda: None, repeats=9)
     assert result.best == 0.010
     assert result.median == 0.030  # sorted: 10 10 10 10 [30] 40 50 60 70
     assert result.worst == 0.070
+
+
+def test_timed_counts_with_the_clock_it_is_given():
+    ticks = iter([0.0, 5.0, 5.0, 7.0])  # a fake clock: calls of 5 and 2 "seconds"
+    result = timing.timed(lambda: None, repeats=2, clock=lambda: next(ticks))
+    assert result == timing.Timing(best=2.0, median=3.5, worst=5.0)
 
 
 def test_timed_needs_a_repeat():
