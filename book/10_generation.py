@@ -485,9 +485,10 @@ print("last-level cache:", llc_text)
 # %% tags=["nbval-ignore-output"]
 token_ms = 1e3 * np.array([t.best for t in token_times])  # fastest ms per token
 jump = steepest_step(timed_n, token_ms)  # from timed_n[jump] to timed_n[jump + 1]
+jump_from, jump_to = timed_n[jump], timed_n[jump + 1]
 jump_mib = [cache_bytes[jump] / 2**20, cache_bytes[jump + 1] / 2**20]
 jump_slope = math.log2(token_ms[jump + 1] / token_ms[jump])  # the lengths double
-fit_from = timed_n[jump + 1]
+fit_from = jump_to
 fit = loglog_fit(timed_n, token_ms, x_min=fit_from)  # slope of time against n beyond it
 gb_per_s = np.array(cache_bytes) / token_ms / 1e6  # the cache's bytes read per second
 chunk_ratio = chunk_time.best / token_times[-1].best  # 64 queries against one
@@ -534,7 +535,7 @@ figures.show(
 # at the same speed. It is not always: a cache that fits in the processor's last-level cache
 # can be read from there, and a larger one only from main memory, more slowly. On the machine
 # that built this page ({eval}`figures.ref("fig-decode-time")`), the time per step grew most
-# between $n =$ {eval}`plain(timed_n[jump])` and {eval}`plain(timed_n[jump + 1])`, a local
+# between $n =$ {eval}`plain(jump_from)` and {eval}`plain(jump_to)`, a local
 # slope of {eval}`dec(jump_slope, 2)`, where the cache grew from {eval}`plain(jump_mib[0])` to
 # {eval}`plain(jump_mib[1])` MiB; the last-level cache it reported is {eval}`llc_text`. Compare
 # the two yourself: a last-level cache shared with other cores and other programs holds less
