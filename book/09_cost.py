@@ -209,7 +209,7 @@ figures.show(
 # and keeps the fastest as the estimate, with the median and the slowest beside it: other
 # programs can only slow a call down, so the fastest is the nearest to what the code itself
 # costs. It counts with the clock it is given; here `time.process_time`, the processor time
-# this process used, which leaves out the time it waited while other programs held the
+# (프로세서 시간) this process used, which leaves out the time it waited while other programs held the
 # processor (on a quiet machine, with one thread, the two clocks agree). `peak_bytes` gives
 # the peak memory a call allocates, which Python's `tracemalloc` sees for numpy's arrays too:
 

@@ -443,8 +443,8 @@ step_table(
 # several runs after one untimed run (other programs can only slow a run down), with the
 # median and the slowest kept beside it, counted in this process's processor time, and the
 # matrix library runs on one thread. The cell
-# also prints the processor's last-level cache, its largest and slowest cache, as Linux reports
-# it. Its output is your machine's.
+# also prints the processor's last-level cache (최종 레벨 캐시), its largest and slowest cache,
+# as Linux reports it. Its output is your machine's.
 
 # %%
 chunk = 64  # queries at once, as in a chunk of prefill
@@ -539,8 +539,9 @@ figures.show(
 # slope of {eval}`dec(jump_slope, 2)`, where the cache grew from {eval}`plain(jump_mib[0])` to
 # {eval}`plain(jump_mib[1])` MiB; the last-level cache it reported is {eval}`llc_text`. Compare
 # the two yourself: a last-level cache shared with other cores and other programs holds less
-# of ours than its size. Fitted beyond that step, from $n =$ {eval}`plain(fit_from)` on, where
-# the model's one speed for the whole range can hold, the slope was {eval}`dec(fit.slope, 2)`
+# of ours than its size. The model assumes one reading speed, and the steepest step is where
+# the speed changed most, so fit beyond it: from $n =$ {eval}`plain(fit_from)` on, the slope
+# was {eval}`dec(fit.slope, 2)`
 # with a standard error of {eval}`dec(fit.stderr, 2)`; between neighbouring sizes there it
 # ranged over {eval}`dec(fit.local, 2)`. The cache was read at {eval}`dec(gb_per_s, 1)` GB/s
 # from the smallest to the largest. {eval}`chunk` queries against the largest cache, with
