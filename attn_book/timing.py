@@ -29,6 +29,7 @@ __all__ = [
     "machine",
     "one_blas_thread",
     "peak_bytes",
+    "start_beyond_cache",
     "steepest_step",
     "timed",
 ]
@@ -135,6 +136,29 @@ def steepest_step(x, y, *, keep=2):
         )
     local = np.diff(np.log(y)) / np.diff(np.log(x))
     return int(np.argmax(local[: x.size - keep]))
+
+
+def start_beyond_cache(x, y, nbytes, cache_bytes, *, keep=2):
+    """The smallest ``x`` beyond both the steepest step of ``y`` and the last ``x`` whose
+    ``nbytes`` still fit in ``cache_bytes`` (None: unknown, the steepest step alone), moved
+    back if need be so that ``keep`` points remain from it on.
+
+    Examples
+    --------
+    >>> x = [1024, 2048, 4096, 8192, 16384, 32768]
+    >>> ms = [0.1, 0.2, 0.8, 2.4, 4.8, 9.6]  # steepest from 2048 to 4096
+    >>> mib = [4, 8, 16, 32, 64, 128]
+    >>> start_beyond_cache(x, ms, mib, 32), start_beyond_cache(x, ms, mib, None)
+    (16384, 4096)
+    >>> start_beyond_cache(x, ms, mib, 256)  # nothing outgrows it: the last two points
+    16384
+    """
+    x = np.asarray(x)
+    start = steepest_step(x, y, keep=keep) + 1
+    if cache_bytes is not None:
+        outgrown = np.flatnonzero(np.asarray(nbytes) > cache_bytes)
+        start = max(start, outgrown[0] if outgrown.size else x.size)
+    return x[min(start, x.size - keep)].item()
 
 
 def last_level_cache(root="/sys/devices/system/cpu/cpu0/cache"):

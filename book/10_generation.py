@@ -59,6 +59,7 @@ from attn_book.timing import (
     loglog_fit,
     machine,
     one_blas_thread,
+    start_beyond_cache,
     steepest_step,
     timed,
 )
@@ -488,8 +489,9 @@ jump = steepest_step(timed_n, token_ms)  # from timed_n[jump] to timed_n[jump + 
 jump_from, jump_to = timed_n[jump], timed_n[jump + 1]
 jump_mib = [cache_bytes[jump] / 2**20, cache_bytes[jump + 1] / 2**20]
 jump_slope = math.log2(token_ms[jump + 1] / token_ms[jump])  # the lengths double
-fit_from = jump_to
-fit = loglog_fit(timed_n, token_ms, x_min=fit_from)  # slope of time against n beyond it
+# beyond the step and beyond the last cache that fits in the last-level cache
+fit_from = start_beyond_cache(timed_n, token_ms, cache_bytes, llc[1] if llc else None)
+fit = loglog_fit(timed_n, token_ms, x_min=fit_from)  # slope of time against n from there
 gb_per_s = np.array(cache_bytes) / token_ms / 1e6  # the cache's bytes read per second
 chunk_ratio = chunk_time.best / token_times[-1].best  # 64 queries against one
 matmul_gflops = 2 * 1024**3 / matmul_time.best / 1e9
@@ -520,7 +522,7 @@ figures.show(
     "The time of one decoding step's two products (the fastest of 15 runs, in processor "
     "time) against the "
     "cache's length, on log-log axes, measured when the notebook last ran. The dashed line "
-    "is fitted beyond the steepest step, the dotted grey line has the slope 1 the model "
+    "is fitted beyond the steepest step and the last-level cache, the dotted grey line has the slope 1 the model "
     "predicts, and the vertical line, where the machine reports its last-level cache, marks "
     "the length at which the cache's bytes equal it.",
 )
@@ -539,9 +541,10 @@ figures.show(
 # slope of {eval}`dec(jump_slope, 2)`, where the cache grew from {eval}`plain(jump_mib[0])` to
 # {eval}`plain(jump_mib[1])` MiB; the last-level cache it reported is {eval}`llc_text`. Compare
 # the two yourself: a last-level cache shared with other cores and other programs holds less
-# of ours than its size. The model assumes one reading speed, and the steepest step is where
-# the speed changed most, so fit beyond it: from $n =$ {eval}`plain(fit_from)` on, the slope
-# was {eval}`dec(fit.slope, 2)`
+# of ours than its size. The model's one reading speed can hold only once every step reads the
+# cache from main memory, so fit beyond both the steepest step and the last length whose cache
+# fits in the last-level cache (where its size is known): from $n =$ {eval}`plain(fit_from)`
+# on, the slope was {eval}`dec(fit.slope, 2)`
 # with a standard error of {eval}`dec(fit.stderr, 2)`; between neighbouring sizes there it
 # ranged over {eval}`dec(fit.local, 2)`. The cache was read at {eval}`dec(gb_per_s, 1)` GB/s
 # from the smallest to the largest. {eval}`chunk` queries against the largest cache, with

@@ -68,6 +68,20 @@ def test_steepest_step_finds_a_cache_cliff_and_leaves_points_beyond_it():
     assert timing.steepest_step(n, late) < len(n) - 2
 
 
+def test_start_beyond_cache_skips_a_gradual_cliff_that_the_steepest_step_splits():
+    # as chapter 10 measured it: two steep steps, 2048 -> 4096 -> 8192, then slope 1
+    n = [1024, 2048, 4096, 8192, 16384, 32768, 65536]
+    ms = [0.07, 0.13, 0.44, 1.50, 3.05, 6.14, 12.55]
+    mib = [4 * k for k in (1, 2, 4, 8, 16, 32, 64)]
+    # local slopes by hand: log2(0.44 / 0.13) = 1.76, log2(1.50 / 0.44) = 1.77, the steepest
+    assert timing.start_beyond_cache(n, ms, mib, None) == 8192  # after the steepest step
+    assert timing.start_beyond_cache(n, ms, mib, 32) == 16384  # first cache above 32 MiB
+    assert timing.start_beyond_cache(n, ms, mib, 8) == 8192  # the step is later than that
+    assert timing.start_beyond_cache(n, ms, mib, 1024) == 32768  # keeps two points
+    fit = timing.loglog_fit(n, ms, x_min=16384)
+    assert fit.slope == pytest.approx(np.polyfit(np.log(n[4:]), np.log(ms[4:]), 1)[0])
+
+
 def test_last_level_cache_reads_linux_cache_folders(tmp_path):
     for index, (level, kind, size) in enumerate(
         [
