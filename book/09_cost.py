@@ -254,9 +254,9 @@ with one_blas_thread() as blas_threads:  # None: not numpy's own OpenBLAS, left 
 # On log-log axes a power law $t = c\,n^p$ is a straight line of slope $p$:
 # $\log t = \log c + p \log n$. Fit it from $n = 8 d_k = 512$ up: there the $n \times n$
 # scores hold at least twice the numbers of the inputs and the output together ($n^2$ against
-# $4 n d_k$), and the share of the $n^2$ work only grows with $n$, while below it the terms
-# linear in $n$ and each call's fixed cost still weigh. Keep beside the slope its standard
-# error and the slopes between neighbouring sizes, its spread:
+# $4 n d_k$), and the share of the $n^2$ work only grows with $n$; below it the model's terms
+# linear in $n$ are not yet small beside them. Keep beside the slope its standard error and
+# the slopes between neighbouring sizes, its spread:
 
 # %%
 fit_from = 8 * 64  # 8 d_k
@@ -283,8 +283,8 @@ figures.show(
         predicted=2,
     ),
     "fig-scaling",
-    "Time (left, the fastest of 7 calls in processor time) and peak extra memory (right) of plain attention "
-    "against the sequence length, on log-log axes, measured when the "
+    "Time (left, the fastest of 7 calls in processor time) and peak extra memory (right) "
+    "of plain attention against the sequence length, on log-log axes, measured when the "
     "notebook last ran. Left: the dashed line has the slope fitted from n = 512 up, "
     "the dotted grey line the slope 2 the cost model predicts. "
     "Right: the line is the cost model's bytes of one n×n float32 matrix.",
