@@ -15,6 +15,7 @@ from attn_book.style import MASKED, OKABE_ITO, dec, hangul_rc, number, plain, ve
 __all__ = [
     "plot_convex_combination",
     "plot_cost_scaling",
+    "plot_decode_time",
     "plot_heatmaps",
     "plot_jacobian_norm",
     "plot_patch_attention",
@@ -419,7 +420,7 @@ def _outline(ax, x, y, size):
     ax.add_patch(plt.Rectangle((x, y), size, size, fill=False, edgecolor=OKABE_ITO[5], lw=2))
 
 
-def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes):
+def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes, fit_from=None, predicted=2):
     """Time and peak memory against n on log-log axes, with the fitted slope and the model.
 
     Parameters
@@ -427,12 +428,16 @@ def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes):
     ns : sequence of int
         The sequence lengths measured (L = S = n).
     seconds, peak_bytes : sequence of float
-        The measured median time and peak extra memory at each n.
+        The measured time and peak extra memory at each n.
     slope : float
-        The fitted slope of log(seconds) against log(n), drawn as a dashed line
-        through the largest n.
+        The fitted slope of log(seconds) against log(n) over ``n >= fit_from``, drawn dashed
+        over that range through the fitted points' mean (where a least-squares line passes).
     model_bytes : sequence of float
         The cost model's bytes of one n×n matrix at each n, drawn as a line.
+    fit_from : int, optional
+        The smallest n the fit used (default: all).
+    predicted : float
+        The model's slope, drawn dotted in grey through the same point over every n.
 
     Returns
     -------
@@ -442,10 +447,7 @@ def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes):
     n, t, mem = (np.asarray(a, dtype=float) for a in (ns, seconds, peak_bytes))
     fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(6.8, 3.2))
     colour, fit = _colours(2)
-    ax_t.loglog(n, t * 1e3, "o", color=colour, label="measured")
-    ax_t.loglog(
-        n, t[-1] * 1e3 * (n / n[-1]) ** slope, "--", color=fit, label=f"slope {dec(slope, 2)}"
-    )
+    _time_and_slopes(ax_t, n, t, slope, fit_from, predicted)
     ax_t.set(xlabel="sequence length n", ylabel="time (ms)", title="time")
     ax_m.loglog(n, mem / 2**20, "o", color=colour, label="measured peak")
     ax_m.loglog(n, np.asarray(model_bytes) / 2**20, "-", color=fit, label="one n×n matrix")
@@ -453,6 +455,66 @@ def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes):
     for ax in (ax_t, ax_m):
         ax.set_xscale("log", base=2)
         ax.legend(frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def _time_and_slopes(ax, n, seconds, slope, fit_from, predicted):
+    """Measured ms against n (points), the fitted slope over ``n >= fit_from`` (dashed) and
+    the predicted one over every n (dotted grey), both through the fitted points' mean, where
+    a least-squares line passes."""
+    colour, fit = _colours(2)
+    ms = np.asarray(seconds, dtype=float) * 1e3
+    used = n >= (n.min() if fit_from is None else fit_from)
+    centre_n, centre_ms = np.exp(np.log(n[used]).mean()), np.exp(np.log(ms[used]).mean())
+    ax.loglog(n, ms, "o", color=colour, label="measured")
+    ax.loglog(
+        n[used],
+        centre_ms * (n[used] / centre_n) ** slope,
+        "--",
+        color=fit,
+        label=f"fit, slope {dec(slope, 2)}",
+    )
+    ax.loglog(
+        n, centre_ms * (n / centre_n) ** predicted, ":", color="grey", label=f"slope {predicted}"
+    )
+    ax.set_xscale("log", base=2)
+
+
+def plot_decode_time(ns, seconds, *, slope, fit_from, cache_bytes, llc_bytes=None, predicted=1):
+    """A decoding step's time against the cache's length n, on log-log axes.
+
+    Parameters
+    ----------
+    ns : sequence of int
+        The cache lengths measured.
+    seconds : sequence of float
+        The measured time of one step at each n.
+    slope : float
+        The slope fitted over ``n >= fit_from``, drawn dashed over that range.
+    fit_from : int
+        The smallest n the fit used.
+    cache_bytes : sequence of float
+        The cache's bytes at each n (proportional to n).
+    llc_bytes : int, optional
+        The last-level cache's bytes; if given, a vertical line marks the n at which the
+        cache's bytes equal it.
+    predicted : float
+        The model's slope, drawn dotted in grey.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel, 4.8 in wide.
+    """
+    n = np.asarray(ns, dtype=float)
+    fig, ax = plt.subplots(figsize=(4.8, 3.2))
+    _time_and_slopes(ax, n, seconds, slope, fit_from, predicted)
+    if llc_bytes is not None:
+        n_llc = n[0] * llc_bytes / cache_bytes[0]  # bytes grow in proportion to n
+        ax.axvline(n_llc, color=OKABE_ITO[5], lw=1, label="cache = last-level cache")
+    ax.set(xlabel="cache length n", ylabel="time of one step (ms)")
+    ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
     return fig
 

@@ -1,5 +1,5 @@
-"""What the chapters' timing cells share: medians of repeats, a log-log fit with its spread,
-and the machine the figures came from.
+"""What the chapters' timing cells share: the fastest of several repeats, a log-log fit with
+its spread, the machine the figures came from, and a way to run BLAS on one thread.
 
 A chapter's timing cell stays short and measures what it says; the prose reports the figure
 and its spread and leaves the verdict to the reader. Nothing here decides *why* a time is
@@ -8,18 +8,31 @@ what it is. Tests of this module time nothing (``tests/test_timing.py``).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import glob
 import os
 import platform
 import statistics
+import time
 import timeit
 import tracemalloc
 from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Fit", "Timing", "loglog_fit", "machine", "peak_bytes", "timed"]
+__all__ = [
+    "Fit",
+    "Timing",
+    "last_level_cache",
+    "loglog_fit",
+    "machine",
+    "one_blas_thread",
+    "peak_bytes",
+    "start_beyond_cache",
+    "steepest_step",
+    "timed",
+]
 
 #: The vector extensions worth naming, as numpy reports them, widest first.
 VECTOR_EXTENSIONS = ("AVX512F", "AVX2", "AVX", "SSE4_2", "ASIMD", "NEON", "SVE")
@@ -29,56 +42,166 @@ BLAS_NAMES = {"openblas": "OpenBLAS", "mkl": "MKL", "blis": "BLIS"}
 
 
 class Timing(NamedTuple):
-    """Seconds of one call: the median of the repeats, and the fastest and slowest."""
+    """Seconds of one call: the fastest of the repeats (the estimate), the median, the slowest.
 
+    Other programs on the machine only ever slow a call down, so the fastest repeat is the
+    best estimate of how fast the call can run (the advice of Python's ``timeit``); the
+    median and the slowest show how much the others got in the way.
+    """
+
+    best: float
     median: float
-    low: float
-    high: float
+    worst: float
 
 
 class Fit(NamedTuple):
-    """A line ``log y = intercept + slope · log x`` fitted through every point.
+    """A line ``log y = intercept + slope · log x`` fitted through the points it used.
 
     ``stderr`` is the slope's standard error from the residuals (0 with two points);
-    ``local`` the slopes between neighbouring points, the spread a reader can judge.
+    ``local`` the slopes between neighbouring points used, the spread a reader can judge;
+    ``x_min`` the smallest x used.
     """
 
     slope: float
     stderr: float
     local: np.ndarray
+    x_min: float
 
 
-def timed(f, *args, repeats=7):
+def timed(f, *args, repeats=7, clock=time.perf_counter):
     """Time ``f(*args)``: one untimed call (first touches are slow), then ``repeats`` calls.
+
+    ``clock`` is what counts: the wall clock by default; ``time.process_time`` counts only
+    the processor time this process used, so the time it spent waiting while other programs
+    held the processor is left out (with BLAS on one thread, the time one core spent on it).
 
     Returns
     -------
     Timing
-        The median, the fastest and the slowest of the ``repeats`` calls, in seconds.
+        The fastest, the median and the slowest of the ``repeats`` calls, in seconds.
     """
+    if repeats < 1:
+        raise ValueError(f"repeats must be 1 or more, got {repeats}")
     f(*args)
-    times = timeit.repeat(lambda: f(*args), number=1, repeat=repeats)
-    return Timing(statistics.median(times), min(times), max(times))
+    times = timeit.repeat(lambda: f(*args), timer=clock, number=1, repeat=repeats)
+    return Timing(min(times), statistics.median(times), max(times))
 
 
-def loglog_fit(x, y):
-    """Least-squares slope of ``log y`` against ``log x`` over all points, with its spread.
+def loglog_fit(x, y, *, x_min=None):
+    """Least-squares slope of ``log y`` against ``log x``, with its spread.
+
+    Only the points with ``x >= x_min`` are used (all of them by default): a model's leading
+    term dominates only beyond some size, and the fit belongs there.
 
     Examples
     --------
     >>> fit = loglog_fit([1, 2, 4, 8], [3, 12, 48, 192])
     >>> round(fit.slope, 6), round(fit.stderr, 6), fit.local.round(6).tolist()
     (2.0, 0.0, [2.0, 2.0, 2.0])
+    >>> round(loglog_fit([1, 2, 4, 8], [5, 5, 10, 20], x_min=2).slope, 6)
+    1.0
     """
-    log_x, log_y = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"x and y must be 1-D of one length, got shapes {x.shape} and {y.shape}")
+    keep = x >= (x.min() if x_min is None or x.size == 0 else x_min)
+    log_x, log_y = np.log(x[keep]), np.log(y[keep])
     if log_x.size < 2:
-        raise ValueError(f"a slope needs two points or more, got {log_x.size}")
+        raise ValueError(
+            f"a slope needs two points or more, got {log_x.size} (x_min={x_min}, x={x.tolist()})"
+        )
     slope, intercept = np.polyfit(log_x, log_y, 1)
     residuals = log_y - (intercept + slope * log_x)
     spread = np.sum((log_x - log_x.mean()) ** 2)
     dof = log_x.size - 2
     stderr = float(np.sqrt(residuals @ residuals / dof / spread)) if dof > 0 else 0.0
-    return Fit(float(slope), stderr, np.diff(log_y) / np.diff(log_x))
+    return Fit(float(slope), stderr, np.diff(log_y) / np.diff(log_x), float(x[keep].min()))
+
+
+def steepest_step(x, y, *, keep=2):
+    """Index ``i`` of the steepest log-log step, from ``x[i]`` to ``x[i + 1]``.
+
+    Only steps that leave at least ``keep`` points from ``x[i + 1]`` on are considered, so a
+    fit beyond the step has points to fit.
+
+    Examples
+    --------
+    >>> steepest_step([1, 2, 4, 8, 16], [1, 2, 16, 32, 64])  # 2 -> 4 jumps eightfold
+    1
+    """
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if x.shape != y.shape or x.size < keep + 1:
+        raise ValueError(
+            f"need {keep + 1} points or more of one shape, got shapes {x.shape} and {y.shape}"
+        )
+    local = np.diff(np.log(y)) / np.diff(np.log(x))
+    return int(np.argmax(local[: x.size - keep]))
+
+
+def start_beyond_cache(x, y, nbytes, cache_bytes, *, keep=2):
+    """The smallest ``x`` beyond both the steepest step of ``y`` and the last ``x`` whose
+    ``nbytes`` still fit in ``cache_bytes`` (None: unknown, the steepest step alone), moved
+    back if need be so that ``keep`` points remain from it on.
+
+    Examples
+    --------
+    >>> x = [1024, 2048, 4096, 8192, 16384, 32768]
+    >>> ms = [0.1, 0.2, 0.8, 2.4, 4.8, 9.6]  # steepest from 2048 to 4096
+    >>> mib = [4, 8, 16, 32, 64, 128]
+    >>> start_beyond_cache(x, ms, mib, 32), start_beyond_cache(x, ms, mib, None)
+    (16384, 4096)
+    >>> start_beyond_cache(x, ms, mib, 256)  # nothing outgrows it: the last two points
+    16384
+    """
+    x = np.asarray(x)
+    start = steepest_step(x, y, keep=keep) + 1
+    if cache_bytes is not None:
+        outgrown = np.flatnonzero(np.asarray(nbytes) > cache_bytes)
+        start = max(start, outgrown[0] if outgrown.size else x.size)
+    return x[min(start, x.size - keep)].item()
+
+
+def last_level_cache(root="/sys/devices/system/cpu/cpu0/cache"):
+    """The largest-level data cache of CPU 0 as ``(level, bytes)``, from Linux's ``root``;
+    None where it cannot be read (another system, a container hiding it).
+    """
+    found = []
+    for folder in glob.glob(os.path.join(root, "index*")):
+        try:
+            with open(os.path.join(folder, "type"), encoding="utf-8") as f:
+                kind = f.read().strip()
+            with open(os.path.join(folder, "level"), encoding="utf-8") as f:
+                level = int(f.read())
+            with open(os.path.join(folder, "size"), encoding="utf-8") as f:
+                size = f.read().strip()
+        except (OSError, ValueError):
+            continue
+        units = {"K": 2**10, "M": 2**20, "G": 2**30}
+        if kind == "Instruction" or not size:
+            continue
+        number, unit = (size[:-1], units[size[-1]]) if size[-1] in units else (size, 1)
+        found.append((level, int(number) * unit))
+    return max(found) if found else None
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """Run the block with numpy's bundled OpenBLAS on one thread, then restore its count.
+
+    On a machine whose other cores are busy, a multi-threaded product waits for its slowest
+    thread, and a timing measures the other programs. Yields the number of threads now set
+    (1), or None where numpy's BLAS is not a bundled OpenBLAS (nothing is changed then).
+    """
+    lib, getter, setter = _openblas_functions()
+    if lib is None:
+        yield None
+        return
+    before = getter()
+    setter(1)
+    try:
+        yield getter()
+    finally:
+        setter(before)
 
 
 def machine(cpu_features=None, blas=None, environ=None, cpuinfo="/proc/cpuinfo", load=None):
@@ -110,7 +233,7 @@ def machine(cpu_features=None, blas=None, environ=None, cpuinfo="/proc/cpuinfo",
     ]
     parts += [
         f"{BLAS_NAMES[p['internal_api']]} kernel {p.get('architecture', '?')}, "
-        f"{p.get('num_threads')} threads"
+        f"{p.get('num_threads')} thread{'' if p.get('num_threads') == 1 else 's'}"
         for p in pools
         if p.get("internal_api") in BLAS_NAMES
     ] or ["BLAS kernel: unknown"]
@@ -153,26 +276,37 @@ def _blas_pools():
     return [p for p in threadpoolctl.threadpool_info() if p.get("user_api") == "blas"]
 
 
-def _bundled_openblas():
-    """The kernel of the OpenBLAS bundled in numpy's wheel (``numpy.libs``), asked as
-    threadpoolctl asks it; [] if there is none (a conda or system numpy)."""
+def _openblas_functions():
+    """The OpenBLAS bundled in numpy's wheel (``numpy.libs``) and its functions that get and
+    set the thread count, as threadpoolctl finds them; ``(None, None, None)`` if there is none
+    (a conda or system numpy)."""
     folder = os.path.dirname(os.path.dirname(np.__file__))
     for path in glob.glob(os.path.join(folder, "numpy.libs", "*openblas*")):
         lib = ctypes.CDLL(path)  # already loaded by numpy: the same library
         for prefix in ("scipy_openblas", "openblas"):
             for suffix in ("64_", ""):
-                corename = getattr(lib, f"{prefix}_get_corename{suffix}", None)
-                threads = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
-                if corename is not None and threads is not None:
-                    corename.restype = ctypes.c_char_p
-                    kernel = corename().decode()
-                    return [
-                        {
-                            "internal_api": "openblas",
-                            "architecture": kernel,
-                            "num_threads": threads(),
-                        }
-                    ]
+                getter = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
+                setter = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
+                if getter is not None and setter is not None:
+                    return lib, getter, setter
+    return None, None, None
+
+
+def _bundled_openblas():
+    """The kernel and thread count of numpy's bundled OpenBLAS, asked as threadpoolctl asks
+    them; [] if there is none."""
+    lib, threads, _ = _openblas_functions()
+    if lib is None:
+        return []
+    for prefix in ("scipy_openblas", "openblas"):
+        for suffix in ("64_", ""):
+            corename = getattr(lib, f"{prefix}_get_corename{suffix}", None)
+            if corename is not None:
+                corename.restype = ctypes.c_char_p
+                kernel = corename().decode()
+                return [
+                    {"internal_api": "openblas", "architecture": kernel, "num_threads": threads()}
+                ]
     return []
 
 

@@ -51,10 +51,18 @@ from attn_book.data import (
 )
 from attn_book.exercises import ch10_generation as ch10
 from attn_book.figures import Figures
-from attn_book.plots import plot_token_heatmaps
+from attn_book.plots import plot_decode_time, plot_token_heatmaps
 from attn_book.prose import dec, grouped, plain, sci, vector
 from attn_book.tables import step_table
-from attn_book.timing import loglog_fit, machine, timed
+from attn_book.timing import (
+    last_level_cache,
+    loglog_fit,
+    machine,
+    one_blas_thread,
+    start_beyond_cache,
+    steepest_step,
+    timed,
+)
 from attn_book.widgets import MemoryCalculator
 
 figures = Figures(chapter=10)
@@ -427,11 +435,15 @@ step_table(
 #
 # The cell below times the two products of one decoding step (the floor any implementation
 # pays; the softmax in between is cheap at $L = 1$) against a cache of one layer of 8 heads
-# of 64, float32, for $n = 1024$ to $16384$, each written into buffers made once, so that
+# of 64, float32, for $n = 1024$ to $65536$, each written into buffers made once, so that
 # only the products are timed. Then the same products for 64 queries at once
 # against the largest cache, as a chunk of prompt in prefill would, and a product of two
-# $1024 \times 1024$ matrices. Each time is the median of 7 runs after one untimed run; the
-# slowest and fastest runs are kept too. Its output is your machine's.
+# $1024 \times 1024$ matrices. As in [Chapter 9](09_cost.ipynb), each time is the fastest of
+# several runs after one untimed run (other programs can only slow a run down), with the
+# median and the slowest kept beside it, counted in this process's processor time, and the
+# matrix library runs on one thread. The cell
+# also prints the processor's last-level cache (최종 레벨 캐시), its largest and slowest cache,
+# as Linux reports it. Its output is your machine's.
 
 # %%
 chunk = 64  # queries at once, as in a chunk of prefill
@@ -445,58 +457,102 @@ def two_products(q, keys_t, w, values):
 
 # %% tags=["nbval-ignore-output"]
 timing_rng = np.random.default_rng(0)
+cpu_time = time.process_time  # this process's processor time, not the wall clock
 h_t, d_t = 8, 64  # heads, d_head
-timed_n = [1024, 2048, 4096, 8192, 16384]
+timed_n = [1024 * 2**i for i in range(7)]  # 1024 ... 65536
 token_times, cache_bytes = [], []
-for n in timed_n:
-    K_t, V_t = timing_rng.random((2, h_t, n, d_t), dtype=np.float32)  # the cache
-    q_t = timing_rng.random((h_t, 1, d_t), dtype=np.float32)  # one query
-    w_t = timing_rng.random((h_t, 1, n), dtype=np.float32)  # its weights
-    token_times.append(timed(two_products(q_t, np.swapaxes(K_t, -1, -2), w_t, V_t)))
-    cache_bytes.append(K_t.nbytes + V_t.nbytes)
-q_c = timing_rng.random((h_t, chunk, d_t), dtype=np.float32)
-w_c = timing_rng.random((h_t, chunk, timed_n[-1]), dtype=np.float32)
-chunk_time = timed(two_products(q_c, np.swapaxes(K_t, -1, -2), w_c, V_t))
-A_t = timing_rng.random((1024, 1024), dtype=np.float32)
-matmul_time = timed(np.matmul, A_t, A_t)
-print(machine())
+with one_blas_thread() as blas_threads:  # None: not numpy's own OpenBLAS, left as it was
+    for n in timed_n:
+        K_t, V_t = timing_rng.random((2, h_t, n, d_t), dtype=np.float32)  # the cache
+        q_t = timing_rng.random((h_t, 1, d_t), dtype=np.float32)  # one query
+        w_t = timing_rng.random((h_t, 1, n), dtype=np.float32)  # its weights
+        decode_step = two_products(q_t, np.swapaxes(K_t, -1, -2), w_t, V_t)
+        token_times.append(timed(decode_step, repeats=15, clock=cpu_time))
+        cache_bytes.append(K_t.nbytes + V_t.nbytes)
+    q_c = timing_rng.random((h_t, chunk, d_t), dtype=np.float32)
+    w_c = timing_rng.random((h_t, chunk, timed_n[-1]), dtype=np.float32)
+    chunk_time = timed(two_products(q_c, np.swapaxes(K_t, -1, -2), w_c, V_t), clock=cpu_time)
+    A_t = timing_rng.random((1024, 1024), dtype=np.float32)
+    matmul_time = timed(np.matmul, A_t, A_t, clock=cpu_time)
+    print("BLAS threads:", "pinned to 1" if blas_threads else "not pinned (not numpy's OpenBLAS)")
+    print("clock: this process's processor time (time.process_time)")
+    print(machine())
+llc = last_level_cache()  # (level, bytes), or None
+llc_text = f"L{llc[0]}, {plain(llc[1] / 2**20)} MiB" if llc else "unknown"
+print("last-level cache:", llc_text)
 
 # %% tags=["nbval-ignore-output"]
-token_ms = 1e3 * np.array([t.median for t in token_times])  # median ms per token
-fit = loglog_fit(timed_n, token_ms)  # slope of time against n, all five sizes
+token_ms = 1e3 * np.array([t.best for t in token_times])  # fastest ms per token
+jump = steepest_step(timed_n, token_ms)  # from timed_n[jump] to timed_n[jump + 1]
+jump_from, jump_to = timed_n[jump], timed_n[jump + 1]
+jump_mib = [cache_bytes[jump] / 2**20, cache_bytes[jump + 1] / 2**20]
+jump_slope = math.log2(token_ms[jump + 1] / token_ms[jump])  # the lengths double
+# beyond the step and beyond the last cache that fits in the last-level cache
+fit_from = start_beyond_cache(timed_n, token_ms, cache_bytes, llc[1] if llc else None)
+fit = loglog_fit(timed_n, token_ms, x_min=fit_from)  # slope of time against n from there
 gb_per_s = np.array(cache_bytes) / token_ms / 1e6  # the cache's bytes read per second
-chunk_ratio = chunk_time.median / token_times[-1].median  # 64 queries against one
-matmul_gflops = 2 * 1024**3 / matmul_time.median / 1e9
+chunk_ratio = chunk_time.best / token_times[-1].best  # 64 queries against one
+matmul_gflops = 2 * 1024**3 / matmul_time.best / 1e9
 balance = matmul_gflops / gb_per_s[-1]  # FLOPs in the time one byte of cache is read
 step_table(
     {
         "n": [f"{n:,}" for n in timed_n],
         "cache, MiB": np.array(cache_bytes) / 2**20,
-        "ms per token": token_ms,
-        "fastest, ms": [1e3 * t.low for t in token_times],
-        "slowest, ms": [1e3 * t.high for t in token_times],
+        "fastest, ms": token_ms,
+        "median, ms": [1e3 * t.median for t in token_times],
+        "slowest, ms": [1e3 * t.worst for t in token_times],
         "GB/s read": gb_per_s,
     },
     digits=2,
 )
 
+# %%
+figures.show(
+    plot_decode_time(
+        timed_n,
+        token_ms / 1e3,
+        slope=fit.slope,
+        fit_from=fit_from,
+        cache_bytes=cache_bytes,
+        llc_bytes=llc[1] if llc else None,
+    ),
+    "fig-decode-time",
+    "The time of one decoding step's two products (the fastest of 15 runs, in processor "
+    "time) against the "
+    "cache's length, on log-log axes, measured when the notebook last ran. The dashed line "
+    "is fitted beyond the steepest step and the last-level cache, the dotted grey line has the slope 1 the model "
+    "predicts, and the vertical line, where the machine reports its last-level cache, marks "
+    "the length at which the cache's bytes equal it.",
+)
+
 # %% [markdown]
-# These numbers are measured, not seeded: only running the cells reproduces them, and the
-# line the timing cell printed names the processor, its vector extensions and the matrix
-# library's kernel they came from, and the load average, how many programs wanted the
-# processor at the time. Each decoding step reads the whole cache once, so the
-# products' time should grow in proportion to $n$, a slope of 1 on log-log axes. On the
-# machine that built this page, fitted through all five sizes, the slope was
-# {eval}`dec(fit.slope, 2)` with a standard error of {eval}`dec(fit.stderr, 2)`; between
-# neighbouring sizes it ranged over {eval}`dec(fit.local, 2)`. The cache was read at
-# {eval}`dec(gb_per_s, 1)` GB/s. {eval}`chunk` queries against the largest cache, with
+# These numbers are measured, not computed from a random start: only running the cells
+# reproduces them, and the lines the timing cell printed say whether the matrix library was
+# held to one thread and name the processor, its vector extensions, the library's kernel and
+# threads, and the load average, how many programs wanted the processor at the time. Each
+# decoding step reads the whole cache once, so the products' time should grow in proportion to
+# $n$, a slope of 1 on log-log axes, as long as the cache is read from the same kind of memory
+# at the same speed. It is not always: a cache that fits in the processor's last-level cache
+# can be read from there, and a larger one only from main memory, more slowly. On the machine
+# that built this page ({eval}`figures.ref("fig-decode-time")`), the time per step grew most
+# between $n =$ {eval}`plain(jump_from)` and {eval}`plain(jump_to)`, a local
+# slope of {eval}`dec(jump_slope, 2)`, where the cache grew from {eval}`plain(jump_mib[0])` to
+# {eval}`plain(jump_mib[1])` MiB; the last-level cache it reported is {eval}`llc_text`. Compare
+# the two yourself: a last-level cache shared with other cores and other programs holds less
+# of ours than its size. The model's one reading speed can hold only once every step reads the
+# cache from main memory, so fit beyond both the steepest step and the last length whose cache
+# fits in the last-level cache (where its size is known): from $n =$ {eval}`plain(fit_from)`
+# on, the slope was {eval}`dec(fit.slope, 2)`
+# with a standard error of {eval}`dec(fit.stderr, 2)`; between neighbouring sizes there it
+# ranged over {eval}`dec(fit.local, 2)`. The cache was read at {eval}`dec(gb_per_s, 1)` GB/s
+# from the smallest to the largest. {eval}`chunk` queries against the largest cache, with
 # {eval}`chunk` times the FLOPs and the same bytes, took {eval}`dec(chunk_ratio, 1)` times
 # one query's time. The $1024 \times 1024$ product ran at {eval}`dec(matmul_gflops, 1)`
 # GFLOP/s, {eval}`dec(balance, 0)` FLOPs in the time the decoding step read one byte of
 # cache; a decoding step in float32, with a key-value head per query head as here, does
-# {eval}`plain(fp32_flops_per_byte)`. The table gives each size's fastest and slowest
-# run beside the median: where they lie far apart the runs were not alike, and running the
-# cells again tells you more than any one of them.
+# {eval}`plain(fp32_flops_per_byte)`. The table gives each size's median and slowest
+# run beside the fastest: where they lie far apart other programs got in the way, and running
+# the cells again tells you more than any one of them.
 #
 # Batching sequences helps the layers' weight matrices, which all sequences share and which
 # are then read once for the whole batch, not attention: each sequence reads its own cache.

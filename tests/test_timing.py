@@ -6,12 +6,109 @@ import pytest
 from attn_book import timing
 
 
-def test_timed_takes_the_median_of_the_repeats_after_one_untimed_call(monkeypatch):
+def test_timed_estimates_by_the_fastest_repeat_after_one_untimed_call(monkeypatch):
     calls = []
-    monkeypatch.setattr(timing.timeit, "repeat", lambda f, number, repeat: [3.0, 1.0, 2.0])
+    monkeypatch.setattr(timing.timeit, "repeat", lambda f, timer, number, repeat: [3.0, 1.0, 2.0])
     result = timing.timed(calls.append, "x", repeats=3)
     assert calls == ["x"]  # the warm-up call; timeit.repeat is replaced
-    assert result == timing.Timing(median=2.0, low=1.0, high=3.0)
+    assert result == timing.Timing(best=1.0, median=2.0, worst=3.0)
+
+
+def test_the_fastest_repeat_ignores_a_loaded_machine_where_the_median_does_not(monkeypatch):
+    # 9 repeats of a 10 ms call; five were slowed by other programs to 30-70 ms
+    times = [0.030, 0.010, 0.050, 0.010, 0.040, 0.010, 0.070, 0.010, 0.060]
+    monkeypatch.setattr(timing.timeit, "repeat", lambda f, timer, number, repeat: times)
+    result = timing.timed(lambda: None, repeats=9)
+    assert result.best == 0.010
+    assert result.median == 0.030  # sorted: 10 10 10 10 [30] 40 50 60 70
+    assert result.worst == 0.070
+
+
+def test_timed_counts_with_the_clock_it_is_given():
+    ticks = iter([0.0, 5.0, 5.0, 7.0])  # a fake clock: calls of 5 and 2 "seconds"
+    result = timing.timed(lambda: None, repeats=2, clock=lambda: next(ticks))
+    assert result == timing.Timing(best=2.0, median=3.5, worst=5.0)
+
+
+def test_timed_needs_a_repeat():
+    with pytest.raises(ValueError, match="repeats"):
+        timing.timed(lambda: None, repeats=0)
+
+
+def test_loglog_fit_from_x_min_skips_the_small_sizes_a_fixed_cost_dominates():
+    # t = 1 ms + 1 ns · n²: the fixed millisecond dominates small n, n² large n
+    n = np.array([128, 256, 512, 1024, 2048, 4096, 8192, 16384])
+    t = 1e-3 + 1e-9 * n.astype(float) ** 2
+    everything = timing.loglog_fit(n, t)
+    tail = timing.loglog_fit(n, t, x_min=4096)
+    assert tail.x_min == 4096 and everything.x_min == 128
+    assert len(tail.local) == 2
+    # by hand: t(8192)/t(4096) = (1e-3 + 0.0671)/(1e-3 + 0.01678), log2 of it ≈ 1.94
+    assert tail.local[0] == pytest.approx(np.log2((1e-3 + 2**26 * 1e-9) / (1e-3 + 2**24 * 1e-9)))
+    assert 1.9 < tail.slope < 2.0
+    assert everything.slope < 1.5  # the flat start drags the all-sizes slope down
+
+
+def test_loglog_fit_says_which_argument_is_short():
+    with pytest.raises(ValueError, match="x_min=8192"):
+        timing.loglog_fit([1024, 2048, 4096], [1.0, 4.0, 16.0], x_min=8192)
+    with pytest.raises(ValueError, match="shapes"):
+        timing.loglog_fit([1, 2, 3], [1.0, 2.0])
+
+
+def test_steepest_step_finds_a_cache_cliff_and_leaves_points_beyond_it():
+    # 1 ms per 1024 positions while the cache fits, 4 ms per 1024 after n = 4096
+    n = np.array([1024, 2048, 4096, 8192, 16384, 32768])
+    ms = np.where(n <= 4096, n / 1024, 4 * n / 1024)
+    i = timing.steepest_step(n, ms)
+    assert (n[i], n[i + 1]) == (4096, 8192)  # local slope log2(32 / 4) = 3, the others 1
+    assert timing.loglog_fit(n, ms, x_min=n[i + 1]).slope == pytest.approx(1.0)
+    # a jump at the last step is not picked when two points must remain beyond it
+    late = np.array([1.0, 2.0, 4.0, 8.0, 16.0, 256.0])
+    assert timing.steepest_step(n, late) < len(n) - 2
+
+
+def test_start_beyond_cache_skips_a_gradual_cliff_that_the_steepest_step_splits():
+    # as chapter 10 measured it: two steep steps, 2048 -> 4096 -> 8192, then slope 1
+    n = [1024, 2048, 4096, 8192, 16384, 32768, 65536]
+    ms = [0.07, 0.13, 0.44, 1.50, 3.05, 6.14, 12.55]
+    mib = [4 * k for k in (1, 2, 4, 8, 16, 32, 64)]
+    # local slopes by hand: log2(0.44 / 0.13) = 1.76, log2(1.50 / 0.44) = 1.77, the steepest
+    assert timing.start_beyond_cache(n, ms, mib, None) == 8192  # after the steepest step
+    assert timing.start_beyond_cache(n, ms, mib, 32) == 16384  # first cache above 32 MiB
+    assert timing.start_beyond_cache(n, ms, mib, 8) == 8192  # the step is later than that
+    assert timing.start_beyond_cache(n, ms, mib, 1024) == 32768  # keeps two points
+    fit = timing.loglog_fit(n, ms, x_min=16384)
+    assert fit.slope == pytest.approx(np.polyfit(np.log(n[4:]), np.log(ms[4:]), 1)[0])
+
+
+def test_last_level_cache_reads_linux_cache_folders(tmp_path):
+    for index, (level, kind, size) in enumerate(
+        [
+            (1, "Data", "32K"),
+            (1, "Instruction", "32K"),
+            (2, "Unified", "1024K"),
+            (3, "Unified", "32768K"),
+        ]
+    ):
+        folder = tmp_path / f"index{index}"
+        folder.mkdir()
+        (folder / "level").write_text(f"{level}\n")
+        (folder / "type").write_text(f"{kind}\n")
+        (folder / "size").write_text(f"{size}\n")
+    assert timing.last_level_cache(str(tmp_path)) == (3, 32 * 2**20)
+    assert timing.last_level_cache(str(tmp_path / "none")) is None
+
+
+def test_one_blas_thread_sets_one_thread_and_restores_the_count():
+    before = timing.machine()
+    with timing.one_blas_thread() as threads:
+        inside = timing.machine()
+    if threads is None:  # not numpy's bundled OpenBLAS: nothing changed
+        assert inside.split("; load")[0] == before.split("; load")[0]
+    else:
+        assert threads == 1 and "1 thread;" in inside
+    assert timing.machine().split("; load")[0] == before.split("; load")[0]
 
 
 def test_loglog_fit_recovers_a_power_law_and_its_spread():
