@@ -603,6 +603,7 @@ print(document.astype(int))
 out_packed, _ = ac.multi_head_attention(packed, packed, *mha, attn_mask=document)
 out_padded, _ = ac.multi_head_attention(batch, batch, *mha, attn_mask=padding[:, None])
 out_real = np.concatenate([out_padded[0], out_padded[1, :2]])  # the batch's 7 real tokens
+slots_padded = batch.shape[0] * batch.shape[1]  # B × L token slots, padding included
 positions_packed = np.concatenate([np.arange(n) for n in lengths])  # each document from 0
 print("positions:", positions_packed)
 same = np.allclose(out_packed, out_real, rtol=0, atol=1e-12)
@@ -611,7 +612,7 @@ print("the padded batch's outputs, to 1e-12:", same)
 # %% [markdown]
 # The packed row gives every real token the output the padded batch gave it, to rounding,
 # and holds {eval}`plain(packed.shape[0])` tokens where the batch held
-# {eval}`plain(batch.shape[0] * batch.shape[1])`. Each document's positions start again at
+# {eval}`plain(slots_padded)`. Each document's positions start again at
 # 0 (here the position features of "the cat" are those of a sentence's first two words): a
 # model with rotary positions ([Chapter 6](06_positions.ipynb)) is given them as
 # `position_ids`, and FlashAttention's variable-length kernels take the documents' boundaries
