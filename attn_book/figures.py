@@ -17,7 +17,11 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["Figures"]
+import json
+import re
+from pathlib import Path
+
+__all__ = ["Figures", "stored_ref"]
 
 
 class Figures:
@@ -56,3 +60,28 @@ class Figures:
             import matplotlib.pyplot as plt
 
             plt.close(figure)
+
+
+_CAPTION = re.compile(r"^\*\*Figure (\d+\.\d+)\.\*\*")
+
+
+def stored_ref(notebook, name):
+    """How another page names a chapter's figure, ``"Figure 1.3"``, as its notebook stores it.
+
+    The number is read from the caption that :meth:`Figures.show` wrote below the cell
+    that shows ``name``, in the committed notebook ``notebook`` (``"01_dot_product"``,
+    found from the working directory, the book's folder): the figure gallery links each
+    figure to the chapter where it appears, under the chapter's own number.
+    """
+    path = Path(notebook).with_suffix(".ipynb")
+    if not path.is_file():
+        raise FileNotFoundError(f"notebook={notebook!r}: no {path} in {Path.cwd()}")
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    for cell in cells:
+        if cell["cell_type"] != "code" or f'"{name}"' not in "".join(cell["source"]):
+            continue
+        for output in cell.get("outputs", []):
+            found = _CAPTION.match("".join(output.get("data", {}).get("text/markdown", "")))
+            if found:
+                return f"Figure {found[1]}"
+    raise ValueError(f"name={name!r}: no stored caption of that figure in {path}")

@@ -331,7 +331,8 @@ thetas
 # {eval}`dec(score_near)`, exactly as at 1005 and 1003. Which coordinates form a pair is a
 # convention, and there are two. The RoFormer paper pairs neighbours, (0, 1), (2, 3), …, the
 # *interleaved* layout that `ac.rotary` uses; the Llama code of Hugging Face's transformers
-# pairs coordinate $i$ with $i + d/2$, the *halves* layout (its `rotate_half`). The two are
+# pairs coordinate $i$ with $i + d/2$, the *halves* layout (its `rotate_half`;
+# [Hugging Face, n.d.](references.md)). The two are
 # the same rotation with the coordinates listed in another order:
 
 # %%
@@ -353,7 +354,8 @@ print("halves, listed back as interleaved, equals interleaved:", same_rotation)
 # Weights trained in one layout give wrong scores when rotated in the other: a model ported
 # between libraries without permuting the columns of $W_Q$ and $W_K$ runs without an error,
 # but its scores are wrong at every offset except 0, and its outputs degrade badly. This is a real step of real ports: Meta's Llama code pairs neighbours,
-# Hugging Face's pairs halves, and its conversion script, `convert_llama_weights_to_hf.py`,
+# Hugging Face's pairs halves, and its conversion script, `convert_llama_weights_to_hf.py`
+# ([Hugging Face, n.d.](references.md)),
 # permutes the output coordinates of $W_Q$ and $W_K$ (the rows of PyTorch's (out, in)
 # weights, the columns of this book's) head by head, from the one listing to the other. One
 # exercise below is that bug.
@@ -580,7 +582,8 @@ score_shifted = ac.rotary(x_pi[[9]], [12.25])[0] @ ac.rotary(x_pi[[2]], [10.5])[
 np.testing.assert_allclose(score_pi, score_shifted)
 
 # %% [markdown]
-# *NTK-aware scaling* (NTK 인식 스케일링), proposed in a 2023 community post (by bloc97) rather
+# *NTK-aware scaling* (NTK 인식 스케일링), proposed in a 2023 community post
+# ([bloc97, 2023](references.md)) rather
 # than a paper and described in the YaRN paper ([Peng et al., 2023](references.md)), keeps the
 # whole positions and raises the base instead, here to
 # $10000 \cdot 4^{d/(d-2)}$ = {eval}`dec(base_ntk, 0)`: pair 0 keeps its frequency, 1 radian
@@ -591,7 +594,8 @@ np.testing.assert_allclose(score_pi, score_shifted)
 # it leaves the pairs whose wavelength $2\pi/\theta_i$ is much shorter than the training
 # length alone, fully interpolates those whose wavelength is longer, ramps between
 # the two, and scales the softmax temperature ([Peng et al., 2023](references.md)). Llama
-# 3.1's released code applies a rule of the same kind to its base of 500,000: the pairs whose
+# 3.1's released code ([Meta AI, 2024](references.md)) applies a rule of the same kind to its
+# base of 500,000: the pairs whose
 # wavelength is below 2,048 positions keep their frequency, those above 8,192 have it divided
 # by 8 (their wavelength stretched 8 times), with a smooth ramp between.
 #

@@ -715,7 +715,8 @@ print(
 # several kernels (backends: flash attention, memory-efficient, cuDNN, the plain "math" one)
 # by what the inputs allow; `torch.nn.attention.sdpa_kernel(SDPBackend.MATH)` (a context
 # manager) restricts the choice, which is how to find out whether a result depends on the
-# kernel. FlexAttention, `torch.nn.attention.flex_attention.flex_attention(q, k, v,
+# kernel. FlexAttention ([Dong et al., 2024](references.md); [PyTorch, 2024](references.md)),
+# `torch.nn.attention.flex_attention.flex_attention(q, k, v,
 # score_mod=..., block_mask=...)`, takes the masks as small Python functions instead of
 # matrices: a `score_mod(score, b, h, q_idx, kv_idx)` that returns the changed score (ALiBi
 # is `score - slope[h] * (q_idx - kv_idx)`) and a `block_mask` made by `create_block_mask`

@@ -8,9 +8,11 @@
 
 # %% [markdown]
 # (ch-figure-gallery)=
-# # Appendix: all the figures
+# # Appendix: the interactive figures
 #
-# Every interactive figure of the book in one place. Each is a small program in your browser:
+# The book's interactive figures in one place (the static plots stay in their chapters). Each
+# entry names the figure, by its number there, and the section of the chapter where it
+# appears. Every one is a small program in your browser:
 # drag with the mouse, or Tab to a vector and use the arrow keys. They work on this static page
 # with no Python running (the JavaScript recomputes the weights itself), and in JupyterLab, where
 # the Python side recomputes them with `attn_core` as well. Figures on one page never share
@@ -26,6 +28,7 @@ import attn_core as ac
 import numpy as np
 from attn_book import experiments
 from attn_book.data import SENTENCE_EN, SENTENCE_KO, who_did_what
+from attn_book.figures import stored_ref  # "Figure 1.3", as chapter 1's notebook numbers it
 from attn_book.prose import dec, plain, vector
 from attn_book.widgets import (
     AttentionHeatmap,
@@ -38,6 +41,11 @@ from attn_core import training
 
 # %% [markdown]
 # ## The query pad (쿼리 패드)
+#
+# In the chapters: {eval}`stored_ref("01_dot_product", "fig-ch1-pad")` of
+# [Chapter 1](01_dot_product.ipynb#try-it-the-query-pad) (dot products and cosines only) and
+# {eval}`stored_ref("04_worked_example", "fig-pad")` of
+# [Chapter 4](04_worked_example.ipynb#drag-the-query-away-and-come-back).
 #
 # One query $\mathbf{q}$ (쿼리, black) attends over three keys $\mathbf{k}_j$ (키, the dots)
 # with values $\mathbf{v}_j$ (밸류, the squares) in the plane, so $d_k = 2$. The table lists
@@ -72,7 +80,8 @@ print("output: ", ", ".join(f"{o:.3f}" for o in pad_code.output))
 QueryPad(key_vectors=[[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]], scaled=False)
 
 # %% [markdown]
-# With positions ([Chapter 6](06_positions.ipynb)): the query and the keys stand at positions
+# With positions ({eval}`stored_ref("06_positions", "fig-rope-pad")` of
+# [Chapter 6](06_positions.ipynb#turn-them-yourself)): the query and the keys stand at positions
 # $m$ and $n_j$, and each is turned by its position (RoPE, one radian a step). Move a position
 # with its slider and that vector swings round; move every word one place on and no weight
 # changes, because the weights depend only on $n - m$.
@@ -82,6 +91,9 @@ QueryPad(query_position=1, key_positions=[0, 1, 2])
 
 # %% [markdown]
 # ## Softmax bars (소프트맥스 막대)
+#
+# In the chapters: {eval}`stored_ref("02_softmax", "fig-ch2-bars")` of
+# [Chapter 2](02_softmax.ipynb#try-it-softmax-bars).
 #
 # Drag a score up or down and watch the weights. The shift slider adds the same constant to
 # every score: the weights do not move, because softmax only sees differences.
@@ -101,6 +113,9 @@ overflow_at = math.log(sys.float_info.max)
 # %% [markdown]
 # ## The √dₖ scaling explorer (스케일링)
 #
+# In the chapters: {eval}`stored_ref("03_scaling", "fig-ch3-explorer")` of
+# [Chapter 3](03_scaling.ipynb#try-it-the-scaling-explorer).
+#
 # Random queries and keys with unit-variance entries: the spread of
 # $\mathbf{q}\cdot\mathbf{k}$ grows like $\sqrt{d_k}$, the softmax saturates (the largest weight nears 1, the entropy and the gradient
 # shrink) — unless the scores are divided by $\sqrt{d_k}$. All the random numbers are drawn in
@@ -111,6 +126,10 @@ ScalingExplorer(d_k=64, seed=0)
 
 # %% [markdown]
 # ## Attention heatmaps (어텐션 히트맵)
+#
+# In the chapters: {eval}`stored_ref("05_projections", "fig-heatmap-ko")` and
+# {eval}`stored_ref("05_projections", "fig-heatmap-en")` of
+# [Chapter 5](05_projections.ipynb#click-a-word); Chapters 7 and 8's are below.
 #
 # Every query token (row) against every key token (column), for the sentence "나는 사과를
 # 먹었다" of the Korean explainer of queries, keys and values, with toy embeddings and random
@@ -132,14 +151,17 @@ heatmap
 AttentionHeatmap(query_tokens=SENTENCE_EN, n_heads=4, causal=True)
 
 # %% [markdown]
-# Cross-attention (크로스 어텐션): the queries come from one sentence, the keys from another, so
-# the heatmap need not be square.
+# Cross-attention (크로스 어텐션,
+# [Chapter 5](05_projections.ipynb#self-attention-and-cross-attention)): the queries come from
+# one sentence, the keys from another, so the heatmap need not be square.
 
 # %%
 AttentionHeatmap(query_tokens=["I", "ate", "an", "apple"], key_tokens=SENTENCE_KO)
 
 # %% [markdown]
-# Padding ([Chapter 7](07_heads_and_masks.ipynb)): the sentence padded to five tokens. The
+# Padding ({eval}`stored_ref("07_heads_and_masks", "fig-live-masks")` of
+# [Chapter 7](07_heads_and_masks.ipynb#live-toggle-the-masks-and-watch-the-rows-renormalise)):
+# the sentence padded to five tokens. The
 # checkboxes switch the causal and the padding mask; masked cells turn grey, and the rest of
 # each row grows so that it still sums to 1.
 
@@ -147,8 +169,9 @@ AttentionHeatmap(query_tokens=["I", "ate", "an", "apple"], key_tokens=SENTENCE_K
 AttentionHeatmap(query_tokens=[*SENTENCE_KO, "<pad>", "<pad>"], length=3, causal=True)
 
 # %% [markdown]
-# Training ([Chapter 8](08_learning.ipynb)): the attention of a sentence the layer never saw,
-# at each recorded step of Chapter 8's training run. Drag the training-step slider back to
+# Training ({eval}`stored_ref("08_learning", "fig-ch8-learning")` of
+# [Chapter 8](08_learning.ipynb#one-step-of-gradient-descent-written-out)): the attention of
+# a sentence the layer never saw, at each recorded step of Chapter 8's training run. Drag the training-step slider back to
 # step 0 for the uniform start; the dot on the loss curve follows. The run is Chapter 8's,
 # repeated here (a second or two):
 
@@ -182,6 +205,9 @@ AttentionHeatmap(query_tokens=long_tokens, n_heads=2, d_model=8)
 # %% [markdown]
 # ## The memory calculator (메모리)
 #
+# In the chapters: {eval}`stored_ref("09_cost", "fig-memory")` of
+# [Chapter 9](09_cost.ipynb#how-much-memory-long-contexts); Chapter 10's is below.
+#
 # The bytes that one layer's attention weights take at once, batch × heads × $n^2$ × the bytes
 # of one number, on a log axis beside a laptop's and a large GPU's memory. Slide the number of
 # tokens $n$ (by doublings), the heads and the batch, or pick another dtype.
@@ -190,8 +216,9 @@ AttentionHeatmap(query_tokens=long_tokens, n_heads=2, d_model=8)
 MemoryCalculator()
 
 # %% [markdown]
-# With the KV cache ([Chapter 10](10_generation.ipynb)): a second bar, the keys and values
-# that every layer keeps for every token, here for a Llama-3-8B-like model (32 layers, 32
+# With the KV cache ({eval}`stored_ref("10_generation", "fig-kv-memory")` of
+# [Chapter 10](10_generation.ipynb#what-the-cache-holds-and-how-much-kv)): a second bar, the
+# keys and values that every layer keeps for every token, here for a Llama-3-8B-like model (32 layers, 32
 # query heads, 8 KV heads of width 128) at 128k tokens in float16. Slide the tokens, the
 # layers and the KV heads, or serve a batch.
 

@@ -12,7 +12,8 @@ import pytest
 
 BOOK = Path(__file__).resolve().parent.parent / "book"
 EVAL = re.compile(r"\{eval\}`([^`]+)`")
-FORMATTERS = {"dec", "plain", "vector", "sci", "grouped", "percent", "figures.ref"}
+# figures.ref and stored_ref name a figure ("Figure 4.1"), here or as another chapter stores it
+FORMATTERS = {"dec", "plain", "vector", "sci", "grouped", "percent", "figures.ref", "stored_ref"}
 
 
 def _index(node):
@@ -67,6 +68,7 @@ def evals():
         ("weights_learned[1, 0]", True),
         ("dec(loss, 4)", True),
         ('figures.ref("fig-ch8-learning")', True),
+        ('stored_ref("08_learning", "fig-ch8-learning")', True),
         ("dec(a / b)", False),
         ("dec((step_flops[0] + step_flops[5]) / 2)", False),
         ("len(tokens)", False),

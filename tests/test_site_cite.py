@@ -51,3 +51,32 @@ def test_the_anchor_is_the_id_bibtex_cite_id_gives():
     config = (ROOT / "_config.yml").read_text(encoding="utf-8")
     assert 'bibtex_cite_id: "cite-{key}"' in config
     assert attn_cite.anchor("wolchover_quanta") == "cite-wolchover-quanta"
+
+
+def _as_label(text):
+    """A citation's words as a label: "Elhage et al. (2021)" is "Elhage et al., 2021"."""
+    found = attn_cite.CITATION.match(text.strip())
+    return f"{found['names'].strip()}, {found['year']}{found['suffix']}"
+
+
+@pytest.mark.parametrize("text", citations())
+def test_the_list_labels_each_cited_entry_as_the_text_cites_it(text, entries):
+    key = attn_cite.citation_key(text, entries)
+    assert attn_cite.labels(entries)[key] == _as_label(text)
+
+
+def test_the_style_prints_those_labels_in_the_order_of_the_letters():
+    pytest.importorskip("pybtex")
+    from pybtex.database import parse_file
+
+    data = parse_file(str(ROOT / "references.bib"))
+    style = attn_cite.register_style()()
+    formatted = list(style.format_entries(data.entries.values()))
+    by_key = {entry.key: entry.label for entry in formatted}
+    assert by_key["dao2023flashattn"] == "Dao, 2023a"  # "flash-attn" before "FlashAttention-2"
+    assert by_key["dao2023"] == "Dao, 2023b"
+    assert by_key["dao2024"] == "Dao & Gu, 2024"
+    assert by_key["vaswani2017"] == "Vaswani et al., 2017"
+    order = [entry.key for entry in formatted]
+    assert order.index("dao2022") < order.index("dao2023flashattn") < order.index("dao2023")
+    assert len(set(by_key.values())) == len(by_key)  # no two entries share a label
