@@ -14,6 +14,7 @@ from .inputs import Number, Tokens, Vectors, integer, recompute_or_roll_back
 __all__ = ["MAX_WINDOW_TOKENS", "WindowSinks", "chapter_sequence"]
 
 MAX_WINDOW_TOKENS = 12  # a column and a ring slot each, side by side on a 360 px phone
+VECTORS = ("query_vectors", "key_vectors", "value_vectors")
 LOGIT_LIMIT = 20.0  # sink and gate logits: beyond ±20 the share and σ are 0 or 1 to 9 digits
 
 
@@ -122,9 +123,10 @@ class WindowSinks(Figure):
         super().__init__(**kwargs)
         self._building = False
         self._check_shapes()
-        if self.step is None:
-            self.step = len(self.tokens) - 1
-        self.step, self.window = self._step(self.step), self._window(self.window)
+        step = len(self.tokens) - 1 if self.step is None else self._step(self.step)
+        window = self._window(self.window)  # both checked before either recomputes
+        with self.hold_trait_notifications():
+            self.step, self.window = step, window
         self._recompute()
 
     def _check_shapes(self):
@@ -137,6 +139,10 @@ class WindowSinks(Figure):
                 f"tokens ({n}, at least 2) need query_vectors and key_vectors (n, E) and "
                 f"value_vectors (n, Ev) with n = {n}; got shapes {Q.shape}, {K.shape} and {V.shape}"
             )
+
+    def _vectors(self):
+        """Q (n, E), K (n, E) and V (n, Ev) as arrays."""
+        return (np.asarray(getattr(self, name)) for name in VECTORS)
 
     def _step(self, value):
         return integer(value, "step", maximum=len(self.tokens) - 1)
