@@ -33,6 +33,7 @@ from attn_book.widgets import (
     QueryPad,
     ScalingExplorer,
     SoftmaxBars,
+    WindowSinks,
 )
 from attn_core import training
 
@@ -199,3 +200,15 @@ MemoryCalculator()
 MemoryCalculator(
     n=131072, heads=32, dtype="float16", kv_cache=True, layers=32, kv_heads=8, d_head=128
 )
+
+# %% [markdown]
+# ## The sliding window and its ring buffer (링 버퍼)
+#
+# [Chapter 11](11_modern_attention.ipynb)'s six words under a sliding window of $W$ keys: the
+# bars are the weights of the word $t$, and the boxes are the ring-buffer cache of $W$ slots,
+# where word $t$ goes to slot $t \bmod W$ over the word $W$ places back. Slide $t$ (or tap a
+# word) to watch the slots fill and wrap; switch on gpt-oss's sink and watch it take a share of
+# the row, or the sigmoid gate and watch the output shrink while the weights stay.
+
+# %%
+WindowSinks()

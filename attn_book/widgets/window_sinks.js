@@ -348,11 +348,11 @@ function render({ model, el }) {
     model,
     controls,
     "window",
-    "window W (윈도우)",
+    "window W",
     { min: 1, max: n, step: 1 },
     (w) => w === n ? `${w} (full causal)` : String(w)
   );
-  const sinkBox = boundCheckbox(model, controls, "sink", "sink (싱크)");
+  const sinkBox = boundCheckbox(model, controls, "sink", "sink");
   const sinkSlider = boundSlider(
     model,
     controls,
@@ -361,7 +361,7 @@ function render({ model, el }) {
     { min: -4, max: 4, step: 0.1 },
     (z) => fmt(z, 1)
   );
-  const gateBox = boundCheckbox(model, controls, "gate", "gate (게이트)");
+  const gateBox = boundCheckbox(model, controls, "gate", "gate");
   const gateSlider = boundSlider(
     model,
     controls,
@@ -370,6 +370,7 @@ function render({ model, el }) {
     { min: -4, max: 4, step: 0.1 },
     (g) => fmt(g, 1)
   );
+  stepSlider.out.style.fontFamily = '"ABH Hangul", ui-monospace, "DejaVu Sans Mono", monospace';
   const svg = svgEl("svg", { role: "img", width: WIDTH }, fig);
   svg.setAttribute(
     "aria-label",

@@ -187,11 +187,11 @@ function render({ model, el }) {
     model,
     controls,
     "window",
-    "window W (윈도우)",
+    "window W",
     { min: 1, max: n, step: 1 },
     (w) => (w === n ? `${w} (full causal)` : String(w)),
   );
-  const sinkBox = boundCheckbox(model, controls, "sink", "sink (싱크)");
+  const sinkBox = boundCheckbox(model, controls, "sink", "sink");
   const sinkSlider = boundSlider(
     model,
     controls,
@@ -200,7 +200,7 @@ function render({ model, el }) {
     { min: -4, max: 4, step: 0.1 },
     (z) => fmt(z, 1),
   );
-  const gateBox = boundCheckbox(model, controls, "gate", "gate (게이트)");
+  const gateBox = boundCheckbox(model, controls, "gate", "gate");
   const gateSlider = boundSlider(
     model,
     controls,
@@ -209,6 +209,9 @@ function render({ model, el }) {
     { min: -4, max: 4, step: 0.1 },
     (g) => fmt(g, 1),
   );
+  // The token slider's value names its word ("5 (샀다)"): the figures' Hangul font before
+  // the monospace one of .abh-num, which has no Hangul.
+  stepSlider.out.style.fontFamily = '"ABH Hangul", ui-monospace, "DejaVu Sans Mono", monospace';
   const svg = svgEl("svg", { role: "img", width: WIDTH }, fig);
   svg.setAttribute(
     "aria-label",
