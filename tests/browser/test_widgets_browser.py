@@ -632,7 +632,8 @@ def test_the_window_figure_follows_the_keyboard_and_attn_core(gallery):
     line = fig.locator('[data-role="sum"]').inner_text()
     total = f"{expected.row_sum:.3f} + sink {expected.sink_share:.3f} = 1.000"
     assert line == f"row sum {total}", line
-    gallery.wait_for_function("e => e.textContent.includes('+ sink')", arg=announce.element_handle())
+    sink_said = "e => e.textContent.includes('+ sink')"
+    gallery.wait_for_function(sink_said, arg=announce.element_handle())
     said = announce.inner_text()
     assert said.startswith(f"t = 3, W = 4: {tokens[3]} written to slot 3.")
     assert spoken_weights(said) == {
