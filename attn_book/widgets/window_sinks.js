@@ -275,7 +275,7 @@ function buildChart(svg, tokens) {
   const sink = {
     bar: svgEl("rect", { x: sx + 6, width: colW - 12, fill: SINK }, svg),
     value: text(svg, { x: sx + colW / 2, class: "abh-label abh-num" }),
-    label: text(svg, { x: sx + colW / 2, y: BASE + 16, class: "abh-label", fill: SINK }, "sink"),
+    label: text(svg, { x: sx + colW / 2, y: BASE + 16, class: "abh-label" }, "sink"),
     logit: text(svg, { x: sx + colW / 2, y: BASE + 30, class: "abh-label abh-num" })
   };
   svgEl("line", { x1: PAD, x2: sx + colW, y1: BASE, y2: BASE, class: "abh-axis" }, svg);
@@ -318,7 +318,7 @@ function buildRing(svg, window) {
     class: "abh-token abh-evicted",
     "text-anchor": "middle"
   });
-  const ghostNote = text(ghost, { y: gy + 44, class: "abh-label", fill: SINK });
+  const ghostNote = text(ghost, { y: gy + 44, class: "abh-label" });
   const wrapY = RING.top + RING.height + 80;
   const [right, mid] = [PAD + window * slotW - 2, RING.top + RING.height / 2];
   const wrap = svgEl("path", { fill: "none", stroke: "#777", "stroke-width": 1.2 }, svg);
