@@ -134,5 +134,5 @@ def test_a_finger_taps_and_drags_the_window_figures_words(new_page, site):
         far = centre(fig.locator('.abh-column[data-index="4"]').bounding_box())
         swipe(page, x, y, far[0] - x, 0)
         assert step.inner_text() == "4 (배를)"
-        assert "배를" in fig.locator("svg text.abh-title").first.inner_text()
+        assert "배를" in fig.locator("svg text.abh-title").first.text_content()
         assert not page.errors, page.errors

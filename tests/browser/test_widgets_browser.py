@@ -622,7 +622,7 @@ def test_the_window_figure_follows_the_keyboard_and_attn_core(gallery):
     assert said.startswith(f"t = 3, W = 3: {tokens[3]} written to slot 0, evicting {tokens[0]}.")
     want = {tokens[j]: round(w, 3) for j, w in enumerate(expected.weights) if 1 <= j <= 3}
     assert spoken_weights(said) == want
-    slot_words = fig.locator("svg text.abh-token").all_inner_texts()[len(tokens) :][:3]
+    slot_words = fig.locator("svg text.abh-token").all_text_contents()[len(tokens) :][:3]
     assert slot_words == [tokens[p] for p in expected.slots] == [tokens[3], tokens[1], tokens[2]]
     sliders.nth(1).focus()
     gallery.keyboard.press("ArrowRight")  # W = 4: the ring has four slots, nothing evicted yet
