@@ -106,3 +106,7 @@ def test_bad_input_names_the_argument():
                     key_vectors=[[1.0, 0.0]] * 3, value_vectors=[[1.0]] * 3)  # fmt: skip
     with pytest.raises(ValueError, match=r"window must be an integer in 1\.\.6, got 0"):
         WindowSinks(window=0)
+    with pytest.raises(ValueError, match="tokens is set when the figure is made"):
+        fig.tokens = ["a", "b"]
+    with pytest.raises(ValueError, match="value_vectors is set when the figure is made"):
+        fig.value_vectors = [[1.0]] * 6

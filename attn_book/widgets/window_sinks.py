@@ -45,7 +45,8 @@ class WindowSinks(Figure):
         n tokens, 2 to 12; default: chapter 11's six words (:func:`chapter_sequence`), with
         their queries, keys and values.
     query_vectors, key_vectors : array_like, shape (n, E), optional
-        Given with ``value_vectors`` (n, Ev) and ``tokens``, or all four left out.
+        Given with ``value_vectors`` (n, Ev) and ``tokens``, or all four left out. The four
+        are fixed once the figure is made (a new sequence is a new figure).
     step : int, default n − 1
         The current token t (0 … n − 1): its query attends, its key was just written to
         slot t mod W.
@@ -149,6 +150,17 @@ class WindowSinks(Figure):
 
     def _window(self, value):
         return integer(value, "window", minimum=1, maximum=len(self.tokens))
+
+    @t.validate("tokens", *VECTORS)
+    def _fixed_sequence(self, proposal):
+        if getattr(self, "_building", True):
+            return proposal["value"]
+        name = proposal["trait"].name
+        raise ValueError(
+            f"{name} is set when the figure is made (the drawing has a column and a slot per "
+            f"token): make a new WindowSinks(tokens=..., query_vectors=..., key_vectors=..., "
+            f"value_vectors=...)"
+        )
 
     @t.validate("step")
     def _check_step(self, proposal):
