@@ -210,10 +210,11 @@ var WRITTEN = "#E69F00";
 var MASKED = "#e8e8e8";
 var WIDTH = 360;
 var PAD = 8;
-var CHART = { top: 30, height: 80 };
+var CHART = { top: 34, height: 80 };
 var BASE = CHART.top + CHART.height;
-var RING = { top: 206, height: 44 };
+var RING = { top: 210, height: 44 };
 var HINT = "Bars: the weights of query t over the keys (grey: outside the window, or not written yet); vermillion: the sink's share. Boxes: the ring buffer's W slots; orange: the slot written at step t; dashed: the key it overwrote. Tap or drag across the words to move t.";
+var within = (x, half) => Math.min(Math.max(x, PAD + half), WIDTH - PAD - half);
 var text = (parent, attrs, value = "") => {
   const node = svgEl("text", attrs, parent);
   node.textContent = value;
@@ -224,7 +225,7 @@ function buildChart(svg, tokens) {
   const colW = Math.min(48, Math.floor((WIDTH - 2 * PAD) / (n + 1)));
   const fs = Math.max(9, Math.min(13, colW / 3.4));
   const x0 = PAD;
-  const band = svgEl("rect", { y: CHART.top - 12, height: CHART.height + 50, rx: 4 }, svg);
+  const band = svgEl("rect", { y: CHART.top - 16, height: CHART.height + 54, rx: 4 }, svg);
   setAttrs(band, { fill: BAR, "fill-opacity": 0.08, stroke: BAR, "stroke-opacity": 0.5 });
   const bandLabel = text(svg, { y: BASE + 52, class: "abh-label", fill: BAR });
   const title = text(svg, { x: PAD, y: 12, class: "abh-title" });
@@ -232,7 +233,7 @@ function buildChart(svg, tokens) {
     const x = x0 + j * colW;
     const hit = svgEl(
       "rect",
-      { x, y: CHART.top - 12, width: colW, height: CHART.height + 50 },
+      { x, y: CHART.top - 16, width: colW, height: CHART.height + 54 },
       svg
     );
     setAttrs(hit, { fill: "transparent", class: "abh-column", "data-index": j, cursor: "pointer" });
@@ -323,7 +324,7 @@ function buildRing(svg, window) {
   const [right, mid] = [PAD + window * slotW - 2, RING.top + RING.height / 2];
   const wrap = svgEl("path", { fill: "none", stroke: "#777", "stroke-width": 1.2 }, svg);
   setAttrs(wrap, { d: `M${right} ${mid} h4 V${wrapY} H${PAD - 4} V${mid} h4 l-4 -4 m4 4 l-4 4` });
-  const wrapText = { x: (PAD + right) / 2, y: wrapY + 14, class: "abh-label" };
+  const wrapText = { x: within((PAD + right) / 2, 80), y: wrapY + 14, class: "abh-label" };
   text(svg, wrapText, `after slot ${window - 1}, back to slot 0`);
   return { window, slotW, title, slots, ghost, ghostBox, ghostText, ghostNote, height: wrapY + 20 };
 }
@@ -405,8 +406,9 @@ function render({ model, el }) {
       x: chart.columns[first].x + 2,
       width: (t - first + 1) * chart.colW - 4
     });
-    setAttrs(chart.bandLabel, { x: chart.columns[first].x + (t - first + 1) * chart.colW / 2 });
-    setText(chart.bandLabel, `window: ${t - first + 1} of W = ${W} keys`);
+    const middle = chart.columns[first].x + (t - first + 1) * chart.colW / 2;
+    setAttrs(chart.bandLabel, { x: within(middle, 75) });
+    setText(chart.bandLabel, `window: ${t - first + 1} of W = ${W} key${W === 1 ? "" : "s"}`);
     setText(chart.title, `weights of query t = ${t} (${tokens[t]})`);
     chart.columns.forEach((c, j) => {
       const seen = r.visible[j];

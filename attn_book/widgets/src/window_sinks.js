@@ -38,13 +38,16 @@ const WRITTEN = "#E69F00"; // Okabe–Ito orange: the slot just written
 const MASKED = "#e8e8e8"; // a key the query does not see
 const WIDTH = 360; // viewBox width: drawn at about its own size on a 360 px phone
 const PAD = 8;
-const CHART = { top: 30, height: 80 }; // the bars' area; weight 1 is `height` px tall
+const CHART = { top: 34, height: 80 }; // the bars' area; weight 1 is `height` px tall
 const BASE = CHART.top + CHART.height; // the bars' baseline
-const RING = { top: 206, height: 44 }; // the slots' boxes
+const RING = { top: 210, height: 44 }; // the slots' boxes
 const HINT =
   "Bars: the weights of query t over the keys (grey: outside the window, or not written yet); " +
   "vermillion: the sink's share. Boxes: the ring buffer's W slots; orange: the slot written " +
   "at step t; dashed: the key it overwrote. Tap or drag across the words to move t.";
+
+/** A centred label's x, moved in so that its `half` width stays inside the drawing. */
+const within = (x, half) => Math.min(Math.max(x, PAD + half), WIDTH - PAD - half);
 
 const text = (parent, attrs, value = "") => {
   const node = svgEl("text", attrs, parent);
@@ -58,7 +61,7 @@ function buildChart(svg, tokens) {
   const colW = Math.min(48, Math.floor((WIDTH - 2 * PAD) / (n + 1)));
   const fs = Math.max(9, Math.min(13, colW / 3.4)); // three Hangul syllables fit a column
   const x0 = PAD;
-  const band = svgEl("rect", { y: CHART.top - 12, height: CHART.height + 50, rx: 4 }, svg);
+  const band = svgEl("rect", { y: CHART.top - 16, height: CHART.height + 54, rx: 4 }, svg);
   setAttrs(band, { fill: BAR, "fill-opacity": 0.08, stroke: BAR, "stroke-opacity": 0.5 });
   const bandLabel = text(svg, { y: BASE + 52, class: "abh-label", fill: BAR });
   const title = text(svg, { x: PAD, y: 12, class: "abh-title" });
@@ -66,7 +69,7 @@ function buildChart(svg, tokens) {
     const x = x0 + j * colW;
     const hit = svgEl(
       "rect",
-      { x, y: CHART.top - 12, width: colW, height: CHART.height + 50 },
+      { x, y: CHART.top - 16, width: colW, height: CHART.height + 54 },
       svg,
     );
     setAttrs(hit, { fill: "transparent", class: "abh-column", "data-index": j, cursor: "pointer" });
@@ -159,7 +162,7 @@ function buildRing(svg, window) {
   const [right, mid] = [PAD + window * slotW - 2, RING.top + RING.height / 2];
   const wrap = svgEl("path", { fill: "none", stroke: "#777", "stroke-width": 1.2 }, svg);
   setAttrs(wrap, { d: `M${right} ${mid} h4 V${wrapY} H${PAD - 4} V${mid} h4 l-4 -4 m4 4 l-4 4` });
-  const wrapText = { x: (PAD + right) / 2, y: wrapY + 14, class: "abh-label" };
+  const wrapText = { x: within((PAD + right) / 2, 80), y: wrapY + 14, class: "abh-label" };
   text(svg, wrapText, `after slot ${window - 1}, back to slot 0`);
   return { window, slotW, title, slots, ghost, ghostBox, ghostText, ghostNote, height: wrapY + 20 };
 }
@@ -248,8 +251,9 @@ function render({ model, el }) {
       x: chart.columns[first].x + 2,
       width: (t - first + 1) * chart.colW - 4,
     });
-    setAttrs(chart.bandLabel, { x: chart.columns[first].x + ((t - first + 1) * chart.colW) / 2 });
-    setText(chart.bandLabel, `window: ${t - first + 1} of W = ${W} keys`);
+    const middle = chart.columns[first].x + ((t - first + 1) * chart.colW) / 2;
+    setAttrs(chart.bandLabel, { x: within(middle, 75) });
+    setText(chart.bandLabel, `window: ${t - first + 1} of W = ${W} key${W === 1 ? "" : "s"}`);
     setText(chart.title, `weights of query t = ${t} (${tokens[t]})`);
     chart.columns.forEach((c, j) => {
       const seen = r.visible[j];
