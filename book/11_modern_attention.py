@@ -334,6 +334,29 @@ gate, gated
 # stable and removed most of the weight that the first token otherwise attracts; Qwen3-Next,
 # from the same team, ships it.
 #
+# **Try it.** {eval}`figures.ref("fig-window-ring")` puts the window, the ring buffer, the
+# sink and the gate on the {eval}`n` words at once. Slide $t$ from 0 to walk the sentence: the
+# first $W$ words fill the slots in order, then each new word goes to slot $t \bmod W$ and
+# pushes out the word $W$ places back (dashed). Set $W = 1$ and a word sees only itself; at
+# $W =$ {eval}`n` it is plain causal attention and nothing is evicted. Switch the sink on and
+# raise $z$: its bar grows, the words' bars shrink in proportion and the row sums to
+# $1 - \text{share}$. Switch the gate on and lower $g$: no weight moves, but the output shrinks.
+
+# %% tags=["hide-input"]
+from attn_book.widgets import WindowSinks
+
+figures.show(
+    WindowSinks(
+        tokens=tokens, query_vectors=Q, key_vectors=K, value_vectors=V, window=W, sink_logit=sink
+    ),
+    "fig-window-ring",
+    "Query $t$'s weights over the words under a sliding window of $W$ keys (grey: not "
+    "seen), the sink's share of the row (vermillion) and the ring buffer's $W$ slots "
+    "(orange: the slot written at step $t$; dashed: the key it overwrote). Sliders move $t$, "
+    "$W$ and the sink's and the gate's logits; a tap or a drag across the words moves $t$.",
+)
+
+# %% [markdown]
 # ## How large can a score grow? QK-norm and soft-capping (QK 정규화, 소프트 캡핑)
 #
 # [Chapter 3](03_scaling.ipynb) divided the scores by $\sqrt{d_k}$ because they grow with the

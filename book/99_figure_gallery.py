@@ -36,6 +36,7 @@ from attn_book.widgets import (
     QueryPad,
     ScalingExplorer,
     SoftmaxBars,
+    WindowSinks,
 )
 from attn_core import training
 
@@ -228,7 +229,10 @@ MemoryCalculator(
 )
 
 # %% [markdown]
-# A model's cache as shipped ([Chapter 11](11_modern_attention.ipynb) and
+# A model's cache as shipped
+# ({eval}`stored_ref("11_modern_attention", "fig-cache-as-shipped")` of
+# [Chapter 11](11_modern_attention.ipynb) and
+# {eval}`stored_ref("12_linear_attention", "fig-hybrid-memory")` of
 # [Chapter 12](12_linear_attention.ipynb)): with `kind` "window" (local layers of $W$ tokens
 # and global layers), "mla" (a latent and a RoPE key a token and layer, against MHA, GQA and
 # MQA) or "hybrid" (linear layers' fixed states and full layers' KV cache), each against the
@@ -241,3 +245,16 @@ MemoryCalculator(
     presets=["Gemma 3 27B", "gpt-oss-120b", "DeepSeek-V3", "Qwen3-Next-80B"],
     n=131072,
 )
+
+# %% [markdown]
+# ## The sliding window and its ring buffer (링 버퍼)
+#
+# In the chapters: {eval}`stored_ref("11_modern_attention", "fig-window-ring")` of
+# [Chapter 11](11_modern_attention.ipynb), its six words under a sliding window of $W$ keys: the
+# bars are the weights of the word $t$, and the boxes are the ring-buffer cache of $W$ slots,
+# where word $t$ goes to slot $t \bmod W$ over the word $W$ places back. Slide $t$ (or tap a
+# word) to watch the slots fill and wrap; switch on gpt-oss's sink and watch it take a share of
+# the row, or the sigmoid gate and watch the output shrink while the weights stay.
+
+# %%
+WindowSinks()

@@ -44,6 +44,7 @@ from attn_book.widgets import (
     QueryPad,
     ScalingExplorer,
     SoftmaxBars,
+    WindowSinks,
 )
 
 SHORT_LIMIT = 0.5  # seconds: the time limit the endless-loop rows run with
@@ -429,6 +430,12 @@ FIGURES = [
             ValueError, ("kind", "one of", "'sparse'")),
     Refused("window-zero", lambda: MemoryCalculator(kind="window", window=0),
             ValueError, ("window", "integer", "got 0")),
+    Refused("window-beyond-the-tokens", lambda: WindowSinks(window=7),
+            ValueError, ("window", "1..6", "got 7")),
+    Refused("sink-logit-as-text", lambda: WindowSinks(sink_logit="1"),
+            TypeError, ("sink_logit", "number", "str")),
+    Refused("window-vectors-without-tokens", lambda: WindowSinks(query_vectors=[[1.0]] * 3),
+            ValueError, ("go together", "query_vectors")),
     Refused("explicit-keys-not-a-matrix",
             lambda: AttentionHeatmap(query_tokens=["a", "b", "c"], query_vectors=[[1, 2]] * 3,
                                      key_vectors=[1, 2]),

@@ -28,6 +28,7 @@ from attn_book.widgets import (
     QueryPad,
     ScalingExplorer,
     SoftmaxBars,
+    WindowSinks,
     snapshot,
 )
 from attn_book.widgets._base import SNAPSHOT_METADATA
@@ -291,5 +292,6 @@ def test_hangul_the_css_does_not_set_in_the_font_is_refused(chromium):
 
 def test_every_kind_of_figure_captures(chromium):
     kinds = [MemoryCalculator(), ScalingExplorer(d_k=8), SoftmaxBars(), QueryPad(show=())]
+    kinds.append(WindowSinks(sink=True, gate=True, step=2, window=4))
     for png in snapshot.capture([as_stored(w) for w in kinds]):
         assert png.startswith(PNG_SIGNATURE) and pixels(png).std() > 10  # not blank

@@ -242,7 +242,13 @@ def test_committed_bundles_are_fresh():
 
 
 def test_every_bundle_is_self_contained():
-    for name in ("query_pad", "softmax_bars", "scaling_explorer", "attention_heatmap"):
+    for name in (
+        "query_pad",
+        "softmax_bars",
+        "scaling_explorer",
+        "attention_heatmap",
+        "window_sinks",
+    ):
         text = (WIDGETS / f"{name}.js").read_text(encoding="utf-8")
         assert not [line for line in text.splitlines() if line.startswith("import ")], name
         assert "src/dom.js" in text and "src/attn_math.js" in text, name
@@ -440,3 +446,67 @@ def test_a_masked_rows_uniform_entropy_counts_only_the_keys_it_sees(tmp_path):
     assert f"log 4 visible keys = {math.log(4):.3f} = uniform" in four
     assert f"log 5 = {math.log(5):.3f} = uniform" in five  # no mask: all five keys
     assert "sees no key" in none
+
+
+# --- WindowSinks: the sliding window, the sink, the gate and the ring buffer ------------------
+
+
+def test_sliding_window_mask_equals_attn_core(run_js):
+    shapes = [(4, 4, 2), (1, 5, 3), (6, 6, 6), (3, 7, 1), (5, 5, 9)]
+    got = run_js([["slidingWindowMask", list(s)] for s in shapes])
+    for (L, S, W), mask in zip(shapes, got, strict=True):
+        assert mask == attn_core.sliding_window_mask(L, S, W).tolist(), (L, S, W)
+    assert got[1] == [[False, False, True, True, True]]  # by hand: the 3 newest of 5 keys
+
+
+def test_ring_positions_equal_the_kv_cache(run_js):
+    cases = [(seen, W) for W in (1, 2, 3, 5) for seen in range(1, 12)]
+    got = run_js([["ringPositions", [seen, W]] for seen, W in cases])
+    for (seen, W), positions in zip(cases, got, strict=True):
+        ring = attn_core.KVCache(window=W)
+        ring.append(np.zeros((seen, 1)), np.zeros((seen, 1)))
+        assert positions == ring.positions.tolist(), (seen, W)
+    assert got[cases.index((6, 3))] == [3, 4, 5] and got[cases.index((5, 3))] == [3, 4, 2]
+
+
+def test_sink_softmax_and_sigmoid_by_hand(run_js):
+    r = 1 / math.sqrt(2)  # chapter 11: the worked example's scaled scores, a sink logit of 1
+    sink, plain = run_js([["sinkSoftmax", [[r, 0.0, r], 1.0]], ["sinkSoftmax", [[r, 0.0, r]]]])
+    e, total = math.exp(r), 2 * math.exp(r) + 1 + math.e  # e^z joins the sum
+    assert sink["share"] == pytest.approx(math.e / total, abs=1e-15)
+    assert sink["weights"] == pytest.approx([e / total, 1 / total, e / total], abs=1e-15)
+    assert plain["share"] == 0 and sum(plain["weights"]) == pytest.approx(1.0, abs=1e-15)
+    got = run_js([["sigmoid", [g]] for g in (0.0, -2.0, 40.0, -700.0)])
+    assert got[0] == 0.5 and got[1] == pytest.approx(1 / (1 + math.exp(2)), rel=1e-15)
+    assert got[2] == 1.0 and 0 < got[3] < 1e-300  # no overflow at either end
+
+
+def test_window_step_equals_attn_core(run_js):
+    rng = np.random.default_rng(11)
+    n, E, Ev = 7, 3, 2
+    Q, K, V = rng.normal(size=(n, E)), rng.normal(size=(n, E)), rng.normal(size=(n, Ev))
+    cases, expected = [], []
+    for t in range(n):
+        for W in (1, 3, n):
+            for sink, gate in ((None, None), (1.5, None), (-2.0, 0.7), (-800.0, -3.0)):
+                opts = {"sink": sink, "gate": gate}
+                cases.append(["windowStep", [Q.tolist(), K.tolist(), V.tolist(), t, W, opts]])
+                visible = attn_core.sliding_window_mask(n, n, W)[t]
+                w = attn_core.attention_weights(Q[t], K, visible, sinks=sink)
+                o = attn_core.scaled_dot_product_attention(Q[t], K, V, visible, sinks=sink)
+                g = o if gate is None else attn_core.output_gate(o, [gate])
+                ring = attn_core.KVCache(window=W)
+                ring.append(K[: t + 1], V[: t + 1])
+                expected.append((visible, w, o, g, ring.positions.tolist()))
+    for js, (visible, w, o, g, slots) in zip(run_js(cases), expected, strict=True):
+        assert js["visible"] == visible.tolist()
+        assert js["weights"] == pytest.approx(w.tolist(), abs=1e-14)
+        assert js["sum"] + js["share"] == pytest.approx(1.0, abs=1e-14)
+        assert js["share"] == pytest.approx(1 - w.sum(), abs=1e-14)
+        assert js["output"] == pytest.approx(o.tolist(), abs=1e-14)
+        assert js["gated"] == pytest.approx(g.tolist(), abs=1e-14)
+        assert js["slots"] == slots
+    first = run_js([cases[0]])[0]  # t = 0, W = 1: one key, itself, in slot 0
+    assert first["weights"][0] == 1.0 and first["written"] == 0 and first["evicted"] is None
+    last = run_js([["windowStep", [Q.tolist(), K.tolist(), V.tolist(), 6, 3, {}]]])[0]
+    assert last["written"] == 0 and last["evicted"] == 3  # position 6 overwrites 3 in slot 0

@@ -57,6 +57,18 @@ MemoryCalculator(n=32768, heads=32, batch=1, dtype="float16", kv_cache=False, la
     one), the bars compare that cache with the plain KV cache, with its totals at 32k, 128k
     and 1M tokens; ``preset`` starts from a published model (``PRESETS``), ``presets``
     offers a menu of them. Output: ``cache_bytes``.
+WindowSinks(tokens=chapter 11's six words, query_vectors=…, key_vectors=…, value_vectors=…,
+            step=n - 1, window=3, sink=False, sink_logit=1.0, gate=False, gate_logit=0.0)
+    Chapter 11's sliding window (attn_core.sliding_window_mask) as one query's row: the
+    weights of token ``step`` over the keys (those outside the window, or not yet written,
+    greyed out), the sink's share as its own bar (gpt-oss's sink logit z joined to the
+    softmax, ``attn_core.attention_weights(..., sinks=z)``) and the row's sum, the output
+    with an optional sigmoid gate (attn_core.output_gate), and the ring buffer of W slots
+    (attn_core.KVCache(window=W)): token t in slot t mod W, the slot just written marked,
+    the key it overwrote shown leaving. Sliders for t, W and the two logits; a tap or drag
+    across the words moves t. Outputs: ``weights`` (n,), ``sink_share``, ``row_sum``,
+    ``output``, ``gated_output``, ``slots`` (the position in each slot), ``written``,
+    ``evicted``.
 
 Colours are colour-blind safe (Okabe–Ito for vectors, viridis for heatmaps), dragging
 never selects text, and figures on one page share no state and no element ids.
@@ -67,5 +79,13 @@ from .memory_calculator import MemoryCalculator
 from .query_pad import QueryPad
 from .scaling_explorer import ScalingExplorer
 from .softmax_bars import SoftmaxBars
+from .window_sinks import WindowSinks
 
-__all__ = ["AttentionHeatmap", "MemoryCalculator", "QueryPad", "ScalingExplorer", "SoftmaxBars"]
+__all__ = [
+    "AttentionHeatmap",
+    "MemoryCalculator",
+    "QueryPad",
+    "ScalingExplorer",
+    "SoftmaxBars",
+    "WindowSinks",
+]

@@ -112,3 +112,27 @@ def test_a_finger_beside_a_small_key_dot_still_drags_it(phone_pad):
     assert under is None, f"the press lands on a mark ({under}), not beside one"
     swipe(page, x, y, -20, 16, steps=4)
     assert centre(key.bounding_box()) == pytest.approx((x - 20, y + 16), abs=3)
+
+
+def test_a_finger_taps_and_drags_the_window_figures_words(new_page, site):
+    """On the gallery's window figure at phone width, a tap on a word makes it the query t and
+    a drag across the words moves t with the finger; each column is a 24 px target at least."""
+    with phone_page(new_page) as page:
+        open_page(page, site, "book/99_figure_gallery")
+        fig = page.locator(".abh-window").first
+        fig.scroll_into_view_if_needed()
+        assert fig.bounding_box()["width"] <= PHONE["width"], "the figure is wider than the phone"
+        step = fig.locator("label.abh-control output").first
+        column = fig.locator('.abh-column[data-index="1"]')
+        box = column.bounding_box()
+        assert box["width"] >= 24 and box["height"] >= 24, f"a word's target is {box}"
+        x, y = centre(box)
+        touch(page, "touchStart", x, y)
+        touch(page, "touchEnd", 0, 0)
+        page.wait_for_timeout(300)
+        assert step.inner_text() == "1 (사과를)"
+        far = centre(fig.locator('.abh-column[data-index="4"]').bounding_box())
+        swipe(page, x, y, far[0] - x, 0)
+        assert step.inner_text() == "4 (배를)"
+        assert "배를" in fig.locator("svg text.abh-title").first.text_content()
+        assert not page.errors, page.errors

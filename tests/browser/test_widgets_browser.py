@@ -22,7 +22,13 @@ from attn_book.data import quanta_example
 PAGE = "book/99_figure_gallery.html"
 SHOTS = Path(os.environ.get("ATTN_SHOTS_DIR", "/tmp/shots-widgets"))
 ALLOWED_ERRORS = [re.compile(r"Identifier 'THEBE_JS_URL' has already been declared")]
-COUNTS = {".abh-querypad": 3, ".abh-bars": 1, ".abh-scaling": 1, ".abh-heatmap": 6}
+COUNTS = {
+    ".abh-querypad": 3,
+    ".abh-bars": 1,
+    ".abh-scaling": 1,
+    ".abh-heatmap": 6,
+    ".abh-window": 1,
+}
 
 
 def number(text):
@@ -588,3 +594,48 @@ def test_the_kv_cache_calculator_follows_the_keyboard_and_attn_core(page, site):
     assert f"× 2 × 128 × 131,072 × 2 B = {gib:.2f} GiB" in kv_line()
     assert "16 query heads per KV head" in kv_line()
     assert not [e for e in page.errors if not any(p.search(e) for p in ALLOWED_ERRORS)]
+
+
+def spoken_weights(announcement):
+    """{word: weight} from the window figure's live region ("Weights: 먹었다 0.402, …")."""
+    weights = announcement.split("Weights: ")[1].split(". ")[0]
+    return {w: float(v) for w, v in (pair.rsplit(" ", 1) for pair in weights.split(", "))}
+
+
+def test_the_window_figure_follows_the_keyboard_and_attn_core(gallery):
+    """Arrow keys on the window figure's sliders and Space on its sink box, on the static page:
+    the live region and the readout say what WindowSinks (attn_core) computes, and the ring
+    buffer's slots show the words KVCache(window=W) holds."""
+    from attn_book.widgets import WindowSinks
+
+    fig = gallery.locator(".abh-window")
+    fig.scroll_into_view_if_needed()
+    tokens = WindowSinks().tokens
+    announce = fig.locator('[data-role="announce"]')
+    sliders = fig.locator('input[type="range"]')  # t, W, z, g
+    sliders.nth(0).focus()
+    gallery.keyboard.press("ArrowLeft")
+    gallery.keyboard.press("ArrowLeft")  # t = 5 -> 3: 그리고 overwrites 나는 in slot 0
+    expected = WindowSinks(step=3)
+    gallery.wait_for_function("e => e.textContent.includes('t = 3')", arg=announce.element_handle())
+    said = announce.inner_text()
+    assert said.startswith(f"t = 3, W = 3: {tokens[3]} written to slot 0, evicting {tokens[0]}.")
+    want = {tokens[j]: round(w, 3) for j, w in enumerate(expected.weights) if 1 <= j <= 3}
+    assert spoken_weights(said) == want
+    slot_words = fig.locator("svg text.abh-token").all_text_contents()[len(tokens) :][:3]
+    assert slot_words == [tokens[p] for p in expected.slots] == [tokens[3], tokens[1], tokens[2]]
+    sliders.nth(1).focus()
+    gallery.keyboard.press("ArrowRight")  # W = 4: the ring has four slots, nothing evicted yet
+    fig.locator('input[type="checkbox"]').first.focus()
+    gallery.keyboard.press("Space")  # the sink, z = 1
+    expected = WindowSinks(step=3, window=4, sink=True)
+    line = fig.locator('[data-role="sum"]').inner_text()
+    total = f"{expected.row_sum:.3f} + sink {expected.sink_share:.3f} = 1.000"
+    assert line == f"row sum {total}", line
+    sink_said = "e => e.textContent.includes('+ sink')"
+    gallery.wait_for_function(sink_said, arg=announce.element_handle())
+    said = announce.inner_text()
+    assert said.startswith(f"t = 3, W = 4: {tokens[3]} written to slot 3.")
+    assert spoken_weights(said) == {
+        tokens[j]: round(w, 3) for j, w in enumerate(expected.weights[:4])
+    }

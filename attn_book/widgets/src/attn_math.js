@@ -286,3 +286,77 @@ export function cacheBars(c, n) {
       : linearStateBytes(c.batch, other, c.state_heads, c.d_state, c.d_state, c.dtype);
   return [plain, ["hybrid", [kv(full), states]]];
 }
+
+/**
+ * Sliding-window mask (L × S) of booleans, as attn_core.sliding_window_mask: query i sees
+ * key j when 0 <= (S − L + i) − j < window (queries aligned to the last keys).
+ */
+export function slidingWindowMask(L, S, window) {
+  if (!Number.isInteger(window) || window < 1) {
+    throw new RangeError(`slidingWindowMask: window must be an integer >= 1, got ${window}`);
+  }
+  return Array.from({ length: L }, (_, i) =>
+    Array.from({ length: S }, (_, j) => {
+      const distance = S - L + i - j;
+      return distance >= 0 && distance < window;
+    }),
+  );
+}
+
+/**
+ * A softmax row with gpt-oss's sink: the logit `sink` joins the row and is dropped after
+ * (as attn_core.attention_weights(..., sinks=sink)). Returns {weights, share}: the weights
+ * sum to 1 − share. sink null: a plain softmax, share 0.
+ */
+export function sinkSoftmax(scores, sink = null) {
+  if (sink === null) return { weights: softmax(scores), share: 0 };
+  const joined = softmax([...scores, sink]);
+  return { weights: joined.slice(0, -1), share: joined[joined.length - 1] };
+}
+
+/** σ(g) = 1/(1 + e^−g) through e^−|g|, as attn_core.output_gate computes its gate. */
+export function sigmoid(g) {
+  const small = Math.exp(-Math.abs(g));
+  return g >= 0 ? 1 / (1 + small) : small / (1 + small);
+}
+
+/**
+ * The position each slot of a ring buffer of `window` slots holds after `seen` positions
+ * (0 … seen − 1) were written, position p to slot p mod window, as attn_core.KVCache's
+ * `positions`: min(seen, window) slots in slot order.
+ */
+export function ringPositions(seen, window) {
+  const held = Math.min(seen, window);
+  return Array.from({ length: held }, (_, j) => seen - 1 - ((seen - 1 - j) % window));
+}
+
+/**
+ * Query t of a sliding-window layer over keys K and values V (n rows each), every number the
+ * window figure shows: the weights over all n keys (0 outside the window and after t), the
+ * sink's share, the row's sum, the output Σ w v (the sink's value is zero), the gate σ(g)
+ * (1 with none) and the gated output σ(g) · o, and the ring buffer after writing position t (its slots' positions, the slot
+ * written, the position evicted or null). sink, gate: a logit, or null for none.
+ */
+export function windowStep(Q, K, V, t, window, { sink = null, gate = null } = {}) {
+  if (!Number.isInteger(t) || t < 0 || t >= Q.length) {
+    throw new RangeError(`windowStep: t must be a position in 0..${Q.length - 1}, got ${t}`);
+  }
+  const visible = slidingWindowMask(Q.length, K.length, window)[t];
+  const scale = 1 / Math.sqrt(Q[t].length);
+  const row = K.map((k, j) => (visible[j] ? dot(Q[t], k) * scale : -Infinity));
+  const { weights, share } = sinkSoftmax(row, sink);
+  const output = mix(weights, V);
+  const g = gate === null ? 1 : sigmoid(gate);
+  return {
+    visible,
+    weights,
+    share,
+    sum: weights.reduce((a, b) => a + b, 0),
+    output,
+    gate: g,
+    gated: output.map((o) => o * g),
+    slots: ringPositions(t + 1, window),
+    written: t % window,
+    evicted: t >= window ? t - window : null,
+  };
+}
