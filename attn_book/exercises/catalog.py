@@ -23,22 +23,58 @@ import os
 from functools import cache
 from pathlib import Path
 
-__all__ = ["LANGUAGE", "catalog", "text"]
+__all__ = ["LANGUAGE", "catalog", "language", "text"]
 
-#: The language of the reader-facing text (``ATTN_BOOK_LANG``, default English).
-LANGUAGE = os.environ.get("ATTN_BOOK_LANG", "en")
+#: The languages with a catalog; English is complete, the others fall back to it key by key.
+LANGUAGES = ("en", "ko")
+
+
+def language(cwd=None, environ=None):
+    """The language of the reader-facing text: ``ATTN_BOOK_LANG`` if set, else ``"ko"`` in a
+    kernel started in ``book/ko`` (Jupyter and nbval start a notebook's kernel in its folder, so
+    the Korean notebooks answer in Korean without a line of code), else ``"en"``.
+
+    >>> language(cwd=Path("/x/book/ko"), environ={}), language(cwd=Path("/x/book"), environ={})
+    ('ko', 'en')
+    >>> language(cwd=Path("/x/book/ko"), environ={"ATTN_BOOK_LANG": "en"})
+    'en'
+    """
+    environ = os.environ if environ is None else environ
+    chosen = environ.get("ATTN_BOOK_LANG")
+    if chosen is None:
+        here = Path.cwd() if cwd is None else cwd
+        chosen = "ko" if here.parts[-2:] == ("book", "ko") else "en"
+    if chosen not in LANGUAGES:
+        raise ValueError(f"ATTN_BOOK_LANG must be one of {LANGUAGES}, got {chosen!r}")
+    return chosen
+
+
+#: The language chosen when the package was imported (see :func:`language`).
+LANGUAGE = language()
 
 
 @cache
 def catalog(language=None):
-    """The whole catalog of ``language`` (default :data:`LANGUAGE`) as a dict."""
-    path = Path(__file__).with_name("messages") / f"{language or LANGUAGE}.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    """The whole catalog of ``language`` (default :data:`LANGUAGE`) as a dict; a language other
+    than English takes each text it lacks from the English catalog."""
+    folder = Path(__file__).with_name("messages")
+    english = json.loads((folder / "en.json").read_text(encoding="utf-8"))
+    if (language or LANGUAGE) == "en":
+        return english
+    own = json.loads((folder / f"{language or LANGUAGE}.json").read_text(encoding="utf-8"))
+    merged = {section: dict(texts) for section, texts in english.items()}
+    for section, texts in own.items():
+        if section == "exercises":
+            for exercise, words in texts.items():
+                merged[section][exercise] = {**english[section].get(exercise, {}), **words}
+        else:
+            merged[section].update(texts)
+    return merged
 
 
-def text(key, exercise=None, **params):
+def text(key, exercise=None, language=None, **params):
     """The text ``key`` of ``exercise`` (else shared, else the engine's), filled with ``params``."""
-    messages = catalog()
+    messages = catalog(language)
     for section in (
         messages["exercises"].get(exercise, {}),
         messages["shared"],
@@ -46,4 +82,4 @@ def text(key, exercise=None, **params):
     ):
         if key in section:
             return section[key].format(**params) if params else section[key]
-    raise KeyError(f"no text {key!r} for {exercise!r} in the {LANGUAGE!r} catalog")
+    raise KeyError(f"no text {key!r} for {exercise!r} in the {language or LANGUAGE!r} catalog")
