@@ -48,6 +48,16 @@ BOOK = ROOT / "book"
 KO = BOOK / "ko"
 MARKER = re.compile(r"^<!-- en ([0-9a-f]{8}) -->[ \t]*$", re.MULTILINE)
 EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
+LETTERS = re.compile(r"[A-Za-z]{3,}")
+
+
+def has_words(text):
+    """A passage that has words to translate: three or more Latin letters in a row outside
+    maths and code (a block of only maths or code may stay as it is)."""
+    prose = re.sub(r"\$[^$]*\$|`[^`]*`|```.*?```", "", text, flags=re.S)
+    return bool(LETTERS.search(prose))
+
+
 HEADING = re.compile(r"^(?=#{1,6} )", re.MULTILINE)
 
 
@@ -119,6 +129,11 @@ def drift(name):
                 f"passage that changed (now {cell_hash(passages[i])}): "
                 f'"{first_words(passages[i])}" — re-translate it, then run '
                 f"tools/build_korean.py --accept {name} {blocks[j].hash}"
+            )
+        elif i is not None and j is not None and blocks[j].text == passages[i].strip() and has_words(passages[i]):
+            found.append(
+                f"{name}: the Korean block <!-- en {blocks[j].hash} --> is still the English "
+                f'text: "{first_words(passages[i])}"'
             )
         elif j is None:
             found.append(
@@ -230,10 +245,10 @@ def new(name):
     """Start the translation of ``name``: one block per English passage, in English."""
     path = KO / f"{name}.md"
     if path.exists():
-        raise SystemExit(f"{path.relative_to(ROOT)} exists already")
+        raise SystemExit(f"{path} exists already")
     blocks = [Block(cell_hash(p), p) for p in english_passages(name)]
     path.write_text(write_blocks(blocks), encoding="utf-8")
-    print(f"wrote {path.relative_to(ROOT)}: replace each block's English by Korean")
+    print(f"wrote {path}: replace each block's English by Korean")
 
 
 def main(argv):

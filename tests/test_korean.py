@@ -1,0 +1,275 @@
+"""The Korean edition: one code, two proses (tools/build_korean.py, book/ko/).
+
+- the committed Korean notebooks are what the generator writes from the English notebooks
+  (code cells and outputs equal, the prose's stored numbers the English ones);
+- no Korean block is stale, missing or orphaned (the drift test, gettext's "fuzzy");
+- a glossary term of an English passage appears in its Korean block in the glossary's form;
+- the exercises answer in Korean in a kernel started in book/ko, and the Korean catalog has
+  the English ids and the English template fields.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import build_korean as bk  # noqa: E402
+
+from attn_book.exercises import catalog as cat  # noqa: E402
+
+CHAPTERS = [n for n in bk.translated() if (bk.BOOK / f"{n}.ipynb").is_file()]
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+
+
+def test_the_pilot_pages_are_translated():
+    assert {"intro", "04_worked_example"} <= set(bk.translated())
+
+
+# --- the generator, on a small English notebook of its own ----------------------------------
+
+
+@pytest.fixture
+def book(tmp_path, monkeypatch):
+    """A book/ with one chapter of three Markdown cells and one code cell, and its ko/."""
+    (tmp_path / "ko").mkdir()
+    monkeypatch.setattr(bk, "BOOK", tmp_path)
+    monkeypatch.setattr(bk, "KO", tmp_path / "ko")
+    nb = nbformat.v4.new_notebook()
+    first = nbformat.v4.new_markdown_cell("# The title\n\nThe score is {eval}`s`.")
+    first.metadata["user_expressions"] = [
+        {"expression": "s", "result": {"status": "ok", "data": {"text/plain": "2"}}}
+    ]
+    code = nbformat.v4.new_code_cell("s = 2\nch.ex.check(...)")
+    code.outputs = [
+        nbformat.v4.new_output(
+            "execute_result",
+            {"text/plain": f"{cat.text('icon-unanswered', language='en')}: "
+             f"{cat.text('unanswered-value', language='en')}"},
+            execution_count=1,
+        )
+    ]
+    nb.cells = [
+        first,
+        code,
+        nbformat.v4.new_markdown_cell("Softmax turns scores into weights."),
+        nbformat.v4.new_markdown_cell("The end."),
+    ]
+    nbformat.write(nb, tmp_path / "toy.ipynb")
+    blocks = [
+        bk.Block(bk.cell_hash(nb.cells[0].source), "# 제목\n\n점수는 {eval}`s`이다."),
+        bk.Block(bk.cell_hash(nb.cells[2].source), "소프트맥스는 점수를 가중치로 바꾼다."),
+        bk.Block(bk.cell_hash(nb.cells[3].source), "끝."),
+    ]
+    (tmp_path / "ko" / "toy.md").write_text(bk.write_blocks(blocks), encoding="utf-8")
+    return tmp_path
+
+
+def english_cell(book, index, source):
+    nb = nbformat.read(book / "toy.ipynb", as_version=4)
+    nb.cells[index].source = source
+    nbformat.write(nb, book / "toy.ipynb")
+
+
+def test_the_korean_notebook_copies_code_and_takes_the_prose_and_its_numbers(book):
+    nb = bk.build_notebook("toy")
+    assert [c.cell_type for c in nb.cells] == ["markdown", "code", "markdown", "markdown"]
+    assert nb.cells[0].source == "# 제목\n\n점수는 {eval}`s`이다."
+    assert nb.cells[0].metadata["user_expressions"][0]["result"]["data"] == {"text/plain": "2"}
+    assert nb.cells[1].source == "s = 2\nch.ex.check(...)"
+    said = nb.cells[1].outputs[0]["data"]["text/plain"]
+    assert said == "… 아직 답하지 않았다: `...`를 답으로 바꾸고 셀을 다시 실행하라."
+    assert bk.drift("toy") == []
+
+
+def test_a_korean_block_may_quote_only_the_english_expressions(book):
+    text = (book / "ko" / "toy.md").read_text(encoding="utf-8")
+    (book / "ko" / "toy.md").write_text(text.replace("{eval}`s`", "{eval}`s * 2`"), "utf-8")
+    with pytest.raises(ValueError, match=r"does not evaluate: s \* 2"):
+        bk.build_notebook("toy")
+
+
+def test_drift_names_a_changed_passage_and_accept_records_its_new_hash(book):
+    old = bk.cell_hash("Softmax turns scores into weights.")
+    english_cell(book, 2, "Softmax turns the scaled scores into weights.")
+    (line,) = bk.drift("toy")
+    assert f"<!-- en {old} -->" in line and '"Softmax turns the scaled scores' in line
+    assert f"--accept toy {old}" in line
+    bk.accept("toy", old)
+    assert bk.drift("toy") == []
+    (block,) = [b for b in bk.parse_blocks((book / "ko" / "toy.md").read_text()) if "소프트" in b.text]
+    assert block.hash == bk.cell_hash("Softmax turns the scaled scores into weights.")
+
+
+def test_drift_names_a_new_passage_without_a_block_and_an_orphan_block(book):
+    nb = nbformat.read(book / "toy.ipynb", as_version=4)
+    nb.cells.insert(3, nbformat.v4.new_markdown_cell("A new paragraph on the mask."))
+    nbformat.write(nb, book / "toy.ipynb")
+    (found,) = bk.drift("toy")
+    assert "has no Korean block" in found and '"A new paragraph on the mask."' in found
+    del nb.cells[2:4]  # the softmax paragraph goes, and the new one
+    nbformat.write(nb, book / "toy.ipynb")
+    (found,) = bk.drift("toy")
+    assert "translates no English passage" in found and "소프트맥스는" in found
+
+
+def test_drift_names_a_block_still_in_english(book):
+    bk.KO.joinpath("toy.md").unlink()
+    bk.new("toy")
+    found = bk.drift("toy")
+    assert len(found) == 3 and all("still the English text" in f for f in found), found
+
+
+# --- the committed Korean edition ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_the_committed_korean_notebook_is_the_generated_one(name):
+    committed = (bk.KO / f"{name}.ipynb").read_text(encoding="utf-8")
+    assert committed == nbformat.writes(bk.build_notebook(name)) + "\n", (
+        f"run tools/build_korean.py {name} (make sync does) and commit book/ko/{name}.ipynb"
+    )
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_the_korean_code_cells_are_the_english_ones(name):
+    english = nbformat.read(bk.BOOK / f"{name}.ipynb", as_version=4)
+    korean = nbformat.read(bk.KO / f"{name}.ipynb", as_version=4)
+    assert [c.cell_type for c in korean.cells] == [c.cell_type for c in english.cells]
+    for en, ko in zip(english.cells, korean.cells, strict=True):
+        if en.cell_type == "code":
+            assert ko.source == en.source
+            assert len(ko.outputs) == len(en.outputs)
+        else:
+            assert HANGUL.search(ko.source), ko.source[:80]
+
+
+@pytest.mark.parametrize("name", bk.translated())
+def test_no_korean_block_is_stale_missing_or_orphaned(name):
+    assert bk.drift(name) == []
+
+
+# --- the glossary is the one source of terms ------------------------------------------------
+
+
+def glossary_terms():
+    """{English term: its Korean forms}: each row's English terms (commas apart, the words in
+    brackets left out) with every Korean form of the row ("밸류 (값)" gives 밸류 and 값)."""
+    terms = {}
+    for line in (bk.BOOK / "glossary.md").read_text(encoding="utf-8").splitlines():
+        if not line.startswith("| ") or line.startswith(("| English", "|--")):
+            continue
+        english, korean = line[2:].split(" | ")[:2]
+        english = re.sub(r"\([^)]*\)|\$[^$]*\$", "", english)
+        hangul = {f.strip() for f in re.split(r"[,()]", korean) if HANGUL.search(f)}
+        for term in (t.strip() for t in english.split(",")):
+            if len(term) >= 4 and hangul:
+                terms.setdefault(term, set()).update(hangul)
+    return terms
+
+
+#: English words a glossary term shares with everyday prose ("means", the verb).
+NOT_TERMS = {"mean"}
+CODE_AND_MATHS = [  # in this order: listings, fence lines, display maths, inline maths and code
+    re.compile(r"```python\n.*?```", re.S),
+    re.compile(r"^`{3,}.*$", re.M),
+    re.compile(r"\$\$.*?\$\$", re.S),
+    re.compile(r"\$[^$]*\$|`[^`]*`|\]\([^)]*\)"),
+]
+
+
+def uses(english_text, term):
+    """Whether an English passage uses ``term`` (or its plural) in its prose."""
+    prose = english_text
+    for pattern in CODE_AND_MATHS:
+        prose = pattern.sub(" ", prose)
+    return re.search(rf"(?<![\w-]){re.escape(term)}(?:s|es)?(?![\w-])", prose, re.I) is not None
+
+
+@pytest.mark.parametrize("name", bk.translated())
+def test_a_korean_block_uses_the_glossary_form_of_each_english_term(name):
+    passages = bk.english_passages(name)
+    blocks = bk.parse_blocks((bk.KO / f"{name}.md").read_text(encoding="utf-8"))
+    wrong = []
+    for i, j in bk.align(passages, blocks):
+        if i is None or j is None:
+            continue
+        korean_text = " ".join(blocks[j].text.split())  # a term may break across lines
+        for term, korean in glossary_terms().items():
+            if term in NOT_TERMS or not uses(passages[i], term):
+                continue
+            if not any(k in korean_text for k in korean):
+                wrong.append(f"{blocks[j].hash}: {term!r} is {' or '.join(sorted(korean))}")
+    assert wrong == []
+
+
+# --- the exercises in Korean -----------------------------------------------------------------
+
+
+def fields(template):
+    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+
+
+def test_the_korean_catalog_has_the_english_ids_and_fields():
+    english = json.loads((ROOT / "attn_book/exercises/messages/en.json").read_text("utf-8"))
+    korean = json.loads((ROOT / "attn_book/exercises/messages/ko.json").read_text("utf-8"))
+    for section, texts in korean.items():
+        pairs = (
+            [((ex, k), v, english[section][ex][k]) for ex, d in texts.items() for k, v in d.items()]
+            if section == "exercises"
+            else [((k,), v, english[section][k]) for k, v in texts.items()]
+        )
+        for key, ko, en in pairs:
+            assert fields(ko) == fields(en), (section, key)
+
+
+def test_chapter_4s_exercises_are_all_in_korean():
+    english = cat.catalog("en")["exercises"]
+    korean = json.loads((ROOT / "attn_book/exercises/messages/ko.json").read_text("utf-8"))
+    for ex, texts in english.items():
+        if ex.startswith("ch4-"):
+            assert set(korean["exercises"][ex]) == set(texts), ex
+
+
+def run_in(cwd, env=None):
+    code = "from attn_book.exercises import ch04_worked_example as c; print(c.weights_by_hand.check(...))"
+    environ = {k: v for k, v in __import__("os").environ.items() if k != "ATTN_BOOK_LANG"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, env={**environ, **(env or {})},
+        capture_output=True, text=True, check=True,
+    )
+    return out.stdout.strip()
+
+
+def test_a_kernel_in_book_ko_answers_in_korean_and_elsewhere_in_english():
+    assert run_in(bk.KO).startswith("… 아직 답하지 않았다")
+    assert run_in(bk.BOOK).startswith("… Not answered yet")
+    assert run_in(bk.BOOK, {"ATTN_BOOK_LANG": "ko"}).startswith("… 아직 답하지 않았다")
+    assert run_in(bk.KO, {"ATTN_BOOK_LANG": "en"}).startswith("… Not answered yet")
+
+
+def test_the_language_is_checked():
+    with pytest.raises(ValueError, match="ATTN_BOOK_LANG must be one of"):
+        cat.language(environ={"ATTN_BOOK_LANG": "kr"})
+
+
+def test_the_korean_answer_for_the_worked_example_is_korean_and_correct():
+    from attn_book.exercises import ch04_worked_example as ch4
+
+    feedback = ch4.weights_by_hand.check(ch4.weights_by_hand.solution)
+    assert feedback.ok
+    assert cat.text("icon-correct", language="ko") == "✓ 정답"
+    assert cat.text("title", "ch4-weights-by-hand", language="ko") == "새 쿼리의 가중치 세 개, 손으로"
+    # an exercise ko.json does not translate falls back to English
+    assert cat.text("title", "ch1-scores-by-hand", language="ko") == cat.text(
+        "title", "ch1-scores-by-hand", language="en"
+    )
