@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import string
 import subprocess
@@ -53,8 +54,10 @@ def book(tmp_path, monkeypatch):
     code.outputs = [
         nbformat.v4.new_output(
             "execute_result",
-            {"text/plain": f"{cat.text('icon-unanswered', language='en')}: "
-             f"{cat.text('unanswered-value', language='en')}"},
+            {
+                "text/plain": f"{cat.text('icon-unanswered', language='en')}: "
+                f"{cat.text('unanswered-value', language='en')}"
+            },
             execution_count=1,
         )
     ]
@@ -106,7 +109,9 @@ def test_drift_names_a_changed_passage_and_accept_records_its_new_hash(book):
     assert f"--accept toy {old}" in line
     bk.accept("toy", old)
     assert bk.drift("toy") == []
-    (block,) = [b for b in bk.parse_blocks((book / "ko" / "toy.md").read_text()) if "소프트" in b.text]
+    (block,) = [
+        b for b in bk.parse_blocks((book / "ko" / "toy.md").read_text()) if "소프트" in b.text
+    ]
     assert block.hash == bk.cell_hash("Softmax turns the scaled scores into weights.")
 
 
@@ -187,12 +192,19 @@ CODE_AND_MATHS = [  # in this order: listings, fence lines, display maths, inlin
 ]
 
 
-def uses(english_text, term):
-    """Whether an English passage uses ``term`` (or its plural) in its prose."""
+def terms_used(english_text, terms):
+    """The glossary terms an English passage uses in its prose (a plural too), the longest
+    first: "gradient descent" is that term, not also "gradient"."""
     prose = english_text
     for pattern in CODE_AND_MATHS:
         prose = pattern.sub(" ", prose)
-    return re.search(rf"(?<![\w-]){re.escape(term)}(?:s|es)?(?![\w-])", prose, re.I) is not None
+    used = []
+    for term in sorted(terms, key=len, reverse=True):
+        found = re.compile(rf"(?<![\w-]){re.escape(term)}(?:s|es)?(?![\w-])", re.I)
+        if term not in NOT_TERMS and found.search(prose):
+            used.append(term)
+            prose = found.sub(" ", prose)
+    return used
 
 
 @pytest.mark.parametrize("name", bk.translated())
@@ -200,13 +212,13 @@ def test_a_korean_block_uses_the_glossary_form_of_each_english_term(name):
     passages = bk.english_passages(name)
     blocks = bk.parse_blocks((bk.KO / f"{name}.md").read_text(encoding="utf-8"))
     wrong = []
+    terms = glossary_terms()
     for i, j in bk.align(passages, blocks):
         if i is None or j is None:
             continue
         korean_text = " ".join(blocks[j].text.split())  # a term may break across lines
-        for term, korean in glossary_terms().items():
-            if term in NOT_TERMS or not uses(passages[i], term):
-                continue
+        for term in terms_used(passages[i], terms):
+            korean = terms[term]
             if not any(k in korean_text for k in korean):
                 wrong.append(f"{blocks[j].hash}: {term!r} is {' or '.join(sorted(korean))}")
     assert wrong == []
@@ -241,11 +253,18 @@ def test_chapter_4s_exercises_are_all_in_korean():
 
 
 def run_in(cwd, env=None):
-    code = "from attn_book.exercises import ch04_worked_example as c; print(c.weights_by_hand.check(...))"
-    environ = {k: v for k, v in __import__("os").environ.items() if k != "ATTN_BOOK_LANG"}
+    code = (
+        "from attn_book.exercises import ch04_worked_example as c;"
+        "print(c.weights_by_hand.check(...))"
+    )
+    environ = {k: v for k, v in os.environ.items() if k != "ATTN_BOOK_LANG"}
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=cwd, env={**environ, **(env or {})},
-        capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        env={**environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return out.stdout.strip()
 
@@ -268,7 +287,9 @@ def test_the_korean_answer_for_the_worked_example_is_korean_and_correct():
     feedback = ch4.weights_by_hand.check(ch4.weights_by_hand.solution)
     assert feedback.ok
     assert cat.text("icon-correct", language="ko") == "✓ 정답"
-    assert cat.text("title", "ch4-weights-by-hand", language="ko") == "새 쿼리의 가중치 세 개, 손으로"
+    assert (
+        cat.text("title", "ch4-weights-by-hand", language="ko") == "새 쿼리의 가중치 세 개, 손으로"
+    )
     # an exercise ko.json does not translate falls back to English
     assert cat.text("title", "ch1-scores-by-hand", language="ko") == cat.text(
         "title", "ch1-scores-by-hand", language="en"

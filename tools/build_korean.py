@@ -123,17 +123,18 @@ def drift(name):
     blocks = parse_blocks((KO / f"{name}.md").read_text(encoding="utf-8"))
     found = []
     for i, j in align(passages, blocks):
-        if i is not None and j is not None and blocks[j].hash != cell_hash(passages[i]):
+        if i is not None and j is not None and blocks[j].text == passages[i].strip():
+            if has_words(passages[i]):
+                found.append(
+                    f"{name}: the Korean block <!-- en {blocks[j].hash} --> is still the "
+                    f'English text: "{first_words(passages[i])}"'
+                )
+        elif i is not None and j is not None and blocks[j].hash != cell_hash(passages[i]):
             found.append(
                 f"{name}: the Korean block <!-- en {blocks[j].hash} --> translates an English "
                 f"passage that changed (now {cell_hash(passages[i])}): "
                 f'"{first_words(passages[i])}" — re-translate it, then run '
                 f"tools/build_korean.py --accept {name} {blocks[j].hash}"
-            )
-        elif i is not None and j is not None and blocks[j].text == passages[i].strip() and has_words(passages[i]):
-            found.append(
-                f"{name}: the Korean block <!-- en {blocks[j].hash} --> is still the English "
-                f'text: "{first_words(passages[i])}"'
             )
         elif j is None:
             found.append(
