@@ -259,6 +259,43 @@ def write_exercise_specs(app, exception):
     target.write_text(specs_script(), encoding="utf-8")
 
 
+KOREAN = Path(__file__).resolve().parent.parent / "book" / "ko"
+
+
+def language_switch(pagename, language, korean_pages):
+    """The link to the same page in the other edition, or "" (an English page whose Korean
+    twin does not exist yet). The Korean edition sits in ``ko/`` of the English site, each
+    page at its English twin's path.
+
+    >>> language_switch("book/04_worked_example", "en", {"04_worked_example"})[-74:]
+    '="../ko/book/04_worked_example.html" lang="ko" hreflang="ko">한국어</a></nav>'
+    >>> language_switch("book/03_scaling", "en", {"04_worked_example"})
+    ''
+    >>> language_switch("book/intro", "ko", {"intro"})[-74:]
+    '><a href="../../book/intro.html" lang="en" hreflang="en">English</a></nav>'
+    """
+    folder, _, name = pagename.rpartition("/")
+    if folder != "book":
+        return ""
+    if language == "ko":
+        href, lang, label, nav = f"../../{pagename}.html", "en", "English", "언어"
+    elif name in korean_pages:
+        href, lang, label, nav = f"../ko/{pagename}.html", "ko", "한국어", "Language"
+    else:
+        return ""
+    link = f'<a href="{href}" lang="{lang}" hreflang="{lang}">{label}</a>'
+    return f'<nav class="attn-language" aria-label="{nav}">{link}</nav>'
+
+
+def add_language_switch(app, pagename, templatename, context, doctree):
+    """Every page of both editions links to its twin in the other language (above its text)."""
+    if doctree is None or "body" not in context:
+        return
+    korean_pages = {p.stem for p in KOREAN.glob("*.md") if p.name != "README.md"}
+    switch = language_switch(pagename, app.config.language or "en", korean_pages)
+    context["body"] = switch + context["body"]
+
+
 def add_templates(app, config):
     """Put ``site/_templates`` first, before the themes' own templates (``config-inited``)."""
     config.templates_path = [str(TEMPLATES), *config.templates_path]
@@ -308,6 +345,7 @@ def setup(app):
     app.connect("config-inited", drop_thebe)
     # After sphinx-book-theme builds its header buttons (priority 501).
     app.connect("html-page-context", add_py_button, priority=502)
+    app.connect("html-page-context", add_language_switch)
     app.connect("build-finished", copy_py_sources)
     app.connect("doctree-resolved", add_answer_boxes)
     app.connect("build-finished", write_exercise_specs)

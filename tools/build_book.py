@@ -13,17 +13,27 @@ DIR/_build/html (default: ./_build/html).
 Sphinx rebuilds only the pages whose source changed, so a page built before a chapter was
 added keeps a sidebar without it: when ``_toc.yml``, ``_config.yml`` or the list of pages
 changed since the last build, every page is written again (``--all``).
+
+Then the Korean edition (book/ko/, tools/build_korean.py), when it has pages: a second
+jupyter-book build of a source folder ``_build/ko-src`` whose ``book/`` is a link to
+``book/ko`` (so each Korean page has its English twin's path), with the English
+configuration in Korean (``language: ko``, the extension ``site/attn_ko.py``) and a table of
+contents of the translated pages in the English order, run with ``ATTN_BOOK_LANG=ko`` (the
+answer boxes' words), into ``_build/html/ko/``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import site_assets
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,6 +59,61 @@ def main(argv):
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(layout)
     print(f"build_book: exit {code} after {time.perf_counter() - start:.1f} s", flush=True)
+    if code == 0 and korean_pages():
+        code = build_korean(bin_dir, _output_dir(argv) / "_build" / "html" / "ko")
+    return code
+
+
+def korean_pages():
+    """The translated pages (book/ko/NN_name.md and intro.md), in the English toc's order."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    files = [toc["root"]] + [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    ko = ROOT / "book" / "ko"
+    return [f for f in files if (ko / f"{Path(f).name}.md").is_file()]
+
+
+def korean_source():
+    """``_build/ko-src``: the Korean pages at the English paths, the config and toc in Korean."""
+    src = ROOT / "_build" / "ko-src"
+    src.mkdir(parents=True, exist_ok=True)
+    for name, target in {
+        "book": ROOT / "book" / "ko",
+        "site": ROOT / "site",
+        ".cache": ROOT / ".cache",
+        "references.bib": ROOT / "references.bib",
+    }.items():
+        if not (src / name).is_symlink():
+            (src / name).symlink_to(target)
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    config["title"] = "손으로 푸는 어텐션"
+    config["exclude_patterns"] += ["book/[0-9][0-9]_*.md", "book/README.md"]
+    sphinx = config["sphinx"]
+    sphinx["local_extensions"]["attn_ko"] = "site/"
+    sphinx["config"]["language"] = "ko"
+    # a link to an English page the Korean edition has no twin of (site/attn_ko.py)
+    english = {"url": "../../book/{{path}}#{{fragment}}"}
+    sphinx["config"]["myst_url_schemes"] = {"http": None, "https": None, "en": english}
+    (src / "_config.yml").write_text(yaml.safe_dump(config, allow_unicode=True), "utf-8")
+    pages = korean_pages()
+    toc = {"format": "jb-book", "root": pages[0], "chapters": [{"file": f} for f in pages[1:]]}
+    (src / "_toc.yml").write_text(yaml.safe_dump(toc, allow_unicode=True), "utf-8")
+    return src
+
+
+def build_korean(bin_dir, target):
+    """Build the Korean edition and move it to ``target`` (``_build/html/ko``)."""
+    start = time.perf_counter()
+    src = korean_source()
+    out = ROOT / "_build" / "ko-out"
+    cmd = [str(bin_dir / "jupyter-book"), "build", str(src), "--builder", "html"]
+    cmd += ["--path-output", str(out), "-nW", "--keep-going", "--all"]
+    print("+", " ".join(cmd), flush=True)
+    code = subprocess.call(cmd, cwd=ROOT, env={**os.environ, "ATTN_BOOK_LANG": "ko"})
+    if code == 0:
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(out / "_build" / "html", target)
+    took = time.perf_counter() - start
+    print(f"build_book: the Korean edition, exit {code} after {took:.1f} s", flush=True)
     return code
 
 
