@@ -93,10 +93,11 @@ def korean_source():
     # a link to an English page the Korean edition has no twin of (site/attn_ko.py)
     english = {"url": "../../book/{{path}}#{{fragment}}"}
     sphinx["config"]["myst_url_schemes"] = {"http": None, "https": None, "en": english}
-    (src / "_config.yml").write_text(yaml.safe_dump(config, allow_unicode=True), "utf-8")
+    dump = {"allow_unicode": True, "sort_keys": False}  # the English order: require.js first
+    (src / "_config.yml").write_text(yaml.safe_dump(config, **dump), "utf-8")
     pages = korean_pages()
     toc = {"format": "jb-book", "root": pages[0], "chapters": [{"file": f} for f in pages[1:]]}
-    (src / "_toc.yml").write_text(yaml.safe_dump(toc, allow_unicode=True), "utf-8")
+    (src / "_toc.yml").write_text(yaml.safe_dump(toc, **dump), "utf-8")
     return src
 
 

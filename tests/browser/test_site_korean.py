@@ -1,0 +1,143 @@
+"""The Korean edition of the site (``_build/html/ko/``, tools/build_book.py): each page loads
+offline with its maths typeset, its figures drawn and every Hangul character drawn by a
+shipped font, no raw TeX; it says ``lang="ko"``; the language switch leads to the same page in
+the other edition and back; chapter 4's answer boxes answer in Korean, as the checkers do in a
+kernel started in book/ko; Korean search finds 내적 and 사과 (a particle on the noun: 사과를);
+the same axe audit as the English pages. Needs a built site (``make book``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from axe_audit import COLOUR_RULES, NO_TRANSITIONS, audit, failing, set_mode
+from test_site import load_every_font, math_state, raw_tex_left, widget_state
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from build_book import korean_pages  # noqa: E402
+
+PAGES = korean_pages()
+
+
+@pytest.fixture(scope="module", params=PAGES)
+def loaded(request, new_page, site, site_dir):
+    docname = request.param
+    if not (site_dir / "ko" / f"{docname}.html").is_file():
+        pytest.skip("the Korean edition is not built: run `make book`")
+    with new_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 1000})
+        page.goto(site.url(f"ko/{docname}.html"), wait_until="load")
+        page.wait_for_math()
+        try:
+            page.wait_for_widgets()
+        except Exception:  # reported by widget_state below
+            pass
+        page.wait_for_load_state("networkidle")
+        load_every_font(page)
+        yield docname, page
+
+
+def test_korean_page_offline_and_clean(loaded, site, glyphs):
+    docname, page = loaded
+    _, untypeset = math_state(page)
+    _, unrendered = widget_state(page)
+    checked, no_glyph = glyphs(page)
+    assert page.evaluate("document.documentElement.lang") == "ko"
+    assert checked["prose"] > 10, f"{docname}: hardly any Hangul to check"
+    assert not [u for u in page.requests if not site.is_local(u)]
+    assert not page.failed_requests, f"{docname}: failed requests: {page.failed_requests}"
+    assert not page.errors, f"{docname}: JavaScript errors: {page.errors}"
+    assert not untypeset, f"{docname}: math not typeset: {untypeset}"
+    assert not raw_tex_left(page), f"{docname}: raw TeX in the prose: {raw_tex_left(page)}"
+    assert not unrendered, f"{docname}: widgets not rendered: {unrendered}"
+    boxes = [g for g in no_glyph if not g["widget"]]
+    assert not boxes, f"{docname}: Hangul no shipped font drew (boxes): {boxes}"
+    text = page.inner_text("main")
+    assert "<!--" not in text and "{eval}" not in text and "```" not in text
+
+
+def test_the_language_switch_leads_to_the_twin_and_back(loaded, site):
+    docname, page = loaded
+    page.click('nav.attn-language a[lang="en"]')
+    page.wait_for_load_state("load")
+    assert page.url == site.url(f"{docname}.html")
+    assert page.evaluate("document.documentElement.lang") == "en"
+    page.click('nav.attn-language a[lang="ko"]')
+    page.wait_for_load_state("load")
+    assert page.url == site.url(f"ko/{docname}.html")
+
+
+def test_korean_page_meets_wcag_aa_in_light_and_dark_mode(loaded, axe_source):
+    docname, page = loaded
+    page.add_style_tag(content=NO_TRANSITIONS)
+    problems = []
+    for mode, rules in (("light", None), ("dark", COLOUR_RULES)):
+        set_mode(page, mode)
+        problems += [f"[{mode}] {p}" for p in failing(audit(page, axe_source, rules=rules))]
+    assert not problems, f"{docname}:\n" + "\n".join(problems)
+
+
+ANSWERS = {  # exercise id -> answers a reader types into the box
+    "ch4-weights-by-hand": ["[0.5, 0.5, 0.1]", "[0.401, 0.198, 0.401]", "solution"],
+    "ch4-output-by-hand": ["[1, 1]"],
+}
+
+
+def korean_verdicts():
+    """{id: [the Python checker's line for each answer]}, in a kernel's language for book/ko."""
+    code = (
+        "import json, sys\n"
+        "from attn_book.exercises import get\n"
+        "answers = json.loads(sys.argv[1])\n"
+        "out = {}\n"
+        "for i, texts in answers.items():\n"
+        "    ex = get(i)\n"
+        "    out[i] = [repr(ex.check(ex.solution if t == 'solution' else json.loads(t)))\n"
+        "              for t in texts]\n"
+        "print(json.dumps(out, ensure_ascii=False))\n"
+    )
+    env = {**os.environ, "ATTN_BOOK_LANG": "ko"}
+    run = [sys.executable, "-c", code, json.dumps(ANSWERS)]
+    out = subprocess.run(run, env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def test_chapter_4s_answer_boxes_answer_in_korean(page, site, site_dir):
+    if not (site_dir / "ko" / "book" / "04_worked_example.html").is_file():
+        pytest.skip("the Korean edition is not built: run `make book`")
+    from attn_book.exercises import get
+
+    page.goto(site.url("ko/book/04_worked_example.html"))
+    page.wait_for_selector("div.attn-answer form")
+    for exercise_id, want in korean_verdicts().items():
+        box = page.locator(f'div.attn-answer[data-exercise="{exercise_id}"]')
+        assert "답" in box.locator("label").first.inner_text()
+        assert box.locator("button.attn-answer-check").inner_text().strip() == "확인"
+        for text, line in zip(ANSWERS[exercise_id], want, strict=True):
+            solution = [round(float(x), 3) for x in get(exercise_id).solution]
+            typed = json.dumps(solution) if text == "solution" else text
+            box.locator("input[type=text]").fill(typed)
+            box.locator("button.attn-answer-check").click()
+            shown = box.locator(".attn-answer-verdict").inner_text().strip()
+            assert shown == line, (exercise_id, text)
+    assert want[0].startswith(("✓ 정답", "✗ 아직 아니다"))
+
+
+@pytest.mark.parametrize("query", ["내적", "사과", "소프트맥스"])
+def test_korean_search_finds_the_korean_pages(page, site, site_dir, query):
+    if not (site_dir / "ko" / "search.html").is_file():
+        pytest.skip("the Korean edition is not built: run `make book`")
+    page.goto(site.url(f"ko/search.html?q={query}"))
+    page.wait_for_selector("#search-results ul.search li", timeout=20_000)
+    links = page.locator("#search-results ul.search li a").evaluate_all(
+        "(links) => links.map((a) => a.href)"
+    )
+    assert any("/ko/book/04_worked_example.html" in h for h in links), links
+    assert not [u for u in page.requests if not site.is_local(u)]
+    assert not page.errors, page.errors
