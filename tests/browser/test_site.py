@@ -141,16 +141,21 @@ def loaded(request, new_page, site):
     typeset, its figures drawn and every font it declares loaded, for the tests below."""
     docname = request.param
     with new_page() as page:
-        page.set_viewport_size({"width": 1280, "height": 1000})
-        page.goto(site.url(f"{docname}.html"), wait_until="load")
-        page.wait_for_math()
-        try:
-            page.wait_for_widgets()
-        except Exception:  # reported with details by widget_state in the first test
-            pass
-        page.wait_for_load_state("networkidle")
-        load_every_font(page)
+        load_page(page, site.url(f"{docname}.html"))
         yield docname, page
+
+
+def load_page(page, url):
+    """Load ``url`` at 1280 × 1000 and wait for its maths, figures and fonts."""
+    page.set_viewport_size({"width": 1280, "height": 1000})
+    page.goto(url, wait_until="load")
+    page.wait_for_math()
+    try:
+        page.wait_for_widgets()
+    except Exception:  # reported with details by widget_state in the first test
+        pass
+    page.wait_for_load_state("networkidle")
+    load_every_font(page)
 
 
 @pytest.fixture(scope="module")

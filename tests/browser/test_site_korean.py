@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from axe_audit import COLOUR_RULES, NO_TRANSITIONS, audit, failing, set_mode
-from test_site import load_every_font, math_state, raw_tex_left, widget_state
+from test_site import load_page, math_state, raw_tex_left, widget_state
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -31,15 +31,7 @@ def loaded(request, new_page, site, site_dir):
     if not (site_dir / "ko" / f"{docname}.html").is_file():
         pytest.skip("the Korean edition is not built: run `make book`")
     with new_page() as page:
-        page.set_viewport_size({"width": 1280, "height": 1000})
-        page.goto(site.url(f"ko/{docname}.html"), wait_until="load")
-        page.wait_for_math()
-        try:
-            page.wait_for_widgets()
-        except Exception:  # reported by widget_state below
-            pass
-        page.wait_for_load_state("networkidle")
-        load_every_font(page)
+        load_page(page, site.url(f"ko/{docname}.html"))
         yield docname, page
 
 
