@@ -294,3 +294,34 @@ def test_the_korean_answer_for_the_worked_example_is_korean_and_correct():
     assert cat.text("title", "ch1-scores-by-hand", language="ko") == cat.text(
         "title", "ch1-scores-by-hand", language="en"
     )
+
+
+# --- the site's Korean edition (its pages are read by tests/browser/test_site_korean.py) -----
+
+
+def test_the_site_modules_examples():
+    import doctest
+
+    sys.path.insert(0, str(ROOT / "site"))
+    import attn_ko
+    import attn_site
+
+    for module in (attn_ko, attn_site):
+        assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_korean_search_indexes_a_noun_without_its_particle():
+    sys.path.insert(0, str(ROOT / "site"))
+    from attn_ko import KoreanSearch
+
+    words = KoreanSearch(options={}).split("나는 사과를 먹었다: 내적은 q·k")
+    assert {"사과", "사과를", "내적", "먹었", "먹었다", "q", "k"} <= set(words)
+
+
+def test_the_korean_site_lists_the_translated_pages_in_the_english_order():
+    import build_book
+
+    pages = build_book.korean_pages()
+    assert pages[:1] == ["book/intro"] and "book/04_worked_example" in pages
+    assert pages == sorted(pages, key=lambda p: p != "book/intro" and p)  # toc order
+    assert len(pages) == len(bk.translated())
