@@ -31,8 +31,9 @@ LANGUAGES = ("en", "ko")
 
 def language(cwd=None, environ=None):
     """The language of the reader-facing text: ``ATTN_BOOK_LANG`` if set, else ``"ko"`` in a
-    kernel started in ``book/ko`` (Jupyter and nbval start a notebook's kernel in its folder, so
-    the Korean notebooks answer in Korean without a line of code), else ``"en"``.
+    kernel started in a folder named ``ko`` (``book/ko``: Jupyter and nbval start a notebook's
+    kernel in its folder, so the Korean notebooks answer in Korean without a line of code),
+    else ``"en"``.
 
     >>> language(cwd=Path("/x/book/ko"), environ={}), language(cwd=Path("/x/book"), environ={})
     ('ko', 'en')
@@ -43,7 +44,7 @@ def language(cwd=None, environ=None):
     chosen = environ.get("ATTN_BOOK_LANG")
     if chosen is None:
         here = Path.cwd() if cwd is None else cwd
-        chosen = "ko" if here.parts[-2:] == ("book", "ko") else "en"
+        chosen = "ko" if here.name == "ko" else "en"
     if chosen not in LANGUAGES:
         raise ValueError(f"ATTN_BOOK_LANG must be one of {LANGUAGES}, got {chosen!r}")
     return chosen

@@ -452,9 +452,11 @@ def lab_book(tmp_path_factory, browser):  # `browser` first: it skips without Ch
         if not installed.exists() or installed.read_text() != source.read_text():
             pytest.fail(f"{installed} is not {source.name}: run `make lab` (or `make test`) first")
     work = tmp_path_factory.mktemp("lab-book")
-    for path in (ROOT / "book").iterdir():
-        if path.suffix in {".py", ".ipynb", ".md", ".toml"} and not path.name.startswith("."):
-            shutil.copy(path, work / path.name)
+    (work / "ko").mkdir()
+    for folder in ("", "ko"):  # the chapters and the Korean edition beside them
+        for path in (ROOT / "book" / folder).iterdir():
+            if path.suffix in {".py", ".ipynb", ".md", ".toml"} and not path.name.startswith("."):
+                shutil.copy(path, work / folder / path.name)
     (work / ".gitignore").write_text(".ipynb_checkpoints/\n")
     for args in (
         ["init", "-q"],
