@@ -101,6 +101,24 @@ def korean_source():
     return src
 
 
+def share_vendor_assets(target):
+    """The Korean pages load the pinned assets of tools/site_assets.py (MathJax, the widget
+    manager, Noto Sans KR: about 18 MB) from the English site's ``_static/vendor/``, one folder
+    up, instead of a copy; ``attn-require-config.js`` too, which finds them beside itself. The
+    theme's own vendor/fontawesome stays (its style sheets name it relative to themselves)."""
+    folders = (site_assets.STATIC / "vendor").iterdir()
+    shared = [f"_static/vendor/{p.name}/" for p in folders if p.is_dir()]
+    shared.append("_static/attn-require-config.js")
+    for path in shared[:-1]:
+        shutil.rmtree(target / path)
+    for page in target.rglob("*.html"):
+        if "_static" not in page.relative_to(target).parts:
+            text = page.read_text(encoding="utf-8")
+            for path in shared:
+                text = text.replace(path, f"../{path}")
+            page.write_text(text, encoding="utf-8")
+
+
 def build_korean(bin_dir, target):
     """Build the Korean edition and move it to ``target`` (``_build/html/ko``)."""
     start = time.perf_counter()
@@ -113,6 +131,7 @@ def build_korean(bin_dir, target):
     if code == 0:
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(out / "_build" / "html", target)
+        share_vendor_assets(target)
     took = time.perf_counter() - start
     print(f"build_book: the Korean edition, exit {code} after {took:.1f} s", flush=True)
     return code
