@@ -67,7 +67,8 @@ def main(argv):
 def korean_pages():
     """The translated pages (book/ko/NN_name.md and intro.md), in the English toc's order."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    files = [toc["root"]] + [c["file"] for part in toc["parts"] for c in part["chapters"]]
+    parts = toc.get("parts", [toc])
+    files = [toc["root"]] + [c["file"] for part in parts for c in part.get("chapters", [])]
     ko = ROOT / "book" / "ko"
     return [f for f in files if (ko / f"{Path(f).name}.md").is_file()]
 
