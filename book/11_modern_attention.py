@@ -214,6 +214,7 @@ len(ring), ring.keys.shape
 # the pattern as a list of `layer_types`; here it is built as Hugging Face's configurations
 # build it, and each layer's cache computed with Chapter 10's `ac.kv_cache_bytes`:
 
+
 # %%
 def cache_bytes(layer_types, kv_heads, d_head, n, window, b=2):
     """The KV cache of all layers; a "sliding" layer holds at most `window` positions."""
@@ -825,6 +826,8 @@ print(f"layers = {layers_b}, KV heads = {kv_heads_b}, d_head = {d_head_b}, n = {
 print(f"budget = {budget_b} GiB; W >= {min_window_b:,}, global layers >= {min_global_b}")
 answer = ...  # [W, global layers]
 ch11.local_global_budget.check(answer)
+
+
 # %% [markdown]
 # ````{solution} ex-ch11-local-global-budget
 # :class: dropdown
@@ -950,6 +953,8 @@ print("g_q =", g_q_ex.tolist())
 print("g_k =", g_k_ex.tolist())
 answer = ...  # the bound on the scaled score
 ch11.qk_norm_bound.check(answer)
+
+
 # %% [markdown]
 # ````{solution} ex-ch11-qk-norm-bound
 # :class: dropdown
