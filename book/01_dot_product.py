@@ -654,7 +654,7 @@ ch1.best_key.check(answer)
 # ```
 # ````
 #
-# ```{exercise} Write the score matrix with `einsum`
+# ```{exercise} Write the score matrix with einsum
 # :label: ex-ch1-my-scores
 #
 # Equation {eq}`eq-qkt` says entry $(i, j)$ is $\sum_d q_{i,d}\,k_{j,d}$. NumPy's

@@ -93,3 +93,16 @@ def test_no_chapter_uses_a_role_jupyterlab_cannot_resolve():
         if role.search(line)
     ]
     assert found == [], "\n".join(found)
+
+
+def test_no_exercise_title_holds_inline_code():
+    """sphinx-exercise drops the label of an exercise whose title holds `code`, and the
+    solution's reference to it then fails the site's build (seen with chapter 1's einsum)."""
+    title = re.compile(r"^# ```\{exercise\} (.*)$")
+    found = [
+        f"{path.name}: {m.group(1)}"
+        for path in sorted((ROOT / "book").glob("*.py"))
+        for m in map(title.match, path.read_text(encoding="utf-8").splitlines())
+        if m and "`" in m.group(1)
+    ]
+    assert found == [], "\n".join(found)
