@@ -51,8 +51,23 @@ MemoryCalculator(n=32768, heads=32, batch=1, dtype="float16", kv_cache=False, la
     (chapter 10) a second bar shows a model's KV cache, 2 · batch · layers · kv_heads ·
     d_head · n · bytes (attn_core.kv_cache_bytes), with sliders for the layers and the KV
     heads, and the 32k/128k marks follow it. Output: ``kv_cache_bytes``.
+StateFiller(n_pairs=3, d_k=4, d_v=4, rewrite=True, seed=0, method="delta", step=T, query=0,
+            beta=1.0, softmax_scale=16)
+    Chapter 12's memory filled token by token: N unit key–value pairs
+    (attn_book.recall.recall_task, seeded), each key written twice with ``rewrite``
+    (T = 2N tokens). A three-way switch chooses the memory: softmax attention's KV cache
+    (drawn as it grows, a key and a value a token), linear attention's state
+    S = Σ k vᵀ or the delta rule's (writing strength ``beta``), each a d_k × d_v heatmap
+    (purple–orange, the delta rule's Sᵀ). Step with buttons, a slider, a tap or a drag
+    along the tokens, or the arrow keys; choose the stored key to ask with. Shows the
+    recalled value beside the newest one written under that key (bars, and the error
+    ‖recalled − true‖) and the delta rule's correction v − S k of the last token.
+    Outputs (attn_core, ``state_filler.fill``): ``state`` (d_k, d_v), ``weights``
+    (softmax's, over the cache), ``recalled``, ``target``, ``written``, ``error``,
+    ``correction``.
 
-Colours are colour-blind safe (Okabe–Ito for vectors, viridis for heatmaps), dragging
+Colours are colour-blind safe (Okabe–Ito for vectors, viridis for heatmaps, purple–orange
+for a signed state), dragging
 never selects text, and figures on one page share no state and no element ids.
 """
 
@@ -61,5 +76,13 @@ from .memory_calculator import MemoryCalculator
 from .query_pad import QueryPad
 from .scaling_explorer import ScalingExplorer
 from .softmax_bars import SoftmaxBars
+from .state_filler import StateFiller
 
-__all__ = ["AttentionHeatmap", "MemoryCalculator", "QueryPad", "ScalingExplorer", "SoftmaxBars"]
+__all__ = [
+    "AttentionHeatmap",
+    "MemoryCalculator",
+    "QueryPad",
+    "ScalingExplorer",
+    "SoftmaxBars",
+    "StateFiller",
+]
