@@ -83,10 +83,12 @@ function colourRange(K, V, pairOf, query, beta) {
   return Math.ceil(top * 2) / 2;
 }
 
-/** Black or white text, whichever reads on an "rgb(r,g,b)" fill. */
+/** Black or white text, whichever contrasts more with an "rgb(r,g,b)" fill (WCAG's ratio). */
 function inkOn(fill) {
-  const [r, g, b] = fill.match(/\d+/g).map(Number);
-  return 0.299 * r + 0.587 * g + 0.114 * b > 140 ? "#000" : "#fff";
+  const linear = (c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  const [r, g, b] = fill.match(/\d+/g).map((c) => linear(Number(c) / 255));
+  const light = 0.2126 * r + 0.7152 * g + 0.0722 * b; // relative luminance
+  return (light + 0.05) / 0.05 >= 1.05 / (light + 0.05) ? "#000" : "#fff";
 }
 
 /** The token strip, the state's grid, softmax's cache and the colour legend: drawn once. */
@@ -105,7 +107,8 @@ function buildState(svg, T, dk, dv, pairOf) {
   const boxes = pairOf.map((p, j) => {
     const x = STRIP.left + j * pitch;
     const box = svgEl("rect", { x, y: STRIP.top, width: STRIP.box, height: STRIP.box }, svg);
-    setAttrs(box, { rx: 3, class: "abh-tokenbox", "data-token": j });
+    // "all": an unwritten token is drawn without a fill, and still takes a tap
+    setAttrs(box, { rx: 3, class: "abh-tokenbox", "data-token": j, "pointer-events": "all" });
     const label = text(x + STRIP.box / 2, STRIP.top + 16, `k${sub(p + 1)}`);
     label.setAttribute("pointer-events", "none");
     return { box, label };
@@ -167,7 +170,7 @@ function buildBars(svg, dv) {
     { top: 20, series: [RECALLED, TRUE] },
     { top: 140, series: [CORRECTION] },
   ].map((c) => {
-    const title = svgEl("text", { x: 4, y: c.top - 6, class: "abh-title" }, svg);
+    const title = svgEl("text", { x: 4, y: c.top - 10, class: "abh-title" }, svg);
     const mid = c.top + 40;
     svgEl("line", { x1: 40, x2: W - 8, y1: mid, y2: mid, class: "abh-zero" }, svg);
     const tick = (y) =>
@@ -227,7 +230,7 @@ function stepper(model, parent, T) {
   const back = htmlEl("button", { cls: "abh-button", text: "◀", attrs: { type: "button" } }, row);
   back.setAttribute("aria-label", "previous token");
   const range = { min: 0, max: T, step: 1 };
-  const slide = boundSlider(model, row, "step", "tokens written t", range, (t) => `${t} of ${T}`);
+  const slide = boundSlider(model, row, "step", "tokens t", range, (t) => `${t} of ${T}`);
   const next = htmlEl("button", { cls: "abh-button", text: "▶", attrs: { type: "button" } }, row);
   next.setAttribute("aria-label", "next token");
   back.addEventListener("click", () => go(-1));
