@@ -428,15 +428,14 @@ figures.show(
 )
 
 # %% [markdown]
-# In {eval}`figures.ref("fig-state-filler")` the same {eval}`len(state_filler.pair_of)`
-# tokens fill each memory: {eval}`state_filler.n_pairs` random unit keys in
-# $d_k =$ {eval}`state_filler.d_k` dimensions, each written twice, the second time with the
-# value to recall. Try this: with the delta rule, ask with $\mathbf k_1$ and step back (◀, the
-# arrow keys on the drawing, or a tap on a token) to the token that writes $\mathbf k_1$ again.
-# There the error is 0, as {eq}`eq-ch12-delta` promises; the tokens after it, whose keys
-# overlap $\mathbf k_1$, wear it down again. Switch to linear attention and the new value lands
-# on top of the stale one; switch to softmax and the cache grows a row a token while its
-# weights split between the two writes of $\mathbf k_1$. Lower $\beta$, and each correction is
+# In {eval}`figures.ref("fig-state-filler")` the same tokens fill each memory:
+# {eval}`state_filler.n_pairs` random unit keys in $d_k =$ {eval}`state_filler.d_k` dimensions, each
+# written twice, the second time with the value to recall. Try this: with the delta rule, ask with
+# $\mathbf k_1$ and step back (◀, the arrow keys on the drawing, or a tap on a token) to the token
+# that writes $\mathbf k_1$ again. There the error is 0, as {eq}`eq-ch12-delta` promises; the tokens
+# after it, whose keys overlap $\mathbf k_1$, wear it down again. Switch to linear attention and the
+# new value lands on top of the stale one; switch to softmax and the cache grows a row a token while
+# its weights split between the two writes of $\mathbf k_1$. Lower $\beta$, and each correction is
 # written only in part.
 #
 # ## The recall experiment again
