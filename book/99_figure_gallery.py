@@ -214,7 +214,8 @@ MemoryCalculator(
 # recall:
 
 # %%
-StateFiller()
+filler = StateFiller()
+filler
 
 # %% [markdown]
 # Six keys written once each, more than the state's four key dimensions hold apart: even
