@@ -516,7 +516,7 @@ function render({ model, el }) {
     const numbers = cacheShown ? t * (dk + dv) : dk * dv;
     setText(
       parts.title,
-      cacheShown ? `KV cache after t = ${t}: ${t} × (${dk} + ${dv}) = ${numbers} numbers` : `state S${sub(t)} after t = ${t}: ${dk} × ${dv} = ${numbers} numbers`
+      cacheShown ? `KV cache, t = ${t}: ${t} × (${dk} + ${dv}) = ${numbers} numbers` : `state S${sub(t)}, t = ${t}: ${dk} × ${dv} = ${numbers} numbers`
     );
     setText(
       parts.axes,

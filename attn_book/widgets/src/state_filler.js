@@ -341,8 +341,8 @@ function render({ model, el }) {
     setText(
       parts.title,
       cacheShown
-        ? `KV cache after t = ${t}: ${t} × (${dk} + ${dv}) = ${numbers} numbers`
-        : `state S${sub(t)} after t = ${t}: ${dk} × ${dv} = ${numbers} numbers`,
+        ? `KV cache, t = ${t}: ${t} × (${dk} + ${dv}) = ${numbers} numbers`
+        : `state S${sub(t)}, t = ${t}: ${dk} × ${dv} = ${numbers} numbers`,
     );
     setText(
       parts.axes,
