@@ -437,6 +437,31 @@ loss_before, loss_after
 # unit key and $\beta = 1$ the step lands on the minimum along $\mathbf k_t$. Yang et al.
 # showed how to train this recurrence in parallel over the sequence, chunk by chunk, which
 # made the delta rule (DeltaNet) practical at the scale of language models.
+
+# %% tags=["hide-input"]
+from attn_book.widgets import StateFiller
+
+state_filler = StateFiller()  # three keys, each written twice; the delta rule with β = 1
+figures.show(
+    state_filler,
+    "fig-state-filler",
+    "Three memories filled token by token with the same keys and values. Left: the state "
+    "$S_t$ of linear attention or of the delta rule ($d_k \\times d_v$; purple below 0, "
+    "orange above), or softmax attention's cache, which grows by a key and a value a token. "
+    "Right: what the memory returns for the key asked, beside the value written last under "
+    "that key, and the delta rule's correction $\\mathbf v_t - S_{t-1} \\mathbf k_t$.",
+)
+
+# %% [markdown]
+# In {eval}`figures.ref("fig-state-filler")` the same tokens fill each memory:
+# {eval}`state_filler.n_pairs` random unit keys in $d_k =$ {eval}`state_filler.d_k` dimensions, each
+# written twice, the second time with the value to recall. Try this: with the delta rule, ask with
+# $\mathbf k_1$ and step back (◀, the arrow keys on the drawing, or a tap on a token) to the token
+# that writes $\mathbf k_1$ again. There the error is 0, as {eq}`eq-ch12-delta` promises; the tokens
+# after it, whose keys overlap $\mathbf k_1$, wear it down again. Switch to linear attention and the
+# new value lands on top of the stale one; switch to softmax and the cache grows a row a token while
+# its weights split between the two writes of $\mathbf k_1$. Lower $\beta$, and each correction is
+# written only in part.
 #
 # ## The recall experiment again
 #
