@@ -49,7 +49,7 @@ from attn_book.plots import plot_recall
 from attn_book.prose import dec, grouped, plain, vector
 from attn_book.recall import recall_sweep
 from attn_book.tables import step_table
-from attn_book.widgets import MemoryCalculator
+from attn_book.widgets import MemoryCalculator, StateFiller
 
 figures = Figures(chapter=12)
 chapter_start = time.perf_counter()
@@ -439,8 +439,6 @@ loss_before, loss_after
 # made the delta rule (DeltaNet) practical at the scale of language models.
 
 # %% tags=["hide-input"]
-from attn_book.widgets import StateFiller
-
 state_filler = StateFiller()  # three keys, each written twice; the delta rule with β = 1
 figures.show(
     state_filler,
