@@ -17,8 +17,9 @@
 # into a state of fixed size, as a recurrent network's does. That is linear attention, and the
 # models of 2025 that use it, Qwen3-Next and Kimi Linear, run three such layers for every layer
 # of ordinary attention. We derive it by hand from the softmax of
-# [Chapter 4](04_worked_example.ipynb), measure what it forgets, repair part of that with the
-# delta rule, and end with the other way out, attention that reads only a few chosen keys.
+# [Chapter 4](04_worked_example.ipynb), measure what it forgets, give the state the delta
+# rule's ability to overwrite a pair (it does not give it room for more), and end with the
+# other way out, attention that reads only a few chosen keys.
 #
 # After this chapter you will be able to:
 #
@@ -248,12 +249,11 @@ crossover = next(  # the first length at which linear attention needs fewer FLOP
 )
 step_table(
     {
-        "causal softmax FLOPs": softmax_flops,
-        "linear FLOPs": linear_flops,
+        "causal softmax FLOPs": [grouped(f) for f in softmax_flops],
+        "linear FLOPs": [grouped(f) for f in linear_flops],
         "ratio": [dec(r, 2) for r in flops_ratios],
     },
     index=[f"n = {n:,}" for n in lengths],
-    digits=0,
 )
 
 # %% [markdown]
@@ -318,14 +318,21 @@ read_plain
 # back its own value. `attn_book.recall` draws random unit keys in $d_k = 16$ dimensions and
 # random unit values in $d_v = 64$, eight memories for each $N$, seeded, and counts a recall
 # as right when the vector returned is nearer (by cosine) to the right value than to every
-# other value written. Three memories: softmax attention over all $N$ pairs (sharp, with its
+# other value written. A memory that guesses is right for $1/N$ of the queries, the chance
+# level (우연 수준). Three memories: softmax attention over all $N$ pairs (sharp, with its
 # scores multiplied by 16, as a trained model's long queries and keys make them), the plain
-# sum of {eq}`eq-ch12-crosstalk`, and Katharopoulos et al.'s elu + 1 with its normaliser.
+# sum of {eq}`eq-ch12-crosstalk`, and Katharopoulos et al.'s elu + 1 with its normaliser, its
+# queries and keys multiplied by the same 16 before $\phi$. (On unit keys $\phi(\mathbf k)
+# \approx 1 + \mathbf k$, and every similarity would be mostly the constant; the scale gives
+# elu + 1 the same long vectors softmax gets. The plain sum needs no scale: a factor on its
+# reads changes no cosine.)
 
 # %%
 d_k_recall = 16
 pair_counts = (4, 8, 16, 32, 64, 128)
 forgetting = recall_sweep(pair_counts, d_k_recall, methods=("softmax", "linear", "linear_elu"))
+elu_unit = recall_sweep(pair_counts, d_k_recall, methods=("linear_elu",), scale=1.0)
+chance = forgetting.chance  # 1/N
 {method: accuracy.round(2) for method, accuracy in forgetting.accuracy.items()}
 
 # %% tags=["hide-input"]
@@ -334,7 +341,7 @@ figures.show(
     "fig-recall",
     "Associative recall against the number of pairs stored: the share of queries whose "
     "recalled vector is nearest its own value (8 seeded memories for each $N$; $d_k = 16$, "
-    "$d_v = 64$; log axis).",
+    "$d_v = 64$; log axis). Dashed grey: the chance level $1/N$ of a memory that guesses.",
 )
 
 # %% [markdown]
@@ -348,12 +355,22 @@ figures.show(
 # falls from the start, {eval}`dec(forgetting.cosine["linear"][0], 2)` at 4 pairs and
 # {eval}`dec(forgetting.cosine["linear"][5], 2)` at 128.
 #
-# The elu + 1 memory recalls only {eval}`dec(forgetting.accuracy["linear_elu"][0], 2)` of
-# even 4 pairs. Its features are all positive, so $\phi(\mathbf k_i) \cdot \phi(\mathbf k_j) >
-# 0$ for every pair: the crosstalk never cancels, and every read is pulled towards the average
-# of all the values. Positive features keep the weights positive, as
-# {eq}`eq-ch12-linear` needs, at the cost of recall; the models that ship linear attention
-# drop the normaliser and read $S$ directly.
+# The elu + 1 memory recalls {eval}`dec(forgetting.accuracy["linear_elu"][0], 2)` of 4 pairs,
+# {eval}`dec(forgetting.accuracy["linear_elu"][2], 2)` of 16 and
+# {eval}`dec(forgetting.accuracy["linear_elu"][4], 2)` of 64: above chance
+# ({eval}`dec(chance[0], 2)`, {eval}`dec(chance[2], 3)` and {eval}`dec(chance[4], 3)`), below
+# the plain sum at every $N$. Its features are all positive, so $\phi(\mathbf k_i) \cdot
+# \phi(\mathbf k_j) > 0$ for every pair: the crosstalk never cancels, as the plain sum's terms
+# of either sign partly do, and every read is pulled towards the sum of all the values. The
+# normaliser is not the cause: it divides the read by the positive number $\phi(\mathbf
+# q)^\top \mathbf z$, which leaves its cosine with every value, and so this measurement,
+# unchanged. Positive features keep the weights positive, as {eq}`eq-ch12-linear` needs; the
+# crosstalk that never cancels is what they cost. On the unit keys themselves, without the
+# factor 16, elu + 1 recalls {eval}`dec(elu_unit.accuracy["linear_elu"][0], 2)`,
+# {eval}`dec(elu_unit.accuracy["linear_elu"][2], 2)` and
+# {eval}`dec(elu_unit.accuracy["linear_elu"][4], 2)` of 4, 16 and 64 pairs, about chance. The
+# models of the next sections use neither a positive feature map nor a normaliser: they read
+# $S$ as the plain sum does.
 #
 # ## The delta rule: correct before writing (델타 규칙)
 #
@@ -410,10 +427,47 @@ read_k3_delta, read_k1_delta
 
 # %% [markdown]
 # exactly {eval}`vector(read_k3_delta)`, $\mathbf v_3$, where the plain sum returned
-# {eval}`vector(read_plain[2])`. The price is paid by key 1, which overlaps key 3: it now
-# returns {eval}`vector(read_k1_delta)` for $(2, 0)$. With $d_k = 2$, three keys cannot all be
-# kept; the delta rule keeps the newest exactly and lets the older ones give way along the
-# directions the new key uses.
+# {eval}`vector(read_plain[2])`. Key 1, which overlaps key 3, now returns
+# {eval}`vector(read_k1_delta)` for $(2, 0)$: $S_2$ returned it exactly, and token 3's write
+# wore it down along $\mathbf k_3$. Is that worse than the plain sum? Each key's error
+# $\lVert \text{read} - \mathbf v \rVert$ in both memories, after these three tokens and
+# after a fourth pair, $\mathbf k_4 = (1, -1)/\sqrt 2$ (orthogonal to $\mathbf k_3$) with
+# $\mathbf v_4 = (-1, 1)$:
+
+# %%
+k4, v4 = np.array([1.0, -1.0]) / np.sqrt(2), np.array([-1.0, 1.0])
+S_delta4 = S_delta + beta * np.outer(v4 - S_delta @ k4, k4)  # token 4's delta-rule write
+S_plain4 = S_plain + np.outer(k4, v4)  # and the plain sum's, + k vᵀ (d_k × d_v)
+K4, V4 = np.vstack([K_unit, k4]), np.vstack([V, v4])  # [4, 2] each
+err_plain3 = np.linalg.norm(K_unit @ S_plain - V, axis=1)  # ‖kᵀS − v‖ for keys 1-3
+err_delta3 = np.linalg.norm(K_unit @ S_delta.T - V, axis=1)  # ‖S k − v‖
+err_plain4 = np.linalg.norm(K4 @ S_plain4 - V4, axis=1)  # keys 1-4, after token 4
+err_delta4 = np.linalg.norm(K4 @ S_delta4.T - V4, axis=1)
+[e.round(3) for e in (err_plain3, err_delta3, err_plain4, err_delta4)]
+
+# %% tags=["hide-input"]
+step_table(
+    {
+        "plain sum, 3 tokens": [*err_plain3, "–"],
+        "delta rule, 3 tokens": [*err_delta3, "–"],
+        "plain sum, 4 tokens": err_plain4,
+        "delta rule, 4 tokens": err_delta4,
+    },
+    index=["key 1", "key 2", "key 3", "key 4"],
+)
+
+# %% [markdown]
+# After three tokens the delta rule is nearer on every key: keys 1 and 2 miss by
+# {eval}`dec(err_delta3[0])` against the plain sum's {eval}`plain(err_plain3[0])`, key 3 by
+# {eval}`plain(err_delta3[2])` against {eval}`plain(err_plain3[2])`. Three keys in two
+# dimensions bury every read of the plain sum in crosstalk, and the correction removes some
+# of it. The fourth pair shows the other side. The delta rule now returns $\mathbf v_3$ and
+# $\mathbf v_4$ exactly, and keys 1 and 2, which lie between $\mathbf k_3$ and
+# $\mathbf k_4$, miss by {eval}`dec(err_delta4[0])`, where the plain sum misses them by
+# {eval}`dec(err_plain4[0])`: with $d_k = 2$ the delta rule holds the two newest pairs and
+# the older ones pay for them, while the plain sum blurs all four alike
+# ({eval}`plain(err_plain4[2])` on keys 3 and 4). Which of the two recalls more pairs when there
+# are many keys is for the recall experiment below to say.
 #
 # **A gradient step.** The correction is one step of online least squares (온라인 최소제곱).
 # Take the loss $\ell(S) = \tfrac12 \lVert S \mathbf k_t - \mathbf v_t \rVert^2$, how badly the
@@ -480,7 +534,8 @@ figures.show(
     "fig-recall-delta",
     "The delta rule ($\\beta = 1$) against softmax attention and the plain linear sum. Left: "
     "$N$ random keys, each written once. Right: each key written twice, the second value "
-    "the one to recall ($d_k = 16$, $d_v = 64$, 8 seeded memories for each $N$).",
+    "the one to recall ($d_k = 16$, $d_v = 64$, 8 seeded memories for each $N$). Dashed "
+    "grey: chance, $1/N$ left and $1/2N$ right, where the stale values are candidates too.",
 )
 
 # %% [markdown]
@@ -492,7 +547,7 @@ figures.show(
 # {eval}`dec(random_keys.accuracy["delta"][4], 2)` against
 # {eval}`dec(random_keys.accuracy["linear"][4], 2)` at 64. Each write with $\beta = 1$ makes
 # the state exact for the newest key by removing, along that key, what older pairs had stored
-# there, as key 1 lost to key 3 above. Random keys always overlap, so every pair is worn down
+# there, as keys 1 and 2 lost to keys 3 and 4 above. Random keys always overlap, so every pair is worn down
 # by the writes after it, and only the most recent ones stay clear. The plain sum forgets
 # nothing on purpose: it blurs all pairs alike, and a blurred value is still the nearest.
 #
