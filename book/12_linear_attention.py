@@ -88,6 +88,12 @@ softmax_weights, softmax_out
 # \mathbf o = \frac{\sum_j \big(\phi(\mathbf q) \cdot \phi(\mathbf k_j)\big)\, \mathbf v_j}
 #                  {\sum_j \phi(\mathbf q) \cdot \phi(\mathbf k_j)} .
 # $$ (eq-ch12-linear)
+#
+# Softmax divided each score by $\sqrt{d_k}$ ([Chapter 3](03_scaling.ipynb)); this has no such
+# factor. A factor on the similarity would cancel, multiplying the numerator and the
+# normaliser alike. Dividing $\mathbf q$ by $\sqrt{d_k}$ before $\phi$ would not, because
+# $\phi$ is not linear ($\phi(2/2) = 2$, not $\phi(2)/2 = 1.5$), and it would change the
+# weights; Katharopoulos et al. apply $\phi$ to the queries and keys as they are.
 
 # %%
 phi = ac.elu_plus_one
@@ -162,10 +168,11 @@ S_all, z_all
 # That is a recurrent network (순환 신경망) whose state (상태) is the pair $(S_t, \mathbf z_t)$ of
 # $d_k \times d_v + d_k$ numbers, the same size after three tokens or a million; Katharopoulos
 # et al. titled their paper "Transformers are RNNs". Let the example's three keys and values be
-# three tokens, each asking with the query $(1, 0)$, and run {eq}`eq-ch12-recurrence` by hand:
+# three tokens, asking with the queries $(1, 1)$, $(0, 1)$ and the example's $(1, 0)$, and run
+# {eq}`eq-ch12-recurrence` by hand:
 
 # %%
-Q = np.tile(q, (3, 1))  # [3, 2]: the query (1, 0) at each of the three tokens
+Q = np.array([[1.0, 1.0], [0.0, 1.0], q])  # [3, 2]: one query a token, the last (1, 0)
 S = np.zeros((2, 2))  # d_k × d_v, empty before the first token
 z = np.zeros(2)  # d_k
 steps = []
@@ -191,33 +198,42 @@ step_table(
 # %% [markdown]
 # **Token 1.** $\phi(\mathbf k_1)\,\mathbf v_1^\top = (2, 1)^\top (2, 0)$ puts
 # {eval}`vector(steps[0]["S"][0])` in the first row of $S_1$ and {eval}`vector(steps[0]["S"][1])`
-# in the second; $\mathbf z_1 =$ {eval}`vector(steps[0]["z"])`. The query reads
-# $2 \cdot (4, 0) + 1 \cdot (2, 0) = (10, 0)$ and divides by $2 \cdot 2 + 1 \cdot 1 = 5$:
-# $\mathbf o_1 =$ {eval}`vector(steps[0]["out"])`, the only value it has seen.
+# in the second; $\mathbf z_1 =$ {eval}`vector(steps[0]["z"])`. The query's features
+# $\phi(1, 1) = (2, 2)$ read $2 \cdot (4, 0) + 2 \cdot (2, 0) = (12, 0)$ and divide by
+# $2 \cdot 2 + 2 \cdot 1 = 6$: $\mathbf o_1 =$ {eval}`vector(steps[0]["out"])`, the only
+# value it has seen.
 #
 # **Token 2.** $(1, 2)^\top (0, 2)$ adds $(0, 2)$ and $(0, 4)$: $S_2$ has rows
 # {eval}`vector(steps[1]["S"][0])` and {eval}`vector(steps[1]["S"][1])`, and
-# $\mathbf z_2 =$ {eval}`vector(steps[1]["z"])`. The read is $2 \cdot (4, 2) + (2, 4) =
-# (10, 8)$ over $2 \cdot 3 + 3 = 9$: $\mathbf o_2 =$ {eval}`vector(steps[1]["out"])`.
+# $\mathbf z_2 =$ {eval}`vector(steps[1]["z"])`. With $\phi(0, 1) = (1, 2)$ the read is
+# $(4, 2) + 2 \cdot (2, 4) = (8, 10)$ over $3 + 2 \cdot 3 = 9$: $\mathbf o_2 =$
+# {eval}`vector(steps[1]["out"])`.
 #
 # **Token 3.** $(2, 2)^\top (1, 1)$ adds 2 to every entry: rows
 # {eval}`vector(steps[2]["S"][0])` and {eval}`vector(steps[2]["S"][1])`, $\mathbf z_3 =$
-# {eval}`vector(steps[2]["z"])`, and $(16, 14) / 15 =$ {eval}`vector(steps[2]["out"])`, the
-# output of {eq}`eq-ch12-linear` over all three keys.
+# {eval}`vector(steps[2]["z"])`, and $\phi(1, 0) = (2, 1)$ reads $(16, 14) / 15 =$
+# {eval}`vector(steps[2]["out"])`, the output of {eq}`eq-ch12-linear` over all three keys.
 #
 # The same rows come from the parallel form, which computes the $n \times n$ table
 # $\phi(Q)\phi(K)^\top$, masks it causally and normalises each row (the way to train, with
 # every token known), and from `attn_core`'s recurrence:
 
 # %%
+table = np.tril(phi(Q) @ phi_K.T)  # [3, 3]: φ(q_t)·φ(k_s), 0 where s > t (the mask M)
 by_hand = np.stack([s["out"] for s in steps])  # [3, 2]
 parallel = ac.linear_attention(Q, K, V)  # causal: (φ(Q) φ(K)ᵀ ⊙ M) V, each row normalised
+row_sums = table.sum(axis=1)  # [3]: φ(q_t) · z_t, each token's normaliser
+np.testing.assert_allclose(parallel, (table @ V) / row_sums[:, None])
 recurrent, (S_final, z_final) = ac.linear_attention_recurrent(Q, K, V)
 same_digits = bool(np.array_equal(by_hand, parallel) and np.array_equal(by_hand, recurrent))
-parallel, same_digits
+table, parallel, same_digits
 
 # %% [markdown]
-# Equal to the last digit ({eval}`same_digits`): here every number is a small integer or a
+# Row $t$ of the masked table holds token $t$'s similarities with keys 1 to $t$:
+# {eval}`plain(table[0])`, {eval}`plain(table[1])` and {eval}`plain(table[2])`. Their sums,
+# {eval}`plain(row_sums)`, are the normalisers $\phi(\mathbf q_t) \cdot
+# \mathbf z_t$ of the recurrence, and row 2 times the values is its read $(8, 10)$. The
+# outputs are equal to the last digit ({eval}`same_digits`): here every number is a small integer or a
 # ratio of two, so both orders of the sums round alike (on random inputs they agree to about
 # $10^{-15}$, which the tests of `attn_core` check).
 #
@@ -683,9 +699,9 @@ qwen_kv_per_token_kib, qwen_state_mib, qwen_long_gib
 
 # %% [markdown]
 # {eval}`plain(qwen_kv_per_token_kib)` KiB a token, {eval}`plain(qwen_state_mib)` MiB of
-# state, and {eval}`dec(qwen_long_gib, 2)` GiB at 128k tokens, for a model of 80 billion
-# parameters (3 billion of them used for each token, a mixture of experts), ten times the
-# Llama-3-8B-like one's. (The Gated DeltaNet layers also keep the last few tokens of their
+# state, and {eval}`dec(qwen_long_gib, 2)` GiB at 128k tokens, for a model with ten times the
+# Llama-3-8B-like one's parameters: 80 billion, of which 3 billion are used for each token (a
+# mixture of experts). (The Gated DeltaNet layers also keep the last few tokens of their
 # query, key and value channels for a short convolution: a fixed cache of tens of KiB a layer,
 # not counted here.)
 #
@@ -749,8 +765,10 @@ index_scores[-1], keep.astype(int)
 # $I_{5,s} =$ {eval}`plain(index_scores[-1])`. Its three best are keys 2, 0 and 4
 # ({eval}`plain(index_scores[-1][2])`, {eval}`plain(index_scores[-1][0])`,
 # {eval}`plain(index_scores[-1][4])`), and the mask's last row keeps them. The first three
-# tokens see three keys or fewer and keep them all. Attention then runs with this mask; with
-# the identity as values, its output is the weights themselves:
+# tokens see three keys or fewer and keep them all. Token 3 sees keys 0 to 3, scored
+# {eval}`plain(index_scores[3][:4])`: keys 1 and 3 tie for its third place, and `top_k_mask`
+# gives a tie to the earlier key, key 1 (a stable sort). Attention then runs with this mask;
+# with the identity as values, its output is the weights themselves:
 
 # %%
 attn_queries = index_keys  # in this toy each token's attention query is its own key
@@ -761,12 +779,36 @@ sparse_weights[-1].round(3)
 
 # %% [markdown]
 # The last token's weights, {eval}`dec(sparse_weights[-1])`, fall on keys 0, 2 and 4 only.
+# Are those the keys that matter? Dense attention, the same queries over every key the causal
+# mask allows:
+
+# %%
+dense_weights = ac.scaled_dot_product_attention(
+    attn_queries, index_keys, np.eye(6), is_causal=True
+)  # [6, 6]: every earlier key, no selection
+kept_share = dense_weights[-1][keep[-1]].sum()  # the dense weight on the keys kept
+dense_weights[-1].round(3), kept_share.round(3)
+
+# %% [markdown]
+# Reading all six keys, the last token would put {eval}`dec(dense_weights[-1][5])` on key 5,
+# its own, {eval}`dec(dense_weights[-1][3])` on key 3 and {eval}`dec(dense_weights[-1][0])` on
+# key 0. The indexer kept keys 0, 2 and 4, which hold only {eval}`dec(kept_share)` of that
+# weight: it left out the two keys attention wants most. Nothing here ties the indexer to the
+# attention it serves: its two heads, chosen by hand, rate every token's keys alike. An
+# indexer that is not trained for it need not agree with attention. DeepSeek-V3.2 trains its
+# indexer to agree: first with dense attention and the rest of the model frozen, it fits the
+# softmax of each query's scores $I_{t,:}$ to the attention weights summed over the heads and
+# normalised, by a KL-divergence loss; then, with the selection switched on, to those weights
+# on the selected keys alone ([DeepSeek-AI, 2025](references.md)).
+#
 # What does it save? A decode step at 128k tokens, with 128 heads of 128 and DeepSeek-V3.2's
 # indexer of 64 heads of 128 (DeepSeek-V3.2's own attention heads are multi-head latent
 # attention's, [Chapter 11](11_modern_attention.ipynb)'s, wider than this):
 
 # %%
-sparse = ac.sparse_attention_cost(1, 128, 1, n_long, 128, 2048, index_heads=64, index_dim=128)
+sparse = ac.sparse_attention_cost(
+    1, 128, 1, n_long, 128, 2048, index_heads=64, index_dim=128, dtype=np.float16
+)  # attention's keys and values in the book's 16 bits
 attention_saving = sparse.dense.matmul_flops / sparse.sparse.matmul_flops
 read_saving = sparse.dense.input_bytes / sparse.sparse.input_bytes
 index_bytes = n_long * 128 * 1  # the indexer's key of every token: 128 numbers, FP8 (1 byte)
@@ -788,7 +830,7 @@ attention_saving, sparse.flops_ratio, read_saving, step_read_saving
 # {eval}`plain(attention_saving)`. And it reads its own key of every token,
 # {eval}`plain(index_mib)` MiB in FP8 at 128k tokens, beside the
 # {eval}`dec(sparse_read_mib, 1)` MiB of the 2,048 keys and values attention
-# reads (float32 here, 128 heads with keys of their own), so a step reads
+# reads (float16, 128 heads with keys of their own), so a step reads
 # {eval}`dec(step_read_saving, 1)` times fewer bytes in all. The indexer's share grows like $n$
 # per token, as dense attention does; it stays affordable because its key is one vector of
 # 128 numbers a token, shared by all its heads, and DeepSeek runs it in FP8. And the cache is not smaller (it even gains the

@@ -125,9 +125,9 @@ read_the_state = NumberExercise(
 
 # ------------------------------------------------------ prove, then compute: a chunk's outputs
 
-# the chapter's three tokens (query (1, 0) each), then a chunk of two more tokens
+# the chapter's three tokens (queries (1, 1), (0, 1), (1, 0)), then a chunk of two more tokens
 _CHUNK = (
-    np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]),
+    np.array([[1.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]),
     np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 0.0], [1.0, 1.0]]),
     np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0], [3.0, 0.0], [0.0, 3.0]]),
 )
