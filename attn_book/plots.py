@@ -589,7 +589,7 @@ def plot_recall(panels, *, d_k):
             ax.plot(sweep.n_pairs, accuracy, ls=ls, marker=marker, color=colour, label=label)
         ax.plot(sweep.n_pairs, sweep.chance, color="grey", ls="--", lw=1, label="chance (a guess)")
         ax.axvline(d_k, color="grey", ls=":", lw=1)
-        ax.text(d_k, 0.02, f" N = d_k = {d_k}", color="grey", fontsize=8)
+        ax.text(d_k, 0.08, f" N = d_k = {d_k}", color="grey", fontsize=8)  # above chance
         ax.set(xlabel="pairs stored N", title=title, ylim=(0, 1.03))
         ax.set_xscale("log", base=2)
         ax.set_xticks(sweep.n_pairs, [str(n) for n in sweep.n_pairs])
