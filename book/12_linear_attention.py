@@ -385,8 +385,8 @@ figures.show(
 # factor 16, elu + 1 recalls {eval}`dec(elu_unit.accuracy["linear_elu"][0], 2)`,
 # {eval}`dec(elu_unit.accuracy["linear_elu"][2], 2)` and
 # {eval}`dec(elu_unit.accuracy["linear_elu"][4], 2)` of 4, 16 and 64 pairs, about chance. The
-# models of the next sections use neither a positive feature map nor a normaliser: they read
-# $S$ as the plain sum does.
+# models of the next sections use neither a positive feature map nor the normaliser
+# $\phi(\mathbf q)^\top \mathbf z$: they read $S$ as the plain sum does.
 #
 # ## The delta rule: correct before writing (델타 규칙)
 #
