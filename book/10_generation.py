@@ -288,7 +288,7 @@ loop_cache = ac.KVCache()
 loop_cache.append(K[: n_prompt + 1], V[: n_prompt + 1])  # the cache after step 1: 4 words
 loop_cache.append(k_picked[None], v_picked[None])  # the next step appends the picked word
 out_picked = loop_cache.attend(q_picked)  # [3]: the next step's output
-len(loop_cache), out_picked
+print(len(loop_cache), "positions cached; the next step's output:", vector(out_picked))
 
 # %% [markdown]
 # The cache now holds {eval}`len(loop_cache)` positions, the last of them the key
@@ -895,6 +895,10 @@ else:
 #   causal pass over the whole text ({eq}`eq-ch10-row`): here the three steps gave
 #   {eval}`vector(steps[0]["out"])`, {eval}`vector(steps[1]["out"])` and
 #   {eval}`vector(steps[2]["out"])`.
+# - The newest position's output, projected to one logit a word of the vocabulary, picks the
+#   next token: greedily, the largest logit, or by a draw from
+#   $\mathrm{softmax}(\text{logits} / T)$; the picked token's key and value are what the next
+#   step appends.
 # - With RoPE the cache stores each key turned at its own position, once; the new query and
 #   key are turned at the new word's position, counted from the text's first real word in the
 #   prefill and at every step alike.
