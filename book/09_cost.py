@@ -31,7 +31,8 @@
 # - run attention in query tiles by hand, as `ac.scaled_dot_product_attention` does on long
 #   inputs through `ac.blocked_attention`, and say why each tile is just the plain formula;
 # - say what FlashAttention adds to it: query tiles, a saved log-sum-exp, and recomputation in
-#   the backward pass;
+#   the backward pass, and count what training adds: a backward pass of about twice the
+#   forward's FLOPs, 2.5 times with the recomputation;
 # - name the main lines of work that avoid the quadratic cost.
 
 # %%
