@@ -161,12 +161,13 @@ at_crossover = ac.attention_cost(1, n_heads, crossover_causal, crossover_causal,
 causal_per_token = at_crossover.matmul_flops / crossover_causal  # averaged over the queries
 assert causal_per_token == projections + mlp  # the crossover, counted pair by pair
 crossover_causal_per_d = crossover_causal / d_model
+crossover_causal_times = round(crossover_causal_per_d)  # about 12
 causal_fraction, crossover_causal, crossover_causal_per_d
 
 # %% [markdown]
 # At 32k tokens the causal pass computes {eval}`dec(causal_fraction, 4)` of the full pass's
 # products, and the crossover moves to $n =$ {eval}`plain(crossover_causal)`, about
-# {eval}`plain(round(crossover_causal_per_d))` times $d_\text{model}$.
+# {eval}`plain(crossover_causal_times)` times $d_\text{model}$.
 #
 # GPT-2's layer is an old shape: four $d_\text{model} \times d_\text{model}$ projections and
 # an MLP of two matrices. Llama 3's 8-billion model ([Grattafiori et al., 2024](references.md))
@@ -826,7 +827,7 @@ backward_ratio, flash_ratio, train_tflop
 #   heads in float16 the weights of one layer would take {eval}`plain(weights_32k)` GiB.
 # - Per token, attention's $4\,n\,d_\text{model}$ FLOPs pass the projections' and the MLP's
 #   $24\,d_\text{model}^2$ only beyond $n = 6\,d_\text{model}$ (about
-#   {eval}`plain(round(crossover_causal_per_d))`$\,d_\text{model}$ for a causal kernel that
+#   {eval}`plain(crossover_causal_times)`$\,d_\text{model}$ for a causal kernel that
 #   skips the masked half; {eval}`plain(crossover_llama_per_d)`$\,d_\text{model}$ for Llama 3
 #   8B's GQA and SwiGLU layer).
 # - Measured from n = {eval}`fit_from` up, the fastest of several calls in processor time on

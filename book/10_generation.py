@@ -267,16 +267,18 @@ vocabulary = tokens  # a toy vocabulary: the chapter's six words
 W_out = np.random.default_rng(0).standard_normal((d_k, len(vocabulary)))  # [3, 6], untrained
 logits = steps[0]["out"] @ W_out  # 그리고's output: [3] @ [3, 6] -> [6], one score a word
 greedy_word = vocabulary[int(np.argmax(logits))]  # the largest logit
+greedy_logit = logits.max()
 temperatures = [0.5, 1.0, 2.0]
 probs = {T: ac.softmax(logits / T) for T in temperatures}  # [6] each, summing to 1
+greedy_p = {T: p.max() for T, p in probs.items()}  # the greedy word's probability
 sample_rng = np.random.default_rng(1)  # a fixed random state: the same draw on every run
 sampled_word = vocabulary[sample_rng.choice(len(vocabulary), p=probs[1.0])]
 step_table({"logit": logits} | {f"p, T = {T}": p for T, p in probs.items()}, index=vocabulary)
 
 # %% [markdown]
-# Greedy decoding picks {eval}`greedy_word`, whose logit {eval}`dec(logits.max())` is the
-# largest; at $T = 1$ it has probability {eval}`dec(probs[1.0].max())`, at $T = 0.5$
-# {eval}`dec(probs[0.5].max())` and at $T = 2$ {eval}`dec(probs[2.0].max())`. One draw at
+# Greedy decoding picks {eval}`greedy_word`, whose logit {eval}`dec(greedy_logit)` is the
+# largest; at $T = 1$ it has probability {eval}`dec(greedy_p[1.0])`, at $T = 0.5$
+# {eval}`dec(greedy_p[0.5])` and at $T = 2$ {eval}`dec(greedy_p[2.0])`. One draw at
 # $T = 1$, from the fixed random state, gives {eval}`sampled_word`. Whichever word is picked,
 # the loop goes on the same way: the next step makes that word's query, key and value, appends
 # the key and the value to the cache, and attends. Closing the loop with the greedy word:
@@ -288,10 +290,11 @@ loop_cache = ac.KVCache()
 loop_cache.append(K[: n_prompt + 1], V[: n_prompt + 1])  # the cache after step 1: 4 words
 loop_cache.append(k_picked[None], v_picked[None])  # the next step appends the picked word
 out_picked = loop_cache.attend(q_picked)  # [3]: the next step's output
-print(len(loop_cache), "positions cached; the next step's output:", vector(out_picked))
+n_cached = len(loop_cache)  # 5: the prompt, 그리고 and the picked word
+print(n_cached, "positions cached; the next step's output:", vector(out_picked))
 
 # %% [markdown]
-# The cache now holds {eval}`len(loop_cache)` positions, the last of them the key
+# The cache now holds {eval}`n_cached` positions, the last of them the key
 # {eval}`vector(k_picked)` and value {eval}`vector(v_picked)` of {eval}`greedy_word`, and the
 # step's output is {eval}`vector(out_picked)`. Its logits would pick the word after that, and so
 # on until an end-of-text token or a length limit. This chapter's story, in which 배를 follows
