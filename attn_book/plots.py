@@ -569,7 +569,9 @@ def plot_recall(panels, *, d_k):
     Parameters
     ----------
     panels : dict of str to attn_book.recall.RecallSweep
-        Panel title -> sweep; each method of the sweep is one line (:data:`RECALL_STYLE`).
+        Panel title -> sweep; each method of the sweep is one line (:data:`RECALL_STYLE`),
+        and the sweep's ``chance`` (a memory that guesses: 1/N, or 1/2N with rewrites) a
+        grey dashed one.
     d_k : int
         The keys' width, drawn as a dotted vertical line: a d_k × d_v state.
 
@@ -585,8 +587,9 @@ def plot_recall(panels, *, d_k):
         for method, accuracy in sweep.accuracy.items():
             label, colour, marker, ls = RECALL_STYLE[method]
             ax.plot(sweep.n_pairs, accuracy, ls=ls, marker=marker, color=colour, label=label)
+        ax.plot(sweep.n_pairs, sweep.chance, color="grey", ls="--", lw=1, label="chance (a guess)")
         ax.axvline(d_k, color="grey", ls=":", lw=1)
-        ax.text(d_k, 0.02, f" N = d_k = {d_k}", color="grey", fontsize=8)
+        ax.text(d_k, 0.08, f" N = d_k = {d_k}", color="grey", fontsize=8)  # above chance
         ax.set(xlabel="pairs stored N", title=title, ylim=(0, 1.03))
         ax.set_xscale("log", base=2)
         ax.set_xticks(sweep.n_pairs, [str(n) for n in sweep.n_pairs])

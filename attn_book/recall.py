@@ -41,7 +41,8 @@ __all__ = [
 METHODS = ("softmax", "linear", "linear_elu", "delta")
 """The memories: softmax attention; linear attention without a feature map or normaliser
 (the plain sum, as RetNet and Gated DeltaNet read it); Katharopoulos et al.'s elu + 1 with
-its normaliser; the delta rule with β = 1."""
+its normaliser, on keys and queries scaled as softmax's scores are; the delta rule with
+β = 1."""
 
 KEY_KINDS = ("random", "orthonormal")
 """Random unit keys, or orthonormal ones (a random rotation of the axes) as long as N <= d_k
@@ -71,6 +72,7 @@ class RecallSweep(NamedTuple):
     n_pairs: np.ndarray  # (P,)
     accuracy: dict  # method -> (P,)
     cosine: dict  # method -> (P,)
+    chance: np.ndarray  # (P,): 1 / (values each query chooses among), a guess's accuracy
 
 
 def recall_task(n_pairs, d_k=16, *, d_v=64, trials=8, keys="random", rewrite=False, seed=0):
@@ -125,7 +127,7 @@ def recall_task(n_pairs, d_k=16, *, d_v=64, trials=8, keys="random", rewrite=Fal
     return RecallTask(written, np.concatenate([stale, answers], axis=1), stored, answers, stale)
 
 
-def recalled(task, method, *, softmax_scale=16.0, beta=1.0):
+def recalled(task, method, *, scale=16.0, beta=1.0):
     """What a memory returns for each query of ``task``, shape (trials, N, d_v).
 
     Parameters
@@ -133,10 +135,14 @@ def recalled(task, method, *, softmax_scale=16.0, beta=1.0):
     task : RecallTask
     method : {"softmax", "linear", "linear_elu", "delta"}
         :data:`METHODS`.
-    softmax_scale : float > 0, default 16
-        The factor on softmax's scores. Unit keys give a score of 1 to the right key; the
-        usual :math:`1/\\sqrt{d_k}` would leave every row nearly uniform, so this stands for
-        the long queries and keys a trained model learns (a sharp softmax).
+    scale : float > 0, default 16
+        The factor on softmax's scores, and on the keys and queries of ``"linear_elu"``
+        before its feature map, so that both see the same long vectors. Unit keys give a
+        score of 1 to the right key; the usual :math:`1/\\sqrt{d_k}` would leave every row
+        nearly uniform, so this stands for the long queries and keys a trained model learns
+        (a sharp softmax). On unit keys elu + 1 is nearly :math:`1 + x`, and every
+        similarity is dominated by the constant. The two linear memories without a feature
+        map ignore it: a factor on their reads does not change a cosine.
     beta : float in (0, 1], default 1
         The delta rule's writing strength, the same for every token (``"delta"`` only).
 
@@ -152,7 +158,7 @@ def recalled(task, method, *, softmax_scale=16.0, beta=1.0):
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    scale = check_positive_real(softmax_scale, "softmax_scale")
+    scale = check_positive_real(scale, "scale")
     beta = check_positive_real(beta, "beta")
     if beta > 1:
         raise ValueError(f"beta must be in (0, 1], got {beta!r}")
@@ -167,8 +173,8 @@ def recalled(task, method, *, softmax_scale=16.0, beta=1.0):
             k, k, v, feature_map=_identity, normalize=False
         )
         return q @ state  # qᵀ S: [trials, N, d_k] @ [trials, d_k, d_v]
-    _, (state, z) = ac.linear_attention_recurrent(k, k, v)  # elu + 1, normalised
-    fq = ac.elu_plus_one(q)  # [trials, N, F]
+    _, (state, z) = ac.linear_attention_recurrent(scale * k, scale * k, v)  # elu + 1, normalised
+    fq = ac.elu_plus_one(scale * q)  # [trials, N, F]
     return (fq @ state) / (fq @ z[..., None])  # φ(q)ᵀS / φ(q)ᵀz
 
 
@@ -207,7 +213,13 @@ def recall_score(task, recalled_values):
 
 
 def recall_sweep(
-    n_pairs=(4, 8, 12, 16, 24, 32, 48, 64), d_k=16, *, methods=METHODS, beta=1.0, **task
+    n_pairs=(4, 8, 12, 16, 24, 32, 48, 64),
+    d_k=16,
+    *,
+    methods=METHODS,
+    beta=1.0,
+    scale=16.0,
+    **task,
 ):
     """Recall of each memory against the number of pairs N: chapter 12's figure.
 
@@ -219,13 +231,17 @@ def recall_sweep(
     methods : sequence of str, default :data:`METHODS`
     beta : float in (0, 1], default 1
         The delta rule's writing strength (:func:`recalled`).
+    scale : float > 0, default 16
+        The factor on softmax's scores and on elu + 1's keys and queries (:func:`recalled`).
     **task
         ``d_v``, ``trials``, ``keys``, ``rewrite``, ``seed`` of :func:`recall_task`.
 
     Returns
     -------
     RecallSweep
-        ``accuracy[method]`` and ``cosine[method]``, one number per N.
+        ``accuracy[method]`` and ``cosine[method]``, one number per N, and ``chance``, the
+        accuracy of a memory that guesses: 1/N, or 1/2N when every key is written twice
+        (the stale values are candidates too).
 
     Examples
     --------
@@ -238,11 +254,15 @@ def recall_sweep(
         raise ValueError(f"methods must be among {METHODS}, got {unknown}")
     ns = np.array([check_positive_int(n, "n_pairs") for n in n_pairs])
     accuracy, cosine = ({m: np.empty(len(ns)) for m in methods} for _ in range(2))
+    chance = np.empty(len(ns))
     for i, n in enumerate(ns):
         drawn = recall_task(int(n), d_k, **task)
+        chance[i] = 1 / (drawn.answers.shape[1] + drawn.decoys.shape[1])  # 1/N, 1/2N rewritten
         for m in methods:
-            accuracy[m][i], cosine[m][i] = recall_score(drawn, recalled(drawn, m, beta=beta))
-    return RecallSweep(ns, accuracy, cosine)
+            accuracy[m][i], cosine[m][i] = recall_score(
+                drawn, recalled(drawn, m, scale=scale, beta=beta)
+            )
+    return RecallSweep(ns, accuracy, cosine, chance)
 
 
 def _identity(x):

@@ -375,8 +375,8 @@ except ValueError as err:
 # (whenever $S = d_k$ and the batch size is $d_k$ or 1) it runs and returns wrong numbers
 # without a word. The right transpose
 # turns each $(S, d_k)$ block of keys into $(d_k, S)$ and leaves the batch axis where it is;
-# writing it is the last exercise ({ref}`ex-ch1-bug-kt`), and `ac.dot_scores` does it for you.
-# The one before it ({ref}`ex-ch1-my-scores`) gets the same scores with no transpose at all.
+# writing it is the last exercise, and `ac.dot_scores` does it for you.
+# The one before it gets the same scores with no transpose at all.
 #
 # ## Try it: the query pad
 #
@@ -654,7 +654,7 @@ ch1.best_key.check(answer)
 # ```
 # ````
 #
-# ```{exercise} Write the score matrix with `einsum`
+# ```{exercise} Write the score matrix with einsum
 # :label: ex-ch1-my-scores
 #
 # Equation {eq}`eq-qkt` says entry $(i, j)$ is $\sum_d q_{i,d}\,k_{j,d}$. NumPy's

@@ -31,7 +31,8 @@
 # - run attention in query tiles by hand, as `ac.scaled_dot_product_attention` does on long
 #   inputs through `ac.blocked_attention`, and say why each tile is just the plain formula;
 # - say what FlashAttention adds to it: query tiles, a saved log-sum-exp, and recomputation in
-#   the backward pass;
+#   the backward pass, and count what training adds: a backward pass of about twice the
+#   forward's FLOPs, 2.5 times with the recomputation;
 # - name the main lines of work that avoid the quadratic cost.
 
 # %%
@@ -148,10 +149,49 @@ step_table({"n": [f"{n:,}" for n in layer_n], "attention's share of the FLOPs": 
 # $d_\text{model}$: at GPT-2's 1,024 tokens attention does
 # {eval}`dec(attention_share[0], 2)` of the layer's FLOPs, at 32k
 # {eval}`dec(attention_share[2], 2)`. A causal model halves it again: query $t$ sees $t + 1$
-# keys, on average about $n/2$, so a kernel that skips the masked half (FlashAttention-2 skips
-# every tile above the diagonal) does half the score work, and the crossover moves to about
-# $12\,d_\text{model}$. The $n^2$ dominates the time only for long inputs; the memory of the
-# weights, next, is another matter.
+# keys, $n(n + 1)/2$ pairs in all, so a kernel that skips the masked half (FlashAttention-2
+# skips every tile above the diagonal) does about half the score work. `ac.attention_cost`
+# counts only those pairs with `causal=True`:
+
+# %%
+causal_flops = ac.attention_cost(1, n_heads, 32768, 32768, 64, causal=True).matmul_flops
+causal_fraction = causal_flops / ac.attention_cost(1, n_heads, 32768, 32768, 64).matmul_flops
+crossover_causal = round(2 * crossover) - 1  # a query sees (n + 1) / 2 keys on average
+at_crossover = ac.attention_cost(1, n_heads, crossover_causal, crossover_causal, 64, causal=True)
+causal_per_token = at_crossover.matmul_flops / crossover_causal  # averaged over the queries
+assert causal_per_token == projections + mlp  # the crossover, counted pair by pair
+crossover_causal_per_d = crossover_causal / d_model
+crossover_causal_times = round(crossover_causal_per_d)  # about 12
+causal_fraction, crossover_causal, crossover_causal_per_d
+
+# %% [markdown]
+# At 32k tokens the causal pass computes {eval}`dec(causal_fraction, 4)` of the full pass's
+# products, and the crossover moves to $n =$ {eval}`plain(crossover_causal)`, about
+# {eval}`plain(crossover_causal_times)` times $d_\text{model}$.
+#
+# GPT-2's layer is an old shape: four $d_\text{model} \times d_\text{model}$ projections and
+# an MLP of two matrices. Llama 3's 8-billion model ([Grattafiori et al., 2024](references.md))
+# has grouped-query attention, whose $W_K$ and $W_V$ make 8 key-value heads of 128 for the
+# 32 query heads (Chapter 10), and a SwiGLU MLP of three $d_\text{model} \times 14336$
+# matrices. Its attention FLOPs per key are the same $4\,d_\text{model}$: every query head
+# still scores every key.
+
+# %%
+d_llama, heads_llama, kv_heads_llama, d_ff_llama = 4096, 32, 8, 14336  # Llama 3 8B
+d_head_llama = d_llama // heads_llama  # 128
+kv_width = kv_heads_llama * d_head_llama  # 1024: W_K and W_V are d_model × 1024
+projections_llama = 2 * d_llama * (2 * d_llama + 2 * kv_width)  # W_Q, W_O, W_K, W_V
+mlp_llama = 2 * 3 * d_llama * d_ff_llama  # SwiGLU: gate, up and down matrices
+per_key_llama = ac.attention_cost(1, heads_llama, 1, 1, d_head_llama).matmul_flops
+crossover_llama = (projections_llama + mlp_llama) / per_key_llama
+crossover_llama_per_d = crossover_llama / d_llama
+crossover_llama, crossover_llama_per_d
+
+# %% [markdown]
+# Its crossover is at $n =$ {eval}`plain(crossover_llama)`, {eval}`plain(crossover_llama_per_d)`
+# times $d_\text{model}$: the smaller $W_K$ and $W_V$ and the wider MLP nearly cancel, and the
+# conclusion holds for a 2024 model as for GPT-2. The $n^2$ dominates the time only for long
+# inputs; the memory of the weights, next, is another matter.
 #
 # ## How much memory: long contexts
 #
@@ -720,8 +760,32 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 # $\Lambda =$ {eval}`dec(lse)` and $e^{s_j - \Lambda}$ gives {eval}`dec(weights_from_lse)`,
 # the weights again. So the claim of this chapter's opening holds: the same matrix-product
 # FLOPs in the forward pass, plus a small rescaling cost per block; every score is computed
-# once, as the plain path does. The backward pass does more FLOPs than a plain one, to move fewer
-# bytes; either way the $n^2$ in time remains.
+# once, as the plain path does.
+#
+# Training pays for a backward pass too, and it costs about twice the forward: each product
+# $C = AB$ of the forward pass needs two in the backward, $\partial A = \partial C\,B^\top$
+# and $\partial B = A^\top \partial C$, of the same size. That is why a model of $N$
+# parameters is counted at about $6N$ FLOPs a training token against $2N$ for the forward
+# pass ([Kaplan et al., 2020](references.md)). Attention's two products become four in the
+# backward pass, and FlashAttention's recomputation of $QK^\top$ adds a fifth:
+
+# %%
+forward_products = 2  # Q Kᵀ and weights V, of equal FLOPs when d_v = d_k
+backward_products = 2 * forward_products  # dQ and dK from dS, d(weights) and dV from dO
+backward_flash = backward_products + 1  # FlashAttention recomputes Q Kᵀ
+backward_ratio = backward_products / forward_products  # 2
+flash_ratio = backward_flash / forward_products  # 2.5
+# one causal layer of 32 heads of 128 at 8k tokens: forward + backward, recomputation included
+train_cost = ac.attention_cost(1, 32, 8192, 8192, 128, causal=True)
+train_tflop = train_cost.matmul_flops * (1 + flash_ratio) / 1e12
+backward_ratio, flash_ratio, train_tflop
+
+# %% [markdown]
+# The backward pass does {eval}`plain(backward_ratio)` times the forward's matrix-product
+# FLOPs, {eval}`plain(flash_ratio)` times with the recomputation: more FLOPs, to move fewer
+# bytes. One causal layer of 32 heads of 128 at 8k tokens then costs
+# {eval}`dec(train_tflop, 2)` TFLOP of attention products per training step. Either way the
+# $n^2$ in time remains.
 #
 # ## Where the field went
 #
@@ -738,8 +802,9 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 # likewise ([Katharopoulos et al., 2020](references.md)). State-space models (상태
 # 공간 모델) such as Mamba drop attention for a recurrence (순환) with a state of fixed size whose parameters depend
 # on the input, linear in $n$ ([Gu & Dao, 2023](references.md)). Each trades away some of what
-# full attention gives, every word able to look at every other; in 2023, exact attention
-# with FlashAttention's kernels was still the default. [Chapter 11](11_modern_attention.ipynb)
+# full attention gives, every word able to look at every other. Exact attention, computed by
+# fused kernels like FlashAttention, has stayed at the core of large models: in 2026 they mix it
+# with the cheaper kinds more often than they replace it. [Chapter 11](11_modern_attention.ipynb)
 # takes the story on to attention as 2026 models ship it (sliding windows, attention sinks,
 # gates, latent caches), and [Chapter 12](12_linear_attention.ipynb) to attention without the
 # $n \times n$ table (linear attention, the delta rule, hybrids, sparse attention).
@@ -761,8 +826,10 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 #   weights ({eq}`eq-ch9-cost`); with $L = S = n$ both grow with $n^2$. At 32k tokens and 32
 #   heads in float16 the weights of one layer would take {eval}`plain(weights_32k)` GiB.
 # - Per token, attention's $4\,n\,d_\text{model}$ FLOPs pass the projections' and the MLP's
-#   $24\,d_\text{model}^2$ only beyond $n = 6\,d_\text{model}$ (about $12\,d_\text{model}$
-#   for a causal kernel that skips the masked half).
+#   $24\,d_\text{model}^2$ only beyond $n = 6\,d_\text{model}$ (about
+#   {eval}`plain(crossover_causal_times)`$\,d_\text{model}$ for a causal kernel that
+#   skips the masked half; {eval}`plain(crossover_llama_per_d)`$\,d_\text{model}$ for Llama 3
+#   8B's GQA and SwiGLU layer).
 # - Measured from n = {eval}`fit_from` up, the fastest of several calls in processor time on
 #   one thread, the
 #   time's slope on log-log axes was {eval}`dec(slope, 2)` (standard error
@@ -779,7 +846,8 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 #   $O(n \cdot \text{block})$ memory and the same matrix-product FLOPs (plus a small rescaling
 #   cost per block). FlashAttention adds query
 #   tiles, a saved log-sum-exp per query and recomputation of the weights in the backward
-#   pass (more FLOPs, fewer bytes).
+#   pass (more FLOPs, fewer bytes): the backward pass costs {eval}`plain(flash_ratio)` times
+#   the forward's products instead of {eval}`plain(backward_ratio)`.
 #
 # ## Exercises
 #
@@ -927,7 +995,13 @@ ch9.merge_halves.check(answer)
 # $e^{s_j - m}\,\mathbf v_j$ give $\mathbf o$. Nothing depended on which keys went where, so
 # any split merges the same way, and so do more than two parts, one after another. That is
 # how the keys of one long row can be shared among a GPU's cores when there are too few
-# queries to keep them busy, as when generating one token at a time. Choosing
+# queries to keep them busy, as when generating one token at a time: split-KV decoding, which
+# its authors named Flash-Decoding and the flash-attn library runs since its version 2.2
+# ([Dao, 2023a](references.md)). Ring Attention does the same across devices
+# ([Liu et al., 2023](references.md)): each device holds a block of queries, the blocks of
+# keys and values pass from device to device round a ring, and each block that arrives is
+# merged into the running $m$, $\ell$ and $\mathbf o$, so that a sequence too long for one
+# device is spread over many (context parallelism). Choosing
 # $m = \max(m_A, m_B)$ keeps every factor at most 1. Here $m = 2$:
 # $\ell = 0.368 \cdot 1.368 + 1 \cdot 1 = 1.503$ and
 # $\mathbf o = 0.368\,(1, 0.368) + (1, 1) = (1.368, 1.135)$; divided, $(0.910, 0.755)$, the

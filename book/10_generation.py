@@ -31,10 +31,13 @@
 # - count what one generated token costs, $O(n \cdot d)$, against prefill's
 #   $O(n^2 \cdot d)$, explain from its FLOPs per byte why decoding waits for memory rather
 #   than for arithmetic, and measure its time and bytes per second on your own machine;
+# - turn a decoding step's output into the next token, greedily or by temperature sampling over
+#   a toy vocabulary, and feed that token's key and value to the next step;
 # - spot the trap of `is_causal=True` with one new query, and write the mask that is right;
 # - compute multi-query and grouped-query attention by hand, and say how much they shrink the
 #   cache;
-# - name what serving systems do beyond this: paged memory, sliding windows, quantised caches.
+# - name what serving systems do beyond this: paged memory, sliding windows, quantised caches,
+#   continuous batching, prefix caching, split-KV decoding and disaggregated prefill.
 
 # %%
 import math
@@ -73,8 +76,9 @@ chapter_start = time.perf_counter()
 #
 # The prompt is the sentence of Chapters 4 and 5, "나는 사과를 먹었다" (I ate an apple). The model goes on
 # with "그리고 배를 샀다" (and bought a pear). Which word comes next is chosen by the model's
-# last layer, a softmax over its whole vocabulary, which this book does not build: we take
-# the three words as given and follow what attention does while they are written.
+# last layer, a softmax over its whole vocabulary, which this book builds only as a toy (below,
+# after the decoding steps): we take the three words as given and follow what attention does
+# while they are written.
 # [Chapter 5](05_projections.ipynb) gave every word four features and chose $W_Q$, $W_K$ and
 # $W_V$ so that the weights can be read; the new words use the same ones. 그리고 ("and") has
 # none of the four, 배를 (a pear, with the object marker) is a noun with -를 like 사과를, and
@@ -141,7 +145,11 @@ figures.show(
 # Generation starts with the whole prompt, which is known: one causal pass over its
 # {eval}`n_prompt` words computes their queries, keys and values, keeps the keys and values
 # in the cache, and gives the prompt's rows. `ac.KVCache` appends keys $(\dots, t, d_k)$ and
-# values $(\dots, t, d_v)$ along the positions' axis.
+# values $(\dots, t, d_v)$ along the positions' axis. In Hugging Face's transformers the same
+# object is a `Cache`, which the model takes and returns as `past_key_values`: `DynamicCache`,
+# the default, grows as tokens arrive, as `ac.KVCache` does, and `StaticCache` allocates its
+# maximum length at once, so that every step has the same shapes, which `torch.compile` needs
+# ([Hugging Face, 2026](references.md)).
 
 # %%
 cache = ac.KVCache(max_length=n_total)
@@ -242,6 +250,55 @@ bool(gap < 1e-12)
 # (The tests of `attn_core` check the same equality on random shapes, at every step, for
 # batches and heads.) Without the cache, step $t$ would recompute the keys and values of all
 # $t$ words, in every layer, only to get the same numbers again.
+#
+# ## Picking the next word: greedy and temperature sampling
+#
+# So far the next word was given. A model picks it: its last layer maps the output of the
+# newest position to one score, a logit (로짓), for each word of its vocabulary, and a softmax
+# turns the logits into probabilities. Here the vocabulary is the chapter's six words and the
+# output projection $W_\text{out}$ is a fixed random $3 \times 6$ matrix, untrained, so its
+# choice means nothing; what matters is the loop. Greedy decoding (그리디 디코딩) takes the
+# largest logit. Temperature sampling (온도 샘플링) divides the logits by a temperature $T$
+# before the softmax and draws a word from the result: $T < 1$ sharpens the distribution
+# toward the greedy word, $T > 1$ flattens it. After step 1 (그리고):
+
+# %%
+vocabulary = tokens  # a toy vocabulary: the chapter's six words
+W_out = np.random.default_rng(0).standard_normal((d_k, len(vocabulary)))  # [3, 6], untrained
+logits = steps[0]["out"] @ W_out  # 그리고's output: [3] @ [3, 6] -> [6], one score a word
+greedy_word = vocabulary[int(np.argmax(logits))]  # the largest logit
+greedy_logit = logits.max()
+temperatures = [0.5, 1.0, 2.0]
+probs = {T: ac.softmax(logits / T) for T in temperatures}  # [6] each, summing to 1
+greedy_p = {T: p.max() for T, p in probs.items()}  # the greedy word's probability
+sample_rng = np.random.default_rng(1)  # a fixed random state: the same draw on every run
+sampled_word = vocabulary[sample_rng.choice(len(vocabulary), p=probs[1.0])]
+step_table({"logit": logits} | {f"p, T = {T}": p for T, p in probs.items()}, index=vocabulary)
+
+# %% [markdown]
+# Greedy decoding picks {eval}`greedy_word`, whose logit {eval}`dec(greedy_logit)` is the
+# largest; at $T = 1$ it has probability {eval}`dec(greedy_p[1.0])`, at $T = 0.5$
+# {eval}`dec(greedy_p[0.5])` and at $T = 2$ {eval}`dec(greedy_p[2.0])`. One draw at
+# $T = 1$, from the fixed random state, gives {eval}`sampled_word`. Whichever word is picked,
+# the loop goes on the same way: the next step makes that word's query, key and value, appends
+# the key and the value to the cache, and attends. Closing the loop with the greedy word:
+
+# %%
+x_picked = feature_vectors([greedy_word])[0]  # the picked word's four features
+q_picked, k_picked, v_picked = x_picked @ W_Q, x_picked @ W_K, x_picked @ W_V  # [3] each
+loop_cache = ac.KVCache()
+loop_cache.append(K[: n_prompt + 1], V[: n_prompt + 1])  # the cache after step 1: 4 words
+loop_cache.append(k_picked[None], v_picked[None])  # the next step appends the picked word
+out_picked = loop_cache.attend(q_picked)  # [3]: the next step's output
+n_cached = len(loop_cache)  # 5: the prompt, 그리고 and the picked word
+print(n_cached, "positions cached; the next step's output:", vector(out_picked))
+
+# %% [markdown]
+# The cache now holds {eval}`n_cached` positions, the last of them the key
+# {eval}`vector(k_picked)` and value {eval}`vector(v_picked)` of {eval}`greedy_word`, and the
+# step's output is {eval}`vector(out_picked)`. Its logits would pick the word after that, and so
+# on until an end-of-text token or a length limit. This chapter's story, in which 배를 follows
+# 그리고, is what a trained $W_\text{out}$ (and a trained model beneath it) would have to choose.
 #
 # ## The cache with rotary positions (RoPE)
 #
@@ -781,8 +838,8 @@ else:
 # %% [markdown]
 # ## Beyond this chapter: what serving systems do
 #
-# A server keeps many caches at once, and most of its engineering is about their bytes. Three
-# lines of work, cited, not built here:
+# A server keeps many caches at once, and most of its engineering is about their bytes and
+# about keeping its processors busy. Lines of work, cited, not built here:
 #
 # - **Paged memory.** A cache allocated for the longest possible sequence wastes most of what
 #   it reserves, and caches of different lengths fragment the memory. vLLM's PagedAttention
@@ -805,6 +862,29 @@ else:
 #   ([Liu et al., 2024](references.md)). In {eq}`eq-ch10-kv-bytes` that is about $b = 1/4$,
 #   plus the quantisation constants (a scale and a zero-point per group of numbers) and the
 #   recent tokens it keeps in full precision.
+# - **Continuous batching.** A server runs the decoding steps of many requests as one batch.
+#   Orca re-forms the batch at every step (iteration-level scheduling): a request that is
+#   done leaves at once and a waiting one joins at the next step, instead of every request
+#   waiting for the longest of its batch ([Yu et al., 2022](references.md)).
+# - **Prefix caching.** Requests that begin with the same tokens, a system prompt or the
+#   earlier turns of a conversation, have the same keys and values for them, since the causal
+#   mask keeps a token's key and value from depending on anything after it. vLLM's automatic
+#   prefix caching (APC) finds each block of a cache again by a hash of its tokens and of all
+#   the tokens before it, so that a new request reuses its prefix's blocks instead of
+#   recomputing them in prefill ([vLLM, 2024](references.md)); SGLang's RadixAttention keeps
+#   the caches of past requests in a radix tree of their tokens and reuses the longest prefix
+#   a new request shares with them ([Zheng et al., 2024](references.md)).
+# - **Split-KV decoding (Flash-Decoding).** A decoding step has one query a head, too few to
+#   keep a GPU's cores busy when each group of cores takes a tile of queries. Flash-Decoding
+#   cuts the cache along its positions, lets each group of cores attend to one part, and
+#   merges the partial results by their maxima and sums, the merge of two halves in
+#   [Chapter 9](09_cost.ipynb#exercises)'s exercises; the flash-attn library does so since its
+#   version 2.2 ([Dao, 2023a](references.md)).
+# - **Disaggregated prefill and decoding.** Prefill is compute-bound and decoding
+#   memory-bound, and on shared processors a long prefill delays the decoding steps of every
+#   other request. DistServe runs the two phases on different GPUs, each with the resources
+#   and parallelism that suit it, and hands each prompt's KV cache from the first to the
+#   second ([Zhong et al., 2024](references.md)).
 #
 # [Chapter 11](11_modern_attention.ipynb) builds what 2026 models ship on top of this cache:
 # sliding-window layers mixed with full ones, attention sinks, and caches of compressed (latent)
@@ -818,6 +898,10 @@ else:
 #   causal pass over the whole text ({eq}`eq-ch10-row`): here the three steps gave
 #   {eval}`vector(steps[0]["out"])`, {eval}`vector(steps[1]["out"])` and
 #   {eval}`vector(steps[2]["out"])`.
+# - The newest position's output, projected to one logit a word of the vocabulary, picks the
+#   next token: greedily, the largest logit, or by a draw from
+#   $\mathrm{softmax}(\text{logits} / T)$; the picked token's key and value are what the next
+#   step appends.
 # - With RoPE the cache stores each key turned at its own position, once; the new query and
 #   key are turned at the new word's position, counted from the text's first real word in the
 #   prefill and at every step alike.

@@ -70,8 +70,10 @@ X = feature_vectors(tokens)  # [6, 4]: chapter 5's four features
 W_Q, W_K, W_V = sentence_projections()  # [4, 3] each
 Q, K, V = X @ W_Q, X @ W_K, X @ W_V  # [6, 3] each
 n, W = len(tokens), 3
+for t, word in enumerate(tokens):  # each word's query, key and value
+    print(f"{word:>3}  q = {vector(Q[t])}  k = {vector(K[t])}  v = {vector(V[t])}")
 band = ac.sliding_window_mask(n, n, W)  # [6, 6] bool: 0 <= i - j < W
-band.astype(int)
+print(band.astype(int))
 # %% [markdown]
 # Each row has at most {eval}`W` ones: 샀다, the last word, sees 그리고, 배를 and itself, and
 # no longer sees the sentence's subject 나는. The weights are Chapter 4's, with the band as
@@ -160,15 +162,30 @@ ring_rows = []  # each step's output
 for t in range(n):
     ring.append(K[t : t + 1], V[t : t + 1])  # position t goes to slot t mod W
     ring_rows.append(ring.attend(Q[t]))  # [3]: one query against at most W slots
-    print(f"t = {t} ({tokens[t]}): slot {t % W}, slots hold positions {ring.positions}")
+    print(f"t = {t} ({tokens[t]}): slot {t % W}, slots hold positions {ring.positions},", end=" ")
+    print(f"output {vector(ring_rows[-1])}")
 # %% [markdown]
 # The first {eval}`W` words fill the slots in order. At $t =$ {eval}`W`, 그리고 goes to slot
 # 0 and overwrites 나는, which the band of {eval}`figures.ref("fig-band")` no longer shows to
-# it anyway; at $t = 4$ 배를 overwrites 사과를. The slots are not in position order after the
+# it anyway; at $t = 4$ 배를 overwrites 사과를, at $t = 5$ 샀다 overwrites 먹었다. The slots are not in position order after the
 # first wrap, and need not be: the softmax and the weighted sum do not care in what order the
 # keys come, as long as each key stays beside its own value. (With RoPE, Chapter 6, each key
 # was rotated by its own position when it was made, so it carries its position with it.)
 #
+# Redo the last step by hand. The slots hold, in slot order, the keys of positions
+# {eval}`ring.positions`; 샀다's query against them, divided by $\sqrt 3$ as in Chapter 4:
+# %%
+q_last = Q[n - 1]  # [3]: 샀다's query
+scores_last = ring.keys @ q_last / math.sqrt(q_last.size)  # [W, 3] @ [3] -> [W], slot order
+weights_last = ac.softmax(scores_last)  # [W]
+output_last = weights_last @ ring.values  # [W] @ [W, 3] -> [3]
+print("keys in the slots:", [vector(k) for k in ring.keys])
+print("scaled scores", plain(scores_last), " weights", dec(weights_last))
+print("output", vector(output_last))
+# %% [markdown]
+# The query {eval}`vector(q_last)` scores the three cached keys {eval}`plain(scores_last)`,
+# the softmax gives {eval}`dec(weights_last)`, and the weighted values give
+# {eval}`vector(output_last)`: the last row of the windowed pass, read from {eval}`W` slots.
 # Every step's output equals the windowed full pass's row, and the cache never held more
 # than $W$ keys:
 # %%
@@ -196,6 +213,7 @@ len(ring), ring.keys.shape
 # A windowed layer caches at most $W$ positions, a global layer all $n$. A model card writes
 # the pattern as a list of `layer_types`; here it is built as Hugging Face's configurations
 # build it, and each layer's cache computed with Chapter 10's `ac.kv_cache_bytes`:
+
 
 # %%
 def cache_bytes(layer_types, kv_heads, d_head, n, window, b=2):
@@ -304,8 +322,9 @@ share, row_total
 np.testing.assert_allclose(output_sink, (1 - share) * output)
 bool(np.allclose(output_sink, (1 - share) * output))
 # %% [markdown]
-# A head can now say "nothing here" by scoring every key below $z$: the share tends to 1 and
-# the output to zero, without parking weight on a real token. `ac.scaled_dot_product_attention`
+# A head can now say "nothing here" by scoring every key far below $z$: with $n$ keys each
+# $\delta$ below it, the share is $1 / (1 + n e^{-\delta})$, which tends to 1 (and the output
+# to zero) once $\delta$ is well past $\ln n$, without parking weight on a real token. `ac.scaled_dot_product_attention`
 # takes the same `sinks=`; a per-head sink has the shape $(H, 1)$, one logit per head
 # broadcast over its rows.
 # %% [markdown]
@@ -397,8 +416,10 @@ print(f"bound {bound}, raw score {raw:.1f}, after QK-norm {normed:.4f}")
 # The bound is {eval}`plain(bound)`. Vectors a thousand times too long give a raw scaled score
 # of {eval}`grouped(raw)`, but after QK-norm only {eval}`dec(normed)`. The bound is reached
 # when both vectors point along a dimension where both gains are largest, which needs the two
-# largest gains on the same dimension, as here on the first (otherwise, with no rotation between
-# the norm and the product, the score stays below $\sqrt d \max_i |g_{q,i}\, g_{k,i}|$):
+# largest gains on the same dimension, as here on the first. (Qwen3 and Gemma 3 rotate $q$ and
+# $k$ by RoPE after the norm; a rotation keeps lengths, so the bound holds there too. Without
+# a rotation between the norm and the product, the score even stays below
+# $\sqrt d \max_i |g_{q,i}\, g_{k,i}|$.)
 # %%
 e_0 = np.array([3.0, 0.0, 0.0, 0.0])  # any length: RMSNorm removes it
 at_bound = ac.rms_norm(e_0, g_q) @ ac.rms_norm(e_0, g_k) / math.sqrt(d)
@@ -491,7 +512,10 @@ k_small, naive_small, q_folded, absorbed_small
 # {eval}`vector(q_small)` scores it {eval}`naive_small`. Absorbed: fold $W^{UK}$ into the
 # query, $\mathbf q\,{W^{UK}}^\top$, the dot product of the query with each row of $W^{UK}$:
 # {eval}`vector(q_folded)`, $d_c$ numbers like the latent, and its dot product with the latent
-# as cached is {eval}`absorbed_small` too. The same at the small model's random sizes, head 0,
+# as cached is {eval}`absorbed_small` too. They are one sum grouped two ways: the key is
+# $c_1$ times row 1 of $W^{UK}$ plus $c_2$ times row 2, so the query's dot product with it is
+# $c_1 (\mathbf q \cdot \text{row 1}) + c_2 (\mathbf q \cdot \text{row 2})$: the latent's numbers
+# {eval}`vector(c_small)` against the folded query's {eval}`vector(q_folded)`. The same at the small model's random sizes, head 0,
 # the query of position 4 and the key of position 2:
 # %%
 q_nope = x[4] @ mla_w.w_q_nope[0]  # [8] @ [8, 3] -> [3]: head 0's query
@@ -504,7 +528,10 @@ naive_score, absorbed_score
 # side: the weights average the latents, and $W^{UV}_h$ is applied once to that average, after
 # the softmax, where it can be folded into the output projection (the exercise below proves
 # it). So an absorbed decoding step attends over the cache as it is, one key of width
-# $d_c + d_h^R$ shared by all heads, like MQA.
+# $d_c + d_h^R$ shared by all heads, like MQA. What it saves: the naive step decompresses
+# every cached latent into $H$ keys and values at every step, $n \times H$ of each; the
+# absorbed step folds one matrix into each head's query instead, and pays with a wider dot
+# product, $d_c$ numbers against $d_h$.
 #
 # **The decoupled RoPE key.** RoPE rotates a key by its position. A rotation between
 # $W^{UK}_h$ and $\mathbf q_h$ depends on the key's position, so it cannot be folded into a
@@ -646,7 +673,8 @@ step_table(
 # `attention_chunk_size` tokens, and a query sees the earlier keys of its own chunk only. It is
 # a band whose start jumps forward at each chunk boundary instead of sliding with the query:
 # the first query of a chunk sees itself alone, the last one the whole chunk. Its global
-# layers, the ones `no_rope_layers` marks, use no position encoding at all.
+# layers use no position encoding at all; the configuration's `no_rope_layers` lists a 1 for
+# each layer that rotates and a 0 for each one that does not.
 #
 # Beyond this chapter: sparse attention, where each query reads a chosen subset of the keys,
 # is the next chapter's. Kimi K2 adopts DeepSeek-V3's MLA with fewer heads
@@ -798,6 +826,8 @@ print(f"layers = {layers_b}, KV heads = {kv_heads_b}, d_head = {d_head_b}, n = {
 print(f"budget = {budget_b} GiB; W >= {min_window_b:,}, global layers >= {min_global_b}")
 answer = ...  # [W, global layers]
 ch11.local_global_budget.check(answer)
+
+
 # %% [markdown]
 # ````{solution} ex-ch11-local-global-budget
 # :class: dropdown
@@ -923,6 +953,8 @@ print("g_q =", g_q_ex.tolist())
 print("g_k =", g_k_ex.tolist())
 answer = ...  # the bound on the scaled score
 ch11.qk_norm_bound.check(answer)
+
+
 # %% [markdown]
 # ````{solution} ex-ch11-qk-norm-bound
 # :class: dropdown

@@ -17,8 +17,9 @@
 # into a state of fixed size, as a recurrent network's does. That is linear attention, and the
 # models of 2025 that use it, Qwen3-Next and Kimi Linear, run three such layers for every layer
 # of ordinary attention. We derive it by hand from the softmax of
-# [Chapter 4](04_worked_example.ipynb), measure what it forgets, repair part of that with the
-# delta rule, and end with the other way out, attention that reads only a few chosen keys.
+# [Chapter 4](04_worked_example.ipynb), measure what it forgets, give the state the delta
+# rule's ability to overwrite a pair (it does not give it room for more), and end with the
+# other way out, attention that reads only a few chosen keys.
 #
 # After this chapter you will be able to:
 #
@@ -49,7 +50,7 @@ from attn_book.plots import plot_recall
 from attn_book.prose import dec, grouped, plain, vector
 from attn_book.recall import recall_sweep
 from attn_book.tables import step_table
-from attn_book.widgets import MemoryCalculator
+from attn_book.widgets import MemoryCalculator, StateFiller
 
 figures = Figures(chapter=12)
 chapter_start = time.perf_counter()
@@ -87,6 +88,12 @@ softmax_weights, softmax_out
 # \mathbf o = \frac{\sum_j \big(\phi(\mathbf q) \cdot \phi(\mathbf k_j)\big)\, \mathbf v_j}
 #                  {\sum_j \phi(\mathbf q) \cdot \phi(\mathbf k_j)} .
 # $$ (eq-ch12-linear)
+#
+# Softmax divided each score by $\sqrt{d_k}$ ([Chapter 3](03_scaling.ipynb)); this has no such
+# factor. A factor on the similarity would cancel, multiplying the numerator and the
+# normaliser alike. Dividing $\mathbf q$ by $\sqrt{d_k}$ before $\phi$ would not, because
+# $\phi$ is not linear ($\phi(2/2) = 2$, not $\phi(2)/2 = 1.5$), and it would change the
+# weights; Katharopoulos et al. apply $\phi$ to the queries and keys as they are.
 
 # %%
 phi = ac.elu_plus_one
@@ -161,10 +168,11 @@ S_all, z_all
 # That is a recurrent network (순환 신경망) whose state (상태) is the pair $(S_t, \mathbf z_t)$ of
 # $d_k \times d_v + d_k$ numbers, the same size after three tokens or a million; Katharopoulos
 # et al. titled their paper "Transformers are RNNs". Let the example's three keys and values be
-# three tokens, each asking with the query $(1, 0)$, and run {eq}`eq-ch12-recurrence` by hand:
+# three tokens, asking with the queries $(1, 1)$, $(0, 1)$ and the example's $(1, 0)$, and run
+# {eq}`eq-ch12-recurrence` by hand:
 
 # %%
-Q = np.tile(q, (3, 1))  # [3, 2]: the query (1, 0) at each of the three tokens
+Q = np.array([[1.0, 1.0], [0.0, 1.0], q])  # [3, 2]: one query a token, the last (1, 0)
 S = np.zeros((2, 2))  # d_k × d_v, empty before the first token
 z = np.zeros(2)  # d_k
 steps = []
@@ -190,33 +198,42 @@ step_table(
 # %% [markdown]
 # **Token 1.** $\phi(\mathbf k_1)\,\mathbf v_1^\top = (2, 1)^\top (2, 0)$ puts
 # {eval}`vector(steps[0]["S"][0])` in the first row of $S_1$ and {eval}`vector(steps[0]["S"][1])`
-# in the second; $\mathbf z_1 =$ {eval}`vector(steps[0]["z"])`. The query reads
-# $2 \cdot (4, 0) + 1 \cdot (2, 0) = (10, 0)$ and divides by $2 \cdot 2 + 1 \cdot 1 = 5$:
-# $\mathbf o_1 =$ {eval}`vector(steps[0]["out"])`, the only value it has seen.
+# in the second; $\mathbf z_1 =$ {eval}`vector(steps[0]["z"])`. The query's features
+# $\phi(1, 1) = (2, 2)$ read $2 \cdot (4, 0) + 2 \cdot (2, 0) = (12, 0)$ and divide by
+# $2 \cdot 2 + 2 \cdot 1 = 6$: $\mathbf o_1 =$ {eval}`vector(steps[0]["out"])`, the only
+# value it has seen.
 #
 # **Token 2.** $(1, 2)^\top (0, 2)$ adds $(0, 2)$ and $(0, 4)$: $S_2$ has rows
 # {eval}`vector(steps[1]["S"][0])` and {eval}`vector(steps[1]["S"][1])`, and
-# $\mathbf z_2 =$ {eval}`vector(steps[1]["z"])`. The read is $2 \cdot (4, 2) + (2, 4) =
-# (10, 8)$ over $2 \cdot 3 + 3 = 9$: $\mathbf o_2 =$ {eval}`vector(steps[1]["out"])`.
+# $\mathbf z_2 =$ {eval}`vector(steps[1]["z"])`. With $\phi(0, 1) = (1, 2)$ the read is
+# $(4, 2) + 2 \cdot (2, 4) = (8, 10)$ over $3 + 2 \cdot 3 = 9$: $\mathbf o_2 =$
+# {eval}`vector(steps[1]["out"])`.
 #
 # **Token 3.** $(2, 2)^\top (1, 1)$ adds 2 to every entry: rows
 # {eval}`vector(steps[2]["S"][0])` and {eval}`vector(steps[2]["S"][1])`, $\mathbf z_3 =$
-# {eval}`vector(steps[2]["z"])`, and $(16, 14) / 15 =$ {eval}`vector(steps[2]["out"])`, the
-# output of {eq}`eq-ch12-linear` over all three keys.
+# {eval}`vector(steps[2]["z"])`, and $\phi(1, 0) = (2, 1)$ reads $(16, 14) / 15 =$
+# {eval}`vector(steps[2]["out"])`, the output of {eq}`eq-ch12-linear` over all three keys.
 #
 # The same rows come from the parallel form, which computes the $n \times n$ table
 # $\phi(Q)\phi(K)^\top$, masks it causally and normalises each row (the way to train, with
 # every token known), and from `attn_core`'s recurrence:
 
 # %%
+table = np.tril(phi(Q) @ phi_K.T)  # [3, 3]: φ(q_t)·φ(k_s), 0 where s > t (the mask M)
 by_hand = np.stack([s["out"] for s in steps])  # [3, 2]
 parallel = ac.linear_attention(Q, K, V)  # causal: (φ(Q) φ(K)ᵀ ⊙ M) V, each row normalised
+row_sums = table.sum(axis=1)  # [3]: φ(q_t) · z_t, each token's normaliser
+np.testing.assert_allclose(parallel, (table @ V) / row_sums[:, None])
 recurrent, (S_final, z_final) = ac.linear_attention_recurrent(Q, K, V)
 same_digits = bool(np.array_equal(by_hand, parallel) and np.array_equal(by_hand, recurrent))
-parallel, same_digits
+table, parallel, same_digits
 
 # %% [markdown]
-# Equal to the last digit ({eval}`same_digits`): here every number is a small integer or a
+# Row $t$ of the masked table holds token $t$'s similarities with keys 1 to $t$:
+# {eval}`plain(table[0])`, {eval}`plain(table[1])` and {eval}`plain(table[2])`. Their sums,
+# {eval}`plain(row_sums)`, are the normalisers $\phi(\mathbf q_t) \cdot
+# \mathbf z_t$ of the recurrence, and row 2 times the values is its read $(8, 10)$. The
+# outputs are equal to the last digit ({eval}`same_digits`): here every number is a small integer or a
 # ratio of two, so both orders of the sums round alike (on random inputs they agree to about
 # $10^{-15}$, which the tests of `attn_core` check).
 #
@@ -248,12 +265,11 @@ crossover = next(  # the first length at which linear attention needs fewer FLOP
 )
 step_table(
     {
-        "causal softmax FLOPs": softmax_flops,
-        "linear FLOPs": linear_flops,
+        "causal softmax FLOPs": [grouped(f) for f in softmax_flops],
+        "linear FLOPs": [grouped(f) for f in linear_flops],
         "ratio": [dec(r, 2) for r in flops_ratios],
     },
     index=[f"n = {n:,}" for n in lengths],
-    digits=0,
 )
 
 # %% [markdown]
@@ -318,14 +334,21 @@ read_plain
 # back its own value. `attn_book.recall` draws random unit keys in $d_k = 16$ dimensions and
 # random unit values in $d_v = 64$, eight memories for each $N$, seeded, and counts a recall
 # as right when the vector returned is nearer (by cosine) to the right value than to every
-# other value written. Three memories: softmax attention over all $N$ pairs (sharp, with its
+# other value written. A memory that guesses is right for $1/N$ of the queries, the chance
+# level (우연 수준). Three memories: softmax attention over all $N$ pairs (sharp, with its
 # scores multiplied by 16, as a trained model's long queries and keys make them), the plain
-# sum of {eq}`eq-ch12-crosstalk`, and Katharopoulos et al.'s elu + 1 with its normaliser.
+# sum of {eq}`eq-ch12-crosstalk`, and Katharopoulos et al.'s elu + 1 with its normaliser, its
+# queries and keys multiplied by the same 16 before $\phi$. (On unit keys $\phi(\mathbf k)
+# \approx 1 + \mathbf k$, and every similarity would be mostly the constant; the scale gives
+# elu + 1 the same long vectors softmax gets. The plain sum needs no scale: a factor on its
+# reads changes no cosine.)
 
 # %%
 d_k_recall = 16
 pair_counts = (4, 8, 16, 32, 64, 128)
 forgetting = recall_sweep(pair_counts, d_k_recall, methods=("softmax", "linear", "linear_elu"))
+elu_unit = recall_sweep(pair_counts, d_k_recall, methods=("linear_elu",), scale=1.0)
+chance = forgetting.chance  # 1/N
 {method: accuracy.round(2) for method, accuracy in forgetting.accuracy.items()}
 
 # %% tags=["hide-input"]
@@ -334,7 +357,7 @@ figures.show(
     "fig-recall",
     "Associative recall against the number of pairs stored: the share of queries whose "
     "recalled vector is nearest its own value (8 seeded memories for each $N$; $d_k = 16$, "
-    "$d_v = 64$; log axis).",
+    "$d_v = 64$; log axis). Dashed grey: the chance level $1/N$ of a memory that guesses.",
 )
 
 # %% [markdown]
@@ -348,12 +371,22 @@ figures.show(
 # falls from the start, {eval}`dec(forgetting.cosine["linear"][0], 2)` at 4 pairs and
 # {eval}`dec(forgetting.cosine["linear"][5], 2)` at 128.
 #
-# The elu + 1 memory recalls only {eval}`dec(forgetting.accuracy["linear_elu"][0], 2)` of
-# even 4 pairs. Its features are all positive, so $\phi(\mathbf k_i) \cdot \phi(\mathbf k_j) >
-# 0$ for every pair: the crosstalk never cancels, and every read is pulled towards the average
-# of all the values. Positive features keep the weights positive, as
-# {eq}`eq-ch12-linear` needs, at the cost of recall; the models that ship linear attention
-# drop the normaliser and read $S$ directly.
+# The elu + 1 memory recalls {eval}`dec(forgetting.accuracy["linear_elu"][0], 2)` of 4 pairs,
+# {eval}`dec(forgetting.accuracy["linear_elu"][2], 2)` of 16 and
+# {eval}`dec(forgetting.accuracy["linear_elu"][4], 2)` of 64: above chance
+# ({eval}`dec(chance[0], 2)`, {eval}`dec(chance[2], 3)` and {eval}`dec(chance[4], 3)`), below
+# the plain sum at every $N$. Its features are all positive, so $\phi(\mathbf k_i) \cdot
+# \phi(\mathbf k_j) > 0$ for every pair: the crosstalk never cancels, as the plain sum's terms
+# of either sign partly do, and every read is pulled towards the sum of all the values. The
+# normaliser is not the cause: it divides the read by the positive number $\phi(\mathbf
+# q)^\top \mathbf z$, which leaves its cosine with every value, and so this measurement,
+# unchanged. Positive features keep the weights positive, as {eq}`eq-ch12-linear` needs; the
+# crosstalk that never cancels is what they cost. On the unit keys themselves, without the
+# factor 16, elu + 1 recalls {eval}`dec(elu_unit.accuracy["linear_elu"][0], 2)`,
+# {eval}`dec(elu_unit.accuracy["linear_elu"][2], 2)` and
+# {eval}`dec(elu_unit.accuracy["linear_elu"][4], 2)` of 4, 16 and 64 pairs, about chance. The
+# models of the next sections use neither a positive feature map nor the normaliser
+# $\phi(\mathbf q)^\top \mathbf z$: they read $S$ as the plain sum does.
 #
 # ## The delta rule: correct before writing (델타 규칙)
 #
@@ -410,10 +443,47 @@ read_k3_delta, read_k1_delta
 
 # %% [markdown]
 # exactly {eval}`vector(read_k3_delta)`, $\mathbf v_3$, where the plain sum returned
-# {eval}`vector(read_plain[2])`. The price is paid by key 1, which overlaps key 3: it now
-# returns {eval}`vector(read_k1_delta)` for $(2, 0)$. With $d_k = 2$, three keys cannot all be
-# kept; the delta rule keeps the newest exactly and lets the older ones give way along the
-# directions the new key uses.
+# {eval}`vector(read_plain[2])`. Key 1, which overlaps key 3, now returns
+# {eval}`vector(read_k1_delta)` for $(2, 0)$: $S_2$ returned it exactly, and token 3's write
+# wore it down along $\mathbf k_3$. Is that worse than the plain sum? Each key's error
+# $\lVert \text{read} - \mathbf v \rVert$ in both memories, after these three tokens and
+# after a fourth pair, $\mathbf k_4 = (1, -1)/\sqrt 2$ (orthogonal to $\mathbf k_3$) with
+# $\mathbf v_4 = (-1, 1)$:
+
+# %%
+k4, v4 = np.array([1.0, -1.0]) / np.sqrt(2), np.array([-1.0, 1.0])
+S_delta4 = S_delta + beta * np.outer(v4 - S_delta @ k4, k4)  # token 4's delta-rule write
+S_plain4 = S_plain + np.outer(k4, v4)  # and the plain sum's, + k vᵀ (d_k × d_v)
+K4, V4 = np.vstack([K_unit, k4]), np.vstack([V, v4])  # [4, 2] each
+err_plain3 = np.linalg.norm(K_unit @ S_plain - V, axis=1)  # ‖kᵀS − v‖ for keys 1-3
+err_delta3 = np.linalg.norm(K_unit @ S_delta.T - V, axis=1)  # ‖S k − v‖
+err_plain4 = np.linalg.norm(K4 @ S_plain4 - V4, axis=1)  # keys 1-4, after token 4
+err_delta4 = np.linalg.norm(K4 @ S_delta4.T - V4, axis=1)
+[e.round(3) for e in (err_plain3, err_delta3, err_plain4, err_delta4)]
+
+# %% tags=["hide-input"]
+step_table(
+    {
+        "plain sum, 3 tokens": [*err_plain3, "–"],
+        "delta rule, 3 tokens": [*err_delta3, "–"],
+        "plain sum, 4 tokens": err_plain4,
+        "delta rule, 4 tokens": err_delta4,
+    },
+    index=["key 1", "key 2", "key 3", "key 4"],
+)
+
+# %% [markdown]
+# After three tokens the delta rule is nearer on every key: keys 1 and 2 miss by
+# {eval}`dec(err_delta3[0])` against the plain sum's {eval}`plain(err_plain3[0])`, key 3 by
+# {eval}`plain(err_delta3[2])` against {eval}`plain(err_plain3[2])`. Three keys in two
+# dimensions bury every read of the plain sum in crosstalk, and the correction removes some
+# of it. The fourth pair shows the other side. The delta rule now returns $\mathbf v_3$ and
+# $\mathbf v_4$ exactly, and keys 1 and 2, which lie between $\mathbf k_3$ and
+# $\mathbf k_4$, miss by {eval}`dec(err_delta4[0])`, where the plain sum misses them by
+# {eval}`dec(err_plain4[0])`: with $d_k = 2$ the delta rule holds the two newest pairs and
+# the older ones pay for them, while the plain sum blurs all four alike
+# ({eval}`plain(err_plain4[2])` on keys 3 and 4). Which of the two recalls more pairs when there
+# are many keys is for the recall experiment below to say.
 #
 # **A gradient step.** The correction is one step of online least squares (온라인 최소제곱).
 # Take the loss $\ell(S) = \tfrac12 \lVert S \mathbf k_t - \mathbf v_t \rVert^2$, how badly the
@@ -437,6 +507,29 @@ loss_before, loss_after
 # unit key and $\beta = 1$ the step lands on the minimum along $\mathbf k_t$. Yang et al.
 # showed how to train this recurrence in parallel over the sequence, chunk by chunk, which
 # made the delta rule (DeltaNet) practical at the scale of language models.
+
+# %% tags=["hide-input"]
+state_filler = StateFiller()  # three keys, each written twice; the delta rule with β = 1
+figures.show(
+    state_filler,
+    "fig-state-filler",
+    "Three memories filled token by token with the same keys and values. Left: the state "
+    "$S_t$ of linear attention or of the delta rule ($d_k \\times d_v$; purple below 0, "
+    "orange above), or softmax attention's cache, which grows by a key and a value a token. "
+    "Right: what the memory returns for the key asked, beside the value written last under "
+    "that key, and the delta rule's correction $\\mathbf v_t - S_{t-1} \\mathbf k_t$.",
+)
+
+# %% [markdown]
+# In {eval}`figures.ref("fig-state-filler")` the same tokens fill each memory:
+# {eval}`state_filler.n_pairs` random unit keys in $d_k =$ {eval}`state_filler.d_k` dimensions, each
+# written twice, the second time with the value to recall. Try this: with the delta rule, ask with
+# $\mathbf k_1$ and step back (◀, the arrow keys on the drawing, or a tap on a token) to the token
+# that writes $\mathbf k_1$ again. There the error is 0, as {eq}`eq-ch12-delta` promises; the tokens
+# after it, whose keys overlap $\mathbf k_1$, wear it down again. Switch to linear attention and the
+# new value lands on top of the stale one; switch to softmax and the cache grows a row a token while
+# its weights split between the two writes of $\mathbf k_1$. Lower $\beta$, and each correction is
+# written only in part.
 #
 # ## The recall experiment again
 #
@@ -457,7 +550,8 @@ figures.show(
     "fig-recall-delta",
     "The delta rule ($\\beta = 1$) against softmax attention and the plain linear sum. Left: "
     "$N$ random keys, each written once. Right: each key written twice, the second value "
-    "the one to recall ($d_k = 16$, $d_v = 64$, 8 seeded memories for each $N$).",
+    "the one to recall ($d_k = 16$, $d_v = 64$, 8 seeded memories for each $N$). Dashed "
+    "grey: chance, $1/N$ left and $1/2N$ right, where the stale values are candidates too.",
 )
 
 # %% [markdown]
@@ -469,7 +563,7 @@ figures.show(
 # {eval}`dec(random_keys.accuracy["delta"][4], 2)` against
 # {eval}`dec(random_keys.accuracy["linear"][4], 2)` at 64. Each write with $\beta = 1$ makes
 # the state exact for the newest key by removing, along that key, what older pairs had stored
-# there, as key 1 lost to key 3 above. Random keys always overlap, so every pair is worn down
+# there, as keys 1 and 2 lost to keys 3 and 4 above. Random keys always overlap, so every pair is worn down
 # by the writes after it, and only the most recent ones stay clear. The plain sum forgets
 # nothing on purpose: it blurs all pairs alike, and a blurred value is still the nearest.
 #
@@ -605,9 +699,9 @@ qwen_kv_per_token_kib, qwen_state_mib, qwen_long_gib
 
 # %% [markdown]
 # {eval}`plain(qwen_kv_per_token_kib)` KiB a token, {eval}`plain(qwen_state_mib)` MiB of
-# state, and {eval}`dec(qwen_long_gib, 2)` GiB at 128k tokens, for a model of 80 billion
-# parameters (3 billion of them used for each token, a mixture of experts), ten times the
-# Llama-3-8B-like one's. (The Gated DeltaNet layers also keep the last few tokens of their
+# state, and {eval}`dec(qwen_long_gib, 2)` GiB at 128k tokens, for a model with ten times the
+# Llama-3-8B-like one's parameters: 80 billion, of which 3 billion are used for each token (a
+# mixture of experts). (The Gated DeltaNet layers also keep the last few tokens of their
 # query, key and value channels for a short convolution: a fixed cache of tens of KiB a layer,
 # not counted here.)
 #
@@ -671,8 +765,10 @@ index_scores[-1], keep.astype(int)
 # $I_{5,s} =$ {eval}`plain(index_scores[-1])`. Its three best are keys 2, 0 and 4
 # ({eval}`plain(index_scores[-1][2])`, {eval}`plain(index_scores[-1][0])`,
 # {eval}`plain(index_scores[-1][4])`), and the mask's last row keeps them. The first three
-# tokens see three keys or fewer and keep them all. Attention then runs with this mask; with
-# the identity as values, its output is the weights themselves:
+# tokens see three keys or fewer and keep them all. Token 3 sees keys 0 to 3, scored
+# {eval}`plain(index_scores[3][:4])`: keys 1 and 3 tie for its third place, and `top_k_mask`
+# gives a tie to the earlier key, key 1 (a stable sort). Attention then runs with this mask;
+# with the identity as values, its output is the weights themselves:
 
 # %%
 attn_queries = index_keys  # in this toy each token's attention query is its own key
@@ -683,12 +779,36 @@ sparse_weights[-1].round(3)
 
 # %% [markdown]
 # The last token's weights, {eval}`dec(sparse_weights[-1])`, fall on keys 0, 2 and 4 only.
+# Are those the keys that matter? Dense attention, the same queries over every key the causal
+# mask allows:
+
+# %%
+dense_weights = ac.scaled_dot_product_attention(
+    attn_queries, index_keys, np.eye(6), is_causal=True
+)  # [6, 6]: every earlier key, no selection
+kept_share = dense_weights[-1][keep[-1]].sum()  # the dense weight on the keys kept
+dense_weights[-1].round(3), kept_share.round(3)
+
+# %% [markdown]
+# Reading all six keys, the last token would put {eval}`dec(dense_weights[-1][5])` on key 5,
+# its own, {eval}`dec(dense_weights[-1][3])` on key 3 and {eval}`dec(dense_weights[-1][0])` on
+# key 0. The indexer kept keys 0, 2 and 4, which hold only {eval}`dec(kept_share)` of that
+# weight: it left out the two keys attention wants most. Nothing here ties the indexer to the
+# attention it serves: its two heads, chosen by hand, rate every token's keys alike. An
+# indexer that is not trained for it need not agree with attention. DeepSeek-V3.2 trains its
+# indexer to agree: first with dense attention and the rest of the model frozen, it fits the
+# softmax of each query's scores $I_{t,:}$ to the attention weights summed over the heads and
+# normalised, by a KL-divergence loss; then, with the selection switched on, to those weights
+# on the selected keys alone ([DeepSeek-AI, 2025](references.md)).
+#
 # What does it save? A decode step at 128k tokens, with 128 heads of 128 and DeepSeek-V3.2's
 # indexer of 64 heads of 128 (DeepSeek-V3.2's own attention heads are multi-head latent
 # attention's, [Chapter 11](11_modern_attention.ipynb)'s, wider than this):
 
 # %%
-sparse = ac.sparse_attention_cost(1, 128, 1, n_long, 128, 2048, index_heads=64, index_dim=128)
+sparse = ac.sparse_attention_cost(
+    1, 128, 1, n_long, 128, 2048, index_heads=64, index_dim=128, dtype=np.float16
+)  # attention's keys and values in the book's 16 bits
 attention_saving = sparse.dense.matmul_flops / sparse.sparse.matmul_flops
 read_saving = sparse.dense.input_bytes / sparse.sparse.input_bytes
 index_bytes = n_long * 128 * 1  # the indexer's key of every token: 128 numbers, FP8 (1 byte)
@@ -710,7 +830,7 @@ attention_saving, sparse.flops_ratio, read_saving, step_read_saving
 # {eval}`plain(attention_saving)`. And it reads its own key of every token,
 # {eval}`plain(index_mib)` MiB in FP8 at 128k tokens, beside the
 # {eval}`dec(sparse_read_mib, 1)` MiB of the 2,048 keys and values attention
-# reads (float32 here, 128 heads with keys of their own), so a step reads
+# reads (float16, 128 heads with keys of their own), so a step reads
 # {eval}`dec(step_read_saving, 1)` times fewer bytes in all. The indexer's share grows like $n$
 # per token, as dense attention does; it stays affordable because its key is one vector of
 # 128 numbers a token, shared by all its heads, and DeepSeek runs it in FP8. And the cache is not smaller (it even gains the

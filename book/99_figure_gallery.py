@@ -36,6 +36,7 @@ from attn_book.widgets import (
     QueryPad,
     ScalingExplorer,
     SoftmaxBars,
+    StateFiller,
     WindowSinks,
 )
 from attn_core import training
@@ -258,3 +259,26 @@ MemoryCalculator(
 
 # %%
 WindowSinks()
+
+# %% [markdown]
+# ## The state filler (상태)
+#
+# Chapter 12's three memories, filled one token at a time with the same keys and values:
+# softmax attention's KV cache, which grows by a key and a value a token, and the
+# $d_k \times d_v$ states of linear attention and of the delta rule
+# ([Chapter 12](12_linear_attention.ipynb)). Step with the buttons, the slider, a tap or a drag
+# along the tokens, or the arrow keys on the drawing; switch the memory, the key asked and the
+# delta rule's $\beta$. The bars show what the memory returns beside the value written last
+# under that key. Here each of three keys is written twice, the second time with the value to
+# recall:
+
+# %%
+filler = StateFiller()
+filler
+
+# %% [markdown]
+# Six keys written once each, more than the state's four key dimensions hold apart: even
+# linear attention's sum blurs every value with the others.
+
+# %%
+StateFiller(n_pairs=6, rewrite=False, method="linear")

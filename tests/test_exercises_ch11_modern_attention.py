@@ -193,6 +193,8 @@ def test_mla_cache_by_hand():
     assert ch11.mla_cache.check(69120).diagnosis == "bytes-not-kib"
     assert ch11.mla_cache.check(60).diagnosis == "rope-key-forgotten"
     assert ch11.mla_cache.check((512 + 128 * 64) * 60 * 2 / KiB).diagnosis == "rope-key-per-head"
+    assert ch11.mla_cache.check(128 * 67.5).diagnosis == "times-heads"  # 8,640
+    assert ch11.mla_cache.check((512 + 64) * 60 / KiB).diagnosis == "numbers-not-bytes"  # 33.75
 
 
 def test_folding_w_uv_gives_the_naive_head_output():
@@ -296,6 +298,8 @@ ANSWERS = {
             Mistake("bytes", 69120.0, "bytes-not-kib"),
             Mistake("no RoPE key", 60.0, "rope-key-forgotten"),
             Mistake("a RoPE key per head", 1020.0, "rope-key-per-head"),
+            Mistake("times the 128 heads", 8640.0, "times-heads"),
+            Mistake("numbers, not bytes", 33.75, "numbers-not-bytes"),
         ],
     ),
     "ch11-mla-fold-values": Answers(

@@ -30,6 +30,9 @@ def test_phi_by_hand():
     assert ch12.phi_by_hand.check([0.5, -0.632, 0, 2]).diagnosis == "plus-one-forgotten"
     assert ch12.phi_by_hand.check([1.649, 0.368, 1, 7.389]).diagnosis == "exp-everywhere"
     assert ch12.phi_by_hand.check([1.5, 1, 1, 3]).diagnosis == "relu-plus-one"
+    # the +1 on the first entry only, or on all but the third: elu(x) = (0.5, e^-1 - 1, 0, 2)
+    assert ch12.phi_by_hand.check([1.5, -0.632, 0, 2]).diagnosis == "plus-one-partly"
+    assert ch12.phi_by_hand.check([1.5, 0.368, 0, 3]).diagnosis == "plus-one-partly"
 
 
 def test_state_two_tokens_by_hand():
@@ -77,6 +80,8 @@ def test_delta_step_by_hand():
     assert ch12.delta_step.check([[0.64, -0.48], [2.06, 1.08]]).diagnosis == "read-transposed"
     assert ch12.delta_step.check([[1.12, -0.3], [2.16, 0.6]]).diagnosis == "outer-transposed"
     assert ch12.delta_step.check([[1.24, 0.32], [1.4, 0.2]]).diagnosis == "beta-forgotten"
+    # β δ kᵀ alone: rows 0.5 · 0.4 · (0.6, 0.8) and 0.5 · (−1) · (0.6, 0.8), S not added
+    assert ch12.delta_step.check([[0.12, 0.16], [-0.3, -0.4]]).diagnosis == "increment-only"
 
 
 def _gated_loop(q, k, v, beta, decay):
@@ -151,6 +156,7 @@ ANSWERS = {
             Mistake("elu alone", [0.5, -0.632, 0.0, 2.0], "plus-one-forgotten"),
             Mistake("e^x everywhere", [1.649, 0.368, 1.0, 7.389], "exp-everywhere"),
             Mistake("relu + 1", [1.5, 1.0, 1.0, 3.0], "relu-plus-one"),
+            Mistake("+1 on the first entry only", [1.5, -0.632, 0.0, 2.0], "plus-one-partly"),
         ],
     ),
     "ch12-state-two-tokens": Answers(
@@ -184,6 +190,7 @@ ANSWERS = {
             Mistake("Sᵀ k", [[0.64, -0.48], [2.06, 1.08]], "read-transposed"),
             Mistake("k δᵀ", [[1.12, -0.3], [2.16, 0.6]], "outer-transposed"),
             Mistake("β = 1", [[1.24, 0.32], [1.4, 0.2]], "beta-forgotten"),
+            Mistake("β δ kᵀ alone", [[0.12, 0.16], [-0.3, -0.4]], "increment-only"),
         ],
     ),
     "ch12-gated-delta": Answers(

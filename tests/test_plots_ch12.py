@@ -12,7 +12,7 @@ from attn_book.recall import RecallSweep
 def _sweep(methods):
     ns = np.array([4, 16, 64])
     accuracy = {m: np.array([1.0, 0.5 + i / 10, 0.25]) for i, m in enumerate(methods)}
-    return RecallSweep(ns, accuracy, dict(accuracy))
+    return RecallSweep(ns, accuracy, dict(accuracy), 1 / ns)
 
 
 def test_recall_draws_each_method_of_each_panel():
@@ -33,6 +33,15 @@ def test_recall_draws_each_method_of_each_panel():
     assert left.get_title() == "random keys" and right.get_title() == "rewrites"
     assert left.get_ylabel() == "recall accuracy" and right.get_xlabel() == "pairs stored N"
     assert fig.get_size_inches()[0] <= 6.8
+
+
+def test_recall_draws_the_chance_of_a_guess_in_every_panel():
+    rewritten = _sweep(["delta"])._replace(chance=np.array([1 / 8, 1 / 32, 1 / 128]))
+    fig = plot_recall({"random keys": _sweep(["linear"]), "rewrites": rewritten}, d_k=16)
+    for ax, want in zip(fig.axes, ([1 / 4, 1 / 16, 1 / 64], [1 / 8, 1 / 32, 1 / 128]), strict=True):
+        (chance,) = [line for line in ax.get_lines() if line.get_label() == "chance (a guess)"]
+        np.testing.assert_allclose(chance.get_ydata(), want)
+        np.testing.assert_allclose(chance.get_xdata(), [4, 16, 64])
 
 
 def test_every_recall_method_has_a_style():

@@ -34,16 +34,69 @@ def test_the_linear_memory_is_the_answer_plus_crosstalk():
             np.testing.assert_allclose(got[t, i], v[i] + crosstalk, rtol=1e-12, atol=1e-14)
 
 
-def test_the_elu_memory_is_katharopoulos_normalised_sum():
+def _phi(x):
+    """elu + 1, written out: x + 1 above 0, e^x below."""
+    return np.where(x > 0, x + 1, np.exp(np.minimum(x, 0)))
+
+
+@pytest.mark.parametrize("scale", [1.0, 16.0])
+def test_the_elu_memory_is_katharopoulos_normalised_sum_on_scaled_keys(scale):
     task = rc.recall_task(5, 4, d_v=3, trials=1, seed=4)
-    k, v, q = task.keys[0], task.values[0], task.queries[0]
-    phi = lambda x: np.where(x > 0, x + 1, np.exp(np.minimum(x, 0)))  # noqa: E731
+    k, v, q = scale * task.keys[0], task.values[0], scale * task.queries[0]
     want = [
-        sum((phi(qi) @ phi(kj)) * vj for kj, vj in zip(k, v, strict=True))
-        / sum(phi(qi) @ phi(kj) for kj in k)
+        sum((_phi(qi) @ _phi(kj)) * vj for kj, vj in zip(k, v, strict=True))
+        / sum(_phi(qi) @ _phi(kj) for kj in k)
         for qi in q
     ]
-    np.testing.assert_allclose(rc.recalled(task, "linear_elu")[0], want, rtol=1e-12)
+    got = rc.recalled(task, "linear_elu", scale=scale)[0]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_the_elu_memory_by_hand_on_two_opposite_keys():
+    # d_k = 1: keys (1) and (−1), values e1 and e2. Scaled by 16, φ(16) = 17 and
+    # φ(−16) = e^−16, so key 1 reads (17·17 e1 + 17 e^−16 e2) / (17 (17 + e^−16)); unscaled,
+    # φ(1) = 2 and φ(−1) = e^−1, and the read is (2 e1 + e^−1 e2) / (2 + e^−1).
+    keys = np.array([[[1.0], [-1.0]]])
+    values = np.eye(2)[None]
+    task = rc.RecallTask(keys, values, keys, values, values[:, :0])
+    small = np.exp(-16.0)
+    np.testing.assert_allclose(
+        rc.recalled(task, "linear_elu")[0, 0], np.array([17, small]) / (17 + small), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        rc.recalled(task, "linear_elu", scale=1.0)[0, 0],
+        np.array([2, np.exp(-1)]) / (2 + np.exp(-1)),
+        rtol=1e-12,
+    )
+    # key 2 unscaled: φ(−1)φ(1) = 2e^−1 on e1, φ(−1)² = e^−2 on e2; still nearer e2
+    np.testing.assert_allclose(
+        rc.recalled(task, "linear_elu", scale=1.0)[0, 1],
+        np.array([2 * np.exp(-1), np.exp(-2)]) / (2 * np.exp(-1) + np.exp(-2)),
+        rtol=1e-12,
+    )
+
+
+def test_the_normaliser_does_not_change_what_is_recalled():
+    # φ(q)ᵀS / φ(q)ᵀz: dividing by a positive number leaves every cosine as it was
+    task = rc.recall_task(24, 16, d_v=8, trials=2, seed=9)
+    k, q = 16 * task.keys, 16 * task.queries
+    unnormalised = _phi(q) @ (np.swapaxes(_phi(k), -1, -2) @ task.values)  # φ(q)ᵀ Σ φ(k) vᵀ
+    got = rc.recalled(task, "linear_elu")
+    assert rc.recall_score(task, unnormalised) == rc.recall_score(task, got)
+
+
+def test_elu_on_scaled_keys_recalls_well_above_chance_on_unit_keys_near_it():
+    sweep = rc.recall_sweep((4, 16, 64), 16, methods=("linear_elu",))
+    unit = rc.recall_sweep((4, 16, 64), 16, methods=("linear_elu",), scale=1.0)
+    assert (sweep.accuracy["linear_elu"] > 3 * sweep.chance).all()
+    assert (unit.accuracy["linear_elu"] < 2 * unit.chance).all()  # φ(k) ≈ 1 + k: mostly 1
+
+
+def test_chance_is_one_over_the_values_each_query_chooses_among():
+    once = rc.recall_sweep((4, 16), 16, methods=("linear",))
+    twice = rc.recall_sweep((4, 16), 16, methods=("linear",), rewrite=True)
+    np.testing.assert_array_equal(once.chance, [1 / 4, 1 / 16])
+    np.testing.assert_array_equal(twice.chance, [1 / 8, 1 / 32])  # the stale values too
 
 
 @pytest.mark.parametrize("n", [1, 5, 16])
@@ -58,7 +111,7 @@ def test_orthonormal_keys_up_to_d_k_are_recalled_exactly(n):
     assert rc.recall_score(task, rc.recalled(task, "softmax")).accuracy == 1.0
 
 
-def test_the_elu_normaliser_blurs_even_orthonormal_keys():
+def test_positive_features_blur_even_orthonormal_keys():
     task = rc.recall_task(8, 16, keys="orthonormal", seed=6)
     assert rc.recall_score(task, rc.recalled(task, "linear_elu")).cosine < 0.9
 
@@ -93,7 +146,7 @@ def test_a_small_beta_turns_the_delta_rule_into_the_plain_sum():
 def test_a_blunt_softmax_forgets_what_a_sharp_one_recalls():
     task = rc.recall_task(32, 16, seed=7)
     sharp = rc.recall_score(task, rc.recalled(task, "softmax"))
-    blunt = rc.recall_score(task, rc.recalled(task, "softmax", softmax_scale=0.25))  # 1/√d_k
+    blunt = rc.recall_score(task, rc.recalled(task, "softmax", scale=0.25))  # 1/√d_k
     assert sharp.cosine > 0.99 > 0.5 > blunt.cosine
 
 

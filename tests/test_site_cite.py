@@ -80,3 +80,29 @@ def test_the_style_prints_those_labels_in_the_order_of_the_letters():
     order = [entry.key for entry in formatted]
     assert order.index("dao2022") < order.index("dao2023flashattn") < order.index("dao2023")
     assert len(set(by_key.values())) == len(by_key)  # no two entries share a label
+
+
+def test_no_chapter_uses_a_role_jupyterlab_cannot_resolve():
+    """CONTRIBUTING.md: links and `{eq}`, never {ref}, {numref} or {cite}, which
+    jupyterlab-myst shows as warnings (and a {ref} to an exercise failed the site's build)."""
+    role = re.compile(r"\{(ref|numref|cite|cite:[a-z]+)\}`")
+    found = [
+        f"{path.name}:{n}: {line.strip()}"
+        for path in sorted((ROOT / "book").glob("*.py")) + sorted((ROOT / "book").glob("*.md"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if role.search(line)
+    ]
+    assert found == [], "\n".join(found)
+
+
+def test_no_exercise_title_holds_inline_code():
+    """sphinx-exercise drops the label of an exercise whose title holds `code`, and the
+    solution's reference to it then fails the site's build (seen with chapter 1's einsum)."""
+    title = re.compile(r"^# ```\{exercise\} (.*)$")
+    found = [
+        f"{path.name}: {m.group(1)}"
+        for path in sorted((ROOT / "book").glob("*.py"))
+        for m in map(title.match, path.read_text(encoding="utf-8").splitlines())
+        if m and "`" in m.group(1)
+    ]
+    assert found == [], "\n".join(found)

@@ -248,6 +248,7 @@ def test_every_bundle_is_self_contained():
         "scaling_explorer",
         "attention_heatmap",
         "window_sinks",
+        "state_filler",
     ):
         text = (WIDGETS / f"{name}.js").read_text(encoding="utf-8")
         assert not [line for line in text.splitlines() if line.startswith("import ")], name
@@ -510,3 +511,89 @@ def test_window_step_equals_attn_core(run_js):
     assert first["weights"][0] == 1.0 and first["written"] == 0 and first["evicted"] is None
     last = run_js([["windowStep", [Q.tolist(), K.tolist(), V.tolist(), 6, 3, {}]]])[0]
     assert last["written"] == 0 and last["evicted"] == 3  # position 6 overwrites 3 in slot 0
+
+
+# --- chapter 12: linear attention, the delta rule and the state filler ----------------------
+
+
+def test_linear_attention_recurrent_matches_attn_core(run_js):
+    rng = np.random.default_rng(12)
+    cases, expected = [], []
+    for T, e, ev in [(3, 2, 2), (6, 4, 4), (9, 3, 5)]:
+        q, k, v = rng.normal(size=(T, e)), rng.normal(size=(T, e)), rng.normal(size=(T, ev))
+        for feature_map, normalize in [("elu", True), ("elu", False), ("identity", False)]:
+            opts = {"featureMap": feature_map, "normalize": normalize}
+            cases.append(["linearAttentionRecurrent", [q.tolist(), k.tolist(), v.tolist(), opts]])
+            phi = attn_core.elu_plus_one if feature_map == "elu" else (lambda x: x)
+            expected.append(
+                attn_core.linear_attention_recurrent(q, k, v, feature_map=phi, normalize=normalize)
+            )
+    for js, (out, (S, z)) in zip(run_js(cases), expected, strict=True):
+        assert np.allclose(js["outputs"], out, atol=1e-13, rtol=0)
+        assert np.allclose(js["S"], S, atol=1e-13, rtol=0)
+        assert np.allclose(js["z"], z, atol=1e-13, rtol=0)
+
+
+def test_linear_attention_recurrent_by_hand(run_js):
+    # Chapter 12's three tokens: φ(k) = (2, 1), (1, 2), (2, 2), v = (2, 0), (0, 2), (1, 1),
+    # the query (1, 0) each time: o = (10, 0)/5, (10, 8)/9, (16, 14)/15; z = (5, 5)
+    keys, values = [[1, 0], [0, 1], [1, 1]], [[2, 0], [0, 2], [1, 1]]
+    (got,) = run_js([["linearAttentionRecurrent", [[[1, 0]] * 3, keys, values]]])
+    want = [[2, 0], [10 / 9, 8 / 9], [16 / 15, 14 / 15]]
+    assert np.allclose(got["outputs"], want, atol=1e-15, rtol=0)
+    assert got["z"] == [5, 5] and got["S"] == [[6, 4], [4, 6]]
+
+
+def test_delta_rule_matches_attn_core(run_js):
+    rng = np.random.default_rng(13)
+    cases, expected = [], []
+    for T, e, ev in [(3, 2, 2), (7, 4, 4), (5, 3, 6)]:
+        q, v = rng.normal(size=(T, e)), rng.normal(size=(T, ev))
+        k = rng.normal(size=(T, e))
+        k /= np.linalg.norm(k, axis=-1, keepdims=True)  # unit keys, as the models use
+        beta, decay = rng.uniform(0, 1, size=T), rng.uniform(0.5, 1, size=T)
+        for d in (None, decay):
+            opts = {"decay": None if d is None else d.tolist()}
+            cases.append(["deltaRule", [q.tolist(), k.tolist(), v.tolist(), beta.tolist(), opts]])
+            expected.append(attn_core.delta_rule(q, k, v, beta, decay=d))
+    for js, (out, S) in zip(run_js(cases), expected, strict=True):
+        assert np.allclose(js["outputs"], out, atol=1e-13, rtol=0)
+        assert np.allclose(js["S"], S, atol=1e-13, rtol=0)
+
+
+def test_delta_rule_overwrites_a_key_by_hand(run_js):
+    # attn_core's doctest: keys e1, e2, e1 with values 1, 2, 5 and β = 1: S = [[5, 2]]
+    keys = [[1, 0], [0, 1], [1, 0]]
+    (got,) = run_js([["deltaRule", [keys, keys, [[1], [2], [5]], [1, 1, 1]]]])
+    assert got["S"] == [[5, 2]] and got["outputs"] == [[1], [2], [5]]
+
+
+def test_fill_state_matches_the_python_figure(run_js):
+    from attn_book.widgets.state_filler import MEMORIES, fill, pairs
+
+    cases, expected = [], []
+    for n, rewrite, beta in [(3, True, 1.0), (6, False, 0.35), (2, True, 0.0)]:
+        keys, values, pair_of = pairs(n, 4, 4, rewrite=rewrite)
+        for step in range(len(pair_of) + 1):
+            for method in MEMORIES:
+                query = step % n
+                opts = {"beta": beta, "softmaxScale": 16}
+                args = [keys.tolist(), values.tolist(), pair_of, step, method, query, opts]
+                cases.append(["fillState", args])
+                expected.append(fill(keys, values, pair_of, step, method, query, beta=beta))
+    for js, want in zip(run_js(cases), expected, strict=True):
+        assert js["written"] == want["written"]
+        for name in ("state", "weights", "recalled", "target", "correction"):
+            assert np.shape(js[name]) == np.shape(want[name]), name
+            assert np.allclose(js[name], want[name], atol=1e-13, rtol=0), name
+        assert js["error"] == pytest.approx(want["error"], abs=1e-13)
+
+
+def test_purple_orange_stops_match_matplotlib(run_js):
+    mpl = pytest.importorskip("matplotlib")
+    ts = [i / 8 for i in range(9)] + [0.3]
+    got = run_js([["purpleOrange", [t]] for t in ts])
+    for t, css in zip(ts, got, strict=True):
+        rgb = [int(c) for c in css[4:-1].split(",")]
+        want = [round(255 * c) for c in mpl.colormaps["PuOr_r"](t)[:3]]
+        assert max(abs(a - b) for a, b in zip(rgb, want, strict=True)) <= 3, (t, rgb, want)

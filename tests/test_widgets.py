@@ -18,11 +18,18 @@ from attn_book.data import SENTENCE_EN, SENTENCE_KO, toy_embeddings
 
 pytest.importorskip("anywidget")
 
-from attn_book.widgets import AttentionHeatmap, QueryPad, ScalingExplorer, SoftmaxBars, WindowSinks
+from attn_book.widgets import (
+    AttentionHeatmap,
+    QueryPad,
+    ScalingExplorer,
+    SoftmaxBars,
+    StateFiller,
+    WindowSinks,
+)
 from attn_book.widgets.attention_heatmap import head_projections
 from attn_book.widgets.scaling_explorer import DIMS, scaling_table
 
-FIGURES = (QueryPad, SoftmaxBars, ScalingExplorer, AttentionHeatmap, WindowSinks)
+FIGURES = (QueryPad, SoftmaxBars, ScalingExplorer, AttentionHeatmap, WindowSinks, StateFiller)
 WIDGET_DIR = Path(__file__).resolve().parent.parent / "attn_book" / "widgets" / "src"
 
 

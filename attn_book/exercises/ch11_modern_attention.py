@@ -187,7 +187,7 @@ local_global_budget = DesignExercise(
         _design(
             "over-budget",
             lambda p: p[0] > _BUDGET[5],
-            params=lambda trials: {"gib": f"{trials[0].produced[0]:.2f}", "budget": _BUDGET[5]},
+            params=lambda trials: {"gib": f"{trials[0].produced[0]:.6g}", "budget": _BUDGET[5]},
         ),
     ],
 )
@@ -337,6 +337,10 @@ mla_cache = NumberExercise(
         diagnose.matches(
             "rope-key-per-head", lambda layers, h, c, r, b: layers * (c + h * r) * b / KIB
         ),
+        diagnose.matches(
+            "times-heads", lambda layers, h, c, r, b: h * _mla_kib(layers, h, c, r, b)
+        ),
+        diagnose.matches("numbers-not-bytes", lambda layers, h, c, r, b: layers * (c + r) / KIB),
     ],
 )
 

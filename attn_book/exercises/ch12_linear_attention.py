@@ -21,13 +21,15 @@ True
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 import attn_core as ac
 
 from . import diagnose
 from .kinds import FunctionExercise, NumberExercise
-from .records import Case
+from .records import Case, Diagnosis
 
 GIB = 2**30  # bytes in a GiB (gibibyte)
 
@@ -41,12 +43,31 @@ def _elu(x):
 
 _X = (np.array([0.5, -1.0, 0.0, 2.0]),)
 
+
+def _plus_one_on_some(x):
+    """elu(x) with the +1 on some entries but not all, nor on none: every such answer."""
+    masks = itertools.product((0.0, 1.0), repeat=len(x))
+    return [_elu(x) + np.array(m) for m in masks if 0 < sum(m) < len(x)]
+
+
+def _plus_one_partly():
+    """Fires when the answer is elu(x) with the +1 added to some entries only."""
+    return Diagnosis(
+        "plus-one-partly",
+        lambda trials: any(
+            t.matches(alt) for t in trials if not t.ok for alt in _plus_one_on_some(*t.case.args)
+        ),
+        site=lambda t: {"values": _plus_one_on_some(*t.case.args)},
+    )
+
+
 phi_by_hand = NumberExercise(
     "ch12-phi-by-hand",
     _X,
     ac.elu_plus_one,
     diagnoses=[
         diagnose.matches("plus-one-forgotten", _elu),
+        _plus_one_partly(),
         diagnose.matches("exp-everywhere", np.exp),
         diagnose.matches("relu-plus-one", lambda x: np.maximum(x, 0) + 1),
     ],
@@ -104,9 +125,9 @@ read_the_state = NumberExercise(
 
 # ------------------------------------------------------ prove, then compute: a chunk's outputs
 
-# the chapter's three tokens (query (1, 0) each), then a chunk of two more tokens
+# the chapter's three tokens (queries (1, 1), (0, 1), (1, 0)), then a chunk of two more tokens
 _CHUNK = (
-    np.array([[1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]),
+    np.array([[1.0, 1.0], [0.0, 1.0], [1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]),
     np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 0.0], [1.0, 1.0]]),
     np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0], [3.0, 0.0], [0.0, 3.0]]),
 )
@@ -165,6 +186,7 @@ delta_step = NumberExercise(
             "outer-transposed", lambda *a: _delta(*a, outer=lambda d, k: np.outer(k, d))
         ),
         diagnose.matches("beta-forgotten", lambda S, k, v, beta: _delta(S, k, v, 1.0)),
+        diagnose.matches("increment-only", lambda *a: _delta(*a) - a[0]),  # β δ kᵀ, no S
     ],
 )
 

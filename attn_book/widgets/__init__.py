@@ -69,8 +69,23 @@ WindowSinks(tokens=chapter 11's six words, query_vectors=…, key_vectors=…, v
     across the words moves t. Outputs: ``weights`` (n,), ``sink_share``, ``row_sum``,
     ``output``, ``gated_output``, ``slots`` (the position in each slot), ``written``,
     ``evicted``.
+StateFiller(n_pairs=3, d_k=4, d_v=4, rewrite=True, seed=0, method="delta", step=T, query=0,
+            beta=1.0, softmax_scale=16)
+    Chapter 12's memory filled token by token: N unit key–value pairs
+    (attn_book.recall.recall_task, seeded), each key written twice with ``rewrite``
+    (T = 2N tokens). A three-way switch chooses the memory: softmax attention's KV cache
+    (drawn as it grows, a key and a value a token), linear attention's state
+    S = Σ k vᵀ or the delta rule's (writing strength ``beta``), each a d_k × d_v heatmap
+    (purple–orange, the delta rule's Sᵀ). Step with buttons, a slider, a tap or a drag
+    along the tokens, or the arrow keys; choose the stored key to ask with. Shows the
+    recalled value beside the newest one written under that key (bars, and the error
+    ‖recalled − true‖) and the delta rule's correction v − S k of the last token.
+    Outputs (attn_core, ``state_filler.fill``): ``state`` (d_k, d_v), ``weights``
+    (softmax's, over the cache), ``recalled``, ``target``, ``written``, ``error``,
+    ``correction``.
 
-Colours are colour-blind safe (Okabe–Ito for vectors, viridis for heatmaps), dragging
+Colours are colour-blind safe (Okabe–Ito for vectors, viridis for heatmaps, purple–orange
+for a signed state), dragging
 never selects text, and figures on one page share no state and no element ids.
 """
 
@@ -79,6 +94,7 @@ from .memory_calculator import MemoryCalculator
 from .query_pad import QueryPad
 from .scaling_explorer import ScalingExplorer
 from .softmax_bars import SoftmaxBars
+from .state_filler import StateFiller
 from .window_sinks import WindowSinks
 
 __all__ = [
@@ -87,5 +103,6 @@ __all__ = [
     "QueryPad",
     "ScalingExplorer",
     "SoftmaxBars",
+    "StateFiller",
     "WindowSinks",
 ]

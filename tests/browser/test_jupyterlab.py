@@ -122,3 +122,34 @@ def test_drag_in_jupyterlab(page, lab, capsys, open_in_lab):
             f"\n[benchmark] JupyterLab QueryPad drag ({len(frames)} moves): pointer→frame "
             f"median {frames[len(frames) // 2]:.1f} ms, max {frames[-1]:.1f} ms"
         )
+
+
+def test_the_state_filler_steps_in_jupyterlab_and_the_kernel_follows(page, lab, open_in_lab):
+    """Chapter 12's state filler in a live JupyterLab: two presses of ← on its drawing unwrite
+    two tokens on screen and in the kernel (``filler.step``, ``filler.error`` from a new cell,
+    as state_filler.fill computes them with attn_core)."""
+    from attn_book.widgets.state_filler import fill, pairs
+
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    open_in_lab(page, lab + "lab/tree/gallery.ipynb")
+    run_all(page)
+    page.wait_for_function(
+        "document.querySelectorAll('.abh-statefill').length >= 2", timeout=120_000
+    )
+    fig = page.locator(".abh-statefill").first
+    fig.scroll_into_view_if_needed()
+    fig.locator('svg[role="application"]').focus()
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    assert fig.locator(".abh-stepper output").inner_text() == "4 of 6"
+    page.wait_for_timeout(500)
+    want = fill(*pairs(3, 4, 4, rewrite=True), 4, "delta", 0)
+    page.locator(".jp-Cell").last.click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")
+    page.keyboard.press("Enter")
+    page.keyboard.type("print('FILLER', filler.step, round(filler.error, 3))")
+    page.keyboard.press("Shift+Enter")
+    out = page.locator(".jp-OutputArea-output", has_text="FILLER").first
+    out.wait_for(timeout=30_000)
+    assert out.inner_text().strip() == f"FILLER 4 {round(want['error'], 3)}"

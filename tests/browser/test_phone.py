@@ -135,4 +135,33 @@ def test_a_finger_taps_and_drags_the_window_figures_words(new_page, site):
         swipe(page, x, y, far[0] - x, 0)
         assert step.inner_text() == "4 (배를)"
         assert "배를" in fig.locator("svg text.abh-title").first.text_content()
+
+
+def test_a_finger_fills_the_state_token_by_token(new_page, site):
+    """Chapter 12's state filler at 390 px: a drag along the tokens writes up to the token
+    under the finger, a tap on one writes up to it; the figure fits the phone and every token
+    is a 24 px target."""
+    from attn_book.widgets.state_filler import fill, pairs
+
+    keys, values, pair_of = pairs(3, 4, 4, rewrite=True)
+    with phone_page(new_page) as page:
+        open_page(page, site, "book/99_figure_gallery")
+        fig = page.locator(".abh-statefill").first
+        fig.scroll_into_view_if_needed()
+        box = fig.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+        tokens = [t.bounding_box() for t in fig.locator("rect.abh-tokenbox").all()]
+        assert len(tokens) == 6 and all(t["width"] >= 24 and t["height"] >= 24 for t in tokens)
+        (x0, y0), (x2, _) = centre(tokens[0]), centre(tokens[2])
+        swipe(page, x0, y0, x2 - x0, 0)  # drag from the first token to the third
+        assert fig.locator(".abh-stepper output").inner_text() == "3 of 6"
+        cells = [
+            float(t.replace("−", "-"))
+            for t in fig.locator('text[data-role="state"]').all_text_contents()
+        ]
+        want = fill(keys, values, pair_of, 3, "delta", 0)["state"]
+        assert cells == pytest.approx([x for row in want for x in row], abs=6e-4)
+        x4, y4 = centre(fig.locator("rect.abh-tokenbox").nth(4).bounding_box())
+        swipe(page, x4, y4, 0, 0, steps=1)  # a tap on the fifth token
+        assert fig.locator(".abh-stepper output").inner_text() == "5 of 6"
         assert not page.errors, page.errors

@@ -28,6 +28,7 @@ COUNTS = {
     ".abh-scaling": 1,
     ".abh-heatmap": 6,
     ".abh-window": 1,
+    ".abh-statefill": 2,
 }
 
 
@@ -639,3 +640,68 @@ def test_the_window_figure_follows_the_keyboard_and_attn_core(gallery):
     assert spoken_weights(said) == {
         tokens[j]: round(w, 3) for j, w in enumerate(expected.weights[:4])
     }
+
+
+# --- chapter 12's state filler ---------------------------------------------------------------
+
+
+def filler_shows(fig):
+    """What the state filler shows: its step ("4 of 6"), the state's cells and the error."""
+    step = fig.locator(".abh-stepper output").inner_text()
+    cells = [number(t) for t in fig.locator('text[data-role="state"]').all_text_contents()]
+    error = number(fig.locator('[data-role="error"]').inner_text().split("= ")[-1])
+    return step, cells, error
+
+
+def announced(page, fig, words):
+    """Wait for the live region to say ``words`` (it speaks 400 ms after the last change)."""
+    region = fig.locator('[data-role="announce"]')
+    assert region.get_attribute("aria-live") == "polite"
+    page.wait_for_function(
+        "([el, words]) => el.textContent.includes(words)",
+        arg=[region.element_handle(), words],
+        timeout=5_000,
+    )
+    return region.inner_text()
+
+
+def test_the_state_filler_steps_by_keyboard_and_says_so(gallery):
+    """Arrow keys on the drawing write and unwrite tokens and choose the key asked; a radio
+    button (its arrow keys) switches the memory. The numbers are state_filler.fill's."""
+    from attn_book.widgets.state_filler import fill, pairs
+
+    keys, values, pair_of = pairs(3, 4, 4, rewrite=True)
+    fig = gallery.locator(".abh-statefill").first
+    fig.scroll_into_view_if_needed()
+    other = gallery.locator(".abh-statefill").nth(1)
+    other_before = filler_shows(other)
+    drawing = fig.locator('svg[role="application"]')
+    drawing.focus()
+    gallery.keyboard.press("ArrowLeft")
+    gallery.keyboard.press("ArrowLeft")  # t = 4: key 1 just written again, delta rule, β = 1
+    shot(gallery, "statefiller_t4")
+    want = fill(keys, values, pair_of, 4, "delta", 0)
+    step, cells, error = filler_shows(fig)
+    assert step == "4 of 6" and error == pytest.approx(want["error"], abs=6e-4) and error == 0
+    assert cells == pytest.approx(np.ravel(want["state"]), abs=6e-4)
+    said = announced(gallery, fig, "t = 4 of 6")
+    assert "delta rule" in said and "error 0.000" in said and "Correction length" in said
+    gallery.keyboard.press("ArrowDown")  # ask with key 2
+    want = fill(keys, values, pair_of, 4, "delta", 1)
+    assert filler_shows(fig)[2] == pytest.approx(want["error"], abs=6e-4)
+    assert "asked k₂" in announced(gallery, fig, "asked k₂")
+    fig.locator('input[type="radio"][value="delta"]').focus()
+    gallery.keyboard.press("ArrowLeft")  # the radio group's own keys: to "linear"
+    assert fig.locator('input[type="radio"][value="linear"]').is_checked()
+    want = fill(keys, values, pair_of, 4, "linear", 1)
+    step, cells, error = filler_shows(fig)
+    assert cells == pytest.approx(np.ravel(want["state"]), abs=6e-4)
+    assert error == pytest.approx(want["error"], abs=6e-4)
+    assert "linear attention" in announced(gallery, fig, "linear attention")
+    fig.locator('input[type="radio"][value="softmax"]').check()
+    want = fill(keys, values, pair_of, 4, "softmax", 1)
+    weights = fig.locator('text[data-role="cache-weight"]').all_text_contents()
+    weights = [number(w) for w in weights if w]
+    assert weights == pytest.approx(want["weights"], abs=6e-4) and len(weights) == 4
+    assert "= 32 numbers" in fig.inner_text()  # 4 tokens × (4 + 4)
+    assert filler_shows(other) == other_before, "one state filler moved the other"

@@ -360,3 +360,148 @@ export function windowStep(Q, K, V, t, window, { sink = null, gate = null } = {}
     evicted: t >= window ? t - window : null,
   };
 }
+
+/**
+ * Purple–orange diverging map (colour-blind safe), t in [0, 1] -> "rgb(r,g,b)": 0 purple,
+ * 0.5 near white, 1 orange; 9 stops of matplotlib's PuOr_r. For signed numbers (a state).
+ */
+const PUOR = [
+  [45, 0, 75],
+  [95, 58, 145],
+  [153, 144, 191],
+  [207, 207, 229],
+  [247, 247, 246],
+  [254, 213, 159],
+  [238, 155, 57],
+  [189, 97, 9],
+  [127, 59, 8],
+];
+export function purpleOrange(t) {
+  const x = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0.5)) * (PUOR.length - 1);
+  const i = Math.min(PUOR.length - 2, Math.floor(x));
+  const f = x - i;
+  const c = PUOR[i].map((v, m) => Math.round(v + f * (PUOR[i + 1][m] - v)));
+  return `rgb(${c[0]},${c[1]},${c[2]})`;
+}
+
+/** Katharopoulos et al.'s φ(x) = elu(x) + 1 of each entry, as attn_core.elu_plus_one. */
+export function eluPlusOne(x) {
+  return x.map((v) => (v > 0 ? v + 1 : Math.exp(v)));
+}
+
+const FEATURE_MAPS = { elu: eluPlusOne, identity: (x) => x.slice() };
+
+/**
+ * Causal linear attention as a recurrence, as attn_core.linear_attention_recurrent for one
+ * sequence: S_t = S_{t−1} + φ(k_t) v_tᵀ (F × Ev), z_t = z_{t−1} + φ(k_t), o_t = φ(q_t)ᵀS_t,
+ * divided by φ(q_t)·z_t if `normalize`. featureMap: "elu" (elu + 1) or "identity".
+ * Q, K (T × E), V (T × Ev) -> {outputs (T × Ev), S, z}.
+ */
+export function linearAttentionRecurrent(
+  Q,
+  K,
+  V,
+  { featureMap = "elu", normalize = true, state = null } = {},
+) {
+  const phi = FEATURE_MAPS[featureMap];
+  if (!phi) throw new RangeError(`linearAttentionRecurrent: featureMap must be elu or identity`);
+  if (Q.length !== K.length || K.length !== V.length) {
+    throw new RangeError(`linearAttentionRecurrent: one query, key and value a step`);
+  }
+  const F = K.length ? phi(K[0]).length : (Q[0]?.length ?? 0);
+  const Ev = V.length ? V[0].length : 0;
+  let S = state ? state[0].map((row) => row.slice()) : zeros(F, Ev);
+  const z = state ? state[1].slice() : new Array(F).fill(0);
+  const outputs = K.map((k, t) => {
+    const fk = phi(k);
+    S = S.map((row, i) => row.map((s, m) => s + fk[i] * V[t][m])); // + φ(k) vᵀ
+    fk.forEach((f, i) => {
+      z[i] += f;
+    });
+    const fq = phi(Q[t]);
+    const read = vecMat(fq, S); // φ(q)ᵀ S
+    const total = dot(fq, z);
+    return normalize ? read.map((r) => r / total) : read;
+  });
+  return { outputs, S, z };
+}
+
+/**
+ * The (gated) delta rule, as attn_core.delta_rule for one sequence:
+ * S_t = α_t S_{t−1}(I − β_t k_t k_tᵀ) + β_t v_t k_tᵀ (S is Ev × E), o_t = S_t q_t.
+ * beta, decay: one number a step (decay null: 1). -> {outputs (T × Ev), S}.
+ */
+export function deltaRule(Q, K, V, beta, { decay = null, state = null } = {}) {
+  if (Q.length !== K.length || K.length !== V.length || beta.length !== K.length) {
+    throw new RangeError(`deltaRule: one query, key, value and beta a step`);
+  }
+  const E = (K[0] ?? Q[0] ?? []).length;
+  const Ev = (V[0] ?? []).length;
+  let S = state ? state.map((row) => row.slice()) : zeros(Ev, E);
+  const outputs = K.map((k, t) => {
+    const a = decay === null ? 1 : decay[t];
+    const Sk = matVec(S, k); // what the state returns for k_t
+    S = S.map((row, m) => row.map((s, i) => a * (s - beta[t] * Sk[m] * k[i])));
+    S = S.map((row, m) => row.map((s, i) => s + beta[t] * V[t][m] * k[i])); // + β v kᵀ
+    return matVec(S, Q[t]);
+  });
+  return { outputs, S };
+}
+
+/**
+ * What chapter 12's state filler shows, as attn_book.widgets.state_filler.fill: the memory
+ * after `step` of the tokens (keys K, values V; pairOf[j], the key token j writes), read with
+ * the stored key `query`. method "softmax": weights over the cache (scores × softmaxScale);
+ * "linear": S = Σ k vᵀ; "delta": the delta rule with writing strength `beta`, its state drawn
+ * as keys × values (Sᵀ). -> {state, weights, recalled, target, written, error, correction}.
+ */
+export function fillState(K, V, pairOf, step, method, query, { beta = 1, softmaxScale = 16 } = {}) {
+  const [dk, dv] = [K[0].length, V[0].length];
+  const [Kt, Vt] = [K.slice(0, step), V.slice(0, step)];
+  const q = K[pairOf.indexOf(query)];
+  const last = pairOf.slice(0, step).lastIndexOf(query);
+  const target = last >= 0 ? V[last].slice() : new Array(dv).fill(0);
+  let state = zeros(dk, dv);
+  let weights = [];
+  let correction = [];
+  let recalled = new Array(dv).fill(0);
+  if (method === "softmax" && step) {
+    weights = attentionMatrix([q], Kt, { scale: softmaxScale })[0];
+    recalled = mix(weights, Vt);
+  } else if (method === "linear" && step) {
+    state = linearAttentionRecurrent(Kt, Kt, Vt, { featureMap: "identity", normalize: false }).S;
+    recalled = vecMat(q, state);
+  } else if (method === "delta" && step) {
+    const betas = new Array(step).fill(beta);
+    const before = deltaRule(Kt.slice(0, -1), Kt.slice(0, -1), Vt.slice(0, -1), betas.slice(0, -1));
+    const after = deltaRule(Kt, Kt, Vt, betas).S;
+    const Sk = before.S.length ? matVec(before.S, Kt[step - 1]) : new Array(dv).fill(0);
+    correction = Vt[step - 1].map((v, m) => v - Sk[m]);
+    state = after[0].map((_, i) => after.map((row) => row[i])); // Sᵀ: keys × values
+    recalled = matVec(after, q);
+  }
+  const error = norm(recalled.map((r, m) => r - target[m]));
+  return {
+    state: method === "softmax" ? [] : state,
+    weights,
+    recalled,
+    target,
+    written: last >= 0,
+    error,
+    correction,
+  };
+}
+
+function zeros(rows, cols) {
+  return Array.from({ length: rows }, () => new Array(cols).fill(0));
+}
+
+/** M x for a matrix M (rows × n) and a vector x (n). */
+function matVec(M, x) {
+  return M.map((row) => dot(row, x));
+}
+
+/** xᵀ M for a vector x (rows) and a matrix M (rows × n). */
+function vecMat(x, M) {
+  return M[0].map((_, j) => x.reduce((s, xi, i) => s + xi * M[i][j], 0));
+}
