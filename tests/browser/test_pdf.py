@@ -61,7 +61,7 @@ def pdf(site_dir):
 
 def test_the_pdf_has_every_page_in_order_with_its_numbers(pdf, site_dir):
     pages = int(re.search(r"^Pages:\s+(\d+)", poppler("pdfinfo", str(pdf)), re.M).group(1))
-    assert 60 <= pages <= 400, f"{pages} pages"
+    assert 60 <= pages <= 600, f"{pages} pages"  # 405 with twelve chapters: a guard, not a target
     text = poppler("pdftotext", str(pdf), "-")
     missing = [n for n in NUMBERS if n not in text]
     assert missing == [], f"the worked example's {missing} are not in the PDF"
