@@ -231,9 +231,14 @@ def fields(template):
     return {f for _, f, _, _ in string.Formatter().parse(template) if f}
 
 
-def test_the_korean_catalog_has_the_english_ids_and_fields():
-    english = json.loads((ROOT / "attn_book/exercises/messages/en.json").read_text("utf-8"))
-    korean = json.loads((ROOT / "attn_book/exercises/messages/ko.json").read_text("utf-8"))
+MESSAGES = ROOT / "attn_book/exercises/messages"
+KOREAN_CATALOGS = [MESSAGES / "ko.json", *sorted((MESSAGES / "ko").glob("*.json"))]
+
+
+@pytest.mark.parametrize("path", KOREAN_CATALOGS, ids=lambda p: p.name)
+def test_the_korean_catalog_has_the_english_ids_and_fields(path):
+    english = json.loads((MESSAGES / "en.json").read_text("utf-8"))
+    korean = json.loads(path.read_text("utf-8"))
     for section, texts in korean.items():
         pairs = (
             [((ex, k), v, english[section][ex][k]) for ex, d in texts.items() for k, v in d.items()]
@@ -244,12 +249,39 @@ def test_the_korean_catalog_has_the_english_ids_and_fields():
             assert fields(ko) == fields(en), (section, key)
 
 
-def test_chapter_4s_exercises_are_all_in_korean():
+def test_each_exercise_is_translated_in_one_place_only():
+    seen = {}
+    for path in KOREAN_CATALOGS:
+        for ex in json.loads(path.read_text("utf-8")).get("exercises", {}):
+            assert ex not in seen, f"{ex} is in {seen.get(ex)} and in {path.name}"
+            seen[ex] = path.name
+
+
+def test_every_translated_chapters_exercises_are_all_in_korean():
+    """A chapter with a Korean page has every text of its exercises in Korean."""
+    from attn_book.exercises.kinds import chapter_modules
+
     english = cat.catalog("en")["exercises"]
-    korean = json.loads((ROOT / "attn_book/exercises/messages/ko.json").read_text("utf-8"))
-    for ex, texts in english.items():
-        if ex.startswith("ch4-"):
-            assert set(korean["exercises"][ex]) == set(texts), ex
+    korean = {}
+    for path in KOREAN_CATALOGS:
+        korean.update(json.loads(path.read_text("utf-8")).get("exercises", {}))
+    pages = {p.stem[:2] for p in bk.KO.glob("[0-9][0-9]_*.md")}
+    checked = 0
+    for module in chapter_modules():
+        number = module.__name__.rsplit(".", 1)[1][2:4]
+        if number not in pages:
+            continue
+        for ex in module.EXERCISES:
+            missing = set(english[ex.id]) - set(korean.get(ex.id, {}))
+            assert not missing, f"{ex.id}: no Korean for {sorted(missing)}"
+            checked += 1
+    assert checked >= 6  # chapter 4's six at least
+
+
+def test_a_text_the_korean_catalog_lacks_falls_back_to_english():
+    english, korean = cat.catalog("en"), cat.catalog("ko")
+    assert set(korean["exercises"]) == set(english["exercises"])
+    assert set(korean["engine"]) == set(english["engine"])
 
 
 def run_in(cwd, env=None):
@@ -289,10 +321,6 @@ def test_the_korean_answer_for_the_worked_example_is_korean_and_correct():
     assert cat.text("icon-correct", language="ko") == "✓ 정답"
     assert (
         cat.text("title", "ch4-weights-by-hand", language="ko") == "새 쿼리의 가중치 세 개, 손으로"
-    )
-    # an exercise ko.json does not translate falls back to English
-    assert cat.text("title", "ch1-scores-by-hand", language="ko") == cat.text(
-        "title", "ch1-scores-by-hand", language="en"
     )
 
 

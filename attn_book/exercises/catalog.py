@@ -57,19 +57,28 @@ LANGUAGE = language()
 @cache
 def catalog(language=None):
     """The whole catalog of ``language`` (default :data:`LANGUAGE`) as a dict; a language other
-    than English takes each text it lacks from the English catalog."""
+    than English takes each text it lacks from the English catalog. A language's catalog is
+    ``messages/<lang>.json`` (the engine's lines, the answer box's labels) and one file per
+    chapter in ``messages/<lang>/`` (that chapter's exercises), so that chapters are
+    translated apart."""
     folder = Path(__file__).with_name("messages")
     english = json.loads((folder / "en.json").read_text(encoding="utf-8"))
     if (language or LANGUAGE) == "en":
         return english
-    own = json.loads((folder / f"{language or LANGUAGE}.json").read_text(encoding="utf-8"))
+    chosen = language or LANGUAGE
+    files = [folder / f"{chosen}.json", *sorted((folder / chosen).glob("*.json"))]
     merged = {section: dict(texts) for section, texts in english.items()}
-    for section, texts in own.items():
-        if section == "exercises":
-            for exercise, words in texts.items():
-                merged[section][exercise] = {**english[section].get(exercise, {}), **words}
-        else:
-            merged[section].update(texts)
+    for file in files:
+        own = json.loads(file.read_text(encoding="utf-8"))
+        for section, texts in own.items():
+            if section == "exercises":
+                for exercise, words in texts.items():
+                    merged[section][exercise] = {
+                        **merged[section].get(exercise, {}),
+                        **words,
+                    }
+            else:
+                merged[section].update(texts)
     return merged
 
 
