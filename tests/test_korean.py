@@ -443,3 +443,30 @@ def test_the_korean_site_lists_the_translated_pages_in_the_english_order():
     english = (ROOT / "_toc.yml").read_text(encoding="utf-8")
     assert pages == sorted(pages, key=english.index)  # the English toc's order
     assert len(pages) == len(bk.translated())
+
+
+def test_the_korean_toc_is_the_english_one_numbered_only_when_whole():
+    import build_book
+
+    english = {
+        "format": "jb-book",
+        "root": "book/intro",
+        "parts": [
+            {"caption": "Foundations", "numbered": True, "chapters": [{"file": "book/01_a"}]},
+            {"caption": "Reference", "chapters": [{"file": "book/glossary"}]},
+        ],
+    }
+    whole = build_book.korean_toc(english, {"book/intro", "book/01_a", "book/glossary"})
+    assert whole["parts"] == [
+        {"caption": "본문", "numbered": True, "chapters": [{"file": "book/01_a"}]},
+        {"caption": "참고 자료", "chapters": [{"file": "book/glossary"}]},
+    ]
+    part = build_book.korean_toc(english, {"book/intro", "book/glossary"})
+    assert part["parts"] == [{"caption": "참고 자료", "chapters": [{"file": "book/glossary"}]}]
+    two = {
+        **english,
+        "parts": [
+            {**english["parts"][0], "chapters": [{"file": "book/01_a"}, {"file": "book/02_b"}]}
+        ],
+    }
+    assert build_book.korean_toc(two, {"book/intro", "book/02_b"})["parts"][0]["numbered"] is False

@@ -96,10 +96,44 @@ def korean_source():
     sphinx["config"]["myst_url_schemes"] = {"http": None, "https": None, "en": english}
     dump = {"allow_unicode": True, "sort_keys": False}  # the English order: require.js first
     (src / "_config.yml").write_text(yaml.safe_dump(config, **dump), "utf-8")
-    pages = korean_pages()
-    toc = {"format": "jb-book", "root": pages[0], "chapters": [{"file": f} for f in pages[1:]]}
-    (src / "_toc.yml").write_text(yaml.safe_dump(toc, **dump), "utf-8")
+    (src / "_toc.yml").write_text(yaml.safe_dump(korean_toc(), **dump), "utf-8")
     return src
+
+
+#: The Korean captions of the English table of contents' parts.
+PART_CAPTIONS = {"Foundations": "본문", "Reference": "참고 자료", "Appendix": "부록"}
+
+
+def korean_toc(toc=None, translated=None):
+    """The English table of contents with the pages that have no Korean twin left out, its
+    parts' captions in Korean. A numbered part stays numbered only when every one of its
+    chapters is translated, so that 5장 is chapter 5 in both editions.
+
+    >>> english = {"format": "jb-book", "root": "book/intro", "parts": [
+    ...     {"caption": "Foundations", "numbered": True,
+    ...      "chapters": [{"file": "book/01_a"}, {"file": "book/02_b"}]},
+    ...     {"caption": "Appendix", "chapters": [{"file": "book/99_c"}]}]}
+    >>> korean_toc(english, {"book/intro", "book/02_b"})["parts"]
+    [{'caption': '본문', 'numbered': False, 'chapters': [{'file': 'book/02_b'}]}]
+    >>> korean_toc(english, {"book/intro", "book/01_a", "book/02_b"})["parts"][0]["numbered"]
+    True
+    """
+    if toc is None:
+        toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    if translated is None:
+        translated = set(korean_pages())
+    parts = []
+    for part in toc.get("parts", [{"chapters": toc.get("chapters", [])}]):
+        chapters = [c for c in part["chapters"] if c["file"] in translated]
+        if not chapters:
+            continue
+        korean = {"caption": PART_CAPTIONS.get(part.get("caption"), part.get("caption"))}
+        if part.get("numbered"):
+            korean["numbered"] = len(chapters) == len(part["chapters"])
+        parts.append({**korean, "chapters": chapters})
+    if "parts" not in toc:
+        return {"format": "jb-book", "root": toc["root"], "chapters": parts[0]["chapters"]}
+    return {"format": "jb-book", "root": toc["root"], "parts": parts}
 
 
 def share_vendor_assets(target):

@@ -2,6 +2,10 @@
 
 Usage: python tools/build_pdf.py [--site DIR]   (default: _build/html, built by ``make book``)
 
+Both editions: the English book from DIR into DIR/attention-by-hand.pdf, and, when the site
+has its Korean edition (DIR/ko, tools/build_book.py), the Korean book from it into
+DIR/ko/attention-by-hand.pdf, each with its own title page, contents and labels (:data:`WORDS`).
+
 Why Chromium and not LaTeX: the site is what the book looks like (typeset maths, the live
 figures, the Hangul web font), and Debian's Chromium, which the browser tests drive already,
 prints it with no download; jupyter-book's ``pdfhtml`` builder fetches its own browser
@@ -52,7 +56,42 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PDF_NAME = "attention-by-hand.pdf"
-BOOK_TITLE = "Attention by Hand"
+#: Each edition's words on the title page, in the contents, footers and bookmarks.
+WORDS = {
+    "en": {
+        "title": "Attention by Hand",
+        "subtitle": "The attention mechanism, computed by hand and then by code",
+        "version": "Version",
+        "licence": "Licence",
+        "licence-text": "Text: Creative Commons Attribution 4.0 (CC BY 4.0). Code: MIT.",
+        "source": "Source",
+        "source-text": "the git repository this PDF was built from (each chapter's source is "
+        "book/NN_name.py)",
+        "online": "Online",
+        "online-text": "This PDF is printed from the book's website, where the figures move "
+        "and the exercises check your answers.",
+        "commit": "commit",
+        "contents": "Contents",
+        "solutions": "Solutions",
+    },
+    "ko": {
+        "title": "손으로 푸는 어텐션",
+        "subtitle": "어텐션 메커니즘을 손으로, 그다음 코드로 계산한다",
+        "version": "판",
+        "licence": "라이선스",
+        "licence-text": "글: 크리에이티브 커먼즈 저작자표시 4.0 (CC BY 4.0). 코드: MIT.",
+        "source": "소스",
+        "source-text": "이 PDF를 만든 git 저장소 (각 장의 소스는 book/NN_name.py, 한국어 글은 "
+        "book/ko/NN_name.md)",
+        "online": "온라인",
+        "online-text": "이 PDF는 책의 웹사이트를 인쇄한 것이다. 웹사이트에서는 그림을 "
+        "직접 움직이고 연습 문제의 답을 바로 확인할 수 있다.",
+        "commit": "커밋",
+        "contents": "차례",
+        "solutions": "풀이",
+    },
+}
+BOOK_TITLE = WORDS["en"]["title"]
 CHROMIUM = "/usr/bin/chromium"
 FRONT_URL = "attn-front-matter.html"  # served from memory (page.route), beside index.html
 # Page numbers run on across the book: each page's counter starts after the pages before it
@@ -71,7 +110,7 @@ WIDGETS_DRAWN = """() => [...document.querySelectorAll(
 # every solution moves, open, to a "Solutions" section at the end of its chapter; hints print
 # open without their toggle; folded code (hide-input) is left out; the site's answer boxes and
 # the checkers' verdicts on the blank answers go.
-BOOK_LAYOUT = """() => {
+BOOK_LAYOUT = """(solutionsLabel) => {
     const open = (box) => {
         box.classList.remove("dropdown", "toggle-hidden");
         box.querySelectorAll(".toggle-hidden").forEach((e) => e.classList.remove("toggle-hidden"));
@@ -84,7 +123,7 @@ BOOK_LAYOUT = """() => {
         section.className = "attn-print-solutions";
         section.id = "attn-print-solutions";
         const heading = document.createElement("h2");
-        heading.textContent = "Solutions";
+        heading.textContent = solutionsLabel;
         section.append(heading);
         for (const s of solutions) { open(s); section.append(s); }
         top.append(section);
@@ -126,14 +165,20 @@ body { font-family: "Noto Sans KR", system-ui, sans-serif; color: #222; margin: 
 """
 
 
-def toc_pages():
+def toc_pages(language="en"):
     """Document names in ``_toc.yml``, root first."""
-    return [name for _, name in toc_parts()]
+    return [name for _, name in toc_parts(language)]
 
 
-def toc_parts():
-    """``(part caption or None, document name)`` for every page of ``_toc.yml``, root first."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+def toc_parts(language="en"):
+    """``(part caption or None, document name)`` for every page of ``_toc.yml`` (of the Korean
+    edition's table of contents, tools/build_book.py, for ``"ko"``), root first."""
+    if language == "ko":
+        import build_book
+
+        toc = build_book.korean_toc()
+    else:
+        toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     names = [(None, toc["root"])]
     for part in toc.get("parts", [toc]):
         names += [(part.get("caption"), entry["file"]) for entry in part.get("chapters", [])]
@@ -162,7 +207,7 @@ def css_string(text):
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def print_page(page, url, path, before):
+def print_page(page, url, path, before, language="en"):
     """Print one page of the site to ``path``, laid out as a book's chapter, once its maths and
     figures are drawn; its page numbers start after ``before``. Returns the page's title."""
     page.goto(url, wait_until="load")
@@ -173,9 +218,10 @@ def print_page(page, url, path, before):
     page.evaluate("() => document.fonts.ready.then(() => true)")
     title = page.evaluate("() => document.querySelector('main h1')?.innerText || document.title")
     title = title.replace("#", "").strip()
-    page.evaluate(BOOK_LAYOUT)
+    words = WORDS[language]
+    page.evaluate(BOOK_LAYOUT, words["solutions"])
     page.add_style_tag(
-        content=PAGE_CSS.format(book=BOOK_TITLE, title=css_string(title), before=before)
+        content=PAGE_CSS.format(book=words["title"], title=css_string(title), before=before)
     )
     page.pdf(path=str(path), format="A4", print_background=True, prefer_css_page_size=True,
              outline=True, tagged=True)  # fmt: skip
@@ -218,22 +264,22 @@ def plain_maths(text):
     return re.sub(r"\\[()]|[{}]", "", text)
 
 
-def outline(site):
+def outline(site, language="en"):
     """``[(part, title, [section titles])]`` read from the built HTML: the contents as it will
     be, before the page numbers are known (its length decides where chapter 1 starts)."""
     out = []
-    for part, docname in toc_parts():
+    for part, docname in toc_parts(language):
         text = (site / f"{docname}.html").read_text(encoding="utf-8")
         text = text[text.index('<article class="bd-article"') : text.index("</article>")]
         found = re.findall(r"<h([12])\b[^>]*>(.*?)</h\1>", text, re.DOTALL)
         heads = [plain_maths(html.unescape(re.sub(r"<[^>]+>", "", h))).replace("#", "").strip()
                  for _, h in found]  # fmt: skip
-        solutions = ["Solutions"] if 'class="solution' in text else []
+        solutions = [WORDS[language]["solutions"]] if 'class="solution' in text else []
         out.append((part, heads[0], heads[1:] + solutions))
     return out
 
 
-def source_facts():
+def source_facts(language="en"):
     """(version, date, commit, where the source lives) for the title page."""
     try:
         import tomllib
@@ -247,16 +293,17 @@ def source_facts():
 
     date = git("log", "-1", "--format=%cs") or datetime.date.today().isoformat()
     repository = os.environ.get("ATTN_REPOSITORY_URL", "").strip().rstrip("/")
-    where = repository or (
-        "the git repository this PDF was built from (each chapter's source is book/NN_name.py)"
-    )
+    where = repository or WORDS[language]["source-text"]
     return project["version"], date, git("rev-parse", "--short", "HEAD"), where
 
 
-def front_matter(entries):
+def front_matter(entries, language="en"):
     """The title page and the contents as HTML. ``entries``: ``[(part, title, first page,
     [(section, page)])]``, pages numbered as printed (1 = the title page)."""
-    version, date, commit, where = source_facts()
+    version, date, commit, where = source_facts(language)
+    w = WORDS[language]
+    # the Korean edition loads the shared fonts from the English site's _static, one folder up
+    fonts = ("../" if language != "en" else "") + "_static/vendor/noto-sans-kr/noto-sans-kr.css"
     e = html.escape
     rows, part_seen = [], None
     for part, title, first, subs in entries:
@@ -267,27 +314,26 @@ def front_matter(entries):
                     f"<span>{first}</span></li>")  # fmt: skip
         rows += [f'<li class="section"><span>{e(s)}</span><span class="dots"></span>'
                  f"<span>{p}</span></li>" for s, p in subs]  # fmt: skip
-    built = f"{date}" + (f", commit {commit}" if commit else "")
-    return f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
-<title>{BOOK_TITLE}</title>
-<link rel="stylesheet" href="_static/vendor/noto-sans-kr/noto-sans-kr.css">
+    built = f"{date}" + (f", {w['commit']} {commit}" if commit else "")
+    return f"""<!doctype html><html lang="{language}"><head><meta charset="utf-8">
+<title>{e(w["title"])}</title>
+<link rel="stylesheet" href="{fonts}">
 <style>{FRONT_CSS}</style></head><body>
-<section class="title"><h1>{BOOK_TITLE}</h1>
-<p class="sub">The attention mechanism, computed by hand and then by code</p>
-<dl><dt>Version</dt><dd>{e(version)} ({e(built)})</dd>
-<dt>Licence</dt><dd>Text: Creative Commons Attribution 4.0 (CC BY 4.0). Code: MIT.</dd>
-<dt>Source</dt><dd>{e(where)}</dd>
-<dt>Online</dt><dd>This PDF is printed from the book's website, where the figures move and the
-exercises check your answers.</dd></dl></section>
-<section class="contents"><h2>Contents</h2><ol>{"".join(rows)}</ol></section>
+<section class="title"><h1>{e(w["title"])}</h1>
+<p class="sub">{e(w["subtitle"])}</p>
+<dl><dt>{w["version"]}</dt><dd>{e(version)} ({e(built)})</dd>
+<dt>{w["licence"]}</dt><dd>{e(w["licence-text"])}</dd>
+<dt>{w["source"]}</dt><dd>{e(where)}</dd>
+<dt>{w["online"]}</dt><dd>{e(w["online-text"])}</dd></dl></section>
+<section class="contents"><h2>{w["contents"]}</h2><ol>{"".join(rows)}</ol></section>
 </body></html>"""
 
 
-def print_front(page, base, path, entries):
+def print_front(page, base, path, entries, language="en"):
     """Print the title page and the contents to ``path``; returns its number of pages."""
     from pypdf import PdfReader
 
-    body = front_matter(entries)
+    body = front_matter(entries, language)
     page.route(base + FRONT_URL, lambda r: r.fulfill(body=body, content_type="text/html"))
     page.goto(base + FRONT_URL, wait_until="load")
     page.evaluate("() => document.fonts.ready.then(() => true)")
@@ -296,14 +342,18 @@ def print_front(page, base, path, entries):
     return len(PdfReader(path).pages)
 
 
-def build(site):
-    """Print every page of ``site`` and join them into ``site/attention-by-hand.pdf``."""
+def build(site, language="en"):
+    """Print every page of ``site`` (the Korean edition's, ``site/ko``, for ``"ko"``) and join
+    them into ``attention-by-hand.pdf`` beside its pages."""
     from playwright.sync_api import sync_playwright
 
     if not (site / "index.html").is_file():
         raise SystemExit(f"error: no built site in {site}: run `make book` first")
     start = time.perf_counter()
     server, base = serve(site)
+    if language != "en":  # served from the English site's root: it shares its _static
+        site = site / language
+        base += f"{language}/"
     parts = Path(tempfile.mkdtemp(prefix="attn-pdf-"))
     try:
         with sync_playwright() as pw:
@@ -311,27 +361,27 @@ def build(site):
             page = browser.new_page(viewport={"width": 1100, "height": 1400})
             page.route(r"re:^(?!http://127\.0\.0\.1[:/])[a-z]+://", lambda r: r.abort())
             front = parts / "front.pdf"
-            pages = toc_parts()
+            pages = toc_parts(language)
             # The front matter's length, from the contents with placeholder page numbers;
             # then the pages, numbered after it; then the front matter with the real numbers.
-            contents = outline(site)
+            contents = outline(site, language)
             guess = [(p, title, 999, [(s, 999) for s in subs]) for p, title, subs in contents]
-            n_front = print_front(page, base, front, guess)
+            n_front = print_front(page, base, front, guess, language)
             paths, entries, before = [], [], n_front
             for i, ((part, docname), (_, _, subs)) in enumerate(zip(pages, contents, strict=True)):
                 path = parts / f"{i:02d}.pdf"
-                title = print_page(page, f"{base}{docname}.html", path, before)
+                title = print_page(page, f"{base}{docname}.html", path, before, language)
                 at, count = section_pages(path, subs)
                 numbered = [(s, before + 1 + p) for s, p in zip(subs, at, strict=True)]
                 entries.append((part, title, before + 1, numbered))
                 before += count
                 print(f"  {docname}: {title} (to page {before})", flush=True)
                 paths.append(path)
-            if print_front(page, base, front, entries) != n_front:
+            if print_front(page, base, front, entries, language) != n_front:
                 raise SystemExit("error: the contents changed length once numbered")
             browser.close()
         out = site / PDF_NAME
-        join([front, *paths], entries, out)
+        join([front, *paths], entries, out, language)
     finally:
         server.shutdown()
         shutil.rmtree(parts, ignore_errors=True)
@@ -341,21 +391,24 @@ def build(site):
     return out
 
 
-def join(paths, entries, out):
+def join(paths, entries, out, language="en"):
     """Join the printed parts into ``out`` with one bookmark per page of the book (its
     sections under it) and the contents' bookmark first."""
     from pypdf import PdfWriter
+    from pypdf.generic import NameObject, TextStringObject
 
     writer = PdfWriter()
     for path in paths:
         writer.append(str(path), import_outline=False)
-    writer.add_outline_item(title="Contents", page_number=1)
+    words = WORDS[language]
+    writer.add_outline_item(title=words["contents"], page_number=1)
     for _, title, first, subs in entries:
         parent = writer.add_outline_item(title=title, page_number=first - 1)
         for section, page in subs:
             writer.add_outline_item(title=section, page_number=page - 1, parent=parent)
     writer.page_mode = "/UseOutlines"
-    writer.add_metadata({"/Title": BOOK_TITLE, "/Author": "The Attention by Hand authors"})
+    writer.add_metadata({"/Title": words["title"], "/Author": "The Attention by Hand authors"})
+    writer._root_object[NameObject("/Lang")] = TextStringObject(language)  # for screen readers
     with open(out, "wb") as f:
         writer.write(f)
 
@@ -365,6 +418,8 @@ def main(argv):
     parser.add_argument("--site", type=Path, default=ROOT / "_build" / "html")
     args = parser.parse_args(argv)
     build(args.site.resolve())
+    if (args.site / "ko" / "index.html").is_file():
+        build(args.site.resolve(), "ko")
     return 0
 
 

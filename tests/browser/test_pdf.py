@@ -146,3 +146,47 @@ def test_every_page_offers_the_pdf(site_dir):
     for docname in toc_pages():
         html = (site_dir / f"{docname}.html").read_text(encoding="utf-8")
         assert re.search(rf'href="[./]*{re.escape(PDF)}"', html), f"{docname}: no PDF link"
+
+
+# --- the Korean book (make pdf prints it from _build/html/ko when the site has it) ----------
+
+
+def korean_pages():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_pdf
+
+    return build_pdf.toc_pages("ko")
+
+
+@pytest.fixture(scope="module")
+def korean_pdf(site_dir):
+    if not (site_dir / "ko" / "index.html").is_file():
+        pytest.skip("no Korean edition in the built site")
+    path = site_dir / "ko" / PDF
+    if not path.is_file() or path.stat().st_size < 100_000:
+        pytest.fail(f"{path} is missing or the placeholder: run `make pdf` after `make book`")
+    return path
+
+
+def test_the_korean_pdf_is_a_korean_book(korean_pdf, site_dir):
+    front = page_text(korean_pdf, 1)
+    for words in ("손으로 푸는 어텐션", "라이선스", "CC BY 4.0", "MIT"):
+        assert words in front, f"the Korean title page lacks {words!r}:\n{front}"
+    items = bookmarks(korean_pdf)
+    titles = [site_title(site_dir / "ko", d) for d in korean_pages()]
+    assert [t for t, _ in items] == ["차례", *titles]
+    assert page_text(korean_pdf, 2).lstrip().startswith("차례")
+    text = poppler("pdftotext", str(korean_pdf), "-")
+    missing = [n for n in NUMBERS if n not in text]
+    assert missing == [], f"the worked example's {missing} are not in the Korean PDF"
+    flat = re.sub(r"\s+", " ", text)
+    assert " 풀이 " in flat, "no gathered solutions (풀이)"
+    found = [w for w in (*WEB_CONTROLS, "아직 답하지 않았다") if w in flat]
+    assert not found, f"web controls printed: {found}"
+    from pypdf import PdfReader
+
+    assert PdfReader(korean_pdf).trailer["/Root"]["/Lang"] == "ko"
+    fonts = poppler("pdffonts", str(korean_pdf)).splitlines()[2:]
+    assert [f for f in fonts if "NotoSansKR" in f], "no Noto Sans KR in the Korean PDF"

@@ -3,7 +3,8 @@
 - axe-core's WCAG 2.0–2.2 A and AA audit (axe_audit.py, with ``wcag22aa``: 2.5.8's 24 × 24 px
   targets) at phone width, light and dark mode. `make test` audits :data:`SUBSET` (the pages
   with the most controls; a page load and audit at phone width costs about as much as at
-  desktop); `make test-ci` sets ``ATTN_PHONE_PAGES=all`` and audits every page of ``_toc.yml``.
+  desktop); `make test-ci` sets ``ATTN_PHONE_PAGES=all`` and audits every page of ``_toc.yml`` and
+  every page of the Korean edition. No page is wider than the phone.
 - A finger drags a figure's handle: CDP ``Input.dispatchTouchEvent`` takes coordinates in the
   *visual* viewport, which a phone may scroll apart from the layout viewport that
   ``getBoundingClientRect`` measures, so ``visualViewport.offsetLeft/Top`` is subtracted.
@@ -13,13 +14,25 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
+from pathlib import Path
 
 import pytest
 from axe_audit import COLOUR_RULES, NO_TRANSITIONS, audit, failing, set_mode
 from test_site import PAGES
 
-SUBSET = ["book/intro", "book/02_softmax", "book/06_positions", "book/99_figure_gallery"]
-AUDITED = PAGES if os.environ.get("ATTN_PHONE_PAGES") == "all" else SUBSET
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from build_book import korean_pages
+
+SUBSET = [
+    "book/intro",
+    "book/02_softmax",
+    "book/06_positions",
+    "book/99_figure_gallery",
+    "ko/book/04_worked_example",
+]
+KOREAN = [f"ko/{d}" for d in korean_pages()]  # the Korean edition, _build/html/ko
+AUDITED = PAGES + KOREAN if os.environ.get("ATTN_PHONE_PAGES") == "all" else SUBSET
 PHONE = {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
 
 
@@ -47,6 +60,8 @@ def test_page_meets_wcag_22_aa_at_phone_width(docname, new_page, site, axe_sourc
     with phone_page(new_page) as page:
         open_page(page, site, docname)
         assert page.evaluate("() => window.innerWidth") == PHONE["width"]
+        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        assert wide <= PHONE["width"], f"{docname} is {wide} px wide at 390 px"
         problems = []
         for mode, rules in (("light", None), ("dark", COLOUR_RULES)):
             set_mode(page, mode)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +53,10 @@ def test_korean_page_offline_and_clean(loaded, site, glyphs):
     assert not boxes, f"{docname}: Hangul no shipped font drew (boxes): {boxes}"
     text = page.inner_text("main")
     assert "<!--" not in text and "{eval}" not in text and "```" not in text
+    checks = page.locator("div.attn-answer button.attn-answer-check").all_inner_texts()
+    assert all(c.strip() == "확인" for c in checks), f"{docname}: answer boxes not in Korean"
+    english = re.findall(r"\bFigure \d+\.\d+", text)
+    assert not english, f"{docname}: figures still called Figure: {english[:3]}"
 
 
 def test_the_language_switch_leads_to_the_twin_and_back(loaded, site):
