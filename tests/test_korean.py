@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import string
 import subprocess
 import sys
@@ -411,6 +412,99 @@ def test_the_korean_answer_for_the_worked_example_is_korean_and_correct():
     assert (
         cat.text("title", "ch4-weights-by-hand", language="ko") == "새 쿼리의 가중치 세 개, 손으로"
     )
+
+
+# --- the engine's sentences, composed from pieces, in Korean ---------------------------------
+# A wrong answer's message is built from catalog pieces (the places "항목 2", "1행 1열"; "is";
+# the labels; the separators; the factors' words): the Korean pieces must make a Korean
+# sentence, the same in a kernel (Python) and in the site's answer box (attn-answers.js).
+
+COMPOSED = [  # (exercise, the answer as typed, the Korean verdict)
+    ("v", "[1, -2, 3, 0.5, 4]", "숫자 6개를 기대했는데 5개를 받았다."),
+    ("v", "[1, None, 3, 0.5, 4, -1]", "항목 2의 값이 None이다. 모든 항목이 유한한 수여야 한다."),
+    ("v", "[1, -2, inf, 0.5, -inf, -1]",
+     "항목 3, 항목 5의 값이 무한대이다. 모든 항목이 유한한 수여야 한다."),
+    ("n", "nan", "답의 값이 NaN이다. 모든 항목이 유한한 수여야 한다."),
+    ("v", "[1.4142, -2.8284, 4.2426, 0.7071, 5.6569, -1.4142]",
+     "모든 수가 √2배 크다 — 곱셈이나 나눗셈을 한 번 더 한 단계를 찾아보라."),
+    ("v", "[-1, 2, -3, -0.5, -4, 1]",
+     "모든 수가 크기는 맞지만 부호가 반대다 — 곱셈이나 나눗셈을 한 번 더 한 단계를 찾아보라."),
+    ("v", "[1.01, -2.5, 3, 0.5, 4.02, -1]",
+     "항목 2의 값이 너무 작다. 항목 1, 5의 값이 아주 조금 어긋났다(반올림 실수인가?). "
+     "나머지는 맞다."),
+    ("m", "[[5, 2], [3, 0]]", "1행 1열의 값이 너무 크다. 2행 2열의 값이 너무 작다. 나머지는 맞다."),
+    ("m", "[[1.004, 2], [3, 4]]",
+     "가깝지만 1행 1열의 값이 허용 오차(0.002에 값의 0.1%를 더한 값) 안에 들지 않는다 — "
+     "단계마다 소수 셋째 자리까지 두고 반올림은 마지막에만 하라."),
+    ("w", "[[0.2, 0.3, 0.4], [0.4, 0.4, 0.1]]",
+     "1행, 2행의 가중치 합이 1이 아니다 — 각 가중치는 자기 지수를 전체 지수의 합으로 나눈 "
+     "값이다."),
+]  # fmt: skip
+
+KERNEL_VERDICTS = r"""
+import ast, json, math, sys
+import numpy as np
+from attn_book.exercises import NumberExercise
+from attn_book.exercises.site import site_spec
+
+def weights(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+exercises = {
+    "v": NumberExercise("t-vector", (np.array([1.0, -2.0, 3.0, 0.5, 4.0, -1.0]),), lambda x: x),
+    "m": NumberExercise("t-matrix", (np.array([[1.0, 2.0], [3.0, 4.0]]),), lambda x: x),
+    "n": NumberExercise("t-number", (), lambda: np.array(0.447)),
+    "w": NumberExercise("t-rows", (np.array([[0.0, 1.0, 2.0], [1.0, 1.0, 0.0]]),), weights),
+}
+out = []
+for name, typed in json.loads(sys.stdin.read()):
+    tree = ast.parse(typed.replace("inf", "INF").replace("nan", "NAN"), mode="eval")
+    value = eval(compile(tree, "typed", "eval"), {"INF": math.inf, "NAN": math.nan})
+    out.append([site_spec(exercises[name]), exercises[name].check(value).message])
+print(json.dumps(out, ensure_ascii=False))
+"""
+
+ANSWER_BOX = """
+const A = require("./attn-answers.cjs");
+const [cases, M] = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const said = cases.map(([spec, typed]) => A.checkNumber(spec, typed, M).message);
+process.stdout.write(JSON.stringify(said));
+"""
+
+
+def test_the_engines_composed_sentences_are_korean_in_the_kernel_and_on_the_site(tmp_path):
+    typed = [[name, text] for name, text, _ in COMPOSED]
+    env = {k: v for k, v in os.environ.items() if k != "ATTN_BOOK_LANG"}
+    kernel = subprocess.run(
+        [sys.executable, "-c", KERNEL_VERDICTS], input=json.dumps(typed), env={
+            **env, "ATTN_BOOK_LANG": "ko"}, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    verdicts = json.loads(kernel.stdout)
+    for (name, text, want), (_, said) in zip(COMPOSED, verdicts, strict=True):
+        print(f"{text} -> {said}")
+        assert said == want, (name, text)
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node not found: the answer box's Korean is checked with Node.js")
+    shutil.copy(ROOT / "site/static/attn-answers.js", tmp_path / "attn-answers.cjs")
+    (tmp_path / "run.cjs").write_text(ANSWER_BOX, encoding="utf-8")
+    korean = cat.catalog("ko")
+    cases = [[spec, text] for (spec, _), (_, text, _) in zip(verdicts, COMPOSED, strict=True)]
+    box = subprocess.run(
+        [node, "run.cjs"], input=json.dumps([cases, {**korean["engine"], **korean["site"]}]),
+        cwd=tmp_path, capture_output=True, text=True, check=True, timeout=60,
+    )  # fmt: skip
+    assert json.loads(box.stdout) == [want for _, _, want in COMPOSED]
+
+
+def test_no_korean_engine_piece_ends_in_a_number_before_a_particle():
+    """A particle after a number depends on how the number is read (2가, 3이): the Korean
+    pieces put a noun or 이다 between a filled number and its particle."""
+    engine = cat.catalog("ko")["engine"]
+    after_field = re.compile(r"\{\w+\}\)?(가|이|는|은|를|을|와|과|로|으로)(?![\w])")
+    risky = {k: v for k, v in engine.items() if after_field.search(v)}
+    assert risky == {}
 
 
 # --- the site's Korean edition (its pages are read by tests/browser/test_site_korean.py) -----

@@ -454,7 +454,7 @@ def _other_params(t):
         parts.append(text("other-near", subject=_subject(near, shape)))
     right = t.expected.size - len(far) - len(near)
     tail = "" if right == 0 else text("other-right-1" if right == 1 else "other-right-n")
-    return {"parts": text("place-separator").join(parts), "tail": tail}
+    return {"parts": text("clause-separator").join(parts), "tail": tail}
 
 
 def _ranked_but_off(t):

@@ -253,8 +253,8 @@ def _read_result(fn, out, case):
 
 
 def _too_slow(case, clock):
-    plural = "" if math.isclose(clock.seconds, 1.0) else "s"
-    return text("time-limit", seconds=f"{clock.seconds:g}", plural=plural, case=case.label)
+    key = "time-limit-1" if math.isclose(clock.seconds, 1.0) else "time-limit"
+    return text(key, seconds=f"{clock.seconds:g}", case=case.label)
 
 
 _UNANSWERED_FN = "unanswered-function"  # catalog keys

@@ -292,7 +292,7 @@
         if (near.length) parts.push(fill(M["other-near"], { subject: subject(M, near, shape) }));
         const right = e.length - far.length - near.length;
         const tail = right === 0 ? "" : M[right === 1 ? "other-right-1" : "other-right-n"];
-        return { parts: parts.join(M["place-separator"]), tail };
+        return { parts: parts.join(M["clause-separator"]), tail };
       },
     },
     "ranked-but-off": {
