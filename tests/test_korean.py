@@ -248,6 +248,18 @@ def test_the_korean_code_cells_are_the_english_ones(name):
             assert HANGUL.search(ko.source), ko.source[:80]
 
 
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_the_korean_notebook_calls_a_figure_a_그림(name):
+    """Its prose, the prose's stored values and its outputs (the code may say Figure)."""
+    notebook = nbformat.read(bk.KO / f"{name}.ipynb", as_version=4)
+    said = []
+    for cell in notebook.cells:
+        said += [cell.source] if cell.cell_type == "markdown" else []
+        said += [json.dumps(e["result"]) for e in cell.metadata.get("user_expressions", [])]
+        said += [json.dumps(o.get("data", {})) for o in cell.get("outputs", [])]
+    assert not [s for s in said if re.search(r"Figure \d+\.\d+", s)]
+
+
 @pytest.mark.parametrize("name", bk.translated())
 def test_no_korean_block_is_stale_missing_or_orphaned(name):
     assert bk.drift(name) == []

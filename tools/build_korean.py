@@ -260,7 +260,7 @@ def korean_captions(cell, captions):
 def korean_value(expression, result):
     """A stored ``{eval}`` value as the Korean kernel computes it: a figure is a 그림."""
     result = copy.deepcopy(result)
-    if expression.startswith("figures.ref("):
+    if expression.startswith(("figures.ref(", "stored_ref(")):
         data = result.get("data", {})
         for mime in ("text/plain", "text/markdown", "text/html"):
             if mime in data:
