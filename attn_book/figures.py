@@ -6,6 +6,15 @@ Both JupyterLab and the site show outputs, so the caption and its number appear 
 with no glue and no cell metadata; the prose refers to a figure with
 ``{eval}`figures.ref("fig-convex")```, which reads "Figure 4.1".
 
+A caption is a ``str.format`` template whose computed parts are named values,
+``figures.show(fig, "fig-x", "Weights for {scores}.", scores=plain(scores))``, so that a
+translation is a second template with the same names: a kernel started in ``book/ko`` (see
+:func:`attn_book.exercises.catalog.language`) shows chapter N's figures with the captions of
+``book/ko/NN_name.md``'s blocks headed ``<!-- figure fig-x en 3f2a9c1b -->`` (the hash of the
+English template, as a prose block records its English cell's) and calls them 그림 N.M. The
+caption's output records its name, English template and values in its metadata, from which
+``tools/build_korean.py`` writes the Korean notebook's caption without running the code.
+
 Examples
 --------
 >>> figures = Figures(chapter=4)
@@ -17,11 +26,46 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
 
-__all__ = ["Figures", "stored_ref"]
+__all__ = ["Figures", "caption_hash", "stored_ref", "translated_captions"]
+
+#: How each language names a figure.
+WORD = {"en": "Figure", "ko": "그림"}
+#: The translated pages, ``book/ko/NN_name.md`` (in the repository the package is installed from).
+TRANSLATIONS = Path(__file__).resolve().parent.parent / "book"
+_MARKER = re.compile(r"^<!-- (?:en|figure (\S+) en) ([0-9a-f]{8}) -->[ \t]*$", re.MULTILINE)
+
+
+def caption_hash(template):
+    """The short hash a translated caption records of the English template it translates."""
+    return hashlib.sha1(template.strip().encode("utf-8")).hexdigest()[:8]
+
+
+def translated_captions(text):
+    """``{figure name: (hash, template)}`` of the caption blocks of a translated page's text."""
+    parts = _MARKER.split(text)
+    found = {}
+    for name, digest, body in zip(parts[1::3], parts[2::3], parts[3::3], strict=True):
+        if name is not None:
+            found[name] = (digest, body.strip())
+    return found
+
+
+def _captions_of_chapter(chapter, language):
+    pages = (
+        sorted((TRANSLATIONS / language).glob(f"{chapter:02d}_*.md")) if language != "en" else []
+    )
+    return translated_captions(pages[0].read_text(encoding="utf-8")) if pages else {}
+
+
+def caption_text(language, number, template, values):
+    """The caption's Markdown: ``**Figure 4.1.** `` and the template filled with ``values``."""
+    filled = template.format(**values) if values else template
+    return f"**{WORD[language]} {number}.** {filled}"
 
 
 class Figures:
@@ -31,10 +75,16 @@ class Figures:
     ----------
     chapter : int
         The chapter's number, the first part of every figure number.
+    language : str, optional
+        ``"en"`` or ``"ko"``; by default the kernel's (see
+        :func:`attn_book.exercises.catalog.language`).
     """
 
-    def __init__(self, chapter):
+    def __init__(self, chapter, language=None):
+        from attn_book.exercises.catalog import LANGUAGE
+
         self.chapter = chapter
+        self.language = language or LANGUAGE
         self._names = []
 
     def number(self, name):
@@ -44,25 +94,36 @@ class Figures:
         return f"{self.chapter}.{self._names.index(name) + 1}"
 
     def ref(self, name):
-        """How the prose names a figure: ``"Figure 4.1"``."""
-        return f"Figure {self.number(name)}"
+        """How the prose names a figure: ``"Figure 4.1"`` (``"그림 4.1"`` in Korean)."""
+        return f"{WORD[self.language]} {self.number(name)}"
 
-    def show(self, figure, name, caption):
+    def show(self, figure, name, caption, **values):
         """Display ``figure`` with its numbered ``caption`` (Markdown, maths allowed) below it.
 
-        A matplotlib figure is closed after it is shown, so it is not drawn twice.
+        ``caption`` is a ``str.format`` template when ``values`` are given (its computed
+        parts, each formatted as the text shows it); in another language the template is the
+        translated page's, filled with the same values. A matplotlib figure is closed after it
+        is shown, so it is not drawn twice.
         """
         from IPython.display import Markdown, display
 
+        values = {k: v if isinstance(v, str) else format(v) for k, v in values.items()}
+        template = caption
+        if self.language != "en":
+            template = _captions_of_chapter(self.chapter, self.language).get(name, ("", caption))[1]
+        record = {"name": name, "caption": caption, "values": values}
         display(figure)
-        display(Markdown(f"**Figure {self.number(name)}.** {caption}"))
+        display(
+            Markdown(caption_text(self.language, self.number(name), template, values)),
+            metadata={"attn_figure": record},
+        )
         if type(figure).__module__.startswith("matplotlib"):
             import matplotlib.pyplot as plt
 
             plt.close(figure)
 
 
-_CAPTION = re.compile(r"^\*\*Figure (\d+\.\d+)\.\*\*")
+_CAPTION = re.compile(r"^\*\*(?:Figure|그림) (\d+\.\d+)\.\*\*")
 
 
 def stored_ref(notebook, name):
@@ -83,5 +144,7 @@ def stored_ref(notebook, name):
         for output in cell.get("outputs", []):
             found = _CAPTION.match("".join(output.get("data", {}).get("text/markdown", "")))
             if found:
-                return f"Figure {found[1]}"
+                from attn_book.exercises.catalog import LANGUAGE
+
+                return f"{WORD[LANGUAGE]} {found[1]}"
     raise ValueError(f"name={name!r}: no stored caption of that figure in {path}")

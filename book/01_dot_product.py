@@ -142,9 +142,10 @@ example_panel = {
 figures.show(
     plots.plot_query_keys([example_panel]),
     "fig-ch1-example",
-    "The worked example's query q (black, dashed) and its three keys, each labelled"
-    f" with its score q·k: {plain(scores)}. The key at a right angle to q"
-    " scores zero.",
+    "The worked example's query q (black, dashed) and its three keys, each "
+    "labelled with its score q·k: {scores}. The key at a right angle to q "
+    "scores zero.",
+    scores=plain(scores),
 )
 
 # %% [markdown]
@@ -228,13 +229,18 @@ length_panel = {
 figures.show(
     plots.plot_query_keys([length_panel]),
     "fig-ch1-length",
-    "Length makes a score more extreme in both directions. On the"
-    f" query's side, the long key ({dec(rival_angles[1], 0)}°, length"
-    f" {dec(rival_lengths[1], 0)}) beats the near key"
-    f" ({dec(rival_angles[0], 0)}°, length 1): {dec(rival_scores[1])}"
-    f" against {dec(rival_scores[0])}. Pointing away, the long key"
-    f" scores {dec(rival_scores[3])}, the short one"
-    f" {dec(rival_scores[2])}.",
+    "Length makes a score more extreme in both directions. On the query's "
+    "side, the long key ({rival_angles_1}°, length {rival_lengths_1}) beats "
+    "the near key ({rival_angles_0}°, length 1): {rival_scores_1} against "
+    "{rival_scores_0}. Pointing away, the long key scores {rival_scores_3}, "
+    "the short one {rival_scores_2}.",
+    rival_angles_1=dec(rival_angles[1], 0),
+    rival_lengths_1=dec(rival_lengths[1], 0),
+    rival_angles_0=dec(rival_angles[0], 0),
+    rival_scores_1=dec(rival_scores[1]),
+    rival_scores_0=dec(rival_scores[0]),
+    rival_scores_3=dec(rival_scores[3]),
+    rival_scores_2=dec(rival_scores[2]),
 )
 
 # %% [markdown]

@@ -176,11 +176,15 @@ figures.show(
         {"÷ sum": by_sum, "softmax": by_softmax},
     ),
     "fig-ch2-amplify",
-    f"Weights for the scores {plain(s123)}. Dividing by the sum gives the"
-    f" top score {dec(by_sum[-1])}; softmax gives it"
-    f" {dec(by_softmax[-1])}, because a lead of 1 multiplies the weight by"
-    f" e ≈ {dec(np.e)} and a lead of 2 by {dec(np.exp(2.0))}: the ratio"
-    " of two weights is e to the power of their scores' difference.",
+    "Weights for the scores {s123}. Dividing by the sum gives the top score "
+    "{by_sum_top}; softmax gives it {by_softmax_top}, because a lead of 1 "
+    "multiplies the weight by e ≈ {e} and a lead of 2 by {e_squared}: "
+    "the ratio of two weights is e to the power of their scores' difference.",
+    s123=plain(s123),
+    by_sum_top=dec(by_sum[-1]),
+    by_softmax_top=dec(by_softmax[-1]),
+    e=dec(np.e),
+    e_squared=dec(np.exp(2.0)),
 )
 
 # %% [markdown]
@@ -216,11 +220,18 @@ print(f"T = {t_cold:g}:", cold.round(3))
 figures.show(
     plots.plot_temperature(temperatures, w_temp, [f"s = {x:g}" for x in s_temp]),
     "fig-ch2-temperature",
-    f"Softmax of the scores {plain(s_temp)} as the temperature goes from"
-    f" {t_cold:g} to {t_hot:g}. At T = {t_hot:g} the weights lie between"
-    f" {dec(hot.min())} and {dec(hot.max())}, close to the uniform"
-    f" {1 / len(s_temp):g}; at T = {t_cold:g} the other keys share only"
-    f" {cold_rest:.0e} of the weight: the arg-max takes everything.",
+    "Softmax of the scores {s_temp} as the temperature goes from {t_cold} to "
+    "{t_hot}. At T = {t_hot} the weights lie between {hot_min} and "
+    "{hot_max}, close to the uniform {uniform}; at T = {t_cold} the "
+    "other keys share only {cold_rest} of the weight: the arg-max takes "
+    "everything.",
+    s_temp=plain(s_temp),
+    t_cold=f"{t_cold:g}",
+    t_hot=f"{t_hot:g}",
+    hot_min=dec(hot.min()),
+    hot_max=dec(hot.max()),
+    uniform=f"{1 / len(s_temp):g}",
+    cold_rest=f"{cold_rest:.0e}",
 )
 
 # %% [markdown]
@@ -367,13 +378,17 @@ print(f"about {weaker:,.0f} times smaller")
 figures.show(
     plots.plot_jacobian_norm(gaps, jac_norm, w_gap[:, 0]),
     "fig-ch2-jacobian",
-    "Three scores: one pulls ahead of two zeros by the gap on the"
-    " horizontal axis. The largest weight (left) climbs towards 1 and the"
-    " Jacobian's Frobenius norm (right, on a log axis: the square root of"
-    f" the sum of its squared entries) falls from {dec(jac_norm[0])} (equal"
-    f" scores) to {jac_norm[-1]:.1e} at a gap of {gaps[-1]:g}, about"
-    f" {grouped(weaker)} times smaller, where the top weight is"
-    f" {dec(w_gap[-1, 0], 5)}.",
+    "Three scores: one pulls ahead of two zeros by the gap on the horizontal "
+    "axis. The largest weight (left) climbs towards 1 and the Jacobian's "
+    "Frobenius norm (right, on a log axis: the square root of the sum of its "
+    "squared entries) falls from {norm_equal} (equal scores) to {norm_last} "
+    "at a gap of {gap_last}, about {weaker} times smaller, where the top "
+    "weight is {top_weight}.",
+    norm_equal=dec(jac_norm[0]),
+    norm_last=f"{jac_norm[-1]:.1e}",
+    gap_last=f"{gaps[-1]:g}",
+    weaker=grouped(weaker),
+    top_weight=dec(w_gap[-1, 0], 5),
 )
 
 # %% [markdown]

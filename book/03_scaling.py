@@ -268,10 +268,13 @@ print(f"{worst_plain:.1%}, {worst_scaled:.1%}")
 figures.show(
     plots.plot_score_variance(d_ks, var_plain, var_scaled),
     "fig-ch3-variance",
-    f"Sample variance of {n_pairs:,} dot products of random vectors,"
-    f" for each dₖ from {d_ks[0]} to {d_ks[-1]}. Unscaled (circles) it"
-    " follows the line Var = dₖ of the derivation; divided by √dₖ"
-    " (squares) it stays at 1. Both axes are logarithmic.",
+    "Sample variance of {n_pairs} dot products of random vectors, for each "
+    "dₖ from {d_k_first} to {d_k_last}. Unscaled (circles) it follows the line "
+    "Var = dₖ of the derivation; divided by √dₖ (squares) it stays at 1. "
+    "Both axes are logarithmic.",
+    n_pairs=f"{n_pairs:,}",
+    d_k_first=d_ks[0],
+    d_k_last=d_ks[-1],
 )
 
 # %% [markdown]
@@ -320,14 +323,18 @@ jac_peak_d_k = d_ks[np.argmax(sat_plain.jacobian_norm)]  # where the unscaled no
 figures.show(
     plots.plot_saturation(d_ks, sat_plain, sat_scaled, n_keys),
     "fig-ch3-saturation",
-    f"One query against {n_keys} random keys, averaged over {n_trials}"
-    " queries per dₖ. Unscaled (circles), the largest weight climbs"
-    " towards 1, the entropy falls towards 0 and the Jacobian's norm,"
-    f" after rising up to dₖ = {jac_peak_d_k}, shrinks; scaled (squares),"
-    " all three stay where they are at"
-    f" dₖ = {d_ks[0]}. Dotted lines: the uniform weight 1/S ="
-    f" {1 / n_keys:.4f} and the uniform entropy log S ="
-    f" {math.log(n_keys):.3f}.",
+    "One query against {n_keys} random keys, averaged over {n_trials} "
+    "queries per dₖ. Unscaled (circles), the largest weight climbs towards "
+    "1, the entropy falls towards 0 and the Jacobian's norm, after rising up "
+    "to dₖ = {jac_peak_d_k}, shrinks; scaled (squares), all three stay where "
+    "they are at dₖ = {d_k_first}. Dotted lines: the uniform weight 1/S = "
+    "{uniform} and the uniform entropy log S = {log_n_keys}.",
+    n_keys=n_keys,
+    n_trials=n_trials,
+    jac_peak_d_k=jac_peak_d_k,
+    d_k_first=d_ks[0],
+    uniform=f"{1 / n_keys:.4f}",
+    log_n_keys=f"{math.log(n_keys):.3f}",
 )
 
 # %% [markdown]

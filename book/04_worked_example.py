@@ -272,15 +272,17 @@ panels = [
 figures.show(
     plot_convex_combination(panels),
     "fig-convex",
-    "The attention output is a weighted average of the values. Left:"
-    " the worked example's values lie on the line"
-    f" $x + y = {plain(V[0].sum())}$, so the output (circle: scaled;"
-    " diamond: unscaled) stays on that segment; the inset magnifies the"
-    " two outputs, and the dotted curve is the output as a unit query"
-    " turns once round the circle. Right: with $\\mathbf v_3$ moved to"
-    f" {vector(V_triangle[2])} the hull is a true triangle, and the"
-    f" output {vector(output_triangle)} sits inside it, at barycentric"
-    " coordinates equal to the weights.",
+    "The attention output is a weighted average of the values. Left: the "
+    "worked example's values lie on the line $x + y = {value_sum}$, so the "
+    "output (circle: scaled; diamond: unscaled) stays on that segment; the "
+    "inset magnifies the two outputs, and the dotted curve is the output as "
+    "a unit query turns once round the circle. Right: with $\\mathbf v_3$ "
+    "moved to {moved_value} the hull is a true triangle, and the output "
+    "{output_triangle} sits inside it, at barycentric coordinates equal to "
+    "the weights.",
+    value_sum=plain(V[0].sum()),
+    moved_value=vector(V_triangle[2]),
+    output_triangle=vector(output_triangle),
 )
 
 # %% [markdown]

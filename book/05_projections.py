@@ -362,8 +362,10 @@ figures.show(
     ),
     "fig-cross",
     "Cross-attention from the English words being written (rows) to the "
-    "Korean sentence (columns): a weight matrix of "
-    f"{weights_cross.shape[0]} × {weights_cross.shape[1]}, not square.",
+    "Korean sentence (columns): a weight matrix of {n_english} × "
+    "{n_korean}, not square.",
+    n_english=weights_cross.shape[0],
+    n_korean=weights_cross.shape[1],
 )
 
 # %% [markdown]

@@ -414,10 +414,10 @@ figures.show(
         ylabel="query",
     ),
     "fig-ch8-designed-learned",
-    "The weights of “나는 사과를 먹었다” from Chapter 5's hand-made $W_Q$, $W_K$ (left), from"
-    f" the ones trained for {n_steps} steps (middle), and the pattern the training targets"
-    " asked"
-    " for (right).",
+    "The weights of “나는 사과를 먹었다” from Chapter 5's hand-made $W_Q$, $W_K$ "
+    "(left), from the ones trained for {n_steps} steps (middle), and the "
+    "pattern the training targets asked for (right).",
+    n_steps=n_steps,
 )
 
 # %% [markdown]
@@ -588,10 +588,10 @@ runs["Adam, unscaled"] = experiments.train_self_attention(*task, adam_lr, "adam"
 figures.show(
     plots.plot_training_runs(runs, uniform_entropy=uniform_entropy),
     "fig-ch8-scaling",
-    f"The same task at $d_k = {d_k_big}$ from the same start, with and without the"
-    " $1/\\sqrt{d_k}$"
-    " (dashed: without), by SGD and by Adam. Left: the loss; right: the mean entropy of a row"
-    " of weights.",
+    "The same task at $d_k = {d_k_big}$ from the same start, with and "
+    "without the $1/\\sqrt{{d_k}}$ (dashed: without), by SGD and by Adam. "
+    "Left: the loss; right: the mean entropy of a row of weights.",
+    d_k_big=d_k_big,
 )
 
 # %%

@@ -683,8 +683,8 @@ figures.show(
     "Two new queries (배를, 샀다) against six cached keys. Left: "
     "`is_causal=True` aligns the triangle top-left, as if the queries were "
     "words 0 and 1. Right: aligned bottom-right, each query sees its past "
-    "and itself; these are the last two rows of "
-    f"{figures.ref('fig-causal')}.",
+    "and itself; these are the last two rows of {causal_figure}.",
+    causal_figure=figures.ref("fig-causal"),
 )
 
 # %% [markdown]

@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import build_korean as bk  # noqa: E402
 
 from attn_book.exercises import catalog as cat  # noqa: E402
+from attn_book.figures import caption_text  # noqa: E402
 
 CHAPTERS = [n for n in bk.translated() if (bk.BOOK / f"{n}.ipynb").is_file()]
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
@@ -132,6 +133,94 @@ def test_drift_names_a_block_still_in_english(book):
     bk.new("toy")
     found = bk.drift("toy")
     assert len(found) == 3 and all("still the English text" in f for f in found), found
+
+
+def add_figure(book, template, values):
+    """The toy chapter shows figure fig-a, as attn_book.figures.Figures.show records it."""
+    nb = nbformat.read(book / "toy.ipynb", as_version=4)
+    record = {"name": "fig-a", "caption": template, "values": values}
+    text = caption_text("en", "3.1", template, values)
+    nb.cells[1].outputs.append(
+        nbformat.v4.new_output(
+            "display_data",
+            {"text/markdown": text, "text/plain": "<IPython.core.display.Markdown object>"},
+            metadata={"attn_figure": record},
+        )
+    )
+    nb.cells[2].source = 'See {eval}`figures.ref("fig-a")`.'
+    nb.cells[2].metadata["user_expressions"] = [
+        {
+            "expression": 'figures.ref("fig-a")',
+            "result": {"status": "ok", "data": {"text/plain": "'Figure 3.1'"}},
+        }
+    ]
+    nbformat.write(nb, book / "toy.ipynb")
+    ko = book / "ko" / "toy.md"
+    text = ko.read_text(encoding="utf-8").replace(
+        "소프트맥스는 점수를 가중치로 바꾼다.", '{eval}`figures.ref("fig-a")` 참조.'
+    )
+    ko.write_text(
+        text.replace(
+            bk.cell_hash("Softmax turns scores into weights."), bk.cell_hash(nb.cells[2].source)
+        ),
+        encoding="utf-8",
+    )
+
+
+def test_a_caption_is_translated_as_a_template_filled_with_the_english_values(book):
+    add_figure(book, "Weights for {scores}; {{braces}} stay.", {"scores": "[1, 2]"})
+    (line,) = bk.drift("toy")
+    assert "figure fig-a has no Korean caption block" in line
+    bk.add_captions("toy")
+    assert bk.drift("toy") == ["toy: the caption of fig-a is still the English text"]
+    ko = book / "ko" / "toy.md"
+    ko.write_text(ko.read_text().replace("Weights for {scores}", "점수 {scores}의 가중치"), "utf-8")
+    assert bk.drift("toy") == []
+    nb = bk.build_notebook("toy")
+    (_, caption) = nb.cells[1].outputs
+    assert caption["data"]["text/markdown"] == "**그림 3.1.** 점수 [1, 2]의 가중치; {braces} stay."
+    said = nb.cells[2].metadata["user_expressions"][0]["result"]["data"]["text/plain"]
+    assert said == "'그림 3.1'"
+    # the prose blocks are untouched by the caption block after them
+    assert [b.text for b in bk.parse_blocks(ko.read_text())][-1] == "끝."
+
+
+def test_drift_names_a_changed_caption_and_accept_records_its_new_hash(book):
+    add_figure(book, "Weights for {scores}.", {"scores": "[1, 2]"})
+    bk.add_captions("toy")
+    ko = book / "ko" / "toy.md"
+    ko.write_text(ko.read_text().replace("Weights for {scores}.", "{scores}의 가중치."), "utf-8")
+    old = bk.caption_hash("Weights for {scores}.")
+    add_figure(book, "Weights for the scores {scores}.", {"scores": "[1, 2]"})
+    (line,) = bk.drift("toy")
+    assert f"<!-- figure fig-a en {old} -->" in line and f"--accept toy {old}" in line
+    bk.accept("toy", old)
+    assert bk.drift("toy") == []
+    ko.write_text(ko.read_text().replace("{scores}의", "{score}의"), "utf-8")
+    (line,) = bk.drift("toy")
+    assert "has the values ['score'], the English ['scores']" in line
+
+
+def test_a_korean_kernel_shows_the_translated_caption(tmp_path, monkeypatch):
+    from attn_book import figures as fg
+
+    (tmp_path / "ko").mkdir()
+    (tmp_path / "ko" / "03_toy.md").write_text(
+        "<!-- en 00000000 -->\n# 제목\n\n"
+        "<!-- figure fig-a en 00000000 -->\n점수 {scores}의 가중치\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(fg, "TRANSLATIONS", tmp_path)
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda *a, **k: shown.append((a, k)))
+    figures = fg.Figures(chapter=3, language="ko")
+    figures.show("figure", "fig-a", "Weights for {scores}.", scores="[1, 2]")
+    (_, (caption,), kw) = (None, *shown[1])
+    assert caption.data == "**그림 3.1.** 점수 [1, 2]의 가중치"
+    assert kw["metadata"]["attn_figure"]["caption"] == "Weights for {scores}."
+    assert figures.ref("fig-a") == "그림 3.1"
+    english = fg.Figures(chapter=3, language="en")
+    assert english.ref("fig-a") == "Figure 3.1"
 
 
 # --- the committed Korean edition ------------------------------------------------------------

@@ -9,6 +9,9 @@ Usage:
     python tools/build_korean.py --new 05_projections
         start a translation: book/ko/05_projections.md with one marked block per English
         Markdown cell, holding the English text to be replaced by Korean
+    python tools/build_korean.py --captions 05_projections
+        add a block ``<!-- figure NAME en HASH -->`` holding the English caption template
+        for each of the chapter's figures that has none, to be replaced by Korean
 
 One code, two proses. ``book/ko/NN_name.md`` holds, for each Markdown cell of the English
 notebook in order, a block headed ``<!-- en 3f2a9c1b -->`` (the first 8 hex digits of the
@@ -20,6 +23,12 @@ see site/attn_eval.py) are taken from the English notebook, so the Korean prose 
 expressions the English chapter evaluates. The checkers' "not answered yet" lines are the one
 output in words: they are given in Korean, as a kernel started in ``book/ko`` prints them
 (attn_book.exercises.catalog.language).
+
+Figure captions are ``str.format`` templates (attn_book/figures.py): a block headed
+``<!-- figure fig-x en 3f2a9c1b -->`` holds the Korean template of figure ``fig-x`` (the same
+``{names}``; a literal brace is doubled, as in the English), and the Korean notebook's caption
+is that template filled with the values the English caption output recorded. Stored
+``figures.ref`` values read 그림 N.M.
 
 A page that is pure Markdown (``book/intro.md``) is its own Korean page, ``book/ko/intro.md``:
 one block per section of the English page (the text from one heading to the next).
@@ -43,10 +52,13 @@ from pathlib import Path
 
 import nbformat
 
+from attn_book.figures import caption_hash, caption_text, translated_captions
+
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 KO = BOOK / "ko"
 MARKER = re.compile(r"^<!-- en ([0-9a-f]{8}) -->[ \t]*$", re.MULTILINE)
+ANY_MARKER = re.compile(r"^<!-- (?:en|figure \S+ en) [0-9a-f]{8} -->[ \t]*$", re.MULTILINE)
 EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
 LETTERS = re.compile(r"[A-Za-z]{3,}")
 
@@ -75,7 +87,12 @@ class Block:
 def parse_blocks(text):
     """The marked blocks of a Korean prose file, in order (text before the first marker is
     a comment for the translator and is dropped)."""
-    parts = MARKER.split(text)
+    prose = "".join(
+        chunk
+        for chunk in re.split(r"(?=^<!-- (?:en|figure) )", text, flags=re.MULTILINE)
+        if not chunk.startswith("<!-- figure ")
+    )
+    parts = MARKER.split(prose)
     return [Block(h, body.strip()) for h, body in zip(parts[1::2], parts[2::2], strict=True)]
 
 
@@ -146,7 +163,60 @@ def drift(name):
                 f"{name}: the Korean block <!-- en {blocks[j].hash} --> translates no English "
                 f'passage any more: "{first_words(blocks[j].text)}"'
             )
+    return found + caption_drift(name)
+
+
+def english_captions(name):
+    """``{figure name: English caption template}`` of chapter ``name``, in order, as the
+    English notebook's caption outputs record them (attn_book/figures.py)."""
+    notebook = BOOK / f"{name}.ipynb"
+    if not notebook.is_file():
+        return {}
+    found = {}
+    for cell in nbformat.read(notebook, as_version=4).cells:
+        for output in cell.get("outputs", []):
+            record = output.get("metadata", {}).get("attn_figure")
+            if record:
+                found[record["name"]] = record["caption"]
     return found
+
+
+def caption_drift(name):
+    """The captions of ``name`` without a Korean block, with a stale one, or still English."""
+    english = english_captions(name)
+    korean = translated_captions((KO / f"{name}.md").read_text(encoding="utf-8"))
+    found = []
+    for figure, template in english.items():
+        if figure not in korean:
+            found.append(
+                f"{name}: figure {figure} has no Korean caption block (tools/build_korean.py "
+                f'--captions {name}): "{first_words(template)}"'
+            )
+            continue
+        digest, text = korean[figure]
+        if text == template.strip() and has_words(template):
+            found.append(f"{name}: the caption of {figure} is still the English text")
+        elif digest != caption_hash(template):
+            found.append(
+                f"{name}: the Korean caption of {figure} <!-- figure {figure} en {digest} --> "
+                f"translates an English caption that changed (now {caption_hash(template)}): "
+                f'"{first_words(template)}" — re-translate it, then run '
+                f"tools/build_korean.py --accept {name} {digest}"
+            )
+        elif fields(text) != fields(template):
+            found.append(
+                f"{name}: the Korean caption of {figure} has the values "
+                f"{sorted(fields(text))}, the English {sorted(fields(template))}"
+            )
+    for figure in korean.keys() - english.keys():
+        found.append(f"{name}: the Korean caption block of {figure} names no figure of the chapter")
+    return found
+
+
+def fields(template):
+    import string
+
+    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
 
 
 def translated():
@@ -171,7 +241,31 @@ def korean_user_expressions(source, english, where):
             f"{where}: the Korean prose quotes {{eval}} expressions the English chapter does "
             f"not evaluate: {', '.join(unknown)}; quote only the English prose's expressions"
         )
-    return [{"expression": e, "result": copy.deepcopy(english[e])} for e in exprs]
+    return [{"expression": e, "result": korean_value(e, english[e])} for e in exprs]
+
+
+def korean_captions(cell, captions):
+    """A code cell's figure captions in Korean (``captions``: the page's caption blocks)."""
+    for output in cell.get("outputs", []):
+        record = output.get("metadata", {}).get("attn_figure")
+        if not record:
+            continue
+        data = output["data"]
+        number = re.match(r"\*\*Figure (\d+\.\d+)\.\*\*", data["text/markdown"])[1]
+        template = captions.get(record["name"], ("", record["caption"]))[1]
+        data["text/markdown"] = caption_text("ko", number, template, record["values"])
+        data["text/plain"] = "<IPython.core.display.Markdown object>"
+
+
+def korean_value(expression, result):
+    """A stored ``{eval}`` value as the Korean kernel computes it: a figure is a 그림."""
+    result = copy.deepcopy(result)
+    if expression.startswith("figures.ref("):
+        data = result.get("data", {})
+        for mime in ("text/plain", "text/markdown", "text/html"):
+            if mime in data:
+                data[mime] = data[mime].replace("Figure ", "그림 ")
+    return result
 
 
 def korean_outputs(cell):
@@ -194,7 +288,8 @@ def korean_outputs(cell):
 def build_notebook(name):
     """The Korean notebook of chapter ``name`` (an nbformat notebook), from the English one."""
     english = nbformat.read(BOOK / f"{name}.ipynb", as_version=4)
-    blocks = parse_blocks((KO / f"{name}.md").read_text(encoding="utf-8"))
+    text = (KO / f"{name}.md").read_text(encoding="utf-8")
+    blocks, captions = parse_blocks(text), translated_captions(text)
     markdown = [c for c in english.cells if c.cell_type == "markdown"]
     korean_of = {i: blocks[j].text for i, j in align([c.source for c in markdown], blocks)}
     korean_of = {i: t for i, t in korean_of.items() if i is not None}
@@ -204,6 +299,7 @@ def build_notebook(name):
     for n, cell in enumerate(notebook.cells):
         if cell.cell_type == "code":
             korean_outputs(cell)
+            korean_captions(cell, captions)
             continue
         source = korean_of.get(index, cell.source)  # an untranslated passage stays English
         index += 1
@@ -227,19 +323,48 @@ def write_notebook(name):
 
 
 def accept(name, old_hash):
-    """Record in the block marked ``old_hash`` the hash of the English passage it now translates."""
+    """Record in the block marked ``old_hash`` (a prose or a caption block) the hash of the
+    English passage or caption it now translates."""
     path = KO / f"{name}.md"
+    text = path.read_text(encoding="utf-8")
     passages = english_passages(name)
-    blocks = parse_blocks(path.read_text(encoding="utf-8"))
+    blocks = parse_blocks(text)
     for i, j in align(passages, blocks):
         if j is not None and blocks[j].hash == old_hash:
             if i is None:
                 raise SystemExit(f"{name}: block {old_hash} translates no English passage")
-            blocks[j].hash = cell_hash(passages[i])
-            path.write_text(write_blocks(blocks), encoding="utf-8")
-            print(f"{name}: block {old_hash} now translates {blocks[j].hash}")
+            fresh = cell_hash(passages[i])
+            path.write_text(
+                text.replace(f"<!-- en {old_hash} -->", f"<!-- en {fresh} -->", 1), "utf-8"
+            )
+            print(f"{name}: block {old_hash} now translates {fresh}")
+            return
+    english = english_captions(name)
+    for figure, (digest, _) in translated_captions(text).items():
+        if digest == old_hash and figure in english:
+            fresh = caption_hash(english[figure])
+            marker = f"<!-- figure {figure} en "
+            path.write_text(
+                text.replace(f"{marker}{old_hash} -->", f"{marker}{fresh} -->", 1), "utf-8"
+            )
+            print(f"{name}: the caption of {figure} now translates {fresh}")
             return
     raise SystemExit(f"{name}: no Korean block is marked {old_hash}")
+
+
+def add_captions(name):
+    """Append a caption block, holding the English template, for each figure without one."""
+    path = KO / f"{name}.md"
+    text = path.read_text(encoding="utf-8")
+    have = translated_captions(text)
+    added = [
+        f"<!-- figure {figure} en {caption_hash(template)} -->\n{template.strip()}\n"
+        for figure, template in english_captions(name).items()
+        if figure not in have
+    ]
+    if added:
+        path.write_text(text.rstrip("\n") + "\n\n" + "\n".join(added), encoding="utf-8")
+    print(f"{path}: {len(added)} caption blocks added; replace each template's English by Korean")
 
 
 def new(name):
@@ -257,7 +382,11 @@ def main(argv):
     parser.add_argument("names", nargs="*", help="chapters, e.g. 04_worked_example")
     parser.add_argument("--accept", nargs=2, metavar=("NAME", "HASH"))
     parser.add_argument("--new", metavar="NAME")
+    parser.add_argument("--captions", metavar="NAME", help="add the chapter's caption blocks")
     args = parser.parse_args(argv)
+    if args.captions:
+        add_captions(args.captions)
+        return 0
     if args.accept:
         accept(*args.accept)
         return 0
