@@ -186,6 +186,17 @@ def test_a_caption_is_translated_as_a_template_filled_with_the_english_values(bo
     assert [b.text for b in bk.parse_blocks(ko.read_text())][-1] == "끝."
 
 
+def test_a_caption_value_that_names_a_figure_is_a_korean_figure(book):
+    """``figures.show(..., "rows of {other}.", other=figures.ref("fig-b"))`` (chapter 10): the
+    English output records "Figure 3.2", the Korean kernel computes 그림 3.2."""
+    add_figure(book, "As in {other}.", {"other": "Figure 3.2"})
+    bk.add_captions("toy")
+    ko = book / "ko" / "toy.md"
+    ko.write_text(ko.read_text().replace("As in {other}.", "{other}에서처럼."), "utf-8")
+    (_, caption) = bk.build_notebook("toy").cells[1].outputs
+    assert caption["data"]["text/markdown"] == "**그림 3.1.** 그림 3.2에서처럼."
+
+
 def test_drift_names_a_changed_caption_and_accept_records_its_new_hash(book):
     add_figure(book, "Weights for {scores}.", {"scores": "[1, 2]"})
     bk.add_captions("toy")

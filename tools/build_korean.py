@@ -244,8 +244,13 @@ def korean_user_expressions(source, english, where):
     return [{"expression": e, "result": korean_value(e, english[e])} for e in exprs]
 
 
+#: A caption value naming a figure ("Figure 10.1"): a Korean kernel computes 그림 10.1.
+FIGURE_REF = re.compile(r"^Figure (\d+\.\d+)$")
+
+
 def korean_captions(cell, captions):
-    """A code cell's figure captions in Korean (``captions``: the page's caption blocks)."""
+    """A code cell's figure captions in Korean (``captions``: the page's caption blocks); a
+    value that names a figure (``figures.ref(...)``) is a 그림, as the Korean kernel has it."""
     for output in cell.get("outputs", []):
         record = output.get("metadata", {}).get("attn_figure")
         if not record:
@@ -253,7 +258,8 @@ def korean_captions(cell, captions):
         data = output["data"]
         number = re.match(r"\*\*Figure (\d+\.\d+)\.\*\*", data["text/markdown"])[1]
         template = captions.get(record["name"], ("", record["caption"]))[1]
-        data["text/markdown"] = caption_text("ko", number, template, record["values"])
+        values = {k: FIGURE_REF.sub(r"그림 \1", v) for k, v in record["values"].items()}
+        data["text/markdown"] = caption_text("ko", number, template, values)
         data["text/plain"] = "<IPython.core.display.Markdown object>"
 
 
