@@ -92,7 +92,7 @@ def test_the_korean_notebook_copies_code_and_takes_the_prose_and_its_numbers(boo
     assert nb.cells[0].metadata["user_expressions"][0]["result"]["data"] == {"text/plain": "2"}
     assert nb.cells[1].source == "s = 2\nch.ex.check(...)"
     said = nb.cells[1].outputs[0]["data"]["text/plain"]
-    assert said == "… 아직 답하지 않았다: `...`를 답으로 바꾸고 셀을 다시 실행하라."
+    assert said == "… 아직 답이 없음: `...`를 답으로 바꾸고 셀을 다시 실행하라."
     assert bk.drift("toy") == []
 
 
@@ -415,9 +415,9 @@ def run_in(cwd, env=None):
 
 
 def test_a_kernel_in_book_ko_answers_in_korean_and_elsewhere_in_english():
-    assert run_in(bk.KO).startswith("… 아직 답하지 않았다")
+    assert run_in(bk.KO).startswith("… 아직 답이 없음")
     assert run_in(bk.BOOK).startswith("… Not answered yet")
-    assert run_in(bk.BOOK, {"ATTN_BOOK_LANG": "ko"}).startswith("… 아직 답하지 않았다")
+    assert run_in(bk.BOOK, {"ATTN_BOOK_LANG": "ko"}).startswith("… 아직 답이 없음")
     assert run_in(bk.KO, {"ATTN_BOOK_LANG": "en"}).startswith("… Not answered yet")
 
 

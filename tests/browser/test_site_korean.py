@@ -55,7 +55,12 @@ def test_korean_page_offline_and_clean(loaded, site, glyphs):
     assert "<!--" not in text and "{eval}" not in text and "```" not in text
     checks = page.locator("div.attn-answer button.attn-answer-check").all_inner_texts()
     assert all(c.strip() == "확인" for c in checks), f"{docname}: answer boxes not in Korean"
-    english = re.findall(r"\bFigure \d+\.\d+", text)
+    prose = page.evaluate(  # the page without its code (a comment may quote "Figure 1.3")
+        """() => { const m = document.querySelector("main").cloneNode(true);
+                   m.querySelectorAll(".cell_input, pre").forEach((e) => e.remove());
+                   return m.textContent; }"""
+    )
+    english = re.findall(r"\bFigure \d+\.\d+", prose)
     assert not english, f"{docname}: figures still called Figure: {english[:3]}"
 
 
