@@ -201,8 +201,8 @@ figures.show(
 #
 # turns that amplification up or down. A large $T$ shrinks all differences towards 0 and the
 # weights towards uniform, $1/S$; a small $T$ stretches them, and the weight moves entirely to
-# the largest score (the arg-max, 최댓값의 위치; keys tied for the largest score share it
-# equally). `ac.softmax` takes it as `temperature=`.
+# the key with the largest score (the arg-max; keys tied for the largest score share the
+# weight equally). `ac.softmax` takes it as `temperature=`.
 
 # %%
 s_temp = np.array([2.0, 1.0, 0.5, -1.0])
