@@ -11,8 +11,8 @@
 #
 # Every attention pattern in this book so far was set by hand. [Chapter 5](05_projections.ipynb)
 # designed $W_Q$, $W_K$ and $W_V$ from case markers and said that training is what moves real
-# matrices towards ones like ours. The Korean write-up of the Quanta Magazine column makes
-# every word's query, key and value with learned weight matrices (학습된 가중치 행렬), and
+# matrices towards ones like ours. The Korean write-up of the Quanta Magazine column says that
+# every word's query, key and value are made with learned weight matrices (학습된 가중치 행렬), and
 # [Chapter 3](03_scaling.ipynb) took from the same write-up the claim that dividing by
 # $\sqrt{d_k}$ keeps the gradient from vanishing. Both are claims about learning. This chapter shows them: it derives
 # the backward pass (역전파) of attention by hand, then trains a layer in plain NumPy and
@@ -301,7 +301,10 @@ print("words:", " ".join(data.words))
 #
 # Gradient descent (경사 하강법) moves every parameter a small step against its gradient,
 # $\theta \leftarrow \theta - \eta\, \partial L / \partial \theta$, with the learning rate
-# (학습률) $\eta$. The projections start as small random numbers, so every score starts near 0
+# (학습률) $\eta$. Every step here uses all the training sentences at once (full batch); the code
+# and the figures call the rule by its usual name, SGD, stochastic gradient descent (확률적 경사
+# 하강법), though no random sample is drawn here.
+# The projections start as small random numbers, so every score starts near 0
 # and every weight near $1/3$. One step, all of it visible:
 
 # %%
@@ -427,7 +430,7 @@ figures.show(
 # {eval}`dec(weights_learned[1, 1])` by making the score gaps larger.
 #
 # The matrices themselves are another matter. Attention only ever uses $W_Q$ and $W_K$ through
-# the bilinear form $M = W_Q W_K^\top$ ($D \times D$): the score of query token $i$ and key token
+# the bilinear form $M = W_Q W_K^\top$ ($d_\text{model} \times d_\text{model}$): the score of query token $i$ and key token
 # $j$ is $\mathbf x_i M \mathbf x_j^\top / \sqrt{d_k}$. Interpretability work calls $M$ the head's
 # QK matrix, and $\mathbf x M \mathbf x^\top$ over the token embeddings its QK circuit
 # ([Elhage et al., 2021](references.md)), in the work that first described the
@@ -608,8 +611,8 @@ for label, r in runs.items():
 # scaled against {eval}`dec(final["Adam, unscaled"], 4)` unscaled. Adam rescales each
 # parameter's gradient, but $W_Q$ and $W_K$ are shared by every row: their gradient is a sum
 # over the rows, dominated by the rows that are not saturated, so rescaling it does not reach
-# the saturated ones. (One Adam learning rate was tried, and it is not tuned: even the scaled
-# run ends higher than with SGD.)
+# the saturated ones. (One Adam learning rate was tried, and it is not tuned, which may be why
+# even the scaled run ends higher than with SGD.)
 #
 # All of this is one random start, which may be a lucky or an unlucky one. The SGD
 # comparison again, from five starts (seeds 0 to 4; the figure's is seed 1):
@@ -642,7 +645,8 @@ step_table(by_start, index=seed_labels, digits=4)
 # precise mean (and an unscaled run's second digit can change with the machine's BLAS build: the
 # run amplifies differences in rounding).
 #
-# Does a different learning rate help the unscaled run, over the same {eval}`big_steps` steps?
+# Does a learning rate other than {eval}`plain(big_lr)` help the unscaled run, over the same
+# {eval}`big_steps` steps?
 # Two smaller ones and a larger one:
 
 # %%
@@ -896,8 +900,8 @@ ch8.key_gradient.check(fixed_key_gradient)
 # :label: ex-ch8-which-vanishes
 #
 # Two layers start from random queries and keys whose components have variance 1, one with
-# $d_k = 4$, one with $d_k = 256$, both *without* the $1/\sqrt{d_k}$. Which gradients are close
-# to zero at the start, and in which layer? Choose one of the options printed below.
+# $d_k = 4$, one with $d_k = 256$, both *without* the $1/\sqrt{d_k}$. Which gradients shrink
+# towards zero at the start, and in which layer? Choose one of the options printed below.
 # ```
 
 # %%
@@ -921,7 +925,11 @@ for d_try in (4, 256):
 # :class: dropdown
 #
 # At $d_k = 256$ the unscaled scores spread with a standard deviation near 16, the rows
-# saturate and $dS$, the softmax's share, is nearly zero; $dQ$ and $dK$ are made from $dS$. $dV =
+# saturate and $dS$, the softmax's share, is nearly zero in the saturated rows; $dQ$ and $dK$ are
+# made from $dS$, so both shrink, though not alike. A query's gradient comes from its own row
+# alone, and in a saturated row it vanishes. A key's gradient collects from every query's row,
+# and one row that is not saturated is enough to give it some: the cell above prints a median
+# $\lVert dK_j\rVert$ far smaller than at $d_k = 4$ but not close to zero. $dV =
 # A^\top dO$ does not pass through the softmax and keeps its size.
 #
 # ```python
