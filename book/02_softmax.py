@@ -306,7 +306,7 @@ show("ac.softmax   ", lambda x: ac.softmax(x).round(3), tiny)
 #
 # ### Log-sum-exp
 #
-# The denominator has its own name. Its logarithm, the *log-sum-exp* (로그합지수), appears
+# The denominator has its own name. Its logarithm, the *log-sum-exp*, appears
 # wherever probabilities are handled as logarithms (the cross-entropy loss, for one), and the
 # same trick computes it safely:
 #

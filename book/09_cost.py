@@ -738,7 +738,7 @@ print(f"peak extra memory: scaled_dot_product_attention {peak_blocked_mib} MiB")
 #   FlashAttention-2 swaps the loops, so that query blocks, which never wait for each other,
 #   also run at once, one per group of cores ([Dao, 2023b](references.md)).
 # - **The saved log-sum-exp.** When a query's row is done, the forward pass keeps, besides the
-#   output, one number per query: the log-sum-exp (로그합지수) of the row's scores,
+#   output, one number per query: the log-sum-exp of the row's scores,
 #   $\Lambda = m + \log \ell$ (FlashAttention-2; the first version saved $m$ and $\ell$
 #   apart). That is $n$ numbers instead of $n^2$ weights, and every weight can be rebuilt
 #   from it and its score, $w_j = e^{s_j - \Lambda}$.
