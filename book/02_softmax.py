@@ -328,7 +328,7 @@ print("ac.log_softmax(s)      ->", ac.log_softmax(huge).round(4))
 #
 # ## The Jacobian, and how it vanishes
 #
-# A model learns by nudging its scores in the direction the gradient (기울기) says. How much does
+# A model learns by nudging its scores against the gradient (기울기), the way its loss falls. How much does
 # weight $w_i$ move when score $s_j$ moves? Differentiating equation {eq}`eq-softmax`,
 #
 # $$

@@ -720,7 +720,8 @@ print(f"W_Q (undoing the shrink), gap below {tol_same:.0e}:", W_Q_gap < tol_same
 # rate on $W_Q$ and $W_K$ that is {eval}`plain(qk_lr_factor)` times larger. (Adam, whose steps do not grow with the
 # gradient, would need another factor.)
 #
-# So the scale's job, at one $d_k$, is the start: with $1/\sqrt{d_k}$, the usual
+# So, at one $d_k$, the scale sets the start (and the step of $W_Q$ and $W_K$, which a
+# learning-rate search absorbs): with $1/\sqrt{d_k}$, the usual
 # initialisation (unit variance per component, whatever $d_k$) starts every row unsaturated,
 # and nobody has to retune the start when $d_k$ changes. That is a statement about
 # initialisation only. It does not make one learning rate right for every $d_k$: training
@@ -755,7 +756,7 @@ print(f"W_Q (undoing the shrink), gap below {tol_same:.0e}:", W_Q_gap < tol_same
 #   The total gradient norm is not what vanishes; the saturated rows' gradients are. From a
 #   start $d_k^{-1/4}$ smaller, whose scores equal the scaled model's, it trains, and with the
 #   learning rate of $W_Q$ and $W_K$ divided by $\sqrt{d_k}$ it is the scaled run, to
-#   rounding error: the scale's job is the start. It does not make one learning rate right
+#   rounding error: the scale sets the start (and the step of $W_Q$, $W_K$). It does not make one learning rate right
 #   for every $d_k$ (μP).
 #
 # ## Exercises

@@ -173,7 +173,7 @@ for t in range(n):
 # was rotated by its own position when it was made, so it carries its position with it.)
 #
 # Redo the last step by hand. The slots hold, in slot order, the keys of positions
-# {eval}`ring.positions`; 샀다's query against them, divided by $\sqrt 3$ as in Chapter 4:
+# {eval}`plain(ring.positions)`; 샀다's query against them, divided by $\sqrt 3$ as in Chapter 4:
 # %%
 q_last = Q[n - 1]  # [3]: 샀다's query
 scores_last = ring.keys @ q_last / math.sqrt(q_last.size)  # [W, 3] @ [3] -> [W], slot order
@@ -258,7 +258,7 @@ step_table(
 # gpt-oss-120b halves its cache, to {eval}`dec(windowed["gpt-oss-120b"], 2)` GiB, since half
 # its layers are global. Mistral 7B's cache stops growing at {eval}`grouped(mistral_window)` positions:
 # {eval}`dec(windowed["Mistral 7B"], 2)` GiB however long the text (Mistral 7B v0.1 was
-# trained with a context of 8,192 tokens, so the 128k column is only the arithmetic; its paper
+# trained with a context of 8,192 tokens, so its figure at 128k tokens is only the arithmetic; its paper
 # reports the 8× saving at 32k). The saving is real memory, and also a real loss: a token in a
 # local layer reads nothing beyond its window, which is why Gemma 3 keeps one global layer in
 # six.
