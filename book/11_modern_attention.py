@@ -30,7 +30,7 @@
 #   and under logit soft-capping (로짓 소프트 캡핑);
 # - compute multi-head latent attention (멀티헤드 잠재 어텐션, MLA) both ways, naive and
 #   absorbed, show they agree, and size its cache against MHA, GQA and MQA;
-# - read the attention fields of a model card.
+# - read the attention fields of a model's configuration.
 #
 # The chapter ends with exercises, in the order of its sections, that check your answer on
 # the spot: run the cell and read the one-line verdict.
@@ -210,9 +210,10 @@ len(ring), ring.keys.shape
 # - **gpt-oss** ([OpenAI, 2025](references.md)): dense layers and banded layers of 128 tokens
 #   alternating. The 120b model has 36 layers, 8 key-value heads of 64.
 #
-# A windowed layer caches at most $W$ positions, a global layer all $n$. A model card writes
-# the pattern as a list of `layer_types`; here it is built as Hugging Face's configurations
-# build it, and each layer's cache computed with Chapter 10's `ac.kv_cache_bytes`:
+# A windowed layer caches at most $W$ positions, a global layer all $n$. A configuration
+# (`config.json`) writes the pattern as a list of `layer_types`; here it is built as Hugging
+# Face's configurations build it, and each layer's cache computed with Chapter 10's
+# `ac.kv_cache_bytes`:
 
 
 # %%
@@ -418,7 +419,7 @@ print(f"bound {bound}, raw score {raw:.1f}, after QK-norm {normed:.4f}")
 # when both vectors point along a dimension where both gains are largest, which needs the two
 # largest gains on the same dimension, as here on the first. (Qwen3 and Gemma 3 rotate $q$ and
 # $k$ by RoPE after the norm; a rotation keeps lengths, so the bound holds there too. Without
-# a rotation between the norm and the product, the score even stays below
+# a rotation between the norm and the product, the score even stays at or below
 # $\sqrt d \max_i |g_{q,i}\, g_{k,i}|$.)
 # %%
 e_0 = np.array([3.0, 0.0, 0.0, 0.0])  # any length: RMSNorm removes it
@@ -613,7 +614,7 @@ figures.show(
 )
 
 # %% [markdown]
-# ## Reading a model card
+# ## Reading a model's configuration
 #
 # The fields a configuration (`config.json`) or a checkpoint's weight names use for what this
 # chapter computed:
@@ -678,7 +679,7 @@ step_table(
 #
 # Beyond this chapter: sparse attention, where each query reads a chosen subset of the keys,
 # is the next chapter's. Kimi K2 adopts DeepSeek-V3's MLA with fewer heads
-# ([Kimi Team, 2025a](references.md)). Read a card's fields against the formulas above, and
+# ([Kimi Team, 2025a](references.md)). Read a configuration's fields against the formulas above, and
 # against the convention each library uses: the off-by-one of the window is not the only one.
 #
 # ## Summary
