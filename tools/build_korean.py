@@ -52,7 +52,7 @@ from pathlib import Path
 
 import nbformat
 
-from attn_book.figures import caption_hash, caption_text, translated_captions
+from attn_book.figures import WORD, caption_hash, caption_text, translated_captions
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
@@ -73,9 +73,9 @@ def has_words(text):
 HEADING = re.compile(r"^(?=#{1,6} )", re.MULTILINE)
 
 
-def cell_hash(source):
-    """The short hash a Korean block records of the English passage it translates."""
-    return hashlib.sha1(source.strip().encode("utf-8")).hexdigest()[:8]
+#: The short hash a Korean block records of the English passage it translates (a caption
+#: block records its English template's the same way).
+cell_hash = caption_hash
 
 
 @dataclass
@@ -214,6 +214,7 @@ def caption_drift(name):
 
 
 def fields(template):
+    """The ``{names}`` a ``str.format`` template fills."""
     import string
 
     return {f for _, f, _, _ in string.Formatter().parse(template) if f}
@@ -245,7 +246,12 @@ def korean_user_expressions(source, english, where):
 
 
 #: A caption value naming a figure ("Figure 10.1"): a Korean kernel computes 그림 10.1.
-FIGURE_REF = re.compile(r"^Figure (\d+\.\d+)$")
+FIGURE_REF = re.compile(rf"{WORD['en']} (\d+\.\d+)")
+
+
+def korean_figure(text):
+    """``"Figure 4.1"`` as a Korean kernel names it, ``"그림 4.1"``, wherever ``text`` says it."""
+    return FIGURE_REF.sub(rf"{WORD['ko']} \1", text)
 
 
 def korean_captions(cell, captions):
@@ -258,7 +264,7 @@ def korean_captions(cell, captions):
         data = output["data"]
         number = re.match(r"\*\*Figure (\d+\.\d+)\.\*\*", data["text/markdown"])[1]
         template = captions.get(record["name"], ("", record["caption"]))[1]
-        values = {k: FIGURE_REF.sub(r"그림 \1", v) for k, v in record["values"].items()}
+        values = {k: korean_figure(v) for k, v in record["values"].items()}
         data["text/markdown"] = caption_text("ko", number, template, values)
         data["text/plain"] = "<IPython.core.display.Markdown object>"
 
@@ -270,7 +276,7 @@ def korean_value(expression, result):
         data = result.get("data", {})
         for mime in ("text/plain", "text/markdown", "text/html"):
             if mime in data:
-                data[mime] = data[mime].replace("Figure ", "그림 ")
+                data[mime] = korean_figure(data[mime])
     return result
 
 
