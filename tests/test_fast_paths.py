@@ -103,6 +103,17 @@ def test_fast_path_masks_match_loop(rng, kind, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("size", [1, 1e4])  # 1e4: scores that overflow unshifted
+def test_blocked_with_a_mask_that_hides_nothing_equals_it_without(rng, size, dtype):
+    # Without a mask the block's scores are made as k qᵀ, with one as q kᵀ: the same rows.
+    q, k, v = random_qkv(rng, ((2,), (2,), (2,), 7, 5, 3, 2), dtype)
+    everything = np.ones((7, 5), dtype=bool)
+    out = blocked(q * size, k, v, everything)
+    np.testing.assert_allclose(out, blocked(q * size, k, v), **tolerance(dtype))
+    np.testing.assert_allclose(out, loop_attention(q * size, k, v), **tolerance(dtype))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("block_size", [1, 2, 3, 4, 100])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_chunked_matches_loop(rng, shape, dtype, block_size):
