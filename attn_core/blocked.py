@@ -66,17 +66,17 @@ def blocked(q, k, v, mask, is_causal, scale, block_size=None):
     rows = min(L, block_size or _block_rows(math.prod(batch) * S * q.dtype.itemsize))
     out = np.empty((*np.broadcast_shapes(batch, v.shape[:-2]), L, v.shape[-1]), dtype=v.dtype)
     buffer = np.empty(math.prod(batch) * rows * S, dtype=q.dtype)  # one block's scores
-    shifted = False
+    transposed, shifted = mask is None, False  # scores made as k qᵀ: see _attend
     if rows < L:  # [..., S, Ev + 1]: scores @ [v | 1] gives the output and each row's sum
         v = np.concatenate([v, np.ones((*v.shape[:-1], 1), dtype=v.dtype)], axis=-1)
     for start in range(0, L, rows):
         stop = min(start + rows, L)
         seen = min(stop, S) if is_causal else S  # a causal block sees no key after its last query
-        shape = (seen, stop - start) if mask is None else (stop - start, seen)  # see _attend
+        shape = (seen, stop - start) if transposed else (stop - start, seen)
         memory = buffer[: math.prod(batch) * seen * (stop - start)].reshape(*batch, *shape)
         q_block = q[..., start:stop, :] * scale  # [..., rows, E]: scale the queries, not the scores
         block = (q_block, k[..., :seen, :], v[..., :seen, :], mask, is_causal, start)
-        block += (memory, out[..., start:stop, :])  # written in place: the scores, the output
+        block += (memory, transposed, out[..., start:stop, :])  # written in place
         shifted = shifted or not _attend(*block, shift=False)
         if shifted:  # a row's sum over- or underflowed unshifted: subtract each row's max
             _attend(*block, shift=True)
@@ -88,15 +88,16 @@ def _block_rows(row_bytes):
     return min(256, max(16, BLOCK_BYTES // max(1, row_bytes)))
 
 
-def _attend(q, k, values, mask, is_causal, start, memory, out, shift):
+def _attend(q, k, values, mask, is_causal, start, memory, transposed, out, shift):
     """``out = softmax(q kᵀ + mask) @ values`` for one block of queries; False if unsound.
 
-    ``memory`` holds the block's scores: (..., rows, seen), or, without a mask, (..., seen,
-    rows): made transposed, ``k qᵀ``, and read through a view, which OpenBLAS computes faster
-    (README, "How fast"); a mask added across the transposed rows would be 1.6 times slower.
+    ``memory`` holds the block's scores: (..., rows, seen), or (..., seen, rows) if
+    ``transposed``: made as ``k qᵀ`` and read through a view, which OpenBLAS computes faster
+    (README, "How fast"); used without a mask only, since a mask added across the transposed
+    rows is 1.6 times slower.
     ``values`` is (..., seen, Ev), or (..., seen, Ev + 1) with a last column of ones.
     """
-    if mask is None:  # memory is (..., seen, rows)
+    if transposed:  # memory is (..., seen, rows)
         np.matmul(k, np.swapaxes(q, -1, -2), out=memory)  # [..., seen, E] @ [..., E, rows]
         scores = np.swapaxes(memory, -1, -2)  # [..., rows, seen]: a view
     else:

@@ -46,6 +46,7 @@ import copy
 import difflib
 import hashlib
 import re
+import string
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -215,8 +216,6 @@ def caption_drift(name):
 
 def fields(template):
     """The ``{names}`` a ``str.format`` template fills."""
-    import string
-
     return {f for _, f, _, _ in string.Formatter().parse(template) if f}
 
 
@@ -262,7 +261,7 @@ def korean_captions(cell, captions):
         if not record:
             continue
         data = output["data"]
-        number = re.match(r"\*\*Figure (\d+\.\d+)\.\*\*", data["text/markdown"])[1]
+        number = re.match(rf"\*\*{WORD['en']} (\d+\.\d+)\.\*\*", data["text/markdown"])[1]
         template = captions.get(record["name"], ("", record["caption"]))[1]
         values = {k: korean_figure(v) for k, v in record["values"].items()}
         data["text/markdown"] = caption_text("ko", number, template, values)
