@@ -76,7 +76,7 @@ install: $(VENV)/.installed-test  ## Install every extra into .venv (what `make 
 
 sync: $(VENV)/.installed-book  ## Re-pair every book/*.py with its .ipynb and execute it in place
 	$(PY) tools/sync_chapters.py
-	$(PY) tools/build_korean.py
+	$(PY) tools/i18n.py
 
 # The widgets' JavaScript: Biome (format, lint) and esbuild (the committed bundles) come from
 # node_modules/ (`npm ci`, package-lock.json). Without npm, lint says so and skips them.

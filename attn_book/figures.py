@@ -10,10 +10,10 @@ A caption is a ``str.format`` template whose computed parts are named values,
 ``figures.show(fig, "fig-x", "Weights for {scores}.", scores=plain(scores))``, so that a
 translation is a second template with the same names: a kernel started in ``book/ko`` (see
 :func:`attn_book.exercises.catalog.language`) shows chapter N's figures with the captions of
-``book/ko/NN_name.md``'s blocks headed ``<!-- figure fig-x en 3f2a9c1b -->`` (the hash of the
-English template, as a prose block records its English cell's) and calls them 그림 N.M. The
-caption's output records its name, English template and values in its metadata, from which
-``tools/build_korean.py`` writes the Korean notebook's caption without running the code.
+its page's catalog (``attn_book/locale/ko/LC_MESSAGES/NN_name.po``, ``msgctxt "figure fig-x"``,
+:mod:`attn_book.i18n`) and calls them 그림 N.M. The caption's output records its name, English
+template and values in its metadata, from which ``tools/i18n.py`` writes the Korean notebook's
+caption without running the code.
 
 Examples
 --------
@@ -26,40 +26,23 @@ Examples
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from pathlib import Path
 
-__all__ = ["Figures", "caption_hash", "stored_ref", "translated_captions"]
+from attn_book.i18n import LOCALE, gettext
+
+__all__ = ["Figures", "stored_ref", "translated_caption"]
 
 #: How each language names a figure.
 WORD = {"en": "Figure", "ko": "그림"}
-#: The translated pages, ``book/ko/NN_name.md`` (in the repository the package is installed from).
-TRANSLATIONS = Path(__file__).resolve().parent.parent / "book"
-_MARKER = re.compile(r"^<!-- (?:en|figure (\S+) en) ([0-9a-f]{8}) -->[ \t]*$", re.MULTILINE)
 
 
-def caption_hash(template):
-    """The short hash a translated caption records of the English template it translates."""
-    return hashlib.sha1(template.strip().encode("utf-8")).hexdigest()[:8]
-
-
-def translated_captions(text):
-    """``{figure name: (hash, template)}`` of the caption blocks of a translated page's text."""
-    parts = _MARKER.split(text)
-    found = {}
-    for name, digest, body in zip(parts[1::3], parts[2::3], parts[3::3], strict=True):
-        if name is not None:
-            found[name] = (digest, body.strip())
-    return found
-
-
-def _captions_of_chapter(chapter, language):
-    pages = (
-        sorted((TRANSLATIONS / language).glob(f"{chapter:02d}_*.md")) if language != "en" else []
-    )
-    return translated_captions(pages[0].read_text(encoding="utf-8")) if pages else {}
+def translated_caption(template, name, chapter, language):
+    """Figure ``name``'s caption template in ``language``: its chapter's catalog's translation,
+    else the English ``template``."""
+    pages = sorted((LOCALE / language / "LC_MESSAGES").glob(f"{chapter:02d}_*.po"))
+    return gettext(template, pages[0].stem, language, f"figure {name}") if pages else template
 
 
 def caption_text(language, number, template, values):
@@ -108,9 +91,7 @@ class Figures:
         from IPython.display import Markdown, display
 
         values = {k: v if isinstance(v, str) else format(v) for k, v in values.items()}
-        template = caption
-        if self.language != "en":
-            template = _captions_of_chapter(self.chapter, self.language).get(name, ("", caption))[1]
+        template = translated_caption(caption, name, self.chapter, self.language)
         record = {"name": name, "caption": caption, "values": values}
         display(figure)
         display(

@@ -32,8 +32,11 @@ def test_the_lab_font_draws_every_hangul_character_of_the_book():
     family, font = lab_font()
     cmap = font.getBestCmap()
     pages = [*ROOT.joinpath("book").glob("*.py"), *ROOT.joinpath("book").glob("*.md")]
-    pages += [*ROOT.joinpath("book", "ko").glob("*.md")]  # the Korean edition
-    pages += [ROOT / "attn_book" / "exercises" / "messages" / "ko.json"]  # its verdicts
+    pages += [
+        *ROOT.joinpath("book", "ko").glob("*.md"),
+        *ROOT.joinpath("book", "ko").glob("*.ipynb"),
+    ]
+    pages += [*ROOT.joinpath("attn_book", "locale").rglob("*.po")]  # every catalog: prose, verdicts
     shown = hangul_in("".join(p.read_text(encoding="utf-8") for p in pages))
     assert {"쿼", "리", "키", "밸", "류", "소", "프", "트", "맥", "스"} <= shown  # the terms
     missing = sorted(c for c in shown if ord(c) not in cmap)

@@ -14,7 +14,7 @@ Sphinx rebuilds only the pages whose source changed, so a page built before a ch
 added keeps a sidebar without it: when ``_toc.yml``, ``_config.yml`` or the list of pages
 changed since the last build, every page is written again (``--all``).
 
-Then the Korean edition (book/ko/, tools/build_korean.py), when it has pages: a second
+Then the Korean edition (book/ko/, written by tools/i18n.py), when it has pages: a second
 jupyter-book build of a source folder ``_build/ko-src`` whose ``book/`` is a link to
 ``book/ko`` (so each Korean page has its English twin's path), with the English
 configuration in Korean (``language: ko``, the extension ``site/attn_ko.py``) and a table of
@@ -65,12 +65,16 @@ def main(argv):
 
 
 def korean_pages():
-    """The translated pages (book/ko/NN_name.md and intro.md), in the English toc's order."""
+    """The translated pages (book/ko/NN_name.ipynb, intro.md, ...), in the English toc's order."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     parts = toc.get("parts", [toc])
     files = [toc["root"]] + [c["file"] for part in parts for c in part.get("chapters", [])]
     ko = ROOT / "book" / "ko"
-    return [f for f in files if (ko / f"{Path(f).name}.md").is_file()]
+    return [
+        f
+        for f in files
+        if any((ko / Path(f).name).with_suffix(s).is_file() for s in (".md", ".ipynb"))
+    ]
 
 
 def korean_source():

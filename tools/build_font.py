@@ -69,11 +69,11 @@ def used_hangul():
 
 def used_hangul_in_book():
     """Every Hangul character a reader can meet in JupyterLab: the chapters, the Markdown
-    pages, the Korean edition's prose (book/ko/*.md) and the checkers' Korean words, and what
-    the figures show (their outputs), sorted."""
+    pages, every catalog of every language (the prose, captions, checkers' words and figures'
+    words of the translations, attn_book/locale/*/LC_MESSAGES/*.po), and what the figures show
+    (their outputs), sorted."""
     pages = sorted((ROOT / "book").glob("*.py")) + sorted((ROOT / "book").glob("*.md"))
-    pages += sorted((ROOT / "book" / "ko").glob("*.md"))
-    pages += [ROOT / "attn_book" / "exercises" / "messages" / "ko.json"]
+    pages += sorted((ROOT / "attn_book" / "locale").glob("*/LC_MESSAGES/*.po"))
     text = "".join(p.read_text(encoding="utf-8") for p in pages) + used_hangul()
     return "".join(sorted(set(HANGUL.findall(text))))
 

@@ -1,12 +1,14 @@
-"""The exercises' reader-facing text: one catalog per language, ``messages/<lang>.json``.
+"""The exercises' reader-facing text, from the book's gettext catalogs (:mod:`attn_book.i18n`).
 
-Every verdict, diagnosis, hint, title and answer-box label lives there, keyed by id, so that
-a second language is a second file and changes no checker. Sections: ``engine`` (the
-checker's own lines and the generic rules), ``site`` (the answer box's labels), ``shared``
-(diagnoses several exercises reuse) and ``exercises`` (``{exercise id: {diagnosis id:
-text}}``, with ``title`` and, for a choice, ``follow-up``). A text is a ``str.format``
-template (filled only when it has parameters, so other braces are text); the site's
-JavaScript fills the same templates (``fill`` in attn-answers.js).
+Every verdict, diagnosis, hint, title and answer-box label is a keyed text: its English is in
+``attn_book/locale/messages.pot`` under the key ``engine/<id>`` (the checker's own lines and the
+generic rules), ``site/<id>`` (the answer box's labels), ``shared/<id>`` (diagnoses several
+exercises reuse) or ``<exercise id>/<id>`` (an exercise's title, diagnoses and, for a choice,
+``follow-up``); a language's translation of it is in that language's PO files (the engine's in
+``messages.po``, an exercise's in its chapter's page, ``04_worked_example.po``), so a second
+language changes no checker. A text is a ``str.format`` template (filled only when it has
+parameters, so other braces are text); the site's JavaScript fills the same templates (``fill``
+in attn-answers.js).
 
 Examples
 --------
@@ -18,14 +20,15 @@ Examples
 
 from __future__ import annotations
 
-import json
 import os
 from functools import cache
 from pathlib import Path
 
+from attn_book.i18n import keyed
+
 __all__ = ["LANGUAGE", "catalog", "language", "text"]
 
-#: The languages with a catalog; English is complete, the others fall back to it key by key.
+#: The languages with a catalog; English is complete, the others fall back to it text by text.
 LANGUAGES = ("en", "ko")
 
 
@@ -56,30 +59,17 @@ LANGUAGE = language()
 
 @cache
 def catalog(language=None):
-    """The whole catalog of ``language`` (default :data:`LANGUAGE`) as a dict; a language other
-    than English takes each text it lacks from the English catalog. A language's catalog is
-    ``messages/<lang>.json`` (the engine's lines, the answer box's labels) and one file per
-    chapter in ``messages/<lang>/`` (that chapter's exercises), so that chapters are
-    translated apart."""
-    folder = Path(__file__).with_name("messages")
-    english = json.loads((folder / "en.json").read_text(encoding="utf-8"))
-    if (language or LANGUAGE) == "en":
-        return english
-    chosen = language or LANGUAGE
-    files = [folder / f"{chosen}.json", *sorted((folder / chosen).glob("*.json"))]
-    merged = {section: dict(texts) for section, texts in english.items()}
-    for file in files:
-        own = json.loads(file.read_text(encoding="utf-8"))
-        for section, texts in own.items():
-            if section == "exercises":
-                for exercise, words in texts.items():
-                    merged[section][exercise] = {
-                        **merged[section].get(exercise, {}),
-                        **words,
-                    }
-            else:
-                merged[section].update(texts)
-    return merged
+    """Every keyed text of ``language`` (default :data:`LANGUAGE`) as ``{"engine": {id: text},
+    "site": ..., "shared": ..., "exercises": {exercise id: {id: text}}}``; a text without a
+    current translation is the English."""
+    found = {"engine": {}, "site": {}, "shared": {}, "exercises": {}}
+    for key, words in keyed(language or LANGUAGE).items():
+        section, _, name = key.partition("/")
+        if section in found:
+            found[section][name] = words
+        else:
+            found["exercises"].setdefault(section, {})[name] = words
+    return found
 
 
 def text(key, exercise=None, language=None, **params):

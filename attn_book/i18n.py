@@ -1,0 +1,179 @@
+"""Every word a reader sees, from gettext catalogs: one folder of PO files per language.
+
+``attn_book/locale/messages.pot`` holds the English of every keyed text (the exercises' verdicts,
+diagnoses and titles, the engine's lines, the answer box's labels; ``msgctxt`` is the key,
+``engine/praise`` or ``ch4-weights-by-hand/title``). ``attn_book/locale/<lang>/LC_MESSAGES/``
+holds a language's PO files: ``messages.po`` (the engine's and the answer box's lines), and one
+file per page of the book, ``04_worked_example.po``, with that page's prose (one message per
+paragraph, heading, fenced block or table row, the English as ``msgid``), its figures' captions
+(``msgctxt`` ``figure fig-x``) and its chapter's exercise texts (keyed as in the template). The
+catalogs ship inside the package, so an installed wheel shows the same translation as an
+editable checkout.
+
+A translation is used only when it is complete and current: an entry marked ``fuzzy`` (its
+English changed since; the PO keeps the old English as ``#| msgid``) or left empty falls back
+to the English. ``tools/i18n.py`` extracts, merges and reports; ``tests/test_korean.py`` fails
+on every untranslated or fuzzy entry, naming it.
+
+This module reads PO files with the standard library (the format's ``msgctxt``, ``msgid``,
+``msgstr``, continuation lines and flags), so a kernel needs no extra package; the tools that
+write catalogs use Babel, which Sphinx ships.
+
+Examples
+--------
+>>> [s for s, _ in segments("# Title\\n\\nOne paragraph,\\ntwo lines.\\n\\n| a | b |\\n|---|---|")]
+['# Title', 'One paragraph,\\ntwo lines.', '| a | b |', '|---|---|']
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+__all__ = ["LOCALE", "gettext", "keyed", "po_entries", "segments", "translate_markdown"]
+
+#: The catalogs: ``messages.pot`` (the keyed English) and ``<lang>/LC_MESSAGES/*.po``.
+LOCALE = Path(__file__).with_name("locale")
+
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})")
+
+
+def segments(text):
+    """``text`` (Markdown) cut into the units a translator translates, each with the white
+    space that follows it: ``[(segment, separator), ...]``, so that
+    ``"".join(s + sep for s, sep in segments(text)) == text``. A unit is a paragraph, a heading,
+    a list, a fenced block (code or a directive, whole) or a ``$$`` display, or one table row."""
+    units, start, fence, maths, offset = [], None, None, False, 0  # units: (start, end) offsets
+    for line in text.split("\n"):
+        stripped, end = line.strip(), offset + len(line)
+        if start is None and stripped:
+            start = offset
+        if start is not None and fence is None and not maths:
+            if not stripped:
+                units.append((start, offset - 1))
+                start = None
+            elif stripped.startswith("|") and start == offset:  # a table row: a unit of its own
+                units.append((start, end))
+                start = None
+        opener = _FENCE.match(line)
+        if start is None:
+            pass
+        elif fence is None and not maths and opener:
+            fence = opener.group(1)
+        elif fence is not None and stripped.startswith(fence) and not stripped.strip(fence[0]):
+            fence = None
+        elif fence is None and stripped.startswith("$$") and stripped.count("$$") == 1:
+            maths = not maths
+        offset = end + 1
+    if start is not None:
+        units.append((start, len(text)))
+    if not units:
+        return [("", text)]
+    parts = [("", text[: units[0][0]])] if units[0][0] else []
+    for n, (a, b) in enumerate(units):
+        following = units[n + 1][0] if n + 1 < len(units) else len(text)
+        parts.append((text[a:b], text[b:following]))
+    return parts
+
+
+def has_words(text):
+    """Whether ``text`` has words to translate: three Latin letters in a row outside maths
+    (but inside its ``\\text{...}``), code, links' targets, labels and directive options. A
+    unit of only maths or code stays as it is, in every language."""
+    outside = (
+        r"^\s*(`{3,}|~{3,})(?![`~])(?!\s*\{).*?^\s*\1\s*$"  # a code block (a directive's is prose)
+        r"|\$\$.*?\$\$(?:[ \t]*\([\w-]+\))?|\$[^$\n]*\$|`[^`\n]*`|\]\([^)]*\)|^:\w+:.*$"
+    )
+    prose = re.sub(outside, "", text, flags=re.S | re.M)
+    return bool(
+        re.search(r"[A-Za-z]{3,}", prose + " ".join(re.findall(r"\\text\{([^{}]*)\}", text)))
+    )
+
+
+def translatable(unit):
+    """Whether a unit goes into the catalogs: it has words, or it is displayed maths (whose
+    closing punctuation belongs to the sentence around it)."""
+    return has_words(unit) or unit.lstrip().startswith("$$")
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
+
+
+def _unquote(line):
+    body = line.strip()[1:-1]
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m[1], "\\" + m[1]), body)
+
+
+def po_entries(text):
+    """The entries of a PO file's ``text``: ``[{"context", "id", "string", "fuzzy",
+    "previous"}]`` (obsolete ``#~`` entries left out).
+
+    >>> po = '#, fuzzy\\n#| msgid "Old"\\nmsgctxt "k"\\nmsgid ""\\n"New "\\n"words"\\nmsgstr "새"'
+    >>> po_entries(po)
+    [{'context': 'k', 'id': 'New words', 'string': '새', 'fuzzy': True, 'previous': 'Old'}]
+    """
+    entries = []
+    for block in re.split(r"\n\s*\n", text):
+        entry = {"context": None, "id": None, "string": "", "fuzzy": False, "previous": None}
+        field = None
+        for line in block.splitlines():
+            if line.startswith("#,"):
+                entry["fuzzy"] = "fuzzy" in line
+            elif line.startswith("#| msgid "):
+                entry["previous"] = _unquote(line[len("#| msgid ") :])
+                field = "previous"
+            elif line.startswith('#| "') and field == "previous":
+                entry["previous"] += _unquote(line[3:])
+            elif line.startswith(("msgctxt ", "msgid ", "msgstr ")):
+                keyword, _, rest = line.partition(" ")
+                field = {"msgctxt": "context", "msgid": "id", "msgstr": "string"}[keyword]
+                entry[field] = _unquote(rest)
+            elif line.startswith('"') and field:
+                entry[field] += _unquote(line)
+        if entry["id"]:  # the header's msgid is empty
+            entries.append(entry)
+    return entries
+
+
+@cache
+def _catalog(domain, language):
+    path = LOCALE / language / "LC_MESSAGES" / f"{domain}.po"
+    if not path.is_file():
+        return {}
+    return {
+        (e["context"], e["id"]): e["string"]
+        for e in po_entries(path.read_text(encoding="utf-8"))
+        if e["string"] and not e["fuzzy"]
+    }
+
+
+def gettext(msgid, domain, language, context=None):
+    """``msgid`` in ``language``: its current translation in ``domain``'s catalog, else the
+    English ``msgid`` itself."""
+    if language == "en":
+        return msgid
+    return _catalog(domain, language).get((context, msgid), msgid)
+
+
+def translate_markdown(text, domain, language):
+    """Markdown ``text`` in ``language``, unit by unit (:func:`segments`); a unit without a
+    current translation stays as it is."""
+    return "".join(gettext(s, domain, language) + sep for s, sep in segments(text))
+
+
+@cache
+def keyed(language):
+    """``{key: text}`` of every keyed text (``msgctxt``) in ``language``: the template's English,
+    overlaid by every current translation of a keyed entry in the language's catalogs."""
+    found = {
+        e["context"]: e["id"] for e in po_entries((LOCALE / "messages.pot").read_text("utf-8"))
+    }
+    if language != "en":
+        for path in sorted((LOCALE / language / "LC_MESSAGES").glob("*.po")):
+            for entry in po_entries(path.read_text(encoding="utf-8")):
+                key = entry["context"]
+                if key in found and entry["string"] and not entry["fuzzy"]:
+                    if entry["id"] == found[key]:
+                        found[key] = entry["string"]
+    return found

@@ -1,0 +1,308 @@
+"""The translations' machinery: gettext catalogs (attn_book/i18n.py, tools/i18n.py).
+
+On a toy book of its own: a Korean notebook takes its prose unit by unit from the catalog and
+copies code, outputs and stored numbers; a new English cell is an untranslated entry, not a
+crash; a changed English paragraph or keyed text is marked fuzzy with its old English and a
+word diff; the runtime reader agrees with Babel's. On the real book: the committed Korean
+notebooks and pages are the generated ones, every entry is translated and current, and the
+catalogs ship in the wheel.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import i18n as tool  # noqa: E402
+
+from attn_book import i18n  # noqa: E402
+from attn_book.exercises import catalog as cat  # noqa: E402
+
+babel = pytest.importorskip("babel", reason="the catalogs' tools need Babel (the book extra)")
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+KOREAN_PO = sorted((i18n.LOCALE / "ko" / "LC_MESSAGES").glob("*.po"))
+
+
+def clear():
+    i18n._catalog.cache_clear()
+    i18n.keyed.cache_clear()
+    cat.catalog.cache_clear()
+
+
+@pytest.fixture
+def book(tmp_path, monkeypatch):
+    """A book/ with one chapter ("toy": a heading and a paragraph, a code cell that shows a
+    figure, two more paragraphs), its catalog in Korean and a keyed text."""
+    (tmp_path / "ko").mkdir()
+    locale = tmp_path / "locale"
+    (locale / "ko" / "LC_MESSAGES").mkdir(parents=True)
+    (locale / "messages.pot").write_text(
+        (i18n.LOCALE / "messages.pot").read_text("utf-8"), encoding="utf-8"
+    )
+    monkeypatch.setattr(tool, "BOOK", tmp_path)
+    monkeypatch.setattr(tool, "ROOT", tmp_path)
+    monkeypatch.setattr(tool, "page_names", lambda: ["toy"])
+    monkeypatch.setattr(i18n, "LOCALE", locale)
+    nb = nbformat.v4.new_notebook()
+    first = nbformat.v4.new_markdown_cell("# The title\n\nThe score is {eval}`s`.")
+    first.metadata["user_expressions"] = [
+        {"expression": "s", "result": {"status": "ok", "data": {"text/plain": "2"}}}
+    ]
+    code = nbformat.v4.new_code_cell("s = 2\nfigures.show(fig, 'fig-a', 'Weights for {x}.', x=s)")
+    code.outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            {"text/markdown": "**Figure 1.1.** Weights for 2.", "text/plain": "<Markdown>"},
+            metadata={"attn_figure": {"name": "fig-a", "caption": "Weights for {x}.",
+                                      "values": {"x": "2"}}},
+        )
+    ]  # fmt: skip
+    nb.cells = [
+        first,
+        code,
+        nbformat.v4.new_markdown_cell("Softmax turns scores into weights.\n\n$$ x = 1 $$"),
+        nbformat.v4.new_markdown_cell("The end."),
+    ]
+    nbformat.write(nb, tmp_path / "toy.ipynb")
+    clear()
+    tool.update(["ko"])
+    korean = {
+        "# The title": "# 제목",
+        "The score is {eval}`s`.": "점수는 {eval}`s`이다.",
+        "Weights for {x}.": "{x}에 대한 가중치.",
+        "Softmax turns scores into weights.": "소프트맥스는 점수를 가중치로 바꾼다.",
+        "$$ x = 1 $$": "$$ x = 1. $$",
+        "The end.": "끝.",
+    }
+    translate(korean)
+    yield tmp_path
+    clear()
+
+
+def translate(korean, domain="toy"):
+    """A translator at work: fill the catalog's entries and drop their fuzzy marks."""
+    catalog = tool.load("ko", domain)
+    for message in catalog:
+        if message.id in korean:
+            message.string = korean[message.id]
+            message.flags.discard("fuzzy")
+            message.previous_id = []
+    tool.save(catalog, "ko", domain)
+    clear()
+
+
+def english_cell(book, index, source):
+    nb = nbformat.read(book / "toy.ipynb", as_version=4)
+    nb.cells[index].source = source
+    nbformat.write(nb, book / "toy.ipynb")
+
+
+def korean_notebook():
+    return nbformat.reads(tool.build_notebook("toy", "ko"), as_version=4)
+
+
+def test_a_korean_notebook_is_the_english_one_with_its_prose_from_the_catalog(book):
+    nb = korean_notebook()
+    assert [c.source for c in nb.cells if c.cell_type == "markdown"] == [
+        "# 제목\n\n점수는 {eval}`s`이다.",
+        "소프트맥스는 점수를 가중치로 바꾼다.\n\n$$ x = 1. $$",
+        "끝.",
+    ]
+    assert nb.cells[0].metadata["user_expressions"][0]["result"]["data"] == {"text/plain": "2"}
+    assert nb.cells[1].source.startswith("s = 2")
+    assert nb.cells[1].outputs[0]["data"]["text/markdown"] == "**그림 1.1.** 2에 대한 가중치."
+    assert tool.status("ko", ["toy"]) == []
+
+
+def test_a_new_english_cell_is_an_untranslated_entry_and_stays_english(book):
+    nb = nbformat.read(book / "toy.ipynb", as_version=4)
+    nb.cells.insert(3, nbformat.v4.new_markdown_cell("A new paragraph on the mask."))
+    nbformat.write(nb, book / "toy.ipynb")
+    assert "A new paragraph on the mask." in [c.source for c in korean_notebook().cells]
+    (line,) = tool.status("ko", ["toy"])
+    assert "not in the catalog" in line
+    tool.update(["ko"])
+    (line,) = tool.status("ko", ["toy"])
+    assert line.endswith('not translated: "A new paragraph on the mask."')
+
+
+def test_a_changed_paragraph_is_fuzzy_with_its_old_english_and_a_word_diff(book):
+    english_cell(book, 2, "Softmax turns the scaled scores into weights.\n\n$$ x = 1 $$")
+    tool.update(["ko"])
+    (line,) = tool.status("ko", ["toy"])
+    assert "fuzzy" in line and "{+the scaled+}" in line
+    po = (i18n.LOCALE / "ko" / "LC_MESSAGES" / "toy.po").read_text("utf-8")
+    assert '#| msgid "Softmax turns scores into weights."' in po
+    # until it is reviewed, the reader sees the current English, not a stale translation
+    assert "Softmax turns the scaled scores into weights." in korean_notebook().cells[2].source
+    translate({"Softmax turns the scaled scores into weights.": "소프트맥스는 스케일링한 점수를 …"})
+    assert tool.status("ko", ["toy"]) == []
+
+
+def test_a_changed_caption_is_fuzzy_by_its_figure(book):
+    nb = nbformat.read(book / "toy.ipynb", as_version=4)
+    nb.cells[1].outputs[0]["metadata"]["attn_figure"]["caption"] = "The weights for {x}."
+    nbformat.write(nb, book / "toy.ipynb")
+    tool.update(["ko"])
+    (line,) = tool.status("ko", ["toy"])
+    assert "[figure fig-a] fuzzy" in line and "[-Weights-] {+The weights+}" in line
+
+
+def test_a_changed_keyed_text_is_fuzzy_by_its_key_and_falls_back_to_english(book):
+    key = "engine/icon-correct"
+    translate({"✓ Correct": "✓ 정답"}, "messages")
+    assert i18n.keyed("ko")[key] == "✓ 정답"
+    pot = i18n.LOCALE / "messages.pot"
+    pot.write_text(pot.read_text("utf-8").replace('"✓ Correct"', '"✓ Right"'), "utf-8")
+    clear()
+    assert i18n.keyed("ko")[key] == "✓ Right"  # the old Korean no longer says what English says
+    tool.update(["ko"])
+    found = [line for line in tool.status("ko", ["messages"]) if key in line]
+    assert len(found) == 1 and found[0].endswith(
+        "fuzzy, its English changed: ✓ [-Correct-] {+Right+}"
+    )
+
+
+def test_a_translation_may_quote_only_the_english_expressions(book):
+    translate({"The score is {eval}`s`.": "점수는 {eval}`s * 2`이다."})
+    with pytest.raises(SystemExit, match=r"does not evaluate: s \* 2"):
+        tool.build_notebook("toy", "ko")
+
+
+def test_segments_keep_every_character_and_cut_where_a_translator_would():
+    text = "# T\n\nA\nb\n\n| a | b |\n|---|---|\n\n```{note}\n\nin\n```\n\n$$\n\nx\n$$ (eq)\n"
+    parts = i18n.segments(text)
+    assert "".join(s + sep for s, sep in parts) == text
+    assert [s for s, _ in parts] == [
+        "# T", "A\nb", "| a | b |", "|---|---|", "```{note}\n\nin\n```", "$$\n\nx\n$$ (eq)",
+    ]  # fmt: skip
+    assert not i18n.has_words("```python\nanswer = softmax(x)\n```")
+    assert i18n.has_words("````{solution} ex-a\n:class: dropdown\n\nThe answer.\n````")
+
+
+@pytest.mark.parametrize("path", KOREAN_PO, ids=lambda p: p.stem)
+def test_the_runtime_reader_agrees_with_babel(path):
+    from babel.messages.pofile import read_po
+
+    with path.open("rb") as f:
+        expected = [(m.context, m.id, m.string, m.fuzzy) for m in read_po(f) if m.id]
+    got = [
+        (e["context"], e["id"], e["string"], e["fuzzy"])
+        for e in i18n.po_entries(path.read_text("utf-8"))
+    ]
+    assert got == expected
+
+
+# --- the committed Korean edition ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", tool.page_names())
+def test_the_committed_korean_page_is_the_generated_one(name):
+    path, text = tool.built(name, "ko")
+    assert path.read_text(encoding="utf-8") == text, (
+        f"run tools/i18n.py (make sync does) and commit {path.relative_to(ROOT)}"
+    )
+
+
+def test_every_entry_of_every_korean_catalog_is_translated_and_current():
+    """An untranslated, fuzzy or missing entry, named with its file and its English."""
+    assert tool.status("ko") == []
+
+
+@pytest.mark.parametrize("name", [n for n in tool.page_names() if n[0].isdigit()])
+def test_the_korean_code_cells_are_the_english_ones(name):
+    english = nbformat.read(ROOT / "book" / f"{name}.ipynb", as_version=4)
+    korean = nbformat.read(ROOT / "book" / "ko" / f"{name}.ipynb", as_version=4)
+    assert [c.cell_type for c in korean.cells] == [c.cell_type for c in english.cells]
+    for en, ko in zip(english.cells, korean.cells, strict=True):
+        if en.cell_type == "code":
+            assert (ko.source, len(ko.outputs)) == (en.source, len(en.outputs))
+        elif i18n.has_words(en.source):
+            assert HANGUL.search(ko.source), ko.source[:80]
+    said = [
+        json.dumps(e["result"])
+        for c in korean.cells
+        for e in c.metadata.get("user_expressions", [])
+    ]
+    said += [json.dumps(o.get("data", {})) for c in korean.cells for o in c.get("outputs", [])]
+    said += [c.source for c in korean.cells if c.cell_type == "markdown"]
+    assert not [s for s in said if re.search(r"Figure \d+\.\d+", s)]  # a figure is a 그림
+
+
+@pytest.mark.parametrize("path", KOREAN_PO, ids=lambda p: p.stem)
+def test_a_translation_keeps_the_englishs_template_fields_labels_and_expressions(path):
+    """The same ``{names}`` in a keyed text or caption, the same {eval} expressions, labels
+    and equation references in prose."""
+    wrong = []
+    for e in i18n.po_entries(path.read_text("utf-8")):
+        if e["context"]:  # a str.format template
+            same = tool_fields(e["id"]) == tool_fields(e["string"])
+        else:
+            pattern = r"\{eval\}`[^`]+`|:label: \S+|\{eq\}`[^`]+`|\(eq-[\w-]+\)"
+            same = sorted(re.findall(pattern, e["id"])) == sorted(re.findall(pattern, e["string"]))
+        if not same:
+            wrong.append(f"{e['context'] or ''} {e['id'][:60]!r}")
+    assert wrong == []
+
+
+def tool_fields(template):
+    import string
+
+    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+
+
+def wheel_files():
+    """What a wheel holds of attn_book: its modules and the package data pyproject.toml names."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
+    files = set((ROOT / "attn_book").rglob("*.py"))
+    for package, globs in data["package-data"].items():
+        folder = ROOT.joinpath(*package.split("."))
+        files |= {f for g in globs for f in folder.glob(g)}
+    return files
+
+
+def test_the_catalogs_ship_in_the_package_and_an_installed_kernel_shows_korean(tmp_path):
+    """A regular (not editable) install, away from the repository's book/, reads the same
+    catalogs: they are the package's own files."""
+    shipped = wheel_files()
+    assert {*i18n.LOCALE.rglob("*.po"), i18n.LOCALE / "messages.pot"} <= shipped
+    for path in shipped:
+        target = tmp_path / "site" / path.relative_to(ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(path.read_bytes())
+    english = next(
+        o["metadata"]["attn_figure"]["caption"]
+        for c in nbformat.read(ROOT / "book/04_worked_example.ipynb", as_version=4).cells
+        for o in c.get("outputs", [])
+        if o.get("metadata", {}).get("attn_figure", {}).get("name") == "fig-convex"
+    )
+    code = f"""import sys
+sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
+sys.path.insert(0, {str(tmp_path / "site")!r})
+import attn_book
+from attn_book.figures import translated_caption
+from attn_book.exercises.catalog import text
+print(attn_book.__file__)
+print(text("icon-correct"))
+print(translated_caption(sys.argv[1], "fig-convex", 4, "ko"))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code, english], cwd=tmp_path, env={"ATTN_BOOK_LANG": "ko"},
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    where, correct, caption = out.stdout.splitlines()
+    assert where.startswith(str(tmp_path))
+    assert correct == "✓ 정답" and HANGUL.search(caption) and caption != english

@@ -1,0 +1,378 @@
+"""The translations: extract the English into the catalogs, merge, report, write the pages.
+
+Usage:
+    python tools/i18n.py                 update every language's catalogs from the English, then
+                                         write its notebooks and pages, then report what is left
+    python tools/i18n.py update          update the catalogs only
+    python tools/i18n.py build           write the translated notebooks and pages only
+    python tools/i18n.py status [PAGE]   report what each catalog lacks, with word diffs
+
+Words are data (see attn_book/i18n.py for the catalogs' layout). The English is its own source:
+the chapters' notebooks and the Markdown pages for prose and captions, ``messages.pot`` for the
+keyed texts. ``update`` cuts every English page into units (a paragraph, a heading, a table row,
+a fenced block), keeps those with words, and merges them into each language's PO file as
+gettext's ``msgmerge`` does: an entry whose English is unchanged keeps its translation; one whose
+English changed keeps it too, marked ``fuzzy``, with the old English as ``#| msgid`` (a keyed
+entry by its key, a prose unit by the closest old English); a new unit comes in empty. A
+translator edits the PO (any PO editor shows the old and the new English), removes ``fuzzy``.
+
+``build`` writes ``book/<lang>/NN_name.ipynb``: the English notebook with its Markdown
+translated unit by unit (a unit without a current translation stays English), its code cells
+and outputs copied (one computation, never run twice), each caption filled from its translated
+template with the values the English output recorded, the stored ``{eval}`` values the English
+ones (a figure is a 그림), the checkers' "not answered yet" lines in the language. A Markdown
+page (``intro.md``, ``glossary.md``, ``references.md``) is written as ``book/<lang>/NAME.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import difflib
+import hashlib
+import importlib
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+from babel.messages.catalog import Catalog, Message
+from babel.messages.pofile import read_po, write_po
+
+from attn_book import i18n
+from attn_book.exercises.catalog import LANGUAGES
+from attn_book.figures import WORD, caption_text
+
+ROOT = Path(__file__).resolve().parent.parent
+BOOK = ROOT / "book"
+PAGES = ("intro", "glossary", "references")  # Markdown pages; the rest are notebooks
+EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
+#: The keyed texts that are not one chapter's: the engine's lines, the answer box's, shared ones.
+COMMON = "messages"
+
+
+def page_names():
+    """Every page of the book that is translated: the Markdown pages and the notebooks."""
+    notebooks = sorted(p.stem for p in BOOK.glob("[0-9][0-9]_*.ipynb"))
+    return [*PAGES, *notebooks]
+
+
+def template_keys():
+    """``{key: English}`` of the keyed texts (``messages.pot``), in order."""
+    return {e["context"]: e["id"] for e in i18n.po_entries(_read(i18n.LOCALE / "messages.pot"))}
+
+
+def _read(path):
+    return path.read_text(encoding="utf-8")
+
+
+def exercise_ids(name):
+    """The ids of the exercises of page ``name`` (module ``chNN_name``), or ()."""
+    number, _, rest = name.partition("_")
+    try:
+        module = importlib.import_module(f"attn_book.exercises.ch{number}_{rest}")
+    except ModuleNotFoundError:
+        return ()
+    return tuple(ex.id for ex in module.EXERCISES)
+
+
+def english_units(name):
+    """The messages of page ``name``'s catalog, in reading order: ``(context, English,
+    location)`` for every unit of prose with words, every figure caption and every key of
+    the chapter's exercises."""
+    units = []
+    notebook = BOOK / f"{name}.ipynb"
+    if notebook.is_file():
+        for n, cell in enumerate(nbformat.read(notebook, as_version=4).cells):
+            where = f"book/{name}.ipynb:{n}"
+            if cell.cell_type == "markdown":
+                units += [
+                    (None, s, where) for s, _ in i18n.segments(cell.source) if i18n.translatable(s)
+                ]
+            for output in cell.get("outputs", []):
+                record = output.get("metadata", {}).get("attn_figure")
+                if record:
+                    units.append((f"figure {record['name']}", record["caption"], where))
+    else:
+        text = _read(BOOK / f"{name}.md")
+        units += [
+            (None, s, f"book/{name}.md") for s, _ in i18n.segments(text) if i18n.translatable(s)
+        ]
+    keys = template_keys()
+    for exercise in exercise_ids(name):
+        units += [
+            (k, v, "attn_book/locale/messages.pot")
+            for k, v in keys.items()
+            if k.startswith(f"{exercise}/")
+        ]
+    return units
+
+
+def common_units():
+    """The keyed texts of no chapter: the engine's lines, the answer box's labels, shared ones."""
+    return [
+        (k, v, "attn_book/locale/messages.pot")
+        for k, v in template_keys().items()
+        if k.split("/")[0] in ("engine", "site", "shared")
+    ]
+
+
+def template(units):
+    catalog = Catalog(fuzzy=False)
+    for context, english, where in units:
+        if catalog.get(english, context) is None:
+            path, _, line = where.partition(":")
+            catalog.add(english, context=context, locations=[(path, int(line or 0))])
+    return catalog
+
+
+def merge(old, new):
+    """``new`` (a template) with the translations of ``old`` carried over, as msgmerge does: an
+    unchanged English keeps its translation; a changed one keeps it marked ``fuzzy`` with the
+    old English as ``previous_id`` (a keyed text: the same key; prose: the closest old unit
+    not taken, at least 60 % alike); the rest of ``old`` is dropped."""
+    merged = Catalog(locale=old.locale, fuzzy=False, header_comment=old.header_comment)
+    merged.language_team, merged.last_translator = old.language_team, old.last_translator
+    by_key = {m.context: m for m in old if m.id and m.context}
+    spare = {m.id: m for m in old if m.id and not m.context and m.string}
+    for message in new:
+        if not message.id:
+            continue
+        fresh = Message(message.id, context=message.context, locations=message.locations)
+        found = old.get(message.id, message.context)
+        if found is None and message.context:
+            found = by_key.get(message.context)
+        elif found is None:
+            close = difflib.get_close_matches(message.id, spare, 1, 0.6)
+            found = spare.pop(close[0]) if close else None
+        else:
+            spare.pop(message.id, None)
+        if found is not None and found.string:
+            fresh.string = found.string
+            fresh.user_comments = list(found.user_comments)
+            if found.id != message.id:
+                fresh.flags.add("fuzzy")
+                fresh.previous_id = [found.previous_id[0] if found.previous_id else found.id]
+            elif found.fuzzy:
+                fresh.flags.add("fuzzy")
+                fresh.previous_id = list(found.previous_id)
+        merged[message.id] = fresh
+    return merged
+
+
+def po_path(language, domain):
+    return i18n.LOCALE / language / "LC_MESSAGES" / f"{domain}.po"
+
+
+def load(language, domain):
+    path = po_path(language, domain)
+    if not path.is_file():
+        return Catalog(locale=language, fuzzy=False)
+    with path.open("rb") as f:
+        return read_po(f, locale=language)
+
+
+def save(catalog, language, domain):
+    path = po_path(language, domain)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    catalog.project, catalog.version = "Attention by Hand", "1"
+    catalog.copyright_holder = "The Attention by Hand authors"
+    catalog.msgid_bugs_address = ""
+    import io
+
+    buffer = io.BytesIO()
+    write_po(
+        buffer,
+        catalog,
+        width=100,
+        omit_header=False,
+        sort_output=False,
+        include_previous=True,
+        ignore_obsolete=True,
+    )
+    text = re.sub(rb'"(POT-Creation-Date|PO-Revision-Date): [^"]*\\n"\n', b"", buffer.getvalue())
+    if not path.is_file() or path.read_bytes() != text:
+        path.write_bytes(text)
+        print(f"wrote {path.relative_to(ROOT)}")
+
+
+def update(languages):
+    for language in languages:
+        save(merge(load(language, COMMON), template(common_units())), language, COMMON)
+        for name in page_names():
+            save(merge(load(language, name), template(english_units(name))), language, name)
+
+
+def word_diff(old, new):
+    """The words of ``old`` that ``new`` drops, [-so-], and adds, {+so+}."""
+    a, b = old.split(), new.split()
+    out = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out += a[i1:i2] if i2 - i1 <= 6 else [*a[i1 : i1 + 3], "…", *a[i2 - 3 : i2]]
+        else:
+            out += [f"[-{' '.join(a[i1:i2])}-]"] if i2 > i1 else []
+            out += [f"{{+{' '.join(b[j1:j2])}+}}"] if j2 > j1 else []
+    return " ".join(out)
+
+
+def first_words(text, n=10):
+    words = text.split()
+    return " ".join(words[:n]) + (" …" if len(words) > n else "")
+
+
+def status(language, domains=None):
+    """One line per entry of ``language``'s catalogs that is not a current translation: empty
+    (with the English's first words), fuzzy (with the word diff of its English), or missing
+    from the catalog (``update`` was not run)."""
+    lines = []
+    for domain in domains or [COMMON, *page_names()]:
+        where = po_path(language, domain).relative_to(ROOT)
+        expected = template(common_units() if domain == COMMON else english_units(domain))
+        have = (
+            {(e["context"], e["id"]): e for e in i18n.po_entries(_read(po_path(language, domain)))}
+            if po_path(language, domain).is_file()
+            else {}
+        )
+        for message in expected:
+            if not message.id:
+                continue
+            label = f"{where}: " + (f"[{message.context}] " if message.context else "")
+            entry = have.get((message.context, message.id))
+            if entry is None:
+                lines.append(
+                    f"{label}not in the catalog (run tools/i18n.py update): "
+                    f'"{first_words(message.id)}"'
+                )
+            elif entry["fuzzy"]:
+                diff = word_diff(entry["previous"] or "", message.id)
+                lines.append(f"{label}fuzzy, its English changed: {diff}")
+            elif not entry["string"]:
+                lines.append(f'{label}not translated: "{first_words(message.id)}"')
+    return lines
+
+
+# --- the translated notebooks and pages ---
+
+
+def stored_expressions(notebook):
+    return {
+        entry["expression"]: entry["result"]
+        for cell in notebook.cells
+        for entry in cell.metadata.get("user_expressions", [])
+    }
+
+
+FIGURE_REF = re.compile(rf"{WORD['en']} (\d+\.\d+)")
+
+
+def named_figure(text, language):
+    """``"Figure 4.1"`` as a kernel in ``language`` names it (``"그림 4.1"``)."""
+    return FIGURE_REF.sub(rf"{WORD[language]} \1", text)
+
+
+def stored_value(expression, result, language):
+    """A stored ``{eval}`` value as a kernel in ``language`` computes it: a figure's name."""
+    result = copy.deepcopy(result)
+    if expression.startswith(("figures.ref(", "stored_ref(")):
+        data = result.get("data", {})
+        for mime in ("text/plain", "text/markdown", "text/html"):
+            if mime in data:
+                data[mime] = named_figure(data[mime], language)
+    return result
+
+
+def translate_outputs(cell, name, language):
+    """A code cell's outputs in ``language``: its captions (the translated template, filled
+    with the recorded values) and the checkers' "not answered yet" lines."""
+    from attn_book.exercises.catalog import text
+
+    lines = {}
+    for key in ("unanswered-value", "unanswered-function"):
+        en = (text("icon-unanswered", language="en"), text(key, language="en"))
+        other = (text("icon-unanswered", language=language), text(key, language=language))
+        lines[f"{en[0]}: {en[1]}"] = f"{other[0]}: {other[1]}"
+        lines[f"**{en[0]}:** {en[1]}"] = f"**{other[0]}:** {other[1]}"
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        for mime in ("text/plain", "text/markdown"):
+            if data.get(mime) in lines:
+                data[mime] = lines[data[mime]]
+        record = output.get("metadata", {}).get("attn_figure")
+        if record:
+            number = re.match(rf"\*\*{WORD['en']} (\d+\.\d+)\.\*\*", data["text/markdown"])[1]
+            caption = i18n.gettext(record["caption"], name, language, f"figure {record['name']}")
+            values = {k: named_figure(v, language) for k, v in record["values"].items()}
+            data["text/markdown"] = caption_text(language, number, caption, values)
+
+
+def build_notebook(name, language):
+    """The notebook of page ``name`` in ``language``, from the English one."""
+    english = nbformat.read(BOOK / f"{name}.ipynb", as_version=4)
+    values = stored_expressions(english)
+    notebook = copy.deepcopy(english)
+    for n, cell in enumerate(notebook.cells):
+        if cell.cell_type == "code":
+            translate_outputs(cell, name, language)
+            continue
+        cell.source = i18n.translate_markdown(cell.source, name, language)
+        cell.id = hashlib.sha1(cell.source.encode("utf-8")).hexdigest()[:10]
+        exprs = list(dict.fromkeys(EVAL_ROLE.findall(cell.source)))
+        unknown = [e for e in exprs if e not in values]
+        if unknown:
+            raise SystemExit(
+                f"attn_book/locale/{language}/LC_MESSAGES/{name}.po, cell {n}: the translation "
+                f"quotes {{eval}} expressions the English does not evaluate: {', '.join(unknown)}"
+            )
+        cell.metadata.pop("user_expressions", None)
+        if exprs:
+            cell.metadata["user_expressions"] = [
+                {"expression": e, "result": stored_value(e, values[e], language)} for e in exprs
+            ]
+    nbformat.validate(notebook)
+    return nbformat.writes(notebook) + "\n"  # as jupytext writes the English notebooks
+
+
+def build_page(name, language):
+    """The Markdown page ``name`` in ``language``."""
+    return i18n.translate_markdown(_read(BOOK / f"{name}.md"), name, language)
+
+
+def built(name, language):
+    """``(path, text)`` of page ``name``'s translation."""
+    if (BOOK / f"{name}.ipynb").is_file():
+        return BOOK / language / f"{name}.ipynb", build_notebook(name, language)
+    return BOOK / language / f"{name}.md", build_page(name, language)
+
+
+def build(languages):
+    for language in languages:
+        for name in page_names():
+            path, text = built(name, language)
+            if not path.is_file() or _read(path) != text:
+                path.write_text(text, encoding="utf-8")
+                print(f"wrote {path.relative_to(ROOT)}")
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "command", nargs="?", default="all", choices=["all", "update", "build", "status"]
+    )
+    parser.add_argument("pages", nargs="*", help="with status: pages, e.g. 04_worked_example")
+    args = parser.parse_args(argv)
+    languages = [lang for lang in LANGUAGES if lang != "en"]
+    if args.command in ("all", "update"):
+        update(languages)
+    if args.command in ("all", "build"):
+        build(languages)
+    if args.command in ("all", "status"):
+        lines = [line for lang in languages for line in status(lang, args.pages or None)]
+        for line in lines:
+            print(line, file=sys.stderr)
+        print(f"{len(lines)} entries to translate or review", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
