@@ -1,8 +1,9 @@
-"""What each library gives a fully masked row: chapter 2's table, checked by a test.
+"""What each library gives a fully masked row: a table, checked by a test.
 
 A query whose keys are *all* masked has nothing to attend to: every score is
 −∞ and softmax reads 0/0. The libraries differ, and PyTorch differs from itself
-depending on the call. :data:`FULLY_MASKED_ROW` is the table chapter 2 prints;
+depending on the call. :data:`FULLY_MASKED_ROW` is that table (no chapter prints it:
+chapter 7 gives the comparison as a Markdown table in its prose);
 ``tests/test_masked_row_torch.py`` runs every row's call against the installed
 PyTorch (and attn_core) and fails if a row no longer says what it gives.
 
@@ -16,12 +17,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .tables import StepTable
-
-__all__ = ["FULLY_MASKED_ROW", "MaskedRowCall", "fully_masked_table"]
-
-#: The PyTorch release the table was measured with (tests check the installed one).
-MEASURED_WITH = "2.13"
+__all__ = ["FULLY_MASKED_ROW", "MaskedRowCall"]
 
 
 class MaskedRowCall(NamedTuple):
@@ -85,10 +81,3 @@ FULLY_MASKED_ROW = (
         "zero weights, so a zero output",
     ),
 )
-
-
-def fully_masked_table():
-    """:data:`FULLY_MASKED_ROW` as a table to show in a chapter."""
-    header = ("call (every key of the row masked)", "result", "in detail")
-    rows = tuple((row.call, row.result, row.note) for row in FULLY_MASKED_ROW)
-    return StepTable(header, rows)

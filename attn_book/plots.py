@@ -18,7 +18,6 @@ __all__ = [
     "plot_decode_time",
     "plot_heatmaps",
     "plot_jacobian_norm",
-    "plot_patch_attention",
     "plot_query_keys",
     "plot_recall",
     "plot_saturation",
@@ -372,52 +371,6 @@ def plot_token_heatmaps(panels, *, xlabel, ylabel):
     """
     with plt.rc_context(hangul_rc()):  # a text takes its font when it is created
         return plot_heatmaps(panels, xlabel=xlabel, ylabel=ylabel)
-
-
-def plot_patch_attention(image, patch_size, weights, selected):
-    """An image cut into patches, and one patch's attention weights over all the patches.
-
-    Parameters
-    ----------
-    image : array_like, shape (H, W)
-        Grey levels in [0, 1]; H and W multiples of ``patch_size``.
-    patch_size : int
-        P, the side of a patch in pixels.
-    weights : array_like, shape (N,)
-        The selected patch's weights over the N = (H/P)(W/P) patches, numbered row by row.
-    selected : int
-        The patch whose query the weights belong to (outlined in both panels).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        6.4 in wide: the image with its patch grid (cividis), and the weights on the grid
-        of patches (viridis, numbered).
-    """
-    image = np.asarray(image, dtype=float)
-    rows, cols = image.shape[0] // patch_size, image.shape[1] // patch_size
-    grid = np.asarray(weights, dtype=float).reshape(rows, cols)  # [rows, cols]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(6.4, 3.2))
-    left.imshow(image, cmap="cividis", vmin=0.0, vmax=1.0)
-    for edge in np.arange(patch_size, max(image.shape), patch_size) - 0.5:
-        left.axhline(edge, color="white", lw=0.6)
-        left.axvline(edge, color="white", lw=0.6)
-    r, c = divmod(selected, cols)
-    _outline(left, c * patch_size - 0.5, r * patch_size - 0.5, patch_size)
-    left.set(title=f"the image, {rows}×{cols} patches", xlabel="pixel column", ylabel="pixel row")
-    shown = right.imshow(grid, cmap="viridis", vmin=0.0, vmax=grid.max())
-    for (i, j), w in np.ndenumerate(grid):
-        colour = "black" if w > 0.55 * grid.max() else "white"
-        right.text(j, i, dec(w), ha="center", va="center", fontsize=7, color=colour)
-    _outline(right, c - 0.5, r - 0.5, 1)
-    right.set(title=f"weights of patch {selected}", xlabel="patch column", ylabel="patch row")
-    fig.colorbar(shown, ax=right, shrink=0.8, label="weight")
-    fig.tight_layout()
-    return fig
-
-
-def _outline(ax, x, y, size):
-    ax.add_patch(plt.Rectangle((x, y), size, size, fill=False, edgecolor=OKABE_ITO[5], lw=2))
 
 
 def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes, fit_from=None, predicted=2):

@@ -93,7 +93,7 @@ def _attend(q, k, values, mask, is_causal, start, memory, transposed, out, shift
 
     ``memory`` holds the block's scores: (..., rows, seen), or (..., seen, rows) if
     ``transposed``: made as ``k qᵀ`` and read through a view, which OpenBLAS computes faster
-    (README, "How fast"); used without a mask only, since a mask added across the transposed
+    (benchmarks/README.md); used without a mask only, since a mask added across the transposed
     rows is 1.6 times slower.
     ``values`` is (..., seen, Ev), or (..., seen, Ev + 1) with a last column of ones.
     """

@@ -91,7 +91,6 @@ WORDS = {
         "solutions": "풀이",
     },
 }
-BOOK_TITLE = WORDS["en"]["title"]
 CHROMIUM = "/usr/bin/chromium"
 FRONT_URL = "attn-front-matter.html"  # served from memory (page.route), beside index.html
 # Page numbers run on across the book: each page's counter starts after the pages before it
@@ -163,11 +162,6 @@ body { font-family: "Noto Sans KR", system-ui, sans-serif; color: #222; margin: 
 .contents li.chapter { font-weight: 600; font-size: 11pt; margin-top: 2.5mm; }
 .contents li.section { font-size: 9.5pt; padding-left: 6mm; color: #333; }
 """
-
-
-def toc_pages(language="en"):
-    """Document names in ``_toc.yml``, root first."""
-    return [name for _, name in toc_parts(language)]
 
 
 def toc_parts(language="en"):

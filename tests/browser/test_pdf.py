@@ -157,7 +157,7 @@ def korean_pages():
     sys.path.insert(0, str(ROOT / "tools"))
     import build_pdf
 
-    return build_pdf.toc_pages("ko")
+    return [name for _, name in build_pdf.toc_parts("ko")]
 
 
 @pytest.fixture(scope="module")
