@@ -82,7 +82,7 @@ WORDS = {
         "licence-text": "글: 크리에이티브 커먼즈 저작자표시 4.0 (CC BY 4.0). 코드: MIT.",
         "source": "소스",
         "source-text": "이 PDF를 만든 git 저장소 (각 장의 소스는 book/NN_name.py, 한국어 글은 "
-        "book/ko/NN_name.md)",
+        "attn_book/locale/ko/LC_MESSAGES/NN_name.po)",
         "online": "온라인",
         "online-text": "이 PDF는 책의 웹사이트를 인쇄한 것이다. 웹사이트에서는 그림을 "
         "직접 움직이고 연습 문제의 답을 바로 확인할 수 있다.",
