@@ -291,7 +291,7 @@ def add_language_switch(app, pagename, templatename, context, doctree):
     """Every page of both editions links to its twin in the other language (above its text)."""
     if doctree is None or "body" not in context:
         return
-    korean_pages = {p.stem for p in KOREAN.glob("*.md") if p.name != "README.md"}
+    korean_pages = {p.stem for p in [*KOREAN.glob("*.md"), *KOREAN.glob("*.ipynb")]} - {"README"}
     switch = language_switch(pagename, app.config.language or "en", korean_pages)
     context["body"] = switch + context["body"]
 
