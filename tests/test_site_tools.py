@@ -185,7 +185,8 @@ def test_no_repository_setting_means_no_repository_or_binder_button():
 
 def test_a_repository_setting_turns_both_buttons_on():
     theme = {"launch_buttons": {"binderhub_url": "https://mybinder.org"}}
-    options = attn_repository.repository_options(theme, " https://github.com/me/attention-by-hand/ ")
+    url = " https://github.com/me/attention-by-hand/ "
+    options = attn_repository.repository_options(theme, url)
     assert options["repository_url"] == "https://github.com/me/attention-by-hand"
     assert options["use_repository_button"] is True
     assert options["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
@@ -195,7 +196,8 @@ def test_a_repository_setting_turns_both_buttons_on():
     "url", ["github.com/me/repo", "https://gitlab.com/me/repo", "https://github.com/me"]
 )
 def test_a_repository_setting_that_is_not_a_github_repository_is_refused(url):
-    with pytest.raises(attn_repository.ConfigError, match=f"{attn_repository.REPOSITORY_VARIABLE}="):
+    variable = attn_repository.REPOSITORY_VARIABLE
+    with pytest.raises(attn_repository.ConfigError, match=f"{variable}="):
         attn_repository.repository_options({}, url)
 
 

@@ -30,9 +30,9 @@ headings; the front matter is printed last, once the page numbers are known (twi
 length changed). pypdf (pure Python) joins the parts and writes the bookmarks, read from the
 parts' outlines. The fonts Chromium used (Noto Sans KR for Hangul) are embedded as subsets.
 
-The site's header offers the PDF (site/attn_downloads.py). A site built without ``make pdf`` serves a
-one-page PDF there that says how to make it; a published site is built with ``make publish``
-(the site, then this PDF, then its test), so it never serves that page.
+The site's header offers the PDF (site/attn_downloads.py). A site built without ``make pdf``
+serves a one-page PDF there that says how to make it; a published site is built with
+``make publish`` (the site, then this PDF, then its test), so it never serves that page.
 """
 
 from __future__ import annotations
