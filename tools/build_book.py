@@ -162,7 +162,10 @@ def build_korean(bin_dir, target):
     cmd = [str(bin_dir / "jupyter-book"), "build", str(src), "--builder", "html"]
     cmd += ["--path-output", str(out), "-nW", "--keep-going", "--all"]
     print("+", " ".join(cmd), flush=True)
-    code = subprocess.call(cmd, cwd=ROOT, env={**os.environ, "ATTN_BOOK_LANG": "ko"})
+    # the English doctrees: a Korean heading gets its English twin's id (site/attn_anchors.py)
+    doctrees = str(target.parent.parent / ".doctrees")
+    env = {**os.environ, "ATTN_BOOK_LANG": "ko", "ATTN_ENGLISH_DOCTREES": doctrees}
+    code = subprocess.call(cmd, cwd=ROOT, env=env)
     if code == 0:
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(out / "_build" / "html", target)
