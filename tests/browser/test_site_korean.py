@@ -143,3 +143,32 @@ def test_korean_search_finds_the_korean_pages(page, site, site_dir, query):
     assert any("/ko/book/04_worked_example.html" in h for h in links), links
     assert not [u for u in page.requests if not site.is_local(u)]
     assert not page.errors, page.errors
+
+
+def search_results(page, site, query):
+    """The page addresses the Korean site's search lists for ``query`` (sorted)."""
+    page.goto(site.url(f"ko/search.html?q={query}"))
+    page.wait_for_selector("#search-results ul.search li", timeout=20_000)
+    page.wait_for_function(  # searchtools.js says how many it found when it is done
+        "() => /\\d/.test(document.querySelector('#search-results p')?.textContent || '')",
+        timeout=20_000,
+    )
+    links = page.locator("#search-results ul.search li > a").evaluate_all(
+        "(links) => links.map((a) => a.pathname)"
+    )
+    return sorted(set(links))
+
+
+@pytest.mark.parametrize(
+    ("typed", "noun"),
+    [("소프트맥스를", "소프트맥스"), ("어텐션에서", "어텐션"), ("가중치는", "가중치")],
+)
+def test_korean_search_drops_a_trailing_particle(page, site, site_dir, typed, noun):
+    """A word typed with its particle finds every page the bare noun finds (site/attn_ko.py's
+    Stemmer), not only the pages with that exact form."""
+    if not (site_dir / "ko" / "search.html").is_file():
+        pytest.skip("the Korean edition is not built: run `make book`")
+    bare = search_results(page, site, noun)
+    assert len(bare) > 3, bare
+    assert search_results(page, site, typed) == bare
+    assert not page.errors, page.errors
