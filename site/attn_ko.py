@@ -9,15 +9,17 @@
   어텐션에서) drops it (:func:`strip_particle`, the same rule in Python for the index and in
   the search page's JavaScript ``Stemmer`` for the query), so it finds what the bare noun
   finds.
-- The theme's labels that it has no Korean for (:data:`THEME_WORDS`: the search box, the
-  sidebars' buttons, the skip link, the PDF button) are given in Korean in every written page.
+- The labels the themes have no Korean for (the skip link, the sidebars' buttons, the search
+  box, the PDF button, the folded code's prompt) come from the gettext catalog
+  ``site/locale/ko/LC_MESSAGES/sphinx.po``: through the templates' ``_()`` (Sphinx reads it
+  from ``locale_dirs``, which tools/build_book.py sets), and, for the two that are
+  configuration, through :func:`korean_config`.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 from sphinx.search import SearchLanguage
 
@@ -122,53 +124,20 @@ class KoreanSearch(SearchLanguage):
         return len(word) > 1 or bool(HANGUL_WORD.fullmatch(word))
 
 
-#: The theme's and the site's English labels, as a Korean page shows them (exact strings, in
-#: attributes and as an element's whole text).
-THEME_WORDS = {
-    "Skip to main content": "본문으로 건너뛰기",
-    "Back to top": "맨 위로",
-    "Book (PDF)": "책 (PDF)",
-    "Download the whole book as one PDF": "책 전체를 PDF 하나로 내려받기",
-    "Search this book...": "이 책에서 검색...",
-    "Toggle primary sidebar": "왼쪽 사이드바 열기·닫기",
-    "Toggle secondary sidebar": "오른쪽 사이드바 열기·닫기",
-    "Color mode": "색상 모드",
-    "Site navigation": "사이트 탐색",
-    "On this page": "이 페이지의 내용",
-    "Main": "본문",
-    "Page": "페이지",
-    "previous page": "이전 페이지",
-    "next page": "다음 페이지",
-    "Version warning": "버전 경고",
-    "으로 The Attention by Hand authors": "지은이: The Attention by Hand authors",
-}
-
-
-def korean_labels(text):
-    """A written page with the theme's English labels in Korean.
-
-    >>> korean_labels('<a title="Back to top"> Back to top </a><input placeholder="Main">')
-    '<a title="맨 위로"> 맨 위로 </a><input placeholder="본문">'
-    """
-    for english, korean in THEME_WORDS.items():
-        text = text.replace(f'="{english}"', f'="{korean}"')
-        text = re.sub(rf">(\s*){re.escape(english)}(\s*)<", rf">\g<1>{korean}\g<2><", text)
-    return text
-
-
-def label_pages(app, exception):
-    if exception is not None or app.builder.format != "html":
-        return
-    for page in Path(app.outdir).rglob("*.html"):
-        if "_static" not in page.parts:
-            text = page.read_text(encoding="utf-8")
-            fixed = korean_labels(text)
-            if fixed != text:
-                page.write_text(fixed, encoding="utf-8")
+def korean_config(app, config):
+    """The labels that come from configuration, in Korean from the site's catalog
+    (``site/locale/ko/LC_MESSAGES/sphinx.po``, the build's ``locale_dirs``): jupyter-book's
+    search placeholder and myst-nb's folded code prompts (``config-inited``)."""
+    gettext = app.translator.gettext
+    options = dict(config.html_theme_options)
+    options["search_bar_text"] = gettext(options.get("search_bar_text") or "Search this book...")
+    config.html_theme_options = options
+    config.nb_code_prompt_show = gettext(config.nb_code_prompt_show)
+    config.nb_code_prompt_hide = gettext(config.nb_code_prompt_hide)
 
 
 def setup(app):
     app.connect("source-read", rewrite_links)
-    app.connect("build-finished", label_pages)
+    app.connect("config-inited", korean_config)
     app.add_search_language(KoreanSearch)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -91,6 +91,13 @@ def korean_source():
     sphinx = config["sphinx"]
     sphinx["local_extensions"]["attn_ko"] = "site/"
     sphinx["config"]["language"] = "ko"
+    # the labels in Korean (site/attn_ko.py): a copy, so that Sphinx's compiled .mo lands here
+    catalog = src / "locale" / "ko" / "LC_MESSAGES"
+    catalog.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(
+        ROOT / "site" / "locale" / "ko" / "LC_MESSAGES" / "sphinx.po", catalog / "sphinx.po"
+    )
+    sphinx["config"]["locale_dirs"] = ["locale"]
     # a link to an English page the Korean edition has no twin of (site/attn_ko.py)
     english = {"url": "../../book/{{path}}#{{fragment}}"}
     sphinx["config"]["myst_url_schemes"] = {"http": None, "https": None, "en": english}
