@@ -5,15 +5,21 @@
   English page of the site, through the URL scheme ``en:`` (``myst_url_schemes``);
 - Korean search: Sphinx has no Korean splitter, and a particle stays on its noun (사과를), so
   the index also holds every Hangul word's prefixes of two syllables or more: a search for
-  사과 or 내적 finds 사과를 and 내적은.
-- The theme's labels that it has no Korean for (:data:`THEME_WORDS`: the search box, the
-  sidebars' buttons, the skip link, the PDF button) are given in Korean in every written page.
+  사과 or 내적 finds 사과를 and 내적은. A search typed with a particle or ending (소프트맥스를,
+  어텐션에서) drops it (:func:`strip_particle`, the same rule in Python for the index and in
+  the search page's JavaScript ``Stemmer`` for the query), so it finds what the bare noun
+  finds.
+- The labels the themes have no Korean for (the skip link, the sidebars' buttons, the search
+  box, the PDF button, the folded code's prompt) come from the gettext catalog
+  ``site/locale/ko/LC_MESSAGES/sphinx.po``: through the templates' ``_()`` (Sphinx reads it
+  from ``locale_dirs``, which tools/build_book.py sets), and, for the two that are
+  configuration, through :func:`korean_config`.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from pathlib import Path
 
 from sphinx.search import SearchLanguage
 
@@ -44,9 +50,69 @@ def hangul_prefixes(word, longest=12):
     return [word[:n] for n in range(min(len(word), longest), 1, -1)] or [word]
 
 
+#: Trailing particles and endings a search word loses (the longest that fits first), when
+#: two syllables or more are left: 정의 and 각도 keep theirs.
+PARTICLES = sorted(
+    {
+        *"을 를 이 가 은 는 의 에 로 와 과 도 만 나 랑".split(),
+        *"에서 으로 까지 부터 에게 께서 한테 처럼 보다 마다 이다 이고 이며 이나 이랑 라고".split(),
+        *"에는 에도 에서는 에서도 에서의 으로는 으로도 으로의".split(),
+        *"로는 로도 로의 와는 와의 과는 과의".split(),
+        *"에게서 까지는 부터는 만큼 이라고 이라는 라는 입니다 이었다 였다 이면 이란 란".split(),
+    },
+    key=lambda p: (-len(p), p),
+)
+SHORTEST_STEM = 2
+
+
+def strip_particle(word):
+    """A Hangul word without its trailing particle or ending (and a plural 들 before it).
+
+    >>> [strip_particle(w) for w in ["소프트맥스를", "어텐션에서", "벡터들의", "행렬", "정의"]]
+    ['소프트맥스', '어텐션', '벡터', '행렬', '정의']
+    """
+    if not HANGUL_WORD.fullmatch(word):
+        return word
+    for particle in PARTICLES:
+        if word.endswith(particle) and len(word) - len(particle) >= SHORTEST_STEM:
+            word = word[: -len(particle)]
+            break
+    if word.endswith("들") and len(word) - 1 >= SHORTEST_STEM:
+        word = word[:-1]
+    return word
+
+
+#: The search page's stemmer (searchtools.js stems every query word with it): strip_particle.
+JS_STEMMER = """
+var Stemmer = function() {
+  const particles = %s;
+  const hangul = /^[\\uac00-\\ud7a3]+$/;
+  this.stemWord = function(word) {
+    if (!hangul.test(word)) return word;
+    for (const particle of particles) {
+      if (word.endsWith(particle) && word.length - particle.length >= %d) {
+        word = word.slice(0, -particle.length);
+        break;
+      }
+    }
+    if (word.endsWith("\\ub4e4") && word.length - 1 >= %d) word = word.slice(0, -1);
+    return word;
+  };
+};
+"""
+
+
 class KoreanSearch(SearchLanguage):
     lang = "ko"
     language_name = "Korean"
+    js_stemmer_code = JS_STEMMER % (
+        json.dumps(PARTICLES, ensure_ascii=False),
+        SHORTEST_STEM,
+        SHORTEST_STEM,
+    )
+
+    def stem(self, word):
+        return strip_particle(word)
 
     def split(self, input):
         words = []
@@ -58,53 +124,20 @@ class KoreanSearch(SearchLanguage):
         return len(word) > 1 or bool(HANGUL_WORD.fullmatch(word))
 
 
-#: The theme's and the site's English labels, as a Korean page shows them (exact strings, in
-#: attributes and as an element's whole text).
-THEME_WORDS = {
-    "Skip to main content": "본문으로 건너뛰기",
-    "Back to top": "맨 위로",
-    "Book (PDF)": "책 (PDF)",
-    "Download the whole book as one PDF": "책 전체를 PDF 하나로 내려받기",
-    "Search this book...": "이 책에서 검색...",
-    "Toggle primary sidebar": "왼쪽 사이드바 열기·닫기",
-    "Toggle secondary sidebar": "오른쪽 사이드바 열기·닫기",
-    "Color mode": "색상 모드",
-    "Site navigation": "사이트 탐색",
-    "On this page": "이 페이지의 내용",
-    "Main": "본문",
-    "Page": "페이지",
-    "previous page": "이전 페이지",
-    "next page": "다음 페이지",
-    "Version warning": "버전 경고",
-    "으로 The Attention by Hand authors": "지은이: The Attention by Hand authors",
-}
-
-
-def korean_labels(text):
-    """A written page with the theme's English labels in Korean.
-
-    >>> korean_labels('<a title="Back to top"> Back to top </a><input placeholder="Main">')
-    '<a title="맨 위로"> 맨 위로 </a><input placeholder="본문">'
-    """
-    for english, korean in THEME_WORDS.items():
-        text = text.replace(f'="{english}"', f'="{korean}"')
-        text = re.sub(rf">(\s*){re.escape(english)}(\s*)<", rf">\g<1>{korean}\g<2><", text)
-    return text
-
-
-def label_pages(app, exception):
-    if exception is not None or app.builder.format != "html":
-        return
-    for page in Path(app.outdir).rglob("*.html"):
-        if "_static" not in page.parts:
-            text = page.read_text(encoding="utf-8")
-            fixed = korean_labels(text)
-            if fixed != text:
-                page.write_text(fixed, encoding="utf-8")
+def korean_config(app, config):
+    """The labels that come from configuration, in Korean from the site's catalog
+    (``site/locale/ko/LC_MESSAGES/sphinx.po``, the build's ``locale_dirs``): jupyter-book's
+    search placeholder and myst-nb's folded code prompts (``config-inited``)."""
+    gettext = app.translator.gettext
+    options = dict(config.html_theme_options)
+    options["search_bar_text"] = gettext(options.get("search_bar_text") or "Search this book...")
+    config.html_theme_options = options
+    config.nb_code_prompt_show = gettext(config.nb_code_prompt_show)
+    config.nb_code_prompt_hide = gettext(config.nb_code_prompt_hide)
 
 
 def setup(app):
     app.connect("source-read", rewrite_links)
-    app.connect("build-finished", label_pages)
+    app.connect("config-inited", korean_config)
     app.add_search_language(KoreanSearch)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -261,10 +261,15 @@ def test_the_site_modules_examples():
     import doctest
 
     sys.path.insert(0, str(ROOT / "site"))
+    import attn_a11y
+    import attn_answers
+    import attn_downloads
     import attn_ko
-    import attn_site
+    import attn_language
+    import attn_repository
 
-    for module in (attn_ko, attn_site):
+    modules = (attn_a11y, attn_answers, attn_downloads, attn_ko, attn_language, attn_repository)
+    for module in modules:
         assert doctest.testmod(module).failed == 0, module.__name__
 
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "site"))
 
-import attn_site  # noqa: E402 - after the path insert
+import attn_repository  # noqa: E402 - after the path insert
 import site_assets  # noqa: E402
 
 PACKAGE = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
@@ -176,7 +176,7 @@ def test_the_shipped_slices_cover_every_hangul_syllable(weight):
 def test_no_repository_setting_means_no_repository_or_binder_button():
     theme = {"launch_buttons": {"binderhub_url": "https://mybinder.org"}, "x": 1}
     for unset in (None, ""):
-        options = attn_site.repository_options(theme, unset)
+        options = attn_repository.repository_options(theme, unset)
         assert options["use_repository_button"] is False
         assert options["launch_buttons"]["binderhub_url"] == ""
         assert options["x"] == 1
@@ -185,7 +185,8 @@ def test_no_repository_setting_means_no_repository_or_binder_button():
 
 def test_a_repository_setting_turns_both_buttons_on():
     theme = {"launch_buttons": {"binderhub_url": "https://mybinder.org"}}
-    options = attn_site.repository_options(theme, " https://github.com/me/attention-by-hand/ ")
+    url = " https://github.com/me/attention-by-hand/ "
+    options = attn_repository.repository_options(theme, url)
     assert options["repository_url"] == "https://github.com/me/attention-by-hand"
     assert options["use_repository_button"] is True
     assert options["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
@@ -195,8 +196,9 @@ def test_a_repository_setting_turns_both_buttons_on():
     "url", ["github.com/me/repo", "https://gitlab.com/me/repo", "https://github.com/me"]
 )
 def test_a_repository_setting_that_is_not_a_github_repository_is_refused(url):
-    with pytest.raises(attn_site.ConfigError, match=f"{attn_site.REPOSITORY_VARIABLE}="):
-        attn_site.repository_options({}, url)
+    variable = attn_repository.REPOSITORY_VARIABLE
+    with pytest.raises(attn_repository.ConfigError, match=f"{variable}="):
+        attn_repository.repository_options({}, url)
 
 
 def test_the_numbered_chapters_sit_at_their_own_number_in_the_toc():

@@ -95,6 +95,13 @@ def korean_source():
     sphinx = config["sphinx"]
     sphinx["local_extensions"]["attn_ko"] = "site/"
     sphinx["config"]["language"] = "ko"
+    # the labels in Korean (site/attn_ko.py): a copy, so that Sphinx's compiled .mo lands here
+    catalog = src / "locale" / "ko" / "LC_MESSAGES"
+    catalog.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(
+        ROOT / "site" / "locale" / "ko" / "LC_MESSAGES" / "sphinx.po", catalog / "sphinx.po"
+    )
+    sphinx["config"]["locale_dirs"] = ["locale"]
     # a link to an English page the Korean edition has no twin of (site/attn_ko.py)
     english = {"url": "../../book/{{path}}#{{fragment}}"}
     sphinx["config"]["myst_url_schemes"] = {"http": None, "https": None, "en": english}
@@ -166,7 +173,10 @@ def build_korean(bin_dir, target):
     cmd = [str(bin_dir / "jupyter-book"), "build", str(src), "--builder", "html"]
     cmd += ["--path-output", str(out), "-nW", "--keep-going", "--all"]
     print("+", " ".join(cmd), flush=True)
-    code = subprocess.call(cmd, cwd=ROOT, env={**os.environ, "ATTN_BOOK_LANG": "ko"})
+    # the English doctrees: a Korean heading gets its English twin's id (site/attn_anchors.py)
+    doctrees = str(target.parent.parent / ".doctrees")
+    env = {**os.environ, "ATTN_BOOK_LANG": "ko", "ATTN_ENGLISH_DOCTREES": doctrees}
+    code = subprocess.call(cmd, cwd=ROOT, env=env)
     if code == 0:
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(out / "_build" / "html", target)

@@ -30,9 +30,9 @@ headings; the front matter is printed last, once the page numbers are known (twi
 length changed). pypdf (pure Python) joins the parts and writes the bookmarks, read from the
 parts' outlines. The fonts Chromium used (Noto Sans KR for Hangul) are embedded as subsets.
 
-The site's header offers the PDF (site/attn_site.py). A site built without ``make pdf`` serves a
-one-page PDF there that says how to make it; a published site is built with ``make publish``
-(the site, then this PDF, then its test), so it never serves that page.
+The site's header offers the PDF (site/attn_downloads.py). A site built without ``make pdf``
+serves a one-page PDF there that says how to make it; a published site is built with
+``make publish`` (the site, then this PDF, then its test), so it never serves that page.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ BOOK_LAYOUT = """(solutionsLabel) => {
         d.querySelector(":scope > summary")?.remove();
     });
     for (const box of document.querySelectorAll("div.attn-answer")) {
-        // the reader's answer cell (site/attn_site.py) keeps its code and what it prints (the
+        // the reader's answer cell (site/attn_answers.py) keeps its code and what it prints (the
         // exercise's data); the checker's verdict on the blank ("Not answered yet") goes
         const cell = box.previousElementSibling;
         if (cell?.matches("div.cell")) {

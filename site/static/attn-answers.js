@@ -1,5 +1,5 @@
 // Attention by Hand: answer boxes for the static site (no kernel, no network).
-// site/attn_site.py puts <div class="attn-answer" data-exercise="ID"> under each exercise's answer
+// site/attn_answers.py puts <div class="attn-answer" data-exercise="ID"> under each exercise's answer
 // cell and writes window.ATTN_EXERCISES (attn-exercises-data.js) from attn_book.exercises.site:
 // the specs and the catalog's texts (attn_book/exercises/messages/<lang>.json). checkNumber is a
 // port of NumberExercise.check: a slip fires on its values (recomputed in Python) or by one of the
@@ -417,7 +417,7 @@
       status.dataset.diagnosis = v.diagnosis ?? "";
     };
     if (spec.kind === "kernel") {
-      // The page's own download links (sphinx-book-theme's menu; attn_site adds the .py).
+      // The page's own download links (sphinx-book-theme's menu; attn_downloads adds the .py).
       const link = (kind, text) => {
         const a = document.querySelector(`a.btn-download-${kind}-button`);
         return a ? el("a", { href: a.getAttribute("href"), download: "" }, text) : text;

@@ -1,6 +1,6 @@
 """The exercises' answer boxes on the built site give the Python checker's verdicts.
 
-Every exercise of ``all_exercises()`` has a box under its answer cell (site/attn_site.py,
+Every exercise of ``all_exercises()`` has a box under its answer cell (site/attn_answers.py,
 site/static/attn-answers.js). For each one the site can answer, every wrong answer the
 diagnosis tests use (its ``mistakes``), its solution and malformed answers are typed into
 the box (its field set and its form submitted, as Enter does; one test types by keyboard

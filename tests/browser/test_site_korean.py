@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from axe_audit import COLOUR_RULES, NO_TRANSITIONS, audit, failing, set_mode
+from test_phone import PHONE, open_page, phone_page
 from test_site import load_page, math_state, raw_tex_left, widget_state
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,6 +63,45 @@ def test_korean_page_offline_and_clean(loaded, site, glyphs):
     )
     english = re.findall(r"\bFigure \d+\.\d+", prose)
     assert not english, f"{docname}: figures still called Figure: {english[:3]}"
+
+
+#: The English labels of the themes, the site and myst-nb that a Korean page shows in Korean
+#: (site/locale/ko/LC_MESSAGES/sphinx.po): none may be an element's whole text or a label
+#: attribute's value, and those of more than one word appear nowhere in the page's text.
+ENGLISH_LABELS = [
+    "Skip to main content", "Back to top", "Book (PDF)", "Download the whole book as one PDF",
+    "Search this book...", "Toggle primary sidebar", "Toggle secondary sidebar", "Color mode",
+    "Site navigation", "On this page", "Main", "Page", "previous page", "next page",
+    "Version warning", "By The Attention by Hand authors", "으로 The Attention by Hand authors",
+    "Show code cell source", "Hide code cell source",
+]  # fmt: skip
+LABELS_SHOWN = """() => {
+    const texts = [], attributes = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const parent = node.parentElement;
+        if (!parent.closest("script, style, pre, code, .cell_input")) texts.push(node.nodeValue);
+    }
+    document.querySelectorAll("body *").forEach((e) => {
+        for (const a of e.attributes) {
+            if (/^(aria-.*|title|placeholder|alt|data-bs-title)$/.test(a.name)) {
+                attributes.push(a.value);
+            }
+        }
+    });
+    return {texts, attributes};
+}"""
+
+
+def test_korean_page_shows_no_english_theme_label(loaded):
+    docname, page = loaded
+    shown = page.evaluate(LABELS_SHOWN)
+    whole = {" ".join(t.split()) for t in shown["texts"] + shown["attributes"]}
+    text = " ".join(" ".join(shown["texts"]).split())
+    english = [label for label in ENGLISH_LABELS if label in whole]
+    english += [label for label in ENGLISH_LABELS if " " in label and label in text]
+    assert not english, f"{docname}: English labels: {sorted(set(english))}"
+    assert "코드 보기" in whole or "hide-input" not in page.content(), docname
 
 
 def test_the_language_switch_leads_to_the_twin_and_back(loaded, site):
@@ -135,11 +175,59 @@ def test_chapter_4s_answer_boxes_answer_in_korean(page, site, site_dir):
 def test_korean_search_finds_the_korean_pages(page, site, site_dir, query):
     if not (site_dir / "ko" / "search.html").is_file():
         pytest.skip("the Korean edition is not built: run `make book`")
-    page.goto(site.url(f"ko/search.html?q={query}"))
-    page.wait_for_selector("#search-results ul.search li", timeout=20_000)
-    links = page.locator("#search-results ul.search li a").evaluate_all(
-        "(links) => links.map((a) => a.href)"
-    )
-    assert any("/ko/book/04_worked_example.html" in h for h in links), links
+    links = search_results(page, site, query)  # every result: they are listed one by one
+    assert "/ko/book/04_worked_example.html" in links, links
     assert not [u for u in page.requests if not site.is_local(u)]
     assert not page.errors, page.errors
+
+
+def search_results(page, site, query):
+    """The page addresses the Korean site's search lists for ``query`` (sorted)."""
+    page.goto(site.url(f"ko/search.html?q={query}"))
+    page.wait_for_selector("#search-results ul.search li", timeout=20_000)
+    page.wait_for_function(  # searchtools.js says how many it found when it is done
+        "() => /\\d/.test(document.querySelector('#search-results p')?.textContent || '')",
+        timeout=20_000,
+    )
+    links = page.locator("#search-results ul.search li > a").evaluate_all(
+        "(links) => links.map((a) => a.pathname)"
+    )
+    return sorted(set(links))
+
+
+@pytest.mark.parametrize(
+    ("typed", "noun"),
+    [("소프트맥스를", "소프트맥스"), ("어텐션에서", "어텐션"), ("가중치는", "가중치")],
+)
+def test_korean_search_drops_a_trailing_particle(page, site, site_dir, typed, noun):
+    """A word typed with its particle finds every page the bare noun finds (site/attn_ko.py's
+    Stemmer), not only the pages with that exact form."""
+    if not (site_dir / "ko" / "search.html").is_file():
+        pytest.skip("the Korean edition is not built: run `make book`")
+    bare = search_results(page, site, noun)
+    assert len(bare) > 3, bare
+    assert search_results(page, site, typed) == bare
+    assert not page.errors, page.errors
+
+
+KOREAN_PARAGRAPH = """() => {
+    const p = [...document.querySelectorAll("main p")]
+        .find((e) => /[\uac00-\ud7a3]/.test(e.textContent));
+    const style = getComputedStyle(p);
+    return {lang: document.documentElement.lang, wordBreak: style.wordBreak,
+            overflowWrap: style.overflowWrap};
+}"""
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_korean_breaks_between_words_and_fits_a_phone(docname, new_page, site, site_dir):
+    """Korean text breaks at spaces, not inside a word (word-break: keep-all), and with it no
+    Korean page is wider than a 390 px phone (a long word wraps, code scrolls in its box)."""
+    if not (site_dir / "ko" / f"{docname}.html").is_file():
+        pytest.skip("the Korean edition is not built: run `make book`")
+    with phone_page(new_page) as page:
+        open_page(page, site, f"ko/{docname}")
+        style = page.evaluate(KOREAN_PARAGRAPH)
+        assert style == {"lang": "ko", "wordBreak": "keep-all", "overflowWrap": "break-word"}
+        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        assert wide <= PHONE["width"], f"ko/{docname} is {wide} px wide on a 390 px phone"

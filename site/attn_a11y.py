@@ -1,0 +1,70 @@
+"""Accessible HTML for the site (WCAG 2.1 AA).
+
+Checked with axe-core by ``tests/browser/test_site.py`` on every page and
+``tests/browser/test_a11y.py`` on the figures:
+
+- the theme's search and colour-mode buttons come from ``site/_templates/`` (their accessible
+  names contain their visible text; put first, before the themes' own templates);
+- the references page's citations are list items of their ``role="list"`` (docutils writes
+  the DPUB-ARIA 1.0 ``doc-biblioentry``, deprecated since DPUB-ARIA 1.1 and not a list item);
+- a folded code cell's ``<summary>`` is named by its visible text ("Show code cell source"),
+  not by myst-nb's fixed "Toggle hidden content".
+
+Loaded from ``_config.yml`` (``sphinx.local_extensions``).
+"""
+
+from __future__ import annotations
+
+import types
+from html import escape
+from pathlib import Path
+
+TEMPLATES = Path(__file__).resolve().parent / "_templates"
+
+
+def add_templates(app, config):
+    """Put ``site/_templates`` first, before the themes' own templates (``config-inited``)."""
+    config.templates_path = [str(TEMPLATES), *config.templates_path]
+
+
+class CitationListItems:
+    """Citations as list items: docutils' ``visit_citation`` with ``role="listitem"``.
+
+    docutils 0.21 wraps the citations in ``<div role="list">`` and gives each
+    ``role="doc-biblioentry"``, which DPUB-ARIA 1.1 deprecates and which is no list item, so
+    the list has no items (axe: aria-required-children, critical; aria-deprecated-role).
+    """
+
+    def visit_citation(self, node):
+        if not isinstance(node.previous_sibling(), type(node)):
+            self.body.append('<div role="list" class="citation-list">\n')
+        self.body.append(self.starttag(node, "div", classes=[node.tagname], role="listitem"))
+
+
+def visit_hidden_cell(self, node):
+    """myst-nb's folded cell without ``aria-label``: the shown prompt names the summary."""
+    classes = " ".join(node["classes"])
+    self.body.append(f'<details class="admonition hide {classes}">\n<summary>\n')
+    for state, prompt in (("collapsed", "prompt_show"), ("expanded", "prompt_hide")):
+        self.body.append(f'<p class="{state} admonition-title">{escape(node[prompt])}</p>\n')
+    self.body.append("</summary>\n")
+
+
+def accessible_html(app):
+    """Wrap the HTML translator (after pydata-sphinx-theme's, ``builder-inited``)."""
+    if app.builder.format != "html":
+        return
+    base = app.registry.translators.get(app.builder.name, app.builder.default_translator_class)
+    translator = types.new_class("AttnHTMLTranslator", (CitationListItems, base), {})
+    app.set_translator(app.builder.name, translator, override=True)
+    try:
+        from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
+    except ImportError:  # myst-nb renamed it: the theme's summary label stays
+        return
+    app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput))
+
+
+def setup(app):
+    app.connect("config-inited", add_templates)
+    app.connect("builder-inited", accessible_html, priority=900)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,85 @@
+"""The Korean edition's labels come from one gettext catalog, site/locale/ko/LC_MESSAGES/
+sphinx.po: the themes' templates read it through ``_()`` and site/attn_ko.py sets the two
+labels that are configuration (the search placeholder, myst-nb's folded code prompts) from
+it. Every label has its Korean there, and the templates that name a label say ``_()``."""
+
+from __future__ import annotations
+
+import gettext
+import io
+import re
+import sys
+import types
+from pathlib import Path
+
+import pytest
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "site"))
+
+import attn_ko  # noqa: E402 - after the path insert
+
+PO = ROOT / "site" / "locale" / "ko" / "LC_MESSAGES" / "sphinx.po"
+HANGUL = re.compile(r"[\uac00-\ud7a3]")
+LABELS = [  # the English labels a Korean page used to show (the theme's, the site's, myst-nb's)
+    "Skip to main content", "Back to top", "Book (PDF)", "Download the whole book as one PDF",
+    "Search this book...", "Toggle primary sidebar", "Toggle secondary sidebar", "Color mode",
+    "Site navigation", "On this page", "Main", "Page", "previous page", "next page",
+    "Version warning", "By %(author)s", "Show code cell {type}", "Hide code cell {type}",
+]  # fmt: skip
+
+
+def catalog():
+    with PO.open("rb") as stream:
+        return read_po(stream, locale="ko")
+
+
+def translations():
+    out = io.BytesIO()
+    write_mo(out, catalog())
+    out.seek(0)
+    return gettext.GNUTranslations(out)
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_every_label_has_its_korean(label):
+    message = catalog().get(label)
+    assert message is not None, f"{label!r} is not in {PO.name}"
+    assert not message.fuzzy and HANGUL.search(message.string), message.string
+    for field in re.findall(r"%\(\w+\)s", label):
+        assert field in message.string
+
+
+@pytest.mark.parametrize(
+    ("template", "label"),
+    [
+        ("toggle-primary-sidebar.html", "Toggle primary sidebar"),
+        ("toggle-secondary-sidebar.html", "Toggle secondary sidebar"),
+        ("sbt-sidebar-nav.html", "Main"),
+        ("layout.html", "Page"),
+        ("author.html", "By %(author)s"),
+    ],
+)
+def test_the_sites_templates_give_their_labels_through_gettext(template, label):
+    text = (ROOT / "site" / "_templates" / template).read_text(encoding="utf-8")
+    assert f"_('{label}')" in text
+
+
+def test_the_korean_configuration_takes_its_labels_from_the_catalog():
+    config = types.SimpleNamespace(
+        html_theme_options={"search_bar_text": "Search this book...", "logo": {}},
+        nb_code_prompt_show="Show code cell {type}",
+        nb_code_prompt_hide="Hide code cell {type}",
+    )
+    app = types.SimpleNamespace(translator=translations())
+    attn_ko.korean_config(app, config)
+    assert config.html_theme_options == {"search_bar_text": "이 책에서 검색...", "logo": {}}
+    assert (config.nb_code_prompt_show, config.nb_code_prompt_hide) == ("코드 보기", "코드 숨기기")
+
+
+def test_no_written_page_is_rewritten():
+    """The labels are rendered in Korean, not replaced in the HTML after the build."""
+    assert not hasattr(attn_ko, "THEME_WORDS")
+    assert "build-finished" not in Path(attn_ko.__file__).read_text(encoding="utf-8")
