@@ -17,9 +17,11 @@ changed since the last build, every page is written again (``--all``).
 Then the Korean edition (book/ko/, written by tools/i18n.py), when it has pages: a second
 jupyter-book build of a source folder ``_build/ko-src`` whose ``book/`` is a link to
 ``book/ko`` (so each Korean page has its English twin's path), with the English
-configuration in Korean (``language: ko``, the extension ``site/attn_ko.py``) and a table of
-contents of the translated pages in the English order, run with ``ATTN_BOOK_LANG=ko`` (the
-answer boxes' words), into ``_build/html/ko/``.
+configuration in Korean (``language: ko``, the extension ``site/attn_ko.py``, the labels'
+catalog ``site/locale/ko/LC_MESSAGES/sphinx.po`` copied into ``_build/ko-src/locale``) and a
+table of contents of the translated pages in the English order, run with ``ATTN_BOOK_LANG=ko``
+(the answer boxes' words) and ``ATTN_ENGLISH_DOCTREES`` (the English pages' doctrees, whose
+headings' ids the Korean headings take: ``site/attn_anchors.py``), into ``_build/html/ko/``.
 """
 
 from __future__ import annotations
