@@ -31,7 +31,15 @@ import re
 from functools import cache
 from pathlib import Path
 
-__all__ = ["LOCALE", "gettext", "keyed", "po_entries", "segments", "translate_markdown"]
+__all__ = [
+    "LOCALE",
+    "gettext",
+    "keyed",
+    "keyed_section",
+    "po_entries",
+    "segments",
+    "translate_markdown",
+]
 
 #: The catalogs: ``messages.pot`` (the keyed English) and ``<lang>/LC_MESSAGES/*.po``.
 LOCALE = Path(__file__).with_name("locale")
@@ -177,3 +185,18 @@ def keyed(language):
                     if entry["id"] == found[key]:
                         found[key] = entry["string"]
     return found
+
+
+#: The keyed texts of the book's own tools, not the exercises': the printed book's front matter
+#: (``pdf/title``, ...) and the table of contents' part captions (``toc/Foundations``, ...).
+TOOL_SECTIONS = ("pdf", "toc")
+
+
+def keyed_section(section, language):
+    """``{id: text}`` of the keyed texts ``section/id`` in ``language``.
+
+    >>> keyed_section("toc", "ko")["Foundations"], keyed_section("pdf", "en")["contents"]
+    ('본문', 'Contents')
+    """
+    prefix = f"{section}/"
+    return {k[len(prefix) :]: v for k, v in keyed(language).items() if k.startswith(prefix)}

@@ -37,6 +37,8 @@ from pathlib import Path
 import site_assets
 import yaml
 
+from attn_book.i18n import keyed_section
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -114,7 +116,7 @@ def korean_source():
 
 
 #: The Korean captions of the English table of contents' parts.
-PART_CAPTIONS = {"Foundations": "본문", "Reference": "참고 자료", "Appendix": "부록"}
+PART_CAPTIONS = keyed_section("toc", "ko")  # from the catalogs: toc/<English caption>
 
 
 def korean_toc(toc=None, translated=None):

@@ -54,43 +54,14 @@ from pathlib import Path
 
 import yaml
 
+from attn_book.i18n import keyed_section
+
 ROOT = Path(__file__).resolve().parent.parent
 PDF_NAME = "attention-by-hand.pdf"
 #: Each edition's words on the title page, in the contents, footers and bookmarks.
-WORDS = {
-    "en": {
-        "title": "Attention by Hand",
-        "subtitle": "The attention mechanism, computed by hand and then by code",
-        "version": "Version",
-        "licence": "Licence",
-        "licence-text": "Text: Creative Commons Attribution 4.0 (CC BY 4.0). Code: MIT.",
-        "source": "Source",
-        "source-text": "the git repository this PDF was built from (each chapter's source is "
-        "book/NN_name.py)",
-        "online": "Online",
-        "online-text": "This PDF is printed from the book's website, where the figures move "
-        "and the exercises check your answers.",
-        "commit": "commit",
-        "contents": "Contents",
-        "solutions": "Solutions",
-    },
-    "ko": {
-        "title": "손으로 푸는 어텐션",
-        "subtitle": "어텐션 메커니즘을 손으로, 그다음 코드로 계산한다",
-        "version": "판",
-        "licence": "라이선스",
-        "licence-text": "글: 크리에이티브 커먼즈 저작자표시 4.0 (CC BY 4.0). 코드: MIT.",
-        "source": "소스",
-        "source-text": "이 PDF를 만든 git 저장소 (각 장의 소스는 book/NN_name.py, 한국어 글은 "
-        "attn_book/locale/ko/LC_MESSAGES/NN_name.po)",
-        "online": "온라인",
-        "online-text": "이 PDF는 책의 웹사이트를 인쇄한 것이다. 웹사이트에서는 그림을 "
-        "직접 움직이고 연습 문제의 답을 바로 확인할 수 있다.",
-        "commit": "커밋",
-        "contents": "차례",
-        "solutions": "풀이",
-    },
-}
+#: The front matter's and labels' words, from the book's catalogs (attn_book/locale: keyed
+#: ``pdf/<id>`` in messages.pot, translated in each language's messages.po).
+WORDS = {language: keyed_section("pdf", language) for language in ("en", "ko")}
 CHROMIUM = "/usr/bin/chromium"
 FRONT_URL = "attn-front-matter.html"  # served from memory (page.route), beside index.html
 # Page numbers run on across the book: each page's counter starts after the pages before it

@@ -109,11 +109,12 @@ def english_units(name):
 
 
 def common_units():
-    """The keyed texts of no chapter: the engine's lines, the answer box's labels, shared ones."""
+    """The keyed texts of no chapter: the engine's lines, the answer box's labels, shared ones,
+    the printed book's front matter and the table of contents' captions."""
     return [
         (k, v, "attn_book/locale/messages.pot")
         for k, v in template_keys().items()
-        if k.split("/")[0] in ("engine", "site", "shared")
+        if k.split("/")[0] in ("engine", "site", "shared", *i18n.TOOL_SECTIONS)
     ]
 
 

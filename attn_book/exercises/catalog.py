@@ -24,7 +24,7 @@ import os
 from functools import cache
 from pathlib import Path
 
-from attn_book.i18n import keyed
+from attn_book.i18n import TOOL_SECTIONS, keyed
 
 __all__ = ["LANGUAGE", "catalog", "language", "text"]
 
@@ -65,6 +65,8 @@ def catalog(language=None):
     found = {"engine": {}, "site": {}, "shared": {}, "exercises": {}}
     for key, words in keyed(language or LANGUAGE).items():
         section, _, name = key.partition("/")
+        if section in TOOL_SECTIONS:
+            continue
         if section in found:
             found[section][name] = words
         else:
