@@ -241,7 +241,8 @@ def test_the_korean_code_cells_are_the_english_ones(name):
 @pytest.mark.parametrize("path", KOREAN_PO, ids=lambda p: p.stem)
 def test_a_translation_keeps_the_englishs_template_fields_labels_and_expressions(path):
     """The same ``{names}`` in a keyed text or caption, the same {eval} expressions, labels
-    and equation references in prose."""
+    and equation references in prose, and every link of the English (to the same section: a
+    Korean heading has its English twin's id); a translation may add a link."""
     wrong = []
     for e in i18n.po_entries(path.read_text("utf-8")):
         if e["context"]:  # a str.format template
@@ -249,6 +250,9 @@ def test_a_translation_keeps_the_englishs_template_fields_labels_and_expressions
         else:
             pattern = r"\{eval\}`[^`]+`|:label: \S+|\{eq\}`[^`]+`|\(eq-[\w-]+\)"
             same = sorted(re.findall(pattern, e["id"])) == sorted(re.findall(pattern, e["string"]))
+        links = re.compile(r"\]\(([^)\s]+)\)")  # the English's link targets, fragment and all
+        english_links, korean_links = links.findall(e["id"]), links.findall(e["string"])
+        same = same and all(english_links.count(t) <= korean_links.count(t) for t in english_links)
         if not same:
             wrong.append(f"{e['context'] or ''} {e['id'][:60]!r}")
     assert wrong == []
