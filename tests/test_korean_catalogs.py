@@ -213,6 +213,17 @@ def test_the_committed_korean_page_is_the_generated_one(name):
     )
 
 
+def test_the_committed_catalogs_are_what_an_update_writes():
+    """``tools/i18n.py update`` on this tree changes no catalog: each is merged with today's
+    English (an entry for every unit, none left over) and written as the tool writes it."""
+    stale = [
+        domain
+        for domain, catalog in tool.updated("ko").items()
+        if tool.po_path("ko", domain).read_bytes() != tool.serialize(catalog)
+    ]
+    assert stale == [], "run tools/i18n.py update (make sync does) and commit the catalogs"
+
+
 def test_every_entry_of_every_korean_catalog_is_translated_and_current():
     """An untranslated, fuzzy or missing entry, named with its file and its English."""
     assert tool.status("ko") == []

@@ -31,6 +31,7 @@ import copy
 import difflib
 import hashlib
 import importlib
+import io
 import re
 import sys
 from pathlib import Path
@@ -173,35 +174,38 @@ def load(language, domain):
         return read_po(f, locale=language)
 
 
-def save(catalog, language, domain):
-    path = po_path(language, domain)
-    path.parent.mkdir(parents=True, exist_ok=True)
+def serialize(catalog):
+    """A catalog as its PO file's bytes (no dates: the same catalog, the same bytes)."""
     catalog.project, catalog.version = "Attention by Hand", "1"
     catalog.copyright_holder = "The Attention by Hand authors"
     catalog.msgid_bugs_address = ""
-    import io
-
     buffer = io.BytesIO()
-    write_po(
-        buffer,
-        catalog,
-        width=100,
-        omit_header=False,
-        sort_output=False,
-        include_previous=True,
-        ignore_obsolete=True,
-    )
-    text = re.sub(rb'"(POT-Creation-Date|PO-Revision-Date): [^"]*\\n"\n', b"", buffer.getvalue())
+    write_po(buffer, catalog, width=100, sort_output=False, include_previous=True,
+             ignore_obsolete=True)  # fmt: skip
+    return re.sub(rb'"(POT-Creation-Date|PO-Revision-Date): [^"]*\\n"\n', b"", buffer.getvalue())
+
+
+def save(catalog, language, domain):
+    path = po_path(language, domain)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = serialize(catalog)
     if not path.is_file() or path.read_bytes() != text:
         path.write_bytes(text)
         print(f"wrote {path.relative_to(ROOT)}")
 
 
+def updated(language):
+    """``{domain: catalog}``: each of ``language``'s catalogs merged with today's English."""
+    found = {COMMON: merge(load(language, COMMON), template(common_units()))}
+    for name in page_names():
+        found[name] = merge(load(language, name), template(english_units(name)))
+    return found
+
+
 def update(languages):
     for language in languages:
-        save(merge(load(language, COMMON), template(common_units())), language, COMMON)
-        for name in page_names():
-            save(merge(load(language, name), template(english_units(name))), language, name)
+        for domain, catalog in updated(language).items():
+            save(catalog, language, domain)
 
 
 def word_diff(old, new):
