@@ -456,7 +456,8 @@ ch1.scores_by_hand.check(answer)
 # ch1.scores_by_hand.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} The angle behind a score
 # :label: ex-ch1-cosine-by-hand
 #
@@ -492,7 +493,8 @@ ch1.cosine_by_hand.check(answer)
 # ch1.cosine_by_hand.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Bahdanau's additive score by hand
 # :label: ex-ch1-additive-by-hand
 #
@@ -534,7 +536,8 @@ ch1.additive_by_hand.check(answer)
 # ch1.additive_by_hand.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Predict, then run: which key wins?
 # :label: ex-ch1-which-key-wins
 #
@@ -571,7 +574,8 @@ ch1.which_key_wins.check(answer)
 # ch1.which_key_wins.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Predict, then run: a shorter query and a key that points away
 # :label: ex-ch1-long-key-away
 #
@@ -612,7 +616,8 @@ ch1.long_key_away.check(answer)
 # ch1.long_key_away.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Design, and prove: the best key of a given length
 # :label: ex-ch1-best-key
 #
@@ -659,7 +664,8 @@ ch1.best_key.check(answer)
 # ch1.best_key.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Write the score matrix with einsum
 # :label: ex-ch1-my-scores
 #
@@ -709,7 +715,8 @@ ch1.my_scores.check(my_scores)
 # ch1.my_scores.check(my_scores)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Find the bug: scores for a batch
 # :label: ex-ch1-bug-kt
 #

@@ -613,7 +613,8 @@ ch2.shift_by_hand.check(answer)
 # ch2.shift_by_hand.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} The temperature for a given ratio
 # :label: ex-ch2-temperature-for-ratio
 #
@@ -651,7 +652,8 @@ ch2.temperature_for_ratio.check(answer)
 # ch2.temperature_for_ratio.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Prove, then compute: the gradient of softmax with cross-entropy
 # :label: ex-ch2-cross-entropy-gradient
 #
@@ -695,7 +697,8 @@ ch2.cross_entropy_gradient.check(answer)
 # ch2.cross_entropy_gradient.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Write a softmax that does not overflow
 # :label: ex-ch2-my-softmax
 #
@@ -735,7 +738,8 @@ ch2.my_softmax.check(my_softmax)
 # ch2.my_softmax.check(my_softmax)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Masking with −10⁹: the fully masked row
 # :label: ex-ch2-masked-row
 #
@@ -796,7 +800,8 @@ ch2.mask_fully_masked.check(fixed_masked_weights)
 # ch2.mask_fully_masked.check(fixed_masked_weights)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Find the bug: softmax over the wrong axis
 # :label: ex-ch2-bug-axis
 #

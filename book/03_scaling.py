@@ -543,7 +543,8 @@ ch3.spread_by_hand.check(answer)
 # ch3.spread_by_hand.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Derive, then compute: the gap between two keys
 # :label: ex-ch3-gap-of-two-keys
 #
@@ -595,7 +596,8 @@ ch3.gap_of_two_keys.check(answer)
 # ch3.gap_of_two_keys.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Prove it again: components of variance σ²
 # :label: ex-ch3-variance-with-sigma
 #
@@ -642,7 +644,8 @@ ch3.variance_with_sigma.check(answer)
 # ch3.variance_with_sigma.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Write the scaled attention weights
 # :label: ex-ch3-my-weights
 #

@@ -444,7 +444,8 @@ scaled_new = scores_new / root_d_k
 # ch4.weights_by_hand.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} The example again, with another query: the output
 # :label: ex-ch4-output-by-hand
 #
@@ -480,7 +481,8 @@ ch4.output_by_hand.check(answer)
 # ch4.output_by_hand.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Predict, then run: a fourth word joins
 # :label: ex-ch4-add-a-word
 #
@@ -527,7 +529,8 @@ output_four_sum = output_four.sum()
 # ch4.add_a_word.check("down")
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Prove, then compute: how the output moves with the query
 # :label: ex-ch4-gradient
 #
@@ -598,7 +601,8 @@ ch4.gradient_by_hand.check(answer)
 # ch4.gradient_by_hand.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} The whole computation as one function
 # :label: ex-ch4-my-attention
 #
@@ -644,7 +648,8 @@ ch4.my_attention.check(my_attention)
 # ch4.my_attention.check(my_attention)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Find the bug: from one query to the whole sentence
 # :label: ex-ch4-bug-sentence
 #

@@ -654,7 +654,8 @@ scores_ex = Q_ex @ K_ex.T  # [2, 2]
 # ch5.scores_by_hand.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Symmetric scores, symmetric weights?
 # :label: ex-ch5-symmetric-weights
 #
@@ -693,7 +694,8 @@ ch5.symmetric_weights.check(answer)
 # ch5.symmetric_weights.check("sometimes")
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} The shapes of a cross-attention
 # :label: ex-ch5-cross-shapes
 #
@@ -734,7 +736,8 @@ ch5.cross_shapes.check(answer)
 # ch5.cross_shapes.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Put the outputs back in order
 # :label: ex-ch5-restore-order
 #
@@ -781,7 +784,8 @@ ch5.restore_order.check(restore)
 # ch5.restore_order.check(restore)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Design a query: the verb finds its subject
 # :label: ex-ch5-design-verb
 #
@@ -825,7 +829,8 @@ ch5.verb_finds_subject.check(answer)
 # ch5.verb_finds_subject.check(W_Q_subject[1])
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} The explainer's layer in numpy
 # :label: ex-ch5-my-self-attention
 #
@@ -878,7 +883,8 @@ ch5.my_self_attention.check(self_attention)
 # ch5.my_self_attention.check(self_attention)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Find the bug: self-attention from three projections
 # :label: ex-ch5-bug-projections
 #

@@ -665,7 +665,8 @@ ch6.sin_by_hand.check(answer)
 # ch6.sin_by_hand.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} A key turned by its position
 # :label: ex-ch6-rope-rotate
 #
@@ -700,7 +701,8 @@ ch6.rope_rotate.check(answer)
 # ch6.rope_rotate.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Prove it: the score depends on $n - m$ alone
 # :label: ex-ch6-rope-relative
 #
@@ -747,7 +749,8 @@ ch6.rope_relative.check(relative_score)
 # ch6.rope_relative.check(relative_score)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Predict, then run: one word before, one word after
 # :label: ex-ch6-rope-before-after
 #
@@ -789,7 +792,8 @@ ch6.rope_before_after.check(answer)
 # ch6.rope_before_after.check("different")
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} ALiBi on a short row
 # :label: ex-ch6-alibi-weights
 #
@@ -825,7 +829,8 @@ ch6.alibi_weights.check(answer)
 # ch6.alibi_weights.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Find the bug: a ported model
 # :label: ex-ch6-rope-bug-layout
 #

@@ -831,7 +831,8 @@ ch7.heads_reshape.check(fixed_split)
 # ch7.heads_reshape.check(fixed_split)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Find the bug: scaling each head
 # :label: ex-ch7-bug-d-model
 #
@@ -880,7 +881,8 @@ ch7.scale_d_model.check(fixed_head_weights)
 # ch7.scale_d_model.check(fixed_head_weights)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} What grows with the heads, for GPT-2 small
 # :label: ex-ch7-heads-cost
 #
@@ -919,7 +921,8 @@ ch7.heads_cost.check(answer)
 # ch7.heads_cost.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Design: a head that looks two tokens back
 # :label: ex-ch7-design-two-back
 #
@@ -961,7 +964,8 @@ ch7.two_back_head.check(block)
 # ch7.two_back_head.check(block)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} A padded key, by hand
 # :label: ex-ch7-padding-by-hand
 #
@@ -995,7 +999,8 @@ ch7.padding_by_hand.check(answer)
 # ch7.padding_by_hand.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} The opposite convention
 # :label: ex-ch7-key-padding-mask
 #
@@ -1037,7 +1042,8 @@ ch7.key_padding_weights.check(weights_from_key_padding_mask)
 # ch7.key_padding_weights.check(weights_from_key_padding_mask)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Predict: $-10^4$ in float16
 # :label: ex-ch7-float16-fill
 #

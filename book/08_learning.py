@@ -793,7 +793,8 @@ ch8.dv_by_hand.check(answer)
 # ch8.dv_by_hand.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} One row of the softmax step
 # :label: ex-ch8-ds-row
 #
@@ -819,7 +820,8 @@ ch8.ds_row_by_hand.check(answer)
 # ch8.ds_row_by_hand.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Find the bug: the queries' gradient
 # :label: ex-ch8-bug-query-gradient
 #
@@ -858,7 +860,8 @@ ch8.query_gradient.check(fixed_query_gradient)
 # ch8.query_gradient.check(fixed_query_gradient)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Find the bug: the keys' gradient
 # :label: ex-ch8-bug-key-gradient
 #
@@ -896,7 +899,8 @@ ch8.key_gradient.check(fixed_key_gradient)
 # ch8.key_gradient.check(fixed_key_gradient)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Predict: which gradient vanishes?
 # :label: ex-ch8-which-vanishes
 #
@@ -937,7 +941,8 @@ for d_try in (4, 256):
 # ch8.which_vanishes.check("dQ and dK, at d_k = 256")
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} The missing entry
 # :label: ex-ch8-missing-entry
 #

@@ -883,7 +883,8 @@ ch9.weights_memory.check(answer)
 # ch9.weights_memory.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Predict the slope when the heads widen too
 # :label: ex-ch9-slope
 #
@@ -918,7 +919,8 @@ ch9.time_slope.check(answer)
 # ch9.time_slope.check("3")
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} One step of the online softmax
 # :label: ex-ch9-online-step
 #
@@ -952,7 +954,8 @@ ch9.online_step.check(answer)
 # ch9.online_step.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Prove, then compute: two halves merged
 # :label: ex-ch9-merge
 #
@@ -1014,7 +1017,8 @@ ch9.merge_halves.check(answer)
 # ch9.merge_halves.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Find the bug: the running sum
 # :label: ex-ch9-bug-online-sum
 #

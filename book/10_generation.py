@@ -962,7 +962,8 @@ ch10.kv_cache_size.check(answer)
 # ch10.kv_cache_size.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} One decoding step by hand
 # :label: ex-ch10-decode-step
 #
@@ -1011,7 +1012,8 @@ ch10.decode_step.check(answer)
 # ch10.decode_step.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Find the bug: a decoding loop
 # :label: ex-ch10-bug-is-causal
 #
@@ -1072,7 +1074,8 @@ ch10.is_causal_decode.check(fixed_generate_outputs)
 # ch10.is_causal_decode.check(fixed_generate_outputs)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Predict, then count: generating without a cache
 # :label: ex-ch10-no-cache
 #
@@ -1114,7 +1117,8 @@ ch10.no_cache_growth.check(answer)
 # ch10.no_cache_growth.check("n³")
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Design: key-value heads for a memory budget
 # :label: ex-ch10-choose-kv-heads
 #

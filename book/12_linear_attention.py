@@ -919,7 +919,8 @@ ch12.phi_by_hand.check(answer)
 # ch12.phi_by_hand.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} The state after two tokens
 # :label: ex-ch12-state
 #
@@ -957,7 +958,8 @@ ch12.state_two_tokens.check(answer)
 # ch12.state_two_tokens.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} A query reads the state
 # :label: ex-ch12-read
 #
@@ -997,7 +999,8 @@ ch12.read_the_state.check(answer)
 # ch12.read_the_state.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Prove, then compute: a chunk at a time
 # :label: ex-ch12-chunk
 #
@@ -1065,7 +1068,8 @@ ch12.chunk_outputs.check(answer)
 # ch12.chunk_outputs.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} One delta-rule step by hand
 # :label: ex-ch12-delta-step
 #
@@ -1105,7 +1109,8 @@ ch12.delta_step.check(answer)
 # ch12.delta_step.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Write the gated delta rule
 # :label: ex-ch12-gated-delta
 #
@@ -1157,7 +1162,8 @@ ch12.gated_delta.check(gated_delta)
 # ch12.gated_delta.check(gated_delta)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} Design: full-attention layers for a memory budget
 # :label: ex-ch12-hybrid
 #
@@ -1206,7 +1212,8 @@ ch12.hybrid_layers.check(answer)
 # ch12.hybrid_layers.check(answer)
 # ```
 # ````
-#
+
+# %% [markdown]
 # ```{exercise} The lightning indexer's scores by hand
 # :label: ex-ch12-indexer
 #
