@@ -27,22 +27,103 @@ Examples
 
 from __future__ import annotations
 
+import os
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 
 __all__ = [
+    "FIGURES",
+    "LANGUAGE",
+    "LANGUAGES",
     "LOCALE",
+    "drawing",
     "gettext",
     "keyed",
     "keyed_section",
+    "language",
     "po_entries",
     "segments",
     "translate_markdown",
+    "word",
+    "words",
 ]
 
 #: The catalogs: ``messages.pot`` (the keyed English) and ``<lang>/LC_MESSAGES/*.po``.
 LOCALE = Path(__file__).with_name("locale")
+#: The languages with a catalog; English is complete, the others fall back to it text by text.
+LANGUAGES = ("en", "ko")
+#: The domain of every word a figure, a table or a widget draws (``figures.po``): the English
+#: as ``msgid``, from ``word("...")`` calls in attn_book, ``t("...")`` calls in the widgets'
+#: JavaScript and the words the English notebooks' outputs record (``attn_words``).
+FIGURES = "figures"
+
+
+def language(cwd=None, environ=None):
+    """The language of the reader-facing text: ``ATTN_BOOK_LANG`` if set, else ``"ko"`` in a
+    kernel started in a folder named ``ko`` (``book/ko``: Jupyter and nbval start a notebook's
+    kernel in its folder, so the Korean notebooks answer in Korean without a line of code),
+    else ``"en"``.
+
+    >>> language(cwd=Path("/x/book/ko"), environ={}), language(cwd=Path("/x/book"), environ={})
+    ('ko', 'en')
+    >>> language(cwd=Path("/x/book/ko"), environ={"ATTN_BOOK_LANG": "en"})
+    'en'
+    """
+    environ = os.environ if environ is None else environ
+    chosen = environ.get("ATTN_BOOK_LANG")
+    if chosen is None:
+        here = Path.cwd() if cwd is None else cwd
+        chosen = "ko" if here.name == "ko" else "en"
+    if chosen not in LANGUAGES:
+        raise ValueError(f"ATTN_BOOK_LANG must be one of {LANGUAGES}, got {chosen!r}")
+    return chosen
+
+
+#: The language chosen when the package was imported (see :func:`language`).
+LANGUAGE = language()
+_DRAWING = ContextVar("attn_drawing_language", default=None)
+
+
+@contextmanager
+def drawing(language):
+    """Draw in ``language`` inside the block (a figure's copy for the other edition), whatever
+    the kernel's language."""
+    token = _DRAWING.set(language)
+    try:
+        yield
+    finally:
+        _DRAWING.reset(token)
+
+
+def drawing_language():
+    """The language figures are drawn in now: :func:`drawing`'s, else the kernel's."""
+    return _DRAWING.get() or LANGUAGE
+
+
+def word(text, language=None):
+    """A word a figure, a table or a widget draws (``text``, English), in ``language`` (by
+    default :func:`drawing_language`): its current translation in ``figures.po``, else itself.
+
+    >>> word("weight", "en"), word("weight", "ko") != ""
+    ('weight', True)
+    """
+    return gettext(text, FIGURES, language or drawing_language())
+
+
+def words(language=None):
+    """``{English: translation}`` of every current translation of ``figures.po`` in
+    ``language`` (default :func:`drawing_language`), for the widgets' JavaScript (its
+    ``t("...")``), which falls back to the English as :func:`word` does."""
+    language = language or drawing_language()
+    return (
+        {}
+        if language == "en"
+        else {i: s for (c, i), s in _catalog(FIGURES, language).items() if c is None}
+    )
+
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})")
 

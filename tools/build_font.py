@@ -54,12 +54,14 @@ def used_hangul():
     """Every Hangul character a figure can draw, sorted.
 
     The interactive figures' sources (attn_book/widgets/src/*.js), the example sentences
-    (attn_book/data.py), the matplotlib plots' labels (attn_book/plots.py), and the code
+    (attn_book/data.py), the matplotlib plots' labels (attn_book/plots.py), every translation
+    of the figures' words (attn_book/locale/*/LC_MESSAGES/figures.po), and the code
     cells of the chapters (tokens a chapter passes to a figure); not the prose, which the
     site and JupyterLab set in their own fonts. Read as files of this checkout, not imported.
     """
     sources = sorted((WIDGETS / "src").glob("*.js"))
     sources += [ROOT / "attn_book" / "data.py", ROOT / "attn_book" / "plots.py"]
+    sources += sorted((ROOT / "attn_book" / "locale").glob("*/LC_MESSAGES/figures.po"))
     texts = [p.read_text(encoding="utf-8") for p in sources]
     for chapter in sorted((ROOT / "book").glob("[0-9][0-9]_*.py")):
         lines = chapter.read_text(encoding="utf-8").splitlines()

@@ -109,6 +109,34 @@ def english_units(name):
     return units
 
 
+def figure_units():
+    """Every word a figure, a table or a widget draws (the ``figures`` domain), in order: the
+    ``word("...")`` calls of attn_book's Python, the ``t("...")`` calls of the widgets'
+    JavaScript (Babel's extractors), then the words the English notebooks' outputs record in
+    their metadata (``attn_words``: the words a chapter's code passed to a figure or a table)."""
+    from babel.messages.extract import extract_from_file
+
+    units = []
+    package = ROOT / "attn_book"
+    sources = [("python", p, {"word": None}) for p in sorted(package.rglob("*.py"))]
+    sources += [
+        ("javascript", p, {"t": None}) for p in sorted((package / "widgets" / "src").glob("*.js"))
+    ]
+    for method, path, keywords in sources:
+        for line, text, _, _ in extract_from_file(method, str(path), keywords=keywords):
+            if isinstance(text, str) and text:
+                units.append((None, text, f"{path.relative_to(ROOT)}:{line}"))
+    for name in page_names():
+        notebook = BOOK / f"{name}.ipynb"
+        if not notebook.is_file():
+            continue
+        for n, cell in enumerate(nbformat.read(notebook, as_version=4).cells):
+            for output in cell.get("outputs", []):
+                for text in output.get("metadata", {}).get("attn_words", []):
+                    units.append((None, text, f"book/{name}.ipynb:{n}"))
+    return units
+
+
 def common_units():
     """The keyed texts of no chapter: the engine's lines, the answer box's labels, shared ones,
     the printed book's front matter and the table of contents' captions."""
@@ -197,6 +225,7 @@ def save(catalog, language, domain):
 def updated(language):
     """``{domain: catalog}``: each of ``language``'s catalogs merged with today's English."""
     found = {COMMON: merge(load(language, COMMON), template(common_units()))}
+    found[i18n.FIGURES] = merge(load(language, i18n.FIGURES), template(figure_units()))
     for name in page_names():
         found[name] = merge(load(language, name), template(english_units(name)))
     return found
@@ -231,9 +260,10 @@ def status(language, domains=None):
     (with the English's first words), fuzzy (with the word diff of its English), or missing
     from the catalog (``update`` was not run)."""
     lines = []
-    for domain in domains or [COMMON, *page_names()]:
+    units = {COMMON: common_units, i18n.FIGURES: figure_units}
+    for domain in domains or [COMMON, i18n.FIGURES, *page_names()]:
         where = po_path(language, domain).relative_to(ROOT)
-        expected = template(common_units() if domain == COMMON else english_units(domain))
+        expected = template(units[domain]() if domain in units else english_units(domain))
         have = (
             {(e["context"], e["id"]): e for e in i18n.po_entries(_read(po_path(language, domain)))}
             if po_path(language, domain).is_file()
@@ -287,9 +317,17 @@ def stored_value(expression, result, language):
     return result
 
 
+#: How an output that records its words is drawn again in another language: ``{metadata key:
+#: function(output, language)}``, changing ``output`` in place (a table re-rendered from its
+#: recorded cells, a plot's image swapped for the copy drawn in that language, a widget's
+#: words and snapshot). Each module that records words registers its own.
+OUTPUT_TRANSLATORS = {}
+
+
 def translate_outputs(cell, name, language):
     """A code cell's outputs in ``language``: its captions (the translated template, filled
-    with the recorded values) and the checkers' "not answered yet" lines."""
+    with the recorded values), the checkers' "not answered yet" lines, and every output that
+    records its words (:data:`OUTPUT_TRANSLATORS`)."""
     from attn_book.exercises.catalog import text
 
     lines = {}
@@ -303,6 +341,9 @@ def translate_outputs(cell, name, language):
         for mime in ("text/plain", "text/markdown"):
             if data.get(mime) in lines:
                 data[mime] = lines[data[mime]]
+        for key, translator in OUTPUT_TRANSLATORS.items():
+            if key in output.get("metadata", {}):
+                translator(output, language)
         record = output.get("metadata", {}).get("attn_figure")
         if record:
             number = re.match(rf"\*\*{WORD['en']} (\d+\.\d+)\.\*\*", data["text/markdown"])[1]

@@ -20,41 +20,11 @@ Examples
 
 from __future__ import annotations
 
-import os
 from functools import cache
-from pathlib import Path
 
-from attn_book.i18n import TOOL_SECTIONS, keyed
+from attn_book.i18n import LANGUAGE, LANGUAGES, TOOL_SECTIONS, keyed, language
 
-__all__ = ["LANGUAGE", "catalog", "language", "text"]
-
-#: The languages with a catalog; English is complete, the others fall back to it text by text.
-LANGUAGES = ("en", "ko")
-
-
-def language(cwd=None, environ=None):
-    """The language of the reader-facing text: ``ATTN_BOOK_LANG`` if set, else ``"ko"`` in a
-    kernel started in a folder named ``ko`` (``book/ko``: Jupyter and nbval start a notebook's
-    kernel in its folder, so the Korean notebooks answer in Korean without a line of code),
-    else ``"en"``.
-
-    >>> language(cwd=Path("/x/book/ko"), environ={}), language(cwd=Path("/x/book"), environ={})
-    ('ko', 'en')
-    >>> language(cwd=Path("/x/book/ko"), environ={"ATTN_BOOK_LANG": "en"})
-    'en'
-    """
-    environ = os.environ if environ is None else environ
-    chosen = environ.get("ATTN_BOOK_LANG")
-    if chosen is None:
-        here = Path.cwd() if cwd is None else cwd
-        chosen = "ko" if here.name == "ko" else "en"
-    if chosen not in LANGUAGES:
-        raise ValueError(f"ATTN_BOOK_LANG must be one of {LANGUAGES}, got {chosen!r}")
-    return chosen
-
-
-#: The language chosen when the package was imported (see :func:`language`).
-LANGUAGE = language()
+__all__ = ["LANGUAGE", "LANGUAGES", "catalog", "language", "text"]  # the language: attn_book.i18n
 
 
 @cache
