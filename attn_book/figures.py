@@ -15,6 +15,13 @@ its page's catalog (``attn_book/locale/ko/LC_MESSAGES/NN_name.po``, ``msgctxt "f
 template and values in its metadata, from which ``tools/i18n.py`` writes the Korean notebook's
 caption without running the code.
 
+A matplotlib figure drawn by :mod:`attn_book.plots` speaks the drawing language too. Shown
+by an English kernel, it is drawn again in every other language (``_attn_redraw`` under
+:func:`attn_book.i18n.drawing`) and that copy's PNG is stored in the image output's metadata,
+``{"attn_translations": {"ko": "<base64 PNG>"}, "attn_words": [English words drawn]}``;
+``tools/i18n.py`` swaps it in for the Korean notebook (:func:`translate_png`). A Korean
+kernel draws in Korean directly and records no copy.
+
 Examples
 --------
 >>> figures = Figures(chapter=4)
@@ -26,13 +33,15 @@ Examples
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+from io import BytesIO
 from pathlib import Path
 
-from attn_book.i18n import LOCALE, gettext
+from attn_book.i18n import LANGUAGES, LOCALE, drawing, drawing_language, gettext
 
-__all__ = ["Figures", "stored_ref", "translated_caption"]
+__all__ = ["Figures", "figure_metadata", "stored_ref", "translate_png", "translated_caption"]
 
 #: How each language names a figure.
 WORD = {"en": "Figure", "ko": "그림"}
@@ -93,7 +102,7 @@ class Figures:
         values = {k: v if isinstance(v, str) else format(v) for k, v in values.items()}
         template = translated_caption(caption, name, self.chapter, self.language)
         record = {"name": name, "caption": caption, "values": values}
-        display(figure)
+        display(figure, metadata=figure_metadata(figure) or None)
         display(
             Markdown(caption_text(self.language, self.number(name), template, values)),
             metadata={"attn_figure": record},
@@ -102,6 +111,63 @@ class Figures:
             import matplotlib.pyplot as plt
 
             plt.close(figure)
+
+
+def png(figure):
+    """``figure`` as the notebook stores it: a base64 PNG, rendered by the kernel's own
+    ``image/png`` formatter (the inline backend's, with its dpi and ``bbox_inches``) when
+    there is one, else as matplotlib_inline renders it by default."""
+    try:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    except ImportError:
+        shell = None
+    data = None
+    if shell is not None:
+        data = shell.display_formatter.format(figure, include={"image/png"})[0].get("image/png")
+    if data is None:
+        out = BytesIO()
+        style = {"facecolor": figure.get_facecolor(), "edgecolor": figure.get_edgecolor()}
+        figure.savefig(out, format="png", bbox_inches="tight", dpi=figure.dpi, **style)
+        data = out.getvalue()
+    return base64.b64encode(data).decode("ascii") if isinstance(data, bytes) else data
+
+
+def figure_metadata(figure):
+    """The image output's metadata of a figure drawn by :mod:`attn_book.plots`: the English
+    words it drew (``attn_words``) and, drawn by an English kernel, its copy in every other
+    language (``attn_translations``: ``{language: base64 PNG}``); ``{}`` for another figure."""
+    redraw = getattr(figure, "_attn_redraw", None)
+    if redraw is None:
+        return {}
+    import matplotlib.pyplot as plt
+
+    metadata = {}
+    if figure._attn_words:
+        metadata["attn_words"] = list(figure._attn_words)
+    if drawing_language() == "en":
+        translations = {}
+        for language in LANGUAGES:
+            if language != "en":
+                with drawing(language):
+                    copy = redraw()
+                try:
+                    translations[language] = png(copy)
+                finally:
+                    plt.close(copy)
+        metadata["attn_translations"] = translations
+    return metadata
+
+
+def translate_png(output, language):
+    """A figure's image output (a notebook's, with ``attn_translations`` metadata) in
+    ``language``, in place: its PNG becomes the copy drawn in ``language`` (if recorded), and
+    the copies are dropped, as a kernel in that language records none."""
+    translations = output.get("metadata", {}).pop("attn_translations", {})
+    if language in translations:
+        output["data"]["image/png"] = translations[language]
+    return output
 
 
 _CAPTION = re.compile(r"^\*\*(?:Figure|그림) (\d+\.\d+)\.\*\*")

@@ -41,6 +41,7 @@ __all__ = [
     "LOCALE",
     "drawing",
     "gettext",
+    "is_word",
     "keyed",
     "keyed_section",
     "language",
@@ -111,6 +112,17 @@ def word(text, language=None):
     ('weight', True)
     """
     return gettext(text, FIGURES, language or drawing_language())
+
+
+def is_word(text):
+    """Whether a string a figure or a table draws has a word to translate: two Latin letters
+    in a row (``"weight"``, ``"wⱼ unscaled"``; not ``"k1"``, ``"s = 2"``, ``"q·k"``, ``"3.0"``
+    or a Korean token). Only such strings are recorded as an output's ``attn_words``.
+
+    >>> [is_word(s) for s in ("sum", "wⱼ scaled", "k1", "q·k", "0.250", "고양이", "")]
+    [True, True, False, False, False, False, False]
+    """
+    return bool(re.search(r"[A-Za-z]{2,}", str(text)))
 
 
 def words(language=None):

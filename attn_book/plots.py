@@ -3,13 +3,26 @@
 Each function draws one figure from numbers that the chapter computed with
 attn_core and returns the :class:`matplotlib.figure.Figure`, so a chapter can
 ``glue`` it with a caption. Colours are colour-blind safe (viridis, cividis).
+
+Every word a figure draws is drawn in the drawing language (:func:`attn_book.i18n.word`):
+the figures' own words as ``word("...")`` (a template, ``word("fit, slope {slope}")``, when
+a part is computed), and the words a chapter passes in (axis labels, panel titles, legend
+entries) through the same function, which records them. Each public function is
+:func:`bilingual`: its figure remembers how it was drawn (``fig._attn_redraw``) and which
+passed-in words it drew (``fig._attn_words``), so :meth:`attn_book.figures.Figures.show` can
+draw it again in the other edition's language, and a figure drawn in Korean uses the Hangul
+font (:func:`attn_book.style.hangul_rc`).
 """
 
 from __future__ import annotations
 
+import functools
+from contextvars import ContextVar
+
 import matplotlib.pyplot as plt
 import numpy as np
 
+from attn_book import i18n
 from attn_book.style import MASKED, OKABE_ITO, dec, hangul_rc, number, plain, vector
 
 __all__ = [
@@ -29,10 +42,55 @@ __all__ = [
 ]
 
 
+_DRAWN = ContextVar("attn_plot_words", default=None)
+
+
+def word(text):
+    """``text`` (English) in the drawing language (:func:`attn_book.i18n.word`); a string
+    with words (:func:`attn_book.i18n.is_word`) is recorded as drawn by the figure being
+    drawn. Numbers, maths and tokens without words are drawn as they are."""
+    text = str(text)
+    if not i18n.is_word(text):
+        return text
+    drawn = _DRAWN.get()
+    if drawn is not None and text not in drawn:
+        drawn.append(text)
+    return i18n.word(text)
+
+
+def bilingual(function):
+    """Make a plot function's figure redrawable in another language: the returned figure
+    gets ``_attn_redraw`` (a function of no arguments that draws it again, with the same
+    arguments, in the drawing language of the moment) and ``_attn_words`` (every string with
+    words it drew through :func:`word`, English). A figure drawn in a language other than
+    English is drawn with the Hangul font (:func:`attn_book.style.hangul_rc`)."""
+
+    @functools.wraps(function)
+    def draw(*args, **kwargs):
+        if _DRAWN.get() is not None:  # called by another plot function: it records
+            return function(*args, **kwargs)
+        drawn = []
+        token = _DRAWN.set(drawn)
+        try:
+            if i18n.drawing_language() == "en":
+                fig = function(*args, **kwargs)
+            else:
+                with plt.rc_context(hangul_rc()):  # a text takes its font when it is created
+                    fig = function(*args, **kwargs)
+        finally:
+            _DRAWN.reset(token)
+        fig._attn_redraw = functools.partial(draw, *args, **kwargs)
+        fig._attn_words = drawn
+        return fig
+
+    return draw
+
+
 def _colours(n, cmap="viridis"):
     return plt.get_cmap(cmap)(np.linspace(0.0, 0.85, n))  # stop before viridis's pale yellow
 
 
+@bilingual
 def plot_weight_bars(labels, weights, *, title=""):
     """Grouped bars: one group per key, one bar per named set of weights.
 
@@ -48,14 +106,15 @@ def plot_weight_bars(labels, weights, *, title=""):
     width = 0.8 / len(weights)
     x = np.arange(len(labels))
     for i, ((name, w), c) in enumerate(zip(weights.items(), _colours(len(weights)), strict=True)):
-        bars = ax.bar(x + (i - (len(weights) - 1) / 2) * width, w, width, label=name, color=c)
+        bars = ax.bar(x + (i - (len(weights) - 1) / 2) * width, w, width, label=word(name), color=c)
         ax.bar_label(bars, labels=[dec(x) for x in w], fontsize=8)
-    ax.set(xticks=x, xticklabels=labels, ylabel="weight", ylim=(0, 1.05), title=title)
+    ax.set(xticks=x, xticklabels=labels, ylabel=word("weight"), ylim=(0, 1.05), title=word(title))
     ax.legend(frameon=False)
     fig.tight_layout()
     return fig
 
 
+@bilingual
 def plot_temperature(temperatures, weights, labels):
     """Weights against temperature T (log axis), one line per key.
 
@@ -69,14 +128,15 @@ def plot_temperature(temperatures, weights, labels):
     weights = np.asarray(weights)
     fig, ax = plt.subplots(figsize=(6, 3.2))
     for j, c in enumerate(_colours(weights.shape[1])):
-        ax.plot(temperatures, weights[:, j], color=c, lw=2, label=labels[j])
-    ax.axhline(1 / weights.shape[1], color="grey", ls=":", lw=1, label="uniform 1/S")
-    ax.set(xscale="log", xlabel="temperature T", ylabel="weight", ylim=(0, 1.02))
+        ax.plot(temperatures, weights[:, j], color=c, lw=2, label=word(labels[j]))
+    ax.axhline(1 / weights.shape[1], color="grey", ls=":", lw=1, label=word("uniform 1/S"))
+    ax.set(xscale="log", xlabel=word("temperature T"), ylabel=word("weight"), ylim=(0, 1.02))
     ax.legend(frameon=False, fontsize=8, loc="center left", bbox_to_anchor=(1, 0.5))
     fig.tight_layout()
     return fig
 
 
+@bilingual
 def plot_jacobian_norm(gaps, norms, max_weights):
     """The largest weight (left) and the Jacobian's norm (right, log axis) against the gap.
 
@@ -93,11 +153,11 @@ def plot_jacobian_norm(gaps, norms, max_weights):
     c = _colours(2, "cividis")  # one dark colour: the two curves have panels of their own
     fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.2), sharex=True)
     left.plot(gaps, max_weights, color=c[0], lw=2, ls="--")
-    left.set(title="largest weight", ylim=(0, 1.02))
+    left.set(title=word("largest weight"), ylim=(0, 1.02))
     right.plot(gaps, norms, color=c[0], lw=2)
-    right.set(title="‖diag(w) − wwᵀ‖ (Frobenius), log axis", yscale="log")
+    right.set(title=word("‖diag(w) − wwᵀ‖ (Frobenius), log axis"), yscale="log")
     for ax in (left, right):
-        ax.set(xlabel="gap between the top score and the others")
+        ax.set(xlabel=word("gap between the top score and the others"))
         ax.grid(alpha=0.3)
     fig.tight_layout()
     return fig
@@ -107,6 +167,7 @@ _DK = r"$d_k$"  # mathtext: d with a subscript k, as in the text
 _QK, _QK_SCALED = r"$q \cdot k$", r"$q \cdot k\, / \sqrt{d_k}$"
 
 
+@bilingual
 def plot_score_variance(d_ks, var_plain, var_scaled):
     """Empirical variance of q·k against d_k (log-log), with and without the 1/√d_k.
 
@@ -118,17 +179,24 @@ def plot_score_variance(d_ks, var_plain, var_scaled):
     """
     c = _colours(2)
     fig, ax = plt.subplots(figsize=(6, 3.4))
-    ax.plot(d_ks, d_ks, color="grey", ls=":", lw=1, label=f"theory: {_DK}")
-    ax.plot(d_ks, var_plain, "o-", color=c[0], label=f"{_QK} (simulated)")
-    ax.plot(d_ks, np.ones(len(d_ks)), color="grey", ls="--", lw=1, label="theory: 1")
-    ax.plot(d_ks, var_scaled, "s-", color=c[1], label=f"{_QK_SCALED} (simulated)")
-    ax.set(xscale="log", yscale="log", xlabel=_DK, ylabel="variance of the score")
+    ax.plot(d_ks, d_ks, color="grey", ls=":", lw=1, label=word("theory: {d_k}").format(d_k=_DK))
+    ax.plot(d_ks, var_plain, "o-", color=c[0], label=word("{score} (simulated)").format(score=_QK))
+    ax.plot(d_ks, np.ones(len(d_ks)), color="grey", ls="--", lw=1, label=word("theory: 1"))
+    ax.plot(
+        d_ks,
+        var_scaled,
+        "s-",
+        color=c[1],
+        label=word("{score} (simulated)").format(score=_QK_SCALED),
+    )
+    ax.set(xscale="log", yscale="log", xlabel=_DK, ylabel=word("variance of the score"))
     ax.set_xscale("log", base=2)
     ax.legend(frameon=False, fontsize=9)
     fig.tight_layout()
     return fig
 
 
+@bilingual
 def plot_saturation(d_ks, plain, scaled, n_keys):
     """Three panels against d_k: largest weight, entropy, Jacobian norm; unscaled vs scaled.
 
@@ -143,7 +211,7 @@ def plot_saturation(d_ks, plain, scaled, n_keys):
     c = _colours(2)
     fig, axes = plt.subplots(1, 3, figsize=(9, 3.2), sharex=True)
     refs = (1 / n_keys, np.log(n_keys), None)
-    titles = ("largest weight", "entropy (nats)", "‖Jacobian‖")
+    titles = (word("largest weight"), word("entropy (nats)"), word("‖Jacobian‖"))
     for ax, field, ref, title in zip(axes, plain._fields, refs, titles, strict=True):
         ax.plot(d_ks, getattr(plain, field), "o-", color=c[0], label=_QK)
         ax.plot(d_ks, getattr(scaled, field), "s-", color=c[1], label=_QK_SCALED)
@@ -156,6 +224,7 @@ def plot_saturation(d_ks, plain, scaled, n_keys):
     return fig
 
 
+@bilingual
 def plot_convex_combination(panels, *, labels=("v₁", "v₂", "v₃")):
     """Values as points, their convex hull shaded, attention outputs as marked points inside.
 
@@ -173,10 +242,13 @@ def plot_convex_combination(panels, *, labels=("v₁", "v₂", "v₃")):
         _draw_hull(ax, np.asarray(panel["values"], dtype=float), labels)
         if "path" in panel:
             path = np.asarray(panel["path"])  # (N, 2)
-            ax.plot(path[:, 0], path[:, 1], "k:", lw=2, zorder=2.5, label="as q turns")  # over hull
+            turning = word("as q turns")
+            ax.plot(path[:, 0], path[:, 1], "k:", lw=2, zorder=2.5, label=turning)  # over hull
         _draw_outputs(ax, panel["outputs"], legend=True)
-        ax.set(xlim=(-0.5, 2.9), ylim=(-0.5, 2.9), aspect="equal", title=panel.get("title", ""))
-        ax.set(xlabel="dimension 1", ylabel="dimension 2")
+        ax.set(
+            xlim=(-0.5, 2.9), ylim=(-0.5, 2.9), aspect="equal", title=word(panel.get("title", ""))
+        )
+        ax.set(xlabel=word("dimension 1"), ylabel=word("dimension 2"))
         ax.grid(alpha=0.3)
         ax.legend(frameon=False, fontsize=8, loc="upper right")
         if "inset" in panel:
@@ -190,7 +262,7 @@ def _draw_outputs(ax, outputs, legend):
     colour = _colours(4, "cividis")[1]
     for i, (name, (x, y)) in enumerate(outputs.items()):
         style = {"s": 70, "marker": "oDs^v"[i % 5], "edgecolor": "black", "zorder": 4}
-        label = f"{name} ({dec((x, y))})" if legend else None
+        label = f"{word(name)} ({dec((x, y))})" if legend else None
         ax.scatter(x, y, color=colour, label=label, **style)
 
 
@@ -205,7 +277,7 @@ def _zoom_inset(ax, panel):
     inner.set(xlim=(x0, x1), ylim=(y0, y1), aspect="equal", xticks=[], yticks=[])
     # Inside, in the corner the values' line leaves free: above the inset, the zoom's
     # connector lines and the hull would cross it.
-    inner.text(0.04, 0.04, "zoomed in", transform=inner.transAxes, fontsize=8, va="bottom")
+    inner.text(0.04, 0.04, word("zoomed in"), transform=inner.transAxes, fontsize=8, va="bottom")
     ax.indicate_inset_zoom(inner, edgecolor="grey")
 
 
@@ -220,6 +292,7 @@ def _draw_hull(ax, values, labels):
         ax.annotate(f"{name} ({plain((x, y))})", (x, y), xytext=(6, 6), textcoords="offset points")
 
 
+@bilingual
 def plot_query_keys(panels):
     """Query and keys as arrows from the origin, each key labelled with its score q·k.
 
@@ -244,8 +317,8 @@ def plot_query_keys(panels):
             _arrow(ax, k, c, "-", text, place=_label_place(k, keys), lw=4)
         _arrow(ax, q, "black", "--", f"q = {vector(q)}", place="below")
         ax.set(**_room_for_labels(np.vstack([keys, q, [0.0, 0.0]])))
-        ax.set(aspect="equal", title=panel.get("title", ""))
-        ax.set(xlabel="component 1", ylabel="component 2")
+        ax.set(aspect="equal", title=word(panel.get("title", "")))
+        ax.set(xlabel=word("component 1"), ylabel=word("component 2"))
         ax.axhline(0, color="grey", lw=0.5)
         ax.axvline(0, color="grey", lw=0.5)
         ax.grid(alpha=0.3)
@@ -303,6 +376,7 @@ def _arrow(ax, v, colour, style, text, place="above", lw=2):
     ax.annotate(text, v, xytext=offset, textcoords="offset points", **style)
 
 
+@bilingual
 def plot_heatmaps(panels, *, xlabel="key", ylabel="query", value_label="weight"):
     """Small matrices side by side, each cell coloured (viridis) and numbered.
 
@@ -330,10 +404,10 @@ def plot_heatmaps(panels, *, xlabel="key", ylabel="query", value_label="weight")
     same_rows = all(list(p["rows"]) == list(panels[0]["rows"]) for p in panels)
     for i, (ax, panel) in enumerate(zip(axes[0], panels, strict=True)):
         image = _draw_heatmap(ax, panel)
-        ax.set(xlabel=xlabel, title=panel["title"])
+        ax.set(xlabel=word(xlabel), title=word(panel["title"]))
         ax.tick_params(labelleft=i == 0 or not same_rows)
-    axes[0, 0].set_ylabel(ylabel)
-    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label=value_label)
+    axes[0, 0].set_ylabel(word(ylabel))
+    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label=word(value_label))
     return fig
 
 
@@ -355,6 +429,7 @@ def _draw_heatmap(ax, panel):
     return image
 
 
+@bilingual
 def plot_token_heatmaps(panels, *, xlabel, ylabel):
     """:func:`plot_heatmaps` with Korean tokens drawn in a Hangul font, not as boxes.
 
@@ -373,6 +448,7 @@ def plot_token_heatmaps(panels, *, xlabel, ylabel):
         return plot_heatmaps(panels, xlabel=xlabel, ylabel=ylabel)
 
 
+@bilingual
 def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes, fit_from=None, predicted=2):
     """Time and peak memory against n on log-log axes, with the fitted slope and the model.
 
@@ -401,10 +477,12 @@ def plot_cost_scaling(ns, seconds, peak_bytes, *, slope, model_bytes, fit_from=N
     fig, (ax_t, ax_m) = plt.subplots(1, 2, figsize=(6.8, 3.2))
     colour, fit = _colours(2)
     _time_and_slopes(ax_t, n, t, slope, fit_from, predicted)
-    ax_t.set(xlabel="sequence length n", ylabel="time (ms)", title="time")
-    ax_m.loglog(n, mem / 2**20, "o", color=colour, label="measured peak")
-    ax_m.loglog(n, np.asarray(model_bytes) / 2**20, "-", color=fit, label="one n×n matrix")
-    ax_m.set(xlabel="sequence length n", ylabel="memory (MiB)", title="peak memory")
+    ax_t.set(xlabel=word("sequence length n"), ylabel=word("time (ms)"), title=word("time"))
+    ax_m.loglog(n, mem / 2**20, "o", color=colour, label=word("measured peak"))
+    ax_m.loglog(n, np.asarray(model_bytes) / 2**20, "-", color=fit, label=word("one n×n matrix"))
+    ax_m.set(
+        xlabel=word("sequence length n"), ylabel=word("memory (MiB)"), title=word("peak memory")
+    )
     for ax in (ax_t, ax_m):
         ax.set_xscale("log", base=2)
         ax.legend(frameon=False)
@@ -420,20 +498,25 @@ def _time_and_slopes(ax, n, seconds, slope, fit_from, predicted):
     ms = np.asarray(seconds, dtype=float) * 1e3
     used = n >= (n.min() if fit_from is None else fit_from)
     centre_n, centre_ms = np.exp(np.log(n[used]).mean()), np.exp(np.log(ms[used]).mean())
-    ax.loglog(n, ms, "o", color=colour, label="measured")
+    ax.loglog(n, ms, "o", color=colour, label=word("measured"))
     ax.loglog(
         n[used],
         centre_ms * (n[used] / centre_n) ** slope,
         "--",
         color=fit,
-        label=f"fit, slope {dec(slope, 2)}",
+        label=word("fit, slope {slope}").format(slope=dec(slope, 2)),
     )
     ax.loglog(
-        n, centre_ms * (n / centre_n) ** predicted, ":", color="grey", label=f"slope {predicted}"
+        n,
+        centre_ms * (n / centre_n) ** predicted,
+        ":",
+        color="grey",
+        label=word("slope {slope}").format(slope=predicted),
     )
     ax.set_xscale("log", base=2)
 
 
+@bilingual
 def plot_decode_time(ns, seconds, *, slope, fit_from, cache_bytes, llc_bytes=None, predicted=1):
     """A decoding step's time against the cache's length n, on log-log axes.
 
@@ -465,13 +548,14 @@ def plot_decode_time(ns, seconds, *, slope, fit_from, cache_bytes, llc_bytes=Non
     _time_and_slopes(ax, n, seconds, slope, fit_from, predicted)
     if llc_bytes is not None:
         n_llc = n[0] * llc_bytes / cache_bytes[0]  # bytes grow in proportion to n
-        ax.axvline(n_llc, color=OKABE_ITO[5], lw=1, label="cache = last-level cache")
-    ax.set(xlabel="cache length n", ylabel="time of one step (ms)")
+        ax.axvline(n_llc, color=OKABE_ITO[5], lw=1, label=word("cache = last-level cache"))
+    ax.set(xlabel=word("cache length n"), ylabel=word("time of one step (ms)"))
     ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
     return fig
 
 
+@bilingual
 def plot_training_runs(runs, *, uniform_entropy=None):
     """Learning curves and the weights' entropy over training, one line per run.
 
@@ -496,13 +580,15 @@ def plot_training_runs(runs, *, uniform_entropy=None):
             "ls": "--" if "unscaled" in label else "-",
             "lw": 1.8,
         }
-        loss_ax.plot(run.losses, label=label, **style)
+        loss_ax.plot(run.losses, label=word(label), **style)
         ent_ax.plot(run.entropies, **style)
     if uniform_entropy is not None:
         ent_ax.axhline(uniform_entropy, color="grey", lw=0.8, ls=":")
-        ent_ax.text(0, uniform_entropy, "uniform", va="bottom", fontsize=8, color="grey")
-    loss_ax.set(yscale="log", xlabel="training step", ylabel="loss (squared error)")
-    ent_ax.set(xlabel="training step", ylabel="mean entropy of a row (nats)", ylim=(0, None))
+        ent_ax.text(0, uniform_entropy, word("uniform"), va="bottom", fontsize=8, color="grey")
+    loss_ax.set(yscale="log", xlabel=word("training step"), ylabel=word("loss (squared error)"))
+    ent_ax.set(
+        xlabel=word("training step"), ylabel=word("mean entropy of a row (nats)"), ylim=(0, None)
+    )
     loss_ax.legend(frameon=False, fontsize=7)
     fig.tight_layout()
     return fig
@@ -516,6 +602,18 @@ RECALL_STYLE = {  # method -> (label, Okabe-Ito colour, marker, line style)
 }
 
 
+@bilingual
+def _recall_label(label):
+    """A method's legend entry (:data:`RECALL_STYLE`'s English) in the drawing language."""
+    return {
+        "softmax attention": word("softmax attention"),
+        "linear attention, φ = identity": word("linear attention, φ = identity"),
+        "linear attention, elu + 1": word("linear attention, elu + 1"),
+        "delta rule, β = 1": word("delta rule, β = 1"),
+    }.get(label) or word(label)
+
+
+@bilingual
 def plot_recall(panels, *, d_k):
     """Recall accuracy against the number of stored pairs N, one panel per sweep.
 
@@ -539,15 +637,24 @@ def plot_recall(panels, *, d_k):
     for ax, (title, sweep) in zip(axes[0], panels.items(), strict=True):
         for method, accuracy in sweep.accuracy.items():
             label, colour, marker, ls = RECALL_STYLE[method]
-            ax.plot(sweep.n_pairs, accuracy, ls=ls, marker=marker, color=colour, label=label)
-        ax.plot(sweep.n_pairs, sweep.chance, color="grey", ls="--", lw=1, label="chance (a guess)")
+            ax.plot(
+                sweep.n_pairs,
+                accuracy,
+                ls=ls,
+                marker=marker,
+                color=colour,
+                label=_recall_label(label),
+            )
+        ax.plot(
+            sweep.n_pairs, sweep.chance, color="grey", ls="--", lw=1, label=word("chance (a guess)")
+        )
         ax.axvline(d_k, color="grey", ls=":", lw=1)
         ax.text(d_k, 0.08, f" N = d_k = {d_k}", color="grey", fontsize=8)  # above chance
-        ax.set(xlabel="pairs stored N", title=title, ylim=(0, 1.03))
+        ax.set(xlabel=word("pairs stored N"), title=word(title), ylim=(0, 1.03))
         ax.set_xscale("log", base=2)
         ax.set_xticks(sweep.n_pairs, [str(n) for n in sweep.n_pairs])
         ax.minorticks_off()
-    axes[0][0].set_ylabel("recall accuracy")
+    axes[0][0].set_ylabel(word("recall accuracy"))
     axes[0][0].legend(frameon=False, fontsize=7, loc="center left", bbox_to_anchor=(0, 0.6))
     fig.tight_layout()
     return fig

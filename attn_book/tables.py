@@ -1,4 +1,11 @@
-"""Small tables of numbers: Markdown for nbval and plain readers, HTML for Jupyter."""
+"""Small tables of numbers: Markdown for nbval and plain readers, HTML for Jupyter.
+
+A table's words (its headings and its row labels) are drawn in the drawing language
+(:func:`attn_book.i18n.word`): a kernel started in ``book/ko`` prints Korean headings over
+the same numbers. Its output records the English cells in its metadata (``attn_table``) and
+the words among them (``attn_words``), so ``tools/i18n.py`` re-renders the Korean notebook's
+copy with :func:`translate_output`, without running the chapter.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +13,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .i18n import drawing, is_word, word
 from .prose import dec
 
-__all__ = ["StepTable", "step_table"]
+__all__ = ["StepTable", "step_table", "translate_output"]
+
+#: The mime types a table displays as, each re-rendered by :func:`translate_output`.
+MIME_TYPES = ("text/plain", "text/html", "text/markdown")
 
 
 class StepTable(NamedTuple):
@@ -16,23 +27,62 @@ class StepTable(NamedTuple):
 
     Jupyter picks the HTML; a static site whose Markdown renderer has no tables
     (CommonMark) still gets a real table; ``repr`` (and so nbval) sees the Markdown.
+    ``header`` and ``rows`` hold the English; the headings and, when ``labelled``, the first
+    cell of each row (its label) are translated when the table is rendered.
     """
 
     header: tuple
     rows: tuple
+    labelled: bool = False
+
+    def drawn(self):
+        """``(header, rows)`` as the drawing language shows them: headings and row labels
+        through :func:`~attn_book.i18n.word`, numbers and other cells as they are."""
+        header = tuple(_word(h) for h in self.header)
+        rows = tuple(
+            (_word(row[0]), *row[1:]) if self.labelled and row else tuple(row) for row in self.rows
+        )
+        return header, rows
+
+    def words(self):
+        """The English headings and row labels with words (:func:`~attn_book.i18n.is_word`),
+        once each, in order."""
+        cells = list(self.header) + [row[0] for row in self.rows if self.labelled and row]
+        return list(dict.fromkeys(str(c) for c in cells if is_word(c)))
+
+    def record(self):
+        """The output metadata a table displays with: ``attn_table`` (``header``: the English
+        headings, ``rows``: the English cells, ``labelled``: whether each row's first cell is a
+        label) and ``attn_words`` (:meth:`words`)."""
+        table = {
+            "header": [str(h) for h in self.header],
+            "rows": [[str(c) for c in row] for row in self.rows],
+            "labelled": bool(self.labelled),
+        }
+        return {"attn_table": table, "attn_words": self.words()}
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        data = {
+            "text/plain": self.__repr__(),
+            "text/html": self._repr_html_(),
+            "text/markdown": self._repr_markdown_(),
+        }
+        return data, self.record()
 
     def _repr_markdown_(self):
-        rule = "|---|" + "---:|" * (len(self.header) - 1)  # labels left, numbers right
-        lines = [_md_row(self.header), rule, *(_md_row(row) for row in self.rows)]
+        header, rows = self.drawn()
+        rule = "|---|" + "---:|" * (len(header) - 1)  # labels left, numbers right
+        lines = [_md_row(header), rule, *(_md_row(row) for row in rows)]
         return "\n".join(lines)
 
     def _repr_html_(self):
-        head = "".join(_html_cell("th", h, "center") for h in self.header)
+        header, rows = self.drawn()
+        head = "".join(_html_cell("th", h, "center") for h in header)
         body = "".join(
             "<tr>"
             + "".join(_html_cell("td", c, "right" if j else "left") for j, c in enumerate(row))
             + "</tr>"
-            for row in self.rows
+            for row in rows
         )
         return (
             f'<table class="step-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
@@ -40,6 +90,37 @@ class StepTable(NamedTuple):
 
     def __repr__(self):
         return self._repr_markdown_()
+
+
+def _word(text):
+    return word(text) if is_word(text) else text
+
+
+def from_record(record):
+    """The :class:`StepTable` an output's ``attn_table`` metadata records."""
+    return StepTable(
+        tuple(record["header"]),
+        tuple(tuple(row) for row in record["rows"]),
+        bool(record.get("labelled", False)),
+    )
+
+
+def translate_output(output, language):
+    """A table's output (a notebook's, with ``attn_table`` metadata) drawn in ``language``, in
+    place: every mime type it displays as is re-rendered from the recorded English cells with
+    the words in ``language``; the numbers are the recorded ones, the metadata stays.
+
+    >>> out = {"data": {}, "metadata": step_table({"x": [1]}, index=["sum"]).record()}
+    >>> translate_output(out, "en")["data"]["text/markdown"]
+    '|  | x |\\n|---|---:|\\n| sum | 1.000 |'
+    """
+    table = from_record(output["metadata"]["attn_table"])
+    with drawing(language):
+        data, _ = table._repr_mimebundle_()
+    shown = output.setdefault("data", {})
+    for mime in [m for m in MIME_TYPES if m in shown] or MIME_TYPES:
+        shown[mime] = data[mime]
+    return output
 
 
 def step_table(columns, *, index=None, footer=None, digits=3):
@@ -93,7 +174,7 @@ def step_table(columns, *, index=None, footer=None, digits=3):
             + [_cell(cells[c], digits, f"footer[{c!r}]") if c in cells else "" for c in cols]
         )
     header = [""] * labelled + list(cols)
-    return StepTable(tuple(header), tuple(tuple(row) for row in rows))
+    return StepTable(tuple(header), tuple(tuple(row) for row in rows), labelled)
 
 
 def _check_digits(digits):

@@ -40,9 +40,9 @@ import nbformat
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po, write_po
 
-from attn_book import i18n
+from attn_book import i18n, tables
 from attn_book.exercises.catalog import LANGUAGES
-from attn_book.figures import WORD, caption_text
+from attn_book.figures import WORD, caption_text, translate_png
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
@@ -321,7 +321,10 @@ def stored_value(expression, result, language):
 #: function(output, language)}``, changing ``output`` in place (a table re-rendered from its
 #: recorded cells, a plot's image swapped for the copy drawn in that language, a widget's
 #: words and snapshot). Each module that records words registers its own.
-OUTPUT_TRANSLATORS = {}
+OUTPUT_TRANSLATORS = {
+    "attn_table": tables.translate_output,  # headings and row labels, from the recorded cells
+    "attn_translations": translate_png,  # a plot's image, for the copy drawn in the language
+}
 
 
 def translate_outputs(cell, name, language):
