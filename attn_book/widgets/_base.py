@@ -6,7 +6,9 @@ import base64
 from importlib.resources import files
 
 import anywidget
+import traitlets
 
+from .. import i18n
 from .snapshot import snapshot_key, stored_png
 
 __all__ = ["SNAPSHOT_METADATA", "Figure", "bundle", "css"]
@@ -36,9 +38,20 @@ def css():
 
 
 class Figure(anywidget.AnyWidget):
-    """Base class: a repr with no object address or random id, so nbval can compare it."""
+    """Base class: a repr with no object address or random id, so nbval can compare it.
+
+    ``words`` is the figure's words in the drawing language (``{English: translation}``,
+    :func:`attn_book.i18n.words`; empty in English): its JavaScript draws and announces every
+    word through ``translator(model)`` (src/dom.js), so a Korean kernel's figure, a Korean
+    page's stored state and its snapshot speak Korean.
+    """
 
     _repr_traits: tuple[str, ...] = ()
+    words = traitlets.Dict().tag(sync=True)
+
+    @traitlets.default("words")
+    def _words(self):
+        return i18n.words()
 
     def __repr__(self):
         args = ", ".join(f"{n}={_short(getattr(self, n))}" for n in self._repr_traits)

@@ -60,6 +60,16 @@ function viridis(t) {
 
 // attn_book/widgets/src/dom.js
 var SVG_NS = "http://www.w3.org/2000/svg";
+function translator(model) {
+  return (msgid, params = {}) => {
+    const words = model.get("words") ?? {};
+    const text = Object.hasOwn(words, msgid) && words[msgid] ? words[msgid] : msgid;
+    return text.replace(
+      /\{(\w+)\}/g,
+      (field, name) => Object.hasOwn(params, name) ? String(params[name]) : field
+    );
+  };
+}
 function svgEl(tag, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -125,7 +135,8 @@ function boundSlider(model, parent, trait, label, range, format = (v) => fmt(v, 
 }
 function temperatureSlider(model, parent) {
   const range = { min: 0.1, max: 5, step: 0.05 };
-  return boundSlider(model, parent, "temperature", "temperature T (온도)", range);
+  const t = translator(model);
+  return boundSlider(model, parent, "temperature", t("temperature T (온도)"), range);
 }
 function boundCheckbox(model, parent, trait, label) {
   const box = checkbox(parent, label, model.get(trait));
