@@ -299,7 +299,8 @@ def test_every_kind_of_figure_captures(chromium):
 
 # --- the figures' words in another language -------------------------------------------------
 
-KO_WORDS = {"sink": "싱크", "window W": "윈도 W"}
+KO_WORDS = {"sink": "싱크", "window W": "윈도우 W", "a word no figure draws": "없는 말"}
+SINK_WORDS = {"sink": "싱크", "window W": "윈도우 W"}  # those WindowSinks' bundle quotes
 
 
 @pytest.fixture
@@ -326,7 +327,7 @@ def test_a_figure_carries_the_words_of_its_drawing_language(korean_words):
     assert WindowSinks().get_state()["words"] == {}  # English: the JS's msgids themselves
     with i18n.drawing("ko"):
         korean = WindowSinks()
-    assert korean.get_state()["words"] == korean_words
+    assert korean.get_state()["words"] == SINK_WORDS  # its own words, not the whole catalog
     english = WindowSinks()
     assert snapshot.snapshot_key(korean.get_state()) != snapshot.snapshot_key(english.get_state())
 
@@ -354,13 +355,13 @@ def test_the_korean_build_gives_each_figure_the_korean_words_and_its_snapshot(
     output = nbformat.v4.new_output("display_data", data=view)
     notebook.cells.append(nbformat.v4.new_code_cell("figure", outputs=[output]))
     english = copy.deepcopy(notebook)
-    korean_state = {**state, "words": korean_words}
+    korean_state = {**state, "words": SINK_WORDS}
     key = snapshot.snapshot_key(korean_state)
     monkeypatch.setattr(snapshot, "SNAPSHOTS", tmp_path)
     (tmp_path / f"{key}.png").write_bytes(PNG_SIGNATURE + b"korean")
     tool.translate_widgets(notebook, "ko", "11_test")
     stored = notebook.metadata["widgets"][WIDGET_STATE]["state"]
-    assert stored["m1"]["state"]["words"] == korean_words
+    assert stored["m1"]["state"]["words"] == SINK_WORDS
     assert stored["m2"]["state"] == other  # not a figure of this book: untouched
     shown = notebook.cells[0].outputs[0]
     assert shown.metadata[SNAPSHOT_METADATA] == key

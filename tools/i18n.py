@@ -359,19 +359,20 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 def translate_widgets(notebook, language, name="notebook"):
     """The book's figures (anywidgets) of ``notebook`` drawn in ``language``: each one's stored
-    state (the notebook's widget-state metadata, what the static site draws) gets the words of
-    ``language`` (its ``words`` trait, :func:`attn_book.i18n.words`), and each figure's output
-    the snapshot of that state (``image/png``, what JupyterLab shows before the notebook runs),
-    captured in headless Chromium when it is not stored yet, as tools/sync_chapters.py does."""
+    state (the notebook's widget-state metadata, what the static site draws) gets its words in
+    ``language`` (its ``words`` trait: ``attn_book.widgets._base.figure_words``), and each
+    figure's output the snapshot of that state (``image/png``, what JupyterLab shows before
+    the notebook runs), captured in headless Chromium when it is not stored yet, as
+    tools/sync_chapters.py does."""
     from attn_book.widgets import snapshot
-    from attn_book.widgets._base import SNAPSHOT_METADATA
+    from attn_book.widgets._base import SNAPSHOT_METADATA, figure_words
 
     states = notebook.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     figures = {}
     for model_id, model in states.items():
         state = model.get("state", {})
         if str(state.get("_anywidget_id", "")).startswith("attn_book.widgets."):
-            state["words"] = i18n.words(language)
+            state["words"] = figure_words(state.get("_esm", ""), language)
             figures[model_id] = state
     shown = [
         (output, figures[view["model_id"]])
