@@ -357,13 +357,14 @@ WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-def translate_widgets(notebook, language, name="notebook"):
+def translate_widgets(notebook, language, name="notebook", capture=False):
     """The book's figures (anywidgets) of ``notebook`` drawn in ``language``: each one's stored
     state (the notebook's widget-state metadata, what the static site draws) gets its words in
     ``language`` (its ``words`` trait: ``attn_book.widgets._base.figure_words``), and each
     figure's output the snapshot of that state (``image/png``, what JupyterLab shows before
-    the notebook runs), captured in headless Chromium when it is not stored yet, as
-    tools/sync_chapters.py does."""
+    the notebook runs), captured in headless Chromium when it is not stored yet and
+    ``capture`` (``build`` does, as tools/sync_chapters.py does; a test that compares a built
+    notebook with the committed one captures nothing)."""
     from attn_book.widgets import snapshot
     from attn_book.widgets._base import SNAPSHOT_METADATA, figure_words
 
@@ -382,7 +383,7 @@ def translate_widgets(notebook, language, name="notebook"):
     ]
     keys = [snapshot.snapshot_key(state) for _, state in shown]
     missing = {k: s for k, (_, s) in zip(keys, shown, strict=True) if not snapshot.stored_png(k)}
-    why = snapshot.can_capture() if missing else None
+    why = (snapshot.can_capture() if capture else "not captured here") if missing else None
     if missing and why is None:
         snapshot.SNAPSHOTS.mkdir(exist_ok=True)
         for key, png in zip(missing, snapshot.capture(list(missing.values())), strict=True):
@@ -403,7 +404,7 @@ def translate_widgets(notebook, language, name="notebook"):
             output["data"]["image/png"] = base64.b64encode(png).decode("ascii")
 
 
-def build_notebook(name, language):
+def build_notebook(name, language, capture=False):
     """The notebook of page ``name`` in ``language``, from the English one."""
     english = nbformat.read(BOOK / f"{name}.ipynb", as_version=4)
     values = stored_expressions(english)
@@ -426,7 +427,7 @@ def build_notebook(name, language):
             cell.metadata["user_expressions"] = [
                 {"expression": e, "result": stored_value(e, values[e], language)} for e in exprs
             ]
-    translate_widgets(notebook, language, name)
+    translate_widgets(notebook, language, name, capture)
     nbformat.validate(notebook)
     return nbformat.writes(notebook) + "\n"  # as jupytext writes the English notebooks
 
@@ -436,17 +437,17 @@ def build_page(name, language):
     return i18n.translate_markdown(_read(BOOK / f"{name}.md"), name, language)
 
 
-def built(name, language):
+def built(name, language, capture=False):
     """``(path, text)`` of page ``name``'s translation."""
     if (BOOK / f"{name}.ipynb").is_file():
-        return BOOK / language / f"{name}.ipynb", build_notebook(name, language)
+        return BOOK / language / f"{name}.ipynb", build_notebook(name, language, capture)
     return BOOK / language / f"{name}.md", build_page(name, language)
 
 
 def build(languages):
     for language in languages:
         for name in page_names():
-            path, text = built(name, language)
+            path, text = built(name, language, capture=True)
             if not path.is_file() or _read(path) != text:
                 path.write_text(text, encoding="utf-8")
                 print(f"wrote {path.relative_to(ROOT)}")

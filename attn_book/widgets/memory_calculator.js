@@ -162,7 +162,10 @@ var xOf = (bytes) => {
   const t = (Math.log2(Math.max(bytes, 1)) - AXIS.lo) / (AXIS.hi - AXIS.lo);
   return AXIS.left + Math.min(Math.max(t, 0), 1) * (AXIS.w - AXIS.left - AXIS.right);
 };
-function drawFrame(svg, devices, axisY) {
+function deviceName(name, t) {
+  return { laptop: t("laptop"), GPU: t("GPU") }[name] ?? name;
+}
+function drawFrame(svg, devices, axisY, t) {
   const [x0, x1] = [xOf(2 ** AXIS.lo), xOf(2 ** AXIS.hi)];
   svgEl("line", { x1: x0, x2: x1, y1: axisY, y2: axisY, class: "abh-axis" }, svg);
   for (const p of TICKS) {
@@ -193,7 +196,7 @@ function drawFrame(svg, devices, axisY) {
       fill: DEVICE,
       style: `text-anchor: ${anchor}`
     };
-    svgEl("text", label, svg).textContent = `${d.name}, ${short(d.bytes)}`;
+    svgEl("text", label, svg).textContent = `${deviceName(d.name, t)}, ${short(d.bytes)}`;
   });
 }
 function makeMarks(svg, contexts) {
@@ -294,7 +297,7 @@ function render({ model, el }) {
     "aria-label",
     withKv ? t("bytes of the attention weights and of the KV cache on a log axis") : t("bytes of the attention weights on a log axis")
   );
-  drawFrame(svg, model.get("devices"), axis.y);
+  drawFrame(svg, model.get("devices"), axis.y, t);
   const marks = withKv ? makeKvMarks(svg, model.get("contexts"), t) : makeMarks(svg, model.get("contexts"));
   const readout = htmlEl("div", { cls: "abh-readout abh-num" }, fig);
   const lines = withKv ? [htmlEl("div", {}, readout), htmlEl("div", {}, readout)] : [readout];
@@ -323,7 +326,12 @@ function render({ model, el }) {
     setText(log2n.out, n.toLocaleString("en"));
     for (const s of [heads, ...extra, batch]) s.show();
     showDtype();
-    const vs = (b) => model.get("devices").map((d) => t("{ratio} the {device}'s", { ratio: fmtRatio(b / d.bytes), device: d.name })).join(", ");
+    const vs = (b) => model.get("devices").map(
+      (d) => t("{ratio} the {device}'s", {
+        ratio: fmtRatio(b / d.bytes),
+        device: deviceName(d.name, t)
+      })
+    ).join(", ");
     const size = `${DTYPE_BYTES[dtype]} B`;
     const nText = n.toLocaleString("en");
     setText(lines[0], `${B} × ${H} × ${nText}² × ${size} = ${fmtBytes(bytes[0])}: ${vs(bytes[0])}`);
@@ -468,7 +476,7 @@ function renderModel({ model, el }) {
     const axisY = top + bars.length * ROW + 4;
     svg.replaceChildren();
     setAttrs(svg, { viewBox: `0 0 ${AXIS.w} ${axisY + 22}` });
-    drawFrame(svg, model.get("devices"), axisY);
+    drawFrame(svg, model.get("devices"), axisY, t);
     bars.forEach(([name, parts], i) => {
       const [text, colours] = describe(name, c, t);
       const y = top + i * ROW;

@@ -69,8 +69,13 @@ const xOf = (bytes) => {
   return AXIS.left + Math.min(Math.max(t, 0), 1) * (AXIS.w - AXIS.left - AXIS.right);
 };
 
+/** A device's name (memory_calculator.py's DEVICES) in the reader's language. */
+function deviceName(name, t) {
+  return { laptop: t("laptop"), GPU: t("GPU") }[name] ?? name;
+}
+
 /** The axis (at height axisY), its ticks and the devices' dashed lines: drawn once. */
-function drawFrame(svg, devices, axisY) {
+function drawFrame(svg, devices, axisY, t) {
   const [x0, x1] = [xOf(2 ** AXIS.lo), xOf(2 ** AXIS.hi)];
   svgEl("line", { x1: x0, x2: x1, y1: axisY, y2: axisY, class: "abh-axis" }, svg);
   for (const p of TICKS) {
@@ -101,7 +106,7 @@ function drawFrame(svg, devices, axisY) {
       fill: DEVICE,
       style: `text-anchor: ${anchor}`,
     };
-    svgEl("text", label, svg).textContent = `${d.name}, ${short(d.bytes)}`;
+    svgEl("text", label, svg).textContent = `${deviceName(d.name, t)}, ${short(d.bytes)}`;
   });
 }
 
@@ -223,7 +228,7 @@ function render({ model, el }) {
       ? t("bytes of the attention weights and of the KV cache on a log axis")
       : t("bytes of the attention weights on a log axis"),
   );
-  drawFrame(svg, model.get("devices"), axis.y);
+  drawFrame(svg, model.get("devices"), axis.y, t);
   const marks = withKv
     ? makeKvMarks(svg, model.get("contexts"), t)
     : makeMarks(svg, model.get("contexts"));
@@ -263,7 +268,12 @@ function render({ model, el }) {
     const vs = (b) =>
       model
         .get("devices")
-        .map((d) => t("{ratio} the {device}'s", { ratio: fmtRatio(b / d.bytes), device: d.name }))
+        .map((d) =>
+          t("{ratio} the {device}'s", {
+            ratio: fmtRatio(b / d.bytes),
+            device: deviceName(d.name, t),
+          }),
+        )
         .join(", ");
     const size = `${DTYPE_BYTES[dtype]} B`;
     const nText = n.toLocaleString("en");
@@ -426,7 +436,7 @@ function renderModel({ model, el }) {
     const axisY = top + bars.length * ROW + 4;
     svg.replaceChildren();
     setAttrs(svg, { viewBox: `0 0 ${AXIS.w} ${axisY + 22}` });
-    drawFrame(svg, model.get("devices"), axisY);
+    drawFrame(svg, model.get("devices"), axisY, t);
     bars.forEach(([name, parts], i) => {
       const [text, colours] = describe(name, c, t);
       const y = top + i * ROW;
