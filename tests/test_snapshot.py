@@ -295,3 +295,81 @@ def test_every_kind_of_figure_captures(chromium):
     kinds.append(WindowSinks(sink=True, gate=True, step=2, window=4))
     for png in snapshot.capture([as_stored(w) for w in kinds]):
         assert png.startswith(PNG_SIGNATURE) and pixels(png).std() > 10  # not blank
+
+
+# --- the figures' words in another language -------------------------------------------------
+
+KO_WORDS = {"sink": "싱크", "window W": "윈도우 W", "a word no figure draws": "없는 말"}
+SINK_WORDS = {"sink": "싱크", "window W": "윈도우 W"}  # those WindowSinks' bundle quotes
+
+
+@pytest.fixture
+def korean_words(monkeypatch):
+    """figures.po's Korean as this test sets it, whatever the committed catalog holds."""
+    from attn_book import i18n
+
+    real = i18n._catalog
+    monkeypatch.setattr(
+        i18n,
+        "_catalog",
+        lambda domain, language: (
+            {(None, k): v for k, v in KO_WORDS.items()}
+            if (domain, language) == (i18n.FIGURES, "ko")
+            else real(domain, language)
+        ),
+    )
+    return KO_WORDS
+
+
+def test_a_figure_carries_the_words_of_its_drawing_language(korean_words):
+    from attn_book import i18n
+
+    assert WindowSinks().get_state()["words"] == {}  # English: the JS's msgids themselves
+    with i18n.drawing("ko"):
+        korean = WindowSinks()
+    assert korean.get_state()["words"] == SINK_WORDS  # its own words, not the whole catalog
+    english = WindowSinks()
+    assert snapshot.snapshot_key(korean.get_state()) != snapshot.snapshot_key(english.get_state())
+
+
+def test_the_korean_build_gives_each_figure_the_korean_words_and_its_snapshot(
+    korean_words, monkeypatch, tmp_path, capsys
+):
+    import copy
+
+    import nbformat
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import i18n as tool
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    widget = WindowSinks()
+    state = json.loads(json.dumps(widget.get_state(), default=list))
+    other = {"_model_name": "LayoutModel", "align_content": None}
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["widgets"] = {
+        WIDGET_STATE: {"state": {"m1": {"state": state}, "m2": {"state": other}}}
+    }
+    view = {WIDGET_VIEW: {"model_id": "m1"}, "image/png": "ENGLISH", "text/plain": "WindowSinks"}
+    output = nbformat.v4.new_output("display_data", data=view)
+    notebook.cells.append(nbformat.v4.new_code_cell("figure", outputs=[output]))
+    english = copy.deepcopy(notebook)
+    korean_state = {**state, "words": SINK_WORDS}
+    key = snapshot.snapshot_key(korean_state)
+    monkeypatch.setattr(snapshot, "SNAPSHOTS", tmp_path)
+    (tmp_path / f"{key}.png").write_bytes(PNG_SIGNATURE + b"korean")
+    tool.translate_widgets(notebook, "ko", "11_test")
+    stored = notebook.metadata["widgets"][WIDGET_STATE]["state"]
+    assert stored["m1"]["state"]["words"] == SINK_WORDS
+    assert stored["m2"]["state"] == other  # not a figure of this book: untouched
+    shown = notebook.cells[0].outputs[0]
+    assert shown.metadata[SNAPSHOT_METADATA] == key
+    assert base64.b64decode(shown.data["image/png"]) == PNG_SIGNATURE + b"korean"
+    # No stored snapshot and no Chromium: the figure shows its text, and the build says so.
+    monkeypatch.setattr(snapshot, "can_capture", lambda: "no Chromium here")
+    (tmp_path / f"{key}.png").unlink()
+    tool.translate_widgets(english, "ko", "11_test", capture=True)
+    assert "image/png" not in english.cells[0].outputs[0].data
+    said = capsys.readouterr().err
+    assert "WindowSinks has no snapshot" in said and "no Chromium here" in said

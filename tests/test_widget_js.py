@@ -597,3 +597,59 @@ def test_purple_orange_stops_match_matplotlib(run_js):
         rgb = [int(c) for c in css[4:-1].split(",")]
         want = [round(255 * c) for c in mpl.colormaps["PuOr_r"](t)[:3]]
         assert max(abs(a - b) for a, b in zip(rgb, want, strict=True)) <= 3, (t, rgb, want)
+
+
+# --- the figures' words: translator(model) in dom.js ----------------------------------------
+
+TRANSLATOR_RUNNER = """
+import { translator } from "./dom.js";
+const model = (words) => ({ get: (name) => (name === "words" ? words : undefined) });
+const en = translator(model({}));
+const none = translator(model(undefined));
+const ko = translator(model({ "weights of query t = {t}": "쿼리 t = {t}의 가중치", empty: "" }));
+process.stdout.write(JSON.stringify([
+  en("weights of query t = {t}", { t: 3 }),
+  none("sink"),
+  ko("weights of query t = {t}", { t: 3 }),
+  ko("slot {j}", { j: 0 }),
+  ko("empty"),
+  en("{a} and {b}", { a: 1 }),
+  en("toString"),
+]));
+"""
+
+
+def test_the_translator_uses_the_words_falls_back_to_the_english_and_fills_fields(tmp_path):
+    if not Path(NODE).exists():
+        pytest.skip(f"node not found ({NODE}); the JS tests need Node.js")
+    for src in ("dom.js", "attn_math.js"):
+        shutil.copy(WIDGETS / "src" / src, tmp_path / src)
+    (tmp_path / "package.json").write_text('{"type": "module"}', encoding="utf-8")
+    (tmp_path / "run.mjs").write_text(TRANSLATOR_RUNNER, encoding="utf-8")
+    proc = subprocess.run(
+        [NODE, "run.mjs"], capture_output=True, text=True, cwd=tmp_path, timeout=60, check=True
+    )
+    assert json.loads(proc.stdout) == [
+        "weights of query t = 3",  # English: the msgid itself, its fields filled
+        "sink",  # no words trait at all (an old stored state)
+        "쿼리 t = 3의 가중치",  # the translation, its fields filled
+        "slot 0",  # no translation: the English
+        "empty",  # an empty translation: the English
+        "1 and {b}",  # a field with no value stays as it is
+        "toString",  # not an Object's own property
+    ]
+
+
+def test_every_word_a_figure_draws_goes_through_the_translator():
+    """A figure's words are found by tools/i18n.py only as ``t("literal", ...)``."""
+    sys_path = str(Path(attn_book.__file__).parents[1] / "tools")
+    import sys
+
+    sys.path.insert(0, sys_path)
+    try:
+        import i18n as tool
+    finally:
+        sys.path.remove(sys_path)
+    found = {text for _, text, where in tool.figure_units() if "widgets/src/" in where}
+    assert {"movable point", "window W", "row sum {sum} (no sink)", "empty"} <= found
+    assert not [text for text in found if "${" in text], "a template literal in t(...)"

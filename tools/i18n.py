@@ -27,6 +27,7 @@ page (``intro.md``, ``glossary.md``, ``references.md``) is written as ``book/<la
 from __future__ import annotations
 
 import argparse
+import base64
 import copy
 import difflib
 import hashlib
@@ -355,7 +356,58 @@ def translate_outputs(cell, name, language):
             data["text/markdown"] = caption_text(language, number, caption, values)
 
 
-def build_notebook(name, language):
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def translate_widgets(notebook, language, name="notebook", capture=False):
+    """The book's figures (anywidgets) of ``notebook`` drawn in ``language``: each one's stored
+    state (the notebook's widget-state metadata, what the static site draws) gets its words in
+    ``language`` (its ``words`` trait: ``attn_book.widgets._base.figure_words``), and each
+    figure's output the snapshot of that state (``image/png``, what JupyterLab shows before
+    the notebook runs), captured in headless Chromium when it is not stored yet and
+    ``capture`` (``build`` does, as tools/sync_chapters.py does; a test that compares a built
+    notebook with the committed one captures nothing)."""
+    from attn_book.widgets import snapshot
+    from attn_book.widgets._base import SNAPSHOT_METADATA, figure_words
+
+    states = notebook.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    figures = {}
+    for model_id, model in states.items():
+        state = model.get("state", {})
+        if str(state.get("_anywidget_id", "")).startswith("attn_book.widgets."):
+            state["words"] = figure_words(state.get("_esm", ""), language)
+            figures[model_id] = state
+    shown = [
+        (output, figures[view["model_id"]])
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+        if (view := output.get("data", {}).get(WIDGET_VIEW)) and view.get("model_id") in figures
+    ]
+    keys = [snapshot.snapshot_key(state) for _, state in shown]
+    missing = {k: s for k, (_, s) in zip(keys, shown, strict=True) if not snapshot.stored_png(k)}
+    why = (snapshot.can_capture() if capture else "not captured here") if missing else None
+    if missing and why is None:
+        snapshot.SNAPSHOTS.mkdir(exist_ok=True)
+        for key, png in zip(missing, snapshot.capture(list(missing.values())), strict=True):
+            (snapshot.SNAPSHOTS / f"{key}.png").write_bytes(png)
+        print(f"{name} ({language}): captured {len(missing)} figure snapshot(s)")
+    for key, (output, state) in zip(keys, shown, strict=True):
+        output.setdefault("metadata", {})[SNAPSHOT_METADATA] = key
+        png = snapshot.stored_png(key)
+        if png is None:
+            output["data"].pop("image/png", None)
+            print(
+                f"warning: {name} ({language}): {state['_anywidget_id'].rsplit('.', 1)[-1]} "
+                f"has no snapshot {key}, so JupyterLab shows its text until the notebook runs: "
+                f"{why}. Build the translations where Chromium is installed.",
+                file=sys.stderr,
+            )
+        else:
+            output["data"]["image/png"] = base64.b64encode(png).decode("ascii")
+
+
+def build_notebook(name, language, capture=False):
     """The notebook of page ``name`` in ``language``, from the English one."""
     english = nbformat.read(BOOK / f"{name}.ipynb", as_version=4)
     values = stored_expressions(english)
@@ -378,6 +430,7 @@ def build_notebook(name, language):
             cell.metadata["user_expressions"] = [
                 {"expression": e, "result": stored_value(e, values[e], language)} for e in exprs
             ]
+    translate_widgets(notebook, language, name, capture)
     nbformat.validate(notebook)
     return nbformat.writes(notebook) + "\n"  # as jupytext writes the English notebooks
 
@@ -387,17 +440,17 @@ def build_page(name, language):
     return i18n.translate_markdown(_read(BOOK / f"{name}.md"), name, language)
 
 
-def built(name, language):
+def built(name, language, capture=False):
     """``(path, text)`` of page ``name``'s translation."""
     if (BOOK / f"{name}.ipynb").is_file():
-        return BOOK / language / f"{name}.ipynb", build_notebook(name, language)
+        return BOOK / language / f"{name}.ipynb", build_notebook(name, language, capture)
     return BOOK / language / f"{name}.md", build_page(name, language)
 
 
 def build(languages):
     for language in languages:
         for name in page_names():
-            path, text = built(name, language)
+            path, text = built(name, language, capture=True)
             if not path.is_file() or _read(path) != text:
                 path.write_text(text, encoding="utf-8")
                 print(f"wrote {path.relative_to(ROOT)}")

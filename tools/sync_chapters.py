@@ -141,9 +141,10 @@ def store_snapshots(chapter, notebook, shown):
 
 
 def prune_snapshots():
-    """Delete the stored snapshots that no chapter's notebook shows."""
+    """Delete the stored snapshots that no chapter's notebook shows, in any language (a
+    translation's figures draw their words: tools/i18n.py build stores their snapshots)."""
     used = set()
-    for path in BOOK.glob("*.ipynb"):
+    for path in [*BOOK.glob("*.ipynb"), *BOOK.glob("*/*.ipynb")]:
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             used |= {
                 o.metadata[SNAPSHOT_METADATA] for o, _ in figure_outputs(nbformat.from_dict(cell))

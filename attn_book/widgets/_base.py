@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import base64
+import json
 from importlib.resources import files
 
 import anywidget
+import traitlets
 
+from .. import i18n
 from .snapshot import snapshot_key, stored_png
 
-__all__ = ["SNAPSHOT_METADATA", "Figure", "bundle", "css"]
+__all__ = ["SNAPSHOT_METADATA", "Figure", "bundle", "css", "figure_words"]
 
 _HERE = files(__package__)
 _CSS = ("hangul_font.css", "widgets.css")
@@ -35,10 +38,33 @@ def css():
     return "\n".join(_read(name) for name in _CSS)
 
 
+def figure_words(esm, language=None):
+    """The words of the figure whose bundle is ``esm`` in ``language`` (default: the drawing
+    language): ``{English: translation}`` of the ``figures`` catalog's entries the bundle quotes
+    (esbuild writes each ``t("...")`` msgid as one double-quoted literal), not the whole
+    catalog, so a stored state carries only its own figure's words."""
+    return {
+        english: text
+        for english, text in i18n.words(language).items()
+        if json.dumps(english, ensure_ascii=False) in esm
+    }
+
+
 class Figure(anywidget.AnyWidget):
-    """Base class: a repr with no object address or random id, so nbval can compare it."""
+    """Base class: a repr with no object address or random id, so nbval can compare it.
+
+    ``words`` is the figure's words in the drawing language (``{English: translation}``,
+    :func:`figure_words`; empty in English): its JavaScript draws and announces every
+    word through ``translator(model)`` (src/dom.js), so a Korean kernel's figure, a Korean
+    page's stored state and its snapshot speak Korean.
+    """
 
     _repr_traits: tuple[str, ...] = ()
+    words = traitlets.Dict().tag(sync=True)
+
+    @traitlets.default("words")
+    def _words(self):
+        return figure_words(self._esm)
 
     def __repr__(self):
         args = ", ".join(f"{n}={_short(getattr(self, n))}" for n in self._repr_traits)

@@ -60,6 +60,16 @@ function viridis(t) {
 
 // attn_book/widgets/src/dom.js
 var SVG_NS = "http://www.w3.org/2000/svg";
+function translator(model) {
+  return (msgid, params = {}) => {
+    const words = model.get("words") ?? {};
+    const text = Object.hasOwn(words, msgid) && words[msgid] ? words[msgid] : msgid;
+    return text.replace(
+      /\{(\w+)\}/g,
+      (field, name) => Object.hasOwn(params, name) ? String(params[name]) : field
+    );
+  };
+}
 function svgEl(tag, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -125,7 +135,8 @@ function boundSlider(model, parent, trait, label, range, format = (v) => fmt(v, 
 }
 function temperatureSlider(model, parent) {
   const range = { min: 0.1, max: 5, step: 0.05 };
-  return boundSlider(model, parent, "temperature", "temperature T (온도)", range);
+  const t = translator(model);
+  return boundSlider(model, parent, "temperature", t("temperature T (온도)"), range);
 }
 function boundCheckbox(model, parent, trait, label) {
   const box = checkbox(parent, label, model.get(trait));
@@ -169,8 +180,7 @@ var INPUTS = [
   "training_keys",
   "step"
 ];
-var HINT = "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 (yellow), viridis; grey: masked. Hover or click a row; ↑/↓ keys move it.";
-var TRAINING_HINT = " ←/→ keys (or the slider) change the training step.";
+var english = translator({ get: () => ({}) });
 var MASKED = "#e8e8e8";
 function cellSize(L, S) {
   return Math.max(12, Math.min(48, Math.floor(420 / Math.max(L, S))));
@@ -282,13 +292,17 @@ function buildRowPanel(holder, kTok) {
 function isHidden(i, j, causal, length) {
   return causal && j > i || length !== null && j >= length;
 }
-function noteText(cross, h, dHead, row, visible = row.length) {
-  const kind = cross ? "cross-attention (크로스 어텐션)" : "self-attention (셀프 어텐션)";
-  const head = `${kind}, head ${h + 1}: head width = ${dHead}; `;
-  if (visible === 0) return `${head}this row sees no key: every weight is 0`;
-  const plural = visible === 1 ? "" : "s";
-  const keys = visible === row.length ? `${visible}` : `${visible} visible key${plural}`;
-  return head + `entropy of this row ${fmt(entropy(row), 3)} nats (spread of the weights: 0 = all on one key, log ${keys} = ${fmt(Math.log(visible), 3)} = uniform)`;
+function noteText(cross, h, dHead, row, visible = row.length, t = english) {
+  const kind = cross ? t("cross-attention (크로스 어텐션)") : t("self-attention (셀프 어텐션)");
+  const fields = { kind, h: h + 1, d: dHead };
+  if (visible === 0) {
+    return t("{kind}, head {h}: head width = {d}; this row sees no key: every weight is 0", fields);
+  }
+  const keys = visible === row.length ? `${visible}` : visible === 1 ? t("{n} visible key", { n: visible }) : t("{n} visible keys", { n: visible });
+  return t(
+    "{kind}, head {h}: head width = {d}; entropy of this row {H} nats (spread of the weights: 0 = all on one key, log {keys} = {log} = uniform)",
+    { ...fields, H: fmt(entropy(row), 3), keys, log: fmt(Math.log(visible), 3) }
+  );
 }
 function headsToDraw(model) {
   const TQ = model.get("training_queries") ?? [];
@@ -302,41 +316,41 @@ function lossCurve(losses, width, height) {
   const last = Math.max(1, losses.length - 1);
   return logs.map((v, i) => [width * i / last, height * (hi - v) / span]);
 }
-function stepText(steps, i, losses) {
+function stepText(steps, i, losses, t) {
   const n = steps[i];
-  const loss = n < losses.length ? `, loss ${fmt(losses[n], 4)}` : "";
-  return `training step ${n} of ${steps[steps.length - 1]}${loss}`;
+  const fields = { n, last: steps[steps.length - 1] };
+  return n < losses.length ? t("training step {n} of {last}, loss {loss}", { ...fields, loss: fmt(losses[n], 4) }) : t("training step {n} of {last}", fields);
 }
-function trainingControls(model, controls, panel) {
+function trainingControls(model, controls, panel, t) {
   const steps = model.get("training_steps"), losses = model.get("training_losses");
   const range = { min: 0, max: steps.length - 1, step: 1 };
   const slider2 = boundSlider(
     model,
     controls,
     "step",
-    "training step (학습 단계)",
+    t("training step (학습 단계)"),
     range,
     (i) => String(steps[i])
   );
   const W = 240, H = 70, pad = { left: 58, top: 14, bottom: 18, right: 8 };
-  const label = "Loss curve of the training run, log scale; the dot marks the step shown";
+  const label = t("Loss curve of the training run, log scale; the dot marks the step shown");
   const svg = svgEl("svg", { class: "abh-loss", role: "img", "aria-label": label }, panel);
   setAttrs(svg, { viewBox: `0 0 ${W + pad.left + pad.right} ${H + pad.top + pad.bottom}` });
   setAttrs(svg, { width: W + pad.left + pad.right, height: H + pad.top + pad.bottom });
   const pts = lossCurve(losses.length ? losses : [1], W, H);
   const at = ([x, y]) => `${(x + pad.left).toFixed(1)},${(y + pad.top).toFixed(1)}`;
   svgEl("path", { d: `M${pts.map(at).join("L")}`, class: "abh-loss-line" }, svg);
-  const text = (x, y, t, anchor = "start") => {
+  const text = (x, y, words, anchor = "start") => {
     const el = svgEl("text", { x, y, class: "abh-token", "text-anchor": anchor }, svg);
-    el.textContent = t;
+    el.textContent = words;
   };
-  text(pad.left, 10, "loss (손실), log scale");
+  text(pad.left, 10, t("loss (손실), log scale"));
   if (losses.length) {
     text(pad.left - 4, pad.top + 4, fmt(Math.max(...losses), 3), "end");
     text(pad.left - 4, pad.top + H, fmt(Math.min(...losses), 4), "end");
   }
-  text(pad.left, pad.top + H + 14, "step 0");
-  text(pad.left + W, pad.top + H + 14, `step ${losses.length - 1}`, "end");
+  text(pad.left, pad.top + H + 14, t("step {n}", { n: 0 }));
+  text(pad.left + W, pad.top + H + 14, t("step {n}", { n: losses.length - 1 }), "end");
   const dot2 = svgEl("circle", { r: 4, class: "abh-loss-dot" }, svg);
   const readout = htmlEl("div", { cls: "abh-readout" }, panel);
   const show = () => {
@@ -344,11 +358,12 @@ function trainingControls(model, controls, panel) {
     slider2.show();
     const [x, y] = pts[Math.min(steps[i], pts.length - 1)];
     setAttrs(dot2, { cx: x + pad.left, cy: y + pad.top });
-    setText(readout, stepText(steps, i, losses));
+    setText(readout, stepText(steps, i, losses, t));
   };
   return { show };
 }
 function render({ model, el }) {
+  const t = translator(model);
   const root = htmlEl("div", { cls: "abh-fig abh-heatmap" }, el);
   const svg = svgEl(
     "svg",
@@ -356,26 +371,33 @@ function render({ model, el }) {
       class: "abh-plane",
       tabindex: 0,
       role: "application",
-      "aria-label": "Attention heatmap: hover or click a query row; up and down arrow keys change the row"
+      "aria-label": t(
+        "Attention heatmap: hover or click a query row; up and down arrow keys change the row"
+      )
     },
     root
   );
   const panel = htmlEl("div", { cls: "abh-panel" }, root);
   const controls = htmlEl("div", { cls: "abh-controls" }, panel);
   const temp = temperatureSlider(model, controls);
-  const scaleLabel = "scale by 1/√(head width) (스케일)";
+  const scaleLabel = t("scale by 1/√(head width) (스케일)");
   const scaleBox = boundCheckbox(model, controls, "scaled", scaleLabel);
-  const causalBox = boundCheckbox(model, controls, "causal", "causal mask (인과 마스크)");
-  const paddingLabel = "padding mask (패딩 마스크)";
+  const causalBox = boundCheckbox(model, controls, "causal", t("causal mask (인과 마스크)"));
+  const paddingLabel = t("padding mask (패딩 마스크)");
   const paddingBox = boundCheckbox(model, controls, "padded", paddingLabel);
   const headWrap = htmlEl("label", { cls: "abh-control" }, controls);
-  htmlEl("span", { text: "head (헤드)" }, headWrap);
+  htmlEl("span", { text: t("head (헤드)") }, headWrap);
   const headSel = htmlEl("select", {}, headWrap);
-  const training = (model.get("training_queries") ?? []).length ? trainingControls(model, controls, panel) : null;
+  const training = (model.get("training_queries") ?? []).length ? trainingControls(model, controls, panel, t) : null;
   const title = htmlEl("div", { cls: "abh-readout" }, panel);
   const rowHolder = htmlEl("div", {}, panel);
   const note = htmlEl("div", { cls: "abh-caption" }, panel);
-  htmlEl("div", { cls: "abh-hint", text: training ? HINT + TRAINING_HINT : HINT }, panel);
+  const hint = training ? t(
+    "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 (yellow), viridis; grey: masked. Hover or click a row; ↑/↓ keys move it. ←/→ keys (or the slider) change the training step."
+  ) : t(
+    "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 (yellow), viridis; grey: masked. Hover or click a row; ↑/↓ keys move it."
+  );
+  htmlEl("div", { cls: "abh-hint", text: hint }, panel);
   const say = liveRegion(root);
   let grid = null, rows = null, shapeKey = "";
   const pick = (i) => {
@@ -391,7 +413,9 @@ function render({ model, el }) {
       rows = buildRowPanel(rowHolder, kTok);
     }
     if (headSel.options.length !== HQ.length) {
-      headSel.replaceChildren(...HQ.map((_, h2) => new Option(`${h2 + 1} of ${HQ.length}`, h2)));
+      headSel.replaceChildren(
+        ...HQ.map((_, h2) => new Option(t("{h} of {n}", { h: h2 + 1, n: HQ.length }), h2))
+      );
     }
     const h = Math.min(model.get("head"), HQ.length - 1), sel = Math.min(model.get("selected"), qTok.length - 1);
     const dHead = HQ[h][0].length;
@@ -407,10 +431,10 @@ function render({ model, el }) {
       for (let j = 0; j < grid.S; j++) {
         const hidden = isHidden(i, j, causal, length);
         setAttrs(grid.cells[i][j], { fill: hidden ? MASKED : viridis(W[i][j]) });
-        const t = grid.texts[i][j];
-        if (t) {
-          setText(t, hidden ? "" : fmt(W[i][j], 3));
-          setAttrs(t, { fill: W[i][j] > 0.55 ? "#000" : "#fff" });
+        const cellText = grid.texts[i][j];
+        if (cellText) {
+          setText(cellText, hidden ? "" : fmt(W[i][j], 3));
+          setAttrs(cellText, { fill: W[i][j] > 0.55 ? "#000" : "#fff" });
         }
       }
       grid.rowLabels[i].classList.toggle("abh-selected", i === sel);
@@ -421,9 +445,9 @@ function render({ model, el }) {
       r.bar.style.background = viridis(W[sel][j]);
       setText(r.num, fmt(W[sel][j], 3));
     });
-    setText(title, `query “${qTok[sel]}” attends to:`);
+    setText(title, t("query “{token}” attends to:", { token: qTok[sel] }));
     const visible = W[sel].filter((_, j) => !isHidden(sel, j, causal, length)).length;
-    setText(note, noteText(Boolean(model.get("key_tokens")), h, dHead, W[sel], visible));
+    setText(note, noteText(Boolean(model.get("key_tokens")), h, dHead, W[sel], visible, t));
     headSel.value = String(h);
     scaleBox.show();
     causalBox.show();
@@ -432,12 +456,18 @@ function render({ model, el }) {
     temp.show();
     training?.show();
     const seen = kTok.map((_, j) => !isHidden(sel, j, causal, length));
-    const names = kTok.filter((_, j) => seen[j]).map((t) => `“${t}”`);
+    const names = kTok.filter((_, j) => seen[j]).map((tok) => `“${tok}”`);
     const weights = spoken(
       names,
       W[sel].filter((_, j) => seen[j])
     );
-    say(`head ${h + 1}, query “${qTok[sel]}” attends to: ${weights || "no key"}.`);
+    say(
+      t("head {h}, query “{token}” attends to: {weights}.", {
+        h: h + 1,
+        token: qTok[sel],
+        weights: weights || t("no key")
+      })
+    );
   }
   svg.addEventListener("keydown", (e) => {
     const back = { ArrowLeft: -1, ArrowRight: 1 }[e.key];

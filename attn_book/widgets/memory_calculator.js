@@ -66,6 +66,16 @@ function cacheBars(c, n) {
 
 // attn_book/widgets/src/dom.js
 var SVG_NS = "http://www.w3.org/2000/svg";
+function translator(model) {
+  return (msgid, params = {}) => {
+    const words = model.get("words") ?? {};
+    const text = Object.hasOwn(words, msgid) && words[msgid] ? words[msgid] : msgid;
+    return text.replace(
+      /\{(\w+)\}/g,
+      (field, name) => Object.hasOwn(params, name) ? String(params[name]) : field
+    );
+  };
+}
 function svgEl(tag, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -142,9 +152,9 @@ var KV_BAR = "#009E73";
 var DEVICE = "#D55E00";
 var AXIS = { w: 640, h: 120, left: 20, right: 20, y: 70, lo: 20, hi: 46 };
 var KV_AXIS = { ...AXIS, h: 150, y: 100 };
-var KV_BARS = [
-  { y: 34, fill: BAR, text: "attention weights, n² per head, one layer" },
-  { y: 68, fill: KV_BAR, text: "KV cache, every layer" }
+var kvBars = (t) => [
+  { y: 34, fill: BAR, text: t("attention weights, n² per head, one layer") },
+  { y: 68, fill: KV_BAR, text: t("KV cache, every layer") }
 ];
 var TICKS = [20, 25, 30, 35, 40, 45];
 var short = (bytes) => fmtBytes(bytes).replace(/\.0+ /, " ");
@@ -152,7 +162,10 @@ var xOf = (bytes) => {
   const t = (Math.log2(Math.max(bytes, 1)) - AXIS.lo) / (AXIS.hi - AXIS.lo);
   return AXIS.left + Math.min(Math.max(t, 0), 1) * (AXIS.w - AXIS.left - AXIS.right);
 };
-function drawFrame(svg, devices, axisY) {
+function deviceName(name, t) {
+  return { laptop: t("laptop"), GPU: t("GPU") }[name] ?? name;
+}
+function drawFrame(svg, devices, axisY, t) {
   const [x0, x1] = [xOf(2 ** AXIS.lo), xOf(2 ** AXIS.hi)];
   svgEl("line", { x1: x0, x2: x1, y1: axisY, y2: axisY, class: "abh-axis" }, svg);
   for (const p of TICKS) {
@@ -183,15 +196,15 @@ function drawFrame(svg, devices, axisY) {
       fill: DEVICE,
       style: `text-anchor: ${anchor}`
     };
-    svgEl("text", label, svg).textContent = `${d.name}, ${short(d.bytes)}`;
+    svgEl("text", label, svg).textContent = `${deviceName(d.name, t)}, ${short(d.bytes)}`;
   });
 }
 function makeMarks(svg, contexts) {
   const bar = svgEl("rect", { x: xOf(2 ** AXIS.lo), y: AXIS.y - 26, height: 22, fill: BAR }, svg);
   return { bars: [bar], marks: makeContextMarks(svg, contexts, AXIS.y) };
 }
-function makeKvMarks(svg, contexts) {
-  const bars = KV_BARS.map((b) => {
+function makeKvMarks(svg, contexts, t) {
+  const bars = kvBars(t).map((b) => {
     const label = {
       x: xOf(2 ** AXIS.lo),
       y: b.y - 5,
@@ -220,16 +233,16 @@ function paintMarks({ bars, marks }, bytes, contextBytes, contexts) {
     setText(m.text, `${contexts[i] / 1024}k`);
   });
 }
-function batchAndDtype(model, controls) {
+function batchAndDtype(model, controls, t) {
   const range = { min: 1, max: 64, step: 1 };
   return [
-    boundSlider(model, controls, "batch", "batch", range, String),
-    dtypeSelect(model, controls)
+    boundSlider(model, controls, "batch", t("batch"), range, String),
+    dtypeSelect(model, controls, t)
   ];
 }
-function dtypeSelect(model, parent) {
+function dtypeSelect(model, parent, t) {
   const wrap = htmlEl("label", { cls: "abh-control" }, parent);
-  htmlEl("span", { text: "dtype" }, wrap);
+  htmlEl("span", { text: t("dtype") }, wrap);
   const select = htmlEl("select", {}, wrap);
   for (const name of Object.keys(DTYPE_BYTES)) {
     htmlEl("option", { text: `${name} (${DTYPE_BYTES[name]} B)`, attrs: { value: name } }, select);
@@ -239,14 +252,14 @@ function dtypeSelect(model, parent) {
     select.value = model.get("dtype");
   };
 }
-function kvControls(model, controls) {
+function kvControls(model, controls, t) {
   const range = { min: 1, max: 128, step: 1 };
-  const layers = boundSlider(model, controls, "layers", "layers (층)", range, String);
-  return [layers, kvHeadsSlider(model, controls)];
+  const layers = boundSlider(model, controls, "layers", t("layers (층)"), range, String);
+  return [layers, kvHeadsSlider(model, controls, t)];
 }
-function kvHeadsSlider(model, controls) {
+function kvHeadsSlider(model, controls, t) {
   const range = { min: 1, max: 128, step: 1 };
-  const kv = slider(controls, "KV heads", { ...range, value: model.get("kv_heads") });
+  const kv = slider(controls, t("KV heads"), { ...range, value: model.get("kv_heads") });
   kv.input.addEventListener("input", () => {
     const wanted = Number(kv.input.value);
     const fitted = fitKvHeads(model.get("heads"), wanted, wanted > model.get("kv_heads"));
@@ -261,37 +274,43 @@ function kvHeadsSlider(model, controls) {
 }
 function render({ model, el }) {
   if (model.get("kind") !== "kv") return renderModel({ model, el });
+  const t = translator(model);
   const withKv = Boolean(model.get("kv_cache"));
   const axis = withKv ? KV_AXIS : AXIS;
   const fig = htmlEl("div", { cls: "abh-fig" }, el);
   const controls = htmlEl("div", { cls: "abh-controls" }, fig);
   const range = { min: 7, max: 17, step: 1, value: Math.round(Math.log2(model.get("n"))) };
-  const log2n = slider(controls, "tokens n", range);
+  const log2n = slider(controls, t("tokens n"), range);
   log2n.input.addEventListener("input", () => update(model, "n", 2 ** Number(log2n.input.value)));
   const heads = boundSlider(
     model,
     controls,
     "heads",
-    withKv ? "query heads (헤드)" : "heads (헤드)",
+    withKv ? t("query heads (헤드)") : t("heads (헤드)"),
     { min: 1, max: 128, step: 1 },
     String
   );
-  const extra = withKv ? kvControls(model, controls) : [];
-  const [batch, showDtype] = batchAndDtype(model, controls);
+  const extra = withKv ? kvControls(model, controls, t) : [];
+  const [batch, showDtype] = batchAndDtype(model, controls, t);
   const svg = svgEl("svg", { viewBox: `0 0 ${axis.w} ${axis.h}`, width: axis.w, role: "img" }, fig);
-  const what = withKv ? "attention weights and of the KV cache" : "attention weights";
-  svg.setAttribute("aria-label", `bytes of the ${what} on a log axis`);
-  drawFrame(svg, model.get("devices"), axis.y);
-  const marks = withKv ? makeKvMarks(svg, model.get("contexts")) : makeMarks(svg, model.get("contexts"));
+  svg.setAttribute(
+    "aria-label",
+    withKv ? t("bytes of the attention weights and of the KV cache on a log axis") : t("bytes of the attention weights on a log axis")
+  );
+  drawFrame(svg, model.get("devices"), axis.y, t);
+  const marks = withKv ? makeKvMarks(svg, model.get("contexts"), t) : makeMarks(svg, model.get("contexts"));
   const readout = htmlEl("div", { cls: "abh-readout abh-num" }, fig);
   const lines = withKv ? [htmlEl("div", {}, readout), htmlEl("div", {}, readout)] : [readout];
-  const ticks = withKv ? "the KV cache of the same shape" : "the same heads, batch and dtype";
   const say = liveRegion(fig);
   htmlEl(
     "div",
     {
       cls: "abh-hint",
-      text: withKv ? `Top bar: one layer's attention weights, if they were held at once. Bottom bar: the keys and values every layer keeps while generating. Ticks: ${ticks} at 32k and 128k tokens.` : `Bar: the weights of one layer held at once. Ticks: ${ticks} at 32k and 128k tokens.`
+      text: withKv ? t(
+        "Top bar: one layer's attention weights, if they were held at once. Bottom bar: the keys and values every layer keeps while generating. Ticks: the KV cache of the same shape at 32k and 128k tokens."
+      ) : t(
+        "Bar: the weights of one layer held at once. Ticks: the same heads, batch and dtype at 32k and 128k tokens."
+      )
     },
     fig
   );
@@ -307,14 +326,23 @@ function render({ model, el }) {
     setText(log2n.out, n.toLocaleString("en"));
     for (const s of [heads, ...extra, batch]) s.show();
     showDtype();
-    const vs = (b) => model.get("devices").map((d) => `${fmtRatio(b / d.bytes)} the ${d.name}'s`).join(", ");
+    const vs = (b) => model.get("devices").map(
+      (d) => t("{ratio} the {device}'s", {
+        ratio: fmtRatio(b / d.bytes),
+        device: deviceName(d.name, t)
+      })
+    ).join(", ");
     const size = `${DTYPE_BYTES[dtype]} B`;
     const nText = n.toLocaleString("en");
     setText(lines[0], `${B} × ${H} × ${nText}² × ${size} = ${fmtBytes(bytes[0])}: ${vs(bytes[0])}`);
     if (withKv) {
       const formula = `2 × ${B} × ${layers} × ${kvHeads} × ${dHead} × ${nText} × ${size}`;
-      const group = `${H / kvHeads} query heads per KV head (KV heads divide the ${H} query heads)`;
-      setText(lines[1], `KV cache: ${formula} = ${fmtBytes(bytes[1])}: ${vs(bytes[1])}; ${group}`);
+      const group = t("{g} query heads per KV head (KV heads divide the {H} query heads)", {
+        g: H / kvHeads,
+        H
+      });
+      const kvFields = { formula, bytes: fmtBytes(bytes[1]), vs: vs(bytes[1]), group };
+      setText(lines[1], t("KV cache: {formula} = {bytes}: {vs}; {group}", kvFields));
     }
     say(lines.map((line) => line.textContent).join(" "));
   }
@@ -338,24 +366,25 @@ var MLA_BAR = "#CC79A7";
 var ROW = 36;
 var MODEL_TRAITS = ["n", "heads", "batch", "dtype", "layers", "kv_heads", "d_head", "kind"];
 var KIND_TRAITS = ["window", "ratio", "d_latent", "d_rope", "state_heads", "d_state"];
-function describe(name, c) {
+function describe(name, c, t) {
   const [full, other] = layerSplit(c.layers, c.ratio);
-  const kv = `${c.layers} layers, every one full attention, ${c.kv_heads} KV heads`;
+  const f = { ...c, full, other, window: grouped(c.window) };
+  const kv = c.kind === "mla" ? t("GQA: {kv_heads} KV heads", f) : t("KV cache: {layers} layers, every one full attention, {kv_heads} KV heads", f);
   const text = {
-    kv: [c.kind === "mla" ? `GQA: ${c.kv_heads} KV heads` : `KV cache: ${kv}`, [KV_BAR]],
-    window: [
-      `${full} global layers + ${other} local layers of ${grouped(c.window)} tokens`,
+    kv: () => [kv, [KV_BAR]],
+    window: () => [
+      t("{full} global layers + {other} local layers of {window} tokens", f),
       [BAR, PART]
     ],
-    mha: [`MHA: ${c.heads} KV heads`, [OTHER]],
-    mqa: ["MQA: 1 KV head", [OTHER]],
-    mla: [`MLA: ${c.d_latent} + ${c.d_rope} numbers a token and layer`, [MLA_BAR]],
-    hybrid: [
-      `${full} full-attention layers' KV cache + ${other} linear layers' states`,
+    mha: () => [t("MHA: {heads} KV heads", f), [OTHER]],
+    mqa: () => [t("MQA: 1 KV head"), [OTHER]],
+    mla: () => [t("MLA: {d_latent} + {d_rope} numbers a token and layer", f), [MLA_BAR]],
+    hybrid: () => [
+      t("{full} full-attention layers' KV cache + {other} linear layers' states", f),
       [BAR, PART]
     ]
   };
-  return text[name];
+  return text[name]();
 }
 function boundSelect(model, parent, trait, label, options) {
   const wrap = htmlEl("label", { cls: "abh-control" }, parent);
@@ -365,12 +394,12 @@ function boundSelect(model, parent, trait, label, options) {
   select.addEventListener("change", () => update(model, trait, select.value));
   return { wrap, show: () => select.value = model.get(trait) };
 }
-function presetSelect(model, parent) {
+function presetSelect(model, parent, t) {
   const presets = model.get("presets");
   const names = Object.keys(presets);
   if (names.length === 0) return [];
-  const menu = boundSelect(model, parent, "preset", "model", [
-    ["", "(your own)"],
+  const menu = boundSelect(model, parent, "preset", t("model"), [
+    ["", t("(your own)")],
     ...names.map((name) => [name, name])
   ]);
   menu.wrap.querySelector("select").addEventListener("change", (e) => {
@@ -379,7 +408,7 @@ function presetSelect(model, parent) {
   });
   return [menu];
 }
-function modelControls(model, controls) {
+function modelControls(model, controls, t) {
   const pow2 = (lo, hi) => ({ min: lo, max: hi, step: 1 });
   const log2Slider = (trait, label, range) => {
     const s = slider(controls, label, { ...range, value: Math.round(Math.log2(model.get(trait))) });
@@ -392,40 +421,41 @@ function modelControls(model, controls) {
   };
   const bound = (trait, label, range) => boundSlider(model, controls, trait, label, range, String);
   const kinds = [
-    ["window", "local + global layers"],
-    ["mla", "MLA"],
-    ["hybrid", "linear + full layers (hybrid)"]
+    ["window", t("local + global layers")],
+    ["mla", t("MLA")],
+    ["hybrid", t("linear + full layers (hybrid)")]
   ];
   const shared = [
-    ...presetSelect(model, controls),
-    boundSelect(model, controls, "kind", "cache", kinds),
-    log2Slider("n", "tokens n", pow2(7, 20)),
+    ...presetSelect(model, controls, t),
+    boundSelect(model, controls, "kind", t("cache"), kinds),
+    log2Slider("n", t("tokens n"), pow2(7, 20)),
     // 128 ... 1,048,576
-    bound("layers", "layers (층)", { min: 1, max: 128, step: 1 }),
-    bound("heads", "query heads (헤드)", { min: 1, max: 128, step: 1 }),
-    kvHeadsSlider(model, controls)
+    bound("layers", t("layers (층)"), { min: 1, max: 128, step: 1 }),
+    bound("heads", t("query heads (헤드)"), { min: 1, max: 128, step: 1 }),
+    kvHeadsSlider(model, controls, t)
   ];
   const own = {
     window: [
-      log2Slider("window", "window W", pow2(5, 17)),
-      bound("ratio", "local : global, r : 1", { min: 0, max: 7, step: 1 })
+      log2Slider("window", t("window W"), pow2(5, 17)),
+      bound("ratio", t("local : global, r : 1"), { min: 0, max: 7, step: 1 })
     ],
     mla: [
-      bound("d_latent", "latent d_c", { min: 64, max: 2048, step: 64 }),
-      bound("d_rope", "RoPE key d_R", { min: 0, max: 256, step: 16 })
+      bound("d_latent", t("latent d_c"), { min: 64, max: 2048, step: 64 }),
+      bound("d_rope", t("RoPE key d_R"), { min: 0, max: 256, step: 16 })
     ],
     hybrid: [
-      bound("ratio", "linear : full, r : 1", { min: 0, max: 7, step: 1 }),
-      bound("state_heads", "state heads", { min: 1, max: 128, step: 1 }),
-      bound("d_state", "state d_k = d_v", { min: 16, max: 512, step: 16 })
+      bound("ratio", t("linear : full, r : 1"), { min: 0, max: 7, step: 1 }),
+      bound("state_heads", t("state heads"), { min: 1, max: 128, step: 1 }),
+      bound("d_state", t("state d_k = d_v"), { min: 16, max: 512, step: 16 })
     ]
   };
   return { shared, own };
 }
 function renderModel({ model, el }) {
+  const t = translator(model);
   const fig = htmlEl("div", { cls: "abh-fig" }, el);
   const controls = htmlEl("div", { cls: "abh-controls" }, fig);
-  const { shared, own } = modelControls(model, controls);
+  const { shared, own } = modelControls(model, controls, t);
   const hasMenu = Object.keys(model.get("presets")).length > 0;
   const menu = hasMenu ? controls.querySelector("select") : null;
   const leavePreset = (e) => {
@@ -433,9 +463,9 @@ function renderModel({ model, el }) {
   };
   controls.addEventListener("input", leavePreset);
   controls.addEventListener("change", leavePreset);
-  const [batch, showDtype] = batchAndDtype(model, controls);
+  const [batch, showDtype] = batchAndDtype(model, controls, t);
   const svg = svgEl("svg", { width: AXIS.w, role: "img" }, fig);
-  svg.setAttribute("aria-label", "bytes of a model's cache on a log axis, against the KV cache");
+  svg.setAttribute("aria-label", t("bytes of a model's cache on a log axis, against the KV cache"));
   const readout = htmlEl("div", { cls: "abh-readout abh-num" }, fig);
   const say = liveRegion(fig);
   const hint = htmlEl("div", { cls: "abh-hint" }, fig);
@@ -446,9 +476,9 @@ function renderModel({ model, el }) {
     const axisY = top + bars.length * ROW + 4;
     svg.replaceChildren();
     setAttrs(svg, { viewBox: `0 0 ${AXIS.w} ${axisY + 22}` });
-    drawFrame(svg, model.get("devices"), axisY);
+    drawFrame(svg, model.get("devices"), axisY, t);
     bars.forEach(([name, parts], i) => {
-      const [text, colours] = describe(name, c);
+      const [text, colours] = describe(name, c, t);
       const y = top + i * ROW;
       const x0 = xOf(2 ** AXIS.lo);
       const label = { x: x0, y: y + 11, class: "abh-label", style: "text-anchor: start" };
@@ -465,12 +495,12 @@ function renderModel({ model, el }) {
     const totals = model.get("totals_at");
     const at = totals.map((m) => cacheBars(c, m));
     const lines = bars.map(([name], i) => {
-      const [text] = describe(name, c);
+      const [text] = describe(name, c, t);
       const sums = at.map((b, k) => `${tokens(totals[k])}: ${fmtBytes(sumOf(b[i][1]))}`);
       return `${text} — ${sums.join(", ")}`;
     });
     readout.replaceChildren(...lines.map((line) => htmlEl("div", { text: line })));
-    setText(hint, HINTS[c.kind]);
+    setText(hint, hints(t)[c.kind]);
     for (const s of [...shared, batch]) s.show?.();
     for (const [kind, sliders] of Object.entries(own)) {
       for (const s of sliders) {
@@ -479,7 +509,7 @@ function renderModel({ model, el }) {
       }
     }
     showDtype();
-    say(`${c.n.toLocaleString("en")} tokens. ${lines.join(". ")}`);
+    say(t("{n} tokens. {lines}", { n: c.n.toLocaleString("en"), lines: lines.join(". ") }));
   }
   const off = onChanges(model, [...MODEL_TRAITS, ...KIND_TRAITS, "preset"], paint);
   paint();
@@ -488,11 +518,17 @@ function renderModel({ model, el }) {
 var sumOf = (parts) => parts.reduce((a, b) => a + b, 0);
 var grouped = (n) => n.toLocaleString("en");
 var tokens = (n) => n >= 2 ** 20 ? `${n / 2 ** 20}M` : `${n / 1024}k`;
-var HINTS = {
-  window: "Blue: the global layers, which hold all n tokens; orange: the local layers, at most W each. Green: the same model with every layer global. Totals at 32k, 128k and 1M tokens below.",
-  mla: "Each bar the same model's cache with another attention: every head its own keys and values (MHA), groups (GQA), one KV head (MQA), or MLA's latent and RoPE key. Totals at 32k, 128k and 1M tokens below.",
-  hybrid: "Blue: the full-attention layers' KV cache, which grows with n; orange: the linear layers' states, the same at any n. Green: every layer full attention. Totals at 32k, 128k and 1M tokens below."
-};
+var hints = (t) => ({
+  window: t(
+    "Blue: the global layers, which hold all n tokens; orange: the local layers, at most W each. Green: the same model with every layer global. Totals at 32k, 128k and 1M tokens below."
+  ),
+  mla: t(
+    "Each bar the same model's cache with another attention: every head its own keys and values (MHA), groups (GQA), one KV head (MQA), or MLA's latent and RoPE key. Totals at 32k, 128k and 1M tokens below."
+  ),
+  hybrid: t(
+    "Blue: the full-attention layers' KV cache, which grows with n; orange: the linear layers' states, the same at any n. Green: every layer full attention. Totals at 32k, 128k and 1M tokens below."
+  )
+});
 var memory_calculator_default = { render };
 export {
   memory_calculator_default as default

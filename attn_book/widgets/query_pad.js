@@ -91,6 +91,16 @@ function rotary(X, positions, base = 1e4) {
 
 // attn_book/widgets/src/dom.js
 var SVG_NS = "http://www.w3.org/2000/svg";
+function translator(model) {
+  return (msgid, params = {}) => {
+    const words = model.get("words") ?? {};
+    const text = Object.hasOwn(words, msgid) && words[msgid] ? words[msgid] : msgid;
+    return text.replace(
+      /\{(\w+)\}/g,
+      (field, name) => Object.hasOwn(params, name) ? String(params[name]) : field
+    );
+  };
+}
 function svgEl(tag, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -156,7 +166,8 @@ function boundSlider(model, parent, trait, label, range, format = (v) => fmt(v, 
 }
 function temperatureSlider(model, parent) {
   const range = { min: 0.1, max: 5, step: 0.05 };
-  return boundSlider(model, parent, "temperature", "temperature T (온도)", range);
+  const t = translator(model);
+  return boundSlider(model, parent, "temperature", t("temperature T (온도)"), range);
 }
 function boundCheckbox(model, parent, trait, label) {
   const box = checkbox(parent, label, model.get(trait));
@@ -212,11 +223,11 @@ function liveRegion(root, { delay = 400 } = {}) {
     timer = setTimeout(() => setText(node, text), delay);
   };
 }
-function pointAttrs(label) {
+function pointAttrs(label, t = (msgid) => msgid) {
   return {
     tabindex: 0,
     role: "button",
-    "aria-roledescription": "movable point",
+    "aria-roledescription": t("movable point"),
     "aria-label": label,
     "aria-keyshortcuts": "ArrowUp ArrowDown ArrowLeft ArrowRight"
   };
@@ -319,8 +330,8 @@ function placeArrow(a, g, v) {
   setAttrs(a.line, { x1, y1, x2, y2 });
   setAttrs(a.head, { points: Math.hypot(x2 - x1, y2 - y1) > 4 ? arrowHead(x1, y1, x2, y2) : "" });
 }
-function makeHandle(layer, kind, colour, index, name) {
-  const attrs = { class: "abh-handle", ...pointAttrs(name) };
+function makeHandle(layer, kind, colour, index, name, t) {
+  const attrs = { class: "abh-handle", ...pointAttrs(name, t) };
   const side = HANDLE.valueSquare;
   const node = {
     query: () => svgEl(
@@ -350,15 +361,15 @@ function placeHandle(node, g, v) {
     setAttrs(node, { cx: g.px(v[0]), cy: g.py(v[1]) });
   }
 }
-var COLUMNS = [
-  ["dot", "q·k (내적)", null],
-  ["cos", "cos θ", null],
-  ["score", "score", "scale"],
-  ["weight", "weight (가중치)", "weights"],
-  ["offset", "n − m", "positions"]
+var columnsOf = (t) => [
+  ["dot", t("q·k (내적)"), null],
+  ["cos", t("cos θ"), null],
+  ["score", t("score"), "scale"],
+  ["weight", t("weight (가중치)"), "weights"],
+  ["offset", t("n − m"), "positions"]
 ];
-function buildTable(panel, n, shown) {
-  const columns = COLUMNS.filter(([, , part]) => part === null || shown.has(part));
+function buildTable(panel, n, shown, t) {
+  const columns = columnsOf(t).filter(([, , part]) => part === null || shown.has(part));
   const table = htmlEl("table", { cls: "abh-table" }, panel);
   const head = htmlEl("tr", {}, htmlEl("thead", {}, table));
   for (const h of ["", ...columns.map(([, header]) => header)]) htmlEl("th", { text: h }, head);
@@ -387,20 +398,20 @@ function buildTable(panel, n, shown) {
     return row;
   });
 }
-function buildParts(layers, tableHolder, n, shown) {
+function buildParts(layers, tableHolder, n, shown, t) {
   for (const layer of [layers.arrows, layers.handles, tableHolder]) layer.replaceChildren();
   const { arrows, handles } = layers;
   const keyArrows = [], keyHandles = [], valueHandles = [], valueLabels = [];
   for (let j = 0; j < n; j++) {
     const c = OKABE_ITO[j % 7];
     keyArrows.push(makeArrow(arrows, c, "abh-key", `k${j + 1}`));
-    keyHandles.push(makeHandle(handles, "key", c, j, `key k${j + 1}`));
+    keyHandles.push(makeHandle(handles, "key", c, j, t("key k{j}", { j: j + 1 }), t));
   }
   for (let j = 0; j < n && shown.has("values"); j++) {
     const c = OKABE_ITO[j % 7];
     valueLabels.push(svgEl("text", { class: "abh-vlabel", fill: c }, arrows));
     valueLabels[j].textContent = `v${j + 1}`;
-    valueHandles.push(makeHandle(handles, "value", c, j, `value v${j + 1}`));
+    valueHandles.push(makeHandle(handles, "value", c, j, t("value v{j}", { j: j + 1 }), t));
   }
   const ghosts = shown.has("positions") ? Array.from({ length: n + 1 }, (_, j) => {
     const c = j < n ? OKABE_ITO[j % 7] : "#000";
@@ -412,8 +423,8 @@ function buildParts(layers, tableHolder, n, shown) {
   }) : [];
   const out = shown.has("values") ? makeArrow(arrows, "#555", "abh-output", "o") : null;
   const q = makeArrow(arrows, "#000", "abh-query", "q");
-  const qHandle = makeHandle(handles, "query", "#000", 0, "query q");
-  const rows = buildTable(tableHolder, n, shown);
+  const qHandle = makeHandle(handles, "query", "#000", 0, t("query q"), t);
+  const rows = buildTable(tableHolder, n, shown, t);
   return { n, keyArrows, keyHandles, valueHandles, valueLabels, out, q, qHandle, rows, ghosts };
 }
 function paintRows(rows, r) {
@@ -467,26 +478,26 @@ function paintPlane(parts, g, v) {
   });
   paintLabels(parts, g, v);
 }
-function buildPanel(model, root) {
+function buildPanel(model, root, t) {
   const panel = htmlEl("div", { cls: "abh-panel" }, root);
   const readout = htmlEl("div", { cls: "abh-readout" }, panel);
   const num = (role, cls = "abh-num") => htmlEl("span", { cls, attrs: { "data-role": role } }, readout);
   const text = { q: num("query"), o: num("output"), scale: num("scale", "abh-num abh-dim") };
   const tableHolder = htmlEl("div", {}, panel);
   const controls = htmlEl("div", { cls: "abh-controls" }, panel);
-  const scaleBox = boundCheckbox(model, controls, "scaled", "scale by 1/√dₖ (스케일)");
+  const scaleBox = boundCheckbox(model, controls, "scaled", t("scale by 1/√dₖ (스케일)"));
   const temp = temperatureSlider(model, controls);
   const positions = htmlEl("div", { cls: "abh-controls abh-positions" }, panel);
   const hint = htmlEl("div", { cls: "abh-hint" }, panel);
   return { text, tableHolder, scaleBox, temp, positions, hint };
 }
-function buildPositions(model, holder, n) {
+function buildPositions(model, holder, n, t) {
   holder.replaceChildren();
   const range = { min: 0, max: MAX_POSITION, step: 1 };
-  const m = slider(holder, "query position m (위치)", { ...range, value: 0 });
+  const m = slider(holder, t("query position m (위치)"), { ...range, value: 0 });
   m.input.addEventListener("input", () => update(model, "query_position", Number(m.input.value)));
   const keys = Array.from({ length: n }, (_, j) => {
-    const s = slider(holder, `k${j + 1} position n${j + 1}`, { ...range, value: 0 });
+    const s = slider(holder, t("k{j} position n{j}", { j: j + 1 }), { ...range, value: 0 });
     s.input.addEventListener("input", () => {
       const list = model.get("key_positions").slice();
       list[j] = Number(s.input.value);
@@ -507,8 +518,8 @@ function buildPositions(model, holder, n) {
     b.addEventListener("click", () => shift(by));
     return b;
   };
-  const left = button("◀ every word one place back", -1);
-  const right = button("every word one place on ▶", 1);
+  const left = button(t("◀ every word one place back"), -1);
+  const right = button(t("every word one place on ▶"), 1);
   const show = () => {
     const mm = model.get("query_position"), ns = model.get("key_positions");
     m.input.value = mm;
@@ -523,28 +534,35 @@ function buildPositions(model, holder, n) {
   };
   return { show };
 }
-function spokenState(moved, r, shown) {
+function spokenState(moved, r, shown, t) {
   const keys = r.dots.map((_, j) => `k${j + 1}`);
   const parts = [`${moved.name} = (${fmt(moved.v[0], 2)}, ${fmt(moved.v[1], 2)})`];
-  if (shown.has("weights")) parts.push(`weights ${spoken(keys, r.weights)}`);
+  if (shown.has("weights"))
+    parts.push(t("weights {weights}", { weights: spoken(keys, r.weights) }));
   else parts.push(`q·k ${spoken(keys, r.dots)}`, `cos θ ${spoken(keys, r.cosines)}`);
   if (shown.has("values"))
-    parts.push(`output o = (${fmt(r.output[0], 3)}, ${fmt(r.output[1], 3)})`);
+    parts.push(t("output o = ({x}, {y})", { x: fmt(r.output[0], 3), y: fmt(r.output[1], 3) }));
   return `${parts.join("; ")}.`;
 }
-var HINT = "Or Tab to any vector, one hidden under another too, then arrow keys (Shift: fine).";
-function showParts(panel, shown) {
+function showParts(panel, shown, t) {
   const toggle = (node, on) => node.toggleAttribute("hidden", !on);
   toggle(panel.text.o, shown.has("values"));
   toggle(panel.text.scale, shown.has("scale"));
   toggle(panel.scaleBox.wrap, shown.has("scale"));
   toggle(panel.temp.wrap, shown.has("temperature"));
   toggle(panel.positions, shown.has("positions"));
-  const what = shown.has("values") ? "a key k (dot) or a value v (square)" : "a key k (dot)";
-  const turned = shown.has("positions") ? " Arrows are turned by their positions (1 radian each); dashed: before the turn." : "";
-  setText(panel.hint, `Drag q (black ring, centre or edge), ${what}. ${HINT}${turned}`);
+  const hint = shown.has("values") ? t(
+    "Drag q (black ring, centre or edge), a key k (dot) or a value v (square). Or Tab to any vector, one hidden under another too, then arrow keys (Shift: fine)."
+  ) : t(
+    "Drag q (black ring, centre or edge), a key k (dot). Or Tab to any vector, one hidden under another too, then arrow keys (Shift: fine)."
+  );
+  const turned = t(
+    "Arrows are turned by their positions (1 radian each); dashed: before the turn."
+  );
+  setText(panel.hint, shown.has("positions") ? `${hint} ${turned}` : hint);
 }
 function render({ model, el }) {
+  const t = translator(model);
   const g = padGeometry();
   const root = htmlEl("div", { cls: "abh-fig abh-querypad" }, el);
   const svg = svgEl(
@@ -556,13 +574,15 @@ function render({ model, el }) {
       class: "abh-plane",
       tabindex: 0,
       role: "application",
-      "aria-label": "Query pad: drag q, a key k or a value v; arrow keys move the selected vector"
+      "aria-label": t(
+        "Query pad: drag q, a key k or a value v; arrow keys move the selected vector"
+      )
     },
     root
   );
   drawGrid(svg, g);
   const layers = { arrows: svgEl("g", {}, svg), handles: svgEl("g", {}, svg) };
-  const panel = buildPanel(model, root);
+  const panel = buildPanel(model, root, t);
   const say = liveRegion(root);
   let parts = null, shape = "";
   let selected = { kind: "query", index: 0 };
@@ -575,9 +595,9 @@ function render({ model, el }) {
     if (ns !== null && ns !== void 0) shown.add("positions");
     if (shape !== `${plainK.length} ${[...shown].sort()}`) {
       shape = `${plainK.length} ${[...shown].sort()}`;
-      parts = buildParts(layers, panel.tableHolder, plainK.length, shown);
-      showParts(panel, shown);
-      positionControls = shown.has("positions") ? buildPositions(model, panel.positions, plainK.length) : null;
+      parts = buildParts(layers, panel.tableHolder, plainK.length, shown, t);
+      showParts(panel, shown, t);
+      positionControls = shown.has("positions") ? buildPositions(model, panel.positions, plainK.length, t) : null;
     }
     const on = shown.has("positions");
     const q = on ? rotary([plainQ], [m])[0] : plainQ;
@@ -593,18 +613,19 @@ function render({ model, el }) {
       );
       positionControls.show();
     }
-    const where = on ? ` at m = ${m}, turned: (${fmt(q[0], 3)}, ${fmt(q[1], 3)})` : "";
-    setText(panel.text.q, `q = (${fmt(plainQ[0], 3)}, ${fmt(plainQ[1], 3)})${where}`);
+    const plain = `q = (${fmt(plainQ[0], 3)}, ${fmt(plainQ[1], 3)})`;
+    const turnedQ = { q: plain, m, x: fmt(q[0], 3), y: fmt(q[1], 3) };
+    setText(panel.text.q, on ? t("{q} at m = {m}, turned: ({x}, {y})", turnedQ) : plain);
     setText(panel.text.o, `o = Σ w·v = (${fmt(r.output[0], 3)}, ${fmt(r.output[1], 3)})`);
     setText(
       panel.text.scale,
-      scaled ? `scale 1/√${q.length} = ${fmt(r.scale, 3)}` : "scale 1 (off)"
+      scaled ? t("scale 1/√{d} = {scale}", { d: q.length, scale: fmt(r.scale, 3) }) : t("scale 1 (off)")
     );
     panel.scaleBox.show();
     panel.temp.show();
     const moved = vectorsOf(selected.kind)[selected.index] ?? q;
     const label = selected.kind === "query" ? "q" : `${selected.kind[0]}${selected.index + 1}`;
-    say(spokenState({ name: label, v: moved }, r, shown));
+    say(spokenState({ name: label, v: moved }, r, shown, t));
   }
   const traitOf = { query: "query", key: "key_vectors", value: "value_vectors" };
   const vectorsOf = (kind) => kind === "query" ? [model.get("query")] : model.get(traitOf[kind]);

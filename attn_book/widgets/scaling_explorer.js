@@ -10,6 +10,16 @@ function fmt(x, digits = 3) {
 
 // attn_book/widgets/src/dom.js
 var SVG_NS = "http://www.w3.org/2000/svg";
+function translator(model) {
+  return (msgid, params = {}) => {
+    const words = model.get("words") ?? {};
+    const text = Object.hasOwn(words, msgid) && words[msgid] ? words[msgid] : msgid;
+    return text.replace(
+      /\{(\w+)\}/g,
+      (field, name) => Object.hasOwn(params, name) ? String(params[name]) : field
+    );
+  };
+}
 function svgEl(tag, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -98,7 +108,7 @@ function drawHistogram(svg, row, title) {
     svgEl("text", { x: x(v), y: base + 14, class: "abh-tick" }, svg).textContent = fmt(v, 0);
   }
 }
-function drawAxes(svg, table, x, y, hi) {
+function drawAxes(svg, table, x, y, hi, t) {
   const base = y(0);
   svgEl("line", { x1: LINE.left, x2: LINE.w - 10, y1: base, y2: base, class: "abh-axis" }, svg);
   svgEl("line", { x1: LINE.left, x2: LINE.left, y1: y(hi), y2: base, class: "abh-axis" }, svg);
@@ -112,15 +122,15 @@ function drawAxes(svg, table, x, y, hi) {
     if (i % 2 === 0)
       svgEl("text", { x: x(i), y: base + 14, class: "abh-tick" }, svg).textContent = r.d_k;
   });
-  svgEl("text", { x: (LINE.w + LINE.left) / 2, y: base + 26, class: "abh-tick" }, svg).textContent = "dₖ";
+  svgEl("text", { x: (LINE.w + LINE.left) / 2, y: base + 26, class: "abh-tick" }, svg).textContent = t("dₖ");
 }
-function drawCurve(svg, table, key, label, current, hi) {
+function drawCurve(svg, table, key, label, current, hi, t) {
   svg.replaceChildren();
   const base = LINE.h - LINE.bottom, top = 20;
   const x = (i) => LINE.left + i / (table.length - 1) * (LINE.w - LINE.left - 10);
   const y = (v) => base - v / hi * (base - top);
   svgEl("text", { x: 4, y: 12, class: "abh-title" }, svg).textContent = label;
-  drawAxes(svg, table, x, y, hi);
+  drawAxes(svg, table, x, y, hi, t);
   for (const [name, stroke] of [
     ["raw", RAW],
     ["scaled", SCALED]
@@ -132,8 +142,14 @@ function drawCurve(svg, table, key, label, current, hi) {
   }
 }
 var STATS = ["std", "max_weight", "entropy", "grad"];
-var HEADERS = ["", "std of scores", "largest weight", "entropy (nats)", "gradient |J|"];
-function buildStats(holder) {
+function buildStats(holder, t) {
+  const HEADERS = [
+    "",
+    t("std of scores"),
+    t("largest weight"),
+    t("entropy (nats)"),
+    t("gradient |J|")
+  ];
   const table = htmlEl("table", { cls: "abh-table" }, holder);
   const head = htmlEl("tr", {}, htmlEl("thead", {}, table));
   for (const h of HEADERS) htmlEl("th", { text: h }, head);
@@ -153,20 +169,32 @@ function buildStats(holder) {
   }
   return rows;
 }
-function noteText(row, S) {
-  const saturated = row.raw.max_weight > 0.8;
-  return `${S} keys: uniform weights would be ${fmt(1 / S, 3)} each, entropy log ${S} = ${fmt(Math.log(S), 3)}. Without scaling, the largest weight is ${fmt(row.raw.max_weight, 3)}: softmax is ${saturated ? "saturated and its gradient small" : "not yet saturated"}.`;
+function noteText(row, S, t) {
+  const fields = {
+    S,
+    uniform: fmt(1 / S, 3),
+    log: fmt(Math.log(S), 3),
+    largest: fmt(row.raw.max_weight, 3)
+  };
+  return row.raw.max_weight > 0.8 ? t(
+    "{S} keys: uniform weights would be {uniform} each, entropy log {S} = {log}. Without scaling, the largest weight is {largest}: softmax is saturated and its gradient small.",
+    fields
+  ) : t(
+    "{S} keys: uniform weights would be {uniform} each, entropy log {S} = {log}. Without scaling, the largest weight is {largest}: softmax is not yet saturated.",
+    fields
+  );
 }
 function render({ model, el }) {
+  const t = translator(model);
   const root = htmlEl("div", { cls: "abh-fig abh-scaling" }, el);
   const left = htmlEl("div", { cls: "abh-panel" }, root);
   const controls = htmlEl("div", { cls: "abh-controls" }, left);
   const dims = model.get("dims");
   const stop = { min: 0, max: dims.length - 1, step: 1, value: dims.indexOf(model.get("d_k")) };
-  const dk = slider(controls, "dₖ (키 차원)", stop);
+  const dk = slider(controls, t("dₖ (키 차원)"), stop);
   const box = (w, h, parent) => svgEl("svg", { viewBox: `0 0 ${w} ${h}`, width: w, height: h }, parent);
   const hist = box(HIST.w, HIST.h, left);
-  const stats = buildStats(left);
+  const stats = buildStats(left, t);
   const note = htmlEl("div", { cls: "abh-caption" }, left);
   const right = htmlEl("div", { cls: "abh-panel" }, root);
   const [maxSvg, entSvg] = [box(LINE.w, LINE.h, right), box(LINE.w, LINE.h, right)];
@@ -177,18 +205,30 @@ function render({ model, el }) {
     const row = table[i];
     dk.input.value = i;
     setText(dk.out, String(d));
-    const title = `distribution of the scores (${S} keys × ${model.get("n_samples")} queries)`;
+    const title = t("distribution of the scores ({S} keys × {n} queries)", {
+      S,
+      n: model.get("n_samples")
+    });
     drawHistogram(hist, row, title);
     for (const name of ["raw", "scaled"]) {
       STATS.forEach((key, m) => {
         setText(stats[name][m], fmt(row[name][key], 3));
       });
     }
-    setText(note, noteText(row, S));
-    drawCurve(maxSvg, table, "max_weight", "largest weight vs dₖ", i, 1);
-    drawCurve(entSvg, table, "entropy", "entropy (nats) vs dₖ", i, Math.log(S));
-    const stat = (name) => `largest weight ${fmt(row[name].max_weight, 3)}, entropy ${fmt(row[name].entropy, 3)}`;
-    say(`dₖ = ${d}: without scaling ${stat("raw")}; scaled ${stat("scaled")}.`);
+    setText(note, noteText(row, S, t));
+    drawCurve(maxSvg, table, "max_weight", t("largest weight vs dₖ"), i, 1, t);
+    drawCurve(entSvg, table, "entropy", t("entropy (nats) vs dₖ"), i, Math.log(S), t);
+    const stat = (name) => t("largest weight {w}, entropy {H}", {
+      w: fmt(row[name].max_weight, 3),
+      H: fmt(row[name].entropy, 3)
+    });
+    say(
+      t("dₖ = {d}: without scaling {raw}; scaled {scaled}.", {
+        d,
+        raw: stat("raw"),
+        scaled: stat("scaled")
+      })
+    );
   }
   dk.input.addEventListener(
     "input",

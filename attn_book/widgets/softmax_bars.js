@@ -44,6 +44,16 @@ var OKABE_ITO = [
 
 // attn_book/widgets/src/dom.js
 var SVG_NS = "http://www.w3.org/2000/svg";
+function translator(model) {
+  return (msgid, params = {}) => {
+    const words = model.get("words") ?? {};
+    const text = Object.hasOwn(words, msgid) && words[msgid] ? words[msgid] : msgid;
+    return text.replace(
+      /\{(\w+)\}/g,
+      (field, name) => Object.hasOwn(params, name) ? String(params[name]) : field
+    );
+  };
+}
 function svgEl(tag, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG_NS, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
@@ -102,7 +112,8 @@ function boundSlider(model, parent, trait, label, range, format = (v) => fmt(v, 
 }
 function temperatureSlider(model, parent) {
   const range = { min: 0.1, max: 5, step: 0.05 };
-  return boundSlider(model, parent, "temperature", "temperature T (온도)", range);
+  const t = translator(model);
+  return boundSlider(model, parent, "temperature", t("temperature T (온도)"), range);
 }
 function onDrag(svg, selector, { start, move }) {
   let target = null;
@@ -196,21 +207,20 @@ function weightBar(g, w) {
 }
 
 // attn_book/widgets/src/softmax_bars.js
-var HINT = "Softmax is shift-invariant: subtracting the maximum changes no weight but keeps every exponent ≤ 0. Push the shift past ~710 and the naive exp(s) overflows to ∞, its weights to NaN.";
-function drawFrame(svg, g) {
+function drawFrame(svg, g, t) {
   const title = (y, text) => {
     svgEl("text", { x: 4, y, class: "abh-title" }, svg).textContent = text;
   };
   const axis = (y) => svgEl("line", { x1: 30, x2: g.width, y1: y, y2: y, class: "abh-axis" }, svg);
-  title(g.titles.scores, "scores s (점수) — drag a bar");
+  title(g.titles.scores, t("scores s (점수) — drag a bar"));
   axis(g.zeroY);
-  title(g.titles.weights, "weights w = softmax(s / T) (가중치)");
+  title(g.titles.weights, t("weights w = softmax(s / T) (가중치)"));
   axis(g.weightBase);
 }
-function buildBars(svg, n, g) {
+function buildBars(svg, n, g, t) {
   svg.replaceChildren();
   setAttrs(svg, { viewBox: `0 0 ${g.width} ${g.height}`, width: g.width, height: g.height });
-  drawFrame(svg, g);
+  drawFrame(svg, g, t);
   const width = BARS.col - 16;
   return Array.from({ length: n }, (_, j) => {
     const [x, mid, fill] = [g.x(j), g.x(j) + width / 2, OKABE_ITO[j % 7]];
@@ -223,7 +233,7 @@ function buildBars(svg, n, g) {
         class: "abh-scorebar abh-handle",
         tabindex: 0,
         role: "slider",
-        "aria-label": `score s${j + 1}`,
+        "aria-label": t("score s{j}", { j: j + 1 }),
         "aria-orientation": "vertical"
       },
       svg
@@ -237,8 +247,8 @@ function buildBars(svg, n, g) {
   });
 }
 var COLUMNS = ["shifted", "naiveExp", "exp", "naive", "w"];
-var HEADERS = ["", "s + shift", "naive exp(s)", "exp(s − max)", "naive w", "w"];
-function buildTable(holder, n) {
+function buildTable(holder, n, t) {
+  const HEADERS = ["", t("s + shift"), t("naive exp(s)"), t("exp(s − max)"), t("naive w"), "w"];
   holder.replaceChildren();
   const table = htmlEl("table", { cls: "abh-table" }, holder);
   const head = htmlEl("tr", {}, htmlEl("thead", {}, table));
@@ -252,14 +262,14 @@ function buildTable(holder, n) {
     );
   });
 }
-function paintBars(cols, g, s, w) {
+function paintBars(cols, g, s, w, t) {
   s.forEach((v, j) => {
     const top = g.sy(Math.min(BARS.hi, Math.max(BARS.lo, v)));
     const y = Math.min(top, g.zeroY);
     setAttrs(cols[j].score, { y, height: Math.max(1, Math.abs(top - g.zeroY)) });
     setAttrs(cols[j].sText, { y: scoreLabelY(g, v) });
     setText(cols[j].sText, fmt(v, 3));
-    const text = `${fmt(v, 1)}, weight ${fmt(w[j], 3)}`;
+    const text = t("{s}, weight {w}", { s: fmt(v, 1), w: fmt(w[j], 3) });
     setSliderValue(cols[j].score, { value: v, min: BARS.lo, max: BARS.hi, text });
     const bar = weightBar(g, w[j]);
     setAttrs(cols[j].weight, { y: bar.y, height: bar.height });
@@ -277,16 +287,21 @@ function paintTable(rows, shifted, T, w, naive) {
     setText(cells[4], fmt(w[j], 3));
   });
 }
-function paintNote(note, w, naive) {
+function paintNote(note, w, naive, t) {
   const n = w.length;
   const broken = naive.some((v) => !Number.isFinite(v));
   note.className = broken ? "abh-caption abh-warn" : "abh-caption";
+  const spread = t(
+    "entropy H(w) = {H} nats: the spread of the weights, 0 = all on one score, log {n} = {log} = uniform",
+    { H: fmt(entropy(w), 3), n, log: fmt(Math.log(n), 3) }
+  );
   setText(
     note,
-    `entropy H(w) = ${fmt(entropy(w), 3)} nats: the spread of the weights, 0 = all on one score, log ${n} = ${fmt(Math.log(n), 3)} = uniform` + (broken ? " — the naive formula has overflowed: NaN weights" : "")
+    broken ? t("{spread} — the naive formula has overflowed: NaN weights", { spread }) : spread
   );
 }
 function render({ model, el }) {
+  const t = translator(model);
   const root = htmlEl("div", { cls: "abh-fig abh-bars" }, el);
   const svg = svgEl(
     "svg",
@@ -294,7 +309,9 @@ function render({ model, el }) {
       class: "abh-plane",
       tabindex: 0,
       role: "application",
-      "aria-label": "Softmax bars: drag a score bar up or down; arrow keys change the focused bar"
+      "aria-label": t(
+        "Softmax bars: drag a score bar up or down; arrow keys change the focused bar"
+      )
     },
     root
   );
@@ -306,31 +323,39 @@ function render({ model, el }) {
     model,
     controls,
     "shift",
-    "shift every score by",
+    t("shift every score by"),
     shiftRange,
     (v) => fmt(v, 0)
   );
   const tableHolder = htmlEl("div", {}, panel);
   const note = htmlEl("div", { cls: "abh-caption" }, panel);
-  htmlEl("div", { cls: "abh-hint", text: HINT }, panel);
+  const hint = t(
+    "Softmax is shift-invariant: subtracting the maximum changes no weight but keeps every exponent ≤ 0. Push the shift past ~710 and the naive exp(s) overflows to ∞, its weights to NaN."
+  );
+  htmlEl("div", { cls: "abh-hint", text: hint }, panel);
   const say = liveRegion(root);
   let cols = null, rows = null, g = null;
   function paint() {
     const s = model.get("scores"), T = model.get("temperature");
     if (!cols || cols.length !== s.length) {
       g = barGeometry(s.length);
-      cols = buildBars(svg, s.length, g);
-      rows = buildTable(tableHolder, s.length);
+      cols = buildBars(svg, s.length, g, t);
+      rows = buildTable(tableHolder, s.length, t);
     }
     const shifted = s.map((v) => v + model.get("shift"));
     const [w, naive] = [softmax(shifted, T), naiveSoftmax(shifted, T)];
-    paintBars(cols, g, s, w);
+    paintBars(cols, g, s, w, t);
     paintTable(rows, shifted, T, w, naive);
-    paintNote(note, w, naive);
+    paintNote(note, w, naive, t);
     temp.show();
     shift.show();
     const names = s.map((_, j) => `s${j + 1}`);
-    say(`scores ${spoken(names, s, 1)}; weights ${spoken(names, w)}.`);
+    say(
+      t("scores {scores}; weights {weights}.", {
+        scores: spoken(names, s, 1),
+        weights: spoken(names, w)
+      })
+    );
   }
   function setScore(j, v) {
     const list = model.get("scores").slice();

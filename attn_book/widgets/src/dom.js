@@ -15,6 +15,25 @@ const SVG_NS = "http://www.w3.org/2000/svg";
  * @property {() => void} save_changes
  */
 
+/**
+ * The figure's words in the reader's language: `t(msgid, params)` looks the English `msgid`
+ * up in the model's `words` trait ({English: translation}, the `figures` catalog of the
+ * drawing language; empty in English), falls back to the English, then fills its `{name}`
+ * fields from `params`. Call it with a literal msgid, `t("weights of query {t}", { t })`, so
+ * that tools/i18n.py (Babel's JavaScript extractor, keyword `t`) finds every word.
+ * @param {Model} model
+ * @returns {(msgid: string, params?: Record<string, any>) => string}
+ */
+export function translator(model) {
+  return (msgid, params = {}) => {
+    const words = model.get("words") ?? {};
+    const text = Object.hasOwn(words, msgid) && words[msgid] ? words[msgid] : msgid;
+    return text.replace(/\{(\w+)\}/g, (field, name) =>
+      Object.hasOwn(params, name) ? String(params[name]) : field,
+    );
+  };
+}
+
 /** Create an SVG element with attributes, optionally appended to parent. */
 export function svgEl(tag, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG_NS, tag);
@@ -110,7 +129,8 @@ export function boundSlider(model, parent, trait, label, range, format = (v) => 
 /** The temperature slider every figure with a softmax has, bound to `temperature`. */
 export function temperatureSlider(model, parent) {
   const range = { min: 0.1, max: 5, step: 0.05 };
-  return boundSlider(model, parent, "temperature", "temperature T (온도)", range);
+  const t = translator(model);
+  return boundSlider(model, parent, "temperature", t("temperature T (온도)"), range);
 }
 
 /** A checkbox bound to a boolean trait; `show()` mirrors the trait. */
@@ -199,12 +219,13 @@ export function liveRegion(root, { delay = 400 } = {}) {
  * holds one number and requires `aria-valuenow`), so the mark is a button with a role
  * description; its arrow keys are the figure's, and its new value is read by `liveRegion`.
  * @param {string} label - e.g. "key k1"
+ * @param {(msgid: string) => string} [t] - the figure's `translator`
  */
-export function pointAttrs(label) {
+export function pointAttrs(label, t = (msgid) => msgid) {
   return {
     tabindex: 0,
     role: "button",
-    "aria-roledescription": "movable point",
+    "aria-roledescription": t("movable point"),
     "aria-label": label,
     "aria-keyshortcuts": "ArrowUp ArrowDown ArrowLeft ArrowRight",
   };

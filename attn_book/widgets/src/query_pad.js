@@ -16,6 +16,7 @@ import {
   spoken,
   svgEl,
   temperatureSlider,
+  translator,
   update,
 } from "./dom.js";
 import { arrowHead, HANDLE, PAD, padGeometry, placeLabels } from "./query_pad_layout.js";
@@ -83,8 +84,8 @@ function placeArrow(a, g, v) {
 // The query is a ring drawn above everything: its inside shows the key or value under it, but
 // a press anywhere on it (centre or ring) grabs q. Values sit above keys. A handle hidden
 // under another stays reachable with Tab and the arrow keys.
-function makeHandle(layer, kind, colour, index, name) {
-  const attrs = { class: "abh-handle", ...pointAttrs(name) };
+function makeHandle(layer, kind, colour, index, name, t) {
+  const attrs = { class: "abh-handle", ...pointAttrs(name, t) };
   const side = HANDLE.valueSquare;
   const node = {
     query: () =>
@@ -120,16 +121,16 @@ function placeHandle(node, g, v) {
 }
 
 // Columns of the table: [role, header, the part of `show` it needs (null: always)].
-const COLUMNS = [
-  ["dot", "q·k (내적)", null],
-  ["cos", "cos θ", null],
-  ["score", "score", "scale"],
-  ["weight", "weight (가중치)", "weights"],
-  ["offset", "n − m", "positions"],
+const columnsOf = (t) => [
+  ["dot", t("q·k (내적)"), null],
+  ["cos", t("cos θ"), null],
+  ["score", t("score"), "scale"],
+  ["weight", t("weight (가중치)"), "weights"],
+  ["offset", t("n − m"), "positions"],
 ];
 
-function buildTable(panel, n, shown) {
-  const columns = COLUMNS.filter(([, , part]) => part === null || shown.has(part));
+function buildTable(panel, n, shown, t) {
+  const columns = columnsOf(t).filter(([, , part]) => part === null || shown.has(part));
   const table = htmlEl("table", { cls: "abh-table" }, panel);
   const head = htmlEl("tr", {}, htmlEl("thead", {}, table));
   for (const h of ["", ...columns.map(([, header]) => header)]) htmlEl("th", { text: h }, head);
@@ -160,7 +161,7 @@ function buildTable(panel, n, shown) {
 }
 
 /** The plane's layers, every vector's arrow, handle and label, and the table's rows. */
-function buildParts(layers, tableHolder, n, shown) {
+function buildParts(layers, tableHolder, n, shown, t) {
   for (const layer of [layers.arrows, layers.handles, tableHolder]) layer.replaceChildren();
   const { arrows, handles } = layers;
   const keyArrows = [],
@@ -170,14 +171,14 @@ function buildParts(layers, tableHolder, n, shown) {
   for (let j = 0; j < n; j++) {
     const c = OKABE_ITO[j % 7];
     keyArrows.push(makeArrow(arrows, c, "abh-key", `k${j + 1}`));
-    keyHandles.push(makeHandle(handles, "key", c, j, `key k${j + 1}`));
+    keyHandles.push(makeHandle(handles, "key", c, j, t("key k{j}", { j: j + 1 }), t));
   }
   // Drawn after the keys, so a value on a key (v3 = k3 = (1, 1)) is on top and grabbed first.
   for (let j = 0; j < n && shown.has("values"); j++) {
     const c = OKABE_ITO[j % 7];
     valueLabels.push(svgEl("text", { class: "abh-vlabel", fill: c }, arrows));
     valueLabels[j].textContent = `v${j + 1}`;
-    valueHandles.push(makeHandle(handles, "value", c, j, `value v${j + 1}`));
+    valueHandles.push(makeHandle(handles, "value", c, j, t("value v{j}", { j: j + 1 }), t));
   }
   // With positions: the vectors before their turn, thin and dashed, under everything.
   const ghosts = shown.has("positions")
@@ -192,8 +193,8 @@ function buildParts(layers, tableHolder, n, shown) {
     : [];
   const out = shown.has("values") ? makeArrow(arrows, "#555", "abh-output", "o") : null;
   const q = makeArrow(arrows, "#000", "abh-query", "q");
-  const qHandle = makeHandle(handles, "query", "#000", 0, "query q");
-  const rows = buildTable(tableHolder, n, shown);
+  const qHandle = makeHandle(handles, "query", "#000", 0, t("query q"), t);
+  const rows = buildTable(tableHolder, n, shown, t);
   return { n, keyArrows, keyHandles, valueHandles, valueLabels, out, q, qHandle, rows, ghosts };
 }
 
@@ -252,7 +253,7 @@ function paintPlane(parts, g, v) {
   paintLabels(parts, g, v);
 }
 
-function buildPanel(model, root) {
+function buildPanel(model, root, t) {
   const panel = htmlEl("div", { cls: "abh-panel" }, root);
   const readout = htmlEl("div", { cls: "abh-readout" }, panel);
   const num = (role, cls = "abh-num") =>
@@ -260,7 +261,7 @@ function buildPanel(model, root) {
   const text = { q: num("query"), o: num("output"), scale: num("scale", "abh-num abh-dim") };
   const tableHolder = htmlEl("div", {}, panel);
   const controls = htmlEl("div", { cls: "abh-controls" }, panel);
-  const scaleBox = boundCheckbox(model, controls, "scaled", "scale by 1/√dₖ (스케일)");
+  const scaleBox = boundCheckbox(model, controls, "scaled", t("scale by 1/√dₖ (스케일)"));
   const temp = temperatureSlider(model, controls);
   const positions = htmlEl("div", { cls: "abh-controls abh-positions" }, panel);
   const hint = htmlEl("div", { cls: "abh-hint" }, panel);
@@ -271,13 +272,13 @@ function buildPanel(model, root) {
  * The position controls (RoPE): a slider for m and one for each key's n, and two buttons
  * that move every word one place, which leaves every n − m, and so every weight, unchanged.
  */
-function buildPositions(model, holder, n) {
+function buildPositions(model, holder, n, t) {
   holder.replaceChildren();
   const range = { min: 0, max: MAX_POSITION, step: 1 };
-  const m = slider(holder, "query position m (위치)", { ...range, value: 0 });
+  const m = slider(holder, t("query position m (위치)"), { ...range, value: 0 });
   m.input.addEventListener("input", () => update(model, "query_position", Number(m.input.value)));
   const keys = Array.from({ length: n }, (_, j) => {
-    const s = slider(holder, `k${j + 1} position n${j + 1}`, { ...range, value: 0 });
+    const s = slider(holder, t("k{j} position n{j}", { j: j + 1 }), { ...range, value: 0 });
     s.input.addEventListener("input", () => {
       const list = model.get("key_positions").slice();
       list[j] = Number(s.input.value);
@@ -298,8 +299,8 @@ function buildPositions(model, holder, n) {
     b.addEventListener("click", () => shift(by));
     return b;
   };
-  const left = button("◀ every word one place back", -1);
-  const right = button("every word one place on ▶", 1);
+  const left = button(t("◀ every word one place back"), -1);
+  const right = button(t("every word one place on ▶"), 1);
   const show = () => {
     const mm = model.get("query_position"),
       ns = model.get("key_positions");
@@ -317,34 +318,42 @@ function buildPositions(model, holder, n) {
 }
 
 /** What a screen reader hears after a change: the moved vector, the weights, the output. */
-function spokenState(moved, r, shown) {
+function spokenState(moved, r, shown, t) {
   const keys = r.dots.map((_, j) => `k${j + 1}`);
   const parts = [`${moved.name} = (${fmt(moved.v[0], 2)}, ${fmt(moved.v[1], 2)})`];
-  if (shown.has("weights")) parts.push(`weights ${spoken(keys, r.weights)}`);
+  if (shown.has("weights"))
+    parts.push(t("weights {weights}", { weights: spoken(keys, r.weights) }));
   else parts.push(`q·k ${spoken(keys, r.dots)}`, `cos θ ${spoken(keys, r.cosines)}`);
   if (shown.has("values"))
-    parts.push(`output o = (${fmt(r.output[0], 3)}, ${fmt(r.output[1], 3)})`);
+    parts.push(t("output o = ({x}, {y})", { x: fmt(r.output[0], 3), y: fmt(r.output[1], 3) }));
   return `${parts.join("; ")}.`;
 }
 
-const HINT = "Or Tab to any vector, one hidden under another too, then arrow keys (Shift: fine).";
-
-function showParts(panel, shown) {
+function showParts(panel, shown, t) {
   const toggle = (node, on) => node.toggleAttribute("hidden", !on);
   toggle(panel.text.o, shown.has("values"));
   toggle(panel.text.scale, shown.has("scale"));
   toggle(panel.scaleBox.wrap, shown.has("scale"));
   toggle(panel.temp.wrap, shown.has("temperature"));
   toggle(panel.positions, shown.has("positions"));
-  const what = shown.has("values") ? "a key k (dot) or a value v (square)" : "a key k (dot)";
-  const turned = shown.has("positions")
-    ? " Arrows are turned by their positions (1 radian each); dashed: before the turn."
-    : "";
-  setText(panel.hint, `Drag q (black ring, centre or edge), ${what}. ${HINT}${turned}`);
+  const hint = shown.has("values")
+    ? t(
+        "Drag q (black ring, centre or edge), a key k (dot) or a value v (square). Or Tab to " +
+          "any vector, one hidden under another too, then arrow keys (Shift: fine).",
+      )
+    : t(
+        "Drag q (black ring, centre or edge), a key k (dot). Or Tab to any vector, one hidden " +
+          "under another too, then arrow keys (Shift: fine).",
+      );
+  const turned = t(
+    "Arrows are turned by their positions (1 radian each); dashed: before the turn.",
+  );
+  setText(panel.hint, shown.has("positions") ? `${hint} ${turned}` : hint);
 }
 
 /** @param {{model: import("./dom.js").Model, el: HTMLElement}} ctx (traits: QueryPadModel) */
 function render({ model, el }) {
+  const t = translator(model);
   const g = padGeometry();
   const root = htmlEl("div", { cls: "abh-fig abh-querypad" }, el);
   const svg = svgEl(
@@ -356,13 +365,15 @@ function render({ model, el }) {
       class: "abh-plane",
       tabindex: 0,
       role: "application",
-      "aria-label": "Query pad: drag q, a key k or a value v; arrow keys move the selected vector",
+      "aria-label": t(
+        "Query pad: drag q, a key k or a value v; arrow keys move the selected vector",
+      ),
     },
     root,
   );
   drawGrid(svg, g);
   const layers = { arrows: svgEl("g", {}, svg), handles: svgEl("g", {}, svg) };
-  const panel = buildPanel(model, root);
+  const panel = buildPanel(model, root, t);
   const say = liveRegion(root);
   let parts = null,
     shape = "";
@@ -380,10 +391,10 @@ function render({ model, el }) {
     if (ns !== null && ns !== undefined) shown.add("positions");
     if (shape !== `${plainK.length} ${[...shown].sort()}`) {
       shape = `${plainK.length} ${[...shown].sort()}`;
-      parts = buildParts(layers, panel.tableHolder, plainK.length, shown);
-      showParts(panel, shown);
+      parts = buildParts(layers, panel.tableHolder, plainK.length, shown, t);
+      showParts(panel, shown, t);
       positionControls = shown.has("positions")
-        ? buildPositions(model, panel.positions, plainK.length)
+        ? buildPositions(model, panel.positions, plainK.length, t)
         : null;
     }
     const on = shown.has("positions");
@@ -400,18 +411,21 @@ function render({ model, el }) {
       );
       positionControls.show();
     }
-    const where = on ? ` at m = ${m}, turned: (${fmt(q[0], 3)}, ${fmt(q[1], 3)})` : "";
-    setText(panel.text.q, `q = (${fmt(plainQ[0], 3)}, ${fmt(plainQ[1], 3)})${where}`);
+    const plain = `q = (${fmt(plainQ[0], 3)}, ${fmt(plainQ[1], 3)})`;
+    const turnedQ = { q: plain, m, x: fmt(q[0], 3), y: fmt(q[1], 3) };
+    setText(panel.text.q, on ? t("{q} at m = {m}, turned: ({x}, {y})", turnedQ) : plain);
     setText(panel.text.o, `o = Σ w·v = (${fmt(r.output[0], 3)}, ${fmt(r.output[1], 3)})`);
     setText(
       panel.text.scale,
-      scaled ? `scale 1/√${q.length} = ${fmt(r.scale, 3)}` : "scale 1 (off)",
+      scaled
+        ? t("scale 1/√{d} = {scale}", { d: q.length, scale: fmt(r.scale, 3) })
+        : t("scale 1 (off)"),
     );
     panel.scaleBox.show();
     panel.temp.show();
     const moved = vectorsOf(selected.kind)[selected.index] ?? q;
     const label = selected.kind === "query" ? "q" : `${selected.kind[0]}${selected.index + 1}`;
-    say(spokenState({ name: label, v: moved }, r, shown));
+    say(spokenState({ name: label, v: moved }, r, shown, t));
   }
 
   const traitOf = { query: "query", key: "key_vectors", value: "value_vectors" };

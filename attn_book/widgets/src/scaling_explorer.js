@@ -1,7 +1,16 @@
 // scaling_explorer.js — ScalingExplorer: redraws tables computed in Python (no randomness here).
 
 import { fmt } from "./attn_math.js";
-import { htmlEl, liveRegion, onChanges, setText, slider, svgEl, update } from "./dom.js";
+import {
+  htmlEl,
+  liveRegion,
+  onChanges,
+  setText,
+  slider,
+  svgEl,
+  translator,
+  update,
+} from "./dom.js";
 
 /**
  * The traits of scaling_explorer.py's ScalingExplorer that this file reads.
@@ -60,7 +69,7 @@ function drawHistogram(svg, row, title) {
   }
 }
 
-function drawAxes(svg, table, x, y, hi) {
+function drawAxes(svg, table, x, y, hi, t) {
   const base = y(0);
   svgEl("line", { x1: LINE.left, x2: LINE.w - 10, y1: base, y2: base, class: "abh-axis" }, svg);
   svgEl("line", { x1: LINE.left, x2: LINE.left, y1: y(hi), y2: base, class: "abh-axis" }, svg);
@@ -75,18 +84,18 @@ function drawAxes(svg, table, x, y, hi) {
       svgEl("text", { x: x(i), y: base + 14, class: "abh-tick" }, svg).textContent = r.d_k;
   });
   svgEl("text", { x: (LINE.w + LINE.left) / 2, y: base + 26, class: "abh-tick" }, svg).textContent =
-    "dₖ";
+    t("dₖ");
 }
 
 /** One statistic against d_k, raw and scaled, with the current d_k marked. */
-function drawCurve(svg, table, key, label, current, hi) {
+function drawCurve(svg, table, key, label, current, hi, t) {
   svg.replaceChildren();
   const base = LINE.h - LINE.bottom,
     top = 20;
   const x = (i) => LINE.left + (i / (table.length - 1)) * (LINE.w - LINE.left - 10);
   const y = (v) => base - (v / hi) * (base - top);
   svgEl("text", { x: 4, y: 12, class: "abh-title" }, svg).textContent = label;
-  drawAxes(svg, table, x, y, hi);
+  drawAxes(svg, table, x, y, hi, t);
   for (const [name, stroke] of [
     ["raw", RAW],
     ["scaled", SCALED],
@@ -99,9 +108,14 @@ function drawCurve(svg, table, key, label, current, hi) {
 }
 
 const STATS = ["std", "max_weight", "entropy", "grad"];
-const HEADERS = ["", "std of scores", "largest weight", "entropy (nats)", "gradient |J|"];
-
-function buildStats(holder) {
+function buildStats(holder, t) {
+  const HEADERS = [
+    "",
+    t("std of scores"),
+    t("largest weight"),
+    t("entropy (nats)"),
+    t("gradient |J|"),
+  ];
   const table = htmlEl("table", { cls: "abh-table" }, holder);
   const head = htmlEl("tr", {}, htmlEl("thead", {}, table));
   for (const h of HEADERS) htmlEl("th", { text: h }, head);
@@ -122,14 +136,24 @@ function buildStats(holder) {
   return rows;
 }
 
-function noteText(row, S) {
-  const saturated = row.raw.max_weight > 0.8;
-  return (
-    `${S} keys: uniform weights would be ${fmt(1 / S, 3)} each, entropy log ${S} = ` +
-    `${fmt(Math.log(S), 3)}. Without scaling, the largest weight is ` +
-    `${fmt(row.raw.max_weight, 3)}: softmax is ` +
-    `${saturated ? "saturated and its gradient small" : "not yet saturated"}.`
-  );
+function noteText(row, S, t) {
+  const fields = {
+    S,
+    uniform: fmt(1 / S, 3),
+    log: fmt(Math.log(S), 3),
+    largest: fmt(row.raw.max_weight, 3),
+  };
+  return row.raw.max_weight > 0.8
+    ? t(
+        "{S} keys: uniform weights would be {uniform} each, entropy log {S} = {log}. Without " +
+          "scaling, the largest weight is {largest}: softmax is saturated and its gradient small.",
+        fields,
+      )
+    : t(
+        "{S} keys: uniform weights would be {uniform} each, entropy log {S} = {log}. Without " +
+          "scaling, the largest weight is {largest}: softmax is not yet saturated.",
+        fields,
+      );
 }
 
 /**
@@ -137,16 +161,17 @@ function noteText(row, S) {
  *   the model's traits: ScalingExplorerModel
  */
 function render({ model, el }) {
+  const t = translator(model);
   const root = htmlEl("div", { cls: "abh-fig abh-scaling" }, el);
   const left = htmlEl("div", { cls: "abh-panel" }, root);
   const controls = htmlEl("div", { cls: "abh-controls" }, left);
   const dims = model.get("dims"); // the slider's stops are the curves' points
   const stop = { min: 0, max: dims.length - 1, step: 1, value: dims.indexOf(model.get("d_k")) };
-  const dk = slider(controls, "dₖ (키 차원)", stop);
+  const dk = slider(controls, t("dₖ (키 차원)"), stop);
   const box = (w, h, parent) =>
     svgEl("svg", { viewBox: `0 0 ${w} ${h}`, width: w, height: h }, parent);
   const hist = box(HIST.w, HIST.h, left);
-  const stats = buildStats(left);
+  const stats = buildStats(left, t);
   const note = htmlEl("div", { cls: "abh-caption" }, left);
   const right = htmlEl("div", { cls: "abh-panel" }, root);
   const [maxSvg, entSvg] = [box(LINE.w, LINE.h, right), box(LINE.w, LINE.h, right)];
@@ -160,19 +185,31 @@ function render({ model, el }) {
     const row = table[i];
     dk.input.value = i;
     setText(dk.out, String(d));
-    const title = `distribution of the scores (${S} keys × ${model.get("n_samples")} queries)`;
+    const title = t("distribution of the scores ({S} keys × {n} queries)", {
+      S,
+      n: model.get("n_samples"),
+    });
     drawHistogram(hist, row, title);
     for (const name of ["raw", "scaled"]) {
       STATS.forEach((key, m) => {
         setText(stats[name][m], fmt(row[name][key], 3));
       });
     }
-    setText(note, noteText(row, S));
-    drawCurve(maxSvg, table, "max_weight", "largest weight vs dₖ", i, 1);
-    drawCurve(entSvg, table, "entropy", "entropy (nats) vs dₖ", i, Math.log(S));
+    setText(note, noteText(row, S, t));
+    drawCurve(maxSvg, table, "max_weight", t("largest weight vs dₖ"), i, 1, t);
+    drawCurve(entSvg, table, "entropy", t("entropy (nats) vs dₖ"), i, Math.log(S), t);
     const stat = (name) =>
-      `largest weight ${fmt(row[name].max_weight, 3)}, entropy ${fmt(row[name].entropy, 3)}`;
-    say(`dₖ = ${d}: without scaling ${stat("raw")}; scaled ${stat("scaled")}.`);
+      t("largest weight {w}, entropy {H}", {
+        w: fmt(row[name].max_weight, 3),
+        H: fmt(row[name].entropy, 3),
+      });
+    say(
+      t("dₖ = {d}: without scaling {raw}; scaled {scaled}.", {
+        d,
+        raw: stat("raw"),
+        scaled: stat("scaled"),
+      }),
+    );
   }
 
   dk.input.addEventListener("input", () =>

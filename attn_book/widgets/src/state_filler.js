@@ -11,6 +11,7 @@ import {
   setAttrs,
   setText,
   svgEl,
+  translator,
   update,
 } from "./dom.js";
 
@@ -28,12 +29,16 @@ import {
  */
 
 const INPUTS = ["key_vectors", "value_vectors", "pair_of", "method", "step", "query", "beta"];
-const MEMORIES = [
-  ["softmax", "softmax: KV cache"],
-  ["linear", "linear"],
-  ["delta", "delta rule"],
+const memories = (t) => [
+  ["softmax", t("softmax: KV cache")],
+  ["linear", t("linear")],
+  ["delta", t("delta rule")],
 ];
-const NAMES = { softmax: "softmax attention", linear: "linear attention", delta: "delta rule" };
+const names = (t) => ({
+  softmax: t("softmax attention"),
+  linear: t("linear attention"),
+  delta: t("delta rule"),
+});
 const RECALLED = OKABE_ITO[4]; // blue: what the memory returns
 const TRUE = OKABE_ITO[0]; // orange: the value written under the key
 const CORRECTION = OKABE_ITO[5]; // vermillion: the delta rule's v − S k
@@ -92,18 +97,19 @@ function inkOn(fill) {
 }
 
 /** The token strip, the state's grid, softmax's cache and the colour legend: drawn once. */
-function buildState(svg, T, dk, dv, pairOf) {
+function buildState(svg, T, dk, dv, pairOf, t) {
   svg.replaceChildren();
   const pitch = STRIP.box + STRIP.gap;
   const cacheRows = T * CACHE.cell;
   const H = GRID.top + Math.max(dk * GRID.cell, cacheRows) + 10;
   setAttrs(svg, { viewBox: `0 0 ${W} ${H}`, width: W, height: H });
-  const text = (x, y, t, attrs = {}) => {
+  const text = (x, y, words, attrs = {}) => {
     const node = svgEl("text", { x, y, class: "abh-label", ...attrs }, svg);
-    node.textContent = t;
+    node.textContent = words;
     return node;
   };
-  text(STRIP.left, 12, "tokens written (tap or drag along them)", { style: "text-anchor: start" });
+  const strip = t("tokens written (tap or drag along them)");
+  text(STRIP.left, 12, strip, { style: "text-anchor: start" });
   const boxes = pairOf.map((p, j) => {
     const x = STRIP.left + j * pitch;
     const box = svgEl("rect", { x, y: STRIP.top, width: STRIP.box, height: STRIP.box }, svg);
@@ -128,9 +134,13 @@ function buildState(svg, T, dk, dv, pairOf) {
         const rect = svgEl("rect", { ...at, width: GRID.cell, height: GRID.cell }, svg);
         rect.setAttribute("class", "abh-cell");
         const x = at.x + GRID.cell / 2;
-        const t = svgEl("text", { x, y: at.y + GRID.cell / 2, class: "abh-celltext abh-num" }, svg);
-        t.dataset.role = "state";
-        return { rect, t };
+        const label = svgEl(
+          "text",
+          { x, y: at.y + GRID.cell / 2, class: "abh-celltext abh-num" },
+          svg,
+        );
+        label.dataset.role = "state";
+        return { rect, label };
       }),
     );
   }
@@ -162,7 +172,7 @@ function buildState(svg, T, dk, dv, pairOf) {
 }
 
 /** Two small bar charts: recalled beside true, and the delta rule's correction. */
-function buildBars(svg, dv) {
+function buildBars(svg, dv, t) {
   svg.replaceChildren();
   const H = 236;
   setAttrs(svg, { viewBox: `0 0 ${W} ${H}`, width: W, height: H });
@@ -182,7 +192,7 @@ function buildBars(svg, dv) {
       const x0 = 44 + j * group + (group - width * c.series.length) / 2;
       const label = svgEl("text", { x: 44 + (j + 0.5) * group, y: c.top + 94 }, svg);
       setAttrs(label, { class: "abh-tick" });
-      label.textContent = `dim ${j + 1}`;
+      label.textContent = t("dim {j}", { j: j + 1 });
       return c.series.map((fill, s) =>
         svgEl("rect", { x: x0 + s * width, width: width - 2, fill }, svg),
       );
@@ -208,10 +218,11 @@ function paintChart(chart, series, range) {
 }
 
 /** The radio buttons that choose the memory; `show()` mirrors the trait. */
-function memoryChoice(model, parent) {
-  const group = htmlEl("div", { attrs: { role: "radiogroup", "aria-label": "memory" } }, parent);
+function memoryChoice(model, parent, t) {
+  const attrs = { role: "radiogroup", "aria-label": t("memory") };
+  const group = htmlEl("div", { attrs }, parent);
   const name = `abh-memory-${figures++}`;
-  const inputs = MEMORIES.map(([value, label]) => {
+  const inputs = memories(t).map(([value, label]) => {
     const wrap = htmlEl("label", { cls: "abh-control" }, group);
     const input = htmlEl("input", { attrs: { type: "radio", name, value } }, wrap);
     htmlEl("span", { text: label }, wrap);
@@ -224,15 +235,17 @@ function memoryChoice(model, parent) {
 }
 
 /** ◀ and ▶ around a slider of the tokens written; `show()` mirrors the trait. */
-function stepper(model, parent, T) {
+function stepper(model, parent, T, t) {
   const row = parent;
   const go = (d) => update(model, "step", Math.min(T, Math.max(0, model.get("step") + d)));
   const back = htmlEl("button", { cls: "abh-button", text: "◀", attrs: { type: "button" } }, row);
-  back.setAttribute("aria-label", "previous token");
+  back.setAttribute("aria-label", t("previous token"));
   const range = { min: 0, max: T, step: 1 };
-  const slide = boundSlider(model, row, "step", "tokens t", range, (t) => `${t} of ${T}`);
+  const slide = boundSlider(model, row, "step", t("tokens t"), range, (n) =>
+    t("{t} of {T}", { t: n, T }),
+  );
   const next = htmlEl("button", { cls: "abh-button", text: "▶", attrs: { type: "button" } }, row);
-  next.setAttribute("aria-label", "next token");
+  next.setAttribute("aria-label", t("next token"));
   back.addEventListener("click", () => go(-1));
   next.addEventListener("click", () => go(1));
   return () => {
@@ -244,25 +257,30 @@ function stepper(model, parent, T) {
 
 /** @param {{model: import("./dom.js").Model & StateFillerModel, el: HTMLElement}} ctx */
 function render({ model, el }) {
+  const t = translator(model);
+  const NAMES = names(t);
   const root = htmlEl("div", { cls: "abh-fig abh-statefill" }, el);
   htmlEl("style", { text: STYLE }, root);
   const controls = htmlEl("div", { cls: "abh-controls" }, root);
-  const showMemory = memoryChoice(model, controls);
+  const showMemory = memoryChoice(model, controls, t);
   const askWrap = htmlEl("label", { cls: "abh-control" }, controls);
-  htmlEl("span", { text: "ask with key" }, askWrap);
+  htmlEl("span", { text: t("ask with key") }, askWrap);
   const ask = htmlEl("select", {}, askWrap);
   ask.addEventListener("change", () => update(model, "query", Number(ask.value)));
   const betaRange = { min: 0, max: 1, step: 0.05 };
-  const beta = boundSlider(model, controls, "beta", "β, writing strength", betaRange);
+  const beta = boundSlider(model, controls, "beta", t("β, writing strength"), betaRange);
   const stepHolder = htmlEl("div", { cls: "abh-stepper" }, root);
   const svg = svgEl("svg", { tabindex: 0, role: "application" }, root);
   svg.setAttribute(
     "aria-label",
-    "The memory after t tokens. Left and right arrow keys write or remove a token, up and down choose the key asked.",
+    t(
+      "The memory after t tokens. Left and right arrow keys write or remove a token, up and " +
+        "down choose the key asked.",
+    ),
   );
   const panel = htmlEl("div", { cls: "abh-panel" }, root);
   const barsSvg = svgEl("svg", { role: "img" }, panel);
-  barsSvg.setAttribute("aria-label", "Recalled value beside the true one, and the correction");
+  barsSvg.setAttribute("aria-label", t("Recalled value beside the true one, and the correction"));
   const readout = htmlEl("div", { cls: "abh-readout abh-num" }, panel);
   const lines = ["memory", "recall", "target", "error", "correction"].map((role) =>
     htmlEl("div", { attrs: { "data-role": role } }, readout),
@@ -271,10 +289,11 @@ function render({ model, el }) {
     "div",
     {
       cls: "abh-hint",
-      text:
+      text: t(
         "Step with ◀ ▶, the slider, a tap on a token, or ←/→ on the drawing (↑/↓ choose the " +
-        "key asked). Colour: purple below 0, orange above (PuOr); the delta rule's state is " +
-        "drawn as keys × values, like linear attention's.",
+          "key asked). Colour: purple below 0, orange above (PuOr); the delta rule's state is " +
+          "drawn as keys × values, like linear attention's.",
+      ),
     },
     panel,
   );
@@ -292,30 +311,30 @@ function render({ model, el }) {
     const key = JSON.stringify([K, V, pairOf]);
     if (key !== shape) {
       shape = key;
-      parts = buildState(svg, T, dk, dv, pairOf);
-      bars = buildBars(barsSvg, dv);
+      parts = buildState(svg, T, dk, dv, pairOf, t);
+      bars = buildBars(barsSvg, dv, t);
       ask.replaceChildren(...Array.from({ length: N }, (_, i) => new Option(`k${sub(i + 1)}`, i)));
       stepHolder.replaceChildren();
-      showStep = stepper(model, stepHolder, T);
+      showStep = stepper(model, stepHolder, T, t);
     }
     const method = model.get("method");
-    const t = Math.min(model.get("step") ?? T, T);
+    const step = Math.min(model.get("step") ?? T, T);
     const query = Math.min(model.get("query"), N - 1);
     const b = model.get("beta");
-    const got = fillState(K, V, pairOf, t, method, query, {
+    const got = fillState(K, V, pairOf, step, method, query, {
       beta: b,
       softmaxScale: model.get("softmax_scale"),
     });
     const range = colourRange(K, V, pairOf, query, b);
     const colour = (x) => purpleOrange(0.5 + x / (2 * range));
     parts.boxes.forEach(({ box, label }, j) => {
-      const written = j < t;
+      const written = j < step;
       setAttrs(box, { fill: written ? RECALLED : "none", "data-asked": pairOf[j] === query });
       label.style.fill = written ? "#fff" : "";
     });
     const cacheShown = method === "softmax";
     parts.cells.forEach((row, i) => {
-      row.forEach(({ rect, t: label }, j) => {
+      row.forEach(({ rect, label }, j) => {
         const fill = colour(got.state[i]?.[j] ?? 0);
         setAttrs(rect, { fill });
         label.style.fill = inkOn(fill);
@@ -326,7 +345,7 @@ function render({ model, el }) {
     });
     for (const name of parts.rowNames) name.style.display = cacheShown ? "none" : "";
     parts.cache.forEach((row, r) => {
-      const shown = cacheShown && r < t;
+      const shown = cacheShown && r < step;
       row.all.forEach((rect, c) => {
         const x = c < dk ? K[r][c] : V[r][c - dk];
         setAttrs(rect, { fill: colour(x) });
@@ -337,18 +356,29 @@ function render({ model, el }) {
     });
     setText(parts.legend[0], `+${fmt(range, 1)}`);
     setText(parts.legend[1], `−${fmt(range, 1)}`);
-    const numbers = cacheShown ? t * (dk + dv) : dk * dv;
+    const numbers = cacheShown ? step * (dk + dv) : dk * dv;
     setText(
       parts.title,
       cacheShown
-        ? `KV cache, t = ${t}: ${t} × (${dk} + ${dv}) = ${numbers} numbers`
-        : `state S${sub(t)}, t = ${t}: ${dk} × ${dv} = ${numbers} numbers`,
+        ? t("KV cache, t = {t}: {t} × ({dk} + {dv}) = {numbers} numbers", {
+            t: step,
+            dk,
+            dv,
+            numbers,
+          })
+        : t("state S{sub}, t = {t}: {dk} × {dv} = {numbers} numbers", {
+            sub: sub(step),
+            t: step,
+            dk,
+            dv,
+            numbers,
+          }),
     );
     setText(
       parts.axes,
       cacheShown
-        ? "rows: tokens; key | value; right: weight on each"
-        : "rows: key dimension; columns: value dimension",
+        ? t("rows: tokens; key | value; right: weight on each")
+        : t("rows: key dimension; columns: value dimension"),
     );
     // the bars: recalled beside true; the correction (delta), or what the others write
     const asked = `k${sub(query + 1)}`;
@@ -357,49 +387,69 @@ function render({ model, el }) {
       ...[got.recalled, got.target, got.correction].flat().map((x) => Math.abs(x)),
     );
     const scale = Math.ceil(top * 2) / 2;
-    setText(bars.charts[0].title, `asked ${asked}: recalled (blue), true (orange)`);
+    setText(bars.charts[0].title, t("asked {key}: recalled (blue), true (orange)", { key: asked }));
     paintChart(bars.charts[0], [got.recalled, got.target], scale);
-    const last = `${t}`;
+    const last = `${step}`;
     setText(
       bars.charts[1].title,
       method === "delta"
-        ? t
-          ? `correction v${sub(last)} − S${sub(t - 1)}k${sub(last)} written (vermillion)`
-          : "correction: nothing written yet"
+        ? step
+          ? t("correction v{t} − S{before}k{t} written (vermillion)", {
+              t: sub(last),
+              before: sub(step - 1),
+            })
+          : t("correction: nothing written yet")
         : method === "linear"
-          ? "linear attention adds k vᵀ, no correction"
-          : "softmax appends k and v to its cache",
+          ? t("linear attention adds k vᵀ, no correction")
+          : t("softmax appends k and v to its cache"),
     );
     paintChart(bars.charts[1], [got.correction], scale);
     // the numbers, in words
     setText(
       lines[0],
       cacheShown
-        ? `${NAMES[method]}: the cache holds ${numbers} numbers and grows by ${dk + dv} a token`
-        : `${NAMES[method]}: the state holds ${numbers} numbers, after any number of tokens`,
+        ? t("{memory}: the cache holds {numbers} numbers and grows by {grow} a token", {
+            memory: NAMES[method],
+            numbers,
+            grow: dk + dv,
+          })
+        : t("{memory}: the state holds {numbers} numbers, after any number of tokens", {
+            memory: NAMES[method],
+            numbers,
+          }),
     );
-    setText(lines[1], `asked ${asked}: recalled ${vec(got.recalled)}`);
-    const writes = pairOf.slice(0, t).lastIndexOf(query);
+    setText(lines[1], t("asked {key}: recalled {v}", { key: asked, v: vec(got.recalled) }));
+    const writes = pairOf.slice(0, step).lastIndexOf(query);
     setText(
       lines[2],
       got.written
-        ? `true v of ${asked} (written at t = ${writes + 1}): ${vec(got.target)}`
-        : `${asked} not written yet: the right answer is 0`,
+        ? t("true v of {key} (written at t = {t}): {v}", {
+            key: asked,
+            t: writes + 1,
+            v: vec(got.target),
+          })
+        : t("{key} not written yet: the right answer is 0", { key: asked }),
     );
-    setText(lines[3], `error ‖recalled − true‖ = ${fmt(got.error, 3)}`);
+    setText(lines[3], t("error ‖recalled − true‖ = {e}", { e: fmt(got.error, 3) }));
     const corr = got.correction.length
-      ? `${vec(got.correction)}, length ${fmt(norm(got.correction), 3)}`
+      ? t("{v}, length {n}", { v: vec(got.correction), n: fmt(norm(got.correction), 3) })
       : "";
-    setText(lines[4], method === "delta" && corr ? `correction v − S k = ${corr}` : "");
+    setText(lines[4], method === "delta" && corr ? t("correction v − S k = {c}", { c: corr }) : "");
     ask.value = String(query);
     beta.show();
     beta.wrap.style.display = method === "delta" ? "" : "none";
     showMemory();
     showStep();
-    const words = `t = ${t} of ${T}, ${NAMES[method]}: asked ${asked}, error ${fmt(got.error, 3)}.`;
-    const fix =
-      method === "delta" && corr ? ` Correction length ${fmt(norm(got.correction), 3)}.` : "";
-    say(words + fix);
+    const words = t("t = {t} of {T}, {memory}: asked {key}, error {e}.", {
+      t: step,
+      T,
+      memory: NAMES[method],
+      key: asked,
+      e: fmt(got.error, 3),
+    });
+    const length = fmt(norm(got.correction), 3);
+    const fix = t("Correction length {n}.", { n: length });
+    say(method === "delta" && corr ? `${words} ${fix}` : words);
   }
 
   // the token strip: a tap or a drag along it writes up to the token under the finger
@@ -408,8 +458,8 @@ function render({ model, el }) {
     const pt = new DOMPoint(e.clientX, e.clientY).matrixTransform(svg.getScreenCTM().inverse());
     const T = model.get("key_vectors").length;
     const j = Math.floor((pt.x - STRIP.left) / parts.pitch);
-    const t = Math.min(T, Math.max(0, j + 1));
-    if (t !== model.get("step")) update(model, "step", t);
+    const step = Math.min(T, Math.max(0, j + 1));
+    if (step !== model.get("step")) update(model, "step", step);
   };
   svg.addEventListener("pointerdown", (e) => {
     if (!e.target.closest?.(".abh-tokenbox")) return;

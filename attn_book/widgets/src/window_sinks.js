@@ -13,6 +13,7 @@ import {
   setAttrs,
   setText,
   svgEl,
+  translator,
   update,
 } from "./dom.js";
 
@@ -41,10 +42,6 @@ const PAD = 8;
 const CHART = { top: 34, height: 80 }; // the bars' area; weight 1 is `height` px tall
 const BASE = CHART.top + CHART.height; // the bars' baseline
 const RING = { top: 210, height: 44 }; // the slots' boxes
-const HINT =
-  "Bars: the weights of query t over the keys (grey: outside the window, or not written yet); " +
-  "vermillion: the sink's share. Boxes: the ring buffer's W slots; orange: the slot written " +
-  "at step t; dashed: the key it overwrote. Tap or drag across the words to move t.";
 
 /** A centred label's x, moved in so that its `half` width stays inside the drawing. */
 const within = (x, half) => Math.min(Math.max(x, PAD + half), WIDTH - PAD - half);
@@ -56,7 +53,7 @@ const text = (parent, attrs, value = "") => {
 };
 
 /** The columns of the bar chart: one per token and one for the sink. Drawn once per n. */
-function buildChart(svg, tokens) {
+function buildChart(svg, tokens, t) {
   const n = tokens.length;
   const colW = Math.min(48, Math.floor((WIDTH - 2 * PAD) / (n + 1)));
   const fs = Math.max(9, Math.min(13, colW / 3.4)); // three Hangul syllables fit a column
@@ -104,7 +101,7 @@ function buildChart(svg, tokens) {
     const pos = text(
       svg,
       { x: x + colW / 2, y: BASE + 30, class: "abh-label", "pointer-events": "none" },
-      `p ${j}`,
+      t("p {j}", { j }),
     );
     return { x, hit, ghost, bar, value, label, pos };
   });
@@ -112,7 +109,7 @@ function buildChart(svg, tokens) {
   const sink = {
     bar: svgEl("rect", { x: sx + 6, width: colW - 12, fill: SINK }, svg),
     value: text(svg, { x: sx + colW / 2, class: "abh-label abh-num" }),
-    label: text(svg, { x: sx + colW / 2, y: BASE + 16, class: "abh-label" }, "sink"),
+    label: text(svg, { x: sx + colW / 2, y: BASE + 16, class: "abh-label" }, t("sink")),
     logit: text(svg, { x: sx + colW / 2, y: BASE + 30, class: "abh-label abh-num" }),
   };
   svgEl("line", { x1: PAD, x2: sx + colW, y1: BASE, y2: BASE, class: "abh-axis" }, svg);
@@ -120,7 +117,7 @@ function buildChart(svg, tokens) {
 }
 
 /** The ring buffer's W slots, the ghost of the key evicted and the wrap-around arrow. */
-function buildRing(svg, window) {
+function buildRing(svg, window, t) {
   const slotW = Math.min(56, Math.floor((WIDTH - 2 * PAD) / window));
   const title = text(svg, { x: PAD, y: RING.top - 10, class: "abh-title" });
   const slots = Array.from({ length: window }, (_, j) => {
@@ -140,7 +137,7 @@ function buildRing(svg, window) {
     text(
       svg,
       { x: x + slotW / 2, y: RING.top + RING.height + 14, class: "abh-label" },
-      `slot ${j}`,
+      t("slot {j}", { j }),
     );
     return { x, box, token, pos };
   });
@@ -163,7 +160,7 @@ function buildRing(svg, window) {
   const wrap = svgEl("path", { fill: "none", stroke: "#777", "stroke-width": 1.2 }, svg);
   setAttrs(wrap, { d: `M${right} ${mid} h4 V${wrapY} H${PAD - 4} V${mid} h4 l-4 -4 m4 4 l-4 4` });
   const wrapText = { x: within((PAD + right) / 2, 80), y: wrapY + 14, class: "abh-label" };
-  text(svg, wrapText, `after slot ${window - 1}, back to slot 0`);
+  text(svg, wrapText, t("after slot {last}, back to slot 0", { last: window - 1 }));
   return { window, slotW, title, slots, ghost, ghostBox, ghostText, ghostNote, height: wrapY + 20 };
 }
 
@@ -176,39 +173,40 @@ function spokenRow(tokens, r) {
 function render({ model, el }) {
   const tokens = model.get("tokens");
   const n = tokens.length;
+  const t = translator(model);
   const fig = htmlEl("div", { cls: "abh-fig abh-window" }, el);
   const controls = htmlEl("div", { cls: "abh-controls" }, fig);
   const stepSlider = boundSlider(
     model,
     controls,
     "step",
-    "token t",
+    t("token t"),
     { min: 0, max: n - 1, step: 1 },
-    (t) => `${t} (${tokens[t]})`,
+    (step) => `${step} (${tokens[step]})`,
   );
   const windowSlider = boundSlider(
     model,
     controls,
     "window",
-    "window W",
+    t("window W"),
     { min: 1, max: n, step: 1 },
-    (w) => (w === n ? `${w} (full causal)` : String(w)),
+    (w) => (w === n ? t("{W} (full causal)", { W: w }) : String(w)),
   );
-  const sinkBox = boundCheckbox(model, controls, "sink", "sink");
+  const sinkBox = boundCheckbox(model, controls, "sink", t("sink"));
   const sinkSlider = boundSlider(
     model,
     controls,
     "sink_logit",
-    "sink logit z",
+    t("sink logit z"),
     { min: -4, max: 4, step: 0.1 },
     (z) => fmt(z, 1),
   );
-  const gateBox = boundCheckbox(model, controls, "gate", "gate");
+  const gateBox = boundCheckbox(model, controls, "gate", t("gate"));
   const gateSlider = boundSlider(
     model,
     controls,
     "gate_logit",
-    "gate logit g",
+    t("gate logit g"),
     { min: -4, max: 4, step: 0.1 },
     (g) => fmt(g, 1),
   );
@@ -218,19 +216,24 @@ function render({ model, el }) {
   const svg = svgEl("svg", { role: "img", width: WIDTH }, fig);
   svg.setAttribute(
     "aria-label",
-    "Query t's weights over the keys under a sliding window, and the ring buffer of W slots",
+    t("Query t's weights over the keys under a sliding window, and the ring buffer of W slots"),
   );
-  const chart = buildChart(svg, tokens);
+  const chart = buildChart(svg, tokens, t);
   let ring = null;
   const ringLayer = svgEl("g", {}, svg);
   const readout = htmlEl("div", { cls: "abh-readout abh-num" }, fig);
   const sumLine = htmlEl("div", { attrs: { "data-role": "sum" } }, readout);
   const outLine = htmlEl("div", { attrs: { "data-role": "output" } }, readout);
-  htmlEl("div", { cls: "abh-hint", text: HINT }, fig);
+  const hint = t(
+    "Bars: the weights of query t over the keys (grey: outside the window, or not written yet); " +
+      "vermillion: the sink's share. Boxes: the ring buffer's W slots; orange: the slot written " +
+      "at step t; dashed: the key it overwrote. Tap or drag across the words to move t.",
+  );
+  htmlEl("div", { cls: "abh-hint", text: hint }, fig);
   const say = liveRegion(fig);
 
   function paint() {
-    const t = Math.min(model.get("step"), n - 1);
+    const step = Math.min(model.get("step"), n - 1);
     const W = Math.min(model.get("window"), n);
     const sinkOn = model.get("sink");
     const gateOn = model.get("gate");
@@ -238,7 +241,7 @@ function render({ model, el }) {
       model.get("query_vectors"),
       model.get("key_vectors"),
       model.get("value_vectors"),
-      t,
+      step,
       W,
       {
         sink: sinkOn ? model.get("sink_logit") : null,
@@ -246,37 +249,48 @@ function render({ model, el }) {
       },
     );
     // The bars: query t's weights; keys outside the window (or after t) are grey, no number.
-    const first = Math.max(0, t - W + 1);
+    const first = Math.max(0, step - W + 1);
     setAttrs(chart.band, {
       x: chart.columns[first].x + 2,
-      width: (t - first + 1) * chart.colW - 4,
+      width: (step - first + 1) * chart.colW - 4,
     });
-    const middle = chart.columns[first].x + ((t - first + 1) * chart.colW) / 2;
+    const middle = chart.columns[first].x + ((step - first + 1) * chart.colW) / 2;
     setAttrs(chart.bandLabel, { x: within(middle, 75) });
-    setText(chart.bandLabel, `window: ${t - first + 1} of W = ${W} key${W === 1 ? "" : "s"}`);
-    setText(chart.title, `weights of query t = ${t} (${tokens[t]})`);
+    const seen = step - first + 1;
+    setText(
+      chart.bandLabel,
+      W === 1
+        ? t("window: {seen} of W = {W} key", { seen, W })
+        : t("window: {seen} of W = {W} keys", { seen, W }),
+    );
+    setText(chart.title, t("weights of query t = {t} ({token})", { t: step, token: tokens[step] }));
     chart.columns.forEach((c, j) => {
       const seen = r.visible[j];
       const h = seen ? r.weights[j] * CHART.height : 0;
       setAttrs(c.bar, { y: BASE - h, height: h });
       setAttrs(c.ghost, { visibility: seen ? "hidden" : "visible" });
       setAttrs(c.value, { y: BASE - h - 4 });
-      setText(c.value, seen ? fmt(r.weights[j], 2) : j > t ? "later" : "out");
-      c.label.classList.toggle("abh-selected", j === t);
+      setText(c.value, seen ? fmt(r.weights[j], 2) : j > step ? t("later") : t("out"));
+      c.label.classList.toggle("abh-selected", j === step);
       setAttrs(c.label, { fill: seen ? "#222" : "#767676" });
     });
     const sh = r.share * CHART.height;
     setAttrs(chart.sink.bar, { y: BASE - sh, height: sh });
     setAttrs(chart.sink.value, { y: BASE - sh - 4 });
-    setText(chart.sink.value, sinkOn ? fmt(r.share, 2) : "off");
-    setText(chart.sink.logit, sinkOn ? `z ${fmt(model.get("sink_logit"), 1)}` : "");
+    setText(chart.sink.value, sinkOn ? fmt(r.share, 2) : t("off"));
+    setText(chart.sink.logit, sinkOn ? t("z {z}", { z: fmt(model.get("sink_logit"), 1) }) : "");
     // The ring buffer: rebuilt when W changes.
     if (!ring || ring.window !== W) {
       ringLayer.replaceChildren();
-      ring = buildRing(ringLayer, W);
+      ring = buildRing(ringLayer, W, t);
       setAttrs(svg, { viewBox: `0 0 ${WIDTH} ${ring.height}`, height: ring.height });
     }
-    setText(ring.title, `ring buffer: ${W} slot${W === 1 ? "" : "s"}, token t in slot t mod ${W}`);
+    setText(
+      ring.title,
+      W === 1
+        ? t("ring buffer: {W} slot, token t in slot t mod {W}", { W })
+        : t("ring buffer: {W} slots, token t in slot t mod {W}", { W }),
+    );
     ring.slots.forEach((s, j) => {
       const p = j < r.slots.length ? r.slots[j] : null;
       const written = j === r.written;
@@ -286,8 +300,8 @@ function render({ model, el }) {
         "stroke-width": written ? 3 : 1,
         "stroke-dasharray": p === null ? "4 3" : "",
       });
-      setText(s.token, p === null ? "empty" : tokens[p]);
-      setText(s.pos, p === null ? "" : `p ${p}`);
+      setText(s.token, p === null ? t("empty") : tokens[p]);
+      setText(s.pos, p === null ? "" : t("p {j}", { j: p }));
     });
     const gone = r.evicted;
     setAttrs(ring.ghost, { visibility: gone === null ? "hidden" : "visible" });
@@ -297,27 +311,49 @@ function render({ model, el }) {
       setAttrs(ring.ghostText, { x: x + ring.slotW / 2 });
       setAttrs(ring.ghostNote, { x: x + ring.slotW / 2 });
       setText(ring.ghostText, tokens[gone]);
-      setText(ring.ghostNote, `p ${gone} out`);
+      setText(ring.ghostNote, t("p {j} out", { j: gone }));
     }
     // The numbers, under the drawing.
     const total = r.sum + r.share;
     const sumText = sinkOn
-      ? `row sum ${fmt(r.sum, 3)} + sink ${fmt(r.share, 3)} = ${fmt(total, 3)}`
-      : `row sum ${fmt(r.sum, 3)} (no sink)`;
+      ? t("row sum {sum} + sink {share} = {total}", {
+          sum: fmt(r.sum, 3),
+          share: fmt(r.share, 3),
+          total: fmt(total, 3),
+        })
+      : t("row sum {sum} (no sink)", { sum: fmt(r.sum, 3) });
     setText(sumLine, sumText);
     const vec = (v) => `(${v.map((x) => fmt(x, 3)).join(", ")})`;
     const outText = gateOn
-      ? `output o = ${vec(r.output)}; gate σ(${fmt(model.get("gate_logit"), 1)}) = ${fmt(r.gate, 3)}: o′ = ${vec(r.gated)}`
-      : `output o = ${vec(r.output)}`;
+      ? t("output o = {o}; gate σ({g}) = {gate}: o′ = {gated}", {
+          o: vec(r.output),
+          g: fmt(model.get("gate_logit"), 1),
+          gate: fmt(r.gate, 3),
+          gated: vec(r.gated),
+        })
+      : t("output o = {o}", { o: vec(r.output) });
     setText(outLine, outText);
     for (const s of [stepSlider, windowSlider, sinkSlider, gateSlider, sinkBox, gateBox]) s.show();
     sinkSlider.input.disabled = !sinkOn;
     gateSlider.input.disabled = !gateOn;
     const ringText =
       gone === null
-        ? `${tokens[t]} written to slot ${r.written}`
-        : `${tokens[t]} written to slot ${r.written}, evicting ${tokens[gone]}`;
-    say(`t = ${t}, W = ${W}: ${ringText}. Weights: ${spokenRow(tokens, r)}. ${sumText}.`);
+        ? t("{token} written to slot {slot}", { token: tokens[step], slot: r.written })
+        : t("{token} written to slot {slot}, evicting {evicted}", {
+            token: tokens[step],
+            slot: r.written,
+            evicted: tokens[gone],
+          });
+    const weights = spokenRow(tokens, r);
+    say(
+      t("t = {t}, W = {W}: {ring}. Weights: {weights}. {sum}.", {
+        t: step,
+        W,
+        ring: ringText,
+        weights,
+        sum: sumText,
+      }),
+    );
   }
 
   // A tap, a click or a drag across the columns moves t.
