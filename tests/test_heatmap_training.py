@@ -29,6 +29,8 @@ NODE = shutil.which("node") or "/usr/bin/node"
 RUNNER = """
 import { headsToDraw, lossCurve, stepText } from "./attention_heatmap.js";
 import { attentionMatrix } from "./attn_math.js";
+import { translator } from "./dom.js";
+const t = translator({ get: () => ({}) });  // English: no words to look up
 const { traits, steps } = JSON.parse(process.argv[2]);
 const model = { get: (name) => traits[name] };
 const weights = steps.map((s) => {
@@ -37,7 +39,7 @@ const weights = steps.map((s) => {
   return attentionMatrix(HQ[0], HK[0], { scale: null, temperature: 1 });
 });
 const curve = lossCurve([1, 0.1, 0.01], 200, 50);
-const texts = [stepText([0, 5, 10], 1, [4, 3, 2, 1, 0.5, 0.25]), stepText([0, 99], 1, [1])];
+const texts = [stepText([0, 5, 10], 1, [4, 3, 2, 1, 0.5, 0.25], t), stepText([0, 99], 1, [1], t)];
 process.stdout.write(JSON.stringify({ weights, curve, texts }));
 """
 

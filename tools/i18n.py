@@ -454,6 +454,9 @@ def build(languages):
             if not path.is_file() or _read(path) != text:
                 path.write_text(text, encoding="utf-8")
                 print(f"wrote {path.relative_to(ROOT)}")
+    from sync_chapters import prune_snapshots  # a translation's old snapshots go too
+
+    prune_snapshots()
 
 
 def main(argv):
