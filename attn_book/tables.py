@@ -27,8 +27,8 @@ class StepTable(NamedTuple):
 
     Jupyter picks the HTML; a static site whose Markdown renderer has no tables
     (CommonMark) still gets a real table; ``repr`` (and so nbval) sees the Markdown.
-    ``header`` and ``rows`` hold the English; the headings and, when ``labelled``, the first
-    cell of each row (its label) are translated when the table is rendered.
+    ``header`` and ``rows`` hold the English; every heading and cell with words (a row's
+    label, a description) is translated when the table is rendered, the numbers never.
     """
 
     header: tuple
@@ -36,18 +36,14 @@ class StepTable(NamedTuple):
     labelled: bool = False
 
     def drawn(self):
-        """``(header, rows)`` as the drawing language shows them: headings and row labels
-        through :func:`~attn_book.i18n.word`, numbers and other cells as they are."""
-        header = tuple(_word(h) for h in self.header)
-        rows = tuple(
-            (_word(row[0]), *row[1:]) if self.labelled and row else tuple(row) for row in self.rows
-        )
-        return header, rows
+        """``(header, rows)`` as the drawing language shows them: every heading and cell
+        through :func:`~attn_book.i18n.word` (a number or a symbol is drawn as it is)."""
+        return tuple(_word(h) for h in self.header), tuple(tuple(map(_word, r)) for r in self.rows)
 
     def words(self):
-        """The English headings and row labels with words (:func:`~attn_book.i18n.is_word`),
-        once each, in order."""
-        cells = list(self.header) + [row[0] for row in self.rows if self.labelled and row]
+        """The English headings and cells with words (:func:`~attn_book.i18n.is_word`), once
+        each, in order."""
+        cells = list(self.header) + [cell for row in self.rows for cell in row]
         return list(dict.fromkeys(str(c) for c in cells if is_word(c)))
 
     def record(self):

@@ -89,11 +89,13 @@ def test_korean_table_translates_words_not_numbers(catalog):
     assert ">k2<" in html and ">가중치<" in html and ">0.620<" in html
 
 
-def test_a_cell_that_is_no_label_stays_english(catalog):
-    unlabelled = step_table({"score": ["sum", "weight"]})
+def test_a_cell_with_words_is_translated_too_a_number_never(catalog):
+    """A table whose cells describe (chapter 11's configuration fields) speaks Korean too."""
+    unlabelled = step_table({"score": ["sum", "weight", "0.500"]})
     assert unlabelled.labelled is False
+    assert unlabelled.words() == ["score", "sum", "weight"]
     with i18n.drawing("ko"):
-        assert unlabelled.drawn() == (("점수",), (("sum",), ("weight",)))
+        assert unlabelled.drawn() == (("점수",), (("합계",), ("가중치",), ("0.500",)))
 
 
 def test_translate_output_is_what_a_korean_kernel_displays(catalog):

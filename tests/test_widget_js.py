@@ -277,7 +277,9 @@ def test_the_widget_font_draws_every_hangul_character_the_figures_show():
 def test_the_widget_font_is_small_and_licensed():
     _, font = embedded_font()
     size = len((WIDGETS / "hangul_font.css").read_bytes())
-    assert size < 40_000, f"{size} B of CSS travels with every figure"
+    # Every Hangul syllable a figure draws in either edition: the Korean sentences' tokens and,
+    # since the figures speak Korean (figures.po), their words too (339 syllables: 40 kB).
+    assert size < 45_000, f"{size} B of CSS travels with every figure"
     names = " ".join(r.toUnicode() for r in font["name"].names)
     assert "Open Font License" in names or "OFL" in names, names[:300]
 

@@ -133,7 +133,10 @@ def figure_units():
             continue
         for n, cell in enumerate(nbformat.read(notebook, as_version=4).cells):
             for output in cell.get("outputs", []):
-                for text in output.get("metadata", {}).get("attn_words", []):
+                metadata = output.get("metadata", {})
+                table = metadata.get("attn_table", {})  # its cells, as tables.py translates them
+                cells = [c for row in table.get("rows", []) for c in row if i18n.is_word(c)]
+                for text in [*metadata.get("attn_words", []), *cells]:
                     units.append((None, text, f"book/{name}.ipynb:{n}"))
     return units
 
