@@ -19,7 +19,7 @@ import numpy as np
 import attn_core as ac
 from attn_book.data import quanta_example
 
-from . import diagnose
+from . import cases, diagnose
 from .kinds import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis
 
@@ -138,6 +138,7 @@ def _score_cases():
             (r.normal(size=(2, 3, 4, 2)), r.normal(size=(2, 3, 4, 2))),
             batched=True,
         ),
+        *cases.qkv_cases(r, 2),
     ]
 
 
@@ -193,6 +194,7 @@ def _bug_score_cases():
             (r.normal(size=(2, 2, 2)), r.normal(size=(2, 2, 2))),
             batched=True,
         ),
+        *cases.qkv_cases(r, 2),
     ]
 
 

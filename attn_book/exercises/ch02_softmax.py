@@ -23,7 +23,7 @@ import numpy as np
 
 import attn_core as ac
 
-from . import diagnose
+from . import cases, diagnose
 from .catalog import text
 from .kinds import BugExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis, Feedback
@@ -88,7 +88,22 @@ def _softmax_cases():
             "two rows far apart, [0, 1] and [-800, -801]", (np.array([[0.0, 1.0], [-800, -801]]),)
         ),
         Case("batch of 2, 3 queries, 4 keys", (r.normal(0, 3, size=(2, 3, 4)),), batched=True),
+        *_score_cases(r),
     ]
+
+
+def _score_cases(r):
+    """Scores at every leading shape, in float32, and spread past e^x's range."""
+    found = [
+        cases.case("scores", [r.normal(0, 3, size=(*lead, L, S))], lead=lead, L=L, S=S)
+        for lead, _ in cases.leads()
+        for L, S, _, _ in [cases.sizes(lead)]
+    ]
+    found.append(cases.case("float32", [r.normal(size=(3, 5)).astype(np.float32)], L=3, S=5))
+    spread = cases.spread_scores()
+    found.append(cases.case("spread", [spread]))
+    found.append(cases.case("spread", [np.stack([spread, -spread[::-1]])], lead=(2,)))
+    return found
 
 
 def _minus_row_min(s):
@@ -109,8 +124,8 @@ my_softmax = _OwnSoftmaxFunction(
     _softmax_cases,
     diagnoses=[
         diagnose.lost_axis(),
-        diagnose.matches_every("subtracted-row-min", _minus_row_min, equal_nan=True),
-        diagnose.matches_every("global-max", _minus_global_max, equal_nan=True),
+        diagnose.matches("subtracted-row-min", _minus_row_min, equal_nan=True),
+        diagnose.matches("global-max", _minus_global_max, equal_nan=True),
         diagnose.nan_for_large_scores(),
         diagnose.matches("no-exp", lambda s: s / s.sum(axis=-1, keepdims=True)),
         diagnose.rows_not_normalised(),
@@ -201,7 +216,19 @@ def _mask_cases():
             (r.normal(size=(2, 3)), np.array([[1, 1, 0], [0, 0, 0]], bool)),
         ),
         Case("batch of 2, one all padding", (r.normal(size=(2, 2, 3)), pad), batched=True),
+        *_hidden_top_cases(r),
     ]
+
+
+def _hidden_top_cases(r):
+    """Spread scores whose highest is hidden, a fully masked row, at every leading shape."""
+    spread = cases.spread_scores()
+    found = [cases.case("hidden-top", [spread, cases.hidden_top_mask(spread)])]
+    for lead, _ in cases.leads()[1:]:
+        L, S, _, _ = cases.sizes(lead)
+        scores = r.normal(0, 3, size=(*lead, L, S))
+        found.append(cases.case("hidden-top", [scores, cases.hidden_top_mask(scores)], lead=lead))
+    return found
 
 
 def _nan_in_masked_row():
@@ -252,6 +279,7 @@ def _bug_softmax_cases():
             "huge scores, ±1000", (np.array([[1000.0, 998.0, -5.0], [-1000.0, -1001.0, -1002.0]]),)
         ),
         Case("batch of 2, 3 queries, 4 keys", (r.normal(size=(2, 3, 4)),), batched=True),
+        *_score_cases(r),
     ]
 
 
@@ -263,7 +291,7 @@ softmax_wrong_axis = BugExercise(
     bug="wrong-axis",
     diagnoses=[
         diagnose.matches("wrong-axis", lambda s: ac.softmax(s, axis=0)),
-        diagnose.matches("max-wrong-axis", _max_over_columns),
+        diagnose.matches("max-wrong-axis", _max_over_columns, equal_nan=True),
         diagnose.lost_axis(),
         diagnose.nan_for_large_scores(),
         diagnose.rows_not_normalised(),

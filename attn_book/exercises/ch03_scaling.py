@@ -26,7 +26,7 @@ import numpy as np
 import attn_core as ac
 from attn_book.data import quanta_example
 
-from . import diagnose
+from . import cases, diagnose
 from .kinds import FunctionExercise, NumberExercise
 from .records import Case
 
@@ -67,6 +67,8 @@ def _weights_cases():
             "large scores, rows far apart: q = ±1000·(1, 1), 3 keys",
             (np.array([[1000.0, 1000.0], [-1000.0, -1000.0]]), ex.keys),
         ),
+        *cases.qkv_cases(r, 2),
+        *cases.spread_qkv_cases(r, 2),
     ]
 
 
@@ -75,11 +77,11 @@ my_weights = FunctionExercise(
     ac.attention_weights,
     _weights_cases,
     diagnoses=[
-        diagnose.matches_every(  # √L: L = 1 makes it the unscaled answer on the worked example
+        diagnose.matches(  # √L: L = 1 makes it the unscaled answer on the worked example
             "scaled-by-wrong-dimension",
             lambda q, k: ac.attention_weights(q, k, scale=1 / math.sqrt(q.shape[-2])),
         ),
-        diagnose.matches_every(
+        diagnose.matches(
             "scaled-by-wrong-dimension",
             lambda q, k: ac.attention_weights(q, k, scale=1 / math.sqrt(k.shape[-2])),
         ),

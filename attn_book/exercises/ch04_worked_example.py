@@ -22,7 +22,7 @@ import numpy as np
 import attn_core as ac
 from attn_book.data import quanta_example, sentence_example
 
-from . import diagnose
+from . import cases, diagnose
 from .kinds import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
 from .records import Case
 
@@ -143,6 +143,8 @@ def _attention_cases():
             "large scores (q·k up to 20000)",
             (1000 * sentence.query, 10 * sentence.keys, sentence.values),
         ),
+        *cases.qkv_cases(r),
+        *cases.spread_qkv_cases(r),
     ]
 
 
@@ -202,7 +204,18 @@ def _sentence_cases():
             (r.normal(size=(2, 3, 4)), r.normal(size=(2, 3, 4)), r.normal(size=(2, 3, 2))),
             batched=True,
         ),
+        *cases.qkv_cases(r),
+        _close_tops(r),  # a fix that drops the max-subtraction is not a fix
     ]  # no rows far apart: the chapter's fix keeps the global max, which cancels row by row
+
+
+def _close_tops(r):
+    """Large scores, every row's highest near 1000 and the rest near -1000: e^x overflows
+    unless shifted by a maximum, and the global one is as good as each row's own."""
+    scores = np.full((4, 5), -1000.0) + r.normal(size=(4, 5))
+    scores[np.arange(4), [2, 0, 4, 1]] = 1000.0 + r.normal(size=4)
+    q, k = cases.qk_for_scores(scores, d=7, rng=r)
+    return cases.case("close-tops", [q, k, r.normal(size=(5, 3))])
 
 
 sentence_softmax = BugExercise(

@@ -24,6 +24,7 @@ import numpy as np
 
 import attn_core as ac
 
+from . import cases as _cases
 from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, DesignExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis
@@ -115,10 +116,16 @@ def _restore_cases():
         ("5 tokens in the order [3, 0, 4, 1, 2]", x5, [3, 0, 4, 1, 2], tuple(w5)),
         ("a batch of 2 sentences, order [2, 0, 1]", xb, [2, 0, 1], (w_q, w_k, w_v)),
     ]
-    return [
+    found = [
         Case(label, (_shuffled_output(x_, np.array(o), *w), np.array(o)), batched=x_.ndim == 3)
         for label, x_, o, w in cases
     ]
+    for lead, _ in _cases.leads():
+        n, dv, _, _ = _cases.sizes(lead)
+        order = r.permutation(n)
+        y = r.normal(size=(*lead, n, dv))
+        found.append(_cases.case("order", [y, order], lead=lead, n=n, order=list(order)))
+    return found
 
 
 restore_order = FunctionExercise(
@@ -208,6 +215,7 @@ def _self_attention_cases():
             (r.normal(size=(2, 3, 4)), *r.normal(size=(3, 4, 4))),
             batched=True,
         ),
+        *_cases.self_attention_cases(r),
     ]
 
 
@@ -267,6 +275,7 @@ def _my_self_attention_cases():
             "4 tokens of size about 100, d_model=6, d_k=3, d_v=2: rows far apart",  # one max: 0/0
             (100 * r.normal(size=(4, 6)), *r.normal(size=(2, 6, 3)), r.normal(size=(6, 2))),
         ),
+        *_cases.self_attention_cases(r),
     ]
 
 

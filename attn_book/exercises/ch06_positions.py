@@ -22,6 +22,7 @@ import numpy as np
 
 import attn_core as ac
 
+from . import cases as _cases
 from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis
@@ -122,17 +123,6 @@ def _dot(q, k):
     return (q * k).sum(axis=-1)  # q·k over the last axis: [...]
 
 
-def _every_case(name, alt):
-    """Like diagnose.matches, but every failing case must equal the slip: two slips that agree
-    on one case (q·k = 0 makes "q·k" and "(q·k) cos φ" alike) are told apart by the others."""
-
-    def test(trials):
-        failing = [t for t in trials if not t.ok]
-        return bool(failing) and all(t.matches(alt(*t.case.args)) for t in failing)
-
-    return Diagnosis(name, test)
-
-
 def _relative_cases():
     r = np.random.default_rng(61)
     cases = [
@@ -151,6 +141,9 @@ def _relative_cases():
         )
     q, k = r.normal(size=(2, 4, 2))  # four pairs at once
     cases.append(Case("4 (q, k) pairs, shape (4, 2), n − m = 2", (q, k, 2), batched=True))
+    for (lead, _), offset in zip(_cases.leads()[1:], (-7, 4, -1)):
+        q, k = r.normal(size=(2, *lead, 2))
+        cases.append(_cases.case("pairs", [q, k, offset], lead=lead, offset=offset))
     return cases
 
 
@@ -159,10 +152,10 @@ rope_relative = FunctionExercise(
     _rotated_score,
     _relative_cases,
     diagnoses=[
-        _every_case("offset-sign", lambda q, k, offset: _relative_score(q, k, -offset)),
-        _every_case("plain-dot", lambda q, k, offset: _dot(q, k)),
-        _every_case("cosine-term-only", lambda q, k, offset: _dot(q, k) * math.cos(offset)),
-        _every_case(
+        diagnose.matches("offset-sign", lambda q, k, offset: _relative_score(q, k, -offset)),
+        diagnose.matches("plain-dot", lambda q, k, offset: _dot(q, k)),
+        diagnose.matches("cosine-term-only", lambda q, k, offset: _dot(q, k) * math.cos(offset)),
+        diagnose.matches(
             "divided-by-root-d", lambda q, k, offset: _relative_score(q, k, offset) / math.sqrt(2)
         ),
     ],
@@ -277,6 +270,12 @@ def _layout_cases():
     cases.append(Case("3 words at positions 10, 11, 12", (x, w_q, w_k, np.array([10, 11, 12]))))
     x, w_q, w_k = r.normal(size=(2, 5, 6)), r.normal(size=(6, 8)), r.normal(size=(6, 8))
     cases.append(Case("2 sentences of 5 words", (x, w_q, w_k, np.arange(5)), batched=True))
+    for (lead, _), where in zip(_cases.leads(), range(3 + 1)):
+        n, D, d, _ = _cases.sizes(lead)
+        d += d % 2  # RoPE rotates pairs
+        pos = _cases.positions(n)[where % 3]
+        x, w_q, w_k = r.normal(size=(*lead, n, D)), r.normal(size=(D, d)), r.normal(size=(D, d))
+        cases.append(_cases.case("positions", [x, w_q, w_k, pos], lead=lead, n=n, positions=list(pos)))
     return cases
 
 

@@ -30,6 +30,7 @@ import numpy as np
 import attn_core as ac
 from attn_book.data import quanta_example, two_head_example
 
+from . import cases as _cases
 from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, DesignExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis
@@ -63,7 +64,19 @@ def _head_cases():
             (3 * r.normal(size=(2, 3, 6)), 3 * r.normal(size=(2, 3, 6)), 3),
             batched=True,
         ),
+        *_heads_cases(r, lambda n, D: (3 * r.normal(size=(n, D)), 3 * r.normal(size=(n, D)))),
     ]
+
+
+def _heads_cases(r, make):
+    """``make(lead + (n,), D) + (h,)`` at every leading shape: n tokens, h heads and d_head all
+    different (a reshape that swaps n and h changes the shape)."""
+    found = []
+    for lead, _ in _cases.leads():
+        n, h, d_head, _ = _cases.sizes(lead)
+        args = [a.reshape(*lead, n, h * d_head) for a in make(int(np.prod(lead, dtype=int)) * n, h * d_head)]
+        found.append(_cases.case("heads", [*args, h], lead=lead, L=n, D=h * d_head, h=h))
+    return found
 
 
 scale_d_model = BugExercise(
@@ -103,6 +116,7 @@ def _split_cases():
         Case("n=4, D=6, 2 heads", (r.normal(size=(4, 6)), 2)),
         Case("n=3, D=8, 4 heads", (r.normal(size=(3, 8)), 4)),
         Case("batch of 2, n=5, D=6, 3 heads", (r.normal(size=(2, 5, 6)), 3), batched=True),
+        *_heads_cases(r, lambda n, D: (r.normal(size=(n, D)),)),
     ]
 
 
@@ -191,7 +205,28 @@ def _kpm_cases():
             "a fully padded sentence: every key True",
             (r.normal(size=(2, 4)), r.normal(size=(3, 4)), np.array([True, True, True])),
         ),
+        *_padding_cases(r),
     ]
+
+
+def _padding_cases(r):
+    """Every leading shape, sizes all different, the last sequence all padding; and spread
+    scores where a padded key has a row's highest score."""
+    found = []
+    for lead, _ in _cases.leads():
+        L, S, d, _ = _cases.sizes(lead)
+        pad = r.random(size=(*lead, S)) < 0.3
+        pad[..., 0] = False
+        if lead:
+            pad[-1, ...] = True  # the last sequence (or head row) is all padding
+        q, k = r.normal(size=(*lead, L, d)), r.normal(size=(*lead, S, d))
+        found.append(_cases.case("sizes", [q, k, pad], lead=lead, L=L, S=S, d=d))
+    spread = _cases.spread_scores()
+    q, k = _cases.qk_for_scores(spread, d=7, rng=r)
+    pad = np.zeros(spread.shape[-1], dtype=bool)
+    pad[2] = True  # the spread row's highest score, 800, is on a padded key
+    found.append(_cases.case("spread", [q, k, pad]))
+    return found
 
 
 def _filled_minus_1e9(q, k, key_padding_mask):
@@ -209,7 +244,7 @@ key_padding_weights = FunctionExercise(
     _weights_from_key_padding_mask,
     _kpm_cases,
     diagnoses=[
-        diagnose.matches_every("convention-not-flipped", _not_flipped),
+        diagnose.matches("convention-not-flipped", _not_flipped),
         diagnose.matches("mask-not-applied", lambda q, k, m: ac.attention_weights(q, k)),
         diagnose.matches("filled-minus-1e9", _filled_minus_1e9),
         diagnose.rows_not_normalised(),

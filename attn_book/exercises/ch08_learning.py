@@ -22,6 +22,7 @@ import numpy as np
 import attn_core as ac
 from attn_book.data import quanta_example
 
+from . import cases as _cases
 from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, NumberExercise
 from .records import Case
@@ -101,7 +102,22 @@ def _backward_cases():
         cases.append(Case(f"self-attention, {label}", (r.normal(size=(L, Ev)), *x)))
     b = [r.normal(size=(2, 5, 4)), r.normal(size=(2, 5, 4)), r.normal(size=(2, 5, 3))]
     cases.append(Case("a batch of 2, 5 tokens", (r.normal(size=(2, 5, 3)), *b), batched=True))
+    for lead, _ in _cases.leads():  # self-attention (L = S) at every leading shape
+        n, d, dv, _ = _cases.sizes(lead)
+        x = [r.normal(size=(*lead, n, d)), r.normal(size=(*lead, n, d)), r.normal(size=(*lead, n, dv))]
+        cases.append(_cases.case("sizes-v", [r.normal(size=(*lead, n, dv)), *x], lead=lead, L=n, S=n, d=d, dv=dv))
     return cases
+
+
+def _cross_cases():
+    """Every case, and cross-attention (L ≠ S) at every leading shape, and spread scores."""
+    r = np.random.default_rng(82)
+    found = _backward_cases()
+    for c in _cases.qkv_cases(r) + _cases.spread_qkv_cases(r):
+        q, k, v = c.args
+        d_out = r.normal(size=(*q.shape[:-1], v.shape[-1])).astype(q.dtype)
+        found.append(type(c)(c.label, (d_out, q, k, v), batched=c.batched))
+    return found
 
 
 def _self_attention_cases():
@@ -123,10 +139,10 @@ query_gradient = BugExercise(
     "ch8-bug-query-gradient",
     query_gradient_buggy,
     lambda g, q, k, v: ac.attention_backward(g, q, k, v)[0],
-    _backward_cases,
+    _cross_cases,
     bug="dropped-rowsum",
     diagnoses=[
-        diagnose.matches_every(
+        diagnose.matches(
             "plain-mean", lambda g, q, k, v: _ds(g, q, k, v, plain_mean=True) @ k * _scale(q)
         ),
         diagnose.matches(

@@ -28,6 +28,7 @@ import numpy as np
 
 import attn_core as ac
 
+from . import cases as _cases
 from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, NumberExercise
 from .records import Case, Diagnosis
@@ -256,7 +257,25 @@ def _bug_cases():
             "3 queries, 5 keys, one key per block",
             (3 * r.normal(size=(3, 4)), 3 * r.normal(size=(5, 4)), r.normal(size=(5, 2)), 1),
         ),
+        *[
+            _cases.case("block", [*c.args, 2], lead=lead, L=c.args[0].shape[-2], S=c.args[1].shape[-2], block=2)
+            for c, (lead, _) in zip(_cases.qkv_cases(r, float32=False), _cases.leads())
+        ],
+        *[_with_block(c, 3) for c in _cases.spread_qkv_cases(r)],
+        _below_minus_1e9(r),
     ]
+
+
+def _below_minus_1e9(r):
+    """Scores all near -2·10⁹: a running maximum that starts at -1e9, not -inf, is wrong."""
+    scores = -2e9 + r.normal(size=(2, 5))
+    q, k = _cases.qk_for_scores(scores, d=7, rng=r)
+    return _cases.case("far-below", [q, k, r.normal(size=(5, 3)), 2])
+
+
+def _with_block(case, block):
+    """A generated case with blocks of ``block`` keys (the spread row's top in the 2nd block)."""
+    return Case(case.label, (*case.args, block), batched=case.batched)
 
 
 online_sum = BugExercise(

@@ -25,6 +25,7 @@ import numpy as np
 import attn_core as ac
 from attn_book.data import quanta_example
 
+from . import cases as _cases
 from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, NumberExercise
 from .records import Case
@@ -180,6 +181,10 @@ def _loop_cases():
             (r.normal(size=(2, 6, 4)), r.normal(size=(2, 6, 4)), r.normal(size=(2, 6, 2)), 4),
             batched=True,
         ),
+        *[
+            Case(c.label, (*c.args, 2), batched=c.batched)
+            for c in _cases.qkv_cases(r, square=True) + _cases.spread_qkv_cases(r, square=True)
+        ],
     ]
 
 

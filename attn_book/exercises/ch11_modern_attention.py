@@ -29,6 +29,7 @@ import attn_core as ac
 from attn_book.data import quanta_example
 from attn_core.sinks import softmax_with_sinks
 
+from . import cases as _cases
 from . import diagnose
 from .kinds import DesignExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis
@@ -207,6 +208,14 @@ def _plain_softmax(scores, sink):
     return ac.softmax(np.asarray(scores, dtype=float), axis=-1)
 
 
+def _plain_softmax_by_hand(scores, sink):
+    """The same slip written by hand: a fully masked row becomes -inf - (-inf) = NaN."""
+    scores = np.asarray(scores, dtype=float)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+
 def _shift_without_sink(scores, sink):
     """Shifted by the scores' max alone: a fully masked row's max is -inf, and NaN follows."""
     scores = np.asarray(scores, dtype=float)
@@ -235,7 +244,23 @@ def _sink_cases():
             (r.normal(size=(2, 3, 4)), np.array([[0.0], [2.0]])),
             batched=True,
         ),
+        *_more_sink_cases(r),
     ]
+
+
+def _more_sink_cases(r):
+    """Every leading shape with one sink per head (shape (H, 1)); spread scores with a sink
+    inside and above their range; a hidden key with the highest score and a masked row."""
+    found = []
+    for lead, _ in _cases.leads()[1:]:
+        L, S, _, _ = _cases.sizes(lead)
+        sink = r.normal(size=(lead[-1], 1))
+        found.append(_cases.case("scores", [3 * r.normal(size=(*lead, L, S)), sink], lead=lead, L=L, S=S))
+    spread = _cases.spread_scores()
+    found += [_cases.case("spread", [spread, z]) for z in (0.0, 900.0)]
+    hidden = np.where(_cases.hidden_top_mask(spread), spread, -math.inf)
+    found.append(_cases.case("hidden-top", [hidden, 1.0]))
+    return found
 
 
 def _extra_column(trials):
@@ -252,7 +277,9 @@ sink_weights = FunctionExercise(
     _sink_cases,
     diagnoses=[
         Diagnosis("sink-left-in-row", _extra_column),
-        diagnose.matches("sink-forgotten", _plain_softmax, equal_nan=True),
+        diagnose.matches(
+            "sink-forgotten", _plain_softmax, _plain_softmax_by_hand, equal_nan=True
+        ),
         diagnose.matches("masked-row-nan", _shift_without_sink, equal_nan=True),
     ],
 )
@@ -374,6 +401,11 @@ def _fold_cases():
             (r.normal(size=(2, 4, 3)), r.normal(size=(2, 3, 8))),
             batched=True,
         ),
+        *[
+            _cases.case("fold", [r.normal(size=(*lead, c, v)), r.normal(size=(*lead, v, D))], lead=lead, c=c, v=v, D=D)
+            for lead, _ in _cases.leads()[1:]
+            for c, v, D, _ in [_cases.sizes(lead)]
+        ],
     ]
 
 

@@ -27,6 +27,7 @@ import numpy as np
 
 import attn_core as ac
 
+from . import cases as _cases
 from . import diagnose
 from .kinds import FunctionExercise, NumberExercise
 from .records import Case, Diagnosis
@@ -270,6 +271,21 @@ def _delta_cases():
             ),
             batched=True,
         ),
+        *[
+            _cases.case(
+                "sizes-v",
+                [
+                    r.normal(size=(*lead, n, d)),
+                    _unit(r.normal(size=(*lead, n, d))),
+                    r.normal(size=(*lead, n, dv)),
+                    r.uniform(0.2, 1.0, (*lead, n)),
+                    r.uniform(0.5, 1.0, (*lead, n)),
+                ],
+                lead=lead, L=n, S=n, d=d, dv=dv,
+            )
+            for lead, _ in _cases.leads()[1:]
+            for n, d, dv, _ in [_cases.sizes(lead)]
+        ],
     ]
 
 

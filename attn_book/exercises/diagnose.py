@@ -3,7 +3,7 @@
 Each function returns a :class:`~attn_book.exercises.Diagnosis`: a name (its message is the
 catalog's text of that name, :mod:`.catalog`) and a test over the trials. Two families:
 
-- *imitation* diagnoses (:func:`matches`, :func:`matches_every`, :func:`factor`) recompute the
+- *imitation* diagnoses (:func:`matches`, :func:`factor`) recompute the
   answer the way the slip would, with attn_core, and fire when the reader's answer equals it;
   the site's answer box gets the slip's values;
 - *rules* look at the answer alone. For by-hand numbers they are a small fixed set, tried in
@@ -46,7 +46,6 @@ __all__ = [
     "masked_key_weighted",
     "masked_row_uniform",
     "matches",
-    "matches_every",
     "nan_for_large_scores",
     "not_finite",
     "raised",
@@ -72,41 +71,38 @@ def _same_shape(t):
 # ---------------------------------------------------------------- slips, recomputed
 
 
-def matches(name, alt, *, equal_nan=False):
-    """Fires when a failing answer equals ``alt(*case.args)``: the slip, recomputed.
+def matches(name, alt, *more, equal_nan=False):
+    """Fires when the answer *is* the slip: it equals ``alt(*case.args)`` on every case checked.
 
+    ``more``: other ways to compute the same slip (with ``ac.softmax``, or by hand with NaN
+    in a fully masked row); the answer must equal one of them on every case.
+
+    A slip that coincides with the right answer on some case is still told apart by the
+    others, and an answer that matches the slip on one case but not on another is some
+    other mistake, so it is not named (the issue's rule: a diagnosis fires only when true).
     ``equal_nan``: NaN where the slip gives NaN counts as equal (a slip that overflows).
     """
     return Diagnosis(
         name,
         lambda trials: any(
-            t.matches(alt(*t.case.args), equal_nan=equal_nan) for t in _failing(trials)
+            _is_every(trials, lambda t, f=f: f(*t.case.args), equal_nan) for f in (alt, *more)
         ),
-        site=lambda t: {"values": [alt(*t.case.args)]},
+        site=lambda t: {"values": [f(*t.case.args) for f in (alt, *more)]},
     )
 
 
-def matches_every(name, alt, *, equal_nan=False):
-    """Like :func:`matches`, but *every* failing answer must equal ``alt(*case.args)``.
-
-    For a slip that coincides with another on some case: it fires only when the whole
-    answer is the slip, so it can be tried before the other one (kernel exercises only).
-    """
-
-    def test(trials):
-        failing = _failing(trials)
-        return bool(failing) and all(
-            t.matches(alt(*t.case.args), equal_nan=equal_nan) for t in failing
-        )
-
-    return Diagnosis(name, test)
+def _is_every(trials, slip, equal_nan=False):
+    """True when some answer is wrong and every answer equals ``slip(trial)``."""
+    return any(not t.ok for t in trials) and all(
+        t.matches(slip(t), equal_nan=equal_nan) for t in trials
+    )
 
 
 def factor(f, name):
-    """Fires when a failing answer is the right one multiplied by ``f``."""
+    """Fires when the answer is the right one multiplied by ``f``, on every case."""
     return Diagnosis(
         name,
-        lambda trials: any(t.matches(t.expected * f) for t in _failing(trials)),
+        lambda trials: _is_every(trials, lambda t: t.expected * f),
         site=lambda t: {"values": [t.expected * f]},
     )
 
