@@ -69,7 +69,7 @@ def linear_attention(query, key, value, *, causal=True, feature_map=elu_plus_one
     .. math::
         o_i = \frac{\sum_{j} \phi(q_i)^\top \phi(k_j)\, v_j}{\sum_{j} \phi(q_i)^\top \phi(k_j)}
 
-    over keys j <= i (causal, the queries the newest L of S positions) or every key.
+    over keys j <= i (causal, the queries the newest L of S positions, L <= S) or every key.
 
     Parameters
     ----------
@@ -96,6 +96,13 @@ def linear_attention(query, key, value, *, causal=True, feature_map=elu_plus_one
     """
     a = check_attention(query, key, value, scale=1.0)
     causal, normalize = check_bool(causal, "causal"), check_bool(normalize, "normalize")
+    L, S = a.query.shape[-2], a.key.shape[-2]
+    if causal and L > S:  # the first queries would see no key: the normaliser would be 0
+        raise ValueError(
+            f"L must be <= S when causal: the L queries are the last L of the S key "
+            f"positions, got L = {L}, S = {S} (query has shape {a.query.shape}, key "
+            f"{a.key.shape}); causal=False lets every query see every key"
+        )
     fq, fk = _features(feature_map, a.query, a.key)  # [..., L, F], [..., S, F]
     v = np.concatenate([a.value, np.ones_like(a.value[..., :1])], axis=-1)  # [..., S, Ev + 1]
     if causal:  # the last column of v sums the weights: the normaliser

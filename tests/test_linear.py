@@ -108,6 +108,18 @@ def test_linear_attention_on_three_tokens_by_hand():
     np.testing.assert_array_equal(z_T, [5.0, 5.0])
 
 
+def test_causal_with_more_queries_than_keys_is_refused_by_name():
+    q, k = np.ones((2, 4, 3)), np.ones((2, 3, 3))  # L = 4 queries, S = 3 keys
+    message = r"L must be <= S when causal: .* got L = 4, S = 3 \(query has shape \(2, 4, 3\)"
+    with pytest.raises(ValueError, match=message) as refused:
+        linear_attention(q, k, k)
+    assert "feature map" not in str(refused.value) and "normaliser" not in str(refused.value)
+    # not causal, every query sees all three keys: equal keys and values give the value back
+    np.testing.assert_allclose(linear_attention(q, k, k, causal=False), np.ones((2, 4, 3)))
+    # L <= S still works, bottom-right: the one query is the last of the three positions
+    np.testing.assert_allclose(linear_attention(q[:, :1], k, k), np.ones((2, 1, 3)))
+
+
 def test_another_feature_map_and_a_bad_one():
     rng = np.random.default_rng(4)
     q, k, v = (rng.standard_normal((5, 3)) for _ in range(3))
