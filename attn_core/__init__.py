@@ -35,6 +35,7 @@ from .heads import (
 )
 from .kv_cache import KVCache, causal_mask_lower_right, kv_cache_bytes
 from .linear import (
+    DeltaRuleGrowthWarning,
     delta_rule,
     elu_plus_one,
     linear_attention,
@@ -92,6 +93,7 @@ def __getattr__(name):
 __all__ = [
     "BLOCKED_FROM_PAIRS",
     "AttentionCost",
+    "DeltaRuleGrowthWarning",
     "KVCache",
     "MLACache",
     "MLAScores",

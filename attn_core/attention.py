@@ -163,9 +163,11 @@ def attention_weights(
         Multiplies the scores; default :math:`1/\sqrt{E}`, 1.0 for none.
     enable_gqa : bool, default False
         Key may have fewer heads (axis -3) than query: :func:`attn_core.repeat_kv_heads`.
-    sinks : array_like of float, broadcastable to (..., L), optional
-        gpt-oss's sink logits (per head: shape (H, 1)), not scaled: a column joined to each
-        row's softmax and dropped after it (:mod:`attn_core.sinks`).
+    sinks : array_like of float, optional
+        gpt-oss's sink logits, not scaled: a column joined to each row's softmax and dropped
+        after it (:mod:`attn_core.sinks`). One number, or one per head: shape (H,) as gpt-oss
+        stores it, or (H, 1), H the scores' axis -3; with more axes, broadcastable to the
+        rows (..., H, L) with a last axis of 1. Never one per query.
 
     Returns
     -------
@@ -182,7 +184,7 @@ def attention_weights(
     if check_bool(enable_gqa, "enable_gqa"):  # fewer KV heads: each serves a group of queries
         key, _ = repeat_kv_heads(query, key)  # [..., Hkv, S, E] -> [..., Hq, S, E]
     a = check_attention(query, key, None, attn_mask, is_causal, scale)
-    sinks = check_sinks(sinks, (*a.batch, a.query.shape[-2]), a.one_query)
+    sinks = check_sinks(sinks, (*a.batch, a.query.shape[-2]))
     instead = "attn_core.scaled_dot_product_attention computes the output without them"
     check_scores_size(a.query, a.key, instead=instead)
     return a.result(_weights(a.query, a.key, a.mask, a.is_causal, a.scale, sinks))
@@ -243,7 +245,7 @@ def scaled_dot_product_attention(
     if check_bool(enable_gqa, "enable_gqa"):  # fewer KV heads: each serves a group of queries
         key, value = repeat_kv_heads(query, key, value)  # [..., Hkv, S, ·] -> [..., Hq, S, ·]
     a = check_attention(query, key, value, attn_mask, is_causal, scale)
-    sinks = check_sinks(sinks, (*a.batch, a.query.shape[-2]), a.one_query)
+    sinks = check_sinks(sinks, (*a.batch, a.query.shape[-2]))
     keep = _check_dropout(dropout_p, rng)
     if keep == 1.0 and a.pairs >= BLOCKED_FROM_PAIRS and sinks is None:  # large: in blocks
         return a.result(blocked(a.query, a.key, a.value, a.mask, a.is_causal, a.scale))

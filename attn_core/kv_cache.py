@@ -122,6 +122,8 @@ class KVCache:
     ([2.0, 1.0], [2, 1])
     """
 
+    _names = (("key", "E"), ("value", "Ev"))  # what the two arrays are, in messages
+
     def __init__(self, max_length=None, *, window=None):
         limit = None if max_length is None else check_positive_int(max_length, "max_length")
         self.max_length = limit
@@ -190,15 +192,17 @@ class KVCache:
         self._seen += s
         self._length = min(self._seen, self.window)
 
-    def attend(self, query, scale=None, enable_gqa=False):
+    def attend(self, query, scale=None, enable_gqa=False, *, sinks=None):
         """Attention of the newest L positions' queries over the cache, causal bottom-right.
 
         Parameters
         ----------
         query : array_like, shape (..., L, E) or (E,)
             The last L positions' queries (L = 1 while decoding).
-        scale, enable_gqa
-            As in :func:`attn_core.scaled_dot_product_attention`.
+        scale, enable_gqa, sinks
+            As in :func:`attn_core.scaled_dot_product_attention`: ``sinks``, gpt-oss's sink
+            logits, one per head, (H,) or (H, 1) (:mod:`attn_core.sinks`); with a window,
+            gpt-oss's decode step, a ring buffer and a sink.
 
         Returns
         -------
@@ -218,7 +222,7 @@ class KVCache:
             causal = self.window is None
             mask = causal_mask_lower_right(L, self._length) if causal else self._band(L)
         return scaled_dot_product_attention(
-            query, self.keys, self.values, mask, scale=scale, enable_gqa=enable_gqa
+            query, self.keys, self.values, mask, scale=scale, enable_gqa=enable_gqa, sinks=sinks
         )
 
     def _band(self, L):
@@ -236,18 +240,20 @@ class KVCache:
 
     def _check_new(self, key, value):
         """key (..., s, E) and value (..., s, Ev) as arrays that fit the cache, or an error."""
-        key, value = as_float_array(key, "key"), as_float_array(value, "value")
-        for name, arr in (("key", key), ("value", value)):
+        (k_name, k_width), (v_name, v_width) = self._names
+        key, value = as_float_array(key, k_name), as_float_array(value, v_name)
+        for name, arr in ((k_name, key), (v_name, value)):
             if arr.ndim < 2:
                 raise ValueError(f"{name} must be (..., s, features), got shape {arr.shape}")
         if key.shape[:-1] != value.shape[:-1]:
             raise ValueError(
-                f"key and value must have the same leading axes and number of new positions "
-                f"s (axis -2): key has shape {key.shape}, value has shape {value.shape}"
+                f"{k_name} and {v_name} must have the same leading axes and number of new "
+                f"positions s (axis -2): {k_name} has shape {key.shape}, {v_name} has shape "
+                f"{value.shape}"
             )
         if self._keys is not None:
-            self._check_fits(key, self._keys, "key", "E")
-            self._check_fits(value, self._values, "value", "Ev")
+            self._check_fits(key, self._keys, k_name, k_width)
+            self._check_fits(value, self._values, v_name, v_width)
         if self.max_length is not None and self._seen + key.shape[-2] > self.max_length:
             raise ValueError(
                 f"appending {key.shape[-2]} positions to the {self._seen} "

@@ -12,6 +12,8 @@ recurrences, one query, key and value a step; F the width of the feature map's o
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .kv_cache import _bytes_per_number, causal_mask_lower_right
@@ -21,7 +23,21 @@ from .validation import (
     check_attention_inputs,
     check_bool,
     check_positive_int,
+    first_true,
 )
+
+
+class DeltaRuleGrowthWarning(RuntimeWarning):
+    r"""A delta-rule step with :math:`\beta_t \lVert k_t \rVert^2 > 2`, which stretches the state.
+
+    Issued by :func:`delta_rule`, once a call, naming the first such token; silence it with
+    ``warnings.simplefilter("ignore", DeltaRuleGrowthWarning)`` to watch the state grow.
+
+    Examples
+    --------
+    >>> issubclass(DeltaRuleGrowthWarning, RuntimeWarning)
+    True
+    """
 
 
 def elu_plus_one(x):
@@ -53,7 +69,7 @@ def linear_attention(query, key, value, *, causal=True, feature_map=elu_plus_one
     .. math::
         o_i = \frac{\sum_{j} \phi(q_i)^\top \phi(k_j)\, v_j}{\sum_{j} \phi(q_i)^\top \phi(k_j)}
 
-    over keys j <= i (causal, the queries the newest L of S positions) or every key.
+    over keys j <= i (causal, the queries the newest L of S positions, L <= S) or every key.
 
     Parameters
     ----------
@@ -80,6 +96,13 @@ def linear_attention(query, key, value, *, causal=True, feature_map=elu_plus_one
     """
     a = check_attention(query, key, value, scale=1.0)
     causal, normalize = check_bool(causal, "causal"), check_bool(normalize, "normalize")
+    L, S = a.query.shape[-2], a.key.shape[-2]
+    if causal and L > S:  # the first queries would see no key: the normaliser would be 0
+        raise ValueError(
+            f"L must be <= S when causal: the L queries are the last L of the S key "
+            f"positions, got L = {L}, S = {S} (query has shape {a.query.shape}, key "
+            f"{a.key.shape}); causal=False lets every query see every key"
+        )
     fq, fk = _features(feature_map, a.query, a.key)  # [..., L, F], [..., S, F]
     v = np.concatenate([a.value, np.ones_like(a.value[..., :1])], axis=-1)  # [..., S, Ev + 1]
     if causal:  # the last column of v sums the weights: the normaliser
@@ -168,14 +191,25 @@ def delta_rule(query, key, value, beta, *, decay=None, state=None):
     state : ndarray, shape (..., Ev, E)
         :math:`S_T`.
 
+    Warns
+    -----
+    DeltaRuleGrowthWarning
+        When some :math:`\beta_t \|k_t\|^2 > 2` (see Notes), naming the first such token,
+        its :math:`\beta_t` and :math:`\|k_t\|^2`; the outputs are still returned.
+
     Notes
     -----
     Along :math:`k_t` the factor :math:`I - \beta_t k_t k_t^\top` multiplies by
     :math:`1 - \beta_t \|k_t\|^2`. With unit keys and :math:`0 \le \beta \le 2` that is in
-    [−1, 1]: the step never grows the state. A key of another length is accepted, not
-    refused (the models normalise in the layer, before the recurrence, and a chapter may
-    want to show what happens otherwise): for :math:`\beta\|k\|^2 > 2` the step amplifies
-    the state along k, and repeated, the state and the outputs grow without bound.
+    [−1, 1]: the step never grows the state. Real models L2-normalise the keys in the
+    layer, before the recurrence, and take β from a sigmoid, in (0, 1). A key of another
+    length is accepted: for :math:`\beta\|k\|^2 > 2` the step amplifies the state along k,
+    and repeated, the state and the outputs grow without bound, soon to inf and nan. That
+    is a warning (:class:`DeltaRuleGrowthWarning`), not an error: it is a true property of
+    the recurrence, which a chapter may want to show, and the numbers returned are what
+    the rule computes; but it is never silent, since unnormalised keys are the usual cause.
+    The test is :math:`\beta_t \|k_t\|^2 > 2` alone, in the inputs' dtype; a decay
+    :math:`\alpha_t < 1` may damp the growth and is not counted.
     Beta outside [0, 2] is refused: it is usually logits passed without their sigmoid.
 
     fla (flash-linear-attention) stores the transpose, :math:`S^\top` (E, Ev), scales the
@@ -195,6 +229,7 @@ def delta_rule(query, key, value, beta, *, decay=None, state=None):
     alpha_hint = "alpha = exp(g) in (0, 1], if you hold the log-decay g"
     a = _check_gate(1.0 if decay is None else decay, "decay", (*batch, T), 1.0, alpha_hint)
     S = _check_state(0.0 if state is None else state, (*batch, *v.shape[-1:], k.shape[-1]), q.dtype)
+    _warn_if_growing(b, k)
     out = np.empty((*batch, T, v.shape[-1]), q.dtype)
     for t in range(T):
         k_row, v_col = k[..., t, None, :], v[..., t, :, None]  # [..., 1, E], [..., Ev, 1]
@@ -311,6 +346,27 @@ def _check_gate(x, name, shape, top, hint):
             f"models use {hint}"
         )
     return g
+
+
+def _warn_if_growing(beta, k):
+    """Warn once if some β_t ‖k_t‖² > 2: the step's factor along k_t, 1 − β‖k‖², is < −1."""
+    squared = np.broadcast_to(np.einsum("...te,...te->...t", k, k), beta.shape)  # ‖k_t‖²
+    growing = beta * squared > 2.0  # [..., T]
+    if not growing.any():
+        return
+    where = first_true(growing)
+    b, k2 = float(beta[where]), float(squared[where])
+    token = f"token {where[-1]}" + (f" (batch index {list(where[:-1])})" if len(where) > 1 else "")
+    warnings.warn(
+        f"delta_rule: beta * ||k||^2 = {b * k2:.4g} > 2 at {token}, with beta = {b:.4g} and "
+        f"||k||^2 = {k2:.4g} ({int(growing.sum())} such token(s) in all): the step multiplies "
+        f"the state along k by 1 - beta ||k||^2 = {1 - b * k2:.4g}, beyond -1, so the state "
+        f"and the outputs can grow without bound. Real models L2-normalise the keys "
+        f"(||k|| = 1) and keep beta in (0, 2) (a sigmoid, in (0, 1)), which keeps the state "
+        f"bounded",
+        DeltaRuleGrowthWarning,
+        stacklevel=3,
+    )
 
 
 def _check_state(S, shape, dtype):

@@ -75,6 +75,12 @@ class MLAWeights(NamedTuple):
         return cls(*(draw(axes) for name, axes in _AXES.items() if name != "kv_norm"))
 
 
+class _LatentStore(KVCache):
+    """A :class:`KVCache` holding latents and RoPE keys, which its errors call by those names."""
+
+    _names = (("latent", "c"), ("rope_key", "r"))
+
+
 class MLACache:
     """MLA's cache: per position only the latent (c numbers) and the RoPE key (r numbers).
 
@@ -92,7 +98,7 @@ class MLACache:
     """
 
     def __init__(self, max_length=None):
-        self._held = KVCache(max_length)  # the latents where it keeps keys, the RoPE keys ...
+        self._held = _LatentStore(max_length)  # the latents where it keeps keys, the RoPE keys ...
 
     def __len__(self):
         return len(self._held)

@@ -76,8 +76,9 @@ def rotary(x, positions, base=10_000, *, layout="interleaved"):
     x : array_like, shape (..., n, d)
         Queries or keys; d even.
     positions : array_like of float, shape (n,)
-        Each row's position, a number >= 0; fractions are allowed (position interpolation
-        scales positions by L_train / L_new).
+        Each row's position, any finite number: fractions are allowed (position
+        interpolation scales positions by L_train / L_new), and so are negative ones, a
+        rotation by a negative angle, :math:`R_{-m} = R_m^{-1}` (only m − n matters).
     base : float > 0, default 10 000
         θᵢ = base^(−2i/d) (:func:`rotary_frequencies`).
     layout : {"interleaved", "halves"}
@@ -93,6 +94,8 @@ def rotary(x, positions, base=10_000, *, layout="interleaved"):
     >>> rotary([[1.0, 0.0], [1.0, 0.0]], [0, 1]).round(3)  # d = 2: θ = 1 radian
     array([[1.   , 0.   ],
            [0.54 , 0.841]])
+    >>> rotary([[1.0, 0.0]], [-1]).round(3)  # position −1: the angle −1, (cos 1, −sin 1)
+    array([[ 0.54 , -0.841]])
     """
     x = as_float_array(x, "x")
     if x.ndim < 2:
@@ -235,19 +238,20 @@ def _check_width(d, name):
 
 
 def _check_positions(positions, n):
-    """``positions`` as a float array (n,) of finite numbers >= 0, or raise naming it."""
+    """``positions`` as a float array (n,) of finite numbers, or raise naming it.
+
+    Negative positions are fine: RoPE's rotation is defined for every real angle.
+    """
     p = as_array(positions, "positions")
     if p.dtype == bool or p.dtype.kind not in "iuf":
-        raise TypeError(f"positions must be numbers >= 0, got dtype {p.dtype}")
+        raise TypeError(f"positions must be real numbers, got dtype {p.dtype}")
     p = as_float_array(p, "positions")
     if p.shape != (n,):
         raise ValueError(
             f"positions must have one entry per row of x: shape ({n},), got shape {p.shape}"
         )
-    bad = ~np.isfinite(p) | (p < 0)
+    bad = ~np.isfinite(p)
     if bad.any():
         where = int(np.argmax(bad))
-        raise ValueError(
-            f"positions must be finite numbers >= 0, but positions[{where}] = {p[where]:g}"
-        )
+        raise ValueError(f"positions must be finite numbers, but positions[{where}] = {p[where]:g}")
     return p

@@ -326,8 +326,8 @@ bool(np.allclose(output_sink, (1 - share) * output))
 # A head can now say "nothing here" by scoring every key far below $z$: with $n$ keys each
 # $\delta$ below it, the share is $1 / (1 + n e^{-\delta})$, which tends to 1 (and the output
 # to zero) once $\delta$ is well past $\ln n$, without parking weight on a real token. `ac.scaled_dot_product_attention`
-# takes the same `sinks=`; a per-head sink has the shape $(H, 1)$, one logit per head
-# broadcast over its rows.
+# takes the same `sinks=`, and so does a cache's `attend`; a per-head sink has the shape
+# $(H,)$, as gpt-oss stores it, or $(H, 1)$: one logit per head, the same for all its rows.
 # %% [markdown]
 # ## Gated attention: a gate on each head's output (게이트 어텐션)
 #

@@ -401,8 +401,12 @@ figures.show(
 # $$ (eq-ch12-delta)
 #
 # with $S$ now stored as $d_v \times d_k$ (values by keys, as `ac.delta_rule` and the papers
-# write it), unit keys, and a writing strength (쓰기 강도) $0 < \beta_t \le 1$ that the model
-# computes from each token. With $\beta_t = 1$ and a unit key, $S_t \mathbf k_t = S_{t-1}\mathbf k_t +
+# write it), unit keys, and a writing strength (쓰기 강도) $\beta_t$ that the model computes
+# from each token. Real models L2-normalise every key, $\lVert \mathbf k_t \rVert = 1$, and
+# take $\beta_t$ from a sigmoid, $0 < \beta_t < 1$, well inside the
+# $\beta_t \lVert \mathbf k_t \rVert^2 \le 2$ that keeps the state bounded (`ac.delta_rule`
+# warns past it).
+# With $\beta_t = 1$ and a unit key, $S_t \mathbf k_t = S_{t-1}\mathbf k_t +
 # \mathbf v_t - S_{t-1} \mathbf k_t = \mathbf v_t$: after the write the state returns exactly
 # the new value for its key. By hand on the three unit keys, $\beta = 1$:
 

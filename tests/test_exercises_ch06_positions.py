@@ -81,11 +81,10 @@ def test_rope_relative_reference_is_offset_only_and_the_solution_passes():
         q, k, offset = case.args
         if case.batched:
             continue
-        for m in (0, 3, 40):
-            if m + offset >= 0:
-                assert ch6p.rope_relative.reference(q, k, offset) == pytest.approx(
-                    _loop_rotated_score(q, k, m, m + offset), abs=1e-12
-                )
+        for m in (-40, -3, 0, 3, 40):  # negative positions too: n = m + offset < 0 at times
+            assert ch6p.rope_relative.reference(q, k, offset) == pytest.approx(
+                _loop_rotated_score(q, k, m, m + offset), abs=1e-12
+            )
 
     def reader(q, k, offset):  # the derivation's last line, as a reader writes it
         c, s = math.cos(offset), math.sin(offset)
@@ -94,6 +93,18 @@ def test_rope_relative_reference_is_offset_only_and_the_solution_passes():
         ) * s
 
     assert ch6p.rope_relative.check(reader).ok
+
+
+def test_rope_relative_passes_a_solution_that_rotates_to_negative_positions():
+    """m = 0, n = offset: the cases with n − m < 0 put the key at a negative position."""
+    assert any(case.args[2] < 0 for case in ch6p.rope_relative.cases())
+
+    def by_rotary(q, k, offset):  # the score itself, with the query at position 0
+        q0 = ac.rotary(np.asarray(q, dtype=float)[..., None, :], [0])[..., 0, :]
+        kn = ac.rotary(np.asarray(k, dtype=float)[..., None, :], [offset])[..., 0, :]
+        return (q0 * kn).sum(axis=-1)
+
+    assert ch6p.rope_relative.check(by_rotary).ok
 
 
 @pytest.mark.parametrize(

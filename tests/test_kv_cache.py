@@ -347,3 +347,61 @@ def test_feature_vectors_refuses_an_unknown_word():
         feature_vectors(["나는", "고양이"])
     with pytest.raises(ValueError, match="tokens must be a sequence of the words"):
         feature_vectors("나는")
+
+
+def _window_sink_loop(q, k, v, window, sinks):
+    """Row t of head h: keys j with 0 <= t − j < W, scores q·k/√E, the head's sink logit
+    appended, softmax, the sink dropped; the weights times the values. Plain floats."""
+    H, n, E = q.shape
+    out = np.zeros((H, n, v.shape[-1]))
+    for h in range(H):
+        for t in range(n):
+            seen = [j for j in range(n) if 0 <= t - j < window]
+            scores = [float(q[h, t] @ k[h, j]) / math.sqrt(E) for j in seen]
+            top = max([*scores, float(sinks[h])])
+            exps = [math.exp(s - top) for s in scores]
+            total = sum(exps) + math.exp(float(sinks[h]) - top)
+            out[h, t] = sum(e / total * v[h, j] for e, j in zip(exps, seen, strict=True))
+    return out
+
+
+@pytest.mark.parametrize("sink_shape", ["(H,)", "(H, 1)"])
+def test_a_ring_buffer_decode_with_a_sink_equals_the_windowed_full_pass(sink_shape):
+    # gpt-oss's decode step: a window of W keys in a ring buffer, one sink logit per head
+    rng = np.random.default_rng(21)
+    H, n, E, Ev, W = 4, 9, 3, 2, 4  # H = W: the prefill below has L = H queries
+    q, k, v = (
+        rng.standard_normal((H, n, E)),
+        rng.standard_normal((H, n, E)),
+        rng.normal(size=(H, n, Ev)),
+    )
+    sinks = rng.standard_normal(H) * 2
+    given = sinks if sink_shape == "(H,)" else sinks[:, None]
+    want = _window_sink_loop(q, k, v, W, sinks)
+    ring = KVCache(window=W)
+    rows = []
+    for t in range(n):
+        ring.append(k[:, t : t + 1], v[:, t : t + 1])  # [H, 1, E]
+        rows.append(ring.attend(q[:, t : t + 1], sinks=given))  # [H, 1, Ev]
+    np.testing.assert_allclose(np.concatenate(rows, axis=1), want, rtol=1e-12, atol=1e-14)
+    full = ac.scaled_dot_product_attention(q, k, v, ac.sliding_window_mask(n, n, W), sinks=given)
+    np.testing.assert_allclose(full, want, rtol=1e-12, atol=1e-14)
+    prefill = KVCache(window=W)  # a prompt of W positions attended at once, before it wraps
+    prefill.append(k[:, :W], v[:, :W])
+    np.testing.assert_allclose(
+        prefill.attend(q[:, :W], sinks=given), want[:, :W], rtol=1e-12, atol=1e-14
+    )
+
+
+def test_attend_without_sinks_is_unchanged_and_bad_sinks_are_named():
+    rng = np.random.default_rng(22)
+    k, v, q = rng.standard_normal((2, 5, 3)), rng.standard_normal((2, 5, 2)), rng.normal(size=3)
+    cache = KVCache()
+    cache.append(k, v)
+    np.testing.assert_array_equal(
+        cache.attend(q[None, None]), cache.attend(q[None, None], sinks=None)
+    )
+    minus_inf = cache.attend(q[None, None], sinks=[-np.inf, -np.inf])  # no sink at all
+    np.testing.assert_array_equal(minus_inf, cache.attend(q[None, None]))
+    with pytest.raises(ValueError, match=r"sinks of shape \(3,\) do not broadcast"):
+        cache.attend(np.ones((2, 1, 3)), sinks=np.zeros(3))

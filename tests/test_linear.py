@@ -7,6 +7,7 @@ parallel form against the recurrence, and three tokens multiplied out by hand.
 """
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -105,6 +106,18 @@ def test_linear_attention_on_three_tokens_by_hand():
     np.testing.assert_allclose(out, rows, rtol=1e-15)
     np.testing.assert_array_equal(S_T, [[2 * 2 + 0 + 2, 0 + 2 + 2], [2 * 1 + 0 + 2, 0 + 4 + 2]])
     np.testing.assert_array_equal(z_T, [5.0, 5.0])
+
+
+def test_causal_with_more_queries_than_keys_is_refused_by_name():
+    q, k = np.ones((2, 4, 3)), np.ones((2, 3, 3))  # L = 4 queries, S = 3 keys
+    message = r"L must be <= S when causal: .* got L = 4, S = 3 \(query has shape \(2, 4, 3\)"
+    with pytest.raises(ValueError, match=message) as refused:
+        linear_attention(q, k, k)
+    assert "feature map" not in str(refused.value) and "normaliser" not in str(refused.value)
+    # not causal, every query sees all three keys: equal keys and values give the value back
+    np.testing.assert_allclose(linear_attention(q, k, k, causal=False), np.ones((2, 4, 3)))
+    # L <= S still works, bottom-right: the one query is the last of the three positions
+    np.testing.assert_allclose(linear_attention(q[:, :1], k, k), np.ones((2, 1, 3)))
 
 
 def test_another_feature_map_and_a_bad_one():
@@ -215,8 +228,53 @@ def test_unit_keys_stay_bounded_and_long_keys_blow_up():
     out, _ = delta_rule(np.ones((T, 1)), np.ones((T, 1)), np.zeros((T, 1)), 1.0, state=[[1.0]])
     assert np.abs(out).max() == 0.0  # β‖k‖² = 1: the old value erased in one step
     long_keys = np.full((T, 1), 2.0)  # ‖k‖² = 4: factor 1 - 4 = -3 a step
-    out, S = delta_rule(long_keys, long_keys, np.zeros((T, 1)), 1.0, state=[[1.0]])
+    with pytest.warns(ac.DeltaRuleGrowthWarning, match=r"beta = 1 and \|\|k\|\|\^2 = 4"):
+        out, S = delta_rule(long_keys, long_keys, np.zeros((T, 1)), 1.0, state=[[1.0]])
     np.testing.assert_allclose(S, [[(-3.0) ** T]])  # accepted, and it grows as 3^T
+
+
+def _first_growing_step(k, beta):
+    """(batch index..., t) of the first β_t ‖k_t‖² > 2, by loops over plain floats, or None."""
+    k, beta = np.asarray(k, dtype=float), np.asarray(beta, dtype=float)
+    for index in np.ndindex(beta.shape):
+        squared = sum(float(x) ** 2 for x in k[index])
+        if float(beta[index]) * squared > 2:
+            return index, float(beta[index]), squared
+    return None
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_delta_rule_warns_exactly_when_some_beta_k_squared_passes_two(seed):
+    rng = np.random.default_rng(seed)
+    B, T, E = 2, 5, 3
+    k = rng.standard_normal((B, T, E)) * rng.uniform(0.3, 1.2)  # ‖k‖² from ~0 to a few
+    beta = rng.uniform(0, 2, (B, T)) * (seed % 3 != 0)  # every third seed: β = 0, silent
+    q, v = rng.standard_normal((B, T, E)), rng.standard_normal((B, T, 2))
+    first = _first_growing_step(k, beta)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        delta_rule(q, k, v, beta)
+    growth = [w for w in caught if issubclass(w.category, ac.DeltaRuleGrowthWarning)]
+    if first is None:
+        assert growth == []
+        return
+    (index, b, squared) = first
+    assert len(growth) == 1  # once a call, naming the first such token
+    message = str(growth[0].message)
+    assert f"token {index[-1]} (batch index [{index[0]}])" in message
+    assert f"beta = {b:.4g}" in message and f"||k||^2 = {squared:.4g}" in message
+    assert "L2-normalise" in message and "(0, 2)" in message
+
+
+def test_delta_rule_is_silent_at_the_boundary_and_for_unit_keys():
+    k = np.array([[1.0, 0.0], [0.0, 1.0]])  # ‖k‖² = 1 exactly
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning fails the test
+        delta_rule(k, k, k, [2.0, 2.0])  # β‖k‖² = 2: factor −1, bounded
+        delta_rule(k, 2 * k, k, [0.5, 0.5])  # 0.5 · 4 = 2
+    with pytest.warns(ac.DeltaRuleGrowthWarning, match=r"token 1\b.* beta = 0.51"):
+        delta_rule(k, 2 * k, k, [0.5, 0.51])  # 0.51 · 4 = 2.04 > 2 at the second token
+    assert issubclass(ac.DeltaRuleGrowthWarning, RuntimeWarning)
 
 
 def test_the_state_carries_over_between_calls():

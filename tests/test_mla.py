@@ -227,3 +227,16 @@ def test_mla_scores_with_a_cache_are_the_last_rows_of_the_full_pass():
     np.testing.assert_allclose(step.weights, full.weights[:, 4:], rtol=1e-10)
     with pytest.raises(TypeError, match=r"cache must be an attn_core\.MLACache"):
         ac.mla_scores(x, w, cache=ac.KVCache())
+
+
+def test_mla_cache_errors_name_latents_and_rope_keys_not_keys_and_values():
+    cache = MLACache()
+    with pytest.raises(ValueError, match=r"latent and rope_key must have the same .* \(2, 2\)"):
+        cache.append(np.zeros((3, 4)), np.zeros((2, 2)))
+    cache.append(np.zeros((3, 4)), np.zeros((3, 2)))
+    with pytest.raises(ValueError, match=r"a new latent of width c = 5 .* latents of width 4"):
+        cache.append(np.zeros((1, 5)), np.zeros((1, 2)))
+    with pytest.raises(ValueError, match=r"a new rope_key of width r = 3"):
+        cache.append(np.zeros((1, 4)), np.zeros((1, 3)))
+    with pytest.raises(ValueError, match=r"rope_key must be finite"):
+        cache.append(np.zeros((1, 4)), np.full((1, 2), np.nan))

@@ -216,7 +216,7 @@ def test_alibi_with_a_causal_mask_equals_the_papers_row_constant_form():
     [
         (lambda: ac.rotary(np.ones((2, 3)), [0, 1]), ValueError, ["x's last axis d", "even", "3"]),
         (lambda: ac.rotary(np.ones((2, 4)), [0, np.inf]), ValueError, ["positions[1] = inf"]),
-        (lambda: ac.rotary(np.ones((2, 4)), [0, -1]), ValueError, ["positions[1] = -1"]),
+        (lambda: ac.rotary(np.ones((2, 4)), [0, -np.inf]), ValueError, ["positions[1] = -inf"]),
         (lambda: ac.rotary(np.ones((2, 4)), [0, 1, 2]), ValueError, ["positions", "(2,)", "(3,)"]),
         (lambda: ac.rotary(np.ones((2, 4)), ["a", "b"]), TypeError, ["positions"]),
         (lambda: ac.rotary(np.ones((2, 4)), [True, False]), TypeError, ["positions"]),
@@ -268,3 +268,37 @@ def test_rotary_takes_fractional_positions():
     q, k = np.random.default_rng(3).normal(size=(2, 1, 8))
     score = ac.rotary(q, [2.5])[0] @ ac.rotary(k, [1.0])[0]  # offset -1.5
     np.testing.assert_allclose(score, ac.rotary(q, [11.5])[0] @ ac.rotary(k, [10.0])[0])
+
+
+def test_rotary_at_minus_p_is_the_inverse_rotation_by_hand():
+    """cos(−pθ) = cos pθ and sin(−pθ) = −sin pθ: each pair turns back by pθ, Rᵀ = R⁻¹."""
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(3, 6))
+    p = np.array([1.0, 4.0, 2.5])
+    got = ac.rotary(x, -p)
+    for row in range(3):
+        for i in range(3):
+            theta = 10_000 ** (-2 * i / 6)
+            c, s = math.cos(p[row] * theta), math.sin(p[row] * theta)
+            a, b = x[row, 2 * i], x[row, 2 * i + 1]
+            assert got[row, 2 * i] == pytest.approx(c * a + s * b, abs=1e-12)
+            assert got[row, 2 * i + 1] == pytest.approx(-s * a + c * b, abs=1e-12)
+    np.testing.assert_allclose(ac.rotary(ac.rotary(x, p), -p), x, atol=1e-12)  # undone
+    np.testing.assert_allclose(ac.rotary(x, -p), _rope_complex(x, -p), atol=1e-12)
+    halves = ac.rotary(x, -p, layout="halves")
+    np.testing.assert_allclose(halves, _rope_rotate_half(x, -p), atol=1e-12)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "halves"])
+def test_rotary_scores_depend_on_m_minus_n_alone_for_negative_positions_too(layout):
+    q, k = np.random.default_rng(12).normal(size=(2, 1, 8))
+    pairs = [(-7, -3), (-2, 2), (0, 4), (5, 9), (-100, -96)]  # n − m = 4 throughout
+
+    def score(m, n):
+        return float(ac.rotary(q, [m], layout=layout)[0] @ ac.rotary(k, [n], layout=layout)[0])
+
+    want = score(*pairs[0])
+    for m, n in pairs[1:]:
+        assert score(m, n) == pytest.approx(want, abs=1e-12)
+    assert score(-3, -7) == pytest.approx(score(4, 0), abs=1e-12)  # n − m = −4
+    assert score(-3, -7) != pytest.approx(want, abs=1e-6)  # the sign of the offset matters

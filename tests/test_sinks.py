@@ -80,8 +80,9 @@ def test_a_sink_of_minus_infinity_is_no_sink_and_sinks_broadcast():
         ac.attention_weights(q, k, sinks=-np.inf), ac.attention_weights(q, k)
     )
     per_head = ac.attention_weights(q, k, sinks=[[0.5], [-0.5]])
-    per_row = ac.attention_weights(q, k, sinks=np.array([[0.5] * 3, [-0.5] * 3]))
-    np.testing.assert_array_equal(per_head, per_row)
+    np.testing.assert_array_equal(per_head, ac.attention_weights(q, k, sinks=[0.5, -0.5]))
+    with pytest.raises(ValueError, match=r"sinks of shape \(2, 3\) would give each query"):
+        ac.attention_weights(q, k, sinks=np.array([[0.5] * 3, [-0.5] * 3]))  # per row: no
     one_query = ac.attention_weights(q[0, 0], k, sinks=[0.5, -0.5])  # a 1-D query: sinks (H,)
     as_rows = ac.attention_weights(q[0, :1], k, sinks=[[0.5], [-0.5]])  # [H, 1, S]
     np.testing.assert_array_equal(one_query, as_rows[:, 0])
@@ -135,3 +136,44 @@ def test_bad_sinks_name_themselves_and_the_shapes():
         ac.attention_weights(q, k, sinks=np.nan)
     with pytest.raises(TypeError, match="sinks must hold real numbers"):
         ac.attention_weights(q, k, sinks="0")
+
+
+def _concat_softmax_drop(scores, sink):
+    """gpt-oss's recipe for one row, in plain floats: append the sink, softmax, drop it."""
+    joined = [*scores, sink]
+    top = max(joined)
+    exps = [math.exp(x - top) for x in joined]
+    return [e / sum(exps) for e in exps[:-1]]
+
+
+@pytest.mark.parametrize(("H", "L"), [(4, 4), (3, 5), (4, 1)])
+def test_a_1d_sinks_is_one_logit_per_head_even_when_h_equals_l(H, L):
+    # (H,) is what gpt-oss stores; with H = L it could be read along the query axis instead
+    rng = np.random.default_rng(10 * H + L)
+    B, S, E = 2, 6, 3
+    q, k = rng.standard_normal((B, H, L, E)), rng.standard_normal((B, H, S, E))
+    v = rng.standard_normal((B, H, S, 2))
+    sinks = rng.standard_normal(H) * 2  # [H], all different: a mix-up would show
+    want = np.zeros((B, H, L, S))
+    for b in range(B):
+        for h in range(H):
+            for i in range(L):
+                scores = [float(q[b, h, i] @ k[b, h, j]) / math.sqrt(E) for j in range(S)]
+                want[b, h, i] = _concat_softmax_drop(scores, float(sinks[h]))
+    got = ac.attention_weights(q, k, sinks=sinks)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-300)
+    np.testing.assert_allclose(
+        ac.scaled_dot_product_attention(q, k, v, sinks=sinks), want @ v, rtol=1e-12, atol=1e-15
+    )
+    np.testing.assert_array_equal(got, ac.attention_weights(q, k, sinks=sinks[:, None]))
+
+
+def test_sinks_that_would_vary_by_query_are_refused_with_the_fix():
+    q, k = np.zeros((2, 4, 4, 3)), np.zeros((2, 4, 5, 3))  # B = 2, H = L = 4
+    with pytest.raises(ValueError, match=r"sinks of shape \(2, 4\) .* sinks\[\.\.\., None\]"):
+        ac.attention_weights(q, k, sinks=np.zeros((2, 4)))  # (B, H): needs its trailing 1
+    ac.attention_weights(q, k, sinks=np.zeros((2, 4, 1)))  # (B, H, 1): one per batch and head
+    with pytest.raises(ValueError, match=r"sinks of shape \(4,\) is one logit per head, .* no"):
+        ac.attention_weights(np.zeros((4, 3)), np.zeros((5, 3)), sinks=np.zeros(4))  # no heads
+    one = ac.attention_weights(np.zeros((4, 3)), np.ones((5, 3)), sinks=[0.0])  # (1,): one sink
+    np.testing.assert_allclose(one.sum(-1), 5 / 6)

@@ -146,7 +146,7 @@ def test_rotary_matches_attn_core(run_js):
     rng = np.random.default_rng(8)
     cases, expected = [], []
     for n, d, base in [(3, 2, 10_000), (4, 8, 10_000), (2, 6, 500.0)]:
-        x, positions = rng.normal(size=(n, d)), rng.integers(0, 40, size=n).tolist()
+        x, positions = rng.normal(size=(n, d)), rng.integers(-40, 40, size=n).tolist()  # < 0 too
         cases.append(["rotary", [x.tolist(), positions, base]])
         expected.append(attn_core.rotary(x, positions, base))
     cases.append(["rotaryFrequencies", [8]])

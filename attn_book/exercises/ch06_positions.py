@@ -105,7 +105,7 @@ _M = 7  # any query position gives the same score for a given offset: that is th
 
 def _rotated_score(q, k, offset):
     """q_m · k_n with n = m + offset, by attn_core.rotary (d = 2, θ = 1); q, k (..., 2)."""
-    m = _M + 20  # far enough that m + offset >= 0 for every case
+    m = _M  # n = m + offset may be negative: RoPE turns by a negative angle then
     q_m = ac.rotary(np.asarray(q, dtype=float)[..., None, :], [m])[..., 0, :]  # [..., 2]
     k_n = ac.rotary(np.asarray(k, dtype=float)[..., None, :], [m + offset])[..., 0, :]
     return (q_m * k_n).sum(axis=-1)  # [...]
