@@ -101,3 +101,21 @@ def mistakes(ex):
     if isinstance(ex, ChoiceExercise):
         given += [Mistake(f"answers {o}", o, f"chose-{o}") for o in ex.options if o != ex.answer]
     return given
+
+
+def each_item(loop, *args, core):
+    """``loop`` (written for one item) applied over every leading axis of ``args[0]``.
+
+    ``core[i]`` is how many trailing axes argument ``i`` has for one item (``None`` for an
+    argument every item shares: a weight matrix, a block size, the positions). A reader's
+    plain loop handles one sentence; the checker's cases add a batch of 1, of 2, and batch ×
+    heads, so the tests compare with the loop item by item.
+    """
+    first = np.asarray(args[0])
+    lead = first.shape[: first.ndim - core[0]]
+    rows = []
+    for index in np.ndindex(lead):
+        rows.append(
+            loop(*(a if c is None else np.asarray(a)[index] for a, c in zip(args, core, strict=True)))
+        )
+    return np.array(rows).reshape(*lead, *np.shape(rows[0]))

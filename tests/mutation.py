@@ -147,8 +147,10 @@ def _replacements(node):
                 cond, a, b = node.args
                 out.append(a)  # the mask removed
                 out.append(ast.Call(func, [cond, b, a], kws))  # the mask inverted
-            if is_np and func.attr in ("sqrt", "exp"):
+            if is_np and func.attr in ("sqrt", "exp", "argsort"):
                 out += node.args[:1]
+            if is_np and func.attr == "einsum" and node.args:
+                out += [ast.Call(func, [spec, *node.args[1:]], kws) for spec in _einsum_slips(node.args[0])]
             if is_np and func.attr in ("maximum", "minimum") and len(node.args) == 2:
                 out += node.args  # the running maximum replaced by one side alone
     if isinstance(node, ast.Attribute) and node.attr == "T":
@@ -173,7 +175,7 @@ def _replacements(node):
             out.append(node.right)
         if isinstance(node.op, ast.MatMult):
             out.append(ast.BinOp(node.right, ast.MatMult(), node.left))
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.Invert | ast.Not):
         out.append(node.operand)
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         flips = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
@@ -207,6 +209,19 @@ def _replacements(node):
         squeeze = ast.Attribute(ast.Name("np", ast.Load()), "squeeze", ast.Load())
         out.append(ast.Return(ast.Call(squeeze, [node.value], [])))
     return out
+
+
+def _einsum_slips(spec):
+    """An einsum's subscripts with the output's last two letters swapped, or without ``...``."""
+    if not (isinstance(spec, ast.Constant) and isinstance(spec.value, str) and "->" in spec.value):
+        return []
+    inputs, output = spec.value.split("->")
+    slips = []
+    if len(output.replace("...", "")) >= 2:
+        slips.append(f"{inputs}->{output[:-2]}{output[-1]}{output[-2]}")
+    if "..." in spec.value:
+        slips.append(spec.value.replace("...", ""))
+    return [ast.Constant(s) for s in slips]
 
 
 def _is_ellipsis(node):

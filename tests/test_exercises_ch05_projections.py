@@ -149,12 +149,10 @@ def test_the_bug_fires_and_the_fix_passes_against_plain_loops():
         "keys-from-query-matrix"
     )
 
-    def fixed(X, W_Q, W_K, W_V):
-        return (
-            np.array([_loop_attention(x, W_Q, W_K, W_V) for x in X])
-            if X.ndim == 3
-            else (_loop_attention(X, W_Q, W_K, W_V))
-        )
+    def fixed(X, W_Q, W_K, W_V):  # any number of leading axes, one at a time
+        if X.ndim > 2:
+            return np.array([fixed(x, W_Q, W_K, W_V) for x in X])
+        return _loop_attention(X, W_Q, W_K, W_V)
 
     assert ch5.three_projections_bug.check(fixed).ok
 
@@ -235,7 +233,8 @@ def test_my_self_attention_cases_are_the_ones_the_chapter_teaches():
     assert np.array_equal(X, ch5._sentence_case()[0]) and X.shape[-1] != W_Q.shape[-1]
     assert any(c.args[2].shape[-1] != c.args[3].shape[-1] for c in cases)  # d_k ≠ d_v
     batches = [c for c in cases if c.batched]
-    assert batches and all(c.args[0].ndim == 3 for c in batches)
+    assert batches and all(c.args[0].ndim >= 3 for c in batches)
+    assert {c.args[0].shape[:-2] for c in batches} >= {(1,), (2,), (2, 3)}  # any batch
     # a B = n = d_k batch, where K.T runs without an error
     assert any(c.args[0].shape[0] == c.args[0].shape[1] == c.args[1].shape[1] for c in batches)
     with np.errstate(over="ignore", invalid="ignore"):

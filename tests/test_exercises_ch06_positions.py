@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from answer_inputs import Answers, Mistake
+from answer_inputs import Answers, Mistake, each_item
 
 import attn_core as ac
 from attn_book.exercises import all_exercises
@@ -176,15 +176,12 @@ def _halves_loop(x, w, positions):
 
 
 def test_rope_layout_reference_is_the_halves_layout_and_the_bug_is_diagnosed_by_name():
-    for case in ch6p.rope_layout.cases():
-        x, w_q, w_k, positions = case.args
-        if case.batched:
-            x = x[0]  # the loop takes one sentence; the first of the batch
+    def loop_scores(x, w_q, w_k, positions):  # one sentence
         q, k = _halves_loop(x, w_q, positions), _halves_loop(x, w_k, positions)
-        want = q @ k.T / math.sqrt(q.shape[-1])
-        got = ch6p.rope_layout.reference(*case.args)
-        np.testing.assert_allclose(got[0] if case.batched else got, want, atol=1e-10)
-        continue
+        return q @ k.T / math.sqrt(q.shape[-1])
+
+    for case in ch6p.rope_layout.cases():
+        want = each_item(loop_scores, *case.args, core=(2, None, None, None))
         np.testing.assert_allclose(ch6p.rope_layout.reference(*case.args), want, atol=1e-10)
     feedback = ch6p.rope_layout.check(ch6p.ported_scores)
     assert feedback.diagnosis == "layout-mismatch" and "layout mismatch" in feedback.message

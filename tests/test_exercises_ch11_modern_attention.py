@@ -3,7 +3,7 @@
 import math
 
 import numpy as np
-from answer_inputs import Answers, Mistake, solution
+from answer_inputs import Answers, Mistake, each_item, solution
 
 import attn_core as ac
 from attn_book.exercises import ch11_modern_attention as ch11
@@ -89,14 +89,8 @@ def test_the_sink_reference_is_the_formula_by_loops():
     for case in ch11.sink_weights.cases():
         scores, sink = case.args
         got = ch11.sink_weights.reference(scores, sink)
-        if case.batched:
-            sinks = np.broadcast_to(sink, scores.shape[:-1])
-            want = [
-                [_sink_loop(row.tolist(), float(z)) for row, z in zip(rows, zs, strict=True)]
-                for rows, zs in zip(scores, sinks, strict=True)
-            ]
-        else:
-            want = _sink_loop(scores.tolist(), float(sink))
+        sinks = np.broadcast_to(sink, scores.shape[:-1])  # one sink per row
+        want = each_item(lambda row, z: _sink_loop(row.tolist(), float(z)), scores, sinks, core=(1, 0))
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300)
 
 

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from answer_inputs import Answers, Mistake, solution
+from answer_inputs import Answers, Mistake, each_item, solution
 
 from attn_book.exercises import ch12_linear_attention as ch12
 
@@ -105,11 +105,8 @@ def _gated_loop(q, k, v, beta, decay):
 
 def test_gated_delta_reference_is_the_loop():
     for case in ch12.gated_delta.cases():
-        args = [a.tolist() for a in case.args]
-        want = (
-            [_gated_loop(*xs) for xs in zip(*args, strict=True)]
-            if case.batched
-            else _gated_loop(*args)
+        want = each_item(
+            lambda *xs: _gated_loop(*(x.tolist() for x in xs)), *case.args, core=(2, 2, 2, 1, 1)
         )
         np.testing.assert_allclose(ch12.gated_delta.reference(*case.args), want, atol=1e-12)
         np.testing.assert_allclose(solution(ch12.gated_delta)(*case.args), want, atol=1e-12)
