@@ -116,6 +116,8 @@ def each_item(loop, *args, core):
     rows = []
     for index in np.ndindex(lead):
         rows.append(
-            loop(*(a if c is None else np.asarray(a)[index] for a, c in zip(args, core, strict=True)))
+            loop(
+                *(a if c is None else np.asarray(a)[index] for a, c in zip(args, core, strict=True))
+            )
         )
     return np.array(rows).reshape(*lead, *np.shape(rows[0]))

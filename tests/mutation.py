@@ -150,7 +150,10 @@ def _replacements(node):
             if is_np and func.attr in ("sqrt", "exp", "argsort"):
                 out += node.args[:1]
             if is_np and func.attr == "einsum" and node.args:
-                out += [ast.Call(func, [spec, *node.args[1:]], kws) for spec in _einsum_slips(node.args[0])]
+                out += [
+                    ast.Call(func, [spec, *node.args[1:]], kws)
+                    for spec in _einsum_slips(node.args[0])
+                ]
             if is_np and func.attr in ("maximum", "minimum") and len(node.args) == 2:
                 out += node.args  # the running maximum replaced by one side alone
     if isinstance(node, ast.Attribute) and node.attr == "T":
@@ -238,9 +241,7 @@ def _first_entry(array, keywords):
 def mutants(code, name):
     """Every one-change mutant of the function ``name`` defined in ``code``."""
     tree = ast.parse(code)
-    target = next(
-        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name
-    )
+    target = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name)
     sites = [n for stmt in target.body for n in ast.walk(stmt)]
     lines = code.splitlines()
     seen, found = Counter(), []
@@ -295,10 +296,14 @@ def _replace(root, old, new):
 
 def _free_names(code):
     tree = ast.parse(code)
-    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    stored = {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+    }
     stored |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)}
     stored |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args}
-    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    loaded = {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    }
     return loaded - stored - set(dir(builtins))
 
 
@@ -377,7 +382,9 @@ def run(only=None):
 
 def table(results):
     """The score per chapter: killed / (mutants − equivalent)."""
-    lines = [f"{'chapter':<22} {'exercises':>9} {'mutants':>8} {'equivalent':>10} {'killed':>7} {'score':>7}"]
+    lines = [
+        f"{'chapter':<22} {'exercises':>9} {'mutants':>8} {'equivalent':>10} {'killed':>7} {'score':>7}"
+    ]
     by_chapter = {}
     for r in results:
         by_chapter.setdefault(r.solution.chapter, []).append(r)
@@ -386,7 +393,9 @@ def table(results):
         equivalent = sum(len(r.survivors) - len(r.unexplained) for r in rs)
         killed = total - sum(len(r.survivors) for r in rs)
         score = killed / max(total - equivalent, 1)
-        lines.append(f"{chapter:<22} {len(rs):>9} {total:>8} {equivalent:>10} {killed:>7} {score:>7.0%}")
+        lines.append(
+            f"{chapter:<22} {len(rs):>9} {total:>8} {equivalent:>10} {killed:>7} {score:>7.0%}"
+        )
     return "\n".join(lines)
 
 

@@ -222,6 +222,12 @@ def _stable_softmax(scores):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _filled_with_zero(scores, mask):
+    s = np.where(mask, scores, 0.0)  # 0 is a score like any other: e^0 = 1
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 def _naive_masked(scores, mask):
     s = np.where(mask, scores, -np.inf)
     e = np.exp(s - s.max(axis=-1, keepdims=True))  # -inf - (-inf) = NaN in a masked row
@@ -300,6 +306,11 @@ ANSWERS = {
                 "zeroed-not-renormalised",
             ),
             Mistake(
+                "hidden keys filled with 0, not -inf",
+                _filled_with_zero,
+                "hidden-key-weighted",
+            ),
+            Mistake(
                 "True taken as 'ignore'",
                 lambda s, m: ac.softmax(np.where(m, -np.inf, s)),
                 "masked-key-weighted",
@@ -315,9 +326,14 @@ ANSWERS = {
         solution=_stable_softmax,
         mistakes=[
             Mistake(
+                "the right axis, the max-subtraction dropped",
+                lambda s: np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True),
+                "nan-large-scores",
+            ),
+            Mistake(  # NaN too, but wrong on small scores as well: not "only the shift"
                 "normalised over the whole array",
                 lambda s: np.exp(s) / np.exp(s).sum(),
-                "nan-large-scores",
+                "rows-not-normalised",
             ),
             Mistake("max over axis 0, sum over the keys", ch2._max_over_columns, "max-wrong-axis"),
             Mistake(

@@ -126,13 +126,6 @@ def _sentence_fixed(Q, K, V):
     return ac.softmax(scores, axis=-1) @ V  # [..., L, S] @ [..., S, Ev]
 
 
-def _row_max_global_sum(Q, K, V):
-    """The other half fix: each row's own maximum, but still one sum for the whole matrix."""
-    scores = Q @ np.swapaxes(K, -1, -2) / math.sqrt(Q.shape[-1])  # [..., L, S]
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    return e / e.sum() @ V
-
-
 # The typed answers the tests give each exercise: a correct one and one wrong answer per
 # diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
 # answer_inputs.mistakes).
@@ -216,7 +209,7 @@ ANSWERS = {
         solution=_sentence_fixed,
         mistakes=[
             Mistake("sum over axis 0", ch4._weights_over_queries, "normalised-over-queries"),
-            Mistake("row max, one global sum", _row_max_global_sum, "rows-not-normalised"),
+            Mistake("row max, one global sum", ch4._row_max_global_sum, "rows-not-normalised"),
             Mistake(
                 "row sums without keepdims",
                 lambda Q, K, V: (

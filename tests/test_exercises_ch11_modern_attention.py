@@ -90,7 +90,9 @@ def test_the_sink_reference_is_the_formula_by_loops():
         scores, sink = case.args
         got = ch11.sink_weights.reference(scores, sink)
         sinks = np.broadcast_to(sink, scores.shape[:-1])  # one sink per row
-        want = each_item(lambda row, z: _sink_loop(row.tolist(), float(z)), scores, sinks, core=(1, 0))
+        want = each_item(
+            lambda row, z: _sink_loop(row.tolist(), float(z)), scores, sinks, core=(1, 0)
+        )
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300)
 
 

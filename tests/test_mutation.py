@@ -35,13 +35,13 @@ def test_every_mutant_is_refused_or_listed_as_equivalent(exercise):
     result = results()[exercise]
     assert len(result.mutants) >= 2, f"{exercise}: only {len(result.mutants)} mutants"
     accepted = [m.description for m in result.unexplained]
-    assert not accepted, f"{exercise}: the checker accepts these mutants of its solution: {accepted}"
+    assert not accepted, (
+        f"{exercise}: the checker accepts these mutants of its solution: {accepted}"
+    )
 
 
 def test_every_listed_equivalent_mutant_exists_and_survives():
-    survivors = {
-        (id, m.description) for id, r in results().items() for m, _ in r.survivors
-    }
+    survivors = {(id, m.description) for id, r in results().items() for m, _ in r.survivors}
     stale = set(mutation.EQUIVALENT) - survivors
     assert not stale, f"listed as equivalent but no longer a surviving mutant: {stale}"
 
@@ -81,5 +81,7 @@ def test_a_mutant_the_checker_accepts_is_reported():
     solution = next(s for s in mutation.solutions() if s.exercise is ch2.my_softmax)
     right = mutation.Mutant("unchanged", solution.code)
     assert not mutation.run_mutant(solution, right)  # the book's solution is accepted
-    wrong = mutation.Mutant("no shift", solution.code.replace("scores - scores.max(axis=-1, keepdims=True)", "scores"))
+    wrong = mutation.Mutant(
+        "no shift", solution.code.replace("scores - scores.max(axis=-1, keepdims=True)", "scores")
+    )
     assert mutation.run_mutant(solution, wrong)

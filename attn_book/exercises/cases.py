@@ -44,14 +44,14 @@ from .records import Case
 
 __all__ = [
     "case",
-    "qkv_cases",
-    "self_attention_cases",
-    "spread_qkv_cases",
     "hidden_top_mask",
     "leads",
     "positions",
     "qk_for_scores",
+    "qkv_cases",
+    "self_attention_cases",
     "sizes",
+    "spread_qkv_cases",
     "spread_scores",
 ]
 
@@ -132,7 +132,8 @@ def positions(n):
 
 def qkv_cases(rng, n=3, *, float32=True, square=False):
     """Random ``(q, k, v)[:n]`` at every leading shape of :func:`leads`, sizes all different,
-    and (``float32``) once in float32: ``q`` (..., L, d_k), ``k`` (..., S, d_k), ``v`` (..., S, d_v)."""
+    and (``float32``) once in float32: ``q`` (..., L, d_k), ``k`` (..., S, d_k), ``v``
+    (..., S, d_v)."""
     found = []
     for lead, _ in leads():
         L, S, d, dv = sizes(lead)
@@ -175,9 +176,23 @@ def self_attention_cases(rng):
     found = []
     for lead, _ in leads():
         n, D, d, dv = sizes(lead)
-        args = [rng.normal(size=(*lead, n, D)), *rng.normal(size=(2, D, d)), rng.normal(size=(D, dv))]
+        args = [
+            rng.normal(size=(*lead, n, D)),
+            *rng.normal(size=(2, D, d)),
+            rng.normal(size=(D, dv)),
+        ]
         found.append(case("tokens", args, lead=lead, n=n, D=D, d=d, dv=dv))
     q, k = qk_for_scores(square_spread_scores(), d=7, rng=rng)
     eye, zero = np.eye(7), np.zeros((7, 7))
-    found.append(case("spread", [np.hstack([q, k]), np.vstack([eye, zero]), np.vstack([zero, eye]), rng.normal(size=(14, 3))]))
+    found.append(
+        case(
+            "spread",
+            [
+                np.hstack([q, k]),
+                np.vstack([eye, zero]),
+                np.vstack([zero, eye]),
+                rng.normal(size=(14, 3)),
+            ],
+        )
+    )
     return found

@@ -247,6 +247,7 @@ mask_fully_masked = _OwnSoftmaxBug(
     diagnoses=[
         _nan_in_masked_row(),
         diagnose.masked_key_weighted(),
+        diagnose.hidden_key_weighted(),
         diagnose.matches(
             "zeroed-not-renormalised", lambda s, m: np.where(m, ac.softmax(s, axis=-1), 0.0)
         ),

@@ -141,7 +141,7 @@ def _relative_cases():
         )
     q, k = r.normal(size=(2, 4, 2))  # four pairs at once
     cases.append(Case("4 (q, k) pairs, shape (4, 2), n − m = 2", (q, k, 2), batched=True))
-    for (lead, _), offset in zip(_cases.leads()[1:], (-7, 4, -1)):
+    for (lead, _), offset in zip(_cases.leads()[1:], (-7, 4, -1), strict=True):
         q, k = r.normal(size=(2, *lead, 2))
         cases.append(_cases.case("pairs", [q, k, offset], lead=lead, offset=offset))
     return cases
@@ -270,12 +270,14 @@ def _layout_cases():
     cases.append(Case("3 words at positions 10, 11, 12", (x, w_q, w_k, np.array([10, 11, 12]))))
     x, w_q, w_k = r.normal(size=(2, 5, 6)), r.normal(size=(6, 8)), r.normal(size=(6, 8))
     cases.append(Case("2 sentences of 5 words", (x, w_q, w_k, np.arange(5)), batched=True))
-    for (lead, _), where in zip(_cases.leads(), range(3 + 1)):
+    for (lead, _), where in zip(_cases.leads(), range(4), strict=True):
         n, D, d, _ = _cases.sizes(lead)
         d += d % 2  # RoPE rotates pairs
         pos = _cases.positions(n)[where % 3]
         x, w_q, w_k = r.normal(size=(*lead, n, D)), r.normal(size=(D, d)), r.normal(size=(D, d))
-        cases.append(_cases.case("positions", [x, w_q, w_k, pos], lead=lead, n=n, positions=list(pos)))
+        cases.append(
+            _cases.case("positions", [x, w_q, w_k, pos], lead=lead, n=n, positions=list(pos))
+        )
     return cases
 
 

@@ -74,7 +74,10 @@ def _heads_cases(r, make):
     found = []
     for lead, _ in _cases.leads():
         n, h, d_head, _ = _cases.sizes(lead)
-        args = [a.reshape(*lead, n, h * d_head) for a in make(int(np.prod(lead, dtype=int)) * n, h * d_head)]
+        args = [
+            a.reshape(*lead, n, h * d_head)
+            for a in make(int(np.prod(lead, dtype=int)) * n, h * d_head)
+        ]
         found.append(_cases.case("heads", [*args, h], lead=lead, L=n, D=h * d_head, h=h))
     return found
 

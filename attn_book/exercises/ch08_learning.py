@@ -104,8 +104,16 @@ def _backward_cases():
     cases.append(Case("a batch of 2, 5 tokens", (r.normal(size=(2, 5, 3)), *b), batched=True))
     for lead, _ in _cases.leads():  # self-attention (L = S) at every leading shape
         n, d, dv, _ = _cases.sizes(lead)
-        x = [r.normal(size=(*lead, n, d)), r.normal(size=(*lead, n, d)), r.normal(size=(*lead, n, dv))]
-        cases.append(_cases.case("sizes-v", [r.normal(size=(*lead, n, dv)), *x], lead=lead, L=n, S=n, d=d, dv=dv))
+        x = [
+            r.normal(size=(*lead, n, d)),
+            r.normal(size=(*lead, n, d)),
+            r.normal(size=(*lead, n, dv)),
+        ]
+        cases.append(
+            _cases.case(
+                "sizes-v", [r.normal(size=(*lead, n, dv)), *x], lead=lead, L=n, S=n, d=d, dv=dv
+            )
+        )
     return cases
 
 

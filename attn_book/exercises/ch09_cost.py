@@ -258,8 +258,15 @@ def _bug_cases():
             (3 * r.normal(size=(3, 4)), 3 * r.normal(size=(5, 4)), r.normal(size=(5, 2)), 1),
         ),
         *[
-            _cases.case("block", [*c.args, 2], lead=lead, L=c.args[0].shape[-2], S=c.args[1].shape[-2], block=2)
-            for c, (lead, _) in zip(_cases.qkv_cases(r, float32=False), _cases.leads())
+            _cases.case(
+                "block",
+                [*c.args, 2],
+                lead=lead,
+                L=c.args[0].shape[-2],
+                S=c.args[1].shape[-2],
+                block=2,
+            )
+            for c, (lead, _) in zip(_cases.qkv_cases(r, float32=False), _cases.leads(), strict=True)
         ],
         *[_with_block(c, 3) for c in _cases.spread_qkv_cases(r)],
         _below_minus_1e9(r),

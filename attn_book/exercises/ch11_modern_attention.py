@@ -255,7 +255,9 @@ def _more_sink_cases(r):
     for lead, _ in _cases.leads()[1:]:
         L, S, _, _ = _cases.sizes(lead)
         sink = r.normal(size=(lead[-1], 1))
-        found.append(_cases.case("scores", [3 * r.normal(size=(*lead, L, S)), sink], lead=lead, L=L, S=S))
+        found.append(
+            _cases.case("scores", [3 * r.normal(size=(*lead, L, S)), sink], lead=lead, L=L, S=S)
+        )
     spread = _cases.spread_scores()
     found += [_cases.case("spread", [spread, z]) for z in (0.0, 900.0)]
     hidden = np.where(_cases.hidden_top_mask(spread), spread, -math.inf)
@@ -277,9 +279,7 @@ sink_weights = FunctionExercise(
     _sink_cases,
     diagnoses=[
         Diagnosis("sink-left-in-row", _extra_column),
-        diagnose.matches(
-            "sink-forgotten", _plain_softmax, _plain_softmax_by_hand, equal_nan=True
-        ),
+        diagnose.matches("sink-forgotten", _plain_softmax, _plain_softmax_by_hand, equal_nan=True),
         diagnose.matches("masked-row-nan", _shift_without_sink, equal_nan=True),
     ],
 )
@@ -402,7 +402,14 @@ def _fold_cases():
             batched=True,
         ),
         *[
-            _cases.case("fold", [r.normal(size=(*lead, c, v)), r.normal(size=(*lead, v, D))], lead=lead, c=c, v=v, D=D)
+            _cases.case(
+                "fold",
+                [r.normal(size=(*lead, c, v)), r.normal(size=(*lead, v, D))],
+                lead=lead,
+                c=c,
+                v=v,
+                D=D,
+            )
             for lead, _ in _cases.leads()[1:]
             for c, v, D, _ in [_cases.sizes(lead)]
         ],

@@ -281,7 +281,11 @@ def _delta_cases():
                     r.uniform(0.2, 1.0, (*lead, n)),
                     r.uniform(0.5, 1.0, (*lead, n)),
                 ],
-                lead=lead, L=n, S=n, d=d, dv=dv,
+                lead=lead,
+                L=n,
+                S=n,
+                d=d,
+                dv=dv,
             )
             for lead, _ in _cases.leads()[1:]
             for n, d, dv, _ in [_cases.sizes(lead)]

@@ -41,6 +41,7 @@ __all__ = [
     "forgot_scale",
     "generic_for_numbers",
     "heads_without_transpose",
+    "hidden_key_weighted",
     "kT_on_batch",
     "lost_axis",
     "masked_key_weighted",
@@ -162,11 +163,12 @@ def _large_inputs(t, at_least=100.0):
 
 
 def nan_for_large_scores():
-    """NaN or inf where the reference is finite, and only on cases with large inputs."""
+    """NaN or inf where the reference is finite, only on cases with large inputs, and right on
+    every other case (a sum over the wrong axis that also gives NaN is another slip)."""
 
-    def test(trials):
-        broken = [t for t in _failing(trials) if _non_finite(t)]
-        return bool(broken) and all(_large_inputs(t) for t in broken)
+    def test(trials):  # right everywhere else: the shift alone is wrong
+        failing = _failing(trials)
+        return bool(failing) and all(_non_finite(t) and _large_inputs(t) for t in failing)
 
     return Diagnosis("nan-large-scores", test)
 
@@ -232,18 +234,34 @@ def masked_row_uniform():
     return Diagnosis("masked-row-uniform", test)
 
 
+def _hidden_and_allowed(t):
+    """(hidden, allowed) keys of a (scores, mask) case, in rows that have both."""
+    mask = np.broadcast_to(np.asarray(t.case.args[1], dtype=bool), t.expected.shape)
+    mixed = (mask.any(axis=-1) & (~mask).any(axis=-1))[..., None]
+    return ~mask & mixed, mask & mixed
+
+
+def _weights_hidden_keys(t):
+    return _same_shape(t) and bool((np.abs(t.got[_hidden_and_allowed(t)[0]]) > 1e-9).any())
+
+
 def masked_key_weighted():
-    """A key the mask forbids got weight, in a row that may attend somewhere."""
+    """The mask read the other way round: hidden keys get weight and allowed keys none."""
 
     def test(trials):
-        for t in _failing(trials):
-            mask = np.broadcast_to(np.asarray(t.case.args[1], dtype=bool), t.expected.shape)
-            hidden = ~mask & ~_masked_rows(t)[..., None]  # fully masked rows are another story
-            if _same_shape(t) and (np.abs(t.got[hidden]) > 1e-9).any():
-                return True
-        return False
+        failing = [t for t in _failing(trials) if _same_shape(t)]
+        return any(_weights_hidden_keys(t) for t in failing) and all(
+            np.allclose(t.got[_hidden_and_allowed(t)[1]], 0.0) for t in failing
+        )
 
     return Diagnosis("masked-key-weighted", test)
+
+
+def hidden_key_weighted():
+    """A key the mask hides still gets weight (the convention read right)."""
+    return Diagnosis(
+        "hidden-key-weighted", lambda trials: any(_weights_hidden_keys(t) for t in _failing(trials))
+    )
 
 
 def not_finite():
