@@ -382,9 +382,8 @@ def run(only=None):
 
 def table(results):
     """The score per chapter: killed / (mutants − equivalent)."""
-    lines = [
-        f"{'chapter':<22} {'exercises':>9} {'mutants':>8} {'equivalent':>10} {'killed':>7} {'score':>7}"
-    ]
+    head = ("chapter", "exercises", "mutants", "equivalent", "killed", "score")
+    lines = [f"{head[0]:<22} " + " ".join(f"{h:>10}" for h in head[1:])]
     by_chapter = {}
     for r in results:
         by_chapter.setdefault(r.solution.chapter, []).append(r)
@@ -393,9 +392,8 @@ def table(results):
         equivalent = sum(len(r.survivors) - len(r.unexplained) for r in rs)
         killed = total - sum(len(r.survivors) for r in rs)
         score = killed / max(total - equivalent, 1)
-        lines.append(
-            f"{chapter:<22} {len(rs):>9} {total:>8} {equivalent:>10} {killed:>7} {score:>7.0%}"
-        )
+        row = (len(rs), total, equivalent, killed, f"{score:.0%}")
+        lines.append(f"{chapter:<22} " + " ".join(f"{x:>10}" for x in row))
     return "\n".join(lines)
 
 
