@@ -380,3 +380,40 @@ def test_the_catalog_has_every_text_of_every_exercise(ex):
     assert set(catalog()["exercises"][ex.id]) <= {"title", "follow-up"} | {
         d.name for d in ex.diagnoses
     }
+
+
+def _away(x):
+    """Every entry moved away from 0 by 3 % of (1 + its size): never within a tolerance."""
+    x = np.asarray(x, dtype=float)
+    return x + 0.03 * (1 + np.abs(x)) * np.where(x < 0, -1, 1)
+
+
+def _near(answer):
+    """A near miss of a typed mistake: the mistake's numbers, each a little further out."""
+    if callable(answer):
+        return lambda *args: _away(answer(*args))
+    return _away(answer).tolist()
+
+
+def _slip(ex, name):
+    return next((d for d in ex.diagnoses if d.name == name and d.slip), None)
+
+
+NEAR_MISSES = [
+    (ex, m) for ex, m in MISTAKES if not isinstance(m.answer, str) and _slip(ex, m.diagnosis)
+]
+
+
+@pytest.mark.parametrize(
+    ("ex", "mistake"), NEAR_MISSES, ids=[f"{ex.id}:{m.name}" for ex, m in NEAR_MISSES]
+)
+def test_a_near_miss_of_each_slip_is_not_named_as_that_slip(ex, mistake):
+    """Every slip the book names fires on its typed mistake (above) and not on an answer
+    close to it: a diagnosis fires only when the answer *is* the slip."""
+    feedback = ex.check(_near(mistake.answer))
+    assert not feedback.ok
+    assert feedback.diagnosis != mistake.diagnosis, feedback
+
+
+def test_near_misses_cover_most_slips():
+    assert len(NEAR_MISSES) >= 100

@@ -89,6 +89,7 @@ def matches(name, alt, *more, equal_nan=False):
             _is_every(trials, lambda t, f=f: f(*t.case.args), equal_nan) for f in (alt, *more)
         ),
         site=lambda t: {"values": [f(*t.case.args) for f in (alt, *more)]},
+        slip=True,
     )
 
 
@@ -105,6 +106,7 @@ def factor(f, name):
         name,
         lambda trials: _is_every(trials, lambda t: t.expected * f),
         site=lambda t: {"values": [t.expected * f]},
+        slip=True,
     )
 
 

@@ -127,12 +127,16 @@ class Diagnosis:
     dict, either ``{"values": [v, ...]}`` (fires when the answer equals one of them,
     recomputed here from the inputs) or ``{"rule": name, ...params}`` naming one of the
     generic rules of ``site/static/attn-answers.js``. See :mod:`attn_book.exercises.site`.
+
+    ``slip`` (keyword-only) marks a diagnosis that recomputes the slip (:func:`.diagnose.matches`,
+    :func:`.diagnose.factor`): the tests give each a typed near miss that must not fire it.
     """
 
     name: str
     test: Callable[[list[Trial]], bool]
     params: Callable[[list[Trial]], dict] | None = field(default=None, kw_only=True, compare=False)
     site: Callable[[Trial], dict] | None = field(default=None, kw_only=True, compare=False)
+    slip: bool = field(default=False, kw_only=True, compare=False)
 
     def describe(self, trials, exercise=None):
         """The message for ``exercise``, filled in from the trials."""
