@@ -86,7 +86,7 @@ def sizes(lead=()):
 def case(key, args, *, lead=(), **words):
     """A :class:`Case` labelled by the catalog's ``engine/case-<key>``, with its leading axes."""
     label = lead_words(lead) + text(f"case-{key}", **words)
-    return Case(label, tuple(args), batched=bool(lead))
+    return Case(label, tuple(args), batched=bool(lead), translated=True)
 
 
 def spread_scores():

@@ -124,7 +124,7 @@ def _restore_cases():
         n, dv, _, _ = _cases.sizes(lead)
         order = r.permutation(n)
         y = r.normal(size=(*lead, n, dv))
-        found.append(_cases.case("order", [y, order], lead=lead, n=n, order=list(order)))
+        found.append(_cases.case("order", [y, order], lead=lead, n=n, order=order.tolist()))
     return found
 
 

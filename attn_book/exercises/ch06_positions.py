@@ -276,7 +276,7 @@ def _layout_cases():
         pos = _cases.positions(n)[where % 3]
         x, w_q, w_k = r.normal(size=(*lead, n, D)), r.normal(size=(D, d)), r.normal(size=(D, d))
         cases.append(
-            _cases.case("positions", [x, w_q, w_k, pos], lead=lead, n=n, positions=list(pos))
+            _cases.case("positions", [x, w_q, w_k, pos], lead=lead, n=n, positions=pos.tolist())
         )
     return cases
 

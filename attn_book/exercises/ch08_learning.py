@@ -15,6 +15,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -124,7 +125,7 @@ def _cross_cases():
     for c in _cases.qkv_cases(r) + _cases.spread_qkv_cases(r):
         q, k, v = c.args
         d_out = r.normal(size=(*q.shape[:-1], v.shape[-1])).astype(q.dtype)
-        found.append(type(c)(c.label, (d_out, q, k, v), batched=c.batched))
+        found.append(dataclasses.replace(c, args=(d_out, q, k, v)))
     return found
 
 

@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -282,7 +283,7 @@ def _below_minus_1e9(r):
 
 def _with_block(case, block):
     """A generated case with blocks of ``block`` keys (the spread row's top in the 2nd block)."""
-    return Case(case.label, (*case.args, block), batched=case.batched)
+    return dataclasses.replace(case, args=(*case.args, block))
 
 
 online_sum = BugExercise(

@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -182,7 +183,7 @@ def _loop_cases():
             batched=True,
         ),
         *[
-            Case(c.label, (*c.args, 2), batched=c.batched)
+            dataclasses.replace(c, args=(*c.args, 2))
             for c in _cases.qkv_cases(r, square=True) + _cases.spread_qkv_cases(r, square=True)
         ],
     ]

@@ -7,6 +7,7 @@ problem, ours included, comes back as one line of :class:`Feedback`.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import inspect
 import math
@@ -209,6 +210,15 @@ def get(id):
     return exercises[id]
 
 
+def _labelled(case, exercise):
+    """``case`` with its English label translated (the catalog's ``<exercise>/case: <label>``)."""
+    try:
+        label = text(f"case: {case.label}", exercise)
+    except KeyError:
+        return case
+    return dataclasses.replace(case, label=label, translated=True)
+
+
 def _is_unanswered(answer):
     return answer is Ellipsis or answer is None
 
@@ -363,8 +373,8 @@ class FunctionExercise(Exercise):
         super().__init__(id, **kw)
 
     def cases(self):
-        """The list of :class:`Case` the answer is run on."""
-        return list(self._cases())
+        """The list of :class:`Case` the answer is run on, labelled in the reader's language."""
+        return [c if c.translated else _labelled(c, self.id) for c in self._cases()]
 
     def _trials(self, answer):
         if _is_unanswered(answer):

@@ -74,11 +74,16 @@ class Case:
         The arguments; the reader's function gets copies.
     batched : bool, keyword-only, default False
         The case has a leading batch axis (the ``k.T`` diagnosis compares the two kinds).
+    translated : bool, keyword-only, default False
+        The label is already in the reader's language (a generated case's, from the
+        catalog's ``engine/case-*``); else it is English, the key ``<exercise id>/case: <label>``
+        of ``messages.pot``, and the checker shows its translation.
     """
 
     label: str
     args: tuple
     batched: bool = field(default=False, kw_only=True)
+    translated: bool = field(default=False, kw_only=True)
 
 
 @dataclass
