@@ -96,6 +96,7 @@ shift_by_hand = NumberExercise(
     ac.softmax,
     diagnoses=[
         diagnose.matches("near-uniform", lambda s: np.full_like(s, 1 / s.size)),
+        diagnose.matches("near-uniform", lambda s: s / s.sum()),  # the scores over their sum
         diagnose.matches("exp-wrong-sign", lambda s: ac.softmax(s.max() - s)),
         diagnose.matches("exp-not-normalised", lambda s: np.exp(s - s.max())),
         diagnose.matches("saturated", lambda s: (s == s.max()).astype(float)),
