@@ -179,16 +179,55 @@ def test_a_choice_praise_adds_its_follow_up_only_when_given():
     assert plain.check(plain.answer).message == f"{plain.title}."
     said = f"{run.title}: now run the next cell and see it happen."
     assert run.check(run.answer).message == said
-    assert site_spec(run)["verdicts"][run.answer]["message"] == said
+    # the page shows the next cell's output already: the box points at it, never at a cell
+    shown = f"{run.title}: the output just below shows it happen."
+    assert site_spec(run)["verdicts"][run.answer]["message"] == shown
+    assert site_spec(plain)["verdicts"][plain.answer]["message"] == f"{plain.title}."
 
 
-def test_the_stated_tolerance_is_the_one_applied():
-    ex = NumberExercise("t-tol", (2.493,), lambda x: x)
-    ok, just_out = 2.493 + 0.002 + 0.001 * 2.493 - 1e-9, 2.493 + 0.002 + 0.001 * 2.493 + 1e-6
-    assert "0.002 plus 0.1% of the value" in ex.check(ok).message
-    assert ex.check(ok).status == "correct" and ex.check(just_out).status == "wrong"
-    exact = NumberExercise("t-abs", (2.0,), lambda x: x, rtol=0.0)
-    assert "within 0.002)" in exact.check(2.0015).message
+def test_three_decimals_accept_exactly_the_honest_roundings():
+    ex = NumberExercise("t-tol", (0.40111,), lambda x: x)  # rounds to 0.401
+    assert "checked to within 0.0005)" in ex.check(0.401).message
+    assert all(ex.check(x).ok for x in (0.401, 0.4011, 0.40111, [0.401]))
+    for off in (0.402, 0.400, 0.40, 0.399, 0.403):  # one or two units off, two decimals
+        assert ex.check(off).diagnosis == "rounding", off
+    assert ex.check(0.405).diagnosis == "other"  # four units off: not a rounding slip
+    halfway = NumberExercise("t-half", (0.4015,), lambda x: x)  # 0.401 and 0.402 are honest
+    assert halfway.check(0.401).ok and halfway.check(0.402).ok
+    assert not halfway.check(0.400).ok and not halfway.check(0.403).ok
+
+
+def test_a_wider_band_is_declared_in_units_and_never_reaches_two():
+    ex = NumberExercise("t-band", (0.40111,), lambda x: x, band=1.5)
+    assert "checked to within 0.0015)" in ex.check(0.401).message
+    assert ex.check(0.400).ok and ex.check(0.402).ok
+    assert not ex.check(0.399).ok and not ex.check(0.403).ok  # about two units off
+    with pytest.raises(ValueError, match="band"):
+        NumberExercise("t-wide", (1.0,), lambda x: x, band=2.0)
+
+
+def test_two_decimals_are_asked_as_two():
+    ex = NumberExercise("t-two", (1.234,), lambda x: x, decimals=2)
+    assert ex.check(1.23).ok and "within 0.005)" in ex.check(1.23).message
+    assert ex.check(1.24).diagnosis == "rounding"
+
+
+def test_a_count_is_a_whole_number():
+    ex = NumberExercise("t-count", (42,), lambda n: float(n), integer=True)
+    assert ex.check(42.0).ok and ex.check(42).ok and ex.check([42]).ok
+    assert "checked exactly" in ex.check(42).message
+    for typed in (42.04, 42.5, 41.999):
+        feedback = ex.check(typed)
+        assert (feedback.status, feedback.diagnosis) == ("wrong", "not-whole"), typed
+        assert "whole number" in feedback.message and "decimal" in feedback.message
+        assert "keep" not in feedback.message and "three" not in feedback.message
+    for near in (41.0, 43.0):  # a whole number one off is wrong, never a rounding slip
+        assert ex.check(near).diagnosis == "other", near
+    shapes = NumberExercise("t-shape", (), lambda: np.array([5.0, 9.0, 5.0, 12.0]), integer=True)
+    feedback = shapes.check([5, 9, 5, 12.01])
+    assert feedback.diagnosis == "not-whole" and "entry 4 is not" in feedback.message
+    assert "entries 2 and 4 are not" in shapes.check([5, 9.5, 5, 12.01]).message
+    assert not any("rounding" == d.name for d in shapes._generic())
 
 
 def test_feedback_repr_and_markdown():
@@ -281,9 +320,9 @@ def _shows(message, expected):
 GENERIC = [
     # (expected, wrong answer, diagnosis, words the message must contain)
     (WEIGHTS, [0.5, 0.25], "wrong-count", "expected 3 numbers, got 2"),
-    (MATRIX, [0.5, 0.5], "wrong-count", "shape (2, 2), got shape (2,)"),
-    (WEIGHTS, [0.5, 0.25, 0.254], "rounding", "entry 3 is not within the tolerance"),
-    (SCORES, [2.0, 3.01, -1.006], "rounding", "entries 2 and 3 are not within"),
+    (MATRIX, [0.5, 0.5], "wrong-count", "expected 2 × 2 numbers, got 2."),
+    (WEIGHTS, [0.5, 0.25, 0.252], "rounding", "entry 3 is not within the tolerance (0.0005)"),
+    (SCORES, [2.0, 3.002, -1.003], "rounding", "entries 2 and 3 are not within"),
     (SCORES, [3.0, 2.0, -1.0], "wrong-order", "the right numbers, in the wrong order"),
     (SCORES, [4.0, 6.0, -2.0], "constant-factor", "2 times too large"),
     (SCORES, [1.0, 1.5, -0.5], "constant-factor", "half the right size"),
@@ -295,7 +334,8 @@ GENERIC = [
     (MATRIX, [[0.5, 0.5], [0.25, 0.5]], "not-summing-to-1", "row 2 do not sum to 1"),
     (SCORES, [2.0, 3.5, -1.0], "other", "entry 2 is too large; the others are right"),
     (SCORES, [4.0, 9.0, -3.0], "other", "entries 1 and 2 are too large; entry 3 is too small"),
-    (SCORES, [2.0, 3.5, -1.01], "other", "entry 3 is only just off (a rounding slip?)"),
+    (SCORES, [2.0, 3.5, -1.003], "other", "entry 3 is only just off (a rounding slip?)"),
+    (SCORES, [2.0, 3.5, -1.004], "other", "entry 3 is too small"),  # 4 units: not a rounding
     (WEIGHTS, [0.6, 0.15, 0.25], "other", "entry 1 is too large; entry 2 is too small"),
     (
         MATRIX,
@@ -417,3 +457,120 @@ def test_a_near_miss_of_each_slip_is_not_named_as_that_slip(ex, mistake):
 
 def test_near_misses_cover_most_slips():
     assert len(NEAR_MISSES) >= 100
+
+
+# --- The band of each by-hand exercise, derived from the pencil the question leads to ----------
+
+
+def _r3(x):
+    return np.round(np.asarray(x, dtype=float), 3)
+
+
+def _pencil_additive(q, k, W, U, va):  # the tanh values as the cell prints them
+    return va @ _r3(np.tanh(W @ q + U @ k))
+
+
+def _pencil_softmax(s):  # e^-1 as printed, 0.368
+    exps = _r3(np.exp(s - s.max()))
+    return exps / exps.sum()
+
+
+def _pencil_weights(q, keys):  # e^x and e^-x as printed
+    exps = _r3(np.exp(_r3(keys @ q / math.sqrt(keys.shape[1]))))
+    return exps / exps.sum()
+
+
+def _pencil_output(q, keys, values):  # the previous exercise's three-decimal weights
+    return _r3(_pencil_weights(q, keys)) @ values
+
+
+def _pencil_gradient(q, keys, values):  # the printed weights and output
+    w = _r3(_pencil_weights(q, keys))
+    o = _r3(w @ values)
+    return sum(w[j] * np.outer(values[j] - o, keys[j]) for j in range(3)) / math.sqrt(2)
+
+
+def _pencil_padding(q, keys, n):
+    exps = _r3(np.exp(_r3(keys[:n] @ q / math.sqrt(keys.shape[1]))))
+    return [*(exps / exps.sum()), *([0.0] * (len(keys) - n))]
+
+
+def _pencil_decode(keys, values, q, k, v):
+    keys, values = np.vstack([keys, k]), np.vstack([values, v])
+    exps = _r3(np.exp(_r3(keys @ q / math.sqrt(keys.shape[1]))))
+    return _r3(exps / exps.sum()) @ values  # the weights written to three decimals
+
+
+def _pencil_alibi(scores, heads, head):
+    slope = 2.0 ** (-8 * head / heads)
+    exps = _r3(np.exp(_r3(scores - slope * np.arange(len(scores))[::-1])))
+    return exps / exps.sum()
+
+
+def _pencil_online(m, total, out, score, value):  # e^-1 written 0.368
+    shrink = _r3(math.exp(m - score))
+    return [shrink * total + 1.0, *(shrink * np.asarray(out) + value)]
+
+
+def _pencil_merge(*halves):  # the question's own 1.368 and 0.368, and e^-1 = 0.368
+    e = 0.368
+    return [e * 1.368 + 1.0, e * 1.0 + 1.0, e * 0.368 + 1.0]
+
+
+def _pencil_rope(k, n):
+    c, s = _r3(math.cos(n)), _r3(math.sin(n))
+    return [k[0] * c - k[1] * s, k[0] * s + k[1] * c]
+
+
+def _pencil_sink(q, keys, p):
+    exps = _r3(np.exp(_r3(keys @ q / math.sqrt(q.shape[0]))))
+    return _r3(math.log(p / (1 - p))) + _r3(math.log(exps.sum()))
+
+
+PENCILS = {
+    "ch1-additive-by-hand": _pencil_additive,
+    "ch2-shift-by-hand": _pencil_softmax,
+    "ch4-weights-by-hand": _pencil_weights,
+    "ch4-output-by-hand": _pencil_output,
+    "ch4-gradient-by-hand": _pencil_gradient,
+    "ch6-alibi-weights": _pencil_alibi,
+    "ch6-rope-rotate": _pencil_rope,
+    "ch7-padding-by-hand": _pencil_padding,
+    "ch9-online-step": _pencil_online,
+    "ch9-merge-halves": _pencil_merge,
+    "ch10-decode-step": _pencil_decode,
+    "ch11-sink-logit": _pencil_sink,
+}
+
+
+@pytest.mark.parametrize("exercise", list(PENCILS))
+def test_the_band_takes_the_pencil_the_question_leads_to(exercise):
+    """Each step written to three decimals, as the question prints its numbers: the pencil's
+    answer, rounded, passes, and an exercise's band is wider than a rounding only when that
+    pencil needs it."""
+    ex = get(exercise)
+    pencil = _r3(PENCILS[exercise](*ex.inputs))
+    assert ex.check(pencil.tolist()).ok, (pencil, ex.expected())
+    units = float(np.max(np.abs(pencil - ex.expected()))) / ex.unit
+    assert units <= ex.band < 2
+    assert ex.band == 0.5 or (units > 0.5 and ex.band - units < 0.1), (units, ex.band)
+
+
+@pytest.mark.parametrize(
+    "ex", [e for e in EXERCISES if isinstance(e, NumberExercise)], ids=lambda ex: ex.id
+)
+def test_every_by_hand_exercise_refuses_two_units_off_and_non_integers(ex):
+    right = ex.expected()
+    if ex.integer:
+        assert ex.check(right.tolist()).ok
+        nudged = np.array(right, ndmin=1)
+        nudged.flat[-1] += 0.04
+        assert ex.check(nudged.tolist()).diagnosis == "not-whole"
+        assert ex.check((right + 0.5).tolist()).diagnosis == "not-whole"
+        return
+    assert ex.check(np.round(right, ex.decimals).tolist()).ok  # the honest rounding
+    for sign in (1, -1):
+        off = np.array(np.round(right, ex.decimals), ndmin=1)
+        off.flat[0] += sign * 2 * ex.unit
+        feedback = ex.check(off.tolist())
+        assert feedback.status == "wrong", (off, feedback)

@@ -117,7 +117,7 @@ ANSWERS = {
             Mistake("first components", ch1._Q[0] * ch1._KEYS[:, 0], "first-component-only"),
             Mistake("signs flipped", -(ch1._KEYS @ ch1._Q), "sign"),
             Mistake("two scores", (ch1._KEYS @ ch1._Q)[:2], "wrong-count"),
-            Mistake("a slip in the third decimal", ch1._KEYS @ ch1._Q + 0.005, "rounding"),
+            Mistake("a slip in the third decimal", ch1._KEYS @ ch1._Q + 0.002, "rounding"),
             Mistake("a word", "two", "not-numeric"),
         ],
     ),

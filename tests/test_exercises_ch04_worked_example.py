@@ -27,6 +27,13 @@ def _jacobian_by_loops(q, keys, values):
     ]
 
 
+def _rounded_too_early():
+    """The weights of a pencil that rounded the scaled scores to one decimal before e^x."""
+    q, keys = ch4.weights_by_hand.inputs
+    exps = np.exp(np.round(keys @ q / math.sqrt(keys.shape[1]), 1)).round(3)
+    return (exps / exps.sum()).round(3).tolist()
+
+
 def test_a_sign_error_in_q_dot_k_gets_its_own_diagnosis():
     # q = (1, -1), keys (1, 0), (0, 1), (1, 1): scores 1, -1, 0. A sign error gives -1, 1, 0,
     # so with e = e^(1/√2) the weights are 1/e, e, 1 over e + 1/e + 1: 0.140, 0.576, 0.284.
@@ -141,7 +148,7 @@ ANSWERS = {
             Mistake("the scaled scores", [0.707, -0.707, 0.0], "scores-not-weights"),
             Mistake("the exponentials", [2.028, 0.493, 1.0], "exps-not-normalised"),
             Mistake("two weights", [0.576, 0.140], "wrong-count"),
-            Mistake("rounded too early", [0.570, 0.140, 0.284], "rounding"),
+            Mistake("rounded too early", _rounded_too_early(), "rounding"),
             Mistake("the text's weights", [0.401, 0.198, 0.401], "worked-example-query"),
             Mistake("a sign error in q·k", [0.140, 0.576, 0.284], "sign-flipped-scores"),
             Mistake("a slip in an exponential", [0.585, 0.117, 0.298], "ranked-but-off"),
@@ -166,7 +173,7 @@ ANSWERS = {
             Mistake("average of the values", [1.0, 1.0], "plain-average"),
             Mistake("the text's output", [1.203, 0.797], "worked-example-output"),
             Mistake("one coordinate", [1.436], "wrong-count"),
-            Mistake("a slip in the third decimal", [1.441, 0.564], "rounding"),
+            Mistake("a slip in the third decimal", [1.438, 0.564], "rounding"),
         ],
     ),
     "ch4-gradient-by-hand": Answers(

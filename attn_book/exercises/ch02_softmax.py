@@ -18,6 +18,10 @@ True
 from __future__ import annotations
 
 import math
+import os
+import sys
+import threading
+from pathlib import Path
 
 import numpy as np
 
@@ -33,24 +37,47 @@ _SOFTMAX = ac.softmax  # the references' own, which the spy below does not count
 
 class _OwnSoftmax:
     """For an exercise that asks for a softmax written by hand: a correct answer that got
-    its numbers from ``ac.softmax`` is sent back (``ac.softmax`` is spied on, not blocked,
-    during the check, so that a wrong answer still gets its own diagnosis)."""
+    its numbers from attn_core's softmax is sent back. The check watches (a profile hook,
+    which blocks nothing, so that a wrong answer still gets its own diagnosis) for a call of
+    that function object made from the reader's code, by whatever name it was reached:
+    ``ac.softmax``, ``from attn_core import softmax``, the module ``attn_core.softmax``'s
+    own name, or an alias kept in a closure. Calls from attn_core itself (a reader's
+    ``ac.attention_weights``) and from the checker's references are not the reader's."""
 
     def check(self, answer):
-        calls = []
+        calls = [True] if getattr(answer, "__code__", None) is _SOFTMAX_CODE else []
 
-        def spy(*args, **kwargs):
-            calls.append(True)
-            return _SOFTMAX(*args, **kwargs)
+        def watch(frame, event, arg):
+            if event == "call" and frame.f_code is _SOFTMAX_CODE and _from_reader(frame):
+                calls.append(True)
 
-        ac.softmax = spy
+        previous = sys.getprofile(), threading.getprofile()
+        sys.setprofile(watch)
+        threading.setprofile(watch)  # a check may run the answer in a thread (running.py)
         try:
             feedback = super().check(answer)
         finally:
-            ac.softmax = _SOFTMAX
+            sys.setprofile(previous[0])
+            threading.setprofile(previous[1])
         if feedback.ok and calls:
             return Feedback("wrong", text("used-ac-softmax", self.id), "used-ac-softmax")
         return feedback
+
+
+_SOFTMAX_CODE = _SOFTMAX.__code__
+_OURS = tuple(  # attn_core's and attn_book's folders, as written and resolved
+    dict.fromkeys(
+        str(folder) + os.sep
+        for path in (Path(ac.__file__).parent, Path(__file__).parents[1])
+        for folder in (path, path.resolve())
+    )
+)
+
+
+def _from_reader(frame):
+    """True when the softmax in ``frame`` was called by code outside attn_core and attn_book."""
+    caller = frame.f_back
+    return caller is not None and not caller.f_code.co_filename.startswith(_OURS)
 
 
 class _OwnSoftmaxFunction(_OwnSoftmax, FunctionExercise):
@@ -69,6 +96,7 @@ shift_by_hand = NumberExercise(
     ac.softmax,
     diagnoses=[
         diagnose.matches("near-uniform", lambda s: np.full_like(s, 1 / s.size)),
+        diagnose.matches("near-uniform", lambda s: s / s.sum()),  # the scores over their sum
         diagnose.matches("exp-wrong-sign", lambda s: ac.softmax(s.max() - s)),
         diagnose.matches("exp-not-normalised", lambda s: np.exp(s - s.max())),
         diagnose.matches("saturated", lambda s: (s == s.max()).astype(float)),

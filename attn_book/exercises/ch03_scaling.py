@@ -116,7 +116,7 @@ gap_of_two_keys = NumberExercise(
     "ch3-gap-of-two-keys",
     (_GAP_STD,),
     _d_k_for_gap,
-    rtol=0.0,
+    integer=True,  # d_k, a number of components
     diagnoses=[
         diagnose.matches("one-score-not-the-gap", lambda g: g**2),
         diagnose.matches("spreads-added", lambda g: (g / 2) ** 2),
@@ -140,7 +140,6 @@ variance_with_sigma = NumberExercise(
     "ch3-variance-with-sigma",
     (64, _SIGMA_SQ),
     _variance_with_sigma,
-    rtol=0.0,  # a whole number: 1024.5 is not a rounding of it
     diagnoses=[
         diagnose.matches("sigma-squared-once", lambda d_k, var: d_k * var),
         diagnose.matches("one-product", lambda d_k, var: var**2),

@@ -83,6 +83,7 @@ cross_shapes = NumberExercise(
     "ch5-cross-shapes",
     (5, 9, 16, 8, 12),  # L decoder tokens, S encoder tokens, d_model, d_k, d_v
     _shapes,
+    integer=True,  # sizes: rows and columns
     diagnoses=[
         diagnose.matches("swapped-sides", lambda L, S, d, dk, dv: [S, L, S, dv]),
         diagnose.matches("weights-transposed", lambda L, S, d, dk, dv: [S, L, L, dv]),

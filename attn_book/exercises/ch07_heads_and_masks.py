@@ -293,7 +293,6 @@ heads_cost = NumberExercise(
         diagnose.matches("counted-weights-v", lambda d, h, L: _heads_cost(d, h, L, av=True)),
         diagnose.matches("one-head-counts", lambda d, h, L: _heads_cost(d, 1, L, d=d // h)),
     ],
-    rtol=2e-3,
 )
 
 

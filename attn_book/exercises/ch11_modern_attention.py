@@ -51,7 +51,7 @@ band_count = NumberExercise(
     "ch11-band-count",
     _BAND,
     _band_ones,
-    atol=0.01,
+    integer=True,  # a number of pairs
     diagnoses=[
         diagnose.matches("window-plus-one", lambda n, w: _band_ones(n, w + 1)),
         diagnose.matches("window-minus-one", lambda n, w: _band_ones(n, w - 1)),
@@ -83,7 +83,7 @@ mixed_reach = NumberExercise(
     "ch11-mixed-reach",
     _STACK,
     _reach_by_paths,
-    atol=0.01,
+    integer=True,  # a number of tokens
     diagnoses=[
         diagnose.matches("windows-summed", lambda *ws: sum(ws)),
         diagnose.matches("no-plus-one", lambda *ws: sum(w - 1 for w in ws)),
@@ -110,7 +110,7 @@ ring_slots = NumberExercise(
     "ch11-ring-slots",
     _RING,
     _slots_after,
-    atol=0.01,
+    integer=True,  # positions, counted from 0
     diagnoses=[
         diagnose.matches("position-order", lambda w, t: np.sort(_slots_after(w, t))),
         diagnose.matches("one-step-behind", lambda w, t: _slots_after(w, t, steps=t)),

@@ -342,7 +342,7 @@ hybrid_layers = NumberExercise(
     "ch12-hybrid-layers",
     _HYBRID,
     _most_attention_layers,
-    atol=0.01,
+    integer=True,  # a number of layers
     diagnoses=[
         diagnose.matches("states-forgotten", lambda *a: _most_attention_layers(*a, states=False)),
         diagnose.matches("keys-only", lambda *a: _most_attention_layers(*a, keys_values=1)),

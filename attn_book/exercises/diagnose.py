@@ -32,7 +32,7 @@ import numpy as np
 
 from .catalog import text
 from .records import Diagnosis
-from .running import safe_text, where
+from .running import AnswerProblem, safe_text, where
 
 __all__ = [
     "NUMBER_RULES",
@@ -49,10 +49,13 @@ __all__ = [
     "matches",
     "nan_for_large_scores",
     "not_finite",
+    "not_whole",
     "raised",
+    "refuse_non_whole",
     "rows_not_normalised",
     "rule",
     "scaled_by_d_model",
+    "shape_words",
     "tolerance_text",
     "wrong_on_batch",
     "wrong_shape",
@@ -347,13 +350,41 @@ def tolerance_text(atol, rtol):
     ('0.002 plus 0.1% of the value', '0.5')
     """
     if rtol == 0:
-        return text("tolerance-absolute", atol=f"{atol:g}")
+        return text("tolerance-absolute", atol=f"{atol:.3g}")
     return text("tolerance", atol=f"{atol:g}", percent=f"{rtol * 100:g}")
 
 
-def _close(t, within):
-    """Entry by entry: within ``within`` × the tolerance of the expected value."""
-    return np.abs(t.got - t.expected) <= within * (t.atol + t.rtol * np.abs(t.expected))
+def _close(t, within=None):
+    """Entry by entry: within the tolerance of the expected value, or within ``within``."""
+    if within is None:
+        within = t.atol + t.rtol * np.abs(t.expected)
+    return np.abs(t.got - t.expected) <= within
+
+
+def not_whole(got):
+    """The flat indices of the entries of ``got`` that are not whole numbers."""
+    return np.flatnonzero(got != np.round(got))
+
+
+def refuse_non_whole(got):
+    """Raise :class:`AnswerProblem` ``not-whole`` when an entry of a count is not whole.
+
+    Examples
+    --------
+    >>> refuse_non_whole(np.array([8.0, 9.0]))
+    >>> try:
+    ...     refuse_non_whole(np.array([8.0, 9.5, 10.01]))
+    ... except AnswerProblem as why:
+    ...     print(why.message)
+    a count or a size is a whole number, but entries 2 and 3 are not.
+    """
+    off = not_whole(got)
+    if off.size == 0:
+        return
+    if got.size == 1:
+        raise AnswerProblem("not-whole", text("not-whole-1"))
+    places = [tuple(int(k) for k in np.unravel_index(i, got.shape)) for i in off]
+    raise AnswerProblem("not-whole", text("not-whole", subject=_subject(places, got.shape)))
 
 
 def _wrong_count(t):
@@ -368,18 +399,32 @@ def _wrong_count_params(t):
             "n": want.size,
             "got": got.size,
         }
-    return {"key": "wrong-count-shape", "expected": want.shape, "got": got.shape}
+    return {
+        "key": "wrong-count-shape",
+        "expected": shape_words(want.shape),
+        "got": shape_words(got.shape),
+    }
 
 
-def _rounding(t, within=10.0):
+def shape_words(shape):
+    """A shape as a reader writes it: ``3`` numbers, ``2 × 2``.
+
+    >>> shape_words((3,)), shape_words((2, 2)), shape_words(())
+    ('3', '2 × 2', '1')
+    """
+    return " × ".join(str(n) for n in shape) or "1"
+
+
+def _rounding(t, within):
+    """Every entry within ``within`` (a few units of the last asked decimal) of the answer."""
     return _same_shape(t) and bool(_close(t, within).all())
 
 
-def _rounding_params(t, within=10.0):
+def _rounding_params(t, within):
     tolerance = tolerance_text(t.atol, t.rtol)
     if t.expected.size == 1:
         return {"key": "rounding-1", "tolerance": tolerance}
-    off = [tuple(i) for i in np.argwhere(~_close(t, 1.0))]
+    off = [tuple(i) for i in np.argwhere(~_close(t))]
     return {"subject": _subject(off, t.expected.shape), "tolerance": tolerance}
 
 
@@ -453,12 +498,21 @@ def _not_summing_params(t):
     return {"rows": listing(rows)}
 
 
-def _other_params(t):
-    """Which entries are off (by position), too large or too small; never the numbers."""
+def _other(t, near=0.0, whole=False):
+    return _same_shape(t)
+
+
+def _other_params(t, near=0.0, whole=False):
+    """Which entries are off (by position), too large or too small; never the numbers.
+
+    An entry wrong by at most ``near`` (a few units of the last asked decimal; 0 for whole
+    numbers) is "only just off"; the others are too large or too small. A ``whole`` number
+    is never off "by more than rounding"."""
     if t.expected.size == 1:
         large = float(t.got.ravel()[0]) > float(t.expected.ravel()[0])
-        return {"key": "other-1-too-large" if large else "other-1-too-small"}
-    shape, close, wrong = t.expected.shape, _close(t, 10.0), ~_close(t, 1.0)
+        key = "other-1-too-large" if large else "other-1-too-small"
+        return {"key": key + ("-whole" if whole else "")}
+    shape, close, wrong = t.expected.shape, _close(t, near), ~_close(t)
     far = [tuple(i) for i in np.argwhere(wrong & ~close)]
     near = [tuple(i) for i in np.argwhere(wrong & close)]
     parts = []
@@ -515,7 +569,7 @@ NUMBER_RULES = {
     "wrong-order": (_wrong_order, None),
     "not-summing-to-1": (_not_summing, _not_summing_params),
     "constant-factor": (_constant_factor, _constant_factor_params),
-    "other": (_same_shape, _other_params),
+    "other": (_other, _other_params),
     "ranked-but-off": (_ranked_but_off, None),
     "entry-is": (_entry_is, None),
     "length-is": (_length_is, None),
@@ -538,13 +592,18 @@ def rule(name, diagnosis=None, **args):
     )
 
 
-def generic_for_numbers():
-    """The rules every by-hand answer gets, after its exercise's own, in this order."""
+def generic_for_numbers(near=None):
+    """The rules every by-hand answer gets, after its exercise's own, in this order.
+
+    ``near``: how far an answer of real numbers may be and still be called a rounding slip
+    (three units of the last asked decimal, say); None for whole numbers, which are never
+    rounded.
+    """
     return [
         rule("wrong-count"),
-        rule("rounding", within=10.0),
+        *([] if near is None else [rule("rounding", within=near)]),
         rule("wrong-order"),
         rule("not-summing-to-1"),
         rule("constant-factor"),
-        rule("other"),
+        rule("other", near=0.0, whole=True) if near is None else rule("other", near=near),
     ]

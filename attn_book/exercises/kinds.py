@@ -281,7 +281,16 @@ def _read_finite(answer, seconds):
 
 
 class NumberExercise(Exercise):
-    """By-hand arithmetic: the answer is a number or an array, checked numerically.
+    """By-hand arithmetic: the answer is a number or an array, judged as the question asks.
+
+    A question asks either for whole numbers (a count, a shape, a number of heads, layers
+    or bytes: ``integer=True``), checked exactly, a non-integer refused with its own line;
+    or for real numbers to ``decimals`` places, which accepts exactly the honest roundings:
+    ``|got - expected| <= band`` units of the last asked place (one unit is
+    ``10**-decimals``). The default band, half a unit, is rounding the exact answer once; an
+    exercise whose own printed roundings (an ``e^-1`` given to three decimals, say) can
+    honestly move the last place declares a wider band with a comment that derives it, never
+    as wide as two units.
 
     Parameters
     ----------
@@ -291,26 +300,51 @@ class NumberExercise(Exercise):
         (computed by attn_core, never typed), and diagnoses see ``inputs`` as
         ``trial.case.args``.
     reference : callable
-    atol, rtol : float
-        Suited to 3-decimal hand work by default.
+    integer : bool
+        The answer is whole numbers (default False).
+    decimals : int
+        The decimal places the question asks for (default 3); not for ``integer``.
+    band : float
+        How far from the exact answer, in units of the last place, an answer may be
+        (default 0.5: the answer rounded once); below 2.
     diagnoses
         See :class:`Exercise`; then the generic rules (:func:`.diagnose.generic_for_numbers`).
+
+    Attributes
+    ----------
+    atol : float
+        The accepted distance, ``band * 10**-decimals`` (and a hair for the binary floats),
+        or a hair for whole numbers; ``rtol`` is 0.
 
     Examples
     --------
     >>> from attn_book.exercises import ch01_dot_product as ch1
-    >>> ch1.scores_by_hand.check([2, 3, -1])
-    ✓ Correct: three dot products by hand (checked to within 0.002 plus 0.1% of the value).
+    >>> ch1.cosine_by_hand.check(0.447)
+    ✓ Correct: the cosine of the angle, by hand (checked to within 0.0005).
+    >>> ch1.cosine_by_hand.check(0.449).diagnosis  # two units off in the third decimal
+    'rounding'
+    >>> ch1.cosine_by_hand.check(0.45).diagnosis  # two decimals where three are asked
+    'rounding'
     >>> ch1.scores_by_hand.check([2, 3])
     ✗ Not yet: expected 3 numbers, got 2.
     >>> ch1.scores_by_hand.check([2, None, -1])
     ✗ Not yet: entry 2 is None — every entry needs a finite number.
+    >>> from attn_book.exercises import ch11_modern_attention as ch11
+    >>> ch11.band_count.check(42.0).ok, ch11.band_count.check(42.04).diagnosis
+    (True, 'not-whole')
     """
 
     kind = "by hand"
 
-    def __init__(self, id, inputs, reference, *, atol=2e-3, rtol=1e-3, **kw):
-        self.reference, self.atol, self.rtol = reference, atol, rtol
+    def __init__(
+        self, id, inputs, reference, *, integer=False, decimals=3, band=0.5, **kw
+    ):  # fmt: skip
+        if not 0 < band < 2:
+            raise ValueError(f"band must be above 0 and below 2 units, got {band}")
+        self.reference, self.integer = reference, bool(integer)
+        self.decimals, self.band = (0, 0.0) if integer else (int(decimals), float(band))
+        self.unit = 10.0**-self.decimals
+        self.atol, self.rtol = self.band * self.unit + _HAIR, 0.0
         super().__init__(id, inputs=inputs, **kw)
 
     def expected(self):
@@ -329,15 +363,22 @@ class NumberExercise(Exercise):
         got, expected = _read_finite(answer, self.time_limit), self.expected()
         if got.size == expected.size == 1:  # 0.447 and [0.447] are the same answer
             got = got.reshape(expected.shape)
+        if self.integer:
+            diagnose.refuse_non_whole(got)
         case = Case("your answer", self._inputs)
         return [Trial(case, expected, got, None, self.rtol, self.atol)]
 
     def _generic(self):
-        return diagnose.generic_for_numbers()
+        return diagnose.generic_for_numbers(None if self.integer else 3 * self.unit + _HAIR)
 
     def _praise(self):
-        tolerance = diagnose.tolerance_text(self.atol, self.rtol)
+        if self.integer:
+            return text("praise-whole", title=self.title)
+        tolerance = diagnose.tolerance_text(self.band * self.unit, 0.0)
         return text("praise-number", title=self.title, tolerance=tolerance)
+
+
+_HAIR = 1e-9  # 0.4005 - 0.401 is not exactly -0.0005 in binary floats
 
 
 class FunctionExercise(Exercise):

@@ -7,15 +7,21 @@ turns every exercise of :func:`~attn_book.exercises.all_exercises` into a dict t
 :meth:`Exercise.check`, and writes beside them the catalog's engine and site texts, so the
 box speaks the catalog's language:
 
-- ``"number"``: the expected array, ``atol``/``rtol``, the praise, and the diagnoses in the
-  order the checker tries them, each either ``values`` (the slip, recomputed here from the
-  inputs) or a ``rule`` of the fixed generic set (:data:`.diagnose.NUMBER_RULES`, ported
-  once in the JavaScript) with its arguments, and its text;
+- ``"number"``: the expected array, ``atol``/``rtol`` (and ``integer`` for whole numbers),
+  the praise, and the diagnoses in the order the checker tries them, each either ``values``
+  (the slip, recomputed here from the inputs) or a ``rule`` of the fixed generic set
+  (:data:`.diagnose.NUMBER_RULES`, ported once in the JavaScript) with its arguments, and its
+  text;
 - ``"choice"``: the options and the checker's own feedback for each option, and for none;
 - ``"kernel"``: everything else (write-the-function, find-the-bug, a design judged by what it
   computes), with ``why`` (for the reader).
 
 Arrays are ``{"shape": [...], "data": [flat, C order]}``; NaN and infinities become ``null``.
+
+The box speaks the site's language: where the checker speaks of the notebook (replace the
+``...``, run the cell, not a ``str``), :func:`site_verdict` says what the box says instead,
+in the catalog's ``site/`` texts; the page gets only the engine texts the box uses
+(:data:`SITE_ENGINE_TEXTS`).
 
 Examples
 --------
@@ -37,9 +43,23 @@ import numpy as np
 from . import diagnose
 from .catalog import catalog, text
 from .kinds import ChoiceExercise, NumberExercise, all_exercises
-from .records import Case, Trial
+from .records import Case, Feedback, Trial
 
-__all__ = ["site_spec", "site_specs", "specs_script"]
+__all__ = ["SITE_ENGINE_TEXTS", "site_spec", "site_specs", "site_verdict", "specs_script"]
+
+#: The checker's own texts (``engine/<key>``) that the answer box shows or fills in.
+SITE_ENGINE_TEXTS = (
+    *("icon-correct", "icon-wrong", "icon-unanswered", "fallback", "subject-answer"),
+    *("ragged", "not-finite-entries", "label-None", "label-NaN", "label-infinite"),
+    *("not-whole", "not-whole-1", "wrong-count", "wrong-count-1", "wrong-count-shape"),
+    *("rounding", "rounding-1", "wrong-order", "not-summing-to-1", "not-summing-to-1-1"),
+    *("constant-factor", "constant-factor-named", "factor-2", "factor-0.5", "factor-sqrt2"),
+    *("factor-1/sqrt2", "factor--1", "other", "other-1-too-large", "other-1-too-small"),
+    *("other-1-too-large-whole", "other-1-too-small-whole"),
+    *("other-too-large", "other-too-small", "other-near", "other-right-1", "other-right-n"),
+    *("place-number", "place-entry", "place-cell", "place-index", "place-row", "more"),
+    *("entries", "is", "are", "and", "list-separator", "place-separator", "clause-separator"),
+)
 
 
 def _array(value):
@@ -76,6 +96,7 @@ def _number_spec(ex):
         "id": ex.id,
         "title": ex.title,
         "expected": _array(expected),
+        "integer": ex.integer,
         "atol": ex.atol,
         "rtol": ex.rtol,
         "tolerance": diagnose.tolerance_text(ex.atol, ex.rtol),
@@ -92,12 +113,45 @@ def site_spec(ex):
             "id": ex.id,
             "title": ex.title,
             "options": list(ex.options),
-            "verdicts": {opt: _line(ex.check(opt)) for opt in ex.options},
-            "unanswered": _line(ex.check(...)),
+            "verdicts": {opt: _line(site_verdict(ex, opt)) for opt in ex.options},
+            "unanswered": _line(site_verdict(ex, ...)),
         }
     if isinstance(ex, NumberExercise):
         return _number_spec(ex)
     return _kernel(ex)
+
+
+def site_verdict(ex, answer):
+    """What the answer box says for ``answer``: the checker's verdict, in the site's words where
+    the checker speaks of the notebook.
+
+    An empty box asks for an answer (the checker asks to replace the ``...`` and run the cell);
+    text that is not numbers asks for a number (the checker names the Python type it got); a
+    right choice whose follow-up is "run the next cell" points at the output below it, which
+    the page shows. A decimal comma is the box's own (``attn-answers.js``).
+
+    Examples
+    --------
+    >>> from attn_book.exercises import ch01_dot_product as ch1
+    >>> site_verdict(ch1.cosine_by_hand, ...).message
+    'type your answer in the box, then press Check.'
+    >>> site_verdict(ch1.cosine_by_hand, "abc").message[:22]
+    'that is not a number: '
+    """
+    feedback = ex.check(answer)
+    words = catalog()["site"]
+    if feedback.status == "unanswered":
+        key = "unanswered-choice" if isinstance(ex, ChoiceExercise) else "unanswered"
+        return Feedback("unanswered", words[key], feedback.diagnosis)
+    if isinstance(ex, NumberExercise) and isinstance(answer, str):
+        return Feedback("wrong", words["not-a-number"], "not-numeric")
+    if isinstance(ex, ChoiceExercise) and feedback.ok and "follow-up" in _own(ex):
+        return Feedback("correct", words["praise-shown-below"].format(title=ex.title))
+    return feedback
+
+
+def _own(ex):
+    return catalog()["exercises"].get(ex.id, {})
 
 
 def _kernel(ex):
@@ -115,7 +169,8 @@ def specs_script(specs=None):
     """The specs and the catalog's engine and site texts, as a script that sets
     ``window.ATTN_EXERCISES`` (it loads from file:// too)."""
     specs = site_specs() if specs is None else specs
-    messages = {**catalog()["engine"], **catalog()["site"]}
+    engine = catalog()["engine"]
+    messages = {**{k: engine[k] for k in SITE_ENGINE_TEXTS}, **catalog()["site"]}
     text_ = json.dumps(
         {"messages": messages, "exercises": specs}, ensure_ascii=False, allow_nan=False
     )

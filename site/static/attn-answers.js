@@ -158,6 +158,8 @@
   }
 
   const pyShape = (s) => (s.length === 1 ? `(${s[0]},)` : `(${s.join(", ")})`);
+  // A shape as diagnose.shape_words writes it for the reader: "3", "2 × 2".
+  const shapeWords = (s) => (s.length ? s.join(" × ") : "1");
   const lastSums = (a) => {
     const n = a.shape.at(-1);
     const sums = [];
@@ -166,9 +168,11 @@
     return sums;
   };
   const flats = (mask) => mask.flatMap((m, k) => (m ? [k] : []));
+  // Entry by entry: within the tolerance of the expected value, or within `within`.
   const close = (t, within) =>
     t.got.data.map(
-      (g, k) => Math.abs(g - t.exp.data[k]) <= within * (t.atol + t.rtol * Math.abs(t.exp.data[k])),
+      (g, k) =>
+        Math.abs(g - t.exp.data[k]) <= (within ?? t.atol + t.rtol * Math.abs(t.exp.data[k])),
     );
   const argsort = (xs) => xs.map((_x, k) => k).sort((i, j) => xs[i] - xs[j]);
   const norm = (xs) => Math.sqrt(xs.reduce((s, x) => s + x * x, 0));
@@ -234,8 +238,8 @@
         }
         return {
           key: "wrong-count-shape",
-          expected: pyShape(t.exp.shape),
-          got: pyShape(t.got.shape),
+          expected: shapeWords(t.exp.shape),
+          got: shapeWords(t.got.shape),
         };
       },
     },
@@ -243,7 +247,7 @@
       test: (t, a) => sameShape(t.got, t.exp) && close(t, a.within).every(Boolean),
       params: (t) => {
         if (t.exp.data.length === 1) return { key: "rounding-1", tolerance: t.tolerance };
-        const off = flats(close(t, 1).map((c) => !c));
+        const off = flats(close(t).map((c) => !c));
         return { subject: subject(t.M, off, t.exp.shape), tolerance: t.tolerance };
       },
     },
@@ -275,12 +279,15 @@
     },
     other: {
       test: (t) => sameShape(t.got, t.exp), // the answer is wrong by the time this is tried
-      params: (t) => {
+      params: (t, a) => {
         const [g, e, shape, M] = [t.got.data, t.exp.data, t.exp.shape, t.M];
-        if (e.length === 1) return { key: g[0] > e[0] ? "other-1-too-large" : "other-1-too-small" };
-        const [near10, wrong] = [close(t, 10), close(t, 1).map((c) => !c)];
-        const far = flats(wrong.map((w, k) => w && !near10[k]));
-        const near = flats(wrong.map((w, k) => w && near10[k]));
+        if (e.length === 1) {
+          const key = g[0] > e[0] ? "other-1-too-large" : "other-1-too-small";
+          return { key: a.whole ? `${key}-whole` : key };
+        }
+        const [close3, wrong] = [close(t, a.near ?? 0), close(t).map((c) => !c)];
+        const far = flats(wrong.map((w, k) => w && !close3[k]));
+        const near = flats(wrong.map((w, k) => w && close3[k]));
         const parts = [];
         for (const [word, larger] of [
           ["other-too-large", true],
@@ -357,21 +364,44 @@
     diagnosis,
   });
 
-  // NumberExercise.check for typed text: {status, message, diagnosis}; M = the catalog's texts.
+  // A decimal comma ("0,401" or "0,401; 0,198"): the text with points for those commas and
+  // commas for semicolons is the right count of numbers, where the text itself is not.
+  function decimalComma(typed, size) {
+    if (!/\d,\d/.test(typed)) return false;
+    const count = (text) => {
+      const value = parseLiteral(text);
+      const a = value === undefined ? null : toArray(value);
+      return a === null ? -1 : a.data.length;
+    };
+    const points = typed.replace(/(\d),(?=\d)/g, "$1.").replace(/;/g, ",");
+    return count(typed) !== size && count(points) === size;
+  }
+
+  // NumberExercise.check for typed text: {status, message, diagnosis}; M = the catalog's texts,
+  // the site's own where the checker speaks of the notebook (site.site_verdict).
   function checkNumber(spec, text, M) {
     const typed = text.trim();
-    if (typed === "" || typed === "...")
-      return line("unanswered", M["unanswered-value"], "unanswered");
+    if (typed === "" || typed === "...") return line("unanswered", M.unanswered, "unanswered");
+    const exp = fromSpec(spec.expected);
+    if (decimalComma(typed, exp.data.length))
+      return line("wrong", M["decimal-comma"], "decimal-comma");
     const value = parseLiteral(typed);
-    if (value === undefined)
-      return line("wrong", fill(M["not-numeric-answer"], { kind: "str" }), "not-numeric");
+    if (value === undefined) return line("wrong", M["not-a-number"], "not-numeric");
     const got = toArray(value);
     if (got === null)
       return line("wrong", fill(M.ragged, { subject: M["subject-answer"] }), "not-numeric");
     const missing = nonFinite(M, got);
     if (missing) return line("wrong", fill(M["not-finite-entries"], { missing }), "not-finite");
-    const exp = fromSpec(spec.expected);
     if (got.data.length === 1 && exp.data.length === 1) got.shape = exp.shape;
+    if (spec.integer) {
+      // diagnose.refuse_non_whole: a count or a size is a whole number
+      const off = flats(got.data.map((x) => !Number.isInteger(x)));
+      if (off.length && got.data.length === 1) return line("wrong", M["not-whole-1"], "not-whole");
+      if (off.length) {
+        const said = fill(M["not-whole"], { subject: subject(M, off, got.shape) });
+        return line("wrong", said, "not-whole");
+      }
+    }
     const t = { got, exp, atol: spec.atol, rtol: spec.rtol, tolerance: spec.tolerance, M };
     if (sameShape(got, exp) && allclose(got.data, exp.data, t.rtol, t.atol)) {
       return line("correct", spec.correct);
@@ -387,8 +417,25 @@
     return line(v.status, v.message, v.diagnosis);
   }
 
+  // The Markdown a message may hold (`code`, **strong**, *emphasis*), as [kind, text] parts:
+  // the box renders them as the notebook does, never the marks themselves.
+  const INLINE = /`([^`]+)`|\*\*(\S(?:[^*]*\S)?)\*\*|\*(\S(?:[^*]*\S)?)\*/g;
+  function inlineParts(text) {
+    const parts = [];
+    let last = 0;
+    for (const m of text.matchAll(INLINE)) {
+      if (m.index > last) parts.push(["text", text.slice(last, m.index)]);
+      if (m[1] !== undefined) parts.push(["code", m[1]]);
+      else if (m[2] !== undefined) parts.push(["strong", m[2]]);
+      else parts.push(["em", m[3]]);
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) parts.push(["text", text.slice(last)]);
+    return parts;
+  }
+
   const ruleNames = () => Object.keys(RULES);
-  const api = { checkNumber, checkChoice, parseLiteral, pyG3, ruleNames };
+  const api = { checkNumber, checkChoice, parseLiteral, pyG3, ruleNames, inlineParts };
   if (typeof module === "object" && module.exports) module.exports = api;
   if (typeof document === "undefined") return;
 
@@ -408,11 +455,15 @@
     status.setAttribute("role", "status");
     status.setAttribute("aria-live", "polite");
     const show = (v) => {
-      const text = `${M[`icon-${v.status}`]}: ${v.message}`;
+      const parts = [["text", `${M[`icon-${v.status}`]}: `], ...inlineParts(v.message)];
+      const text = parts.map((p) => p[1]).join("");
       // The same line again is still news: a trailing no-break space toggles so that screen
       // readers announce it (textContent.trim() drops it).
       const again = status.textContent.trim() === text && !status.textContent.endsWith("\u00a0");
-      status.textContent = again ? `${text}\u00a0` : text;
+      status.replaceChildren(
+        ...parts.map(([kind, words]) => (kind === "text" ? words : el(kind, {}, words))),
+        ...(again ? ["\u00a0"] : []),
+      );
       status.dataset.status = v.status;
       status.dataset.diagnosis = v.diagnosis ?? "";
     };

@@ -5,7 +5,8 @@ site/static/attn-answers.js). For each one the site can answer, every wrong answ
 diagnosis tests use (its ``mistakes``), its solution and malformed answers are typed into
 the box (its field set and its form submitted, as Enter does; one test types by keyboard
 alone) and the announced verdict must be the same line
-``repr(ex.check(answer))`` prints, icon included. A choice is picked with the arrow keys
+``repr(site_verdict(ex, answer))`` prints, icon included (the checker's verdict, in the
+site's words where it speaks of the notebook). A choice is picked with the arrow keys
 and Space. The rest say they need a kernel, beside the page's download buttons. No
 request leaves 127.0.0.1 and no script error occurs. A screenshot of a checked box lands
 in ``_build/screenshots/answers-*.png``. The boxes are answered by :func:`check_boxes`, which
@@ -22,7 +23,7 @@ from answer_inputs import as_text, inputs_for
 from answer_inputs import solution as typed_solution
 
 from attn_book.exercises import all_exercises
-from attn_book.exercises.site import site_spec
+from attn_book.exercises.site import site_spec, site_verdict
 
 EXERCISES = all_exercises()
 SPECS = {ex.id: site_spec(ex) for ex in EXERCISES}
@@ -98,7 +99,7 @@ def check_boxes(page, site, site_dir, docname):
         box = page.locator(f'div.attn-answer[data-exercise="{exercise_id}"]')
         if spec["kind"] == "kernel":
             note = box.locator(".attn-answer-kernel")
-            assert "needs a Python kernel" in note.inner_text()
+            assert "is checked in the notebook" in note.inner_text()
             links = note.locator("a").evaluate_all("(links) => links.map((a) => a.href)")
             stem = docname.removeprefix("book/")
             assert links == [site.url(f"_sources/book/{stem}.{x}") for x in ("ipynb", "py")]
@@ -114,13 +115,13 @@ def check_boxes(page, site, site_dir, docname):
             rows = inputs_for(ex)
             got = page.evaluate(SUBMIT_ALL, [exercise_id, [text for _, text, _ in rows]])
             for (value, text, label), shown in zip(rows, got, strict=True):
-                want = repr(ex.check(value))
+                want = repr(site_verdict(ex, value))
                 checked += 1
                 if shown != want:
                     diffs.append((exercise_id, label, text, want, shown))
         else:
             box.locator("button.attn-answer-check").click()  # nothing picked yet
-            want = repr(ex.check(...))
+            want = repr(site_verdict(ex, ...))
             if _verdict(box) != want:
                 diffs.append((exercise_id, "nothing picked", "", want, _verdict(box)))
             first = box.locator("input[type=radio]").first
@@ -131,7 +132,7 @@ def check_boxes(page, site, site_dir, docname):
                 page.keyboard.press("Space")
                 assert box.locator("input[type=radio]:checked").get_attribute("value") == option
                 page.keyboard.press("Enter")  # Enter in a radio group submits its form
-                want, got = repr(ex.check(option)), _verdict(box)
+                want, got = repr(site_verdict(ex, option)), _verdict(box)
                 checked += 1
                 if got != want:
                     diffs.append((exercise_id, option, option, want, got))
