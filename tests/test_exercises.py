@@ -417,7 +417,8 @@ def test_the_catalog_has_every_text_of_every_exercise(ex):
     assert text("title", ex.id)
     for diag in ex.diagnoses:
         assert diag.params or text(diag.name, ex.id), diag.name
-    assert set(catalog()["exercises"][ex.id]) <= {"title", "follow-up"} | {
+    cases = {f"case: {c.label}" for c in getattr(ex, "_cases", list)() if not c.translated}
+    assert set(catalog()["exercises"][ex.id]) <= {"title", "follow-up"} | cases | {
         d.name for d in ex.diagnoses
     }
 
@@ -574,3 +575,27 @@ def test_every_by_hand_exercise_refuses_two_units_off_and_non_integers(ex):
         off.flat[0] += sign * 2 * ex.unit
         feedback = ex.check(off.tolist())
         assert feedback.status == "wrong", (off, feedback)
+
+
+def test_every_hand_picked_case_label_is_in_the_catalog():
+    """A case a chapter author writes by hand is labelled in English in the code; its words
+    are the catalog's ``<exercise id>/case: <label>`` (translated like any message). A
+    generated case's label is the catalog's already (``engine/case-*``)."""
+    from attn_book.i18n import keyed
+
+    template = keyed("en")
+    missing = [
+        f"{ex.id}/case: {c.label}"
+        for ex in FUNCTION_KINDS
+        for c in ex._cases()
+        if not c.translated and f"{ex.id}/case: {c.label}" not in template
+    ]
+    assert not missing, f"add these to attn_book/locale/messages.pot: {missing}"
+
+
+def test_a_case_label_reaches_the_message_in_the_readers_language(monkeypatch):
+    from attn_book.exercises import kinds
+
+    monkeypatch.setattr(kinds, "text", lambda key, ex=None, **kw: f"[ko] {key}")
+    case = kinds._labelled(Case("the worked example: 1 query, 3 keys", ()), "ch1-my-scores")
+    assert case.label == "[ko] case: the worked example: 1 query, 3 keys" and case.translated
