@@ -17,6 +17,7 @@ font (:func:`attn_book.style.hangul_rc`).
 from __future__ import annotations
 
 import functools
+import re
 from contextvars import ContextVar
 
 import matplotlib.pyplot as plt
@@ -43,6 +44,7 @@ __all__ = [
 
 
 _DRAWN = ContextVar("attn_plot_words", default=None)
+_HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
 
 
 def word(text):
@@ -387,7 +389,7 @@ def plot_heatmaps(panels, *, xlabel="key", ylabel="query", value_label="weight")
         mask), ``title``, ``rows`` (L labels) and ``cols`` (S labels); optional
         ``hidden`` (L, S) bool, cells drawn light grey with no number (masked),
         ``digits`` (default 2; 0 prints a mask as 1 and 0) and ``xrotation``, the angle of
-        the column labels (default 90).
+        the column labels (default 90, or 0 when a label has Hangul, which is never rotated).
     xlabel, ylabel : str
         The axes' labels, the same for every panel; the row labels are written on
         the first panel only when every panel has the same rows.
@@ -424,7 +426,10 @@ def _draw_heatmap(ax, panel):
             colour = "black" if v > 0.55 else "white"
             ax.text(j, i, dec(v, digits), ha="center", va="center", fontsize=7, color=colour)
     rows, cols = panel["rows"], panel["cols"]
-    ax.set_xticks(range(len(cols)), cols, rotation=panel.get("xrotation", 90), fontsize=8)
+    # Hangul reads across, never turned on its side; other labels (k1, <pad>) stand upright
+    across = any(_HANGUL.search(str(c)) for c in cols)
+    rotation = panel.get("xrotation", 0 if across else 90)
+    ax.set_xticks(range(len(cols)), cols, rotation=rotation, fontsize=8)
     ax.set_yticks(range(len(rows)), rows, fontsize=8)
     return image
 

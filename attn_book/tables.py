@@ -9,6 +9,7 @@ copy with :func:`translate_output`, without running the chapter.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 import numpy as np
@@ -65,18 +66,38 @@ class StepTable(NamedTuple):
         }
         return data, self.record()
 
+    def text_columns(self):
+        """Whether each column holds text (left-aligned) rather than numbers (right-aligned):
+        the first column of a labelled table, and every column most of whose non-empty English
+        cells have words (:func:`~attn_book.i18n.is_word`, a description, ``True``)."""
+        columns = list(zip(*self.rows, strict=True)) if self.rows else [()] * len(self.header)
+        text = []
+        for j, column in enumerate(columns):
+            filled = [c for c in column if str(c) != ""]
+            worded = sum(is_word(c) for c in filled)
+            text.append((j == 0 and self.labelled) or (bool(filled) and 2 * worded > len(filled)))
+        return text
+
     def _repr_markdown_(self):
         header, rows = self.drawn()
-        rule = "|---|" + "---:|" * (len(header) - 1)  # labels left, numbers right
+        # labels and text left, numbers right; the first column of an unlabelled table left
+        text = self.text_columns()
+        rule = "|" + "".join("---|" if t or j == 0 else "---:|" for j, t in enumerate(text))
         lines = [_md_row(header), rule, *(_md_row(row) for row in rows)]
         return "\n".join(lines)
 
     def _repr_html_(self):
         header, rows = self.drawn()
-        head = "".join(_html_cell("th", h, "center") for h in header)
+        text = self.text_columns()
+        head = "".join(
+            _html_cell("th", h, "left" if text[j] and j else "center") for j, h in enumerate(header)
+        )
         body = "".join(
             "<tr>"
-            + "".join(_html_cell("td", c, "right" if j else "left") for j, c in enumerate(row))
+            + "".join(
+                _html_cell("td", c, "left" if text[j] or not j else "right")
+                for j, c in enumerate(row)
+            )
             + "</tr>"
             for row in rows
         )
@@ -119,7 +140,7 @@ def translate_output(output, language):
     return output
 
 
-def step_table(columns, *, index=None, footer=None, digits=3):
+def step_table(columns, *, index=None, index_label="", footer=None, digits=3):
     """A table of numbers rounded to ``digits`` decimals, one column per entry of ``columns``.
 
     Parameters
@@ -127,7 +148,9 @@ def step_table(columns, *, index=None, footer=None, digits=3):
     columns : dict of str to array_like
         Column header -> values (1-D, all of length N). Strings pass unchanged.
     index : sequence of str, optional
-        Row labels, shown in a first, unnamed column.
+        Row labels, shown in a first column.
+    index_label : str, default ""
+        The first column's heading (translated as every heading is); empty by default.
     footer : tuple of (str, dict of str to number), optional
         A last row: its label and the cells it fills (e.g. ``("sum", {"e^s": 5.056})``);
         the other columns stay empty.
@@ -169,7 +192,9 @@ def step_table(columns, *, index=None, footer=None, digits=3):
             [str(label)]
             + [_cell(cells[c], digits, f"footer[{c!r}]") if c in cells else "" for c in cols]
         )
-    header = [""] * labelled + list(cols)
+    if not isinstance(index_label, str):
+        raise TypeError(f"index_label must be a str, got {index_label!r}")
+    header = [index_label] * labelled + list(cols)
     return StepTable(tuple(header), tuple(tuple(row) for row in rows), labelled)
 
 
@@ -202,6 +227,12 @@ def _md_row(cells):
     return "| " + " | ".join(str(c).replace("|", "\\|") for c in cells) + " |"
 
 
+#: The markup a cell may hold (``d<sub>c</sub>``, ``d<sub>h</sub><sup>R</sup>``): a subscript
+#: Unicode has no letter for, kept as HTML; everything else is escaped.
+_MARKUP = re.compile(r"&lt;(/?)(sub|sup)&gt;")
+
+
 def _html_cell(tag, text, align):
     escaped = str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    escaped = _MARKUP.sub(r"<\1\2>", escaped)
     return f'<{tag} style="padding:0.15em 0.9em;text-align:{align}">{escaped}</{tag}>'

@@ -364,7 +364,7 @@ step_flops = np.array([2 * nn * d_steps, nn, 2 * nn, nn, 2 * nn, 2 * nn * d_step
 step_bytes = 4 * np.array(
     [2 * nd + nn, 2 * nn, 3 * nn, 2 * nn, 3 * nn, nn + 2 * nd]
 )  # read + written, float32
-steps = ["Q Kᵀ", "÷ √d_k", "− row max", "exp", "÷ row sum", "weights V"]
+steps = ["Q Kᵀ", "÷ √dₖ", "− row max", "exp", "÷ row sum", "weights V"]
 intensity = step_flops / step_bytes  # FLOPs per byte moved
 matrix_mib = nn * 4 / 2**20  # one n×n float32 matrix
 step_table(

@@ -607,8 +607,8 @@ figures.show(
     calculator,
     "fig-cache-as-shipped",
     "The cache of a model as shipped against the plain KV cache, "
-    "2 × layers × KV heads × d_head × n × bytes: MLA's "
-    "layers × (d_c + d_h^R) × n × bytes, or global layers holding n "
+    "2 × layers × KV heads × $d_h$ × n × bytes: MLA's "
+    "layers × ($d_c + d_h^R$) × n × bytes, or global layers holding n "
     "tokens and local layers holding min(n, W). Log axis; dashed: a "
     "laptop's and a GPU's memory.",
 )
@@ -630,17 +630,17 @@ step_table(
             "Gemma 3: RoPE's base on the local layers (10,000)",
             "Llama 4: the chunk a local layer attends within (8,192)",
             "Llama 4: which layers rotate (0: NoPE, the global ones)",
-            "MLA: the latent's width d_c",
+            "MLA: the latent's width d<sub>c</sub>",
             "MLA: the query's latent width (1,536 in DeepSeek-V3)",
-            "MLA: the RoPE part d_h^R of queries and the shared key",
-            "MLA: the per-head key part without position, d_h",
-            "MLA: the per-head value width d_v",
+            "MLA: the RoPE part d<sub>h</sub><sup>R</sup> of queries and the shared key",
+            "MLA: the per-head key part without position, d<sub>h</sub>",
+            "MLA: the per-head value width d<sub>v</sub>",
         ],
         "this chapter": [
             "the band mask",
             "local and global layers",
             "soft-capping",
-            "sinks",
+            "attention sinks",
             "QK-norm",
             "local and global layers; Chapter 6",
             "chunked local attention",
@@ -667,6 +667,7 @@ step_table(
         "qk_nope_head_dim",
         "v_head_dim",
     ],
+    index_label="field",
 )
 # %% [markdown]
 # Llama 4 ([Meta AI, 2025](references.md)) has a local attention of its own, chunked local

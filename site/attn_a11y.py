@@ -8,13 +8,16 @@ Checked with axe-core by ``tests/browser/test_site.py`` on every page and
 - the references page's citations are list items of their ``role="list"`` (docutils writes
   the DPUB-ARIA 1.0 ``doc-biblioentry``, deprecated since DPUB-ARIA 1.1 and not a list item);
 - a folded code cell's ``<summary>`` is named by its visible text ("Show code cell source"),
-  not by myst-nb's fixed "Toggle hidden content".
+  not by myst-nb's fixed "Toggle hidden content";
+- a plot's ``<img>`` has its caption as ``alt`` ("Figure 4.1. The attention output is ...", in
+  the page's language), not the path myst-nb leaves there (:func:`figure_alt_texts`).
 
 Loaded from ``_config.yml`` (``sphinx.local_extensions``).
 """
 
 from __future__ import annotations
 
+import re
 import types
 from html import escape
 from pathlib import Path
@@ -64,7 +67,47 @@ def accessible_html(app):
     app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput))
 
 
+#: A caption's start, as attn_book.figures writes it under a figure: "**Figure 4.1.**".
+_CAPTION = re.compile(r"^(?:Figure|그림) \d+\.\d+\.$")
+
+
+def figure_alt_texts(app, doctree, docname):
+    """Give each notebook image without alt text its figure's caption (``doctree-resolved``).
+
+    myst-nb writes an image output as ``<img alt="../_images/<hash>.png">`` (no alt: the
+    HTML writer puts the path), which a screen reader reads out. A figure's caption is the
+    next output of its cell, a paragraph opening with **Figure N.M.**; its text, maths as
+    written, becomes the image's ``alt``. An image with no caption keeps what it had.
+    """
+    from docutils import nodes
+
+    for image in list(doctree.findall(nodes.image)):
+        if image.get("alt") or not isinstance(image.parent, nodes.container):
+            continue
+        if "cell_output" not in image.parent.get("classes", []):
+            continue
+        caption = caption_after(image)
+        if caption:
+            image["alt"] = caption
+
+
+def caption_after(image):
+    """The text of the caption paragraph that follows ``image`` in its cell's outputs, or None."""
+    from docutils import nodes
+
+    siblings = image.parent.children
+    for node in siblings[siblings.index(image) + 1 :]:
+        if isinstance(node, nodes.image):
+            return None  # another figure's image comes first
+        for paragraph in node.findall(nodes.paragraph) if isinstance(node, nodes.Element) else []:
+            first = paragraph.children[0] if paragraph.children else None
+            if isinstance(first, nodes.strong) and _CAPTION.match(first.astext().strip()):
+                return " ".join(paragraph.astext().split())
+    return None
+
+
 def setup(app):
     app.connect("config-inited", add_templates)
+    app.connect("doctree-resolved", figure_alt_texts)
     app.connect("builder-inited", accessible_html, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import re
 import sys
 from pathlib import Path
 
@@ -199,3 +200,148 @@ def test_show_of_another_figure_records_nothing(shown):
     fig, _ = plt.subplots()
     figs.Figures(chapter=7, language="en").show(fig, "fig-x", "A figure.")
     assert shown[0][1] == {"metadata": None}
+
+
+def described():
+    """Chapter 11's configuration table in small: a field, a description, a term, a number."""
+    return step_table(
+        {
+            "what it is": ["the latent's width d<sub>c</sub>", "a learned sink logit per head"],
+            "this chapter": ["MLA", "attention sinks"],
+            "size": [512, 1],
+        },
+        index=["kv_lora_rank", "sinks"],
+        index_label="field",
+        digits=0,
+    )
+
+
+def test_text_columns_are_left_aligned_numbers_right(catalog):
+    """The cold reader's fifth finding: descriptions were right-aligned like numbers."""
+    t = described()
+    assert t.text_columns() == [True, True, True, False]
+    assert t._repr_markdown_().split("\n")[1] == "|---|---|---|---:|"
+    html = t._repr_html_()
+    left = 'text-align:left">'
+    assert f"{left}a learned sink logit per head</td>" in html
+    assert f"{left}attention sinks</td>" in html
+    assert 'text-align:right">512</td>' in html
+    assert f'<th style="padding:0.15em 0.9em;{left}what it is</th>' in html
+    # a table of numbers keeps its alignment, its first column left
+    assert repr(table()).split("\n")[1] == "|---|---:|---:|"
+
+
+def test_the_first_column_has_a_heading_in_both_languages(monkeypatch):
+    """The fifth finding's empty first heading: ``index_label`` names it, translated."""
+    KOREAN_FIELD = {**KOREAN, "field": "설정 필드"}
+
+    def fake(domain, language):
+        if domain == i18n.FIGURES and language == "ko":
+            return {(None, en): ko for en, ko in KOREAN_FIELD.items()}
+        return {}
+
+    monkeypatch.setattr(i18n, "_catalog", fake)
+    assert described().header[0] == "field"
+    assert repr(described()).startswith("| field | what it is |")
+    with i18n.drawing("ko"):
+        assert repr(described()).startswith("| 설정 필드 |")
+    with pytest.raises(TypeError, match="index_label"):
+        step_table({"x": [1]}, index=["a"], index_label=3)
+
+
+def test_a_subscript_is_html_everything_else_escaped(catalog):
+    """The third finding: d_c shown with its underscore; a cell's <sub> stays HTML."""
+    html = described()._repr_html_()
+    assert "width d<sub>c</sub></td>" in html
+    escaped = step_table({"x": ["a <b> & <script>"]})._repr_html_()
+    assert "a &lt;b&gt; &amp; &lt;script&gt;" in escaped
+
+
+def test_hangul_column_labels_are_never_rotated():
+    """The ninth finding: chapter 11's heatmap turned its Korean tokens on their side."""
+    words = ["나는", "사과를", "먹었다"]
+    panel = {"matrix": [[1.0, 0.0, 0.0]], "title": "weight", "rows": ["q"], "cols": words}
+    fig = plots.plot_token_heatmaps([panel], xlabel="key", ylabel="query")
+    labels = fig.axes[0].get_xticklabels()
+    assert [label.get_text() for label in labels] == words
+    assert [label.get_rotation() for label in labels] == [0.0, 0.0, 0.0]
+    latin = plots.plot_heatmaps([panel | {"cols": ["k1", "k2", "k3"]}])
+    assert {label.get_rotation() for label in latin.axes[0].get_xticklabels()} == {90.0}
+    plt.close("all")
+
+
+# --- the cold reader's findings on chapters 4, 9 and 11, against the real catalogs
+
+
+def korean(english):
+    return i18n.word(english, "ko")
+
+
+def stored_tables(notebook):
+    import json
+
+    cells = json.loads((ROOT / "book" / notebook).read_text(encoding="utf-8"))["cells"]
+    return [
+        o["metadata"]["attn_table"]
+        for c in cells
+        for o in c.get("outputs", [])
+        if "attn_table" in o.get("metadata", {})
+    ]
+
+
+def test_dtype_is_korean_in_the_figures():
+    """Finding 1: the calculator's "dtype" menu and its hint say 자료형."""
+    assert korean("dtype") == "자료형"
+    hint = "Bar: the weights of one layer held at once. Ticks: the same heads, batch and "
+    hint += "dtype at 32k and 128k tokens."
+    assert "자료형" in korean(hint) and "dtype" not in korean(hint)
+
+
+def test_a_ratio_is_bae_in_korean():
+    """Finding 2: "16×" in Korean text; the × belongs to the English sentence, 배 to Korean."""
+    template = "{ratio}× the {device}'s"
+    assert korean(template) == "{device} 메모리의 {ratio}배"
+    assert not any("}×" in text for text in i18n.words("ko").values())
+
+
+def test_chapter_11_table_has_no_underscores_a_header_and_the_glossary_term():
+    """Findings 3, 4, 5: d_c, d_h^R with underscores; "sinks" left in English in the
+    chapter's-term column; an empty first heading."""
+    (config,) = [
+        t for t in stored_tables("11_modern_attention.ipynb") if "this chapter" in t["header"]
+    ]
+    assert config["header"][0] == "field" and korean("field") == "설정 필드"
+    cells = [c for row in config["rows"] for c in row[1:]]
+    assert not [c for c in cells if "_" in c], "an index shown with an underscore"
+    assert "d<sub>c</sub>" in " ".join(cells) and "d<sub>h</sub><sup>R</sup>" in " ".join(cells)
+    terms = [row[2] for row in config["rows"]]
+    assert "attention sinks" in terms and korean("attention sinks") == "어텐션 싱크"
+    glossary = (ROOT / "book" / "glossary.md").read_text(encoding="utf-8")
+    assert "| attention sink | 어텐션 싱크 |" in glossary
+    for cell in cells:
+        assert "_" not in korean(cell), cell
+
+
+def test_chapter_9_steps_name_d_k_with_its_subscript():
+    (steps,) = [t for t in stored_tables("09_cost.ipynb") if "MFLOP" in t["header"]]
+    assert "÷ √dₖ" in [row[0] for row in steps["rows"]]
+
+
+def test_the_window_figure_says_its_tokens_without_a_particle_after_them():
+    """Finding 6: "사과를 밀려남" (the token ends in a particle already); "1번 슬롯" beside
+    "슬롯 1"; 나중/밖 for a key not written yet and one outside the window."""
+    written = korean("{token} written to slot {slot}")
+    evicted = korean("{token} written to slot {slot}, evicting {evicted}")
+    for template in (written, evicted):
+        for field in re.findall(r"\{(token|evicted)\}", template):
+            assert f"‘{{{field}}}’ 토큰" in template, template
+        assert "슬롯 {slot}" in template
+    assert not [s for s in i18n.words("ko").values() if "번 슬롯" in s]
+    assert korean("later") == "아직 안 씀" and korean("out") == "윈도우 밖"
+    filled = evicted.format(token="배를", slot=1, evicted="사과를")
+    assert filled == "‘배를’ 토큰을 슬롯 1에 쓰고 ‘사과를’ 토큰은 윈도우 밖으로 밀려남"
+
+
+def test_laptop_stays_raptop():
+    """Finding 11: the laptop is 랩톱 in the figures (not 노트북, the notebook)."""
+    assert korean("laptop") == "랩톱"

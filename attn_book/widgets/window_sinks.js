@@ -224,6 +224,25 @@ var CHART = { top: 34, height: 80 };
 var BASE = CHART.top + CHART.height;
 var RING = { top: 210, height: 44 };
 var within = (x, half) => Math.min(Math.max(x, PAD + half), WIDTH - PAD - half);
+function setTitle(node, value) {
+  setText(node, value);
+  node.style.fontWeight = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]/.test(value) ? "400" : "";
+}
+function setStacked(node, value) {
+  const cut = value.indexOf(" ");
+  if (cut < 0 || value.length <= 4) {
+    if (node.firstElementChild) node.replaceChildren();
+    setText(node, value);
+    return;
+  }
+  const x = node.getAttribute("x");
+  const line = (part, dy) => {
+    const span = svgEl("tspan", { x, dy });
+    span.textContent = part;
+    return span;
+  };
+  node.replaceChildren(line(value.slice(0, cut), "-1.2em"), line(value.slice(cut + 1), "1.2em"));
+}
 var text = (parent, attrs, value = "") => {
   const node = svgEl("text", attrs, parent);
   node.textContent = value;
@@ -426,14 +445,17 @@ function render({ model, el }) {
       chart.bandLabel,
       W === 1 ? t("window: {seen} of W = {W} key", { seen, W }) : t("window: {seen} of W = {W} keys", { seen, W })
     );
-    setText(chart.title, t("weights of query t = {t} ({token})", { t: step, token: tokens[step] }));
+    setTitle(
+      chart.title,
+      t("weights of query t = {t} ({token})", { t: step, token: tokens[step] })
+    );
     chart.columns.forEach((c, j) => {
       const seen2 = r.visible[j];
       const h = seen2 ? r.weights[j] * CHART.height : 0;
       setAttrs(c.bar, { y: BASE - h, height: h });
       setAttrs(c.ghost, { visibility: seen2 ? "hidden" : "visible" });
       setAttrs(c.value, { y: BASE - h - 4 });
-      setText(c.value, seen2 ? fmt(r.weights[j], 2) : j > step ? t("later") : t("out"));
+      setStacked(c.value, seen2 ? fmt(r.weights[j], 2) : j > step ? t("later") : t("out"));
       c.label.classList.toggle("abh-selected", j === step);
       setAttrs(c.label, { fill: seen2 ? "#222" : "#767676" });
     });
@@ -447,7 +469,7 @@ function render({ model, el }) {
       ring = buildRing(ringLayer, W, t);
       setAttrs(svg, { viewBox: `0 0 ${WIDTH} ${ring.height}`, height: ring.height });
     }
-    setText(
+    setTitle(
       ring.title,
       W === 1 ? t("ring buffer: {W} slot, token t in slot t mod {W}", { W }) : t("ring buffer: {W} slots, token t in slot t mod {W}", { W })
     );

@@ -192,9 +192,15 @@ export function fitKvHeads(heads, kvHeads, up = false) {
   return divisors.filter((d) => d <= kvHeads).at(-1) ?? 1;
 }
 
+/** A ratio's number, "0.50", "4.0", "256", "1,024": two significant digits, no exponent.
+ * The "×" is the sentence's (`"{ratio}× the {device}'s"`): Korean says "16배". */
+export function fmtFactor(ratio) {
+  return ratio >= 100 ? Math.round(ratio).toLocaleString("en") : ratio.toPrecision(2);
+}
+
 /** A ratio as "0.50×", "4.0×", "256×", "1,024×": two significant digits, no exponent. */
 export function fmtRatio(ratio) {
-  return ratio >= 100 ? `${Math.round(ratio).toLocaleString("en")}×` : `${ratio.toPrecision(2)}×`;
+  return `${fmtFactor(ratio)}×`;
 }
 
 /**

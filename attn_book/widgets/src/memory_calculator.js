@@ -7,7 +7,7 @@ import {
   DTYPE_BYTES,
   fitKvHeads,
   fmtBytes,
-  fmtRatio,
+  fmtFactor,
   kvCacheBytes,
   layerSplit,
   weightBytes,
@@ -54,99 +54,144 @@ import {
 const BAR = "#0072B2"; // Okabe–Ito blue: the current weights
 const KV_BAR = "#009E73"; // Okabe–Ito bluish green: the KV cache
 const DEVICE = "#D55E00"; // Okabe–Ito vermillion: a device's memory
-const AXIS = { w: 640, h: 120, left: 20, right: 20, y: 70, lo: 20, hi: 46 }; // log2 bytes 20..46
-const KV_AXIS = { ...AXIS, h: 150, y: 100 }; // two bars above the axis
+// w: the widest drawing; the drawing is as wide as its figure (at least MIN_W), one unit a
+// CSS pixel, so an 11 px label is 11 px on a 390 px phone too, not scaled down with the SVG.
+const AXIS = { w: 640, left: 20, right: 20, lo: 20, hi: 46 }; // log2 bytes 20..46
+const MIN_W = 300;
+const FONT = "font-size: 11px"; // every text of the drawing, ticks included
+const KV_ROW = 34; // the KV view: a bar's label, then its bar (18 px)
 const kvBars = (t) => [
-  { y: 34, fill: BAR, text: t("attention weights, n² per head, one layer") },
-  { y: 68, fill: KV_BAR, text: t("KV cache, every layer") },
+  { fill: BAR, text: t("attention weights, n² per head, one layer") },
+  { fill: KV_BAR, text: t("KV cache, every layer") },
 ];
 const TICKS = [20, 25, 30, 35, 40, 45]; // 1 MiB, 32 MiB, 1 GiB, 32 GiB, 1 TiB, 32 TiB
 
 const short = (bytes) => fmtBytes(bytes).replace(/\.0+ /, " "); // "16 GiB", not "16.0 GiB"
 
-const xOf = (bytes) => {
+/** The x of `bytes` on the log axis of a drawing `w` px wide. */
+const xAt = (w) => (bytes) => {
   const t = (Math.log2(Math.max(bytes, 1)) - AXIS.lo) / (AXIS.hi - AXIS.lo);
-  return AXIS.left + Math.min(Math.max(t, 0), 1) * (AXIS.w - AXIS.left - AXIS.right);
+  return AXIS.left + Math.min(Math.max(t, 0), 1) * (w - AXIS.left - AXIS.right);
 };
+
+/** The drawing's width: the figure's own (less its padding), at most AXIS.w, at least MIN_W. */
+function drawingWidth(fig) {
+  const style = getComputedStyle(fig);
+  const inner = fig.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return inner > 0 ? Math.round(Math.min(AXIS.w, Math.max(MIN_W, inner))) : AXIS.w;
+}
+
+/** Call `paint` again when the figure's width changes (a phone turned, a window resized). */
+function onResize(fig, paint) {
+  if (typeof ResizeObserver === "undefined") return () => {};
+  let width = fig.clientWidth;
+  const observer = new ResizeObserver(() => {
+    if (fig.clientWidth !== width) {
+      width = fig.clientWidth;
+      paint();
+    }
+  });
+  observer.observe(fig);
+  return () => observer.disconnect();
+}
+
+/** `text` into `node` with "d_c" as d<sub>c</sub> and "d_h^R" as d<sub>h</sub><sup>R</sup>: a
+ * symbol's index drawn as one, never as an underscore (the catalogs keep the plain form). */
+function withIndices(node, text) {
+  const parts = [];
+  let last = 0;
+  for (const m of text.matchAll(/([A-Za-z])_([A-Za-z0-9])(?:\^([A-Za-z0-9]))?/g)) {
+    parts.push(text.slice(last, m.index), m[1], htmlEl("sub", { text: m[2] }));
+    if (m[3]) parts.push(htmlEl("sup", { text: m[3] }));
+    last = m.index + m[0].length;
+  }
+  parts.push(text.slice(last));
+  node.replaceChildren(...parts.filter((p) => p !== ""));
+  return node;
+}
 
 /** A device's name (memory_calculator.py's DEVICES) in the reader's language. */
 function deviceName(name, t) {
   return { laptop: t("laptop"), GPU: t("GPU") }[name] ?? name;
 }
 
-/** The axis (at height axisY), its ticks and the devices' dashed lines: drawn once. */
-function drawFrame(svg, devices, axisY, t) {
+/**
+ * The axis (at height axisY), its ticks and the devices' dashed lines, which stop short of
+ * each band of `gaps` ([top, bottom]: a bar's label), so that no line crosses a label.
+ */
+function drawFrame(svg, devices, axisY, t, xOf, gaps = []) {
   const [x0, x1] = [xOf(2 ** AXIS.lo), xOf(2 ** AXIS.hi)];
   svgEl("line", { x1: x0, x2: x1, y1: axisY, y2: axisY, class: "abh-axis" }, svg);
   for (const p of TICKS) {
-    svgEl("text", { x: xOf(2 ** p), y: axisY + 16, class: "abh-tick" }, svg).textContent = short(
-      2 ** p,
-    );
+    const tick = { x: xOf(2 ** p), y: axisY + 16, class: "abh-tick", style: FONT };
+    svgEl("text", tick, svg).textContent = short(2 ** p);
   }
+  const spans = [];
+  let top = 18;
+  for (const [a, b] of [...gaps].sort((u, v) => u[0] - v[0])) {
+    if (a > top) spans.push([top, a]);
+    top = Math.max(top, b);
+  }
+  if (axisY > top) spans.push([top, axisY]);
   devices.forEach((d, i) => {
     const x = xOf(d.bytes); // the first label left of its line, then right: they are close
-    svgEl(
-      "line",
-      {
-        x1: x,
-        x2: x,
-        y1: 18,
-        y2: axisY,
-        stroke: DEVICE,
-        "stroke-dasharray": "4 3",
-        "stroke-width": 1.5,
-      },
-      svg,
-    );
+    for (const [y1, y2] of spans) {
+      const dash = { stroke: DEVICE, "stroke-dasharray": "4 3", "stroke-width": 1.5 };
+      svgEl("line", { x1: x, x2: x, y1, y2, class: "abh-device", ...dash }, svg);
+    }
     const [dx, anchor] = i % 2 === 0 ? [-4, "end"] : [4, "start"];
     const label = {
       x: x + dx,
       y: 14,
       class: "abh-label",
       fill: DEVICE,
-      style: `text-anchor: ${anchor}`,
+      style: `text-anchor: ${anchor}; ${FONT}`,
     };
     svgEl("text", label, svg).textContent = `${deviceName(d.name, t)}, ${short(d.bytes)}`;
   });
 }
 
 /** The bar of the current weights and the marks of the context lengths: redrawn on change. */
-function makeMarks(svg, contexts) {
-  const bar = svgEl("rect", { x: xOf(2 ** AXIS.lo), y: AXIS.y - 26, height: 22, fill: BAR }, svg);
-  return { bars: [bar], marks: makeContextMarks(svg, contexts, AXIS.y) };
+function makeMarks(svg, contexts, axisY, xOf) {
+  const bar = svgEl("rect", { x: xOf(2 ** AXIS.lo), y: axisY - 26, height: 22, fill: BAR }, svg);
+  return { bars: [bar], marks: makeContextMarks(svg, contexts, axisY) };
 }
 
-/** The two labelled bars of the KV-cache view (weights, then KV cache) and the context marks. */
-function makeKvMarks(svg, contexts, t) {
-  const bars = kvBars(t).map((b) => {
-    const label = {
-      x: xOf(2 ** AXIS.lo),
-      y: b.y - 5,
-      class: "abh-label",
-      style: "text-anchor: start",
-    };
-    svgEl("text", label, svg).textContent = b.text;
-    return svgEl("rect", { x: xOf(2 ** AXIS.lo), y: b.y, height: 18, fill: b.fill }, svg);
+/** The two labelled bars of the KV-cache view (weights, then KV cache) and the context marks:
+ * each label in its own band above its bar, where drawFrame's device lines leave a gap. */
+function makeKvMarks(svg, contexts, t, axisY, xOf) {
+  const bars = kvBars(t).map((b, i) => {
+    const y = 22 + i * KV_ROW + 16; // the bar's top; its label's baseline 5 px above
+    const label = { x: xOf(2 ** AXIS.lo), y: y - 5, class: "abh-label" };
+    svgEl("text", { ...label, style: `text-anchor: start; ${FONT}` }, svg).textContent = b.text;
+    return svgEl("rect", { x: xOf(2 ** AXIS.lo), y, height: 18, fill: b.fill }, svg);
   });
-  return { bars, marks: makeContextMarks(svg, contexts, KV_AXIS.y) };
+  return { bars, marks: makeContextMarks(svg, contexts, axisY) };
 }
+
+/** The label bands of the KV view's bars (for drawFrame's gaps). */
+const kvGaps = (count) =>
+  Array.from({ length: count }, (_, i) => [20 + i * KV_ROW, 36 + i * KV_ROW]);
 
 function makeContextMarks(svg, contexts, axisY) {
   return contexts.map(() => ({
     tick: svgEl("line", { y1: axisY - 2, y2: axisY + 4, stroke: "#333", "stroke-width": 2 }, svg),
-    text: svgEl("text", { y: axisY + 30, class: "abh-label" }, svg),
+    text: svgEl("text", { y: axisY + 30, class: "abh-label", style: FONT }, svg),
   }));
 }
 
 /** Paint each bar to its bytes, and the context marks where contextBytes put them. */
-function paintMarks({ bars, marks }, bytes, contextBytes, contexts) {
+function paintMarks({ bars, marks }, bytes, contextBytes, contexts, xOf) {
   bars.forEach((bar, i) => {
     setAttrs(bar, { width: Math.max(1, xOf(bytes[i]) - xOf(2 ** AXIS.lo)) });
   });
   marks.forEach((m, i) => {
     const x = xOf(contextBytes[i]);
     setAttrs(m.tick, { x1: x, x2: x });
-    setAttrs(m.text, { x });
+    // 32k and 128k are two doublings apart, close on a phone: the first label ends at its
+    // tick, the next starts at its own, so they never overlap
+    const [dx, anchor] = i % 2 === 0 ? [3, "end"] : [-3, "start"];
+    setAttrs(m.text, { x: x + dx, style: `${FONT}; text-anchor: ${anchor}` });
     setText(m.text, `${contexts[i] / 1024}k`);
   });
 }
@@ -205,7 +250,6 @@ function render({ model, el }) {
   if (model.get("kind") !== "kv") return renderModel({ model, el });
   const t = translator(model);
   const withKv = Boolean(model.get("kv_cache"));
-  const axis = withKv ? KV_AXIS : AXIS;
   const fig = htmlEl("div", { cls: "abh-fig" }, el);
   const controls = htmlEl("div", { cls: "abh-controls" }, fig);
   const range = { min: 7, max: 17, step: 1, value: Math.round(Math.log2(model.get("n"))) };
@@ -221,17 +265,13 @@ function render({ model, el }) {
   );
   const extra = withKv ? kvControls(model, controls, t) : [];
   const [batch, showDtype] = batchAndDtype(model, controls, t);
-  const svg = svgEl("svg", { viewBox: `0 0 ${axis.w} ${axis.h}`, width: axis.w, role: "img" }, fig);
+  const svg = svgEl("svg", { role: "img" }, fig);
   svg.setAttribute(
     "aria-label",
     withKv
       ? t("bytes of the attention weights and of the KV cache on a log axis")
       : t("bytes of the attention weights on a log axis"),
   );
-  drawFrame(svg, model.get("devices"), axis.y, t);
-  const marks = withKv
-    ? makeKvMarks(svg, model.get("contexts"), t)
-    : makeMarks(svg, model.get("contexts"));
   const readout = htmlEl("div", { cls: "abh-readout abh-num" }, fig);
   const lines = withKv ? [htmlEl("div", {}, readout), htmlEl("div", {}, readout)] : [readout];
   const say = liveRegion(fig);
@@ -260,7 +300,16 @@ function render({ model, el }) {
     const cache = (c) => kvCacheBytes(B, layers, kvHeads, dHead, c, dtype);
     const bytes = withKv ? [weights(n), cache(n)] : [weights(n)];
     const contexts = model.get("contexts");
-    paintMarks(marks, bytes, contexts.map(withKv ? cache : weights), contexts);
+    const w = drawingWidth(fig);
+    const xOf = xAt(w);
+    const axisY = withKv ? 22 + 2 * KV_ROW + 14 : 70; // under the bars
+    svg.replaceChildren();
+    setAttrs(svg, { viewBox: `0 0 ${w} ${axisY + 50}`, width: w });
+    drawFrame(svg, model.get("devices"), axisY, t, xOf, withKv ? kvGaps(2) : []);
+    const marks = withKv
+      ? makeKvMarks(svg, contexts, t, axisY, xOf)
+      : makeMarks(svg, contexts, axisY, xOf);
+    paintMarks(marks, bytes, contexts.map(withKv ? cache : weights), contexts, xOf);
     log2n.input.value = Math.round(Math.log2(n));
     setText(log2n.out, n.toLocaleString("en"));
     for (const s of [heads, ...extra, batch]) s.show();
@@ -269,8 +318,8 @@ function render({ model, el }) {
       model
         .get("devices")
         .map((d) =>
-          t("{ratio} the {device}'s", {
-            ratio: fmtRatio(b / d.bytes),
+          t("{ratio}× the {device}'s", {
+            ratio: fmtFactor(b / d.bytes),
             device: deviceName(d.name, t),
           }),
         )
@@ -299,9 +348,11 @@ function render({ model, el }) {
   fit();
   const off = onChanges(model, traits, paint);
   paint();
+  const offResize = onResize(fig, paint);
   return () => {
     offFit();
     off();
+    offResize();
   };
 }
 
@@ -310,7 +361,8 @@ function render({ model, el }) {
 const PART = "#E69F00"; // Okabe–Ito orange: local layers, or linear layers' states
 const OTHER = "#56B4E9"; // Okabe–Ito sky blue: the same model with MHA or MQA
 const MLA_BAR = "#CC79A7"; // Okabe–Ito reddish purple: MLA's latents
-const ROW = 36; // px per bar: its label, then the bar
+const ROW = 36; // px per bar: its label, then the bar (a narrow drawing: two label lines, +14)
+const NARROW = 560; // px: below this the label's sum goes on a second line
 const MODEL_TRAITS = ["n", "heads", "batch", "dtype", "layers", "kv_heads", "d_head", "kind"];
 const KIND_TRAITS = ["window", "ratio", "d_latent", "d_rope", "state_heads", "d_state"];
 
@@ -370,6 +422,7 @@ function modelControls(model, controls, t) {
   const pow2 = (lo, hi) => ({ min: lo, max: hi, step: 1 });
   const log2Slider = (trait, label, range) => {
     const s = slider(controls, label, { ...range, value: Math.round(Math.log2(model.get(trait))) });
+    s.label = label;
     s.input.addEventListener("input", () => update(model, trait, 2 ** Number(s.input.value)));
     const show = () => {
       s.input.value = Math.round(Math.log2(model.get(trait)));
@@ -377,7 +430,10 @@ function modelControls(model, controls, t) {
     };
     return { ...s, show };
   };
-  const bound = (trait, label, range) => boundSlider(model, controls, trait, label, range, String);
+  const bound = (trait, label, range) => ({
+    ...boundSlider(model, controls, trait, label, range, String),
+    label,
+  });
   const kinds = [
     ["window", t("local + global layers")],
     ["mla", t("MLA")],
@@ -398,7 +454,7 @@ function modelControls(model, controls, t) {
     ],
     mla: [
       bound("d_latent", t("latent d_c"), { min: 64, max: 2048, step: 64 }),
-      bound("d_rope", t("RoPE key d_R"), { min: 0, max: 256, step: 16 }),
+      bound("d_rope", t("RoPE key d_h^R"), { min: 0, max: 256, step: 16 }),
     ],
     hybrid: [
       bound("ratio", t("linear : full, r : 1"), { min: 0, max: 7, step: 1 }),
@@ -406,6 +462,7 @@ function modelControls(model, controls, t) {
       bound("d_state", t("state d_k = d_v"), { min: 16, max: 512, step: 16 }),
     ],
   };
+  for (const s of Object.values(own).flat()) withIndices(s.wrap.querySelector("span"), s.label);
   return { shared, own };
 }
 
@@ -423,7 +480,7 @@ function renderModel({ model, el }) {
   controls.addEventListener("input", leavePreset);
   controls.addEventListener("change", leavePreset);
   const [batch, showDtype] = batchAndDtype(model, controls, t);
-  const svg = svgEl("svg", { width: AXIS.w, role: "img" }, fig);
+  const svg = svgEl("svg", { role: "img" }, fig);
   svg.setAttribute("aria-label", t("bytes of a model's cache on a log axis, against the KV cache"));
   const readout = htmlEl("div", { cls: "abh-readout abh-num" }, fig);
   const say = liveRegion(fig);
@@ -433,22 +490,34 @@ function renderModel({ model, el }) {
     const c = Object.fromEntries([...MODEL_TRAITS, ...KIND_TRAITS].map((k) => [k, model.get(k)]));
     const bars = cacheBars(c, c.n);
     const top = 22; // the devices' labels
-    const axisY = top + bars.length * ROW + 4;
+    const w = drawingWidth(fig);
+    const xOf = xAt(w);
+    const lift = w < NARROW ? 14 : 0; // a second label line
+    const row = ROW + lift;
+    const axisY = top + bars.length * row + 4;
     svg.replaceChildren();
-    setAttrs(svg, { viewBox: `0 0 ${AXIS.w} ${axisY + 22}` });
-    drawFrame(svg, model.get("devices"), axisY, t);
+    setAttrs(svg, { viewBox: `0 0 ${w} ${axisY + 22}`, width: w });
+    // each bar's label band, which the devices' lines leave free
+    const gaps = bars.map((_, i) => [top + i * row - 1, top + i * row + 14 + lift]);
+    drawFrame(svg, model.get("devices"), axisY, t, xOf, gaps);
     bars.forEach(([name, parts], i) => {
       const [text, colours] = describe(name, c, t);
-      const y = top + i * ROW;
+      const y = top + i * row;
       const x0 = xOf(2 ** AXIS.lo);
-      const label = { x: x0, y: y + 11, class: "abh-label", style: "text-anchor: start" };
+      const label = { x: x0, class: "abh-label", style: `text-anchor: start; ${FONT}` };
       const total = fmtBytes(sumOf(parts));
       const sum = parts.length > 1 ? `${parts.map(fmtBytes).join(" + ")} = ${total}` : total;
-      svgEl("text", label, svg).textContent = `${text}: ${sum}`;
+      if (lift) {
+        svgEl("text", { ...label, y: y + 11 }, svg).textContent = `${text}:`;
+        svgEl("text", { ...label, y: y + 11 + lift }, svg).textContent = sum;
+      } else {
+        svgEl("text", { ...label, y: y + 11 }, svg).textContent = `${text}: ${sum}`;
+      }
       const height = 16 / parts.length; // a stacked bar: one thin bar per part, same axis
       parts.forEach((part, j) => {
         const width = Math.max(1, xOf(part) - x0);
-        const bar = { x: x0, y: y + 15 + j * height, height: height - 1, width, fill: colours[j] };
+        const bar = { x: x0, y: y + 15 + lift + j * height, height: height - 1, width };
+        bar.fill = colours[j];
         svgEl("rect", bar, svg);
       });
     });
@@ -474,7 +543,11 @@ function renderModel({ model, el }) {
 
   const off = onChanges(model, [...MODEL_TRAITS, ...KIND_TRAITS, "preset"], paint);
   paint();
-  return off;
+  const offResize = onResize(fig, paint);
+  return () => {
+    off();
+    offResize();
+  };
 }
 
 const sumOf = (parts) => parts.reduce((a, b) => a + b, 0);

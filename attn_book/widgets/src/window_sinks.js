@@ -46,6 +46,38 @@ const RING = { top: 210, height: 44 }; // the slots' boxes
 /** A centred label's x, moved in so that its `half` width stays inside the drawing. */
 const within = (x, half) => Math.min(Math.max(x, PAD + half), WIDTH - PAD - half);
 
+/**
+ * A title's text. The figures' Hangul font has one weight (400): a bold Korean title would
+ * mix Latin bold with Hangul made bold by the browser, so a title with Hangul (a Korean one,
+ * or an English one naming a Korean token) is regular,
+ * all of it; an English one stays bold (.abh-title).
+ */
+function setTitle(node, value) {
+  setText(node, value);
+  node.style.fontWeight = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]/.test(value) ? "400" : "";
+}
+
+/**
+ * A column's state ("아직 안 씀", "윈도우 밖") or number, on one line, or on two, cut at its
+ * first space, when it has words that would run into the next column's (48 px): the lower
+ * line stays where one line would be, just above the axis.
+ */
+function setStacked(node, value) {
+  const cut = value.indexOf(" ");
+  if (cut < 0 || value.length <= 4) {
+    if (node.firstElementChild) node.replaceChildren();
+    setText(node, value);
+    return;
+  }
+  const x = node.getAttribute("x");
+  const line = (part, dy) => {
+    const span = svgEl("tspan", { x, dy });
+    span.textContent = part;
+    return span;
+  };
+  node.replaceChildren(line(value.slice(0, cut), "-1.2em"), line(value.slice(cut + 1), "1.2em"));
+}
+
 const text = (parent, attrs, value = "") => {
   const node = svgEl("text", attrs, parent);
   node.textContent = value;
@@ -263,14 +295,17 @@ function render({ model, el }) {
         ? t("window: {seen} of W = {W} key", { seen, W })
         : t("window: {seen} of W = {W} keys", { seen, W }),
     );
-    setText(chart.title, t("weights of query t = {t} ({token})", { t: step, token: tokens[step] }));
+    setTitle(
+      chart.title,
+      t("weights of query t = {t} ({token})", { t: step, token: tokens[step] }),
+    );
     chart.columns.forEach((c, j) => {
       const seen = r.visible[j];
       const h = seen ? r.weights[j] * CHART.height : 0;
       setAttrs(c.bar, { y: BASE - h, height: h });
       setAttrs(c.ghost, { visibility: seen ? "hidden" : "visible" });
       setAttrs(c.value, { y: BASE - h - 4 });
-      setText(c.value, seen ? fmt(r.weights[j], 2) : j > step ? t("later") : t("out"));
+      setStacked(c.value, seen ? fmt(r.weights[j], 2) : j > step ? t("later") : t("out"));
       c.label.classList.toggle("abh-selected", j === step);
       setAttrs(c.label, { fill: seen ? "#222" : "#767676" });
     });
@@ -285,7 +320,7 @@ function render({ model, el }) {
       ring = buildRing(ringLayer, W, t);
       setAttrs(svg, { viewBox: `0 0 ${WIDTH} ${ring.height}`, height: ring.height });
     }
-    setText(
+    setTitle(
       ring.title,
       W === 1
         ? t("ring buffer: {W} slot, token t in slot t mod {W}", { W })
