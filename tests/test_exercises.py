@@ -328,8 +328,9 @@ GENERIC = [
     (SCORES, [1.0, 1.5, -0.5], "constant-factor", "half the right size"),
     (SCORES, [2.828, 4.243, -1.414], "constant-factor", "√2 times too large"),  # 2√2, 3√2, −√2
     (SCORES, [1.414, 2.121, -0.707], "constant-factor", "√2 times too small"),  # 2/√2, …
-    (SCORES, [-2.0, -3.0, 1.0], "constant-factor", "sign flipped"),
+    (SCORES, [-2.0, -3.0, 1.0], "constant-factor", "the wrong sign"),
     (SCORES, [6.0, 9.0, -3.0], "constant-factor", "off by the same factor"),  # ×3: not named
+    (SCORES, [2.02, 3.03, -1.01], "other", "too large"),  # 1 % off everywhere: not a scale slip
     (WEIGHTS, [0.6, 0.3, 0.3], "not-summing-to-1", "your weights sum to 1.200, not 1"),
     (MATRIX, [[0.5, 0.5], [0.25, 0.5]], "not-summing-to-1", "row 2 do not sum to 1"),
     (SCORES, [2.0, 3.5, -1.0], "other", "entry 2 is too large; the others are right"),

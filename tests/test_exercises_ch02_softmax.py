@@ -365,6 +365,7 @@ ANSWERS = {
             Mistake("the weights", [0.5, 0.25, 0.25], "weights-only"),
             Mistake("∂w_c/∂s", [-0.125, 0.1875, -0.0625], "gradient-of-the-weight"),
             Mistake("target = the largest score", [-0.5, 0.25, 0.25], "largest-as-target"),
+            Mistake("target on the third key", [0.5, 0.25, -0.75], "target-on-another-key"),
         ],
     ),
     "bug-mask-fully-masked": Answers(

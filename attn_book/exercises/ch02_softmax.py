@@ -213,6 +213,10 @@ cross_entropy_gradient = NumberExercise(
         diagnose.matches(
             "largest-as-target", lambda s, c: ac.softmax(s) - _one_hot(len(s), int(np.argmax(s)))
         ),
+        diagnose.matches(  # the -1 on any other key (the first is the one above)
+            "target-on-another-key",
+            *[lambda s, c, j=j: ac.softmax(s) - _one_hot(len(s), j) for j in range(len(_S_CE))],
+        ),
     ],
 )
 

@@ -177,7 +177,7 @@ verb_finds_subject = DesignExercise(
             "not-loud-enough",
             lambda trials: trials[0].produced[_SUBJECT] < SUBJECT_SHARE,
             params=lambda trials: {
-                "share": f"{trials[0].produced[_SUBJECT]:.2f}",
+                "share": diagnose.below(trials[0].produced[_SUBJECT]),
                 "asked": SUBJECT_SHARE,
             },
         ),

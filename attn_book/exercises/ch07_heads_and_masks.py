@@ -353,7 +353,7 @@ two_back_head = DesignExercise(
             "too-soft",
             lambda trials: _looks(trials[0].produced, 2),
             params=lambda trials: {
-                "share": f"{min(trials[0].produced[i, i - 2] for i in range(2, 5)):.2f}",
+                "share": diagnose.below(min(trials[0].produced[i, i - 2] for i in range(2, 5))),
                 "asked": TWO_BACK_SHARE,
             },
         ),

@@ -37,6 +37,7 @@ from .running import AnswerProblem, safe_text, where
 __all__ = [
     "NUMBER_RULES",
     "batch_only",
+    "below",
     "factor",
     "forgot_scale",
     "generic_for_numbers",
@@ -61,6 +62,15 @@ __all__ = [
     "wrong_shape",
     "wrong_values",
 ]
+
+
+def below(share, decimals=3):
+    """``share`` rounded *down* to ``decimals``: a share short of 0.5 never reads "0.50".
+
+    >>> below(0.4998), below(0.25)
+    ('0.499', '0.250')
+    """
+    return f"{math.floor(share * 10**decimals) / 10**decimals:.{decimals}f}"
 
 
 def _failing(trials):
@@ -453,13 +463,17 @@ def _named_factor(t):
     return None
 
 
+#: A common factor within 5 % of 1 is imprecision (an answer 1 % off everywhere), not a scale slip.
+MIN_FACTOR_GAP = 0.05
+
+
 def _any_factor(t):
     """True when every entry is the expected one times the same factor (not 1)."""
     big = np.abs(t.expected) > 10 * t.atol
     if big.sum() < 2 or not np.allclose(t.got[~big], 0.0, atol=10 * t.atol):
         return False
     ratio = t.got[big] / t.expected[big]
-    return bool(np.allclose(ratio, ratio[0], rtol=5e-3) and not np.isclose(ratio[0], 1.0))
+    return bool(np.allclose(ratio, ratio[0], rtol=5e-3) and abs(ratio[0] - 1.0) >= MIN_FACTOR_GAP)
 
 
 def _constant_factor(t):
@@ -471,6 +485,8 @@ def _constant_factor(t):
 
 def _constant_factor_params(t):
     key = _named_factor(t)
+    if key == "factor--1":
+        return {"key": "constant-factor-sign"}
     return {} if key is None else {"key": "constant-factor-named", "words": text(key)}
 
 

@@ -196,6 +196,9 @@
     [-1.0, "factor--1"],
   ];
 
+  // A factor within 5 % of 1 is imprecision, not a scale slip (attn_book/exercises/diagnose.py).
+  const MIN_FACTOR_GAP = 0.05;
+
   function namedFactor(t) {
     if (!t.exp.data.some((e) => Math.abs(e) > t.atol)) return null;
     const rtol = Math.max(t.rtol, 2e-3);
@@ -215,7 +218,7 @@
       5e-3,
       1e-8,
     );
-    return same && !isclose(ratio[0], 1.0, 1e-5, 1e-8);
+    return same && Math.abs(ratio[0] - 1.0) >= MIN_FACTOR_GAP;
   }
 
   function weightsLike(e) {
@@ -274,6 +277,7 @@
         (namedFactor(t) !== null || anyFactor(t)),
       params: (t) => {
         const key = namedFactor(t);
+        if (key === "factor--1") return { key: "constant-factor-sign" };
         return key === null ? {} : { key: "constant-factor-named", words: t.M[key] };
       },
     },
