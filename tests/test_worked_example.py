@@ -161,7 +161,7 @@ def test_step_table_rounds_labels_and_adds_a_footer():
     )
     assert repr(table).splitlines() == [
         "|  | s | note |",
-        "|---|---:|---:|",
+        "|---|---:|---|",  # words left-aligned, numbers right
         "| k1 | 0.707 | same |",
         "| k2 | 0.000 | orthogonal |",
         "| sum | 0.707 |  |",
