@@ -65,7 +65,17 @@ def _head_cases():
             batched=True,
         ),
         *_heads_cases(r, lambda n, D: (3 * r.normal(size=(n, D)), 3 * r.normal(size=(n, D)))),
+        _spread_heads(r),
     ]
+
+
+def _spread_heads(r):
+    """Two heads of d_head 7 whose scaled scores are the square spread table (and its negative):
+    a fix that also drops the softmax's max-subtraction overflows here."""
+    table = _cases.square_spread_scores()
+    (q1, k1), (q2, k2) = (_cases.qk_for_scores(s, d=7, rng=r) for s in (table, -table))
+    q, k = np.hstack([q1, q2]), np.hstack([k1, k2])  # [5, 2 · 7]: head h is columns 7h … 7h + 6
+    return _cases.case("spread", [q, k, 2])
 
 
 def _heads_cases(r, make):

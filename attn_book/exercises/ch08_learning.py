@@ -130,8 +130,15 @@ def _cross_cases():
 
 
 def _self_attention_cases():
-    """Self-attention only (L = S), where dS Q has the shape of dSᵀ Q and runs silently."""
-    return _backward_cases()[1:]
+    """Self-attention only (L = S), where dS Q has the shape of dSᵀ Q and runs silently; with
+    the square spread table among them (a softmax without its max-subtraction overflows)."""
+    r = np.random.default_rng(83)
+    spread = []
+    for c in _cases.spread_qkv_cases(r, square=True):
+        q, k, v = c.args
+        d_out = r.normal(size=(*q.shape[:-1], v.shape[-1]))
+        spread.append(dataclasses.replace(c, args=(d_out, q, k, v)))
+    return _backward_cases()[1:] + spread
 
 
 def query_gradient_buggy(d_out, Q, K, V):
