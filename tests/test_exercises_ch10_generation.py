@@ -159,6 +159,7 @@ ANSWERS = {
             Mistake("one sequence", 32, "batch-forgotten"),
             Mistake("keys only", 16, "factor-2-forgotten"),
             Mistake("not a divisor", 10, "not-a-divisor"),
+            Mistake("fits, but 32 heads do not split into 9 groups", 9, "not-a-divisor"),
             Mistake("MQA", 1, "fits-not-largest"),
         ],
     ),

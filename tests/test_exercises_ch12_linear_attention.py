@@ -221,6 +221,7 @@ ANSWERS = {
             Mistake("keys only", 16, "keys-only"),
             Mistake("one sequence", 24, "batch-forgotten"),
             Mistake("not a divisor", 11, "not-a-divisor"),
+            Mistake("fits, but 48 layers do not split into 10 groups", 10, "not-a-divisor"),
             Mistake("fewer", 4, "fits-not-largest"),
         ],
     ),

@@ -236,8 +236,9 @@ choose_kv_heads = NumberExercise(
     diagnoses=[
         diagnose.matches("batch-forgotten", lambda *a: _most_kv_heads(*a, with_batch=False)),
         diagnose.matches("factor-2-forgotten", lambda *a: _most_kv_heads(*a, factor=1)),
-        diagnose.matches(
+        diagnose.not_a_divisor(
             "not-a-divisor",
+            lambda layers, h, *rest: h,
             lambda layers, h, d, n, b, batch, gib: math.floor(
                 gib * GIB / ac.kv_cache_bytes(layers, 1, d, n, b, batch)
             ),

@@ -347,7 +347,11 @@ hybrid_layers = NumberExercise(
         diagnose.matches("states-forgotten", lambda *a: _most_attention_layers(*a, states=False)),
         diagnose.matches("keys-only", lambda *a: _most_attention_layers(*a, keys_values=1)),
         diagnose.matches("batch-forgotten", lambda *a: _most_attention_layers(*a, per_batch=False)),
-        diagnose.matches("not-a-divisor", lambda *a: _most_attention_layers(*a, divides=False)),
+        diagnose.not_a_divisor(
+            "not-a-divisor",
+            lambda layers, *rest: layers,
+            lambda *a: _most_attention_layers(*a, divides=False),
+        ),
         diagnose.rule("smaller-divisor", "fits-not-largest", of=_HYBRID[0]),
     ],
 )

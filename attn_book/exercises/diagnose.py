@@ -49,6 +49,7 @@ __all__ = [
     "masked_row_uniform",
     "matches",
     "nan_for_large_scores",
+    "not_a_divisor",
     "not_finite",
     "not_whole",
     "raised",
@@ -119,6 +120,22 @@ def factor(f, name):
         name,
         lambda trials: _is_every(trials, lambda t: t.expected * f),
         site=lambda t: {"values": [t.expected * f]},
+        slip=True,
+    )
+
+
+def not_a_divisor(name, of, most):
+    """Fires when the answer fits the budget but does not divide ``of(*inputs)``: any whole
+    number up to ``most(*inputs)`` (the most that fit, divisor or not) that is not a divisor."""
+
+    def values(args):
+        n = of(*args)
+        return [m for m in range(1, int(most(*args)) + 1) if n % m]
+
+    return Diagnosis(
+        name,
+        lambda trials: any(trials[0].matches(v) for v in values(trials[0].case.args)),
+        site=lambda t: {"values": values(t.case.args)},
         slip=True,
     )
 
