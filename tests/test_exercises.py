@@ -219,7 +219,7 @@ def test_a_count_is_a_whole_number():
     for typed in (42.04, 42.5, 41.999):
         feedback = ex.check(typed)
         assert (feedback.status, feedback.diagnosis) == ("wrong", "not-whole"), typed
-        assert "whole number" in feedback.message and "decimal" in feedback.message
+        assert "whole number" in feedback.message and "recount" in feedback.message
         assert "keep" not in feedback.message and "three" not in feedback.message
     for near in (41.0, 43.0):  # a whole number one off is wrong, never a rounding slip
         assert ex.check(near).diagnosis == "other", near
@@ -335,7 +335,8 @@ GENERIC = [
     (MATRIX, [[0.5, 0.5], [0.25, 0.5]], "not-summing-to-1", "row 2 do not sum to 1"),
     (SCORES, [2.0, 3.5, -1.0], "other", "entry 2 is too large; the others are right"),
     (SCORES, [4.0, 9.0, -3.0], "other", "entries 1 and 2 are too large; entry 3 is too small"),
-    (SCORES, [2.0, 3.5, -1.003], "other", "entry 3 is only just off (a rounding slip?)"),
+    # entry 2 far off: entry 3, 3 units off, is no rounding slip either
+    (SCORES, [2.0, 3.5, -1.003], "other", "entry 2 is too large; entry 3 is too small"),
     (SCORES, [2.0, 3.5, -1.004], "other", "entry 3 is too small"),  # 4 units: not a rounding
     (WEIGHTS, [0.6, 0.15, 0.25], "other", "entry 1 is too large; entry 2 is too small"),
     (

@@ -202,8 +202,10 @@ def test_a_check_in_another_thread_catches_the_import_too():
     assert ch2.my_softmax.check(softmax).diagnosis == "used-ac-softmax"  # the function itself
 
 
-def test_attn_cores_own_use_of_softmax_is_not_the_readers():
-    """A reader may build on attn_core's other functions; only a direct call is borrowing."""
+def test_a_softmax_through_another_attn_core_function_is_borrowing_too():
+    """The statement asks for plain NumPy: ac.attention_weights (which calls the softmax
+    inside) is as much attn_core's softmax as ac.softmax; its inner call is not counted, the
+    reader's call is, and the message names the function the reader called."""
     import attn_core as ac
 
     def via_weights(s):  # a query per row whose scores against the scaled one-hot keys are s
@@ -212,7 +214,9 @@ def test_attn_cores_own_use_of_softmax_is_not_the_readers():
         rows = s.reshape(-1, n)
         return ac.attention_weights(rows, np.eye(n) * np.sqrt(n)).reshape(s.shape)
 
-    assert ch2.my_softmax.check(via_weights).ok
+    feedback = ch2.my_softmax.check(via_weights)
+    assert (feedback.ok, feedback.diagnosis) == (False, "used-ac-softmax")
+    assert "ac.attention_weights" in feedback.message and "ac.softmax" not in feedback.message
 
 
 def test_the_masked_row_fix_must_not_borrow_ac_softmax_either():

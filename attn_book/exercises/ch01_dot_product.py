@@ -146,6 +146,7 @@ my_scores = FunctionExercise(  # written with np.einsum (the statement asks for 
     "ch1-my-scores",
     ac.dot_scores,
     _score_cases,
+    own="used-attn-core",  # the statement: plain NumPy, no attn_core
     diagnoses=[
         diagnose.matches(  # "...ld,...sd->...sl"
             "scores-transposed", lambda q, k: np.swapaxes(ac.dot_scores(q, k), -1, -2)

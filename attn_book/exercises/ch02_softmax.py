@@ -35,59 +35,6 @@ from .records import Case, Diagnosis, Feedback
 _SOFTMAX = ac.softmax  # the references' own, which the spy below does not count
 
 
-class _OwnSoftmax:
-    """For an exercise that asks for a softmax written by hand: a correct answer that got
-    its numbers from attn_core's softmax is sent back. The check watches (a profile hook,
-    which blocks nothing, so that a wrong answer still gets its own diagnosis) for a call of
-    that function object made from the reader's code, by whatever name it was reached:
-    ``ac.softmax``, ``from attn_core import softmax``, the module ``attn_core.softmax``'s
-    own name, or an alias kept in a closure. Calls from attn_core itself (a reader's
-    ``ac.attention_weights``) and from the checker's references are not the reader's."""
-
-    def check(self, answer):
-        calls = [True] if getattr(answer, "__code__", None) is _SOFTMAX_CODE else []
-
-        def watch(frame, event, arg):
-            if event == "call" and frame.f_code is _SOFTMAX_CODE and _from_reader(frame):
-                calls.append(True)
-
-        previous = sys.getprofile(), threading.getprofile()
-        sys.setprofile(watch)
-        threading.setprofile(watch)  # a check may run the answer in a thread (running.py)
-        try:
-            feedback = super().check(answer)
-        finally:
-            sys.setprofile(previous[0])
-            threading.setprofile(previous[1])
-        if feedback.ok and calls:
-            return Feedback("wrong", text("used-ac-softmax", self.id), "used-ac-softmax")
-        return feedback
-
-
-_SOFTMAX_CODE = _SOFTMAX.__code__
-_OURS = tuple(  # attn_core's and attn_book's folders, as written and resolved
-    dict.fromkeys(
-        str(folder) + os.sep
-        for path in (Path(ac.__file__).parent, Path(__file__).parents[1])
-        for folder in (path, path.resolve())
-    )
-)
-
-
-def _from_reader(frame):
-    """True when the softmax in ``frame`` was called by code outside attn_core and attn_book."""
-    caller = frame.f_back
-    return caller is not None and not caller.f_code.co_filename.startswith(_OURS)
-
-
-class _OwnSoftmaxFunction(_OwnSoftmax, FunctionExercise):
-    """A :class:`FunctionExercise` whose answer may not call ``ac.softmax``."""
-
-
-class _OwnSoftmaxBug(_OwnSoftmax, BugExercise):
-    """A :class:`BugExercise` whose fix may not call ``ac.softmax``."""
-
-
 _SHIFTED = np.array([101.0, 100.0, 100.0])
 
 shift_by_hand = NumberExercise(
@@ -146,10 +93,11 @@ def _minus_global_max(s):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-my_softmax = _OwnSoftmaxFunction(
+my_softmax = FunctionExercise(
     "ch2-my-softmax",
     ac.softmax,
     _softmax_cases,
+    own="used-ac-softmax",  # "with plain NumPy (no ac.softmax)"
     diagnoses=[
         diagnose.lost_axis(),
         diagnose.matches("subtracted-row-min", _minus_row_min, equal_nan=True),
@@ -264,18 +212,34 @@ def _hidden_top_cases(r):
 
 
 def _nan_in_masked_row():
+    """NaN exactly in the fully masked rows, and the answer right everywhere else."""
+
     def test(trials):
-        return any(t.got is not None and np.isnan(t.got).any() for t in trials)
+        found = False
+        for t in trials:
+            if t.ok:
+                continue
+            if t.got is None or t.got.shape != t.expected.shape:
+                return False
+            rows = diagnose.masked_rows(t)
+            nan_rows = np.isnan(t.got).any(axis=-1)
+            if not nan_rows.any() or (nan_rows & ~rows).any():
+                return False
+            if not np.allclose(t.got[~rows], t.expected[~rows], rtol=t.rtol, atol=t.atol):
+                return False
+            found = True
+        return found
 
     return Diagnosis("nan-masked-row", test)
 
 
-mask_fully_masked = _OwnSoftmaxBug(
+mask_fully_masked = BugExercise(
     "bug-mask-fully-masked",
     masked_weights,
     _masked_reference,
     _mask_cases,
     bug="masked-row-uniform",
+    own="used-ac-softmax",
     diagnoses=[
         _nan_in_masked_row(),
         diagnose.masked_key_weighted(),

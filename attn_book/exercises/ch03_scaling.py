@@ -76,6 +76,7 @@ my_weights = FunctionExercise(
     "ch3-my-weights",
     ac.attention_weights,
     _weights_cases,
+    own="used-attn-core",  # the statement: plain NumPy, no attn_core
     diagnoses=[
         diagnose.matches(  # √L: L = 1 makes it the unscaled answer on the worked example
             "scaled-by-wrong-dimension",

@@ -157,6 +157,7 @@ my_attention = FunctionExercise(
     "ch4-my-attention",
     ac.scaled_dot_product_attention,
     _attention_cases,
+    own="used-attn-core",  # the statement: plain NumPy, no attn_core
     diagnoses=[
         diagnose.matches("returned-weights", lambda q, k, v: ac.attention_weights(q, k)),
         diagnose.matches(

@@ -290,6 +290,7 @@ my_self_attention = FunctionExercise(
     "ch5-my-self-attention",
     _projected,
     _my_self_attention_cases,
+    own="used-attn-core",  # the statement: plain NumPy, no attn_core
     diagnoses=[
         diagnose.matches(  # K Qᵀ: token i's row holds how every query scores key i
             "queries-and-keys-swapped", lambda X, W_Q, W_K, W_V: _projected(X, W_K, W_Q, W_V)

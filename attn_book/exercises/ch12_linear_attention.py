@@ -297,6 +297,7 @@ gated_delta = FunctionExercise(
     "ch12-gated-delta",
     _gated_delta,
     _delta_cases,
+    own="used-attn-core",  # the statement: plain NumPy, no attn_core
     diagnoses=[
         diagnose.matches("no-correction", lambda *a: _delta_loop(*a, correct=False)),
         diagnose.matches("decay-after-write", lambda *a: _delta_loop(*a, decay_first=False)),

@@ -47,6 +47,7 @@ __all__ = [
     "lost_axis",
     "masked_key_weighted",
     "masked_row_uniform",
+    "masked_rows",
     "matches",
     "nan_for_large_scores",
     "not_a_divisor",
@@ -161,12 +162,13 @@ def heads_without_transpose(alt):
 
 
 def rows_not_normalised():
-    """A failing answer whose last axis does not sum as attn_core's does."""
+    """A failing answer whose rows do not sum as attn_core's do, on a case of small inputs
+    (where no overflow can be the cause), by more than float16's digits."""
 
     def test(trials):
         for t in _failing(trials):
-            if _same_shape(t) and np.isfinite(t.got).all():
-                if not np.allclose(t.got.sum(axis=-1), t.expected.sum(axis=-1), atol=1e-6):
+            if _same_shape(t) and np.isfinite(t.got).all() and not _large_inputs(t):
+                if not np.allclose(t.got.sum(axis=-1), t.expected.sum(axis=-1), atol=1e-3):
                     return True
         return False
 
@@ -245,6 +247,11 @@ def kT_on_batch(alt):
     """`.T` on a batched array: right for one (S, E) matrix, and on a batch doing what ``alt``
     (the computation written with `.T`) does — the same numbers or the same error."""
     return wrong_on_batch("kT-on-batch", lambda t: _behaves_like(t, alt))
+
+
+def masked_rows(t):
+    """The fully masked rows of a case whose args are (scores, mask)."""
+    return _masked_rows(t)
 
 
 def _masked_rows(t):
@@ -539,13 +546,16 @@ def _other_params(t, near=0.0, whole=False):
     """Which entries are off (by position), too large or too small; never the numbers.
 
     An entry wrong by at most ``near`` (a few units of the last asked decimal; 0 for whole
-    numbers) is "only just off"; the others are too large or too small. A ``whole`` number
-    is never off "by more than rounding"."""
+    numbers) is "only just off" when every wrong entry is (a rounding slip, then, is likely);
+    else each is too large or too small. A ``whole`` number is never off "by more than
+    rounding"."""
     if t.expected.size == 1:
         large = float(t.got.ravel()[0]) > float(t.expected.ravel()[0])
         key = "other-1-too-large" if large else "other-1-too-small"
         return {"key": key + ("-whole" if whole else "")}
     shape, close, wrong = t.expected.shape, _close(t, near), ~_close(t)
+    if (wrong & ~close).any():  # one entry far off: the near ones are no rounding slip either
+        close = np.zeros_like(close)
     far = [tuple(i) for i in np.argwhere(wrong & ~close)]
     near = [tuple(i) for i in np.argwhere(wrong & close)]
     parts = []

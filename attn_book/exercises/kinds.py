@@ -7,20 +7,27 @@ problem, ours included, comes back as one line of :class:`Feedback`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import inspect
 import math
+import os
 import pkgutil
 import re
+import sys
 import textwrap
+import threading
 import time
 import unicodedata
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
+
+import attn_core as ac
 
 from . import diagnose
 from .catalog import text
@@ -56,6 +63,10 @@ __all__ = [
 ]
 
 TIME_LIMIT = 5.0  # seconds for all the calls of one check
+#: A float32 result is judged to 1 %: float32 keeps about 7 significant digits, and on the
+#: large-score cases (scores up to 2·10⁴) a correct float32 implementation is off by up to
+#: 7·10⁻³; every slip the book names is further off than that (the near-miss tests).
+FLOAT32_TOLERANCE = 1e-2
 
 
 class _Unanswered(Exception):
@@ -235,10 +246,11 @@ class _Clock:
 
 
 def _call(fn, case, clock):
-    """Run the reader's ``fn`` on copies of ``case.args``: (float array or None, exception or None).
+    """Run the reader's ``fn`` on copies of ``case.args``: (float array or None, exception or
+    None, whether the result was float32).
 
     Raises _Unanswered for a skeleton and AnswerProblem for an answer of the wrong
-    form (an endless loop, no ``return``, not numbers, complex numbers).
+    form (an endless loop, no ``return``, not numbers, complex numbers, its arguments changed).
     """
     args = reader_copy(case.args)
     try:
@@ -250,8 +262,78 @@ def _call(fn, case, clock):
     except TimeLimitExceeded:
         raise AnswerProblem("time-limit", _too_slow(case, clock)) from None
     except (Exception, SystemExit) as err:
-        return None, err
-    return _read_result(fn, out, case), None
+        return None, err, False
+    _refuse_changed_inputs(fn, args, case)
+    return _read_result(fn, out, case), None, _float32(out)
+
+
+_CORE = tuple(
+    dict.fromkeys(
+        str(p) + os.sep for p in (Path(ac.__file__).parent, Path(ac.__file__).parent.resolve())
+    )
+)
+_OURS = tuple(
+    dict.fromkeys(
+        str(folder) + os.sep
+        for path in (Path(ac.__file__).parent, Path(__file__).parents[1])
+        for folder in (path, path.resolve())
+    )
+)
+
+
+@contextlib.contextmanager
+def _watching_attn_core(answer):
+    """Yield the names of the attn_core functions the reader's code calls meanwhile.
+
+    A profile hook (it blocks nothing, so a wrong answer still gets its own diagnosis) sees
+    every call into attn_core's files whose caller is outside attn_core and attn_book: the
+    reader's ``ac.softmax``, ``from attn_core import softmax``, an alias in a closure, a
+    function made by ``exec``; not attn_core's own inner calls, not the checker's references.
+    """
+    used = []
+    code = getattr(answer, "__code__", None)
+    if code is not None and code.co_filename.startswith(_CORE):
+        used.append(code.co_name)  # the answer *is* attn_core's function
+
+    def watch(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(_CORE):
+            caller = frame.f_back
+            if caller is not None and not caller.f_code.co_filename.startswith(_OURS):
+                used.append(frame.f_code.co_name)
+
+    previous = sys.getprofile(), threading.getprofile()
+    sys.setprofile(watch)
+    threading.setprofile(watch)  # a check may run the answer in a thread (running.py)
+    try:
+        yield used
+    finally:
+        sys.setprofile(previous[0])
+        threading.setprofile(previous[1])
+
+
+def _refuse_changed_inputs(fn, args, case):
+    """An answer that wrote into its arguments (``s -= m``) changes its caller's arrays."""
+    for i, (mine, given) in enumerate(zip(case.args, args, strict=True)):
+        if isinstance(mine, np.ndarray) and isinstance(given, np.ndarray):
+            same = given.shape == mine.shape and np.array_equal(given, mine, equal_nan=True)
+            if not same:
+                name = _parameter_name(fn, i)
+                said = text("changed-input", name=name, case=case.label)
+                raise AnswerProblem("changed-input", said)
+
+
+def _parameter_name(fn, i):
+    try:
+        return list(inspect.signature(fn).parameters)[i]
+    except (TypeError, ValueError, IndexError):
+        return str(i + 1)
+
+
+def _float32(out):
+    """True when the reader's result is float32 (or a list of them): judged to float32's digits."""
+    return getattr(out, "dtype", None) == np.float32 or (
+        isinstance(out, list | tuple) and out and getattr(out[0], "dtype", None) == np.float32
+    )
 
 
 def _read_result(fn, out, case):
@@ -408,10 +490,23 @@ class FunctionExercise(Exercise):
 
     kind = "write the function"
 
-    def __init__(self, id, reference, cases, *, rtol=1e-5, atol=1e-7, **kw):
+    def __init__(self, id, reference, cases, *, rtol=1e-5, atol=1e-7, own=None, **kw):
         self.reference, self._cases = reference, cases
-        self.rtol, self.atol = rtol, atol
+        self.rtol, self.atol, self.own = rtol, atol, own
         super().__init__(id, **kw)
+
+    def check(self, answer):
+        """As :meth:`Exercise.check`; with ``own`` (the statement says "plain NumPy, no
+        attn_core"), a right answer that got its numbers from attn_core is sent back, with
+        the diagnosis named ``own``."""
+        if not self.own:
+            return super().check(answer)
+        with _watching_attn_core(answer) as used:
+            feedback = super().check(answer)
+        if feedback.ok and used:
+            said = text(self.own, self.id, name=f"ac.{used[0]}")
+            return Feedback("wrong", said, self.own)
+        return feedback
 
     def cases(self):
         """The list of :class:`Case` the answer is run on, labelled in the reader's language."""
@@ -426,8 +521,11 @@ class FunctionExercise(Exercise):
         trials, clock = [], _Clock(self.time_limit)
         for case in self.cases():
             expected = np.asarray(self.reference(*case.args), dtype=float)
-            got, err = _call(answer, case, clock)
-            trials.append(Trial(case, expected, got, err, self.rtol, self.atol))
+            got, err, float32 = _call(answer, case, clock)
+            rtol, atol = self.rtol, self.atol
+            if float32:  # float32 keeps ~7 digits: on scores of 10⁴, about 3
+                rtol, atol = max(rtol, FLOAT32_TOLERANCE), max(atol, FLOAT32_TOLERANCE)
+            trials.append(Trial(case, expected, got, err, rtol, atol))
         return trials
 
     def _generic(self):

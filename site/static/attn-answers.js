@@ -289,7 +289,9 @@
           const key = g[0] > e[0] ? "other-1-too-large" : "other-1-too-small";
           return { key: a.whole ? `${key}-whole` : key };
         }
-        const [close3, wrong] = [close(t, a.near ?? 0), close(t).map((c) => !c)];
+        let [close3, wrong] = [close(t, a.near ?? 0), close(t).map((c) => !c)];
+        // one entry far off: the near ones are no rounding slip either (diagnose._other_params)
+        if (wrong.some((w, k) => w && !close3[k])) close3 = close3.map(() => false);
         const far = flats(wrong.map((w, k) => w && !close3[k]));
         const near = flats(wrong.map((w, k) => w && close3[k]));
         const parts = [];
