@@ -18,19 +18,14 @@ True
 from __future__ import annotations
 
 import math
-import os
-import sys
-import threading
-from pathlib import Path
 
 import numpy as np
 
 import attn_core as ac
 
 from . import cases, diagnose
-from .catalog import text
 from .kinds import BugExercise, FunctionExercise, NumberExercise
-from .records import Case, Diagnosis, Feedback
+from .records import Case, Diagnosis
 
 _SOFTMAX = ac.softmax  # the references' own, which the spy below does not count
 
