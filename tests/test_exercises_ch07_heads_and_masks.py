@@ -222,6 +222,16 @@ ANSWERS = {
             Mistake("the mask passed as it is", ch7._not_flipped, "convention-not-flipped"),
             Mistake("a -1e9 fill", ch7._filled_minus_1e9, "filled-minus-1e9"),
             Mistake("no mask", lambda q, k, m: ac.attention_weights(q, k), "mask-not-applied"),
+            Mistake("-1e9 added", ch7._filled_minus_1e9_added, "filled-minus-1e9"),
+            Mistake("~mask added as 1/0", ch7._mask_added(1, True), "mask-added-as-numbers"),
+            Mistake("max over padding", ch7._max_over_padding, "max-over-padding"),
+            Mistake(
+                "padding filled with 0",
+                lambda q, k, m: ac.softmax(
+                    np.where(np.asarray(m)[..., None, :], 0.0, ac.dot_scores(q, k) / 2.0)
+                ),
+                "hidden-key-weighted",
+            ),
             Mistake(
                 "softmax over the queries",
                 lambda q, k, m: ac.softmax(

@@ -239,7 +239,13 @@ def _padding_cases(r):
     pad = np.zeros(spread.shape[-1], dtype=bool)
     pad[2] = True  # the spread row's highest score, 800, is on a padded key
     found.append(_cases.case("spread", [q, k, pad]))
+    real_top = np.zeros(spread.shape[-1], dtype=bool)
+    real_top[3] = True  # the 800 is real: 849.5 above the real keys' mean, -49.5
+    found.append(Case(_SPREAD_REAL_TOP, (q, k, real_top)))
     return found
+
+
+_SPREAD_REAL_TOP = "spread scores, one low key padding: a real key's 800 is the row's top"
 
 
 def _filled_minus_1e9(q, k, key_padding_mask):
@@ -248,8 +254,81 @@ def _filled_minus_1e9(q, k, key_padding_mask):
     return ac.softmax(np.where(np.asarray(key_padding_mask)[..., None, :], -1e9, scores))
 
 
+def _filled_minus_1e9_added(q, k, key_padding_mask):
+    """The same slip as an additive float mask: -1e9 added to the padding's scores."""
+    scores = ac.dot_scores(q, k) / math.sqrt(q.shape[-1])  # [..., L, S]
+    return ac.softmax(scores + np.where(np.asarray(key_padding_mask), -1e9, 0.0)[..., None, :])
+
+
 def _not_flipped(q, k, key_padding_mask):
     return ac.attention_weights(q, k, np.asarray(key_padding_mask)[..., None, :])
+
+
+def _mask_added(sign, flip):
+    """The slip: the boolean mask added to the scores as numbers, True = 1 (``flip``: ~mask)."""
+
+    def added(q, k, key_padding_mask):
+        m = np.asarray(key_padding_mask, dtype=bool)
+        m = ~m if flip else m
+        scores = ac.dot_scores(q, k) / math.sqrt(q.shape[-1])  # [..., L, S]
+        return ac.softmax(scores + sign * m.astype(float)[..., None, :])
+
+    return added
+
+
+def _max_over_padding(q, k, key_padding_mask):
+    """The slip: e^(s - max) with the max over every key, padding too, then the padding dropped
+    and the rest renormalised (a full softmax, zeroed and renormalised, is the same): where a
+    padded key holds the row's top score the real keys underflow and the row comes out 0."""
+    scores = ac.dot_scores(q, k) / math.sqrt(q.shape[-1])  # [..., L, S]
+    real = ~np.asarray(key_padding_mask, dtype=bool)[..., None, :]  # [..., 1, S]
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True)) * real
+    total = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def _max_over_padding_nan(q, k, key_padding_mask):
+    """The same, divided without a guard: 0/0 = NaN where every real key underflowed."""
+    scores = ac.dot_scores(q, k) / math.sqrt(q.shape[-1])  # [..., L, S]
+    real = ~np.asarray(key_padding_mask, dtype=bool)[..., None, :]  # [..., 1, S]
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True)) * real
+    with np.errstate(invalid="ignore"):
+        return e / e.sum(axis=-1, keepdims=True)
+
+
+def _padding_weighted():
+    """A padded key gets weight in a row that has a real key."""
+
+    def test(trials):
+        for t in _failing(trials):
+            if t.got.shape != t.expected.shape:
+                continue
+            pad = np.asarray(t.case.args[2], dtype=bool)[..., None, :]  # [..., 1, S]
+            pad = np.broadcast_to(pad, t.expected.shape)
+            mixed = (~pad).any(axis=-1, keepdims=True) & pad
+            if (np.abs(np.nan_to_num(t.got[mixed])) > 1e-9).any():
+                return True
+        return False
+
+    return Diagnosis("hidden-key-weighted", test)
+
+
+def _rows_not_normalised():
+    """A row with a real key whose weights do not sum to 1 (a fully padded row sums to 0)."""
+
+    def test(trials):
+        for t in _failing(trials):
+            if t.got.shape == t.expected.shape and np.isfinite(t.got).all():
+                real_rows = np.isclose(t.expected.sum(axis=-1), 1.0)
+                if not np.allclose(t.got.sum(axis=-1)[real_rows], 1.0, atol=1e-6):
+                    return True
+        return False
+
+    return Diagnosis("rows-not-normalised", test)
+
+
+def _failing(trials):
+    return [t for t in trials if not t.ok and t.error is None and t.got is not None]
 
 
 key_padding_weights = FunctionExercise(
@@ -259,8 +338,16 @@ key_padding_weights = FunctionExercise(
     diagnoses=[
         diagnose.matches("convention-not-flipped", _not_flipped),
         diagnose.matches("mask-not-applied", lambda q, k, m: ac.attention_weights(q, k)),
-        diagnose.matches("filled-minus-1e9", _filled_minus_1e9),
-        diagnose.rows_not_normalised(),
+        diagnose.matches("filled-minus-1e9", _filled_minus_1e9, _filled_minus_1e9_added),
+        diagnose.matches(
+            "mask-added-as-numbers",
+            *(_mask_added(sign, flip) for sign in (1, -1) for flip in (True, False)),
+        ),
+        diagnose.matches(
+            "max-over-padding", _max_over_padding, _max_over_padding_nan, equal_nan=True
+        ),
+        _padding_weighted(),
+        _rows_not_normalised(),
     ],
 )
 
