@@ -239,6 +239,10 @@ def _sink_cases():
         Case("large scores 1000, 1001, 999, sink 0", (np.array([1000.0, 1001.0, 999.0]), 0.0)),
         Case("spread-out scores −500, 0, 500, sink 400", (np.array([-500.0, 0.0, 500.0]), 400.0)),
         Case("every score far below the sink", (np.array([-900.0, -950.0, -1000.0]), 0.0)),
+        Case(  # a maximum that starts at 0 (or is clamped at 0) underflows every e^x here
+            "every score and the sink below −745: scores −1000 … −1003, sink −1002",
+            (np.array(_cases.NEGATIVE_ROW), -1002.0),
+        ),
         Case(
             "2 heads × 3 rows × 4 keys, one sink per head, shape (2, 1)",
             (r.normal(size=(2, 3, 4)), np.array([[0.0], [2.0]])),
