@@ -381,6 +381,7 @@ heads_cost = NumberExercise(
     "ch7-heads-cost",
     (768, 12, 1024),
     _heads_cost,
+    decimals=2,  # the question names no decimals: two (1.61, 12.58, 50.33) are an honest answer
     diagnoses=[
         diagnose.matches("counted-one-head", lambda d, h, L: _heads_cost(d, h, L, exps_heads=1)),
         diagnose.matches("multiply-adds-not-flops", lambda d, h, L: _heads_cost(d, h, L, flop=1)),
