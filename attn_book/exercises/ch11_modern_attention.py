@@ -106,7 +106,18 @@ def _slots_after(window, t, *, steps=None):
     return ring.positions.astype(float)
 
 
-ring_slots = NumberExercise(
+class _SlotsFromZero(NumberExercise):
+    """A by-hand answer whose question numbers its slots from 0 ("slot 0 first"): the generic
+    rule that names the entries off names them from 0 too (here and in the site's box)."""
+
+    def _generic(self):
+        return [
+            diagnose.rule("other", near=0.0, whole=True, first=0) if d.name == "other" else d
+            for d in super()._generic()
+        ]
+
+
+ring_slots = _SlotsFromZero(
     "ch11-ring-slots",
     _RING,
     _slots_after,
