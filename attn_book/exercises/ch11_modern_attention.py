@@ -163,6 +163,12 @@ def _whole(produced):
     return float(window).is_integer() and float(n_global).is_integer()
 
 
+def _swapped(produced):
+    """[global layers, W] typed for [W, global layers]: a layer count first, a window second."""
+    _, window, n_global = produced
+    return bool(0 <= window <= _BUDGET[0] and n_global > _BUDGET[0] and n_global >= _BUDGET[7])
+
+
 def _design(name, test, params=None):
     return Diagnosis(name, lambda trials: bool(test(trials[0].produced)), params=params)
 
@@ -193,6 +199,7 @@ local_global_budget = DesignExercise(
     shape=(2,),
     diagnoses=[
         _design("not-whole", lambda p: not _whole(p)),
+        _design("order-swapped", _swapped),
         _design("too-many-global", lambda p: p[2] > _BUDGET[0] or p[2] < 0),
         _design("too-few-global", lambda p: p[2] < _BUDGET[6]),
         _design("window-too-small", lambda p: p[1] < _BUDGET[7]),
@@ -383,6 +390,12 @@ mla_cache = NumberExercise(
             "times-heads", lambda layers, h, c, r, b: h * _mla_kib(layers, h, c, r, b)
         ),
         diagnose.matches("numbers-not-bytes", lambda layers, h, c, r, b: layers * (c + r) / KIB),
+        diagnose.matches(
+            "latent-for-k-and-v", lambda layers, h, c, r, b: layers * (2 * c + r) * b / KIB
+        ),
+        diagnose.matches(
+            "decimal-kilobytes", lambda layers, h, c, r, b: layers * (c + r) * b / 1000
+        ),
     ],
 )
 
