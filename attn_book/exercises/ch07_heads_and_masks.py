@@ -33,6 +33,7 @@ from attn_book.data import quanta_example, two_head_example
 from . import cases as _cases
 from . import diagnose
 from .kinds import BugExercise, ChoiceExercise, DesignExercise, FunctionExercise, NumberExercise
+from .catalog import text
 from .records import Case, Diagnosis
 
 # ------------------------------------------------------ √d_model instead of √d_head (ch 7)
@@ -184,6 +185,9 @@ padding_by_hand = NumberExercise(
         diagnose.matches(
             "padding-zeroed-not-renormalised",
             lambda q, k, n: ac.attention_weights(q, k) * (np.arange(len(k)) < n),
+        ),
+        diagnose.matches(  # e^(−0.707) for the first key: the two real weights swap
+            "score-sign-flipped", lambda q, k, n: ac.attention_weights(-q, k, _real_keys(k, n))
         ),
     ],
 )
@@ -417,12 +421,15 @@ def _position_head_weights(block, x):
     return ac.attention_weights(x @ w_q, x)  # scale 1/√10: one head of all ten features
 
 
+def _tops(row):
+    """The positions holding a row's largest weight (several when they tie)."""
+    return [int(j) for j in np.flatnonzero(np.isclose(row, row.max(), rtol=1e-9, atol=0.0))]
+
+
 def _looks(weights, back):
-    """Each query from position 2 on puts its largest weight ``back`` tokens back."""
+    """Each query from position 2 on puts its largest weight ``back`` tokens back, alone."""
     rows = range(2, weights.shape[0])
-    return all(
-        int(weights[i].argmax()) == i - back for i in rows if 0 <= i - back < weights.shape[1]
-    )
+    return all(_tops(weights[i]) == [i - back] for i in rows if 0 <= i - back < weights.shape[1])
 
 
 def _two_back(weights):
@@ -432,6 +439,32 @@ def _two_back(weights):
 
 def _head(name, test):
     return Diagnosis(name, lambda trials: bool(test(trials[0].produced)))
+
+
+def _positions(js):
+    """ "0", "0 and 2", "0, 1 and 2": positions as the text numbers them, from 0."""
+    words = [str(j) for j in js]
+    return words[0] if len(words) == 1 else text("list-separator").join(words[:-1]) + text(
+        "and"
+    ) + words[-1]
+
+
+def _astray(weights):
+    """Each token from position 2 on whose largest weight is not two back, alone: "3 → 0",
+    "4 → 0, 1 and 2" (the positions holding its largest weight, counted from 0)."""
+    found = []
+    for i in range(2, weights.shape[0]):
+        tops = _tops(weights[i])
+        if tops != [i - 2]:
+            found.append(f"{i} → {_positions(tops)}")
+    return found
+
+
+def _soft_params(trials):
+    w = trials[0].produced
+    shares = {i: float(w[i, i - 2]) for i in range(2, w.shape[0])}
+    low = min(shares, key=shares.get)
+    return {"share": diagnose.below(shares[low]), "at": low, "asked": TWO_BACK_SHARE}
 
 
 two_back_head = DesignExercise(
@@ -444,15 +477,13 @@ two_back_head = DesignExercise(
         _head("uniform", lambda w: np.allclose(w, w[:, :1])),
         _head("previous-token", lambda w: _looks(w, 1)),
         _head("itself", lambda w: _looks(w, 0)),
-        _head(
-            "looks-ahead", lambda w: all(int(w[i].argmax()) == i + 2 for i in range(w.shape[0] - 2))
-        ),
+        _head("looks-ahead", lambda w: all(_tops(w[i]) == [i + 2] for i in range(w.shape[0] - 2))),
+        Diagnosis("too-soft", lambda trials: _looks(trials[0].produced, 2), params=_soft_params),
         Diagnosis(
-            "too-soft",
-            lambda trials: _looks(trials[0].produced, 2),
+            "tokens-astray",
+            lambda trials: bool(_astray(trials[0].produced)),
             params=lambda trials: {
-                "share": diagnose.below(min(trials[0].produced[i, i - 2] for i in range(2, 5))),
-                "asked": TWO_BACK_SHARE,
+                "tokens": text("place-separator").join(_astray(trials[0].produced))
             },
         ),
     ],
