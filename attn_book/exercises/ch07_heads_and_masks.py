@@ -32,8 +32,8 @@ from attn_book.data import quanta_example, two_head_example
 
 from . import cases as _cases
 from . import diagnose
-from .kinds import BugExercise, ChoiceExercise, DesignExercise, FunctionExercise, NumberExercise
 from .catalog import text
+from .kinds import BugExercise, ChoiceExercise, DesignExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis
 
 # ------------------------------------------------------ √d_model instead of √d_head (ch 7)
@@ -444,9 +444,11 @@ def _head(name, test):
 def _positions(js):
     """ "0", "0 and 2", "0, 1 and 2": positions as the text numbers them, from 0."""
     words = [str(j) for j in js]
-    return words[0] if len(words) == 1 else text("list-separator").join(words[:-1]) + text(
-        "and"
-    ) + words[-1]
+    return (
+        words[0]
+        if len(words) == 1
+        else text("list-separator").join(words[:-1]) + text("and") + words[-1]
+    )
 
 
 def _astray(weights):

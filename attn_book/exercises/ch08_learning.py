@@ -52,9 +52,7 @@ dv_by_hand = NumberExercise(
             "unscaled-weights",
             lambda g, q, k, v: np.outer(ac.attention_weights(q, k, scale=1.0), g),
         ),
-        diagnose.matches(
-            "columns-swapped", lambda g, q, k, v: np.outer(_weights(q, k), g[::-1])
-        ),
+        diagnose.matches("columns-swapped", lambda g, q, k, v: np.outer(_weights(q, k), g[::-1])),
     ],
 )
 
