@@ -151,6 +151,27 @@ def test_a_minus_1e9_fill_is_caught_on_a_fully_padded_sentence():
     assert "-inf" in feedback.message
 
 
+def test_two_back_names_the_tokens_astray_from_position_0():
+    # the text numbers positions 0 to 4 (row i of the block is position i's query)
+    three_back = ch7.two_back_head.check(8 * np.eye(5, k=-3))
+    assert three_back.diagnosis == "tokens-astray"
+    assert "2 → 0, 1, 2, 3 and 4; 3 → 0; 4 → 1 (" in three_back.message  # 2 has none 3 back
+    ties = ch7.two_back_head.check(8 * np.eye(5, k=-2) + 8 * np.eye(5, k=-1))
+    assert ties.diagnosis == "tokens-astray"  # a larger c cannot break a tie: not too-soft
+    assert "2 → 0 and 1; 3 → 1 and 2; 4 → 2 and 3 (" in ties.message
+    no_third = 8 * np.eye(5, k=-2)
+    no_third[2] = 0  # "from the third on" read from 1: position 2's row left empty
+    assert ch7.two_back_head.check(no_third).diagnosis == "tokens-astray"
+    soft = 8 * np.eye(5, k=-2)
+    soft[2, 0] = 2
+    assert "(the token at position 2)" in ch7.two_back_head.check(soft).message
+
+
+def test_padding_by_hand_sign_slip_is_not_called_an_order():
+    feedback = ch7.padding_by_hand.check([0.330, 0.670, 0.0])
+    assert feedback.diagnosis == "score-sign-flipped" and "order" not in feedback.message
+
+
 def _fixed_head_weights(q, k, n_heads):
     d_head = q.shape[-1] // n_heads
     qh, kh = ac.split_heads(q, n_heads), ac.split_heads(k, n_heads)
@@ -214,6 +235,7 @@ ANSWERS = {
             Mistake(
                 "masked, but the scores not divided by √2", [0.731, 0.269, 0.0], "forgot-scale"
             ),
+            Mistake("e^(−0.707)", [0.330, 0.670, 0.0], "score-sign-flipped"),
         ],
     ),
     "ch7-key-padding-weights": Answers(
@@ -222,6 +244,16 @@ ANSWERS = {
             Mistake("the mask passed as it is", ch7._not_flipped, "convention-not-flipped"),
             Mistake("a -1e9 fill", ch7._filled_minus_1e9, "filled-minus-1e9"),
             Mistake("no mask", lambda q, k, m: ac.attention_weights(q, k), "mask-not-applied"),
+            Mistake("-1e9 added", ch7._filled_minus_1e9_added, "filled-minus-1e9"),
+            Mistake("~mask added as 1/0", ch7._mask_added(1, True), "mask-added-as-numbers"),
+            Mistake("max over padding", ch7._max_over_padding, "max-over-padding"),
+            Mistake(
+                "padding filled with 0",
+                lambda q, k, m: ac.softmax(
+                    np.where(np.asarray(m)[..., None, :], 0.0, ac.dot_scores(q, k) / 2.0)
+                ),
+                "hidden-key-weighted",
+            ),
             Mistake(
                 "softmax over the queries",
                 lambda q, k, m: ac.softmax(
@@ -253,6 +285,7 @@ ANSWERS = {
             Mistake("the identity", 8 * np.eye(5), "itself"),
             Mistake("the shift the other way", 8 * np.eye(5, k=2), "looks-ahead"),
             Mistake("the right shift, softly", np.eye(5, k=-2), "too-soft"),
+            Mistake("every earlier token", np.tril(8 * np.ones((5, 5)), k=-2), "tokens-astray"),
             Mistake("four by four", np.eye(4), "wrong-count"),
         ],
     ),

@@ -154,6 +154,7 @@ ANSWERS = {
                 np.outer(ac.attention_weights(ch8._EX.query, ch8._EX.keys, scale=1.0), ch8._G),
                 "unscaled-weights",
             ),
+            Mistake("g's entries swapped", [[0.401, 0], [0.198, 0], [0.401, 0]], "columns-swapped"),
         ],
     ),
     "ch8-ds-row": Answers(

@@ -136,6 +136,7 @@ ANSWERS = {
             Mistake("no factor 2", 2.5, "keys-only"),
             Mistake("query heads", 25.0, "query-heads-counted"),
             Mistake("one layer", 0.125, "one-layer"),
+            Mistake("float32", 10.0, "float32-bytes"),
         ],
     ),
     "ch10-decode-step": Answers(

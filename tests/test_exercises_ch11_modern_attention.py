@@ -254,6 +254,7 @@ ANSWERS = {
         mistakes=[
             Mistake("half a window", [4096.5, 6], "not-whole"),
             Mistake("more global layers than layers", [1024, 50], "too-many-global"),
+            Mistake("the two numbers swapped", [6, 4096], "order-swapped"),
             Mistake("4 global layers", [4096, 4], "too-few-global"),
             Mistake("a window of 512", [512, 6], "window-too-small"),
             Mistake("W = 8,192", [8192, 6], "over-budget"),
@@ -296,6 +297,8 @@ ANSWERS = {
             Mistake("a RoPE key per head", 1020.0, "rope-key-per-head"),
             Mistake("times the 128 heads", 8640.0, "times-heads"),
             Mistake("numbers, not bytes", 33.75, "numbers-not-bytes"),
+            Mistake("the latent for K and for V", 127.5, "latent-for-k-and-v"),
+            Mistake("kB", 69.12, "decimal-kilobytes"),
         ],
     ),
     "ch11-mla-fold-values": Answers(

@@ -143,6 +143,23 @@ def test_generic_rules_match_python_on_made_up_exercises(run_js):
     assert compare(run_js, MADE_UP, answers) > 100
 
 
+def test_slots_numbered_from_0_are_named_from_0_in_both_languages(run_js):
+    """Chapter 11's ring buffer numbers its slots from 0 ("slot 0 first"): a slot that is off is
+    named by that number, here and in the box alike."""
+    from attn_book.exercises import ch11_modern_attention as ch11
+
+    ex = ch11.ring_slots
+    rows = [([8, 9, 11, 7], "entry 2 is"), ([8, 9, 10, 6], "entry 3 is"),
+            ([9, 9, 11, 7], "entries 0 and 2 are")]  # fmt: skip
+    cases = [["checkNumber", [site_spec(ex), as_text(a), MESSAGES]] for a, _ in rows]
+    for (answer, words), js in zip(rows, run_js(cases), strict=True):
+        python = ex.check(answer)
+        assert python.diagnosis == js["diagnosis"] == "other", (answer, python, js)
+        assert python.message == js["message"] and words in js["message"], (python, js)
+    made = {ex.id: ex for ex in MADE_UP}
+    assert "entry 1 is" in made["t-vector"].check([1.5, -2.0, 3.0, 0.5, 4.0, -1.0]).message
+
+
 def test_numbers_are_judged_as_the_question_asks_in_both_languages(run_js):
     """The cases of issue 42, item 3, by their diagnoses, here and in the box alike."""
     made = {ex.id: ex for ex in MADE_UP}

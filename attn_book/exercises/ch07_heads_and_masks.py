@@ -32,6 +32,7 @@ from attn_book.data import quanta_example, two_head_example
 
 from . import cases as _cases
 from . import diagnose
+from .catalog import text
 from .kinds import BugExercise, ChoiceExercise, DesignExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis
 
@@ -185,6 +186,9 @@ padding_by_hand = NumberExercise(
             "padding-zeroed-not-renormalised",
             lambda q, k, n: ac.attention_weights(q, k) * (np.arange(len(k)) < n),
         ),
+        diagnose.matches(  # e^(−0.707) for the first key: the two real weights swap
+            "score-sign-flipped", lambda q, k, n: ac.attention_weights(-q, k, _real_keys(k, n))
+        ),
     ],
 )
 
@@ -239,7 +243,13 @@ def _padding_cases(r):
     pad = np.zeros(spread.shape[-1], dtype=bool)
     pad[2] = True  # the spread row's highest score, 800, is on a padded key
     found.append(_cases.case("spread", [q, k, pad]))
+    real_top = np.zeros(spread.shape[-1], dtype=bool)
+    real_top[3] = True  # the 800 is real: 849.5 above the real keys' mean, -49.5
+    found.append(Case(_SPREAD_REAL_TOP, (q, k, real_top)))
     return found
+
+
+_SPREAD_REAL_TOP = "spread scores, one low key padding: a real key's 800 is the row's top"
 
 
 def _filled_minus_1e9(q, k, key_padding_mask):
@@ -248,8 +258,81 @@ def _filled_minus_1e9(q, k, key_padding_mask):
     return ac.softmax(np.where(np.asarray(key_padding_mask)[..., None, :], -1e9, scores))
 
 
+def _filled_minus_1e9_added(q, k, key_padding_mask):
+    """The same slip as an additive float mask: -1e9 added to the padding's scores."""
+    scores = ac.dot_scores(q, k) / math.sqrt(q.shape[-1])  # [..., L, S]
+    return ac.softmax(scores + np.where(np.asarray(key_padding_mask), -1e9, 0.0)[..., None, :])
+
+
 def _not_flipped(q, k, key_padding_mask):
     return ac.attention_weights(q, k, np.asarray(key_padding_mask)[..., None, :])
+
+
+def _mask_added(sign, flip):
+    """The slip: the boolean mask added to the scores as numbers, True = 1 (``flip``: ~mask)."""
+
+    def added(q, k, key_padding_mask):
+        m = np.asarray(key_padding_mask, dtype=bool)
+        m = ~m if flip else m
+        scores = ac.dot_scores(q, k) / math.sqrt(q.shape[-1])  # [..., L, S]
+        return ac.softmax(scores + sign * m.astype(float)[..., None, :])
+
+    return added
+
+
+def _max_over_padding(q, k, key_padding_mask):
+    """The slip: e^(s - max) with the max over every key, padding too, then the padding dropped
+    and the rest renormalised (a full softmax, zeroed and renormalised, is the same): where a
+    padded key holds the row's top score the real keys underflow and the row comes out 0."""
+    scores = ac.dot_scores(q, k) / math.sqrt(q.shape[-1])  # [..., L, S]
+    real = ~np.asarray(key_padding_mask, dtype=bool)[..., None, :]  # [..., 1, S]
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True)) * real
+    total = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, total, out=np.zeros_like(e), where=total > 0)
+
+
+def _max_over_padding_nan(q, k, key_padding_mask):
+    """The same, divided without a guard: 0/0 = NaN where every real key underflowed."""
+    scores = ac.dot_scores(q, k) / math.sqrt(q.shape[-1])  # [..., L, S]
+    real = ~np.asarray(key_padding_mask, dtype=bool)[..., None, :]  # [..., 1, S]
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True)) * real
+    with np.errstate(invalid="ignore"):
+        return e / e.sum(axis=-1, keepdims=True)
+
+
+def _padding_weighted():
+    """A padded key gets weight in a row that has a real key."""
+
+    def test(trials):
+        for t in _failing(trials):
+            if t.got.shape != t.expected.shape:
+                continue
+            pad = np.asarray(t.case.args[2], dtype=bool)[..., None, :]  # [..., 1, S]
+            pad = np.broadcast_to(pad, t.expected.shape)
+            mixed = (~pad).any(axis=-1, keepdims=True) & pad
+            if (np.abs(np.nan_to_num(t.got[mixed])) > 1e-9).any():
+                return True
+        return False
+
+    return Diagnosis("hidden-key-weighted", test)
+
+
+def _rows_not_normalised():
+    """A row with a real key whose weights do not sum to 1 (a fully padded row sums to 0)."""
+
+    def test(trials):
+        for t in _failing(trials):
+            if t.got.shape == t.expected.shape and np.isfinite(t.got).all():
+                real_rows = np.isclose(t.expected.sum(axis=-1), 1.0)
+                if not np.allclose(t.got.sum(axis=-1)[real_rows], 1.0, atol=1e-6):
+                    return True
+        return False
+
+    return Diagnosis("rows-not-normalised", test)
+
+
+def _failing(trials):
+    return [t for t in trials if not t.ok and t.error is None and t.got is not None]
 
 
 key_padding_weights = FunctionExercise(
@@ -259,8 +342,16 @@ key_padding_weights = FunctionExercise(
     diagnoses=[
         diagnose.matches("convention-not-flipped", _not_flipped),
         diagnose.matches("mask-not-applied", lambda q, k, m: ac.attention_weights(q, k)),
-        diagnose.matches("filled-minus-1e9", _filled_minus_1e9),
-        diagnose.rows_not_normalised(),
+        diagnose.matches("filled-minus-1e9", _filled_minus_1e9, _filled_minus_1e9_added),
+        diagnose.matches(
+            "mask-added-as-numbers",
+            *(_mask_added(sign, flip) for sign in (1, -1) for flip in (True, False)),
+        ),
+        diagnose.matches(
+            "max-over-padding", _max_over_padding, _max_over_padding_nan, equal_nan=True
+        ),
+        _padding_weighted(),
+        _rows_not_normalised(),
     ],
 )
 
@@ -294,6 +385,7 @@ heads_cost = NumberExercise(
     "ch7-heads-cost",
     (768, 12, 1024),
     _heads_cost,
+    decimals=2,  # the question names no decimals: two (1.61, 12.58, 50.33) are an honest answer
     diagnoses=[
         diagnose.matches("counted-one-head", lambda d, h, L: _heads_cost(d, h, L, exps_heads=1)),
         diagnose.matches("multiply-adds-not-flops", lambda d, h, L: _heads_cost(d, h, L, flop=1)),
@@ -329,12 +421,15 @@ def _position_head_weights(block, x):
     return ac.attention_weights(x @ w_q, x)  # scale 1/√10: one head of all ten features
 
 
+def _tops(row):
+    """The positions holding a row's largest weight (several when they tie)."""
+    return [int(j) for j in np.flatnonzero(np.isclose(row, row.max(), rtol=1e-9, atol=0.0))]
+
+
 def _looks(weights, back):
-    """Each query from position 2 on puts its largest weight ``back`` tokens back."""
+    """Each query from position 2 on puts its largest weight ``back`` tokens back, alone."""
     rows = range(2, weights.shape[0])
-    return all(
-        int(weights[i].argmax()) == i - back for i in rows if 0 <= i - back < weights.shape[1]
-    )
+    return all(_tops(weights[i]) == [i - back] for i in rows if 0 <= i - back < weights.shape[1])
 
 
 def _two_back(weights):
@@ -344,6 +439,34 @@ def _two_back(weights):
 
 def _head(name, test):
     return Diagnosis(name, lambda trials: bool(test(trials[0].produced)))
+
+
+def _positions(js):
+    """ "0", "0 and 2", "0, 1 and 2": positions as the text numbers them, from 0."""
+    words = [str(j) for j in js]
+    return (
+        words[0]
+        if len(words) == 1
+        else text("list-separator").join(words[:-1]) + text("and") + words[-1]
+    )
+
+
+def _astray(weights):
+    """Each token from position 2 on whose largest weight is not two back, alone: "3 → 0",
+    "4 → 0, 1 and 2" (the positions holding its largest weight, counted from 0)."""
+    found = []
+    for i in range(2, weights.shape[0]):
+        tops = _tops(weights[i])
+        if tops != [i - 2]:
+            found.append(f"{i} → {_positions(tops)}")
+    return found
+
+
+def _soft_params(trials):
+    w = trials[0].produced
+    shares = {i: float(w[i, i - 2]) for i in range(2, w.shape[0])}
+    low = min(shares, key=shares.get)
+    return {"share": diagnose.below(shares[low]), "at": low, "asked": TWO_BACK_SHARE}
 
 
 two_back_head = DesignExercise(
@@ -356,15 +479,13 @@ two_back_head = DesignExercise(
         _head("uniform", lambda w: np.allclose(w, w[:, :1])),
         _head("previous-token", lambda w: _looks(w, 1)),
         _head("itself", lambda w: _looks(w, 0)),
-        _head(
-            "looks-ahead", lambda w: all(int(w[i].argmax()) == i + 2 for i in range(w.shape[0] - 2))
-        ),
+        _head("looks-ahead", lambda w: all(_tops(w[i]) == [i + 2] for i in range(w.shape[0] - 2))),
+        Diagnosis("too-soft", lambda trials: _looks(trials[0].produced, 2), params=_soft_params),
         Diagnosis(
-            "too-soft",
-            lambda trials: _looks(trials[0].produced, 2),
+            "tokens-astray",
+            lambda trials: bool(_astray(trials[0].produced)),
             params=lambda trials: {
-                "share": diagnose.below(min(trials[0].produced[i, i - 2] for i in range(2, 5))),
-                "asked": TWO_BACK_SHARE,
+                "tokens": text("place-separator").join(_astray(trials[0].produced))
             },
         ),
     ],

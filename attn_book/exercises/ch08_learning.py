@@ -41,6 +41,7 @@ dv_by_hand = NumberExercise(
     "ch8-dv-by-hand",
     (_G, _EX.query, _EX.keys, _EX.values),
     lambda g, q, k, v: ac.attention_backward(g, q, k, v)[2],
+    decimals=2,  # the question names no decimals: 0.40, 0.20, 0.40 are an honest answer
     diagnoses=[
         diagnose.matches(
             "text-gradient", lambda g, q, k, v: ac.attention_backward(_TEXT_G, q, k, v)[2]
@@ -51,6 +52,7 @@ dv_by_hand = NumberExercise(
             "unscaled-weights",
             lambda g, q, k, v: np.outer(ac.attention_weights(q, k, scale=1.0), g),
         ),
+        diagnose.matches("columns-swapped", lambda g, q, k, v: np.outer(_weights(q, k), g[::-1])),
     ],
 )
 

@@ -64,6 +64,9 @@ kv_cache_size = NumberExercise(
             "query-heads-counted", lambda layers, h, h_kv, d, n, b: 2 * layers * h * d * n * b / GIB
         ),
         diagnose.matches("one-layer", lambda layers, h, h_kv, d, n, b: 2 * h_kv * d * n * b / GIB),
+        diagnose.matches(
+            "float32-bytes", lambda layers, h, h_kv, d, n, b: 2 * layers * h_kv * d * n * 4 / GIB
+        ),
     ],
 )
 

@@ -106,7 +106,18 @@ def _slots_after(window, t, *, steps=None):
     return ring.positions.astype(float)
 
 
-ring_slots = NumberExercise(
+class _SlotsFromZero(NumberExercise):
+    """A by-hand answer whose question numbers its slots from 0 ("slot 0 first"): the generic
+    rule that names the entries off names them from 0 too (here and in the site's box)."""
+
+    def _generic(self):
+        return [
+            diagnose.rule("other", near=0.0, whole=True, first=0) if d.name == "other" else d
+            for d in super()._generic()
+        ]
+
+
+ring_slots = _SlotsFromZero(
     "ch11-ring-slots",
     _RING,
     _slots_after,
@@ -152,6 +163,12 @@ def _whole(produced):
     return float(window).is_integer() and float(n_global).is_integer()
 
 
+def _swapped(produced):
+    """[global layers, W] typed for [W, global layers]: a layer count first, a window second."""
+    _, window, n_global = produced
+    return bool(0 <= window <= _BUDGET[0] and n_global > _BUDGET[0] and n_global >= _BUDGET[7])
+
+
 def _design(name, test, params=None):
     return Diagnosis(name, lambda trials: bool(test(trials[0].produced)), params=params)
 
@@ -182,6 +199,7 @@ local_global_budget = DesignExercise(
     shape=(2,),
     diagnoses=[
         _design("not-whole", lambda p: not _whole(p)),
+        _design("order-swapped", _swapped),
         _design("too-many-global", lambda p: p[2] > _BUDGET[0] or p[2] < 0),
         _design("too-few-global", lambda p: p[2] < _BUDGET[6]),
         _design("window-too-small", lambda p: p[1] < _BUDGET[7]),
@@ -239,6 +257,10 @@ def _sink_cases():
         Case("large scores 1000, 1001, 999, sink 0", (np.array([1000.0, 1001.0, 999.0]), 0.0)),
         Case("spread-out scores −500, 0, 500, sink 400", (np.array([-500.0, 0.0, 500.0]), 400.0)),
         Case("every score far below the sink", (np.array([-900.0, -950.0, -1000.0]), 0.0)),
+        Case(  # a maximum that starts at 0 (or is clamped at 0) underflows every e^x here
+            "every score and the sink below −745: scores −1000 … −1003, sink −1002",
+            (np.array(_cases.NEGATIVE_ROW), -1002.0),
+        ),
         Case(
             "2 heads × 3 rows × 4 keys, one sink per head, shape (2, 1)",
             (r.normal(size=(2, 3, 4)), np.array([[0.0], [2.0]])),
@@ -368,6 +390,12 @@ mla_cache = NumberExercise(
             "times-heads", lambda layers, h, c, r, b: h * _mla_kib(layers, h, c, r, b)
         ),
         diagnose.matches("numbers-not-bytes", lambda layers, h, c, r, b: layers * (c + r) / KIB),
+        diagnose.matches(
+            "latent-for-k-and-v", lambda layers, h, c, r, b: layers * (2 * c + r) * b / KIB
+        ),
+        diagnose.matches(
+            "decimal-kilobytes", lambda layers, h, c, r, b: layers * (c + r) * b / 1000
+        ),
     ],
 )
 

@@ -363,15 +363,16 @@ def listing(places, limit=4):
     return text("place-separator").join(places[:limit] + more)
 
 
-def _subject(indices, shape, limit=4):
-    """ "entry 2 is", "entries 1 and 3 are": the places as the subject of a sentence."""
+def _subject(indices, shape, limit=4, first=1):
+    """ "entry 2 is", "entries 1 and 3 are": the places as the subject of a sentence, numbered
+    from ``first`` (1, or 0 where the question numbers its slots from 0)."""
     if len(indices) > 1 and len(shape) != 2:
-        nums = [", ".join(str(k + 1) for k in i) for i in indices[:limit]]
+        nums = [", ".join(str(k + first) for k in i) for i in indices[:limit]]
         nums = nums if len(shape) == 1 else [f"({n})" for n in nums]
         nums += [text("more")] if len(indices) > limit else []
         places = text("entries", list=text("list-separator").join(nums[:-1]), last=nums[-1])
     else:
-        places = listing([where(i, shape) for i in indices], limit)
+        places = listing([where(i, shape, first) for i in indices], limit)
     return text("is" if len(indices) == 1 else "are", places=places)
 
 
@@ -538,17 +539,17 @@ def _not_summing_params(t):
     return {"rows": listing(rows)}
 
 
-def _other(t, near=0.0, whole=False):
+def _other(t, near=0.0, whole=False, first=1):
     return _same_shape(t)
 
 
-def _other_params(t, near=0.0, whole=False):
+def _other_params(t, near=0.0, whole=False, first=1):
     """Which entries are off (by position), too large or too small; never the numbers.
 
     An entry wrong by at most ``near`` (a few units of the last asked decimal; 0 for whole
     numbers) is "only just off" when every wrong entry is (a rounding slip, then, is likely);
     else each is too large or too small. A ``whole`` number is never off "by more than
-    rounding"."""
+    rounding". Places are numbered from ``first``."""
     if t.expected.size == 1:
         large = float(t.got.ravel()[0]) > float(t.expected.ravel()[0])
         key = "other-1-too-large" if large else "other-1-too-small"
@@ -562,9 +563,9 @@ def _other_params(t, near=0.0, whole=False):
     for word, larger in (("other-too-large", True), ("other-too-small", False)):
         picked = [i for i in far if (t.got[i] > t.expected[i]) == larger]
         if picked:
-            parts.append(text(word, subject=_subject(picked, shape)))
+            parts.append(text(word, subject=_subject(picked, shape, first=first)))
     if near:
-        parts.append(text("other-near", subject=_subject(near, shape)))
+        parts.append(text("other-near", subject=_subject(near, shape, first=first)))
     right = t.expected.size - len(far) - len(near)
     tail = "" if right == 0 else text("other-right-1" if right == 1 else "other-right-n")
     return {"parts": text("clause-separator").join(parts), "tail": tail}

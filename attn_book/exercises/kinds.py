@@ -615,19 +615,33 @@ def _typed(answer):
 
 
 def _choice_key(text):
-    """A typed option, normalised: case, spaces, quotes, "x" "*" "·" for "×", "sqrt2" for "√2",
-    and a power written ``n^3``, ``n**3`` or ``n³`` as ``n3``.
+    """A typed option, normalised: case, spaces, quotes, commas, "x" "*" "·" for "×", "sqrt2"
+    for "√2", a power written ``n^3``, ``n**3`` or ``n³`` as ``n3``, a big O around it
+    (``O(n³)``), a whole number with zero decimals (``3.0``) as the whole number, and two
+    things joined by "and" in either order.
 
     Examples
     --------
     >>> [_choice_key(t) for t in ("×√2", " X√2 ", "x sqrt(2)", "*√2", "Down", "'up'")]
     ['×√2', '×√2', '×√2', '×√2', 'down', 'up']
-    >>> [_choice_key(t) for t in ("n³", "n^3", "N ** 3", "n3", "2*3")]
-    ['n3', 'n3', 'n3', 'n3', '2×3']
+    >>> [_choice_key(t) for t in ("n³", "n^3", "N ** 3", "n3", "2*3", "O(n³)", "o(n^3)")]
+    ['n3', 'n3', 'n3', 'n3', '2×3', 'n3', 'n3']
+    >>> [_choice_key(t) for t in ("3.0", "3.00", "3", "0.05", "1.50")]
+    ['3', '3', '3', '0.05', '1.50']
+    >>> keys = {_choice_key(t) for t in ("dQ and dK, at d_k = 256", "dQ and dK at d_k = 256",
+    ...                                  "dK and dQ, at d_k = 256", "dk and dq at d_k=256")}
+    >>> sorted(keys)
+    ['dkanddqatd_k=256']
     """
     text = unicodedata.normalize("NFKC", str(text)).strip().strip("\"'`").strip().lower()
     text = _SQRT.sub(r"√\1", _TIMES.sub("×", _POWER.sub("", text)))
+    text = re.sub(r"^o\s*\((.*)\)$", r"\1", text.replace(",", " ").strip())
+    text = re.sub(r"(?<![\d.])(\d+)\.0+(?![\d.])", r"\1", text)
+    text = _AND.sub(lambda m: " and ".join(sorted(m.group(1, 2))), text)
     return re.sub(r"\s+", "", text).rstrip(".")
+
+
+_AND = re.compile(r"(?<!\S)(\S+)\s+and\s+(\S+)(?!\S)")
 
 
 def _exponent(key):

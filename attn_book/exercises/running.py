@@ -284,15 +284,16 @@ def _nones_of(value, shape):
     return nones if nones is not None and nones.shape == shape else np.zeros(shape, bool)
 
 
-def where(index, shape):
-    """A 1-based position a reader can find: "entry 2", or "row 1, column 3"."""
+def where(index, shape, first=1):
+    """A 1-based position a reader can find: "entry 2", or "row 1, column 3" (``first=0``: as
+    a question that numbers its slots from 0 does)."""
     if len(shape) == 0:
         return text("place-number")
     if len(shape) == 1:
-        return text("place-entry", i=index[0] + 1)
+        return text("place-entry", i=index[0] + first)
     if len(shape) == 2:
-        return text("place-cell", r=index[0] + 1, c=index[1] + 1)
-    return text("place-index", i=", ".join(str(i + 1) for i in index))
+        return text("place-cell", r=index[0] + first, c=index[1] + first)
+    return text("place-index", i=", ".join(str(i + first) for i in index))
 
 
 def _join(places, limit=4):

@@ -96,25 +96,26 @@
     return index;
   }
 
-  function where(M, flat, shape) {
+  // first: 1, or 0 where the question numbers its slots from 0 (a rule's "first" argument)
+  function where(M, flat, shape, first = 1) {
     const i = multiIndex(flat, shape);
     if (shape.length === 0) return M["place-number"];
-    if (shape.length === 1) return fill(M["place-entry"], { i: i[0] + 1 });
-    if (shape.length === 2) return fill(M["place-cell"], { r: i[0] + 1, c: i[1] + 1 });
-    return fill(M["place-index"], { i: i.map((x) => x + 1).join(", ") });
+    if (shape.length === 1) return fill(M["place-entry"], { i: i[0] + first });
+    if (shape.length === 2) return fill(M["place-cell"], { r: i[0] + first, c: i[1] + first });
+    return fill(M["place-index"], { i: i.map((x) => x + first).join(", ") });
   }
 
   const upTo = (M, xs, limit = 4) => xs.slice(0, limit).concat(xs.length > limit ? [M.more] : []);
   const listing = (M, places) => upTo(M, places).join(M["place-separator"]);
 
-  function subject(M, flats, shape) {
+  function subject(M, flats, shape, first = 1) {
     let places;
     if (flats.length > 1 && shape.length !== 2) {
       const nums = upTo(
         M,
         flats.map((f) =>
           multiIndex(f, shape)
-            .map((k) => k + 1)
+            .map((k) => k + first)
             .join(", "),
         ),
       ).map((n) => (shape.length === 1 || n === M.more ? n : `(${n})`));
@@ -125,7 +126,7 @@
     } else
       places = listing(
         M,
-        flats.map((f) => where(M, f, shape)),
+        flats.map((f) => where(M, f, shape, first)),
       );
     return fill(M[flats.length === 1 ? "is" : "are"], { places });
   }
@@ -300,9 +301,11 @@
           ["other-too-small", false],
         ]) {
           const picked = far.filter((k) => g[k] > e[k] === larger);
-          if (picked.length) parts.push(fill(M[word], { subject: subject(M, picked, shape) }));
+          if (picked.length)
+            parts.push(fill(M[word], { subject: subject(M, picked, shape, a.first ?? 1) }));
         }
-        if (near.length) parts.push(fill(M["other-near"], { subject: subject(M, near, shape) }));
+        if (near.length)
+          parts.push(fill(M["other-near"], { subject: subject(M, near, shape, a.first ?? 1) }));
         const right = e.length - far.length - near.length;
         const tail = right === 0 ? "" : M[right === 1 ? "other-right-1" : "other-right-n"];
         return { parts: parts.join(M["clause-separator"]), tail };
