@@ -276,13 +276,14 @@ def tool_fields(template):
 
 
 def wheel_files():
-    """What a wheel holds of attn_book: its modules and the package data pyproject.toml names."""
+    """What a wheel holds: attn_book's and attn_core's modules and the package data
+    pyproject.toml names."""
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
         import tomli as tomllib
     data = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
-    files = set((ROOT / "attn_book").rglob("*.py"))
+    files = set((ROOT / "attn_book").rglob("*.py")) | set((ROOT / "attn_core").rglob("*.py"))
     for package, globs in data["package-data"].items():
         folder = ROOT.joinpath(*package.split("."))
         files |= {f for g in globs for f in folder.glob(g)}

@@ -410,8 +410,9 @@ def refuse_non_whole(got):
     >>> try:
     ...     refuse_non_whole(np.array([8.0, 9.5, 10.01]))
     ... except AnswerProblem as why:
-    ...     print(why.message)
-    a count or a size is a whole number, but entries 2 and 3 are not.
+    ...     print(why.message)  # doctest: +NORMALIZE_WHITESPACE
+    a count or a size is a whole number, but entries 2 and 3 are not: recount rather than round, a
+    fraction means a step went wrong.
     """
     off = not_whole(got)
     if off.size == 0:
