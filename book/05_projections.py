@@ -499,7 +499,8 @@ for name, array in trace.items():
 # Every array keeps the batch axis first; the scores and the attention are
 # {eval}`plain(trace["attention"].shape[1:], " × ")` per sentence. With random weights the
 # pattern means nothing yet: training is what moves $W_Q$ and $W_K$ towards matrices like
-# ours. Where PyTorch is installed, the cell below gives the explainer's layer the twin's weights
+# ours, and [Chapter 8](08_learning.ipynb) watches it do so on a task whose answer is known.
+# Where PyTorch is installed, the cell below gives the explainer's layer the twin's weights
 # and compares the two (PyTorch is not needed for anything else in this book; without it the
 # cell says so and skips).
 
