@@ -33,8 +33,12 @@ def sliding_window_mask(L, S, window):
 
     Notes
     -----
-    Mistral 7B's paper (Jiang et al., 2023) words the window as "positions i − W to i",
-    which reads as W + 1 keys; its code and Hugging Face's keep W (``q − k < W``), as here.
+    Hugging Face's Mistral keeps W keys (``q − k < W``), as here. Mistral 7B's paper
+    (Jiang et al., 2023) words the window as "positions i − W to i", W + 1 keys, and so does
+    its reference code in prefill: ``one_file_ref.py`` of mistralai/mistral-inference bands
+    the causal mask with ``torch.triu(mask, diagonal=-sliding_window)``, which keeps
+    ``q − k <= W``. Its ring-buffer cache holds W keys (and values), so a decode step sees W:
+    ``window=W + 1`` here reproduces its prefill, ``window=W`` its decode steps.
     The receptive field grows by W − 1 positions a layer: k layers see k(W − 1) + 1 tokens.
 
     Examples

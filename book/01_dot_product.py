@@ -13,7 +13,7 @@
 # Attention (어텐션) lets every word of a sentence decide how much to look at every other word.
 # Each word carries a *query* (쿼리, what it is looking for) and a *key* (키, what it offers), both
 # vectors (벡터) of numbers, and a third vector, its *value* (밸류), that it passes on. Where
-# the three come from (each word's own vector, multiplied by three learnt matrices) is the
+# the three come from (each word's own vector, multiplied by three learned matrices) is the
 # subject of [Chapter 5](05_projections.ipynb); until then they are simply given.
 #
 # The Korean explainer of queries, keys and values, one of the two articles this book follows
@@ -248,13 +248,13 @@ figures.show(
 # is not at a right angle to it stronger. Queries on its side give it a higher score than they
 # would give a short key in the same direction; queries pointing away give it a lower one, so
 # they ignore it *more*. It also means that the sizes of the scores grow with the sizes of the
-# vectors, and with their dimension $d_k$: [Chapter 3](03_scaling.ipynb) shows why that calls
-# for the division by $\sqrt{d_k}$.
+# vectors, and, when each component keeps a typical size, with their dimension $d_k$:
+# [Chapter 3](03_scaling.ipynb) shows why that calls for the division by $\sqrt{d_k}$.
 #
 # ## The score before the dot product: a small network
 #
 # The dot product is not the only way to score a key. The first attention for translation
-# ([Bahdanau et al., 2014](references.md)) learnt its score. There the query is the decoder's
+# ([Bahdanau et al., 2014](references.md)) learned its score. There the query is the decoder's
 # previous state $\mathbf{s}_{i-1}$, the key is the encoder's annotation $\mathbf{h}_j$ of
 # source word $j$, and the same $\mathbf{h}_j$ is also the value. A small neural network with
 # one hidden layer (은닉층) maps the query with a matrix $W$ and the key with a matrix $U$ into
@@ -267,7 +267,7 @@ figures.show(
 # $$ (eq-additive)
 #
 # This is the *additive* score (가산 점수), named for the sum inside the $\tanh$. In a model,
-# $W$, $U$ and $\mathbf{v}_a$ are learnt with everything else. To compute it by hand, take the
+# $W$, $U$ and $\mathbf{v}_a$ are learned with everything else. To compute it by hand, take the
 # smallest choice that still tells the keys apart: $W$ and $U$ copy the query and the key into
 # $A = 2$ hidden units, and $\mathbf{v}_a$ counts the first unit for a key and the second
 # against it. The cell takes the steps a pencil takes, for all three keys at once, and checks
@@ -305,22 +305,13 @@ step_table(
 # right one: a trained network learns $W$, $U$ and $\mathbf{v}_a$ to score whatever its task
 # needs, and can compare a query and a key of different sizes.
 #
-# The price is not the number of operations. $W\mathbf{q}$ and $U\mathbf{k}$ are computed
-# once per query and once per key; what is left is one addition, one $\tanh$ and one
-# multiply-add per hidden unit for every (query, key) pair, $L \cdot S \cdot A$ of each, against
-# $L \cdot S \cdot d_k$ multiply-adds for all the dot products: the same order when $A$ is
-# about $d_k$ (the Transformer's authors call the two "similar in theoretical complexity").
-# The price is the shape of the work: the pairwise step is elementwise, on an $(L, S, A)$ array
-# that a straightforward implementation holds in memory, $A$ times larger than the $L \times
-# S$ scores and with a $\tanh$ per entry, and it cannot run as one matrix product, while all the dot
-# products are a single matrix product, as the next section shows. Luong, Pham and Manning
-# compared the dot product and the bilinear ("general") score $\mathbf{q}^\top W \mathbf{k}$
-# with an additive ("concat") score: in their experiments the dot and general scores did well
-# and the additive one poorly ([Luong et al., 2015](references.md)). The Transformer's authors,
-# who name the two families "additive attention" and "dot-product (multiplicative) attention",
-# a multiplicative score (곱셈 점수), chose the dot product for its speed, "much faster and more
-# space-efficient in practice" on matrix-multiplication code
-# ([Vaswani et al., 2017](references.md), §3.2.1), and so does the rest of this book.
+# Why, then, does the rest of this book use the dot product? Luong, Pham and Manning found the
+# dot product and the bilinear ("general") score $\mathbf{q}^\top W \mathbf{k}$, both
+# multiplicative scores (곱셈 점수), doing well and an additive ("concat") score poorly
+# ([Luong et al., 2015](references.md)), and the Transformer's authors chose the dot product
+# for its speed ([Vaswani et al., 2017](references.md)); the introduction's
+# [short history](intro.md#a-short-history) tells the story in their words. What the speed is
+# made of shows at the end of the next section, once every score is one matrix product.
 #
 # ## Every score at once: $QK^\top$
 #
@@ -353,6 +344,21 @@ print("same as ac.dot_scores:", np.allclose(all_scores, ac.dot_scores(Q, keys)))
 # product does all $L \times S$ dot products, which is why attention runs fast on hardware built
 # for matrix products, and also why its cost grows with $L \times S$.
 #
+# The additive score of equation {eq}`eq-additive` needs about as many operations, but not the
+# same kind of work ($W\mathbf{q}$ and $U\mathbf{k}$ are computed once per query and once per
+# key, before the pairs):
+#
+# | | dot product, $QK^\top$ | additive score |
+# |---|---|---|
+# | work per (query, key) pair | $d_k$ multiply-adds | $A$ additions, $A$ $\tanh$s, $A$ multiply-adds |
+# | held in memory | the $L \times S$ scores | an $(L, S, A)$ array, $A$ times the scores, in a straightforward implementation |
+# | one matrix product? | yes | no: the pairwise step is elementwise |
+#
+# With $A$ about $d_k$ the counts are of the same order, "similar in theoretical complexity" in
+# the Transformer's authors' words; the dot product is "much faster and more space-efficient in
+# practice" because it runs as one matrix product, on highly optimised matrix-multiplication code
+# ([Vaswani et al., 2017](references.md), §3.2.1).
+#
 # ### A batch of sentences: why not `k.T`
 #
 # For a matrix, `keys.T` is the transpose. In practice the arrays carry more axes in front: a
@@ -378,8 +384,8 @@ except ValueError as err:
 
 # %% [markdown]
 # Here `q @ k.T` failed loudly. That is the lucky case: when the sizes happen to line up
-# (whenever $S = d_k$ and the batch size is $d_k$ or 1) it runs and returns wrong numbers
-# without a word. The right transpose
+# (whenever $S = d_k$ and the batch size is $d_k$ or 1, and whenever $S = d_k = 1$) it runs
+# and returns wrong numbers without a word, some of them in a wrong shape. The right transpose
 # turns each $(S, d_k)$ block of keys into $(d_k, S)$ and leaves the batch axis where it is;
 # writing it is the last exercise, and `ac.dot_scores` does it for you.
 # The one before it gets the same scores with no transpose at all.
@@ -409,7 +415,7 @@ figures.show(
 # - The dot product of a query and a key is $\sum_m q_m k_m$, equation {eq}`eq-dot`, which
 #   equals $\|\mathbf{q}\|\|\mathbf{k}\|\cos\theta$, equation {eq}`eq-dot-cos`.
 # - Bahdanau's additive score $\mathbf{v}_a^\top\tanh(W\mathbf{q} + U\mathbf{k})$, equation
-#   {eq}`eq-additive`, is a small learnt network run once per (query, key) pair; the dot product
+#   {eq}`eq-additive`, is a small learned network run once per (query, key) pair; the dot product
 #   needs no parameters and computes every pair in one matrix product.
 # - It is largest for the same direction, zero at a right angle and negative for opposite
 #   directions. The lengths scale it: a long key scores higher with the queries on its side
@@ -654,7 +660,7 @@ ch1.best_key.check(answer)
 # $\|\mathbf{k}\| = r$ and $\cos\theta = 1$, that is $\mathbf{k}$ pointing exactly along
 # $\mathbf{q}$. So the one best key is $r\,\mathbf{q}/\|\mathbf{q}\|$: the query's
 # direction, stretched to the length allowed. A key cannot buy a higher score by its direction
-# alone; only its length lifts the ceiling, which is why a learnt model can make one key
+# alone; only its length lifts the ceiling, which is why a learned model can make one key
 # "loud" simply by making it long.
 #
 # ```python

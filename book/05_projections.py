@@ -209,8 +209,8 @@ figures.show(
 # %% [markdown]
 # The same matrices work for an English sentence: the features do not depend on the
 # language, only on what each word is. English marks these roles by word order (only its
-# pronouns keep case, *I* against *me*), so here the features *subject* and *object* come
-# from the word order. "the" has none of the four features: its
+# pronouns keep case, *I* against *me*, besides the possessive *'s*), so here the features
+# *subject* and *object* come from the word order. "the" has none of the four features: its
 # vector is zero.
 
 # %%
@@ -499,7 +499,8 @@ for name, array in trace.items():
 # Every array keeps the batch axis first; the scores and the attention are
 # {eval}`plain(trace["attention"].shape[1:], " × ")` per sentence. With random weights the
 # pattern means nothing yet: training is what moves $W_Q$ and $W_K$ towards matrices like
-# ours. Where PyTorch is installed, the cell below gives the explainer's layer the twin's weights
+# ours, and [Chapter 8](08_learning.ipynb) watches it do so on a task whose answer is known.
+# Where PyTorch is installed, the cell below gives the explainer's layer the twin's weights
 # and compares the two (PyTorch is not needed for anything else in this book; without it the
 # cell says so and skips).
 
@@ -538,8 +539,11 @@ else:
 # self.register_buffer("scale", torch.sqrt(torch.tensor([float(embed_dim)])))
 # ```
 #
-# (`persistent=False` keeps a buffer that the configuration rebuilds out of `state_dict`;
-# nanoGPT keeps its causal mask, [Chapter 7](07_heads_and_masks.ipynb), in one.) For a
+# (`persistent=False` keeps out of `state_dict` a buffer that the configuration rebuilds:
+# Hugging Face's `GPT2Attention` registers its causal mask,
+# [Chapter 7](07_heads_and_masks.ipynb), that way in the transformers 4.x releases that have
+# one. nanoGPT registers its mask as an ordinary, persistent buffer, so its checkpoints carry
+# the mask and its `from_pretrained` filters the `.attn.bias` keys out.) For a
 # constant like $\sqrt d$ a Python float, `math.sqrt(embed_dim)`, is simpler still, and it is
 # what `attn_core` uses. `attn_book.explainer_torch.BufferedSelfAttention` is the listing with
 # the one line changed; the project's tests check each of these claims against PyTorch 2.13.
@@ -570,22 +574,16 @@ else:
 # [Hochreiter & Schmidhuber, 1997](references.md), with the forget gate of
 # [Gers et al., 2000](references.md)) and the GRU ([Cho et al., 2014](references.md)), carry
 # a signal much further, but word 1 still reaches word $n$ through $n - 1$ states that run one
-# after another. Timed on a CPU, attention with all rows in one call is many times faster
-# than the same rows one at a time; on a GPU the waiting of step $t$ for step $t - 1$ is what
-# limits, which is why the Transformer trained faster than the recurrent models before it.
+# after another. Attention computes all its rows in one matrix product, and an RNN's step $t$
+# waits for step $t - 1$ on any hardware; on a GPU, built to run thousands of products at once,
+# that waiting is what limits, which is why the Transformer trained faster than the recurrent
+# models before it ([Vaswani et al., 2017](references.md), §4 and §6.1).
 # ```
 #
-# ```{admonition} Aside: attention over an image
-# :class: dropdown
-#
-# The explainer notes that attention is used in computer vision too. The vision transformer
-# (ViT) cuts an image into small square patches (패치), flattens each into a row of pixels,
-# multiplies every row by one learned matrix, the patch embedding (패치 임베딩), which makes it
-# a token of width $d_\text{model}$, adds a learned position embedding, and runs the same
-# self-attention over the tokens ([Dosovitskiy et al., 2021](references.md)). The rows of $X$
-# are patches instead of words; everything in this chapter applies unchanged.
-# `ac.image_patches(image, patch_size)` does the cutting.
-# ```
+# The explainer notes that attention is used in computer vision (컴퓨터 비전) too: the vision
+# transformer (ViT) cuts an image into square patches (패치), makes each a token with one learned
+# matrix, the patch embedding (패치 임베딩), and runs this chapter's self-attention over them
+# unchanged ([Dosovitskiy et al., 2021](references.md); `ac.image_patches` does the cutting).
 #
 # ## Summary
 #
