@@ -554,9 +554,10 @@ print("weights of a fully masked row:", all_masked)
 # with at least one visible key it gives the same weights to every printed digit; an exercise
 # at the end of this chapter looks at what it does to a fully masked row. It also depends on
 # the dtype: $-10^9$ does not fit in float16, which is why PyTorch code masks with the dtype's
-# own most negative number, `torch.finfo(scores.dtype).min`; [Chapter 7](07_heads_and_masks.ipynb)
-# shows what $-10^9$ becomes in float16. `ac.attention_weights` takes the mask as `attn_mask=`;
-# `ac.padding_mask` and `ac.causal_mask` build the two usual masks.
+# own most negative number, `torch.finfo(scores.dtype).min`;
+# [Chapter 7](07_heads_and_masks.ipynb) shows what $-10^9$ becomes in float16.
+# `ac.attention_weights` takes the mask as `attn_mask=`; `ac.padding_mask` and
+# `ac.causal_mask` build the two usual masks.
 #
 # ## Summary
 #
@@ -575,8 +576,8 @@ print("weights of a fully masked row:", all_masked)
 #   {eq}`eq-ce-gradient`), which does not vanish.
 # - A mask sets hidden keys' scores to $-\infty$, which gives them zero weight. In `attn_core`
 #   and `scaled_dot_product_attention` True = may attend and a fully masked row, $0/0$, gets
-#   zeros (in PyTorch since 2.5); `nn.MultiheadAttention` reads True as *ignore*, and libraries differ on the fully
-#   masked row ([Chapter 7](07_heads_and_masks.ipynb)).
+#   zeros (in PyTorch since 2.5); `nn.MultiheadAttention` reads True as *ignore*, and
+#   libraries differ on the fully masked row ([Chapter 7](07_heads_and_masks.ipynb)).
 #
 # ## Exercises
 #
@@ -714,9 +715,8 @@ ch2.cross_entropy_gradient.check(answer)
 #
 # Write `my_softmax(scores)` with plain NumPy (no `ac.softmax`): the softmax of `scores`, of
 # shape $(\dots, S)$, over its last axis, the two lines of the stable softmax above for any
-# number of leading axes. The check runs it on the worked example's scores, on
-# a matrix,
-# on a batch, and on very large and very negative scores.
+# number of leading axes. The check runs it on the worked example's scores, on a matrix, on a
+# batch, and on very large and very negative scores.
 # ```
 #
 # ```{admonition} Hint
@@ -793,8 +793,7 @@ ch2.mask_fully_masked.check(fixed_masked_weights)
 # output is thrown away; it does harm when the output is kept (averaged over the sequence,
 # say), and in float16, which cannot hold $-10^9$: there it overflows to $-\infty$, and a
 # plain softmax gives the fully masked row NaN ([Chapter 7](07_heads_and_masks.ipynb) shows
-# it). Write $-\infty$ instead, a true "no weight" that no dtype can
-# round, and give the all-$-\infty$ row its own rule: $-\infty - (-\infty)$ is NaN, so
+# it). Write $-\infty$ instead, a true "no weight" that no dtype can round, and give the all-$-\infty$ row its own rule: $-\infty - (-\infty)$ is NaN, so
 # subtract 0 where the maximum is $-\infty$, and divide by 1 where the sum is 0.
 #
 # ```python
