@@ -85,9 +85,9 @@ step_table(
 #
 # ## Three properties
 #
-# Softmax's outputs are *positive*, *sum to 1*, and *keep the order* of the scores: a higher
-# score always gets a higher weight, because $e^x$ is increasing. Let us check them on random
-# scores, including negative ones:
+# Softmax's outputs are *positive*, *sum to 1*, and *keep the order* of the scores: in exact
+# arithmetic a higher score always gets a higher weight, because $e^x$ is increasing. Let us
+# check them on random scores, including negative ones:
 
 # %%
 s = rng.normal(0.0, 2.0, size=6).round(2)
@@ -102,7 +102,8 @@ step_table({"score": s, "weight": w}, digits=4)
 # belongs to the smallest score and is still positive: in exact arithmetic softmax never
 # switches a key off completely (only a score of $-\infty$ does; that is how a mask works, at
 # the end of this chapter). In floating point it can, once $e^{s_j - \max_l s_l}$ is too small
-# for the dtype and underflows to 0. How far below the best score must a key be?
+# for the dtype and underflows to 0; two keys that far below the best then both get 0, a tie
+# that their scores did not have. How far below the best score must a key be?
 
 # %%
 gap_range = np.arange(1.0, 1000.0)  # gaps 1, 2, ..., 999 below the best score
@@ -304,6 +305,22 @@ show("ac.softmax   ", lambda x: ac.softmax(x).round(3), tiny)
 # \mathrm{softmax}(s)_j = \frac{e^{s_j - m}}{\sum_l e^{s_l - m}}, \qquad m = \max_l s_l .
 # $$ (eq-stable-softmax)
 #
+# In NumPy it is two lines. Here they are on the float32 scores that broke the naive formula:
+
+# %%
+s32 = big32.astype(np.float32)  # the float32 scores above, [S]
+e32 = np.exp(s32 - s32.max())  # every exponent <= 0: nothing overflows
+w_stable = e32 / e32.sum()  # the sum is >= 1: never 0 / 0
+print("stable softmax:", w_stable.round(3))
+stable_agrees = np.allclose(w_stable, weights)  # the unshifted scores' weights
+print("same weights as the scores before the shift:", stable_agrees)
+
+# %% [markdown]
+# The two lines give {eval}`dec(w_stable)`, the weights of the unshifted scores
+# (`np.allclose` says {eval}`stable_agrees`), where the literal formula gave `nan`. Over the
+# last axis of a batch, `max` and `sum` take `axis=-1, keepdims=True`: an exercise at the end
+# of the chapter asks for that version.
+#
 # ### Log-sum-exp
 #
 # The denominator has its own name. Its logarithm, the *log-sum-exp*, appears
@@ -337,11 +354,14 @@ print("ac.log_softmax(s)      ->", ac.log_softmax(huge).round(4))
 # $$ (eq-jacobian)
 #
 # where $\delta_{ij}$ is 1 if $i = j$ and 0 otherwise. This matrix $J$ is the *Jacobian*
-# (야코비 행렬) of softmax; `ac.softmax_jacobian` builds it from the weights. A check against
-# finite differences, computed from `ac.softmax` alone:
+# (야코비 행렬) of softmax. In NumPy it is one line, from the weights alone; below it is
+# checked against `ac.softmax_jacobian`, which builds the same matrix for a batch of rows, and
+# against finite differences, computed from `ac.softmax` alone:
 
 # %%
-J = ac.softmax_jacobian(weights)  # [S, S]
+J = np.diag(weights) - np.outer(weights, weights)  # [S, S]: w_i (δ_ij - w_j)
+same_as_ac = np.allclose(J, ac.softmax_jacobian(weights))
+print("same as ac.softmax_jacobian:", same_as_ac)
 h = 1e-6
 J_numeric = np.array(
     [(ac.softmax(scores + h * e) - ac.softmax(scores - h * e)) / (2 * h) for e in np.eye(3)]
@@ -352,7 +372,8 @@ print(J.round(4))
 print(f"largest difference from finite differences below {tol:.0e}:", jac_err < tol)
 
 # %% [markdown]
-# They agree to within {eval}`sci(tol)`. Now look at equation {eq}`eq-jacobian` when one
+# `ac.softmax_jacobian` agrees ({eval}`same_as_ac`), and so do the finite differences, to
+# within {eval}`sci(tol)`. Now look at equation {eq}`eq-jacobian` when one
 # weight nears 1 and the others near 0: every entry $w_i(\delta_{ij} - w_j)$ has a factor that
 # is close to 0. The softmax is *saturated* (포화), and a nudge to any score barely moves any
 # weight. Let the top score pull ahead of two others, and measure the size of the Jacobian by
@@ -518,7 +539,7 @@ step_table(
 # What if a row's keys are *all* masked, say a query that belongs to padding itself? Then every
 # exponential is 0 and equation {eq}`eq-softmax` reads $0/0$, which has no right answer.
 # `ac.softmax` gives such a row zero weights, as PyTorch's `scaled_dot_product_attention` does
-# on the CPU:
+# on the CPU since release 2.5 (earlier releases give NaN):
 
 # %%
 nothing = np.zeros(scores.shape, dtype=bool)  # every key hidden
@@ -532,20 +553,10 @@ print("weights of a fully masked row:", all_masked)
 # Many tutorials write a large negative number such as $-10^9$ instead of $-\infty$. For a row
 # with at least one visible key it gives the same weights to every printed digit; an exercise
 # at the end of this chapter looks at what it does to a fully masked row. It also depends on
-# the dtype. Here is $-10^9$ stored in float16:
-
-# %%
-float16_max = np.finfo(np.float16).max  # the largest float16
-float16_min = np.finfo(np.float16).min  # the most negative finite float16
-show("-1e9 as float16", lambda x: x.astype(np.float16), np.array([-1e9]))
-
-# %% [markdown]
-# float16's largest number is {eval}`plain(float16_max)`, so $-10^9$ does not fit: storing it
-# overflows to $-\infty$, and NumPy says so ("overflow encountered in cast"). PyTorch refuses it
-# instead: `scores.masked_fill(mask, -1e9)` on a float16 tensor raises "value cannot be
-# converted to type c10::Half without overflow". That is why PyTorch code masks with the dtype's
-# own most negative number, `torch.finfo(scores.dtype).min`, {eval}`plain(float16_min)` in
-# float16. `ac.attention_weights` takes the mask as `attn_mask=`; `ac.padding_mask` and
+# the dtype: $-10^9$ does not fit in float16, which is why PyTorch code masks with the dtype's
+# own most negative number, `torch.finfo(scores.dtype).min`;
+# [Chapter 7](07_heads_and_masks.ipynb) shows what $-10^9$ becomes in float16.
+# `ac.attention_weights` takes the mask as `attn_mask=`; `ac.padding_mask` and
 # `ac.causal_mask` build the two usual masks.
 #
 # ## Summary
@@ -565,8 +576,8 @@ show("-1e9 as float16", lambda x: x.astype(np.float16), np.array([-1e9]))
 #   {eq}`eq-ce-gradient`), which does not vanish.
 # - A mask sets hidden keys' scores to $-\infty$, which gives them zero weight. In `attn_core`
 #   and `scaled_dot_product_attention` True = may attend and a fully masked row, $0/0$, gets
-#   zeros; `nn.MultiheadAttention` reads True as *ignore*, and libraries differ on the fully
-#   masked row ([Chapter 7](07_heads_and_masks.ipynb)).
+#   zeros (in PyTorch since 2.5); `nn.MultiheadAttention` reads True as *ignore*, and
+#   libraries differ on the fully masked row ([Chapter 7](07_heads_and_masks.ipynb)).
 #
 # ## Exercises
 #
@@ -703,9 +714,9 @@ ch2.cross_entropy_gradient.check(answer)
 # :label: ex-ch2-my-softmax
 #
 # Write `my_softmax(scores)` with plain NumPy (no `ac.softmax`): the softmax of `scores`, of
-# shape $(\dots, S)$, over its last axis. The check runs it on the worked example's scores, on
-# a matrix,
-# on a batch, and on very large and very negative scores.
+# shape $(\dots, S)$, over its last axis, the two lines of the stable softmax above for any
+# number of leading axes. The check runs it on the worked example's scores, on a matrix, on a
+# batch, and on very large and very negative scores.
 # ```
 #
 # ```{admonition} Hint
@@ -780,10 +791,9 @@ ch2.mask_fully_masked.check(fixed_masked_weights)
 # When every score of a row is $-10^9$, subtracting the maximum leaves zeros and the row gets
 # $1/S$ each, an average over padding. Usually that is harmless, because a padded query's
 # output is thrown away; it does harm when the output is kept (averaged over the sequence,
-# say), and in float16, whose largest number is {eval}`plain(float16_max)`: there $-10^9$
-# overflows to $-\infty$ and a plain softmax returns NaN, while PyTorch's `masked_fill`
-# refuses the value outright. Write $-\infty$ instead, a true "no weight" that no dtype can
-# round, and give the all-$-\infty$ row its own rule: $-\infty - (-\infty)$ is NaN, so
+# say), and in float16, which cannot hold $-10^9$: there it overflows to $-\infty$, and a
+# plain softmax gives the fully masked row NaN ([Chapter 7](07_heads_and_masks.ipynb) shows
+# it). Write $-\infty$ instead, a true "no weight" that no dtype can round, and give the all-$-\infty$ row its own rule: $-\infty - (-\infty)$ is NaN, so
 # subtract 0 where the maximum is $-\infty$, and divide by 1 where the sum is 0.
 #
 # ```python

@@ -60,7 +60,7 @@ rng = np.random.default_rng(3)
 
 # %%
 q = np.array([1.0, 1.0])  # [d_k]
-keys = np.array([[2.0, 0.0], [0.0, 1.0], [-1.0, 1.0]])  # [S, d_k]
+keys = np.array([[3.0, 0.0], [0.0, 1.0], [-1.0, 1.0]])  # [S, d_k]
 d_k = q.shape[-1]  # 2
 root_d_k = math.sqrt(d_k)  # the divisor
 scores_small = keys @ q  # [S, d_k] @ [d_k] -> [S]
@@ -245,12 +245,14 @@ n_dims, d_max = len(d_ks), d_ks[-1]
 spread_max = math.sqrt(d_max)  # the unscaled standard deviation at d_max
 n_pairs = 20_000
 var_plain, var_scaled = np.zeros(n_dims), np.zeros(n_dims)
+near_zero = np.zeros(n_dims)  # the share of scaled scores within ±0.5, per d_k
 for i, d in enumerate(d_ks):
     q_draw = rng.standard_normal((n_pairs, d))  # N queries, [N, d_k]
     k_draw = rng.standard_normal((n_pairs, d))  # a key for each, [N, d_k]
     dots = (q_draw * k_draw).sum(-1)  # each pair's q·k, [N]
     var_plain[i] = dots.var(ddof=1)  # should be d_k
     var_scaled[i] = (dots / math.sqrt(d)).var(ddof=1)  # should be 1
+    near_zero[i] = np.mean(np.abs(dots / math.sqrt(d)) < 0.5)
 
 # %% tags=["hide-input"]
 labels = [f"dₖ = {d}" for d in d_ks]
@@ -261,7 +263,8 @@ step_table({"Var[q·k]": var_plain, "Var[q·k/√dₖ]": var_scaled}, index=labe
 
 # %%
 worst_plain = np.max(np.abs(var_plain / d_ks - 1))  # against d_k
-worst_scaled = np.max(np.abs(var_scaled - 1))  # against 1
+# against 1; var_scaled is var_plain / d_k exactly, so this is the same number
+worst_scaled = np.max(np.abs(var_scaled - 1))
 print(f"{worst_plain:.1%}, {worst_scaled:.1%}")
 
 # %% tags=["hide-input"]
@@ -279,11 +282,31 @@ figures.show(
 
 # %% [markdown]
 # Over all {eval}`n_dims` dimensions the simulated variance is never more than
-# {eval}`percent(worst_plain)` from $d_k$, and the scaled one, the same draws divided by
-# $\sqrt{d_k}$, never more than {eval}`percent(worst_scaled)` from 1: sampling noise of the
-# size expected from {eval}`grouped(n_pairs)` draws. At $d_k =$ {eval}`plain(d_max)` the unscaled variance is
+# {eval}`percent(worst_plain)` from $d_k$: sampling noise of the size expected from
+# {eval}`grouped(n_pairs)` draws. At $d_k =$ {eval}`plain(d_max)` the unscaled variance is
 # {eval}`dec(var_plain[-1], 1)` and the scaled one {eval}`dec(var_scaled[-1])`
-# ({eval}`figures.ref("fig-ch3-variance")`).
+# ({eval}`figures.ref("fig-ch3-variance")`). The scaled column is not a second confirmation:
+# it holds the same draws divided by $\sqrt{d_k}$, so its variance is the unscaled one divided
+# by $d_k$ exactly, and its distance from 1, {eval}`percent(worst_scaled)` at most, is the
+# same number by algebra.
+#
+# What the division does not settle is the *shape* of the scaled scores. At $d_k = 1$ a scaled
+# score is the product of two normal numbers, sharply peaked at 0 with long tails; a sum of
+# many independent products tends to the normal distribution (the central limit theorem). The
+# share of scaled scores within ±0.5 shows it:
+
+# %%
+normal_near_zero = math.erf(0.5 / math.sqrt(2))  # P(|Z| < 0.5) for Z ~ N(0, 1)
+print("d_k = 1:", percent(near_zero[0], 0), f"  d_k = {d_max}:", percent(near_zero[-1], 0))
+print("standard normal:", percent(normal_near_zero, 0))
+
+# %% [markdown]
+# Within ±0.5 lie {eval}`percent(near_zero[0], 0)` of the scaled scores at $d_k = 1$,
+# {eval}`percent(near_zero[-1], 0)` at $d_k =$ {eval}`plain(d_max)`, and
+# {eval}`percent(normal_near_zero, 0)` of a standard normal's draws. Every $d_k$ has variance 1
+# after the division, but only at larger $d_k$ are the scaled scores close to one and the same
+# distribution, $N(0, 1)$; the next figure shows the small difference this makes at
+# $d_k = 1$.
 #
 # ## What a large spread does to softmax
 #
@@ -326,13 +349,12 @@ figures.show(
     "One query against {n_keys} random keys, averaged over {n_trials} "
     "queries per dₖ. Unscaled (circles), the largest weight climbs towards "
     "1, the entropy falls towards 0 and the Jacobian's norm, after rising up "
-    "to dₖ = {jac_peak_d_k}, shrinks; scaled (squares), all three stay where "
-    "they are at dₖ = {d_k_first}. Dotted lines: the uniform weight 1/S = "
+    "to dₖ = {jac_peak_d_k}, shrinks; scaled (squares), all three stay nearly "
+    "flat, settling once dₖ is large enough for q·k/√dₖ to be close to normal. Dotted lines: the uniform weight 1/S = "
     "{uniform} and the uniform entropy log S = {log_n_keys}.",
     n_keys=n_keys,
     n_trials=n_trials,
     jac_peak_d_k=jac_peak_d_k,
-    d_k_first=d_ks[0],
     uniform=f"{1 / n_keys:.4f}",
     log_n_keys=f"{math.log(n_keys):.3f}",
 )
@@ -481,9 +503,10 @@ figures.show(
 # ## Summary
 #
 # - For independent components with mean 0 and variance 1, $\mathbf{q} \cdot \mathbf{k}$ has
-#   mean 0 and variance $d_k$: its typical size grows like $\sqrt{d_k}$.
-# - Dividing by $\sqrt{d_k}$ brings the variance back to 1 for every $d_k$; the simulation
+#   mean 0 and variance $d_k$: its typical size grows like $\sqrt{d_k}$; the simulation
 #   agrees ({eval}`figures.ref("fig-ch3-variance")`).
+# - Dividing by $\sqrt{d_k}$ brings the variance back to 1 for every $d_k$, and for large
+#   $d_k$ the scaled scores are close to the standard normal distribution.
 # - The argument is the Transformer paper's (footnote 4). It holds for components of any fixed
 #   variance, such as the 1/3 of a fresh `nn.Linear`: the divisor removes the growth with
 #   $d_k$, not the scale.
@@ -652,7 +675,7 @@ ch3.variance_with_sigma.check(answer)
 # Write `my_weights(q, k)` with plain NumPy (no `attn_core`): the weights
 # $\mathrm{softmax}(Q K^\top / \sqrt{d_k})$ of equation {eq}`eq-sdpa`, for queries of shape
 # $(\dots, L, d_k)$ and keys of shape $(\dots, S, d_k)$, as an array $(\dots, L, S)$. The check
-# tries the worked example, a matrix, and a batch.
+# tries the worked example, a matrix, a batch, and very large scores.
 # ```
 #
 # ```{admonition} Hint

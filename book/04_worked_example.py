@@ -148,7 +148,10 @@ np.testing.assert_allclose(ac.attention_weights(q, K), weights)
 # %% [markdown]
 # ## Step 5: the weighted sum of the values
 #
-# The output (출력) is each value scaled by its weight, then added up, one component at a time:
+# The output (출력) is each value scaled by its weight, then added up, one component at a time.
+# Here the values have as many components as the keys, but nothing ties their width, $d_v$, to
+# $d_k$: the keys decide the weights, the values are only averaged with them, and the output
+# has $d_v$ components (an exercise of [Chapter 5](05_projections.ipynb) has $d_v \ne d_k$):
 
 # %%
 output = weights @ V  # [S] @ [S, d_v] -> [d_v]
