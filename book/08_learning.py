@@ -654,6 +654,7 @@ best_adam = {label: min(adam_sweep[label].values())[0] for label in adam_sweep}
 all_saturated_lr = min(lr for lr in adam_lrs if adam_sweep["unscaled"][lr][1] == 1)
 scaled_top = adam_sweep["scaled"][adam_lrs[-1]]  # the largest learning rate, scaled
 unscaled_end_least = min(share for _, _, share in adam_sweep["unscaled"].values())
+sqrt_d_k_big = math.isqrt(d_k_big)  # the factor between an unscaled and a scaled score
 best_scaled_lr = min(adam_lrs, key=lambda lr: adam_sweep["scaled"][lr][0])
 
 # %% [markdown]
@@ -666,7 +667,7 @@ best_scaled_lr = min(adam_lrs, key=lambda lr: adam_sweep["scaled"][lr][0])
 # {eval}`dec(unscaled_end_least, 2)`), and from a learning rate of
 # {eval}`plain(all_saturated_lr)` on, every row is saturated by step 10. Adam moves every entry of
 # $W_Q$ and $W_K$ by about the learning rate whatever its gradient, and the same step changes
-# an unscaled score $\sqrt{d_k}$ = {eval}`plain(math.isqrt(d_k_big))` times as much as a scaled
+# an unscaled score $\sqrt{d_k}$ = {eval}`plain(sqrt_d_k_big)` times as much as a scaled
 # one: a step that is gentle for the scaled layer saturates the unscaled rows within a few
 # steps, before they have found their keys, and a row saturated on the wrong key stays there.
 # Saturation at the end is not the failure in itself: the task asks for sharp rows, and the
