@@ -37,6 +37,7 @@
 # %%
 import attn_core as ac
 import numpy as np
+from attn_book import experiments
 from attn_book.data import projection_example, quanta_example, toy_embeddings
 from attn_book.exercises import ch06_positions as ch6
 from attn_book.figures import Figures
@@ -556,6 +557,7 @@ angle_plain = (L_new - 1) * thetas_10k
 # position interpolation: position m becomes m / 4, a fraction
 positions_pi = np.arange(L_new) / stretch  # 0, 0.25, …, 15.75
 angle_pi = positions_pi[-1] * thetas_10k
+last_trained = L_train - 1  # the last position seen in training: 15
 overshoot_pi = angle_pi[3] / angle_trained[3]  # 15.75 / 15: past the last trained angle
 # NTK-aware scaling: a larger base, the same whole positions
 base_ntk = 10_000 * stretch ** (d_rope / (d_rope - 2))
@@ -576,7 +578,7 @@ step_table(
 # $m\,L_\text{train}/L_\text{new}$, a fraction, and fine-tunes briefly
 # ([Chen et al., 2023](references.md)): every pair is back in range, or almost. The squeezed
 # positions end at {eval}`plain(positions_pi[-1])`, inside the trained length of
-# {eval}`L_train` positions but past the last trained position, {eval}`L_train - 1`; so pair 3
+# {eval}`L_train` positions but past the last trained position, {eval}`last_trained`; so pair 3
 # reaches {eval}`dec(angle_pi[3])` next to the {eval}`dec(angle_trained[3])` of training,
 # {eval}`dec(overshoot_pi, 2)` times as far, an overshoot that shrinks as the trained length
 # grows. Neighbours on pair 0 are now only
@@ -609,6 +611,66 @@ np.testing.assert_allclose(score_pi, score_shifted)
 # base of 500,000: the pairs whose
 # wavelength is below 2,048 positions keep their frequency, those above 8,192 have it divided
 # by 8 (their wavelength stretched 8 times), with a smooth ramp between.
+#
+# Angles out of their range are a prediction; here is a measurement. A head of width 8 learns
+# one positional job: every token has the same query and the same key, so that only RoPE
+# tells the tokens apart, and each token should put its weight on the one before it. It is
+# trained on 16 positions, by the gradient descent of [Chapter 8](08_learning.ipynb)
+# (`experiments.train_rope_offset_head`), then read on 64: as it is, with interpolated
+# positions, with interpolated positions after some fine-tuning on 64 tokens, and with the
+# NTK-aware base:
+
+# %%
+rng_head = np.random.default_rng(0)
+head = experiments.train_rope_offset_head(d_rope, np.arange(L_train), 2000, 0.1, rng_head)
+finetune_steps = 1000  # at the interpolated positions, on all 64 tokens
+head_pi = experiments.train_rope_offset_head(
+    d_rope, positions_pi, finetune_steps, 0.1, None, start=(head.query, head.key)
+)
+readings = {  # (query, key), positions, base
+    "as trained": (head, np.arange(L_new), 10_000),
+    "interpolated": (head, positions_pi, 10_000),
+    "interpolated, fine-tuned": (head_pi, positions_pi, 10_000),
+    "NTK-aware base": (head, np.arange(L_new), base_ntk),
+}
+queries = np.arange(1, L_new)  # query m, whose right key is m - 1
+seen = queries < L_train  # the queries at trained positions
+# the mean weight a query puts on the token before it: at trained positions, beyond, all
+prev_seen, prev_beyond, prev_all = {}, {}, {}
+missed_beyond = {}  # the share of queries beyond position 15 whose top key is not m - 1
+for label, (h, pos, base) in readings.items():
+    w_read = experiments.rope_offset_weights(h.query, h.key, pos, base=base)  # [64, 64]
+    on_previous = w_read[queries, queries - 1]  # [63]
+    prev_seen[label], prev_beyond[label] = on_previous[seen].mean(), on_previous[~seen].mean()
+    prev_all[label] = on_previous.mean()
+    missed_beyond[label] = (w_read[queries].argmax(axis=-1) != queries - 1)[~seen].mean()
+step_table(
+    {
+        "weight on m − 1, m = 1 to 15": [prev_seen[r] for r in readings],
+        "weight on m − 1, m = 16 to 63": [prev_beyond[r] for r in readings],
+        "top key not m − 1, m = 16 to 63": [missed_beyond[r] for r in readings],
+    },
+    index=list(readings),
+    digits=2,
+)
+
+# %% [markdown]
+# At the positions it was trained on, the head puts {eval}`dec(prev_seen["as trained"], 2)` of
+# its weight on the token before, on average. Past them, as it is, only
+# {eval}`dec(prev_beyond["as trained"], 2)`: the scores of offsets it never saw, 16 and more,
+# compete with the score of offset 1, and in {eval}`dec(missed_beyond["as trained"], 2)` of
+# those rows one of them wins. Interpolation without fine-tuning is worse everywhere,
+# {eval}`dec(prev_all["interpolated"], 2)` on average: on pair 0 the token before now sits a
+# quarter of a radian away instead of 1 radian, a difference the head never learned to see.
+# {eval}`finetune_steps` steps of fine-tuning bring it back to
+# {eval}`dec(prev_all["interpolated, fine-tuned"], 2)`, its top key right in all but
+# {eval}`dec(missed_beyond["interpolated, fine-tuned"], 2)` of the rows past 15, but slowly,
+# because the head must learn that finer resolution. The NTK-aware base, with no fine-tuning, keeps
+# {eval}`dec(prev_beyond["NTK-aware base"], 2)` past the trained positions. This
+# head is the case that favours it: finding the previous token takes the fast pairs, which
+# NTK-aware scaling leaves almost untouched; a head that reads long distances from the slow
+# pairs would meet the in-between pairs' overshoot of the table above, which is what YaRN and
+# Llama 3.1's rule treat.
 #
 # A model's configuration names the rule by its `rope_type`, in `rope_scaling` (configurations
 # written for Hugging Face's `transformers` before version 5) or in `rope_parameters` (version
