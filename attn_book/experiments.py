@@ -24,6 +24,7 @@ from attn_core import (
     check_size,
     dot_scores,
     entropy,
+    rotary,
     softmax_jacobian,
 )
 from attn_core.training import (
@@ -37,11 +38,14 @@ from attn_core.training import (
 )
 
 __all__ = [
+    "OffsetHead",
     "SaturationStats",
     "TrainingRun",
     "head_scale_stats",
     "random_dot_products",
+    "rope_offset_weights",
     "saturation_stats",
+    "train_rope_offset_head",
     "train_self_attention",
 ]
 
@@ -290,3 +294,125 @@ def train_self_attention(x, target, params, steps, lr, optimizer="sgd", scale=No
         else:
             params, state = adam_step(params, grads, state, lr)
     return TrainingRun(np.array(losses), np.array(norms), np.array(entropies), snapshots, params)
+
+
+class OffsetHead(NamedTuple):
+    """What :func:`train_rope_offset_head` learned.
+
+    query, key : ndarray (d,), the vector every token's query and key start from
+    losses : ndarray (steps + 1,), the loss before each step and after the last
+    """
+
+    query: np.ndarray
+    key: np.ndarray
+    losses: np.ndarray
+
+
+def rope_offset_weights(query, key, positions, *, base=10_000):
+    """Chapter 6's toy head: causal weights of tokens that share one query and one key.
+
+    Token m's query is ``query`` rotated by RoPE at ``positions[m]``, its key ``key``
+    rotated likewise, so the head can tell tokens apart by their positions alone.
+
+    Parameters
+    ----------
+    query, key : array_like, shape (d,), d even
+    positions : array_like, shape (L,)
+        Each token's position; fractions (position interpolation) are allowed.
+    base : float > 0, default 10 000
+        RoPE's base (a larger one is NTK-aware scaling).
+
+    Returns
+    -------
+    ndarray, shape (L, L)
+        Row m: the weights of query m over keys 0..m (top-left causal), scale 1/sqrt(d).
+
+    Examples
+    --------
+    >>> w = rope_offset_weights([1.0, 0.0], [1.0, 0.0], [0, 1, 2])
+    >>> np.allclose(w.sum(axis=-1), 1), float(w[0, 0])
+    (True, 1.0)
+    """
+    q = as_array(query, "query")
+    k = as_array(key, "key")
+    if q.ndim != 1 or q.shape != k.shape or q.size % 2:
+        raise ValueError(
+            f"query and key must be vectors of the same even length, got shapes {q.shape} "
+            f"and {k.shape}"
+        )
+    pos = as_array(positions, "positions")
+    if pos.ndim != 1 or pos.size == 0:
+        raise ValueError(f"positions must be a non-empty 1-D sequence, got shape {pos.shape}")
+    n = pos.size
+    turned_q = rotary(np.broadcast_to(q, (n, q.size)), pos, base)  # [L, d]
+    turned_k = rotary(np.broadcast_to(k, (n, k.size)), pos, base)
+    return attention_weights(turned_q, turned_k, is_causal=True)
+
+
+def train_rope_offset_head(d, positions, steps, lr, rng, *, offset=1, base=10_000, start=None):
+    r"""Train :func:`rope_offset_weights`'s head to attend ``offset`` positions back.
+
+    Full-batch gradient descent on the cross-entropy of the right key,
+    :math:`-\frac{1}{L - o}\sum_{m \ge o} \log a_{m, m-o}`. The gradient is chapter 8's
+    backward pass, :math:`dS = (A - \text{one-hot})/(L - o)`, taken back through each
+    token's rotation: RoPE is linear, and the transpose of a turn by :math:`m\theta` is the
+    turn by :math:`-m\theta`.
+
+    Parameters
+    ----------
+    d : int, even
+    positions : array_like, shape (L,), L > offset
+    steps : int >= 0
+    lr : float > 0
+    rng : numpy.random.Generator
+        Draws the standard-normal start (unless ``start`` is given).
+    offset : int >= 1, default 1 (the previous token)
+    base : float > 0, default 10 000
+    start : (query, key), optional
+        Continue from these vectors instead (fine-tuning).
+
+    Returns
+    -------
+    OffsetHead
+
+    Examples
+    --------
+    >>> head = train_rope_offset_head(8, range(16), 200, 0.1, np.random.default_rng(0))
+    >>> bool(head.losses[-1] < head.losses[0])
+    True
+    """
+    d = check_positive_int(d, "d")
+    if d % 2:
+        raise ValueError(f"d must be even (RoPE turns pairs), got {d}")
+    steps = check_positive_int(steps, "steps", minimum=0)
+    lr = check_positive_real(lr, "lr")
+    offset = check_positive_int(offset, "offset")
+    pos = as_array(positions, "positions")
+    if pos.ndim != 1 or pos.size <= offset:
+        raise ValueError(
+            f"positions must be a 1-D sequence longer than offset = {offset}, got shape {pos.shape}"
+        )
+    if start is None:
+        _check_rng(rng)
+        q, k = rng.standard_normal(d), rng.standard_normal(d)
+    else:
+        q, k = (as_array(v, name).copy() for v, name in zip(start, ("query", "key"), strict=True))
+    n = pos.size
+    rows = np.arange(offset, n)
+    losses = []
+    for step in range(steps + 1):
+        weights = rope_offset_weights(q, k, pos, base=base)  # [L, L]
+        losses.append(float(-np.mean(np.log(weights[rows, rows - offset]))))
+        if step == steps:
+            break
+        d_scores = np.zeros_like(weights)
+        d_scores[rows] = weights[rows]
+        d_scores[rows, rows - offset] -= 1
+        d_scores /= rows.size
+        turned_q = rotary(np.broadcast_to(q, (n, d)), pos, base)
+        turned_k = rotary(np.broadcast_to(k, (n, d)), pos, base)
+        d_turned_q = d_scores @ turned_k / math.sqrt(d)  # [L, d]
+        d_turned_k = d_scores.T @ turned_q / math.sqrt(d)
+        q = q - lr * rotary(d_turned_q, -pos, base).sum(axis=0)  # turn back, then sum
+        k = k - lr * rotary(d_turned_k, -pos, base).sum(axis=0)
+    return OffsetHead(q, k, np.array(losses))

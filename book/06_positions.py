@@ -37,6 +37,7 @@
 # %%
 import attn_core as ac
 import numpy as np
+from attn_book import experiments
 from attn_book.data import projection_example, quanta_example, toy_embeddings
 from attn_book.exercises import ch06_positions as ch6
 from attn_book.figures import Figures
@@ -364,13 +365,18 @@ print("halves, listed back as interleaved, equals interleaved:", same_rotation)
 #
 # Between adding to the words and adding to the scores sits a family that learns a
 # parameter per *relative* position. Shaw et al. add to each key a learned vector
-# $\mathbf a_{j-i}$ for the clipped offset $j - i$ (offsets beyond $\pm k$ share one vector),
-# so the score of query $i$ and key $j$ becomes $\mathbf q_i \cdot (\mathbf k_j +
-# \mathbf a_{j-i})/\sqrt{d_k}$ ([Shaw et al., 2018](references.md)). T5 keeps only a scalar:
-# each head learns one number per *bucket* of distance, exact buckets for the nearest
-# offsets and logarithmically wider ones further away (32 buckets up to 128 positions, every
-# farther offset in the last), and adds it to the score, $s_{ij} + b_h(\text{bucket}(j - i))$
-# ([Raffel et al., 2020](references.md)). ALiBi, next, keeps T5's "add a number to the score"
+# $\mathbf a_{j-i}$ for the clipped offset $j - i$ (offsets beyond $+k$ share the vector of
+# $+k$, those beyond $-k$ the vector of $-k$), so the score of query $i$ and key $j$ becomes
+# $\mathbf q_i \cdot (\mathbf k_j + \mathbf a_{j-i})/\sqrt{d_k}$, and add a second set of
+# learned vectors to the values in the same way, so that the output is
+# $\sum_j a_{ij}(\mathbf v_j + \mathbf a^V_{j-i})$ ([Shaw et al., 2018](references.md)). T5
+# keeps only a scalar: each head learns one number per *bucket* of distance, exact buckets for
+# the nearest offsets and logarithmically wider ones further away, and adds it to the score,
+# $s_{ij} + b_h(\text{bucket}(j - i))$ ([Raffel et al., 2020](references.md)). There are 32
+# buckets, and every distance of 128 or more falls in the last one (of its direction). The decoder, causal, uses
+# all 32 for keys behind the query; the encoder, which attends both ways, splits them 16 per
+# direction (8 exact offsets and 8 logarithmic buckets on each side). Each stack learns one
+# such table and shares it among all its layers. ALiBi, next, keeps T5's "add a number to the score"
 # and replaces the learned table by a fixed line.
 #
 # ## ALiBi: a penalty on distance, added to the scores (선형 편향)
@@ -528,7 +534,8 @@ gap_rope
 # ## RoPE's base, and reading past the training length
 #
 # The 10,000 of {eq}`eq-ch6-pos-rope` is a parameter, the *base* (`rope_theta` in a model's
-# configuration), and `ac.rotary` takes it as `base`. A larger base slows every pair but the
+# configuration; since version 5 of Hugging Face's `transformers`, a key of its
+# `rope_parameters`), and `ac.rotary` takes it as `base`. A larger base slows every pair but the
 # first, so that the slowest pairs still have angles to spare at long distances. Current models
 # pre-train with a much larger one: 500,000 in Llama 3
 # ([Grattafiori et al., 2024](references.md)), 1,000,000 in Qwen3
@@ -536,8 +543,8 @@ gap_rope
 # (sliding-window) layers keep 10,000 ([Gemma Team, 2025](references.md)).
 #
 # Past its training length, RoPE's slow pairs reach angles $m\theta_i$ the model never saw,
-# and quality falls off quickly. Three fixes stretch a trained model, each a change of the
-# angles. Take a toy head of width 8 trained on 16 positions and run on 64, four times as
+# and quality falls off quickly. Four rules stretch a trained model, each a change of the
+# angles: position interpolation, NTK-aware scaling, YaRN and Llama 3.1's rule. Take a toy head of width 8 trained on 16 positions and run on 64, four times as
 # long:
 
 # %%
@@ -550,6 +557,8 @@ angle_plain = (L_new - 1) * thetas_10k
 # position interpolation: position m becomes m / 4, a fraction
 positions_pi = np.arange(L_new) / stretch  # 0, 0.25, …, 15.75
 angle_pi = positions_pi[-1] * thetas_10k
+last_trained = L_train - 1  # the last position seen in training: 15
+overshoot_pi = angle_pi[3] / angle_trained[3]  # 15.75 / 15: past the last trained angle
 # NTK-aware scaling: a larger base, the same whole positions
 base_ntk = 10_000 * stretch ** (d_rope / (d_rope - 2))
 thetas_ntk = ac.rotary_frequencies(d_rope, base=base_ntk)
@@ -567,9 +576,12 @@ step_table(
 # position 63 it is at {eval}`dec(angle_plain[3])`, out of its range. *Position interpolation*
 # (위치 보간) squeezes the new positions into the trained range, position $m$ becomes
 # $m\,L_\text{train}/L_\text{new}$, a fraction, and fine-tunes briefly
-# ([Chen et al., 2023](references.md)): every pair is back in range, pair 3 at
-# {eval}`dec(angle_pi[3])` next to the {eval}`dec(angle_trained[3])` of training (the squeezed
-# positions end at {eval}`plain(positions_pi[-1])`), but neighbours on pair 0 are now only
+# ([Chen et al., 2023](references.md)): every pair is back in range, or almost. The squeezed
+# positions end at {eval}`plain(positions_pi[-1])`, inside the trained length of
+# {eval}`L_train` positions but past the last trained position, {eval}`last_trained`; so pair 3
+# reaches {eval}`dec(angle_pi[3])` next to the {eval}`dec(angle_trained[3])` of training,
+# {eval}`dec(overshoot_pi, 2)` times as far, an overshoot that shrinks as the trained length
+# grows. Neighbours on pair 0 are now only
 # {eval}`dec(positions_pi[1])` radian apart instead of 1, a resolution the model never
 # learned. `ac.rotary` takes such positions as they are:
 
@@ -585,7 +597,8 @@ np.testing.assert_allclose(score_pi, score_shifted)
 # *NTK-aware scaling* (NTK 인식 스케일링), proposed in a 2023 community post
 # ([bloc97, 2023](references.md)) rather
 # than a paper and described in the YaRN paper ([Peng et al., 2023](references.md)), keeps the
-# whole positions and raises the base instead, here to
+# whole positions and raises the base instead (the post's selling point: it extends a model
+# without fine-tuning, where interpolation needs some), here to
 # $10000 \cdot 4^{d/(d-2)}$ = {eval}`dec(base_ntk, 0)`: pair 0 keeps its frequency, 1 radian
 # a word, and with it its resolution, while the slowest pair is slowed exactly 4 times, to
 # {eval}`dec(angle_ntk[3])` at position 63, as interpolation would. The pairs in between are
@@ -599,8 +612,69 @@ np.testing.assert_allclose(score_pi, score_shifted)
 # wavelength is below 2,048 positions keep their frequency, those above 8,192 have it divided
 # by 8 (their wavelength stretched 8 times), with a smooth ramp between.
 #
-# A model's configuration names the rule in `rope_scaling`, by its `rope_type` in Hugging
-# Face's `transformers`: `"linear"` is position interpolation, `"dynamic"` raises the base
+# Angles out of their range are a prediction; here is a measurement. A head of width 8 learns
+# one positional job: every token has the same query and the same key, so that only RoPE
+# tells the tokens apart, and each token should put its weight on the one before it. It is
+# trained on 16 positions, by the gradient descent of [Chapter 8](08_learning.ipynb)
+# (`experiments.train_rope_offset_head`), then read on 64: as it is, with interpolated
+# positions, with interpolated positions after some fine-tuning on 64 tokens, and with the
+# NTK-aware base:
+
+# %%
+rng_head = np.random.default_rng(0)
+head = experiments.train_rope_offset_head(d_rope, np.arange(L_train), 2000, 0.1, rng_head)
+finetune_steps = 1000  # at the interpolated positions, on all 64 tokens
+head_pi = experiments.train_rope_offset_head(
+    d_rope, positions_pi, finetune_steps, 0.1, None, start=(head.query, head.key)
+)
+readings = {  # (query, key), positions, base
+    "as trained": (head, np.arange(L_new), 10_000),
+    "interpolated": (head, positions_pi, 10_000),
+    "interpolated, fine-tuned": (head_pi, positions_pi, 10_000),
+    "NTK-aware base": (head, np.arange(L_new), base_ntk),
+}
+queries = np.arange(1, L_new)  # query m, whose right key is m - 1
+seen = queries < L_train  # the queries at trained positions
+# the mean weight a query puts on the token before it: at trained positions, beyond, all
+prev_seen, prev_beyond, prev_all = {}, {}, {}
+missed_beyond = {}  # the share of queries beyond position 15 whose top key is not m - 1
+for label, (h, pos, base) in readings.items():
+    w_read = experiments.rope_offset_weights(h.query, h.key, pos, base=base)  # [64, 64]
+    on_previous = w_read[queries, queries - 1]  # [63]
+    prev_seen[label], prev_beyond[label] = on_previous[seen].mean(), on_previous[~seen].mean()
+    prev_all[label] = on_previous.mean()
+    missed_beyond[label] = (w_read[queries].argmax(axis=-1) != queries - 1)[~seen].mean()
+step_table(
+    {
+        "weight on m − 1, m = 1 to 15": [prev_seen[r] for r in readings],
+        "weight on m − 1, m = 16 to 63": [prev_beyond[r] for r in readings],
+        "top key not m − 1, m = 16 to 63": [missed_beyond[r] for r in readings],
+    },
+    index=list(readings),
+    digits=2,
+)
+
+# %% [markdown]
+# At the positions it was trained on, the head puts {eval}`dec(prev_seen["as trained"], 2)` of
+# its weight on the token before, on average. Past them, as it is, only
+# {eval}`dec(prev_beyond["as trained"], 2)`: the scores of offsets it never saw, 16 and more,
+# compete with the score of offset 1, and in {eval}`dec(missed_beyond["as trained"], 2)` of
+# those rows one of them wins. Interpolation without fine-tuning is worse everywhere,
+# {eval}`dec(prev_all["interpolated"], 2)` on average: on pair 0 the token before now sits a
+# quarter of a radian away instead of 1 radian, a difference the head never learned to see.
+# {eval}`finetune_steps` steps of fine-tuning bring it back to
+# {eval}`dec(prev_all["interpolated, fine-tuned"], 2)`, its top key right in all but
+# {eval}`dec(missed_beyond["interpolated, fine-tuned"], 2)` of the rows past 15, but slowly,
+# because the head must learn that finer resolution. The NTK-aware base, with no fine-tuning, keeps
+# {eval}`dec(prev_beyond["NTK-aware base"], 2)` past the trained positions. This
+# head is the case that favours it: finding the previous token takes the fast pairs, which
+# NTK-aware scaling leaves almost untouched; a head that reads long distances from the slow
+# pairs would meet the in-between pairs' overshoot of the table above, which is what YaRN and
+# Llama 3.1's rule treat.
+#
+# A model's configuration names the rule by its `rope_type`, in `rope_scaling` (configurations
+# written for Hugging Face's `transformers` before version 5) or in `rope_parameters` (version
+# 5 on, beside `rope_theta` and the rule's `factor`): `"linear"` is position interpolation, `"dynamic"` raises the base
 # NTK-style as the input grows past the training length, `"yarn"` is YaRN, `"llama3"` the
 # rule just described, and `"longrope"` (Phi-3) a factor per pair found by search. Some
 # models rotate only part of each head and leave the rest without positions: GPT-NeoX a
@@ -623,7 +697,8 @@ np.testing.assert_allclose(score_pi, score_shifted)
 #   word of distance, with a geometric slope per head.
 # - RoPE's base is a parameter (`rope_theta`: 10,000 in the paper, 500,000 to 1,000,000 in
 #   current models). Position interpolation (fractional positions) and NTK-aware scaling (a
-#   larger base) bring the slow pairs back into their trained range past the training length.
+#   larger base) bring the slow pairs back into, or close to, their trained range past the
+#   training length; YaRN and Llama 3.1's rule treat each pair by its wavelength.
 # - Learned relative biases (Shaw et al., T5) and NoPE layers complete the picture; a flat
 #   perplexity on long texts does not show that distant words are used.
 #

@@ -125,6 +125,12 @@ print("weights  ", weights.shape)
 print("heads_out", heads_out.shape)
 
 # %% [markdown]
+# In training, many models also drop attention weights at random (attention dropout: each
+# weight is set to 0 with probability $p$ and the others are divided by $1 - p$, so a row sums
+# to 1 only on average); it is `dropout_p` in PyTorch's `scaled_dot_product_attention`.
+# Llama's and Qwen's published configurations set it to 0 (`attention_dropout`), and this book
+# leaves it out.
+#
 # ### Step 3: merge the heads, then the output projection $W_O$
 #
 # `ac.merge_heads` undoes the split (swap back, then reshape), so that each token's vector is
@@ -515,7 +521,9 @@ np.testing.assert_allclose(outputs[0][:-1], outputs[1][:-1])
 # and values (KV cache, KV 캐시): the model has kept the keys and values of the four tokens it
 # has read, computes only the new fifth token's query, and attends with $L = 1$ and $S = 5$.
 # That query is the *last* position and may see all five keys, but the top-left triangle
-# gives it only the first:
+# gives it only the first. (Cross-attention, [Chapter 5](05_projections.ipynb)'s decoder queries
+# over the encoder's keys, also has $L \ne S$, but nothing in it is causal: only the encoder's
+# padding is masked.)
 
 # %%
 q_new = example.x[4:] @ w_q_position  # [1, D]: the query of "dog" alone
@@ -590,7 +598,7 @@ step_table(
 #
 # ### Packing: several documents in one row, no padding
 #
-# Training rarely pads. It packs (패킹) documents back to back into one row and hides every
+# Pre-training rarely pads (fine-tuning on short examples often does). It packs (패킹) documents back to back into one row and hides every
 # key outside the query's own document: a block-diagonal mask, one block per document
 # (causal inside each block when the model is causal). `ac.document_mask(lengths)` builds
 # it; here the two sentences above, packed into one row of 7 tokens and attending both
@@ -673,15 +681,19 @@ print(
 # This chapter does not run PyTorch (Chapter 10 runs it in one optional check, where it is
 # installed). Its rows below are what PyTorch 2.13 gives on CPU (`F` is
 # `torch.nn.functional`, `nn` is `torch.nn`): the project's tests make each call and fail if
-# a row stops saying what the installed release does. On a GPU the kernels differ, and they
-# have differed on this row ([huggingface/transformers#38690](https://github.com/huggingface/transformers/issues/38690)).
+# a row stops saying what the installed release does. On a GPU, `F.scaled_dot_product_attention`
+# picks one of several kernels (listed below), and not every kernel gives zeros: such rows have
+# come out NaN before ([huggingface/transformers#38690](https://github.com/huggingface/transformers/issues/38690)),
+# and still did in a 2026 report, PyTorch 2.13 on an NVIDIA B200, for left-padded rows that
+# may see no key ([unslothai/unsloth#9848](https://github.com/unslothai/unsloth/pull/9848)).
+# On a GPU, check the row on your own kernel rather than trust this table.
 # The other rows are computed above. `nn.MultiheadAttention` answers differently depending on
 # how it is called:
 #
 # | API | a boolean True means | a fully masked row gives |
 # |---|---|---|
 # | `attn_core` | may attend | zeros: {eval}`plain(row_attn_core)` |
-# | `F.scaled_dot_product_attention` | may attend | zeros (releases before 2.5: NaN; changed in [pytorch/pytorch#133882](https://github.com/pytorch/pytorch/pull/133882)) |
+# | `F.scaled_dot_product_attention` | may attend | zeros on CPU (releases before 2.5: NaN; changed in [pytorch/pytorch#133882](https://github.com/pytorch/pytorch/pull/133882)); on a GPU, NaN on some kernels |
 # | `nn.MultiheadAttention`'s boolean `attn_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
 # | `nn.MultiheadAttention`'s `key_padding_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
 # | the same, `need_weights=False`, training or with autograd on | **ignore** | zeros: it then calls `F.scaled_dot_product_attention`, and the layer returns its output projection's bias |
@@ -775,7 +787,7 @@ np.testing.assert_allclose(heatmap.weights, ac.attention_weights(q_toy, k_toy, b
 #   additive (0 or $-\infty$) give the same weights. `is_causal=True` aligns its triangle
 #   top-left, wrong for new queries after cached keys, which need the bottom-right one. A fully
 #   masked row gives zeros in `attn_core` and PyTorch's `scaled_dot_product_attention` (2.13
-#   on CPU; GPU kernels have differed), NaN in a plain softmax and in `nn.MultiheadAttention`
+#   on CPU; some GPU kernels still give NaN), NaN in a plain softmax and in `nn.MultiheadAttention`
 #   whenever it returns its weights or runs its inference fast path, uniform weights with a
 #   $-10^9$ fill;
 #   `nn.MultiheadAttention`'s boolean masks, `key_padding_mask` and `attn_mask` alike, mean

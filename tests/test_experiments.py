@@ -10,7 +10,9 @@ import pytest
 from attn_book.experiments import (
     head_scale_stats,
     random_dot_products,
+    rope_offset_weights,
     saturation_stats,
+    train_rope_offset_head,
 )
 
 
@@ -144,3 +146,60 @@ def test_the_d_model_bug_flattens_a_peaked_head():
 def test_bad_input_names_the_argument(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_rope_offset_weights_match_a_hand_rotation():
+    # d = 2: q = k = (1, 0) turned by m and n radians; the score of query m with key n is
+    # cos(m - n) / sqrt(2), and the causal row m spans keys 0..m
+    got = rope_offset_weights([1.0, 0.0], [1.0, 0.0], [0, 1, 2])
+    for m in range(3):
+        scores = [math.cos(m - n) / math.sqrt(2) for n in range(m + 1)]
+        e = [math.exp(x) for x in scores]
+        expected = [x / sum(e) for x in e] + [0.0] * (2 - m)
+        np.testing.assert_allclose(got[m], expected, rtol=1e-12, atol=0)
+
+
+def test_rope_offset_weights_depend_on_offsets_only():
+    rng = np.random.default_rng(4)
+    q, k = rng.standard_normal(6), rng.standard_normal(6)
+    near = rope_offset_weights(q, k, np.arange(5))
+    far = rope_offset_weights(q, k, np.arange(5) + 37.5)  # every position shifted
+    np.testing.assert_allclose(near, far, rtol=1e-10, atol=1e-12)
+
+
+def test_rope_offset_head_step_follows_the_finite_difference_gradient():
+    rng = np.random.default_rng(2)
+    q, k = rng.standard_normal(4), rng.standard_normal(4)
+    positions, lr, eps = np.arange(6), 1e-3, 1e-6
+
+    def loss(q_, k_):
+        return train_rope_offset_head(4, positions, 0, lr, None, start=(q_, k_)).losses[0]
+
+    numeric = []
+    for vec, other, first in [(q, k, True), (k, q, False)]:
+        for i in range(4):
+            step = np.zeros(4)
+            step[i] = eps
+            plus = loss(vec + step, other) if first else loss(other, vec + step)
+            minus = loss(vec - step, other) if first else loss(other, vec - step)
+            numeric.append((plus - minus) / (2 * eps))
+    head = train_rope_offset_head(4, positions, 1, lr, None, start=(q, k))
+    analytic = np.concatenate([(q - head.query) / lr, (k - head.key) / lr])
+    np.testing.assert_allclose(analytic, numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_rope_offset_head_learns_the_previous_token():
+    head = train_rope_offset_head(8, np.arange(16), 500, 0.1, np.random.default_rng(0))
+    weights = rope_offset_weights(head.query, head.key, np.arange(16))
+    rows = np.arange(1, 16)
+    assert head.losses[-1] < head.losses[0] / 10
+    assert (weights[rows].argmax(axis=-1) == rows - 1).all()
+
+
+def test_rope_offset_head_refuses_bad_input():
+    with pytest.raises(ValueError, match="even"):
+        train_rope_offset_head(3, np.arange(4), 1, 0.1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="longer than offset"):
+        train_rope_offset_head(4, [0], 1, 0.1, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="same even length"):
+        rope_offset_weights([1.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0, 1])
