@@ -715,9 +715,18 @@ step_table(
 # attention (청크 로컬 어텐션): its local layers cut the text into chunks of
 # `attention_chunk_size` tokens, and a query sees the earlier keys of its own chunk only. It is
 # a band whose start jumps forward at each chunk boundary instead of sliding with the query:
-# the first query of a chunk sees itself alone, the last one the whole chunk. Its global
-# layers use no position encoding at all; the configuration's `no_rope_layers` lists a 1 for
-# each layer that rotates and a 0 for each one that does not.
+# the first query of a chunk sees itself alone, the last one the whole chunk. Chunks of 3
+# over 6 positions, beside the band of $W = 3$:
+# %%
+chunk = 3
+pos = np.arange(6)
+chunk_mask = (pos[:, None] // chunk == pos[None, :] // chunk) & ac.causal_mask(6)  # [6, 6]
+print(chunk_mask.astype(int))
+print(ac.sliding_window_mask(6, 6, 3).astype(int))
+# %% [markdown]
+# Query 3 starts the second chunk and sees only itself, where the band lets it see keys 1 to
+# 3. Llama 4's global layers use no position encoding at all; the configuration's
+# `no_rope_layers` lists a 1 for each layer that rotates and a 0 for each one that does not.
 #
 # Beyond this chapter: sparse attention, where each query reads a chosen subset of the keys,
 # is the next chapter's. Kimi K2 adopts DeepSeek-V3's MLA with fewer heads

@@ -18,7 +18,8 @@
 # models of 2025 that use it, Qwen3-Next and Kimi Linear, run three such layers for every layer
 # of ordinary attention. We derive it by hand from the softmax of
 # [Chapter 4](04_worked_example.ipynb), measure what it forgets, give the state the delta
-# rule's ability to overwrite a pair (it does not give it room for more), and end with the
+# rule's ability to overwrite a stored key–value pair (an ability, not room for more pairs),
+# and end with the
 # other way out, attention that reads only a few chosen keys.
 #
 # After this chapter you will be able to:
@@ -375,7 +376,10 @@ figures.show(
 # {eval}`dec(forgetting.accuracy["linear"][2], 2)` of 16 pairs, as many as $d_k$, then
 # {eval}`dec(forgetting.accuracy["linear"][4], 2)` of 64 and
 # {eval}`dec(forgetting.accuracy["linear"][5], 2)` of 128: the crosstalk of $N - 1$ random
-# keys grows like $\sqrt{N / d_k}$ and buries the value. Its mean cosine with the right value
+# keys grows like $\sqrt{N / d_k}$ and buries the value. (Two random unit keys in $d_k$
+# dimensions have a dot product of mean 0 and variance $1/d_k$; the $N - 1$ terms of
+# {eq}`eq-ch12-crosstalk` add their variances, $(N - 1)/d_k$, so the crosstalk's length grows
+# like the square root of that, against the stored value's 1.) Its mean cosine with the right value
 # falls from the start, {eval}`dec(forgetting.cosine["linear"][0], 2)` at 4 pairs and
 # {eval}`dec(forgetting.cosine["linear"][5], 2)` at 128.
 #
