@@ -283,6 +283,12 @@ stream_mask = ac.sliding_window_mask(n_stream, n_stream, W) | first  # [8, 8]
 stream_mask &= ac.causal_mask(n_stream)  # still causal
 stream_mask.astype(int)
 # %% [markdown]
+# StreamingLLM also changes the positions. A key in Mistral's ring buffer keeps the position
+# it was rotated by when it was made; StreamingLLM caches its keys before RoPE and rotates
+# them, at every step, by their places in the cache: the sink tokens 0 to 3, the window's
+# tokens after them. A query then never sees a distance longer than the cache, and none the
+# model did not meet in training, however long the stream has run.
+#
 # gpt-oss learns the way out instead ([OpenAI, 2025](references.md)). Each head has one
 # learned number, its sink logit (싱크 로짓) $z$. It joins every row's scores before the
 # softmax, as if there were one more key whose score is always $z$ and whose value is zero,
@@ -309,7 +315,7 @@ weights_sink = exps / (sink_exp + exps.sum())  # [3], sum to 1 − share
 output_sink = weights_sink @ V_ex  # [3] @ [3, 2] -> [2]
 np.testing.assert_allclose(weights_sink, ac.attention_weights(q, K_ex, sinks=sink))
 exps_total, row_total = exps.sum(), weights_sink.sum()  # without the sink: 1 and less
-share, row_total
+round(float(share), 4), round(float(row_total), 4)
 # %% [markdown]
 # With the keys {eval}`vector(K_ex[0])`, {eval}`vector(K_ex[1])`, {eval}`vector(K_ex[2])` and
 # the values {eval}`vector(V_ex[0])`, {eval}`vector(V_ex[1])`, {eval}`vector(V_ex[2])`, the
@@ -339,7 +345,9 @@ bool(np.allclose(output_sink, (1 - share) * output))
 # \mathbf o' = \sigma(\mathbf x W_g) \odot \mathbf o, \qquad \sigma(z) = \frac{1}{1 + e^{-z}} .
 # $$ (eq-ch11-gate)
 #
-# On the worked example's output, with gate logits $\mathbf x W_g$ chosen for the example:
+# For a model width $D$ and heads of $d_v$ numbers, each head's $W_g$ is a $D \times d_v$
+# matrix (all heads together, one $D \times H d_v$ projection beside the query's). On the
+# worked example's output, with gate logits $\mathbf x W_g$ chosen for the example:
 # %%
 gate_logits = np.array([2.0, -2.0])  # x @ W_g for this token: [2]
 gate = 1 / (1 + np.exp(-gate_logits))  # sigmoid, each in (0, 1)
@@ -392,9 +400,10 @@ figures.show(
 # divide by the root mean square, then multiply by a learned gain $\mathbf g$) to each head's
 # query and key ([Qwen Team, 2025a](references.md); [Gemma Team, 2025](references.md)); OLMo 2
 # one over the whole projection ([Team OLMo, 2024](references.md)); Chapter 3's aside lists
-# them, and Gemma 3's other divisor. With the divisor $\sqrt d$, as here: after RMSNorm a
-# vector of $d$ numbers has length $\sqrt d$ (before the gain), so by Cauchy–Schwarz the
-# scaled score is bounded:
+# them, with Gemma 3's divisor of the scores, `query_pre_attn_scalar`, which need not be
+# $\sqrt d$. For a per-head norm (Qwen3, Gemma 3) and the divisor $\sqrt d$, as here: after
+# RMSNorm a vector of $d$ numbers has length $\sqrt d$ (before the gain), so by
+# Cauchy–Schwarz the scaled score is bounded:
 #
 # $$
 # \frac{\hat{\mathbf q} \cdot \hat{\mathbf k}}{\sqrt d}
@@ -420,15 +429,19 @@ print(f"bound {bound}, raw score {raw:.1f}, after QK-norm {normed:.4f}")
 # largest gains on the same dimension, as here on the first. (Qwen3 and Gemma 3 rotate $q$ and
 # $k$ by RoPE after the norm; a rotation keeps lengths, so the bound holds there too. Without
 # a rotation between the norm and the product, the score even stays at or below
-# $\sqrt d \max_i |g_{q,i}\, g_{k,i}|$.)
+# $\sqrt d \max_i |g_{q,i}\, g_{k,i}|$.) OLMo 2's norm runs over the whole projection, the
+# $H d$ numbers of all $H$ heads, which RMSNorm gives the length $\sqrt{H d}$; one head's
+# slice may carry all of it, so that head's bound is $H$ times as large,
+# $H \sqrt d \max_i |g_{q,i}| \max_i |g_{k,i}|$.
 # %%
 e_0 = np.array([3.0, 0.0, 0.0, 0.0])  # any length: RMSNorm removes it
 at_bound = ac.rms_norm(e_0, g_q) @ ac.rms_norm(e_0, g_k) / math.sqrt(d)
-at_bound
+round(float(at_bound), 6)
 # %% [markdown]
 # {eval}`dec(at_bound, 6)`, the bound {eval}`plain(bound)` up to RMSNorm's $\epsilon$. The
-# gains are learned, so the bound can move during training, but only as fast as the gains, not
-# as fast as the lengths of $d$-dimensional projections.
+# gains are learned, so the bound can move during training, but only when the gains move.
+# Without the norm a score grows whenever the query and key projections grow longer, and
+# nothing in training holds their lengths back.
 #
 # **Soft-capping.** Gemma 2 passes each scaled score through $c \tanh(s / c)$ with $c = 50$
 # ([Gemma Team, 2024](references.md)): near zero that is $s$ itself, and no score can pass
@@ -452,7 +465,8 @@ step_table({"score s": scores_try, "c·tanh(s/c)": capped}, digits=2)
 # multi-head latent attention shrinks it differently ([DeepSeek-AI, 2024a](references.md)):
 # every token's keys and values, for all heads, are made from one small latent vector
 # (잠재 벡터), and only that latent is cached. Token $t$'s latent $\mathbf c_t$ has $d_c$
-# numbers (`kv_lora_rank`):
+# numbers (`kv_lora_rank`; "lora" for low-rank, as in LoRA: a down-projection to $d_c$
+# numbers followed by an up-projection makes a matrix of rank at most $d_c$):
 #
 # $$
 # \mathbf c_t = \mathbf x_t W^{DKV}, \qquad
@@ -523,7 +537,7 @@ q_nope = x[4] @ mla_w.w_q_nope[0]  # [8] @ [8, 3] -> [3]: head 0's query
 naive_score = q_nope @ (latent[2] @ mla_w.w_uk[0])  # q · (c W_UK): decompress the key
 q_absorbed = mla_w.w_uk[0] @ q_nope  # [4, 3] @ [3] -> [4]: q W_UKᵀ, width of the latent
 absorbed_score = q_absorbed @ latent[2]  # (q W_UKᵀ) · c: against the cache as it is
-naive_score, absorbed_score
+round(float(naive_score), 6), round(float(absorbed_score), 6)
 # %% [markdown]
 # Both are {eval}`dec(naive_score, 6)`: matrix products associate. The same holds on the value
 # side: the weights average the latents, and $W^{UV}_h$ is applied once to that average, after
@@ -536,7 +550,10 @@ naive_score, absorbed_score
 #
 # **The decoupled RoPE key.** RoPE rotates a key by its position. A rotation between
 # $W^{UK}_h$ and $\mathbf q_h$ depends on the key's position, so it cannot be folded into a
-# query once for all keys. MLA therefore leaves $\mathbf c_t$ unrotated and adds a small
+# query once for all keys: with $R_j$ the rotation of position $j$, the key is
+# $\mathbf c_j W^{UK}_h R_j$ and
+# $\mathbf q_h \cdot (\mathbf c_j W^{UK}_h R_j) = (\mathbf q_h R_j^\top {W^{UK}_h}^\top) \cdot \mathbf c_j$,
+# a folded query that changes with $j$, one for every key. MLA therefore leaves $\mathbf c_t$ unrotated and adds a small
 # separate key $\mathbf k^R_t = \mathrm{RoPE}(\mathbf x_t W^{KR})$ of width $d_h^R$, shared by
 # all heads and cached beside the latent (here `rope_key`); each head's query gets a matching
 # rotated part, and the score is the sum of the two dot products, scaled by
@@ -592,6 +609,30 @@ step_table(
 # ({eval}`dec(per_token_kib["MQA"], 2)` KiB), while every head still has keys and values of
 # its own; DeepSeek-V2's paper reports that MLA matched or beat multi-head attention in its
 # experiments, where GQA and MQA lost quality.
+#
+# **Which path runs when.** The absorbed path is not always the cheaper one. Count the FLOPs
+# of one head for one (query, key) pair at V3's sizes ($d_h = d_v = 128$): naive, a score over
+# $d_h + d_h^R$ numbers and a weighted sum of $d_v$; absorbed, a score over $d_c + d_h^R$ and a
+# weighted sum of latents of $d_c$. And what the naive path pays first: decompressing one
+# cached latent into the keys and values of all 128 heads, $2 H d_c (d_h + d_v)$:
+# %%
+d_c_v3, d_rope_v3, d_v_v3 = 512, 64, 128  # kv_lora_rank, qk_rope_head_dim, v_head_dim
+pair_naive = 2 * (d_h + d_rope_v3) + 2 * d_v_v3  # one head, one (query, key) pair
+pair_absorbed = 2 * (d_c_v3 + d_rope_v3) + 2 * d_c_v3  # the same pair, against the latent
+decompress = 2 * heads_v3 * d_c_v3 * (d_h + d_v_v3)  # one cached latent -> 128 keys, values
+absorbed_token = heads_v3 * pair_absorbed  # one decoding query, all heads, one cached token
+pair_ratio, decompress_ratio = pair_absorbed / pair_naive, decompress / absorbed_token
+print("FLOPs per head and pair: naive", pair_naive, "absorbed", pair_absorbed)
+print("per cached token at a decoding step: decompress", decompress, "absorbed", absorbed_token)
+# %% [markdown]
+# A pair costs {eval}`pair_naive` FLOPs naive and {eval}`pair_absorbed` absorbed,
+# {eval}`dec(pair_ratio, 1)` times as many. Prefill and training meet every
+# key with every query, $n^2$ pairs, and decompress each latent only once, so they run the
+# naive path. A decoding step has one query: decompressing each cached latent costs
+# {eval}`grouped(decompress)` FLOPs, {eval}`dec(decompress_ratio, 0)` times
+# the {eval}`grouped(absorbed_token)` of attending to it absorbed, so decoding runs the
+# absorbed path, over a cache it reads as it is. Serving code does the same; vLLM's MLA
+# kernels, for one, run prefill naive and decode absorbed.
 #
 # The calculator of [Chapter 10](10_generation.ipynb) holds these models too. Its menu sets
 # DeepSeek-V3 (its latent against MHA, GQA and MQA of the same model), Gemma 3 27B and
@@ -674,9 +715,18 @@ step_table(
 # attention (청크 로컬 어텐션): its local layers cut the text into chunks of
 # `attention_chunk_size` tokens, and a query sees the earlier keys of its own chunk only. It is
 # a band whose start jumps forward at each chunk boundary instead of sliding with the query:
-# the first query of a chunk sees itself alone, the last one the whole chunk. Its global
-# layers use no position encoding at all; the configuration's `no_rope_layers` lists a 1 for
-# each layer that rotates and a 0 for each one that does not.
+# the first query of a chunk sees itself alone, the last one the whole chunk. Chunks of 3
+# over 6 positions, beside the band of $W = 3$:
+# %%
+chunk = 3
+pos = np.arange(6)
+chunk_mask = (pos[:, None] // chunk == pos[None, :] // chunk) & ac.causal_mask(6)  # [6, 6]
+print(chunk_mask.astype(int))
+print(ac.sliding_window_mask(6, 6, 3).astype(int))
+# %% [markdown]
+# Query 3 starts the second chunk and sees only itself, where the band lets it see keys 1 to
+# 3. Llama 4's global layers use no position encoding at all; the configuration's
+# `no_rope_layers` lists a 1 for each layer that rotates and a 0 for each one that does not.
 #
 # Beyond this chapter: sparse attention, where each query reads a chosen subset of the keys,
 # is the next chapter's. Kimi K2 adopts DeepSeek-V3's MLA with fewer heads

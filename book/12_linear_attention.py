@@ -18,7 +18,8 @@
 # models of 2025 that use it, Qwen3-Next and Kimi Linear, run three such layers for every layer
 # of ordinary attention. We derive it by hand from the softmax of
 # [Chapter 4](04_worked_example.ipynb), measure what it forgets, give the state the delta
-# rule's ability to overwrite a pair (it does not give it room for more), and end with the
+# rule's ability to overwrite a stored key–value pair (an ability, not room for more pairs),
+# and end with the
 # other way out, attention that reads only a few chosen keys.
 #
 # After this chapter you will be able to:
@@ -47,7 +48,7 @@ from attn_book.data import quanta_example
 from attn_book.exercises import ch12_linear_attention as ch12
 from attn_book.figures import Figures
 from attn_book.plots import plot_recall
-from attn_book.prose import dec, grouped, plain, vector
+from attn_book.prose import dec, grouped, percent, plain, vector
 from attn_book.recall import recall_sweep
 from attn_book.tables import step_table
 from attn_book.widgets import MemoryCalculator, StateFiller
@@ -296,7 +297,8 @@ kv_per_token_kib, kv_long_gib, state_mib, break_even
 # The cache adds {eval}`plain(kv_per_token_kib)` KiB a token and reaches
 # {eval}`plain(kv_long_gib)` GiB at 128k tokens; the states take {eval}`plain(state_mib)` MiB,
 # as much as the cache of {eval}`plain(break_even)` tokens, and no more at 128k, or at a
-# million. A decode step reads that state once, $O(d_k d_v)$ per head, where Chapter 10's read
+# million. (Priced here in float16, as the cache; served models keep their states in
+# float32, twice the bytes, for a reason the section on hybrids gives.) A decode step reads that state once, $O(d_k d_v)$ per head, where Chapter 10's read
 # the whole cache, $O(n\,d)$. (The normalisers add $d_k$ numbers a head, not counted here.)
 #
 # ## What it forgets (연관 회상)
@@ -328,8 +330,10 @@ read_plain
 # $\mathbf v_3 = (1, 1)$. Asked for key 3, it returns {eval}`vector(read_plain[2])` for
 # $(1, 1)$.
 #
-# How fast this grows is measured by the associative-recall task (연관 회상) of Zoology's
-# multi-query associative recall, MQAR ([Arora et al., 2024](references.md)): write $N$
+# How fast this grows is measured by an associative-recall task (연관 회상), a training-free
+# analogue of Zoology's multi-query associative recall, MQAR ([Arora et al., 2024](references.md)).
+# MQAR trains a model on sequences of key–value tokens and asks it for the values; here
+# nothing is trained, and the keys are random vectors, not learnt ones. Write $N$
 # key–value pairs into a memory, then ask for every key and count how often the memory gives
 # back its own value. `attn_book.recall` draws random unit keys in $d_k = 16$ dimensions and
 # random unit values in $d_v = 64$, eight memories for each $N$, seeded, and counts a recall
@@ -349,7 +353,12 @@ pair_counts = (4, 8, 16, 32, 64, 128)
 forgetting = recall_sweep(pair_counts, d_k_recall, methods=("softmax", "linear", "linear_elu"))
 elu_unit = recall_sweep(pair_counts, d_k_recall, methods=("linear_elu",), scale=1.0)
 chance = forgetting.chance  # 1/N
-{method: accuracy.round(2) for method, accuracy in forgetting.accuracy.items()}
+for method, accuracy in forgetting.accuracy.items():
+    print(
+        f"{method:10} recalls", accuracy.round(2), "mean cosine", forgetting.cosine[method].round(2)
+    )
+print("elu + 1 at scale 1 recalls", elu_unit.accuracy["linear_elu"].round(2))
+print("chance (1/N)            ", chance.round(3))
 
 # %% tags=["hide-input"]
 figures.show(
@@ -367,7 +376,10 @@ figures.show(
 # {eval}`dec(forgetting.accuracy["linear"][2], 2)` of 16 pairs, as many as $d_k$, then
 # {eval}`dec(forgetting.accuracy["linear"][4], 2)` of 64 and
 # {eval}`dec(forgetting.accuracy["linear"][5], 2)` of 128: the crosstalk of $N - 1$ random
-# keys grows like $\sqrt{N / d_k}$ and buries the value. Its mean cosine with the right value
+# keys grows like $\sqrt{N / d_k}$ and buries the value. (Two random unit keys in $d_k$
+# dimensions have a dot product of mean 0 and variance $1/d_k$; the $N - 1$ terms of
+# {eq}`eq-ch12-crosstalk` add their variances, $(N - 1)/d_k$, so the crosstalk's length grows
+# like the square root of that, against the stored value's 1.) Its mean cosine with the right value
 # falls from the start, {eval}`dec(forgetting.cosine["linear"][0], 2)` at 4 pairs and
 # {eval}`dec(forgetting.cosine["linear"][5], 2)` at 128.
 #
@@ -401,11 +413,16 @@ figures.show(
 # $$ (eq-ch12-delta)
 #
 # with $S$ now stored as $d_v \times d_k$ (values by keys, as `ac.delta_rule` and the papers
-# write it), unit keys, and a writing strength (쓰기 강도) $\beta_t$ that the model computes
+# write it, so that a read is $S \mathbf k$; linear attention's $S$ above is the transpose,
+# $d_k \times d_v$, read as $\mathbf k^\top S$), unit keys, and a writing strength (쓰기 강도) $\beta_t$ that the model computes
 # from each token. Real models L2-normalise every key, $\lVert \mathbf k_t \rVert = 1$, and
 # take $\beta_t$ from a sigmoid, $0 < \beta_t < 1$, well inside the
 # $\beta_t \lVert \mathbf k_t \rVert^2 \le 2$ that keeps the state bounded (`ac.delta_rule`
-# warns past it).
+# warns past it). Some models let $\beta_t$ reach 2: for $1 < \beta_t < 2$ the factor
+# $I - \beta_t \mathbf k_t \mathbf k_t^\top$ that a write applies to the state (rewritten in
+# {eq}`eq-ch12-gated` below) has the eigenvalue $1 - \beta_t < 0$ along $\mathbf k_t$, a flip,
+# and with such flips a stack of layers can track a state such as the parity of a bit string,
+# which eigenvalues in $[0, 1]$ cannot ([Grazzi et al., 2025](references.md)).
 # With $\beta_t = 1$ and a unit key, $S_t \mathbf k_t = S_{t-1}\mathbf k_t +
 # \mathbf v_t - S_{t-1} \mathbf k_t = \mathbf v_t$: after the write the state returns exactly
 # the new value for its key. By hand on the three unit keys, $\beta = 1$:
@@ -460,9 +477,9 @@ S_delta4 = S_delta + beta * np.outer(v4 - S_delta @ k4, k4)  # token 4's delta-r
 S_plain4 = S_plain + np.outer(k4, v4)  # and the plain sum's, + k vᵀ (d_k × d_v)
 K4, V4 = np.vstack([K_unit, k4]), np.vstack([V, v4])  # [4, 2] each
 err_plain3 = np.linalg.norm(K_unit @ S_plain - V, axis=1)  # ‖kᵀS − v‖ for keys 1-3
-err_delta3 = np.linalg.norm(K_unit @ S_delta.T - V, axis=1)  # ‖S k − v‖
+err_delta3 = np.linalg.norm(S_delta @ K_unit.T - V.T, axis=0)  # column i: ‖S k_i − v_i‖
 err_plain4 = np.linalg.norm(K4 @ S_plain4 - V4, axis=1)  # keys 1-4, after token 4
-err_delta4 = np.linalg.norm(K4 @ S_delta4.T - V4, axis=1)
+err_delta4 = np.linalg.norm(S_delta4 @ K4.T - V4.T, axis=0)
 [e.round(3) for e in (err_plain3, err_delta3, err_plain4, err_delta4)]
 
 # %% tags=["hide-input"]
@@ -504,7 +521,7 @@ gradient = np.outer(S_before @ k3 - v3, k3)  # ∇ of ½‖S k − v‖² at S_b
 np.testing.assert_allclose(S_before - beta * gradient, S_delta)  # the step is the rule
 loss_before = 0.5 * np.sum((S_before @ k3 - v3) ** 2)
 loss_after = 0.5 * np.sum((S_delta @ k3 - v3) ** 2)
-loss_before, loss_after
+round(float(loss_before), 4), round(float(loss_after), 4)
 
 # %% [markdown]
 # The loss falls from {eval}`dec(loss_before)` to {eval}`plain(loss_after)`: with a
@@ -518,15 +535,18 @@ figures.show(
     state_filler,
     "fig-state-filler",
     "Three memories filled token by token with the same keys and values. Left: the state "
-    "$S_t$ of linear attention or of the delta rule ($d_k \\times d_v$; purple below 0, "
-    "orange above), or softmax attention's cache, which grows by a key and a value a token. "
+    "$S_t$ of linear attention ($d_k \\times d_v$) or of the delta rule, drawn transposed, "
+    "$S_t^\\top$, so that the two line up cell by cell (purple below 0, orange above), or "
+    "softmax attention's cache, which grows by a key and a value a token. "
     "Right: what the memory returns for the key asked, beside the value written last under "
     "that key, and the delta rule's correction $\\mathbf v_t - S_{t-1} \\mathbf k_t$.",
 )
 
 # %% [markdown]
-# In {eval}`figures.ref("fig-state-filler")` the same tokens fill each memory:
-# {eval}`state_filler.n_pairs` random unit keys in $d_k =$ {eval}`state_filler.d_k` dimensions, each
+# In {eval}`figures.ref("fig-state-filler")` the same tokens fill each memory. Its rows are
+# key dimensions and its columns value dimensions for both states: the delta rule's
+# $d_v \times d_k$ state is drawn as its transpose, so that switching memories compares the
+# same cells. The tokens are {eval}`state_filler.n_pairs` random unit keys in $d_k =$ {eval}`state_filler.d_k` dimensions, each
 # written twice, the second time with the value to recall. Try this: with the delta rule, ask with
 # $\mathbf k_1$ and step back (◀, the arrow keys on the drawing, or a tap on a token) to the token
 # that writes $\mathbf k_1$ again. There the error is 0, as {eq}`eq-ch12-delta` promises; the tokens
@@ -546,7 +566,10 @@ figures.show(
 three = ("softmax", "linear", "delta")
 random_keys = recall_sweep(pair_counts, d_k_recall, methods=three)
 rewrites = recall_sweep(pair_counts, d_k_recall, methods=three, rewrite=True)
-[{m: a.round(2) for m, a in s.accuracy.items()} for s in (random_keys, rewrites)]
+for task, sweep in (("random keys", random_keys), ("rewrites", rewrites)):
+    for method in three:
+        accuracy, cosine = sweep.accuracy[method].round(2), sweep.cosine[method].round(2)
+        print(f"{task:11} {method:7} recalls", accuracy, "mean cosine", cosine)
 
 # %% tags=["hide-input"]
 figures.show(
@@ -570,10 +593,16 @@ figures.show(
 # there, as keys 1 and 2 lost to keys 3 and 4 above. Random keys always overlap, so every pair is worn down
 # by the writes after it, and only the most recent ones stay clear. The plain sum forgets
 # nothing on purpose: it blurs all pairs alike, and a blurred value is still the nearest.
+# That is a verdict on random keys and a fixed β, not on trained models. Trained on MQAR,
+# DeltaNet recalls more than the additive linear attentions it is compared with, and the
+# delta rule is the better associative memory ([Yang et al., 2024](references.md)): a trained model learns keys
+# that overlap less than random ones and chooses $\beta_t$ token by token, as the β
+# experiment below begins to show.
 #
-# **Every key written twice (right).** Now the memory must replace, not just store. Softmax
-# attention sees both writes of the key with equal scores and averages the stale and the new
-# value: it recalls {eval}`dec(rewrites.accuracy["softmax"][2], 2)` at 16 pairs, about half,
+# **Every key written twice (right).** Now the memory must replace, not just store. Without
+# positions, as here, softmax attention sees both writes of the key with equal scores and
+# averages the stale and the new value (a trained transformer could tell them apart by
+# position, and take the newer one): it recalls {eval}`dec(rewrites.accuracy["softmax"][2], 2)` at 16 pairs, about half,
 # and its mean cosine is {eval}`dec(rewrites.cosine["softmax"][2], 2)`, near
 # $1/\sqrt 2$. The plain sum does the same, blurred: {eval}`dec(rewrites.accuracy["linear"][2], 2)`.
 # The delta rule removes the stale value when it writes the new one and recalls
@@ -606,15 +635,20 @@ step_table(
     digits=2,
 )
 
+# %%
+# the mean cosine with the new value at 4 rewritten pairs, for each β
+{b: round(float(s.cosine["delta"][0]), 2) for b, s in zip(betas, beta_rewrites, strict=True)}
+
 # %% [markdown]
 # On random keys written once, a smaller β recalls more: at 64 pairs
 # {eval}`dec(beta_random[0].accuracy["delta"][4], 2)` with $\beta = 1$,
 # {eval}`dec(beta_random[1].accuracy["delta"][4], 2)` with 0.5 and
 # {eval}`dec(beta_random[3].accuracy["delta"][4], 2)` with 0.1, against the plain sum's
 # {eval}`dec(random_keys.accuracy["linear"][4], 2)`. Each write now removes only a share β of
-# what the state returned for its key, so the older pairs are worn down less; as $\beta \to 0$
-# the correction $\beta\, S \mathbf k$ is of order $\beta^2$ against the write's $\beta$, and the
-# rule becomes the plain sum, scaled by β. With rewrites, β = 0.5 and 0.25 also recall more of
+# what the state returned for its key, so the older pairs are worn down less. As $\beta \to 0$
+# the state itself is built from writes of size β, so $S$ is of order $\beta$ and the
+# correction $\beta\, S \mathbf k$ of order $\beta^2$ against the write's $\beta$: the rule
+# becomes the plain sum, scaled by β. With rewrites, β = 0.5 and 0.25 also recall more of
 # 32 pairs ({eval}`dec(beta_rewrites[1].accuracy["delta"][3], 2)` and
 # {eval}`dec(beta_rewrites[2].accuracy["delta"][3], 2)` against
 # {eval}`dec(beta_rewrites[0].accuracy["delta"][3], 2)`), but a smaller β replaces less:
@@ -640,7 +674,12 @@ step_table(
 # $$ (eq-ch12-gated)
 #
 # With $\alpha_t = 1$ this is {eq}`eq-ch12-delta` rearranged. Near 1 the state keeps its
-# associations for long; near 0 it starts afresh, as at the start of a new document. One step
+# associations for long; near 0 it starts afresh, as at the start of a new document. As it
+# ships (Qwen3-Next, Hugging Face's and the `fla` library's kernels), Gated DeltaNet
+# L2-normalises every query and key before the rule, which makes the keys unit as
+# {eq}`eq-ch12-delta` assumes, and scales the query by $1/\sqrt{d_k}$: it outputs
+# $\mathbf o_t = S_t \mathbf q_t / \sqrt{d_k}$. This chapter's $\mathbf o_t = S_t \mathbf q_t$
+# leaves out that factor; a port of a checkpoint must not. One step
 # by hand, token 3 again from $S_2$, with $\alpha = 0.9$:
 
 # %%
@@ -651,6 +690,7 @@ np.testing.assert_allclose(gated_lib, gated)
 k_across = np.array([1.0, -1.0]) / np.sqrt(2)  # orthogonal to k3
 gated_k3 = gated @ k3  # along k3
 before_across, gated_across = S_before @ k_across, gated @ k_across  # across it
+print("S_3 =", gated.round(3).tolist())
 gated_k3, before_across, gated_across
 
 # %% [markdown]
@@ -699,13 +739,23 @@ hybrid_kv_per_token_kib, hybrid_state_mib, hybrid_long_gib
 qwen_kv_per_token_kib = ac.kv_cache_bytes(12, 2, 256, 1, 2) / 2**10  # 12 attention layers
 qwen_state_mib = ac.linear_state_bytes(36, 32, 128, 128, 2) / MiB  # 36 Gated DeltaNet layers
 qwen_long_gib = ac.kv_cache_bytes(12, 2, 256, n_long, 2) / GiB + qwen_state_mib / 2**10
+qwen_state_fp32_mib = ac.linear_state_bytes(36, 32, 128, 128, 4) / MiB  # as served: float32
+qwen_state_fp32_share = qwen_state_fp32_mib / 2**10 / qwen_long_gib  # of the memory at 128k
 qwen_kv_per_token_kib, qwen_state_mib, qwen_long_gib
 
 # %% [markdown]
 # {eval}`plain(qwen_kv_per_token_kib)` KiB a token, {eval}`plain(qwen_state_mib)` MiB of
-# state, and {eval}`dec(qwen_long_gib, 2)` GiB at 128k tokens, for a model with ten times the
+# state in 16 bits, and {eval}`dec(qwen_long_gib, 2)` GiB at 128k tokens, for a model with ten times the
 # Llama-3-8B-like one's parameters: 80 billion, of which 3 billion are used for each token (a
-# mixture of experts). (The Gated DeltaNet layers also keep the last few tokens of their
+# mixture of experts). The states are priced here, and in the figure below, in the cache's 16
+# bits; the stacks that serve these models keep them in float32. vLLM asks for Qwen3-Next to
+# be served with `--mamba-ssm-cache-dtype float32`, SGLang's `--mamba-ssm-dtype` is float32 by
+# default, and Qwen3.5's published configuration sets `mamba_ssm_dtype` to float32. A state
+# adds every token's write to the same numbers, so a rounding error stays in it and the next
+# ones pile on, where a cache stores each token's key once. In float32 Qwen3-Next's states
+# take {eval}`plain(qwen_state_fp32_mib)` MiB, still
+# {eval}`percent(qwen_state_fp32_share, 0)` of its memory at 128k
+# tokens. (The Gated DeltaNet layers also keep the last few tokens of their
 # query, key and value channels for a short convolution: a fixed cache of tens of KiB a layer,
 # not counted here.)
 #
@@ -744,14 +794,16 @@ figures.show(
 # The other way out keeps softmax attention and every key in the cache, but lets each query
 # read only $k$ of them. DeepSeek Sparse Attention, in DeepSeek-V3.2, chooses them with a small
 # scorer, the lightning indexer (라이트닝 인덱서), which rates every earlier key $s$ for query
-# $t$ with a few small heads $j$ ([DeepSeek-AI, 2025](references.md)):
+# $t$ with many narrow heads $j$ that share one key a token ([DeepSeek-AI, 2025](references.md)):
 #
 # $$
 # I_{t,s} = \sum_j w_{t,j}\, \mathrm{ReLU}\big(\mathbf q_{t,j} \cdot \mathbf k_s\big),
 # $$ (eq-ch12-indexer)
 #
 # then keeps each query's top $k$ (상위 k 선택; 2,048 in DeepSeek-V3.2), and runs attention over those
-# alone. By hand on six tokens, an indexer of two heads of width 2, and $k = 3$:
+# alone. By hand on six tokens, an indexer of two heads of width 2, and $k = 3$. Here tokens
+# and keys are numbered from 0, as the code indexes them (the recurrence above counted its
+# tokens from 1, as its equations do):
 
 # %%
 index_keys = np.array(
@@ -791,7 +843,7 @@ dense_weights = ac.scaled_dot_product_attention(
     attn_queries, index_keys, np.eye(6), is_causal=True
 )  # [6, 6]: every earlier key, no selection
 kept_share = dense_weights[-1][keep[-1]].sum()  # the dense weight on the keys kept
-dense_weights[-1].round(3), kept_share.round(3)
+dense_weights[-1].round(3), round(float(kept_share), 3)
 
 # %% [markdown]
 # Reading all six keys, the last token would put {eval}`dec(dense_weights[-1][5])` on key 5,
@@ -802,42 +854,71 @@ dense_weights[-1].round(3), kept_share.round(3)
 # indexer that is not trained for it need not agree with attention. DeepSeek-V3.2 trains its
 # indexer to agree: first with dense attention and the rest of the model frozen, it fits the
 # softmax of each query's scores $I_{t,:}$ to the attention weights summed over the heads and
-# normalised, by a KL-divergence loss; then, with the selection switched on, to those weights
-# on the selected keys alone ([DeepSeek-AI, 2025](references.md)).
+# normalised, by a Kullback–Leibler (KL) divergence loss, $\sum_s p_s \log(p_s / q_s)$ for
+# the attention's distribution $p$ and the indexer's $q$, which is 0 only when the two agree;
+# then, with the selection switched on, to those weights on the selected keys alone
+# ([DeepSeek-AI, 2025](references.md), the report on V3.2-Exp, whose attention V3.2 kept).
 #
-# What does it save? A decode step at 128k tokens, with 128 heads of 128 and DeepSeek-V3.2's
-# indexer of 64 heads of 128 (DeepSeek-V3.2's own attention heads are multi-head latent
-# attention's, [Chapter 11](11_modern_attention.ipynb)'s, wider than this):
+# What does it save? A decode step at 128k tokens of DeepSeek-V3.2 itself, from its published
+# configuration: 128 heads whose attention is [Chapter 11](11_modern_attention.ipynb)'s
+# multi-head latent attention, and an indexer of $H_I = 64$ heads of width $d_I = 128$. A
+# decoding step runs MLA absorbed, so every head scores the same cached key, the latent and
+# the RoPE key, $d_c + d_h^R = 512 + 64$ numbers a token, and sums the same latents, $d_c$
+# numbers, as values:
 
 # %%
+v32_heads, d_latent, d_rope = 128, 512, 64  # DeepSeek-V3.2: kv_lora_rank, qk_rope_head_dim
+v32_top_k, index_heads, index_dim = 2048, 64, 128  # index_topk, index_n_heads, index_head_dim
 sparse = ac.sparse_attention_cost(
-    1, 128, 1, n_long, 128, 2048, index_heads=64, index_dim=128, dtype=np.float16
-)  # attention's keys and values in the book's 16 bits
+    1,
+    v32_heads,
+    1,
+    n_long,
+    d_latent + d_rope,
+    v32_top_k,
+    index_heads=index_heads,
+    index_dim=index_dim,
+    d_v=d_latent,
+)  # absorbed MLA: scores over d_c + d_h^R, values of d_c, for each of the 128 heads
 attention_saving = sparse.dense.matmul_flops / sparse.sparse.matmul_flops
-read_saving = sparse.dense.input_bytes / sparse.sparse.input_bytes
-index_bytes = n_long * 128 * 1  # the indexer's key of every token: 128 numbers, FP8 (1 byte)
-step_read_saving = sparse.dense.input_bytes / (sparse.sparse.input_bytes + index_bytes)
-index_mib, sparse_read_mib = index_bytes / MiB, sparse.sparse.input_bytes / MiB
+entry_width = d_latent + d_rope  # numbers cached a token: the latent and the RoPE key
+entry_bytes = entry_width * 2  # one cached token, 16 bits, shared by all 128 heads
+dense_read_mib = n_long * entry_bytes / MiB  # dense attention reads every token's entry
+sparse_read_mib = v32_top_k * entry_bytes / MiB  # sparse attention, the 2,048 selected
+index_entry_bytes = index_dim * 1 + 4  # the indexer's key: 128 FP8 numbers, one float32 scale
+index_mib = n_long * index_entry_bytes / MiB  # the indexer reads every token's key
+step_read_saving = dense_read_mib / (sparse_read_mib + index_mib)
+index_read_share = index_mib / (sparse_read_mib + index_mib)
 index_over_attention = sparse.index_flops / sparse.sparse.matmul_flops
 index_gflops, sparse_gflops, dense_gflops = (
     f / 1e9 for f in (sparse.index_flops, sparse.sparse.matmul_flops, sparse.dense.matmul_flops)
 )
-attention_saving, sparse.flops_ratio, read_saving, step_read_saving
+(
+    round(attention_saving, 1),
+    round(float(sparse.flops_ratio), 2),
+    round(step_read_saving, 2),
+    round(index_read_share, 3),
+)
 
 # %% [markdown]
 # Attention itself needs {eval}`plain(attention_saving)` times fewer FLOPs, $n / k$, and reads
-# {eval}`dec(read_saving, 1)` times fewer bytes of its keys and values. The indexer is what
-# that costs. It rates all {eval}`grouped(n_long)` keys, $2\,n\,H_I d_I$ FLOPs:
-# {eval}`dec(index_gflops, 2)` GFLOPs a step, {eval}`plain(index_over_attention)` times the
-# {eval}`dec(sparse_gflops, 2)` of the sparse attention it feeds, so the step needs {eval}`dec(sparse.flops_ratio, 2)` times
-# fewer FLOPs than dense attention's {eval}`dec(dense_gflops, 2)`, not
-# {eval}`plain(attention_saving)`. And it reads its own key of every token,
-# {eval}`plain(index_mib)` MiB in FP8 at 128k tokens, beside the
-# {eval}`dec(sparse_read_mib, 1)` MiB of the 2,048 keys and values attention
-# reads (float16, 128 heads with keys of their own), so a step reads
-# {eval}`dec(step_read_saving, 1)` times fewer bytes in all. The indexer's share grows like $n$
-# per token, as dense attention does; it stays affordable because its key is one vector of
-# 128 numbers a token, shared by all its heads, and DeepSeek runs it in FP8. And the cache is not smaller (it even gains the
+# as many times fewer bytes, {eval}`dec(sparse_read_mib, 2)` MiB of the cache against
+# {eval}`plain(dense_read_mib)`. The indexer is what that costs. It rates all
+# {eval}`grouped(n_long)` keys with its $H_I$ heads of width $d_I$, $2\,n\,H_I d_I$ FLOPs:
+# {eval}`dec(index_gflops, 2)` GFLOPs a step, {eval}`dec(index_over_attention, 2)` times the
+# {eval}`dec(sparse_gflops, 2)` of the sparse attention it feeds, so the step needs
+# {eval}`dec(sparse.flops_ratio, 1)` times fewer FLOPs than dense attention's
+# {eval}`dec(dense_gflops, 1)`, not {eval}`plain(attention_saving)`. And it reads its own key of
+# every token, 128 numbers in FP8 (an 8-bit float, 1 byte) with one float32 scale,
+# {eval}`dec(index_mib, 1)` MiB at 128k tokens, beside the {eval}`dec(sparse_read_mib, 2)` MiB
+# of the 2,048 entries attention reads: a step reads {eval}`dec(step_read_saving, 1)` times
+# fewer bytes in all, not {eval}`plain(attention_saving)`, and
+# {eval}`percent(index_read_share, 0)` of them are the indexer's. MLA has already made the key of
+# a token narrow, {eval}`plain(entry_width)` numbers shared by every head, so the
+# indexer's {eval}`index_entry_bytes` bytes a token are no longer small beside MLA's
+# {eval}`grouped(entry_bytes)`. The indexer's share grows like $n$ per token, as dense
+# attention does; it stays affordable because its key is one vector a token,
+# shared by all its heads, and runs in FP8. And the cache is not smaller (it even gains the
 # indexer's keys): a key that no query picks today may be picked by the next, so every key
 # stays stored. Native Sparse Attention
 # ([Yuan et al., 2025](references.md)) selects blocks of keys rather than single keys: each
@@ -875,15 +956,18 @@ attention_saving, sparse.flops_ratio, read_saving, step_read_saving
 #   plain sum recalled {eval}`dec(forgetting.accuracy["linear"][2], 2)` of 16 pairs and
 #   {eval}`dec(forgetting.accuracy["linear"][5], 2)` of 128; softmax attention all of them.
 # - The delta rule ({eq}`eq-ch12-delta`) is a gradient step on $\tfrac12\lVert S\mathbf k -
-#   \mathbf v\rVert^2$. On random keys written once, with $\beta = 1$, it recalled fewer pairs
-#   than the plain sum; with every key rewritten it kept the new values, where softmax and the
+#   \mathbf v\rVert^2$. In this training-free test, on random keys written once, with
+#   $\beta = 1$, it recalled fewer pairs than the plain sum (trained on MQAR, DeltaNet recalls
+#   more than linear attention); with every key rewritten it kept the new values, where softmax and the
 #   plain sum averaged old and new. A smaller β moves it towards the plain sum: more pairs
 #   kept, fewer replaced. Gated DeltaNet ({eq}`eq-ch12-gated`) adds a decay $\alpha_t$ that forgets.
 # - Hybrids keep one full-attention layer in four (Qwen3-Next, Kimi Linear): a quarter of the
 #   cache per token, plus a fixed state. Mamba-2 is a linear attention with a scalar decay.
 # - Sparse attention keeps every key but reads $k$ of them, chosen by a cheap indexer
 #   ({eq}`eq-ch12-indexer`): attention's FLOPs and reads shrink by $n / k$, the cache does
-#   not.
+#   not, and the indexer still rates all $n$ keys. For DeepSeek-V3.2 at 128k tokens a decode
+#   step needs {eval}`dec(sparse.flops_ratio, 1)` times fewer FLOPs and reads
+#   {eval}`dec(step_read_saving, 1)` times fewer bytes, most of them the indexer's.
 #
 # ## Exercises
 #
@@ -1120,8 +1204,8 @@ ch12.delta_step.check(answer)
 #
 # Write `gated_delta(q, k, v, beta, decay)` with plain NumPy (not `ac.delta_rule`): the
 # outputs $\mathbf o_t = S_t \mathbf q_t$ of {eq}`eq-ch12-gated` from $S_0 = 0$, for queries,
-# unit keys and values of shapes $(\dots, T, E)$, $(\dots, T, E)$ and $(\dots, T, E_v)$ and a
-# β and an α per token, of shape $(\dots, T)$; it returns $(\dots, T, E_v)$. The check runs
+# unit keys and values of shapes $(\dots, T, d_k)$, $(\dots, T, d_k)$ and $(\dots, T, d_v)$
+# and a β and an α per token, of shape $(\dots, T)$; it returns $(\dots, T, d_v)$. The check runs
 # it on the chapter's three keys, on random keys with β and α per token, on keys written
 # twice, with β = 0, and on two heads at once.
 # ```
@@ -1129,7 +1213,7 @@ ch12.delta_step.check(answer)
 # ```{admonition} Hint
 # :class: dropdown
 #
-# Keep $S$ of shape $(\dots, E_v, E)$. Per token: decay first, $S \leftarrow \alpha_t S$;
+# Keep $S$ of shape $(\dots, d_v, d_k)$. Per token: decay first, $S \leftarrow \alpha_t S$;
 # then read $S\mathbf k_t$ as `(S @ k_t[..., None])[..., 0]`, and write the outer product as
 # `d[..., :, None] * k_t[..., None, :]`; `beta[..., t, None, None]` broadcasts over $S$.
 # ```
