@@ -289,7 +289,7 @@ step_table(
     {
         "W q + U k": [vector(p) for p in pre],
         "tanh(W q + U k)": [vector(h) for h in hidden],
-        "v_aᵀ tanh(…)": additive,
+        "vₐᵀ tanh(…)": additive,
         "q·k": scores,
     },
     index=["k1", "k2", "k3"],

@@ -157,7 +157,7 @@ offsets_wide = [0, 1, 5, 10, 50, 100, 199]
 similarity_wide = PE_wide[offsets_wide] @ PE_wide[0]  # PE_k · PE_0: [7]
 all_offsets = PE_wide @ PE_wide[0]  # PE_k · PE_0 for k = 0 … 199
 rises = (np.diff(all_offsets) > 0).sum()  # steps where it goes up again
-step_table({"PE_k · PE_0": similarity_wide}, index=[f"k = {k}" for k in offsets_wide], digits=0)
+step_table({"PEₖ · PE₀": similarity_wide}, index=[f"k = {k}" for k in offsets_wide], digits=0)
 
 # %% [markdown]
 # At $d =$ {eval}`d_wide`, for the offsets {eval}`plain(offsets_wide)`, the dot product is

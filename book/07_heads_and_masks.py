@@ -180,7 +180,7 @@ head_stats = {
 step_table(
     {
         "components' std": [1.0, 1.0, 2.0, 2.0],
-        "scale": ["1/√d_head", "1/√d_model (bug)"] * 2,
+        "scale": ["1/√d<sub>head</sub>", "1/√d<sub>model</sub> (bug)"] * 2,
         "largest weight": [s.max_weight[0] for pair in head_stats.values() for s in pair],
         "entropy (nats)": [s.entropy[0] for pair in head_stats.values() for s in pair],
     }

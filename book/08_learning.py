@@ -130,9 +130,9 @@ dq = dS @ K / math.sqrt(d_k)  # [S] @ [S, E] -> [E]
 # row j: dL/dk_j = dS_j q / sqrt(d_k): [S, E]
 dK = np.outer(dS, q) / math.sqrt(d_k)
 step_table(
-    {"dA_j = v_j·g": dA, "dS_j": dS}
-    | {"dL/dk_j": [vector(r + 0.0) for r in dK]}  # + 0.0: no "−0"
-    | {"dL/dv_j": [vector(r) for r in dV]},
+    {"dAⱼ = vⱼ·g": dA, "dSⱼ": dS}
+    | {"dL/dkⱼ": [vector(r + 0.0) for r in dK]}  # + 0.0: no "−0"
+    | {"dL/dvⱼ": [vector(r) for r in dV]},
     index=["word 1", "word 2", "word 3"],
 )
 
@@ -557,9 +557,14 @@ for label, scale in [("scaled", None), ("unscaled", 1.0)]:
         "|grad W_Q, W_K|": runs[f"SGD, {label}"].grad_norms[0],
     }
 uniform_entropy = math.log(3)  # log S: uniform weights over 3 keys
+shown = {
+    "median |dQ_i|, saturated rows": "median |dQᵢ|, saturated rows",
+    "median |dQ_i|, other rows": "median |dQᵢ|, other rows",
+    "|grad W_Q, W_K|": "|grad W<sub>Q</sub>, W<sub>K</sub>|",
+}
 step_table(
     {k: [f"{x:.3g}" if isinstance(x, float) else x for x in v.values()] for k, v in init.items()},
-    index=list(init["scaled"]),
+    index=[shown.get(k, k) for k in init["scaled"]],  # indices drawn as indices, not "_"
 )
 
 # %% [markdown]

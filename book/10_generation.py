@@ -442,7 +442,7 @@ figures.show(
     "fig-kv-memory",
     "Top bar: one layer's attention weights, batch × heads × n² × bytes, "
     "which no one holds. Bottom bar: the KV cache of every layer, "
-    "2 × batch × layers × KV heads × d_head × n × bytes, which every "
+    "2 × batch × layers × KV heads × $d_\\text{head}$ × n × bytes, which every "
     "server holds. Log axis; dashed: a laptop's and a GPU's memory; "
     "ticks: the KV cache at 32k and 128k tokens.",
 )

@@ -186,12 +186,12 @@ for t in range(3):
 # %% tags=["hide-input"]
 step_table(
     {
-        "φ(k_t)": [vector(row) for row in phi_K],
-        "v_t": [vector(row) for row in V],
-        "S_t, row 1": [vector(s["S"][0]) for s in steps],
-        "S_t, row 2": [vector(s["S"][1]) for s in steps],
-        "z_t": [vector(s["z"]) for s in steps],
-        "o_t": [vector(s["out"]) for s in steps],
+        "φ(kₜ)": [vector(row) for row in phi_K],
+        "vₜ": [vector(row) for row in V],
+        "Sₜ, row 1": [vector(s["S"][0]) for s in steps],
+        "Sₜ, row 2": [vector(s["S"][1]) for s in steps],
+        "zₜ": [vector(s["z"]) for s in steps],
+        "oₜ": [vector(s["out"]) for s in steps],
     },
     index=["t = 1", "t = 2", "t = 3"],
 )
@@ -362,7 +362,7 @@ print("chance (1/N)            ", chance.round(3))
 
 # %% tags=["hide-input"]
 figures.show(
-    plot_recall({f"random keys, d_k = {d_k_recall}": forgetting}, d_k=d_k_recall),
+    plot_recall({f"random keys, dₖ = {d_k_recall}": forgetting}, d_k=d_k_recall),
     "fig-recall",
     "Associative recall against the number of pairs stored: the share of queries whose "
     "recalled vector is nearest its own value (8 seeded memories for each $N$; $d_k = 16$, "
@@ -774,7 +774,7 @@ figures.show(
     "fig-hybrid-memory",
     "A 3 : 1 hybrid's memory against the all-attention model's KV cache: its "
     "full-attention layers' KV cache grows with n, its linear layers' "
-    "states (layers × state heads × d_k × d_v × bytes) do not. Log axis; "
+    "states (layers × state heads × $d_k$ × $d_v$ × bytes) do not. Log axis; "
     "dashed: a laptop's and a GPU's memory.",
 )
 

@@ -345,3 +345,156 @@ def test_the_window_figure_says_its_tokens_without_a_particle_after_them():
 def test_laptop_stays_raptop():
     """Finding 11: the laptop is 랩톱 in the figures (not 노트북, the notebook)."""
     assert korean("laptop") == "랩톱"
+
+
+# --- no underscore a reader sees: an index is drawn as one (dₖ, Sₜ, d<sub>head</sub>, $d_k$)
+
+#: Names of code, shown as the code spells them: chapter 10's mask conventions (an argument
+#: and a function of attn_core), chapter 11's configuration fields (Hugging Face's names).
+CODE_NAMES = {
+    "is_causal",
+    "causal_mask_lower_right",
+    "sliding_window",
+    "layer_types",
+    "attn_logit_softcapping",
+    "q_norm",
+    "k_norm",
+    "rope_local_base_freq",
+    "attention_chunk_size",
+    "no_rope_layers",
+    "kv_lora_rank",
+    "q_lora_rank",
+    "qk_rope_head_dim",
+    "qk_nope_head_dim",
+    "v_head_dim",
+}
+#: The memory calculator's slider labels: its withIndices draws "d_c" as d<sub>c</sub> and
+#: "d_h^R" as d<sub>h</sub><sup>R</sup> (tests/test_widget_phone_layout.py sees them drawn).
+WITH_INDICES = {"latent d_c", "RoPE key d_h^R", "state d_k = d_v"}
+
+
+def underscores(text):
+    """The words of ``text`` a reader would see with an underscore: outside its maths
+    (``$d_k$``, matplotlib's mathtext and MathJax draw an index), its ``{fields}`` (filled in
+    before it is drawn) and the names of code."""
+    shown = re.sub(r"\$[^$]*\$", " ", str(text))
+    shown = re.sub(r"\{\w+\}", " ", shown)
+    return [w for w in re.findall(r"[\w.]*_[\w.]*", shown) if w not in CODE_NAMES]
+
+
+def test_underscores_finds_an_index_and_spares_maths_fields_and_code():
+    assert underscores("S_t, row 1") == ["S_t"]
+    assert underscores("1/√d_head") == ["d_head"]
+    assert underscores("|grad W_Q, W_K|") == ["W_Q", "W_K"]
+    assert underscores("theory: {d_k}") == []
+    assert underscores(r"2 × layers × $d_\text{head}$ × n") == []
+    assert underscores("is_causal=True: top-left") == []
+    assert underscores("Sₜ, row 1") == underscores("1/√d<sub>head</sub>") == []
+
+
+def widget_words():
+    from babel.messages.extract import extract_from_file
+
+    for path in sorted((ROOT / "attn_book" / "widgets" / "src").glob("*.js")):
+        for _, text, _, _ in extract_from_file("javascript", str(path), keywords={"t": None}):
+            yield path.name, text
+
+
+def test_no_widget_word_shows_an_underscore():
+    """Every t("...") of the widgets' JavaScript, but the calculator's three labels that
+    withIndices draws with <sub>; and those three are still in the bundle with it."""
+    words = list(widget_words())
+    assert len(words) > 100
+    shown = [(name, w) for name, w in words if underscores(w) and w not in WITH_INDICES]
+    assert not shown, shown
+    source = (ROOT / "attn_book" / "widgets" / "src" / "memory_calculator.js").read_text()
+    assert {w for _, w in words} >= WITH_INDICES and "withIndices(" in source
+
+
+def chapter_figure_strings(path):
+    """The string constants a chapter's code passes to a table (``step_table``), a plot
+    (``plot_*``) and a figure's caption (``figures.show``'s third argument)."""
+    import ast
+
+    for call in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(call, ast.Call):
+            continue
+        name = getattr(call.func, "id", None) or getattr(call.func, "attr", "")
+        if name == "step_table" or name.startswith("plot_"):
+            parts = [*call.args, *(k.value for k in call.keywords)]
+        elif name == "show" and len(call.args) >= 3:
+            parts = call.args[2:3]
+        else:
+            continue
+        for part in parts:
+            for node in ast.walk(part):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                    yield node.lineno, node.value
+
+
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "book").glob("[0-9][0-9]_*.py")), ids=lambda p: p.name
+)
+def test_no_chapter_figure_or_table_word_shows_an_underscore(path):
+    """ "S_t, row 1", "dL/dk_j", "1/√d_head", "random keys, d_k = 16", "× d_head ×" in a
+    caption: an index is a Unicode subscript (Sₜ, kⱼ, dₖ), <sub> where Unicode has none
+    (d<sub>head</sub>, W<sub>Q</sub>) or maths in a caption ($d_\\text{head}$)."""
+    shown = [(line, s) for line, s in chapter_figure_strings(path) if underscores(s)]
+    assert not shown, shown
+
+
+def test_chapter_8_names_its_rows_with_indices():
+    """Chapter 8's second table names its rows from a dict whose keys the prose reads
+    (``init["unscaled"]["median |dQ_i|, saturated rows"]``): the rows are drawn renamed."""
+    source = (ROOT / "book" / "08_learning.py").read_text(encoding="utf-8")
+    renamed = re.search(r"^shown = \{\n(.*?)^\}", source, re.S | re.M).group(1)
+    import ast
+
+    shown = ast.literal_eval("{" + renamed + "}")
+    assert set(shown) == {
+        "median |dQ_i|, saturated rows",
+        "median |dQ_i|, other rows",
+        "|grad W_Q, W_K|",
+    }
+    assert not [v for v in shown.values() if underscores(v)]
+    assert 'index=[shown.get(k, k) for k in init["scaled"]]' in source
+
+
+@pytest.mark.parametrize(
+    ("english", "korean_word"),
+    [
+        ("Sₜ, row 1", "Sₜ, 1행"),
+        ("median |dQᵢ|, saturated rows", "|dQᵢ| 중앙값, 포화된 행"),
+        ("1/√d<sub>model</sub> (bug)", "1/√d<sub>model</sub> (버그)"),
+        ("random keys, dₖ = 16", "무작위 키, dₖ = 16"),
+        ("dL/dkⱼ", "dL/dkⱼ"),
+    ],
+)
+def test_the_new_words_are_translated_with_the_same_indices(english, korean_word):
+    assert korean(english) == korean_word
+
+
+def test_no_stored_figure_word_or_korean_translation_shows_an_underscore():
+    """What the notebooks record of their tables and figures (headings and cells, numbers and
+    symbols among them: "v_t" has no word to translate) and every entry of the figures'
+    catalog, English and Korean. Passes once the chapters are synced (make sync), since the
+    stored outputs hold the words the chapters' code drew when it last ran."""
+    import json
+
+    seen = []
+    for notebook in sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb")):
+        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+            for output in cell.get("outputs", []):
+                meta = output.get("metadata", {})
+                table = meta.get("attn_table", {})
+                cells = [*table.get("header", []), *(c for r in table.get("rows", []) for c in r)]
+                seen += [(notebook.name, c) for c in [*cells, *meta.get("attn_words", [])]]
+    catalog = i18n.po_entries((i18n.LOCALE / "ko" / "LC_MESSAGES" / "figures.po").read_text())
+    seen += [
+        ("figures.po", s)
+        for e in catalog
+        if e["id"] not in WITH_INDICES
+        for s in (e["id"], e["string"])
+    ]
+    shown = sorted({(where, s) for where, s in seen if underscores(s)})
+    assert not shown, shown

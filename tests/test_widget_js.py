@@ -655,3 +655,54 @@ def test_every_word_a_figure_draws_goes_through_the_translator():
     found = {text for _, text, where in tool.figure_units() if "widgets/src/" in where}
     assert {"movable point", "window W", "row sum {sum} (no sink)", "empty"} <= found
     assert not [text for text in found if "${" in text], "a template literal in t(...)"
+
+
+SET_TITLE_RUNNER = """
+import { setTitle } from "./dom.js";
+const node = { textContent: "", style: { fontWeight: "" } };
+const out = [];
+for (const title of ["ring buffer, W = 3", "링 버퍼, W = 3", "scores s (점수) — drag a bar",
+                     "asked k₁: recalled (blue), true (orange)", "ㄱ", ""]) {
+  setTitle(node, title);
+  out.push([node.textContent, node.style.fontWeight]);
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_a_title_with_hangul_is_set_regular(tmp_path):
+    """The figures' Hangul font has one weight: setTitle draws a title with any Hangul at 400
+    (all of it), one without at .abh-title's bold (no inline weight), and undoes a 400."""
+    if not Path(NODE).exists():
+        pytest.skip(f"node not found ({NODE}); the JS tests need Node.js")
+    for src in ("dom.js", "attn_math.js"):
+        shutil.copy(WIDGETS / "src" / src, tmp_path / src)
+    (tmp_path / "package.json").write_text('{"type": "module"}', encoding="utf-8")
+    (tmp_path / "run.mjs").write_text(SET_TITLE_RUNNER, encoding="utf-8")
+    proc = subprocess.run(
+        [NODE, "run.mjs"], capture_output=True, text=True, cwd=tmp_path, timeout=60, check=True
+    )
+    assert json.loads(proc.stdout) == [
+        ["ring buffer, W = 3", ""],
+        ["링 버퍼, W = 3", "400"],
+        ["scores s (점수) — drag a bar", "400"],
+        ["asked k₁: recalled (blue), true (orange)", ""],
+        ["ㄱ", "400"],
+        ["", ""],
+    ]
+
+
+def test_every_figure_title_is_set_through_set_title():
+    """A `.abh-title` given its text any other way would be bold with Hangul in it."""
+    sources = {p.name: p.read_text(encoding="utf-8") for p in (WIDGETS / "src").glob("*.js")}
+    titled = sorted(n for n, s in sources.items() if '"abh-title"' in s and n != "dom.js")
+    assert titled == [
+        "scaling_explorer.js", "softmax_bars.js", "state_filler.js", "window_sinks.js",
+    ]  # fmt: skip
+    for name in titled:
+        source = sources[name]
+        assert "setTitle(" in source, name
+        assert not re.search(r'class: "abh-title" \}, svg\)\.textContent', source), name
+        titles = re.findall(r"const (\w+) = [^;]*abh-title", source)
+        for title in titles:  # a title node kept for later is never given text by setText
+            assert not re.search(rf"setText\(\s*[\w.\[\]]*\b{title},", source), (name, title)

@@ -4,7 +4,9 @@ headless Chromium (as attn_book/widgets/snapshot.py draws them; skipped without 
 - the memory calculator's text is 11 px or more at 390 px, its labels crossed by no device
   line (finding 8), its MLA sliders name d<sub>c</sub> and d<sub>h</sub><sup>R</sup>, never
   with an underscore (finding 3), and its Korean says "16배", not "16×" (finding 2);
-- a Korean title is drawn in one weight: the Hangul font has no bold (finding 7);
+- a Korean title is drawn in one weight: the Hangul font has no bold (finding 7), in every
+  figure with titles (the window figure, softmax bars, scaling explorer, state filler), and an
+  English title naming a Korean word ("scores s (점수)") too;
 - the window figure's column states (아직 안 씀, 윈도우 밖) do not run into each other.
 """
 
@@ -14,7 +16,14 @@ import re
 
 import pytest
 
-from attn_book.widgets import MemoryCalculator, WindowSinks, snapshot
+from attn_book.widgets import (
+    MemoryCalculator,
+    ScalingExplorer,
+    SoftmaxBars,
+    StateFiller,
+    WindowSinks,
+    snapshot,
+)
 from attn_book.widgets._base import figure_words
 
 pytestmark = pytest.mark.skipif(snapshot.can_capture() is not None, reason="needs Chromium")
@@ -109,6 +118,30 @@ def test_a_korean_title_is_drawn_in_one_weight():
     english = dict(drawn(WindowSinks(step=4, window=3), "en", width=680)["titles"])
     ring = [weight for text, weight in english.items() if text.startswith("ring buffer")]
     assert ring == ["600"]  # a Latin title keeps the figures' bold
+
+
+HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+@pytest.mark.parametrize("make", [SoftmaxBars, ScalingExplorer, StateFiller])
+def test_a_title_with_hangul_is_regular_one_without_bold(make, language):
+    """The other figures' titles as the window figure's: Hangul drawn at the one weight the
+    font has (400), all of the title; a title of Latin letters only keeps .abh-title's 600."""
+    titles = [
+        (text, weight)
+        for text, weight in drawn(make(), language, width=680)["titles"]
+        if text.strip()
+    ]
+    assert titles, "no title drawn"
+    korean = [(text, weight) for text, weight in titles if HANGUL.search(text)]
+    latin = [(text, weight) for text, weight in titles if not HANGUL.search(text)]
+    assert all(weight == "400" for _, weight in korean), korean
+    assert all(weight == "600" for _, weight in latin), latin
+    if language == "ko":
+        assert korean and not latin, titles  # every title of the Korean edition has Hangul
+    if make is SoftmaxBars:
+        assert len(korean) == 2  # "scores s (점수)", "weights … (가중치)" in both languages
 
 
 @pytest.mark.parametrize("language", ["en", "ko"])

@@ -37,6 +37,12 @@ function htmlEl(tag, { cls = "", text = null, attrs = {} } = {}, parent = null) 
 function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
+var HANGUL = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]/;
+function setTitle(node, value) {
+  setText(node, value);
+  const weight = HANGUL.test(value) ? "400" : "";
+  if (node.style.fontWeight !== weight) node.style.fontWeight = weight;
+}
 function save(model) {
   try {
     model.save_changes();
@@ -101,7 +107,7 @@ function drawHistogram(svg, row, title) {
   const peak = Math.max(...row.raw.hist, ...row.scaled.hist, 0.05);
   const x = (v) => HIST.left + (v - lo) / (hi - lo) * (HIST.w - HIST.left - 10);
   const y = (f) => base - f / peak * (base - 24);
-  svgEl("text", { x: 4, y: 12, class: "abh-title" }, svg).textContent = title;
+  setTitle(svgEl("text", { x: 4, y: 12, class: "abh-title" }, svg), title);
   drawBars(svg, row, x, y);
   svgEl("line", { x1: HIST.left, x2: HIST.w - 10, y1: base, y2: base, class: "abh-axis" }, svg);
   for (const v of [lo, lo / 2, 0, hi / 2, hi]) {
@@ -129,7 +135,7 @@ function drawCurve(svg, table, key, label, current, hi, t) {
   const base = LINE.h - LINE.bottom, top = 20;
   const x = (i) => LINE.left + i / (table.length - 1) * (LINE.w - LINE.left - 10);
   const y = (v) => base - v / hi * (base - top);
-  svgEl("text", { x: 4, y: 12, class: "abh-title" }, svg).textContent = label;
+  setTitle(svgEl("text", { x: 4, y: 12, class: "abh-title" }, svg), label);
   drawAxes(svg, table, x, y, hi, t);
   for (const [name, stroke] of [
     ["raw", RAW],

@@ -77,6 +77,12 @@ function setAttrs(node, attrs) {
 function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
+var HANGUL = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]/;
+function setTitle(node, value) {
+  setText(node, value);
+  const weight = HANGUL.test(value) ? "400" : "";
+  if (node.style.fontWeight !== weight) node.style.fontWeight = weight;
+}
 function save(model) {
   try {
     model.save_changes();
@@ -209,7 +215,7 @@ function weightBar(g, w) {
 // attn_book/widgets/src/softmax_bars.js
 function drawFrame(svg, g, t) {
   const title = (y, text) => {
-    svgEl("text", { x: 4, y, class: "abh-title" }, svg).textContent = text;
+    setTitle(svgEl("text", { x: 4, y, class: "abh-title" }, svg), text);
   };
   const axis = (y) => svgEl("line", { x1: 30, x2: g.width, y1: y, y2: y, class: "abh-axis" }, svg);
   title(g.titles.scores, t("scores s (점수) — drag a bar"));

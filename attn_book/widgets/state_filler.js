@@ -195,6 +195,12 @@ function setAttrs(node, attrs) {
 function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
+var HANGUL = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]/;
+function setTitle(node, value) {
+  setText(node, value);
+  const weight = HANGUL.test(value) ? "400" : "";
+  if (node.style.fontWeight !== weight) node.style.fontWeight = weight;
+}
 function save(model) {
   try {
     model.save_changes();
@@ -547,7 +553,7 @@ function render({ model, el }) {
     setText(parts.legend[0], `+${fmt(range, 1)}`);
     setText(parts.legend[1], `−${fmt(range, 1)}`);
     const numbers = cacheShown ? step * (dk + dv) : dk * dv;
-    setText(
+    setTitle(
       parts.title,
       cacheShown ? t("KV cache, t = {t}: {t} × ({dk} + {dv}) = {numbers} numbers", {
         t: step,
@@ -572,10 +578,13 @@ function render({ model, el }) {
       ...[got.recalled, got.target, got.correction].flat().map((x) => Math.abs(x))
     );
     const scale = Math.ceil(top * 2) / 2;
-    setText(bars.charts[0].title, t("asked {key}: recalled (blue), true (orange)", { key: asked }));
+    setTitle(
+      bars.charts[0].title,
+      t("asked {key}: recalled (blue), true (orange)", { key: asked })
+    );
     paintChart(bars.charts[0], [got.recalled, got.target], scale);
     const last = `${step}`;
-    setText(
+    setTitle(
       bars.charts[1].title,
       method === "delta" ? step ? t("correction v{t} − S{before}k{t} written (vermillion)", {
         t: sub(last),

@@ -117,6 +117,12 @@ function setAttrs(node, attrs) {
 function setText(node, text2) {
   if (node.textContent !== text2) node.textContent = text2;
 }
+var HANGUL = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]/;
+function setTitle(node, value) {
+  setText(node, value);
+  const weight = HANGUL.test(value) ? "400" : "";
+  if (node.style.fontWeight !== weight) node.style.fontWeight = weight;
+}
 function save(model) {
   try {
     model.save_changes();
@@ -224,10 +230,6 @@ var CHART = { top: 34, height: 80 };
 var BASE = CHART.top + CHART.height;
 var RING = { top: 210, height: 44 };
 var within = (x, half) => Math.min(Math.max(x, PAD + half), WIDTH - PAD - half);
-function setTitle(node, value) {
-  setText(node, value);
-  node.style.fontWeight = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]/.test(value) ? "400" : "";
-}
 function setStacked(node, value) {
   const cut = value.indexOf(" ");
   if (cut < 0 || value.length <= 4) {

@@ -65,6 +65,21 @@ export function setText(node, text) {
   if (node.textContent !== text) node.textContent = text;
 }
 
+/** Hangul: jamo, compatibility jamo and syllables. */
+const HANGUL = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]/;
+
+/**
+ * A title's text (a `.abh-title`, bold). The figures' Hangul font has one weight (400): a bold
+ * title with Hangul would mix Latin bold with Hangul made bold by the browser, so a title with
+ * Hangul (a Korean one, or an English one naming a Korean word, "scores s (점수)") is drawn
+ * regular, all of it; a title without stays bold.
+ */
+export function setTitle(node, value) {
+  setText(node, value);
+  const weight = HANGUL.test(value) ? "400" : "";
+  if (node.style.fontWeight !== weight) node.style.fontWeight = weight;
+}
+
 /** Send the model's pending changes to the kernel when there is one; on a static page, no-op. */
 export function save(model) {
   try {

@@ -6,6 +6,7 @@ import {
   liveRegion,
   onChanges,
   setText,
+  setTitle,
   slider,
   svgEl,
   translator,
@@ -61,7 +62,7 @@ function drawHistogram(svg, row, title) {
   const peak = Math.max(...row.raw.hist, ...row.scaled.hist, 0.05);
   const x = (v) => HIST.left + ((v - lo) / (hi - lo)) * (HIST.w - HIST.left - 10);
   const y = (f) => base - (f / peak) * (base - 24);
-  svgEl("text", { x: 4, y: 12, class: "abh-title" }, svg).textContent = title;
+  setTitle(svgEl("text", { x: 4, y: 12, class: "abh-title" }, svg), title);
   drawBars(svg, row, x, y);
   svgEl("line", { x1: HIST.left, x2: HIST.w - 10, y1: base, y2: base, class: "abh-axis" }, svg);
   for (const v of [lo, lo / 2, 0, hi / 2, hi]) {
@@ -94,7 +95,7 @@ function drawCurve(svg, table, key, label, current, hi, t) {
     top = 20;
   const x = (i) => LINE.left + (i / (table.length - 1)) * (LINE.w - LINE.left - 10);
   const y = (v) => base - (v / hi) * (base - top);
-  svgEl("text", { x: 4, y: 12, class: "abh-title" }, svg).textContent = label;
+  setTitle(svgEl("text", { x: 4, y: 12, class: "abh-title" }, svg), label);
   drawAxes(svg, table, x, y, hi, t);
   for (const [name, stroke] of [
     ["raw", RAW],

@@ -10,6 +10,7 @@ import {
   setAttrs,
   setSliderValue,
   setText,
+  setTitle,
   spoken,
   svgEl,
   temperatureSlider,
@@ -28,7 +29,7 @@ import { BARS, barGeometry, scoreLabelY, weightBar } from "./softmax_bars_layout
 
 function drawFrame(svg, g, t) {
   const title = (y, text) => {
-    svgEl("text", { x: 4, y, class: "abh-title" }, svg).textContent = text;
+    setTitle(svgEl("text", { x: 4, y, class: "abh-title" }, svg), text);
   };
   const axis = (y) => svgEl("line", { x1: 30, x2: g.width, y1: y, y2: y, class: "abh-axis" }, svg);
   title(g.titles.scores, t("scores s (점수) — drag a bar"));

@@ -10,6 +10,7 @@ import {
   onChanges,
   setAttrs,
   setText,
+  setTitle,
   svgEl,
   translator,
   update,
@@ -357,7 +358,7 @@ function render({ model, el }) {
     setText(parts.legend[0], `+${fmt(range, 1)}`);
     setText(parts.legend[1], `−${fmt(range, 1)}`);
     const numbers = cacheShown ? step * (dk + dv) : dk * dv;
-    setText(
+    setTitle(
       parts.title,
       cacheShown
         ? t("KV cache, t = {t}: {t} × ({dk} + {dv}) = {numbers} numbers", {
@@ -387,10 +388,13 @@ function render({ model, el }) {
       ...[got.recalled, got.target, got.correction].flat().map((x) => Math.abs(x)),
     );
     const scale = Math.ceil(top * 2) / 2;
-    setText(bars.charts[0].title, t("asked {key}: recalled (blue), true (orange)", { key: asked }));
+    setTitle(
+      bars.charts[0].title,
+      t("asked {key}: recalled (blue), true (orange)", { key: asked }),
+    );
     paintChart(bars.charts[0], [got.recalled, got.target], scale);
     const last = `${step}`;
-    setText(
+    setTitle(
       bars.charts[1].title,
       method === "delta"
         ? step

@@ -12,6 +12,7 @@ import {
   onDrag,
   setAttrs,
   setText,
+  setTitle,
   svgEl,
   translator,
   update,
@@ -45,17 +46,6 @@ const RING = { top: 210, height: 44 }; // the slots' boxes
 
 /** A centred label's x, moved in so that its `half` width stays inside the drawing. */
 const within = (x, half) => Math.min(Math.max(x, PAD + half), WIDTH - PAD - half);
-
-/**
- * A title's text. The figures' Hangul font has one weight (400): a bold Korean title would
- * mix Latin bold with Hangul made bold by the browser, so a title with Hangul (a Korean one,
- * or an English one naming a Korean token) is regular,
- * all of it; an English one stays bold (.abh-title).
- */
-function setTitle(node, value) {
-  setText(node, value);
-  node.style.fontWeight = /[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]/.test(value) ? "400" : "";
-}
 
 /**
  * A column's state ("아직 안 씀", "윈도우 밖") or number, on one line, or on two, cut at its
