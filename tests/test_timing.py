@@ -230,3 +230,15 @@ def test_one_blas_thread_without_openblas_uses_threadpoolctl_when_it_sets_the_bl
     monkeypatch.setitem(sys.modules, "threadpoolctl", None)  # not installed
     with timing.one_blas_thread() as threads:
         assert threads is None
+
+
+def test_processor_clock_keeps_processor_time_where_it_is_fine():
+    clock, step, name = timing.processor_clock(tick=3e-7)
+    assert clock is timing.time.process_time and step == 3e-7 and "processor time" in name
+
+
+def test_processor_clock_falls_back_to_the_wall_clock_where_processor_time_is_coarse():
+    clock, step, name = timing.processor_clock(tick=0.015625)
+    assert clock is timing.time.perf_counter
+    assert step < 1e-3  # the wall clock's own step, measured
+    assert "15.6 ms" in name
