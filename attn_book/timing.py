@@ -261,7 +261,7 @@ def one_blas_thread():
     thread, and a timing measures the other programs. Yields the number of threads now set
     (1). Where numpy's BLAS is another (a conda numpy's MKL, a system OpenBLAS), threadpoolctl
     sets it if it is installed and knows it; otherwise nothing is changed and it yields None
-    (Apple's Accelerate, which numpy's macOS arm64 wheels use, has no such switch).
+    (Apple's Accelerate, which numpy's wheels use from macOS 14 on, has no such switch).
     """
     lib, getter, setter = _openblas_functions()
     if lib is None:

@@ -255,9 +255,10 @@ figures.show(
 # the other programs that share the machine. `one_blas_thread` runs the matrix library on one
 # thread while the cells time it: a product split over two threads waits for the slower one,
 # and on a machine whose other core is busy it then measures the other programs. It pins
-# numpy's own OpenBLAS (the pip wheels' library on Linux, Windows and Intel Macs), and any
-# library `threadpoolctl` can set where that package is installed (a conda numpy's MKL);
-# Apple's Accelerate, which numpy's wheels use on recent Apple-silicon Macs, it cannot, and
+# numpy's own OpenBLAS (the library of numpy's pip wheels on Linux and Windows, and on macOS
+# before version 14), and any library `threadpoolctl` can set where that package is
+# installed (a conda numpy's MKL); Apple's Accelerate, which numpy's wheels use from macOS 14
+# on, it cannot, and
 # the cell then prints "not pinned": the times are then of all the library's threads, added
 # up by the processor-time clock, and the speeds below are not one core's. `timed` makes
 # one untimed call (fresh memory is slow to touch the first time), then several timed ones,

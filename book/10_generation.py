@@ -609,11 +609,12 @@ def two_products_cost(queries, n):
 one_flops, one_bytes = two_products_cost(1, timed_n[-1])
 chunk_flops, chunk_bytes = two_products_cost(chunk, timed_n[-1])
 one_intensity, chunk_intensity = one_flops / one_bytes, chunk_flops / chunk_bytes
+one_mib, chunk_mib = one_bytes / 2**20, chunk_bytes / 2**20
 step_table(
     {
         "queries": ["1", str(chunk)],
         "MFLOP": [one_flops / 1e6, chunk_flops / 1e6],
-        "MiB moved": [one_bytes / 2**20, chunk_bytes / 2**20],
+        "MiB moved": [one_mib, chunk_mib],
         "FLOPs per byte": [one_intensity, chunk_intensity],
     },
     digits=1,
@@ -679,8 +680,8 @@ figures.show(
 # memory-bound on this core too.
 # The {eval}`chunk` queries against the largest cache do {eval}`chunk` times the FLOPs but
 # not on the same bytes: with their weights read and their scores written they move
-# {eval}`dec(chunk_bytes / 2**20, 0)` MiB against one query's
-# {eval}`dec(one_bytes / 2**20, 0)`, {eval}`dec(chunk_intensity, 1)` FLOPs per byte. Set
+# {eval}`dec(chunk_mib, 0)` MiB against one query's
+# {eval}`dec(one_mib, 0)`, {eval}`dec(chunk_intensity, 1)` FLOPs per byte. Set
 # that beside the ridge: above it the chunk waits for arithmetic, not memory, and the
 # roofline, with the square product's speed and the cache's read speed, puts its time at
 # {eval}`dec(roofline_ratio, 1)` times one query's; it took {eval}`dec(chunk_ratio, 1)` times.
