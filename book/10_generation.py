@@ -686,7 +686,7 @@ figures.show(
 # roofline, with the square product's speed and the cache's read speed, puts its time at
 # {eval}`dec(roofline_ratio, 1)` times one query's; it took {eval}`dec(chunk_ratio, 1)` times.
 # A product of {eval}`chunk` rows need not reach the square product's speed, so the roofline's
-# figure is the least the chunk can cost. A fused kernel would not write the scores out and
+# figure is an estimate from below. A fused kernel would not write the scores out and
 # would read fewer bytes. The table gives each size's median and slowest
 # run beside the fastest: where they lie far apart other programs got in the way, and running
 # the cells again tells you more than any one of them.
