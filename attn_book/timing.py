@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import glob
+import math
 import os
 import platform
 import statistics
@@ -24,11 +25,13 @@ import numpy as np
 __all__ = [
     "Fit",
     "Timing",
+    "clock_tick",
     "last_level_cache",
     "loglog_fit",
     "machine",
     "one_blas_thread",
     "peak_bytes",
+    "processor_clock",
     "start_beyond_cache",
     "steepest_step",
     "timed",
@@ -39,6 +42,12 @@ VECTOR_EXTENSIONS = ("AVX512F", "AVX2", "AVX", "SSE4_2", "ASIMD", "NEON", "SVE")
 
 
 BLAS_NAMES = {"openblas": "OpenBLAS", "mkl": "MKL", "blis": "BLIS"}
+
+#: A timing spans at least this many steps of its clock, so that a clock that advances in
+#: coarse steps (Windows' processor time: about 16 ms) misreads it by 1 % at most.
+MIN_TICKS = 100
+
+_wall = time.perf_counter  # fine-grained everywhere; a test replaces it
 
 
 class Timing(NamedTuple):
@@ -52,12 +61,14 @@ class Timing(NamedTuple):
     best: float
     median: float
     worst: float
+    number: int = 1  #: calls per timing, each time divided by it (more than 1: a coarse clock)
 
 
 class Fit(NamedTuple):
     """A line ``log y = intercept + slope · log x`` fitted through the points it used.
 
-    ``stderr`` is the slope's standard error from the residuals (0 with two points);
+    ``stderr`` is the slope's standard error from the residuals, NaN below four points (with
+    two or three, the residuals have too few degrees of freedom to say anything);
     ``local`` the slopes between neighbouring points used, the spread a reader can judge;
     ``x_min`` the smallest x used.
     """
@@ -68,23 +79,76 @@ class Fit(NamedTuple):
     x_min: float
 
 
-def timed(f, *args, repeats=7, clock=time.perf_counter):
-    """Time ``f(*args)``: one untimed call (first touches are slow), then ``repeats`` calls.
+def clock_tick(clock=time.process_time, *, samples=5, limit=0.5):
+    """The smallest step by which ``clock`` was seen to advance, in seconds, measured.
+
+    Reads the clock until its value changes, ``samples`` times, and keeps the smallest step
+    (processor time advances only while this process computes, which the reading loop does).
+    On Linux processor time advances in steps far below a microsecond; on Windows it
+    advances in steps of about 16 ms (PEP 418), longer than many calls one wants to time.
+    A clock that does not advance within ``limit`` seconds of the wall clock gives ``limit``.
+    """
+    steps = []
+    for _ in range(samples):
+        start = now = clock()
+        deadline = _wall() + limit
+        while now == start and _wall() < deadline:
+            now = clock()
+        steps.append(now - start if now != start else limit)
+    return min(steps)
+
+
+def processor_clock(*, coarse=1e-5, tick=None):
+    """The clock the chapters time with, its measured step and its name.
+
+    ``time.process_time`` (this process's processor time, which leaves out the time spent
+    waiting while other programs ran) where it advances in steps finer than ``coarse``
+    seconds, as on Linux and macOS; otherwise, as on Windows (steps of about 16 ms),
+    ``time.perf_counter``, the wall clock, fine-grained everywhere. ``tick`` replaces the
+    measured step of processor time (a test passes its own).
+
+    Examples
+    --------
+    >>> processor_clock(tick=0.015625)[2]  # Windows' processor time: too coarse
+    'the wall clock (time.perf_counter; processor time steps by 15.6 ms here)'
+    """
+    step = clock_tick(time.process_time) if tick is None else tick
+    if step < coarse:
+        return time.process_time, step, "this process's processor time (time.process_time)"
+    wall_step = clock_tick(time.perf_counter)
+    name = f"the wall clock (time.perf_counter; processor time steps by {step * 1e3:.3g} ms here)"
+    return time.perf_counter, wall_step, name
+
+
+def timed(f, *args, repeats=7, clock=time.perf_counter, tick=None):
+    """Time ``f(*args)``: one untimed call (first touches are slow), then ``repeats`` timings.
 
     ``clock`` is what counts: the wall clock by default; ``time.process_time`` counts only
     the processor time this process used, so the time it spent waiting while other programs
     held the processor is left out (with BLAS on one thread, the time one core spent on it).
+    ``tick`` is the clock's step (``clock_tick(clock)``); where one call is shorter than
+    ``MIN_TICKS`` of them, as the wall clock times the untimed call, each timing runs enough
+    calls to span them (as ``timeit`` does) and is divided by their number.
 
     Returns
     -------
     Timing
-        The fastest, the median and the slowest of the ``repeats`` calls, in seconds.
+        The fastest, the median and the slowest of the ``repeats`` timings, in seconds per
+        call, and the calls per timing.
     """
     if repeats < 1:
         raise ValueError(f"repeats must be 1 or more, got {repeats}")
+    start = _wall()
     f(*args)
-    times = timeit.repeat(lambda: f(*args), timer=clock, number=1, repeat=repeats)
-    return Timing(min(times), statistics.median(times), max(times))
+    once = _wall() - start
+    number = 1
+    if tick is not None and once < MIN_TICKS * tick:
+        number = math.ceil(MIN_TICKS * tick / max(once, 1e-7))
+    times = [
+        t / number
+        for t in timeit.repeat(lambda: f(*args), timer=clock, number=number, repeat=repeats)
+    ]
+    return Timing(min(times), statistics.median(times), max(times), number)
 
 
 def loglog_fit(x, y, *, x_min=None):
@@ -104,6 +168,11 @@ def loglog_fit(x, y, *, x_min=None):
     x, y = np.asarray(x, float), np.asarray(y, float)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"x and y must be 1-D of one length, got shapes {x.shape} and {y.shape}")
+    if np.any(y <= 0):
+        raise ValueError(
+            f"y must be positive, got {y.tolist()}: a time of 0 means the clock advances in "
+            "steps longer than the call (time it with timed(..., tick=clock_tick(clock)))"
+        )
     keep = x >= (x.min() if x_min is None or x.size == 0 else x_min)
     log_x, log_y = np.log(x[keep]), np.log(y[keep])
     if log_x.size < 2:
@@ -114,7 +183,7 @@ def loglog_fit(x, y, *, x_min=None):
     residuals = log_y - (intercept + slope * log_x)
     spread = np.sum((log_x - log_x.mean()) ** 2)
     dof = log_x.size - 2
-    stderr = float(np.sqrt(residuals @ residuals / dof / spread)) if dof > 0 else 0.0
+    stderr = float(np.sqrt(residuals @ residuals / dof / spread)) if dof >= 2 else math.nan
     return Fit(float(slope), stderr, np.diff(log_y) / np.diff(log_x), float(x[keep].min()))
 
 
@@ -190,11 +259,14 @@ def one_blas_thread():
 
     On a machine whose other cores are busy, a multi-threaded product waits for its slowest
     thread, and a timing measures the other programs. Yields the number of threads now set
-    (1), or None where numpy's BLAS is not a bundled OpenBLAS (nothing is changed then).
+    (1). Where numpy's BLAS is another (a conda numpy's MKL, a system OpenBLAS), threadpoolctl
+    sets it if it is installed and knows it; otherwise nothing is changed and it yields None
+    (Apple's Accelerate, which numpy's wheels use from macOS 14 on, has no such switch).
     """
     lib, getter, setter = _openblas_functions()
     if lib is None:
-        yield None
+        with _threadpoolctl_limit() as threads:
+            yield threads
         return
     before = getter()
     setter(1)
@@ -202,6 +274,19 @@ def one_blas_thread():
         yield getter()
     finally:
         setter(before)
+
+
+@contextlib.contextmanager
+def _threadpoolctl_limit():
+    """BLAS on one thread through threadpoolctl, yielding 1; None without it or a BLAS it sets."""
+    try:
+        import threadpoolctl
+    except ImportError:
+        yield None
+        return
+    with threadpoolctl.threadpool_limits(limits=1, user_api="blas"):
+        info = [p for p in threadpoolctl.threadpool_info() if p.get("user_api") == "blas"]
+        yield 1 if info and all(p.get("num_threads") == 1 for p in info) else None
 
 
 def machine(cpu_features=None, blas=None, environ=None, cpuinfo="/proc/cpuinfo", load=None):
@@ -280,8 +365,11 @@ def _openblas_functions():
     """The OpenBLAS bundled in numpy's wheel (``numpy.libs``) and its functions that get and
     set the thread count, as threadpoolctl finds them; ``(None, None, None)`` if there is none
     (a conda or system numpy)."""
-    folder = os.path.dirname(os.path.dirname(np.__file__))
-    for path in glob.glob(os.path.join(folder, "numpy.libs", "*openblas*")):
+    package = os.path.dirname(np.__file__)
+    # Linux and Windows wheels keep it in numpy.libs beside the package, macOS ones in .dylibs
+    paths = glob.glob(os.path.join(os.path.dirname(package), "numpy.libs", "*openblas*"))
+    paths += glob.glob(os.path.join(package, ".dylibs", "*openblas*"))
+    for path in paths:
         lib = ctypes.CDLL(path)  # already loaded by numpy: the same library
         for prefix in ("scipy_openblas", "openblas"):
             for suffix in ("64_", ""):

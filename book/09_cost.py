@@ -49,7 +49,14 @@ from attn_book.plots import plot_cost_scaling
 from attn_book.progress import TextProgress
 from attn_book.prose import dec, plain, vector
 from attn_book.tables import step_table
-from attn_book.timing import loglog_fit, machine, one_blas_thread, peak_bytes, timed
+from attn_book.timing import (
+    loglog_fit,
+    machine,
+    one_blas_thread,
+    peak_bytes,
+    processor_clock,
+    timed,
+)
 from attn_book.widgets import MemoryCalculator
 
 figures = Figures(chapter=9)
@@ -238,19 +245,35 @@ figures.show(
 # Formulas count operations; a machine has caches, memory bandwidth and threads. The cell below
 # times the plain path of `attn_core` (the weights, then `weights @ value`, as
 # [Chapter 4](04_worked_example.ipynb) wrote it) for $n = 128, 256, \dots$ with $d_k = 64$ in
-# float32, and records its peak extra memory. It keeps to a time budget: before each doubling it
-# predicts the next size's time (four times the last) and stops when that would overrun, so it
-# finishes in well under a minute wherever it runs. Its output is your machine's. Helpers of
+# float32, and beside it the two products alone, with the weights made beforehand; it records
+# the peak extra memory too. One sweep over the sizes says little about how the next would
+# come out, so it runs the whole sweep several times. It keeps to a time budget: during the
+# first sweep, before each doubling, it predicts the next size's time (four times the last)
+# and stops when all the sweeps would overrun, so it finishes in well under a minute wherever
+# it runs. Its output is your machine's. Helpers of
 # the book's package do the measuring (`attn_book/timing.py`), made to measure the code, not
 # the other programs that share the machine. `one_blas_thread` runs the matrix library on one
 # thread while the cells time it: a product split over two threads waits for the slower one,
-# and on a machine whose other core is busy it then measures the other programs. `timed` makes
+# and on a machine whose other core is busy it then measures the other programs. It pins
+# numpy's own OpenBLAS (the library of numpy's pip wheels on Linux and Windows, and on macOS
+# before version 14), and any library `threadpoolctl` can set where that package is
+# installed (a conda numpy's MKL); Apple's Accelerate, which numpy's wheels use from macOS 14
+# on, it cannot, and
+# the cell then prints "not pinned": the times are then of all the library's threads, added
+# up by the processor-time clock, and the speeds below are not one core's. `timed` makes
 # one untimed call (fresh memory is slow to touch the first time), then several timed ones,
 # and keeps the fastest as the estimate, with the median and the slowest beside it: other
 # programs can only slow a call down, so the fastest is the nearest to what the code itself
 # costs. It counts with the clock it is given; here `time.process_time`, the processor time
 # (프로세서 시간) this process used, which leaves out the time it waited while other programs held the
-# processor (on a quiet machine, with one thread, the two clocks agree). `peak_bytes` gives
+# processor (on a quiet machine, with one thread, the two clocks agree). A clock reads time in
+# steps: Linux and macOS count processor time in steps far below a microsecond, Windows in
+# steps of about 16 ms, longer than the smallest calls here, which would then time as 0. So
+# `processor_clock` first measures the step of processor time and, where it is that coarse,
+# times with the wall clock instead (`time.perf_counter`, fine everywhere); and where a call
+# is shorter than a hundred steps of the clock, `timed` runs it enough times per timing to
+# span them and divides. The printed lines name the clock, its step and the calls per
+# timing. `peak_bytes` gives
 # the peak memory a call allocates, which Python's `tracemalloc` sees for numpy's arrays too:
 
 
@@ -260,34 +283,57 @@ def plain_path(q, k, v):
     return ac.attention_weights(q, k) @ v
 
 
+def products_only(q, k, w, v):
+    """Its floor: the two products alone, ``q @ k.T`` and ``w @ v``, the weights ``w`` given."""
+    return q @ k.T, w @ v
+
+
 rng = np.random.default_rng(0)
 
 # %% tags=["nbval-ignore-output"]
-budget_seconds = 20.0
-cpu_time = time.process_time  # this process's processor time, not the wall clock
-sizes = [128 * 2**i for i in range(7)]  # 128 ... 8192
-progress = TextProgress(len(sizes))
-measured_n, measured_seconds, measured_peak = [], [], []
-measured_spread = []  # (median, slowest) beside each fastest
+budget_seconds = 30.0  # for all the sweeps together
+n_sweeps = 3  # the whole sweep, run again: how much a slope moves from run to run
+# processor time where its steps are fine (Linux, macOS), else the wall clock (Windows)
+cpu_time, cpu_tick, clock_name = processor_clock()
+sizes = [128 * 2**i for i in range(6)]  # 128 ... 4096: four sizes from 512 to fit
+progress = TextProgress(n_sweeps * len(sizes))
+measured_n, measured_peak = [], []
+sweep_seconds, sweep_floor = [], []  # per sweep: the fastest time of each n, whole and products
+measured_spread = []  # (median, slowest) beside each fastest, per sweep and n
+calls_per_timing = 1  # more than 1 where the clock's step is long beside a call
 started = last_size = time.perf_counter()
-with one_blas_thread() as blas_threads:  # None: not numpy's own OpenBLAS, left as it was
-    for n in sizes:
-        now = time.perf_counter()
-        next_size = 4 * (now - last_size)  # doubling n ~quadruples it
-        if measured_n and now - started + next_size > budget_seconds:
-            break
-        last_size = now
-        progress.show(len(measured_n), f"timing n = {n:,}")
-        q, k, v = rng.standard_normal((3, n, 64), dtype=np.float32)  # [n, d_k] each
-        run = functools.partial(plain_path, q, k, v)
-        t = timed(run, repeats=7, clock=cpu_time)
-        measured_seconds.append(t.best)
-        measured_spread.append((t.median, t.worst))
-        measured_peak.append(peak_bytes(run))
-        measured_n.append(n)
-    progress.show(len(measured_n), f"done in {time.perf_counter() - started:.1f} s")
-    print("BLAS threads:", "pinned to 1" if blas_threads else "not pinned (not numpy's OpenBLAS)")
-    print("clock: this process's processor time (time.process_time)")
+with one_blas_thread() as blas_threads:  # None: the library's threads were left as they were
+    for sweep in range(n_sweeps):
+        whole, floor = [], []
+        for i, n in enumerate(sizes if sweep == 0 else measured_n):
+            if sweep == 0:  # the first sweep sets the sizes, the others repeat them
+                now = time.perf_counter()
+                next_size = 4 * (now - last_size)  # doubling n ~quadruples it
+                if measured_n and n_sweeps * (now - started + next_size) > budget_seconds:
+                    break
+                last_size = now
+                measured_n.append(n)
+            progress.show(sweep * len(sizes) + i, f"sweep {sweep + 1}, n = {n:,}")
+            q, k, v = rng.standard_normal((3, n, 64), dtype=np.float32)  # [n, d_k] each
+            run = functools.partial(plain_path, q, k, v)
+            t = timed(run, repeats=5, clock=cpu_time, tick=cpu_tick)
+            w = ac.attention_weights(q, k)  # [n, n]: the products' second operand
+            floor_run = functools.partial(products_only, q, k, w, v)
+            products = timed(floor_run, repeats=5, clock=cpu_time, tick=cpu_tick)
+            whole.append(t.best)
+            floor.append(products.best)
+            measured_spread.append((t.best, t.median, t.worst))
+            calls_per_timing = max(calls_per_timing, t.number, products.number)
+            if sweep == 0:
+                measured_peak.append(peak_bytes(run))
+        sweep_seconds.append(whole)
+        sweep_floor.append(floor)
+    progress.show(n_sweeps * len(sizes), f"done in {time.perf_counter() - started:.1f} s")
+    print("BLAS threads:", "pinned to 1" if blas_threads else "not pinned: all the library's")
+    print(
+        f"clock: {clock_name}, step {cpu_tick * 1e6:.3g} µs;",
+        f"{calls_per_timing} call(s) per timing",
+    )
     print(machine())
 
 # %% [markdown]
@@ -295,17 +341,24 @@ with one_blas_thread() as blas_threads:  # None: not numpy's own OpenBLAS, left 
 # $\log t = \log c + p \log n$. Fit it from $n = 8 d_k = 512$ up: there the $n \times n$
 # scores hold at least twice the numbers of the inputs and the output together ($n^2$ against
 # $4 n d_k$), and the share of the $n^2$ work only grows with $n$; below it the model's terms
-# linear in $n$ are not yet small beside them. Keep beside the slope its standard error and
-# the slopes between neighbouring sizes, its spread:
+# linear in $n$ are not yet small beside them. Fit each sweep on its own, and the fastest
+# time of each size over all the sweeps; fit the products alone and the rest of the call (the
+# whole time less the products') too:
 
 # %%
 fit_from = 8 * 64  # 8 d_k
-fit = loglog_fit(measured_n, measured_seconds, x_min=fit_from)  # slope, stderr, local slopes
+measured_seconds = np.min(sweep_seconds, axis=0)  # each size's fastest over the sweeps
+fit = loglog_fit(measured_n, measured_seconds, x_min=fit_from)  # slope, local slopes
 slope = fit.slope
+sweep_slopes = np.array([loglog_fit(measured_n, t, x_min=fit_from).slope for t in sweep_seconds])
+slope_range = sweep_slopes.max() - sweep_slopes.min()  # how far one run lies from the next
+floor_slopes = np.array([loglog_fit(measured_n, t, x_min=fit_from).slope for t in sweep_floor])
+# the rest: the softmax's passes and fresh memory; kept above 0 where noise ate it
+rest_seconds = np.maximum(np.subtract(sweep_seconds, sweep_floor), 1e-9)
+rest_slopes = np.array([loglog_fit(measured_n, t, x_min=fit_from).slope for t in rest_seconds])
+floor_share = np.min(sweep_floor, axis=0)[-1] / measured_seconds[-1]  # at the largest n
 n_fitted = sum(n >= fit_from for n in measured_n)
-slowest_over_fastest = max(
-    worst / best for best, (_, worst) in zip(measured_seconds, measured_spread, strict=True)
-)
+slowest_over_fastest = max(worst / best for best, _, worst in measured_spread)
 memory_fit = loglog_fit(measured_n, measured_peak)
 one_matrix = [ac.attention_cost(1, 1, n, n, 64).score_bytes for n in measured_n]
 largest_n = measured_n[-1]
@@ -323,7 +376,8 @@ figures.show(
         predicted=2,
     ),
     "fig-scaling",
-    "Time (left, the fastest of 7 calls in processor time) and peak extra memory (right) "
+    "Time (left, the fastest of 5 calls in processor time in each of 3 sweeps) and peak "
+    "extra memory (right) "
     "of plain attention against the sequence length, on log-log axes, measured when the "
     "notebook last ran. Left: the dashed line has the slope fitted from n = 512 up, "
     "the dotted grey line the slope 2 the cost model predicts. "
@@ -337,11 +391,21 @@ figures.show(
 # library's kernel and its threads, and the load average (how many programs wanted the
 # processor at the time; above the number of cores, programs took turns). On the machine
 # that built this page, fitted through the {eval}`n_fitted` sizes from n = {eval}`fit_from`
-# to {eval}`largest_n`, the time's slope is {eval}`dec(slope, 2)` with a standard error of
-# {eval}`dec(fit.stderr, 2)`, against the 2 of {eq}`eq-ch9-cost`; between neighbouring sizes
-# it was {eval}`dec(fit.local, 2)`. Read the spread before the slope: a slope between two
-# neighbouring sizes rests on two timings only, and where those slopes scatter widely the
-# fitted one says little. The slowest call of a size took up to
+# to {eval}`largest_n`, the time's slope in each of the {eval}`n_sweeps` sweeps was
+# {eval}`dec(sweep_slopes, 2)`, against the 2 of {eq}`eq-ch9-cost`: from one run of the same
+# cell to the next it moved by {eval}`dec(slope_range, 2)`. That spread, not a standard error
+# computed from one sweep's few points, is the slope's uncertainty: the points of one sweep
+# share whatever else the machine was doing while it ran. Through each size's fastest time
+# over the sweeps the slope is {eval}`dec(slope, 2)`, and between neighbouring sizes it was
+# {eval}`dec(fit.local, 2)`; a slope between two neighbouring sizes rests on two timings
+# only. A whole slope away from 2 need not mean that attention grows otherwise than $n^2$:
+# the time is the sum of two parts, and their sum follows $n^2$ only once each part does. In
+# each sweep the two products alone, the floor, had the slope {eval}`dec(floor_slopes, 2)`,
+# and the rest of the call (the softmax's passes over the scores, and the fresh memory the
+# scores and their copies are written into) {eval}`dec(rest_slopes, 2)`; at
+# $n =$ {eval}`largest_n` the products took {eval}`dec(floor_share, 2)` of the time. The part
+# whose slope strays from 2, or moves most from sweep to sweep, is the one that bends the
+# whole. The slowest call of a size took up to
 # {eval}`dec(slowest_over_fastest, 1)` times its fastest, a measure of how much the calls
 # differed; run the cells again and compare. The memory's slope is
 # {eval}`dec(memory_fit.slope, 2)`: at the largest size the plain path held
@@ -404,9 +468,11 @@ step_functions = [
     lambda: np.matmul(s_weights, v_s, out=out_buffer),
 ]
 with one_blas_thread():
-    step_ms = 1e3 * np.array([timed(f, repeats=9, clock=cpu_time).best for f in step_functions])
+    step_ms = 1e3 * np.array(
+        [timed(f, repeats=9, clock=cpu_time, tick=cpu_tick).best for f in step_functions]
+    )
     copy_ms = (
-        1e3 * timed(np.copyto, buffer, s_raw, repeats=9, clock=cpu_time).best
+        1e3 * timed(np.copyto, buffer, s_raw, repeats=9, clock=cpu_time, tick=cpu_tick).best
     )  # read n², write n²
 copy_gb_per_s = 2 * nn * 4 / copy_ms / 1e6
 step_table(
@@ -479,9 +545,12 @@ print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 # byte; the products do {eval}`dec(intensity[0], 1)`. Compare each pass's GB/s in the table
 # with the copy's: a pass that moves its bytes about as fast as the copy is held by the
 # memory, not by its arithmetic. The exponential's pass moved {eval}`dec(exp_gb_per_s, 1)`
-# GB/s against the copy's {eval}`dec(bandwidth_here, 1)`; one exponential costs tens of
-# instructions, not the one FLOP the table counts, so where that pass is well below the
-# copy's speed it is the arithmetic that holds it. (On GPUs too the exponential's throughput
+# GB/s against the copy's {eval}`dec(bandwidth_here, 1)`. An exponential is not the one FLOP
+# the table counts: numpy computes it by a range reduction and a short polynomial, several
+# operations per value even when vector instructions do 8 or 16 values at once (a scalar
+# library `exp`, one value at a time, costs more per value still). So where that pass is well
+# below the copy's speed it is the arithmetic that holds it, and where it is close to it, the
+# memory. (On GPUs too the exponential's throughput
 # is far below the matrix products', a bottleneck FlashAttention-3 works around,
 # [Shah et al., 2024](references.md).) A GPU is another machine. An H100 SXM does
 # {eval}`h100_tflops` TFLOP/s of dense bf16 on its tensor cores against {eval}`h100_tb_per_s`
@@ -656,7 +725,7 @@ block_flops, full_flops
 # %% tags=["nbval-ignore-output"]
 with one_blas_thread():  # the fastest of 3 calls each, the library on one thread
     long_ms = {
-        name: timed(methods[name], repeats=3, clock=cpu_time).best * 1e3
+        name: timed(methods[name], repeats=3, clock=cpu_time, tick=cpu_tick).best * 1e3
         for name in ("floor", "plain", "chunked")
     }
 chunked_vs_plain = long_ms["chunked"] / long_ms["plain"]
@@ -748,6 +817,35 @@ print(f"peak extra memory: scaled_dot_product_attention {peak_blocked_mib} MiB")
 #   costs more FLOPs, another $QK^\top$, but far fewer bytes, and on a GPU the bytes were the
 #   bottleneck.
 #
+# Count those bytes for one head's forward pass at $n = 4096$, $d_\text{head} = 64$, in bf16.
+# The naive path reads $Q$, $K$, $V$ and writes the output, and in between writes the
+# scores, reads them back for the softmax, writes the weights and reads them again for the
+# product with $V$: $4n^2$ numbers through main memory beside $4nd$. FlashAttention-2 reads
+# each block of queries once and writes its output and log-sum-exp once, but reads all of
+# $K$ and $V$ once for each block of queries; its kernel for $d_\text{head} = 64$ takes
+# blocks of 128 queries:
+
+# %%
+n_io, d_io, bf16 = 4096, 64, 2  # one head; bytes a number
+query_block = 128  # FlashAttention-2's block of queries for d_head = 64
+naive_numbers = 4 * n_io * d_io + 4 * n_io**2  # Q, K, V, O; scores and weights twice each
+flash_numbers = 2 * n_io * d_io + 2 * n_io * d_io * (n_io // query_block)  # K, V per block
+naive_hbm_mib = bf16 * naive_numbers / 2**20
+flash_hbm_mib = (bf16 * flash_numbers + 4 * n_io) / 2**20  # + one float32 Λ per query
+hbm_ratio = naive_hbm_mib / flash_hbm_mib
+limit_ratio = 2 * query_block / d_io  # 4 n² ÷ (2 n d · n / block) for large n
+print(f"naive {naive_hbm_mib:.1f} MiB, FlashAttention-2 {flash_hbm_mib:.1f} MiB")
+
+# %% [markdown]
+# The naive path moves {eval}`dec(naive_hbm_mib, 1)` MiB, FlashAttention-2 at most
+# {eval}`dec(flash_hbm_mib, 1)` MiB, {eval}`dec(hbm_ratio, 1)` times fewer: at most,
+# because blocks of queries that run at the same time read the same blocks of $K$ and $V$,
+# which the GPU's L2 cache can then serve. Both counts grow with $n^2$, and their ratio
+# tends to $2 \cdot 128 / d_\text{head} =$ {eval}`plain(limit_ratio)` for long sequences; the
+# larger the block of queries the chip's on-chip memory holds, the fewer times $K$ and $V$
+# are read (FlashAttention's analysis: $\Theta(n^2 d^2 / M)$ bytes for an on-chip memory of
+# $M$ bytes, against the naive path's $\Theta(n d + n^2)$, [Dao et al., 2022](references.md)).
+#
 # The log-sum-exp of the worked example's row, from the running max and sum above, gives back
 # its weights:
 
@@ -831,10 +929,10 @@ backward_ratio, flash_ratio, train_tflop
 #   skips the masked half; {eval}`plain(crossover_llama_per_d)`$\,d_\text{model}$ for Llama 3
 #   8B's GQA and SwiGLU layer).
 # - Measured from n = {eval}`fit_from` up, the fastest of several calls in processor time on
-#   one thread, the
-#   time's slope on log-log axes was {eval}`dec(slope, 2)` (standard error
-#   {eval}`dec(fit.stderr, 2)`) on the build machine, against the 2 of {eq}`eq-ch9-cost`; the
-#   memory's {eval}`dec(memory_fit.slope, 2)`.
+#   one thread, the time's slope on log-log axes was {eval}`dec(sweep_slopes, 2)` in
+#   {eval}`n_sweeps` sweeps on the build machine, against the 2 of {eq}`eq-ch9-cost`, and
+#   the products' alone {eval}`dec(floor_slopes, 2)`; the memory's
+#   {eval}`dec(memory_fit.slope, 2)`. The spread between sweeps is the slope's uncertainty.
 # - The roofline model compares a step's FLOPs per byte with the machine's ridge point: the
 #   matrix products do tens of FLOPs per byte, the softmax's passes over the $n \times n$
 #   matrix a fraction of one, and a pass's bytes per second against a plain copy's show
@@ -1086,6 +1184,7 @@ chapter_seconds
 
 # %% [markdown]
 # This chapter ran top to bottom in {eval}`plain(chapter_seconds)` seconds on the
-# machine that built this page, {eval}`dec(slope, 2)` was its time's slope and the chunked
+# machine that built this page, {eval}`dec(sweep_slopes, 2)` were its time's slopes in
+# {eval}`n_sweeps` sweeps and the chunked
 # version held {eval}`plain(memory_saving)` times less memory than the plain
 # path at $n =$ {eval}`n_long`.

@@ -40,7 +40,9 @@
 #   continuous batching, prefix caching, split-KV decoding and disaggregated prefill.
 
 # %%
+import functools
 import math
+import operator
 import time
 
 import attn_core as ac
@@ -62,6 +64,7 @@ from attn_book.timing import (
     loglog_fit,
     machine,
     one_blas_thread,
+    processor_clock,
     start_beyond_cache,
     steepest_step,
     timed,
@@ -466,6 +469,7 @@ group_size = heads // kv_heads  # query heads per key-value head
 flops_per_byte = [c.matmul_flops / b for c, b in zip(decode, cache_read, strict=True)]
 fp32_bytes = ac.kv_cache_bytes(1, heads, d_head, contexts[0], 4)  # no sharing
 fp32_flops_per_byte = decode[0].matmul_flops / fp32_bytes  # float32, h_kv = h
+ridge_h100 = 989 / 3.35  # H100 SXM (Chapter 9): dense bf16 TFLOP/s ÷ HBM3 TB/s
 step_table(
     {
         "n": [f"{n:,}" for n in contexts],
@@ -481,10 +485,13 @@ step_table(
 # Whatever $n$ is, a decoding step does the same few FLOPs for each byte it reads: each
 # cached number is used in one multiply-add for each query head that reads it, and here
 # {eval}`group_size` query heads share each key-value head, so with 2 bytes a number
-# that is {eval}`plain(flops_per_byte[0])` FLOPs per byte. A processor
-# can do far more arithmetic than that in the time it takes to fetch a byte from main memory,
-# so a decoding step spends its time waiting for memory (메모리 대역폭, memory bandwidth), not
-# computing: it is memory-bound, as Chapter 9's roofline model puts its softmax passes. Prefill is the opposite:
+# that is {eval}`plain(flops_per_byte[0])` FLOPs per byte. A GPU does far more arithmetic
+# than that in the time it takes to fetch a byte from its memory: an H100's ridge point
+# (Chapter 9) is about {eval}`dec(ridge_h100, 0)` FLOPs per byte. There a decoding step
+# spends its time waiting for memory (메모리 대역폭, memory bandwidth), not computing: it is
+# memory-bound, as Chapter 9's roofline model puts its softmax passes. One core of a CPU is
+# not so far ahead of its memory; the measurement below gives its ridge, to set beside these
+# FLOPs per byte. Prefill is the opposite:
 # every key it reads meets all $n$ queries, and with a fused kernel such as FlashAttention,
 # which never writes the $n \times n$ scores out (Chapter 9), prefill is compute-bound.
 #
@@ -493,12 +500,15 @@ step_table(
 # The cell below times the two products of one decoding step (the floor any implementation
 # pays; the softmax in between is cheap at $L = 1$) against a cache of one layer of 8 heads
 # of 64, float32, for $n = 1024$ to $65536$, each written into buffers made once, so that
-# only the products are timed. Then the same products for 64 queries at once
+# only the products are timed; it runs that sweep several times, to show how much one run
+# differs from the next. Then the same products for 64 queries at once
 # against the largest cache, as a chunk of prompt in prefill would, and a product of two
 # $1024 \times 1024$ matrices. As in [Chapter 9](09_cost.ipynb), each time is the fastest of
 # several runs after one untimed run (other programs can only slow a run down), with the
-# median and the slowest kept beside it, counted in this process's processor time, and the
-# matrix library runs on one thread. The cell
+# median and the slowest kept beside it, counted in this process's processor time (where
+# that clock's steps are coarse, as on Windows, in the wall clock's), and the matrix library
+# runs on one thread where it can be pinned (the printed lines name the clock and say
+# whether the library was pinned). The cell
 # also prints the processor's last-level cache (최종 레벨 캐시), its largest and slowest cache,
 # as Linux reports it. Its output is your machine's.
 
@@ -514,32 +524,50 @@ def two_products(q, keys_t, w, values):
 
 # %% tags=["nbval-ignore-output"]
 timing_rng = np.random.default_rng(0)
-cpu_time = time.process_time  # this process's processor time, not the wall clock
+# processor time where its steps are fine (Linux, macOS), else the wall clock (Windows)
+cpu_time, cpu_tick, clock_name = processor_clock()
+n_sweeps = 3  # the whole sweep, run again: how much a speed moves from run to run
 h_t, d_t = 8, 64  # heads, d_head
 timed_n = [1024 * 2**i for i in range(7)]  # 1024 ... 65536
-token_times, cache_bytes = [], []
-with one_blas_thread() as blas_threads:  # None: not numpy's own OpenBLAS, left as it was
-    for n in timed_n:
-        K_t, V_t = timing_rng.random((2, h_t, n, d_t), dtype=np.float32)  # the cache
-        q_t = timing_rng.random((h_t, 1, d_t), dtype=np.float32)  # one query
-        w_t = timing_rng.random((h_t, 1, n), dtype=np.float32)  # its weights
-        decode_step = two_products(q_t, np.swapaxes(K_t, -1, -2), w_t, V_t)
-        token_times.append(timed(decode_step, repeats=15, clock=cpu_time))
-        cache_bytes.append(K_t.nbytes + V_t.nbytes)
+# one cache made for the longest length, read up to n: each head's n rows lie together
+K_all, V_all = timing_rng.random((2, h_t, timed_n[-1], d_t), dtype=np.float32)
+sweep_times = []  # per sweep: the Timing of each n
+with one_blas_thread() as blas_threads:  # None: the library's threads were left as they were
+    for _sweep in range(n_sweeps):
+        sweep_times.append([])
+        for n in timed_n:
+            K_t, V_t = K_all[:, :n], V_all[:, :n]  # the first n positions, as in a cache
+            q_t = timing_rng.random((h_t, 1, d_t), dtype=np.float32)  # one query
+            w_t = timing_rng.random((h_t, 1, n), dtype=np.float32)  # its weights
+            decode_step = two_products(q_t, np.swapaxes(K_t, -1, -2), w_t, V_t)
+            sweep_times[-1].append(timed(decode_step, repeats=9, clock=cpu_time, tick=cpu_tick))
     q_c = timing_rng.random((h_t, chunk, d_t), dtype=np.float32)
     w_c = timing_rng.random((h_t, chunk, timed_n[-1]), dtype=np.float32)
-    chunk_time = timed(two_products(q_c, np.swapaxes(K_t, -1, -2), w_c, V_t), clock=cpu_time)
+    chunk_run = two_products(q_c, np.swapaxes(K_t, -1, -2), w_c, V_t)
+    chunk_time = timed(chunk_run, clock=cpu_time, tick=cpu_tick)
     A_t = timing_rng.random((1024, 1024), dtype=np.float32)
-    matmul_time = timed(np.matmul, A_t, A_t, clock=cpu_time)
-    print("BLAS threads:", "pinned to 1" if blas_threads else "not pinned (not numpy's OpenBLAS)")
-    print("clock: this process's processor time (time.process_time)")
+    matmul_time = timed(np.matmul, A_t, A_t, clock=cpu_time, tick=cpu_tick)
+    calls = max(
+        t.number
+        for t in [*functools.reduce(operator.iadd, sweep_times, []), chunk_time, matmul_time]
+    )
+    print("BLAS threads:", "pinned to 1" if blas_threads else "not pinned: all the library's")
+    print(
+        f"clock: {clock_name}, step {cpu_tick * 1e6:.3g} µs;",
+        f"up to {calls} call(s) per timing",
+    )
     print(machine())
+cache_bytes = [2 * h_t * n * d_t * 4 for n in timed_n]  # K and V, float32
 llc = last_level_cache()  # (level, bytes), or None
 llc_text = f"L{llc[0]}, {plain(llc[1] / 2**20)} MiB" if llc else "unknown"
 print("last-level cache:", llc_text)
 
 # %% tags=["nbval-ignore-output"]
+token_times = [
+    min(ts, key=lambda t: t.best) for ts in zip(*sweep_times, strict=False)
+]  # over the sweeps
 token_ms = 1e3 * np.array([t.best for t in token_times])  # fastest ms per token
+sweep_ms = 1e3 * np.array([[t.best for t in ts] for ts in sweep_times])  # [sweep, n]
 jump = steepest_step(timed_n, token_ms)  # from timed_n[jump] to timed_n[jump + 1]
 jump_from, jump_to = timed_n[jump], timed_n[jump + 1]
 jump_mib = [cache_bytes[jump] / 2**20, cache_bytes[jump + 1] / 2**20]
@@ -548,7 +576,7 @@ jump_slope = math.log2(token_ms[jump + 1] / token_ms[jump])  # the lengths doubl
 fit_from = start_beyond_cache(timed_n, token_ms, cache_bytes, llc[1] if llc else None)
 fit = loglog_fit(timed_n, token_ms, x_min=fit_from)  # slope of time against n from there
 gb_per_s = np.array(cache_bytes) / token_ms / 1e6  # the cache's bytes read per second
-chunk_ratio = chunk_time.best / token_times[-1].best  # 64 queries against one
+sweep_gb_per_s = cache_bytes[-1] / sweep_ms[:, -1] / 1e6  # the largest cache, each sweep
 matmul_gflops = 2 * 1024**3 / matmul_time.best / 1e9
 balance = matmul_gflops / gb_per_s[-1]  # FLOPs in the time one byte of cache is read
 step_table(
@@ -563,6 +591,44 @@ step_table(
     digits=2,
 )
 
+# %% [markdown]
+# What the one-query step and the {eval}`chunk`-query chunk compute and move, counted as in
+# Chapter 9: both read the cache, but the chunk also reads its {eval}`chunk` rows of weights
+# and writes its {eval}`chunk` rows of scores, each as long as the cache:
+
+
+# %%
+def two_products_cost(queries, n):
+    """FLOPs and bytes (read + written, float32) of q Kᵀ and w V: `queries` against n keys."""
+    flops = 2 * 2 * h_t * queries * n * d_t  # two products, a multiply-add each
+    read = 4 * h_t * (queries * d_t + 2 * n * d_t + queries * n)  # q, K, V, the weights w
+    written = 4 * h_t * (queries * n + queries * d_t)  # the scores and the output
+    return flops, read + written
+
+
+one_flops, one_bytes = two_products_cost(1, timed_n[-1])
+chunk_flops, chunk_bytes = two_products_cost(chunk, timed_n[-1])
+one_intensity, chunk_intensity = one_flops / one_bytes, chunk_flops / chunk_bytes
+one_mib, chunk_mib = one_bytes / 2**20, chunk_bytes / 2**20
+step_table(
+    {
+        "queries": ["1", str(chunk)],
+        "MFLOP": [one_flops / 1e6, chunk_flops / 1e6],
+        "MiB moved": [one_mib, chunk_mib],
+        "FLOPs per byte": [one_intensity, chunk_intensity],
+    },
+    digits=1,
+)
+
+# %%
+chunk_ratio = chunk_time.best / token_times[-1].best  # measured: 64 queries against one
+# the roofline's time of each, with the square product's speed and the cache's read speed
+roofline_s = [
+    max(f / (matmul_gflops * 1e9), b / (gb_per_s[-1] * 1e9))
+    for f, b in ((one_flops, one_bytes), (chunk_flops, chunk_bytes))
+]
+roofline_ratio = roofline_s[1] / roofline_s[0]
+
 # %%
 figures.show(
     plot_decode_time(
@@ -574,8 +640,8 @@ figures.show(
         llc_bytes=llc[1] if llc else None,
     ),
     "fig-decode-time",
-    "The time of one decoding step's two products (the fastest of 15 runs, in processor "
-    "time) against the "
+    "The time of one decoding step's two products (the fastest of 9 runs in each of 3 "
+    "sweeps, in processor time) against the "
     "cache's length, on log-log axes, measured when the notebook last ran. The dashed line "
     "is fitted beyond the steepest step and the last-level cache, the dotted grey line has the slope 1 the model "
     "predicts, and the vertical line, where the machine reports its last-level cache, marks "
@@ -599,15 +665,29 @@ figures.show(
 # of ours than its size. The model's one reading speed can hold only once every step reads the
 # cache from main memory, so fit beyond both the steepest step and the last length whose cache
 # fits in the last-level cache (where its size is known): from $n =$ {eval}`plain(fit_from)`
-# on, the slope was {eval}`dec(fit.slope, 2)`
-# with a standard error of {eval}`dec(fit.stderr, 2)`; between neighbouring sizes there it
-# ranged over {eval}`dec(fit.local, 2)`. The cache was read at {eval}`dec(gb_per_s, 1)` GB/s
-# from the smallest to the largest. {eval}`chunk` queries against the largest cache, with
-# {eval}`chunk` times the FLOPs and the same bytes, took {eval}`dec(chunk_ratio, 1)` times
-# one query's time. The $1024 \times 1024$ product ran at {eval}`dec(matmul_gflops, 1)`
-# GFLOP/s, {eval}`dec(balance, 0)` FLOPs in the time the decoding step read one byte of
-# cache; a decoding step in float32, with a key-value head per query head as here, does
-# {eval}`plain(fp32_flops_per_byte)`. The table gives each size's median and slowest
+# on, the slope through each length's fastest time over the {eval}`n_sweeps` sweeps was
+# {eval}`dec(fit.slope, 2)`, and between neighbouring sizes there
+# {eval}`dec(fit.local, 2)`. Those few points were chosen where one speed should hold, so a
+# slope near 1 there checks the choice more than it tests the model; the speeds are the
+# verdict. The cache was read at {eval}`dec(gb_per_s, 1)` GB/s from the smallest to the
+# largest, and the largest at {eval}`dec(sweep_gb_per_s, 1)` GB/s in the
+# {eval}`n_sweeps` sweeps, the spread one run of the cell has from the next. The
+# $1024 \times 1024$ product ran at {eval}`dec(matmul_gflops, 1)` GFLOP/s,
+# {eval}`dec(balance, 1)` FLOPs in the time the decoding step read one byte of cache: this
+# core's ridge, measured. A decoding step in float32 with a key-value head per query head,
+# as timed here, does {eval}`dec(one_intensity, 2)` FLOPs per byte (the model above's, in
+# float32 without sharing, {eval}`plain(fp32_flops_per_byte)`), below that ridge:
+# memory-bound on this core too.
+# The {eval}`chunk` queries against the largest cache do {eval}`chunk` times the FLOPs but
+# not on the same bytes: with their weights read and their scores written they move
+# {eval}`dec(chunk_mib, 0)` MiB against one query's
+# {eval}`dec(one_mib, 0)`, {eval}`dec(chunk_intensity, 1)` FLOPs per byte. Set
+# that beside the ridge: above it the chunk waits for arithmetic, not memory, and the
+# roofline, with the square product's speed and the cache's read speed, puts its time at
+# {eval}`dec(roofline_ratio, 1)` times one query's; it took {eval}`dec(chunk_ratio, 1)` times.
+# A product of {eval}`chunk` rows need not reach the square product's speed, so the roofline's
+# figure is an estimate from below. A fused kernel would not write the scores out and
+# would read fewer bytes. The table gives each size's median and slowest
 # run beside the fastest: where they lie far apart other programs got in the way, and running
 # the cells again tells you more than any one of them.
 #

@@ -156,3 +156,89 @@ def test_machine_describes_this_process_without_failing():
 def test_peak_bytes_sees_a_numpy_allocation_and_stops_tracing():
     assert timing.peak_bytes(np.zeros, (256, 1024)) >= 8 * 256 * 1024
     assert not timing.tracemalloc.is_tracing()
+
+
+def test_clock_tick_finds_a_coarse_clocks_step(monkeypatch):
+    # a clock that advances in 15.625 ms steps every third reading, as Windows' processor time
+    readings = iter(0.015625 * (k // 3) for k in range(1000))
+    monkeypatch.setattr(timing, "_wall", iter(float(k) * 1e-6 for k in range(10**6)).__next__)
+    assert timing.clock_tick(lambda: next(readings)) == pytest.approx(0.015625)
+
+
+def test_clock_tick_gives_the_limit_for_a_clock_that_never_advances(monkeypatch):
+    monkeypatch.setattr(timing, "_wall", iter(float(k) * 0.01 for k in range(10**4)).__next__)
+    assert timing.clock_tick(lambda: 0.0, samples=2, limit=0.5) == 0.5
+
+
+def test_timed_runs_enough_calls_to_span_a_coarse_clocks_steps(monkeypatch):
+    # the untimed call takes 2 ms of wall time; the clock steps by 16 ms: 100 steps = 1.6 s,
+    # so each timing runs 800 calls, and the totals are divided by 800
+    wall = iter([0.0, 0.002])
+    monkeypatch.setattr(timing, "_wall", lambda: next(wall))
+    asked = {}
+
+    def repeat(f, timer, number, repeat):
+        asked["number"] = number
+        return [1.6, 2.4, 2.0]
+
+    monkeypatch.setattr(timing.timeit, "repeat", repeat)
+    result = timing.timed(lambda: None, repeats=3, tick=0.016)
+    assert asked["number"] == 800
+    assert result == timing.Timing(best=0.002, median=0.0025, worst=0.003, number=800)
+
+
+def test_timed_runs_one_call_a_timing_on_a_fine_clock(monkeypatch):
+    wall = iter([0.0, 0.002])
+    monkeypatch.setattr(timing, "_wall", lambda: next(wall))
+    monkeypatch.setattr(timing.timeit, "repeat", lambda f, timer, number, repeat: [number * 0.002])
+    assert timing.timed(lambda: None, repeats=1, tick=1e-6).number == 1  # 2 ms ≥ 100 µs
+
+
+def test_loglog_fit_gives_no_standard_error_below_four_points():
+    fit = timing.loglog_fit([1, 2, 4], [1.0, 2.0, 8.0])  # one degree of freedom
+    assert np.isnan(fit.stderr)
+    assert fit.slope == pytest.approx(1.5)  # by hand: slope of (0,0), (1,1), (2,3) in log2
+
+
+def test_loglog_fit_refuses_a_time_of_zero_and_names_the_clock():
+    with pytest.raises(ValueError, match="clock"):
+        timing.loglog_fit([128, 256, 512], [0.0, 0.0, 0.015625])
+
+
+def test_one_blas_thread_without_openblas_uses_threadpoolctl_when_it_sets_the_blas(monkeypatch):
+    import contextlib
+    import sys
+    import types
+
+    state = {"threads": 4}
+
+    @contextlib.contextmanager
+    def limits(limits, user_api):
+        before, state["threads"] = state["threads"], limits
+        yield
+        state["threads"] = before
+
+    fake = types.SimpleNamespace(
+        threadpool_limits=limits,
+        threadpool_info=lambda: [{"user_api": "blas", "num_threads": state["threads"]}],
+    )
+    monkeypatch.setitem(sys.modules, "threadpoolctl", fake)
+    monkeypatch.setattr(timing, "_openblas_functions", lambda: (None, None, None))
+    with timing.one_blas_thread() as threads:
+        assert threads == 1 and state["threads"] == 1
+    assert state["threads"] == 4
+    monkeypatch.setitem(sys.modules, "threadpoolctl", None)  # not installed
+    with timing.one_blas_thread() as threads:
+        assert threads is None
+
+
+def test_processor_clock_keeps_processor_time_where_it_is_fine():
+    clock, step, name = timing.processor_clock(tick=3e-7)
+    assert clock is timing.time.process_time and step == 3e-7 and "processor time" in name
+
+
+def test_processor_clock_falls_back_to_the_wall_clock_where_processor_time_is_coarse():
+    clock, step, name = timing.processor_clock(tick=0.015625)
+    assert clock is timing.time.perf_counter
+    assert step < 1e-3  # the wall clock's own step, measured
+    assert "15.6 ms" in name
