@@ -727,9 +727,11 @@ ch1.my_scores.check(my_scores)
 # :label: ex-ch1-bug-kt
 #
 # The function printed below computes the scores of a single sentence correctly. Copy it into
-# the next cell as `fixed_scores` and fix it so that it also works on a batch of sentences,
-# $(B, L, d_k)$ queries and $(B, S, d_k)$ keys. The check runs it on a matrix and on two
-# batches, one of them square ($B = L = S = d_k$), where the bug does not raise. Before you
+# the next cell as `fixed_scores` and fix it so that it works for any leading axes, as its
+# docstring promises: a batch of sentences, $(B, L, d_k)$ queries and $(B, S, d_k)$ keys, and
+# a batch of heads, $(B, H, L, d_k)$. The check runs it on a matrix, on batches of 1 and 2, one
+# of them square ($B = L = S = d_k$), where the bug does not raise, and on a batch of heads.
+# Before you
 # fix it, say what shape `k.T` has for keys $(B, S, d_k) = (2, 5, 4)$ and why
 # `q @ k.T` fails there but runs when $B = L = S = d_k$.
 # ```

@@ -322,3 +322,16 @@ print(translated_caption(sys.argv[1], "fig-convex", 4, "ko"))
     where, correct, caption = out.stdout.splitlines()
     assert where.startswith(str(tmp_path))
     assert correct == "✓ 정답" and HANGUL.search(caption) and caption != english
+
+
+def test_no_catalog_carries_stray_comment_lines():
+    """Merges and hand edits left wrapped fragments of old msgids as "# ..." comments, which
+    every update then keeps; a catalog holds only its header's comments and Babel's own
+    (``#:`` locations, ``#,`` flags, ``#|`` previous msgids)."""
+    stray = [
+        f"{path.name}:{n}"
+        for path in sorted(i18n.LOCALE.rglob("*.po"))
+        for n, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+        if line.startswith("# ") and n > 5
+    ]
+    assert stray == []

@@ -28,7 +28,7 @@ Examples
 >>> [lead for lead, _ in leads()]
 [(), (1,), (2,), (2, 3)]
 >>> s = spread_scores()
->>> float(np.ptp(s[0])) > 709, bool((s[1] < -745).all())
+>>> float(np.ptp(s[0])) > 709, bool((s[3] < -745).all())
 (True, True)
 >>> q, k = qk_for_scores(s, d=7)
 >>> bool(np.allclose(q @ k.T / np.sqrt(7), s))
@@ -44,6 +44,7 @@ from .records import Case
 
 __all__ = [
     "case",
+    "hidden_low_mask",
     "hidden_top_mask",
     "leads",
     "positions",
@@ -60,6 +61,10 @@ __all__ = [
 # first score 1800; zero 800). One row entirely below -745 (zero as the shift gives 0/0).
 SPREAD_ROW = (-1000.0, 0.0, 800.0, -3.0, 2.0)
 NEGATIVE_ROW = (-1000.0, -1001.0, -1003.0, -1002.0, -1000.5)
+# The same spread with its maximum last, then first: a maximum over all keys but the last (or
+# the first) is 798 short of the real one, and e^798 overflows.
+SPREAD_LAST = (-3.0, 0.0, -1000.0, 2.0, 800.0)
+SPREAD_FIRST = (800.0, 2.0, -1000.0, 0.0, -3.0)
 
 
 def lead_words(lead):
@@ -90,9 +95,10 @@ def case(key, args, *, lead=(), **words):
 
 
 def spread_scores():
-    """(4, 5) scores: the spread row, the very negative row, and two rows 800 apart."""
+    """(6, 5) scores: the spread row (its maximum inside, last, first), the very negative
+    row, and two rows 800 apart."""
     apart = [[0.0, 1.0, 2.0, 0.5, 1.5], [-800.0, -801.0, -799.0, -800.5, -802.0]]
-    return np.array([SPREAD_ROW, NEGATIVE_ROW, *apart])
+    return np.array([SPREAD_ROW, SPREAD_LAST, SPREAD_FIRST, NEGATIVE_ROW, *apart])
 
 
 def qk_for_scores(scores, d, *, scaled=True, rng=None):
@@ -113,6 +119,15 @@ def qk_for_scores(scores, d, *, scaled=True, rng=None):
     return q, k
 
 
+def hidden_low_mask(scores):
+    """A mask that hides each row's lowest score only: the visible maximum stays where the
+    scores put it (first, inside, last), and no row is fully masked."""
+    scores = np.asarray(scores)
+    mask = np.ones(scores.shape, dtype=bool)
+    np.put_along_axis(mask, scores.argmin(axis=-1)[..., None], False, axis=-1)
+    return mask
+
+
 def hidden_top_mask(scores):
     """A mask (True = may attend) for ``scores`` (..., L, S): in every row but the last the
     highest score is hidden; the last row is hidden entirely."""
@@ -125,9 +140,10 @@ def hidden_top_mask(scores):
 
 
 def positions(n):
-    """Three position vectors of length ``n``: shifted, spaced out, and negative."""
+    """Five position vectors of length ``n``: shifted, spaced out, negative, out of order
+    (decreasing), and fractional (position interpolation's 0.25 steps, chapter 6)."""
     start = np.arange(n)
-    return [start + 7, 3 * start + 2, start - n - 4]
+    return [start + 7, 3 * start + 2, start - n - 4, 2 * (n - start) + 1, 0.25 * start + 0.5]
 
 
 def qkv_cases(rng, n=3, *, float32=True, square=False):
@@ -150,8 +166,9 @@ def qkv_cases(rng, n=3, *, float32=True, square=False):
 
 
 def square_spread_scores():
-    """(5, 5) scores for self-attention: :func:`spread_scores` and one more row."""
-    return np.vstack([spread_scores(), [[3.0, 1.0, 0.0, 2.0, 1.0]]])
+    """(6, 6) scores for self-attention: :func:`spread_scores` and one more key."""
+    key = [1.0, -2.0, 0.5, -1001.0, 0.7, -800.2]
+    return np.insert(spread_scores(), 2, key, axis=1)  # in the middle: the first and last stay
 
 
 def spread_qkv_cases(rng, n=3, *, scaled=True, square=False):

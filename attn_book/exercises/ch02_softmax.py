@@ -198,7 +198,10 @@ def _mask_cases():
 def _hidden_top_cases(r):
     """Spread scores whose highest is hidden, a fully masked row, at every leading shape."""
     spread = cases.spread_scores()
-    found = [cases.case("hidden-top", [spread, cases.hidden_top_mask(spread)])]
+    found = [
+        cases.case("hidden-top", [spread, cases.hidden_top_mask(spread)]),
+        cases.case("spread", [spread, cases.hidden_low_mask(spread)]),  # the visible max last
+    ]
     for lead, _ in cases.leads()[1:]:
         L, S, _, _ = cases.sizes(lead)
         scores = r.normal(0, 3, size=(*lead, L, S))

@@ -214,7 +214,16 @@ def _sentence_cases():
         ),
         *cases.qkv_cases(r),
         _close_tops(r),  # a fix that drops the max-subtraction is not a fix
+        _tops_apart(r),
     ]  # no rows far apart: the chapter's fix keeps the global max, which cancels row by row
+
+
+def _tops_apart(r):
+    """Row tops 280 and 1000: the global maximum still works (e^-720 is tiny, not 0), but a
+    shift by one row's own top, the lower one, overflows the other row."""
+    scores = np.array([[280.0, -500.0, 0.0, 270.0, -3.0], [-2.0, 1000.0, 990.0, 0.0, -700.0]])
+    q, k = cases.qk_for_scores(scores, d=7, rng=r)
+    return cases.case("tops-apart", [q, k, r.normal(size=(5, 3))])
 
 
 def _close_tops(r):

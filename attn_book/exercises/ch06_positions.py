@@ -274,10 +274,10 @@ def _layout_cases():
     cases.append(Case("3 words at positions 10, 11, 12", (x, w_q, w_k, np.array([10, 11, 12]))))
     x, w_q, w_k = r.normal(size=(2, 5, 6)), r.normal(size=(6, 8)), r.normal(size=(6, 8))
     cases.append(Case("2 sentences of 5 words", (x, w_q, w_k, np.arange(5)), batched=True))
-    for (lead, _), where in zip(_cases.leads(), range(4), strict=True):
+    for (lead, _), where in zip([*_cases.leads(), ((), "")], range(5), strict=True):
         n, D, d, _ = _cases.sizes(lead)
         d += d % 2  # RoPE rotates pairs
-        pos = _cases.positions(n)[where % 3]
+        pos = _cases.positions(n)[where]
         x, w_q, w_k = r.normal(size=(*lead, n, D)), r.normal(size=(D, d)), r.normal(size=(D, d))
         cases.append(
             _cases.case("positions", [x, w_q, w_k, pos], lead=lead, n=n, positions=pos.tolist())

@@ -598,7 +598,8 @@ def _too_long(t, length):
 
 
 def _too_long_params(t, length):
-    return {"norm": f"{float(np.linalg.norm(t.got)):.3g}", "length": f"{length:g}"}
+    # four digits: a length of 2.004 must not read as the 2 allowed
+    return {"norm": f"{float(np.linalg.norm(t.got)):.4g}", "length": f"{length:g}"}
 
 
 def _smaller_divisor(t, of):

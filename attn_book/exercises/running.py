@@ -206,6 +206,8 @@ def read_numbers(value, subject=None):
     ``subject`` starts the message ("your answer", "your result on the case 'x'").
     """
     subject = subject or text("subject-answer")
+    if isinstance(value, str):  # "−0.035" typed with the book's own minus sign
+        value = value.replace("\u2212", "-")
     raw = _as_array(value, subject)
     if raw.dtype.kind == "c" or (raw.dtype == object and _has_complex(raw)):
         raise AnswerProblem("complex", text("complex", subject=subject))

@@ -179,15 +179,17 @@
   const norm = (xs) => Math.sqrt(xs.reduce((s, x) => s + x * x, 0));
 
   // "%.3g" and "%g" (for plain numbers) as Python prints them.
-  function pyG3(x) {
+  // Python's f"{x:.{p}g}"
+  function pyG(x, p) {
     if (x === 0) return "0";
-    const [mant, exp] = x.toExponential(2).split("e");
+    const [mant, exp] = x.toExponential(p - 1).split("e");
     const e = Number(exp);
     const strip = (s) => (s.includes(".") ? s.replace(/0+$/, "").replace(/\.$/, "") : s);
-    if (e < -4 || e >= 3)
+    if (e < -4 || e >= p)
       return `${strip(mant)}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
-    return strip(x.toFixed(Math.max(0, 2 - e)));
+    return strip(x.toFixed(Math.max(0, p - 1 - e)));
   }
+  const pyG3 = (x) => pyG(x, 3);
 
   const FACTORS = [
     [2.0, "factor-2"],
@@ -340,7 +342,7 @@
     },
     "too-long": {
       test: (t, a) => pyShape(t.got.shape) === "(2,)" && norm(t.got.data) > a.length * (1 + 1e-3),
-      params: (t, a) => ({ norm: pyG3(norm(t.got.data)), length: String(a.length) }),
+      params: (t, a) => ({ norm: pyG(norm(t.got.data), 4), length: String(a.length) }),
     },
     "smaller-divisor": {
       test: (t, a) => {
