@@ -204,7 +204,9 @@ def _hidden_top_cases(r):
         # visible scores spread by 3600: a shift by their mean or midpoint overflows too
         cases.case("spread", [2 * spread, cases.hidden_low_mask(spread)]),
         # visible maximum below 0, visible spread 1799: a shift by the minimum overflows
-        cases.case("spread", [np.array([[-1000.0, -1.0, -1800.0, -3.0]]), np.array([[1, 1, 1, 0]], bool)]),
+        cases.case(
+            "spread", [np.array([[-1000.0, -1.0, -1800.0, -3.0]]), np.array([[1, 1, 1, 0]], bool)]
+        ),
     ]
     for lead, _ in cases.leads()[1:]:
         L, S, _, _ = cases.sizes(lead)
