@@ -44,6 +44,7 @@ __all__ = [
     "heads_without_transpose",
     "hidden_key_weighted",
     "kT_on_batch",
+    "large_inputs",
     "lost_axis",
     "masked_key_weighted",
     "masked_row_uniform",
@@ -188,6 +189,11 @@ def lost_axis():
 def _non_finite(t):
     """True when the answer has NaN or inf where attn_core's numbers are finite."""
     return _same_shape(t) and not np.isfinite(t.got[np.isfinite(t.expected)]).all()
+
+
+def large_inputs(t, at_least=100.0):
+    """True when some numeric input of the case is at least ``at_least`` in size."""
+    return _large_inputs(t, at_least)
 
 
 def _large_inputs(t, at_least=100.0):
