@@ -73,9 +73,12 @@ def refresh_own_static(html):
     """Copy ``site/static/`` into ``html/_static`` again: an incremental Sphinx 7.4 build with
     no page to write left a stale ``attn-answers.js`` there (measured: the built copy differed
     from the source, and a removed copy was not put back)."""
-    for source in (ROOT / "site" / "static").iterdir():
+    static, target = ROOT / "site" / "static", html / "_static"
+    if not (static.is_dir() and target.is_dir()):
+        return
+    for source in static.iterdir():
         if source.is_file():
-            shutil.copy2(source, html / "_static" / source.name)
+            shutil.copy2(source, target / source.name)
 
 
 def korean_pages():
