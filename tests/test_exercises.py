@@ -605,3 +605,10 @@ def test_a_case_label_reaches_the_message_in_the_readers_language(monkeypatch):
     monkeypatch.setattr(kinds, "text", lambda key, ex=None, **kw: f"[ko] {key}")
     case = kinds._labelled(Case("the worked example: 1 query, 3 keys", ()), "ch1-my-scores")
     assert case.label == "[ko] case: the worked example: 1 query, 3 keys" and case.translated
+
+
+def test_an_answer_rounded_to_one_decimal_is_told_so_in_the_singular():
+    ex = NumberExercise("t-one", (0.1234,), lambda x: x)
+    feedback = ex.check(0.1)
+    assert feedback.diagnosis == "fewer-decimals"
+    assert "1 decimal place," in feedback.message and "places" not in feedback.message

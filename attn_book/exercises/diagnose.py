@@ -483,7 +483,8 @@ def _fewer_decimals_used(t, decimals):
 
 def _fewer_decimals_params(t, decimals):
     k = _fewer_decimals_used(t, decimals)
-    return {"key": "fewer-decimals-0" if k == 0 else "fewer-decimals", "k": k, "asked": decimals}
+    key = {0: "fewer-decimals-0", 1: "fewer-decimals-1"}.get(k, "fewer-decimals")
+    return {"key": key, "k": k, "asked": decimals}
 
 
 def _rounding(t, within):

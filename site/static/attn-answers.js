@@ -272,7 +272,8 @@
       test: (t, a) => fewerDecimals(t, a.decimals) !== null,
       params: (t, a) => {
         const k = fewerDecimals(t, a.decimals);
-        return { key: k === 0 ? "fewer-decimals-0" : "fewer-decimals", k, asked: a.decimals };
+        const key = ["fewer-decimals-0", "fewer-decimals-1"][k] ?? "fewer-decimals";
+        return { key, k, asked: a.decimals };
       },
     },
     rounding: {
