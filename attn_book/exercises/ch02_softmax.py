@@ -27,7 +27,7 @@ from . import cases, diagnose
 from .kinds import BugExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis
 
-_SOFTMAX = ac.softmax  # the references' own, which the spy below does not count
+_SOFTMAX = ac.softmax  # the references' own (a call from attn_book is never the reader's)
 
 
 _SHIFTED = np.array([101.0, 100.0, 100.0])

@@ -168,7 +168,7 @@ def rows_not_normalised():
 
     def test(trials):
         for t in _failing(trials):
-            if _same_shape(t) and np.isfinite(t.got).all() and not _large_inputs(t):
+            if _same_shape(t) and np.isfinite(t.got).all() and not large_inputs(t):
                 if not np.allclose(t.got.sum(axis=-1), t.expected.sum(axis=-1), atol=1e-3):
                     return True
         return False
@@ -193,11 +193,6 @@ def _non_finite(t):
 
 def large_inputs(t, at_least=100.0):
     """True when some numeric input of the case is at least ``at_least`` in size."""
-    return _large_inputs(t, at_least)
-
-
-def _large_inputs(t, at_least=100.0):
-    """True when some numeric input of the case is at least ``at_least`` in size."""
     sizes = [np.abs(a).max() for a in t.case.args if isinstance(a, np.ndarray) and a.size]
     return any(s >= at_least for s in sizes if np.issubdtype(type(s), np.number))
 
@@ -208,7 +203,7 @@ def nan_for_large_scores():
 
     def test(trials):  # right everywhere else: the shift alone is wrong
         failing = _failing(trials)
-        return bool(failing) and all(_non_finite(t) and _large_inputs(t) for t in failing)
+        return bool(failing) and all(_non_finite(t) and large_inputs(t) for t in failing)
 
     return Diagnosis("nan-large-scores", test)
 
@@ -267,11 +262,6 @@ def kT_on_batch(alt):
 
 def masked_rows(t):
     """The fully masked rows of a case whose args are (scores, mask)."""
-    return _masked_rows(t)
-
-
-def _masked_rows(t):
-    """The fully masked rows of a case whose args are (scores, mask)."""
     mask = np.asarray(t.case.args[1], dtype=bool)
     return ~np.broadcast_to(mask, t.expected.shape).any(axis=-1)
 
@@ -281,7 +271,7 @@ def masked_row_uniform():
 
     def test(trials):
         for t in _failing(trials):
-            rows = _masked_rows(t)
+            rows = masked_rows(t)
             if _same_shape(t) and rows.any():
                 return bool(np.allclose(t.got[rows], 1.0 / t.expected.shape[-1], atol=1e-6))
         return False
