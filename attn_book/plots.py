@@ -111,7 +111,8 @@ def plot_weight_bars(labels, weights, *, title=""):
     for i, ((name, w), c) in enumerate(zip(weights.items(), _colours(len(weights)), strict=True)):
         bars = ax.bar(x + (i - (len(weights) - 1) / 2) * width, w, width, label=word(name), color=c)
         ax.bar_label(bars, labels=[dec(x) for x in w], fontsize=8)
-    ax.set(xticks=x, xticklabels=labels, ylabel=word("weight"), ylim=(0, 1.05), title=word(title))
+    ax.set(xticks=x, xticklabels=[word(label) for label in labels], ylabel=word("weight"))
+    ax.set(ylim=(0, 1.05), title=word(title))
     ax.legend(frameon=False)
     fig.tight_layout()
     return fig
@@ -666,7 +667,8 @@ def plot_recall(panels, *, d_k):
     # large as the ticks' (bbox_inches="tight" keeps it in the picture)
     lines = {}
     for ax in axes[0]:
-        lines |= {label: line for line, label in zip(*ax.get_legend_handles_labels())}
+        handles, labels = ax.get_legend_handles_labels()
+        lines |= dict(zip(labels, handles, strict=True))
     fig.legend(
         lines.values(),
         lines.keys(),

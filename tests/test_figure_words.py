@@ -548,6 +548,19 @@ def drawn_texts(fig):
     return [t.get_text() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
 
 
+def test_figure_2_1_draws_its_score_ticks_in_korean():
+    """Fig. 2.1's ticks were "score 1/2/3" on the Korean page; chapter 2 passes them so."""
+    args = ([f"score {x:g}" for x in (1.0, 2.0, 3.0)], {"÷ sum": [0.17, 0.33, 0.5]})
+    english = plots.plot_weight_bars(*args)
+    assert [t.get_text() for t in english.axes[0].get_xticklabels()] == args[0]
+    with i18n.drawing("ko"):
+        fig = plots.plot_weight_bars(*args)
+    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert ticks == ["점수 1", "점수 2", "점수 3"]
+    assert not [w for t in drawn_texts(fig) for w in english_words(t)], drawn_texts(fig)
+    plt.close("all")
+
+
 def test_the_recall_figures_draw_no_english_in_korean():
     import numpy as np
 

@@ -76,7 +76,9 @@ def test_the_recall_legend_is_as_large_as_the_ticks_and_crossed_by_no_curve(lang
         box = legend.get_window_extent(renderer)
         assert not [ax for ax in fig.axes if box.overlaps(ax.get_window_extent(renderer))]
         labels = [t.get_text() for t in legend.get_texts()]
-        assert len(labels) == len(set(labels)) == len(
-            {m for sweep in panels.values() for m in sweep.accuracy}
-        ) + 1  # every method once, and chance
+        assert (
+            len(labels)
+            == len(set(labels))
+            == len({m for sweep in panels.values() for m in sweep.accuracy}) + 1
+        )  # every method once, and chance
         plt.close(fig)
