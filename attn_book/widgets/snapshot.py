@@ -135,6 +135,7 @@ def _page(state, width):
     pages say it, and the site's rule for that language."""
     return _PAGE.format(width=width, lang=_lang(state), lang_style=_LANG_STYLE)
 
+
 _RENDER = """async ([esm, css, state]) => {
   const style = document.createElement("style");
   style.textContent = css;
