@@ -289,6 +289,9 @@ function buildRowPanel(holder, kTok) {
     return { bar, num };
   });
 }
+function shownToken(token, t = english) {
+  return token === "<pad>" ? t("<pad>") : token;
+}
 function isHidden(i, j, causal, length) {
   return causal && j > i || length !== null && j >= length;
 }
@@ -404,7 +407,7 @@ function render({ model, el }) {
     if (i !== model.get("selected")) update(model, "selected", i);
   };
   function paint() {
-    const qTok = model.get("query_tokens"), kTok = model.get("key_tokens") ?? qTok;
+    const qTok = model.get("query_tokens").map((s) => shownToken(s, t)), kTok = (model.get("key_tokens") ?? model.get("query_tokens")).map((s) => shownToken(s, t));
     const [HQ, HK] = headsToDraw(model);
     const key = JSON.stringify([qTok, kTok]);
     if (key !== shapeKey) {
