@@ -1243,6 +1243,57 @@ ch10.choose_kv_heads.check(answer)
 # ch10.choose_kv_heads.check(answer)
 # ```
 # ````
+
+# %% [markdown]
+# ```{exercise} Write the function: GQA's key-value heads, expanded
+# :label: ex-ch10-expand-kv
+#
+# Write `expand_kv(kv, n_heads)`. It takes the keys (or the values) of $h_{kv}$ key-value
+# heads, shape `(..., h_kv, S, d)`, and returns them for `n_heads` query heads, shape
+# `(..., n_heads, S, d)`, so that index $h$ holds the key-value head that query head $h$
+# reads, in the order `enable_gqa=True` uses in the section on MQA and GQA above. Plain
+# NumPy: not `ac.repeat_kv_heads`. The check runs it on the section's keys, on MQA and
+# MHA, on a batch and on float32.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Which key-value head does query head $h$ read when each serves $g = h / h_{kv}$
+# neighbouring query heads? Then compare `np.repeat` and `np.tile` on a small array,
+# `np.arange(2)` repeated to 4 entries.
+# ```
+
+
+# %%
+def expand_kv(kv, n_heads):
+    raise NotImplementedError  # [..., h_kv, S, d] -> [..., n_heads, S, d]
+
+
+ch10.expand_kv.check(expand_kv)
+
+# %% [markdown]
+# ````{solution} ex-ch10-expand-kv
+# :class: dropdown
+#
+# Query head $h$ reads key-value head $h \,/\!/\, g$, the integer part of $h / g$: with the
+# section's $g =$ {eval}`group`, query heads 0 to 3 read key-value heads {eval}`plain(reads)`.
+# `np.repeat` along the heads axis gives exactly that order, each key-value head $g$ times in
+# place, as PyTorch's `repeat_interleave` does. `np.tile` repeats the whole stack instead, so
+# that query head $h$ would read key-value head $h \bmod h_{kv}$: the same shapes and no
+# error, but the wrong keys for every head after the first group (with one key-value head,
+# MQA, or one per query head, MHA, the two agree, which is why the slip goes unnoticed
+# there).
+#
+# ```python
+# def expand_kv(kv, n_heads):
+#     g = n_heads // kv.shape[-3]  # query heads per key-value head
+#     return np.repeat(kv, g, axis=-3)  # head h gets KV head h // g
+#
+#
+# ch10.expand_kv.check(expand_kv)
+# ```
+# ````
 #
 # ## How long this chapter took
 

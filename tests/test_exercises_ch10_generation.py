@@ -120,6 +120,48 @@ def test_choose_kv_heads_by_hand():
     assert ch10.choose_kv_heads.check(16).diagnosis == "factor-2-forgotten"
 
 
+def _expand_by_loops(kv, n_heads):
+    """Query head h gets KV head h // g, g = n_heads / h_kv, by a loop over the heads."""
+    kv = np.asarray(kv)
+    g = n_heads // kv.shape[-3]
+    return np.stack([kv[..., h // g, :, :] for h in range(n_heads)], axis=-3)
+
+
+def _expand_repeat(kv, n_heads):
+    return np.repeat(kv, n_heads // kv.shape[-3], axis=-3)
+
+
+def test_expand_kv_reads_kv_head_h_over_g():
+    # 2 KV heads for 6 query heads: g = 3, heads 0, 1, 2 read KV head 0, heads 3, 4, 5 KV head 1
+    kv = np.array([10.0, 20.0]).reshape(2, 1, 1)
+    assert ch10.expand_kv.reference(kv, 6)[:, 0, 0].tolist() == [10, 10, 10, 20, 20, 20]
+    assert ch10._tiled(kv, 6)[:, 0, 0].tolist() == [10, 20, 10, 20, 10, 20]  # h mod 2
+    for case in ch10.expand_kv.cases():
+        want = _expand_by_loops(*case.args)
+        np.testing.assert_array_equal(ch10.expand_kv.reference(*case.args), want)
+    assert ch10.expand_kv.check(_expand_repeat).ok
+
+
+def test_expand_kv_tile_is_named_only_when_it_is_a_tile():
+    def tile(kv, n_heads):
+        reps = [1] * kv.ndim
+        reps[-3] = n_heads // kv.shape[-3]
+        return np.tile(kv, reps)
+
+    assert ch10.expand_kv.check(tile).diagnosis == "tiled"
+
+    def tile_but_mqa_wrong(kv, n_heads):  # a tile everywhere but on the MQA case
+        out = tile(kv, n_heads)
+        return out + 1.0 if kv.shape[-3] == 1 else out
+
+    assert ch10.expand_kv.check(tile_but_mqa_wrong).diagnosis != "tiled"
+
+    def reversed_groups(kv, n_heads):  # a repeat of the heads in reverse order: not a tile
+        return _expand_repeat(kv[..., ::-1, :, :], n_heads)
+
+    assert ch10.expand_kv.check(reversed_groups).diagnosis != "tiled"
+
+
 def _fixed_loop(queries, keys, values, n_prompt):
     return ch10._decode_loop(queries, keys, values, n_prompt)
 
@@ -152,6 +194,13 @@ ANSWERS = {
         mistakes=[
             Mistake("no mask anywhere", ch10._prefill_not_causal, "prefill-not-causal"),
             Mistake("attends before appending", ch10._attend_before_append, "own-key-missing"),
+        ],
+    ),
+    "ch10-expand-kv": Answers(
+        solution=_expand_repeat,
+        mistakes=[
+            Mistake("np.tile", ch10._tiled, "tiled"),
+            Mistake("indices h mod h_kv", ch10._tiled_by_index, "tiled"),
         ],
     ),
     "ch10-choose-kv-heads": Answers(
