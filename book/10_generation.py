@@ -1156,6 +1156,59 @@ ch10.is_causal_decode.check(fixed_generate_outputs)
 # ````
 
 # %% [markdown]
+# ```{exercise} Write the function: a decoding step with RoPE
+# :label: ex-ch10-rope-decode-step
+#
+# Write `rope_decode_step(keys, values, q, k, v)`, one decoding step of a model with RoPE.
+# `keys` `(..., n, d)` and `values` `(..., n, d_v)` are the cache: the keys of positions
+# $0, \dots, n - 1$, each already turned at its own position, as in the section on the
+# cache with rotary positions above. `q`, `k` `(..., 1, d)` and `v` `(..., 1, d_v)` are the new token's, not turned yet. Turn
+# them with `ac.rotary` at the new token's position, append, and return its output
+# `(..., 1, d_v)`, with the default scale $1/\sqrt d$. The check runs it on a cache of one
+# position, on every leading shape, on a cache of 40 positions and on float32.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Which positions does a cache of $n$ keys hold, and which one comes next? Read it from the
+# cache's shape before you append.
+# ```
+
+
+# %%
+def rope_decode_step(keys, values, q, k, v):
+    raise NotImplementedError  # the new token's output, [..., 1, d_v]
+
+
+ch10.rope_decode_step.check(rope_decode_step)
+
+# %% [markdown]
+# ````{solution} ex-ch10-rope-decode-step
+# :class: dropdown
+#
+# A cache of $n$ keys holds positions $0, \dots, n - 1$, so the new token is at $n$, the
+# cache's length *before* the append: in the section's example the cache held
+# {eval}`t_new` words and 배를 was turned at {eval}`t_new`. Not at 0 (it is the only token the
+# step computes, but not the first of the text), not at $n - 1$ (the last cached word's
+# position), and not at $n + 1$ (the length after the append, the off-by-one the section
+# measured). The query and the key are turned at the same position; the value is not turned.
+#
+# ```python
+# def rope_decode_step(keys, values, q, k, v):
+#     t = keys.shape[-2]  # the cache holds 0 … t − 1: the new token is at t
+#     q_t = ac.rotary(q, [t])  # [..., 1, d]
+#     k_t = ac.rotary(k, [t])  # turned once, here, then stored
+#     keys = np.concatenate([keys, k_t], axis=-2)  # [..., t + 1, d]
+#     values = np.concatenate([values, v], axis=-2)  # [..., t + 1, d_v]
+#     return ac.scaled_dot_product_attention(q_t, keys, values)  # no mask: one query
+#
+#
+# ch10.rope_decode_step.check(rope_decode_step)
+# ```
+# ````
+
+# %% [markdown]
 # ```{exercise} Predict, then count: generating without a cache
 # :label: ex-ch10-no-cache
 #

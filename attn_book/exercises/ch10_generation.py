@@ -5,7 +5,9 @@ decoding step against a small cache). Find the bug: :data:`is_causal_decode` (a 
 loop that passes ``is_causal=True`` with one query). Predict then run:
 :data:`no_cache_growth` (generating without a cache). A design question:
 :data:`choose_kv_heads` (the most key-value heads a memory budget allows). Write the function:
-:data:`expand_kv` (GQA's key-value heads repeated for their query heads, 0, 0, 1, 1, not tiled).
+:data:`expand_kv` (GQA's key-value heads repeated for their query heads, 0, 0, 1, 1, not tiled)
+and :data:`rope_decode_step` (a decoding step with RoPE: the new token turned at the cache's
+length).
 
 Examples
 --------
@@ -267,6 +269,56 @@ is_causal_decode = BugExercise(
 )
 
 
+# ------------------------------------------------------ write the function: RoPE's new position
+
+
+def _rope_step(keys, values, q, k, v, *, at=lambda n: n, turn_key=True):
+    """The new token's output: its query and key turned at ``at(n)`` (n cached positions, so
+    the right one is n), appended, attended. ``turn_key=False``: the key appended unturned."""
+    t = at(keys.shape[-2])
+    q_t = ac.rotary(q, [t])
+    k_t = ac.rotary(k, [t]) if turn_key else np.asarray(k, dtype=float)
+    return ac.scaled_dot_product_attention(
+        q_t, np.concatenate([keys, k_t], axis=-2), np.concatenate([values, v], axis=-2)
+    )
+
+
+def _rope_cache_case(r, lead, n, d, dv, *, float32=False, key="cache"):
+    """A cache of n keys turned at 0 … n − 1 and its values; the new token's q, k, v."""
+    keys = ac.rotary(r.normal(size=(*lead, n, d)), np.arange(n))
+    arrays = [keys, *(r.normal(size=(*lead, m, e)) for m, e in ((n, dv), (1, d), (1, d), (1, dv)))]
+    if float32:
+        arrays = [a.astype(np.float32) for a in arrays]
+    return _cases.case(key, arrays, lead=lead, n=n, d=d, dv=dv)
+
+
+def _rope_cases():
+    """One cached position (where position n − 1 is 0), every leading shape with n, d and dᵥ
+    all different, a long cache (the positions 39, 40, 41 far from 0), and float32."""
+    r = np.random.default_rng(14)
+    one = _rope_cache_case(r, (), 1, 2, 3)
+    found = [Case("one cached position, d = 2, dᵥ = 3", one.args)]
+    for lead, _ in _cases.leads():
+        n, half_d, dv, _ = _cases.sizes(lead)
+        found.append(_rope_cache_case(r, lead, n, 2 * half_d, dv))
+    found.append(_rope_cache_case(r, (2,), 40, 6, 3))
+    found.append(_rope_cache_case(r, (), 5, 8, 3, float32=True, key="cache-float32"))
+    return found
+
+
+rope_decode_step = FunctionExercise(
+    "ch10-rope-decode-step",
+    _rope_step,
+    _rope_cases,
+    diagnoses=[
+        diagnose.matches("position-zero", lambda *a: _rope_step(*a, at=lambda n: 0)),
+        diagnose.matches("position-last-cached", lambda *a: _rope_step(*a, at=lambda n: n - 1)),
+        diagnose.matches("position-after-append", lambda *a: _rope_step(*a, at=lambda n: n + 1)),
+        diagnose.matches("key-not-turned", lambda *a: _rope_step(*a, turn_key=False)),
+    ],
+)
+
+
 # ------------------------------------------------------ predict: generating without a cache
 
 no_cache_growth = ChoiceExercise("ch10-no-cache-growth", options=["n", "n²", "n³"], answer="n³")
@@ -311,6 +363,7 @@ EXERCISES = [
     kv_cache_size,
     decode_step,
     is_causal_decode,
+    rope_decode_step,
     no_cache_growth,
     choose_kv_heads,
     expand_kv,
