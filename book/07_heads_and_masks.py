@@ -1056,6 +1056,56 @@ ch7.key_padding_weights.check(weights_from_key_padding_mask)
 # ````
 
 # %% [markdown]
+# ```{exercise} Write the function: several new queries at the end
+# :label: ex-ch7-new-queries
+#
+# A model has the keys and values of $S$ positions and computes the queries of the last $L$
+# of them only ($L \le S$: a chunk of a long prompt, or several drafted tokens checked at
+# once). Write `attend_new(q, k, v)` with `q` $(\dots, L, d_k)$, `k` $(\dots, S, d_k)$ and `v`
+# $(\dots, S, d_v)$ that returns their outputs $(\dots, L, d_v)$ under the causal mask that
+# these positions need: build the mask yourself from `np.arange` and pass it to
+# `ac.scaled_dot_product_attention` as `attn_mask`.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Query $i$ of the $L$ is which position of the $S$? It may see the keys up to and including
+# that position.
+# ```
+
+
+# %%
+def attend_new(q, k, v):
+    raise NotImplementedError  # [..., L, d_v]
+
+
+ch7.new_queries_attention.check(attend_new)
+
+# %% [markdown]
+# ````{solution} ex-ch7-new-queries
+# :class: dropdown
+#
+# Query $i$ is position $i + S - L$, so it sees keys $j \le i + S - L$: the bottom-right
+# triangle of the section above, where the {eval}`L_new` new queries of {eval}`S_all`
+# positions see {eval}`plain(bottom_right.sum(axis=1))` keys. The top-left triangle of
+# `is_causal=True`, $j \le i$, is the same only when $L = S$; with no mask at all, only when
+# $L = 1$.
+#
+# ```python
+# def attend_new(q, k, v):
+#     L, S = q.shape[-2], k.shape[-2]
+#     i = np.arange(L)[:, None]  # query i is position i + S - L
+#     j = np.arange(S)[None, :]
+#     mask = j <= i + S - L  # [L, S], True = may attend
+#     return ac.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+#
+#
+# ch7.new_queries_attention.check(attend_new)
+# ```
+# ````
+
+# %% [markdown]
 # ```{exercise} Predict: $-10^4$ in float16
 # :label: ex-ch7-float16-fill
 #

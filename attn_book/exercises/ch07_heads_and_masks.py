@@ -5,7 +5,8 @@ Find the bug: :data:`heads_reshape` (heads made by a reshape alone) and
 moved here from chapter 3 with the heads. By hand: :data:`heads_cost` (what
 grows with the number of heads, counted for GPT-2 small's shape) and
 :data:`padding_by_hand`. Write the function: :data:`key_padding_weights` (the
-opposite mask convention of ``torch.nn.MultiheadAttention``). Predict then run:
+opposite mask convention of ``torch.nn.MultiheadAttention``) and :data:`new_queries_attention`
+(L new queries against S keys: the causal mask aligned bottom-right). Predict then run:
 :data:`float16_fill` (a fill that fits in float16). Design: :data:`two_back_head`
 (a query matrix whose head looks two tokens back, judged by the weights it gives).
 
@@ -23,6 +24,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -359,6 +361,58 @@ key_padding_weights = FunctionExercise(
 )
 
 
+# ------------------------------------------------------ L new queries: the bottom-right mask (ch 7)
+
+
+def _new_queries(q, k, v, *, shift=0):
+    """L new queries, the last L of S positions: query i sees keys j <= i + S - L (+ shift)."""
+    L, S = q.shape[-2], k.shape[-2]
+    mask = np.tril(np.ones((L, S), dtype=bool), k=S - L + shift)
+    return ac.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+def _new_queries_cases():
+    """One query (where no mask is right), L = S (where the top-left mask is right), every
+    leading shape with L < S, float32, and spread scores with their first two queries dropped."""
+    r = np.random.default_rng(62)
+    found = [
+        Case(
+            "1 new query, 5 keys",
+            (r.normal(size=(1, 3)), r.normal(size=(5, 3)), r.normal(size=(5, 2))),
+        ),
+        Case("4 queries, 4 keys: the causal pass", tuple(r.normal(size=(4, m)) for m in (3, 3, 2))),
+        Case(
+            "2 heads: 2 new queries, 7 keys",
+            tuple(r.normal(size=(2, n, m)) for n, m in ((2, 3), (7, 3), (7, 2))),
+            batched=True,
+        ),
+        *_cases.qkv_cases(r),
+    ]
+    for c in _cases.spread_qkv_cases(r, square=True):
+        q, k, v = c.args
+        found.append(dataclasses.replace(c, args=(q[..., 2:, :], k, v)))
+    return found
+
+
+new_queries_attention = FunctionExercise(
+    "ch7-new-queries-attention",
+    _new_queries,
+    _new_queries_cases,
+    diagnoses=[
+        diagnose.matches(
+            "top-left-causal",
+            lambda q, k, v: ac.scaled_dot_product_attention(q, k, v, is_causal=True),
+        ),
+        diagnose.matches("no-mask", lambda q, k, v: ac.scaled_dot_product_attention(q, k, v)),
+        diagnose.matches("own-key-hidden", lambda q, k, v: _new_queries(q, k, v, shift=-1)),
+        diagnose.matches(
+            "diagonal-moved-left",
+            lambda q, k, v: _new_queries(q, k, v, shift=2 * (q.shape[-2] - k.shape[-2])),
+        ),
+    ],
+)
+
+
 # ------------------------------------------------------ what grows with the heads (ch 7)
 
 
@@ -502,5 +556,6 @@ EXERCISES = [
     two_back_head,
     padding_by_hand,
     key_padding_weights,
+    new_queries_attention,
     float16_fill,
 ]
