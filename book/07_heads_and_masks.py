@@ -895,6 +895,59 @@ ch7.scale_d_model.check(fixed_head_weights)
 # ````
 
 # %% [markdown]
+# ```{exercise} Write the function: merge the heads, then $W_O$
+# :label: ex-ch7-merge-heads
+#
+# Write `merge_and_project(heads, w_o)`, step 3 of the section on heads: `heads` are the
+# heads' outputs, shape $(\dots, h, L, d_\text{head})$, and `w_o` is $W_O$, shape
+# $(h \cdot d_\text{head}, D)$. Join each token's heads in order, head 0 first, into one row
+# of $h \cdot d_\text{head}$ features, and multiply by $W_O$: the result is
+# $(\dots, L, D)$. Plain NumPy, not `ac.merge_heads`. The check runs it on square and
+# non-square $W_O$, on every leading shape and on float32.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Which axis must move before a reshape can join a token's heads? Check it on a small array:
+# `np.arange(12).reshape(2, 3, 2)`, two heads of three tokens.
+# ```
+
+
+# %%
+def merge_and_project(heads, w_o):
+    raise NotImplementedError  # [..., h, L, d_head] -> [..., L, D]
+
+
+ch7.merge_heads_output.check(merge_and_project)
+
+# %% [markdown]
+# ````{solution} ex-ch7-merge-heads
+# :class: dropdown
+#
+# Swap the heads axis with the tokens axis, so that each token's $h$ heads are side by side,
+# then reshape them into one row: head $i$'s $d_\text{head}$ numbers become features
+# $i \cdot d_\text{head}$ to $(i + 1) \cdot d_\text{head} - 1$ (in the section,
+# {eval}`n_heads` heads of {eval}`d_head` made rows of {eval}`d_model`). The product with
+# $W_O$ is then the sum over the heads of each head's output times its own block of
+# $d_\text{head}$ rows of $W_O$: $\sum_i \text{head}_i\, W_O[i \cdot d_\text{head} : (i +
+# 1) \cdot d_\text{head}]$. A reshape without the swap deals whole tokens out instead, the
+# heads joined in another order meet the wrong rows of $W_O$, and $W_O^\top$ runs only when
+# $W_O$ is square, with other numbers.
+#
+# ```python
+# def merge_and_project(heads, w_o):
+#     *lead, h, L, d_head = heads.shape
+#     by_token = np.swapaxes(heads, -2, -3)  # [..., L, h, d_head]
+#     merged = by_token.reshape(*lead, L, h * d_head)  # [..., L, h·d_head]
+#     return merged @ w_o  # [..., L, D]
+#
+#
+# ch7.merge_heads_output.check(merge_and_project)
+# ```
+# ````
+
+# %% [markdown]
 # ```{exercise} What grows with the heads, for GPT-2 small
 # :label: ex-ch7-heads-cost
 #

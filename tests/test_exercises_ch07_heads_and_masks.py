@@ -228,6 +228,55 @@ def test_new_queries_name_a_mask_only_when_every_case_has_it():
     }
 
 
+def _merge_by_loops(heads, w_o):
+    """One item: token t's row is head 0's numbers, then head 1's, …; then times W_O."""
+    h, L, d = heads.shape
+    rows = [[heads[i, t, c] for i in range(h) for c in range(d)] for t in range(L)]
+    return np.array(
+        [[sum(r[f] * w_o[f, j] for f in range(h * d)) for j in range(w_o.shape[1])] for r in rows]
+    )
+
+
+def _merge_by_blocks(heads, w_o):
+    """The same, as a sum over the heads of head i times W_O's row block i."""
+    d = heads.shape[-1]
+    return sum(heads[..., i, :, :] @ w_o[i * d : (i + 1) * d] for i in range(heads.shape[-3]))
+
+
+def test_merge_heads_output_is_the_heads_in_order_times_w_o():
+    ex = ch7.merge_heads_output
+    for case in ex.cases():
+        heads, w_o = (a.astype(float) for a in case.args)
+        want = each_item(_merge_by_loops, heads, w_o, core=(3, None))
+        np.testing.assert_allclose(ex.reference(heads, w_o), want, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(_merge_by_blocks(heads, w_o), want, rtol=1e-10, atol=1e-12)
+    assert ex.check(_merge_by_blocks).ok
+    # two heads of two, one token: features (a0, a1, b0, b1)
+    heads = np.array([[[1.0, 2.0]], [[3.0, 4.0]]])
+    assert ch7._merged_output(heads, np.eye(4)).tolist() == [[1, 2, 3, 4]]
+    assert ch7._interleaved(heads, np.eye(4)).tolist() == [[1, 3, 2, 4]]
+    assert ch7._reversed_heads(heads, np.eye(4)).tolist() == [[3, 4, 1, 2]]
+
+
+def test_w_o_transposed_is_named_only_when_it_is_the_transpose():
+    ex = ch7.merge_heads_output
+
+    def transposed(heads, w_o):
+        return _merge_by_blocks(heads, np.eye(len(w_o))) @ w_o.T
+
+    assert ex.check(transposed).diagnosis == "w-o-transposed"
+
+    def transposed_where_square(heads, w_o):  # W_O.T where square, the right answer elsewhere
+        w = w_o.T if w_o.shape[0] == w_o.shape[1] else w_o
+        return _merge_by_blocks(heads, np.eye(len(w))) @ w
+
+    def raises_everywhere(heads, w_o):  # an error where W_O is square too
+        return np.ones((2, 3)) @ np.ones((4, 5))
+
+    for answer in (transposed_where_square, raises_everywhere):
+        assert ex.check(answer).diagnosis != "w-o-transposed"
+
+
 def _fixed_head_weights(q, k, n_heads):
     d_head = q.shape[-1] // n_heads
     qh, kh = ac.split_heads(q, n_heads), ac.split_heads(k, n_heads)
@@ -351,6 +400,19 @@ ANSWERS = {
                     ),
                 ),
                 "diagonal-moved-left",
+            ),
+        ],
+    ),
+    "ch7-merge-heads-output": Answers(
+        solution=_merge_by_blocks,
+        mistakes=[
+            Mistake("a reshape with no swap", ch7._not_swapped, "heads-not-swapped"),
+            Mistake("the heads last first", ch7._reversed_heads, "heads-reversed"),
+            Mistake("the heads axis moved last", ch7._interleaved, "features-interleaved"),
+            Mistake(
+                "W_O transposed",
+                lambda heads, w_o: ac.merge_heads(heads) @ np.asarray(w_o).T,
+                "w-o-transposed",
             ),
         ],
     ),
