@@ -930,10 +930,10 @@ ch7.merge_heads_output.check(merge_and_project)
 # $i \cdot d_\text{head}$ to $(i + 1) \cdot d_\text{head} - 1$ (in the section,
 # {eval}`n_heads` heads of {eval}`d_head` made rows of {eval}`d_model`). The product with
 # $W_O$ is then the sum over the heads of each head's output times its own block of
-# $d_\text{head}$ rows of $W_O$: $\sum_i \text{head}_i\, W_O[i \cdot d_\text{head} : (i +
-# 1) \cdot d_\text{head}]$. A reshape without the swap deals whole tokens out instead, the
-# heads joined in another order meet the wrong rows of $W_O$, and $W_O^\top$ runs only when
-# $W_O$ is square, with other numbers.
+# $d_\text{head}$ rows of $W_O$, $\sum_i \text{head}_i W_O^{(i)}$, where $W_O^{(i)}$ is
+# rows $i \cdot d_\text{head}$ to $(i + 1) \cdot d_\text{head} - 1$ of $W_O$. A reshape
+# without the swap deals whole tokens out instead, the heads joined in another order meet
+# the wrong rows of $W_O$, and $W_O^\top$ runs only when $W_O$ is square, with other numbers.
 #
 # ```python
 # def merge_and_project(heads, w_o):
