@@ -955,3 +955,49 @@ ch6.rope_layout.check(fixed_ported_scores)
 # ch6.rope_layout.check(fixed_ported_scores)
 # ```
 # ````
+
+# %% [markdown]
+# ```{exercise} Write the function: position interpolation
+# :label: ex-ch6-rope-interpolation
+#
+# A configuration says `"rope_type": "linear"` with a `factor`: position interpolation, as in
+# the section on RoPE's base and reading past the training length. Write
+# `interpolated_rotary(x, positions, factor)` that turns the rows of `x` $(\dots, n, d)$ at
+# `positions` (length $n$) the way that model does, with the default base. Use `ac.rotary`.
+# The check runs it on the section's stretch, on every leading shape, on shifted, spaced,
+# negative, decreasing and fractional positions, and on float32.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# With a factor of 4, where must position 63 land for a head trained on positions 0 to 15?
+# ```
+
+
+# %%
+def interpolated_rotary(x, positions, factor):
+    raise NotImplementedError  # [..., n, d], turned
+
+
+ch6.rope_interpolation.check(interpolated_rotary)
+
+# %% [markdown]
+# ````{solution} ex-ch6-rope-interpolation
+# :class: dropdown
+#
+# Position interpolation divides every position by the factor and keeps the base: with the
+# section's factor of {eval}`plain(stretch)`, position {eval}`L_new - 1` is turned as
+# {eval}`plain(positions_pi[-1])`, inside the trained range. Multiplying by the factor would
+# push the positions further out; raising the base instead is another rule (NTK-aware
+# scaling), which slows each pair by a different amount.
+#
+# ```python
+# def interpolated_rotary(x, positions, factor):
+#     squeezed = np.asarray(positions) / factor  # position m is turned as m / factor
+#     return ac.rotary(x, squeezed)
+#
+#
+# ch6.rope_interpolation.check(interpolated_rotary)
+# ```
+# ````

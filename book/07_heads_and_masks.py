@@ -895,6 +895,59 @@ ch7.scale_d_model.check(fixed_head_weights)
 # ````
 
 # %% [markdown]
+# ```{exercise} Write the function: merge the heads, then $W_O$
+# :label: ex-ch7-merge-heads
+#
+# Write `merge_and_project(heads, w_o)`, step 3 of the section on heads: `heads` are the
+# heads' outputs, shape $(\dots, h, L, d_\text{head})$, and `w_o` is $W_O$, shape
+# $(h \cdot d_\text{head}, D)$. Join each token's heads in order, head 0 first, into one row
+# of $h \cdot d_\text{head}$ features, and multiply by $W_O$: the result is
+# $(\dots, L, D)$. Plain NumPy, not `ac.merge_heads`. The check runs it on square and
+# non-square $W_O$, on every leading shape and on float32.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Which axis must move before a reshape can join a token's heads? Check it on a small array:
+# `np.arange(12).reshape(2, 3, 2)`, two heads of three tokens.
+# ```
+
+
+# %%
+def merge_and_project(heads, w_o):
+    raise NotImplementedError  # [..., h, L, d_head] -> [..., L, D]
+
+
+ch7.merge_heads_output.check(merge_and_project)
+
+# %% [markdown]
+# ````{solution} ex-ch7-merge-heads
+# :class: dropdown
+#
+# Swap the heads axis with the tokens axis, so that each token's $h$ heads are side by side,
+# then reshape them into one row: head $i$'s $d_\text{head}$ numbers become features
+# $i \cdot d_\text{head}$ to $(i + 1) \cdot d_\text{head} - 1$ (in the section,
+# {eval}`n_heads` heads of {eval}`d_head` made rows of {eval}`d_model`). The product with
+# $W_O$ is then the sum over the heads of each head's output times its own block of
+# $d_\text{head}$ rows of $W_O$, $\sum_i \text{head}_i W_O^{(i)}$, where $W_O^{(i)}$ is
+# rows $i \cdot d_\text{head}$ to $(i + 1) \cdot d_\text{head} - 1$ of $W_O$. A reshape
+# without the swap deals whole tokens out instead, the heads joined in another order meet
+# the wrong rows of $W_O$, and $W_O^\top$ runs only when $W_O$ is square, with other numbers.
+#
+# ```python
+# def merge_and_project(heads, w_o):
+#     *lead, h, L, d_head = heads.shape
+#     by_token = np.swapaxes(heads, -2, -3)  # [..., L, h, d_head]
+#     merged = by_token.reshape(*lead, L, h * d_head)  # [..., L, h·d_head]
+#     return merged @ w_o  # [..., L, D]
+#
+#
+# ch7.merge_heads_output.check(merge_and_project)
+# ```
+# ````
+
+# %% [markdown]
 # ```{exercise} What grows with the heads, for GPT-2 small
 # :label: ex-ch7-heads-cost
 #
@@ -1052,6 +1105,56 @@ ch7.key_padding_weights.check(weights_from_key_padding_mask)
 #
 #
 # ch7.key_padding_weights.check(weights_from_key_padding_mask)
+# ```
+# ````
+
+# %% [markdown]
+# ```{exercise} Write the function: several new queries at the end
+# :label: ex-ch7-new-queries
+#
+# A model has the keys and values of $S$ positions and computes the queries of the last $L$
+# of them only ($L \le S$: a chunk of a long prompt, or several drafted tokens checked at
+# once). Write `attend_new(q, k, v)` with `q` $(\dots, L, d_k)$, `k` $(\dots, S, d_k)$ and `v`
+# $(\dots, S, d_v)$ that returns their outputs $(\dots, L, d_v)$ under the causal mask that
+# these positions need: build the mask yourself from `np.arange` and pass it to
+# `ac.scaled_dot_product_attention` as `attn_mask`.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Query $i$ of the $L$ is which position of the $S$? It may see the keys up to and including
+# that position.
+# ```
+
+
+# %%
+def attend_new(q, k, v):
+    raise NotImplementedError  # [..., L, d_v]
+
+
+ch7.new_queries_attention.check(attend_new)
+
+# %% [markdown]
+# ````{solution} ex-ch7-new-queries
+# :class: dropdown
+#
+# Query $i$ is position $i + S - L$, so it sees keys $j \le i + S - L$: the bottom-right
+# triangle of the section above, where the {eval}`L_new` new queries of {eval}`S_all`
+# positions see {eval}`plain(bottom_right.sum(axis=1))` keys. The top-left triangle of
+# `is_causal=True`, $j \le i$, is the same only when $L = S$; with no mask at all, only when
+# $L = 1$.
+#
+# ```python
+# def attend_new(q, k, v):
+#     L, S = q.shape[-2], k.shape[-2]
+#     i = np.arange(L)[:, None]  # query i is position i + S - L
+#     j = np.arange(S)[None, :]
+#     mask = j <= i + S - L  # [L, S], True = may attend
+#     return ac.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+#
+#
+# ch7.new_queries_attention.check(attend_new)
 # ```
 # ````
 

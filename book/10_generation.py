@@ -1156,6 +1156,59 @@ ch10.is_causal_decode.check(fixed_generate_outputs)
 # ````
 
 # %% [markdown]
+# ```{exercise} Write the function: a decoding step with RoPE
+# :label: ex-ch10-rope-decode-step
+#
+# Write `rope_decode_step(keys, values, q, k, v)`, one decoding step of a model with RoPE.
+# `keys` `(..., n, d)` and `values` `(..., n, d_v)` are the cache: the keys of positions
+# $0, \dots, n - 1$, each already turned at its own position, as in the section on the
+# cache with rotary positions above. `q`, `k` `(..., 1, d)` and `v` `(..., 1, d_v)` are the new token's, not turned yet. Turn
+# them with `ac.rotary` at the new token's position, append, and return its output
+# `(..., 1, d_v)`, with the default scale $1/\sqrt d$. The check runs it on a cache of one
+# position, on every leading shape, on a cache of 40 positions and on float32.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Which positions does a cache of $n$ keys hold, and which one comes next? Read it from the
+# cache's shape before you append.
+# ```
+
+
+# %%
+def rope_decode_step(keys, values, q, k, v):
+    raise NotImplementedError  # the new token's output, [..., 1, d_v]
+
+
+ch10.rope_decode_step.check(rope_decode_step)
+
+# %% [markdown]
+# ````{solution} ex-ch10-rope-decode-step
+# :class: dropdown
+#
+# A cache of $n$ keys holds positions $0, \dots, n - 1$, so the new token is at $n$, the
+# cache's length *before* the append: in the section's example the cache held
+# {eval}`t_new` words and 배를 was turned at {eval}`t_new`. Not at 0 (it is the only token the
+# step computes, but not the first of the text), not at $n - 1$ (the last cached word's
+# position), and not at $n + 1$ (the length after the append, the off-by-one the section
+# measured). The query and the key are turned at the same position; the value is not turned.
+#
+# ```python
+# def rope_decode_step(keys, values, q, k, v):
+#     t = keys.shape[-2]  # the cache holds 0 … t − 1: the new token is at t
+#     q_t = ac.rotary(q, [t])  # [..., 1, d]
+#     k_t = ac.rotary(k, [t])  # turned once, here, then stored
+#     keys = np.concatenate([keys, k_t], axis=-2)  # [..., t + 1, d]
+#     values = np.concatenate([values, v], axis=-2)  # [..., t + 1, d_v]
+#     return ac.scaled_dot_product_attention(q_t, keys, values)  # no mask: one query
+#
+#
+# ch10.rope_decode_step.check(rope_decode_step)
+# ```
+# ````
+
+# %% [markdown]
 # ```{exercise} Predict, then count: generating without a cache
 # :label: ex-ch10-no-cache
 #
@@ -1241,6 +1294,57 @@ ch10.choose_kv_heads.check(answer)
 # divisors = [h for h in range(1, heads_d + 1) if heads_d % h == 0]
 # answer = max(h for h in divisors if h * one_head <= budget_d * 2**30)
 # ch10.choose_kv_heads.check(answer)
+# ```
+# ````
+
+# %% [markdown]
+# ```{exercise} Write the function: GQA's key-value heads, expanded
+# :label: ex-ch10-expand-kv
+#
+# Write `expand_kv(kv, n_heads)`. It takes the keys (or the values) of $h_{kv}$ key-value
+# heads, shape `(..., h_kv, S, d)`, and returns them for `n_heads` query heads, shape
+# `(..., n_heads, S, d)`, so that index $h$ holds the key-value head that query head $h$
+# reads, in the order `enable_gqa=True` uses in the section on MQA and GQA above. Plain
+# NumPy: not `ac.repeat_kv_heads`. The check runs it on the section's keys, on MQA and
+# MHA, on a batch and on float32.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Which key-value head does query head $h$ read when each serves $g = h / h_{kv}$
+# neighbouring query heads? Then compare `np.repeat` and `np.tile` on a small array,
+# `np.arange(2)` repeated to 4 entries.
+# ```
+
+
+# %%
+def expand_kv(kv, n_heads):
+    raise NotImplementedError  # [..., h_kv, S, d] -> [..., n_heads, S, d]
+
+
+ch10.expand_kv.check(expand_kv)
+
+# %% [markdown]
+# ````{solution} ex-ch10-expand-kv
+# :class: dropdown
+#
+# Query head $h$ reads key-value head $h \,/\!/\, g$, the integer part of $h / g$: with the
+# section's $g =$ {eval}`group`, query heads 0 to 3 read key-value heads {eval}`plain(reads)`.
+# `np.repeat` along the heads axis gives exactly that order, each key-value head $g$ times in
+# place, as PyTorch's `repeat_interleave` does. `np.tile` repeats the whole stack instead, so
+# that query head $h$ would read key-value head $h \bmod h_{kv}$: the same shapes and no
+# error, but the wrong keys for every head after the first group (with one key-value head,
+# MQA, or one per query head, MHA, the two agree, which is why the slip goes unnoticed
+# there).
+#
+# ```python
+# def expand_kv(kv, n_heads):
+#     g = n_heads // kv.shape[-3]  # query heads per key-value head
+#     return np.repeat(kv, g, axis=-3)  # head h gets KV head h // g
+#
+#
+# ch10.expand_kv.check(expand_kv)
 # ```
 # ````
 #

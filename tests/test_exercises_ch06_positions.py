@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from answer_inputs import Answers, Mistake, each_item
+from answer_inputs import Answers, Mistake, each_item, solution
 
 import attn_core as ac
 from attn_book.exercises import all_exercises
@@ -247,10 +247,79 @@ def _layout_fixed(x, w_q, w_k, positions):
     return q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])  # [..., n, n]
 
 
+def _interpolated_by_loops(x, positions, factor):
+    """One item: row r, pair i turned by (positions[r] / factor) · 10000^(−2i/d), by loops."""
+    x = np.asarray(x, dtype=float)
+    out = x.copy()
+    d = x.shape[-1]
+    for r, m in enumerate(np.asarray(positions, dtype=float)):
+        for i in range(d // 2):
+            a = m / factor * 10000.0 ** (-2 * i / d)
+            c, s = math.cos(a), math.sin(a)
+            out[r, 2 * i] = c * x[r, 2 * i] - s * x[r, 2 * i + 1]
+            out[r, 2 * i + 1] = s * x[r, 2 * i] + c * x[r, 2 * i + 1]
+    return out
+
+
+def test_position_interpolation_divides_the_positions_by_the_factor():
+    ex = ch6p.rope_interpolation
+    for case in ex.cases():
+        x, positions, factor = case.args
+        want = each_item(_interpolated_by_loops, x, positions, factor, core=(2, None, None))
+        rtol = 1e-5 if x.dtype == np.float32 else 1e-10
+        np.testing.assert_allclose(ex.reference(*case.args), want, rtol=rtol, atol=1e-6)
+    # d = 2 (θ = 1 radian): position 2 with factor 4 is turned by half a radian
+    turned = ex.reference(np.array([[1.0, 0.0]]), [2], 4.0)
+    np.testing.assert_allclose(turned, [[math.cos(0.5), math.sin(0.5)]])
+
+
+def test_position_interpolation_names_a_rule_only_when_every_case_has_it():
+    ex = ch6p.rope_interpolation
+
+    def multiplied_but_not_fractions(x, positions, factor):  # times the factor, save one case
+        p = np.asarray(positions, dtype=float)
+        return ac.rotary(x, p / factor if (p % 1).any() else p * factor)
+
+    def divided_by_twice_the_factor(x, positions, factor):
+        return ac.rotary(x, np.asarray(positions) / (2 * factor))
+
+    for answer in (multiplied_but_not_fractions, divided_by_twice_the_factor):
+        assert ex.check(answer).diagnosis not in {
+            "not-scaled",
+            "positions-multiplied",
+            "base-multiplied",
+            "ntk-base",
+        }
+    assert ex.check(solution(ex)).ok
+
+
 # The typed answers the tests give each exercise: a correct one and one wrong answer per
 # diagnosis (the buggy function of a find-the-bug and a choice's wrong options are added by
 # answer_inputs.mistakes).
 ANSWERS = {
+    "ch6-rope-interpolation": Answers(
+        solution=ch6p._interpolated,
+        mistakes=[
+            Mistake("the positions as they are", lambda x, p, s: ac.rotary(x, p), "not-scaled"),
+            Mistake(
+                "times the factor",
+                lambda x, p, s: ac.rotary(x, np.asarray(p) * s),
+                "positions-multiplied",
+            ),
+            Mistake(
+                "the base times the factor",
+                lambda x, p, s: ac.rotary(x, p, base=10_000 * s),
+                "base-multiplied",
+            ),
+            Mistake(
+                "the NTK-aware base",
+                lambda x, p, s: ac.rotary(
+                    x, p, base=10_000 * s ** (x.shape[-1] / (x.shape[-1] - 2))
+                ),
+                "ntk-base",
+            ),
+        ],
+    ),
     "ch6-sin-by-hand": Answers(
         solution=[0.141, -0.990, 0.030, 1.000],
         mistakes=[

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from answer_inputs import Answers, Mistake, solution
+from answer_inputs import Answers, Mistake, each_item, solution
 
 import attn_core as ac
 from attn_book.exercises import ch07_heads_and_masks as ch7
@@ -172,6 +172,111 @@ def test_padding_by_hand_sign_slip_is_not_called_an_order():
     assert feedback.diagnosis == "score-sign-flipped" and "order" not in feedback.message
 
 
+def _new_queries_by_loops(q, k, v, offset=None):
+    """One item: query i scored against keys j <= i + S - L (or i + offset), softmax, values."""
+    L, S = len(q), len(k)
+    offset = S - L if offset is None else offset
+    rows = []
+    for i in range(L):
+        seen = [j for j in range(S) if j <= i + offset]
+        if not seen:
+            rows.append([0.0] * v.shape[-1])
+            continue
+        s = [
+            sum(a * b for a, b in zip(q[i], k[j], strict=True)) / math.sqrt(len(q[i])) for j in seen
+        ]
+        e = [math.exp(x - max(s)) for x in s]
+        rows.append(
+            [
+                sum(w * v[j][c] for w, j in zip(e, seen, strict=True)) / sum(e)
+                for c in range(v.shape[-1])
+            ]
+        )
+    return np.array(rows)
+
+
+def test_new_queries_see_keys_up_to_i_plus_s_minus_l():
+    ex = ch7.new_queries_attention
+    for case in ex.cases():
+        q, k, v = (a.astype(float) for a in case.args)
+        if np.abs(q).max() > 100:  # the spread cases: the loop's e^x is checked elsewhere
+            continue
+        want = each_item(_new_queries_by_loops, q, k, v, core=(2, 2, 2))
+        np.testing.assert_allclose(ex.reference(q, k, v), want, rtol=1e-10, atol=1e-12)
+    # 2 new queries of 5 positions: query 0 is position 3 and sees 4 keys, query 1 all 5
+    q, k, v = np.zeros((2, 2)), np.zeros((5, 2)), np.eye(5)
+    np.testing.assert_allclose(ex.reference(q, k, v), [[0.25] * 4 + [0.0], [0.2] * 5])
+
+
+def test_new_queries_name_a_mask_only_when_every_case_has_it():
+    ex = ch7.new_queries_attention
+
+    def top_left_except_one_query(q, k, v):  # top-left, but no mask for a single query
+        if q.shape[-2] == 1:
+            return ac.scaled_dot_product_attention(q, k, v)
+        return ac.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    def one_key_too_many(q, k, v):
+        return ch7._new_queries(q, k, v, shift=1)
+
+    assert ex.check(top_left_except_one_query).diagnosis != "top-left-causal"
+    assert ex.check(one_key_too_many).diagnosis not in {
+        "top-left-causal",
+        "no-mask",
+        "own-key-hidden",
+        "diagonal-moved-left",
+    }
+
+
+def _merge_by_loops(heads, w_o):
+    """One item: token t's row is head 0's numbers, then head 1's, …; then times W_O."""
+    h, L, d = heads.shape
+    rows = [[heads[i, t, c] for i in range(h) for c in range(d)] for t in range(L)]
+    return np.array(
+        [[sum(r[f] * w_o[f, j] for f in range(h * d)) for j in range(w_o.shape[1])] for r in rows]
+    )
+
+
+def _merge_by_blocks(heads, w_o):
+    """The same, as a sum over the heads of head i times W_O's row block i."""
+    d = heads.shape[-1]
+    return sum(heads[..., i, :, :] @ w_o[i * d : (i + 1) * d] for i in range(heads.shape[-3]))
+
+
+def test_merge_heads_output_is_the_heads_in_order_times_w_o():
+    ex = ch7.merge_heads_output
+    for case in ex.cases():
+        heads, w_o = (a.astype(float) for a in case.args)
+        want = each_item(_merge_by_loops, heads, w_o, core=(3, None))
+        np.testing.assert_allclose(ex.reference(heads, w_o), want, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(_merge_by_blocks(heads, w_o), want, rtol=1e-10, atol=1e-12)
+    assert ex.check(_merge_by_blocks).ok
+    # two heads of two, one token: features (a0, a1, b0, b1)
+    heads = np.array([[[1.0, 2.0]], [[3.0, 4.0]]])
+    assert ch7._merged_output(heads, np.eye(4)).tolist() == [[1, 2, 3, 4]]
+    assert ch7._interleaved(heads, np.eye(4)).tolist() == [[1, 3, 2, 4]]
+    assert ch7._reversed_heads(heads, np.eye(4)).tolist() == [[3, 4, 1, 2]]
+
+
+def test_w_o_transposed_is_named_only_when_it_is_the_transpose():
+    ex = ch7.merge_heads_output
+
+    def transposed(heads, w_o):
+        return _merge_by_blocks(heads, np.eye(len(w_o))) @ w_o.T
+
+    assert ex.check(transposed).diagnosis == "w-o-transposed"
+
+    def transposed_where_square(heads, w_o):  # W_O.T where square, the right answer elsewhere
+        w = w_o.T if w_o.shape[0] == w_o.shape[1] else w_o
+        return _merge_by_blocks(heads, np.eye(len(w))) @ w
+
+    def raises_everywhere(heads, w_o):  # an error where W_O is square too
+        return np.ones((2, 3)) @ np.ones((4, 5))
+
+    for answer in (transposed_where_square, raises_everywhere):
+        assert ex.check(answer).diagnosis != "w-o-transposed"
+
+
 def _fixed_head_weights(q, k, n_heads):
     d_head = q.shape[-1] // n_heads
     qh, kh = ac.split_heads(q, n_heads), ac.split_heads(k, n_heads)
@@ -260,6 +365,54 @@ ANSWERS = {
                     np.where(~np.asarray(m)[..., None, :], ac.dot_scores(q, k) / 2.0, -np.inf), -2
                 ),
                 "rows-not-normalised",
+            ),
+        ],
+    ),
+    "ch7-new-queries-attention": Answers(
+        solution=ch7._new_queries,
+        mistakes=[
+            Mistake(
+                "is_causal=True",
+                lambda q, k, v: ac.scaled_dot_product_attention(q, k, v, is_causal=True),
+                "top-left-causal",
+            ),
+            Mistake(
+                "the top-left mask by hand",
+                lambda q, k, v: ac.scaled_dot_product_attention(
+                    q, k, v, attn_mask=np.tril(np.ones((q.shape[-2], k.shape[-2]), dtype=bool))
+                ),
+                "top-left-causal",
+            ),
+            Mistake("no mask", lambda q, k, v: ac.scaled_dot_product_attention(q, k, v), "no-mask"),
+            Mistake(
+                "j < i + S - L",
+                lambda q, k, v: ch7._new_queries(q, k, v, shift=-1),
+                "own-key-hidden",
+            ),
+            Mistake(
+                "k = L - S",
+                lambda q, k, v: ac.scaled_dot_product_attention(
+                    q,
+                    k,
+                    v,
+                    attn_mask=np.tril(
+                        np.ones((q.shape[-2], k.shape[-2]), dtype=bool), k=q.shape[-2] - k.shape[-2]
+                    ),
+                ),
+                "diagonal-moved-left",
+            ),
+        ],
+    ),
+    "ch7-merge-heads-output": Answers(
+        solution=_merge_by_blocks,
+        mistakes=[
+            Mistake("a reshape with no swap", ch7._not_swapped, "heads-not-swapped"),
+            Mistake("the heads last first", ch7._reversed_heads, "heads-reversed"),
+            Mistake("the heads axis moved last", ch7._interleaved, "features-interleaved"),
+            Mistake(
+                "W_O transposed",
+                lambda heads, w_o: ac.merge_heads(heads) @ np.asarray(w_o).T,
+                "w-o-transposed",
             ),
         ],
     ),

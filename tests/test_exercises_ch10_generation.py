@@ -120,6 +120,115 @@ def test_choose_kv_heads_by_hand():
     assert ch10.choose_kv_heads.check(16).diagnosis == "factor-2-forgotten"
 
 
+def _expand_by_loops(kv, n_heads):
+    """Query head h gets KV head h // g, g = n_heads / h_kv, by a loop over the heads."""
+    kv = np.asarray(kv)
+    g = n_heads // kv.shape[-3]
+    return np.stack([kv[..., h // g, :, :] for h in range(n_heads)], axis=-3)
+
+
+def _expand_repeat(kv, n_heads):
+    return np.repeat(kv, n_heads // kv.shape[-3], axis=-3)
+
+
+def test_expand_kv_reads_kv_head_h_over_g():
+    # 2 KV heads for 6 query heads: g = 3, heads 0, 1, 2 read KV head 0, heads 3, 4, 5 KV head 1
+    kv = np.array([10.0, 20.0]).reshape(2, 1, 1)
+    assert ch10.expand_kv.reference(kv, 6)[:, 0, 0].tolist() == [10, 10, 10, 20, 20, 20]
+    assert ch10._tiled(kv, 6)[:, 0, 0].tolist() == [10, 20, 10, 20, 10, 20]  # h mod 2
+    for case in ch10.expand_kv.cases():
+        want = _expand_by_loops(*case.args)
+        np.testing.assert_array_equal(ch10.expand_kv.reference(*case.args), want)
+    assert ch10.expand_kv.check(_expand_repeat).ok
+
+
+def test_expand_kv_tile_is_named_only_when_it_is_a_tile():
+    def tile(kv, n_heads):
+        reps = [1] * kv.ndim
+        reps[-3] = n_heads // kv.shape[-3]
+        return np.tile(kv, reps)
+
+    assert ch10.expand_kv.check(tile).diagnosis == "tiled"
+
+    def tile_but_mqa_wrong(kv, n_heads):  # a tile everywhere but on the MQA case
+        out = tile(kv, n_heads)
+        return out + 1.0 if kv.shape[-3] == 1 else out
+
+    assert ch10.expand_kv.check(tile_but_mqa_wrong).diagnosis != "tiled"
+
+    def reversed_groups(kv, n_heads):  # a repeat of the heads in reverse order: not a tile
+        return _expand_repeat(kv[..., ::-1, :, :], n_heads)
+
+    assert ch10.expand_kv.check(reversed_groups).diagnosis != "tiled"
+
+
+def _turn_by_hand(x, position):
+    """RoPE by loops: pair (2i, 2i + 1) turned by position · 10000^(−2i/d)."""
+    x = np.asarray(x, dtype=float)
+    out = x.copy()
+    d = x.shape[-1]
+    for i in range(d // 2):
+        a = position * 10000.0 ** (-2 * i / d)
+        c, s = math.cos(a), math.sin(a)
+        out[..., 2 * i] = c * x[..., 2 * i] - s * x[..., 2 * i + 1]
+        out[..., 2 * i + 1] = s * x[..., 2 * i] + c * x[..., 2 * i + 1]
+    return out
+
+
+def _rope_step_by_loops(keys, values, q, k, v, position=None):
+    """One item: q and k turned at ``position`` (the cache's length), appended, attended."""
+    n = len(keys)
+    t = n if position is None else position
+    q_t, k_t = _turn_by_hand(q[0], t), _turn_by_hand(k[0], t)
+    all_keys = [*keys.tolist(), k_t.tolist()]
+    all_values = [*values.tolist(), v[0].tolist()]
+    s = [sum(a * b for a, b in zip(q_t, kj, strict=True)) / math.sqrt(len(q_t)) for kj in all_keys]
+    e = [math.exp(x - max(s)) for x in s]
+    return np.array(
+        [
+            [
+                sum(w * vj[c] for w, vj in zip(e, all_values, strict=True)) / sum(e)
+                for c in range(len(all_values[0]))
+            ]
+        ]
+    )
+
+
+def test_rope_decode_step_turns_the_new_token_at_the_cache_length():
+    for case in ch10.rope_decode_step.cases():
+        keys, *_ = case.args
+        # the cached keys are turned at 0 … n − 1: turned back, they are unit-free randoms
+        want = each_item(_rope_step_by_loops, *case.args, core=(2, 2, 2, 2, 2))
+        rtol = 1e-5 if keys.dtype == np.float32 else 1e-10
+        np.testing.assert_allclose(ch10.rope_decode_step.reference(*case.args), want, rtol=rtol)
+    keys, values, q, k, v = ch10.rope_decode_step.cases()[1].args  # 4 cached positions
+    assert keys.shape[-2] == 4
+    for position in (0, 3, 5):  # the three slips' positions for this cache: 0, n − 1, n + 1
+        got = ch10._rope_step(keys, values, q, k, v, at=lambda n, p=position: p)
+        want = each_item(
+            _rope_step_by_loops, keys, values, q, k, v, position, core=(2, 2, 2, 2, 2, None)
+        )
+        np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+def test_rope_decode_step_names_a_position_only_when_every_case_has_it():
+    step = ch10._rope_step
+
+    def off_by_one_but_first(*a):  # n − 1 except on the one-position cache, where 1
+        return step(*a, at=lambda n: n - 1 if n > 1 else 1)
+
+    def at_two(*a):  # a fixed position 2: not the cache's length, not 0, not n ± 1 everywhere
+        return step(*a, at=lambda n: 2)
+
+    for answer in (off_by_one_but_first, at_two):
+        assert ch10.rope_decode_step.check(answer).diagnosis not in {
+            "position-zero",
+            "position-last-cached",
+            "position-after-append",
+        }
+    assert ch10.rope_decode_step.check(solution(ch10.rope_decode_step)).ok
+
+
 def _fixed_loop(queries, keys, values, n_prompt):
     return ch10._decode_loop(queries, keys, values, n_prompt)
 
@@ -152,6 +261,34 @@ ANSWERS = {
         mistakes=[
             Mistake("no mask anywhere", ch10._prefill_not_causal, "prefill-not-causal"),
             Mistake("attends before appending", ch10._attend_before_append, "own-key-missing"),
+        ],
+    ),
+    "ch10-rope-decode-step": Answers(
+        solution=ch10._rope_step,
+        mistakes=[
+            Mistake("turned at 0", lambda *a: ch10._rope_step(*a, at=lambda n: 0), "position-zero"),
+            Mistake(
+                "turned at n − 1",
+                lambda *a: ch10._rope_step(*a, at=lambda n: n - 1),
+                "position-last-cached",
+            ),
+            Mistake(
+                "turned at n + 1",
+                lambda *a: ch10._rope_step(*a, at=lambda n: n + 1),
+                "position-after-append",
+            ),
+            Mistake(
+                "the key stored unturned",
+                lambda *a: ch10._rope_step(*a, turn_key=False),
+                "key-not-turned",
+            ),
+        ],
+    ),
+    "ch10-expand-kv": Answers(
+        solution=_expand_repeat,
+        mistakes=[
+            Mistake("np.tile", ch10._tiled, "tiled"),
+            Mistake("indices h mod h_kv", ch10._tiled_by_index, "tiled"),
         ],
     ),
     "ch10-choose-kv-heads": Answers(

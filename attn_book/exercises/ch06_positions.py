@@ -4,7 +4,9 @@ A sinusoidal encoding and a rotated vector by hand; the RoPE score written as a 
 of the offset alone (the proof, checked against ``attn_core.rotary`` at many positions);
 a prediction about "one word before" and "one word after"; ALiBi weights on a short row;
 and the real bug of a ported model: weights trained with the split-halves RoPE layout,
-rotated with the interleaved one.
+rotated with the interleaved one. And position interpolation written as a function (Hugging
+Face's ``rope_type: "linear"``): the positions divided by the factor, not multiplied, not the
+base changed.
 
 Examples
 --------
@@ -306,5 +308,57 @@ rope_layout = BugExercise(
     ],
 )
 
+# --- write the function: position interpolation (rope_type "linear") -----------------------------
 
-EXERCISES = [sin_by_hand, rope_rotate, rope_relative, rope_before_after, alibi_weights, rope_layout]
+
+def _interpolated(x, positions, factor):
+    """RoPE with position interpolation: position m turned as m / factor."""
+    return ac.rotary(x, np.asarray(positions, dtype=float) / factor)
+
+
+def _interpolation_cases():
+    """The chapter's stretch (64 positions of a head trained on 16, factor 4), every leading
+    shape with n and d different, the generated positions (shifted, spaced, negative,
+    decreasing, fractional) at factors 2.5 and 8, and float32."""
+    r = np.random.default_rng(64)
+    found = [Case("64 positions, d = 8, factor 4", (r.normal(size=(64, 8)), np.arange(64), 4.0))]
+    for lead, _ in _cases.leads():
+        n, half_d, _, _ = _cases.sizes(lead)
+        pos = np.arange(n) + 3
+        args = [r.normal(size=(*lead, n, 2 * half_d)), pos, 2.0]
+        words = {"n": n, "first": pos[0], "last": pos[-1], "d": 2 * half_d, "factor": 2}
+        found.append(_cases.case("interpolation", args, lead=lead, **words))
+    for pos, factor in zip(_cases.positions(5), (2.5, 8.0, 2.5, 8.0, 2.5), strict=True):
+        args = [r.normal(size=(5, 6)), pos, factor]
+        words = {"n": 5, "positions": pos.tolist(), "factor": factor}
+        found.append(_cases.case("interpolation-at", args, **words))
+    args = [r.normal(size=(6, 4)).astype(np.float32), np.arange(6) * 5, 4.0]
+    found.append(_cases.case("interpolation-float32", args, n=6, d=4, factor=4))
+    return found
+
+
+rope_interpolation = FunctionExercise(
+    "ch6-rope-interpolation",
+    _interpolated,
+    _interpolation_cases,
+    diagnoses=[
+        diagnose.matches("not-scaled", lambda x, p, s: ac.rotary(x, p)),
+        diagnose.matches("positions-multiplied", lambda x, p, s: ac.rotary(x, np.asarray(p) * s)),
+        diagnose.matches("base-multiplied", lambda x, p, s: ac.rotary(x, p, base=10_000 * s)),
+        diagnose.matches(
+            "ntk-base",
+            lambda x, p, s: ac.rotary(x, p, base=10_000 * s ** (x.shape[-1] / (x.shape[-1] - 2))),
+        ),
+    ],
+)
+
+
+EXERCISES = [
+    sin_by_hand,
+    rope_rotate,
+    rope_relative,
+    rope_before_after,
+    alibi_weights,
+    rope_layout,
+    rope_interpolation,
+]

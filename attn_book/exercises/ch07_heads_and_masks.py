@@ -5,7 +5,9 @@ Find the bug: :data:`heads_reshape` (heads made by a reshape alone) and
 moved here from chapter 3 with the heads. By hand: :data:`heads_cost` (what
 grows with the number of heads, counted for GPT-2 small's shape) and
 :data:`padding_by_hand`. Write the function: :data:`key_padding_weights` (the
-opposite mask convention of ``torch.nn.MultiheadAttention``). Predict then run:
+opposite mask convention of ``torch.nn.MultiheadAttention``) and :data:`new_queries_attention`
+(L new queries against S keys: the causal mask aligned bottom-right), :data:`merge_heads_output`
+(the heads joined in order, then W_O). Predict then run:
 :data:`float16_fill` (a fill that fits in float16). Design: :data:`two_back_head`
 (a query matrix whose head looks two tokens back, judged by the weights it gives).
 
@@ -23,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -150,6 +153,91 @@ heads_reshape = BugExercise(
     diagnoses=[
         diagnose.heads_without_transpose(lambda x, h: x.reshape(*x.shape[:-2], h, x.shape[-2], -1)),
         _forgot_swap(),
+    ],
+)
+
+
+# ------------------------------------------------------ merge the heads, then W_O (ch 7)
+
+
+def _merged_output(heads, w_o):
+    """attn_core's merge, then the output projection: (..., h, L, d_head) -> (..., L, D)."""
+    return ac.merge_heads(heads) @ np.asarray(w_o, dtype=float)
+
+
+def _not_swapped(heads, w_o):
+    """The slip: a reshape straight to (..., L, h · d_head): whole tokens dealt out, not heads."""
+    *lead, h, L, d = heads.shape
+    return heads.reshape(*lead, L, h * d) @ w_o
+
+
+def _reversed_heads(heads, w_o):
+    """The slip: the heads joined last first, so that they meet the wrong row blocks of W_O."""
+    return ac.merge_heads(heads[..., ::-1, :, :]) @ w_o
+
+
+def _interleaved(heads, w_o):
+    """The slip: the heads axis moved last, (..., L, d_head, h): feature c of head i lands at
+    c · h + i, not i · d_head + c."""
+    *lead, h, L, d = heads.shape
+    return np.moveaxis(heads, -3, -1).reshape(*lead, L, h * d) @ w_o
+
+
+def _w_o_transposed():
+    """``merged @ W_O.T``: the slip's numbers where W_O is square (a layer's own W_O is
+    d_model × d_model), and numpy's matmul error on every case where it is not."""
+
+    def reproduces(t):
+        merged = ac.merge_heads(t.case.args[0])
+        w_o = np.asarray(t.case.args[1])
+        if w_o.shape[0] == w_o.shape[1]:
+            return t.matches(merged @ w_o.T)
+        return isinstance(t.error, ValueError) and "matmul" in str(t.error)
+
+    def test(trials):
+        square = [t for t in trials if t.case.args[1].shape[0] == t.case.args[1].shape[1]]
+        wrong_square = any(not t.ok for t in square)
+        return wrong_square and all(reproduces(t) for t in trials)
+
+    return Diagnosis("w-o-transposed", test)
+
+
+def _merge_cases():
+    """Two heads of two with a square W_O, then every leading shape with h, L, d_head and D
+    all different (W_O not square), a batch with a square W_O of 6, and float32."""
+    r = np.random.default_rng(63)
+    heads = np.array([[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [[2.0, 0.0], [0.0, 2.0], [1.0, -1.0]]])
+    found = [
+        Case("2 heads of 2, 3 tokens, W_O 4 × 4", (heads, r.integers(-2, 3, size=(4, 4)) * 1.0)),
+        Case(
+            "a batch of 2: 3 heads of 2, 5 tokens, W_O 6 × 6",
+            (r.normal(size=(2, 3, 5, 2)), r.normal(size=(6, 6))),
+            batched=True,
+        ),
+    ]
+    for lead, _ in _cases.leads():
+        h, L, d, D = _cases.sizes(lead)
+        args = [r.normal(size=(*lead, h, L, d)), r.normal(size=(h * d, D))]
+        found.append(_cases.case("merge", args, lead=lead, h=h, L=L, d=d, D=D))
+    h, L, d, D = _cases.sizes()
+    args = [
+        r.normal(size=(h, L, d)).astype(np.float32),
+        r.normal(size=(h * d, D)).astype(np.float32),
+    ]
+    found.append(_cases.case("merge-float32", args, h=h, L=L, d=d, D=D))
+    return found
+
+
+merge_heads_output = FunctionExercise(
+    "ch7-merge-heads-output",
+    _merged_output,
+    _merge_cases,
+    own="used-attn-core",  # the statement: NumPy, not ac.merge_heads
+    diagnoses=[
+        diagnose.matches("heads-not-swapped", _not_swapped),
+        diagnose.matches("heads-reversed", _reversed_heads),
+        diagnose.matches("features-interleaved", _interleaved),
+        _w_o_transposed(),
     ],
 )
 
@@ -359,6 +447,58 @@ key_padding_weights = FunctionExercise(
 )
 
 
+# ------------------------------------------------------ L new queries: the bottom-right mask (ch 7)
+
+
+def _new_queries(q, k, v, *, shift=0):
+    """L new queries, the last L of S positions: query i sees keys j <= i + S - L (+ shift)."""
+    L, S = q.shape[-2], k.shape[-2]
+    mask = np.tril(np.ones((L, S), dtype=bool), k=S - L + shift)
+    return ac.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+def _new_queries_cases():
+    """One query (where no mask is right), L = S (where the top-left mask is right), every
+    leading shape with L < S, float32, and spread scores with their first two queries dropped."""
+    r = np.random.default_rng(62)
+    found = [
+        Case(
+            "1 new query, 5 keys",
+            (r.normal(size=(1, 3)), r.normal(size=(5, 3)), r.normal(size=(5, 2))),
+        ),
+        Case("4 queries, 4 keys: the causal pass", tuple(r.normal(size=(4, m)) for m in (3, 3, 2))),
+        Case(
+            "2 heads: 2 new queries, 7 keys",
+            tuple(r.normal(size=(2, n, m)) for n, m in ((2, 3), (7, 3), (7, 2))),
+            batched=True,
+        ),
+        *_cases.qkv_cases(r),
+    ]
+    for c in _cases.spread_qkv_cases(r, square=True):
+        q, k, v = c.args
+        found.append(dataclasses.replace(c, args=(q[..., 2:, :], k, v)))
+    return found
+
+
+new_queries_attention = FunctionExercise(
+    "ch7-new-queries-attention",
+    _new_queries,
+    _new_queries_cases,
+    diagnoses=[
+        diagnose.matches(
+            "top-left-causal",
+            lambda q, k, v: ac.scaled_dot_product_attention(q, k, v, is_causal=True),
+        ),
+        diagnose.matches("no-mask", lambda q, k, v: ac.scaled_dot_product_attention(q, k, v)),
+        diagnose.matches("own-key-hidden", lambda q, k, v: _new_queries(q, k, v, shift=-1)),
+        diagnose.matches(
+            "diagonal-moved-left",
+            lambda q, k, v: _new_queries(q, k, v, shift=2 * (q.shape[-2] - k.shape[-2])),
+        ),
+    ],
+)
+
+
 # ------------------------------------------------------ what grows with the heads (ch 7)
 
 
@@ -498,9 +638,11 @@ two_back_head = DesignExercise(
 EXERCISES = [
     heads_reshape,
     scale_d_model,
+    merge_heads_output,
     heads_cost,
     two_back_head,
     padding_by_hand,
     key_padding_weights,
+    new_queries_attention,
     float16_fill,
 ]

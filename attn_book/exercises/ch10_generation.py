@@ -4,7 +4,10 @@ By hand: :data:`kv_cache_size` (a model's KV cache in GiB) and :data:`decode_ste
 decoding step against a small cache). Find the bug: :data:`is_causal_decode` (a decoding
 loop that passes ``is_causal=True`` with one query). Predict then run:
 :data:`no_cache_growth` (generating without a cache). A design question:
-:data:`choose_kv_heads` (the most key-value heads a memory budget allows).
+:data:`choose_kv_heads` (the most key-value heads a memory budget allows). Write the function:
+:data:`expand_kv` (GQA's key-value heads repeated for their query heads, 0, 0, 1, 1, not tiled)
+and :data:`rope_decode_step` (a decoding step with RoPE: the new token turned at the cache's
+length).
 
 Examples
 --------
@@ -28,7 +31,7 @@ from attn_book.data import quanta_example
 
 from . import cases as _cases
 from . import diagnose
-from .kinds import BugExercise, ChoiceExercise, NumberExercise
+from .kinds import BugExercise, ChoiceExercise, FunctionExercise, NumberExercise
 from .records import Case
 
 GIB = 2**30  # bytes in a GiB (gibibyte)
@@ -114,6 +117,61 @@ decode_step = NumberExercise(
             ),
         ),
     ],
+)
+
+
+# ------------------------------------------------------ write the function: GQA's head grouping
+
+
+def _expanded(kv, n_heads):
+    """attn_core's expansion: KV head j repeated for its g = n_heads / h_kv query heads."""
+    kv = np.asarray(kv, dtype=float)
+    query_shape = (*kv.shape[:-3], n_heads, 1, 1)  # only its number of heads is read
+    return ac.repeat_kv_heads(np.broadcast_to(0.0, query_shape), kv)[0]
+
+
+def _tiled(kv, n_heads):
+    """The slip: the KV heads tiled, 0, 1, 0, 1: query head h reads KV head h mod h_kv."""
+    kv = np.asarray(kv, dtype=float)
+    reps = [1] * kv.ndim
+    reps[-3] = n_heads // kv.shape[-3]
+    return np.tile(kv, reps)
+
+
+def _tiled_by_index(kv, n_heads):
+    """The same slip by indices: ``kv[..., np.arange(n_heads) % h_kv, :, :]``."""
+    kv = np.asarray(kv, dtype=float)
+    return kv[..., np.arange(n_heads) % kv.shape[-3], :, :]
+
+
+def _gqa_cases():
+    """Chapter 10's two KV heads for four query heads, MQA and MHA (where a tile and a repeat
+    agree), then every leading shape with h_kv, g, S and d all different, and float32."""
+    r = np.random.default_rng(13)
+    k_kv = np.array([[[1, 0], [0, 1], [1, 1]], [[0, 2], [2, 0], [0, 0]]], dtype=float)
+    found = [
+        Case("chapter 10's keys: 2 KV heads for 4 query heads", (k_kv, 4)),
+        Case("MQA: 1 KV head for 5 query heads", (r.normal(size=(1, 3, 2)), 5)),
+        Case("MHA: 3 KV heads for 3 query heads", (r.normal(size=(3, 4, 2)), 3)),
+    ]
+    for lead, _ in _cases.leads():
+        h_kv, g, S, d = _cases.sizes(lead)
+        kv = r.normal(size=(*lead, h_kv, S, d))
+        words = {"h": h_kv * g, "h_kv": h_kv, "S": S, "d": d}
+        found.append(_cases.case("kv-heads", [kv, h_kv * g], lead=lead, **words))
+    h_kv, g, S, d = _cases.sizes()
+    kv = r.normal(size=(h_kv, S, d)).astype(np.float32)
+    words = {"h": h_kv * g, "h_kv": h_kv, "S": S, "d": d}
+    found.append(_cases.case("kv-heads-float32", [kv, h_kv * g], **words))
+    return found
+
+
+expand_kv = FunctionExercise(
+    "ch10-expand-kv",
+    _expanded,
+    _gqa_cases,
+    own="used-attn-core",  # the statement: NumPy, not ac.repeat_kv_heads or enable_gqa
+    diagnoses=[diagnose.matches("tiled", _tiled, _tiled_by_index)],
 )
 
 
@@ -211,6 +269,56 @@ is_causal_decode = BugExercise(
 )
 
 
+# ------------------------------------------------------ write the function: RoPE's new position
+
+
+def _rope_step(keys, values, q, k, v, *, at=lambda n: n, turn_key=True):
+    """The new token's output: its query and key turned at ``at(n)`` (n cached positions, so
+    the right one is n), appended, attended. ``turn_key=False``: the key appended unturned."""
+    t = at(keys.shape[-2])
+    q_t = ac.rotary(q, [t])
+    k_t = ac.rotary(k, [t]) if turn_key else np.asarray(k, dtype=float)
+    return ac.scaled_dot_product_attention(
+        q_t, np.concatenate([keys, k_t], axis=-2), np.concatenate([values, v], axis=-2)
+    )
+
+
+def _rope_cache_case(r, lead, n, d, dv, *, float32=False, key="cache"):
+    """A cache of n keys turned at 0 … n − 1 and its values; the new token's q, k, v."""
+    keys = ac.rotary(r.normal(size=(*lead, n, d)), np.arange(n))
+    arrays = [keys, *(r.normal(size=(*lead, m, e)) for m, e in ((n, dv), (1, d), (1, d), (1, dv)))]
+    if float32:
+        arrays = [a.astype(np.float32) for a in arrays]
+    return _cases.case(key, arrays, lead=lead, n=n, d=d, dv=dv)
+
+
+def _rope_cases():
+    """One cached position (where position n − 1 is 0), every leading shape with n, d and dᵥ
+    all different, a long cache (the positions 39, 40, 41 far from 0), and float32."""
+    r = np.random.default_rng(14)
+    one = _rope_cache_case(r, (), 1, 2, 3)
+    found = [Case("one cached position, d = 2, dᵥ = 3", one.args)]
+    for lead, _ in _cases.leads():
+        n, half_d, dv, _ = _cases.sizes(lead)
+        found.append(_rope_cache_case(r, lead, n, 2 * half_d, dv))
+    found.append(_rope_cache_case(r, (2,), 40, 6, 3))
+    found.append(_rope_cache_case(r, (), 5, 8, 3, float32=True, key="cache-float32"))
+    return found
+
+
+rope_decode_step = FunctionExercise(
+    "ch10-rope-decode-step",
+    _rope_step,
+    _rope_cases,
+    diagnoses=[
+        diagnose.matches("position-zero", lambda *a: _rope_step(*a, at=lambda n: 0)),
+        diagnose.matches("position-last-cached", lambda *a: _rope_step(*a, at=lambda n: n - 1)),
+        diagnose.matches("position-after-append", lambda *a: _rope_step(*a, at=lambda n: n + 1)),
+        diagnose.matches("key-not-turned", lambda *a: _rope_step(*a, turn_key=False)),
+    ],
+)
+
+
 # ------------------------------------------------------ predict: generating without a cache
 
 no_cache_growth = ChoiceExercise("ch10-no-cache-growth", options=["n", "n²", "n³"], answer="n³")
@@ -251,4 +359,12 @@ choose_kv_heads = NumberExercise(
 )
 
 
-EXERCISES = [kv_cache_size, decode_step, is_causal_decode, no_cache_growth, choose_kv_heads]
+EXERCISES = [
+    kv_cache_size,
+    decode_step,
+    is_causal_decode,
+    rope_decode_step,
+    no_cache_growth,
+    choose_kv_heads,
+    expand_kv,
+]
