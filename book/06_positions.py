@@ -552,8 +552,9 @@ d_rope, L_train, L_new = 8, 16, 64  # trained on 16 positions, run on 64
 stretch = L_new / L_train  # 4
 thetas_10k = ac.rotary_frequencies(d_rope)  # [4]: base 10,000
 # the largest angle each pair saw in training, and at position 63 as it is
+last_new = L_new - 1  # the last position of the longer input: 63
 angle_trained = (L_train - 1) * thetas_10k  # [4]
-angle_plain = (L_new - 1) * thetas_10k
+angle_plain = last_new * thetas_10k
 # position interpolation: position m becomes m / 4, a fraction
 positions_pi = np.arange(L_new) / stretch  # 0, 0.25, …, 15.75
 angle_pi = positions_pi[-1] * thetas_10k
@@ -987,7 +988,7 @@ ch6.rope_interpolation.check(interpolated_rotary)
 # :class: dropdown
 #
 # Position interpolation divides every position by the factor and keeps the base: with the
-# section's factor of {eval}`plain(stretch)`, position {eval}`L_new - 1` is turned as
+# section's factor of {eval}`plain(stretch)`, position {eval}`last_new` is turned as
 # {eval}`plain(positions_pi[-1])`, inside the trained range. Multiplying by the factor would
 # push the positions further out; raising the base instead is another rule (NTK-aware
 # scaling), which slows each pair by a different amount.

@@ -273,11 +273,8 @@ np.testing.assert_allclose(saw_on_cat, weights_2h[0, 2, 1])
 # strongest key of each row says the same in words:
 
 # %%
-for h, name in enumerate(["by position", "by content"]):
-    print(
-        f"head {h + 1} ({name}):",
-        [tokens[j] for j in weights_2h[h].argmax(axis=-1)],
-    )
+print("head 1 (by position):", [tokens[j] for j in weights_2h[0].argmax(axis=-1)])
+print("head 2 (by content): ", [tokens[j] for j in weights_2h[1].argmax(axis=-1)])
 
 # %% [markdown]
 # ### What many heads cost
@@ -554,6 +551,7 @@ top_left = ac.causal_mask(L_new, S_all)  # what is_causal=True builds
 # the diagonal moved right by S - L
 all_pairs = np.ones((L_new, S_all), dtype=bool)
 bottom_right = np.tril(all_pairs, k=S_all - L_new)
+keys_seen = bottom_right.sum(axis=1)  # how many keys each new query sees
 print(top_left.astype(int), "\n")
 print(bottom_right.astype(int))
 
@@ -1141,7 +1139,7 @@ ch7.new_queries_attention.check(attend_new)
 #
 # Query $i$ is position $i + S - L$, so it sees keys $j \le i + S - L$: the bottom-right
 # triangle of the section above, where the {eval}`L_new` new queries of {eval}`S_all`
-# positions see {eval}`plain(bottom_right.sum(axis=1))` keys. The top-left triangle of
+# positions see {eval}`plain(keys_seen)` keys. The top-left triangle of
 # `is_causal=True`, $j \le i$, is the same only when $L = S$; with no mask at all, only when
 # $L = 1$.
 #
