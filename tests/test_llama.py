@@ -55,6 +55,14 @@ def test_config_from_the_file(m):
     assert m.layers[0].w_k.shape == (192, 576)
 
 
+def test_loaded_rows_are_the_file_rows_unpermuted(m, real_gguf):
+    # permuting the loaded matrices as llama.cpp's converter does gives the file's matrices
+    for name, w, heads in (("attn_q", m.layers[4].w_q, 9), ("attn_k", m.layers[4].w_k, 3)):
+        stored = real_gguf.tensor(f"blk.4.{name}.weight")
+        assert np.array_equal(_llama_cpp_permute(w, heads), stored)
+        assert not np.array_equal(w, stored)
+
+
 def _layer_by_loops(x, layer, cfg):
     """One layer in plain Python over heads, positions and features (float64)."""
     x = np.asarray(x, dtype=np.float64)
