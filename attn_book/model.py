@@ -44,7 +44,14 @@ _CACHE = _REPO / ".cache" / "model"
 
 
 class ModelMissingError(FileNotFoundError):
-    """The model file is not on this machine."""
+    """The model file is not on this machine.
+
+    In a notebook, IPython shows only its sentence, without a traceback
+    (``_render_traceback_``), and Run All stops there.
+    """
+
+    def _render_traceback_(self):
+        return [str(self)]
 
 
 class ModelTamperedError(ValueError):

@@ -22,6 +22,8 @@ def test_missing_model_names_the_command(tmp_path, monkeypatch):
         model.require_model()
     assert "make model" in str(e.value)
     assert "absent.gguf" in str(e.value)
+    # IPython prints what _render_traceback_ returns instead of a traceback: one sentence
+    assert e.value._render_traceback_() == [str(e.value)]
 
 
 def test_present_model_is_returned(tmp_path, monkeypatch):
