@@ -104,8 +104,12 @@ class Tokenizer:
         """Step 2: the pre-split pieces of a text without special tokens."""
         return [w for piece in _DIGIT.split(text) if piece for w in _WORDS.findall(piece)]
 
-    def bpe(self, word):
-        """Steps 3 and 4 for one word: its symbols after the merges, as strings."""
+    def bpe(self, word, steps=None):
+        """Steps 3 and 4 for one word: its symbols after the merges, as strings.
+
+        ``steps``, a list, receives each merge as (pair, its place in the list, the symbols
+        after it): the word's derivation, merge by merge.
+        """
         symbols = [self._to_unicode[b] for b in word.encode("utf-8")]
         while len(symbols) > 1:
             pairs = set(pairwise(symbols))
@@ -121,6 +125,8 @@ class Tokenizer:
                     merged.append(symbols[i])
                     i += 1
             symbols = merged
+            if steps is not None:
+                steps.append((best, self.ranks[best], list(symbols)))
         return symbols
 
     def encode(self, text):

@@ -64,7 +64,12 @@ def test_attention_merge_by_merge(tok, real_gguf):
     assert ranks == [6, 9, 12, 33, 41, 1196, 1940, 26004]
     # after each, the pairs left: o n (6) first; then a t (9); e n (12); i on (33);
     # en t (41); ent ion (1196); at t (1940); att ention (26004): one symbol
-    assert tok.bpe("attention") == ["attention"]
+    steps = []
+    assert tok.bpe("attention", steps) == ["attention"]
+    assert [" ".join(pair) for pair, _, _ in steps] == order
+    assert [rank for _, rank, _ in steps] == ranks
+    assert steps[0][2] == ["a", "t", "t", "e", "n", "t", "i", "on"]
+    assert steps[4][2] == ["at", "t", "ent", "ion"]
     assert tok.tokens[26256] == "attention" and tok.encode("attention") == [26256]
     # with a space before it, another token (GPT-2's Ġ marks the space)
     assert tok.encode(" attention") == [tok.tokens.index("Ġattention")] == [2674]
