@@ -58,11 +58,26 @@ class ModelTamperedError(ValueError):
     """The model file's SHA-256 is not the one the chapter was written with."""
 
 
-def model_path():
+def model_path(cwd=None):
     """The path where the model file is expected (it need not exist): ``$ATTN_MODEL`` when set,
-    else ``.cache/model/SmolLM2-135M-Instruct.Q4_1.gguf`` in the repository."""
+    else ``.cache/model/SmolLM2-135M-Instruct.Q4_1.gguf`` in the repository.
+
+    The repository is the one this package sits in (an editable install, as `make` makes);
+    for a copy installed elsewhere (``pip install .``), the first folder from ``cwd`` (the
+    notebook's, ``book/``) upwards whose ``.cache/model/`` holds the file.
+    """
     override = os.environ.get("ATTN_MODEL")
-    return Path(override) if override else _CACHE / MODEL_FILE
+    if override:
+        return Path(override)
+    default = _CACHE / MODEL_FILE
+    if default.is_file():
+        return default
+    here = Path.cwd() if cwd is None else Path(cwd)
+    for folder in [here, *here.parents]:
+        candidate = folder / ".cache" / "model" / MODEL_FILE
+        if candidate.is_file():
+            return candidate
+    return default
 
 
 def require_model():

