@@ -225,8 +225,11 @@ def dequantize_q4_1(raw):
     d = blocks[:, 0:2].copy().view("<f2").astype(np.float32)  # [n, 1]
     m = blocks[:, 2:4].copy().view("<f2").astype(np.float32)  # [n, 1]
     qs = blocks[:, 4:]  # [n, 16]
-    q = np.concatenate([qs & 0x0F, qs >> 4], axis=1)  # [n, 32]: low nibbles, then high
-    return (d * q + m).reshape(-1)
+    w = np.empty((len(blocks), 32), np.float32)
+    w[:, :16], w[:, 16:] = qs & 0x0F, qs >> 4  # the codes q: low nibbles, then high
+    w *= d  # in place: d·q + m without a second [n, 32] array
+    w += m
+    return w.reshape(-1)
 
 
 def dequantize_q8_0(raw):
