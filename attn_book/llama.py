@@ -186,16 +186,17 @@ class KVCache:
         return sum(a.nbytes for a in self.keys + self.values if a is not None)
 
 
-def attention_block(x, layer, cfg, positions, cache=None, index=0, weights=None):
+def attention_block(x, layer, cfg, positions, cache=None, index=0, weights=None, layout="halves"):
     """x + attention(RMSNorm(x)): x [T, d_model] at ``positions`` [T]; with a cache, the
     queries also attend to the cached keys (bottom-right causal mask). ``weights``, a list,
-    receives the attention weights [n_heads, T, S]."""
+    receives the attention weights [n_heads, T, S]. ``layout`` is RoPE's pairing, "halves"
+    for the un-permuted rows `load_model` gives, "interleaved" for the file's own rows."""
     h = ac.rms_norm(x, layer.attn_norm, eps=cfg.eps)  # [T, d]
     q = ac.split_heads(h @ layer.w_q.T, cfg.n_heads)  # [Hq, T, 64]
     k = ac.split_heads(h @ layer.w_k.T, cfg.n_kv_heads)  # [Hkv, T, 64]
     v = ac.split_heads(h @ layer.w_v.T, cfg.n_kv_heads)  # [Hkv, T, 64]
-    q = ac.rotary(q, positions, cfg.rope_base, layout="halves")
-    k = ac.rotary(k, positions, cfg.rope_base, layout="halves")
+    q = ac.rotary(q, positions, cfg.rope_base, layout=layout)
+    k = ac.rotary(k, positions, cfg.rope_base, layout=layout)
     if cache is not None:
         k, v = cache.extend(index, k, v)  # [Hkv, S, 64]
     mask = ac.causal_mask_lower_right(q.shape[-2], k.shape[-2])  # [T, S]
@@ -211,7 +212,7 @@ def feed_forward_block(x, layer, cfg):
     return x + swiglu(h, layer.w_gate, layer.w_up, layer.w_down)
 
 
-def forward(m, ids, cache=None, weights=None):
+def forward(m, ids, cache=None, weights=None, layout="halves"):
     """The logits [T, vocab] of token ids [T]; with a cache, the ids follow its contents."""
     ids = np.asarray(ids)
     start = 0 if cache is None else cache.length
@@ -228,7 +229,7 @@ def forward(m, ids, cache=None, weights=None):
     positions = np.arange(start, start + ids.size)
     x = m.embedding[ids]  # [T, d]
     for i, layer in enumerate(m.layers):
-        x = attention_block(x, layer, m.config, positions, cache, i, weights)
+        x = attention_block(x, layer, m.config, positions, cache, i, weights, layout)
         x = feed_forward_block(x, layer, m.config)
     x = ac.rms_norm(x, m.final_norm, eps=m.config.eps)
     return x @ m.embedding.T  # [T, d] @ [d, vocab]: the tied unembedding

@@ -63,6 +63,24 @@ def test_loaded_rows_are_the_file_rows_unpermuted(m, real_gguf):
         assert not np.array_equal(w, stored)
 
 
+def test_file_rows_with_adjacent_pairs_give_the_same_logits(m, real_gguf):
+    # llama.cpp's way: the rows as stored, RoPE on pairs (2i, 2i + 1); the book's: rows
+    # un-permuted, RoPE on (i, i + 32). Only the order of a head's features differs.
+    as_stored = m._replace(
+        layers=[
+            layer._replace(
+                w_q=_llama_cpp_permute(layer.w_q, 9), w_k=_llama_cpp_permute(layer.w_k, 3)
+            )
+            for layer in m.layers
+        ]
+    )
+    ids = m.tokenizer.encode("The capital of France is")
+    halves = llama.forward(m, ids)
+    pairs = llama.forward(as_stored, ids, layout="interleaved")
+    np.testing.assert_allclose(pairs, halves, atol=1e-3, rtol=0)
+    assert pairs[-1].argmax() == halves[-1].argmax() == m.tokenizer.encode(" Paris")[0]
+
+
 def _layer_by_loops(x, layer, cfg):
     """One layer in plain Python over heads, positions and features (float64)."""
     x = np.asarray(x, dtype=np.float64)
