@@ -82,27 +82,41 @@ def figure_alt_texts(app, doctree, docname):
     from docutils import nodes
 
     for image in list(doctree.findall(nodes.image)):
-        if image.get("alt") or not isinstance(image.parent, nodes.container):
+        output = _cell_output_of(image)
+        if image.get("alt") or output is None:
             continue
-        if "cell_output" not in image.parent.get("classes", []):
-            continue
-        caption = caption_after(image)
+        caption = caption_after(image, output)
         if caption:
             image["alt"] = caption
 
 
-def caption_after(image):
-    """The text of the caption paragraph that follows ``image`` in its cell's outputs, or None."""
+def _cell_output_of(image):
+    """The cell's output container around ``image`` (myst-nb nests the image in a mime bundle
+    and its chosen item: container > container > image), or None."""
     from docutils import nodes
 
-    siblings = image.parent.children
-    for node in siblings[siblings.index(image) + 1 :]:
+    node = image.parent
+    while node is not None:
+        if isinstance(node, nodes.container) and "cell_output" in node.get("classes", []):
+            return node
+        node = node.parent
+    return None
+
+
+def caption_after(image, output=None):
+    """The text of the caption paragraph that follows ``image`` among its cell's outputs (in
+    document order, at any depth), or None; another image first means no caption."""
+    from docutils import nodes
+
+    output = output if output is not None else image.parent
+    found = list(output.findall(lambda n: isinstance(n, nodes.image | nodes.paragraph)))
+    for node in found[found.index(image) + 1 :]:
         if isinstance(node, nodes.image):
             return None  # another figure's image comes first
-        for paragraph in node.findall(nodes.paragraph) if isinstance(node, nodes.Element) else []:
-            first = paragraph.children[0] if paragraph.children else None
-            if isinstance(first, nodes.strong) and _CAPTION.match(first.astext().strip()):
-                return " ".join(paragraph.astext().split())
+        # myst-nb's Markdown output starts the paragraph with an empty Text node
+        first = next((c for c in node.children if c.astext().strip()), None)
+        if isinstance(first, nodes.strong) and _CAPTION.match(first.astext().strip()):
+            return " ".join(node.astext().split())
     return None
 
 

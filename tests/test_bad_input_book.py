@@ -290,8 +290,9 @@ CHECKERS = [
            edit_then(_double_the_keys, [2, 3, -1]), "correct", None),
     Answer("reader-edits-values", lambda: ch4.output_by_hand,
            edit_then(_zero_the_values, [1.436, 0.564]), "correct", None),
+    # right numbers, but the caller's array changed: refused, and named
     Answer("function-edits-its-argument", lambda: ch2.my_softmax, lambda: in_place_softmax,
-           "correct", None),
+           "wrong", "changed-input", "in place"),
     Answer("nested-list-returned", lambda: ch2.my_softmax, lambda: loop_softmax,
            "correct", None),
     # choices typed oddly

@@ -189,8 +189,11 @@ def test_three_decimals_accept_exactly_the_honest_roundings():
     ex = NumberExercise("t-tol", (0.40111,), lambda x: x)  # rounds to 0.401
     assert "checked to within 0.0005)" in ex.check(0.401).message
     assert all(ex.check(x).ok for x in (0.401, 0.4011, 0.40111, [0.401]))
-    for off in (0.402, 0.400, 0.40, 0.399, 0.403):  # one or two units off, two decimals
+    for off in (0.402, 0.399, 0.403):  # one or two units off
         assert ex.check(off).diagnosis == "rounding", off
+    for short in (0.40, 0.4):  # the answer to two decimals, or one: told how many are asked
+        assert ex.check(short).diagnosis == "fewer-decimals", short
+        assert "asks for 3" in ex.check(short).message
     assert ex.check(0.405).diagnosis == "other"  # four units off: not a rounding slip
     halfway = NumberExercise("t-half", (0.4015,), lambda x: x)  # 0.401 and 0.402 are honest
     assert halfway.check(0.401).ok and halfway.check(0.402).ok
@@ -322,6 +325,7 @@ GENERIC = [
     (WEIGHTS, [0.5, 0.25], "wrong-count", "expected 3 numbers, got 2"),
     (MATRIX, [0.5, 0.5], "wrong-count", "expected 2 × 2 numbers, got 2."),
     (WEIGHTS, [0.5, 0.25, 0.252], "rounding", "entry 3 is not within the tolerance (0.0005)"),
+    ([0.1234, 0.3766, 0.5], [0.12, 0.38, 0.5], "fewer-decimals", "rounded to 2 decimal places"),
     (SCORES, [2.0, 3.002, -1.003], "rounding", "entries 2 and 3 are not within"),
     (SCORES, [3.0, 2.0, -1.0], "wrong-order", "the right numbers, in the wrong order"),
     (SCORES, [4.0, 6.0, -2.0], "constant-factor", "2 times too large"),
@@ -601,3 +605,10 @@ def test_a_case_label_reaches_the_message_in_the_readers_language(monkeypatch):
     monkeypatch.setattr(kinds, "text", lambda key, ex=None, **kw: f"[ko] {key}")
     case = kinds._labelled(Case("the worked example: 1 query, 3 keys", ()), "ch1-my-scores")
     assert case.label == "[ko] case: the worked example: 1 query, 3 keys" and case.translated
+
+
+def test_an_answer_rounded_to_one_decimal_is_told_so_in_the_singular():
+    ex = NumberExercise("t-one", (0.1234,), lambda x: x)
+    feedback = ex.check(0.1)
+    assert feedback.diagnosis == "fewer-decimals"
+    assert "1 decimal place," in feedback.message and "places" not in feedback.message

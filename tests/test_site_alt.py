@@ -52,6 +52,19 @@ def test_a_plot_gets_its_caption_as_alt_in_both_languages():
     assert not any(alt.endswith(".png") for alt in alts(document))
 
 
+def test_the_caption_is_found_through_myst_nbs_nesting():
+    """As myst-nb builds it: cell_output > mime bundle > chosen item > image, and the caption
+    (a Markdown output) in a sibling bundle; measured in a built doctree of chapter 2."""
+    image = nodes.image(uri="../_images/ef56.png")
+    bundle = nodes.container("", nodes.container("", image), nb_element="mime_bundle")
+    markdown = caption("Figure 2.1.", "Weights.")
+    markdown.insert(0, nodes.Text(""))  # myst-nb's paragraph opens with an empty Text node
+    text = nodes.container("", nodes.container("", markdown))
+    document = page(cell_output(bundle, text))
+    attn_a11y.figure_alt_texts(None, document, "book/02_softmax")
+    assert alts(document) == ["Figure 2.1. Weights."]
+
+
 def test_an_image_without_a_caption_or_with_alt_is_left_alone():
     lone = cell_output(nodes.image(uri="a.png"), nodes.paragraph("", "Just a printed line."))
     given = cell_output(

@@ -167,9 +167,10 @@ def test_numbers_are_judged_as_the_question_asks_in_both_languages(run_js):
         ("t-count", 42.04, "not-whole"), ("t-count", 42.5, "not-whole"),
         ("t-shapes", [5.0, 9.0, 5.0, 12.01], "not-whole"), ("t-count", 42.0, None),
         ("t-count", 43.0, "other"), ("t-number", 0.449, "rounding"),
-        ("t-number", 0.445, "rounding"), ("t-number", 0.45, "rounding"),
+        ("t-number", 0.445, "rounding"), ("t-number", 0.45, "fewer-decimals"),
         ("t-number", 0.447, None), ("t-two", 1.23, None), ("t-band", [1.142, 1.432], None),
-        ("t-band", [1.143, 1.431], "rounding"), ("t-number", 0.4, "other"),
+        ("t-band", [1.143, 1.431], "rounding"), ("t-number", 0.4, "fewer-decimals"),
+        ("t-number", 0.5, "other"),
     ]  # fmt: skip
     cases = [["checkNumber", [site_spec(made[i]), as_text(v), MESSAGES]] for i, v, _ in expect]
     for (i, value, diagnosis), js in zip(expect, run_js(cases), strict=True):

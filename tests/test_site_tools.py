@@ -232,3 +232,19 @@ def test_build_book_rewrites_every_page_when_the_table_of_contents_changes(tmp_p
     assert build_book.main([]) == 0 and "--all" not in calls[-1]
     (tmp_path / "_toc.yml").write_text("root: book/intro\nparts: []\n")
     assert build_book.main([]) == 0 and "--all" in calls[-1]
+
+
+def test_the_build_copies_site_static_again_over_a_stale_copy(tmp_path, monkeypatch):
+    """An incremental Sphinx 7.4 build left an old attn-answers.js in _static; the build tool
+    copies site/static/ over it after every build."""
+    import build_book
+
+    (tmp_path / "site" / "static").mkdir(parents=True)
+    (tmp_path / "site" / "static" / "attn-answers.js").write_text("// new\n")
+    stale = tmp_path / "_build" / "html" / "_static" / "attn-answers.js"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("// old\n")
+    monkeypatch.setattr(build_book, "ROOT", tmp_path)
+    build_book.refresh_own_static(tmp_path / "_build" / "html")
+    assert stale.read_text() == "// new\n"
+    build_book.refresh_own_static(tmp_path / "nowhere")  # no _static yet: nothing to do

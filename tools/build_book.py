@@ -62,10 +62,23 @@ def main(argv):
     if code == 0:
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(layout)
+        refresh_own_static(stamp.parent / "html")
     print(f"build_book: exit {code} after {time.perf_counter() - start:.1f} s", flush=True)
     if code == 0 and korean_pages():
         code = build_korean(bin_dir, _output_dir(argv) / "_build" / "html" / "ko")
     return code
+
+
+def refresh_own_static(html):
+    """Copy ``site/static/`` into ``html/_static`` again: an incremental Sphinx 7.4 build with
+    no page to write left a stale ``attn-answers.js`` there (measured: the built copy differed
+    from the source, and a removed copy was not put back)."""
+    static, target = ROOT / "site" / "static", html / "_static"
+    if not (static.is_dir() and target.is_dir()):
+        return
+    for source in static.iterdir():
+        if source.is_file():
+            shutil.copy2(source, target / source.name)
 
 
 def korean_pages():
@@ -182,6 +195,7 @@ def build_korean(bin_dir, target):
     env = {**os.environ, "ATTN_BOOK_LANG": "ko", "ATTN_ENGLISH_DOCTREES": doctrees}
     code = subprocess.call(cmd, cwd=ROOT, env=env)
     if code == 0:
+        refresh_own_static(out / "_build" / "html")
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(out / "_build" / "html", target)
         share_vendor_assets(target)

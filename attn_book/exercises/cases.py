@@ -97,7 +97,9 @@ def case(key, args, *, lead=(), **words):
 def spread_scores():
     """(6, 5) scores: the spread row (its maximum inside, last, first), the very negative
     row, and two rows 800 apart."""
-    apart = [[0.0, 1.0, 2.0, 0.5, 1.5], [-800.0, -801.0, -799.0, -800.5, -802.0]]
+    # the second row's maximum is below 0 and its own spread 801: a shift by the maximum only
+    # when it is above 0 (else by the minimum) overflows there
+    apart = [[0.0, 1.0, 2.0, 0.5, 1.5], [-800.0, -801.0, -799.0, -800.5, -1600.0]]
     return np.array([SPREAD_ROW, SPREAD_LAST, SPREAD_FIRST, NEGATIVE_ROW, *apart])
 
 

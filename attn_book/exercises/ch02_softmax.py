@@ -27,7 +27,7 @@ from . import cases, diagnose
 from .kinds import BugExercise, FunctionExercise, NumberExercise
 from .records import Case, Diagnosis
 
-_SOFTMAX = ac.softmax  # the references' own, which the spy below does not count
+_SOFTMAX = ac.softmax  # the references' own (a call from attn_book is never the reader's)
 
 
 _SHIFTED = np.array([101.0, 100.0, 100.0])
@@ -201,6 +201,12 @@ def _hidden_top_cases(r):
     found = [
         cases.case("hidden-top", [spread, cases.hidden_top_mask(spread)]),
         cases.case("spread", [spread, cases.hidden_low_mask(spread)]),  # the visible max last
+        # visible scores spread by 3600: a shift by their mean or midpoint overflows too
+        cases.case("spread", [2 * spread, cases.hidden_low_mask(spread)]),
+        # visible maximum below 0, visible spread 1799: a shift by the minimum overflows
+        cases.case(
+            "spread", [np.array([[-1000.0, -1.0, -1800.0, -3.0]]), np.array([[1, 1, 1, 0]], bool)]
+        ),
     ]
     for lead, _ in cases.leads()[1:]:
         L, S, _, _ = cases.sizes(lead)

@@ -215,6 +215,7 @@ def _sentence_cases():
         *cases.qkv_cases(r),
         _close_tops(r),  # a fix that drops the max-subtraction is not a fix
         _tops_apart(r),
+        _close_tops(r, top=-5.0),
     ]  # no rows far apart: the chapter's fix keeps the global max, which cancels row by row
 
 
@@ -226,13 +227,16 @@ def _tops_apart(r):
     return cases.case("tops-apart", [q, k, r.normal(size=(5, 3))])
 
 
-def _close_tops(r):
-    """Large scores, every row's highest near 1000 and the rest near -1000: e^x overflows
-    unless shifted by a maximum, and the global one is as good as each row's own."""
-    scores = np.full((4, 5), -1000.0) + r.normal(size=(4, 5))
-    scores[np.arange(4), [2, 0, 4, 1]] = 1000.0 + r.normal(size=4)
+def _close_tops(r, top=1000.0):
+    """Large scores, every row's highest near ``top`` (1000, or -5 below zero) and the rest
+    near -1000 (-1000 - 995): e^x overflows unless shifted by a maximum, and the global one is
+    as good as each row's own."""
+    low = -1000.0 if top > 0 else top - 1995.0
+    scores = np.full((4, 5), low) + r.normal(size=(4, 5))
+    scores[np.arange(4), [2, 0, 4, 1]] = top + r.normal(size=4)
     q, k = cases.qk_for_scores(scores, d=7, rng=r)
-    return cases.case("close-tops", [q, k, r.normal(size=(5, 3))])
+    key = "close-tops" if top > 0 else "close-tops-negative"
+    return cases.case(key, [q, k, r.normal(size=(5, 3))])
 
 
 sentence_softmax = BugExercise(

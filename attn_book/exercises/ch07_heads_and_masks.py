@@ -318,13 +318,16 @@ def _padding_weighted():
 
 
 def _rows_not_normalised():
-    """A row with a real key whose weights do not sum to 1 (a fully padded row sums to 0)."""
+    """A row with a real key whose weights do not sum to 1 (a fully padded row sums to 0), on
+    a case of small scores (where no overflow or underflow can be the cause)."""
 
     def test(trials):
         for t in _failing(trials):
             if t.got.shape == t.expected.shape and np.isfinite(t.got).all():
+                if diagnose.large_inputs(t):
+                    continue
                 real_rows = np.isclose(t.expected.sum(axis=-1), 1.0)
-                if not np.allclose(t.got.sum(axis=-1)[real_rows], 1.0, atol=1e-6):
+                if not np.allclose(t.got.sum(axis=-1)[real_rows], 1.0, atol=1e-3):
                     return True
         return False
 

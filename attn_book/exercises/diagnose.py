@@ -44,6 +44,7 @@ __all__ = [
     "heads_without_transpose",
     "hidden_key_weighted",
     "kT_on_batch",
+    "large_inputs",
     "lost_axis",
     "masked_key_weighted",
     "masked_row_uniform",
@@ -167,7 +168,7 @@ def rows_not_normalised():
 
     def test(trials):
         for t in _failing(trials):
-            if _same_shape(t) and np.isfinite(t.got).all() and not _large_inputs(t):
+            if _same_shape(t) and np.isfinite(t.got).all() and not large_inputs(t):
                 if not np.allclose(t.got.sum(axis=-1), t.expected.sum(axis=-1), atol=1e-3):
                     return True
         return False
@@ -190,7 +191,7 @@ def _non_finite(t):
     return _same_shape(t) and not np.isfinite(t.got[np.isfinite(t.expected)]).all()
 
 
-def _large_inputs(t, at_least=100.0):
+def large_inputs(t, at_least=100.0):
     """True when some numeric input of the case is at least ``at_least`` in size."""
     sizes = [np.abs(a).max() for a in t.case.args if isinstance(a, np.ndarray) and a.size]
     return any(s >= at_least for s in sizes if np.issubdtype(type(s), np.number))
@@ -202,7 +203,7 @@ def nan_for_large_scores():
 
     def test(trials):  # right everywhere else: the shift alone is wrong
         failing = _failing(trials)
-        return bool(failing) and all(_non_finite(t) and _large_inputs(t) for t in failing)
+        return bool(failing) and all(_non_finite(t) and large_inputs(t) for t in failing)
 
     return Diagnosis("nan-large-scores", test)
 
@@ -226,18 +227,28 @@ def _behaves_like(t, alt):
     return t.matches(value)
 
 
-def wrong_on_batch(name, how):
+def wrong_on_batch(name, how, alt=None):
     """Right on every unbatched case, wrong on a batch, and every wrong batched trial ``t``
-    passes ``how(t)`` (the slip's own numbers or its own error)."""
+    passes ``how(t)`` (the slip's own numbers or its own error); with ``alt`` (the slip's
+    computation), a batched case the answer gets right must be one the slip gets right too
+    (code right on (B, S, E) and wrong with heads is another slip than `.T`)."""
+
+    def slip_also_right(t):
+        try:
+            return t.matches(alt(*t.case.args))
+        except Exception:
+            return False
 
     def test(trials):
         plain = [t for t in trials if not t.case.batched]
         batched = [t for t in trials if t.case.batched and not t.ok]
+        right = [t for t in trials if t.case.batched and t.ok]
         return (
             bool(plain)
             and all(t.ok for t in plain)
             and bool(batched)
             and all(how(t) for t in batched)
+            and (alt is None or all(slip_also_right(t) for t in right))
         )
 
     return Diagnosis(name, test)
@@ -246,15 +257,10 @@ def wrong_on_batch(name, how):
 def kT_on_batch(alt):
     """`.T` on a batched array: right for one (S, E) matrix, and on a batch doing what ``alt``
     (the computation written with `.T`) does — the same numbers or the same error."""
-    return wrong_on_batch("kT-on-batch", lambda t: _behaves_like(t, alt))
+    return wrong_on_batch("kT-on-batch", lambda t: _behaves_like(t, alt), alt)
 
 
 def masked_rows(t):
-    """The fully masked rows of a case whose args are (scores, mask)."""
-    return _masked_rows(t)
-
-
-def _masked_rows(t):
     """The fully masked rows of a case whose args are (scores, mask)."""
     mask = np.asarray(t.case.args[1], dtype=bool)
     return ~np.broadcast_to(mask, t.expected.shape).any(axis=-1)
@@ -265,7 +271,7 @@ def masked_row_uniform():
 
     def test(trials):
         for t in _failing(trials):
-            rows = _masked_rows(t)
+            rows = masked_rows(t)
             if _same_shape(t) and rows.any():
                 return bool(np.allclose(t.got[rows], 1.0 / t.expected.shape[-1], atol=1e-6))
         return False
@@ -451,6 +457,26 @@ def shape_words(shape):
     return " × ".join(str(n) for n in shape) or "1"
 
 
+def _fewer_decimals(t, decimals):
+    """The answer is the right one rounded to fewer decimals than the question asks."""
+    return _fewer_decimals_used(t, decimals) is not None
+
+
+def _fewer_decimals_used(t, decimals):
+    if not _same_shape(t):
+        return None
+    for k in range(decimals):
+        if np.allclose(t.got, np.round(t.expected, k), rtol=0, atol=1e-9):
+            return k
+    return None
+
+
+def _fewer_decimals_params(t, decimals):
+    k = _fewer_decimals_used(t, decimals)
+    key = {0: "fewer-decimals-0", 1: "fewer-decimals-1"}.get(k, "fewer-decimals")
+    return {"key": key, "k": k, "asked": decimals}
+
+
 def _rounding(t, within):
     """Every entry within ``within`` (a few units of the last asked decimal) of the answer."""
     return _same_shape(t) and bool(_close(t, within).all())
@@ -611,6 +637,7 @@ def _smaller_divisor(t, of):
 #: The rules a by-hand exercise may name: ``name -> (test, params or None)``.
 NUMBER_RULES = {
     "wrong-count": (_wrong_count, _wrong_count_params),
+    "fewer-decimals": (_fewer_decimals, _fewer_decimals_params),
     "rounding": (_rounding, _rounding_params),
     "wrong-order": (_wrong_order, None),
     "not-summing-to-1": (_not_summing, _not_summing_params),
@@ -638,15 +665,16 @@ def rule(name, diagnosis=None, **args):
     )
 
 
-def generic_for_numbers(near=None):
+def generic_for_numbers(near=None, decimals=None):
     """The rules every by-hand answer gets, after its exercise's own, in this order.
 
     ``near``: how far an answer of real numbers may be and still be called a rounding slip
     (three units of the last asked decimal, say); None for whole numbers, which are never
-    rounded.
+    rounded. ``decimals``: how many the question asks (an answer rounded to fewer is told so).
     """
     return [
         rule("wrong-count"),
+        *([] if not decimals else [rule("fewer-decimals", decimals=decimals)]),
         *([] if near is None else [rule("rounding", within=near)]),
         rule("wrong-order"),
         rule("not-summing-to-1"),

@@ -406,7 +406,7 @@ class NumberExercise(Exercise):
     >>> ch1.cosine_by_hand.check(0.449).diagnosis  # two units off in the third decimal
     'rounding'
     >>> ch1.cosine_by_hand.check(0.45).diagnosis  # two decimals where three are asked
-    'rounding'
+    'fewer-decimals'
     >>> ch1.scores_by_hand.check([2, 3])
     ✗ Not yet: expected 3 numbers, got 2.
     >>> ch1.scores_by_hand.check([2, None, -1])
@@ -451,7 +451,9 @@ class NumberExercise(Exercise):
         return [Trial(case, expected, got, None, self.rtol, self.atol)]
 
     def _generic(self):
-        return diagnose.generic_for_numbers(None if self.integer else 3 * self.unit + _HAIR)
+        if self.integer:
+            return diagnose.generic_for_numbers()
+        return diagnose.generic_for_numbers(3 * self.unit + _HAIR, self.decimals)
 
     def _praise(self):
         if self.integer:

@@ -54,6 +54,7 @@ SITE_ENGINE_TEXTS = (
     *("not-whole", "not-whole-1", "wrong-count", "wrong-count-1", "wrong-count-shape"),
     *("rounding", "rounding-1", "wrong-order", "not-summing-to-1", "not-summing-to-1-1"),
     *("constant-factor", "constant-factor-named", "constant-factor-sign", "factor-2"),
+    *("fewer-decimals", "fewer-decimals-0", "fewer-decimals-1"),
     *("factor-0.5", "factor-sqrt2"),
     *("factor-1/sqrt2", "factor--1", "other", "other-1-too-large", "other-1-too-small"),
     *("other-1-too-large-whole", "other-1-too-small-whole"),

@@ -202,6 +202,25 @@
   // A factor within 5 % of 1 is imprecision, not a scale slip (attn_book/exercises/diagnose.py).
   const MIN_FACTOR_GAP = 0.05;
 
+  // The answer rounded to k < decimals places (diagnose._fewer_decimals_used), else null.
+  function fewerDecimals(t, decimals) {
+    if (!sameShape(t.got, t.exp)) return null;
+    for (let k = 0; k < decimals; k++) {
+      const r = t.exp.data.map((e) => pyRound(e, k));
+      if (t.got.data.every((g, i) => Math.abs(g - r[i]) <= 1e-9)) return k;
+    }
+    return null;
+  }
+
+  // Python's round(x, k): half to even on the decimal value x carries as a double
+  function pyRound(x, k) {
+    const f = 10 ** k;
+    const y = x * f;
+    const r = Math.round(y);
+    const even = Math.abs(y - Math.trunc(y)) === 0.5 ? 2 * Math.round(y / 2) : r;
+    return even / f;
+  }
+
   function namedFactor(t) {
     if (!t.exp.data.some((e) => Math.abs(e) > t.atol)) return null;
     const rtol = Math.max(t.rtol, 2e-3);
@@ -247,6 +266,14 @@
           expected: shapeWords(t.exp.shape),
           got: shapeWords(t.got.shape),
         };
+      },
+    },
+    "fewer-decimals": {
+      test: (t, a) => fewerDecimals(t, a.decimals) !== null,
+      params: (t, a) => {
+        const k = fewerDecimals(t, a.decimals);
+        const key = ["fewer-decimals-0", "fewer-decimals-1"][k] ?? "fewer-decimals";
+        return { key, k, asked: a.decimals };
       },
     },
     rounding: {

@@ -16,6 +16,7 @@ test_site.py calls on each page it loads (one load per page serves all its check
 from __future__ import annotations
 
 import functools
+import re
 from collections import defaultdict
 
 import pytest
@@ -72,6 +73,16 @@ SUBMIT_ALL = """([id, texts]) => {
 }"""
 
 
+#: The box renders a message's inline Markdown (attn-answers.js ``INLINE``): `code`, **bold**,
+#: *emphasis*; the page's text is the message without those marks.
+_INLINE = re.compile(r"`([^`]+)`|\*\*(\S(?:[^*]*\S)?)\*\*|\*(\S(?:[^*]*\S)?)\*")
+
+
+def rendered(message):
+    """``message`` as the box shows it: its inline Markdown marks gone, their words kept."""
+    return _INLINE.sub(lambda m: next(g for g in m.groups() if g is not None), message)
+
+
 def _page_with_boxes(page, site, rel):
     page.goto(site.url(rel))
     page.wait_for_selector("div.attn-answer form, div.attn-answer .attn-answer-kernel")
@@ -115,13 +126,13 @@ def check_boxes(page, site, site_dir, docname):
             rows = inputs_for(ex)
             got = page.evaluate(SUBMIT_ALL, [exercise_id, [text for _, text, _ in rows]])
             for (value, text, label), shown in zip(rows, got, strict=True):
-                want = repr(site_verdict(ex, value))
+                want = rendered(repr(site_verdict(ex, value)))
                 checked += 1
                 if shown != want:
                     diffs.append((exercise_id, label, text, want, shown))
         else:
             box.locator("button.attn-answer-check").click()  # nothing picked yet
-            want = repr(site_verdict(ex, ...))
+            want = rendered(repr(site_verdict(ex, ...)))
             if _verdict(box) != want:
                 diffs.append((exercise_id, "nothing picked", "", want, _verdict(box)))
             first = box.locator("input[type=radio]").first
