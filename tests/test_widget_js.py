@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from figure_js import run_figure_js
 from fonts import css_font, hangul_in
 
 import attn_book
@@ -423,25 +424,15 @@ process.stdout.write(JSON.stringify(cases.map((args) => noteText(...args))));
 def test_a_masked_rows_uniform_entropy_counts_only_the_keys_it_sees(tmp_path):
     # Under the causal mask, row 0 of five tokens sees one key: uniform over one key has
     # entropy log 1 = 0, not log 5. Row 3 sees four keys: log 4 = 1.386 (by hand).
-    if not Path(NODE).exists():
-        pytest.skip(f"node not found ({NODE}); the JS tests need Node.js")
-    for src in (WIDGETS / "src").glob("*.js"):
-        shutil.copy(src, tmp_path / src.name)
-    figure = tmp_path / "attention_heatmap.js"  # the figure exports only render: add noteText
-    figure.write_text(figure.read_text(encoding="utf-8") + "\nexport { noteText };\n")
-    (tmp_path / "package.json").write_text('{"type": "module"}', encoding="utf-8")
-    (tmp_path / "run.mjs").write_text(NOTE_RUNNER, encoding="utf-8")
     cases = [
         [False, 0, 5, [1, 0, 0, 0, 0], 1],
         [False, 0, 5, [0.25, 0.25, 0.25, 0.25, 0], 4],
         [False, 0, 5, [0.2] * 5, 5],
         [False, 0, 5, [0, 0, 0, 0, 0], 0],
     ]
-    proc = subprocess.run(
-        [NODE, "run.mjs", json.dumps(cases)], capture_output=True, text=True,
-        cwd=tmp_path, timeout=60, check=True,
-    )  # fmt: skip
-    one, four, five, none = json.loads(proc.stdout)
+    args = [json.dumps(cases)]
+    out = run_figure_js(tmp_path, "attention_heatmap", ["noteText"], NOTE_RUNNER, args=args)
+    one, four, five, none = out
     assert "entropy of this row 0.000 nats" in one
     assert "log 1 visible key = 0.000 = uniform" in one
     assert "log 5" not in one
