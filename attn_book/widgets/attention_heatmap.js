@@ -322,10 +322,11 @@ function storedNoteText(l, h, row, visible = row.length, t = english) {
 function storedMatrix(model, l, h, S) {
   const layers = model.get("stored_weights");
   const heads = layers[Math.min(Math.max(0, l), layers.length - 1)];
-  return heads[Math.min(Math.max(0, h), heads.length - 1)].map((row) => [
-    ...row,
-    ...new Array(Math.max(0, S - row.length)).fill(0)
-  ]);
+  const text = heads[Math.min(Math.max(0, h), heads.length - 1)];
+  return text.split(";").map((row) => {
+    const weights = row ? row.split(",").map((v) => Number(v) / 1e3) : [];
+    return [...weights, ...new Array(Math.max(0, S - weights.length)).fill(0)];
+  });
 }
 function layerControl(model, controls, t) {
   const n = model.get("stored_weights").length;

@@ -22,7 +22,7 @@ from .inputs import (
     recompute_or_roll_back,
 )
 
-__all__ = ["AttentionHeatmap", "head_projections"]
+__all__ = ["AttentionHeatmap", "decode_head", "encode_head", "head_projections"]
 
 
 def head_projections(query_tokens, key_tokens, d_model, n_heads, seed):
@@ -59,8 +59,8 @@ def head_projections(query_tokens, key_tokens, d_model, n_heads, seed):
 
 
 def _stored_weights(kwargs):
-    """Check stored weights (layers, heads, L, S) against the tokens; store each row without
-    its trailing zeros (a causal model's masked keys), which the figure pads back."""
+    """Check stored weights (layers, heads, L, S) against the tokens and store them as the
+    figure shows them, to 3 decimals: each head as one string (:func:`encode_head`)."""
     w = kwargs.get("stored_weights")
     if w is None or (isinstance(w, list) and not w):
         return kwargs
@@ -74,16 +74,33 @@ def _stored_weights(kwargs):
         )
     if not np.isfinite(w).all() or w.min() < 0 or w.max() > 1:
         raise ValueError("stored_weights must be weights, finite numbers in 0..1")
-    rows = [[[_trimmed(row) for row in head] for head in layer] for layer in w.tolist()]
-    return kwargs | {"stored_weights": rows, "n_heads": w.shape[1]}
+    heads = [[encode_head(head) for head in layer] for layer in w]
+    return kwargs | {"stored_weights": heads, "n_heads": w.shape[1]}
 
 
-def _trimmed(row):
-    """``row`` without its trailing zeros."""
-    end = len(row)
-    while end and row[end - 1] == 0:
-        end -= 1
-    return row[:end]
+def encode_head(weights):
+    """One head's weights (L, S) as text: thousandths, "," between keys, ";" between rows,
+    each row without its trailing zeros (a causal model's masked keys). A notebook stores a
+    figure's state as indented JSON, one line per number; 270 heads of 16 × 16 numbers as
+    lists took 880 kB of the notebook, as text 130 kB.
+
+    >>> encode_head([[1, 0, 0], [0.25, 0.75, 0], [0.1234, 0.0004, 0.8762]])
+    '1000;250,750;123,0,876'
+    >>> decode_head('1000;250,750;123,0,876', 3)[1]
+    [0.25, 0.75, 0.0]
+    """
+    rows = []
+    for row in np.rint(np.asarray(weights, dtype=float) * 1000).astype(int).tolist():
+        while row and row[-1] == 0:
+            row.pop()
+        rows.append(",".join(map(str, row)))
+    return ";".join(rows)
+
+
+def decode_head(text, n_keys):
+    """:func:`encode_head`'s weights back, (L, ``n_keys``) floats, as the JavaScript reads them."""
+    rows = [[int(v) / 1000 for v in row.split(",")] if row else [] for row in text.split(";")]
+    return [row + [0.0] * (n_keys - len(row)) for row in rows]
 
 
 def _training_states(kwargs):
@@ -161,7 +178,7 @@ class AttentionHeatmap(Figure):
         shows ``stored_weights[layer, head]`` and adds a layer slider; ←/→ keys change the
         layer. Nothing is recomputed, so the temperature, scale and mask controls are hidden
         (``causal`` still greys the keys after each query). ``n_heads`` is the array's; the
-        synced trait holds each row without its trailing zeros, padded back when drawn.
+        synced trait holds each head as a string of thousandths (:func:`encode_head`).
     layer : int, default 0
         The layer of ``stored_weights`` shown, 0 .. layers - 1.
 
@@ -221,7 +238,7 @@ class AttentionHeatmap(Figure):
     training_steps = t.List().tag(sync=True)  # N ints
     training_losses = t.List().tag(sync=True)  # the loss at every step, for the curve
     step = Integer(0).tag(sync=True)  # index of the stored state shown (checked below)
-    stored_weights = t.List().tag(sync=True)  # (layers, H, L, <= S): rows without trailing 0s
+    stored_weights = t.List().tag(sync=True)  # (layers, H) strings: encode_head
     layer = Integer(0).tag(sync=True)  # index of the stored layer shown (checked below)
 
     head_queries = t.List().tag(sync=True)
@@ -384,8 +401,7 @@ class AttentionHeatmap(Figure):
         self.row = self.weights[self.selected]
 
     def _show_stored(self):
-        """``weights`` = ``stored_weights[layer][head]``, each row padded back to S keys."""
+        """``weights`` = ``stored_weights[layer][head]``, decoded."""
         keys = self.query_tokens if self.key_tokens is None else self.key_tokens
-        rows = self.stored_weights[self.layer][self.head]
-        self.weights = [row + [0.0] * (len(keys) - len(row)) for row in rows]
+        self.weights = decode_head(self.stored_weights[self.layer][self.head], len(keys))
         self.row = self.weights[self.selected]

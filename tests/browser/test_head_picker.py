@@ -124,3 +124,19 @@ def test_the_korean_figure_announces_the_layer_in_korean(page, picker):
         "쿼리 “notable”의 어텐션:')"
     )
     assert not page.errors
+
+
+def test_on_the_built_site_the_gallerys_picker_works_with_no_kernel(page, site, picker):
+    page.goto(site.url("book/99_figure_gallery.html"), wait_until="load")
+    page.wait_for_widgets()
+    fig = page.locator(".abh-heatmap:has(svg[aria-label*='the layer'])")
+    assert fig.count() == 1
+    assert shown_row(fig) == rounded(picker.row)
+    fig.locator("svg.abh-plane").focus()
+    page.keyboard.press("ArrowLeft")
+    picker.layer = 17
+    assert shown_row(fig) == rounded(picker.row)
+    slider = fig.get_by_role("slider", name="layer (층)")
+    assert slider.get_attribute("aria-valuetext") == "layer 18 of 30"
+    errors = [e for e in page.errors if "THEBE_JS_URL" not in e]
+    assert not errors

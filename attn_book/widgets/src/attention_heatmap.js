@@ -36,8 +36,8 @@ import {
  * @property {number[]} training_steps - the training step of each stored state
  * @property {number[]} training_losses - the loss at every step 0, 1, ...
  * @property {number} step - the stored state shown, 0 .. N - 1
- * @property {number[][][][]} stored_weights - weights (layers, H, L, <= S) computed elsewhere (a
- *   trained model), each row without its trailing zeros; [] for none
+ * @property {string[][]} stored_weights - weights computed elsewhere (a trained model), one
+ *   string per layer and head (attention_heatmap.py's encode_head); [] for none
  * @property {number} layer - the stored layer shown, 0 .. layers - 1
  */
 
@@ -229,16 +229,18 @@ function storedNoteText(l, h, row, visible = row.length, t = english) {
 }
 
 /**
- * The weights of stored layer `l`, head `h` (L × S): the stored rows padded back with zeros
- * to `S` keys. `l` and `h` are clamped to the stored ones.
+ * The weights of stored layer `l`, head `h` (L × S), decoded as attention_heatmap.py's
+ * decode_head: thousandths, "," between keys, ";" between rows, each row padded back with
+ * zeros to `S` keys. `l` and `h` are clamped to the stored ones.
  */
 function storedMatrix(model, l, h, S) {
   const layers = model.get("stored_weights");
   const heads = layers[Math.min(Math.max(0, l), layers.length - 1)];
-  return heads[Math.min(Math.max(0, h), heads.length - 1)].map((row) => [
-    ...row,
-    ...new Array(Math.max(0, S - row.length)).fill(0),
-  ]);
+  const text = heads[Math.min(Math.max(0, h), heads.length - 1)];
+  return text.split(";").map((row) => {
+    const weights = row ? row.split(",").map((v) => Number(v) / 1000) : [];
+    return [...weights, ...new Array(Math.max(0, S - weights.length)).fill(0)];
+  });
 }
 
 /** The layer slider of stored weights, its value said as "layer 19 of 30"; `show()` mirrors it. */
