@@ -206,7 +206,8 @@ AttentionHeatmap(
 # that followed the same word in the first copy.
 
 # %%
-AttentionHeatmap.from_model("induction")
+picker = AttentionHeatmap.from_model("induction")
+picker
 
 # %% [markdown]
 # A longer sequence, the sentence repeated: drag across the rows and the weights keep up.
