@@ -123,6 +123,8 @@ def test_a_bad_layer_is_refused_and_rolled_back():
         hm.head = 9
     with pytest.raises(ValueError, match=r"stored_weights must have shape \(layers, heads, L=2"):
         AttentionHeatmap(query_tokens=["a", "b"], stored_weights=np.ones((2, 2, 3, 3)) / 3)
+    with pytest.raises(TypeError, match="given to the constructor"):
+        hm.stored_weights = np.ones((30, 9, 14, 14)).tolist()
     with pytest.raises(ValueError, match=r"0\.\.1"):
         AttentionHeatmap(query_tokens=["a"], stored_weights=[[[[1.5]]]])
 

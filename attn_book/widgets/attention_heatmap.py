@@ -269,6 +269,16 @@ class AttentionHeatmap(Figure):
     def _check_step(self, proposal):
         return integer(proposal["value"], "step", maximum=max(0, len(self.training_queries) - 1))
 
+    @t.validate("stored_weights")
+    def _check_stored(self, proposal):  # the constructor encodes arrays (_stored_weights)
+        value = proposal["value"]
+        if not all(isinstance(head, str) for layer in value for head in layer):
+            raise TypeError(
+                "stored_weights are given to the constructor, AttentionHeatmap(stored_weights="
+                "array of shape (layers, heads, L, S)); the trait holds encode_head strings"
+            )
+        return value
+
     @t.validate("layer")
     def _check_layer(self, proposal):
         top = max(0, len(self.stored_weights) - 1)
