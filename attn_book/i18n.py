@@ -6,7 +6,9 @@ diagnoses and titles, the engine's lines, the answer box's labels; ``msgctxt`` i
 holds a language's PO files: ``messages.po`` (the engine's and the answer box's lines), and one
 file per page of the book, ``04_worked_example.po``, with that page's prose (one message per
 paragraph, heading, fenced block or table row, the English as ``msgid``), its figures' captions
-(``msgctxt`` ``figure fig-x``) and its chapter's exercise texts (keyed as in the template). The
+(``msgctxt`` ``figure fig-x``) and its chapter's exercise texts (keyed as in the template);
+``figures.po``, the words figures, tables and widgets draw; ``code.po``, the words the chapters'
+code prints (used when the translated notebooks are written, by ``tools/i18n.py``). The
 catalogs ship inside the package, so an installed wheel shows the same translation as an
 editable checkout.
 

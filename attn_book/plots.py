@@ -99,7 +99,8 @@ def plot_weight_bars(labels, weights, *, title=""):
     Parameters
     ----------
     labels : sequence of str, length S
-        The keys' names, along the x axis.
+        The keys' names, along the x axis; a name with words ("score 1") is drawn in the
+        drawing language, as the legend's names are.
     weights : dict of str to array_like of shape (S,)
         Each entry is one set of weights (e.g. "÷ sum" and "softmax").
     title : str, optional
@@ -110,7 +111,8 @@ def plot_weight_bars(labels, weights, *, title=""):
     for i, ((name, w), c) in enumerate(zip(weights.items(), _colours(len(weights)), strict=True)):
         bars = ax.bar(x + (i - (len(weights) - 1) / 2) * width, w, width, label=word(name), color=c)
         ax.bar_label(bars, labels=[dec(x) for x in w], fontsize=8)
-    ax.set(xticks=x, xticklabels=labels, ylabel=word("weight"), ylim=(0, 1.05), title=word(title))
+    ax.set(xticks=x, xticklabels=[word(label) for label in labels], ylabel=word("weight"))
+    ax.set(ylim=(0, 1.05), title=word(title))
     ax.legend(frameon=False)
     fig.tight_layout()
     return fig
@@ -654,12 +656,27 @@ def plot_recall(panels, *, d_k):
             sweep.n_pairs, sweep.chance, color="grey", ls="--", lw=1, label=word("chance (a guess)")
         )
         ax.axvline(d_k, color="grey", ls=":", lw=1)
-        ax.text(d_k, 0.08, f" N = d_k = {d_k}", color="grey", fontsize=8)  # above chance
+        ax.text(d_k, 0.08, f" N = dₖ = {d_k}", color="grey", fontsize=8)  # above chance
         ax.set(xlabel=word("pairs stored N"), title=word(title), ylim=(0, 1.03))
         ax.set_xscale("log", base=2)
         ax.set_xticks(sweep.n_pairs, [str(n) for n in sweep.n_pairs])
         ax.minorticks_off()
     axes[0][0].set_ylabel(word("recall accuracy"))
-    axes[0][0].legend(frameon=False, fontsize=7, loc="center left", bbox_to_anchor=(0, 0.6))
     fig.tight_layout()
+    # one legend for all panels, under them: no curve runs through it, and its text is as
+    # large as the ticks' (bbox_inches="tight" keeps it in the picture)
+    lines = {}
+    for ax in axes[0]:
+        handles, labels = ax.get_legend_handles_labels()
+        lines |= dict(zip(labels, handles, strict=True))
+    fig.legend(
+        lines.values(),
+        lines.keys(),
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        ncol=len(panels),
+        fontsize=axes[0][0].get_xticklabels()[0].get_fontsize(),
+        frameon=True,
+        framealpha=1.0,
+    )
     return fig

@@ -161,31 +161,10 @@ print("scaled:", same_scaled, "  unscaled:", same_plain)
 # enters a layer, not the query $\mathbf{q} = \mathbf{x} W_Q$ and the key
 # $\mathbf{k} = \mathbf{x} W_K$ made from it: their size depends on the learnt matrices $W_Q$
 # and $W_K$, and drifts as those train. Some models therefore normalise $\mathbf{q}$ and
-# $\mathbf{k}$ themselves, just before the dot product, a family called QK-norm (the aside
-# below lists who does what). Normalisation fixes lengths, not independence: it bounds each
-# score, but the variance argument above still needs independent components, which training
-# breaks.
-#
-# ````{admonition} Aside: QK-norm in published models
-# :class: dropdown
-#
-# Its first form divides each vector by its length, so the score becomes a cosine, and
-# replaces $1/\sqrt{d_k}$ with a learnt scale. The QK-norm of today's large models is a
-# different design: a LayerNorm or RMSNorm with learnt gains applied to the queries and the
-# keys, with a fixed divisor kept.
-#
-# | model | what normalises $\mathbf{q}$ and $\mathbf{k}$ | the divisor |
-# |---|---|---|
-# | [Henry et al., 2020](references.md) | each vector divided by its length | a learnt scale |
-# | ViT-22B ([Dehghani et al., 2023](references.md)) | a LayerNorm | $\sqrt{d_k}$ |
-# | OLMo 2 ([Team OLMo, 2024](references.md)) | an RMSNorm over the whole projection | $\sqrt{d_k}$ |
-# | Qwen3 ([Qwen Team, 2025a](references.md)) | an RMSNorm over each head's $d_k$ components | $\sqrt{d_k}$ |
-# | Gemma 3 ([Gemma Team, 2025](references.md)) | an RMSNorm over each head's $d_k$ components | the square root of `query_pre_attn_scalar`: $d_k$ in the smaller models, $d_\text{model}/h = 168$ in the 27B model, whose heads have $d_k = 128$ |
-#
-# With learnt gains, each normalised vector has length about $\sqrt{d_k}\,g$, with $g$ a
-# typical gain, so each scaled score is bounded by about $\sqrt{d_k}\,g^2$: a bound on the
-# lengths, not on how the components of a query and a key line up.
-# ````
+# $\mathbf{k}$ themselves, just before the dot product, a family called QK-norm
+# ([Chapter 11](11_modern_attention.ipynb) lists the models that do, and bounds the score it
+# leaves). Normalisation fixes lengths, not independence: it bounds each score, but the
+# variance argument above still needs independent components, which training breaks.
 #
 # Nor does training keep $\mathbf{q}$ and $\mathbf{k}$ independent: it aligns each query with
 # the keys it should find. Once their components are correlated, each product $q_m k_m$ has a

@@ -399,9 +399,18 @@ figures.show(
 # ([Dehghani et al., 2023](references.md)). Qwen3 and Gemma 3 apply an RMSNorm (RMS 정규화:
 # divide by the root mean square, then multiply by a learned gain $\mathbf g$) to each head's
 # query and key ([Qwen Team, 2025a](references.md); [Gemma Team, 2025](references.md)); OLMo 2
-# one over the whole projection ([Team OLMo, 2024](references.md)); Chapter 3's aside lists
-# them, with Gemma 3's divisor of the scores, `query_pre_attn_scalar`, which need not be
-# $\sqrt d$. For a per-head norm (Qwen3, Gemma 3) and the divisor $\sqrt d$, as here: after
+# one over the whole projection ([Team OLMo, 2024](references.md)). Each still divides the
+# scores, and not always by $\sqrt{d_k}$:
+#
+# | model | what normalises $\mathbf{q}$ and $\mathbf{k}$ | the divisor |
+# |---|---|---|
+# | [Henry et al., 2020](references.md) | each vector divided by its length | a learnt scale |
+# | ViT-22B ([Dehghani et al., 2023](references.md)) | a LayerNorm | $\sqrt{d_k}$ |
+# | OLMo 2 ([Team OLMo, 2024](references.md)) | an RMSNorm over the whole projection | $\sqrt{d_k}$ |
+# | Qwen3 ([Qwen Team, 2025a](references.md)) | an RMSNorm over each head's $d_k$ components | $\sqrt{d_k}$ |
+# | Gemma 3 ([Gemma Team, 2025](references.md)) | an RMSNorm over each head's $d_k$ components | the square root of `query_pre_attn_scalar`: $d_k$ in the smaller models, $d_\text{model}/h = 168$ in the 27B model, whose heads have $d_k = 128$ |
+#
+# For a per-head norm (Qwen3, Gemma 3) and the divisor $\sqrt d$, as here: after
 # RMSNorm a vector of $d$ numbers has length $\sqrt d$ (before the gain), so by
 # Cauchy–Schwarz the scaled score is bounded:
 #

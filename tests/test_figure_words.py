@@ -498,3 +498,94 @@ def test_no_stored_figure_word_or_korean_translation_shows_an_underscore():
     ]
     shown = sorted({(where, s) for where, s in seen if underscores(s)})
     assert not shown, shown
+
+
+# --- no English a Korean textbook would translate, in a Korean figure or widget (issue #41)
+
+#: The Latin words a Korean figure, table or widget may show: the maths' symbols and
+#: functions, units, names (of models, methods, optimisers, hardware, keys of the keyboard),
+#: Python's literals, and the English example sentences' tokens (chapters 3 and 7 keep theirs).
+KOREAN_LATIN = {
+    *"cos diag exp log max mod softmax tanh elu Var grad dA dL dQ dS dk dv ww".split(),
+    *"nat FLOPs GFLOP MFLOP GB MB KiB MiB GiB ms".split(),
+    *"Adam SGD GPU GQA MHA MLA MQA KV QK PE RoPE NoPE NTK RMSNorm".split(),
+    *"DeepSeek-V Gemma Llama Llama-3-8B Mistral gpt-oss gpt-oss-120b".split(),
+    *"Shift Tab True False NaN inf".split(),
+    *"the cat dog man bites apple ate".split(),
+}
+#: Names of code a Korean figure shows as the code spells them (chapter 11's fields).
+KOREAN_CODE = {"sinks"}
+
+
+def english_words(text):
+    """The Latin words of ``text`` (a drawn string or a translation) a Korean reader would
+    read as English: outside its ``{fields}``, its <sub>/<sup> indices and code names with an
+    underscore, and not in :data:`KOREAN_LATIN`."""
+    shown = re.sub(r"\{\w+\}|<su([bp])>.*?</su\1>", " ", str(text))
+    shown = re.sub(r"[\w.]*_[\w.]*", " ", shown)
+    found = re.findall(r"[A-Za-z][A-Za-z0-9-]*[A-Za-z]", shown)
+    return [w for w in found if w not in KOREAN_LATIN | KOREAN_CODE]
+
+
+def test_english_words_finds_a_gloss_and_spares_symbols_units_and_names():
+    assert english_words("행: 쿼리(queries); 색: 0부터 1까지, viridis") == ["queries", "viridis"]
+    assert english_words("엔트로피 H(w) = {H} nats") == ["nats"]
+    assert english_words("Llama-3-8B-like, 3:1 hybrid") == ["Llama-3-8B-like", "hybrid"]
+    assert english_words("Llama-3-8B 비슷한 모델, gpt-oss-120b, DeepSeek-V3") == []
+    assert english_words("엔트로피(nat), log {n}, exp(s − max), 1/√d<sub>head</sub>") == []
+    assert english_words("MLA: kv_lora_rank, GQA, 12.0 GiB") == []
+
+
+def test_no_korean_figure_word_is_english():
+    """Every Korean translation in figures.po: the widgets' legends ("쿼리(queries)",
+    "viridis", "PuOr"), units ("nats"), glosses ("점수 s(scores)", "손실(loss)")."""
+    catalog = i18n.po_entries((i18n.LOCALE / "ko" / "LC_MESSAGES" / "figures.po").read_text())
+    shown = [(e["string"], w) for e in catalog for w in english_words(e["string"])]
+    assert not shown, shown
+
+
+def drawn_texts(fig):
+    return [t.get_text() for t in fig.findobj(matplotlib.text.Text) if t.get_text()]
+
+
+def test_figure_2_1_draws_its_score_ticks_in_korean():
+    """Fig. 2.1's ticks were "score 1/2/3" on the Korean page; chapter 2 passes them so."""
+    args = ([f"score {x:g}" for x in (1.0, 2.0, 3.0)], {"÷ sum": [0.17, 0.33, 0.5]})
+    english = plots.plot_weight_bars(*args)
+    assert [t.get_text() for t in english.axes[0].get_xticklabels()] == args[0]
+    with i18n.drawing("ko"):
+        fig = plots.plot_weight_bars(*args)
+    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert ticks == ["점수 1", "점수 2", "점수 3"]
+    assert not [w for t in drawn_texts(fig) for w in english_words(t)], drawn_texts(fig)
+    plt.close("all")
+
+
+def test_the_recall_figures_draw_no_english_in_korean():
+    import numpy as np
+
+    from attn_book.recall import RecallSweep
+
+    ns = np.array([4, 16, 64])
+    methods = ("softmax", "linear", "linear_elu", "delta")
+    sweep = RecallSweep(ns, {m: 1 / ns for m in methods}, {m: 1 / ns for m in methods}, 1 / ns)
+    with i18n.drawing("ko"):
+        fig = plots.plot_recall({"random keys": sweep, "every key written twice": sweep}, d_k=16)
+    assert not [w for t in drawn_texts(fig) for w in english_words(t)], drawn_texts(fig)
+    plt.close("all")
+
+
+def test_a_widget_names_the_padding_and_the_made_up_model_in_korean():
+    """Widget 7.4 drew "<pad>" beside chapter 7's table's 패딩; widget 12.4's menu offered
+    "Llama-3-8B-like, 3:1 hybrid". Each is a t("...") of its bundle, so a Korean state
+    carries its translation; the English edition shows the English."""
+    from attn_book.widgets import AttentionHeatmap, MemoryCalculator
+    from attn_book.widgets._base import figure_words
+
+    heatmap = figure_words(AttentionHeatmap._esm, "ko")
+    assert heatmap["<pad>"] == korean("pad") == "패딩"
+    name = "Llama-3-8B-like, 3:1 hybrid"
+    calculator = figure_words(MemoryCalculator._esm, "ko")
+    assert calculator[name] == "Llama-3-8B 비슷한 모델, 3 : 1 하이브리드"
+    assert not english_words(calculator[name])
+    assert figure_words(MemoryCalculator._esm, "en") == {}

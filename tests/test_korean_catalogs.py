@@ -172,6 +172,63 @@ def test_a_changed_keyed_text_is_fuzzy_by_its_key_and_falls_back_to_english(book
     )
 
 
+PRINTING = [
+    "def report(ok):\n    print('all agree:', ok)",
+    'n = 3\nprint(f"gap {n}: norm {n / 4:.2f}", "k1")\nprint("same weights:", True)\nreport(1)',
+]
+
+
+def printing_cells(book):
+    """Two code cells that print (one through a function the first defines), with their
+    outputs as the English notebook stores them."""
+    nb = nbformat.read(book / "toy.ipynb", as_version=4)
+    cells = [nbformat.v4.new_code_cell(source) for source in PRINTING]
+    cells[1].outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text=printed(cells[0].source, PRINTING[1]))
+    ]
+    nb.cells[2:2] = cells
+    nbformat.write(nb, book / "toy.ipynb")
+    tool.update(["ko"])
+
+
+def printed(*sources):
+    """What running ``sources`` in one namespace prints."""
+    import contextlib
+    import io
+
+    out, namespace = io.StringIO(), {}
+    with contextlib.redirect_stdout(out):
+        for source in sources:
+            exec(source, namespace)
+    return out.getvalue()
+
+
+def test_the_code_prints_its_words_from_the_catalog_and_its_stored_output_says_so(book):
+    printing_cells(book)
+    entries = [m.id for m in tool.load("ko", tool.CODE) if m.id]
+    assert entries == ["all agree:", "gap ", ": norm ", "same weights:"]  # not "k1": no words
+    translate(
+        {"all agree:": "모두 같은가:", "gap ": "차이 ", ": norm ": ': "노름" ',
+         "same weights:": "같은 가중치인가:"},
+        domain=tool.CODE,
+    )  # fmt: skip
+    korean = korean_notebook().cells
+    assert korean[2].source == "def report(ok):\n    print('모두 같은가:', ok)"
+    assert 'print(f"차이 {n}: \\"노름\\" {n / 4:.2f}", "k1")' in korean[3].source
+    stored = korean[3].outputs[0]["text"]
+    assert stored == '차이 3: "노름" 0.75 k1\n같은 가중치인가: True\n모두 같은가: 1\n'
+    assert stored == printed(korean[2].source, korean[3].source)  # what the Korean code prints
+
+
+def test_untranslated_printed_words_stay_english_in_code_and_output(book):
+    printing_cells(book)
+    english = nbformat.read(book / "toy.ipynb", as_version=4).cells
+    korean = korean_notebook().cells
+    assert [c.source for c in korean[2:4]] == PRINTING
+    assert korean[3].outputs[0]["text"] == english[3].outputs[0]["text"]
+    assert any("not translated" in line for line in tool.status("ko", [tool.CODE]))
+
+
 def test_a_translation_may_quote_only_the_english_expressions(book):
     translate({"The score is {eval}`s`.": "점수는 {eval}`s * 2`이다."})
     with pytest.raises(SystemExit, match=r"does not evaluate: s \* 2"):
@@ -235,8 +292,11 @@ def test_the_korean_code_cells_are_the_english_ones(name):
     korean = nbformat.read(ROOT / "book" / "ko" / f"{name}.ipynb", as_version=4)
     assert [c.cell_type for c in korean.cells] == [c.cell_type for c in english.cells]
     for en, ko in zip(english.cells, korean.cells, strict=True):
-        if en.cell_type == "code":
-            assert (ko.source, len(ko.outputs)) == (en.source, len(en.outputs))
+        if en.cell_type == "code":  # the same code, printing its words in Korean
+            assert (ko.source, len(ko.outputs)) == (
+                tool.translate_code(en.source, "ko"),
+                len(en.outputs),
+            )
         elif i18n.has_words(en.source):
             assert HANGUL.search(ko.source), ko.source[:80]
     said = [

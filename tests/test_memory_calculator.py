@@ -143,7 +143,7 @@ def test_the_model_view_in_chromium_prints_pythons_totals_and_its_menu_sets_a_pr
             page = browser.new_page()
             errors = []
             page.on("pageerror", lambda e: errors.append(str(e)))
-            page.set_content(snapshot._PAGE.format(width=snapshot.WIDTH))
+            page.set_content(snapshot._page(calc.get_state(), snapshot.WIDTH))
             page.evaluate(snapshot._RENDER, [calc._esm, calc._css, calc.get_state()])
             lines = page.locator(".abh-readout div").all_inner_texts()
             page.select_option("select >> nth=0", "Gemma 3 27B")

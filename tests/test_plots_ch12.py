@@ -5,6 +5,8 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+import matplotlib.pyplot as plt
+
 from attn_book.plots import RECALL_STYLE, plot_recall
 from attn_book.recall import RecallSweep
 
@@ -48,3 +50,35 @@ def test_every_recall_method_has_a_style():
     from attn_book.recall import METHODS
 
     assert set(RECALL_STYLE) == set(METHODS)
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_the_recall_legend_is_as_large_as_the_ticks_and_crossed_by_no_curve(language):
+    """Figures 12.1 and 12.3: the legend's text was 7 pt beside 10 pt ticks (about 7 px as
+    the page shows the figure) and sat inside the panel, a curve and the N = dₖ line through
+    it. Now one framed legend under the panels, its text the ticks' size."""
+    from attn_book import i18n
+
+    sweeps = (
+        {"random keys, dₖ = 16": _sweep(["softmax", "linear", "linear_elu"])},
+        {"random keys": _sweep(["softmax", "linear", "delta"]), "rewrites": _sweep(["delta"])},
+    )
+    for panels in sweeps:
+        with i18n.drawing(language):
+            fig = plot_recall(panels, d_k=16)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        (legend,) = fig.legends
+        tick = fig.axes[0].get_xticklabels()[0].get_fontsize()
+        assert {t.get_fontsize() for t in legend.get_texts()} == {tick}
+        assert tick * fig.dpi / 72 >= 10  # px in the saved PNG
+        assert legend.get_frame_on()
+        box = legend.get_window_extent(renderer)
+        assert not [ax for ax in fig.axes if box.overlaps(ax.get_window_extent(renderer))]
+        labels = [t.get_text() for t in legend.get_texts()]
+        assert (
+            len(labels)
+            == len(set(labels))
+            == len({m for sweep in panels.values() for m in sweep.accuracy}) + 1
+        )  # every method once, and chance
+        plt.close(fig)

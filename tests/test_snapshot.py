@@ -374,3 +374,71 @@ def test_the_korean_build_gives_each_figure_the_korean_words_and_its_snapshot(
     assert "image/png" not in english.cells[0].outputs[0].data
     said = capsys.readouterr().err
     assert "WindowSinks has no snapshot" in said and "no Chromium here" in said
+
+
+# --- a Korean figure's lines break between words, as on the site -------------------------
+
+#: softmax_bars's note, as the Korean snapshot drew it broken mid-word ("하나 / 에",
+#: "오 / 버플로하고") before its page had the site's rule for Korean.
+KOREAN_NOTE = "모든 점수 하나에 더할 이동값을 ~710 너머로 밀면 단순 exp(s)는 ∞로 오버플로하고"
+
+
+def test_a_korean_figure_is_drawn_in_a_korean_page_an_english_one_as_before():
+    english = as_stored(SoftmaxBars())
+    korean = {**english, "words": {"shift every score by": "모든 점수에 더할 이동값"}}
+    assert snapshot._lang(english) == "en" and snapshot._lang(korean) == "ko"
+    assert '<html lang="ko">' in snapshot._page(korean, 680)
+    assert "word-break: keep-all" in snapshot._page(korean, 680)
+    assert '<html lang="en">' in snapshot._page(english, 680)
+    # the page's Korean rule is part of a Korean picture's key (its snapshot is drawn anew),
+    # not of an English one's (English snapshots keep their keys)
+    before = (snapshot.snapshot_key(english), snapshot.snapshot_key(korean))
+    snapshot._LANG_STYLE, kept = "", snapshot._LANG_STYLE
+    try:
+        after = (snapshot.snapshot_key(english), snapshot.snapshot_key(korean))
+    finally:
+        snapshot._LANG_STYLE = kept
+    assert before[0] == after[0] and before[1] != after[1]
+
+
+WORD_LINES = """async ([text, width, css]) => {
+  const style = document.createElement("style");
+  style.textContent = css;  // the figures' CSS, with their Hangul font
+  document.head.appendChild(style);
+  const box = document.createElement("div");
+  box.className = "abh-fig";
+  box.style.width = `${width}px`;
+  box.style.fontSize = "14px";
+  box.textContent = text;
+  document.getElementById("host").appendChild(box);
+  for (const face of document.fonts) await face.load();
+  await document.fonts.ready;
+  const node = box.firstChild, out = [];
+  let at = 0;
+  for (const word of text.split(" ")) {
+    const range = document.createRange();
+    range.setStart(node, at);
+    range.setEnd(node, at + word.length);
+    const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+    out.push([word, tops.size]);
+    at += word.length + 1;
+  }
+  return out;
+}"""
+
+
+def test_a_korean_snapshot_breaks_lines_only_between_words(chromium):
+    from playwright.sync_api import sync_playwright
+
+    korean = {**as_stored(SoftmaxBars()), "words": {"shift every score by": "이동값"}}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=snapshot.CHROMIUM, headless=True)
+        try:
+            page = browser.new_page()
+            page.set_content(snapshot._page(korean, 680))
+            lines = page.evaluate(WORD_LINES, [KOREAN_NOTE, 150, korean["_css"]])
+        finally:
+            browser.close()
+    assert max(n for _, n in lines) == 1, [w for w, n in lines if n > 1]
+    assert len(lines) == len(KOREAN_NOTE.split(" "))
+    assert sum(n for _, n in lines) > 3  # (it did wrap, over several lines)

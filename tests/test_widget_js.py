@@ -416,23 +416,41 @@ def test_bytes_read_in_binary_units(run_js):
 
 NOTE_RUNNER = """
 import { noteText } from "./attention_heatmap.js";
-const cases = JSON.parse(process.argv[2]);
-process.stdout.write(JSON.stringify(cases.map((args) => noteText(...args))));
+import { translator } from "./dom.js";
+const [cases, words] = JSON.parse(process.argv[2]);
+const t = translator({ get: (name) => (name === "words" ? words : undefined) });
+process.stdout.write(JSON.stringify(cases.map((args) => noteText(...args, t))));
 """
+#: Rows of five keys seeing 1, 4, 5 and 0 of them: (cross, head, head width, row, visible).
+NOTE_CASES = [
+    [False, 0, 5, [1, 0, 0, 0, 0], 1],
+    [False, 0, 5, [0.25, 0.25, 0.25, 0.25, 0], 4],
+    [False, 0, 5, [0.2] * 5, 5],
+    [False, 0, 5, [0, 0, 0, 0, 0], 0],
+]
+
+
+def note_texts(tmp_path, words):
+    """The heatmap's note under each row of :data:`NOTE_CASES`, drawn with ``words``."""
+    if not Path(NODE).exists():
+        pytest.skip(f"node not found ({NODE}); the JS tests need Node.js")
+    for src in (WIDGETS / "src").glob("*.js"):
+        shutil.copy(src, tmp_path / src.name)
+    figure = tmp_path / "attention_heatmap.js"  # the figure exports only render: add noteText
+    figure.write_text(figure.read_text(encoding="utf-8") + "\nexport { noteText };\n")
+    (tmp_path / "package.json").write_text('{"type": "module"}', encoding="utf-8")
+    (tmp_path / "run.mjs").write_text(NOTE_RUNNER, encoding="utf-8")
+    proc = subprocess.run(
+        [NODE, "run.mjs", json.dumps([NOTE_CASES, words])], capture_output=True, text=True,
+        cwd=tmp_path, timeout=60, check=True,
+    )  # fmt: skip
+    return json.loads(proc.stdout)
 
 
 def test_a_masked_rows_uniform_entropy_counts_only_the_keys_it_sees(tmp_path):
     # Under the causal mask, row 0 of five tokens sees one key: uniform over one key has
     # entropy log 1 = 0, not log 5. Row 3 sees four keys: log 4 = 1.386 (by hand).
-    cases = [
-        [False, 0, 5, [1, 0, 0, 0, 0], 1],
-        [False, 0, 5, [0.25, 0.25, 0.25, 0.25, 0], 4],
-        [False, 0, 5, [0.2] * 5, 5],
-        [False, 0, 5, [0, 0, 0, 0, 0], 0],
-    ]
-    args = [json.dumps(cases)]
-    out = run_figure_js(tmp_path, "attention_heatmap", ["noteText"], NOTE_RUNNER, args=args)
-    one, four, five, none = out
+    one, four, five, none = note_texts(tmp_path, {})
     assert "entropy of this row 0.000 nats" in one
     assert "log 1 visible key = 0.000 = uniform" in one
     assert "log 5" not in one
@@ -440,6 +458,27 @@ def test_a_masked_rows_uniform_entropy_counts_only_the_keys_it_sees(tmp_path):
     assert f"log 4 visible keys = {math.log(4):.3f} = uniform" in four
     assert f"log 5 = {math.log(5):.3f} = uniform" in five  # no mask: all five keys
     assert "sees no key" in none
+
+
+def test_the_korean_entropy_note_reads_for_any_count_of_visible_keys(tmp_path):
+    """The Korean note read "log 보이는 키 1개 = 0.000" (a noun phrase after log): it names the
+    count, then takes its log, for one key, four, and all five (no mask)."""
+    from attn_book.widgets import AttentionHeatmap
+    from attn_book.widgets._base import figure_words
+
+    words = figure_words(AttentionHeatmap._esm, "ko")
+    one, four, five, _ = note_texts(tmp_path, words)
+    assert "이 행의 엔트로피 0.000 nat(" in one
+    assert "log (보이는 키 수) = log 1 = 0.000 = 균등" in one
+    assert f"log (보이는 키 수) = log 4 = {math.log(4):.3f} = 균등" in four
+    assert f"log 5 = {math.log(5):.3f} = 균등" in five and "보이는" not in five
+    legend = words[
+        "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 "
+        "(yellow), viridis; grey: masked. Hover or click a row; ↑/↓ keys move it."
+    ]
+    assert legend.startswith(
+        "행: 쿼리; 열: 키; 색: 가중치, 0(어두움)부터 1(노랑)까지; 회색: 가려짐."
+    )
 
 
 # --- WindowSinks: the sliding window, the sink, the gate and the ring buffer ------------------

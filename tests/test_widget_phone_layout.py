@@ -39,6 +39,11 @@ def model_view():
     return MemoryCalculator(preset="DeepSeek-V3", presets=["DeepSeek-V3", "Gemma 3 27B"], n=131072)
 
 
+def hybrid_view():  # figure 12.4, as chapter 12 shows it
+    presets = ["Qwen3-Next-80B", "Llama-3-8B-like, 3:1 hybrid"]
+    return MemoryCalculator(preset="Qwen3-Next-80B", presets=presets, n=131072)
+
+
 MEASURE = """() => {
   const box = (n) => { const r = n.getBoundingClientRect();
     return [r.left, r.top, r.right, r.bottom]; };
@@ -71,7 +76,7 @@ def drawn(figure, language, width=PHONE):
         )
         try:
             page = browser.new_page(viewport={"width": width + 40, "height": 800})
-            page.set_content(snapshot._PAGE.format(width=width))
+            page.set_content(snapshot._page(state, width))
             page.evaluate(snapshot._RENDER, [state["_esm"], state["_css"], state])
             return page.evaluate(MEASURE)
         finally:
@@ -83,10 +88,13 @@ def crosses(line, label):
     return l1 < r2 and l2 < r1 and t1 < b2 and t2 < b1
 
 
+@pytest.mark.parametrize("width", [PHONE, snapshot.WIDTH])
 @pytest.mark.parametrize("language", ["en", "ko"])
-@pytest.mark.parametrize("make", [kv_view, model_view], ids=["kv", "model"])
-def test_calculator_text_is_readable_and_uncrossed_on_a_phone(make, language):
-    seen = drawn(make(), language)
+@pytest.mark.parametrize("make", [kv_view, model_view, hybrid_view], ids=["kv", "model", "hybrid"])
+def test_calculator_text_is_readable_and_uncrossed_on_a_phone(make, language, width):
+    """Figures 11.3 (the model view) and 12.4 (the hybrid), on a phone and in the snapshot's
+    text column."""
+    seen = drawn(make(), language, width)
     small = [(text, round(px, 1)) for text, px in seen["sizes"] if px < 11 - 1e-6]
     assert not small, f"text under 11 px at {PHONE} px: {small}"
     assert seen["labels"] and seen["lines"]

@@ -18,7 +18,8 @@ translator edits the PO (any PO editor shows the old and the new English), remov
 
 ``build`` writes ``book/<lang>/NN_name.ipynb``: the English notebook with its Markdown
 translated unit by unit (a unit without a current translation stays English), its code cells
-and outputs copied (one computation, never run twice), each caption filled from its translated
+and outputs copied (one computation, never run twice) with the words they print translated
+(``code.po``, :func:`printed_literals`), each caption filled from its translated
 template with the values the English output recorded, the stored ``{eval}`` values the English
 ones (a figure is a 그림), the checkers' "not answered yet" lines in the language. A Markdown
 page (``intro.md``, ``glossary.md``, ``references.md``) is written as ``book/<lang>/NAME.md``.
@@ -27,6 +28,7 @@ page (``intro.md``, ``glossary.md``, ``references.md``) is written as ``book/<la
 from __future__ import annotations
 
 import argparse
+import ast
 import base64
 import copy
 import difflib
@@ -51,6 +53,8 @@ PAGES = ("intro", "glossary", "references")  # Markdown pages; the rest are note
 EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
 #: The keyed texts that are not one chapter's: the engine's lines, the answer box's, shared ones.
 COMMON = "messages"
+#: The words the code a reader sees prints (``code.po``): see :func:`printed_literals`.
+CODE = "code"
 
 
 def page_names():
@@ -139,6 +143,26 @@ def figure_units():
                 for text in [*metadata.get("attn_words", []), *cells]:
                     units.append((None, text, f"book/{name}.ipynb:{n}"))
     return units
+
+
+def code_cells(name):
+    notebook = BOOK / f"{name}.ipynb"
+    if not notebook.is_file():
+        return []
+    cells = nbformat.read(notebook, as_version=4).cells
+    return [(n, c) for n, c in enumerate(cells) if c.cell_type == "code"]
+
+
+def code_units():
+    """Every piece of text with words that the chapters' code prints (:func:`printed_literals`),
+    in reading order."""
+    return [
+        (None, piece, f"book/{name}.ipynb:{n}")
+        for name in page_names()
+        for n, cell in code_cells(name)
+        for *_, pieces in printed_literals(cell.source)
+        for piece in pieces
+    ]
 
 
 def common_units():
@@ -230,6 +254,7 @@ def updated(language):
     """``{domain: catalog}``: each of ``language``'s catalogs merged with today's English."""
     found = {COMMON: merge(load(language, COMMON), template(common_units()))}
     found[i18n.FIGURES] = merge(load(language, i18n.FIGURES), template(figure_units()))
+    found[CODE] = merge(load(language, CODE), template(code_units()))
     for name in page_names():
         found[name] = merge(load(language, name), template(english_units(name)))
     return found
@@ -264,8 +289,8 @@ def status(language, domains=None):
     (with the English's first words), fuzzy (with the word diff of its English), or missing
     from the catalog (``update`` was not run)."""
     lines = []
-    units = {COMMON: common_units, i18n.FIGURES: figure_units}
-    for domain in domains or [COMMON, i18n.FIGURES, *page_names()]:
+    units = {COMMON: common_units, i18n.FIGURES: figure_units, CODE: code_units}
+    for domain in domains or [COMMON, i18n.FIGURES, CODE, *page_names()]:
         where = po_path(language, domain).relative_to(ROOT)
         expected = template(units[domain]() if domain in units else english_units(domain))
         have = (
@@ -289,6 +314,161 @@ def status(language, domains=None):
             elif not entry["string"]:
                 lines.append(f'{label}not translated: "{first_words(message.id)}"')
     return lines
+
+
+# --- the words the code prints ---
+
+
+def _python(source):
+    """A code cell's ``source`` as a tree, IPython's ``%``/``!`` lines blanked; None if it is
+    not Python."""
+    lines = source.split("\n")
+    try:
+        return ast.parse("\n".join("" if s.lstrip().startswith(("%", "!")) else s for s in lines))
+    except SyntaxError:
+        return None
+
+
+def _print_calls(root):
+    return [
+        n
+        for n in ast.walk(root)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "print"
+    ]
+
+
+def _pieces(arg):
+    """The literal parts with words of one argument of a ``print``."""
+    parts = arg.values if isinstance(arg, ast.JoinedStr) else [arg]
+    return [
+        p.value
+        for p in parts
+        if isinstance(p, ast.Constant) and isinstance(p.value, str) and i18n.is_word(p.value)
+    ]
+
+
+def printed_literals(source):
+    """Each string a ``print(...)`` call of ``source`` (a code cell) is given literally, with
+    words (two Latin letters in a row): ``[(start, end, is_fstring, pieces)]``, its span in
+    ``source`` and the pieces a translator translates, an f-string's literal parts one by one
+    (``f"gap {g}: norm {n:.2g}"`` has ``"gap "`` and ``": norm "``). A translated notebook
+    prints the translation (:func:`translate_code`); its copied outputs say the same
+    (:func:`translate_printed`), and nbval, which runs the translated notebooks too, holds the
+    two together."""
+    tree = _python(source)
+    if tree is None:
+        return []
+    lines = source.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def offset(line, column):  # ast's columns count UTF-8 bytes
+        return starts[line - 1] + len(lines[line - 1].encode()[:column].decode())
+
+    return sorted(
+        (
+            offset(arg.lineno, arg.col_offset),
+            offset(arg.end_lineno, arg.end_col_offset),
+            isinstance(arg, ast.JoinedStr),
+            pieces,
+        )
+        for call in _print_calls(tree)
+        for arg in call.args
+        if (pieces := _pieces(arg))
+    )
+
+
+def _in_source(text, fstring, quote):
+    """``text`` as a string literal's source writes it (between its quotes)."""
+    text = text.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
+    text = text.replace(quote, "\\" + quote)
+    return text.replace("{", "{{").replace("}", "}}") if fstring else text
+
+
+def translate_code(source, language):
+    """``source`` (a code cell) with the words it prints in ``language`` (``code.po``)."""
+    out, done = [], 0
+    for start, end, fstring, pieces in printed_literals(source):
+        literal = source[start:end]
+        quote = literal.lstrip("rRbBfFuU")[0]
+        at = 0
+        for piece in pieces:
+            english = _in_source(piece, fstring, quote)
+            at = literal.index(english, at)  # a literal's pieces come in order
+            other = _in_source(i18n.gettext(piece, CODE, language), fstring, quote)
+            literal = literal[:at] + other + literal[at + len(english) :]
+            at += len(other)
+        out += [source[done:start], literal]
+        done = end
+    return "".join(out) + source[done:]
+
+
+def _printed_line(call):
+    """What ``call`` (a ``print``) writes, as a pattern: its literal text escaped, each value a
+    lazy wildcard (within its line if it is an f-string's field; a leading one greedy within
+    its line, for a value that holds the text that follows it: ``f"{label:21} position {p}"``),
+    each literal piece with words a group of its own; with the pieces in group order. None
+    unless it writes to stdout and has such a piece."""
+    keywords = {k.arg: k.value for k in call.keywords}
+    if "file" in keywords:
+        return None
+
+    def literal(node, default):
+        if node is None:
+            return re.escape(default)
+        return re.escape(node.value) if isinstance(node, ast.Constant) else r"[\s\S]*?"
+
+    parts, pieces = [], []
+    for n, arg in enumerate(call.args):
+        if n:
+            parts.append(literal(keywords.get("sep"), " "))
+        for part in arg.values if isinstance(arg, ast.JoinedStr) else [arg]:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                if i18n.is_word(part.value):
+                    parts.append(f"({re.escape(part.value)})")
+                    pieces.append(part.value)
+                else:
+                    parts.append(re.escape(part.value))
+            else:  # a value: a field of an f-string stays on its line, a whole value may not
+                inline = isinstance(arg, ast.JoinedStr)
+                parts.append(r"[^\n]*" if not parts else r"[^\n]*?" if inline else r"[\s\S]*?")
+    parts.append(literal(keywords.get("end"), "\n"))
+    start = r"(?m)(?:^|(?<= ))"  # a line's start, or after a print that ended with a space
+    return (re.compile(start + "".join(parts)), pieces) if pieces else None
+
+
+def printed_lines(source, functions_only=False):
+    """The patterns of what the ``print`` calls of ``source`` write (:func:`_printed_line`);
+    with ``functions_only``, of those inside the functions it defines (they print where they
+    are called, maybe in a later cell)."""
+    tree = _python(source)
+    if tree is None:
+        return []
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    roots = functions if functions_only else [tree]
+    calls = [call for root in roots for call in _print_calls(root)]
+    return [line for line in map(_printed_line, calls) if line]
+
+
+def translate_printed(cell, lines, language):
+    """The printed outputs of ``cell`` (a copy of the English one's) in ``language``: in each
+    stretch of the output that one of ``lines`` (:func:`printed_lines`: what this cell and the
+    functions defined before it print) wrote, its pieces with words, translated; values as
+    they are."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") != "stream" or output.get("name") != "stdout":
+            continue
+        for pattern, pieces in lines:
+
+            def translated(match, pieces=pieces):
+                out, at = [], match.start()
+                for n, piece in enumerate(pieces, 1):
+                    out += [match.string[at : match.start(n)], i18n.gettext(piece, CODE, language)]
+                    at = match.end(n)
+                return "".join(out) + match.string[at : match.end()]
+
+            output["text"] = pattern.sub(translated, output["text"])
 
 
 # --- the translated notebooks and pages ---
@@ -415,9 +595,13 @@ def build_notebook(name, language, capture=False):
     english = nbformat.read(BOOK / f"{name}.ipynb", as_version=4)
     values = stored_expressions(english)
     notebook = copy.deepcopy(english)
+    by_functions = []  # what the functions defined so far print
     for n, cell in enumerate(notebook.cells):
         if cell.cell_type == "code":
+            by_functions += printed_lines(cell.source, functions_only=True)
             translate_outputs(cell, name, language)
+            translate_printed(cell, printed_lines(cell.source) + by_functions, language)
+            cell.source = translate_code(cell.source, language)
             continue
         cell.source = i18n.translate_markdown(cell.source, name, language)
         cell.id = hashlib.sha1(cell.source.encode("utf-8")).hexdigest()[:10]

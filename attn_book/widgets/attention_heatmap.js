@@ -291,6 +291,9 @@ function buildRowPanel(holder, kTok) {
     return { bar, num };
   });
 }
+function shownToken(token, t = english) {
+  return token === "<pad>" ? t("<pad>") : token;
+}
 function isHidden(i, j, causal, length) {
   return causal && j > i || length !== null && j >= length;
 }
@@ -461,7 +464,7 @@ function render({ model, el }) {
     if (i !== model.get("selected")) update(model, "selected", i);
   };
   function paint() {
-    const qTok = model.get("query_tokens"), kTok = model.get("key_tokens") ?? qTok;
+    const qTok = model.get("query_tokens").map((s) => shownToken(s, t)), kTok = (model.get("key_tokens") ?? model.get("query_tokens")).map((s) => shownToken(s, t));
     const [HQ, HK] = stored ? [[], []] : headsToDraw(model);
     const nHeads = stored ? model.get("stored_weights")[0].length : HQ.length;
     const key = JSON.stringify([qTok, kTok]);

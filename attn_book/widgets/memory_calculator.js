@@ -197,6 +197,9 @@ function withIndices(node, text) {
 function deviceName(name, t) {
   return { laptop: t("laptop"), GPU: t("GPU") }[name] ?? name;
 }
+function presetName(name, t) {
+  return { "Llama-3-8B-like, 3:1 hybrid": t("Llama-3-8B-like, 3:1 hybrid") }[name] ?? name;
+}
 function drawFrame(svg, devices, axisY, t, xOf, gaps = []) {
   const [x0, x1] = [xOf(2 ** AXIS.lo), xOf(2 ** AXIS.hi)];
   svgEl("line", { x1: x0, x2: x1, y1: axisY, y2: axisY, class: "abh-axis" }, svg);
@@ -434,7 +437,7 @@ function presetSelect(model, parent, t) {
   if (names.length === 0) return [];
   const menu = boundSelect(model, parent, "preset", t("model"), [
     ["", t("(your own)")],
-    ...names.map((name) => [name, name])
+    ...names.map((name) => [name, presetName(name, t)])
   ]);
   menu.wrap.querySelector("select").addEventListener("change", (e) => {
     for (const [k, v] of Object.entries(presets[e.target.value] ?? {})) model.set(k, v);

@@ -72,6 +72,8 @@ def snapshot_key(state):
     """
     own = {k: _rounded(v) for k, v in state.items() if k not in _BOOKKEEPING}
     code = state.get("_esm", "") + _FONT_FACE.sub("", state.get("_css", ""))
+    if _lang(state) != "en":  # the page's rule for its language draws the picture too
+        code += _LANG_STYLE
     text = json.dumps(
         [state.get("_anywidget_id"), own, hashlib.sha256(code.encode()).hexdigest()],
         sort_keys=True,
@@ -111,10 +113,28 @@ def can_capture():
     return None
 
 
-_PAGE = """<!doctype html><html><head><meta charset="utf-8">
+_PAGE = """<!doctype html><html lang="{lang}"><head><meta charset="utf-8">
 <style>html, body {{ margin: 0; background: #fff; }}
-#host {{ width: {width}px; padding: 6px; }}</style>
+#host {{ width: {width}px; padding: 6px; }}
+{lang_style}</style>
 </head><body><div id="host"></div></body></html>"""
+#: The site's rule for Korean text (site/static/attn-site.css): a line breaks only between
+#: words, at spaces, never inside one ("하나/에"); a word longer than its line still wraps.
+_LANG_STYLE = ":lang(ko) { word-break: keep-all; overflow-wrap: break-word; }"
+
+
+def _lang(state):
+    """The language a figure's state draws in: ``"ko"`` if its words (the ``words`` trait,
+    empty in English) are Hangul, else ``"en"``."""
+    words = state.get("words") or {}
+    return "ko" if any(_HANGUL.search(str(w)) for w in words.values()) else "en"
+
+
+def _page(state, width):
+    """The blank page a figure is drawn in: its language on the html element, as the site's
+    pages say it, and the site's rule for that language."""
+    return _PAGE.format(width=width, lang=_lang(state), lang_style=_LANG_STYLE)
+
 
 _RENDER = """async ([esm, css, state]) => {
   const style = document.createElement("style");
@@ -190,7 +210,7 @@ def _capture_one(context, state, width):
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     try:
-        page.set_content(_PAGE.format(width=width))
+        page.set_content(_page(state, width))
         text = page.evaluate(_RENDER, [state["_esm"], state["_css"], state])
         if errors:
             raise RuntimeError(f"{state.get('_anywidget_id')} failed to draw: {errors}")

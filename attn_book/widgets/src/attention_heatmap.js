@@ -181,6 +181,14 @@ function buildRowPanel(holder, kTok) {
   });
 }
 
+/**
+ * A token as the figure shows it: the padding token "<pad>" is named in the reader's language
+ * (패딩, as chapter 7's table names it); the sentence's own tokens are drawn as they are.
+ */
+function shownToken(token, t = english) {
+  return token === "<pad>" ? t("<pad>") : token;
+}
+
 /** Whether key j is hidden from query i by the causal mask or the padding (`length`). */
 function isHidden(i, j, causal, length) {
   return (causal && j > i) || (length !== null && j >= length);
@@ -415,8 +423,8 @@ function render({ model, el }) {
   };
 
   function paint() {
-    const qTok = model.get("query_tokens"),
-      kTok = model.get("key_tokens") ?? qTok;
+    const qTok = model.get("query_tokens").map((s) => shownToken(s, t)),
+      kTok = (model.get("key_tokens") ?? model.get("query_tokens")).map((s) => shownToken(s, t));
     const [HQ, HK] = stored ? [[], []] : headsToDraw(model);
     const nHeads = stored ? model.get("stored_weights")[0].length : HQ.length;
     const key = JSON.stringify([qTok, kTok]);

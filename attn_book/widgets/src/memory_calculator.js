@@ -115,6 +115,12 @@ function deviceName(name, t) {
   return { laptop: t("laptop"), GPU: t("GPU") }[name] ?? name;
 }
 
+/** A preset's name (memory_calculator.py's PRESETS) in the reader's language: a model's own
+ * name stays, the book's made-up model is described. */
+function presetName(name, t) {
+  return { "Llama-3-8B-like, 3:1 hybrid": t("Llama-3-8B-like, 3:1 hybrid") }[name] ?? name;
+}
+
 /**
  * The axis (at height axisY), its ticks and the devices' dashed lines, which stop short of
  * each band of `gaps` ([top, bottom]: a bar's label), so that no line crosses a label.
@@ -408,7 +414,7 @@ function presetSelect(model, parent, t) {
   if (names.length === 0) return [];
   const menu = boundSelect(model, parent, "preset", t("model"), [
     ["", t("(your own)")],
-    ...names.map((name) => [name, name]),
+    ...names.map((name) => [name, presetName(name, t)]),
   ]);
   menu.wrap.querySelector("select").addEventListener("change", (e) => {
     for (const [k, v] of Object.entries(presets[e.target.value] ?? {})) model.set(k, v);
