@@ -425,7 +425,7 @@ first_sink_layer, late_share, early_share, uniform_share
 #
 # <!-- head picker figure -->
 #
-# ### Previous-token and induction heads (유도 헤드)
+# ### Previous-token and induction heads (인덕션 헤드)
 #
 # A sequence of random tokens, then the same sequence again. In the second copy, a model that
 # has understood the repetition can predict every token: it follows the one after the same
