@@ -68,15 +68,16 @@ meta = gguf_file.metadata
 # %%
 cfg = llama.Config.from_metadata(meta)
 group = cfg.n_heads // cfg.n_kv_heads  # query heads per key/value head
+kv_rows = cfg.n_kv_heads * cfg.head_dim  # the rows of W_K and of W_V
 has_output = "output.weight" in gguf_file.tensors
-cfg, group, has_output
+cfg, group, kv_rows, has_output
 
 # %% [markdown]
 # The model has {eval}`cfg.n_layers` layers, and each token travels through them as a vector
 # of $d_\text{model} =$ {eval}`cfg.d_model` numbers. Layer 0's table reads like the earlier
 # chapters: $W_Q$ is {eval}`cfg.d_model` × {eval}`cfg.d_model`, {eval}`cfg.n_heads` query
 # heads of {eval}`cfg.head_dim`, but $W_K$ and $W_V$ have only
-# {eval}`cfg.n_kv_heads * cfg.head_dim` rows: {eval}`cfg.n_kv_heads` key/value heads, each
+# {eval}`kv_rows` rows: {eval}`cfg.n_kv_heads` key/value heads, each
 # read by {eval}`group` query heads, the grouped-query attention of
 # [Chapter 10](10_generation.ipynb). Two vectors of {eval}`cfg.d_model` weights,
 # `attn_norm` and `ffn_norm`, are RMSNorm's gains ([Chapter 11](11_modern_attention.ipynb));
@@ -105,15 +106,17 @@ first_byte = int(block[4])
 codes = np.concatenate([block[4:] & 0x0F, block[4:] >> 4])  # low nibbles: 0-15, high: 16-31
 by_hand = d.astype(np.float32) * codes + m_min.astype(np.float32)  # w = d·q + m
 stored_row = gguf_file.tensor("blk.0.attn_q.weight")[0, :32]
-d, m_min, first_byte, codes[[0, 16]], by_hand[[0, 16]], np.array_equal(by_hand, stored_row)
+code_0, code_16 = int(codes[0]), int(codes[16])
+block_matches = np.array_equal(by_hand, stored_row)
+d, m_min, first_byte, code_0, code_16, by_hand[[0, 16]], block_matches
 
 # %% [markdown]
 # The block's scale is {eval}`plain(d)` and its minimum {eval}`plain(m_min)`. Its first byte
-# of codes is {eval}`first_byte`: the low four bits give code {eval}`int(codes[0])`, the high
-# four code {eval}`int(codes[16])`. So $w_0 =$ {eval}`plain(d)` × {eval}`int(codes[0])` +
+# of codes is {eval}`first_byte`: the low four bits give code {eval}`code_0`, the high
+# four code {eval}`code_16`. So $w_0 =$ {eval}`plain(d)` × {eval}`code_0` +
 # ({eval}`plain(m_min)`) = {eval}`plain(by_hand[0])`, and $w_{16} =$
 # {eval}`plain(by_hand[16])`. The 32 numbers equal the first 32 of the dequantised matrix
-# ({eval}`np.array_equal(by_hand, stored_row)`).
+# ({eval}`block_matches`).
 #
 # Sixteen levels, evenly spaced from $m$ to $m + 15d$, stand for 32 numbers: each weight is
 # moved to the nearest level, by up to half a step, $d/2$. The minimum is there because a
@@ -125,23 +128,24 @@ d, m_min, first_byte, codes[[0, 16]], by_hand[[0, 16]], np.array_equal(by_hand, 
 kinds = {}
 for t in gguf_file.tensors.values():
     kinds[t.type] = kinds.get(t.type, 0) + 1
-file_bytes = sum(t.nbytes for t in gguf_file.tensors.values())
-float32_bytes = 4 * sum(int(np.prod(t.shape)) for t in gguf_file.tensors.values())
-kinds, file_bytes / 2**20, float32_bytes / 2**20
+file_mib = sum(t.nbytes for t in gguf_file.tensors.values()) / 2**20
+float32_mib = 4 * sum(int(np.prod(t.shape)) for t in gguf_file.tensors.values()) / 2**20
+kinds, file_mib, float32_mib
 
 # %% [markdown]
 # The whole model: {eval}`kinds["Q4_1"]` tensors in Q4_1, {eval}`kinds["Q8_0"]` in Q8_0 (the
 # embedding, 32 signed bytes and one scale a block, $w = d \cdot q$) and {eval}`kinds["F32"]`
-# in float32 (the norms' gains), {eval}`dec(file_bytes / 2**20, 0)` MiB of tensors where
-# float32 would take {eval}`dec(float32_bytes / 2**20, 0)` MiB. The next cell dequantises
+# in float32 (the norms' gains), {eval}`dec(file_mib, 0)` MiB of tensors where
+# float32 would take {eval}`dec(float32_mib, 0)` MiB. The next cell dequantises
 # every tensor with numpy, as the block above, and puts $W_Q$'s and $W_K$'s rows back in the
 # order the rest of the chapter uses (the section on RoPE below says why).
 
 # %%
 m = llama.load_model(path)  # every tensor dequantised to float32
 tok = m.tokenizer
+n_merges = len(tok.ranks)  # the tokenizer's list of merges, learnt once
 weights_mib = (m.embedding.nbytes + sum(a.nbytes for L in m.layers for a in L)) / 2**20
-weights_mib
+weights_mib, n_merges
 
 # %% [markdown]
 # ## Tokens (토큰)
@@ -149,37 +153,40 @@ weights_mib
 # The model reads tokens, not letters. Its tokenizer is byte-level BPE
 # ([Sennrich et al., 2016](references.md); bytes, as in GPT-2,
 # [Radford et al., 2019](references.md)): a word's UTF-8 bytes are written one symbol each (a
-# space as `Ġ`), then a list of {eval}`grouped(len(tok.ranks))` merges, learnt once from the
+# space as `Ġ`), then a list of {eval}`grouped(n_merges)` merges, learnt once from the
 # training text, joins neighbours. At each step the pair whose merge comes first in the list
 # is joined, until no pair of the word is in the list.
 
 # %%
 steps = []
 pieces = tok.bpe("attention", steps)
-[(" + ".join(pair), rank) for pair, rank, _ in steps], pieces, tok.encode("attention")
+n_steps = len(steps)
+attention_id, space_attention_id = tok.encode("attention")[0], tok.encode(" attention")[0]
+[(" + ".join(pair), rank) for pair, rank, _ in steps], pieces, attention_id, space_attention_id
 
 # %% [markdown]
 # "attention" starts as nine letters. The first merge, `o + n`, is number
 # {eval}`steps[0][1]` in the list; then `a + t`, `e + n`, `i + on`, `en + t`, `ent + ion`,
-# `at + t` and, last, `att + ention` (number {eval}`steps[-1][1]`): {eval}`len(steps)` merges
-# leave one symbol, which is token {eval}`tok.encode("attention")[0]`. With a space in front
-# the word is another token, {eval}`tok.encode(" attention")[0]`: `Ġattention`. A sentence is
+# `at + t` and, last, `att + ention` (number {eval}`steps[-1][1]`): {eval}`n_steps` merges
+# leave one symbol, which is token {eval}`attention_id`. With a space in front
+# the word is another token, {eval}`space_attention_id`: `Ġattention`. A sentence is
 # cut into words first (a space stays with the word after it), and each word is merged alone.
 
 # %%
 english = "Attention is all you need."
 korean = "어텐션만 있으면 된다."
 english_ids, korean_ids = tok.encode(english), tok.encode(korean)
-[tok.decode([i]) for i in english_ids], len(english_ids), len(korean_ids)
+n_english, n_korean = len(english_ids), len(korean_ids)
+[tok.decode([i]) for i in english_ids], n_english, n_korean
 
 # %%
 korean_bytes = len(korean.encode("utf-8"))
-korean_tokens_per_word = len(korean_ids) / len(tok.words(korean))
+korean_tokens_per_word = n_korean / len(tok.words(korean))
 [tok.decode([i]) for i in korean_ids[:6]], korean_bytes, korean_tokens_per_word
 
 # %% [markdown]
-# The English sentence costs {eval}`len(english_ids)` tokens, one a word and one for the full
-# stop. Its Korean twin costs {eval}`len(korean_ids)`: the vocabulary was learnt on English
+# The English sentence costs {eval}`n_english` tokens, one a word and one for the full
+# stop. Its Korean twin costs {eval}`n_korean`: the vocabulary was learnt on English
 # text, so few Hangul syllables have merges, and the sentence's {eval}`korean_bytes` bytes
 # (a syllable is three bytes in UTF-8) come out at {eval}`dec(korean_tokens_per_word, 1)`
 # tokens a word, some of them single bytes that print as `�` alone. The model reads Korean
@@ -204,6 +211,7 @@ q = ac.rotary(q, positions, cfg.rope_base, layout="halves")  # chapter 6
 k = ac.rotary(k, positions, cfg.rope_base, layout="halves")
 attended = ac.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
 after_attention = x + ac.merge_heads(attended) @ layer.w_o.T  # W_O, then the residual stream
+kv_of_head = [h // group for h in range(cfg.n_heads)]  # the key/value head each query reads
 q.shape, k.shape, attended.shape, after_attention.shape
 
 # %% [markdown]
@@ -214,7 +222,7 @@ q.shape, k.shape, attended.shape, after_attention.shape
 # positions ([Chapter 6](06_positions.ipynb)); the call computes the causal, scaled softmax
 # attention of Chapters 2 to 7, each query head $h$ reading key/value head
 # $\lfloor h / 3 \rfloor$ ([Chapter 10](10_generation.ipynb)):
-# {eval}`[h // group for h in range(cfg.n_heads)]`. $W_O$ mixes the heads back into
+# {eval}`kv_of_head`. $W_O$ mixes the heads back into
 # {eval}`cfg.d_model` numbers, which are added to $\mathbf x$: the residual stream, which each
 # block reads and adds to.
 #
@@ -285,12 +293,13 @@ logits = llama.forward(m, prompt_ids)  # [T, 49152]
 probs = ac.softmax(logits[-1])  # chapter 2
 top = np.argsort(probs)[::-1][:5]
 top_words = [tok.decode([i]) for i in top]
+top_probs = probs[top]
 [(word, round(float(probs[i]), 3)) for word, i in zip(top_words, top, strict=True)]
 
 # %% [markdown]
-# After "The capital of France is", the model puts {eval}`percent(probs[top[0]])` on
-# "{eval}`top_words[0]`", then {eval}`percent(probs[top[1]])` on "{eval}`top_words[1]`" and
-# {eval}`percent(probs[top[2]])` on "{eval}`top_words[2]`". Nothing here but the earlier
+# After "The capital of France is", the model puts {eval}`percent(top_probs[0])` on
+# "{eval}`top_words[0]`", then {eval}`percent(top_probs[1])` on "{eval}`top_words[1]`" and
+# {eval}`percent(top_probs[2])` on "{eval}`top_words[2]`". Nothing here but the earlier
 # chapters' functions and a file of numbers.
 #
 # ## Generating with the KV cache
@@ -302,6 +311,7 @@ top_words = [tok.decode([i]) for i in top]
 
 # %%
 prompts = ["The capital of France is", "Attention is", "One, two, three,"]
+n_prompts = len(prompts)
 same = []
 for text in prompts:
     ids = tok.encode(text)
@@ -310,7 +320,7 @@ for text in prompts:
 same
 
 # %% [markdown]
-# Each of the {eval}`len(prompts)` prompts gets the same three tokens both ways. The chat model
+# Each of the {eval}`n_prompts` prompts gets the same three tokens both ways. The chat model
 # was trained on conversations written in a template: each message between `<|im_start|>` and
 # `<|im_end|>`, special tokens that the tokenizer keeps whole, after a role, then the
 # assistant's turn left open.
@@ -321,11 +331,12 @@ chat_ids = tok.encode(chat_prompt(question))
 print(chat_prompt(question))
 answer_ids = llama.generate(m, chat_ids, 20, stop=tok.ids["<|im_end|>"])
 chat_answer = tok.decode(answer_ids[:-1])  # without <|im_end|>
-chat_answer
+n_chat, n_answer = len(chat_ids), len(answer_ids)
+chat_answer, n_chat, n_answer
 
 # %% [markdown]
-# The prompt is {eval}`len(chat_ids)` tokens, and the model answers "{eval}`chat_answer`" in
-# {eval}`len(answer_ids)` tokens, the last of them `<|im_end|>`. How long one step of the answer
+# The prompt is {eval}`n_chat` tokens, and the model answers "{eval}`chat_answer`" in
+# {eval}`n_answer` tokens, the last of them `<|im_end|>`. How long one step of the answer
 # takes each way, on your machine: the first answer token after the prompt, with the prompt's
 # keys and values cached, or with the whole text run again (the cell prints what it measured
 # on).
@@ -345,6 +356,9 @@ def recomputed_step():
     return llama.forward(m, chat_ids + answer_ids[:1])  # the whole text again
 
 
+n_recomputed = n_chat + 1  # the tokens the recomputed step runs
+
+
 np.allclose(cached_step()[-1], recomputed_step()[-1], atol=1e-3)
 
 # %% tags=["nbval-ignore-output"]
@@ -353,6 +367,7 @@ with one_blas_thread():
     with_cache = timed(cached_step, repeats=5, clock=cpu_time, tick=cpu_tick)
     recomputed = timed(recomputed_step, repeats=5, clock=cpu_time, tick=cpu_tick)
 speedup = recomputed.best / with_cache.best
+cached_ms, recomputed_ms = 1e3 * with_cache.best, 1e3 * recomputed.best
 print(f"clock: {clock_name}; {machine()}")
 print(
     f"one step with the cache: {1e3 * with_cache.best:.0f} ms (median {1e3 * with_cache.median:.0f})"
@@ -360,10 +375,10 @@ print(
 print(f"recomputed: {1e3 * recomputed.best:.0f} ms (median {1e3 * recomputed.median:.0f})")
 
 # %% [markdown]
-# On the machine that built this page, the step took {eval}`dec(1e3 * with_cache.best, 0)` ms
-# with the cache and {eval}`dec(1e3 * recomputed.best, 0)` ms running the
-# {eval}`len(chat_ids) + 1` tokens again (the fastest of five runs, in processor time):
-# {eval}`dec(speedup, 1)` times as long. The cached step is not {eval}`len(chat_ids) + 1` times
+# On the machine that built this page, the step took {eval}`dec(cached_ms, 0)` ms
+# with the cache and {eval}`dec(recomputed_ms, 0)` ms running the
+# {eval}`n_recomputed` tokens again (the fastest of five runs, in processor time):
+# {eval}`dec(speedup, 1)` times as long. The cached step is not {eval}`n_recomputed` times
 # faster: one token still reads every weight of the model, {eval}`dec(weights_mib, 0)` MiB of
 # float32, and that reading costs the same for one token as for many. The gap grows with the
 # text all the same, and an answer of $n$ tokens pays it $n$ times.
@@ -373,18 +388,18 @@ print(f"recomputed: {1e3 * recomputed.best:.0f} ms (median {1e3 * recomputed.med
 
 # %%
 cache_per_token = prefilled.nbytes() / prefilled.length  # float32 here
-gqa_bytes = ac.kv_cache_bytes(cfg.n_layers, cfg.n_kv_heads, cfg.head_dim, cfg.context, 2)
-mha_bytes = ac.kv_cache_bytes(cfg.n_layers, cfg.n_heads, cfg.head_dim, cfg.context, 2)
-prefilled.length, cache_per_token, gqa_bytes / 2**20, mha_bytes / 2**20
+gqa_mib = ac.kv_cache_bytes(cfg.n_layers, cfg.n_kv_heads, cfg.head_dim, cfg.context, 2) / 2**20
+mha_mib = ac.kv_cache_bytes(cfg.n_layers, cfg.n_heads, cfg.head_dim, cfg.context, 2) / 2**20
+prefilled.length, cache_per_token, gqa_mib, mha_mib
 
 # %% [markdown]
 # Our float32 cache holds {eval}`grouped(cache_per_token)` bytes a token:
 # $2 \cdot$ {eval}`cfg.n_layers` $\cdot$ {eval}`cfg.n_kv_heads` $\cdot$
 # {eval}`cfg.head_dim` numbers of 4 bytes. At the full context of {eval}`grouped(cfg.context)`
-# tokens in float16 the cache would hold {eval}`dec(gqa_bytes / 2**20, 0)` MiB; with a
+# tokens in float16 the cache would hold {eval}`dec(gqa_mib, 0)` MiB; with a
 # key/value head for each of the {eval}`cfg.n_heads` query heads (multi-head attention) it
-# would hold {eval}`group` times that, {eval}`dec(mha_bytes / 2**20, 0)` MiB, more than the
-# {eval}`dec(file_bytes / 2**20, 0)` MiB of the model itself.
+# would hold {eval}`group` times that, {eval}`dec(mha_mib, 0)` MiB, more than the
+# {eval}`dec(file_mib, 0)` MiB of the model itself.
 #
 # ## What trained heads do
 #
@@ -399,6 +414,8 @@ sink_text = (
     "the other side of the big old fence"
 )
 sink_ids = tok.encode(sink_text)
+n_sink = len(sink_ids)
+n_sink_later = n_sink - 1  # the tokens after the first
 attn_weights = []  # one [9, T, T] per layer
 llama.forward(m, sink_ids, weights=attn_weights)
 on_first = np.array([w[:, 1:, 0].mean(-1) for w in attn_weights])  # [30, 9]: mean weight on token 0
@@ -409,11 +426,11 @@ sinks_per_layer
 first_sink_layer = int(np.argmax(sinks_per_layer >= cfg.n_heads // 2))
 late_share = (on_first[first_sink_layer:] > 0.5).mean()
 early_share = (on_first[:first_sink_layer] > 0.5).mean()
-uniform_share = np.mean(1 / np.arange(2, len(sink_ids) + 1))  # weight 1/(t + 1) on each key
+uniform_share = np.mean(1 / np.arange(2, n_sink + 1))  # weight 1/(t + 1) on each key
 first_sink_layer, late_share, early_share, uniform_share
 
 # %% [markdown]
-# Averaged over the {eval}`len(sink_ids) - 1` later tokens of a {eval}`len(sink_ids)`-token
+# Averaged over the {eval}`n_sink_later` later tokens of a {eval}`n_sink`-token
 # sentence, few heads of the first layers put more than half their weight on the first token
 # ({eval}`percent(early_share)` of them before layer {eval}`first_sink_layer`); from layer
 # {eval}`first_sink_layer` on, where at least half the heads of a layer do,
@@ -449,7 +466,8 @@ induction = np.array([w[:, rows, rows - R + 1].mean(-1) for w in weights_rep])  
 previous = np.array([w.diagonal(-1, 1, 2).mean(-1) for w in weights_rep])  # [30, 9]: w[t, t - 1]
 best_induction = tuple(int(i) for i in np.unravel_index(induction.argmax(), induction.shape))
 best_previous = tuple(int(i) for i in np.unravel_index(previous.argmax(), previous.shape))
-best_induction, round(float(induction.max()), 3), best_previous, round(float(previous.max()), 3)
+induction_best, previous_best = float(induction.max()), float(previous.max())
+best_induction, round(induction_best, 3), best_previous, round(previous_best, 3)
 
 # %%
 predicted = rep_logits[:-1].argmax(-1) == repeated[1:]  # the next token, right?
@@ -458,9 +476,9 @@ first_copy_right, second_copy_right
 
 # %% [markdown]
 # Layer {eval}`best_previous[0]` head {eval}`best_previous[1]` puts
-# {eval}`dec(previous.max())` of its weight, on average, on the previous token: a
+# {eval}`dec(previous_best)` of its weight, on average, on the previous token: a
 # previous-token head. Layer {eval}`best_induction[0]` head {eval}`best_induction[1]` puts
-# {eval}`dec(induction.max())` of its weight, over the second copy, on the token after the
+# {eval}`dec(induction_best)` of its weight, over the second copy, on the token after the
 # current one's first occurrence, where a head reading at random would put about $1/t$: an
 # induction head, in a later layer, as the circuit needs. And the model uses it: it predicts
 # {eval}`percent(first_copy_right)` of the first copy's random tokens, and
@@ -493,8 +511,8 @@ ch13.q4_block.check(answer)
 # ````{solution} ex-ch13-q4-block
 # :class: dropdown
 #
-# Code 0 is the low four bits of {eval}`byte_b`, {eval}`byte_b % 16`; code 16 the high four,
-# {eval}`byte_b // 16`. Then $w = d \cdot q + m$: {eval}`dec(ch13.q4_block.solution, 4)`.
+# Code 0 is the low four bits of {eval}`byte_b`, `byte_b & 15`; code 16 the high four,
+# `byte_b >> 4`. Then $w = d \cdot q + m$: {eval}`dec(ch13.q4_block.solution, 4)`.
 #
 # ```python
 # answer = [d_b * (byte_b & 15) + m_b, d_b * (byte_b >> 4) + m_b]
@@ -583,7 +601,7 @@ ch13.kv_head.check(answer)
 # ````{solution} ex-ch13-kv-head
 # :class: dropdown
 #
-# Groups of {eval}`n_heads_k // n_kv_k` consecutive query heads: head $h$ reads
+# Groups of {eval}`group` consecutive query heads: head $h$ reads
 # $\lfloor h / 3 \rfloor$, {eval}`plain(ch13.kv_head.solution)`. Counting round the three
 # ($h \bmod 3$) is the other way to share, not this model's.
 #
@@ -684,14 +702,14 @@ ch13.induction_head.check(answer)
 # - A GGUF file is a header, metadata, a tensor table and the tensors; a Q4_1 block is 20
 #   bytes for 32 weights, $w = d \cdot q + m$ ({eq}`eq-ch13-q4-1`).
 # - Byte-level BPE applies a list of merges in order; "attention" is one token after
-#   {eval}`len(steps)` merges, and a Korean sentence costs {eval}`len(korean_ids)` tokens
-#   where its English twin costs {eval}`len(english_ids)`.
+#   {eval}`n_steps` merges, and a Korean sentence costs {eval}`n_korean` tokens
+#   where its English twin costs {eval}`n_english`.
 # - One layer of SmolLM2 is the book's functions in order, RMSNorm, the projections, RoPE,
 #   grouped-query attention with the causal mask, softmax, $W_O$ and SwiGLU, each added to the
 #   residual stream; {eval}`cfg.n_layers` of them and the tied unembedding put
-#   {eval}`percent(probs[top[0]])` on "{eval}`top_words[0]`" after "The capital of France is".
+#   {eval}`percent(top_probs[0])` on "{eval}`top_words[0]`" after "The capital of France is".
 # - Greedy decoding with the KV cache chooses the tokens full recomputation does; the cache is
-#   {eval}`dec(gqa_bytes / 2**20, 0)` MiB at the full context, a third of multi-head
+#   {eval}`dec(gqa_mib, 0)` MiB at the full context, a third of multi-head
 #   attention's.
 # - Trained heads park their weight on the first token from layer {eval}`first_sink_layer` on;
 #   a previous-token head and an induction head in a later layer copy a repeated sequence.
