@@ -520,6 +520,49 @@ ch13.q4_block.check(answer)
 # ```
 # ````
 #
+# ```{exercise} Every block with numpy
+# :label: ex-ch13-dequantize-blocks
+#
+# Write `dequantize_blocks(blocks)`: from Q4_1 blocks, the last axis of a uint8 array of shape
+# $(\dots, 20)$, the weights, of shape $(\dots, 32)$, with numpy and no loop over the blocks.
+# The check runs it on one block, on five, on a matrix of 2 rows of 3 blocks, on a block
+# holding the codes of the exercise above, on the codes 0 to 15 and back, and on a block whose
+# scale is 0.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# `blocks[..., 0:2].copy().view("<f2")` reads each block's two bytes of scale as one float16,
+# of shape $(\dots, 1)$, which broadcasts over the 32 codes.
+# ```
+
+
+# %%
+def dequantize_blocks(blocks): ...  # your code here
+
+
+ch13.dequantize_blocks.check(dequantize_blocks)
+
+# %% [markdown]
+# ````{solution} ex-ch13-dequantize-blocks
+# :class: dropdown
+#
+# The scale and the minimum as float16 columns, made float32; the 16 low nibbles, then the 16
+# high ones; then {eq}`eq-ch13-q4-1` for every block at once.
+#
+# ```python
+# def dequantize_blocks(blocks):
+#     d = blocks[..., 0:2].copy().view("<f2").astype(np.float32)  # [..., 1]
+#     m = blocks[..., 2:4].copy().view("<f2").astype(np.float32)  # [..., 1]
+#     codes = np.concatenate([blocks[..., 4:] & 15, blocks[..., 4:] >> 4], axis=-1)  # [..., 32]
+#     return d * codes + m
+#
+#
+# ch13.dequantize_blocks.check(dequantize_blocks)
+# ```
+# ````
+#
 # ```{exercise} The tokens of a word
 # :label: ex-ch13-word-tokens
 #

@@ -136,7 +136,51 @@ def test_stored_heads_are_the_measured_ones(m):
     assert ch13.sink_where.answer == "later layers"
 
 
+def _loop_dequantize(blocks):
+    """Block by block, byte by byte, as the format's description says."""
+    rows = blocks.reshape(-1, 20)
+    out = np.zeros((len(rows), 32))
+    for i, block in enumerate(rows.tolist()):
+        d, m = np.frombuffer(bytes(block[:4]), "<f2").astype(float)
+        for j, byte in enumerate(block[4:]):
+            out[i, j], out[i, j + 16] = d * (byte % 16) + m, d * (byte // 16) + m
+    return out.reshape(*blocks.shape[:-1], 32)
+
+
+def test_the_function_reference_is_the_loop():
+    for case in ch13.dequantize_blocks.cases():
+        np.testing.assert_allclose(
+            ch13.dequantize_blocks.reference(*case.args), _loop_dequantize(*case.args), rtol=1e-6
+        )
+    assert ch13.dequantize_blocks.check(_loop_dequantize).ok
+
+
+def _interleaved(blocks):  # low, high, low, high
+    d = blocks[..., 0:2].copy().view("<f2").astype(np.float32)
+    m = blocks[..., 2:4].copy().view("<f2").astype(np.float32)
+    codes = np.stack([blocks[..., 4:] & 15, blocks[..., 4:] >> 4], axis=-1)
+    codes = codes.reshape(*blocks.shape[:-1], 32)
+    return d * codes + m
+
+
+def _swapped(blocks):
+    return np.roll(_loop_dequantize(blocks), 16, axis=-1)
+
+
+def _no_minimum(blocks):
+    d = blocks[..., 0:2].copy().view("<f2").astype(np.float32)
+    return d * np.concatenate([blocks[..., 4:] & 15, blocks[..., 4:] >> 4], axis=-1)
+
+
 ANSWERS = {
+    "ch13-dequantize-blocks": Answers(
+        solution=_loop_dequantize,
+        mistakes=[
+            Mistake("low, high, low, high", _interleaved, "nibbles-interleaved"),
+            Mistake("high nibbles first", _swapped, "nibbles-swapped"),
+            Mistake("d·q alone", _no_minimum, "minimum-forgotten"),
+        ],
+    ),
     "ch13-q4-block": Answers(
         solution=[-0.1553, 0.3402],
         mistakes=[

@@ -1,6 +1,7 @@
 """Chapter 13's exercises: a real model, SmolLM2-135M-Instruct, by hand.
 
-By hand: :data:`q4_block` (two weights of a Q4_1 block), :data:`one_weight` (one head's
+By hand: :data:`q4_block` (two weights of a Q4_1 block); write the function:
+:data:`dequantize_blocks` (every block of a matrix with numpy); :data:`one_weight` (one head's
 weight on the first token, from its real dot products), :data:`kv_head` (which key/value
 head a query head reads), :data:`cache_mib` (the model's KV cache). Predict: the pieces of a
 word (:data:`word_tokens`), where the sink appears (:data:`sink_where`). Measure:
@@ -30,7 +31,8 @@ import attn_core as ac
 from attn_book import gguf
 
 from . import diagnose
-from .kinds import ChoiceExercise, NumberExercise
+from .kinds import ChoiceExercise, FunctionExercise, NumberExercise
+from .records import Case
 
 MIB = 2**20  # bytes in a MiB (mebibyte)
 
@@ -65,6 +67,89 @@ q4_block = NumberExercise(
             "minimum-subtracted", lambda d, m, b: [d * (b & 15) - m, d * (b >> 4) - m]
         ),
         diagnose.matches("byte-as-code", lambda d, m, b: [d * b + m, d * b + m]),
+    ],
+)
+
+
+# ------------------------------------------------------ write it: every block with numpy
+
+
+def _dequantize_blocks(blocks):
+    """Q4_1 blocks [..., 20] (uint8) to their weights [..., 32], by the format's dequantiser."""
+    return gguf.dequantize_q4_1(blocks.reshape(-1)).reshape(*blocks.shape[:-1], 32)
+
+
+def _parts(blocks):
+    """Each block's scale and minimum [..., 1] (float32), its low and high codes [..., 16]."""
+    d = blocks[..., 0:2].copy().view("<f2").astype(np.float32)
+    m = blocks[..., 2:4].copy().view("<f2").astype(np.float32)
+    return d, m, blocks[..., 4:] & 0x0F, blocks[..., 4:] >> 4
+
+
+def _nibbles_swapped(blocks):
+    d, m, low, high = _parts(blocks)
+    return d * np.concatenate([high, low], axis=-1) + m
+
+
+def _nibbles_interleaved(blocks):
+    d, m, low, high = _parts(blocks)
+    return d * np.stack([low, high], axis=-1).reshape(*blocks.shape[:-1], 32) + m
+
+
+def _minimum_dropped(blocks):
+    d, _, low, high = _parts(blocks)
+    return d * np.concatenate([low, high], axis=-1)
+
+
+def _packed(d, m, codes):
+    """One block's 20 bytes as a [1, 20] uint8 row."""
+    return np.frombuffer(gguf.pack_q4_1(d, m, codes), dtype=np.uint8)[None]
+
+
+def _block_cases():
+    """Blocks as the model's are: a positive scale d and a minimum m about -4d to -12d (its
+    first block of W_K: d = 0.165, m = -1.48), so that a code off by one moves a weight by
+    far more than float32's 1 %; then the edges of the format."""
+    r = np.random.default_rng(13)
+
+    def random_blocks(n):
+        rows = []
+        for _ in range(n):
+            d = r.uniform(0.01, 0.2)
+            rows.append(_packed(d, -r.uniform(4, 12) * d, r.integers(0, 16, 32)))
+        return np.concatenate(rows)
+
+    every_code = np.concatenate([np.arange(16), np.arange(16)[::-1]])
+    return [
+        Case("one block", (random_blocks(1),)),
+        Case("five blocks", (random_blocks(5),)),
+        Case("a matrix: 2 rows of 3 blocks", (random_blocks(6).reshape(2, 3, 20),), batched=True),
+        Case(
+            "the first block of layer 0's W_K, its first byte's two codes",
+            (
+                _packed(
+                    Q4_BLOCK[0],
+                    Q4_BLOCK[1],
+                    [Q4_BLOCK[2] & 15, *[0] * 15, Q4_BLOCK[2] >> 4, *[0] * 15],
+                ),
+            ),
+        ),
+        Case("codes 0 to 15, then 15 to 0", (_packed(0.125, -1.0, every_code),)),
+        Case(
+            "a zero scale: every weight is the minimum",
+            (_packed(0.0, -0.75, r.integers(0, 16, 32)),),
+        ),
+    ]
+
+
+dequantize_blocks = FunctionExercise(
+    "ch13-dequantize-blocks",
+    _dequantize_blocks,
+    _block_cases,
+    diagnoses=[
+        diagnose.matches("nibbles-swapped", _nibbles_swapped),
+        diagnose.matches("nibbles-interleaved", _nibbles_interleaved),
+        diagnose.matches("minimum-forgotten", _minimum_dropped),
     ],
 )
 
@@ -201,4 +286,13 @@ induction_head = NumberExercise(
 )
 
 
-EXERCISES = [q4_block, word_tokens, one_weight, kv_head, cache_mib, sink_where, induction_head]
+EXERCISES = [
+    q4_block,
+    dequantize_blocks,
+    word_tokens,
+    one_weight,
+    kv_head,
+    cache_mib,
+    sink_where,
+    induction_head,
+]
