@@ -195,7 +195,7 @@ korean_tokens_per_word = n_korean / len(tok.words(korean))
 #
 # ## One layer with the book's functions
 #
-# A prompt of five tokens goes through layer 0, one function of the earlier chapters at a time.
+# A prompt goes through layer 0, one function of the earlier chapters at a time.
 
 # %%
 prompt_ids = tok.encode("The capital of France is")
@@ -221,7 +221,7 @@ q.shape, k.shape, attended.shape, after_attention.shape
 # {eval}`cfg.n_kv_heads` keys and values per token; RoPE rotates the queries and keys by their
 # positions ([Chapter 6](06_positions.ipynb)); the call computes the causal, scaled softmax
 # attention of Chapters 2 to 7, each query head $h$ reading key/value head
-# $\lfloor h / 3 \rfloor$ ([Chapter 10](10_generation.ipynb)):
+# $\lfloor h / g \rfloor$ with $g =$ {eval}`group` ([Chapter 10](10_generation.ipynb)):
 # {eval}`kv_of_head`. $W_O$ mixes the heads back into
 # {eval}`cfg.d_model` numbers, which are added to $\mathbf x$: the residual stream, which each
 # block reads and adds to.
@@ -248,7 +248,7 @@ bool(loop_gap < 1e-5), bool(rms_gap < 1e-5)
 #
 # **Why `load_model` reorders rows.** [Chapter 6](06_positions.ipynb) rotated the pairs of a
 # vector's components in one of two layouts: adjacent, $(0, 1), (2, 3), \dots$, or halves,
-# $(i, i + 32)$ for a head of 64. The model was trained in the halves layout (Hugging Face's).
+# $(i, i + d_\text{head}/2)$. The model was trained in the halves layout (Hugging Face's).
 # llama.cpp's converter stores $W_Q$'s and $W_K$'s rows permuted, head by head, so that its own
 # RoPE, which rotates adjacent pairs, gives the same attention. `load_model` undoes that
 # (`llama.unpermute_rows`, through `ac.interleaved_to_halves`). With the file's own rows and the
@@ -312,15 +312,16 @@ top_probs = probs[top]
 # %%
 prompts = ["The capital of France is", "Attention is", "One, two, three,"]
 n_prompts = len(prompts)
+n_new = 3  # tokens generated for each
 same = []
 for text in prompts:
     ids = tok.encode(text)
-    cached = llama.generate(m, ids, 3)
-    same.append((tok.decode(cached), cached == llama.generate(m, ids, 3, use_cache=False)))
+    cached = llama.generate(m, ids, n_new)
+    same.append((tok.decode(cached), cached == llama.generate(m, ids, n_new, use_cache=False)))
 same
 
 # %% [markdown]
-# Each of the {eval}`n_prompts` prompts gets the same three tokens both ways. The chat model
+# Each of the {eval}`n_prompts` prompts gets the same {eval}`n_new` tokens both ways. The chat model
 # was trained on conversations written in a template: each message between `<|im_start|>` and
 # `<|im_end|>`, special tokens that the tokenizer keeps whole, after a role, then the
 # assistant's turn left open.
@@ -601,14 +602,15 @@ ch13.word_tokens.check(answer)
 # ```{exercise} One weight from real scores
 # :label: ex-ch13-one-weight
 #
-# In layer 2, head 4, the query of " is" (the last token of "The capital of France is") has
-# the dot products $\mathbf q \cdot \mathbf k_j$ printed below with the five keys, to one
-# decimal. What weight does the head give the first token, "The"? Three decimals.
+# In the layer and head printed below, the query of " is" (the last token of "The capital of
+# France is") has the dot products $\mathbf q \cdot \mathbf k_j$ printed below with the five
+# keys, to one decimal. What weight does the head give the first token, "The"? Three
+# decimals.
 # ```
 
 # %%
 dots_w, d_head_w = ch13.one_weight.inputs
-print("q·k:", dots_w, " d_head =", d_head_w)
+print("layer, head:", ch13.ONE_WEIGHT_HEAD, " q·k:", dots_w, " d_head =", d_head_w)
 answer = ...  # the weight on "The"
 ch13.one_weight.check(answer)
 
@@ -617,7 +619,7 @@ ch13.one_weight.check(answer)
 # :class: dropdown
 #
 # Divide by $\sqrt{64} = 8$, then softmax: {eval}`dec(ch13.one_weight.solution)`. This is the
-# sink of the section above, already in layer 2.
+# sink of the section above, already in layer {eval}`ch13.ONE_WEIGHT_HEAD[0]`.
 #
 # ```python
 # s = np.array(dots_w) / np.sqrt(d_head_w)
@@ -645,8 +647,8 @@ ch13.kv_head.check(answer)
 # :class: dropdown
 #
 # Groups of {eval}`group` consecutive query heads: head $h$ reads
-# $\lfloor h / 3 \rfloor$, {eval}`plain(ch13.kv_head.solution)`. Counting round the three
-# ($h \bmod 3$) is the other way to share, not this model's.
+# $\lfloor h / g \rfloor$, {eval}`plain(ch13.kv_head.solution)`. Counting round the key/value
+# heads ($h \bmod$ {eval}`n_kv_k`) is the other way to share, not this model's.
 #
 # ```python
 # answer = [h // (n_heads_k // n_kv_k) for h in heads_k]
@@ -752,7 +754,7 @@ ch13.induction_head.check(answer)
 #   residual stream; {eval}`cfg.n_layers` of them and the tied unembedding put
 #   {eval}`percent(top_probs[0])` on "{eval}`top_words[0]`" after "The capital of France is".
 # - Greedy decoding with the KV cache chooses the tokens full recomputation does; the cache is
-#   {eval}`dec(gqa_mib, 0)` MiB at the full context, a third of multi-head
-#   attention's.
+#   {eval}`dec(gqa_mib, 0)` MiB at the full context, where multi-head attention's would be
+#   {eval}`dec(mha_mib, 0)` MiB.
 # - Trained heads park their weight on the first token from layer {eval}`first_sink_layer` on;
 #   a previous-token head and an induction head in a later layer copy a repeated sequence.

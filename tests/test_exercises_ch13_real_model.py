@@ -102,7 +102,9 @@ def test_stored_dot_products_are_the_model_s(m):
     x, pos = m.embedding[ids], np.arange(len(ids))
     for layer in m.layers[:2]:
         x = llama.feed_forward_block(llama.attention_block(x, layer, cfg, pos), layer, cfg)
-    layer = m.layers[2]
+    layer_index, head = ch13.ONE_WEIGHT_HEAD
+    assert (layer_index, head) == (2, 4)
+    layer = m.layers[layer_index]
     h = ac.rms_norm(x, layer.attn_norm, eps=cfg.eps)
     q = ac.rotary(ac.split_heads(h @ layer.w_q.T, 9), pos, cfg.rope_base, layout="halves")
     k = ac.rotary(ac.split_heads(h @ layer.w_k.T, 3), pos, cfg.rope_base, layout="halves")

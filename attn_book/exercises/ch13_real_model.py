@@ -184,6 +184,7 @@ word_tokens = ChoiceExercise(
 #: Layer 2, head 4: q·k of the query of " is" with the keys of "The capital of France is",
 #: to one decimal; and the head's size.
 ONE_WEIGHT = ((109.4, 42.1, 81.9, 48.8, 87.1), 64)
+ONE_WEIGHT_HEAD = (2, 4)  # [layer, head]
 
 
 def _first_weight(dots, d_head, *, scale=None):
