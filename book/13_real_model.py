@@ -204,10 +204,10 @@ x = m.embedding[prompt_ids]  # [T, 576]: each token's row of the embedding
 layer = m.layers[0]
 positions = np.arange(T)
 h = ac.rms_norm(x, layer.attn_norm, eps=cfg.eps)  # chapter 11
-q = ac.split_heads(h @ layer.w_q.T, cfg.n_heads)  # chapter 5's projection, chapter 7's heads
+q_raw = ac.split_heads(h @ layer.w_q.T, cfg.n_heads)  # chapter 5's projection, chapter 7's heads
 k = ac.split_heads(h @ layer.w_k.T, cfg.n_kv_heads)  # [3, T, 64]: three key heads
 v = ac.split_heads(h @ layer.w_v.T, cfg.n_kv_heads)  # [3, T, 64]: three value heads
-q = ac.rotary(q, positions, cfg.rope_base, layout="halves")  # chapter 6
+q = ac.rotary(q_raw, positions, cfg.rope_base, layout="halves")  # chapter 6
 k = ac.rotary(k, positions, cfg.rope_base, layout="halves")
 attended = ac.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
 after_attention = x + ac.merge_heads(attended) @ layer.w_o.T  # W_O, then the residual stream
@@ -226,10 +226,20 @@ q.shape, k.shape, attended.shape, after_attention.shape
 # {eval}`cfg.d_model` numbers, which are added to $\mathbf x$: the residual stream, which each
 # block reads and adds to.
 #
-# The same attention, with nothing but loops, the mask as a shorter range and the softmax
-# written out:
+# The same attention, with nothing but loops: RoPE as each pair $(i, i + d_\text{head}/2)$ of
+# a query turned by the angle $t\,b^{-2i/d_\text{head}}$ at position $t$ (base $b =$
+# {eval}`grouped(cfg.rope_base)`), the mask as a shorter range and the softmax written out:
 
 # %%
+half = cfg.head_dim // 2
+rope_loop = np.zeros_like(q)  # [9, T, 64]
+for hq in range(cfg.n_heads):
+    for t in range(T):
+        for i in range(half):
+            angle = t * cfg.rope_base ** (-2 * i / cfg.head_dim)
+            a, b = q_raw[hq, t, i], q_raw[hq, t, i + half]
+            rope_loop[hq, t, i] = a * np.cos(angle) - b * np.sin(angle)
+            rope_loop[hq, t, i + half] = a * np.sin(angle) + b * np.cos(angle)
 loop = np.zeros_like(attended)  # [9, T, 64]
 for hq in range(cfg.n_heads):
     g = hq // group  # the key/value head this query head reads
@@ -240,8 +250,9 @@ for hq in range(cfg.n_heads):
 rms_loop = np.array(
     [x[t] / np.sqrt(np.mean(x[t] ** 2) + cfg.eps) * layer.attn_norm for t in range(T)]
 )
+rope_gap = np.abs(rope_loop - q).max()
 loop_gap, rms_gap = np.abs(loop - attended).max(), np.abs(rms_loop - h).max()
-bool(loop_gap < 1e-5), bool(rms_gap < 1e-5)
+bool(rope_gap < 1e-5), bool(loop_gap < 1e-5), bool(rms_gap < 1e-5)
 
 # %% [markdown]
 # They agree to float32's last digits: no difference reaches $10^{-5}$.
