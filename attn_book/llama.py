@@ -25,6 +25,7 @@ import numpy as np
 import attn_core as ac
 
 from . import gguf, model
+from .timing import one_blas_thread
 from .tokenizer import Tokenizer
 
 __all__ = [
@@ -213,7 +214,13 @@ def feed_forward_block(x, layer, cfg):
 
 
 def forward(m, ids, cache=None, weights=None, layout="halves"):
-    """The logits [T, vocab] of token ids [T]; with a cache, the ids follow its contents."""
+    """The logits [T, vocab] of token ids [T]; with a cache, the ids follow its contents.
+
+    BLAS runs on one thread here (:func:`attn_book.timing.one_blas_thread`): the products have
+    a few dozen rows at most, and a second thread mostly waits. Measured on the 2-core machine
+    that built chapter 13, with other programs busy: a 5-token forward pass took 0.18 s of
+    processor time on one thread and 1.5-1.7 s on two; idle, two threads gain little.
+    """
     ids = np.asarray(ids)
     start = 0 if cache is None else cache.length
     if ids.ndim != 1 or ids.size == 0 or not np.issubdtype(ids.dtype, np.integer):
@@ -227,12 +234,13 @@ def forward(m, ids, cache=None, weights=None, layout="halves"):
             f"{start + ids.size} tokens do not fit in the model's context of {m.config.context}"
         )
     positions = np.arange(start, start + ids.size)
-    x = m.embedding[ids]  # [T, d]
-    for i, layer in enumerate(m.layers):
-        x = attention_block(x, layer, m.config, positions, cache, i, weights, layout)
-        x = feed_forward_block(x, layer, m.config)
-    x = ac.rms_norm(x, m.final_norm, eps=m.config.eps)
-    return x @ m.embedding.T  # [T, d] @ [d, vocab]: the tied unembedding
+    with one_blas_thread():
+        x = m.embedding[ids]  # [T, d]
+        for i, layer in enumerate(m.layers):
+            x = attention_block(x, layer, m.config, positions, cache, i, weights, layout)
+            x = feed_forward_block(x, layer, m.config)
+        x = ac.rms_norm(x, m.final_norm, eps=m.config.eps)
+        return x @ m.embedding.T  # [T, d] @ [d, vocab]: the tied unembedding
 
 
 def generate(m, ids, n_new, *, use_cache=True, stop=None):
