@@ -31,9 +31,13 @@ import attn_core as ac
 import numpy as np
 from attn_book import gguf, llama, model
 from attn_book.exercises import ch13_real_model as ch13
+from attn_book.figures import Figures
 from attn_book.prose import dec, grouped, percent, plain
 from attn_book.timing import machine, one_blas_thread, processor_clock, timed
 from attn_book.tokenizer import chat_prompt
+from attn_book.widgets import AttentionHeatmap
+
+figures = Figures(chapter=13)
 
 # %% [markdown]
 # ## The file
@@ -452,8 +456,6 @@ first_sink_layer, late_share, early_share, uniform_share
 # its weight there ([Chapter 11](11_modern_attention.ipynb)'s sink;
 # [Xiao et al., 2024](references.md)).
 #
-# <!-- head picker figure -->
-#
 # ### Previous-token and induction heads (인덕션 헤드)
 #
 # A sequence of random tokens, then the same sequence again. In the second copy, a model that
@@ -496,6 +498,25 @@ first_copy_right, second_copy_right
 # {eval}`percent(first_copy_right)` of the first copy's random tokens, and
 # {eval}`percent(second_copy_right)` of the second copy's.
 #
+# Layers and heads are counted from 0 here, as the arrays index them; the figure below counts
+# them from 1, as [Chapter 7](07_heads_and_masks.ipynb)'s head menu does. It holds every head
+# of every layer on a shorter repeated sequence: the sink's column, the previous-token
+# diagonal and the induction stripe are all there to find.
+
+# %%
+picker = AttentionHeatmap.from_model("induction", model=m)  # 30 layers × 9 heads, 16 tokens
+figures.show(
+    picker,
+    "fig-ch13-head-picker",
+    "The weights of every layer and head of SmolLM2-135M-Instruct on eight random words said"
+    " twice: slide the layer (or press ←/→ on the heatmap), pick a head, hover or click a query"
+    " row. It opens on layer {layer}, head {head} (counted from 1), an induction head: “notable”"
+    " in the second copy looks at “robot”, the word that followed “notable” in the first.",
+    layer=picker.layer + 1,
+    head=picker.head + 1,
+)
+
+# %% [markdown]
 # ## Exercises
 #
 # ```{exercise} A Q4_1 block by hand
