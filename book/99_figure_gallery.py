@@ -198,6 +198,18 @@ AttentionHeatmap(
 )
 
 # %% [markdown]
+# A trained model's heads (Chapter 13): the weights of SmolLM2-135M-Instruct's 30 layers of 9
+# heads on eight random words said twice. Nothing is recomputed here: the figure holds the
+# weights of every layer and head, computed by the model, or read from a stored copy where the
+# model file is absent. Slide the layer (or press ←/→ on the heatmap) and pick a head. It opens
+# on layer 19, head 7, an induction head: from a word of the second copy it looks at the word
+# that followed the same word in the first copy.
+
+# %%
+picker = AttentionHeatmap.from_model("induction")
+picker
+
+# %% [markdown]
 # A longer sequence, the sentence repeated: drag across the rows and the weights keep up.
 
 # %%

@@ -9,22 +9,16 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
+from figure_js import run_figure_js
 
-import attn_book
 import attn_core
 
 pytest.importorskip("anywidget")
 from attn_book.widgets import AttentionHeatmap
 from attn_book.widgets.snapshot import snapshot_key
-
-WIDGETS = Path(attn_book.__file__).parent / "widgets"
-NODE = shutil.which("node") or "/usr/bin/node"
 
 RUNNER = """
 import { headsToDraw, lossCurve, stepText } from "./attention_heatmap.js";
@@ -89,26 +83,14 @@ def test_each_training_step_is_a_picture_of_its_own():
 
 
 def test_the_javascript_draws_the_stored_state_the_slider_picks(tmp_path):
-    if not Path(NODE).exists():
-        pytest.skip(f"node not found ({NODE}); the JS tests need Node.js")
-    for src in (WIDGETS / "src").glob("*.js"):
-        shutil.copy(src, tmp_path / src.name)
-    figure = tmp_path / "attention_heatmap.js"  # the figure exports render only: add the helpers
-    figure.write_text(
-        figure.read_text(encoding="utf-8") + "\nexport { headsToDraw, lossCurve, stepText };\n"
-    )
-    (tmp_path / "package.json").write_text('{"type": "module"}', encoding="utf-8")
-    (tmp_path / "run.mjs").write_text(RUNNER, encoding="utf-8")
     q, k = _states(np.random.default_rng(3))
     traits = {
         "training_queries": q.tolist(), "training_keys": k.tolist(), "step": 0,
         "head_queries": [[[0.0, 0.0]] * 3], "head_keys": [[[0.0, 0.0]] * 3],  # stale: not used
     }  # fmt: skip
-    proc = subprocess.run(
-        [NODE, "run.mjs", json.dumps({"traits": traits, "steps": [0, 2, 3, 9]})],
-        capture_output=True, text=True, cwd=tmp_path, timeout=60, check=True,
-    )  # fmt: skip
-    out = json.loads(proc.stdout)
+    helpers = ["headsToDraw", "lossCurve", "stepText"]
+    args = [json.dumps({"traits": traits, "steps": [0, 2, 3, 9]})]
+    out = run_figure_js(tmp_path, "attention_heatmap", helpers, RUNNER, args=args)
     for got, step in zip(out["weights"], [0, 2, 3, 3], strict=True):  # 9 is clamped to the last
         np.testing.assert_allclose(got, attn_core.attention_weights(q[step], k[step]), atol=1e-12)
     # log scale, by hand: log10 of 1, 0.1, 0.01 is 0, -1, -2, so y = 0, 25, 50

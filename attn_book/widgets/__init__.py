@@ -41,7 +41,10 @@ AttentionHeatmap(query_tokens=SENTENCE_KO, key_tokens=None, d_model=8, n_heads=2
     current head, ``row`` (S,) for ``selected``; inputs for the JS: ``head_queries``
     (H, L, d_head), ``head_keys`` (H, S, d_head). ``query_vectors`` (L, E) with
     ``key_vectors`` (S, E), e.g. ``X @ W_Q`` and ``X @ W_K``, replace the random
-    projections by one head of explicit queries and keys (chapter 5).
+    projections by one head of explicit queries and keys (chapter 5). ``stored_weights``
+    (layers, heads, L, S) are drawn as given, with a layer slider (←/→ on the heatmap):
+    ``AttentionHeatmap.from_model("induction")`` holds every layer and head of chapter 13's
+    model on a prompt (attn_book.head_weights: computed, or stored where the model is absent).
 MemoryCalculator(n=32768, heads=32, batch=1, dtype="float16", kv_cache=False, layers=32,
                  kv_heads=8, d_head=128)
     The bytes of one layer's attention weights, batch · heads · n² · bytes

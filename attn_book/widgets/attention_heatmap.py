@@ -22,7 +22,7 @@ from .inputs import (
     recompute_or_roll_back,
 )
 
-__all__ = ["AttentionHeatmap", "head_projections"]
+__all__ = ["AttentionHeatmap", "decode_head", "encode_head", "head_projections"]
 
 
 def head_projections(query_tokens, key_tokens, d_model, n_heads, seed):
@@ -56,6 +56,51 @@ def head_projections(query_tokens, key_tokens, d_model, n_heads, seed):
     q = attn_core.split_heads(x_q @ w_q, n_heads)  # [L, D] -> [H, L, d_head]
     k = attn_core.split_heads(x_k @ w_k, n_heads)  # [S, D] -> [H, S, d_head]
     return q, k
+
+
+def _stored_weights(kwargs):
+    """Check stored weights (layers, heads, L, S) against the tokens and store them as the
+    figure shows them, to 3 decimals: each head as one string (:func:`encode_head`)."""
+    w = kwargs.get("stored_weights")
+    if w is None or (isinstance(w, list) and not w):
+        return kwargs
+    w = np.asarray(w, dtype=float)
+    queries = kwargs.get("query_tokens", SENTENCE_KO)
+    keys = kwargs.get("key_tokens") or queries
+    if w.ndim != 4 or w.shape[2:] != (len(queries), len(keys)) or not w.shape[0] * w.shape[1]:
+        raise ValueError(
+            f"stored_weights must have shape (layers, heads, L={len(queries)}, S={len(keys)}) "
+            f"with at least one layer and one head; got shape {w.shape}"
+        )
+    if not np.isfinite(w).all() or w.min() < 0 or w.max() > 1:
+        raise ValueError("stored_weights must be weights, finite numbers in 0..1")
+    heads = [[encode_head(head) for head in layer] for layer in w]
+    return kwargs | {"stored_weights": heads, "n_heads": w.shape[1]}
+
+
+def encode_head(weights):
+    """One head's weights (L, S) as text: thousandths, "," between keys, ";" between rows,
+    each row without its trailing zeros (a causal model's masked keys). A notebook stores a
+    figure's state as indented JSON, one line per number; 270 heads of 16 × 16 numbers as
+    lists took 880 kB of the notebook, as text 130 kB.
+
+    >>> encode_head([[1, 0, 0], [0.25, 0.75, 0], [0.1234, 0.0004, 0.8762]])
+    '1000;250,750;123,0,876'
+    >>> decode_head('1000;250,750;123,0,876', 3)[1]
+    [0.25, 0.75, 0.0]
+    """
+    rows = []
+    for row in np.rint(np.asarray(weights, dtype=float) * 1000).astype(int).tolist():
+        while row and row[-1] == 0:
+            row.pop()
+        rows.append(",".join(map(str, row)))
+    return ";".join(rows)
+
+
+def decode_head(text, n_keys):
+    """:func:`encode_head`'s weights back, (L, ``n_keys``) floats, as the JavaScript reads them."""
+    rows = [[int(v) / 1000 for v in row.split(",")] if row else [] for row in text.split(";")]
+    return [row + [0.0] * (n_keys - len(row)) for row in rows]
 
 
 def _training_states(kwargs):
@@ -128,6 +173,14 @@ class AttentionHeatmap(Figure):
         The loss at every step 0, 1, ..., drawn as the curve; empty: no curve.
     step : int, default 0
         The stored state shown, 0 .. N - 1.
+    stored_weights : array_like of shape (layers, heads, L, S), or None (default)
+        Weights computed elsewhere, e.g. by a trained model (:meth:`from_model`): the figure
+        shows ``stored_weights[layer, head]`` and adds a layer slider; ←/→ keys change the
+        layer. Nothing is recomputed, so the temperature, scale and mask controls are hidden
+        (``causal`` still greys the keys after each query). ``n_heads`` is the array's; the
+        synced trait holds each head as a string of thousandths (:func:`encode_head`).
+    layer : int, default 0
+        The layer of ``stored_weights`` shown, 0 .. layers - 1.
 
     Notes
     -----
@@ -153,6 +206,13 @@ class AttentionHeatmap(Figure):
     >>> states.step = 1
     >>> [round(w, 3) for w in states.weights[0]]
     [0.998, 0.002]
+    >>> stored = AttentionHeatmap(query_tokens=["a", "b"], causal=True,
+    ...     stored_weights=[[[[1, 0], [0.3, 0.7]]], [[[1, 0], [0.9, 0.1]]]], selected=1)
+    >>> stored.row, stored.n_heads
+    ([0.3, 0.7], 1)
+    >>> stored.layer = 1
+    >>> stored.row
+    [0.9, 0.1]
     """
 
     _esm = bundle("attention_heatmap.js")
@@ -178,14 +238,18 @@ class AttentionHeatmap(Figure):
     training_steps = t.List().tag(sync=True)  # N ints
     training_losses = t.List().tag(sync=True)  # the loss at every step, for the curve
     step = Integer(0).tag(sync=True)  # index of the stored state shown (checked below)
+    stored_weights = t.List().tag(sync=True)  # (layers, H) strings: encode_head
+    layer = Integer(0).tag(sync=True)  # index of the stored layer shown (checked below)
 
     head_queries = t.List().tag(sync=True)
     head_keys = t.List().tag(sync=True)
     weights = t.List().tag(sync=True)
     row = t.List().tag(sync=True)
 
+    _clamping = True  # until the constructor has set every trait
+
     def __init__(self, **kwargs):
-        kwargs = _training_states(kwargs)
+        kwargs = _stored_weights(_training_states(kwargs))
         if kwargs.get("query_vectors") is not None:
             kwargs.setdefault("n_heads", 1)  # explicit vectors are one head
         self._building = True  # the traits are checked together once all are set
@@ -204,6 +268,47 @@ class AttentionHeatmap(Figure):
     @t.validate("step")
     def _check_step(self, proposal):
         return integer(proposal["value"], "step", maximum=max(0, len(self.training_queries) - 1))
+
+    @t.validate("stored_weights")
+    def _check_stored(self, proposal):  # the constructor encodes arrays (_stored_weights)
+        value = proposal["value"]
+        if not all(isinstance(head, str) for layer in value for head in layer):
+            raise TypeError(
+                "stored_weights are given to the constructor, AttentionHeatmap(stored_weights="
+                "array of shape (layers, heads, L, S)); the trait holds encode_head strings"
+            )
+        return value
+
+    @t.validate("layer")
+    def _check_layer(self, proposal):
+        top = max(0, len(self.stored_weights) - 1)
+        return integer(proposal["value"], "layer", maximum=top)
+
+    @classmethod
+    def from_model(cls, prompt="induction", model=None, **kwargs):
+        """Chapter 13's model's weights on a prompt, every layer and head, to pick from.
+
+        ``prompt`` is a name of :data:`attn_book.head_weights.PROMPTS` ("sentence",
+        "induction"); the weights come from ``model`` (a loaded :func:`attn_book.llama.
+        load_model`) if given, else from the model file if present, else from the stored
+        file (:func:`attn_book.head_weights.weights`), rounded to 3 decimals either way. The
+        figure opens on the prompt's layer, head and query row unless ``kwargs`` say others.
+
+        >>> hm = AttentionHeatmap.from_model("induction")
+        >>> len(hm.stored_weights), hm.n_heads, hm.layer, hm.head
+        (30, 9, 18, 6)
+        """
+        from attn_book import head_weights
+
+        found = head_weights.weights(prompt, model)
+        opening = head_weights.PROMPTS[prompt]
+        view = {"layer": opening.layer, "head": opening.head, "selected": opening.selected}
+        return cls(
+            query_tokens=found.labels,
+            stored_weights=found.weights,
+            causal=True,
+            **view | kwargs,
+        )
 
     @t.observe("step")
     def _on_step(self, change):
@@ -226,12 +331,17 @@ class AttentionHeatmap(Figure):
             return
         recompute_or_roll_back(self, change, self._project)
 
-    @t.observe("head", "scaled", "temperature", "causal", "selected", "length", "padded")
+    @t.observe("head", "scaled", "temperature", "causal", "selected", "length", "padded", "layer")
     def _on_view(self, change):
-        if self.head_queries:  # empty while the constructor sets the traits
+        stored = self.stored_weights and not self._clamping
+        if self.head_queries or stored:  # empty while the constructor sets the traits
             recompute_or_roll_back(self, change, self._recompute)
 
     def _project(self):
+        if self.stored_weights:
+            self._clamp_view()
+            self._recompute()
+            return
         if self.d_model % self.n_heads:
             raise ValueError(
                 f"n_heads={self.n_heads} must divide d_model={self.d_model} "
@@ -242,12 +352,17 @@ class AttentionHeatmap(Figure):
             q, k = head_projections(self.query_tokens, keys, self.d_model, self.n_heads, self.seed)
         else:
             q, k = self._explicit_head(keys)
-        self.head_queries = []  # silences _on_view while the view traits are clamped
-        self.head = min(self.head, self.n_heads - 1)  # stay in range when the shapes shrink
-        self.selected = min(self.selected, len(self.query_tokens) - 1)
+        self._clamp_view()
         self.head_keys = k.tolist()
         self.head_queries = q.tolist()
         self._recompute()
+
+    def _clamp_view(self):
+        self.head_queries, self._clamping = [], True  # silence _on_view while clamping
+        self.head = min(self.head, self.n_heads - 1)  # stay in range when the shapes shrink
+        self.selected = min(self.selected, len(self.query_tokens) - 1)
+        self.layer = min(self.layer, max(0, len(self.stored_weights) - 1))
+        self._clamping = False
 
     def _explicit_head(self, keys):
         """``query_vectors`` (L, E) and ``key_vectors`` (S, E) as one head (1, L, E), (1, S, E)."""
@@ -270,7 +385,8 @@ class AttentionHeatmap(Figure):
 
     def visible(self):
         """The keys each query may attend to: bool (L, S), causal and padding masks combined."""
-        L, S = len(self.head_queries[0]), len(self.head_keys[0])
+        keys = self.query_tokens if self.key_tokens is None else self.key_tokens
+        L, S = len(self.query_tokens), len(keys)
         mask = np.ones((L, S), dtype=bool)
         if self.causal:
             mask &= attn_core.causal_mask(L, S)
@@ -279,6 +395,9 @@ class AttentionHeatmap(Figure):
         return mask
 
     def _recompute(self):
+        if self.stored_weights:
+            self._show_stored()
+            return
         n_heads, n_rows = len(self.head_queries), len(self.query_tokens)
         if not 0 <= self.head < n_heads:
             raise ValueError(f"head must be in 0..{n_heads - 1}, got {self.head}")
@@ -289,4 +408,10 @@ class AttentionHeatmap(Figure):
         scale = base / self.temperature
         weights = attn_core.attention_weights(q, k, self.visible(), scale=scale)  # [L, S]
         self.weights = weights.tolist()
+        self.row = self.weights[self.selected]
+
+    def _show_stored(self):
+        """``weights`` = ``stored_weights[layer][head]``, decoded."""
+        keys = self.query_tokens if self.key_tokens is None else self.key_tokens
+        self.weights = decode_head(self.stored_weights[self.layer][self.head], len(keys))
         self.row = self.weights[self.selected]

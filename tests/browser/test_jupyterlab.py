@@ -153,3 +153,35 @@ def test_the_state_filler_steps_in_jupyterlab_and_the_kernel_follows(page, lab, 
     out = page.locator(".jp-OutputArea-output", has_text="FILLER").first
     out.wait_for(timeout=30_000)
     assert out.inner_text().strip() == f"FILLER 4 {round(want['error'], 3)}"
+
+
+def test_the_layer_picker_changes_layer_in_jupyterlab_and_the_kernel_follows(
+    page, lab, open_in_lab
+):
+    """Chapter 13's layer-and-head picker live: two presses of → on its heatmap move it from
+    layer 19 to layer 21 (counted from 1) on screen and in the kernel (``picker.layer`` and
+    ``picker.row`` from a new cell, the stored weights of that layer)."""
+    from attn_book.widgets import AttentionHeatmap
+
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    open_in_lab(page, lab + "lab/tree/gallery.ipynb")
+    run_all(page)
+    fig = page.locator(".abh-heatmap:has(svg[aria-label*='the layer'])")
+    fig.wait_for(timeout=120_000)
+    fig.scroll_into_view_if_needed()
+    fig.locator("svg.abh-plane").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    slider = fig.get_by_role("slider", name="layer (층)")
+    assert slider.get_attribute("aria-valuetext") == "layer 21 of 30"
+    page.wait_for_timeout(500)
+    want = AttentionHeatmap.from_model("induction", layer=20).row
+    page.locator(".jp-Cell").last.click()
+    page.keyboard.press("Escape")
+    page.keyboard.press("b")
+    page.keyboard.press("Enter")
+    page.keyboard.type("print('PICKER', picker.layer, picker.row)")
+    page.keyboard.press("Shift+Enter")
+    out = page.locator(".jp-OutputArea-output", has_text="PICKER").first
+    out.wait_for(timeout=30_000)
+    assert out.inner_text().strip() == f"PICKER 20 {want}"

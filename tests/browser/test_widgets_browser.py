@@ -26,7 +26,7 @@ COUNTS = {
     ".abh-querypad": 3,
     ".abh-bars": 1,
     ".abh-scaling": 1,
-    ".abh-heatmap": 6,
+    ".abh-heatmap": 7,
     ".abh-window": 1,
     ".abh-statefill": 2,
 }

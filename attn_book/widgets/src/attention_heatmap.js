@@ -36,6 +36,9 @@ import {
  * @property {number[]} training_steps - the training step of each stored state
  * @property {number[]} training_losses - the loss at every step 0, 1, ...
  * @property {number} step - the stored state shown, 0 .. N - 1
+ * @property {string[][]} stored_weights - weights computed elsewhere (a trained model), one
+ *   string per layer and head (attention_heatmap.py's encode_head); [] for none
+ * @property {number} layer - the stored layer shown, 0 .. layers - 1
  */
 
 const INPUTS = [
@@ -53,6 +56,8 @@ const INPUTS = [
   "training_queries",
   "training_keys",
   "step",
+  "stored_weights",
+  "layer",
 ];
 /** The English itself, its `{name}` fields filled: the translator of a figure with no words. */
 const english = translator({ get: () => ({}) });
@@ -200,17 +205,65 @@ function noteText(cross, h, dHead, row, visible = row.length, t = english) {
   if (visible === 0) {
     return t("{kind}, head {h}: head width = {d}; this row sees no key: every weight is 0", fields);
   }
+  return t(
+    "{kind}, head {h}: head width = {d}; entropy of this row {H} nats (spread of the weights: " +
+      "0 = all on one key, log {keys} = {log} = uniform)",
+    { ...fields, ...spread(row, visible, t) },
+  );
+}
+
+/** The entropy of a row that sees `visible` keys, and the uniform row's, as the notes say them. */
+function spread(row, visible, t) {
   const keys =
     visible === row.length
       ? `${visible}`
       : visible === 1
         ? t("{n} visible key", { n: visible })
         : t("{n} visible keys", { n: visible });
+  return { H: fmt(entropy(row), 3), keys, log: fmt(Math.log(visible), 3) };
+}
+
+/** The caption under a stored layer's row: the layer, the head and the row's entropy. */
+function storedNoteText(l, h, row, visible = row.length, t = english) {
+  const fields = { l: l + 1, h: h + 1 };
+  if (visible === 0) {
+    return t("layer {l}, head {h}: this row sees no key: every weight is 0", fields);
+  }
   return t(
-    "{kind}, head {h}: head width = {d}; entropy of this row {H} nats (spread of the weights: " +
-      "0 = all on one key, log {keys} = {log} = uniform)",
-    { ...fields, H: fmt(entropy(row), 3), keys, log: fmt(Math.log(visible), 3) },
+    "layer {l}, head {h}: entropy of this row {H} nats (spread of the weights: 0 = all on one " +
+      "key, log {keys} = {log} = uniform)",
+    { ...fields, ...spread(row, visible, t) },
   );
+}
+
+/**
+ * The weights of stored layer `l`, head `h` (L × S), decoded as attention_heatmap.py's
+ * decode_head: thousandths, "," between keys, ";" between rows, each row padded back with
+ * zeros to `S` keys. `l` and `h` are clamped to the stored ones.
+ */
+function storedMatrix(model, l, h, S) {
+  const layers = model.get("stored_weights");
+  const heads = layers[Math.min(Math.max(0, l), layers.length - 1)];
+  const text = heads[Math.min(Math.max(0, h), heads.length - 1)];
+  return text.split(";").map((row) => {
+    const weights = row ? row.split(",").map((v) => Number(v) / 1000) : [];
+    return [...weights, ...new Array(Math.max(0, S - weights.length)).fill(0)];
+  });
+}
+
+/** The layer slider of stored weights, its value said as "layer 19 of 30"; `show()` mirrors it. */
+function layerControl(model, controls, t) {
+  const n = model.get("stored_weights").length;
+  const range = { min: 0, max: n - 1, step: 1 };
+  const slider = boundSlider(model, controls, "layer", t("layer (층)"), range, (l) =>
+    t("{h} of {n}", { h: l + 1, n }),
+  );
+  const show = () => {
+    slider.show();
+    const l = Math.min(model.get("layer"), n - 1);
+    setAttrs(slider.input, { "aria-valuetext": t("layer {l} of {n}", { l: l + 1, n }) });
+  };
+  return { show, n };
 }
 
 /**
@@ -288,6 +341,24 @@ function trainingControls(model, controls, panel, t) {
   return { show };
 }
 
+/** The controls of weights computed here: temperature, scale, causal and padding masks. */
+function recomputeControls(model, controls, t) {
+  const temp = temperatureSlider(model, controls);
+  const scaleLabel = t("scale by 1/√(head width) (스케일)");
+  const scaleBox = boundCheckbox(model, controls, "scaled", scaleLabel);
+  const causalBox = boundCheckbox(model, controls, "causal", t("causal mask (인과 마스크)"));
+  const paddingLabel = t("padding mask (패딩 마스크)");
+  const paddingBox = boundCheckbox(model, controls, "padded", paddingLabel);
+  const show = () => {
+    scaleBox.show();
+    causalBox.show();
+    paddingBox.show();
+    paddingBox.wrap.style.display = model.get("length") === null ? "none" : "";
+    temp.show();
+  };
+  return { show };
+}
+
 /**
  * @param {{model: import("./dom.js").Model, el: HTMLElement}} ctx
  *   the model's traits: AttentionHeatmapModel
@@ -301,20 +372,21 @@ function render({ model, el }) {
       class: "abh-plane",
       tabindex: 0,
       role: "application",
-      "aria-label": t(
-        "Attention heatmap: hover or click a query row; up and down arrow keys change the row",
-      ),
+      "aria-label": (model.get("stored_weights") ?? []).length
+        ? t(
+            "Attention heatmap: hover or click a query row; up and down arrow keys change the " +
+              "row, left and right arrow keys the layer",
+          )
+        : t("Attention heatmap: hover or click a query row; up and down arrow keys change the row"),
     },
     root,
   );
   const panel = htmlEl("div", { cls: "abh-panel" }, root);
   const controls = htmlEl("div", { cls: "abh-controls" }, panel);
-  const temp = temperatureSlider(model, controls);
-  const scaleLabel = t("scale by 1/√(head width) (스케일)");
-  const scaleBox = boundCheckbox(model, controls, "scaled", scaleLabel);
-  const causalBox = boundCheckbox(model, controls, "causal", t("causal mask (인과 마스크)"));
-  const paddingLabel = t("padding mask (패딩 마스크)");
-  const paddingBox = boundCheckbox(model, controls, "padded", paddingLabel);
+  // stored weights are drawn as they are: nothing to rescale or mask, a layer to choose
+  const stored = (model.get("stored_weights") ?? []).length > 0;
+  const recomputed = stored ? null : recomputeControls(model, controls, t);
+  const layers = stored ? layerControl(model, controls, t) : null;
   const headWrap = htmlEl("label", { cls: "abh-control" }, controls);
   htmlEl("span", { text: t("head (헤드)") }, headWrap);
   const headSel = htmlEl("select", {}, headWrap);
@@ -324,16 +396,22 @@ function render({ model, el }) {
   const title = htmlEl("div", { cls: "abh-readout" }, panel);
   const rowHolder = htmlEl("div", {}, panel);
   const note = htmlEl("div", { cls: "abh-caption" }, panel);
-  const hint = training
+  const hint = stored
     ? t(
         "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 " +
           "(yellow), viridis; grey: masked. Hover or click a row; ↑/↓ keys move it. " +
-          "←/→ keys (or the slider) change the training step.",
+          "←/→ keys (or the slider) change the layer.",
       )
-    : t(
-        "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 " +
-          "(yellow), viridis; grey: masked. Hover or click a row; ↑/↓ keys move it.",
-      );
+    : training
+      ? t(
+          "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 " +
+            "(yellow), viridis; grey: masked. Hover or click a row; ↑/↓ keys move it. " +
+            "←/→ keys (or the slider) change the training step.",
+        )
+      : t(
+          "Rows: queries (쿼리); columns: keys (키); colour: weight from 0 (dark) to 1 " +
+            "(yellow), viridis; grey: masked. Hover or click a row; ↑/↓ keys move it.",
+        );
   htmlEl("div", { cls: "abh-hint", text: hint }, panel);
   const say = liveRegion(root);
 
@@ -347,29 +425,33 @@ function render({ model, el }) {
   function paint() {
     const qTok = model.get("query_tokens").map((s) => shownToken(s, t)),
       kTok = (model.get("key_tokens") ?? model.get("query_tokens")).map((s) => shownToken(s, t));
-    const [HQ, HK] = headsToDraw(model);
+    const [HQ, HK] = stored ? [[], []] : headsToDraw(model);
+    const nHeads = stored ? model.get("stored_weights")[0].length : HQ.length;
     const key = JSON.stringify([qTok, kTok]);
     if (key !== shapeKey) {
       shapeKey = key;
       grid = buildGrid(svg, qTok, kTok, pick);
       rows = buildRowPanel(rowHolder, kTok);
     }
-    if (headSel.options.length !== HQ.length) {
-      headSel.replaceChildren(
-        ...HQ.map((_, h) => new Option(t("{h} of {n}", { h: h + 1, n: HQ.length }), h)),
+    if (headSel.options.length !== nHeads) {
+      const names = Array.from({ length: nHeads }, (_, h) =>
+        t("{h} of {n}", { h: h + 1, n: nHeads }),
       );
+      headSel.replaceChildren(...names.map((name, h) => new Option(name, h)));
     }
-    const h = Math.min(model.get("head"), HQ.length - 1),
+    const h = Math.min(model.get("head"), nHeads - 1),
       sel = Math.min(model.get("selected"), qTok.length - 1);
-    const dHead = HQ[h][0].length;
+    const l = stored ? Math.min(model.get("layer"), layers.n - 1) : 0;
     const causal = model.get("causal");
     const length = model.get("padded") ? (model.get("length") ?? null) : null;
-    const W = attentionMatrix(HQ[h], HK[h], {
-      scale: model.get("scaled") ? null : 1,
-      temperature: model.get("temperature"),
-      causal,
-      length,
-    });
+    const W = stored
+      ? storedMatrix(model, l, h, kTok.length)
+      : attentionMatrix(HQ[h], HK[h], {
+          scale: model.get("scaled") ? null : 1,
+          temperature: model.get("temperature"),
+          causal,
+          length,
+        });
     for (let i = 0; i < grid.L; i++) {
       for (let j = 0; j < grid.S; j++) {
         // masked: no weight at all, drawn apart from a small one
@@ -391,13 +473,16 @@ function render({ model, el }) {
     });
     setText(title, t("query “{token}” attends to:", { token: qTok[sel] }));
     const visible = W[sel].filter((_, j) => !isHidden(sel, j, causal, length)).length;
-    setText(note, noteText(Boolean(model.get("key_tokens")), h, dHead, W[sel], visible, t));
+    const cross = Boolean(model.get("key_tokens"));
+    setText(
+      note,
+      stored
+        ? storedNoteText(l, h, W[sel], visible, t)
+        : noteText(cross, h, HQ[h][0].length, W[sel], visible, t),
+    );
     headSel.value = String(h);
-    scaleBox.show();
-    causalBox.show();
-    paddingBox.show();
-    paddingBox.wrap.style.display = model.get("length") === null ? "none" : "";
-    temp.show();
+    recomputed?.show();
+    layers?.show();
     training?.show();
     const seen = kTok.map((_, j) => !isHidden(sel, j, causal, length));
     const names = kTok.filter((_, j) => seen[j]).map((tok) => `“${tok}”`);
@@ -405,12 +490,11 @@ function render({ model, el }) {
       names,
       W[sel].filter((_, j) => seen[j]),
     );
+    const heard = { l: l + 1, h: h + 1, token: qTok[sel], weights: weights || t("no key") };
     say(
-      t("head {h}, query “{token}” attends to: {weights}.", {
-        h: h + 1,
-        token: qTok[sel],
-        weights: weights || t("no key"),
-      }),
+      stored
+        ? t("layer {l}, head {h}, query “{token}” attends to: {weights}.", heard)
+        : t("head {h}, query “{token}” attends to: {weights}.", heard),
     );
   }
 
@@ -419,6 +503,11 @@ function render({ model, el }) {
     const states = (model.get("training_queries") ?? []).length;
     if (back && states) {
       update(model, "step", Math.min(states - 1, Math.max(0, model.get("step") + back)));
+      e.preventDefault();
+      return;
+    }
+    if (back && stored) {
+      update(model, "layer", Math.min(layers.n - 1, Math.max(0, model.get("layer") + back)));
       e.preventDefault();
       return;
     }

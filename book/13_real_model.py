@@ -1,0 +1,792 @@
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # A real model by hand (진짜 모델을 손으로)
+#
+# Every number so far came from a toy: three keys, six words, a layer trained in numpy for a
+# minute. This chapter opens a model that was trained on trillions of tokens,
+# HuggingFaceTB's SmolLM2-135M-Instruct ([Allal et al., 2025](references.md)), and runs it
+# with nothing but the functions of the earlier chapters: the file read byte by byte, the
+# text cut into tokens, thirty layers of attention computed with `attn_core`, down to the
+# probabilities of the next word. Then we look inside, at what its trained heads attend to.
+#
+# After this chapter you will be able to:
+#
+# - read a GGUF file's header and tensor table, and dequantise a 4-bit block by hand;
+# - cut a word into byte-level BPE tokens, merge by merge, and say what a Korean sentence
+#   costs in tokens beside its English twin;
+# - run one layer of a real model with `rms_norm`, the projections, RoPE, grouped-query
+#   attention, the causal mask and SwiGLU, and check it against a plain loop;
+# - generate text greedily with a KV cache, and say what the cache costs for this model;
+# - find the attention sink, previous-token heads and induction heads in trained weights.
+
+# %%
+import attn_core as ac
+import numpy as np
+from attn_book import gguf, llama, model
+from attn_book.exercises import ch13_real_model as ch13
+from attn_book.figures import Figures
+from attn_book.prose import dec, grouped, percent, plain
+from attn_book.timing import machine, one_blas_thread, processor_clock, timed
+from attn_book.tokenizer import chat_prompt
+from attn_book.widgets import AttentionHeatmap
+
+figures = Figures(chapter=13)
+
+# %% [markdown]
+# ## The file
+#
+# The model is one file of 98 MB, fetched once by `make model` (which `make lab` runs) and
+# checked against its SHA-256. Without it, the next cell says in one sentence which command
+# fetches it, and the chapter stops there.
+
+# %%
+path = model.require_model()
+gguf_file = gguf.read_gguf(path)  # the header and the tables; the tensors stay on disk
+head = bytes(gguf_file.buffer[:24])  # the first 24 bytes of the file
+magic = head[:4]
+version = int.from_bytes(head[4:8], "little")  # uint32
+n_tensors = int.from_bytes(head[8:16], "little")  # uint64
+n_metadata = int.from_bytes(head[16:24], "little")  # uint64
+magic, version, n_tensors, n_metadata
+
+# %% [markdown]
+# A GGUF file (llama.cpp's format) starts with four letters, `GGUF`, then three little-endian
+# integers: its version ({eval}`version`), the number of tensors ({eval}`n_tensors`) and the
+# number of metadata entries ({eval}`n_metadata`). The metadata say what the model is; the
+# tensor table after them says where each matrix lies in the file and in which format.
+
+# %%
+meta = gguf_file.metadata
+{k: meta[k] for k in meta if k.startswith("llama.")}
+
+# %%
+{name: (t.shape, t.type) for name, t in gguf_file.tensors.items() if name.startswith("blk.0.")}
+
+# %%
+cfg = llama.Config.from_metadata(meta)
+group = cfg.n_heads // cfg.n_kv_heads  # query heads per key/value head
+kv_rows = cfg.n_kv_heads * cfg.head_dim  # the rows of W_K and of W_V
+has_output = "output.weight" in gguf_file.tensors
+cfg, group, kv_rows, has_output
+
+# %% [markdown]
+# The model has {eval}`cfg.n_layers` layers, and each token travels through them as a vector
+# of $d_\text{model} =$ {eval}`cfg.d_model` numbers. Layer 0's table reads like the earlier
+# chapters: $W_Q$ is {eval}`cfg.d_model` × {eval}`cfg.d_model`, {eval}`cfg.n_heads` query
+# heads of {eval}`cfg.head_dim`, but $W_K$ and $W_V$ have only
+# {eval}`kv_rows` rows: {eval}`cfg.n_kv_heads` key/value heads, each
+# read by {eval}`group` query heads, the grouped-query attention of
+# [Chapter 10](10_generation.ipynb). Two vectors of {eval}`cfg.d_model` weights,
+# `attn_norm` and `ffn_norm`, are RMSNorm's gains ([Chapter 11](11_modern_attention.ipynb));
+# the three matrices `ffn_gate`, `ffn_up` and `ffn_down` are the feed-forward block, with
+# {eval}`cfg.d_ff` hidden units. There is no `output.weight` (its presence:
+# {eval}`has_output`): the matrix that turns the last vector into the next word's scores is
+# the embedding itself, tied.
+#
+# ## One 4-bit block by hand (양자화 블록)
+#
+# Most matrices are stored quantised (양자화): blocks of 32 numbers, each block in
+# Q4_1's 20 bytes, a float16 scale $d$, a float16 minimum $m$, and 32 codes of four bits, two
+# to a byte. A weight is
+#
+# $$
+# w = d \cdot q + m, \qquad q \in \{0, 1, \dots, 15\}.
+# $$ (eq-ch13-q4-1)
+#
+# Byte $j$ of the codes holds code $j$ in its low four bits and code $j + 16$ in its high four.
+
+# %%
+block = gguf_file.raw("blk.0.attn_q.weight")[:20]  # the first 20 bytes: one block
+d = np.frombuffer(block[0:2].tobytes(), "<f2")[0]  # float16 scale
+m_min = np.frombuffer(block[2:4].tobytes(), "<f2")[0]  # float16 minimum
+first_byte = int(block[4])
+codes = np.concatenate([block[4:] & 0x0F, block[4:] >> 4])  # low nibbles: 0-15, high: 16-31
+by_hand = d.astype(np.float32) * codes + m_min.astype(np.float32)  # w = d·q + m
+stored_row = gguf_file.tensor("blk.0.attn_q.weight")[0, :32]
+code_0, code_16 = int(codes[0]), int(codes[16])
+block_matches = np.array_equal(by_hand, stored_row)
+d, m_min, first_byte, code_0, code_16, by_hand[[0, 16]], block_matches
+
+# %% [markdown]
+# The block's scale is {eval}`plain(d)` and its minimum {eval}`plain(m_min)`. Its first byte
+# of codes is {eval}`first_byte`: the low four bits give code {eval}`code_0`, the high
+# four code {eval}`code_16`. So $w_0 =$ {eval}`plain(d)` × {eval}`code_0` +
+# ({eval}`plain(m_min)`) = {eval}`plain(by_hand[0])`, and $w_{16} =$
+# {eval}`plain(by_hand[16])`. The 32 numbers equal the first 32 of the dequantised matrix
+# ({eval}`block_matches`).
+#
+# Sixteen levels, evenly spaced from $m$ to $m + 15d$, stand for 32 numbers: each weight is
+# moved to the nearest level, by up to half a step, $d/2$. The minimum is there because a
+# block's numbers are rarely centred on zero; a scale alone (Q4_0's) would spend levels on
+# values the block never takes. 20 bytes for 32 numbers is 5 bits a number, against 32 for
+# float32.
+
+# %%
+kinds = {}
+for t in gguf_file.tensors.values():
+    kinds[t.type] = kinds.get(t.type, 0) + 1
+file_mib = sum(t.nbytes for t in gguf_file.tensors.values()) / 2**20
+float32_mib = 4 * sum(int(np.prod(t.shape)) for t in gguf_file.tensors.values()) / 2**20
+kinds, file_mib, float32_mib
+
+# %% [markdown]
+# The whole model: {eval}`kinds["Q4_1"]` tensors in Q4_1, {eval}`kinds["Q8_0"]` in Q8_0 (the
+# embedding, 32 signed bytes and one scale a block, $w = d \cdot q$) and {eval}`kinds["F32"]`
+# in float32 (the norms' gains), {eval}`dec(file_mib, 0)` MiB of tensors where
+# float32 would take {eval}`dec(float32_mib, 0)` MiB. The next cell dequantises
+# every tensor with numpy, as the block above, and puts $W_Q$'s and $W_K$'s rows back in the
+# order the rest of the chapter uses (the section on RoPE below says why).
+
+# %%
+m = llama.load_model(path)  # every tensor dequantised to float32
+tok = m.tokenizer
+n_merges = len(tok.ranks)  # the tokenizer's list of merges, learnt once
+weights_mib = (m.embedding.nbytes + sum(a.nbytes for L in m.layers for a in L)) / 2**20
+weights_mib, n_merges
+
+# %% [markdown]
+# ## Tokens (토큰)
+#
+# The model reads tokens, not letters. Its tokenizer is byte-level BPE
+# ([Sennrich et al., 2016](references.md); bytes, as in GPT-2,
+# [Radford et al., 2019](references.md)): a word's UTF-8 bytes are written one symbol each (a
+# space as `Ġ`), then a list of {eval}`grouped(n_merges)` merges, learnt once from the
+# training text, joins neighbours. At each step the pair whose merge comes first in the list
+# is joined, until no pair of the word is in the list.
+
+# %%
+steps = []
+pieces = tok.bpe("attention", steps)
+n_steps = len(steps)
+attention_id, space_attention_id = tok.encode("attention")[0], tok.encode(" attention")[0]
+[(" + ".join(pair), rank) for pair, rank, _ in steps], pieces, attention_id, space_attention_id
+
+# %% [markdown]
+# "attention" starts as nine letters. The first merge, `o + n`, is number
+# {eval}`steps[0][1]` in the list; then `a + t`, `e + n`, `i + on`, `en + t`, `ent + ion`,
+# `at + t` and, last, `att + ention` (number {eval}`steps[-1][1]`): {eval}`n_steps` merges
+# leave one symbol, which is token {eval}`attention_id`. With a space in front
+# the word is another token, {eval}`space_attention_id`: `Ġattention`. A sentence is
+# cut into words first (a space stays with the word after it), and each word is merged alone.
+
+# %%
+english = "Attention is all you need."
+korean = "어텐션만 있으면 된다."
+english_ids, korean_ids = tok.encode(english), tok.encode(korean)
+n_english, n_korean = len(english_ids), len(korean_ids)
+[tok.decode([i]) for i in english_ids], n_english, n_korean
+
+# %%
+korean_bytes = len(korean.encode("utf-8"))
+korean_tokens_per_word = n_korean / len(tok.words(korean))
+[tok.decode([i]) for i in korean_ids[:6]], korean_bytes, korean_tokens_per_word
+
+# %% [markdown]
+# The English sentence costs {eval}`n_english` tokens, one a word and one for the full
+# stop. Its Korean twin costs {eval}`n_korean`: the vocabulary was learnt on English
+# text, so few Hangul syllables have merges, and the sentence's {eval}`korean_bytes` bytes
+# (a syllable is three bytes in UTF-8) come out at {eval}`dec(korean_tokens_per_word, 1)`
+# tokens a word, some of them single bytes that print as `�` alone. The model reads Korean
+# through a straw: more tokens for the same meaning, more positions in its cache, more steps to
+# write it.
+#
+# ## One layer with the book's functions
+#
+# A prompt goes through layer 0, one function of the earlier chapters at a time.
+
+# %%
+prompt_ids = tok.encode("The capital of France is")
+T = len(prompt_ids)
+x = m.embedding[prompt_ids]  # [T, 576]: each token's row of the embedding
+layer = m.layers[0]
+positions = np.arange(T)
+h = ac.rms_norm(x, layer.attn_norm, eps=cfg.eps)  # chapter 11
+q_raw = ac.split_heads(h @ layer.w_q.T, cfg.n_heads)  # chapter 5's projection, chapter 7's heads
+k = ac.split_heads(h @ layer.w_k.T, cfg.n_kv_heads)  # [3, T, 64]: three key heads
+v = ac.split_heads(h @ layer.w_v.T, cfg.n_kv_heads)  # [3, T, 64]: three value heads
+q = ac.rotary(q_raw, positions, cfg.rope_base, layout="halves")  # chapter 6
+k = ac.rotary(k, positions, cfg.rope_base, layout="halves")
+attended = ac.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+after_attention = x + ac.merge_heads(attended) @ layer.w_o.T  # W_O, then the residual stream
+kv_of_head = [h // group for h in range(cfg.n_heads)]  # the key/value head each query reads
+q.shape, k.shape, attended.shape, after_attention.shape
+
+# %% [markdown]
+# In order: RMSNorm scales each token's vector to a root mean square of 1 and multiplies by the
+# learnt gains ([Chapter 11](11_modern_attention.ipynb)); the projections of
+# [Chapter 5](05_projections.ipynb) make {eval}`cfg.n_heads` queries but only
+# {eval}`cfg.n_kv_heads` keys and values per token; RoPE rotates the queries and keys by their
+# positions ([Chapter 6](06_positions.ipynb)); the call computes the causal, scaled softmax
+# attention of Chapters 2 to 7, each query head $h$ reading key/value head
+# $\lfloor h / g \rfloor$ with $g =$ {eval}`group` ([Chapter 10](10_generation.ipynb)):
+# {eval}`kv_of_head`. $W_O$ mixes the heads back into
+# {eval}`cfg.d_model` numbers, which are added to $\mathbf x$: the residual stream, which each
+# block reads and adds to.
+#
+# The same attention, with nothing but loops: RoPE as each pair $(i, i + d_\text{head}/2)$ of
+# a query turned by the angle $t\,b^{-2i/d_\text{head}}$ at position $t$ (base $b =$
+# {eval}`grouped(cfg.rope_base)`), the mask as a shorter range and the softmax written out:
+
+# %%
+half = cfg.head_dim // 2
+rope_loop = np.zeros_like(q)  # [9, T, 64]
+for hq in range(cfg.n_heads):
+    for t in range(T):
+        for i in range(half):
+            angle = t * cfg.rope_base ** (-2 * i / cfg.head_dim)
+            a, b = q_raw[hq, t, i], q_raw[hq, t, i + half]
+            rope_loop[hq, t, i] = a * np.cos(angle) - b * np.sin(angle)
+            rope_loop[hq, t, i + half] = a * np.sin(angle) + b * np.cos(angle)
+loop = np.zeros_like(attended)  # [9, T, 64]
+for hq in range(cfg.n_heads):
+    g = hq // group  # the key/value head this query head reads
+    for t in range(T):
+        s = np.array([q[hq, t] @ k[g, j] for j in range(t + 1)]) / np.sqrt(cfg.head_dim)
+        w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()  # keys 0 to t only: causal
+        loop[hq, t] = sum(w[j] * v[g, j] for j in range(t + 1))
+rms_loop = np.array(
+    [x[t] / np.sqrt(np.mean(x[t] ** 2) + cfg.eps) * layer.attn_norm for t in range(T)]
+)
+rope_gap = np.abs(rope_loop - q).max()
+loop_gap, rms_gap = np.abs(loop - attended).max(), np.abs(rms_loop - h).max()
+bool(rope_gap < 1e-5), bool(loop_gap < 1e-5), bool(rms_gap < 1e-5)
+
+# %% [markdown]
+# They agree to float32's last digits: no difference reaches $10^{-5}$.
+#
+# **Why `load_model` reorders rows.** [Chapter 6](06_positions.ipynb) rotated the pairs of a
+# vector's components in one of two layouts: adjacent, $(0, 1), (2, 3), \dots$, or halves,
+# $(i, i + d_\text{head}/2)$. The model was trained in the halves layout (Hugging Face's).
+# llama.cpp's converter stores $W_Q$'s and $W_K$'s rows permuted, head by head, so that its own
+# RoPE, which rotates adjacent pairs, gives the same attention. `load_model` undoes that
+# (`llama.unpermute_rows`, through `ac.interleaved_to_halves`). With the file's own rows and the
+# adjacent layout, the layer is the same:
+
+# %%
+file_layer = layer._replace(
+    w_q=gguf_file.tensor("blk.0.attn_q.weight"), w_k=gguf_file.tensor("blk.0.attn_k.weight")
+)
+as_stored = llama.attention_block(x, file_layer, cfg, positions, layout="interleaved")
+wrong_layout = llama.attention_block(x, file_layer, cfg, positions, layout="halves")
+stored_gap = np.abs(as_stored - after_attention).max()
+wrong_gap = np.abs(wrong_layout - after_attention).max()
+bool(stored_gap < 1e-5), round(float(wrong_gap), 2)
+
+# %% [markdown]
+# The two agree to float32's last digits; the file's rows rotated in the wrong layout are off
+# by up to {eval}`dec(wrong_gap, 2)`.
+#
+# The second half of the layer is the feed-forward block, which works on each token alone:
+# RMSNorm with its own gains, then SwiGLU, $(\mathrm{SiLU}(\mathbf h W_g^\top) \odot
+# \mathbf h W_u^\top) W_d^\top$ with $\mathrm{SiLU}(z) = z\,\sigma(z)$, added to the stream.
+
+# %%
+h2 = ac.rms_norm(after_attention, layer.ffn_norm, eps=cfg.eps)
+gate = h2 @ layer.w_gate.T  # [T, 1536]
+silu = gate / (1 + np.exp(-gate))  # z·σ(z)
+after_layer = after_attention + (silu * (h2 @ layer.w_up.T)) @ layer.w_down.T
+layer_0 = llama.feed_forward_block(llama.attention_block(x, layer, cfg, positions), layer, cfg)
+bool(np.allclose(after_layer, layer_0, atol=1e-5))
+
+# %% [markdown]
+# ## Thirty layers and the next word
+#
+# `llama.forward` runs these two blocks {eval}`cfg.n_layers` times, a last RMSNorm, and
+# multiplies by the embedding's transpose: a score (logit) for every one of the
+# {eval}`grouped(cfg.vocab)` tokens, at every position. The last position's softmax
+# ([Chapter 2](02_softmax.ipynb)) is the model's distribution for the next token.
+
+# %%
+logits = llama.forward(m, prompt_ids)  # [T, 49152]
+probs = ac.softmax(logits[-1])  # chapter 2
+top = np.argsort(probs)[::-1][:5]
+top_words = [tok.decode([i]) for i in top]
+top_probs = probs[top]
+[(word, round(float(probs[i]), 3)) for word, i in zip(top_words, top, strict=True)]
+
+# %% [markdown]
+# After "The capital of France is", the model puts {eval}`percent(top_probs[0])` on
+# "{eval}`top_words[0]`", then {eval}`percent(top_probs[1])` on "{eval}`top_words[1]`" and
+# {eval}`percent(top_probs[2])` on "{eval}`top_words[2]`". Nothing here but the earlier
+# chapters' functions and a file of numbers.
+#
+# ## Generating with the KV cache
+#
+# Greedy decoding takes the most probable token, appends it and asks again. With the KV cache
+# of [Chapter 10](10_generation.ipynb), each new token runs through the layers alone, its
+# query reading the cached keys and values of every earlier token; without it, every step runs
+# the whole text again. The two must choose the same tokens:
+
+# %%
+prompts = ["The capital of France is", "Attention is", "One, two, three,"]
+n_prompts = len(prompts)
+n_new = 3  # tokens generated for each
+same = []
+for text in prompts:
+    ids = tok.encode(text)
+    cached = llama.generate(m, ids, n_new)
+    same.append((tok.decode(cached), cached == llama.generate(m, ids, n_new, use_cache=False)))
+same
+
+# %% [markdown]
+# Each of the {eval}`n_prompts` prompts gets the same {eval}`n_new` tokens both ways. The chat model
+# was trained on conversations written in a template: each message between `<|im_start|>` and
+# `<|im_end|>`, special tokens that the tokenizer keeps whole, after a role, then the
+# assistant's turn left open.
+
+# %%
+question = "What is the capital of France?"
+chat_ids = tok.encode(chat_prompt(question))
+print(chat_prompt(question))
+answer_ids = llama.generate(m, chat_ids, 20, stop=tok.ids["<|im_end|>"])
+chat_answer = tok.decode(answer_ids[:-1])  # without <|im_end|>
+n_chat, n_answer = len(chat_ids), len(answer_ids)
+chat_answer, n_chat, n_answer
+
+# %% [markdown]
+# The prompt is {eval}`n_chat` tokens, and the model answers "{eval}`chat_answer`" in
+# {eval}`n_answer` tokens, the last of them `<|im_end|>`. How long one step of the answer
+# takes each way, on your machine: the first answer token after the prompt, with the prompt's
+# keys and values cached, or with the whole text run again (the cell prints what it measured
+# on).
+
+# %%
+prefilled = llama.KVCache(cfg.n_layers)
+llama.forward(m, chat_ids, prefilled)  # the prompt's keys and values, every layer
+
+
+def cached_step():
+    cache = llama.KVCache(cfg.n_layers)  # a copy of the prompt's cache, so each run starts alike
+    cache.keys, cache.values = list(prefilled.keys), list(prefilled.values)
+    return llama.forward(m, answer_ids[:1], cache)  # one token through the layers
+
+
+def recomputed_step():
+    return llama.forward(m, chat_ids + answer_ids[:1])  # the whole text again
+
+
+n_recomputed = n_chat + 1  # the tokens the recomputed step runs
+
+
+np.allclose(cached_step()[-1], recomputed_step()[-1], atol=1e-3)
+
+# %% tags=["nbval-ignore-output"]
+cpu_time, cpu_tick, clock_name = processor_clock()
+with one_blas_thread():
+    with_cache = timed(cached_step, repeats=5, clock=cpu_time, tick=cpu_tick)
+    recomputed = timed(recomputed_step, repeats=5, clock=cpu_time, tick=cpu_tick)
+speedup = recomputed.best / with_cache.best
+cached_ms, recomputed_ms = 1e3 * with_cache.best, 1e3 * recomputed.best
+print(f"clock: {clock_name}; {machine()}")
+print(
+    f"one step with the cache: {1e3 * with_cache.best:.0f} ms (median {1e3 * with_cache.median:.0f})"
+)
+print(f"recomputed: {1e3 * recomputed.best:.0f} ms (median {1e3 * recomputed.median:.0f})")
+
+# %% [markdown]
+# On the machine that built this page, the step took {eval}`dec(cached_ms, 0)` ms
+# with the cache and {eval}`dec(recomputed_ms, 0)` ms running the
+# {eval}`n_recomputed` tokens again (the fastest of five runs, in processor time):
+# {eval}`dec(speedup, 1)` times as long. The cached step is not {eval}`n_recomputed` times
+# faster: one token still reads every weight of the model, {eval}`dec(weights_mib, 0)` MiB of
+# float32, and that reading costs the same for one token as for many. The gap grows with the
+# text all the same, and an answer of $n$ tokens pays it $n$ times.
+#
+# What the cache holds: for each layer and each key/value head, a key and a value of
+# {eval}`cfg.head_dim` numbers per token.
+
+# %%
+cache_per_token = prefilled.nbytes() / prefilled.length  # float32 here
+gqa_mib = ac.kv_cache_bytes(cfg.n_layers, cfg.n_kv_heads, cfg.head_dim, cfg.context, 2) / 2**20
+mha_mib = ac.kv_cache_bytes(cfg.n_layers, cfg.n_heads, cfg.head_dim, cfg.context, 2) / 2**20
+prefilled.length, cache_per_token, gqa_mib, mha_mib
+
+# %% [markdown]
+# Our float32 cache holds {eval}`grouped(cache_per_token)` bytes a token:
+# $2 \cdot$ {eval}`cfg.n_layers` $\cdot$ {eval}`cfg.n_kv_heads` $\cdot$
+# {eval}`cfg.head_dim` numbers of 4 bytes. At the full context of {eval}`grouped(cfg.context)`
+# tokens in float16 the cache would hold {eval}`dec(gqa_mib, 0)` MiB; with a
+# key/value head for each of the {eval}`cfg.n_heads` query heads (multi-head attention) it
+# would hold {eval}`group` times that, {eval}`dec(mha_mib, 0)` MiB, more than the
+# {eval}`dec(file_mib, 0)` MiB of the model itself.
+#
+# ## What trained heads do
+#
+# A head's weights say where it reads. `llama.forward` hands them out, [9, T, T] for each
+# layer, when given a list.
+#
+# ### The attention sink (어텐션 싱크)
+
+# %%
+sink_text = (
+    "The quick brown fox jumps over the lazy dog because it wanted to see what was on "
+    "the other side of the big old fence"
+)
+sink_ids = tok.encode(sink_text)
+n_sink = len(sink_ids)
+n_sink_later = n_sink - 1  # the tokens after the first
+attn_weights = []  # one [9, T, T] per layer
+llama.forward(m, sink_ids, weights=attn_weights)
+on_first = np.array([w[:, 1:, 0].mean(-1) for w in attn_weights])  # [30, 9]: mean weight on token 0
+sinks_per_layer = (on_first > 0.5).sum(axis=1)  # heads with most of their weight there
+sinks_per_layer
+
+# %%
+first_sink_layer = int(np.argmax(sinks_per_layer >= cfg.n_heads // 2))
+late_share = (on_first[first_sink_layer:] > 0.5).mean()
+early_share = (on_first[:first_sink_layer] > 0.5).mean()
+uniform_share = np.mean(1 / np.arange(2, n_sink + 1))  # weight 1/(t + 1) on each key
+first_sink_layer, late_share, early_share, uniform_share
+
+# %% [markdown]
+# Averaged over the {eval}`n_sink_later` later tokens of a {eval}`n_sink`-token
+# sentence, few heads of the first layers put more than half their weight on the first token
+# ({eval}`percent(early_share)` of them before layer {eval}`first_sink_layer`); from layer
+# {eval}`first_sink_layer` on, where at least half the heads of a layer do,
+# {eval}`percent(late_share)` of the heads do. The first token, "The", is no more important
+# than the others (a head spreading its weight evenly would put {eval}`dec(uniform_share, 2)` of
+# it there, on average over the positions): it is the one every query can see, and a head with nothing to read parks
+# its weight there ([Chapter 11](11_modern_attention.ipynb)'s sink;
+# [Xiao et al., 2024](references.md)).
+#
+# ### Previous-token and induction heads (인덕션 헤드)
+#
+# A sequence of random tokens, then the same sequence again. In the second copy, a model that
+# has understood the repetition can predict every token: it follows the one after the same
+# token in the first copy. Olsson et al. found the circuit that does it
+# ([Olsson et al., 2022](references.md)): a previous-token head, whose query at each position
+# reads the position just before, writes "my predecessor was A" into the stream; an induction
+# head in a later layer then looks, from a token A, for the earlier position whose predecessor
+# was A, the token after A's first occurrence, and copies it. So we score each head: its mean
+# weight on the previous position, and, over the second copy, its mean weight on the position
+# after the current token's first occurrence.
+
+# %%
+rng = np.random.default_rng(13)
+half = rng.integers(1000, 20000, size=24)  # random tokens, then the same again
+repeated = np.concatenate([half, half])
+weights_rep = []
+rep_logits = llama.forward(m, repeated, weights=weights_rep)
+R = len(half)
+rows = np.arange(R, 2 * R)  # the second copy's positions
+induction = np.array([w[:, rows, rows - R + 1].mean(-1) for w in weights_rep])  # [30, 9]
+previous = np.array([w.diagonal(-1, 1, 2).mean(-1) for w in weights_rep])  # [30, 9]: w[t, t - 1]
+best_induction = tuple(int(i) for i in np.unravel_index(induction.argmax(), induction.shape))
+best_previous = tuple(int(i) for i in np.unravel_index(previous.argmax(), previous.shape))
+induction_best, previous_best = float(induction.max()), float(previous.max())
+best_induction, round(induction_best, 3), best_previous, round(previous_best, 3)
+
+# %%
+predicted = rep_logits[:-1].argmax(-1) == repeated[1:]  # the next token, right?
+first_copy_right, second_copy_right = predicted[: R - 1].mean(), predicted[R:].mean()
+first_copy_right, second_copy_right
+
+# %% [markdown]
+# Layer {eval}`best_previous[0]` head {eval}`best_previous[1]` puts
+# {eval}`dec(previous_best)` of its weight, on average, on the previous token: a
+# previous-token head. Layer {eval}`best_induction[0]` head {eval}`best_induction[1]` puts
+# {eval}`dec(induction_best)` of its weight, over the second copy, on the token after the
+# current one's first occurrence, where a head reading at random would put about $1/t$: an
+# induction head, in a later layer, as the circuit needs. And the model uses it: it predicts
+# {eval}`percent(first_copy_right)` of the first copy's random tokens, and
+# {eval}`percent(second_copy_right)` of the second copy's.
+#
+# Layers and heads are counted from 0 here, as the arrays index them; the figure below counts
+# them from 1, as [Chapter 7](07_heads_and_masks.ipynb)'s head menu does. It holds every head
+# of every layer on a shorter repeated sequence: the sink's column, the previous-token
+# diagonal and the induction stripe are all there to find.
+
+# %%
+picker = AttentionHeatmap.from_model("induction", model=m)  # 30 layers × 9 heads, 16 tokens
+figures.show(
+    picker,
+    "fig-ch13-head-picker",
+    "The weights of every layer and head of SmolLM2-135M-Instruct on eight random words said"
+    " twice: slide the layer (or press ←/→ on the heatmap), pick a head, hover or click a query"
+    " row. It opens on layer {layer}, head {head} (counted from 1), an induction head: “notable”"
+    " in the second copy looks at “robot”, the word that followed “notable” in the first.",
+    layer=picker.layer + 1,
+    head=picker.head + 1,
+)
+
+# %% [markdown]
+# ## Exercises
+#
+# ```{exercise} A Q4_1 block by hand
+# :label: ex-ch13-q4-block
+#
+# The first block of layer 0's $W_K$ (`blk.0.attn_k.weight`) begins with the bytes printed
+# below: its float16 scale $d$, its float16 minimum $m$ and its first byte of codes. Find the
+# weights $w_0$ and $w_{16}$, to four decimals. Answer `[w_0, w_16]`.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# The low four bits of a byte are `byte & 15`, the high four `byte >> 4`; then
+# {eq}`eq-ch13-q4-1`.
+# ```
+
+# %%
+d_b, m_b, byte_b = ch13.q4_block.inputs
+print(f"d = {d_b}, m = {m_b}, first byte of codes = {byte_b}")
+answer = ...  # [w_0, w_16]
+ch13.q4_block.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch13-q4-block
+# :class: dropdown
+#
+# Code 0 is the low four bits of {eval}`byte_b`, `byte_b & 15`; code 16 the high four,
+# `byte_b >> 4`. Then $w = d \cdot q + m$: {eval}`dec(ch13.q4_block.solution, 4)`.
+#
+# ```python
+# answer = [d_b * (byte_b & 15) + m_b, d_b * (byte_b >> 4) + m_b]
+# ch13.q4_block.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Every block with numpy
+# :label: ex-ch13-dequantize-blocks
+#
+# Write `dequantize_blocks(blocks)`: from Q4_1 blocks, the last axis of a uint8 array of shape
+# $(\dots, 20)$, the weights, of shape $(\dots, 32)$, with numpy and no loop over the blocks.
+# The check runs it on one block, on five, on a matrix of 2 rows of 3 blocks, on a block
+# holding the codes of the exercise above, on the codes 0 to 15 and back, and on a block whose
+# scale is 0.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# `blocks[..., 0:2].copy().view("<f2")` reads each block's two bytes of scale as one float16,
+# of shape $(\dots, 1)$, which broadcasts over the 32 codes.
+# ```
+
+
+# %%
+def dequantize_blocks(blocks): ...  # your code here
+
+
+ch13.dequantize_blocks.check(dequantize_blocks)
+
+# %% [markdown]
+# ````{solution} ex-ch13-dequantize-blocks
+# :class: dropdown
+#
+# The scale and the minimum as float16 columns, made float32; the 16 low nibbles, then the 16
+# high ones; then {eq}`eq-ch13-q4-1` for every block at once.
+#
+# ```python
+# def dequantize_blocks(blocks):
+#     d = blocks[..., 0:2].copy().view("<f2").astype(np.float32)  # [..., 1]
+#     m = blocks[..., 2:4].copy().view("<f2").astype(np.float32)  # [..., 1]
+#     codes = np.concatenate([blocks[..., 4:] & 15, blocks[..., 4:] >> 4], axis=-1)  # [..., 32]
+#     return d * codes + m
+#
+#
+# ch13.dequantize_blocks.check(dequantize_blocks)
+# ```
+# ````
+#
+# ```{exercise} The tokens of a word
+# :label: ex-ch13-word-tokens
+#
+# The merges that apply to " unbelievable" (with its space, `Ġ`) are printed below with their
+# places in the list. Into which pieces does BPE cut the word? Answer with the pieces
+# joined by `|`, the space left out: for example `un|believable`.
+# ```
+#
+# ```{admonition} Hint
+# :class: dropdown
+#
+# Start from the letters; at each step join, everywhere in the word, the pair of neighbours
+# whose merge comes first in the list, and stop when no neighbouring pair is in it.
+# ```
+
+# %%
+for pair, place in ch13.UNBELIEVABLE_MERGES:
+    print(f"{place:>6}  {' + '.join(pair)}")
+answer = ...  # e.g. "un|believable"
+ch13.word_tokens.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch13-word-tokens
+# :class: dropdown
+#
+# In the order of the list: `l + e`, `e + l`, `Ġ + u`, `a + b`, `ab + le`, `i + e`, `Ġu + n`,
+# `b + el`, `v + able`, `bel + ie`, `Ġun + belie`. No merge joins `Ġunbelie` and `vable`, so
+# the word is two tokens:
+#
+# ```python
+# answer = "unbelie|vable"
+# ch13.word_tokens.check(answer)
+# ```
+# ````
+#
+# ```{exercise} One weight from real scores
+# :label: ex-ch13-one-weight
+#
+# In the layer and head printed below, the query of " is" (the last token of "The capital of
+# France is") has the dot products $\mathbf q \cdot \mathbf k_j$ printed below with the five
+# keys, to one decimal. What weight does the head give the first token, "The"? Three
+# decimals.
+# ```
+
+# %%
+dots_w, d_head_w = ch13.one_weight.inputs
+print("layer, head:", ch13.ONE_WEIGHT_HEAD, " q·k:", dots_w, " d_head =", d_head_w)
+answer = ...  # the weight on "The"
+ch13.one_weight.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch13-one-weight
+# :class: dropdown
+#
+# Divide by $\sqrt{64} = 8$, then softmax: {eval}`dec(ch13.one_weight.solution)`. This is the
+# sink of the section above, already in layer {eval}`ch13.ONE_WEIGHT_HEAD[0]`.
+#
+# ```python
+# s = np.array(dots_w) / np.sqrt(d_head_w)
+# answer = np.exp(s[0]) / np.exp(s).sum()
+# ch13.one_weight.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Which key/value head
+# :label: ex-ch13-kv-head
+#
+# The model's {eval}`cfg.n_heads` query heads share {eval}`cfg.n_kv_heads` key/value heads, in
+# consecutive groups. Which key/value head (numbered from 0) does each of the query heads
+# printed below read?
+# ```
+
+# %%
+heads_k, n_heads_k, n_kv_k = ch13.kv_head.inputs
+print("query heads:", heads_k)
+answer = ...  # one key/value head for each
+ch13.kv_head.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch13-kv-head
+# :class: dropdown
+#
+# Groups of {eval}`group` consecutive query heads: head $h$ reads
+# $\lfloor h / g \rfloor$, {eval}`plain(ch13.kv_head.solution)`. Counting round the key/value
+# heads ($h \bmod$ {eval}`n_kv_k`) is the other way to share, not this model's.
+#
+# ```python
+# answer = [h // (n_heads_k // n_kv_k) for h in heads_k]
+# ch13.kv_head.check(answer)
+# ```
+# ````
+#
+# ```{exercise} This model's cache
+# :label: ex-ch13-cache-mib
+#
+# How many MiB does this model's KV cache hold for the number of tokens printed below, in
+# float16? Its shape is printed too.
+# ```
+
+# %%
+layers_c, heads_c, kv_heads_c, d_head_c, n_c, b_c = ch13.cache_mib.inputs
+print(
+    f"layers = {layers_c}, query heads = {heads_c}, KV heads = {kv_heads_c}, d_head = {d_head_c},"
+)
+print(f"n = {n_c:,} tokens, {b_c} bytes a number")
+answer = ...  # MiB
+ch13.cache_mib.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch13-cache-mib
+# :class: dropdown
+#
+# A key and a value, for each layer, key/value head and token:
+# {eval}`dec(ch13.cache_mib.solution, 1)` MiB.
+#
+# ```python
+# answer = 2 * layers_c * kv_heads_c * d_head_c * n_c * b_c / 2**20
+# ch13.cache_mib.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Where the sink appears
+# :label: ex-ch13-sink-where
+#
+# Before looking at the section above (or before running a forward pass), predict: in which
+# layers do most heads put more than half their weight on the first token? `first layers`,
+# `later layers` or `every layer`.
+# ```
+
+# %%
+answer = ...  # "first layers", "later layers" or "every layer"
+ch13.sink_where.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch13-sink-where
+# :class: dropdown
+#
+# The later layers: from layer {eval}`first_sink_layer` on, {eval}`percent(late_share)` of the
+# heads, before it {eval}`percent(early_share)`. The first layers still read the tokens
+# themselves; a head needs a reason to park its weight, and that comes with depth.
+#
+# ```python
+# answer = "later layers"
+# ch13.sink_where.check(answer)
+# ```
+# ````
+#
+# ```{exercise} Find the induction head
+# :label: ex-ch13-induction-head
+#
+# Run the model on another repeated random sequence (a new seed, 30 tokens twice) and find the
+# head with the highest induction score. Is it the same layer and head as in the section above?
+# Answer `[layer, head]`.
+# ```
+
+# %%
+answer = ...  # [layer, head]
+ch13.induction_head.check(answer)
+
+# %% [markdown]
+# ````{solution} ex-ch13-induction-head
+# :class: dropdown
+#
+# The same head wins on a new sequence: induction is what it does, not what this sequence
+# made it do.
+#
+# ```python
+# half_2 = np.random.default_rng(2026).integers(1000, 20000, size=30)
+# seq_2 = np.concatenate([half_2, half_2])
+# w_2 = []
+# llama.forward(m, seq_2, weights=w_2)
+# rows_2 = np.arange(30, 60)
+# score_2 = np.array([w[:, rows_2, rows_2 - 29].mean(-1) for w in w_2])
+# answer = list(np.unravel_index(score_2.argmax(), score_2.shape))
+# ch13.induction_head.check(answer)
+# ```
+# ````
+#
+# ## Summary
+#
+# - A GGUF file is a header, metadata, a tensor table and the tensors; a Q4_1 block is 20
+#   bytes for 32 weights, $w = d \cdot q + m$ ({eq}`eq-ch13-q4-1`).
+# - Byte-level BPE applies a list of merges in order; "attention" is one token after
+#   {eval}`n_steps` merges, and a Korean sentence costs {eval}`n_korean` tokens
+#   where its English twin costs {eval}`n_english`.
+# - One layer of SmolLM2 is the book's functions in order, RMSNorm, the projections, RoPE,
+#   grouped-query attention with the causal mask, softmax, $W_O$ and SwiGLU, each added to the
+#   residual stream; {eval}`cfg.n_layers` of them and the tied unembedding put
+#   {eval}`percent(top_probs[0])` on "{eval}`top_words[0]`" after "The capital of France is".
+# - Greedy decoding with the KV cache chooses the tokens full recomputation does; the cache is
+#   {eval}`dec(gqa_mib, 0)` MiB at the full context, where multi-head attention's would be
+#   {eval}`dec(mha_mib, 0)` MiB.
+# - Trained heads park their weight on the first token from layer {eval}`first_sink_layer` on;
+#   a previous-token head and an induction head in a later layer copy a repeated sequence.
