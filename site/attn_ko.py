@@ -127,13 +127,26 @@ class KoreanSearch(SearchLanguage):
 def korean_config(app, config):
     """The labels that come from configuration, in Korean from the site's catalog
     (``site/locale/ko/LC_MESSAGES/sphinx.po``, the build's ``locale_dirs``): jupyter-book's
-    search placeholder and myst-nb's folded code prompts (``config-inited``)."""
+    search placeholder, myst-nb's folded code prompts and the folded hints' button label
+    (``config-inited``)."""
     gettext = app.translator.gettext
     options = dict(config.html_theme_options)
     options["search_bar_text"] = gettext(options.get("search_bar_text") or "Search this book...")
     config.html_theme_options = options
     config.nb_code_prompt_show = gettext(config.nb_code_prompt_show)
     config.nb_code_prompt_hide = gettext(config.nb_code_prompt_hide)
+    app.add_js_file(
+        None, body=TOGGLE_LABEL % json.dumps(gettext("Toggle hidden content"), ensure_ascii=False)
+    )
+
+
+#: sphinx-togglebutton writes its buttons' ``aria-label`` in English from its JavaScript, with
+#: no catalog; this sets the translation once the page has loaded (after the buttons exist).
+TOGGLE_LABEL = """window.addEventListener("load", () => {
+  for (const button of document.querySelectorAll("button.toggle-button")) {
+    button.setAttribute("aria-label", %s);
+  }
+});"""
 
 
 def setup(app):

@@ -28,6 +28,9 @@ LABELS = [  # the English labels a Korean page used to show (the theme's, the si
     "Search this book...", "Toggle primary sidebar", "Toggle secondary sidebar", "Color mode",
     "Site navigation", "On this page", "Main", "Page", "previous page", "next page",
     "Version warning", "By %(author)s", "Show code cell {type}", "Hide code cell {type}",
+    "Link to this heading", "Link to this equation", "Link to this definition",
+    "Link to this table", "Link to this image", "Link to this code", "Link to this term",
+    "Toggle hidden content",
 ]  # fmt: skip
 
 
@@ -73,10 +76,14 @@ def test_the_korean_configuration_takes_its_labels_from_the_catalog():
         nb_code_prompt_show="Show code cell {type}",
         nb_code_prompt_hide="Hide code cell {type}",
     )
-    app = types.SimpleNamespace(translator=translations())
+    scripts = []
+    app = types.SimpleNamespace(
+        translator=translations(), add_js_file=lambda path, body: scripts.append(body)
+    )
     attn_ko.korean_config(app, config)
     assert config.html_theme_options == {"search_bar_text": "이 책에서 검색...", "logo": {}}
     assert (config.nb_code_prompt_show, config.nb_code_prompt_hide) == ("코드 보기", "코드 숨기기")
+    assert len(scripts) == 1 and '"숨긴 내용 펼치기/접기"' in scripts[0]
 
 
 def test_no_written_page_is_rewritten():
