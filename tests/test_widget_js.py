@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from figure_js import run_figure_js
 from fonts import css_font, hangul_in
 
 import attn_book
