@@ -439,18 +439,22 @@ sinks_per_layer = (on_first > 0.5).sum(axis=1)  # heads with most of their weigh
 sinks_per_layer
 
 # %%
-first_sink_layer = int(np.argmax(sinks_per_layer >= cfg.n_heads // 2))
+is_sink_layer = 2 * sinks_per_layer >= cfg.n_heads  # at least half the layer's heads
+assert is_sink_layer.any()
+first_sink_layer = int(np.argmax(is_sink_layer))
+sinks_there = int(sinks_per_layer[first_sink_layer])
 late_share = (on_first[first_sink_layer:] > 0.5).mean()
 early_share = (on_first[:first_sink_layer] > 0.5).mean()
 uniform_share = np.mean(1 / np.arange(2, n_sink + 1))  # weight 1/(t + 1) on each key
-first_sink_layer, late_share, early_share, uniform_share
+first_sink_layer, sinks_there, late_share, early_share, uniform_share
 
 # %% [markdown]
 # Averaged over the {eval}`n_sink_later` later tokens of a {eval}`n_sink`-token
 # sentence, few heads of the first layers put more than half their weight on the first token
 # ({eval}`percent(early_share)` of them before layer {eval}`first_sink_layer`); from layer
-# {eval}`first_sink_layer` on, where at least half the heads of a layer do,
-# {eval}`percent(late_share)` of the heads do. The first token, "The", is no more important
+# {eval}`first_sink_layer` on (the first layer where at least half the heads do:
+# {eval}`sinks_there` of its {eval}`cfg.n_heads`), {eval}`percent(late_share)` of the heads
+# do. The first token, "The", is no more important
 # than the others (a head spreading its weight evenly would put {eval}`dec(uniform_share, 2)` of
 # it there, on average over the positions): it is the one every query can see, and a head with nothing to read parks
 # its weight there ([Chapter 11](11_modern_attention.ipynb)'s sink;
