@@ -488,22 +488,67 @@ induction_best, previous_best = float(induction.max()), float(previous.max())
 best_induction, round(induction_best, 3), best_previous, round(previous_best, 3)
 
 # %%
+uniform_induction = float(np.mean(1 / (rows + 1)))  # a head spreading its weight evenly
+other_half = np.random.default_rng(14).integers(1000, 20000, size=R)  # no repeat: a control
+weights_ctl = []
+llama.forward(m, np.concatenate([half, other_half]), weights=weights_ctl)
+layer_i, head_i = best_induction
+control_score = float(weights_ctl[layer_i][head_i, rows, rows - R + 1].mean())
+induction_threshold = 0.3
+induction_heads = [(int(i), int(h)) for i, h in np.argwhere(induction > induction_threshold)]
+n_induction = len(induction_heads)
+induction_layers = sorted({i for i, _ in induction_heads})
+round(uniform_induction, 3), round(control_score, 3), induction_heads
+
+
+# %%
+def next_token_loss(logits, ids):
+    """Cross-entropy in nats of each next token: -log p(ids[t + 1]) from the logits at t."""
+    return -ac.log_softmax(logits[:-1])[np.arange(len(ids) - 1), ids[1:]]
+
+
+def copy_losses(logits):
+    """Mean loss on the first copy's tokens and on the second's (after its first token)."""
+    loss = next_token_loss(logits, repeated)
+    return float(loss[: R - 1].mean()), float(loss[R:].mean())
+
+
+first_copy_loss, second_copy_loss = copy_losses(rep_logits)
+_, loss_without_best = copy_losses(llama.forward(m, repeated, ablate=[best_induction]))
+_, loss_without_all = copy_losses(llama.forward(m, repeated, ablate=induction_heads))
+uniform_loss = float(np.log(cfg.vocab))  # a uniform guess over the vocabulary
 predicted = rep_logits[:-1].argmax(-1) == repeated[1:]  # the next token, right?
 first_copy_right, second_copy_right = predicted[: R - 1].mean(), predicted[R:].mean()
-first_copy_right, second_copy_right
+print(f"loss, nats a token: first copy {first_copy_loss:.2f}, second {second_copy_loss:.2f}")
+print(f"second copy without head {best_induction}: {loss_without_best:.2f}")
+print(f"second copy without the {n_induction} induction heads: {loss_without_all:.2f}")
+print(f"right guesses: first copy {first_copy_right:.0%}, second {second_copy_right:.0%}")
 
 # %% [markdown]
-# Layer {eval}`best_previous[0]` head {eval}`best_previous[1]` puts
-# {eval}`dec(previous_best)` of its weight, on average, on the previous token: a
-# previous-token head. Layer {eval}`best_induction[0]` head {eval}`best_induction[1]` puts
-# {eval}`dec(induction_best)` of its weight, over the second copy, on the token after the
-# current one's first occurrence, where a head reading at random would put about $1/t$: an
-# induction head, in a later layer, as the circuit needs. And the model uses it: it predicts
-# {eval}`percent(first_copy_right)` of the first copy's random tokens, and
-# {eval}`percent(second_copy_right)` of the second copy's.
-#
 # Layers and heads are counted from 0 here, as the arrays index them; the figure below counts
-# them from 1, as [Chapter 7](07_heads_and_masks.ipynb)'s head menu does. It holds every head
+# them from 1, as [Chapter 7](07_heads_and_masks.ipynb)'s head menu does. Layer
+# {eval}`best_previous[0]` head {eval}`best_previous[1]` puts {eval}`dec(previous_best)` of its
+# weight, on average, on the previous token: a previous-token head. Layer
+# {eval}`best_induction[0]` head {eval}`best_induction[1]` puts {eval}`dec(induction_best)` of
+# its weight, over the second copy, on the token after the current one's first occurrence: an
+# induction head, in a later layer, as the circuit needs. That is far from chance: a head
+# spreading its weight evenly would put {eval}`dec(uniform_induction)` there, and on a sequence
+# whose two halves differ, the same head puts {eval}`dec(control_score)` on that position. It
+# is not alone: {eval}`n_induction` heads score above {eval}`induction_threshold`, in layers
+# {eval}`plain(induction_layers)`.
+#
+# Does the model use them? Its loss, the cross-entropy of each next token in nats, is
+# {eval}`dec(first_copy_loss, 2)` on the first copy's random tokens (worse than a uniform guess
+# over the vocabulary, {eval}`dec(uniform_loss, 2)`) and {eval}`dec(second_copy_loss, 2)` on
+# the second copy's. With the output of layer {eval}`best_induction[0]` head
+# {eval}`best_induction[1]` set to zero, the second copy's loss rises to
+# {eval}`dec(loss_without_best, 2)`; with all {eval}`n_induction` induction heads zeroed, to
+# {eval}`dec(loss_without_all, 2)`. The heads share the work of copying. The greedy guess is
+# right on {eval}`percent(first_copy_right)` of the first copy's tokens and
+# {eval}`percent(second_copy_right)` of the second's: the loss also counts the probability
+# the right token gains when it is not the top guess.
+#
+# The figure below holds every head
 # of every layer on a shorter repeated sequence: the sink's column, the previous-token
 # diagonal and the induction stripe are all there to find.
 
@@ -793,4 +838,6 @@ ch13.induction_head.check(answer)
 #   {eval}`dec(gqa_mib, 0)` MiB at the full context, where multi-head attention's would be
 #   {eval}`dec(mha_mib, 0)` MiB.
 # - Trained heads park their weight on the first token from layer {eval}`first_sink_layer` on;
-#   a previous-token head and an induction head in a later layer copy a repeated sequence.
+#   previous-token heads and, in later layers, induction heads copy a repeated sequence:
+#   with the induction heads zeroed, the second copy's loss rises from
+#   {eval}`dec(second_copy_loss, 2)` to {eval}`dec(loss_without_all, 2)` nats a token.
