@@ -185,15 +185,19 @@ n_english, n_korean = len(english_ids), len(korean_ids)
 
 # %%
 korean_bytes = len(korean.encode("utf-8"))
-korean_tokens_per_word = n_korean / len(tok.words(korean))
-[tok.decode([i]) for i in korean_ids[:6]], korean_bytes, korean_tokens_per_word
+lone_bytes = sum(tok.decode([i]).strip() == "\ufffd" for i in korean_ids)  # one byte (a space too)
+syllable_tokens = [i for i in range(cfg.vocab) if any("가" <= c <= "힣" for c in tok.decode([i]))]
+n_syllable_tokens = len(syllable_tokens)  # tokens holding a whole Hangul syllable
+[tok.decode([i]) for i in korean_ids[:6]], korean_bytes, lone_bytes, n_syllable_tokens
 
 # %% [markdown]
 # The English sentence costs {eval}`n_english` tokens, one a word and one for the full
 # stop. Its Korean twin costs {eval}`n_korean`: the vocabulary was learnt on English
-# text, so few Hangul syllables have merges, and the sentence's {eval}`korean_bytes` bytes
-# (a syllable is three bytes in UTF-8) come out at {eval}`dec(korean_tokens_per_word, 1)`
-# tokens a word, some of them single bytes that print as `�` alone. The model reads Korean
+# text, and Hangul has almost no merges (tokens of the {eval}`grouped(cfg.vocab)` that hold a
+# whole syllable: {eval}`n_syllable_tokens`). The sentence's {eval}`korean_bytes` bytes (a
+# syllable is three bytes in UTF-8) come out as {eval}`n_korean` tokens, {eval}`lone_bytes` of
+# them a single byte (some with a space in front) that prints as `�` alone: nearly one token a
+# byte. The model reads Korean
 # through a straw: more tokens for the same meaning, more positions in its cache, more steps to
 # write it.
 #
@@ -263,8 +267,8 @@ bool(rope_gap < 1e-5), bool(loop_gap < 1e-5), bool(rms_gap < 1e-5)
 #
 # **Why `load_model` reorders rows.** [Chapter 6](06_positions.ipynb) rotated the pairs of a
 # vector's components in one of two layouts: adjacent, $(0, 1), (2, 3), \dots$, or halves,
-# $(i, i + d_\text{head}/2)$. The model was trained in the halves layout (Hugging Face's).
-# llama.cpp's converter stores $W_Q$'s and $W_K$'s rows permuted, head by head, so that its own
+# $(i, i + d_\text{head}/2)$. The Hugging Face checkpoint that llama.cpp's converter read
+# pairs $(i, i + d_\text{head}/2)$: the halves layout. The converter stores $W_Q$'s and $W_K$'s rows permuted, head by head, so that its own
 # RoPE, which rotates adjacent pairs, gives the same attention. `load_model` undoes that
 # (`llama.unpermute_rows`, through `ac.interleaved_to_halves`). With the file's own rows and the
 # adjacent layout, the layer is the same:
@@ -277,11 +281,18 @@ as_stored = llama.attention_block(x, file_layer, cfg, positions, layout="interle
 wrong_layout = llama.attention_block(x, file_layer, cfg, positions, layout="halves")
 stored_gap = np.abs(as_stored - after_attention).max()
 wrong_gap = np.abs(wrong_layout - after_attention).max()
-bool(stored_gap < 1e-5), round(float(wrong_gap), 2)
+stream_max = np.abs(after_attention).max()  # the size of what is compared
+wrong_probs = ac.softmax(llama.forward(m, prompt_ids, layout="interleaved")[-1])  # 30 layers
+wrong_top_word, wrong_top_prob = tok.decode([int(wrong_probs.argmax())]), wrong_probs.max()
+bool(stored_gap < 1e-5), round(float(wrong_gap), 2), round(float(stream_max), 2), wrong_top_word
 
 # %% [markdown]
 # The two agree to float32's last digits; the file's rows rotated in the wrong layout are off
-# by up to {eval}`dec(wrong_gap, 2)`.
+# by up to {eval}`dec(wrong_gap, 2)`, where the layer's outputs reach
+# {eval}`dec(stream_max, 2)`. Through all {eval}`cfg.n_layers` layers, the model with its rows
+# rotated in the wrong layout still ranks "{eval}`wrong_top_word`" first on this short prompt,
+# with {eval}`percent(wrong_top_prob)` (the right layout's share comes below): the error is
+# silent, a slightly worse model, not a broken one.
 #
 # The second half of the layer is the feed-forward block, which works on each token alone:
 # RMSNorm with its own gains, then SwiGLU, $(\mathrm{SiLU}(\mathbf h W_g^\top) \odot
@@ -339,7 +350,8 @@ same
 # Each of the {eval}`n_prompts` prompts gets the same {eval}`n_new` tokens both ways. The chat model
 # was trained on conversations written in a template: each message between `<|im_start|>` and
 # `<|im_end|>`, special tokens that the tokenizer keeps whole, after a role, then the
-# assistant's turn left open.
+# assistant's turn left open. With no system message, the template supplies its own default,
+# the first message printed below.
 
 # %%
 question = "What is the capital of France?"
@@ -396,7 +408,10 @@ print(f"recomputed: {1e3 * recomputed.best:.0f} ms (median {1e3 * recomputed.med
 # {eval}`n_recomputed` tokens again (the fastest of five runs, in processor time):
 # {eval}`dec(speedup, 1)` times as long. The cached step is not {eval}`n_recomputed` times
 # faster: one token still reads every weight of the model, {eval}`dec(weights_mib, 0)` MiB of
-# float32, and that reading costs the same for one token as for many. The gap grows with the
+# float32, and that reading costs mostly the same for one token as for many. Two things skew
+# the ratio: the recomputed step computes the logits at all {eval}`n_recomputed` positions,
+# where generation needs only the last, and our cache is copied whole by `np.concatenate` at
+# each step and layer, where real implementations allocate it once. The gap grows with the
 # text all the same, and an answer of $n$ tokens pays it $n$ times.
 #
 # What the cache holds: for each layer and each key/value head, a key and a value of
@@ -412,10 +427,11 @@ prefilled.length, cache_per_token, gqa_mib, mha_mib
 # Our float32 cache holds {eval}`grouped(cache_per_token)` bytes a token:
 # $2 \cdot$ {eval}`cfg.n_layers` $\cdot$ {eval}`cfg.n_kv_heads` $\cdot$
 # {eval}`cfg.head_dim` numbers of 4 bytes. At the full context of {eval}`grouped(cfg.context)`
-# tokens in float16 the cache would hold {eval}`dec(gqa_mib, 0)` MiB; with a
-# key/value head for each of the {eval}`cfg.n_heads` query heads (multi-head attention) it
-# would hold {eval}`group` times that, {eval}`dec(mha_mib, 0)` MiB, more than the
-# {eval}`dec(file_mib, 0)` MiB of the model itself.
+# tokens in float16 the cache would hold {eval}`dec(gqa_mib, 0)` MiB, already more than the
+# {eval}`dec(file_mib, 0)` MiB file (whose weights are 4-bit, the cache's numbers 16-bit);
+# with a key/value head for each of the {eval}`cfg.n_heads` query heads (multi-head
+# attention) it would hold {eval}`group` times that, {eval}`dec(mha_mib, 0)` MiB, more than
+# the model's float32 weights, {eval}`dec(weights_mib, 0)` MiB.
 #
 # ## What trained heads do
 #
@@ -741,7 +757,7 @@ ch13.kv_head.check(answer)
 # :label: ex-ch13-cache-mib
 #
 # How many MiB does this model's KV cache hold for the number of tokens printed below, in
-# float16? Its shape is printed too.
+# float16? Its shape is printed too. Answer to one decimal (the check allows the rounding).
 # ```
 
 # %%
@@ -769,9 +785,10 @@ ch13.cache_mib.check(answer)
 # ```{exercise} Where the sink appears
 # :label: ex-ch13-sink-where
 #
-# Before looking at the section above (or before running a forward pass), predict: in which
-# layers do most heads put more than half their weight on the first token? `first layers`,
-# `later layers` or `every layer`.
+# The section above measured the sink on one sentence, which starts with "The". Start the
+# same sentence with another token instead, " quick" or a line break: predict, then measure
+# with `llama.forward`, in which layers most heads put more than half their weight on the
+# first token. `first layers`, `later layers` or `every layer`.
 # ```
 
 # %%
@@ -782,11 +799,19 @@ ch13.sink_where.check(answer)
 # ````{solution} ex-ch13-sink-where
 # :class: dropdown
 #
-# The later layers: from layer {eval}`first_sink_layer` on, {eval}`percent(late_share)` of the
-# heads, before it {eval}`percent(early_share)`. The first layers still read the tokens
-# themselves; a head needs a reason to park its weight, and that comes with depth.
+# The later layers, whatever the first token is: as with "The" (from layer
+# {eval}`first_sink_layer` on, {eval}`percent(late_share)` of the heads; before it,
+# {eval}`percent(early_share)`), the sink is the first position, not a word that matters. Why
+# only the later layers is not settled; one reading: the first layers still read the tokens
+# themselves, and a head needs a reason to park its weight, which comes with depth.
 #
 # ```python
+# ids_q = tok.encode(sink_text[3:])  # " quick brown fox ..."
+# w_q = []
+# llama.forward(m, ids_q, weights=w_q)
+# on_first_q = np.array([w[:, 1:, 0].mean(-1) for w in w_q])  # [30, 9]
+# late_q = (on_first_q[first_sink_layer:] > 0.5).mean()  # the share of sink heads, later
+# print(late_q, (on_first_q[:first_sink_layer] > 0.5).mean())  # and in the first layers
 # answer = "later layers"
 # ch13.sink_where.check(answer)
 # ```
@@ -795,8 +820,11 @@ ch13.sink_where.check(answer)
 # ```{exercise} Find the induction head
 # :label: ex-ch13-induction-head
 #
-# Run the model on another repeated random sequence (a new seed, 30 tokens twice) and find the
-# head with the highest induction score. Is it the same layer and head as in the section above?
+# Run the model on another repeated random sequence (a new seed, 30 tokens drawn from ids 1000
+# to 19999 as above, so no special token, then the same 30 again) and find the head with the
+# highest induction score, counting layers and heads from 0. Is it the same layer and head as
+# in the section above? Print its score too: on a repeat it should be far above an even
+# spread's (about {eval}`dec(uniform_induction)` for the shorter sequence above).
 # Answer `[layer, head]`.
 # ```
 
@@ -819,6 +847,7 @@ ch13.induction_head.check(answer)
 # rows_2 = np.arange(30, 60)
 # score_2 = np.array([w[:, rows_2, rows_2 - 29].mean(-1) for w in w_2])
 # answer = list(np.unravel_index(score_2.argmax(), score_2.shape))
+# print(answer, score_2.max())
 # ch13.induction_head.check(answer)
 # ```
 # ````

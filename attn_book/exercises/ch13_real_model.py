@@ -250,6 +250,7 @@ cache_mib = NumberExercise(
     "ch13-cache-mib",
     CACHE,
     lambda layers, h, h_kv, d, n, b: ac.kv_cache_bytes(layers, h_kv, d, n, b) / MIB,
+    decimals=1,  # the statement asks for one decimal: 188.7, MB for MiB, is then diagnosed
     diagnoses=[
         diagnose.matches(
             "bytes-not-mib", lambda layers, h, h_kv, d, n, b: 2 * layers * h_kv * d * n * b
