@@ -46,6 +46,10 @@ def test_cache_mib_by_hand():
     assert 2 * 30 * 3 * 64 * 8192 * 2 == 180 * MiB
     assert ch13.cache_mib.expected() == 180.0
     assert ch13.cache_mib.check(540).diagnosis == "query-heads-counted"
+    # asked to one decimal: 188.7 is 188,743,680 bytes in MB (10^6), not a rounding of 180
+    for mb in (188.7, 188.74, 188.744):
+        assert ch13.cache_mib.check(mb).diagnosis == "decimal-megabytes"
+    assert ch13.cache_mib.check(180.0).ok and not ch13.cache_mib.check(180.1).ok
 
 
 def test_word_tokens_by_hand():
