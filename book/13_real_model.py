@@ -61,6 +61,50 @@ magic, version, n_tensors, n_metadata
 # integers: its version ({eval}`version`), the number of tensors ({eval}`n_tensors`) and the
 # number of metadata entries ({eval}`n_metadata`). The metadata say what the model is; the
 # tensor table after them says where each matrix lies in the file and in which format.
+#
+# Both are read the same way, by walking through the bytes. A metadata entry is its key (a
+# uint64 length, then that many bytes), a uint32 type code and the value; a tensor's record
+# is its name (a length and bytes), a uint32 number of dimensions, a uint64 for each, a uint32
+# type code and a uint64 offset. Here are the first metadata entry and layer 0's $W_Q$ record:
+
+# %%
+buf = gguf_file.buffer
+
+
+def uint(at, n):
+    """The little-endian unsigned integer of the n bytes at byte ``at``."""
+    return int.from_bytes(bytes(buf[at : at + n]), "little")
+
+
+at = 24  # the metadata start right after the header
+key_len = uint(at, 8)
+first_key = bytes(buf[at + 8 : at + 8 + key_len]).decode()
+at += 8 + key_len
+value_type = uint(at, 4)  # 8: a string, itself a uint64 length and bytes
+assert value_type == 8
+value_len = uint(at + 4, 8)
+first_value = bytes(buf[at + 12 : at + 12 + value_len]).decode()
+
+q_name = "blk.0.attn_q.weight"
+name_bytes = q_name.encode()
+table = bytes(buf[: gguf_file.data_start])  # the header, metadata and tensor table
+at = table.find(len(name_bytes).to_bytes(8, "little") + name_bytes) + 8 + len(name_bytes)
+n_dims = uint(at, 4)
+dims = [uint(at + 4 + 8 * i, 8) for i in range(n_dims)]  # the fastest-varying first
+at += 4 + 8 * n_dims
+q_type, q_offset = uint(at, 4), uint(at + 4, 8)  # the offset counts from the data's start
+q_start = gguf_file.data_start + q_offset
+record_matches = q_start == gguf_file.tensors[q_name].start
+first_key, first_value, dims, q_type, q_offset, record_matches
+
+# %% [markdown]
+# The first key is "{eval}`first_key`", its type {eval}`value_type` (a string), its value
+# "{eval}`first_value`". The record of `{eval}`q_name`` gives its dimensions as
+# {eval}`plain(dims)` (the fastest-varying first, so the matrix is their reverse), type code
+# {eval}`q_type` (Q4_1) and offset {eval}`grouped(q_offset)`. The data begin at the first
+# multiple of {eval}`gguf_file.alignment` after the table, byte
+# {eval}`grouped(gguf_file.data_start)`; the matrix's first block is at byte
+# {eval}`grouped(q_start)`, where `gguf.read_gguf` puts it too ({eval}`record_matches`).
 
 # %%
 meta = gguf_file.metadata
