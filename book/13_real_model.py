@@ -372,6 +372,21 @@ top_probs = probs[top]
 # {eval}`percent(top_probs[2])` on "{eval}`top_words[2]`". Nothing here but the earlier
 # chapters' functions and a file of numbers.
 #
+# Greedy decoding takes the most probable token. [Chapter 10](10_generation.ipynb)'s
+# temperature sampling divides the logits by $T$ before the softmax and draws from it instead:
+
+# %%
+t_cold, t_hot = 0.5, 1.5
+cold_top = ac.softmax(logits[-1], temperature=t_cold).max()  # sharper: the top word gains
+hot = ac.softmax(logits[-1], temperature=t_hot).astype(np.float64)  # flatter
+draws = np.random.default_rng(10).choice(cfg.vocab, size=5, p=hot / hot.sum())
+print(f"T = {t_cold}: top word {cold_top:.0%}")
+print(f"T = {t_hot}, five draws:", [tok.decode([int(i)]) for i in draws])
+
+# %% [markdown]
+# At $T =$ {eval}`t_cold`, "{eval}`top_words[0]`" gets {eval}`percent(cold_top)`; at
+# $T =$ {eval}`t_hot`, the five draws above spread over other continuations too.
+#
 # ## Generating with the KV cache
 #
 # Greedy decoding takes the most probable token, appends it and asks again. With the KV cache
