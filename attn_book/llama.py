@@ -187,11 +187,15 @@ class KVCache:
         return sum(a.nbytes for a in self.keys + self.values if a is not None)
 
 
-def attention_block(x, layer, cfg, positions, cache=None, index=0, weights=None, layout="halves"):
+def attention_block(
+    x, layer, cfg, positions, cache=None, index=0, weights=None, layout="halves", zeroed=()
+):
     """x + attention(RMSNorm(x)): x [T, d_model] at ``positions`` [T]; with a cache, the
     queries also attend to the cached keys (bottom-right causal mask). ``weights``, a list,
     receives the attention weights [n_heads, T, S]. ``layout`` is RoPE's pairing, "halves"
-    for the un-permuted rows `load_model` gives, "interleaved" for the file's own rows."""
+    for the un-permuted rows `load_model` gives, "interleaved" for the file's own rows.
+    ``zeroed``: query heads whose output is set to 0 before W_O (an ablation), as if their
+    columns of W_O were 0."""
     h = ac.rms_norm(x, layer.attn_norm, eps=cfg.eps)  # [T, d]
     q = ac.split_heads(h @ layer.w_q.T, cfg.n_heads)  # [Hq, T, 64]
     k = ac.split_heads(h @ layer.w_k.T, cfg.n_kv_heads)  # [Hkv, T, 64]
@@ -204,6 +208,8 @@ def attention_block(x, layer, cfg, positions, cache=None, index=0, weights=None,
     if weights is not None:
         weights.append(ac.attention_weights(q, k, mask, enable_gqa=True))  # [Hq, T, S]
     out = ac.scaled_dot_product_attention(q, k, v, mask, enable_gqa=True)  # [Hq, T, 64]
+    if len(zeroed):
+        out[list(zeroed)] = 0.0
     return x + ac.merge_heads(out) @ layer.w_o.T  # [T, Hq * 64] @ [Hq * 64, d]
 
 
@@ -213,8 +219,11 @@ def feed_forward_block(x, layer, cfg):
     return x + swiglu(h, layer.w_gate, layer.w_up, layer.w_down)
 
 
-def forward(m, ids, cache=None, weights=None, layout="halves"):
+def forward(m, ids, cache=None, weights=None, layout="halves", ablate=()):
     """The logits [T, vocab] of token ids [T]; with a cache, the ids follow its contents.
+
+    ``ablate``: (layer, head) pairs whose attention output is zeroed (zero-ablation), to see
+    what the model loses without them; empty (the default), the model as it is.
 
     BLAS runs on one thread here (:func:`attn_book.timing.one_blas_thread`): the products have
     a few dozen rows at most, and a second thread mostly waits. Measured on the 2-core machine
@@ -234,10 +243,17 @@ def forward(m, ids, cache=None, weights=None, layout="halves"):
             f"{start + ids.size} tokens do not fit in the model's context of {m.config.context}"
         )
     positions = np.arange(start, start + ids.size)
+    ablate = [(int(i), int(h)) for i, h in ablate]
+    if any(not (0 <= i < m.config.n_layers and 0 <= h < m.config.n_heads) for i, h in ablate):
+        raise ValueError(
+            f"ablate takes (layer, head) pairs with layer 0 to {m.config.n_layers - 1} and head"
+            f" 0 to {m.config.n_heads - 1}, got {ablate}"
+        )
     with one_blas_thread():
         x = m.embedding[ids]  # [T, d]
         for i, layer in enumerate(m.layers):
-            x = attention_block(x, layer, m.config, positions, cache, i, weights, layout)
+            zeroed = [h for j, h in ablate if j == i]
+            x = attention_block(x, layer, m.config, positions, cache, i, weights, layout, zeroed)
             x = feed_forward_block(x, layer, m.config)
         x = ac.rms_norm(x, m.final_norm, eps=m.config.eps)
         return x @ m.embedding.T  # [T, d] @ [d, vocab]: the tied unembedding

@@ -61,6 +61,50 @@ magic, version, n_tensors, n_metadata
 # integers: its version ({eval}`version`), the number of tensors ({eval}`n_tensors`) and the
 # number of metadata entries ({eval}`n_metadata`). The metadata say what the model is; the
 # tensor table after them says where each matrix lies in the file and in which format.
+#
+# Both are read the same way, by walking through the bytes. A metadata entry is its key (a
+# uint64 length, then that many bytes), a uint32 type code and the value; a tensor's record
+# is its name (a length and bytes), a uint32 number of dimensions, a uint64 for each, a uint32
+# type code and a uint64 offset. Here are the first metadata entry and layer 0's $W_Q$ record:
+
+# %%
+buf = gguf_file.buffer
+
+
+def uint(at, n):
+    """The little-endian unsigned integer of the n bytes at byte ``at``."""
+    return int.from_bytes(bytes(buf[at : at + n]), "little")
+
+
+at = 24  # the metadata start right after the header
+key_len = uint(at, 8)
+first_key = bytes(buf[at + 8 : at + 8 + key_len]).decode()
+at += 8 + key_len
+value_type = uint(at, 4)  # 8: a string, itself a uint64 length and bytes
+assert value_type == 8
+value_len = uint(at + 4, 8)
+first_value = bytes(buf[at + 12 : at + 12 + value_len]).decode()
+
+q_name = "blk.0.attn_q.weight"
+name_bytes = q_name.encode()
+table = bytes(buf[: gguf_file.data_start])  # the header, metadata and tensor table
+at = table.find(len(name_bytes).to_bytes(8, "little") + name_bytes) + 8 + len(name_bytes)
+n_dims = uint(at, 4)
+dims = [uint(at + 4 + 8 * i, 8) for i in range(n_dims)]  # the fastest-varying first
+at += 4 + 8 * n_dims
+q_type, q_offset = uint(at, 4), uint(at + 4, 8)  # the offset counts from the data's start
+q_start = gguf_file.data_start + q_offset
+record_matches = q_start == gguf_file.tensors[q_name].start
+first_key, first_value, dims, q_type, q_offset, record_matches
+
+# %% [markdown]
+# The first key is "{eval}`first_key`", its type {eval}`value_type` (a string), its value
+# "{eval}`first_value`". The record of `{eval}`q_name`` gives its dimensions as
+# {eval}`plain(dims)` (the fastest-varying first, so the matrix is their reverse), type code
+# {eval}`q_type` (Q4_1) and offset {eval}`grouped(q_offset)`. The data begin at the first
+# multiple of {eval}`gguf_file.alignment` after the table, byte
+# {eval}`grouped(gguf_file.data_start)`; the matrix's first block is at byte
+# {eval}`grouped(q_start)`, where `gguf.read_gguf` puts it too ({eval}`record_matches`).
 
 # %%
 meta = gguf_file.metadata
@@ -185,15 +229,19 @@ n_english, n_korean = len(english_ids), len(korean_ids)
 
 # %%
 korean_bytes = len(korean.encode("utf-8"))
-korean_tokens_per_word = n_korean / len(tok.words(korean))
-[tok.decode([i]) for i in korean_ids[:6]], korean_bytes, korean_tokens_per_word
+lone_bytes = sum(tok.decode([i]).strip() == "\ufffd" for i in korean_ids)  # one byte (a space too)
+syllable_tokens = [i for i in range(cfg.vocab) if any("가" <= c <= "힣" for c in tok.decode([i]))]
+n_syllable_tokens = len(syllable_tokens)  # tokens holding a whole Hangul syllable
+[tok.decode([i]) for i in korean_ids[:6]], korean_bytes, lone_bytes, n_syllable_tokens
 
 # %% [markdown]
 # The English sentence costs {eval}`n_english` tokens, one a word and one for the full
 # stop. Its Korean twin costs {eval}`n_korean`: the vocabulary was learnt on English
-# text, so few Hangul syllables have merges, and the sentence's {eval}`korean_bytes` bytes
-# (a syllable is three bytes in UTF-8) come out at {eval}`dec(korean_tokens_per_word, 1)`
-# tokens a word, some of them single bytes that print as `�` alone. The model reads Korean
+# text, and Hangul has almost no merges (tokens of the {eval}`grouped(cfg.vocab)` that hold a
+# whole syllable: {eval}`n_syllable_tokens`). The sentence's {eval}`korean_bytes` bytes (a
+# syllable is three bytes in UTF-8) come out as {eval}`n_korean` tokens, {eval}`lone_bytes` of
+# them a single byte (some with a space in front) that prints as `�` alone: nearly one token a
+# byte. The model reads Korean
 # through a straw: more tokens for the same meaning, more positions in its cache, more steps to
 # write it.
 #
@@ -263,8 +311,8 @@ bool(rope_gap < 1e-5), bool(loop_gap < 1e-5), bool(rms_gap < 1e-5)
 #
 # **Why `load_model` reorders rows.** [Chapter 6](06_positions.ipynb) rotated the pairs of a
 # vector's components in one of two layouts: adjacent, $(0, 1), (2, 3), \dots$, or halves,
-# $(i, i + d_\text{head}/2)$. The model was trained in the halves layout (Hugging Face's).
-# llama.cpp's converter stores $W_Q$'s and $W_K$'s rows permuted, head by head, so that its own
+# $(i, i + d_\text{head}/2)$. The Hugging Face checkpoint that llama.cpp's converter read
+# pairs $(i, i + d_\text{head}/2)$: the halves layout. The converter stores $W_Q$'s and $W_K$'s rows permuted, head by head, so that its own
 # RoPE, which rotates adjacent pairs, gives the same attention. `load_model` undoes that
 # (`llama.unpermute_rows`, through `ac.interleaved_to_halves`). With the file's own rows and the
 # adjacent layout, the layer is the same:
@@ -277,11 +325,18 @@ as_stored = llama.attention_block(x, file_layer, cfg, positions, layout="interle
 wrong_layout = llama.attention_block(x, file_layer, cfg, positions, layout="halves")
 stored_gap = np.abs(as_stored - after_attention).max()
 wrong_gap = np.abs(wrong_layout - after_attention).max()
-bool(stored_gap < 1e-5), round(float(wrong_gap), 2)
+stream_max = np.abs(after_attention).max()  # the size of what is compared
+wrong_probs = ac.softmax(llama.forward(m, prompt_ids, layout="interleaved")[-1])  # 30 layers
+wrong_top_word, wrong_top_prob = tok.decode([int(wrong_probs.argmax())]), wrong_probs.max()
+bool(stored_gap < 1e-5), round(float(wrong_gap), 2), round(float(stream_max), 2), wrong_top_word
 
 # %% [markdown]
 # The two agree to float32's last digits; the file's rows rotated in the wrong layout are off
-# by up to {eval}`dec(wrong_gap, 2)`.
+# by up to {eval}`dec(wrong_gap, 2)`, where the layer's outputs reach
+# {eval}`dec(stream_max, 2)`. Through all {eval}`cfg.n_layers` layers, the model with its rows
+# rotated in the wrong layout still ranks "{eval}`wrong_top_word`" first on this short prompt,
+# with {eval}`percent(wrong_top_prob)` (the right layout's share comes below): the error is
+# silent, a slightly worse model, not a broken one.
 #
 # The second half of the layer is the feed-forward block, which works on each token alone:
 # RMSNorm with its own gains, then SwiGLU, $(\mathrm{SiLU}(\mathbf h W_g^\top) \odot
@@ -317,6 +372,21 @@ top_probs = probs[top]
 # {eval}`percent(top_probs[2])` on "{eval}`top_words[2]`". Nothing here but the earlier
 # chapters' functions and a file of numbers.
 #
+# Greedy decoding takes the most probable token. [Chapter 10](10_generation.ipynb)'s
+# temperature sampling divides the logits by $T$ before the softmax and draws from it instead:
+
+# %%
+t_cold, t_hot = 0.5, 1.5
+cold_top = ac.softmax(logits[-1], temperature=t_cold).max()  # sharper: the top word gains
+hot = ac.softmax(logits[-1], temperature=t_hot).astype(np.float64)  # flatter
+draws = np.random.default_rng(10).choice(cfg.vocab, size=5, p=hot / hot.sum())
+print(f"T = {t_cold}: top word {cold_top:.0%}")
+print(f"T = {t_hot}, five draws:", [tok.decode([int(i)]) for i in draws])
+
+# %% [markdown]
+# At $T =$ {eval}`t_cold`, "{eval}`top_words[0]`" gets {eval}`percent(cold_top)`; at
+# $T =$ {eval}`t_hot`, the five draws above spread over other continuations too.
+#
 # ## Generating with the KV cache
 #
 # Greedy decoding takes the most probable token, appends it and asks again. With the KV cache
@@ -339,7 +409,8 @@ same
 # Each of the {eval}`n_prompts` prompts gets the same {eval}`n_new` tokens both ways. The chat model
 # was trained on conversations written in a template: each message between `<|im_start|>` and
 # `<|im_end|>`, special tokens that the tokenizer keeps whole, after a role, then the
-# assistant's turn left open.
+# assistant's turn left open. With no system message, the template supplies its own default,
+# the first message printed below.
 
 # %%
 question = "What is the capital of France?"
@@ -396,7 +467,10 @@ print(f"recomputed: {1e3 * recomputed.best:.0f} ms (median {1e3 * recomputed.med
 # {eval}`n_recomputed` tokens again (the fastest of five runs, in processor time):
 # {eval}`dec(speedup, 1)` times as long. The cached step is not {eval}`n_recomputed` times
 # faster: one token still reads every weight of the model, {eval}`dec(weights_mib, 0)` MiB of
-# float32, and that reading costs the same for one token as for many. The gap grows with the
+# float32, and that reading costs mostly the same for one token as for many. Two things skew
+# the ratio: the recomputed step computes the logits at all {eval}`n_recomputed` positions,
+# where generation needs only the last, and our cache is copied whole by `np.concatenate` at
+# each step and layer, where real implementations allocate it once. The gap grows with the
 # text all the same, and an answer of $n$ tokens pays it $n$ times.
 #
 # What the cache holds: for each layer and each key/value head, a key and a value of
@@ -412,10 +486,11 @@ prefilled.length, cache_per_token, gqa_mib, mha_mib
 # Our float32 cache holds {eval}`grouped(cache_per_token)` bytes a token:
 # $2 \cdot$ {eval}`cfg.n_layers` $\cdot$ {eval}`cfg.n_kv_heads` $\cdot$
 # {eval}`cfg.head_dim` numbers of 4 bytes. At the full context of {eval}`grouped(cfg.context)`
-# tokens in float16 the cache would hold {eval}`dec(gqa_mib, 0)` MiB; with a
-# key/value head for each of the {eval}`cfg.n_heads` query heads (multi-head attention) it
-# would hold {eval}`group` times that, {eval}`dec(mha_mib, 0)` MiB, more than the
-# {eval}`dec(file_mib, 0)` MiB of the model itself.
+# tokens in float16 the cache would hold {eval}`dec(gqa_mib, 0)` MiB, already more than the
+# {eval}`dec(file_mib, 0)` MiB file (whose weights are 4-bit, the cache's numbers 16-bit);
+# with a key/value head for each of the {eval}`cfg.n_heads` query heads (multi-head
+# attention) it would hold {eval}`group` times that, {eval}`dec(mha_mib, 0)` MiB, more than
+# the model's float32 weights, {eval}`dec(weights_mib, 0)` MiB.
 #
 # ## What trained heads do
 #
@@ -439,18 +514,22 @@ sinks_per_layer = (on_first > 0.5).sum(axis=1)  # heads with most of their weigh
 sinks_per_layer
 
 # %%
-first_sink_layer = int(np.argmax(sinks_per_layer >= cfg.n_heads // 2))
+is_sink_layer = 2 * sinks_per_layer >= cfg.n_heads  # at least half the layer's heads
+assert is_sink_layer.any()
+first_sink_layer = int(np.argmax(is_sink_layer))
+sinks_there = int(sinks_per_layer[first_sink_layer])
 late_share = (on_first[first_sink_layer:] > 0.5).mean()
 early_share = (on_first[:first_sink_layer] > 0.5).mean()
 uniform_share = np.mean(1 / np.arange(2, n_sink + 1))  # weight 1/(t + 1) on each key
-first_sink_layer, late_share, early_share, uniform_share
+first_sink_layer, sinks_there, late_share, early_share, uniform_share
 
 # %% [markdown]
 # Averaged over the {eval}`n_sink_later` later tokens of a {eval}`n_sink`-token
 # sentence, few heads of the first layers put more than half their weight on the first token
 # ({eval}`percent(early_share)` of them before layer {eval}`first_sink_layer`); from layer
-# {eval}`first_sink_layer` on, where at least half the heads of a layer do,
-# {eval}`percent(late_share)` of the heads do. The first token, "The", is no more important
+# {eval}`first_sink_layer` on (the first layer where at least half the heads do:
+# {eval}`sinks_there` of its {eval}`cfg.n_heads`), {eval}`percent(late_share)` of the heads
+# do. The first token, "The", is no more important
 # than the others (a head spreading its weight evenly would put {eval}`dec(uniform_share, 2)` of
 # it there, on average over the positions): it is the one every query can see, and a head with nothing to read parks
 # its weight there ([Chapter 11](11_modern_attention.ipynb)'s sink;
@@ -484,22 +563,67 @@ induction_best, previous_best = float(induction.max()), float(previous.max())
 best_induction, round(induction_best, 3), best_previous, round(previous_best, 3)
 
 # %%
+uniform_induction = float(np.mean(1 / (rows + 1)))  # a head spreading its weight evenly
+other_half = np.random.default_rng(14).integers(1000, 20000, size=R)  # no repeat: a control
+weights_ctl = []
+llama.forward(m, np.concatenate([half, other_half]), weights=weights_ctl)
+layer_i, head_i = best_induction
+control_score = float(weights_ctl[layer_i][head_i, rows, rows - R + 1].mean())
+induction_threshold = 0.3
+induction_heads = [(int(i), int(h)) for i, h in np.argwhere(induction > induction_threshold)]
+n_induction = len(induction_heads)
+induction_layers = sorted({i for i, _ in induction_heads})
+round(uniform_induction, 3), round(control_score, 3), induction_heads
+
+
+# %%
+def next_token_loss(logits, ids):
+    """Cross-entropy in nats of each next token: -log p(ids[t + 1]) from the logits at t."""
+    return -ac.log_softmax(logits[:-1])[np.arange(len(ids) - 1), ids[1:]]
+
+
+def copy_losses(logits):
+    """Mean loss on the first copy's tokens and on the second's (after its first token)."""
+    loss = next_token_loss(logits, repeated)
+    return float(loss[: R - 1].mean()), float(loss[R:].mean())
+
+
+first_copy_loss, second_copy_loss = copy_losses(rep_logits)
+_, loss_without_best = copy_losses(llama.forward(m, repeated, ablate=[best_induction]))
+_, loss_without_all = copy_losses(llama.forward(m, repeated, ablate=induction_heads))
+uniform_loss = float(np.log(cfg.vocab))  # a uniform guess over the vocabulary
 predicted = rep_logits[:-1].argmax(-1) == repeated[1:]  # the next token, right?
 first_copy_right, second_copy_right = predicted[: R - 1].mean(), predicted[R:].mean()
-first_copy_right, second_copy_right
+print(f"loss, nats a token: first copy {first_copy_loss:.2f}, second {second_copy_loss:.2f}")
+print(f"second copy without head {best_induction}: {loss_without_best:.2f}")
+print(f"second copy without the {n_induction} induction heads: {loss_without_all:.2f}")
+print(f"right guesses: first copy {first_copy_right:.0%}, second {second_copy_right:.0%}")
 
 # %% [markdown]
-# Layer {eval}`best_previous[0]` head {eval}`best_previous[1]` puts
-# {eval}`dec(previous_best)` of its weight, on average, on the previous token: a
-# previous-token head. Layer {eval}`best_induction[0]` head {eval}`best_induction[1]` puts
-# {eval}`dec(induction_best)` of its weight, over the second copy, on the token after the
-# current one's first occurrence, where a head reading at random would put about $1/t$: an
-# induction head, in a later layer, as the circuit needs. And the model uses it: it predicts
-# {eval}`percent(first_copy_right)` of the first copy's random tokens, and
-# {eval}`percent(second_copy_right)` of the second copy's.
-#
 # Layers and heads are counted from 0 here, as the arrays index them; the figure below counts
-# them from 1, as [Chapter 7](07_heads_and_masks.ipynb)'s head menu does. It holds every head
+# them from 1, as [Chapter 7](07_heads_and_masks.ipynb)'s head menu does. Layer
+# {eval}`best_previous[0]` head {eval}`best_previous[1]` puts {eval}`dec(previous_best)` of its
+# weight, on average, on the previous token: a previous-token head. Layer
+# {eval}`best_induction[0]` head {eval}`best_induction[1]` puts {eval}`dec(induction_best)` of
+# its weight, over the second copy, on the token after the current one's first occurrence: an
+# induction head, in a later layer, as the circuit needs. That is far from chance: a head
+# spreading its weight evenly would put {eval}`dec(uniform_induction)` there, and on a sequence
+# whose two halves differ, the same head puts {eval}`dec(control_score)` on that position. It
+# is not alone: {eval}`n_induction` heads score above {eval}`induction_threshold`, in layers
+# {eval}`plain(induction_layers)`.
+#
+# Does the model use them? Its loss, the cross-entropy of each next token in nats, is
+# {eval}`dec(first_copy_loss, 2)` on the first copy's random tokens (worse than a uniform guess
+# over the vocabulary, {eval}`dec(uniform_loss, 2)`) and {eval}`dec(second_copy_loss, 2)` on
+# the second copy's. With the output of layer {eval}`best_induction[0]` head
+# {eval}`best_induction[1]` set to zero, the second copy's loss rises to
+# {eval}`dec(loss_without_best, 2)`; with all {eval}`n_induction` induction heads zeroed, to
+# {eval}`dec(loss_without_all, 2)`. The heads share the work of copying. The greedy guess is
+# right on {eval}`percent(first_copy_right)` of the first copy's tokens and
+# {eval}`percent(second_copy_right)` of the second's: the loss also counts the probability
+# the right token gains when it is not the top guess.
+#
+# The figure below holds every head
 # of every layer on a shorter repeated sequence: the sink's column, the previous-token
 # diagonal and the induction stripe are all there to find.
 
@@ -692,7 +816,7 @@ ch13.kv_head.check(answer)
 # :label: ex-ch13-cache-mib
 #
 # How many MiB does this model's KV cache hold for the number of tokens printed below, in
-# float16? Its shape is printed too.
+# float16? Its shape is printed too. Answer to one decimal (the check allows the rounding).
 # ```
 
 # %%
@@ -720,9 +844,10 @@ ch13.cache_mib.check(answer)
 # ```{exercise} Where the sink appears
 # :label: ex-ch13-sink-where
 #
-# Before looking at the section above (or before running a forward pass), predict: in which
-# layers do most heads put more than half their weight on the first token? `first layers`,
-# `later layers` or `every layer`.
+# The section above measured the sink on one sentence, which starts with "The". Start the
+# same sentence with another token instead, " quick" or a line break: predict, then measure
+# with `llama.forward`, in which layers most heads put more than half their weight on the
+# first token. `first layers`, `later layers` or `every layer`.
 # ```
 
 # %%
@@ -733,11 +858,19 @@ ch13.sink_where.check(answer)
 # ````{solution} ex-ch13-sink-where
 # :class: dropdown
 #
-# The later layers: from layer {eval}`first_sink_layer` on, {eval}`percent(late_share)` of the
-# heads, before it {eval}`percent(early_share)`. The first layers still read the tokens
-# themselves; a head needs a reason to park its weight, and that comes with depth.
+# The later layers, whatever the first token is: as with "The" (from layer
+# {eval}`first_sink_layer` on, {eval}`percent(late_share)` of the heads; before it,
+# {eval}`percent(early_share)`), the sink is the first position, not a word that matters. Why
+# only the later layers is not settled; one reading: the first layers still read the tokens
+# themselves, and a head needs a reason to park its weight, which comes with depth.
 #
 # ```python
+# ids_q = tok.encode(sink_text[3:])  # " quick brown fox ..."
+# w_q = []
+# llama.forward(m, ids_q, weights=w_q)
+# on_first_q = np.array([w[:, 1:, 0].mean(-1) for w in w_q])  # [30, 9]
+# late_q = (on_first_q[first_sink_layer:] > 0.5).mean()  # the share of sink heads, later
+# print(late_q, (on_first_q[:first_sink_layer] > 0.5).mean())  # and in the first layers
 # answer = "later layers"
 # ch13.sink_where.check(answer)
 # ```
@@ -746,8 +879,11 @@ ch13.sink_where.check(answer)
 # ```{exercise} Find the induction head
 # :label: ex-ch13-induction-head
 #
-# Run the model on another repeated random sequence (a new seed, 30 tokens twice) and find the
-# head with the highest induction score. Is it the same layer and head as in the section above?
+# Run the model on another repeated random sequence (a new seed, 30 tokens drawn from ids 1000
+# to 19999 as above, so no special token, then the same 30 again) and find the head with the
+# highest induction score, counting layers and heads from 0. Is it the same layer and head as
+# in the section above? Print its score too: on a repeat it should be far above an even
+# spread's (about {eval}`dec(uniform_induction)` for the shorter sequence above).
 # Answer `[layer, head]`.
 # ```
 
@@ -770,6 +906,7 @@ ch13.induction_head.check(answer)
 # rows_2 = np.arange(30, 60)
 # score_2 = np.array([w[:, rows_2, rows_2 - 29].mean(-1) for w in w_2])
 # answer = list(np.unravel_index(score_2.argmax(), score_2.shape))
+# print(answer, score_2.max())
 # ch13.induction_head.check(answer)
 # ```
 # ````
@@ -789,4 +926,6 @@ ch13.induction_head.check(answer)
 #   {eval}`dec(gqa_mib, 0)` MiB at the full context, where multi-head attention's would be
 #   {eval}`dec(mha_mib, 0)` MiB.
 # - Trained heads park their weight on the first token from layer {eval}`first_sink_layer` on;
-#   a previous-token head and an induction head in a later layer copy a repeated sequence.
+#   previous-token heads and, in later layers, induction heads copy a repeated sequence:
+#   with the induction heads zeroed, the second copy's loss rises from
+#   {eval}`dec(second_copy_loss, 2)` to {eval}`dec(loss_without_all, 2)` nats a token.

@@ -46,6 +46,10 @@ def test_cache_mib_by_hand():
     assert 2 * 30 * 3 * 64 * 8192 * 2 == 180 * MiB
     assert ch13.cache_mib.expected() == 180.0
     assert ch13.cache_mib.check(540).diagnosis == "query-heads-counted"
+    # asked to one decimal: 188.7 is 188,743,680 bytes in MB (10^6), not a rounding of 180
+    for mb in (188.7, 188.74, 188.744):
+        assert ch13.cache_mib.check(mb).diagnosis == "decimal-megabytes"
+    assert ch13.cache_mib.check(180.0).ok and not ch13.cache_mib.check(180.1).ok
 
 
 def test_word_tokens_by_hand():
@@ -174,6 +178,25 @@ def _no_minimum(blocks):
     return d * np.concatenate([blocks[..., 4:] & 15, blocks[..., 4:] >> 4], axis=-1)
 
 
+def _scale_a_byte(blocks):  # the scale's first byte as a number, the minimum right
+    m = blocks[..., 2:4].copy().view("<f2").astype(np.float32)
+    codes = np.concatenate([blocks[..., 4:] & 15, blocks[..., 4:] >> 4], axis=-1)
+    return blocks[..., :1].astype(np.float32) * codes + m
+
+
+def _both_bytes(blocks):  # the scale and the minimum, each its first byte
+    codes = np.concatenate([blocks[..., 4:] & 15, blocks[..., 4:] >> 4], axis=-1)
+    return blocks[..., :1].astype(float) * codes + blocks[..., 2:3]
+
+
+def test_the_dequantiser_is_named_as_the_reference():
+    """Its reference is attn_book.gguf's dequantiser, not attn_core: the words say so."""
+    wrong = ch13.dequantize_blocks.check(lambda b: _loop_dequantize(b) + 0.5)
+    assert "attn_book.gguf" in wrong.message and "attn_core" not in wrong.message
+    right = ch13.dequantize_blocks.check(_loop_dequantize)
+    assert "attn_book.gguf" in right.message and "attn_core" not in right.message
+
+
 ANSWERS = {
     "ch13-dequantize-blocks": Answers(
         solution=_loop_dequantize,
@@ -181,6 +204,8 @@ ANSWERS = {
             Mistake("low, high, low, high", _interleaved, "nibbles-interleaved"),
             Mistake("high nibbles first", _swapped, "nibbles-swapped"),
             Mistake("d·q alone", _no_minimum, "minimum-forgotten"),
+            Mistake("the scale a byte", _scale_a_byte, "scale-not-float16"),
+            Mistake("scale and minimum bytes", _both_bytes, "scale-not-float16"),
         ],
     ),
     "ch13-q4-block": Answers(

@@ -185,6 +185,24 @@ def test_cache_equals_recomputation(m):
     assert cache.nbytes() == len(tokens) * 30 * 2 * 3 * 64 * 4
 
 
+def test_ablation_is_zeroing_the_head_s_columns_of_w_o(m):
+    """Zeroing a head's output is the model with that head's 64 columns of W_O set to 0."""
+    ids = m.tokenizer.encode("The cat sat on the mat")
+    pairs = [(3, 4), (3, 7), (20, 0)]
+    layers = list(m.layers)
+    for i, h in pairs:
+        w_o = layers[i].w_o.copy()
+        w_o[:, h * 64 : (h + 1) * 64] = 0.0
+        layers[i] = layers[i]._replace(w_o=w_o)
+    expected = llama.forward(m._replace(layers=layers), ids)
+    got = llama.forward(m, ids, ablate=pairs)
+    np.testing.assert_allclose(got, expected, atol=1e-4, rtol=0)
+    assert np.abs(got - llama.forward(m, ids)).max() > 0.1  # and the heads did something
+    np.testing.assert_array_equal(llama.forward(m, ids, ablate=[]), llama.forward(m, ids))
+    with pytest.raises(ValueError, match="head 0 to 8"):
+        llama.forward(m, ids, ablate=[(3, 9)])
+
+
 def test_bad_ids(m):
     with pytest.raises(ValueError, match="0 to 49151"):
         llama.forward(m, [49152])

@@ -101,6 +101,19 @@ def _minimum_dropped(blocks):
     return d * np.concatenate([low, high], axis=-1)
 
 
+def _scale_as_byte(blocks):
+    """The scale read as its first byte (a number 0 to 255), not as the float16 of two bytes."""
+    _, m, low, high = _parts(blocks)
+    return blocks[..., 0:1].astype(np.float32) * np.concatenate([low, high], axis=-1) + m
+
+
+def _scale_and_minimum_as_bytes(blocks):
+    """The same slip for the minimum too: each its first byte."""
+    _, _, low, high = _parts(blocks)
+    d, m = blocks[..., 0:1].astype(np.float32), blocks[..., 2:3].astype(np.float32)
+    return d * np.concatenate([low, high], axis=-1) + m
+
+
 def _packed(d, m, codes):
     """One block's 20 bytes as a [1, 20] uint8 row."""
     return np.frombuffer(gguf.pack_q4_1(d, m, codes), dtype=np.uint8)[None]
@@ -150,6 +163,7 @@ dequantize_blocks = FunctionExercise(
         diagnose.matches("nibbles-swapped", _nibbles_swapped),
         diagnose.matches("nibbles-interleaved", _nibbles_interleaved),
         diagnose.matches("minimum-forgotten", _minimum_dropped),
+        diagnose.matches("scale-not-float16", _scale_as_byte, _scale_and_minimum_as_bytes),
     ],
 )
 
@@ -236,6 +250,7 @@ cache_mib = NumberExercise(
     "ch13-cache-mib",
     CACHE,
     lambda layers, h, h_kv, d, n, b: ac.kv_cache_bytes(layers, h_kv, d, n, b) / MIB,
+    decimals=1,  # the statement asks for one decimal: 188.7, MB for MiB, is then diagnosed
     diagnoses=[
         diagnose.matches(
             "bytes-not-mib", lambda layers, h, h_kv, d, n, b: 2 * layers * h_kv * d * n * b

@@ -540,7 +540,7 @@ class FunctionExercise(Exercise):
         ]
 
     def _praise(self):
-        return text("praise-function", title=self.title, n=len(self.cases()))
+        return text("praise-function", self.id, title=self.title, n=len(self.cases()))
 
 
 class ChoiceExercise(Exercise):
