@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from attn_book.widgets.snapshot import _PAGE, _RENDER
+from attn_book.widgets.snapshot import _RENDER, _page
 
 pytest.importorskip("anywidget")
 from attn_book.widgets import AttentionHeatmap
@@ -25,7 +25,7 @@ ANNOUNCED = "[data-role=announce]"
 def show(page, state, width):
     """Draw ``state`` with the figure's own bundle in a blank page ``width`` px wide."""
     page.set_viewport_size({"width": width, "height": 900})
-    page.set_content(_PAGE.format(width=width - 12))
+    page.set_content(_page(state, width - 12))  # the snapshot's page, in the state's language
     page.evaluate(_RENDER, [state["_esm"], state["_css"], state])
     return page.locator(".abh-heatmap")
 
