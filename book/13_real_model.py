@@ -240,8 +240,8 @@ n_syllable_tokens = len(syllable_tokens)  # tokens holding a whole Hangul syllab
 # text, and Hangul has almost no merges (tokens of the {eval}`grouped(cfg.vocab)` that hold a
 # whole syllable: {eval}`n_syllable_tokens`). The sentence's {eval}`korean_bytes` bytes (a
 # syllable is three bytes in UTF-8) come out as {eval}`n_korean` tokens, {eval}`lone_bytes` of
-# them a single byte (some with a space in front) that prints as `�` alone: nearly one token a
-# byte. The model reads Korean
+# them a piece of a syllable (a byte or two of it, some with a space in front) that prints as
+# `�` alone: nearly one token a byte. The model reads Korean
 # through a straw: more tokens for the same meaning, more positions in its cache, more steps to
 # write it.
 #
@@ -335,8 +335,9 @@ bool(stored_gap < 1e-5), round(float(wrong_gap), 2), round(float(stream_max), 2)
 # by up to {eval}`dec(wrong_gap, 2)`, where the layer's outputs reach
 # {eval}`dec(stream_max, 2)`. Through all {eval}`cfg.n_layers` layers, the model with its rows
 # rotated in the wrong layout still ranks "{eval}`wrong_top_word`" first on this short prompt,
-# with {eval}`percent(wrong_top_prob)` (the right layout's share comes below): the error is
-# silent, a slightly worse model, not a broken one.
+# with {eval}`percent(wrong_top_prob)` (the right layout's share comes below). The mistake
+# raises no error, and a prompt this short does not reveal it: only a check like the one above
+# does.
 #
 # The second half of the layer is the feed-forward block, which works on each token alone:
 # RMSNorm with its own gains, then SwiGLU, $(\mathrm{SiLU}(\mathbf h W_g^\top) \odot
@@ -487,7 +488,8 @@ prefilled.length, cache_per_token, gqa_mib, mha_mib
 # $2 \cdot$ {eval}`cfg.n_layers` $\cdot$ {eval}`cfg.n_kv_heads` $\cdot$
 # {eval}`cfg.head_dim` numbers of 4 bytes. At the full context of {eval}`grouped(cfg.context)`
 # tokens in float16 the cache would hold {eval}`dec(gqa_mib, 0)` MiB, already more than the
-# {eval}`dec(file_mib, 0)` MiB file (whose weights are 4-bit, the cache's numbers 16-bit);
+# file's {eval}`dec(file_mib, 0)` MiB of tensors (whose weights are 4-bit, the cache's numbers
+# 16-bit);
 # with a key/value head for each of the {eval}`cfg.n_heads` query heads (multi-head
 # attention) it would hold {eval}`group` times that, {eval}`dec(mha_mib, 0)` MiB, more than
 # the model's float32 weights, {eval}`dec(weights_mib, 0)` MiB.
