@@ -103,7 +103,7 @@ first_key, first_value, dims, q_type, q_offset, record_matches
 
 # %% [markdown]
 # The first key is "{eval}`first_key`", its type {eval}`value_type` (a string), its value
-# "{eval}`first_value`". The record of `{eval}`q_name`` gives its dimensions as
+# "{eval}`first_value`". The record of `blk.0.attn_q.weight` gives its dimensions as
 # {eval}`plain(dims)` (the fastest-varying first, so the matrix is their reverse), type code
 # {eval}`q_type` (Q4_1) and offset {eval}`grouped(q_offset)`. The data begin at the first
 # multiple of {eval}`gguf_file.alignment` after the table, byte
