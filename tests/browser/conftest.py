@@ -36,7 +36,8 @@ Fixtures
     ``page.failed_requests`` (``(url, reason)``), ``page.console_errors``,
     ``page.page_errors`` and ``page.errors`` (both, in order). Call ``page.wait_for_math()``
     to wait for MathJax to finish typesetting, ``page.wait_for_widgets()`` for every widget
-    view to have drawn into its output area.
+    view to have drawn into its output area, ``page.settle()`` for no request in flight
+    for half a second (``page.in_flight``).
 ``new_page``
     ``with new_page() as page:`` the same kind of page, for a fixture of a wider scope (a
     page loaded once and read by several tests: ``loaded`` in test_site.py).
@@ -119,6 +120,10 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # A page asks for dozens of files at once over HTTP/1.0 (a connection each); the
+    # default listen backlog of 5 can overflow on a busy machine, and a dropped connection
+    # is retried by the kernel after 1, 2, 4, 8, 16 s.
+    request_queue_size = 128
 
     def handle_error(self, request, client_address):
         """Ignore a browser closing a connection early; report anything else."""
@@ -225,8 +230,19 @@ def _record(page):
         page.page_errors.append(str(error))
         page.errors.append(f"pageerror: {error}")
 
-    page.on("request", lambda r: page.requests.append(r.url))
-    page.on("requestfailed", lambda r: page.failed_requests.append((r.url, r.failure)))
+    page.in_flight = {}  # request -> (url, when it started)
+
+    def on_request(request):
+        page.requests.append(request.url)
+        page.in_flight[request] = (request.url, time.monotonic())
+
+    def on_failed(request):
+        page.in_flight.pop(request, None)
+        page.failed_requests.append((request.url, request.failure))
+
+    page.on("request", on_request)
+    page.on("requestfinished", lambda r: page.in_flight.pop(r, None))
+    page.on("requestfailed", on_failed)
     page.on("response", on_response)
     page.on("console", on_console)
     page.on("pageerror", on_pageerror)
@@ -341,6 +357,23 @@ def _wait_for_widgets(page, timeout=20_000):
     page.wait_for_function(WIDGETS_DRAWN, timeout=timeout)
 
 
+def _settle(page, quiet=0.5, timeout=60.0):
+    """Wait until no request has been in flight for ``quiet`` s (playwright's "networkidle",
+    with a longer limit and, when it is reached, the requests still waiting named)."""
+    start = last_busy = time.monotonic()
+    while True:
+        now = time.monotonic()
+        if page.in_flight:
+            last_busy = now
+        elif now - last_busy >= quiet:
+            return
+        if now - start > timeout:
+            waiting = [f"{url} ({now - t:.1f} s)" for url, t in page.in_flight.values()]
+            raise AssertionError(f"{page.url}: requests still in flight after {timeout:.0f} s: "
+                                 + ", ".join(waiting))
+        page.wait_for_timeout(100)
+
+
 @contextlib.contextmanager
 def recorded_page(browser):
     """A new page that records requests, failures, console errors and page errors; closed
@@ -351,6 +384,7 @@ def recorded_page(browser):
     page.route(_NOT_LOCAL, lambda route: route.abort("blockedbyclient"))
     page.wait_for_math = functools.partial(_wait_for_math, page)
     page.wait_for_widgets = functools.partial(_wait_for_widgets, page)
+    page.settle = functools.partial(_settle, page)
     try:
         yield page
     finally:

@@ -51,7 +51,7 @@ def open_page(page, site, docname):
     page.goto(site.url(f"{docname}.html"), wait_until="load")
     page.wait_for_math()
     page.wait_for_widgets(timeout=30_000)
-    page.wait_for_load_state("networkidle")
+    page.settle()
     page.add_style_tag(content=NO_TRANSITIONS)
 
 

@@ -132,7 +132,7 @@ def load_every_font(page):
     fail only in whichever test happened to draw an icon.
     """
     page.evaluate("Promise.all([...document.fonts].map(f => f.load().catch(() => null)))")
-    page.wait_for_load_state("networkidle")
+    page.settle()
 
 
 @pytest.fixture(scope="module", params=PAGES)
@@ -154,7 +154,7 @@ def load_page(page, url):
         page.wait_for_widgets()
     except Exception:  # reported with details by widget_state in the first test
         pass
-    page.wait_for_load_state("networkidle")
+    page.settle()
     load_every_font(page)
 
 
