@@ -169,6 +169,10 @@ def plot_jacobian_norm(gaps, norms, max_weights):
 
 _DK = r"$d_k$"  # mathtext: d with a subscript k, as in the text
 _QK, _QK_SCALED = r"$q \cdot k$", r"$q \cdot k\, / \sqrt{d_k}$"
+# The same symbols as Unicode, for a text that also has words: mathtext draws a string's
+# words in the first font of the family, with no fallback, so a Korean word beside "$d_k$"
+# came out as empty boxes.
+_DK_TEXT, _QK_TEXT, _QK_SCALED_TEXT = "dₖ", "q·k", "q·k / √dₖ"
 
 
 @bilingual
@@ -183,15 +187,17 @@ def plot_score_variance(d_ks, var_plain, var_scaled):
     """
     c = _colours(2)
     fig, ax = plt.subplots(figsize=(6, 3.4))
-    ax.plot(d_ks, d_ks, color="grey", ls=":", lw=1, label=word("theory: {d_k}").format(d_k=_DK))
-    ax.plot(d_ks, var_plain, "o-", color=c[0], label=word("{score} (simulated)").format(score=_QK))
+    simulated = word("{score} (simulated)")
+    theory = word("theory: {d_k}").format(d_k=_DK_TEXT)
+    ax.plot(d_ks, d_ks, color="grey", ls=":", lw=1, label=theory)
+    ax.plot(d_ks, var_plain, "o-", color=c[0], label=simulated.format(score=_QK_TEXT))
     ax.plot(d_ks, np.ones(len(d_ks)), color="grey", ls="--", lw=1, label=word("theory: 1"))
     ax.plot(
         d_ks,
         var_scaled,
         "s-",
         color=c[1],
-        label=word("{score} (simulated)").format(score=_QK_SCALED),
+        label=simulated.format(score=_QK_SCALED_TEXT),
     )
     ax.set(xscale="log", yscale="log", xlabel=_DK, ylabel=word("variance of the score"))
     ax.set_xscale("log", base=2)

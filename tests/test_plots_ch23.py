@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import matplotlib.text
 import numpy as np
 import pytest
 
-from attn_book import plots
+from attn_book import i18n, plots
 from attn_book.experiments import SaturationStats
 
 
@@ -45,12 +46,36 @@ def test_score_variance_is_log_log_with_both_simulations():
     fig = plots.plot_score_variance([1, 2, 4], [1.1, 2.0, 3.9], [1.0, 0.9, 1.1])
     ax = fig.axes[0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
-    assert [line.get_label() for line in ax.lines][1::2] == [
-        r"$q \cdot k$ (simulated)",
-        r"$q \cdot k\, / \sqrt{d_k}$ (simulated)",
+    assert [line.get_label() for line in ax.lines] == [
+        "theory: dₖ",
+        "q·k (simulated)",
+        "theory: 1",
+        "q·k / √dₖ (simulated)",
     ]
     assert ax.get_xlabel() == "$d_k$"  # mathtext, rendered as d with subscript k
     fig.canvas.draw()  # the mathtext parses
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda: plots.plot_score_variance([1, 2, 4], [1.1, 2.0, 3.9], [1.0, 0.9, 1.1]),
+        lambda: plots.plot_saturation(
+            [1, 512], *[SaturationStats(*np.array([[0.3, 0.9], [1.0, 0.2], [0.3, 0.1]]))] * 2, 4
+        ),
+    ],
+    ids=["score_variance", "saturation"],
+)
+def test_the_korean_figures_have_every_glyph(draw, caplog):
+    """A label with a Korean word and mathtext drew the word as empty boxes (mathtext takes
+    the family's first font, with no fallback): matplotlib logs each missing glyph."""
+    with i18n.drawing("ko"):
+        fig = draw()
+    fig.canvas.draw()
+    missing = [r.getMessage() for r in caplog.records if "glyph" in r.getMessage()]
+    texts = "".join(t.get_text() for t in fig.findobj(matplotlib.text.Text))
+    assert any("가" <= ch <= "힣" for ch in texts), "the figure drew no Korean at all"
+    assert not missing, missing[:3]
 
 
 def test_saturation_has_three_panels_with_both_cases():
