@@ -369,8 +369,9 @@ def _settle(page, quiet=0.5, timeout=60.0):
             return
         if now - start > timeout:
             waiting = [f"{url} ({now - t:.1f} s)" for url, t in page.in_flight.values()]
-            raise AssertionError(f"{page.url}: requests still in flight after {timeout:.0f} s: "
-                                 + ", ".join(waiting))
+            raise AssertionError(
+                f"{page.url}: requests still in flight after {timeout:.0f} s: " + ", ".join(waiting)
+            )
         page.wait_for_timeout(100)
 
 
