@@ -524,30 +524,9 @@ else:
 # project's tests (`tests/test_simple_self_attention_torch.py`) hold the outputs and the
 # weights equal to a relative $10^{-6}$ on every run that has PyTorch.
 #
-# ````{admonition} Aside: why self.scale belongs in a registered buffer
-# :class: dropdown
-#
-# A module converts and moves only what it has *registered*: its parameters (`nn.Parameter`,
-# learned) and its buffers (not learned). The listing's `self.scale` is a plain tensor
-# attribute, so `.double()` and `.half()` leave it float32, `.to(device)` leaves it on the
-# CPU, and `state_dict()`, what `torch.save(model.state_dict())` writes, does not contain it.
-# After `.half()` the float32 scale turns the scores float32, and their product with the
-# float16 values raises an error; on PyTorch's data-less `meta` device the forward pass fails.
-# The fix is one line in `__init__`:
-#
-# ```python
-# self.register_buffer("scale", torch.sqrt(torch.tensor([float(embed_dim)])))
-# ```
-#
-# (`persistent=False` keeps out of `state_dict` a buffer that the configuration rebuilds:
-# Hugging Face's `GPT2Attention` registers its causal mask,
-# [Chapter 7](07_heads_and_masks.ipynb), that way in the transformers 4.x releases that have
-# one. nanoGPT registers its mask as an ordinary, persistent buffer, so its checkpoints carry
-# the mask and its `from_pretrained` filters the `.attn.bias` keys out.) For a
-# constant like $\sqrt d$ a Python float, `math.sqrt(embed_dim)`, is simpler still, and it is
-# what `attn_core` uses. `attn_book.explainer_torch.BufferedSelfAttention` is the listing with
-# the one line changed; the project's tests check each of these claims against PyTorch 2.13.
-# ````
+# The listing keeps `self.scale` as a plain tensor attribute, which `.double()`, `.to(device)`
+# and `state_dict()` pass over; [the appendix on registered buffers](98_pytorch_buffers.ipynb)
+# says what that breaks and gives the one-line fix.
 #
 # ## One step to any word, all words at once
 #
@@ -580,10 +559,10 @@ else:
 # models before it ([Vaswani et al., 2017](references.md), §4 and §6.1).
 # ```
 #
-# The explainer notes that attention is used in computer vision (컴퓨터 비전) too: the vision
-# transformer (ViT) cuts an image into square patches (패치), makes each a token with one learned
-# matrix, the patch embedding (패치 임베딩), and runs this chapter's self-attention over them
-# unchanged ([Dosovitskiy et al., 2021](references.md); `ac.image_patches` does the cutting).
+# The explainer adds that attention serves computer vision (컴퓨터 비전) too: the vision
+# transformer (ViT) runs this chapter's self-attention, unchanged, over an image cut into square
+# patches (패치), each made a token by one learned matrix, the patch embedding (패치 임베딩)
+# ([Dosovitskiy et al., 2021](references.md)).
 #
 # ## Summary
 #

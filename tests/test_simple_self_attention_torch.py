@@ -2,8 +2,8 @@
 
 PyTorch is not a dependency: the test is skipped where it is not installed. The PyTorch
 class is the listing of the Korean explainer of queries, keys and values
-(attn_book.explainer_torch), as chapter 5 shows it; chapter 5 also says why its ``self.scale``
-belongs in a registered buffer, which the last tests check.
+(attn_book.explainer_torch), as chapter 5 shows it; the appendix book/98_pytorch_buffers says
+why its ``self.scale`` belongs in a registered buffer, which the last tests check.
 """
 
 from __future__ import annotations

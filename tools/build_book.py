@@ -103,6 +103,7 @@ def korean_source():
         "site": ROOT / "site",
         ".cache": ROOT / ".cache",
         "references.bib": ROOT / "references.bib",
+        "sources": ROOT / "sources",  # the archived sources, {download} from references.md
     }.items():
         if not (src / name).is_symlink():
             (src / name).symlink_to(target)
