@@ -29,13 +29,15 @@
 #
 # (`persistent=False` keeps out of `state_dict` a buffer that the configuration rebuilds:
 # Hugging Face's `GPT2Attention` registers its causal mask,
-# [Chapter 7](07_heads_and_masks.ipynb), that way in the transformers 4.x releases that have
-# one. nanoGPT registers its mask as an ordinary, persistent buffer, so its checkpoints carry
-# the mask and its `from_pretrained` filters the `.attn.bias` keys out.) For a
+# [Chapter 7](07_heads_and_masks.ipynb), that way in the later transformers 4.x releases;
+# earlier ones saved it, which is why old GPT-2 checkpoints hold `attn.bias` keys. nanoGPT
+# registers a mask only when PyTorch lacks `scaled_dot_product_attention` (before 2.0), as an
+# ordinary persistent buffer, and its `from_pretrained` filters the `.attn.bias` keys out.) For a
 # constant like $\sqrt d$ a Python float, `math.sqrt(embed_dim)`, is simpler still, and it is
 # what `attn_core` uses. `attn_book.explainer_torch.BufferedSelfAttention` is the listing with
 # the one line changed; the project's tests (`tests/test_simple_self_attention_torch.py`)
-# check each of these claims against PyTorch 2.13.
+# check each of these claims where PyTorch is installed (they are skipped without it, and
+# pass with PyTorch 2.13).
 #
 # Where PyTorch is installed, the cell below converts both layers with `.double()` and prints
 # where each keeps its scale (without PyTorch it says so and skips):
