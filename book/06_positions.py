@@ -167,9 +167,23 @@ step_table({"PEₖ · PE₀": similarity_wide}, index=[f"k = {k}" for k in offse
 # themselves: once added to the words, the score $(\mathbf x_p + PE_p) W_Q \cdot
 # (\mathbf x_q + PE_q) W_K$ splits into four terms (word–word, word–position,
 # position–word, position–position), and even the last, $PE_p W_Q W_K^\top PE_q^\top$,
-# depends on $p$ and $q$ separately unless $W_Q W_K^\top$ is block-diagonal over the
-# frequency pairs with every $2 \times 2$ block a scaled rotation,
-# $\begin{pmatrix} a & -b \\ b & a \end{pmatrix}$: the clean dependence on $p - q$ is lost. Keep that in mind for RoPE below.
+# depends on $p$ and $q$ separately for almost every $W_Q W_K^\top$ (the aside below says
+# which ones escape): the clean dependence on $p - q$ is lost. Keep that in mind for RoPE
+# below.
+#
+# ```{admonition} Aside: when the position–position term depends on the offset alone
+# :class: dropdown
+#
+# $PE_p W_Q W_K^\top PE_q^\top$ depends on $p - q$ alone exactly when $W_Q W_K^\top$ is
+# block-diagonal over the frequency pairs with every $2 \times 2$ block a scaled rotation,
+# $\begin{pmatrix} a & -b \\ b & a \end{pmatrix}$: such a block gives pair $i$ the term
+# $a\cos((p - q)\omega_i) - b\sin((p - q)\omega_i)$. Any other entry leaves a term in
+# $(p + q)\omega_i$, or in $p\omega_i \pm q\omega_j$ for two different pairs, and such a term
+# changes when $p$ and $q$ move together. "Exactly" holds for the sinusoids' frequencies
+# because they are distinct and none is more than 1 radian per position. On integer positions,
+# frequencies that sum or differ by a multiple of $2\pi$ cannot be told apart (aliasing), and
+# then other matrices would keep the dependence on $p - q$ too.
+# ```
 #
 # Vaswani et al. gave their own reason for sinusoids: for any fixed offset $k$, $PE_{p+k}$ is
 # a linear function of $PE_p$, the same for every $p$; each pair $(\sin p\omega_i, \cos
@@ -543,9 +557,11 @@ gap_rope
 # (sliding-window) layers keep 10,000 ([Gemma Team, 2025](references.md)).
 #
 # Past its training length, RoPE's slow pairs reach angles $m\theta_i$ the model never saw,
-# and quality falls off quickly. Four rules stretch a trained model, each a change of the
-# angles: position interpolation, NTK-aware scaling, YaRN and Llama 3.1's rule. Take a toy head of width 8 trained on 16 positions and run on 64, four times as
-# long:
+# and quality falls off quickly. Four rules stretch a trained model, each mainly a change of
+# the angles (YaRN also rescales the softmax temperature): position interpolation, NTK-aware
+# scaling, YaRN and Llama 3.1's rule. The rest of this section is for readers who run a model
+# on longer inputs than it was trained on; a first reading can skip to the Summary. Take a toy
+# head of width 8 trained on 16 positions and run on 64, four times as long:
 
 # %%
 d_rope, L_train, L_new = 8, 16, 64  # trained on 16 positions, run on 64
@@ -609,9 +625,7 @@ np.testing.assert_allclose(score_pi, score_shifted)
 # length alone, fully interpolates those whose wavelength is longer, ramps between
 # the two, and scales the softmax temperature ([Peng et al., 2023](references.md)). Llama
 # 3.1's released code ([Meta AI, 2024](references.md)) applies a rule of the same kind to its
-# base of 500,000: the pairs whose
-# wavelength is below 2,048 positions keep their frequency, those above 8,192 have it divided
-# by 8 (their wavelength stretched 8 times), with a smooth ramp between.
+# base of 500,000 (the aside at the end of this section gives its numbers).
 #
 # Angles out of their range are a prediction; here is a measurement. A head of width 8 learns
 # one positional job: every token has the same query and the same key, so that only RoPE
@@ -660,9 +674,12 @@ step_table(
 # its weight on the token before, on average. Past them, as it is, only
 # {eval}`dec(prev_beyond["as trained"], 2)`: the scores of offsets it never saw, 16 and more,
 # compete with the score of offset 1, and in {eval}`dec(missed_beyond["as trained"], 2)` of
-# those rows one of them wins. Interpolation without fine-tuning is worse everywhere,
-# {eval}`dec(prev_all["interpolated"], 2)` on average: on pair 0 the token before now sits a
-# quarter of a radian away instead of 1 radian, a difference the head never learned to see.
+# those rows one of them wins. Interpolation moves the trained positions too: position 1
+# becomes {eval}`plain(positions_pi[1])`, so on pair 0 the token before now sits
+# {eval}`plain(positions_pi[1])` radian away instead of 1 radian, a difference the head never
+# learned to see. Without fine-tuning it is therefore worse everywhere, even at positions 1 to
+# 15: {eval}`dec(prev_seen["interpolated"], 2)` there, {eval}`dec(prev_all["interpolated"], 2)`
+# on average.
 # {eval}`finetune_steps` steps of fine-tuning bring it back to
 # {eval}`dec(prev_all["interpolated, fine-tuned"], 2)`, its top key right in all but
 # {eval}`dec(missed_beyond["interpolated, fine-tuned"], 2)` of the rows past 15, but slowly,
@@ -673,13 +690,21 @@ step_table(
 # pairs would meet the in-between pairs' overshoot of the table above, which is what YaRN and
 # Llama 3.1's rule treat.
 #
+# ```{admonition} Aside: Llama 3.1's rule, and the rules' names in a model's configuration
+# :class: dropdown
+#
+# Llama 3.1's rule works on its base of 500,000: the pairs whose wavelength is below 2,048
+# positions keep their frequency, those above 8,192 have it divided by 8 (their wavelength
+# stretched 8 times), with a smooth ramp between ([Meta AI, 2024](references.md)).
+#
 # A model's configuration names the rule by its `rope_type`, in `rope_scaling` (configurations
 # written for Hugging Face's `transformers` before version 5) or in `rope_parameters` (version
-# 5 on, beside `rope_theta` and the rule's `factor`): `"linear"` is position interpolation, `"dynamic"` raises the base
-# NTK-style as the input grows past the training length, `"yarn"` is YaRN, `"llama3"` the
-# rule just described, and `"longrope"` (Phi-3) a factor per pair found by search. Some
-# models rotate only part of each head and leave the rest without positions: GPT-NeoX a
-# quarter of it (`rotary_pct`, elsewhere `partial_rotary_factor`).
+# 5 on, beside `rope_theta` and the rule's `factor`): `"linear"` is position interpolation,
+# `"dynamic"` raises the base NTK-style as the input grows past the training length, `"yarn"`
+# is YaRN, `"llama3"` Llama 3.1's rule, and `"longrope"` (Phi-3) a factor per pair found by
+# search. Some models rotate only part of each head and leave the rest without positions:
+# GPT-NeoX a quarter of it (`rotary_pct`, elsewhere `partial_rotary_factor`).
+# ```
 #
 # ## Summary
 #

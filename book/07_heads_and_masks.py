@@ -344,10 +344,7 @@ llama_ffn_share = llama_ffn_params / (llama_ffn_params + llama_attention_params)
 # ([Chapter 10](10_generation.ipynb); [Grattafiori et al., 2024](references.md)) holds
 # {eval}`dec(llama_ffn_share, 2)` of each layer's.
 # We leave it and the normalisation out,
-# to watch attention alone. Stack the position head of our example twice.
-# To keep the code short, the layer below runs it as one head (`n_heads=1`) of all
-# {eval}`n_features` features with the content part of $W_Q$ zeroed: the scores are the
-# same, but the scale is now $1/\sqrt{10}$, not $1/\sqrt 5$.
+# to watch attention alone. Stack the position head of our example twice:
 
 # %%
 w_q_position = example.w_q.copy()
@@ -374,10 +371,16 @@ def layer(x_in):
 
 x1, A1 = layer(example.x)  # after layer 1
 x2, A2 = layer(x1)  # after layer 2
+match_exp_wide = math.exp(8 / math.sqrt(n_features))  # the matching key, scale 1/√10
+np.testing.assert_allclose(A1[2, 1], match_exp_wide / (match_exp_wide + 4))
 
 # %% [markdown]
-# With the wider head (a scale of $1/\sqrt{10}$ instead of $1/\sqrt 5$) "saw" gives the previous token {eval}`dec(A1[2, 1])` in layer 1,
-# instead of head 1's {eval}`dec(weights_2h[0, 2, 1])`. The values are the tokens' own vectors here ($W_V = W_O = I$), so each layer is linear in its
+# To keep the code short, `layer` runs the position head as one head (`n_heads=1`) of all
+# {eval}`n_features` features with the content part of $W_Q$ zeroed. The scores are the same,
+# but the scale is now $1/\sqrt{10}$, not $1/\sqrt 5$, so in layer 1 "saw" gives the previous
+# token $e^{8/\sqrt{10}} / (e^{8/\sqrt{10}} + 4) =$ {eval}`dec(A1[2, 1])` instead of head 1's
+# {eval}`dec(weights_2h[0, 2, 1])`: the same choice, held less firmly. The values are the
+# tokens' own vectors here ($W_V = W_O = I$), so each layer is linear in its
 # input once its weights are known: $X_1 = (I + A_1) X$ and $X_2 = (I + A_2)(I + A_1) X$. Row
 # $i$ of $(I + A_2)(I + A_1)$ says how much of each input token is in token $i$'s vector after
 # two layers; divided by its sum, it is the share of each:
@@ -685,19 +688,12 @@ print(
 # and still did in a 2026 report, PyTorch 2.13 on an NVIDIA B200, for left-padded rows that
 # may see no key ([unslothai/unsloth#9848](https://github.com/unslothai/unsloth/pull/9848)).
 # On a GPU, check the row on your own kernel rather than trust this table.
-# The other rows are computed above. `nn.MultiheadAttention` answers differently depending on
-# how it is called:
+# The other rows are computed above:
 #
 # | API | a boolean True means | a fully masked row gives |
 # |---|---|---|
 # | `attn_core` | may attend | zeros: {eval}`plain(row_attn_core)` |
 # | `F.scaled_dot_product_attention` | may attend | zeros on CPU (releases before 2.5: NaN; changed in [pytorch/pytorch#133882](https://github.com/pytorch/pytorch/pull/133882)); on a GPU, NaN on some kernels |
-# | `nn.MultiheadAttention`'s boolean `attn_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
-# | `nn.MultiheadAttention`'s `key_padding_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
-# | the same, `need_weights=False`, training or with autograd on | **ignore** | zeros: it then calls `F.scaled_dot_product_attention`, and the layer returns its output projection's bias |
-# | the same with `batch_first=True`, self-attention (query is key is value), `need_weights=False`, `eval()` under `torch.no_grad()` (the inference fast path) | **ignore** | NaN, with an even number of heads (one head: zeros) |
-# | the same in `eval()` under `torch.no_grad()`, but `batch_first=False` (the default) | **ignore** | zeros: no fast path, it calls `F.scaled_dot_product_attention` |
-# | the same in `eval()` under `torch.no_grad()`, but cross-attention (query not key) | **ignore** | zeros: no fast path, it calls `F.scaled_dot_product_attention` |
 # | plain softmax (yours, or `torch.softmax`), $-\infty$ fill | (your code) | NaN: {eval}`plain(row_plain)` |
 # | softmax, $-10^9$ fill | (your code) | uniform: {eval}`plain(row_fill)` |
 # | softmax, $-10^9$ fill, float16 | (your code) | NaN: $-10^9$ becomes {eval}`plain(fill_in_float16)` |
@@ -709,13 +705,31 @@ print(
 #
 # Zeros are the honest answer: the query gathers nothing, and its output is the zero vector.
 # NaN spreads through every later layer and into the loss; uniform weights quietly average
-# padding. With `nn.MultiheadAttention` a padded batch can train without a NaN
-# (`need_weights=False`) and then produce NaN in evaluation, on the fast path, which needs
-# `eval()`, no autograd, `batch_first=True`, the same tensor as query, key and value and an
-# even number of heads (among other conditions). The same API has a quieter trap: with
-# `need_weights=True` the weights it returns are *averaged over the heads*, shape
-# $(B, L, S)$, unless `average_attn_weights=False` gives the $(B, h, L, S)$ of this chapter. The
-# other trap to remember is the convention:
+# padding. PyTorch's layer `nn.MultiheadAttention` answers differently depending on how it is
+# called: NaN whenever it returns its weights or runs its inference fast path, zeros
+# otherwise (the aside below goes through the cases).
+#
+# ````{admonition} Aside: `nn.MultiheadAttention`, call by call
+# :class: dropdown
+#
+# | call | a boolean True means | a fully masked row gives |
+# |---|---|---|
+# | `nn.MultiheadAttention`'s boolean `attn_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
+# | `nn.MultiheadAttention`'s `key_padding_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
+# | the same, `need_weights=False`, training or with autograd on | **ignore** | zeros: it then calls `F.scaled_dot_product_attention`, and the layer returns its output projection's bias |
+# | the same with `batch_first=True`, self-attention (query is key is value), `need_weights=False`, `eval()` under `torch.no_grad()` (the inference fast path) | **ignore** | NaN, with an even number of heads (one head: zeros) |
+# | the same in `eval()` under `torch.no_grad()`, but `batch_first=False` (the default) | **ignore** | zeros: no fast path, it calls `F.scaled_dot_product_attention` |
+# | the same in `eval()` under `torch.no_grad()`, but cross-attention (query not key) | **ignore** | zeros: no fast path, it calls `F.scaled_dot_product_attention` |
+#
+# So a padded batch can train without a NaN (`need_weights=False`) and then produce NaN in
+# evaluation, on the fast path, which needs `eval()`, no autograd, `batch_first=True`, the
+# same tensor as query, key and value and an even number of heads (among other conditions).
+# The same API has a quieter trap: with `need_weights=True` the weights it returns are
+# *averaged over the heads*, shape $(B, L, S)$, unless `average_attn_weights=False` gives the
+# $(B, h, L, S)$ of this chapter.
+# ````
+#
+# The trap to remember is the convention:
 # `torch.nn.MultiheadAttention`'s boolean masks, `key_padding_mask` and `attn_mask` alike,
 # mark the keys to *ignore*, so a mask built for `attn_core` or for
 # `scaled_dot_product_attention` must be flipped with `~` before it goes there, and back.
@@ -783,13 +797,12 @@ np.testing.assert_allclose(heatmap.weights, ac.attention_weights(q_toy, k_toy, b
 #   whose second head, in a later layer, is the induction head.
 # - Masks: causal for language models, padding for batches; boolean (True = may attend) and
 #   additive (0 or $-\infty$) give the same weights. `is_causal=True` aligns its triangle
-#   top-left, wrong for new queries after cached keys, which need the bottom-right one. A fully
-#   masked row gives zeros in `attn_core` and PyTorch's `scaled_dot_product_attention` (2.13
-#   on CPU; some GPU kernels still give NaN), NaN in a plain softmax and in `nn.MultiheadAttention`
-#   whenever it returns its weights or runs its inference fast path, uniform weights with a
-#   $-10^9$ fill;
-#   `nn.MultiheadAttention`'s boolean masks, `key_padding_mask` and `attn_mask` alike, mean
-#   True = ignore.
+#   top-left, wrong for new queries after cached keys, which need the bottom-right one.
+# - A fully masked row gives zeros in `attn_core` and PyTorch's `scaled_dot_product_attention`
+#   (2.13 on CPU; some GPU kernels still give NaN), NaN in a plain softmax and in
+#   `nn.MultiheadAttention` whenever it returns its weights or runs its inference fast path,
+#   uniform weights with a $-10^9$ fill. `nn.MultiheadAttention`'s boolean masks,
+#   `key_padding_mask` and `attn_mask` alike, mean True = ignore.
 #
 # ## Exercises
 #

@@ -50,6 +50,48 @@ def test_sinusoidal_dot_product_depends_only_on_the_offset():
         assert pe[p] @ pe[q] == pytest.approx(sum(math.cos((p - q) * w) for w in omega))
 
 
+def _shift_nullity(pe):
+    """How many independent M make PE_p M PE_qᵀ a function of p − q alone on these rows.
+
+    Each (p, q) asks PE_{p+1} M PE_{q+1}ᵀ − PE_p M PE_qᵀ = 0, linear in M's entries."""
+    n, d = pe.shape
+    rows = [
+        (np.outer(pe[p + 1], pe[q + 1]) - np.outer(pe[p], pe[q])).ravel()
+        for p in range(n - 1)
+        for q in range(n - 1)
+    ]
+    s = np.linalg.svd(np.array(rows), compute_uv=False)
+    return d * d - int((s > 1e-8 * s[0]).sum()), np.array(rows)
+
+
+def _pe_from(omega, n):
+    """Sin, cos interleaved per frequency, written out by hand."""
+    p = np.arange(n)[:, None]
+    return np.stack([np.sin(p * omega), np.cos(p * omega)], axis=-1).reshape(n, -1)
+
+
+def test_only_block_scaled_rotations_keep_the_position_term_a_function_of_the_offset():
+    # Chapter 6's aside: PE_p M PE_qᵀ depends on p − q alone exactly when M is block-diagonal
+    # over the frequency pairs with 2 × 2 blocks [[a, −b], [b, a]]: 2 numbers per pair
+    d, n = 4, 40
+    pe = ac.sinusoidal_positions(n, d)
+    np.testing.assert_allclose(pe, _pe_from(np.array([1.0, 0.01]), n), atol=1e-12)
+    nullity, constraints = _shift_nullity(pe)
+    assert nullity == d  # no other matrix does it
+    rotation, turn, reflection = np.eye(2), np.array([[0, -1], [1, 0]]), np.diag([1, -1])
+    for block in (rotation, turn):
+        for pair in range(d // 2):
+            m = np.zeros((d, d))
+            m[2 * pair : 2 * pair + 2, 2 * pair : 2 * pair + 2] = block
+            np.testing.assert_allclose(constraints @ m.ravel(), 0, atol=1e-12)
+    m = np.zeros((d, d))
+    m[:2, :2] = reflection  # cos((p + q) ω): depends on p + q
+    assert np.abs(constraints @ m.ravel()).max() > 0.1
+    # aliasing: 1 and 2π − 1 radian look alike on integer positions, and more matrices work
+    aliased, _ = _shift_nullity(_pe_from(np.array([1.0, 2 * np.pi - 1]), n))
+    assert aliased > d
+
+
 def _rope_complex(x, positions, base=10_000):
     """(x_{2i} + i x_{2i+1}) · e^{i m θ_i}, θ_i = base^(−2i/d), with Python complex numbers."""
     x = np.asarray(x, dtype=float)
