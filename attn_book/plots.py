@@ -2,7 +2,7 @@
 
 Each function draws one figure from numbers that the chapter computed with
 attn_core and returns the :class:`matplotlib.figure.Figure`, so a chapter can
-``glue`` it with a caption. Colours are colour-blind safe (viridis, cividis).
+``glue`` it with a caption. Colours are colour-blind safe (viridis, cividis, Okabe–Ito).
 
 Every word a figure draws is drawn in the drawing language (:func:`attn_book.i18n.word`):
 the figures' own words as ``word("...")`` (a template, ``word("fit, slope {slope}")``, when
@@ -24,7 +24,17 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from attn_book import i18n
-from attn_book.style import MASKED, OKABE_ITO, dec, hangul_rc, number, plain, vector
+from attn_book.style import (
+    MASKED,
+    OKABE_ITO,
+    SCALED,
+    UNSCALED,
+    dec,
+    hangul_rc,
+    number,
+    plain,
+    vector,
+)
 
 __all__ = [
     "plot_convex_combination",
@@ -185,7 +195,7 @@ def plot_score_variance(d_ks, var_plain, var_scaled):
     var_plain, var_scaled : array_like, shape (D,)
         Sample variances of q·k and of q·k/√d_k.
     """
-    c = _colours(2)
+    c = (UNSCALED, SCALED)  # as the scaling explorer draws them
     fig, ax = plt.subplots(figsize=(6, 3.4))
     simulated = word("{score} (simulated)")
     theory = word("theory: {d_k}").format(d_k=_DK_TEXT)
@@ -218,7 +228,7 @@ def plot_saturation(d_ks, plain, scaled, n_keys):
     n_keys : int
         Keys per query S, for the uniform reference lines.
     """
-    c = _colours(2)
+    c = (UNSCALED, SCALED)  # as the scaling explorer draws them
     fig, axes = plt.subplots(1, 3, figsize=(9, 3.2), sharex=True)
     refs = (1 / n_keys, np.log(n_keys), None)
     titles = (word("largest weight"), word("entropy (nats)"), word("‖Jacobian‖"))

@@ -28,6 +28,8 @@ __all__ = [
     "MASKED",
     "MINUS",
     "OKABE_ITO",
+    "SCALED",
+    "UNSCALED",
     "dec",
     "grouped",
     "hangul_font",
@@ -43,6 +45,9 @@ MINUS = "\N{MINUS SIGN}"
 #: Okabe–Ito (colour-blind safe), for keys and values; black is kept for the query.
 OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#CC79A7", "#0072B2", "#D55E00", "#F0E442")
 MASKED = "#e8e8e8"  # a masked (hidden) heatmap cell, as the figures draw it
+#: Chapter 3's two cases in every figure, static and interactive (scaling_explorer.js):
+#: the unscaled score q·k in Okabe–Ito vermillion, the scaled q·k/√dₖ in its blue.
+UNSCALED, SCALED = OKABE_ITO[5], OKABE_ITO[4]
 
 
 def _format(x, spec):

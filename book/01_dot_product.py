@@ -311,7 +311,8 @@ step_table(
 # ([Luong et al., 2015](references.md)), and the Transformer's authors chose the dot product
 # for its speed ([Vaswani et al., 2017](references.md)); the introduction's
 # [short history](intro.md#a-short-history) tells the story in their words. What the speed is
-# made of shows at the end of the next section, once every score is one matrix product.
+# made of is a folded aside at the end of the next section, once every score is one matrix
+# product.
 #
 # ## Every score at once: $QK^\top$
 #
@@ -344,6 +345,9 @@ print("same as ac.dot_scores:", np.allclose(all_scores, ac.dot_scores(Q, keys)))
 # product does all $L \times S$ dot products, which is why attention runs fast on hardware built
 # for matrix products, and also why its cost grows with $L \times S$.
 #
+# ```{admonition} Aside: what the additive score costs
+# :class: dropdown
+#
 # The additive score of equation {eq}`eq-additive` needs about as many operations, but not the
 # same kind of work ($W\mathbf{q}$ and $U\mathbf{k}$ are computed once per query and once per
 # key, before the pairs):
@@ -358,6 +362,7 @@ print("same as ac.dot_scores:", np.allclose(all_scores, ac.dot_scores(Q, keys)))
 # the Transformer's authors' words; the dot product is "much faster and more space-efficient in
 # practice" because it runs as one matrix product, on highly optimised matrix-multiplication code
 # ([Vaswani et al., 2017](references.md), §3.2.1).
+# ```
 #
 # ### A batch of sentences: why not `k.T`
 #
@@ -383,12 +388,12 @@ except ValueError as err:
     print("q @ k.T fails:", *wrapped, sep="\n  ")
 
 # %% [markdown]
-# Here `q @ k.T` failed loudly. That is the lucky case: when the sizes happen to line up
-# (whenever $S = d_k$ and the batch size is $d_k$ or 1, and whenever $S = d_k = 1$) it runs
-# and returns wrong numbers without a word, some of them in a wrong shape. The right transpose
-# turns each $(S, d_k)$ block of keys into $(d_k, S)$ and leaves the batch axis where it is;
-# writing it is the last exercise, and `ac.dot_scores` does it for you.
-# The one before it gets the same scores with no transpose at all.
+# Here `q @ k.T` failed loudly. That is the lucky case: when the sizes happen to line up (for
+# instance when $B = S = d_k$, or when $B = 1$ and $S = d_k$) it runs anyway and, unless $B$,
+# $S$ and $d_k$ are all 1, returns wrong numbers, sometimes in a wrong shape, without a word.
+# The right transpose turns each $(S, d_k)$ block of keys into $(d_k, S)$ and leaves the batch
+# axis where it is; writing it is the last exercise, and `ac.dot_scores` does it for you. The
+# one before it gets the same scores with no transpose at all.
 #
 # ## Try it: the query pad
 #

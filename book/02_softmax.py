@@ -145,7 +145,8 @@ step_table(
 
 # %% [markdown]
 # Shifting by {eval}`plain(c)` changes no weight. Doubling the scores {eval}`plain(scores)`
-# gives weights {eval}`dec(doubled)`: the keys that already won take even more. This is the
+# gives weights {eval}`dec(doubled)`: the key that already led takes even more, and every other
+# key loses. This is the
 # whole reason for [Chapter 3](03_scaling.ipynb): the *size* of the scores decides how peaked
 # the weights are.
 #
@@ -232,7 +233,7 @@ figures.show(
     hot_min=dec(hot.min()),
     hot_max=dec(hot.max()),
     uniform=f"{1 / len(s_temp):g}",
-    cold_rest=f"{cold_rest:.0e}",
+    cold_rest=sci(cold_rest),
 )
 
 # %% [markdown]
@@ -345,7 +346,8 @@ print("ac.log_softmax(s)      ->", ac.log_softmax(huge).round(4))
 #
 # ## The Jacobian, and how it vanishes
 #
-# A model learns by nudging its scores against the gradient (기울기), the way its loss falls. How much does
+# A model learns by nudging its parameters, and through them its scores, against the gradient
+# (기울기), the direction in which its loss grows fastest, so that the loss falls. How much does
 # weight $w_i$ move when score $s_j$ moves? Differentiating equation {eq}`eq-softmax`,
 #
 # $$
@@ -538,8 +540,7 @@ step_table(
 #
 # What if a row's keys are *all* masked, say a query that belongs to padding itself? Then every
 # exponential is 0 and equation {eq}`eq-softmax` reads $0/0$, which has no right answer.
-# `ac.softmax` gives such a row zero weights, as PyTorch's `scaled_dot_product_attention` does
-# on the CPU since release 2.5 (earlier releases give NaN):
+# `ac.softmax` gives such a row zero weights:
 
 # %%
 nothing = np.zeros(scores.shape, dtype=bool)  # every key hidden
@@ -547,8 +548,17 @@ all_masked = ac.softmax(np.where(nothing, scores, -np.inf))
 print("weights of a fully masked row:", all_masked)
 
 # %% [markdown]
-# Other libraries, and even other PyTorch calls, answer differently (NaN, for one);
-# [Chapter 7](07_heads_and_masks.ipynb), where padding masks meet many heads, compares them.
+# ```{admonition} Aside: what the libraries give a fully masked row
+# :class: dropdown
+#
+# PyTorch's `scaled_dot_product_attention` gives zeros too, on the CPU since release 2.5
+# (earlier releases give NaN). Other libraries, and even other PyTorch calls, answer
+# differently (NaN, for one); [Chapter 7](07_heads_and_masks.ipynb), where padding masks meet
+# many heads, compares them.
+# ```
+#
+# ```{admonition} Aside: a large negative number instead of −∞
+# :class: dropdown
 #
 # Many tutorials write a large negative number such as $-10^9$ instead of $-\infty$. For a row
 # with at least one visible key it gives the same weights to every printed digit; an exercise
@@ -556,6 +566,8 @@ print("weights of a fully masked row:", all_masked)
 # the dtype: $-10^9$ does not fit in float16, which is why PyTorch code masks with the dtype's
 # own most negative number, `torch.finfo(scores.dtype).min`;
 # [Chapter 7](07_heads_and_masks.ipynb) shows what $-10^9$ becomes in float16.
+# ```
+#
 # `ac.attention_weights` takes the mask as `attn_mask=`; `ac.padding_mask` and
 # `ac.causal_mask` build the two usual masks.
 #
@@ -576,7 +588,7 @@ print("weights of a fully masked row:", all_masked)
 #   {eq}`eq-ce-gradient`), which does not vanish.
 # - A mask sets hidden keys' scores to $-\infty$, which gives them zero weight. In `attn_core`
 #   and `scaled_dot_product_attention` True = may attend and a fully masked row, $0/0$, gets
-#   zeros (in PyTorch since 2.5); `nn.MultiheadAttention` reads True as *ignore*, and
+#   zeros (in PyTorch on the CPU since 2.5); `nn.MultiheadAttention` reads True as *ignore*, and
 #   libraries differ on the fully masked row ([Chapter 7](07_heads_and_masks.ipynb)).
 #
 # ## Exercises

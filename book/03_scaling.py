@@ -161,7 +161,8 @@ print("scaled:", same_scaled, "  unscaled:", same_plain)
 # enters a layer, not the query $\mathbf{q} = \mathbf{x} W_Q$ and the key
 # $\mathbf{k} = \mathbf{x} W_K$ made from it: their size depends on the learnt matrices $W_Q$
 # and $W_K$, and drifts as those train. Some models therefore normalise $\mathbf{q}$ and
-# $\mathbf{k}$ themselves, just before the dot product, a family called QK-norm
+# $\mathbf{k}$ themselves before the dot product (and before any rotation that encodes
+# positions, [Chapter 6](06_positions.ipynb), which keeps their length), a family called QK-norm
 # ([Chapter 11](11_modern_attention.ipynb) lists the models that do, and bounds the score it
 # leaves). Normalisation fixes lengths, not independence: it bounds each score, but the
 # variance argument above still needs independent components, which training breaks.
@@ -202,7 +203,9 @@ print(f"Var[q_m] = {var_q:.4f}; simulated {var_q_simulated:.4f}")
 
 # %% [markdown]
 # So a fresh `nn.Linear` gives components of variance {eval}`dec(var_q)` (simulated:
-# {eval}`dec(var_q_simulated)`), close to 1/3, not 1. That does not change the conclusion. Redo
+# {eval}`dec(var_q_simulated)`), close to 1/3, not 1. (That variance is taken over the random
+# draw of the layer too: within one fixed layer, the bias gives each component a small nonzero
+# mean.) That does not change the conclusion. Redo
 # the proof with components of any fixed variance $\sigma^2$ and every step goes through
 # except the number: $\mathrm{Var}[\mathbf{q} \cdot \mathbf{k}]$ is still $d_k$ times the
 # variance of one product (an exercise below asks for it), so the spread still grows like

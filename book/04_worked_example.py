@@ -133,13 +133,18 @@ step_table(
 # %%
 weights = exps / total  # [S], sums to 1
 weights_sum = weights.sum()
+# key 3 against key 1: its angle to the query, and its length over key 1's
+angle_3 = np.degrees(np.arccos(K[2] @ q / (np.linalg.norm(K[2]) * np.linalg.norm(q))))
+length_ratio_3 = np.linalg.norm(K[2]) / np.linalg.norm(K[0])
 weights.round(3)
 
 # %% [markdown]
 # $w_1 \approx$ {eval}`dec(exps[0])` / {eval}`dec(total)` $\approx$ {eval}`dec(weights[0])`,
 # $w_2 \approx$ {eval}`dec(weights[1])` and $w_3 \approx$ {eval}`dec(weights[2])`, which add up
-# to {eval}`dec(weights_sum)`. Words 1 and 3, whose keys point the same way as the query or
-# close to it, share most of the attention; the orthogonal word 2 still gets
+# to {eval}`dec(weights_sum)`. Words 1 and 3, whose keys score equally, share most of the
+# attention: key 3 points {eval}`plain(angle_3)`° away from the query but is
+# {eval}`dec(length_ratio_3)` times as long as key 1, the length effect of
+# [Chapter 1](01_dot_product.ipynb#length-matters-too). The orthogonal word 2 still gets
 # {eval}`dec(weights[1])`, because $e^{s_2}$ is not zero. The library gives the same weights:
 
 # %%

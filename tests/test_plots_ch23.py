@@ -86,3 +86,24 @@ def test_saturation_has_three_panels_with_both_cases():
     assert all(ax.get_xlabel() == "$d_k$" for ax in fig.axes)
     fig.canvas.draw()
     np.testing.assert_allclose(fig.axes[1].lines[0].get_ydata(), [1.0, 0.2])
+
+
+def test_chapter_3_draws_unscaled_and_scaled_in_the_explorers_colours():
+    """One colour code for the chapter: Figs 3.1 and 3.2 draw q·k and q·k/√dₖ in the hex
+    colours the scaling explorer's JavaScript draws them in (read from its source)."""
+    import re
+    from pathlib import Path
+
+    import attn_book
+
+    js = (Path(attn_book.__file__).parent / "widgets/src/scaling_explorer.js").read_text("utf-8")
+    raw = re.search(r'const RAW = "(#[0-9A-Fa-f]{6})"', js).group(1)
+    scaled = re.search(r'const SCALED = "(#[0-9A-Fa-f]{6})"', js).group(1)
+    assert raw != scaled
+    stats = SaturationStats(np.array([0.3, 0.9]), np.array([1.0, 0.2]), np.array([0.3, 0.1]))
+    variance = plots.plot_score_variance([1, 2, 4], [1.1, 2.0, 3.9], [1.0, 0.9, 1.1]).axes[0]
+    drawn = {line.get_label(): line.get_color() for line in variance.lines}
+    assert drawn["q·k (simulated)"].lower() == raw.lower()
+    assert drawn["q·k / √dₖ (simulated)"].lower() == scaled.lower()
+    for ax in plots.plot_saturation([1, 512], stats, stats, n_keys=4).axes:
+        assert [line.get_color().lower() for line in ax.lines[:2]] == [raw.lower(), scaled.lower()]
