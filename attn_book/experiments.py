@@ -17,6 +17,7 @@ import numpy as np
 
 from attn_core import (
     as_array,
+    attention_backward,
     attention_weights,
     check_bool,
     check_positive_int,
@@ -47,6 +48,7 @@ __all__ = [
     "saturation_stats",
     "train_rope_offset_head",
     "train_self_attention",
+    "train_self_attention_starts",
 ]
 
 
@@ -294,6 +296,80 @@ def train_self_attention(x, target, params, steps, lr, optimizer="sgd", scale=No
         else:
             params, state = adam_step(params, grads, state, lr)
     return TrainingRun(np.array(losses), np.array(norms), np.array(entropies), snapshots, params)
+
+
+def train_self_attention_starts(x, target, starts, steps, lr, optimizer="sgd", scale=None):
+    """:func:`train_self_attention` from several starts at once; only the losses.
+
+    Chapter 8's learning-rate sweep trains many small layers; stacking them on a
+    leading axis (one axis per run, ``[R, ...]``) runs them in one pass of numpy calls
+    each step. Each run is the same full-batch training as :func:`train_self_attention`
+    (its own loss and gradients; the update rules act entry by entry), without
+    biases.
+
+    Parameters
+    ----------
+    x : array_like, shape (B, T, D)
+    target : array_like, shape (B, T, d_v)
+    starts : sequence of dict
+        R starting parameters ``W_Q``, ``W_K``, ``W_V`` of one set of shapes.
+    steps : int
+    lr : float
+    optimizer : {"sgd", "adam"}
+    scale : float, optional
+        As in :func:`train_self_attention`.
+
+    Returns
+    -------
+    ndarray, shape (steps + 1, R)
+        Each run's loss before each step and after the last.
+
+    Examples
+    --------
+    >>> from attn_core.training import init_projections
+    >>> x, t = np.eye(3)[None], np.eye(3)[None][:, ::-1]
+    >>> starts = [init_projections(np.random.default_rng(s), 3, 3) for s in (0, 1)]
+    >>> losses = train_self_attention_starts(x, t, starts, 50, lr=0.5)
+    >>> losses.shape, bool(np.all(losses[-1] < losses[0]))
+    ((51, 2), True)
+    """
+    steps = check_positive_int(steps, "steps", minimum=0)
+    if optimizer not in ("sgd", "adam"):
+        raise ValueError(f"optimizer must be 'sgd' or 'adam', got {optimizer!r}")
+    names = ("W_Q", "W_K", "W_V")
+    if not starts or any(set(s) != set(names) for s in starts):
+        raise ValueError("starts must be a non-empty sequence of dicts of W_Q, W_K and W_V")
+    shapes = {n: {np.shape(s[n]) for s in starts} for n in names}
+    if any(len(found) != 1 for found in shapes.values()):
+        raise ValueError(f"every start must have the same shapes, got {shapes}")
+    params = {n: np.stack([as_array(s[n], n) for s in starts]).astype(float) for n in names}
+    x, target = as_array(x, "x").astype(float), as_array(target, "target")
+    if x.ndim != 3 or params["W_Q"].shape[1] != x.shape[-1]:
+        raise ValueError(f"x (B, T, D) and the W's (D, width) do not fit: x {x.shape}, {shapes}")
+    rows = x.reshape(-1, x.shape[-1])  # [B*T, D]
+    state = adam_state(params) if optimizer == "adam" else None
+    losses = []
+    for step in range(steps + 1):
+        # [B*T, D] @ [R, D, w] -> [R, B*T, w] -> [R, B, T, w]
+        q, k, v = (
+            (rows @ params[n]).reshape(-1, *x.shape[:-1], params[n].shape[-1]) for n in names
+        )
+        output = attention_weights(q, k, scale=scale) @ v  # [R, B, T, d_v]
+        per_run = [squared_error(o, target) for o in output]  # each run's own loss
+        losses.append([loss for loss, _ in per_run])
+        if step == steps:
+            break
+        d_out = np.stack([d for _, d in per_run])  # [R, B, T, d_v]
+        grads_qkv = attention_backward(d_out, q, k, v, scale=scale)  # [R, B, T, w] each
+        grads = {  # [D, B*T] @ [R, B*T, w] -> [R, D, w]: each run's sum over the batch
+            n: rows.T @ g.reshape(len(starts), -1, g.shape[-1])
+            for n, g in zip(names, grads_qkv, strict=True)
+        }
+        if state is None:
+            params = sgd_step(params, grads, lr)
+        else:
+            params, state = adam_step(params, grads, state, lr)
+    return np.array(losses)
 
 
 class OffsetHead(NamedTuple):

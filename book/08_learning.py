@@ -792,16 +792,115 @@ print(f"W_Q (undoing the shrink), gap below {tol_same:.0e}:", W_Q_gap < tol_same
 # learning-rate search absorbs): with $1/\sqrt{d_k}$, the usual
 # initialisation (unit variance per component, whatever $d_k$) starts every row unsaturated,
 # and nobody has to retune the start when $d_k$ changes. That is a statement about
-# initialisation only. It does not make one learning rate right for every $d_k$: training
-# aligns each query with the keys it should find, and the scores of aligned vectors grow like
-# $d_k$, not $\sqrt{d_k}$ ([Chapter 3](03_scaling.ipynb)). The maximal-update
-# parametrisation (μP) of [Yang et al. (2021)](references.md) divides the scores by $d_k$ for
-# that reason, and sets each matrix's initialisation and learning rate by its width (with
-# Adam, a hidden matrix's learning rate shrinks as 1/width), so that settings tuned on a
-# narrow model carry over to a wide one. With $1/\sqrt{d_k}$ and one learning rate for every
-# width, they do not in general. Models trained in 2026 also bound the scores as they grow
-# in training: a normalisation of each query and key (QK-norm) or a cap on each score
-# (logit soft-capping), both computed in [Chapter 11](11_modern_attention.ipynb).
+# initialisation only. Does one learning rate suit every $d_k$? Training aligns each query
+# with the keys it should find, and the scores of aligned vectors grow like $d_k$, not
+# $\sqrt{d_k}$ ([Chapter 3](03_scaling.ipynb)). Adam moves every entry of $W_Q$ and $W_K$ by
+# about the learning rate; where those moves line up, the change they make in a score grows
+# like $d_k$ before the scale, like $\sqrt{d_k}$ after $1/\sqrt{d_k}$: the same learning rate
+# is a larger step at a larger $d_k$. The maximal-update parametrisation (μP) of
+# [Yang et al. (2021)](references.md) divides the scores by $d_k$ for that reason, and sets
+# each matrix's initialisation and learning rate by its width (with Adam, the learning rate
+# of a hidden matrix, one whose two dimensions both grow with the width, shrinks as
+# 1/width). The paper's result, measured on Transformers and other networks, is that a
+# learning rate (and other settings) tuned on a narrow model under μP carries over to a wide
+# one, and that under the usual parametrisation it does not.
+#
+# On our toy only $d_k$ grows; $d_\text{model}$ and the words stay. $W_Q$ and $W_K$ have one
+# growing dimension, like a network's input layer, and for such a matrix μP keeps the
+# initialisation and Adam's learning rate as they are (the `mup` package's `MuAdam` divides
+# the learning rate only of matrices with two growing dimensions): here μP changes the scale
+# and nothing else. We write it $c/d_k$, with $c$ chosen so that it equals $1/\sqrt{d_k}$ at
+# the narrower width (the package writes $8/d$, equal to $1/\sqrt d$ at $d = 64$, for the same
+# reason): there the two are one model. (The package also recommends a zero start for $W_Q$;
+# we keep the random start, the same under both.) Adam at a grid of learning rates, each
+# about $\sqrt 2$ times the last, at two widths, from several starts, for the section's
+# {eval}`big_steps` steps:
+
+# %%
+mup_widths = (16, 64)  # d_k: the narrow width, and the wide one of this section
+mup_lrs = (0.05, 0.07, 0.1, 0.14, 0.2, 0.28)  # Adam's; each about sqrt(2) times the last
+mup_seeds = range(4)
+n_mup_seeds, n_mup_lrs = len(mup_seeds), len(mup_lrs)  # the prose quotes both
+base_width, wide_width = mup_widths
+
+
+def mup_scale(d):
+    """muP's c/d_k for the scores, c = sqrt(base_width): equal to 1/sqrt(d_k) at the base."""
+    return math.sqrt(base_width) / d
+
+
+mup_runs = {  # column -> (d_k, the scores' factor); at the base width the two are one model
+    "narrow": (base_width, 1 / math.sqrt(base_width)),
+    "wide": (wide_width, 1 / math.sqrt(wide_width)),
+    "wide, μP": (wide_width, mup_scale(wide_width)),
+}
+mup_loss = {}  # column -> the final losses [learning rate, start]
+for column, (d, scale_d) in mup_runs.items():
+    mup_starts = [
+        tr.init_projections(np.random.default_rng(s), d_model, d, n_words, std=init_std)
+        for s in mup_seeds
+    ]
+    mup_loss[column] = np.array(
+        [  # all four starts at once, each its own run; the loss after the last step
+            experiments.train_self_attention_starts(
+                X, target, mup_starts, big_steps, lr_m, "adam", scale=scale_d
+            )[-1]
+            for lr_m in mup_lrs
+        ]
+    )
+mup_best = {  # the best learning rate of each start
+    column: [mup_lrs[i] for i in losses.argmin(axis=0)] for column, losses in mup_loss.items()
+}
+mup_headers = {
+    "narrow": "d<sub>k</sub> = 16",
+    "wide": "d<sub>k</sub> = 64, 1/√d<sub>k</sub>",
+    "wide, μP": "d<sub>k</sub> = 64, μP",
+}
+step_table(
+    {mup_headers[c]: np.median(losses, axis=1) for c, losses in mup_loss.items()},
+    index=[plain(lr_m) for lr_m in mup_lrs],
+    index_label="Adam's learning rate",
+    footer=("best, start by start", {mup_headers[c]: plain(b) for c, b in mup_best.items()}),
+    digits=4,
+)
+
+# %%
+mup_range = {column: (min(best), max(best)) for column, best in mup_best.items()}
+mup_ratio = {  # the median of the best learning rates, against the narrow width's
+    column: np.median(best) / np.median(mup_best["narrow"]) for column, best in mup_best.items()
+}
+mup_best_loss = {  # each start's best final loss, the median over the starts
+    column: np.median(losses.min(axis=0)) for column, losses in mup_loss.items()
+}
+predicted_ratio = math.sqrt(base_width / wide_width)  # the argument's: sqrt(16 / 64)
+base_top = mup_range["narrow"][1]  # the largest of the best learning rates, narrow
+wide_at_base_top = np.median(mup_loss["wide"][mup_lrs.index(base_top)])
+
+# %% [markdown]
+# Each cell is the median of the final loss over the {eval}`n_mup_seeds` starts (seeds
+# {eval}`mup_seeds[0]` to {eval}`mup_seeds[-1]`); the last row is the best learning rate of
+# each start. At $d_k =$ {eval}`base_width` the best learning rate is
+# {eval}`plain(mup_range["narrow"][0])` to {eval}`plain(mup_range["narrow"][1])`. At
+# $d_k =$ {eval}`wide_width` with $1/\sqrt{d_k}$ it falls to
+# {eval}`plain(mup_range["wide"][0])` to {eval}`plain(mup_range["wide"][1])` (the median
+# {eval}`dec(mup_ratio["wide"], 2)` times the narrow width's, where the argument above
+# predicts the square root of the narrow width over the wide one,
+# {eval}`plain(predicted_ratio)`). At
+# {eval}`plain(base_top)`, one of the best at the narrow width, the wider layer ends at a
+# median loss of {eval}`dec(wide_at_base_top, 4)`: the plateau of the saturated runs above.
+# With μP's $c/d_k$ the best learning rate stays at {eval}`plain(mup_range["wide, μP"][0])`
+# to {eval}`plain(mup_range["wide, μP"][1])`. Under $1/\sqrt{d_k}$ the wider layer is also
+# worse at its own best learning rate: the best run of each start ends at a median loss of
+# {eval}`sci(mup_best_loss["wide"], 1)`, against {eval}`sci(mup_best_loss["narrow"], 1)` at
+# the narrow width; under μP at {eval}`sci(mup_best_loss["wide, μP"], 1)`.
+#
+# That is what this toy shows, and no more: one layer, two widths, {eval}`n_mup_seeds`
+# starts, one number of steps, a grid of {eval}`n_mup_lrs` learning rates. The optimum
+# moved with $1/\sqrt{d_k}$ and stayed with μP, as the argument says it should. That μP's
+# settings carry over across real models, at widths in the thousands, is the paper's
+# result, not this book's. Models trained in 2026 also bound the scores as they grow in
+# training: a normalisation of each query and key (QK-norm) or a cap on each score (logit
+# soft-capping), both computed in [Chapter 11](11_modern_attention.ipynb).
 #
 # ## Summary
 #
@@ -827,7 +926,14 @@ print(f"W_Q (undoing the shrink), gap below {tol_same:.0e}:", W_Q_gap < tol_same
 #   start $d_k^{-1/4}$ smaller, whose scores equal the scaled model's, it trains, and with the
 #   learning rate of $W_Q$ and $W_K$ divided by $\sqrt{d_k}$ it is the scaled run, to
 #   rounding error: the scale sets the start (and the step of $W_Q$, $W_K$). It does not make one learning rate right
-#   for every $d_k$ (μP).
+#   for every $d_k$: on this toy Adam's best learning rate fell from
+#   {eval}`plain(mup_range["narrow"][0])`–{eval}`plain(mup_range["narrow"][1])` at
+#   $d_k =$ {eval}`base_width` to
+#   {eval}`plain(mup_range["wide"][0])`–{eval}`plain(mup_range["wide"][1])` at
+#   $d_k =$ {eval}`wide_width`, and with μP's scale $c/d_k$ it stayed at
+#   {eval}`plain(mup_range["wide, μP"][0])`–{eval}`plain(mup_range["wide, μP"][1])`
+#   ({eval}`n_mup_seeds` starts; that μP's settings carry over on real models is the
+#   result of [Yang et al. (2021)](references.md)).
 #
 # ## Exercises
 #

@@ -1,5 +1,6 @@
 """attn_core.training (the loss and its gradient, the layer's gradients, SGD and Adam) and
-chapter 8's training run, attn_book.experiments.train_self_attention, on its task."""
+chapter 8's training run, attn_book.experiments.train_self_attention, on its task (and
+train_self_attention_starts, the same runs stacked, for the learning-rate sweep)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 import attn_core as ac
 from attn_book.data import who_did_what
-from attn_book.experiments import train_self_attention
+from attn_book.experiments import train_self_attention, train_self_attention_starts
 from attn_core import training as tr
 
 
@@ -126,3 +127,32 @@ def test_public_names():
     assert ac.attention_backward is not None
     names = ("sgd_step", "adam_step", "squared_error", "init_projections")
     assert all(callable(getattr(tr, n, None)) for n in names)
+
+
+@pytest.mark.parametrize(("optimizer", "lr", "scale"), [("sgd", 0.5, None), ("adam", 0.05, 0.25)])
+def test_stacked_starts_train_as_separate_runs(optimizer, lr, scale):
+    # every run of the stack is its own full-batch training: the losses of train_self_attention
+    # from each start, run by run (different starts, so a pooled loss or gradient would differ)
+    rng = np.random.default_rng(3)
+    x, target = rng.normal(size=(4, 3, 5)), rng.normal(size=(4, 3, 2))
+    starts = [tr.init_projections(np.random.default_rng(s), 5, 6, 2, std=0.7) for s in range(3)]
+    losses = train_self_attention_starts(x, target, starts, 20, lr, optimizer, scale=scale)
+    assert losses.shape == (21, 3)
+    for r, start in enumerate(starts):
+        run = train_self_attention(x, target, start, 20, lr, optimizer, scale=scale)
+        np.testing.assert_allclose(losses[:, r], run.losses, rtol=1e-12)
+    assert len({round(float(loss), 6) for loss in losses[-1]}) == 3  # three different runs
+
+
+def test_stacked_starts_bad_input_is_named():
+    p = tr.init_projections(np.random.default_rng(0), 4, 3, 2)
+    x, t = np.ones((1, 3, 4)), np.ones((1, 3, 2))
+    with pytest.raises(ValueError, match="optimizer"):
+        train_self_attention_starts(x, t, [p], 1, 0.1, "rmsprop")
+    with pytest.raises(ValueError, match="W_Q, W_K and W_V"):
+        train_self_attention_starts(x, t, [], 1, 0.1)
+    with pytest.raises(ValueError, match="same shapes"):
+        q = tr.init_projections(np.random.default_rng(0), 4, 5, 2)
+        train_self_attention_starts(x, t, [p, q], 1, 0.1)
+    with pytest.raises(ValueError, match="do not fit"):
+        train_self_attention_starts(np.ones((1, 3, 5)), t, [p], 1, 0.1)
