@@ -642,7 +642,11 @@ step_table(
     digits=1,
 )
 
-# %%
+# %% [markdown]
+# The roofline's time for each, with the square product's speed and the cache's read speed,
+# beside the time measured, both as multiples of one query's:
+
+# %% tags=["nbval-ignore-output"]
 chunk_ratio = chunk_time.best / token_times[-1].best  # measured: 64 queries against one
 # the roofline's time of each, with the square product's speed and the cache's read speed
 roofline_s = [
@@ -650,6 +654,15 @@ roofline_s = [
     for f, b in ((one_flops, one_bytes), (chunk_flops, chunk_bytes))
 ]
 roofline_ratio = roofline_s[1] / roofline_s[0]
+step_table(
+    {
+        "queries": ["1", str(chunk)],
+        "FLOPs per byte": [one_intensity, chunk_intensity],
+        "roofline, × one query": [1, roofline_ratio],
+        "measured, × one query": [1, chunk_ratio],
+    },
+    digits=1,
+)
 
 # %%
 figures.show(
@@ -710,16 +723,18 @@ figures.show(
 # as timed here, does {eval}`dec(one_intensity, 2)` FLOPs per byte (the model above's, in
 # float32 without sharing, {eval}`plain(fp32_flops_per_byte)`), below that ridge:
 # memory-bound on this core too.
+#
 # The {eval}`chunk` queries against the largest cache do {eval}`chunk` times the FLOPs but
 # not on the same bytes: with their weights read and their scores written they move
-# {eval}`dec(chunk_mib, 0)` MiB against one query's
-# {eval}`dec(one_mib, 0)`, {eval}`dec(chunk_intensity, 1)` FLOPs per byte. Set
-# that beside the ridge: above it the chunk waits for arithmetic, not memory, and the
-# roofline, with the square product's speed and the cache's read speed, puts its time at
-# {eval}`dec(roofline_ratio, 1)` times one query's; it took {eval}`dec(chunk_ratio, 1)` times.
-# A product of {eval}`chunk` rows need not reach the square product's speed, so the roofline's
-# figure is an estimate from below. A fused kernel would not write the scores out and
-# would read fewer bytes. The table gives each size's median and slowest
+# {eval}`dec(chunk_mib, 0)` MiB against one query's {eval}`dec(one_mib, 0)`, the
+# {eval}`dec(chunk_intensity, 1)` FLOPs per byte of the last table, to set beside this
+# core's ridge of {eval}`dec(balance, 1)`: above it the chunk waits for arithmetic, not
+# memory. The roofline put the chunk's time at {eval}`dec(roofline_ratio, 1)` times one
+# query's; it took {eval}`dec(chunk_ratio, 1)` times. A product of {eval}`chunk` rows need
+# not reach the square product's speed, so the roofline's figure is an estimate from below.
+# A fused kernel would not write the scores out and would read fewer bytes.
+#
+# The timing table gives each size's median and slowest
 # run beside the fastest: where they lie far apart other programs got in the way, and running
 # the cells again tells you more than any one of them.
 #
