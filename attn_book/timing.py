@@ -24,6 +24,7 @@ import numpy as np
 
 __all__ = [
     "Fit",
+    "FitStart",
     "Timing",
     "clock_tick",
     "last_level_cache",
@@ -207,10 +208,24 @@ def steepest_step(x, y, *, keep=2):
     return int(np.argmax(local[: x.size - keep]))
 
 
+class FitStart(NamedTuple):
+    """Where a log-log fit starts (:func:`start_beyond_cache`) and what that start achieved.
+
+    ``x`` is the smallest x fitted. ``in_cache`` counts the fitted points whose bytes still
+    fit in the cache: 0 when the fit lies wholly beyond it, more when too few points outgrow
+    it and the start fell back to the last ``keep``; None when the cache's size is unknown.
+    """
+
+    x: float
+    in_cache: int | None
+
+
 def start_beyond_cache(x, y, nbytes, cache_bytes, *, keep=2):
-    """The smallest ``x`` beyond both the steepest step of ``y`` and the last ``x`` whose
-    ``nbytes`` still fit in ``cache_bytes`` (None: unknown, the steepest step alone), moved
-    back if need be so that ``keep`` points remain from it on.
+    """Where to fit: the smallest ``x`` beyond both the steepest step of ``y`` and the last
+    ``x`` whose ``nbytes`` still fit in ``cache_bytes`` (None: unknown, the steepest step
+    alone), moved back if need be so that ``keep`` points remain from it on. Moving back puts
+    points whose bytes fit in the cache into the fit; ``FitStart.in_cache`` says how many, so
+    that a chapter never says its fit lies beyond the cache when it does not.
 
     Examples
     --------
@@ -218,16 +233,19 @@ def start_beyond_cache(x, y, nbytes, cache_bytes, *, keep=2):
     >>> ms = [0.1, 0.2, 0.8, 2.4, 4.8, 9.6]  # steepest from 2048 to 4096
     >>> mib = [4, 8, 16, 32, 64, 128]
     >>> start_beyond_cache(x, ms, mib, 32), start_beyond_cache(x, ms, mib, None)
-    (16384, 4096)
-    >>> start_beyond_cache(x, ms, mib, 256)  # nothing outgrows it: the last two points
-    16384
+    (FitStart(x=16384, in_cache=0), FitStart(x=4096, in_cache=None))
+    >>> start_beyond_cache(x, ms, mib, 256)  # nothing outgrows it: the last two, both inside
+    FitStart(x=16384, in_cache=2)
     """
-    x = np.asarray(x)
+    x, nbytes = np.asarray(x), np.asarray(nbytes)
+    if nbytes.shape != x.shape:
+        raise ValueError(f"x and nbytes must have one shape, got {x.shape} and {nbytes.shape}")
     start = steepest_step(x, y, keep=keep) + 1
-    if cache_bytes is not None:
-        outgrown = np.flatnonzero(np.asarray(nbytes) > cache_bytes)
-        start = max(start, outgrown[0] if outgrown.size else x.size)
-    return x[min(start, x.size - keep)].item()
+    if cache_bytes is None:
+        return FitStart(x[start].item(), None)
+    outgrown = np.flatnonzero(nbytes > cache_bytes)
+    start = min(max(start, outgrown[0] if outgrown.size else x.size), x.size - keep)
+    return FitStart(x[start].item(), int(np.sum(nbytes[start:] <= cache_bytes)))
 
 
 def last_level_cache(root="/sys/devices/system/cpu/cpu0/cache"):

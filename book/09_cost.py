@@ -250,7 +250,14 @@ figures.show(
 # come out, so it runs the whole sweep several times. It keeps to a time budget: during the
 # first sweep, before each doubling, it predicts the next size's time (four times the last)
 # and stops when all the sweeps would overrun, so it finishes in well under a minute wherever
-# it runs. Its output is your machine's. Helpers of
+# it runs. Its output is your machine's. Each time is the fastest of several calls in
+# processor time, with the matrix library on one thread; the lines the cell prints say
+# whether that pinning worked.
+#
+# ```{admonition} How the timing works
+# :class: dropdown
+#
+# Helpers of
 # the book's package do the measuring (`attn_book/timing.py`), made to measure the code, not
 # the other programs that share the machine. `one_blas_thread` runs the matrix library on one
 # thread while the cells time it: a product split over two threads waits for the slower one,
@@ -273,8 +280,11 @@ figures.show(
 # times with the wall clock instead (`time.perf_counter`, fine everywhere); and where a call
 # is shorter than a hundred steps of the clock, `timed` runs it enough times per timing to
 # span them and divides. The printed lines name the clock, its step and the calls per
-# timing. `peak_bytes` gives
-# the peak memory a call allocates, which Python's `tracemalloc` sees for numpy's arrays too:
+# timing.
+# ```
+#
+# `peak_bytes` gives the peak memory a call allocates, which Python's `tracemalloc` sees for
+# numpy's arrays too:
 
 
 # %%
@@ -293,6 +303,7 @@ rng = np.random.default_rng(0)
 # %% tags=["nbval-ignore-output"]
 budget_seconds = 30.0  # for all the sweeps together
 n_sweeps = 3  # the whole sweep, run again: how much a slope moves from run to run
+scaling_repeats = 5  # timings of each size in each sweep
 # processor time where its steps are fine (Linux, macOS), else the wall clock (Windows)
 cpu_time, cpu_tick, clock_name = processor_clock()
 sizes = [128 * 2**i for i in range(6)]  # 128 ... 4096: four sizes from 512 to fit
@@ -316,10 +327,10 @@ with one_blas_thread() as blas_threads:  # None: the library's threads were left
             progress.show(sweep * len(sizes) + i, f"sweep {sweep + 1}, n = {n:,}")
             q, k, v = rng.standard_normal((3, n, 64), dtype=np.float32)  # [n, d_k] each
             run = functools.partial(plain_path, q, k, v)
-            t = timed(run, repeats=5, clock=cpu_time, tick=cpu_tick)
+            t = timed(run, repeats=scaling_repeats, clock=cpu_time, tick=cpu_tick)
             w = ac.attention_weights(q, k)  # [n, n]: the products' second operand
             floor_run = functools.partial(products_only, q, k, w, v)
-            products = timed(floor_run, repeats=5, clock=cpu_time, tick=cpu_tick)
+            products = timed(floor_run, repeats=scaling_repeats, clock=cpu_time, tick=cpu_tick)
             whole.append(t.best)
             floor.append(products.best)
             measured_spread.append((t.best, t.median, t.worst))
@@ -376,12 +387,16 @@ figures.show(
         predicted=2,
     ),
     "fig-scaling",
-    "Time (left, the fastest of 5 calls in processor time in each of 3 sweeps) and peak "
-    "extra memory (right) "
+    "Time (left, the fastest of {calls} calls in processor time, {repeats} in each of "
+    "{sweeps} sweeps) and peak extra memory (right) "
     "of plain attention against the sequence length, on log-log axes, measured when the "
-    "notebook last ran. Left: the dashed line has the slope fitted from n = 512 up, "
+    "notebook last ran. Left: the dashed line has the slope fitted from n = {fit_from} up, "
     "the dotted grey line the slope 2 the cost model predicts. "
     "Right: the line is the cost model's bytes of one n×n float32 matrix.",
+    calls=scaling_repeats * n_sweeps,
+    repeats=scaling_repeats,
+    sweeps=n_sweeps,
+    fit_from=fit_from,
 )
 
 # %% [markdown]
@@ -529,6 +544,7 @@ fewer_flops = step_flops[0] / step_flops[passes]
 bandwidth_here = copy_gb_per_s  # GB/s: the copy's, read and written
 ridge_here = products_gflops / bandwidth_here  # FLOPs per byte
 exp_gb_per_s = step_bytes[3] / step_ms[3] / 1e6  # the exp pass's bytes per second
+passes_vs_copy = step_bytes[passes] / step_ms[passes] / 1e6 / copy_gb_per_s  # 1: the copy's
 h100_tflops, h100_tb_per_s = 989, 3.35  # H100 SXM: dense bf16 on tensor cores; HBM3
 h200_tb_per_s = 4.8  # the same chip with HBM3e
 ridge_h100 = h100_tflops / h100_tb_per_s  # TFLOP/s ÷ TB/s = FLOPs per byte
@@ -548,21 +564,34 @@ print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 # GB/s against the copy's {eval}`dec(bandwidth_here, 1)`. An exponential is not the one FLOP
 # the table counts: numpy computes it by a range reduction and a short polynomial, several
 # operations per value even when vector instructions do 8 or 16 values at once (a scalar
-# library `exp`, one value at a time, costs more per value still). So where that pass is well
-# below the copy's speed it is the arithmetic that holds it, and where it is close to it, the
-# memory. (On GPUs too the exponential's throughput
+# library `exp`, one value at a time, costs more per value still). Whether that is what holds
+# the exponential's pass, the timings cannot say: hold the passes with next to no arithmetic,
+# the row max's and the row sum's, to the same yardstick before blaming it. The four passes
+# moved their bytes at {eval}`dec(passes_vs_copy, 2)` times the copy's speed. A pass well
+# below 1 is held by something besides moving its bytes, which the table does not name; a
+# pass above 1 shows that the copy is a yardstick, not a ceiling, and the ridge built on it a
+# rough one. (On GPUs too the exponential's throughput
 # is far below the matrix products', a bottleneck FlashAttention-3 works around,
-# [Shah et al., 2024](references.md).) A GPU is another machine. An H100 SXM does
-# {eval}`h100_tflops` TFLOP/s of dense bf16 on its tensor cores against {eval}`h100_tb_per_s`
-# TB/s of memory bandwidth, a ridge of about {eval}`dec(ridge_h100, 0)` FLOPs per byte
-# ({eval}`dec(ridge_h200, 0)` on the H200, whose memory moves {eval}`h200_tb_per_s` TB/s).
-# There $QK^\top$ in bf16 with $d_\text{head} = 64$, writing its $n \times n$ scores to
-# memory, does only {eval}`dec(qk_gpu_intensity, 0)` FLOPs per byte (each score costs
-# $2 \cdot 64$ FLOPs and 2 bytes written): memory-bound too. On a GPU every step of the naive
-# attention waits for memory, the products included, which is part of why FlashAttention
-# fuses $QK^\top$, the softmax and the product with $V$ into one kernel that never writes the
-# scores out (below). A naive implementation spends much of its time moving the $n \times n$
-# matrix rather than computing it; the cure is never to write it out at all.
+# [Shah et al., 2024](references.md).) A GPU is another machine, with a far higher ridge: an
+# H100's is about {eval}`dec(ridge_h100, 0)` FLOPs per byte, and there even $QK^\top$,
+# writing its scores out, is memory-bound (the note below has the numbers). On a GPU every
+# step of the naive attention waits for memory, the products included, which is part of why
+# FlashAttention fuses $QK^\top$, the softmax and the product with $V$ into one kernel that
+# never writes the scores out (below). A naive implementation spends much of its time
+# moving the $n \times n$ matrix rather than computing it; the cure is never to write it out
+# at all.
+#
+# ```{admonition} A GPU's ridge, by the datasheet
+# :class: dropdown
+#
+# An H100 SXM does {eval}`h100_tflops` TFLOP/s of dense bf16 on its tensor cores against
+# {eval}`h100_tb_per_s` TB/s of memory bandwidth, a ridge of about
+# {eval}`dec(ridge_h100, 0)` FLOPs per byte ({eval}`dec(ridge_h200, 0)` on the H200, whose
+# memory moves {eval}`h200_tb_per_s` TB/s). There $QK^\top$ in bf16 with
+# $d_\text{head} = 64$, writing its $n \times n$ scores to memory, does only
+# {eval}`dec(qk_gpu_intensity, 0)` FLOPs per byte (each score costs $2 \cdot 64$ FLOPs and
+# 2 bytes written): memory-bound too.
+# ```
 #
 # ## Memory-efficient attention by hand
 #
@@ -843,8 +872,9 @@ print(f"naive {naive_hbm_mib:.1f} MiB, FlashAttention-2 {flash_hbm_mib:.1f} MiB"
 # which the GPU's L2 cache can then serve. Both counts grow with $n^2$, and their ratio
 # tends to $2 \cdot 128 / d_\text{head} =$ {eval}`plain(limit_ratio)` for long sequences; the
 # larger the block of queries the chip's on-chip memory holds, the fewer times $K$ and $V$
-# are read (FlashAttention's analysis: $\Theta(n^2 d^2 / M)$ bytes for an on-chip memory of
-# $M$ bytes, against the naive path's $\Theta(n d + n^2)$, [Dao et al., 2022](references.md)).
+# are read (FlashAttention's analysis: $\Theta(n^2 d^2 / M)$ accesses to the GPU's main memory
+# (HBM), each of one number, for an on-chip memory of $M$ numbers, against the naive path's
+# $\Theta(n d + n^2)$, [Dao et al., 2022](references.md)).
 #
 # The log-sum-exp of the worked example's row, from the running max and sum above, gives back
 # its weights:
@@ -935,8 +965,9 @@ backward_ratio, flash_ratio, train_tflop
 #   {eval}`dec(memory_fit.slope, 2)`. The spread between sweeps is the slope's uncertainty.
 # - The roofline model compares a step's FLOPs per byte with the machine's ridge point: the
 #   matrix products do tens of FLOPs per byte, the softmax's passes over the $n \times n$
-#   matrix a fraction of one, and a pass's bytes per second against a plain copy's show
-#   which of them wait for memory on your machine. On an H100, whose
+#   matrix a fraction of one; a pass's bytes per second, set beside a plain copy's as a
+#   yardstick, show how far each pass is from moving its bytes at memory's pace on your
+#   machine. On an H100, whose
 #   ridge point is about {eval}`dec(ridge_h100, 0)` FLOPs per byte, $QK^\top$ writing its
 #   scores is memory-bound too.
 # - The online softmax keeps a running max $m$, sum $\ell$ and output $\mathbf o$, rescaled by

@@ -499,18 +499,25 @@ step_table(
 #
 # The cell below times the two products of one decoding step (the floor any implementation
 # pays; the softmax in between is cheap at $L = 1$) against a cache of one layer of 8 heads
-# of 64, float32, for $n = 1024$ to $65536$, each written into buffers made once, so that
-# only the products are timed; it runs that sweep several times, to show how much one run
-# differs from the next. Then the same products for 64 queries at once
+# of 64, float32, for $n = 1024$ to $65536$; it runs that sweep several times, to show how
+# much one run differs from the next. Then the same products for 64 queries at once
 # against the largest cache, as a chunk of prompt in prefill would, and a product of two
-# $1024 \times 1024$ matrices. As in [Chapter 9](09_cost.ipynb), each time is the fastest of
-# several runs after one untimed run (other programs can only slow a run down), with the
-# median and the slowest kept beside it, counted in this process's processor time (where
-# that clock's steps are coarse, as on Windows, in the wall clock's), and the matrix library
-# runs on one thread where it can be pinned (the printed lines name the clock and say
-# whether the library was pinned). The cell
-# also prints the processor's last-level cache (최종 레벨 캐시), its largest and slowest cache,
-# as Linux reports it. Its output is your machine's.
+# $1024 \times 1024$ matrices. Each time is the fastest of several runs in processor time,
+# with the matrix library on one thread; the lines the cell prints say whether that pinning
+# worked. It also prints the processor's last-level cache (최종 레벨 캐시), its largest and
+# slowest cache, as Linux reports it. Its output is your machine's.
+#
+# ```{admonition} How the timing works
+# :class: dropdown
+#
+# The products are written into buffers made once, so that only the products are timed. As
+# in [Chapter 9](09_cost.ipynb), each time is the fastest of several runs after one untimed
+# run (other programs can only slow a run down), with the median and the slowest kept beside
+# it, counted in this process's processor time (where that clock's steps are coarse, as on
+# Windows, in the wall clock's), and the matrix library runs on one thread where it can be
+# pinned. The printed lines name the clock, its step and the calls per timing, and say
+# whether the library was pinned.
+# ```
 
 # %%
 chunk = 64  # queries at once, as in a chunk of prefill
@@ -527,6 +534,7 @@ timing_rng = np.random.default_rng(0)
 # processor time where its steps are fine (Linux, macOS), else the wall clock (Windows)
 cpu_time, cpu_tick, clock_name = processor_clock()
 n_sweeps = 3  # the whole sweep, run again: how much a speed moves from run to run
+decode_repeats = 9  # timings of each length in each sweep
 h_t, d_t = 8, 64  # heads, d_head
 timed_n = [1024 * 2**i for i in range(7)]  # 1024 ... 65536
 # one cache made for the longest length, read up to n: each head's n rows lie together
@@ -540,7 +548,9 @@ with one_blas_thread() as blas_threads:  # None: the library's threads were left
             q_t = timing_rng.random((h_t, 1, d_t), dtype=np.float32)  # one query
             w_t = timing_rng.random((h_t, 1, n), dtype=np.float32)  # its weights
             decode_step = two_products(q_t, np.swapaxes(K_t, -1, -2), w_t, V_t)
-            sweep_times[-1].append(timed(decode_step, repeats=9, clock=cpu_time, tick=cpu_tick))
+            sweep_times[-1].append(
+                timed(decode_step, repeats=decode_repeats, clock=cpu_time, tick=cpu_tick)
+            )
     q_c = timing_rng.random((h_t, chunk, d_t), dtype=np.float32)
     w_c = timing_rng.random((h_t, chunk, timed_n[-1]), dtype=np.float32)
     chunk_run = two_products(q_c, np.swapaxes(K_t, -1, -2), w_c, V_t)
@@ -572,9 +582,21 @@ jump = steepest_step(timed_n, token_ms)  # from timed_n[jump] to timed_n[jump + 
 jump_from, jump_to = timed_n[jump], timed_n[jump + 1]
 jump_mib = [cache_bytes[jump] / 2**20, cache_bytes[jump + 1] / 2**20]
 jump_slope = math.log2(token_ms[jump + 1] / token_ms[jump])  # the lengths double
-# beyond the step and beyond the last cache that fits in the last-level cache
-fit_from = start_beyond_cache(timed_n, token_ms, cache_bytes, llc[1] if llc else None)
+# beyond the step and, if enough caches outgrow it, beyond the last-level cache
+fit_start = start_beyond_cache(timed_n, token_ms, cache_bytes, llc[1] if llc else None)
+fit_from = fit_start.x
 fit = loglog_fit(timed_n, token_ms, x_min=fit_from)  # slope of time against n from there
+fit_lengths = sum(n >= fit_from for n in timed_n)
+fit_in_cache = "?" if fit_start.in_cache is None else plain(fit_start.in_cache)  # ?: unknown
+if fit_start.in_cache is None:
+    print("fit: beyond the steepest step; the last-level cache's size is unknown")
+elif fit_start.in_cache == 0:
+    print("fit: beyond the steepest step and beyond the last-level cache")
+else:
+    print(
+        f"fit: beyond the steepest step; of its {fit_lengths} lengths,",
+        f"{fit_start.in_cache} have caches no larger than the last-level cache reported",
+    )
 gb_per_s = np.array(cache_bytes) / token_ms / 1e6  # the cache's bytes read per second
 sweep_gb_per_s = cache_bytes[-1] / sweep_ms[:, -1] / 1e6  # the largest cache, each sweep
 matmul_gflops = 2 * 1024**3 / matmul_time.best / 1e9
@@ -620,7 +642,11 @@ step_table(
     digits=1,
 )
 
-# %%
+# %% [markdown]
+# The roofline's time for each, with the square product's speed and the cache's read speed,
+# beside the time measured, both as multiples of one query's:
+
+# %% tags=["nbval-ignore-output"]
 chunk_ratio = chunk_time.best / token_times[-1].best  # measured: 64 queries against one
 # the roofline's time of each, with the square product's speed and the cache's read speed
 roofline_s = [
@@ -628,6 +654,15 @@ roofline_s = [
     for f, b in ((one_flops, one_bytes), (chunk_flops, chunk_bytes))
 ]
 roofline_ratio = roofline_s[1] / roofline_s[0]
+step_table(
+    {
+        "queries": ["1", str(chunk)],
+        "FLOPs per byte": [one_intensity, chunk_intensity],
+        "roofline, × one query": [1, roofline_ratio],
+        "measured, × one query": [1, chunk_ratio],
+    },
+    digits=1,
+)
 
 # %%
 figures.show(
@@ -640,12 +675,16 @@ figures.show(
         llc_bytes=llc[1] if llc else None,
     ),
     "fig-decode-time",
-    "The time of one decoding step's two products (the fastest of 9 runs in each of 3 "
-    "sweeps, in processor time) against the "
-    "cache's length, on log-log axes, measured when the notebook last ran. The dashed line "
-    "is fitted beyond the steepest step and the last-level cache, the dotted grey line has the slope 1 the model "
-    "predicts, and the vertical line, where the machine reports its last-level cache, marks "
-    "the length at which the cache's bytes equal it.",
+    "The time of one decoding step's two products (the fastest of {runs} runs, {repeats} in "
+    "each of {sweeps} sweeps, in processor time) against the cache's length, on log-log axes, "
+    "measured when the notebook last ran. The dashed line is fitted from n = {fit_from} on, "
+    "where the text says why; the dotted grey line has the slope 1 the model predicts, and "
+    "the vertical line, where the machine reports its last-level cache, marks the length at "
+    "which the cache's bytes equal it.",
+    runs=decode_repeats * n_sweeps,
+    repeats=decode_repeats,
+    sweeps=n_sweeps,
+    fit_from=plain(fit_from),
 )
 
 # %% [markdown]
@@ -662,14 +701,20 @@ figures.show(
 # slope of {eval}`dec(jump_slope, 2)`, where the cache grew from {eval}`plain(jump_mib[0])` to
 # {eval}`plain(jump_mib[1])` MiB; the last-level cache it reported is {eval}`llc_text`. Compare
 # the two yourself: a last-level cache shared with other cores and other programs holds less
-# of ours than its size. The model's one reading speed can hold only once every step reads the
-# cache from main memory, so fit beyond both the steepest step and the last length whose cache
-# fits in the last-level cache (where its size is known): from $n =$ {eval}`plain(fit_from)`
-# on, the slope through each length's fastest time over the {eval}`n_sweeps` sweeps was
+# of ours than its size, and a virtual machine may report its host's. The model's one reading
+# speed can hold only once every step reads the cache from main memory, so the fit should
+# start beyond both the steepest step and the last length whose cache fits in the last-level
+# cache. That needs two timed caches or more larger than the reported last-level cache; where
+# there are fewer, the fit falls back to the last two lengths, whose caches may still fit in
+# it, and then the table's GB/s column, not the reported size, shows where main memory takes
+# over. The line the cell printed above the table says which happened. On the build machine
+# the fit ran from $n =$ {eval}`plain(fit_from)` on, {eval}`plain(fit_lengths)` lengths, and
+# {eval}`fit_in_cache` of them had caches no larger than the last-level cache reported;
+# the slope through each length's fastest time over the {eval}`n_sweeps` sweeps was
 # {eval}`dec(fit.slope, 2)`, and between neighbouring sizes there
-# {eval}`dec(fit.local, 2)`. Those few points were chosen where one speed should hold, so a
-# slope near 1 there checks the choice more than it tests the model; the speeds are the
-# verdict. The cache was read at {eval}`dec(gb_per_s, 1)` GB/s from the smallest to the
+# {eval}`dec(fit.local, 2)`. Those few points were chosen to lie where one speed should
+# hold, so a slope near 1 there checks the choice more than it tests the model; the speeds
+# are the verdict. The cache was read at {eval}`dec(gb_per_s, 1)` GB/s from the smallest to the
 # largest, and the largest at {eval}`dec(sweep_gb_per_s, 1)` GB/s in the
 # {eval}`n_sweeps` sweeps, the spread one run of the cell has from the next. The
 # $1024 \times 1024$ product ran at {eval}`dec(matmul_gflops, 1)` GFLOP/s,
@@ -678,16 +723,18 @@ figures.show(
 # as timed here, does {eval}`dec(one_intensity, 2)` FLOPs per byte (the model above's, in
 # float32 without sharing, {eval}`plain(fp32_flops_per_byte)`), below that ridge:
 # memory-bound on this core too.
+#
 # The {eval}`chunk` queries against the largest cache do {eval}`chunk` times the FLOPs but
 # not on the same bytes: with their weights read and their scores written they move
-# {eval}`dec(chunk_mib, 0)` MiB against one query's
-# {eval}`dec(one_mib, 0)`, {eval}`dec(chunk_intensity, 1)` FLOPs per byte. Set
-# that beside the ridge: above it the chunk waits for arithmetic, not memory, and the
-# roofline, with the square product's speed and the cache's read speed, puts its time at
-# {eval}`dec(roofline_ratio, 1)` times one query's; it took {eval}`dec(chunk_ratio, 1)` times.
-# A product of {eval}`chunk` rows need not reach the square product's speed, so the roofline's
-# figure is an estimate from below. A fused kernel would not write the scores out and
-# would read fewer bytes. The table gives each size's median and slowest
+# {eval}`dec(chunk_mib, 0)` MiB against one query's {eval}`dec(one_mib, 0)`, the
+# {eval}`dec(chunk_intensity, 1)` FLOPs per byte of the last table, to set beside this
+# core's ridge of {eval}`dec(balance, 1)`: above it the chunk waits for arithmetic, not
+# memory. The roofline put the chunk's time at {eval}`dec(roofline_ratio, 1)` times one
+# query's; it took {eval}`dec(chunk_ratio, 1)` times. A product of {eval}`chunk` rows need
+# not reach the square product's speed, so the roofline's figure is an estimate from below.
+# A fused kernel would not write the scores out and would read fewer bytes.
+#
+# The timing table gives each size's median and slowest
 # run beside the fastest: where they lie far apart other programs got in the way, and running
 # the cells again tells you more than any one of them.
 #
@@ -774,7 +821,7 @@ figures.show(
 # | API | causal, when $L \ne S$ | one new query against 6 keys |
 # |---|---|---|
 # | `ac.attention_weights(..., is_causal=True)`, `ac.causal_mask(L, S)` | top-left | key 0 only: {eval}`plain(weights_trap)` |
-# | `F.scaled_dot_product_attention(..., is_causal=True)` | top-left | key 0 only (PyTorch 2.13; checked below where installed) |
+# | `F.scaled_dot_product_attention(..., is_causal=True)` | top-left | key 0 only (as PyTorch documents it: the same as `causal_upper_left(L, S)`; checked below where installed) |
 # | `torch.nn.attention.bias.causal_lower_right(L, S)` as `attn_mask` | bottom-right | all six |
 # | `ac.causal_mask_lower_right(L, S)`, `ac.KVCache.attend` | bottom-right | all six: {eval}`dec(last["weights"])` |
 # | flash-attn's `flash_attn_func(..., causal=True)`, from version 2.1 | bottom-right | all six |

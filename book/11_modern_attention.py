@@ -32,6 +32,9 @@
 #   absorbed, show they agree, and size its cache against MHA, GQA and MQA;
 # - read the attention fields of a model's configuration.
 #
+# That last skill is the thread: each section below computes what one field of a model's
+# `config.json`, or a few, does to the formula, and the closing table gathers them.
+#
 # The chapter ends with exercises, in the order of its sections, that check your answer on
 # the spot: run the cell and read the one-line verdict.
 # %%
@@ -635,13 +638,17 @@ print("FLOPs per head and pair: naive", pair_naive, "absorbed", pair_absorbed)
 print("per cached token at a decoding step: decompress", decompress, "absorbed", absorbed_token)
 # %% [markdown]
 # A pair costs {eval}`pair_naive` FLOPs naive and {eval}`pair_absorbed` absorbed,
-# {eval}`dec(pair_ratio, 1)` times as many. Prefill and training meet every
-# key with every query, $n^2$ pairs, and decompress each latent only once, so they run the
-# naive path. A decoding step has one query: decompressing each cached latent costs
-# {eval}`grouped(decompress)` FLOPs, {eval}`dec(decompress_ratio, 0)` times
+# {eval}`dec(pair_ratio, 1)` times as many. In dense MLA, as in DeepSeek-V2 and V3, prefill
+# and training meet every key with every query, $n^2$ pairs, and decompress each latent only
+# once, so they run the naive path. A decoding step has one query: decompressing each cached
+# latent costs {eval}`grouped(decompress)` FLOPs, {eval}`dec(decompress_ratio, 0)` times
 # the {eval}`grouped(absorbed_token)` of attending to it absorbed, so decoding runs the
 # absorbed path, over a cache it reads as it is. Serving code does the same; vLLM's MLA
-# kernels, for one, run prefill naive and decode absorbed.
+# kernels, for one, run prefill naive and decode absorbed. That rule is dense MLA's.
+# DeepSeek-V3.2's sparse attention ([Chapter 12](12_linear_attention.ipynb)) is built on the
+# absorbed path, MLA's "MQA mode", so that each selected latent serves every head at once, and
+# it was trained that way ([DeepSeek-AI, 2025](references.md)); serving code may still run a
+# short prompt, one no longer than the 2,048 keys each query selects, naive, as SGLang does.
 #
 # The calculator of [Chapter 10](10_generation.ipynb) holds these models too. Its menu sets
 # DeepSeek-V3 (its latent against MHA, GQA and MQA of the same model), Gemma 3 27B and

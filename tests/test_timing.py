@@ -74,12 +74,26 @@ def test_start_beyond_cache_skips_a_gradual_cliff_that_the_steepest_step_splits(
     ms = [0.07, 0.13, 0.44, 1.50, 3.05, 6.14, 12.55]
     mib = [4 * k for k in (1, 2, 4, 8, 16, 32, 64)]
     # local slopes by hand: log2(0.44 / 0.13) = 1.76, log2(1.50 / 0.44) = 1.77, the steepest
-    assert timing.start_beyond_cache(n, ms, mib, None) == 8192  # after the steepest step
-    assert timing.start_beyond_cache(n, ms, mib, 32) == 16384  # first cache above 32 MiB
-    assert timing.start_beyond_cache(n, ms, mib, 8) == 8192  # the step is later than that
-    assert timing.start_beyond_cache(n, ms, mib, 1024) == 32768  # keeps two points
+    assert timing.start_beyond_cache(n, ms, mib, None) == (8192, None)  # the steepest step
+    assert timing.start_beyond_cache(n, ms, mib, 32) == (16384, 0)  # first cache above 32 MiB
+    assert timing.start_beyond_cache(n, ms, mib, 8) == (8192, 0)  # the step is later than that
     fit = timing.loglog_fit(n, ms, x_min=16384)
     assert fit.slope == pytest.approx(np.polyfit(np.log(n[4:]), np.log(ms[4:]), 1)[0])
+
+
+def test_start_beyond_cache_says_when_it_fell_back_inside_the_cache():
+    # as chapter 10's build machine reported it: an L3 of 480 MiB, larger than every cache
+    # timed (4 to 256 MiB), so no point lies beyond it; the old start fell back to the last
+    # two points and said nothing, and the chapter's prose said the fit lay beyond the cache
+    n = [1024 * 2**i for i in range(7)]
+    ms = [0.2, 0.4, 0.9, 1.9, 4.6, 9.5, 19.0]  # steepest step by hand: 8192 -> 16384 (1.28)
+    mib = [4 * 2**i for i in range(7)]
+    assert timing.start_beyond_cache(n, ms, mib, 480) == (32768, 2)  # both fitted inside
+    assert timing.start_beyond_cache(n, ms, mib, 200) == (32768, 1)  # 128 MiB inside
+    assert timing.start_beyond_cache(n, ms, mib, 100) == (32768, 0)  # 128, 256 beyond
+    assert timing.start_beyond_cache(n, ms, mib, 50) == (16384, 0)  # the step comes first
+    with pytest.raises(ValueError, match="one shape"):
+        timing.start_beyond_cache(n, ms, mib[:-1], 100)
 
 
 def test_last_level_cache_reads_linux_cache_folders(tmp_path):
