@@ -584,16 +584,20 @@ figures.show(
 # row, with no inverse:
 #
 # $$
-# T = \big(I + \operatorname{tril}(B K K^\top, -1)\big)^{-1} B, \qquad
-# W = T K, \qquad U = T V, \qquad \Delta = U - W S^\top .
+# \begin{aligned}
+# T &= \big(I + \operatorname{tril}(B K K^\top, -1)\big)^{-1} B, \qquad W = T K, \qquad U = T V, \\
+# \Delta &= U - W S^\top .
+# \end{aligned}
 # $$ (eq-ch12-wy)
 #
 # $T$, $W$ and $U$ come from the chunk's own tokens, not from $S$: every chunk computes its
 # own at once. Only then do the chunks go in order, each reading and updating the state:
 #
 # $$
-# O = Q S^\top + \operatorname{tril}(Q K^\top)\, \Delta, \qquad
-# S_{\text{next}} = S + \Delta^\top K = S\,(I - W^\top K) + U^\top K .
+# \begin{aligned}
+# O &= Q S^\top + \operatorname{tril}(Q K^\top)\, \Delta, \\
+# S_{\text{next}} &= S + \Delta^\top K = S\,(I - W^\top K) + U^\top K .
+# \end{aligned}
 # $$ (eq-ch12-chunk-delta)
 #
 # The outputs are what the state carried in returns for the chunk's queries, plus the chunk's
@@ -892,16 +896,16 @@ figures.show(
 # and keys, the query's scale, a normaliser, an output gate, and RetNet's rotation of queries
 # and keys by position.
 #
-# | model | state update $S_t =$ | decay | correction | source |
-# |---|---|---|---|---|
-# | linear attention | $S_{t-1} + \mathbf v_t \phi(\mathbf k_t)^\top$ | none | none | [Katharopoulos et al., 2020](references.md) |
-# | RetNet | $\gamma\, S_{t-1} + \mathbf v_t \mathbf k_t^\top$ | a scalar $\gamma$, fixed for each head | none | [Sun et al., 2023](references.md) |
-# | Mamba-2 | $\alpha_t S_{t-1} + \mathbf v_t \mathbf k_t^\top$ | a scalar $\alpha_t$ per head, from the token | none | [Dao & Gu, 2024](references.md) |
-# | GLA | $S_{t-1} \operatorname{Diag}(\boldsymbol\alpha_t) + \mathbf v_t \mathbf k_t^\top$ | one per key channel, $\boldsymbol\alpha_t \in (0, 1)^{d_k}$, from the token | none | [Yang et al., 2024a](references.md) |
-# | DeltaNet | $S_{t-1}(I - \beta_t \mathbf k_t \mathbf k_t^\top) + \beta_t \mathbf v_t \mathbf k_t^\top$ | none | a scalar $\beta_t$ | [Schlag et al., 2021](references.md); [Yang et al., 2024b](references.md) |
-# | Gated DeltaNet | $\alpha_t S_{t-1}(I - \beta_t \mathbf k_t \mathbf k_t^\top) + \beta_t \mathbf v_t \mathbf k_t^\top$ | a scalar $\alpha_t$ per head, from the token | a scalar $\beta_t$ | [Yang, Kautz and Hatamizadeh, 2025](references.md) |
-# | KDA (Kimi Linear) | $S_{t-1} \operatorname{Diag}(\boldsymbol\alpha_t)(I - \beta_t \mathbf k_t \mathbf k_t^\top) + \beta_t \mathbf v_t \mathbf k_t^\top$ | one per key channel, $\boldsymbol\alpha_t$, from the token | a scalar $\beta_t$ | [Kimi Team, 2025b](references.md) |
-# | RWKV-7 | $S_{t-1}\big(\operatorname{Diag}(\mathbf w_t) - \hat{\boldsymbol\kappa}_t (\mathbf a_t \odot \hat{\boldsymbol\kappa}_t)^\top\big) + \mathbf v_t \tilde{\mathbf k}_t^\top$ | one per key channel, $\mathbf w_t$, from the token | a rate per key channel, $\mathbf a_t$, along a unit removal key $\hat{\boldsymbol\kappa}_t$; the key written, $\tilde{\mathbf k}_t$, is another | [Peng et al., 2025](references.md) |
+# | model | state update $S_t =$ | decay | correction |
+# |---|---|---|---|
+# | linear attention ([Katharopoulos et al., 2020](references.md)) | $S_{t-1} + \mathbf v_t \phi(\mathbf k_t)^\top$ | none | none |
+# | RetNet ([Sun et al., 2023](references.md)) | $\gamma\, S_{t-1} + \mathbf v_t \mathbf k_t^\top$ | a scalar $\gamma$, fixed for each head | none |
+# | Mamba-2 ([Dao & Gu, 2024](references.md)) | $\alpha_t S_{t-1} + \mathbf v_t \mathbf k_t^\top$ | a scalar $\alpha_t$ per head, from the token | none |
+# | GLA ([Yang et al., 2024a](references.md)) | $S_{t-1} \operatorname{Diag}(\boldsymbol\alpha_t) + \mathbf v_t \mathbf k_t^\top$ | one per key channel, $\boldsymbol\alpha_t \in (0, 1)^{d_k}$, from the token | none |
+# | DeltaNet ([Schlag et al., 2021](references.md); [Yang et al., 2024b](references.md)) | $S_{t-1}(I - \beta_t \mathbf k_t \mathbf k_t^\top) + \beta_t \mathbf v_t \mathbf k_t^\top$ | none | a scalar $\beta_t$ |
+# | Gated DeltaNet ([Yang, Kautz and Hatamizadeh, 2025](references.md)) | $\alpha_t S_{t-1}(I - \beta_t \mathbf k_t \mathbf k_t^\top) + \beta_t \mathbf v_t \mathbf k_t^\top$ | a scalar $\alpha_t$ per head, from the token | a scalar $\beta_t$ |
+# | KDA, Kimi Linear ([Kimi Team, 2025b](references.md)) | $S_{t-1} \operatorname{Diag}(\boldsymbol\alpha_t)(I - \beta_t \mathbf k_t \mathbf k_t^\top) + \beta_t \mathbf v_t \mathbf k_t^\top$ | one per key channel, $\boldsymbol\alpha_t$, from the token | a scalar $\beta_t$ |
+# | RWKV-7 ([Peng et al., 2025](references.md)) | $S_{t-1}\big(\operatorname{Diag}(\mathbf w_t) - \hat{\boldsymbol\kappa}_t (\mathbf a_t \odot \hat{\boldsymbol\kappa}_t)^\top\big) + \mathbf v_t \tilde{\mathbf k}_t^\top$ | one per key channel, $\mathbf w_t$, from the token | a rate per key channel, $\mathbf a_t$, along a unit removal key $\hat{\boldsymbol\kappa}_t$; the key written, $\tilde{\mathbf k}_t$, is another |
 #
 # The upper rows only add, each with a finer decay than the row above; the lower rows correct,
 # and are the delta rule with the same decays added. Gated DeltaNet is Mamba-2's decay on
