@@ -37,6 +37,7 @@ from .kv_cache import KVCache, causal_mask_lower_right, kv_cache_bytes
 from .linear import (
     DeltaRuleGrowthWarning,
     delta_rule,
+    delta_rule_chunkwise,
     elu_plus_one,
     linear_attention,
     linear_attention_recurrent,
@@ -117,6 +118,7 @@ __all__ = [
     "check_size",
     "chunked_attention",
     "delta_rule",
+    "delta_rule_chunkwise",
     "document_mask",
     "dot_scores",
     "elu_plus_one",

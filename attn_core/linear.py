@@ -240,6 +240,84 @@ def delta_rule(query, key, value, beta, *, decay=None, state=None):
     return out, S
 
 
+def delta_rule_chunkwise(query, key, value, beta, *, chunk_size, state=None):
+    r"""The delta rule (no decay) chunk by chunk, in the WY form of Yang et al. (2024).
+
+    Within a chunk of :math:`C` tokens, keys :math:`K` (C, E), values :math:`V` (C, Ev),
+    :math:`B = \operatorname{diag}(\beta)` and the state :math:`S` (Ev, E) before the chunk:
+
+    .. math::
+        T = \big(I + \operatorname{tril}(B K K^\top, -1)\big)^{-1} B, \quad
+        W = T K, \quad U = T V, \quad \Delta = U - W S^\top,
+
+    :math:`T` by forward substitution; then the outputs and the state after the chunk,
+
+    .. math::
+        O = Q S^\top + \operatorname{tril}(Q K^\top)\, \Delta, \qquad
+        S' = S + \Delta^\top K .
+
+    Row t of :math:`\Delta` is the correction :math:`\beta_t(\mathbf v_t - S_{t-1}\mathbf k_t)`
+    that :func:`delta_rule` writes at token t, so the two agree up to rounding. The sequence is
+    :math:`\lceil T / C \rceil` steps of (C × C) and (C × E) matrix products, plus C steps of
+    forward substitution for all chunks at once, instead of T rank-1 updates.
+
+    Parameters
+    ----------
+    query, key, value, beta, state
+        As :func:`delta_rule` (no ``decay``: Gated DeltaNet's chunk form adds the decays'
+        ratios; use :func:`delta_rule`).
+    chunk_size : int >= 1
+        C; the last chunk is shorter when C does not divide T.
+
+    Returns
+    -------
+    outputs : ndarray, shape (..., T, Ev)
+    state : ndarray, shape (..., Ev, E)
+
+    Warns
+    -----
+    DeltaRuleGrowthWarning
+        As :func:`delta_rule`.
+
+    Examples
+    --------
+    >>> keys = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]]  # the third key overwrites the first
+    >>> out, S = delta_rule_chunkwise(keys, keys, [[1.0], [2.0], [5.0]], [1, 1, 1], chunk_size=2)
+    >>> S
+    array([[5., 2.]])
+    """
+    q, k, v = _check_steps(query, key, value)
+    batch, T = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2]), q.shape[-2]
+    C = check_positive_int(chunk_size, "chunk_size")
+    b = _check_gate(beta, "beta", (*batch, T), 2.0, "a sigmoid of the logits, in (0, 1)")
+    S = _check_state(0.0 if state is None else state, (*batch, *v.shape[-1:], k.shape[-1]), q.dtype)
+    _warn_if_growing(b, k)
+    C = min(C, max(T, 1))
+    n_chunks = -(-T // C)
+    pad = n_chunks * C - T  # zero tokens (β = 0, k = 0) write nothing and are cut off
+
+    def chunks(x, width):  # [..., T, width] -> [..., n_chunks, C, width], zero-padded
+        x = np.broadcast_to(x, (*batch, T, width))
+        x = np.concatenate([x, np.zeros((*batch, pad, width), q.dtype)], axis=-2)
+        return x.reshape(*batch, n_chunks, C, width)
+
+    Qc, Kc, Vc = chunks(q, q.shape[-1]), chunks(k, k.shape[-1]), chunks(v, v.shape[-1])
+    Bc = chunks(b[..., None], 1)  # [..., n, C, 1]
+    A = np.tril(Bc * (Kc @ np.swapaxes(Kc, -1, -2)), -1)  # tril(B K Kᵀ, -1): [..., n, C, C]
+    Tm = np.zeros_like(A)  # (I + A) T = B, row by row: T_i = B_i - Σ_{j<i} A_ij T_j
+    for i in range(C):
+        Tm[..., i, :] = -(A[..., i, None, :i] @ Tm[..., :i, :])[..., 0, :]
+        Tm[..., i, i] += Bc[..., i, 0]
+    W, U = Tm @ Kc, Tm @ Vc  # [..., n, C, E], [..., n, C, Ev]
+    QK = np.tril(Qc @ np.swapaxes(Kc, -1, -2))  # causal within the chunk: [..., n, C, C]
+    out = np.empty((*batch, n_chunks, C, v.shape[-1]), q.dtype)
+    for c in range(n_chunks):
+        delta = U[..., c, :, :] - W[..., c, :, :] @ np.swapaxes(S, -1, -2)  # [..., C, Ev]
+        out[..., c, :, :] = Qc[..., c, :, :] @ np.swapaxes(S, -1, -2) + QK[..., c, :, :] @ delta
+        S = S + np.swapaxes(delta, -1, -2) @ Kc[..., c, :, :]  # + Δᵀ K: [..., Ev, E]
+    return out.reshape(*batch, n_chunks * C, v.shape[-1])[..., :T, :], S
+
+
 def linear_state_bytes(n_layers, n_heads, d_k, d_v, bytes_per_number, batch=1):
     r"""Bytes of linear-attention layers' states: :math:`B \cdot \text{layers} \cdot H d_k d_v b`.
 

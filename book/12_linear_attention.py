@@ -48,7 +48,7 @@ from attn_book.data import quanta_example
 from attn_book.exercises import ch12_linear_attention as ch12
 from attn_book.figures import Figures
 from attn_book.plots import plot_recall
-from attn_book.prose import dec, grouped, percent, plain, vector
+from attn_book.prose import dec, grouped, percent, plain, sci, vector
 from attn_book.recall import recall_sweep
 from attn_book.tables import step_table
 from attn_book.widgets import MemoryCalculator, StateFiller
@@ -513,7 +513,7 @@ step_table(
 # $S_{t-1}$ is $S_{t-1} - \beta_t (S_{t-1}\mathbf k_t - \mathbf v_t)\,\mathbf k_t^\top$:
 # {eq}`eq-ch12-delta`. Linear attention's write is the same step with the loss
 # $-\mathbf v_t^\top S \mathbf k_t$, whose gradient ignores what $S$ already holds
-# ([Yang et al., 2024](references.md)).
+# ([Yang et al., 2024b](references.md)).
 
 # %%
 S_before, k3, v3 = delta_steps[1]["S"], K_unit[2], V[2]
@@ -527,7 +527,8 @@ round(float(loss_before), 4), round(float(loss_after), 4)
 # The loss falls from {eval}`dec(loss_before)` to {eval}`plain(loss_after)`: with a
 # unit key and $\beta = 1$ the step lands on the minimum along $\mathbf k_t$. Yang et al.
 # showed how to train this recurrence in parallel over the sequence, chunk by chunk, which
-# made the delta rule (DeltaNet) practical at the scale of language models.
+# made the delta rule (DeltaNet) practical at the scale of language models; the section after
+# the next figure does it.
 
 # %% tags=["hide-input"]
 state_filler = StateFiller()  # three keys, each written twice; the delta rule with β = 1
@@ -554,6 +555,96 @@ figures.show(
 # new value lands on top of the stale one; switch to softmax and the cache grows a row a token while
 # its weights split between the two writes of $\mathbf k_1$. Lower $\beta$, and each correction is
 # written only in part.
+#
+# ## The delta rule chunk by chunk (청크 단위 델타 규칙)
+#
+# The recurrence makes $n$ updates one after another, each from the state the one before it
+# left. The exercise "a chunk at a time" at the end of this chapter cuts linear attention into
+# chunks instead: a state carried in from the tokens before a chunk, and the masked parallel
+# form inside it. The delta
+# rule cannot be cut so simply, because inside a chunk each token's write corrects what the
+# state returns for its key, and that depends on the writes of the chunk's earlier tokens.
+# [Yang et al. (2024b)](references.md) showed that the corrections of a chunk solve one
+# triangular system. Take a chunk of $C$ tokens, the state $S$ ($d_v \times d_k$) that the
+# earlier chunks left, the chunk's queries, keys and values as the rows of $Q$, $K$
+# ($C \times d_k$) and $V$ ($C \times d_v$), and $B = \operatorname{diag}(\beta)$. Token $t$
+# of the chunk writes $\boldsymbol\delta_t \mathbf k_t^\top$ with
+# $\boldsymbol\delta_t = \beta_t(\mathbf v_t - S_{t-1}\mathbf k_t)$, and
+# $S_{t-1} = S + \sum_{i<t} \boldsymbol\delta_i \mathbf k_i^\top$, so
+#
+# $$
+# \boldsymbol\delta_t = \beta_t\big(\mathbf v_t - S\mathbf k_t\big)
+#   - \beta_t \sum_{i<t} (\mathbf k_t \cdot \mathbf k_i)\, \boldsymbol\delta_i .
+# $$
+#
+# With the corrections as the rows of $\Delta$ ($C \times d_v$), that is
+# $\big(I + \operatorname{tril}(B K K^\top, -1)\big)\,\Delta = B\,(V - K S^\top)$, where
+# $\operatorname{tril}(\cdot, -1)$ keeps the entries below the diagonal. The matrix on the
+# left is lower triangular with ones on its diagonal, so forward substitution solves it row by
+# row, with no inverse:
+#
+# $$
+# \begin{aligned}
+# T &= \big(I + \operatorname{tril}(B K K^\top, -1)\big)^{-1} B, \qquad W = T K, \qquad U = T V, \\
+# \Delta &= U - W S^\top .
+# \end{aligned}
+# $$ (eq-ch12-wy)
+#
+# $T$, $W$ and $U$ come from the chunk's own tokens, not from $S$: every chunk computes its
+# own at once. Only then do the chunks go in order, each reading and updating the state:
+#
+# $$
+# \begin{aligned}
+# O &= Q S^\top + \operatorname{tril}(Q K^\top)\, \Delta, \\
+# S_{\text{next}} &= S + \Delta^\top K = S\,(I - W^\top K) + U^\top K .
+# \end{aligned}
+# $$ (eq-ch12-chunk-delta)
+#
+# The outputs are what the state carried in returns for the chunk's queries, plus the chunk's
+# own corrections through the causal mask ($i \le t$). The last form shows the name: the
+# product of the chunk's $C$ factors $I - \beta_t \mathbf k_t \mathbf k_t^\top$ is
+# $I - W^\top K$, the WY representation of a product of Householder-like matrices on which
+# Yang et al. build. `ac.delta_rule_chunkwise` is {eq}`eq-ch12-wy` and
+# {eq}`eq-ch12-chunk-delta`. On random tokens with unit keys, from chunks of one token (the
+# recurrence again) to a single chunk of all of them, against `ac.delta_rule`'s token-by-token
+# recurrence:
+
+# %%
+rng_wy = np.random.default_rng(12)
+n_wy, d_wy = 64, 16
+Q_wy, V_wy = rng_wy.standard_normal((n_wy, d_wy)), rng_wy.standard_normal((n_wy, d_wy))
+K_wy = rng_wy.standard_normal((n_wy, d_wy))
+K_wy /= np.linalg.norm(K_wy, axis=1, keepdims=True)  # unit keys
+beta_wy = rng_wy.uniform(0, 1, n_wy)  # β in (0, 1), as a sigmoid gives
+out_rec, S_rec = ac.delta_rule(Q_wy, K_wy, V_wy, beta_wy)  # n rank-1 updates in order
+chunk_sizes = [1, 5, 16, 64]  # 5 does not divide 64; 64 is one chunk
+wy_gap = 0.0
+for C in chunk_sizes:
+    out_wy, S_wy = ac.delta_rule_chunkwise(Q_wy, K_wy, V_wy, beta_wy, chunk_size=C)
+    wy_gap = max(wy_gap, np.abs(out_wy - out_rec).max(), np.abs(S_wy - S_rec).max())
+wy_bound = 1e-12
+print(f"chunk sizes {chunk_sizes}: largest difference below {wy_bound:.0e}:", wy_gap < wy_bound)
+C_mid = chunk_sizes[2]  # chunks of 16
+mid_state_steps = -(-n_wy // C_mid)  # the chunks' state steps, in order
+mid_steps = mid_state_steps + C_mid  # and the forward substitution's C_mid rows
+mid_state_steps, mid_steps
+
+# %% [markdown]
+# On these {eval}`n_wy` tokens in $d_k = d_v =$ {eval}`d_wy` dimensions, outputs and final
+# states agree to within {eval}`sci(wy_bound)` for every chunk size: the
+# same arithmetic, regrouped, rounded differently. What the regrouping buys is the order of
+# the work. The recurrence makes {eval}`n_wy` updates, each a rank-1 change of the whole
+# state that must wait for the one before. With chunks of {eval}`C_mid`, the
+# sequential part is {eval}`mid_state_steps` state steps, each a few matrix products
+# of {eval}`C_mid` rows, plus the {eval}`C_mid` rows of forward substitution,
+# which every chunk does at once: {eval}`mid_steps` steps in order instead of
+# {eval}`n_wy`. Chunks of one token give back the recurrence, and one chunk of all
+# {eval}`n_wy` a triangular solve of {eval}`n_wy` rows. In between, most of the work is
+# matrix products. Yang et al. write that the algorithms for training DeltaNet before theirs
+# did not parallelize over the sequence length and so were slow on modern hardware; this form
+# let them train a DeltaNet of 1.3 billion parameters on 100 billion tokens. With a decay, Gated DeltaNet's chunks carry the products of the
+# $\alpha_t$ as well ([Yang, Kautz and Hatamizadeh, 2025](references.md));
+# `ac.delta_rule_chunkwise` does not take one.
 #
 # ## The recall experiment again
 #
@@ -599,7 +690,7 @@ figures.show(
 # nothing on purpose: it blurs all pairs alike, and a blurred value is still the nearest.
 # That is a verdict on random keys and a fixed β, not on trained models. Trained on MQAR,
 # DeltaNet recalls more than the additive linear attentions it is compared with, and the
-# delta rule is the better associative memory ([Yang et al., 2024](references.md)): a trained model learns keys
+# delta rule is the better associative memory ([Yang et al., 2024b](references.md)): a trained model learns keys
 # that overlap less than random ones and chooses $\beta_t$ token by token, as the β
 # experiment below begins to show.
 #
@@ -792,6 +883,36 @@ figures.show(
 # mask holds the products of the decays. They called it state-space duality (상태 공간 쌍대성)
 # ([Dao & Gu, 2024](references.md)). In the terms of this chapter: {eq}`eq-ch12-gated` without
 # the correction, $S_t = \alpha_t S_{t-1} + \mathbf v_t \mathbf k_t^\top$. We do not build it.
+#
+# ## The family in one table (선형 RNN 계열)
+#
+# Linear attention, the delta rule, Gated DeltaNet, Mamba-2 and Kimi Linear's KDA are members
+# of one family of linear recurrent networks (선형 RNN), with others beside them. Each keeps a
+# $d_v \times d_k$ state, written below as the delta rule's ($S_t$ values by keys, read as
+# $\mathbf o_t = S_t \mathbf q_t$), and the members differ in two choices: how the old state
+# fades (no decay, a fixed one, a scalar computed from the token, or one per key channel), and
+# whether a write corrects what the state returns for its key or only adds. The table leaves
+# out what each model does around the recurrence: its feature map or normalisation of queries
+# and keys, the query's scale, a normaliser, an output gate, and RetNet's rotation of queries
+# and keys by position.
+#
+# | model | state update $S_t =$ | decay | correction |
+# |---|---|---|---|
+# | linear attention ([Katharopoulos et al., 2020](references.md)) | $S_{t-1} + \mathbf v_t \phi(\mathbf k_t)^\top$ | none | none |
+# | RetNet ([Sun et al., 2023](references.md)) | $\gamma\, S_{t-1} + \mathbf v_t \mathbf k_t^\top$ | a scalar $\gamma$, fixed for each head | none |
+# | Mamba-2 ([Dao & Gu, 2024](references.md)) | $\alpha_t S_{t-1} + \mathbf v_t \mathbf k_t^\top$ | a scalar $\alpha_t$ per head, from the token | none |
+# | GLA ([Yang et al., 2024a](references.md)) | $S_{t-1} \operatorname{Diag}(\boldsymbol\alpha_t) + \mathbf v_t \mathbf k_t^\top$ | one per key channel, $\boldsymbol\alpha_t \in (0, 1)^{d_k}$, from the token | none |
+# | DeltaNet ([Schlag et al., 2021](references.md); [Yang et al., 2024b](references.md)) | $S_{t-1}(I - \beta_t \mathbf k_t \mathbf k_t^\top) + \beta_t \mathbf v_t \mathbf k_t^\top$ | none | a scalar $\beta_t$ |
+# | Gated DeltaNet ([Yang, Kautz and Hatamizadeh, 2025](references.md)) | $\alpha_t S_{t-1}(I - \beta_t \mathbf k_t \mathbf k_t^\top) + \beta_t \mathbf v_t \mathbf k_t^\top$ | a scalar $\alpha_t$ per head, from the token | a scalar $\beta_t$ |
+# | KDA, Kimi Linear ([Kimi Team, 2025b](references.md)) | $S_{t-1} \operatorname{Diag}(\boldsymbol\alpha_t)(I - \beta_t \mathbf k_t \mathbf k_t^\top) + \beta_t \mathbf v_t \mathbf k_t^\top$ | one per key channel, $\boldsymbol\alpha_t$, from the token | a scalar $\beta_t$ |
+# | RWKV-7 ([Peng et al., 2025](references.md)) | $S_{t-1}\big(\operatorname{Diag}(\mathbf w_t) - \hat{\boldsymbol\kappa}_t (\mathbf a_t \odot \hat{\boldsymbol\kappa}_t)^\top\big) + \mathbf v_t \tilde{\mathbf k}_t^\top$ | one per key channel, $\mathbf w_t$, from the token | a rate per key channel, $\mathbf a_t$, along a unit removal key $\hat{\boldsymbol\kappa}_t$; the key written, $\tilde{\mathbf k}_t$, is another |
+#
+# The upper rows only add, each with a finer decay than the row above; the lower rows correct,
+# and are the delta rule with the same decays added. Gated DeltaNet is Mamba-2's decay on
+# DeltaNet's write, as the title of its paper says, and KDA is GLA's decay on it. RWKV-7
+# generalises the correction furthest: the rate is a vector, and the key it erases along is
+# not the key it writes. Of these rows, `ac.delta_rule` computes DeltaNet's and, with
+# `decay`, Gated DeltaNet's.
 #
 # ## Sparse attention: read only the keys that matter (희소 어텐션)
 #

@@ -311,7 +311,8 @@ def test_bad_gates_and_state_name_themselves():
 
 
 def test_exported():
-    assert {"delta_rule", "linear_attention", "linear_attention_recurrent"} <= set(ac.__all__)
+    names = {"delta_rule", "delta_rule_chunkwise", "linear_attention", "linear_attention_recurrent"}
+    assert names <= set(ac.__all__)
 
 
 def test_linear_state_bytes_is_the_state_the_recurrences_return():
@@ -341,3 +342,83 @@ def test_a_hybrid_by_hand():
         ac.linear_state_bytes(1, 1, 1, 0, 2)
     with pytest.raises(TypeError, match="bytes_per_number must be a number of bytes"):
         ac.linear_state_bytes(1, 1, 1, 1, "two")
+
+
+# --------------------------------------------------------------- the chunkwise (WY) form
+
+
+def _delta_by_python_loops(q, k, v, beta):
+    """The delta rule on plain floats, one sequence: S += β (v − S k) kᵀ, o = S q."""
+    E, Ev = len(k[0]), len(v[0])
+    S = [[0.0] * E for _ in range(Ev)]
+    out = []
+    for t in range(len(q)):
+        read = [sum(S[r][c] * k[t][c] for c in range(E)) for r in range(Ev)]
+        for r in range(Ev):
+            for c in range(E):
+                S[r][c] += beta[t] * (v[t][r] - read[r]) * k[t][c]
+        out.append([sum(S[r][c] * q[t][c] for c in range(E)) for r in range(Ev)])
+    return np.array(out), np.array(S)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 2, 3, 5, 11, 12])
+def test_the_chunkwise_form_equals_the_recurrence(chunk_size):
+    rng = np.random.default_rng(chunk_size)
+    B, H, T, E, Ev = 2, 3, 11, 4, 5  # 3 and 5 do not divide 11; 11 is the whole sequence
+    q, k = rng.standard_normal((B, H, T, E)), _unit(rng.standard_normal((B, H, T, E)))
+    v, beta = rng.standard_normal((B, H, T, Ev)), rng.uniform(0, 1, (B, H, T))
+    S0 = rng.standard_normal((B, H, Ev, E))
+    want_out, want_S = delta_rule(q, k, v, beta, state=S0)
+    out, S = ac.delta_rule_chunkwise(q, k, v, beta, chunk_size=chunk_size, state=S0)
+    assert out.shape == (B, H, T, Ev) and S.shape == (B, H, Ev, E)
+    np.testing.assert_allclose(out, want_out, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(S, want_S, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("chunk_size", [1, 4, 6, 9])
+def test_the_chunkwise_form_equals_a_python_loop(chunk_size):
+    rng = np.random.default_rng(40 + chunk_size)
+    T, E, Ev = 9, 3, 2
+    q, k = rng.standard_normal((T, E)), _unit(rng.standard_normal((T, E)))
+    v, beta = rng.standard_normal((T, Ev)), rng.uniform(0, 2, T)  # β up to 2: bounded
+    want_out, want_S = _delta_by_python_loops(q.tolist(), k.tolist(), v.tolist(), beta.tolist())
+    out, S = ac.delta_rule_chunkwise(q, k, v, beta, chunk_size=chunk_size)
+    np.testing.assert_allclose(out, want_out, rtol=1e-11, atol=1e-12)
+    np.testing.assert_allclose(S, want_S, rtol=1e-11, atol=1e-12)
+
+
+def test_the_chunkwise_form_by_hand_and_in_two_calls():
+    # keys e1, e2, e1; values 1, 2, 5; β 1, 1, 1/2: S3 = [3, 2] (as the recurrence's test)
+    keys, values = [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]], [[1.0], [2.0], [5.0]]
+    out, S = ac.delta_rule_chunkwise(keys, keys, values, [1.0, 1.0, 0.5], chunk_size=2)
+    np.testing.assert_allclose(S, [[3.0, 2.0]])
+    np.testing.assert_allclose(out, [[1.0], [2.0], [3.0]])
+    # the state carries over: tokens 1-2, then token 3 from their state
+    _, S2 = ac.delta_rule_chunkwise(keys[:2], keys[:2], values[:2], [1.0, 1.0], chunk_size=2)
+    out3, S3 = ac.delta_rule_chunkwise(
+        keys[2:], keys[2:], values[2:], [0.5], chunk_size=2, state=S2
+    )
+    np.testing.assert_allclose(S3, [[3.0, 2.0]])
+    np.testing.assert_allclose(out3, [[3.0]])
+
+
+def test_the_chunkwise_form_warns_as_the_recurrence():
+    k = np.full((3, 1), 2.0)  # β‖k‖² = 4 > 2
+    with pytest.warns(ac.DeltaRuleGrowthWarning, match=r"token 0\b"):
+        ac.delta_rule_chunkwise(k, k, k, 1.0, chunk_size=2)
+
+
+def test_bad_chunkwise_input_names_it():
+    q = np.zeros((5, 2))
+    with pytest.raises(ValueError, match=r"chunk_size must be .*got 0"):
+        ac.delta_rule_chunkwise(q, q, q, 0.5, chunk_size=0)
+    with pytest.raises(ValueError, match=r"chunk_size must be an integer >= 1, got 2.5"):
+        ac.delta_rule_chunkwise(q, q, q, 0.5, chunk_size=2.5)
+    with pytest.raises(ValueError, match=r"query \(4, 2\), key \(5, 2\)"):
+        ac.delta_rule_chunkwise(np.zeros((4, 2)), q, q, 0.5, chunk_size=2)
+    with pytest.raises(ValueError, match=r"value.*\(4, 3\)"):
+        ac.delta_rule_chunkwise(q, q, np.zeros((4, 3)), 0.5, chunk_size=2)
+    with pytest.raises(ValueError, match=r"beta of shape \(4,\) does not broadcast .* \(5,\)"):
+        ac.delta_rule_chunkwise(q, q, q, np.full(4, 0.5), chunk_size=2)
+    with pytest.raises(ValueError, match=r"state must be \(..., Ev, E\) = \(2, 2\)"):
+        ac.delta_rule_chunkwise(q, q, q, 0.5, chunk_size=2, state=np.zeros((3, 3)))

@@ -301,6 +301,18 @@ function colourRange(K, V, pairOf, query, beta) {
   }
   return Math.ceil(top * 2) / 2;
 }
+function barRange(K, V, pairOf, query, beta, softmaxScale) {
+  let top = 1;
+  for (let t = 0; t <= K.length; t++) {
+    for (const method of ["softmax", "linear", "delta"]) {
+      const got = fillState(K, V, pairOf, t, method, query, { beta, softmaxScale });
+      for (const x of [got.recalled, got.target, got.correction].flat()) {
+        top = Math.max(top, Math.abs(x));
+      }
+    }
+  }
+  return Math.ceil(top * 2) / 2;
+}
 function inkOn(fill) {
   const linear = (c) => c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   const [r, g, b] = fill.match(/\d+/g).map((c) => linear(Number(c) / 255));
@@ -573,21 +585,17 @@ function render({ model, el }) {
       cacheShown ? t("rows: tokens; key | value; right: weight on each") : t("rows: key dimension; columns: value dimension")
     );
     const asked = `k${sub(query + 1)}`;
-    const top = Math.max(
-      1,
-      ...[got.recalled, got.target, got.correction].flat().map((x) => Math.abs(x))
-    );
-    const scale = Math.ceil(top * 2) / 2;
+    const scale = barRange(K, V, pairOf, query, b, model.get("softmax_scale"));
     setTitle(
       bars.charts[0].title,
       t("asked {key}: recalled (blue), true (orange)", { key: asked })
     );
     paintChart(bars.charts[0], [got.recalled, got.target], scale);
-    const last = `${step}`;
     setTitle(
       bars.charts[1].title,
-      method === "delta" ? step ? t("correction v{t} − S{before}k{t} written (vermillion)", {
-        t: sub(last),
+      method === "delta" ? step ? t("token {t} writes {key}: correction v − S{before}{key} (vermillion)", {
+        t: step,
+        key: `k${sub(pairOf[step - 1] + 1)}`,
         before: sub(step - 1)
       }) : t("correction: nothing written yet") : method === "linear" ? t("linear attention adds k vᵀ, no correction") : t("softmax appends k and v to its cache")
     );

@@ -705,3 +705,34 @@ def test_the_state_filler_steps_by_keyboard_and_says_so(gallery):
     assert weights == pytest.approx(want["weights"], abs=6e-4) and len(weights) == 4
     assert "= 32 numbers" in fig.inner_text()  # 4 tokens × (4 + 4)
     assert filler_shows(other) == other_before, "one state filler moved the other"
+
+
+def test_the_state_fillers_bars_keep_their_range_and_name_each_key(gallery):
+    """Stepping back from t = 6 to 1 with the delta rule: the bar charts' tick labels stay
+    the same (one y-range for every step), the upper chart names the key asked and the lower
+    one the key the current token writes, as pairs() lays the tokens out."""
+    from attn_book.widgets.state_filler import pairs
+
+    _, _, pair_of = pairs(3, 4, 4, rewrite=True)
+    fig = gallery.locator(".abh-statefill").first
+    fig.scroll_into_view_if_needed()
+    bars = fig.locator(".abh-panel svg")
+    drawing = fig.locator('svg[role="application"]')
+    drawing.focus()
+    gallery.keyboard.press("End")  # t = 6, whatever an earlier test left
+    ticks_seen, titles_seen = set(), []
+    for t in range(6, 0, -1):
+        gallery.wait_for_function(
+            "([el, t]) => el.textContent.startsWith(t + ' of')",
+            arg=[fig.locator(".abh-stepper output").element_handle(), str(t)],
+        )
+        ticks = bars.locator("text.abh-tick").all_text_contents()
+        ticks_seen.add(tuple(x for x in ticks if not x.startswith("dim")))
+        titles_seen.append(bars.locator("text.abh-title").all_text_contents())
+        gallery.keyboard.press("ArrowLeft")
+    assert len(ticks_seen) == 1, ticks_seen  # the same range at every step
+    sub = "₀₁₂₃₄₅₆₇₈₉"
+    for t, (upper, lower) in zip(range(6, 0, -1), titles_seen, strict=True):
+        assert upper.startswith("asked k₁:"), upper
+        written = f"k{sub[pair_of[t - 1] + 1]}"
+        assert lower.startswith(f"token {t} writes {written}: correction v − S{sub[t - 1]}"), lower

@@ -89,6 +89,20 @@ function colourRange(K, V, pairOf, query, beta) {
   return Math.ceil(top * 2) / 2;
 }
 
+/** The bar charts' range: the largest number they show at any step and in any memory, ≥ 1. */
+function barRange(K, V, pairOf, query, beta, softmaxScale) {
+  let top = 1;
+  for (let t = 0; t <= K.length; t++) {
+    for (const method of ["softmax", "linear", "delta"]) {
+      const got = fillState(K, V, pairOf, t, method, query, { beta, softmaxScale });
+      for (const x of [got.recalled, got.target, got.correction].flat()) {
+        top = Math.max(top, Math.abs(x));
+      }
+    }
+  }
+  return Math.ceil(top * 2) / 2;
+}
+
 /** Black or white text, whichever contrasts more with an "rgb(r,g,b)" fill (WCAG's ratio). */
 function inkOn(fill) {
   const linear = (c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
@@ -383,23 +397,19 @@ function render({ model, el }) {
     );
     // the bars: recalled beside true; the correction (delta), or what the others write
     const asked = `k${sub(query + 1)}`;
-    const top = Math.max(
-      1,
-      ...[got.recalled, got.target, got.correction].flat().map((x) => Math.abs(x)),
-    );
-    const scale = Math.ceil(top * 2) / 2;
+    const scale = barRange(K, V, pairOf, query, b, model.get("softmax_scale")); // fixed over steps
     setTitle(
       bars.charts[0].title,
       t("asked {key}: recalled (blue), true (orange)", { key: asked }),
     );
     paintChart(bars.charts[0], [got.recalled, got.target], scale);
-    const last = `${step}`;
     setTitle(
       bars.charts[1].title,
       method === "delta"
         ? step
-          ? t("correction v{t} − S{before}k{t} written (vermillion)", {
-              t: sub(last),
+          ? t("token {t} writes {key}: correction v − S{before}{key} (vermillion)", {
+              t: step,
+              key: `k${sub(pairOf[step - 1] + 1)}`,
               before: sub(step - 1),
             })
           : t("correction: nothing written yet")
