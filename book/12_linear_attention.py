@@ -418,11 +418,13 @@ figures.show(
 # from each token. Real models L2-normalise every key, $\lVert \mathbf k_t \rVert = 1$, and
 # take $\beta_t$ from a sigmoid, $0 < \beta_t < 1$, well inside the
 # $\beta_t \lVert \mathbf k_t \rVert^2 \le 2$ that keeps the state bounded (`ac.delta_rule`
-# warns past it). Some models let $\beta_t$ reach 2: for $1 < \beta_t < 2$ the factor
+# warns past it). Grazzi et al. let $\beta_t$ reach 2, as $\beta_t = 2\sigma(\cdot)$: for
+# $1 < \beta_t < 2$ the factor
 # $I - \beta_t \mathbf k_t \mathbf k_t^\top$ that a write applies to the state (rewritten in
 # {eq}`eq-ch12-gated` below) has the eigenvalue $1 - \beta_t < 0$ along $\mathbf k_t$, a flip,
-# and with such flips a stack of layers can track a state such as the parity of a bit string,
-# which eigenvalues in $[0, 1]$ cannot ([Grazzi et al., 2025](references.md)).
+# and with such flips a single layer can track the parity of a bit string, which eigenvalues
+# in $[0, 1]$ cannot ([Grazzi et al., 2025](references.md)); the shipped models of this chapter
+# keep the sigmoid.
 # With $\beta_t = 1$ and a unit key, $S_t \mathbf k_t = S_{t-1}\mathbf k_t +
 # \mathbf v_t - S_{t-1} \mathbf k_t = \mathbf v_t$: after the write the state returns exactly
 # the new value for its key. By hand on the three unit keys, $\beta = 1$:
@@ -989,7 +991,9 @@ dense_weights[-1].round(3), round(float(kept_share), 3)
 # multi-head latent attention, and an indexer of $H_I = 64$ heads of width $d_I = 128$. A
 # decoding step runs MLA absorbed, so every head scores the same cached key, the latent and
 # the RoPE key, $d_c + d_h^R = 512 + 64$ numbers a token, and sums the same latents, $d_c$
-# numbers, as values:
+# numbers, as values. V3.2's sparse decoding keeps that cache in FP8 (an 8-bit float, 1 byte),
+# as DeepSeek's FlashMLA kernels store it ([Li, 2025](references.md)): the 512 latent numbers
+# in FP8 with one float32 scale for each 128 of them, and the 64 RoPE numbers in bfloat16:
 
 # %%
 v32_heads, d_latent, d_rope = 128, 512, 64  # DeepSeek-V3.2: kv_lora_rank, qk_rope_head_dim
@@ -1007,7 +1011,7 @@ sparse = ac.sparse_attention_cost(
 )  # absorbed MLA: scores over d_c + d_h^R, values of d_c, for each of the 128 heads
 attention_saving = sparse.dense.matmul_flops / sparse.sparse.matmul_flops
 entry_width = d_latent + d_rope  # numbers cached a token: the latent and the RoPE key
-entry_bytes = entry_width * 2  # one cached token, 16 bits, shared by all 128 heads
+entry_bytes = d_latent * 1 + (d_latent // 128) * 4 + d_rope * 2  # one token, FlashMLA's FP8 layout
 dense_read_mib = n_long * entry_bytes / MiB  # dense attention reads every token's entry
 sparse_read_mib = v32_top_k * entry_bytes / MiB  # sparse attention, the 2,048 selected
 index_entry_bytes = index_dim * 1 + 4  # the indexer's key: 128 FP8 numbers, one float32 scale
@@ -1034,7 +1038,7 @@ index_gflops, sparse_gflops, dense_gflops = (
 # {eval}`dec(sparse_gflops, 2)` of the sparse attention it feeds, so the step needs
 # {eval}`dec(sparse.flops_ratio, 1)` times fewer FLOPs than dense attention's
 # {eval}`dec(dense_gflops, 1)`, not {eval}`plain(attention_saving)`. And it reads its own key of
-# every token, 128 numbers in FP8 (an 8-bit float, 1 byte) with one float32 scale,
+# every token, 128 numbers in FP8 with one float32 scale,
 # {eval}`dec(index_mib, 1)` MiB at 128k tokens, beside the {eval}`dec(sparse_read_mib, 2)` MiB
 # of the 2,048 entries attention reads: a step reads {eval}`dec(step_read_saving, 1)` times
 # fewer bytes in all, not {eval}`plain(attention_saving)`, and
