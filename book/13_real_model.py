@@ -606,6 +606,25 @@ print(f"second copy without head {best_induction}: {loss_without_best:.2f}")
 print(f"second copy without the {n_induction} induction heads: {loss_without_all:.2f}")
 print(f"right guesses: first copy {first_copy_right:.0%}, second {second_copy_right:.0%}")
 
+# %%
+first_without_all, _ = copy_losses(llama.forward(m, repeated, ablate=induction_heads))
+_, loss_without_previous = copy_losses(llama.forward(m, repeated, ablate=[best_previous]))
+other_heads = [  # the same layers' heads that are not induction heads
+    (i, h) for i in induction_layers for h in range(cfg.n_heads) if (i, h) not in induction_heads
+]
+n_draws = 5
+draw_rng = np.random.default_rng(17)
+random_losses = []  # the second copy's loss without as many heads, drawn from other_heads
+for _ in range(n_draws):
+    drawn = draw_rng.choice(len(other_heads), size=n_induction, replace=False)
+    _, loss = copy_losses(llama.forward(m, repeated, ablate=[other_heads[j] for j in drawn]))
+    random_losses.append(loss)
+random_low, random_high = min(random_losses), max(random_losses)
+print(f"first copy without the {n_induction} induction heads: {first_without_all:.2f}")
+print(f"second copy without the previous-token head {best_previous}: {loss_without_previous:.2f}")
+print(f"second copy without {n_induction} other heads of the same layers ({n_draws} draws):")
+print(" ".join(f"{loss:.2f}" for loss in random_losses))
+
 # %% [markdown]
 # Layers and heads are counted from 0 here, as the arrays index them; the figure below counts
 # them from 1, as [Chapter 7](07_heads_and_masks.ipynb)'s head menu does. Layer
@@ -629,6 +648,16 @@ print(f"right guesses: first copy {first_copy_right:.0%}, second {second_copy_ri
 # right on {eval}`percent(first_copy_right)` of the first copy's tokens and
 # {eval}`percent(second_copy_right)` of the second's: the loss also counts the probability
 # the right token gains when it is not the top guess.
+#
+# Would any {eval}`n_induction` heads do as much harm? Zeroing {eval}`n_induction` other heads
+# of the same layers instead, drawn at random {eval}`n_draws` times, leaves the second copy's
+# loss between {eval}`dec(random_low, 2)` and {eval}`dec(random_high, 2)`, far from
+# {eval}`dec(loss_without_all, 2)`: the harm is the induction heads', not the number of heads
+# removed. The first copy, with nothing earlier to copy, does not need them: its loss is
+# {eval}`dec(first_without_all, 2)` without them. And zeroing the previous-token head alone,
+# layer {eval}`best_previous[0]` head {eval}`best_previous[1]`, raises the second copy's loss
+# to {eval}`dec(loss_without_previous, 2)`: copying needs it too, as Olsson et al.'s circuit
+# predicts.
 #
 # The figure below holds every head
 # of every layer on a shorter repeated sequence: the sink's column, the previous-token
