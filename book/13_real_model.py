@@ -553,17 +553,24 @@ first_sink_layer, sinks_there, late_share, early_share, uniform_share
 # was A, the token after A's first occurrence, and copies it. So we score each head: its mean
 # weight on the previous position, and, over the second copy, its mean weight on the position
 # after the current token's first occurrence.
+#
+# The sequence opens with `<|endoftext|>`, the token that separates documents in the model's
+# training text, as interpretability tutorials do. Without it, the first random token would be
+# the first position, the one the heads of the section above put their weight on, and it is
+# also a token the second copy must copy; the loss below measures what that costs.
 
 # %%
 rng = np.random.default_rng(13)
 half = rng.integers(1000, 20000, size=24)  # random tokens, then the same again
-repeated = np.concatenate([half, half])
+start = tok.ids["<|endoftext|>"]  # id 0: the start of a document
+repeated = np.concatenate([[start], half, half])
 weights_rep = []
 rep_logits = llama.forward(m, repeated, weights=weights_rep)
 R = len(half)
-rows = np.arange(R, 2 * R)  # the second copy's positions
+rows = np.arange(R + 1, 2 * R + 1)  # the second copy's positions
 induction = np.array([w[:, rows, rows - R + 1].mean(-1) for w in weights_rep])  # [30, 9]
-previous = np.array([w.diagonal(-1, 1, 2).mean(-1) for w in weights_rep])  # [30, 9]: w[t, t - 1]
+# w[t, t - 1] for t from 2 on: the first random token's weight on the start token is the sink's
+previous = np.array([w.diagonal(-1, 1, 2)[:, 1:].mean(-1) for w in weights_rep])  # [30, 9]
 best_induction = tuple(int(i) for i in np.unravel_index(induction.argmax(), induction.shape))
 best_previous = tuple(int(i) for i in np.unravel_index(previous.argmax(), previous.shape))
 induction_best, previous_best = float(induction.max()), float(previous.max())
@@ -573,7 +580,7 @@ best_induction, round(induction_best, 3), best_previous, round(previous_best, 3)
 uniform_induction = float(np.mean(1 / (rows + 1)))  # a head spreading its weight evenly
 other_half = np.random.default_rng(14).integers(1000, 20000, size=R)  # no repeat: a control
 weights_ctl = []
-llama.forward(m, np.concatenate([half, other_half]), weights=weights_ctl)
+llama.forward(m, np.concatenate([[start], half, other_half]), weights=weights_ctl)
 layer_i, head_i = best_induction
 control_score = float(weights_ctl[layer_i][head_i, rows, rows - R + 1].mean())
 induction_threshold = 0.3
@@ -589,22 +596,35 @@ def next_token_loss(logits, ids):
     return -ac.log_softmax(logits[:-1])[np.arange(len(ids) - 1), ids[1:]]
 
 
-def copy_losses(logits):
-    """Mean loss on the first copy's tokens and on the second's (after its first token)."""
-    loss = next_token_loss(logits, repeated)
-    return float(loss[: R - 1].mean()), float(loss[R:].mean())
+def copy_losses(logits, ids=repeated):
+    """Mean loss on the first copy's tokens and on the second's (each after its first token)."""
+    loss = next_token_loss(logits, ids)
+    s = len(ids) - 2 * R  # 1 with the start token, 0 without
+    return float(loss[s : s + R - 1].mean()), float(loss[s + R :].mean())
+
+
+def copy_right(logits, ids=repeated):
+    """The share of the first copy's and of the second's next tokens the greedy guess gets."""
+    right = logits[:-1].argmax(-1) == ids[1:]
+    s = len(ids) - 2 * R
+    return float(right[s : s + R - 1].mean()), float(right[s + R :].mean())
 
 
 first_copy_loss, second_copy_loss = copy_losses(rep_logits)
 _, loss_without_best = copy_losses(llama.forward(m, repeated, ablate=[best_induction]))
 _, loss_without_all = copy_losses(llama.forward(m, repeated, ablate=induction_heads))
 uniform_loss = float(np.log(cfg.vocab))  # a uniform guess over the vocabulary
-predicted = rep_logits[:-1].argmax(-1) == repeated[1:]  # the next token, right?
-first_copy_right, second_copy_right = predicted[: R - 1].mean(), predicted[R:].mean()
+first_copy_right, second_copy_right = copy_right(rep_logits)  # the next token, right?
 print(f"loss, nats a token: first copy {first_copy_loss:.2f}, second {second_copy_loss:.2f}")
 print(f"second copy without head {best_induction}: {loss_without_best:.2f}")
 print(f"second copy without the {n_induction} induction heads: {loss_without_all:.2f}")
 print(f"right guesses: first copy {first_copy_right:.0%}, second {second_copy_right:.0%}")
+no_start = repeated[1:]  # the same two copies, without the start token
+no_start_logits = llama.forward(m, no_start)
+_, second_loss_no_start = copy_losses(no_start_logits, no_start)
+_, second_right_no_start = copy_right(no_start_logits, no_start)
+print(f"without the start token: second copy {second_loss_no_start:.2f}", end=", ")
+print(f"right {second_right_no_start:.0%}")
 
 # %%
 first_without_all, _ = copy_losses(llama.forward(m, repeated, ablate=induction_heads))
@@ -647,7 +667,11 @@ print(" ".join(f"{loss:.2f}" for loss in random_losses))
 # {eval}`dec(loss_without_all, 2)`. The heads share the work of copying. The greedy guess is
 # right on {eval}`percent(first_copy_right)` of the first copy's tokens and
 # {eval}`percent(second_copy_right)` of the second's: the loss also counts the probability
-# the right token gains when it is not the top guess.
+# the right token gains when it is not the top guess. Without the start token the same two
+# copies fare worse: the second copy's loss is {eval}`dec(second_loss_no_start, 2)` and the
+# greedy guess is right on {eval}`percent(second_right_no_start)` of its tokens. There the
+# first random token is the first position, where the sink's heads park their weight, so the
+# measurement with the start token is the one that shows what copying the model can do.
 #
 # Would any {eval}`n_induction` heads do as much harm? Zeroing {eval}`n_induction` other heads
 # of the same layers instead, drawn at random {eval}`n_draws` times, leaves the second copy's
