@@ -536,11 +536,37 @@ first_sink_layer, sinks_there, late_share, early_share, uniform_share
 # ({eval}`percent(early_share)` of them before layer {eval}`first_sink_layer`); from layer
 # {eval}`first_sink_layer` on (the first layer where at least half the heads do:
 # {eval}`sinks_there` of its {eval}`cfg.n_heads`), {eval}`percent(late_share)` of the heads
-# do. The first token, "The", is no more important
-# than the others (a head spreading its weight evenly would put {eval}`dec(uniform_share, 2)` of
-# it there, on average over the positions): it is the one every query can see, and a head with nothing to read parks
-# its weight there ([Chapter 11](11_modern_attention.ipynb)'s sink;
-# [Xiao et al., 2024](references.md)).
+# do, where a head spreading its weight evenly would put {eval}`dec(uniform_share, 2)` of it
+# there, on average over the positions. Is it the word "The" that draws the weight, or the
+# first position? The same sentence, started at its second token, " quick", or with a line
+# break in place of "The":
+
+
+# %%
+def sink_shares(ids):
+    """The share of heads with more than half their weight on the first token, before layer
+    first_sink_layer and from it on."""
+    w = []
+    llama.forward(m, ids, weights=w)
+    parks = np.array([x[:, 1:, 0].mean(-1) for x in w]) > 0.5  # [30, 9]
+    return float(parks[:first_sink_layer].mean()), float(parks[first_sink_layer:].mean())
+
+
+quick_early, quick_late = sink_shares(tok.encode(sink_text[3:]))  # " quick brown fox ..."
+newline_early, newline_late = sink_shares(tok.encode("\n" + sink_text[4:]))  # "\nquick ..."
+print(f"share of the heads, before layer {first_sink_layer} and from it on:")
+print(f'" quick ...": {quick_early:.1%}, {quick_late:.1%}')
+print(f'"\\nquick ...": {newline_early:.1%}, {newline_late:.1%}')
+
+# %% [markdown]
+# Measured: whichever token comes first, few heads of the first layers put most of their weight
+# on it ({eval}`percent(quick_early)` and {eval}`percent(newline_early)` before layer
+# {eval}`first_sink_layer`) and most heads from layer {eval}`first_sink_layer` on do
+# ({eval}`percent(quick_late)` and {eval}`percent(newline_late)`). So it is the first position,
+# not the word. Why heads do this is not measured here. The usual explanation, a hypothesis
+# from the literature ([Chapter 11](11_modern_attention.ipynb)'s sink;
+# [Xiao et al., 2024](references.md)): the first token is the one every query can see, and a
+# head with nothing to read parks its weight there, since the softmax must put it somewhere.
 #
 # ### Previous-token and induction heads (인덕션 헤드)
 #
