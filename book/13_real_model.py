@@ -767,7 +767,8 @@ ch13.q4_block.check(answer)
 # :label: ex-ch13-dequantize-blocks
 #
 # Write `dequantize_blocks(blocks)`: from Q4_1 blocks, the last axis of a uint8 array of shape
-# $(\dots, 20)$, the weights, of shape $(\dots, 32)$, with numpy and no loop over the blocks.
+# $(\dots, 20)$, the weights, of shape $(\dots, 32)$, in float32 as ggml computes them, with
+# numpy and no loop over the blocks.
 # The check runs it on one block, on five, on a matrix of 2 rows of 3 blocks, on a block
 # holding the codes of the exercise above, on the codes 0 to 15 and back, and on a block whose
 # scale is 0.
@@ -902,7 +903,7 @@ ch13.kv_head.check(answer)
 # :label: ex-ch13-cache-mib
 #
 # How many MiB does this model's KV cache hold for the number of tokens printed below, in
-# float16? Its shape is printed too. Answer to one decimal (the check allows the rounding).
+# float16? Its shape is printed too. Answer to two decimals (the check allows the rounding).
 # ```
 
 # %%
@@ -919,7 +920,7 @@ ch13.cache_mib.check(answer)
 # :class: dropdown
 #
 # A key and a value, for each layer, key/value head and token:
-# {eval}`dec(ch13.cache_mib.solution, 1)` MiB.
+# {eval}`dec(ch13.cache_mib.solution, 2)` MiB.
 #
 # ```python
 # answer = 2 * layers_c * kv_heads_c * d_head_c * n_c * b_c / 2**20
@@ -962,37 +963,39 @@ ch13.sink_where.check(answer)
 # ```
 # ````
 #
-# ```{exercise} Find the induction head
+# ```{exercise} An induction score on a new sequence
 # :label: ex-ch13-induction-head
 #
-# Run the model on another repeated random sequence (a new seed, 30 tokens drawn from ids 1000
-# to 19999 as above, so no special token, then the same 30 again) and find the head with the
-# highest induction score, counting layers and heads from 0. Is it the same layer and head as
-# in the section above? Print its score too: on a repeat it should be far above an even
-# spread's (about {eval}`dec(uniform_induction)` for the shorter sequence above).
-# Answer `[layer, head]`.
+# Run the model on another repeated random sequence: `<|endoftext|>`, then
+# {eval}`ch13.INDUCTION_LENGTH` tokens drawn from ids 1000 to 19999 as above
+# (`integers(1000, 20000, size=...)`) by `np.random.default_rng` with the seed
+# {eval}`ch13.INDUCTION_SEED`, then the same tokens again. Score every head as above, over the second copy, and
+# give the highest induction score, to three decimals. Which head has it: the same as on the
+# section's sequence?
 # ```
 
 # %%
-answer = ...  # [layer, head]
+answer = ...  # the highest induction score
 ch13.induction_head.check(answer)
 
 # %% [markdown]
 # ````{solution} ex-ch13-induction-head
 # :class: dropdown
 #
-# The same head wins on a new sequence: induction is what it does, not what this sequence
-# made it do.
+# {eval}`dec(ch13.induction_head.solution)`, for layer {eval}`ch13.INDUCTION_HEAD[0]` head
+# {eval}`ch13.INDUCTION_HEAD[1]`: the same head wins on a new sequence, so induction is what it
+# does, not what one sequence made it do. The other induction heads of the section score lower.
 #
 # ```python
-# half_2 = np.random.default_rng(2026).integers(1000, 20000, size=30)
-# seq_2 = np.concatenate([half_2, half_2])
+# n_2 = ch13.INDUCTION_LENGTH
+# tokens_2 = np.random.default_rng(ch13.INDUCTION_SEED).integers(1000, 20000, size=n_2)
+# seq_2 = np.concatenate([[start], tokens_2, tokens_2])
 # w_2 = []
 # llama.forward(m, seq_2, weights=w_2)
-# rows_2 = np.arange(30, 60)
-# score_2 = np.array([w[:, rows_2, rows_2 - 29].mean(-1) for w in w_2])
-# answer = list(np.unravel_index(score_2.argmax(), score_2.shape))
-# print(answer, score_2.max())
+# rows_2 = np.arange(n_2 + 1, 2 * n_2 + 1)  # the second copy
+# score_2 = np.array([w[:, rows_2, rows_2 - n_2 + 1].mean(-1) for w in w_2])
+# print(np.unravel_index(score_2.argmax(), score_2.shape), score_2.max())
+# answer = score_2.max()
 # ch13.induction_head.check(answer)
 # ```
 # ````
