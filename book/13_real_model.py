@@ -194,10 +194,10 @@ kinds, file_mib, float32_mib
 # order the rest of the chapter uses (the section on RoPE below says why).
 
 # %%
-m = llama.load_model(path)  # every tensor dequantised to float32
-tok = m.tokenizer
+lm = llama.load_model(path)  # the language model, every tensor dequantised to float32
+tok = lm.tokenizer
 n_merges = len(tok.ranks)  # the tokenizer's list of merges, learnt once
-weights_mib = (m.embedding.nbytes + sum(a.nbytes for L in m.layers for a in L)) / 2**20
+weights_mib = (lm.embedding.nbytes + sum(a.nbytes for blk in lm.layers for a in blk)) / 2**20
 weights_mib, n_merges
 
 # %% [markdown]
@@ -256,14 +256,14 @@ n_syllable_tokens = len(syllable_tokens)  # tokens holding a whole Hangul syllab
 
 # %%
 prompt_ids = tok.encode("The capital of France is")
-T = len(prompt_ids)
-x = m.embedding[prompt_ids]  # [T, 576]: each token's row of the embedding
-layer = m.layers[0]
-positions = np.arange(T)
+n_prompt = len(prompt_ids)
+x = lm.embedding[prompt_ids]  # [n_prompt, 576]: each token's row of the embedding
+layer = lm.layers[0]
+positions = np.arange(n_prompt)
 h = ac.rms_norm(x, layer.attn_norm, eps=cfg.eps)  # chapter 11
 q_raw = ac.split_heads(h @ layer.w_q.T, cfg.n_heads)  # chapter 5's projection, chapter 7's heads
-k = ac.split_heads(h @ layer.w_k.T, cfg.n_kv_heads)  # [3, T, 64]: three key heads
-v = ac.split_heads(h @ layer.w_v.T, cfg.n_kv_heads)  # [3, T, 64]: three value heads
+k = ac.split_heads(h @ layer.w_k.T, cfg.n_kv_heads)  # [3, n_prompt, 64]: three key heads
+v = ac.split_heads(h @ layer.w_v.T, cfg.n_kv_heads)  # [3, n_prompt, 64]: three value heads
 q = ac.rotary(q_raw, positions, cfg.rope_base, layout="halves")  # chapter 6
 k = ac.rotary(k, positions, cfg.rope_base, layout="halves")
 attended = ac.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
@@ -289,23 +289,23 @@ q.shape, k.shape, attended.shape, after_attention.shape
 
 # %%
 half = cfg.head_dim // 2
-rope_loop = np.zeros_like(q)  # [9, T, 64]
+rope_loop = np.zeros_like(q)  # [9, n_prompt, 64]
 for hq in range(cfg.n_heads):
-    for t in range(T):
+    for t in range(n_prompt):
         for i in range(half):
             angle = t * cfg.rope_base ** (-2 * i / cfg.head_dim)
             a, b = q_raw[hq, t, i], q_raw[hq, t, i + half]
             rope_loop[hq, t, i] = a * np.cos(angle) - b * np.sin(angle)
             rope_loop[hq, t, i + half] = a * np.sin(angle) + b * np.cos(angle)
-loop = np.zeros_like(attended)  # [9, T, 64]
+loop = np.zeros_like(attended)  # [9, n_prompt, 64]
 for hq in range(cfg.n_heads):
     g = hq // group  # the key/value head this query head reads
-    for t in range(T):
+    for t in range(n_prompt):
         s = np.array([q[hq, t] @ k[g, j] for j in range(t + 1)]) / np.sqrt(cfg.head_dim)
         w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()  # keys 0 to t only: causal
         loop[hq, t] = sum(w[j] * v[g, j] for j in range(t + 1))
 rms_loop = np.array(
-    [x[t] / np.sqrt(np.mean(x[t] ** 2) + cfg.eps) * layer.attn_norm for t in range(T)]
+    [x[t] / np.sqrt(np.mean(x[t] ** 2) + cfg.eps) * layer.attn_norm for t in range(n_prompt)]
 )
 rope_gap = np.abs(rope_loop - q).max()
 loop_gap, rms_gap = np.abs(loop - attended).max(), np.abs(rms_loop - h).max()
@@ -331,7 +331,7 @@ wrong_layout = llama.attention_block(x, file_layer, cfg, positions, layout="halv
 stored_gap = np.abs(as_stored - after_attention).max()
 wrong_gap = np.abs(wrong_layout - after_attention).max()
 stream_max = np.abs(after_attention).max()  # the size of what is compared
-wrong_probs = ac.softmax(llama.forward(m, prompt_ids, layout="interleaved")[-1])  # 30 layers
+wrong_probs = ac.softmax(llama.forward(lm, prompt_ids, layout="interleaved")[-1])  # 30 layers
 wrong_top_word, wrong_top_prob = tok.decode([int(wrong_probs.argmax())]), wrong_probs.max()
 bool(stored_gap < 1e-5), round(float(wrong_gap), 2), round(float(stream_max), 2), wrong_top_word
 
@@ -350,7 +350,7 @@ bool(stored_gap < 1e-5), round(float(wrong_gap), 2), round(float(stream_max), 2)
 
 # %%
 h2 = ac.rms_norm(after_attention, layer.ffn_norm, eps=cfg.eps)
-gate = h2 @ layer.w_gate.T  # [T, 1536]
+gate = h2 @ layer.w_gate.T  # [n_prompt, 1536]
 silu = gate / (1 + np.exp(-gate))  # z·σ(z)
 after_layer = after_attention + (silu * (h2 @ layer.w_up.T)) @ layer.w_down.T
 layer_0 = llama.feed_forward_block(llama.attention_block(x, layer, cfg, positions), layer, cfg)
@@ -365,7 +365,7 @@ bool(np.allclose(after_layer, layer_0, atol=1e-5))
 # ([Chapter 2](02_softmax.ipynb)) is the model's distribution for the next token.
 
 # %%
-logits = llama.forward(m, prompt_ids)  # [T, 49152]
+logits = llama.forward(lm, prompt_ids)  # [n_prompt, 49152]
 probs = ac.softmax(logits[-1])  # chapter 2
 top = np.argsort(probs)[::-1][:5]
 top_words = [tok.decode([i]) for i in top]
@@ -407,8 +407,8 @@ n_new = 3  # tokens generated for each
 same = []
 for text in prompts:
     ids = tok.encode(text)
-    cached = llama.generate(m, ids, n_new)
-    same.append((tok.decode(cached), cached == llama.generate(m, ids, n_new, use_cache=False)))
+    cached = llama.generate(lm, ids, n_new)
+    same.append((tok.decode(cached), cached == llama.generate(lm, ids, n_new, use_cache=False)))
 same
 
 # %% [markdown]
@@ -422,7 +422,7 @@ same
 question = "What is the capital of France?"
 chat_ids = tok.encode(chat_prompt(question))
 print(chat_prompt(question))
-answer_ids = llama.generate(m, chat_ids, 20, stop=tok.ids["<|im_end|>"])
+answer_ids = llama.generate(lm, chat_ids, 20, stop=tok.ids["<|im_end|>"])
 chat_answer = tok.decode(answer_ids[:-1])  # without <|im_end|>
 n_chat, n_answer = len(chat_ids), len(answer_ids)
 chat_answer, n_chat, n_answer
@@ -436,17 +436,17 @@ chat_answer, n_chat, n_answer
 
 # %%
 prefilled = llama.KVCache(cfg.n_layers)
-llama.forward(m, chat_ids, prefilled)  # the prompt's keys and values, every layer
+llama.forward(lm, chat_ids, prefilled)  # the prompt's keys and values, every layer
 
 
 def cached_step():
     cache = llama.KVCache(cfg.n_layers)  # a copy of the prompt's cache, so each run starts alike
     cache.keys, cache.values = list(prefilled.keys), list(prefilled.values)
-    return llama.forward(m, answer_ids[:1], cache)  # one token through the layers
+    return llama.forward(lm, answer_ids[:1], cache)  # one token through the layers
 
 
 def recomputed_step():
-    return llama.forward(m, chat_ids + answer_ids[:1])  # the whole text again
+    return llama.forward(lm, chat_ids + answer_ids[:1])  # the whole text again
 
 
 n_recomputed = n_chat + 1  # the tokens the recomputed step runs
@@ -501,8 +501,8 @@ prefilled.length, cache_per_token, gqa_mib, mha_mib
 #
 # ## What trained heads do
 #
-# A head's weights say where it reads. `llama.forward` hands them out, [9, T, T] for each
-# layer, when given a list.
+# A head's weights say where it reads. `llama.forward` hands them out, [9, n, n] for each
+# layer of n tokens, when given a list.
 #
 # ### The attention sink (어텐션 싱크)
 
@@ -514,8 +514,8 @@ sink_text = (
 sink_ids = tok.encode(sink_text)
 n_sink = len(sink_ids)
 n_sink_later = n_sink - 1  # the tokens after the first
-attn_weights = []  # one [9, T, T] per layer
-llama.forward(m, sink_ids, weights=attn_weights)
+attn_weights = []  # one [9, n, n] per layer
+llama.forward(lm, sink_ids, weights=attn_weights)
 on_first = np.array([w[:, 1:, 0].mean(-1) for w in attn_weights])  # [30, 9]: mean weight on token 0
 sinks_per_layer = (on_first > 0.5).sum(axis=1)  # heads with most of their weight there
 sinks_per_layer
@@ -547,7 +547,7 @@ def sink_shares(ids):
     """The share of heads with more than half their weight on the first token, before layer
     first_sink_layer and from it on."""
     w = []
-    llama.forward(m, ids, weights=w)
+    llama.forward(lm, ids, weights=w)
     parks = np.array([x[:, 1:, 0].mean(-1) for x in w]) > 0.5  # [30, 9]
     return float(parks[:first_sink_layer].mean()), float(parks[first_sink_layer:].mean())
 
@@ -587,12 +587,12 @@ print(f'"\\nquick ...": {newline_early:.1%}, {newline_late:.1%}')
 
 # %%
 rng = np.random.default_rng(13)
-half = rng.integers(1000, 20000, size=24)  # random tokens, then the same again
+random_tokens = rng.integers(1000, 20000, size=24)  # random tokens, then the same again
 start = tok.ids["<|endoftext|>"]  # id 0: the start of a document
-repeated = np.concatenate([[start], half, half])
+repeated = np.concatenate([[start], random_tokens, random_tokens])
 weights_rep = []
-rep_logits = llama.forward(m, repeated, weights=weights_rep)
-R = len(half)
+rep_logits = llama.forward(lm, repeated, weights=weights_rep)
+R = len(random_tokens)
 rows = np.arange(R + 1, 2 * R + 1)  # the second copy's positions
 induction = np.array([w[:, rows, rows - R + 1].mean(-1) for w in weights_rep])  # [30, 9]
 # w[t, t - 1] for t from 2 on: the first random token's weight on the start token is the sink's
@@ -604,9 +604,9 @@ best_induction, round(induction_best, 3), best_previous, round(previous_best, 3)
 
 # %%
 uniform_induction = float(np.mean(1 / (rows + 1)))  # a head spreading its weight evenly
-other_half = np.random.default_rng(14).integers(1000, 20000, size=R)  # no repeat: a control
+other_tokens = np.random.default_rng(14).integers(1000, 20000, size=R)  # no repeat: a control
 weights_ctl = []
-llama.forward(m, np.concatenate([[start], half, other_half]), weights=weights_ctl)
+llama.forward(lm, np.concatenate([[start], random_tokens, other_tokens]), weights=weights_ctl)
 layer_i, head_i = best_induction
 control_score = float(weights_ctl[layer_i][head_i, rows, rows - R + 1].mean())
 induction_threshold = 0.3
@@ -637,8 +637,8 @@ def copy_right(logits, ids=repeated):
 
 
 first_copy_loss, second_copy_loss = copy_losses(rep_logits)
-_, loss_without_best = copy_losses(llama.forward(m, repeated, ablate=[best_induction]))
-_, loss_without_all = copy_losses(llama.forward(m, repeated, ablate=induction_heads))
+_, loss_without_best = copy_losses(llama.forward(lm, repeated, ablate=[best_induction]))
+_, loss_without_all = copy_losses(llama.forward(lm, repeated, ablate=induction_heads))
 uniform_loss = float(np.log(cfg.vocab))  # a uniform guess over the vocabulary
 first_copy_right, second_copy_right = copy_right(rep_logits)  # the next token, right?
 print(f"loss, nats a token: first copy {first_copy_loss:.2f}, second {second_copy_loss:.2f}")
@@ -646,15 +646,15 @@ print(f"second copy without head {best_induction}: {loss_without_best:.2f}")
 print(f"second copy without the {n_induction} induction heads: {loss_without_all:.2f}")
 print(f"right guesses: first copy {first_copy_right:.0%}, second {second_copy_right:.0%}")
 no_start = repeated[1:]  # the same two copies, without the start token
-no_start_logits = llama.forward(m, no_start)
+no_start_logits = llama.forward(lm, no_start)
 _, second_loss_no_start = copy_losses(no_start_logits, no_start)
 _, second_right_no_start = copy_right(no_start_logits, no_start)
 print(f"without the start token: second copy {second_loss_no_start:.2f}", end=", ")
 print(f"right {second_right_no_start:.0%}")
 
 # %%
-first_without_all, _ = copy_losses(llama.forward(m, repeated, ablate=induction_heads))
-_, loss_without_previous = copy_losses(llama.forward(m, repeated, ablate=[best_previous]))
+first_without_all, _ = copy_losses(llama.forward(lm, repeated, ablate=induction_heads))
+_, loss_without_previous = copy_losses(llama.forward(lm, repeated, ablate=[best_previous]))
 other_heads = [  # the same layers' heads that are not induction heads
     (i, h) for i in induction_layers for h in range(cfg.n_heads) if (i, h) not in induction_heads
 ]
@@ -663,7 +663,7 @@ draw_rng = np.random.default_rng(17)
 random_losses = []  # the second copy's loss without as many heads, drawn from other_heads
 for _ in range(n_draws):
     drawn = draw_rng.choice(len(other_heads), size=n_induction, replace=False)
-    _, loss = copy_losses(llama.forward(m, repeated, ablate=[other_heads[j] for j in drawn]))
+    _, loss = copy_losses(llama.forward(lm, repeated, ablate=[other_heads[j] for j in drawn]))
     random_losses.append(loss)
 random_low, random_high = min(random_losses), max(random_losses)
 print(f"first copy without the {n_induction} induction heads: {first_without_all:.2f}")
@@ -714,7 +714,7 @@ print(" ".join(f"{loss:.2f}" for loss in random_losses))
 # diagonal and the induction stripe are all there to find.
 
 # %%
-picker = AttentionHeatmap.from_model("induction", model=m)  # 30 layers × 9 heads, 16 tokens
+picker = AttentionHeatmap.from_model("induction", model=lm)  # 30 layers × 9 heads, 16 tokens
 figures.show(
     picker,
     "fig-ch13-head-picker",
@@ -954,7 +954,7 @@ ch13.sink_where.check(answer)
 # ```python
 # ids_q = tok.encode(sink_text[3:])  # " quick brown fox ..."
 # w_q = []
-# llama.forward(m, ids_q, weights=w_q)
+# llama.forward(lm, ids_q, weights=w_q)
 # on_first_q = np.array([w[:, 1:, 0].mean(-1) for w in w_q])  # [30, 9]
 # late_q = (on_first_q[first_sink_layer:] > 0.5).mean()  # the share of sink heads, later
 # print(late_q, (on_first_q[:first_sink_layer] > 0.5).mean())  # and in the first layers
@@ -991,7 +991,7 @@ ch13.induction_head.check(answer)
 # tokens_2 = np.random.default_rng(ch13.INDUCTION_SEED).integers(1000, 20000, size=n_2)
 # seq_2 = np.concatenate([[start], tokens_2, tokens_2])
 # w_2 = []
-# llama.forward(m, seq_2, weights=w_2)
+# llama.forward(lm, seq_2, weights=w_2)
 # rows_2 = np.arange(n_2 + 1, 2 * n_2 + 1)  # the second copy
 # score_2 = np.array([w[:, rows_2, rows_2 - n_2 + 1].mean(-1) for w in w_2])
 # print(np.unravel_index(score_2.argmax(), score_2.shape), score_2.max())
