@@ -395,8 +395,8 @@ print(f"T = {t_hot}, five draws:", [tok.decode([int(i)]) for i in draws])
 #
 # ## Generating with the KV cache
 #
-# Greedy decoding takes the most probable token, appends it and asks again. With the KV cache
-# of [Chapter 10](10_generation.ipynb), each new token runs through the layers alone, its
+# Generating repeats the greedy step: append the most probable token and ask again. With the
+# KV cache of [Chapter 10](10_generation.ipynb), each new token runs through the layers alone, its
 # query reading the cached keys and values of every earlier token; without it, every step runs
 # the whole text again. The two must choose the same tokens:
 
@@ -810,8 +810,8 @@ ch13.dequantize_blocks.check(dequantize_blocks)
 # ```{exercise} The tokens of a word
 # :label: ex-ch13-word-tokens
 #
-# The merges that apply to " unbelievable" (with its space, `Ġ`) are printed below with their
-# places in the list. Into which pieces does BPE cut the word? Answer with the pieces
+# The merges that apply to " unbelievable" (with its space, `Ġ`) are printed below in
+# alphabetical order, with their places in the list. Into which pieces does BPE cut the word? Answer with the pieces
 # joined by `|`, the space left out: for example `un|believable`.
 # ```
 #
@@ -823,7 +823,7 @@ ch13.dequantize_blocks.check(dequantize_blocks)
 # ```
 
 # %%
-for pair, place in ch13.UNBELIEVABLE_MERGES:
+for pair, place in sorted(ch13.UNBELIEVABLE_MERGES):  # by pair, not by place
     print(f"{place:>6}  {' + '.join(pair)}")
 answer = ...  # e.g. "un|believable"
 ch13.word_tokens.check(answer)
@@ -931,10 +931,10 @@ ch13.cache_mib.check(answer)
 # ```{exercise} Where the sink appears
 # :label: ex-ch13-sink-where
 #
-# The section above measured the sink on one sentence, which starts with "The". Start the
-# same sentence with another token instead, " quick" or a line break: predict, then measure
-# with `llama.forward`, in which layers most heads put more than half their weight on the
-# first token. `first layers`, `later layers` or `every layer`.
+# The section above measured the sink on one sentence, started with "The", " quick" or a line
+# break. Put `<|endoftext|>`, the start token of the induction section, in front of the
+# sentence: predict, then measure with `llama.forward`, in which layers most heads put more
+# than half their weight on the first token. `first layers`, `later layers` or `every layer`.
 # ```
 
 # %%
@@ -945,14 +945,15 @@ ch13.sink_where.check(answer)
 # ````{solution} ex-ch13-sink-where
 # :class: dropdown
 #
-# The later layers, whatever the first token is: as with "The" (from layer
-# {eval}`first_sink_layer` on, {eval}`percent(late_share)` of the heads; before it,
-# {eval}`percent(early_share)`), the sink is the first position, not a word that matters. Why
-# only the later layers is not settled; one reading: the first layers still read the tokens
-# themselves, and a head needs a reason to park its weight, which comes with depth.
+# The later layers, whatever the first token is, even the token that opens documents in
+# training: as with "The" (from layer {eval}`first_sink_layer` on,
+# {eval}`percent(late_share)` of the heads; before it, {eval}`percent(early_share)`), the
+# sink is the first position. Why only the later layers is not settled; one reading: the first
+# layers still read the tokens themselves, and a head needs a reason to park its weight, which
+# comes with depth.
 #
 # ```python
-# ids_q = tok.encode(sink_text[3:])  # " quick brown fox ..."
+# ids_q = [start, *tok.encode(sink_text)]  # <|endoftext|>, then "The quick brown fox ..."
 # w_q = []
 # llama.forward(lm, ids_q, weights=w_q)
 # on_first_q = np.array([w[:, 1:, 0].mean(-1) for w in w_q])  # [30, 9]
