@@ -638,7 +638,9 @@ def copy_right(logits, ids=repeated):
 
 first_copy_loss, second_copy_loss = copy_losses(rep_logits)
 _, loss_without_best = copy_losses(llama.forward(lm, repeated, ablate=[best_induction]))
-_, loss_without_all = copy_losses(llama.forward(lm, repeated, ablate=induction_heads))
+first_without_all, loss_without_all = copy_losses(
+    llama.forward(lm, repeated, ablate=induction_heads)
+)
 uniform_loss = float(np.log(cfg.vocab))  # a uniform guess over the vocabulary
 first_copy_right, second_copy_right = copy_right(rep_logits)  # the next token, right?
 print(f"loss, nats a token: first copy {first_copy_loss:.2f}, second {second_copy_loss:.2f}")
@@ -653,7 +655,6 @@ print(f"without the start token: second copy {second_loss_no_start:.2f}", end=",
 print(f"right {second_right_no_start:.0%}")
 
 # %%
-first_without_all, _ = copy_losses(llama.forward(lm, repeated, ablate=induction_heads))
 _, loss_without_previous = copy_losses(llama.forward(lm, repeated, ablate=[best_previous]))
 other_heads = [  # the same layers' heads that are not induction heads
     (i, h) for i in induction_layers for h in range(cfg.n_heads) if (i, h) not in induction_heads
