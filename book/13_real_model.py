@@ -194,10 +194,10 @@ kinds, file_mib, float32_mib
 # order the rest of the chapter uses (the section on RoPE below says why).
 
 # %%
-m = llama.load_model(path)  # every tensor dequantised to float32
-tok = m.tokenizer
+lm = llama.load_model(path)  # the language model, every tensor dequantised to float32
+tok = lm.tokenizer
 n_merges = len(tok.ranks)  # the tokenizer's list of merges, learnt once
-weights_mib = (m.embedding.nbytes + sum(a.nbytes for L in m.layers for a in L)) / 2**20
+weights_mib = (lm.embedding.nbytes + sum(a.nbytes for blk in lm.layers for a in blk)) / 2**20
 weights_mib, n_merges
 
 # %% [markdown]
@@ -256,14 +256,14 @@ n_syllable_tokens = len(syllable_tokens)  # tokens holding a whole Hangul syllab
 
 # %%
 prompt_ids = tok.encode("The capital of France is")
-T = len(prompt_ids)
-x = m.embedding[prompt_ids]  # [T, 576]: each token's row of the embedding
-layer = m.layers[0]
-positions = np.arange(T)
+n_prompt = len(prompt_ids)
+x = lm.embedding[prompt_ids]  # [n_prompt, 576]: each token's row of the embedding
+layer = lm.layers[0]
+positions = np.arange(n_prompt)
 h = ac.rms_norm(x, layer.attn_norm, eps=cfg.eps)  # chapter 11
 q_raw = ac.split_heads(h @ layer.w_q.T, cfg.n_heads)  # chapter 5's projection, chapter 7's heads
-k = ac.split_heads(h @ layer.w_k.T, cfg.n_kv_heads)  # [3, T, 64]: three key heads
-v = ac.split_heads(h @ layer.w_v.T, cfg.n_kv_heads)  # [3, T, 64]: three value heads
+k = ac.split_heads(h @ layer.w_k.T, cfg.n_kv_heads)  # [3, n_prompt, 64]: three key heads
+v = ac.split_heads(h @ layer.w_v.T, cfg.n_kv_heads)  # [3, n_prompt, 64]: three value heads
 q = ac.rotary(q_raw, positions, cfg.rope_base, layout="halves")  # chapter 6
 k = ac.rotary(k, positions, cfg.rope_base, layout="halves")
 attended = ac.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
@@ -289,23 +289,23 @@ q.shape, k.shape, attended.shape, after_attention.shape
 
 # %%
 half = cfg.head_dim // 2
-rope_loop = np.zeros_like(q)  # [9, T, 64]
+rope_loop = np.zeros_like(q)  # [9, n_prompt, 64]
 for hq in range(cfg.n_heads):
-    for t in range(T):
+    for t in range(n_prompt):
         for i in range(half):
             angle = t * cfg.rope_base ** (-2 * i / cfg.head_dim)
             a, b = q_raw[hq, t, i], q_raw[hq, t, i + half]
             rope_loop[hq, t, i] = a * np.cos(angle) - b * np.sin(angle)
             rope_loop[hq, t, i + half] = a * np.sin(angle) + b * np.cos(angle)
-loop = np.zeros_like(attended)  # [9, T, 64]
+loop = np.zeros_like(attended)  # [9, n_prompt, 64]
 for hq in range(cfg.n_heads):
     g = hq // group  # the key/value head this query head reads
-    for t in range(T):
+    for t in range(n_prompt):
         s = np.array([q[hq, t] @ k[g, j] for j in range(t + 1)]) / np.sqrt(cfg.head_dim)
         w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()  # keys 0 to t only: causal
         loop[hq, t] = sum(w[j] * v[g, j] for j in range(t + 1))
 rms_loop = np.array(
-    [x[t] / np.sqrt(np.mean(x[t] ** 2) + cfg.eps) * layer.attn_norm for t in range(T)]
+    [x[t] / np.sqrt(np.mean(x[t] ** 2) + cfg.eps) * layer.attn_norm for t in range(n_prompt)]
 )
 rope_gap = np.abs(rope_loop - q).max()
 loop_gap, rms_gap = np.abs(loop - attended).max(), np.abs(rms_loop - h).max()
@@ -331,7 +331,7 @@ wrong_layout = llama.attention_block(x, file_layer, cfg, positions, layout="halv
 stored_gap = np.abs(as_stored - after_attention).max()
 wrong_gap = np.abs(wrong_layout - after_attention).max()
 stream_max = np.abs(after_attention).max()  # the size of what is compared
-wrong_probs = ac.softmax(llama.forward(m, prompt_ids, layout="interleaved")[-1])  # 30 layers
+wrong_probs = ac.softmax(llama.forward(lm, prompt_ids, layout="interleaved")[-1])  # 30 layers
 wrong_top_word, wrong_top_prob = tok.decode([int(wrong_probs.argmax())]), wrong_probs.max()
 bool(stored_gap < 1e-5), round(float(wrong_gap), 2), round(float(stream_max), 2), wrong_top_word
 
@@ -350,7 +350,7 @@ bool(stored_gap < 1e-5), round(float(wrong_gap), 2), round(float(stream_max), 2)
 
 # %%
 h2 = ac.rms_norm(after_attention, layer.ffn_norm, eps=cfg.eps)
-gate = h2 @ layer.w_gate.T  # [T, 1536]
+gate = h2 @ layer.w_gate.T  # [n_prompt, 1536]
 silu = gate / (1 + np.exp(-gate))  # z·σ(z)
 after_layer = after_attention + (silu * (h2 @ layer.w_up.T)) @ layer.w_down.T
 layer_0 = llama.feed_forward_block(llama.attention_block(x, layer, cfg, positions), layer, cfg)
@@ -365,7 +365,7 @@ bool(np.allclose(after_layer, layer_0, atol=1e-5))
 # ([Chapter 2](02_softmax.ipynb)) is the model's distribution for the next token.
 
 # %%
-logits = llama.forward(m, prompt_ids)  # [T, 49152]
+logits = llama.forward(lm, prompt_ids)  # [n_prompt, 49152]
 probs = ac.softmax(logits[-1])  # chapter 2
 top = np.argsort(probs)[::-1][:5]
 top_words = [tok.decode([i]) for i in top]
@@ -395,8 +395,8 @@ print(f"T = {t_hot}, five draws:", [tok.decode([int(i)]) for i in draws])
 #
 # ## Generating with the KV cache
 #
-# Greedy decoding takes the most probable token, appends it and asks again. With the KV cache
-# of [Chapter 10](10_generation.ipynb), each new token runs through the layers alone, its
+# Generating repeats the greedy step: append the most probable token and ask again. With the
+# KV cache of [Chapter 10](10_generation.ipynb), each new token runs through the layers alone, its
 # query reading the cached keys and values of every earlier token; without it, every step runs
 # the whole text again. The two must choose the same tokens:
 
@@ -407,8 +407,8 @@ n_new = 3  # tokens generated for each
 same = []
 for text in prompts:
     ids = tok.encode(text)
-    cached = llama.generate(m, ids, n_new)
-    same.append((tok.decode(cached), cached == llama.generate(m, ids, n_new, use_cache=False)))
+    cached = llama.generate(lm, ids, n_new)
+    same.append((tok.decode(cached), cached == llama.generate(lm, ids, n_new, use_cache=False)))
 same
 
 # %% [markdown]
@@ -422,7 +422,7 @@ same
 question = "What is the capital of France?"
 chat_ids = tok.encode(chat_prompt(question))
 print(chat_prompt(question))
-answer_ids = llama.generate(m, chat_ids, 20, stop=tok.ids["<|im_end|>"])
+answer_ids = llama.generate(lm, chat_ids, 20, stop=tok.ids["<|im_end|>"])
 chat_answer = tok.decode(answer_ids[:-1])  # without <|im_end|>
 n_chat, n_answer = len(chat_ids), len(answer_ids)
 chat_answer, n_chat, n_answer
@@ -436,17 +436,17 @@ chat_answer, n_chat, n_answer
 
 # %%
 prefilled = llama.KVCache(cfg.n_layers)
-llama.forward(m, chat_ids, prefilled)  # the prompt's keys and values, every layer
+llama.forward(lm, chat_ids, prefilled)  # the prompt's keys and values, every layer
 
 
 def cached_step():
     cache = llama.KVCache(cfg.n_layers)  # a copy of the prompt's cache, so each run starts alike
     cache.keys, cache.values = list(prefilled.keys), list(prefilled.values)
-    return llama.forward(m, answer_ids[:1], cache)  # one token through the layers
+    return llama.forward(lm, answer_ids[:1], cache)  # one token through the layers
 
 
 def recomputed_step():
-    return llama.forward(m, chat_ids + answer_ids[:1])  # the whole text again
+    return llama.forward(lm, chat_ids + answer_ids[:1])  # the whole text again
 
 
 n_recomputed = n_chat + 1  # the tokens the recomputed step runs
@@ -501,8 +501,8 @@ prefilled.length, cache_per_token, gqa_mib, mha_mib
 #
 # ## What trained heads do
 #
-# A head's weights say where it reads. `llama.forward` hands them out, [9, T, T] for each
-# layer, when given a list.
+# A head's weights say where it reads. `llama.forward` hands them out, [9, n, n] for each
+# layer of n tokens, when given a list.
 #
 # ### The attention sink (어텐션 싱크)
 
@@ -514,8 +514,8 @@ sink_text = (
 sink_ids = tok.encode(sink_text)
 n_sink = len(sink_ids)
 n_sink_later = n_sink - 1  # the tokens after the first
-attn_weights = []  # one [9, T, T] per layer
-llama.forward(m, sink_ids, weights=attn_weights)
+attn_weights = []  # one [9, n, n] per layer
+llama.forward(lm, sink_ids, weights=attn_weights)
 on_first = np.array([w[:, 1:, 0].mean(-1) for w in attn_weights])  # [30, 9]: mean weight on token 0
 sinks_per_layer = (on_first > 0.5).sum(axis=1)  # heads with most of their weight there
 sinks_per_layer
@@ -536,11 +536,37 @@ first_sink_layer, sinks_there, late_share, early_share, uniform_share
 # ({eval}`percent(early_share)` of them before layer {eval}`first_sink_layer`); from layer
 # {eval}`first_sink_layer` on (the first layer where at least half the heads do:
 # {eval}`sinks_there` of its {eval}`cfg.n_heads`), {eval}`percent(late_share)` of the heads
-# do. The first token, "The", is no more important
-# than the others (a head spreading its weight evenly would put {eval}`dec(uniform_share, 2)` of
-# it there, on average over the positions): it is the one every query can see, and a head with nothing to read parks
-# its weight there ([Chapter 11](11_modern_attention.ipynb)'s sink;
-# [Xiao et al., 2024](references.md)).
+# do, where a head spreading its weight evenly would put {eval}`dec(uniform_share, 2)` of it
+# there, on average over the positions. Is it the word "The" that draws the weight, or the
+# first position? The same sentence, started at its second token, " quick", or with a line
+# break in place of "The":
+
+
+# %%
+def sink_shares(ids):
+    """The share of heads with more than half their weight on the first token, before layer
+    first_sink_layer and from it on."""
+    w = []
+    llama.forward(lm, ids, weights=w)
+    parks = np.array([x[:, 1:, 0].mean(-1) for x in w]) > 0.5  # [30, 9]
+    return float(parks[:first_sink_layer].mean()), float(parks[first_sink_layer:].mean())
+
+
+quick_early, quick_late = sink_shares(tok.encode(sink_text[3:]))  # " quick brown fox ..."
+newline_early, newline_late = sink_shares(tok.encode("\n" + sink_text[4:]))  # "\nquick ..."
+print(f"share of the heads, before layer {first_sink_layer} and from it on:")
+print(f'" quick ...": {quick_early:.1%}, {quick_late:.1%}')
+print(f'"\\nquick ...": {newline_early:.1%}, {newline_late:.1%}')
+
+# %% [markdown]
+# Measured: whichever token comes first, few heads of the first layers put most of their weight
+# on it ({eval}`percent(quick_early)` and {eval}`percent(newline_early)` before layer
+# {eval}`first_sink_layer`) and most heads from layer {eval}`first_sink_layer` on do
+# ({eval}`percent(quick_late)` and {eval}`percent(newline_late)`). So it is the first position,
+# not the word. Why heads do this is not measured here. The usual explanation, a hypothesis
+# from the literature ([Chapter 11](11_modern_attention.ipynb)'s sink;
+# [Xiao et al., 2024](references.md)): the first token is the one every query can see, and a
+# head with nothing to read parks its weight there, since the softmax must put it somewhere.
 #
 # ### Previous-token and induction heads (인덕션 헤드)
 #
@@ -553,17 +579,24 @@ first_sink_layer, sinks_there, late_share, early_share, uniform_share
 # was A, the token after A's first occurrence, and copies it. So we score each head: its mean
 # weight on the previous position, and, over the second copy, its mean weight on the position
 # after the current token's first occurrence.
+#
+# The sequence opens with `<|endoftext|>`, the token that separates documents in the model's
+# training text, as interpretability tutorials do. Without it, the first random token would be
+# the first position, the one the heads of the section above put their weight on, and it is
+# also a token the second copy must copy; the loss below measures what that costs.
 
 # %%
 rng = np.random.default_rng(13)
-half = rng.integers(1000, 20000, size=24)  # random tokens, then the same again
-repeated = np.concatenate([half, half])
+random_tokens = rng.integers(1000, 20000, size=24)  # random tokens, then the same again
+start = tok.ids["<|endoftext|>"]  # id 0: the start of a document
+repeated = np.concatenate([[start], random_tokens, random_tokens])
 weights_rep = []
-rep_logits = llama.forward(m, repeated, weights=weights_rep)
-R = len(half)
-rows = np.arange(R, 2 * R)  # the second copy's positions
+rep_logits = llama.forward(lm, repeated, weights=weights_rep)
+R = len(random_tokens)
+rows = np.arange(R + 1, 2 * R + 1)  # the second copy's positions
 induction = np.array([w[:, rows, rows - R + 1].mean(-1) for w in weights_rep])  # [30, 9]
-previous = np.array([w.diagonal(-1, 1, 2).mean(-1) for w in weights_rep])  # [30, 9]: w[t, t - 1]
+# w[t, t - 1] for t from 2 on: the first random token's weight on the start token is the sink's
+previous = np.array([w.diagonal(-1, 1, 2)[:, 1:].mean(-1) for w in weights_rep])  # [30, 9]
 best_induction = tuple(int(i) for i in np.unravel_index(induction.argmax(), induction.shape))
 best_previous = tuple(int(i) for i in np.unravel_index(previous.argmax(), previous.shape))
 induction_best, previous_best = float(induction.max()), float(previous.max())
@@ -571,9 +604,9 @@ best_induction, round(induction_best, 3), best_previous, round(previous_best, 3)
 
 # %%
 uniform_induction = float(np.mean(1 / (rows + 1)))  # a head spreading its weight evenly
-other_half = np.random.default_rng(14).integers(1000, 20000, size=R)  # no repeat: a control
+other_tokens = np.random.default_rng(14).integers(1000, 20000, size=R)  # no repeat: a control
 weights_ctl = []
-llama.forward(m, np.concatenate([half, other_half]), weights=weights_ctl)
+llama.forward(lm, np.concatenate([[start], random_tokens, other_tokens]), weights=weights_ctl)
 layer_i, head_i = best_induction
 control_score = float(weights_ctl[layer_i][head_i, rows, rows - R + 1].mean())
 induction_threshold = 0.3
@@ -589,22 +622,55 @@ def next_token_loss(logits, ids):
     return -ac.log_softmax(logits[:-1])[np.arange(len(ids) - 1), ids[1:]]
 
 
-def copy_losses(logits):
-    """Mean loss on the first copy's tokens and on the second's (after its first token)."""
-    loss = next_token_loss(logits, repeated)
-    return float(loss[: R - 1].mean()), float(loss[R:].mean())
+def copy_losses(logits, ids=repeated):
+    """Mean loss on the first copy's tokens and on the second's (each after its first token)."""
+    loss = next_token_loss(logits, ids)
+    s = len(ids) - 2 * R  # 1 with the start token, 0 without
+    return float(loss[s : s + R - 1].mean()), float(loss[s + R :].mean())
+
+
+def copy_right(logits, ids=repeated):
+    """The share of the first copy's and of the second's next tokens the greedy guess gets."""
+    right = logits[:-1].argmax(-1) == ids[1:]
+    s = len(ids) - 2 * R
+    return float(right[s : s + R - 1].mean()), float(right[s + R :].mean())
 
 
 first_copy_loss, second_copy_loss = copy_losses(rep_logits)
-_, loss_without_best = copy_losses(llama.forward(m, repeated, ablate=[best_induction]))
-_, loss_without_all = copy_losses(llama.forward(m, repeated, ablate=induction_heads))
+_, loss_without_best = copy_losses(llama.forward(lm, repeated, ablate=[best_induction]))
+first_without_all, loss_without_all = copy_losses(
+    llama.forward(lm, repeated, ablate=induction_heads)
+)
 uniform_loss = float(np.log(cfg.vocab))  # a uniform guess over the vocabulary
-predicted = rep_logits[:-1].argmax(-1) == repeated[1:]  # the next token, right?
-first_copy_right, second_copy_right = predicted[: R - 1].mean(), predicted[R:].mean()
+first_copy_right, second_copy_right = copy_right(rep_logits)  # the next token, right?
 print(f"loss, nats a token: first copy {first_copy_loss:.2f}, second {second_copy_loss:.2f}")
 print(f"second copy without head {best_induction}: {loss_without_best:.2f}")
 print(f"second copy without the {n_induction} induction heads: {loss_without_all:.2f}")
 print(f"right guesses: first copy {first_copy_right:.0%}, second {second_copy_right:.0%}")
+no_start = repeated[1:]  # the same two copies, without the start token
+no_start_logits = llama.forward(lm, no_start)
+_, second_loss_no_start = copy_losses(no_start_logits, no_start)
+_, second_right_no_start = copy_right(no_start_logits, no_start)
+print(f"without the start token: second copy {second_loss_no_start:.2f}", end=", ")
+print(f"right {second_right_no_start:.0%}")
+
+# %%
+_, loss_without_previous = copy_losses(llama.forward(lm, repeated, ablate=[best_previous]))
+other_heads = [  # the same layers' heads that are not induction heads
+    (i, h) for i in induction_layers for h in range(cfg.n_heads) if (i, h) not in induction_heads
+]
+n_draws = 5
+draw_rng = np.random.default_rng(17)
+random_losses = []  # the second copy's loss without as many heads, drawn from other_heads
+for _ in range(n_draws):
+    drawn = draw_rng.choice(len(other_heads), size=n_induction, replace=False)
+    _, loss = copy_losses(llama.forward(lm, repeated, ablate=[other_heads[j] for j in drawn]))
+    random_losses.append(loss)
+random_low, random_high = min(random_losses), max(random_losses)
+print(f"first copy without the {n_induction} induction heads: {first_without_all:.2f}")
+print(f"second copy without the previous-token head {best_previous}: {loss_without_previous:.2f}")
+print(f"second copy without {n_induction} other heads of the same layers ({n_draws} draws):")
+print(" ".join(f"{loss:.2f}" for loss in random_losses))
 
 # %% [markdown]
 # Layers and heads are counted from 0 here, as the arrays index them; the figure below counts
@@ -628,14 +694,28 @@ print(f"right guesses: first copy {first_copy_right:.0%}, second {second_copy_ri
 # {eval}`dec(loss_without_all, 2)`. The heads share the work of copying. The greedy guess is
 # right on {eval}`percent(first_copy_right)` of the first copy's tokens and
 # {eval}`percent(second_copy_right)` of the second's: the loss also counts the probability
-# the right token gains when it is not the top guess.
+# the right token gains when it is not the top guess. Without the start token the same two
+# copies fare worse: the second copy's loss is {eval}`dec(second_loss_no_start, 2)` and the
+# greedy guess is right on {eval}`percent(second_right_no_start)` of its tokens. There the
+# first random token is the first position, where the sink's heads park their weight, so the
+# measurement with the start token is the one that shows what copying the model can do.
+#
+# Would any {eval}`n_induction` heads do as much harm? Zeroing {eval}`n_induction` other heads
+# of the same layers instead, drawn at random {eval}`n_draws` times, leaves the second copy's
+# loss between {eval}`dec(random_low, 2)` and {eval}`dec(random_high, 2)`, far from
+# {eval}`dec(loss_without_all, 2)`: the harm is the induction heads', not the number of heads
+# removed. The first copy, with nothing earlier to copy, does not need them: its loss is
+# {eval}`dec(first_without_all, 2)` without them. And zeroing the previous-token head alone,
+# layer {eval}`best_previous[0]` head {eval}`best_previous[1]`, raises the second copy's loss
+# to {eval}`dec(loss_without_previous, 2)`: copying needs it too, as Olsson et al.'s circuit
+# predicts.
 #
 # The figure below holds every head
 # of every layer on a shorter repeated sequence: the sink's column, the previous-token
 # diagonal and the induction stripe are all there to find.
 
 # %%
-picker = AttentionHeatmap.from_model("induction", model=m)  # 30 layers × 9 heads, 16 tokens
+picker = AttentionHeatmap.from_model("induction", model=lm)  # 30 layers × 9 heads, 16 tokens
 figures.show(
     picker,
     "fig-ch13-head-picker",
@@ -688,7 +768,8 @@ ch13.q4_block.check(answer)
 # :label: ex-ch13-dequantize-blocks
 #
 # Write `dequantize_blocks(blocks)`: from Q4_1 blocks, the last axis of a uint8 array of shape
-# $(\dots, 20)$, the weights, of shape $(\dots, 32)$, with numpy and no loop over the blocks.
+# $(\dots, 20)$, the weights, of shape $(\dots, 32)$, in float32 as ggml computes them, with
+# numpy and no loop over the blocks.
 # The check runs it on one block, on five, on a matrix of 2 rows of 3 blocks, on a block
 # holding the codes of the exercise above, on the codes 0 to 15 and back, and on a block whose
 # scale is 0.
@@ -730,8 +811,8 @@ ch13.dequantize_blocks.check(dequantize_blocks)
 # ```{exercise} The tokens of a word
 # :label: ex-ch13-word-tokens
 #
-# The merges that apply to " unbelievable" (with its space, `Ġ`) are printed below with their
-# places in the list. Into which pieces does BPE cut the word? Answer with the pieces
+# The merges that apply to " unbelievable" (with its space, `Ġ`) are printed below in
+# alphabetical order, with their places in the list. Into which pieces does BPE cut the word? Answer with the pieces
 # joined by `|`, the space left out: for example `un|believable`.
 # ```
 #
@@ -743,7 +824,7 @@ ch13.dequantize_blocks.check(dequantize_blocks)
 # ```
 
 # %%
-for pair, place in ch13.UNBELIEVABLE_MERGES:
+for pair, place in sorted(ch13.UNBELIEVABLE_MERGES):  # by pair, not by place
     print(f"{place:>6}  {' + '.join(pair)}")
 answer = ...  # e.g. "un|believable"
 ch13.word_tokens.check(answer)
@@ -823,7 +904,7 @@ ch13.kv_head.check(answer)
 # :label: ex-ch13-cache-mib
 #
 # How many MiB does this model's KV cache hold for the number of tokens printed below, in
-# float16? Its shape is printed too. Answer to one decimal (the check allows the rounding).
+# float16? Its shape is printed too. Answer to two decimals (the check allows the rounding).
 # ```
 
 # %%
@@ -840,7 +921,7 @@ ch13.cache_mib.check(answer)
 # :class: dropdown
 #
 # A key and a value, for each layer, key/value head and token:
-# {eval}`dec(ch13.cache_mib.solution, 1)` MiB.
+# {eval}`dec(ch13.cache_mib.solution, 2)` MiB.
 #
 # ```python
 # answer = 2 * layers_c * kv_heads_c * d_head_c * n_c * b_c / 2**20
@@ -851,10 +932,10 @@ ch13.cache_mib.check(answer)
 # ```{exercise} Where the sink appears
 # :label: ex-ch13-sink-where
 #
-# The section above measured the sink on one sentence, which starts with "The". Start the
-# same sentence with another token instead, " quick" or a line break: predict, then measure
-# with `llama.forward`, in which layers most heads put more than half their weight on the
-# first token. `first layers`, `later layers` or `every layer`.
+# The section above measured the sink on one sentence, started with "The", " quick" or a line
+# break. Put `<|endoftext|>`, the start token of the induction section, in front of the
+# sentence: predict, then measure with `llama.forward`, in which layers most heads put more
+# than half their weight on the first token. `first layers`, `later layers` or `every layer`.
 # ```
 
 # %%
@@ -865,16 +946,17 @@ ch13.sink_where.check(answer)
 # ````{solution} ex-ch13-sink-where
 # :class: dropdown
 #
-# The later layers, whatever the first token is: as with "The" (from layer
-# {eval}`first_sink_layer` on, {eval}`percent(late_share)` of the heads; before it,
-# {eval}`percent(early_share)`), the sink is the first position, not a word that matters. Why
-# only the later layers is not settled; one reading: the first layers still read the tokens
-# themselves, and a head needs a reason to park its weight, which comes with depth.
+# The later layers, whatever the first token is, even the token that opens documents in
+# training: as with "The" (from layer {eval}`first_sink_layer` on,
+# {eval}`percent(late_share)` of the heads; before it, {eval}`percent(early_share)`), the
+# sink is the first position. Why only the later layers is not settled; one reading: the first
+# layers still read the tokens themselves, and a head needs a reason to park its weight, which
+# comes with depth.
 #
 # ```python
-# ids_q = tok.encode(sink_text[3:])  # " quick brown fox ..."
+# ids_q = [start, *tok.encode(sink_text)]  # <|endoftext|>, then "The quick brown fox ..."
 # w_q = []
-# llama.forward(m, ids_q, weights=w_q)
+# llama.forward(lm, ids_q, weights=w_q)
 # on_first_q = np.array([w[:, 1:, 0].mean(-1) for w in w_q])  # [30, 9]
 # late_q = (on_first_q[first_sink_layer:] > 0.5).mean()  # the share of sink heads, later
 # print(late_q, (on_first_q[:first_sink_layer] > 0.5).mean())  # and in the first layers
@@ -883,37 +965,39 @@ ch13.sink_where.check(answer)
 # ```
 # ````
 #
-# ```{exercise} Find the induction head
+# ```{exercise} An induction score on a new sequence
 # :label: ex-ch13-induction-head
 #
-# Run the model on another repeated random sequence (a new seed, 30 tokens drawn from ids 1000
-# to 19999 as above, so no special token, then the same 30 again) and find the head with the
-# highest induction score, counting layers and heads from 0. Is it the same layer and head as
-# in the section above? Print its score too: on a repeat it should be far above an even
-# spread's (about {eval}`dec(uniform_induction)` for the shorter sequence above).
-# Answer `[layer, head]`.
+# Run the model on another repeated random sequence: `<|endoftext|>`, then
+# {eval}`ch13.INDUCTION_LENGTH` tokens drawn from ids 1000 to 19999 as above
+# (`integers(1000, 20000, size=...)`) by `np.random.default_rng` with the seed
+# {eval}`ch13.INDUCTION_SEED`, then the same tokens again. Score every head as above, over the second copy, and
+# give the highest induction score, to three decimals. Which head has it: the same as on the
+# section's sequence?
 # ```
 
 # %%
-answer = ...  # [layer, head]
+answer = ...  # the highest induction score
 ch13.induction_head.check(answer)
 
 # %% [markdown]
 # ````{solution} ex-ch13-induction-head
 # :class: dropdown
 #
-# The same head wins on a new sequence: induction is what it does, not what this sequence
-# made it do.
+# {eval}`dec(ch13.induction_head.solution)`, for layer {eval}`ch13.INDUCTION_HEAD[0]` head
+# {eval}`ch13.INDUCTION_HEAD[1]`: the same head wins on a new sequence, so induction is what it
+# does, not what one sequence made it do. The other induction heads of the section score lower.
 #
 # ```python
-# half_2 = np.random.default_rng(2026).integers(1000, 20000, size=30)
-# seq_2 = np.concatenate([half_2, half_2])
+# n_2 = ch13.INDUCTION_LENGTH
+# tokens_2 = np.random.default_rng(ch13.INDUCTION_SEED).integers(1000, 20000, size=n_2)
+# seq_2 = np.concatenate([[start], tokens_2, tokens_2])
 # w_2 = []
-# llama.forward(m, seq_2, weights=w_2)
-# rows_2 = np.arange(30, 60)
-# score_2 = np.array([w[:, rows_2, rows_2 - 29].mean(-1) for w in w_2])
-# answer = list(np.unravel_index(score_2.argmax(), score_2.shape))
-# print(answer, score_2.max())
+# llama.forward(lm, seq_2, weights=w_2)
+# rows_2 = np.arange(n_2 + 1, 2 * n_2 + 1)  # the second copy
+# score_2 = np.array([w[:, rows_2, rows_2 - n_2 + 1].mean(-1) for w in w_2])
+# print(np.unravel_index(score_2.argmax(), score_2.shape), score_2.max())
+# answer = score_2.max()
 # ch13.induction_head.check(answer)
 # ```
 # ````

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from answer_inputs import Answers, Mistake
 
+from attn_book.exercises import ch10_generation as ch10
 from attn_book.exercises import ch13_real_model as ch13
 
 MiB = 2**20
@@ -42,14 +43,22 @@ def test_kv_head_by_hand():
 
 
 def test_cache_mib_by_hand():
-    # 2 · 30 layers · 3 heads · 64 · 8,192 tokens · 2 bytes = 188,743,680 bytes = 180 MiB
-    assert 2 * 30 * 3 * 64 * 8192 * 2 == 180 * MiB
-    assert ch13.cache_mib.expected() == 180.0
-    assert ch13.cache_mib.check(540).diagnosis == "query-heads-counted"
-    # asked to one decimal: 188.7 is 188,743,680 bytes in MB (10^6), not a rounding of 180
-    for mb in (188.7, 188.74, 188.744):
+    # 2 · 30 layers · 3 heads · 64 · 1,000 tokens · 2 bytes = 23,040,000 bytes = 21.97 MiB
+    assert 2 * 30 * 3 * 64 * 1000 * 2 == 23_040_000
+    assert ch13.cache_mib.expected() == pytest.approx(23_040_000 / MiB)
+    assert round(23_040_000 / MiB, 2) == 21.97  # not the chapter's 180 MiB for 8,192 tokens
+    assert ch13.cache_mib.check(3 * 23_040_000 / MiB).diagnosis == "query-heads-counted"
+    # asked to two decimals: 23.04 is 23,040,000 bytes in MB (10^6), not a rounding of 21.97
+    for mb in (23.04, 23.040):
         assert ch13.cache_mib.check(mb).diagnosis == "decimal-megabytes"
-    assert ch13.cache_mib.check(180.0).ok and not ch13.cache_mib.check(180.1).ok
+    assert ch13.cache_mib.check(21.97).ok and not ch13.cache_mib.check(21.99).ok
+
+
+def test_cache_slips_are_chapter_10_s_in_its_unit():
+    """One shared list of slips (diagnose.kv_cache_slips), named per unit."""
+    names = [d.name for d in ch13.cache_mib.diagnoses]
+    assert names == [n.replace("gib", "mib").replace("giga", "mega") for n in
+                     [d.name for d in ch10.kv_cache_size.diagnoses]]  # fmt: skip
 
 
 def test_word_tokens_by_hand():
@@ -122,12 +131,12 @@ def test_stored_dot_products_are_the_model_s(m):
 def test_stored_heads_are_the_measured_ones(m):
     from attn_book import llama
 
-    half = np.random.default_rng(13).integers(1000, 20000, size=24)  # the chapter's sequence
+    tokens = np.random.default_rng(13).integers(1000, 20000, size=24)  # the chapter's sequence
     weights = []
-    llama.forward(m, np.concatenate([half, half]), weights=weights)
-    rows = np.arange(24, 48)
+    llama.forward(m, np.concatenate([[0], tokens, tokens]), weights=weights)  # <|endoftext|> first
+    rows = np.arange(25, 49)
     induction = np.array([w[:, rows, rows - 23].mean(-1) for w in weights])
-    previous = np.array([w.diagonal(-1, 1, 2).mean(-1) for w in weights])
+    previous = np.array([w.diagonal(-1, 1, 2)[:, 1:].mean(-1) for w in weights])
     assert np.unravel_index(induction.argmax(), induction.shape) == ch13.INDUCTION_HEAD
     assert np.unravel_index(previous.argmax(), previous.shape) == ch13.PREVIOUS_TOKEN_HEAD
     # the sink: most heads of the later layers, few of the first, park on the first token
@@ -140,6 +149,39 @@ def test_stored_heads_are_the_measured_ones(m):
     on_first = np.array([w[:, 1:, 0].mean(-1) for w in sink_w]) > 0.5
     assert on_first[:5].mean() < 0.25 < 0.5 < on_first[15:].mean()
     assert ch13.sink_where.answer == "later layers"
+
+
+def test_stored_induction_scores_are_the_model_s(m):
+    from attn_book import llama
+
+    assert m.tokenizer.ids["<|endoftext|>"] == 0
+    n = ch13.INDUCTION_LENGTH
+    tokens = np.random.default_rng(ch13.INDUCTION_SEED).integers(1000, 20000, size=n)
+    scores = {}
+    for start in ([0], []):
+        weights = []
+        llama.forward(m, np.concatenate([start, tokens, tokens]).astype(int), weights=weights)
+        rows = np.arange(n + len(start), 2 * n + len(start))  # the second copy, in a loop below
+        scores[len(start)] = np.array(
+            [[np.mean([w[h, t, t - n + 1] for t in rows]) for h in range(9)] for w in weights]
+        )
+        previous = np.array([w.diagonal(-1, 1, 2).mean(-1) for w in weights])
+        if start:
+            assert previous[16, 0] == pytest.approx(ch13.PREVIOUS_TOKEN_SCORES[1], abs=1e-4)
+            first_on = np.array([w.diagonal(-1, 1, 2)[:, 1:].mean(-1) for w in weights])
+            assert first_on.max() == pytest.approx(ch13.PREVIOUS_TOKEN_SCORES[0], abs=1e-4)
+    with_start = scores[1]
+    assert np.unravel_index(with_start.argmax(), with_start.shape) == ch13.INDUCTION_HEAD
+    assert with_start.max() == pytest.approx(ch13.INDUCTION_SCORE, abs=1e-4)
+    others = np.sort(with_start.ravel())[::-1][1:6]
+    np.testing.assert_allclose(others, ch13.OTHER_INDUCTION_SCORES, atol=1e-4)
+    assert scores[0].max() == pytest.approx(ch13.INDUCTION_SCORE_NO_START, abs=1e-4)
+
+
+def _float16(blocks):  # d·q + m with d and m left float16
+    d = blocks[..., 0:2].copy().view("<f2")
+    m = blocks[..., 2:4].copy().view("<f2")
+    return d * np.concatenate([blocks[..., 4:] & 15, blocks[..., 4:] >> 4], axis=-1) + m
 
 
 def _loop_dequantize(blocks):
@@ -206,6 +248,7 @@ ANSWERS = {
             Mistake("d·q alone", _no_minimum, "minimum-forgotten"),
             Mistake("the scale a byte", _scale_a_byte, "scale-not-float16"),
             Mistake("scale and minimum bytes", _both_bytes, "scale-not-float16"),
+            Mistake("float16 arithmetic", _float16, "float16-arithmetic"),
         ],
     ),
     "ch13-q4-block": Answers(
@@ -233,22 +276,23 @@ ANSWERS = {
         ],
     ),
     "ch13-cache-mib": Answers(
-        solution=180.0,
+        solution=21.97,
         mistakes=[
-            Mistake("bytes", 180 * MiB, "bytes-not-mib"),
-            Mistake("decimal MB", 188.744, "decimal-megabytes"),
-            Mistake("no factor 2", 90.0, "keys-only"),
-            Mistake("query heads", 540.0, "query-heads-counted"),
-            Mistake("one layer", 6.0, "one-layer"),
-            Mistake("float32", 360.0, "float32-bytes"),
+            Mistake("bytes", 23_040_000, "bytes-not-mib"),
+            Mistake("decimal MB", 23.04, "decimal-megabytes"),
+            Mistake("no factor 2", 10.99, "keys-only"),
+            Mistake("query heads", 65.92, "query-heads-counted"),
+            Mistake("one layer", 0.73, "one-layer"),
+            Mistake("float32", 43.95, "float32-bytes"),
         ],
     ),
     "ch13-induction-head": Answers(
-        solution=[18, 6],
+        solution=0.960,
         mistakes=[
-            Mistake("the previous-token head", [16, 0], "previous-token-head"),
-            Mistake("from 1", [19, 7], "counted-from-1"),
-            Mistake("head, layer", [6, 18], "head-then-layer"),
+            Mistake("(17, 4)", 0.881, "another-induction-head"),
+            Mistake("(17, 3)", 0.794, "another-induction-head"),
+            Mistake("no <|endoftext|>", 0.923, "no-start-token"),
+            Mistake("the previous-token head", 0.908, "previous-token-score"),
         ],
     ),
 }

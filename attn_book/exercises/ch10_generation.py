@@ -52,25 +52,7 @@ kv_cache_size = NumberExercise(
     "ch10-kv-cache-size",
     _MODEL,
     _kv_gib,
-    diagnoses=[
-        diagnose.matches(
-            "bytes-not-gib", lambda layers, h, h_kv, d, n, b: 2 * layers * h_kv * d * n * b
-        ),
-        diagnose.matches(
-            "decimal-gigabytes",
-            lambda layers, h, h_kv, d, n, b: 2 * layers * h_kv * d * n * b / 1e9,
-        ),
-        diagnose.matches(
-            "keys-only", lambda layers, h, h_kv, d, n, b: layers * h_kv * d * n * b / GIB
-        ),
-        diagnose.matches(
-            "query-heads-counted", lambda layers, h, h_kv, d, n, b: 2 * layers * h * d * n * b / GIB
-        ),
-        diagnose.matches("one-layer", lambda layers, h, h_kv, d, n, b: 2 * h_kv * d * n * b / GIB),
-        diagnose.matches(
-            "float32-bytes", lambda layers, h, h_kv, d, n, b: 2 * layers * h_kv * d * n * 4 / GIB
-        ),
-    ],
+    diagnoses=diagnose.kv_cache_slips("GiB"),
 )
 
 

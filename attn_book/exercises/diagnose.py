@@ -44,6 +44,7 @@ __all__ = [
     "heads_without_transpose",
     "hidden_key_weighted",
     "kT_on_batch",
+    "kv_cache_slips",
     "large_inputs",
     "lost_axis",
     "masked_key_weighted",
@@ -114,6 +115,44 @@ def _is_every(trials, slip, equal_nan=False):
     return any(not t.ok for t in trials) and all(
         t.matches(slip(t), equal_nan=equal_nan) for t in trials
     )
+
+
+#: A KV cache's size asked in MiB or GiB: (bytes in the unit, in its decimal twin, its name).
+_CACHE_UNITS = {"MiB": (2**20, 1e6, "megabytes"), "GiB": (2**30, 1e9, "gigabytes")}
+
+
+def kv_cache_slips(unit):
+    """The slips of a KV cache's size asked in ``unit`` ("MiB" or "GiB"), for an exercise whose
+    data are (layers, query heads, key/value heads, d_head, tokens, bytes a number): the bytes
+    left unconverted (``bytes-not-mib``), decimal units (``decimal-megabytes``), the keys
+    alone, the query heads counted, one layer, float32's 4 bytes. Chapters 10 and 13 share
+    them, each in its unit.
+    """
+    size, decimal, words = _CACHE_UNITS[unit]
+
+    def cache(layers, h_kv, d, n, b):
+        return 2 * layers * h_kv * d * n * b
+
+    return [
+        matches(
+            f"bytes-not-{unit.lower()}",
+            lambda layers, h, h_kv, d, n, b: cache(layers, h_kv, d, n, b),
+        ),
+        matches(
+            f"decimal-{words}",
+            lambda layers, h, h_kv, d, n, b: cache(layers, h_kv, d, n, b) / decimal,
+        ),
+        matches(
+            "keys-only", lambda layers, h, h_kv, d, n, b: cache(layers, h_kv, d, n, b) / 2 / size
+        ),
+        matches(
+            "query-heads-counted", lambda layers, h, h_kv, d, n, b: cache(layers, h, d, n, b) / size
+        ),
+        matches("one-layer", lambda layers, h, h_kv, d, n, b: cache(1, h_kv, d, n, b) / size),
+        matches(
+            "float32-bytes", lambda layers, h, h_kv, d, n, b: cache(layers, h_kv, d, n, 4) / size
+        ),
+    ]
 
 
 def factor(f, name):
