@@ -709,7 +709,7 @@ print(
 # called: NaN whenever it returns its weights or runs its inference fast path, zeros
 # otherwise (the aside below goes through the cases).
 #
-# ````{admonition} Aside: `nn.MultiheadAttention`, call by call
+# ````{admonition} Aside: nn.MultiheadAttention, call by call
 # :class: dropdown
 #
 # | call | a boolean True means | a fully masked row gives |

@@ -69,3 +69,16 @@ def test_stored_outputs_raise_nothing_and_show_no_answer(nb_path):
     assert not raised, f"{nb_path.name}: cells {raised} raised or warned"
     assert not logged, f"{nb_path.name}: cells wrote to stderr: {logged}"
     assert not answered, f"{nb_path.name}: cells {answered} show a correct answer"
+
+
+FENCE_WITH_BACKTICK = re.compile(r"^(?:# )?(`{3,})\{[^}]+\}.*`", re.MULTILINE)
+
+
+@pytest.mark.parametrize("path", CHAPTERS + sorted(BOOK.glob("*.md")), ids=lambda p: p.name)
+def test_no_backtick_fenced_directive_has_a_backtick_in_its_title(path):
+    """A backtick fence's info string may not hold a backtick (CommonMark), so a directive
+    titled "Aside: `nn.MultiheadAttention`" opened no fence: its closing fence opened a code
+    block instead, which swallowed the rest of the cell, a heading with it (seen in chapter
+    7: the gallery's link to that heading broke the build)."""
+    found = [m.group(0) for m in FENCE_WITH_BACKTICK.finditer(path.read_text(encoding="utf-8"))]
+    assert not found, f"{path.name}: {found} (use a colon fence, or no code in the title)"
