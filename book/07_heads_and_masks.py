@@ -9,8 +9,8 @@
 # %% [markdown]
 # # Many heads and masks (멀티헤드 어텐션과 마스크)
 #
-# The Quanta write-up ([references](references.md)), the Korean write-up of the Quanta
-# Magazine column whose worked example the book follows, ends that example with one sentence:
+# The Korean write-up of the Quanta Magazine column (the Quanta write-up,
+# [references](references.md)) ends its worked example, which this book follows, with one sentence:
 # Transformers run many attention heads in parallel and stack layers, and the representation
 # gets richer at every step. This
 # chapter takes that sentence apart. Multi-head attention (멀티헤드 어텐션) and masks (마스크)
@@ -167,15 +167,17 @@ np.testing.assert_allclose(weights_lib, weights)
 # scores spread wider than a fresh one's. [Chapter 3](03_scaling.ipynb) gives two ways
 # training gets there: $W_Q$ and $W_K$ grow, and queries line up with the keys they should
 # find, so that their components are no longer independent. Doubling every component models
-# only the first, but it produces what both produce and what matters here: scaled scores
-# whose standard deviation is $2 \cdot 2 = 4$ instead of 1. The table gives a
-# row's largest weight and its entropy (엔트로피), $-\sum_j w_j \log w_j$ in nats: 0 when
+# the first way; both ways have the same effect that matters here: scaled scores with
+# standard deviation $2 \cdot 2 = 4$ instead of 1. The table gives the mean, over
+# random queries, of a row's largest weight and of its entropy (엔트로피),
+# $-\sum_j w_j \log w_j$ in nats: 0 when
 # one key takes everything, $\log S$ when all $S$ keys share equally. The keys are random
 # but seeded (the `rng` of the first cell), so a run gives the same numbers:
 
 # %%
+n_queries = 500  # each against its own 16 keys
 head_stats = {
-    std: experiments.head_scale_stats(512, 8, 16, 500, rng, std=std) for std in (1.0, 2.0)
+    std: experiments.head_scale_stats(512, 8, 16, n_queries, rng, std=std) for std in (1.0, 2.0)
 }  # std -> (right, bug)
 step_table(
     {
@@ -194,7 +196,7 @@ top_trained, top_trained_bug = (s.max_weight[0] for s in head_stats[2.0])
 too_small_by = math.sqrt(512) / math.sqrt(512 // 8)
 
 # %% [markdown]
-# A fresh head attends fairly evenly anyway (uniform weights over 16 keys have entropy
+# Averaged over the {eval}`n_queries` queries, a fresh head attends fairly evenly anyway (uniform weights over 16 keys have entropy
 # $\log 16 \approx$ {eval}`dec(entropy_uniform)`), and the bug only pushes its entropy from
 # {eval}`dec(entropy_fresh)` to {eval}`dec(entropy_fresh_bug)`: easy to miss. The trained
 # head puts {eval}`dec(top_trained)` of its weight on its best key when it is scaled right,
@@ -203,8 +205,10 @@ too_small_by = math.sqrt(512) / math.sqrt(512 // 8)
 # every head. It bites when trained weights move between code bases: a model trained from
 # scratch with the bug can learn it away exactly ($W_Q$ and $W_K$ each $h^{1/4}$ times
 # larger), and then only trains from a hotter start (every head's temperature $\sqrt h$ times
-# higher, its weights flatter) with a different effective learning rate (Chapter 8 measures
-# what that start costs).
+# higher, its weights flatter) with a different effective learning rate. ([Chapter
+# 8](08_learning.ipynb) shows the mirror case: removing the scale is the same model with a
+# larger start and, under gradient descent, a $\sqrt{d_k}$ times larger learning rate on $W_Q$
+# and $W_K$; here the bug is a smaller start and a $\sqrt h$ times smaller one.)
 #
 # ## Why several heads: one looks by position, one by content
 #
@@ -503,7 +507,7 @@ figures.show(
 
 # %%
 x_changed = example.x.copy()
-x_changed[-1] = rng.standard_normal(2 * L)  # replace "dog" by a random vector
+x_changed[-1] = rng.standard_normal(n_features)  # replace "dog" by a random vector
 outputs = [
     ac.multi_head_attention(inputs, inputs, *mha, is_causal=True)[0]
     for inputs in (example.x, x_changed)
@@ -599,8 +603,11 @@ step_table(
 #
 # ### Packing: several documents in one row, no padding
 #
-# Pre-training rarely pads (fine-tuning on short examples often does). It packs (패킹) documents back to back into one row and hides every
-# key outside the query's own document: a block-diagonal mask, one block per document
+# Pre-training rarely pads (fine-tuning on short examples often does). It packs (패킹)
+# documents back to back into one row, and often (Llama 3, for example, [Grattafiori et al.,
+# 2024](references.md)) hides every key outside the query's own document; other pipelines
+# leave attention free to cross documents, with only an end-of-text token between them. The
+# mask is block-diagonal, one block per document
 # (causal inside each block when the model is causal). `ac.document_mask(lengths)` builds
 # it; here the two sentences above, packed into one row of 7 tokens and attending both
 # ways as in the padded batch:
@@ -792,7 +799,8 @@ np.testing.assert_allclose(heatmap.weights, ac.attention_weights(q_toy, k_toy, b
 #   times.
 # - One layer reaches every token, but composes one attention step: with residual
 #   connections, a chain of $n$ lookups (say $n$ tokens back through previous-token heads)
-#   needs $n$ layers; a
+#   needs $n$ layers (a single head can look a fixed distance back by position; what needs
+#   layers is composing lookups, each using what the last one gathered); a
 #   previous-token head in one layer is the first of the two heads of an induction circuit,
 #   whose second head, in a later layer, is the induction head.
 # - Masks: causal for language models, padding for batches; boolean (True = may attend) and

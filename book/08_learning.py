@@ -532,8 +532,8 @@ runs = {
 # {eval}`plain(var_range[0])` and {eval}`plain(var_range[1])`: close to the unit variance that
 # the usual initialisations (초기화) aim for. Before any step, how saturated are the weights, and
 # how large are the gradients? A row counts as saturated when one weight exceeds
-# {eval}`plain(saturated_at)`. The gradient reaching $W_Q$ and $W_K$ is `run.grad_norms[0]` (the
-# Euclidean norm of both together). The gradient a single query receives, $\lVert dQ_i\rVert$,
+# {eval}`plain(saturated_at)`. The last row of the table below is the norm of the gradient
+# reaching $W_Q$ and $W_K$ together. The gradient a single query receives, $\lVert dQ_i\rVert$,
 # tells the rows apart:
 
 # %%
@@ -678,7 +678,10 @@ best_scaled_lr = min(adam_lrs, key=lambda lr: adam_sweep["scaled"][lr][0])
 # Saturation at the end is not the failure in itself: the task asks for sharp rows, and the
 # best scaled run (learning rate {eval}`plain(best_scaled_lr)`) ends with
 # {eval}`dec(adam_sweep["scaled"][best_scaled_lr][2], 2)` of its rows saturated.
-# Saturation by step 10 is. The scaled layer meets that fate at the largest rate,
+# Saturating early, before the rows have found their keys, is; the share at step 10 only
+# hints at it (the best scaled run already has
+# {eval}`dec(adam_sweep["scaled"][best_scaled_lr][1], 2)` there). Its extreme, every row
+# saturated by step 10, is what the scaled layer meets at the largest rate,
 # {eval}`plain(adam_lrs[-1])`: a saturated share of {eval}`dec(scaled_top[1], 2)` at step 10 and
 # a loss of {eval}`dec(scaled_top[0], 4)`, the unscaled runs' plateau.
 #
@@ -789,7 +792,7 @@ print(f"W_Q (undoing the shrink), gap below {tol_same:.0e}:", W_Q_gap < tol_same
 # gradient, would need another factor.)
 #
 # So, at one $d_k$, the scale sets the start (and the step of $W_Q$ and $W_K$, which a
-# learning-rate search absorbs): with $1/\sqrt{d_k}$, the usual
+# separate learning rate for $W_Q$ and $W_K$ absorbs): with $1/\sqrt{d_k}$, the usual
 # initialisation (unit variance per component, whatever $d_k$) starts every row unsaturated,
 # and nobody has to retune the start when $d_k$ changes. That is a statement about
 # initialisation only. Does one learning rate suit every $d_k$? Training aligns each query
@@ -1091,7 +1094,8 @@ answer = ...  # one of the options, as a string
 ch8.which_vanishes.check(answer)
 
 # %%
-# see it happen: 100 random sentences of 3 tokens, unscaled, values of 2 features as in the task
+# see it happen: 100 random sentences of 3 tokens, unscaled, values of 2 features as in the
+# worked example
 for d_try in (4, 256):
     r = np.random.default_rng(0)
     Q_try, K_try = (r.normal(size=(100, 3, d_try)) for _ in range(2))  # variance 1
