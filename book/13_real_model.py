@@ -571,8 +571,9 @@ print(f'"\\nquick ...": {newline_early:.1%}, {newline_late:.1%}')
 # ### Previous-token and induction heads (인덕션 헤드)
 #
 # A sequence of random tokens, then the same sequence again. In the second copy, a model that
-# has understood the repetition can predict every token: it follows the one after the same
-# token in the first copy. Olsson et al. found the circuit that does it
+# has understood the repetition can predict every token but the first: it follows the one
+# after the same token in the first copy. The circuit that does it was first described in small
+# attention-only models ([Elhage et al., 2021](references.md)) and then found in large ones
 # ([Olsson et al., 2022](references.md)): a previous-token head, whose query at each position
 # reads the position just before, writes "my predecessor was A" into the stream; an induction
 # head in a later layer then looks, from a token A, for the earlier position whose predecessor
@@ -582,8 +583,8 @@ print(f'"\\nquick ...": {newline_early:.1%}, {newline_late:.1%}')
 #
 # The sequence opens with `<|endoftext|>`, the token that separates documents in the model's
 # training text, as interpretability tutorials do. Without it, the first random token would be
-# the first position, the one the heads of the section above put their weight on, and it is
-# also a token the second copy must copy; the loss below measures what that costs.
+# the first position, the one the heads of the section above put their weight on; the losses
+# below are measured both ways.
 
 # %%
 rng = np.random.default_rng(13)
@@ -696,9 +697,10 @@ print(" ".join(f"{loss:.2f}" for loss in random_losses))
 # {eval}`percent(second_copy_right)` of the second's: the loss also counts the probability
 # the right token gains when it is not the top guess. Without the start token the same two
 # copies fare worse: the second copy's loss is {eval}`dec(second_loss_no_start, 2)` and the
-# greedy guess is right on {eval}`percent(second_right_no_start)` of its tokens. There the
-# first random token is the first position, where the sink's heads park their weight, so the
-# measurement with the start token is the one that shows what copying the model can do.
+# greedy guess is right on {eval}`percent(second_right_no_start)` of its tokens. Why is not
+# measured here (the loss leaves out the copy's first token, so it is not that token's cost):
+# the first random token then sits at the first position, where the sink's heads park their
+# weight, which is one guess. The measurement with the start token is the one used below.
 #
 # Would any {eval}`n_induction` heads do as much harm? Zeroing {eval}`n_induction` other heads
 # of the same layers instead, drawn at random {eval}`n_draws` times, leaves the second copy's
@@ -1016,7 +1018,8 @@ ch13.induction_head.check(answer)
 # - Greedy decoding with the KV cache chooses the tokens full recomputation does; the cache is
 #   {eval}`dec(gqa_mib, 0)` MiB at the full context, where multi-head attention's would be
 #   {eval}`dec(mha_mib, 0)` MiB.
-# - Trained heads park their weight on the first token from layer {eval}`first_sink_layer` on;
+# - Most trained heads park their weight on the first token from layer
+#   {eval}`first_sink_layer` on;
 #   previous-token heads and, in later layers, induction heads copy a repeated sequence:
 #   with the induction heads zeroed, the second copy's loss rises from
 #   {eval}`dec(second_copy_loss, 2)` to {eval}`dec(loss_without_all, 2)` nats a token.
