@@ -258,8 +258,8 @@ figures.show(
 # :class: dropdown
 #
 # Helpers of
-# the book's package do the measuring (`attn_book/timing.py`), made to measure the code, not
-# the other programs that share the machine. `one_blas_thread` runs the matrix library on one
+# the book's package do the measuring (`attn_book/timing.py`), made to keep the other
+# programs that share the machine out of the times as far as a clock can. `one_blas_thread` runs the matrix library on one
 # thread while the cells time it: a product split over two threads waits for the slower one,
 # and on a machine whose other core is busy it then measures the other programs. It pins
 # numpy's own OpenBLAS (the library of numpy's pip wheels on Linux and Windows, and on macOS
@@ -273,8 +273,11 @@ figures.show(
 # programs can only slow a call down, so the fastest is the nearest to what the code itself
 # costs. It counts with the clock it is given; here `time.process_time`, the processor time
 # (프로세서 시간) this process used, which leaves out the time it waited while other programs held the
-# processor (on a quiet machine, with one thread, the two clocks agree). A clock reads time in
-# steps: Linux and macOS count processor time in steps far below a microsecond, Windows in
+# processor (on a quiet machine, with one thread, the two clocks agree). It does not leave out
+# the slowdown other programs cause while both run, by sharing the caches and the memory
+# bandwidth: on a busy machine the speeds below, the copy's GB/s included, can be lower than
+# the memory can do, and the load average the cells print says how busy it was. A clock reads
+# time in steps: Linux counts processor time in steps far below a microsecond, Windows in
 # steps of about 16 ms, longer than the smallest calls here, which would then time as 0. So
 # `processor_clock` first measures the step of processor time and, where it is that coarse,
 # times with the wall clock instead (`time.perf_counter`, fine everywhere); and where a call
@@ -798,7 +801,8 @@ tile_mib
 # of {eval}`plain(matrix_mib)` MiB. This is `ac.blocked_attention`, with the tile size as
 # `block_size`, and it is what `ac.scaled_dot_product_attention` runs: one line of it sends
 # any call with at least `ac.BLOCKED_FROM_PAIRS` query-key pairs ({eval}`ac.BLOCKED_FROM_PAIRS`,
-# $256 \times 256$) and no dropout to `blocked_attention`, and the rest to the plain formula
+# $256 \times 256$), no dropout and no sinks ([Chapter 11](11_modern_attention.ipynb)) to
+# `blocked_attention`, and the rest to the plain formula
 # of [Chapter 4](04_worked_example.ipynb). Both give the rows above:
 
 # %%
