@@ -705,17 +705,25 @@ figures.show(
 # that built this page ({eval}`figures.ref("fig-decode-time")`), the time per step grew most
 # between $n =$ {eval}`plain(jump_from)` and {eval}`plain(jump_to)`, a local
 # slope of {eval}`dec(jump_slope, 2)`, where the cache grew from {eval}`plain(jump_mib[0])` to
-# {eval}`plain(jump_mib[1])` MiB; the last-level cache it reported is {eval}`llc_text`. Compare
-# the two yourself: a last-level cache shared with other cores and other programs holds less
-# of ours than its size, and a virtual machine may report its host's. The model's one reading
+# {eval}`plain(jump_mib[1])` MiB; the last-level cache it reported is {eval}`llc_text`. The
+# fit is meant to start beyond both, where one reading speed can hold; how it chooses is in
+# the box below.
+#
+# ```{admonition} Where the fit starts
+# :class: dropdown
+#
+# Compare the steepest step and the reported last-level cache yourself: a last-level cache
+# shared with other cores and other programs holds less of ours than its size, and a virtual machine may report its host's. The model's one reading
 # speed can hold only once every step reads the cache from main memory, so the fit should
 # start beyond both the steepest step and the last length whose cache fits in the last-level
 # cache. That needs two timed caches or more larger than the reported last-level cache; where
 # there are fewer, the fit falls back to the last two lengths, whose caches may still fit in
 # it, and then the table's GB/s column, not the reported size, shows where main memory takes
-# over. The line the cell printed above the table says which happened. On the build machine
-# the fit ran from $n =$ {eval}`plain(fit_from)` on, {eval}`plain(fit_lengths)` lengths, and
-# {eval}`fit_in_cache` of them had caches no larger than the last-level cache reported.
+# over. The line the cell printed above the table says which happened.
+# ```
+#
+# On the build machine the fit ran from $n =$ {eval}`plain(fit_from)` on,
+# {eval}`plain(fit_lengths)` lengths, and {eval}`fit_in_cache` of them had caches no larger than the last-level cache reported.
 # From the first of those lengths to the last, $n$ grew {eval}`plain(fit_n_ratio)` times
 # and the fastest time over the {eval}`n_sweeps` sweeps {eval}`dec(fit_t_ratio, 1)` times, a
 # slope of about {eval}`dec(fit.slope, 1)`; with two lengths that slope is these two ratios
