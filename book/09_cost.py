@@ -563,26 +563,35 @@ print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 # {eval}`dec(bandwidth_here, 1)` GB/s, a ridge of about {eval}`dec(ridge_here, 1)` FLOPs per
 # byte; the products do {eval}`dec(intensity[0], 1)`. Compare each pass's GB/s in the table
 # with the copy's: a pass that moves its bytes about as fast as the copy is held by the
-# memory, not by its arithmetic. The exponential's pass moved {eval}`dec(exp_gb_per_s, 1)`
-# GB/s against the copy's {eval}`dec(bandwidth_here, 1)`. An exponential is not the one FLOP
-# the table counts: numpy computes it by a range reduction and a short polynomial, several
-# operations per value even when vector instructions do 8 or 16 values at once (a scalar
-# library `exp`, one value at a time, costs more per value still). Whether that is what holds
-# the exponential's pass, the timings cannot say: hold the passes with next to no arithmetic,
-# the row max's and the row sum's, to the same yardstick before blaming it. The four passes
+# memory, not by its arithmetic. The four passes
 # moved their bytes at {eval}`dec(passes_vs_copy, 2)` times the copy's speed. A pass well
 # below 1 is held by something besides moving its bytes, which the table does not name; a
 # pass above 1 shows that the copy is a yardstick, not a ceiling, and the ridge built on it a
-# rough one. (On GPUs too the exponential's throughput
-# is far below the matrix products', a bottleneck FlashAttention-3 works around,
-# [Shah et al., 2024](references.md).) A GPU is another machine, with a far higher ridge: an
+# rough one. The note "The exponential's pass" below looks at that pass.
+#
+# A GPU is another machine, with a far higher ridge: an
 # H100's is about {eval}`dec(ridge_h100, 0)` FLOPs per byte, and there even $QK^\top$,
-# writing its scores out, is memory-bound (the note below has the numbers). On a GPU every
+# writing its scores out, is memory-bound (the note "A GPU's ridge" below has the numbers).
+# On a GPU every
 # step of the naive attention waits for memory, the products included, which is part of why
 # FlashAttention fuses $QK^\top$, the softmax and the product with $V$ into one kernel that
 # never writes the scores out (below). A naive implementation spends much of its time
 # moving the $n \times n$ matrix rather than computing it; the cure is never to write it out
 # at all.
+#
+# ```{admonition} The exponential's pass
+# :class: dropdown
+#
+# The exponential's pass moved {eval}`dec(exp_gb_per_s, 1)`
+# GB/s against the copy's {eval}`dec(bandwidth_here, 1)`. An exponential is not the one FLOP
+# the table counts: numpy computes it by a range reduction and a short polynomial, several
+# operations per value even when vector instructions do 8 or 16 values at once (a scalar
+# library `exp`, one value at a time, costs more per value still). Whether that is what holds
+# the exponential's pass, the timings cannot say: hold the passes with next to no arithmetic,
+# the row max's and the row sum's, to the same yardstick before blaming it. (On GPUs too the
+# exponential's throughput is far below the matrix products', a bottleneck FlashAttention-3
+# works around, [Shah et al., 2024](references.md).)
+# ```
 #
 # ```{admonition} A GPU's ridge, by the datasheet
 # :class: dropdown
