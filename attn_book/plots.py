@@ -527,7 +527,8 @@ def _time_and_slopes(ax, n, seconds, slope, fit_from, predicted):
         centre_ms * (n[used] / centre_n) ** slope,
         "--",
         color=fit,
-        label=word("fit, slope {slope}").format(slope=dec(slope, 2)),
+        # two points fix a slope and test nothing: no more digits than they bear
+        label=word("fit, slope {slope}").format(slope=dec(slope, 2 if used.sum() > 2 else 1)),
     )
     ax.loglog(
         n,

@@ -258,8 +258,8 @@ figures.show(
 # :class: dropdown
 #
 # Helpers of
-# the book's package do the measuring (`attn_book/timing.py`), made to measure the code, not
-# the other programs that share the machine. `one_blas_thread` runs the matrix library on one
+# the book's package do the measuring (`attn_book/timing.py`), made to keep the other
+# programs that share the machine out of the times as far as a clock can. `one_blas_thread` runs the matrix library on one
 # thread while the cells time it: a product split over two threads waits for the slower one,
 # and on a machine whose other core is busy it then measures the other programs. It pins
 # numpy's own OpenBLAS (the library of numpy's pip wheels on Linux and Windows, and on macOS
@@ -273,8 +273,11 @@ figures.show(
 # programs can only slow a call down, so the fastest is the nearest to what the code itself
 # costs. It counts with the clock it is given; here `time.process_time`, the processor time
 # (프로세서 시간) this process used, which leaves out the time it waited while other programs held the
-# processor (on a quiet machine, with one thread, the two clocks agree). A clock reads time in
-# steps: Linux and macOS count processor time in steps far below a microsecond, Windows in
+# processor (on a quiet machine, with one thread, the two clocks agree). It does not leave out
+# the slowdown other programs cause while both run, by sharing the caches and the memory
+# bandwidth: on a busy machine the speeds below, the copy's GB/s included, can be lower than
+# the memory can do, and the load average the cells print says how busy it was. A clock reads
+# time in steps: Linux counts processor time in steps far below a microsecond, Windows in
 # steps of about 16 ms, longer than the smallest calls here, which would then time as 0. So
 # `processor_clock` first measures the step of processor time and, where it is that coarse,
 # times with the wall clock instead (`time.perf_counter`, fine everywhere); and where a call
@@ -560,26 +563,35 @@ print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 # {eval}`dec(bandwidth_here, 1)` GB/s, a ridge of about {eval}`dec(ridge_here, 1)` FLOPs per
 # byte; the products do {eval}`dec(intensity[0], 1)`. Compare each pass's GB/s in the table
 # with the copy's: a pass that moves its bytes about as fast as the copy is held by the
-# memory, not by its arithmetic. The exponential's pass moved {eval}`dec(exp_gb_per_s, 1)`
-# GB/s against the copy's {eval}`dec(bandwidth_here, 1)`. An exponential is not the one FLOP
-# the table counts: numpy computes it by a range reduction and a short polynomial, several
-# operations per value even when vector instructions do 8 or 16 values at once (a scalar
-# library `exp`, one value at a time, costs more per value still). Whether that is what holds
-# the exponential's pass, the timings cannot say: hold the passes with next to no arithmetic,
-# the row max's and the row sum's, to the same yardstick before blaming it. The four passes
+# memory, not by its arithmetic. The four passes
 # moved their bytes at {eval}`dec(passes_vs_copy, 2)` times the copy's speed. A pass well
 # below 1 is held by something besides moving its bytes, which the table does not name; a
 # pass above 1 shows that the copy is a yardstick, not a ceiling, and the ridge built on it a
-# rough one. (On GPUs too the exponential's throughput
-# is far below the matrix products', a bottleneck FlashAttention-3 works around,
-# [Shah et al., 2024](references.md).) A GPU is another machine, with a far higher ridge: an
+# rough one. The note "The exponential's pass" below looks at that pass.
+#
+# A GPU is another machine, with a far higher ridge: an
 # H100's is about {eval}`dec(ridge_h100, 0)` FLOPs per byte, and there even $QK^\top$,
-# writing its scores out, is memory-bound (the note below has the numbers). On a GPU every
+# writing its scores out, is memory-bound (the note "A GPU's ridge" below has the numbers).
+# On a GPU every
 # step of the naive attention waits for memory, the products included, which is part of why
 # FlashAttention fuses $QK^\top$, the softmax and the product with $V$ into one kernel that
 # never writes the scores out (below). A naive implementation spends much of its time
 # moving the $n \times n$ matrix rather than computing it; the cure is never to write it out
 # at all.
+#
+# ```{admonition} The exponential's pass
+# :class: dropdown
+#
+# The exponential's pass moved {eval}`dec(exp_gb_per_s, 1)`
+# GB/s against the copy's {eval}`dec(bandwidth_here, 1)`. An exponential is not the one FLOP
+# the table counts: numpy computes it by a range reduction and a short polynomial, several
+# operations per value even when vector instructions do 8 or 16 values at once (a scalar
+# library `exp`, one value at a time, costs more per value still). Whether that is what holds
+# the exponential's pass, the timings cannot say: hold the passes with next to no arithmetic,
+# the row max's and the row sum's, to the same yardstick before blaming it. (On GPUs too the
+# exponential's throughput is far below the matrix products', a bottleneck FlashAttention-3
+# works around, [Shah et al., 2024](references.md).)
+# ```
 #
 # ```{admonition} A GPU's ridge, by the datasheet
 # :class: dropdown
@@ -798,7 +810,8 @@ tile_mib
 # of {eval}`plain(matrix_mib)` MiB. This is `ac.blocked_attention`, with the tile size as
 # `block_size`, and it is what `ac.scaled_dot_product_attention` runs: one line of it sends
 # any call with at least `ac.BLOCKED_FROM_PAIRS` query-key pairs ({eval}`ac.BLOCKED_FROM_PAIRS`,
-# $256 \times 256$) and no dropout to `blocked_attention`, and the rest to the plain formula
+# $256 \times 256$), no dropout and no sinks ([Chapter 11](11_modern_attention.ipynb)) to
+# `blocked_attention`, and the rest to the plain formula
 # of [Chapter 4](04_worked_example.ipynb). Both give the rows above:
 
 # %%

@@ -151,7 +151,8 @@ figures.show(
 # values $(\dots, t, d_v)$ along the positions' axis. In Hugging Face's transformers the same
 # object is a `Cache`, which the model takes and returns as `past_key_values`: `DynamicCache`,
 # the default, grows as tokens arrive, as `ac.KVCache` does, and `StaticCache` allocates its
-# maximum length at once, so that every step has the same shapes, which `torch.compile` needs
+# maximum length at once, so that every step has the same shapes, which lets `torch.compile`
+# compile the step once instead of again as the shapes change
 # ([Hugging Face, 2026](references.md)).
 
 # %%
@@ -588,6 +589,8 @@ fit_from = fit_start.x
 fit = loglog_fit(timed_n, token_ms, x_min=fit_from)  # slope of time against n from there
 fit_lengths = sum(n >= fit_from for n in timed_n)
 fit_in_cache = "?" if fit_start.in_cache is None else plain(fit_start.in_cache)  # ?: unknown
+fit_n_ratio = timed_n[-1] // fit_from  # the lengths the fit spans, as a ratio
+fit_t_ratio = token_ms[-1] / token_ms[timed_n.index(fit_from)]  # and their times
 if fit_start.in_cache is None:
     print("fit: beyond the steepest step; the last-level cache's size is unknown")
 elif fit_start.in_cache == 0:
@@ -597,6 +600,8 @@ else:
         f"fit: beyond the steepest step; of its {fit_lengths} lengths,",
         f"{fit_start.in_cache} have caches no larger than the last-level cache reported",
     )
+if fit_lengths == 2:
+    print(f"two points only: n × {fit_n_ratio}, time × {fit_t_ratio:.1f}")
 gb_per_s = np.array(cache_bytes) / token_ms / 1e6  # the cache's bytes read per second
 sweep_gb_per_s = cache_bytes[-1] / sweep_ms[:, -1] / 1e6  # the largest cache, each sweep
 matmul_gflops = 2 * 1024**3 / matmul_time.best / 1e9
@@ -678,13 +683,14 @@ figures.show(
     "The time of one decoding step's two products (the fastest of {runs} runs, {repeats} in "
     "each of {sweeps} sweeps, in processor time) against the cache's length, on log-log axes, "
     "measured when the notebook last ran. The dashed line is fitted from n = {fit_from} on, "
-    "where the text says why; the dotted grey line has the slope 1 the model predicts, and "
+    "through {points} points, where the text says why; the dotted grey line has the slope 1 the model predicts, and "
     "the vertical line, where the machine reports its last-level cache, marks the length at "
     "which the cache's bytes equal it.",
     runs=decode_repeats * n_sweeps,
     repeats=decode_repeats,
     sweeps=n_sweeps,
     fit_from=plain(fit_from),
+    points=plain(fit_lengths),
 )
 
 # %% [markdown]
@@ -699,22 +705,31 @@ figures.show(
 # that built this page ({eval}`figures.ref("fig-decode-time")`), the time per step grew most
 # between $n =$ {eval}`plain(jump_from)` and {eval}`plain(jump_to)`, a local
 # slope of {eval}`dec(jump_slope, 2)`, where the cache grew from {eval}`plain(jump_mib[0])` to
-# {eval}`plain(jump_mib[1])` MiB; the last-level cache it reported is {eval}`llc_text`. Compare
-# the two yourself: a last-level cache shared with other cores and other programs holds less
-# of ours than its size, and a virtual machine may report its host's. The model's one reading
+# {eval}`plain(jump_mib[1])` MiB; the last-level cache it reported is {eval}`llc_text`. The
+# fit is meant to start beyond both, where one reading speed can hold; how it chooses is in
+# the box below.
+#
+# ```{admonition} Where the fit starts
+# :class: dropdown
+#
+# Compare the steepest step and the reported last-level cache yourself: a last-level cache
+# shared with other cores and other programs holds less of ours than its size, and a virtual machine may report its host's. The model's one reading
 # speed can hold only once every step reads the cache from main memory, so the fit should
 # start beyond both the steepest step and the last length whose cache fits in the last-level
 # cache. That needs two timed caches or more larger than the reported last-level cache; where
 # there are fewer, the fit falls back to the last two lengths, whose caches may still fit in
 # it, and then the table's GB/s column, not the reported size, shows where main memory takes
-# over. The line the cell printed above the table says which happened. On the build machine
-# the fit ran from $n =$ {eval}`plain(fit_from)` on, {eval}`plain(fit_lengths)` lengths, and
-# {eval}`fit_in_cache` of them had caches no larger than the last-level cache reported;
-# the slope through each length's fastest time over the {eval}`n_sweeps` sweeps was
-# {eval}`dec(fit.slope, 2)`, and between neighbouring sizes there
-# {eval}`dec(fit.local, 2)`. Those few points were chosen to lie where one speed should
-# hold, so a slope near 1 there checks the choice more than it tests the model; the speeds
-# are the verdict. The cache was read at {eval}`dec(gb_per_s, 1)` GB/s from the smallest to the
+# over. The line the cell printed above the table says which happened.
+# ```
+#
+# On the build machine the fit ran from $n =$ {eval}`plain(fit_from)` on,
+# {eval}`plain(fit_lengths)` lengths, and {eval}`fit_in_cache` of them had caches no larger than the last-level cache reported.
+# From the first of those lengths to the last, $n$ grew {eval}`plain(fit_n_ratio)` times
+# and the fastest time over the {eval}`n_sweeps` sweeps {eval}`dec(fit_t_ratio, 1)` times, a
+# slope of about {eval}`dec(fit.slope, 1)`; with two lengths that slope is these two ratios
+# and nothing more, a line through two points that no third point tests. Those points were
+# chosen to lie where one speed should hold, so a slope near 1 there checks the choice more
+# than it tests the model; the speeds are the verdict. The cache was read at {eval}`dec(gb_per_s, 1)` GB/s from the smallest to the
 # largest, and the largest at {eval}`dec(sweep_gb_per_s, 1)` GB/s in the
 # {eval}`n_sweeps` sweeps, the spread one run of the cell has from the next. The
 # $1024 \times 1024$ product ran at {eval}`dec(matmul_gflops, 1)` GFLOP/s,
@@ -728,10 +743,11 @@ figures.show(
 # not on the same bytes: with their weights read and their scores written they move
 # {eval}`dec(chunk_mib, 0)` MiB against one query's {eval}`dec(one_mib, 0)`, the
 # {eval}`dec(chunk_intensity, 1)` FLOPs per byte of the last table, to set beside this
-# core's ridge of {eval}`dec(balance, 1)`: above it the chunk waits for arithmetic, not
-# memory. The roofline put the chunk's time at {eval}`dec(roofline_ratio, 1)` times one
-# query's; it took {eval}`dec(chunk_ratio, 1)` times. A product of {eval}`chunk` rows need
-# not reach the square product's speed, so the roofline's figure is an estimate from below.
+# core's ridge of {eval}`dec(balance, 1)`: the roofline model puts it above the ridge, on the
+# arithmetic side, and its time at {eval}`dec(roofline_ratio, 1)` times one query's; it took
+# {eval}`dec(chunk_ratio, 1)` times. Where the measured ratio is the larger, the chunk's
+# products ran more slowly than the model's speeds allow, and the timing cannot say why; a product of {eval}`chunk` rows need not
+# reach the square product's speed, so the roofline's figure is an estimate from below.
 # A fused kernel would not write the scores out and would read fewer bytes.
 #
 # The timing table gives each size's median and slowest

@@ -360,7 +360,7 @@ gate, gated
 # The gate {eval}`dec(gate)` keeps most of the first dimension of {eval}`vector(output)` and
 # little of the second: the output is {eval}`vector(gated)`. Unlike the weights, the gate is
 # not normalised over the keys: each of its numbers lies anywhere between 0 and 1 and can close
-# to almost zero, so a head that has nothing to add can add nothing, with no sink needed. Qiu et al. report, on models they trained with and
+# almost to zero, so a head that has nothing to add can add nothing, with no sink needed. Qiu et al. report, on models they trained with and
 # without it, that this gate (per head, elementwise, after attention) made training more
 # stable and removed most of the weight that the first token otherwise attracts; Qwen3-Next,
 # from the same team, ships it.
@@ -402,12 +402,12 @@ figures.show(
 # ([Dehghani et al., 2023](references.md)). Qwen3 and Gemma 3 apply an RMSNorm (RMS 정규화:
 # divide by the root mean square, then multiply by a learned gain $\mathbf g$) to each head's
 # query and key ([Qwen Team, 2025a](references.md); [Gemma Team, 2025](references.md)); OLMo 2
-# one over the whole projection ([Team OLMo, 2024](references.md)). Each still divides the
-# scores, and not always by $\sqrt{d_k}$:
+# one over the whole projection ([Team OLMo, 2024](references.md)). Each still scales the
+# scores, and not always by $1/\sqrt{d_k}$:
 #
 # | model | what normalises $\mathbf{q}$ and $\mathbf{k}$ | the divisor |
 # |---|---|---|
-# | [Henry et al., 2020](references.md) | each vector divided by its length | a learnt scale |
+# | [Henry et al., 2020](references.md) | each vector divided by its length | none: a learnt scale $g$ multiplies the scores in place of $1/\sqrt{d_k}$ |
 # | ViT-22B ([Dehghani et al., 2023](references.md)) | a LayerNorm | $\sqrt{d_k}$ |
 # | OLMo 2 ([Team OLMo, 2024](references.md)) | an RMSNorm over the whole projection | $\sqrt{d_k}$ |
 # | Qwen3 ([Qwen Team, 2025a](references.md)) | an RMSNorm over each head's $d_k$ components | $\sqrt{d_k}$ |

@@ -501,7 +501,7 @@ step_table(
 # {eval}`plain(err_delta3[2])` against {eval}`plain(err_plain3[2])`. Three keys in two
 # dimensions bury every read of the plain sum in crosstalk, and the correction removes some
 # of it. The fourth pair shows the other side. The delta rule now returns $\mathbf v_3$ and
-# $\mathbf v_4$ exactly, and keys 1 and 2, which lie between $\mathbf k_3$ and
+# $\mathbf v_4$ exactly, and keys 1 and 2, neither of them orthogonal to $\mathbf k_3$ or
 # $\mathbf k_4$, miss by {eval}`dec(err_delta4[0])`, where the plain sum misses them by
 # {eval}`dec(err_plain4[0])`: with $d_k = 2$ the delta rule holds the two newest pairs and
 # the older ones pay for them, while the plain sum blurs all four alike
@@ -647,6 +647,34 @@ mid_state_steps, mid_steps
 # let them train a DeltaNet of 1.3 billion parameters on 100 billion tokens. With a decay, Gated DeltaNet's chunks carry the products of the
 # $\alpha_t$ as well ([Yang, Kautz and Hatamizadeh, 2025](references.md));
 # `ac.delta_rule_chunkwise` does not take one.
+#
+# One chunk by hand: tokens 2 and 3 of the three above as a chunk of $C = 2$, with
+# $\beta = 1$ and the state $S_1$ that token 1 left:
+
+# %%
+K_c, V_c = K_unit[1:3], V[1:3]  # the chunk's rows: k₂, k₃ and v₂, v₃
+B_c = np.eye(2)  # diag(β), β = 1
+S_in = delta_steps[0]["S"]  # S₁, what token 1 left
+KK_c = K_c[1] @ K_c[0]  # k₃ · k₂, the one entry of tril(B K Kᵀ, -1)
+T_c = np.linalg.solve(np.eye(2) + np.tril(B_c @ K_c @ K_c.T, -1), B_c)  # triangular
+W_c, U_c = T_c @ K_c, T_c @ V_c
+Delta_c = U_c - W_c @ S_in.T  # the chunk's corrections, one row a token
+S_next = S_in + Delta_c.T @ K_c
+np.testing.assert_allclose(Delta_c, [delta_steps[1]["correction"], delta_steps[2]["correction"]])
+np.testing.assert_allclose(S_next, delta_steps[2]["S"])  # S₃, token by token above
+T_c.round(3), Delta_c.round(3), S_next.round(3)
+
+# %% [markdown]
+# $S_1$ has rows {eval}`vector(S_in[0])` and {eval}`vector(S_in[1])`. Below the diagonal,
+# $B K K^\top$ holds $\mathbf k_3 \cdot \mathbf k_2 =$
+# {eval}`dec(KK_c)`, so $T$ has rows {eval}`vector(T_c[0])` and {eval}`vector(T_c[1])`:
+# token 3's correction takes off that share of token 2's. $W = TK$ has rows
+# {eval}`vector(W_c[0])` and {eval}`vector(W_c[1])`, $U = TV$ rows {eval}`vector(U_c[0])` and
+# {eval}`vector(U_c[1])`, and $\Delta = U - W S_1^\top$ rows {eval}`vector(Delta_c[0])` and
+# {eval}`vector(Delta_c[1])`: the two corrections that tokens 2 and 3 wrote one after the
+# other above, here from one triangular solve. $S_1 + \Delta^\top K$ has rows
+# {eval}`vector(S_next[0])` and {eval}`vector(S_next[1])`, the $S_3$ of the token-by-token
+# steps.
 #
 # ## The recall experiment again
 #
@@ -837,7 +865,8 @@ qwen_kv_per_token_kib = ac.kv_cache_bytes(12, 2, 256, 1, 2) / 2**10  # 12 attent
 qwen_state_mib = ac.linear_state_bytes(36, 32, 128, 128, 2) / MiB  # 36 Gated DeltaNet layers
 qwen_long_gib = ac.kv_cache_bytes(12, 2, 256, n_long, 2) / GiB + qwen_state_mib / 2**10
 qwen_state_fp32_mib = ac.linear_state_bytes(36, 32, 128, 128, 4) / MiB  # as served: float32
-qwen_state_fp32_share = qwen_state_fp32_mib / 2**10 / qwen_long_gib  # of the memory at 128k
+qwen_long_fp32_gib = qwen_long_gib + (qwen_state_fp32_mib - qwen_state_mib) / 2**10
+qwen_state_fp32_share = qwen_state_fp32_mib / 2**10 / qwen_long_fp32_gib  # of cache + states
 qwen_kv_per_token_kib, qwen_state_mib, qwen_long_gib
 
 # %% [markdown]
@@ -851,7 +880,7 @@ qwen_kv_per_token_kib, qwen_state_mib, qwen_long_gib
 # adds every token's write to the same numbers, so a rounding error stays in it and the next
 # ones pile on, where a cache stores each token's key once. In float32 Qwen3-Next's states
 # take {eval}`plain(qwen_state_fp32_mib)` MiB, still
-# {eval}`percent(qwen_state_fp32_share, 0)` of its memory at 128k
+# {eval}`percent(qwen_state_fp32_share, 0)` of its cache and states at 128k
 # tokens. (The Gated DeltaNet layers also keep the last few tokens of their
 # query, key and value channels for a short convolution: a fixed cache of tens of KiB a layer,
 # not counted here.)
@@ -921,7 +950,7 @@ figures.show(
 # The other way out keeps softmax attention and every key in the cache, but lets each query
 # read only $k$ of them. DeepSeek Sparse Attention, in DeepSeek-V3.2, chooses them with a small
 # scorer, the lightning indexer (라이트닝 인덱서), which rates every earlier key $s$ for query
-# $t$ with many narrow heads $j$ that share one key a token ([DeepSeek-AI, 2025](references.md)):
+# $t$ with many heads $j$ that share one small key a token ([DeepSeek-AI, 2025](references.md)):
 #
 # $$
 # I_{t,s} = \sum_j w_{t,j}\, \mathrm{ReLU}\big(\mathbf q_{t,j} \cdot \mathbf k_s\big),
@@ -1128,7 +1157,7 @@ ch12.phi_by_hand.check(answer)
 #
 # The positive entries become $x + 1$; the others $e^x$, small but positive, so that no
 # similarity $\phi(\mathbf q) \cdot \phi(\mathbf k)$ can be negative or cancel another. At 0
-# both branches give 1 with slope 1, so the map is smooth there; $\mathrm{ReLU}(x) + 1$,
+# both branches give 1 with slope 1, so the map has no kink there; $\mathrm{ReLU}(x) + 1$,
 # also positive, would have a kink at 0 and no gradient for a negative $x$.
 #
 # ```python
