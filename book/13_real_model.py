@@ -528,7 +528,7 @@ sinks_there = int(sinks_per_layer[first_sink_layer])
 late_share = (on_first[first_sink_layer:] > 0.5).mean()
 early_share = (on_first[:first_sink_layer] > 0.5).mean()
 uniform_share = np.mean(1 / np.arange(2, n_sink + 1))  # weight 1/(t + 1) on each key
-first_sink_layer, sinks_there, late_share, early_share, uniform_share
+first_sink_layer, sinks_there, float(late_share), float(early_share), float(uniform_share)
 
 # %% [markdown]
 # Averaged over the {eval}`n_sink_later` later tokens of a {eval}`n_sink`-token
