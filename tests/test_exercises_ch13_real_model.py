@@ -296,3 +296,35 @@ ANSWERS = {
         ],
     ),
 }
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong", "diagnosis"),
+    [
+        (
+            "float16 arithmetic, returned as float32",
+            lambda b: _float16(b).astype(np.float32),
+            "float16-arithmetic",
+        ),
+        (
+            "every weight 0.01 too large",
+            lambda b: ch13._dequantize_blocks(b) + np.float32(0.01),
+            "wrong-values",
+        ),
+        (
+            "weights rounded to two decimals",
+            lambda b: np.round(ch13._dequantize_blocks(b), 2),
+            "wrong-values",
+        ),
+    ],
+)
+def test_dequantize_blocks_judges_a_float32_answer_to_float32s_digits(name, wrong, diagnosis):
+    """The engine's 1 % for float32 results (meant for softmax scores) let all three through;
+    the dequantiser's answer is float32 itself, so it is judged to 10⁻⁶ (a red team's find)."""
+    verdict = ch13.dequantize_blocks.check(wrong)
+    assert not verdict.ok and verdict.diagnosis == diagnosis, (name, str(verdict))
+
+
+def test_dequantize_blocks_accepts_float32_and_float64_computations():
+    assert ch13.dequantize_blocks.check(ch13._dequantize_blocks).ok
+    assert ch13.dequantize_blocks.check(lambda b: ch13._dequantize_blocks(b).astype(np.float64)).ok

@@ -478,6 +478,11 @@ class FunctionExercise(Exercise):
         spread-out scores, a fully masked row).
     diagnoses
         See :class:`Exercise`.
+    float32_tolerance : float, optional
+        How a float32 result is judged (relative and absolute), in place of
+        :data:`FLOAT32_TOLERANCE`: for a function whose answer *is* float32 (Q4_1's
+        dequantiser), so that the 1 % meant for float32 softmax scores does not let a float16
+        computation, or rounded weights, through.
 
     Examples
     --------
@@ -492,9 +497,14 @@ class FunctionExercise(Exercise):
 
     kind = "write the function"
 
-    def __init__(self, id, reference, cases, *, rtol=1e-5, atol=1e-7, own=None, **kw):
+    def __init__(
+        self, id, reference, cases, *, rtol=1e-5, atol=1e-7, own=None, float32_tolerance=None, **kw
+    ):
         self.reference, self._cases = reference, cases
         self.rtol, self.atol, self.own = rtol, atol, own
+        self.float32_tolerance = (
+            FLOAT32_TOLERANCE if float32_tolerance is None else float32_tolerance
+        )
         super().__init__(id, **kw)
 
     def check(self, answer):
@@ -526,7 +536,8 @@ class FunctionExercise(Exercise):
             got, err, float32 = _call(answer, case, clock)
             rtol, atol = self.rtol, self.atol
             if float32:  # float32 keeps ~7 digits: on scores of 10⁴, about 3
-                rtol, atol = max(rtol, FLOAT32_TOLERANCE), max(atol, FLOAT32_TOLERANCE)
+                tol = self.float32_tolerance
+                rtol, atol = max(rtol, tol), max(atol, tol)
             trials.append(Trial(case, expected, got, err, rtol, atol))
         return trials
 
