@@ -19,10 +19,20 @@
 # of ordinary attention. We derive it by hand from the softmax of
 # [Chapter 4](04_worked_example.ipynb), measure what it forgets, give the state the delta
 # rule's ability to overwrite a stored key–value pair (an ability, not room for more pairs),
-# and end with the
-# other way out, attention that reads only a few chosen keys.
+# and measure again. Sparse attention, the other way out, keeps the softmax and every key but
+# lets a query read only a few chosen ones; it closes the chapter as a section of its own.
 #
-# After this chapter you will be able to:
+# **The core of this chapter** is one skill: fold the past into a state of fixed size and
+# measure what that state keeps. It runs through [why softmax needs the
+# table](12_linear_attention.ipynb#why-softmax-needs-the-table), [a score that splits](12_linear_attention.ipynb#a-score-that-splits), [the
+# causal pass as a recurrence](12_linear_attention.ipynb#the-causal-pass-is-a-recurrence), [its
+# cost](12_linear_attention.ipynb#what-it-costs-and-a-state-of-fixed-size), [what it forgets](12_linear_attention.ipynb#what-it-forgets), [the
+# delta rule](12_linear_attention.ipynb#the-delta-rule-correct-before-writing) and [the recall experiment
+# again](12_linear_attention.ipynb#the-recall-experiment-again). The sections marked *Going further* add how the delta
+# rule is trained chunk by chunk (with one chunk worked by hand), the models that ship it, and
+# sparse attention; a first reading can skip them, and no core section needs them.
+#
+# After this chapter you will be able to (the first four are the core):
 #
 # - replace $e^{\mathbf q \cdot \mathbf k}$ with a feature map's $\phi(\mathbf q) \cdot
 #   \phi(\mathbf k)$, regroup the sum, and run causal linear attention (선형 어텐션) as a
@@ -33,10 +43,11 @@
 # - say what the state forgets, and read it from an associative-recall experiment you run;
 # - compute the delta rule's correction step by hand, show that it is a gradient step on
 #   $\tfrac12\lVert S\mathbf k - \mathbf v\rVert^2$, and say from the measurement when it
-#   recalls better than plain linear attention and when it does not; add Gated DeltaNet's
-#   decay;
-# - work out the cache and state of a hybrid model with one full-attention layer in four;
-# - select each query's keys with a small scorer, as DeepSeek Sparse Attention does, and say
+#   recalls better than plain linear attention and when it does not;
+# - *going further:* compute one chunk of the delta rule with a triangular solve; add Gated
+#   DeltaNet's decay; work out the cache and state of a hybrid model with one full-attention
+#   layer in four;
+# - *going further:* select each query's keys with a small scorer, as DeepSeek Sparse Attention does, and say
 #   what that saves and what it does not.
 
 # %%
@@ -298,7 +309,8 @@ kv_per_token_kib, kv_long_gib, state_mib, break_even
 # {eval}`plain(kv_long_gib)` GiB at 128k tokens; the states take {eval}`plain(state_mib)` MiB,
 # as much as the cache of {eval}`plain(break_even)` tokens, and no more at 128k, or at a
 # million. (Priced here in float16, as the cache; served models keep their states in
-# float32, twice the bytes, for a reason the section on hybrids gives.) A decode step reads that state once, $O(d_k d_v)$ per head, where Chapter 10's read
+# float32, twice the bytes, for a reason given under [Going further:
+# hybrids](12_linear_attention.ipynb#going-further-hybrids-one-full-attention-layer-in-four).) A decode step reads that state once, $O(d_k d_v)$ per head, where Chapter 10's read
 # the whole cache, $O(n\,d)$. (The normalisers add $d_k$ numbers a head, not counted here.)
 #
 # ## What it forgets (연관 회상)
@@ -330,22 +342,29 @@ read_plain
 # $\mathbf v_3 = (1, 1)$. Asked for key 3, it returns {eval}`vector(read_plain[2])` for
 # $(1, 1)$.
 #
-# How fast this grows is measured by an associative-recall task (연관 회상), a training-free
-# analogue of Zoology's multi-query associative recall, MQAR ([Arora et al., 2024](references.md)).
-# MQAR trains a model on sequences of key–value tokens and asks it for the values; here
-# nothing is trained, and the keys are random vectors, not learnt ones. Write $N$
+# How fast this grows is measured by an associative-recall task (연관 회상): write $N$
 # key–value pairs into a memory, then ask for every key and count how often the memory gives
-# back its own value. `attn_book.recall` draws random unit keys in $d_k = 16$ dimensions and
-# random unit values in $d_v = 64$, eight memories for each $N$, seeded, and counts a recall
-# as right when the vector returned is nearer (by cosine) to the right value than to every
-# other value written. A memory that guesses is right for $1/N$ of the queries, the chance
-# level (우연 수준). Three memories: softmax attention over all $N$ pairs (sharp, with its
-# scores multiplied by 16, as a trained model's long queries and keys make them), the plain
-# sum of {eq}`eq-ch12-crosstalk`, and Katharopoulos et al.'s elu + 1 with its normaliser, its
-# queries and keys multiplied by the same 16 before $\phi$. (On unit keys $\phi(\mathbf k)
-# \approx 1 + \mathbf k$, and every similarity would be mostly the constant; the scale gives
-# elu + 1 the same long vectors softmax gets. The plain sum needs no scale: a factor on its
-# reads changes no cosine.)
+# back its own value. A memory that guesses is right for $1/N$ of the queries, the chance
+# level (우연 수준). The keys are random unit vectors in $d_k = 16$ dimensions, and three
+# memories are compared: softmax attention over all $N$ pairs, the plain sum of
+# {eq}`eq-ch12-crosstalk`, and Katharopoulos et al.'s elu + 1 with its normaliser, the first
+# and the last sharpened by a factor of 16 (the dropdown says how and why).
+#
+# ```{admonition} How the recall experiment is set up
+# :class: dropdown
+#
+# The task is a training-free analogue of Zoology's multi-query associative recall, MQAR
+# ([Arora et al., 2024](references.md)). MQAR trains a model on sequences of key–value tokens
+# and asks it for the values; here nothing is trained, and the keys are random vectors, not
+# learnt ones. `attn_book.recall` draws random unit keys in $d_k = 16$ dimensions and random
+# unit values in $d_v = 64$, eight memories for each $N$, seeded, and counts a recall as right
+# when the vector returned is nearer (by cosine) to the right value than to every other value
+# written. Softmax attention is made sharp, its scores multiplied by 16, as a trained model's
+# long queries and keys make them; elu + 1 gets its queries and keys multiplied by the same 16
+# before $\phi$. (On unit keys $\phi(\mathbf k) \approx 1 + \mathbf k$, and every similarity
+# would be mostly the constant; the scale gives elu + 1 the same long vectors softmax gets.
+# The plain sum needs no scale: a factor on its reads changes no cosine.)
+# ```
 
 # %%
 d_k_recall = 16
@@ -383,11 +402,11 @@ figures.show(
 # falls from the start, {eval}`dec(forgetting.cosine["linear"][0], 2)` at 4 pairs and
 # {eval}`dec(forgetting.cosine["linear"][5], 2)` at 128.
 #
-# The elu + 1 memory recalls {eval}`dec(forgetting.accuracy["linear_elu"][0], 2)` of 4 pairs,
+# The elu + 1 memory does worse than the plain sum at every $N$, though better than chance: it
+# recalls {eval}`dec(forgetting.accuracy["linear_elu"][0], 2)` of 4 pairs,
 # {eval}`dec(forgetting.accuracy["linear_elu"][2], 2)` of 16 and
-# {eval}`dec(forgetting.accuracy["linear_elu"][4], 2)` of 64: above chance
-# ({eval}`dec(chance[0], 2)`, {eval}`dec(chance[2], 3)` and {eval}`dec(chance[4], 3)`), below
-# the plain sum at every $N$. Its features are all positive, so $\phi(\mathbf k_i) \cdot
+# {eval}`dec(forgetting.accuracy["linear_elu"][4], 2)` of 64, against chance's
+# {eval}`dec(chance[0], 2)`, {eval}`dec(chance[2], 3)` and {eval}`dec(chance[4], 3)`. Its features are all positive, so $\phi(\mathbf k_i) \cdot
 # \phi(\mathbf k_j) > 0$ for every pair: the crosstalk never cancels, as the plain sum's terms
 # of either sign partly do, and every read is pulled towards the sum of all the values. The
 # normaliser is not the cause: it divides the read by the positive number $\phi(\mathbf
@@ -529,8 +548,9 @@ round(float(loss_before), 4), round(float(loss_after), 4)
 # The loss falls from {eval}`dec(loss_before)` to {eval}`plain(loss_after)`: with a
 # unit key and $\beta = 1$ the step lands on the minimum along $\mathbf k_t$. Yang et al.
 # showed how to train this recurrence in parallel over the sequence, chunk by chunk, which
-# made the delta rule (DeltaNet) practical at the scale of language models; the section after
-# the next figure does it.
+# made the delta rule (DeltaNet) practical at the scale of language models; [Going further:
+# the delta rule chunk by chunk](12_linear_attention.ipynb#going-further-the-delta-rule-chunk-by-chunk), after the
+# recall experiment, does it and works one chunk by hand.
 
 # %% tags=["hide-input"]
 state_filler = StateFiller()  # three keys, each written twice; the delta rule with β = 1
@@ -557,124 +577,6 @@ figures.show(
 # new value lands on top of the stale one; switch to softmax and the cache grows a row a token while
 # its weights split between the two writes of $\mathbf k_1$. Lower $\beta$, and each correction is
 # written only in part.
-#
-# ## The delta rule chunk by chunk (청크 단위 델타 규칙)
-#
-# The recurrence makes $n$ updates one after another, each from the state the one before it
-# left. The exercise "a chunk at a time" at the end of this chapter cuts linear attention into
-# chunks instead: a state carried in from the tokens before a chunk, and the masked parallel
-# form inside it. The delta
-# rule cannot be cut so simply, because inside a chunk each token's write corrects what the
-# state returns for its key, and that depends on the writes of the chunk's earlier tokens.
-# [Yang et al. (2024b)](references.md) showed that the corrections of a chunk solve one
-# triangular system. Take a chunk of $C$ tokens, the state $S$ ($d_v \times d_k$) that the
-# earlier chunks left, the chunk's queries, keys and values as the rows of $Q$, $K$
-# ($C \times d_k$) and $V$ ($C \times d_v$), and $B = \operatorname{diag}(\beta)$. Token $t$
-# of the chunk writes $\boldsymbol\delta_t \mathbf k_t^\top$ with
-# $\boldsymbol\delta_t = \beta_t(\mathbf v_t - S_{t-1}\mathbf k_t)$, and
-# $S_{t-1} = S + \sum_{i<t} \boldsymbol\delta_i \mathbf k_i^\top$, so
-#
-# $$
-# \boldsymbol\delta_t = \beta_t\big(\mathbf v_t - S\mathbf k_t\big)
-#   - \beta_t \sum_{i<t} (\mathbf k_t \cdot \mathbf k_i)\, \boldsymbol\delta_i .
-# $$
-#
-# With the corrections as the rows of $\Delta$ ($C \times d_v$), that is
-# $\big(I + \operatorname{tril}(B K K^\top, -1)\big)\,\Delta = B\,(V - K S^\top)$, where
-# $\operatorname{tril}(\cdot, -1)$ keeps the entries below the diagonal. The matrix on the
-# left is lower triangular with ones on its diagonal, so forward substitution solves it row by
-# row, with no inverse:
-#
-# $$
-# \begin{aligned}
-# T &= \big(I + \operatorname{tril}(B K K^\top, -1)\big)^{-1} B, \qquad W = T K, \qquad U = T V, \\
-# \Delta &= U - W S^\top .
-# \end{aligned}
-# $$ (eq-ch12-wy)
-#
-# $T$, $W$ and $U$ come from the chunk's own tokens, not from $S$: every chunk computes its
-# own at once. Only then do the chunks go in order, each reading and updating the state:
-#
-# $$
-# \begin{aligned}
-# O &= Q S^\top + \operatorname{tril}(Q K^\top)\, \Delta, \\
-# S_{\text{next}} &= S + \Delta^\top K = S\,(I - W^\top K) + U^\top K .
-# \end{aligned}
-# $$ (eq-ch12-chunk-delta)
-#
-# The outputs are what the state carried in returns for the chunk's queries, plus the chunk's
-# own corrections through the causal mask ($i \le t$). The last form shows the name: the
-# product of the chunk's $C$ factors $I - \beta_t \mathbf k_t \mathbf k_t^\top$ is
-# $I - W^\top K$, the WY representation of a product of Householder-like matrices on which
-# Yang et al. build. `ac.delta_rule_chunkwise` is {eq}`eq-ch12-wy` and
-# {eq}`eq-ch12-chunk-delta`. On random tokens with unit keys, from chunks of one token (the
-# recurrence again) to a single chunk of all of them, against `ac.delta_rule`'s token-by-token
-# recurrence:
-
-# %%
-rng_wy = np.random.default_rng(12)
-n_wy, d_wy = 64, 16
-Q_wy, V_wy = rng_wy.standard_normal((n_wy, d_wy)), rng_wy.standard_normal((n_wy, d_wy))
-K_wy = rng_wy.standard_normal((n_wy, d_wy))
-K_wy /= np.linalg.norm(K_wy, axis=1, keepdims=True)  # unit keys
-beta_wy = rng_wy.uniform(0, 1, n_wy)  # β in (0, 1), as a sigmoid gives
-out_rec, S_rec = ac.delta_rule(Q_wy, K_wy, V_wy, beta_wy)  # n rank-1 updates in order
-chunk_sizes = [1, 5, 16, 64]  # 5 does not divide 64; 64 is one chunk
-wy_gap = 0.0
-for C in chunk_sizes:
-    out_wy, S_wy = ac.delta_rule_chunkwise(Q_wy, K_wy, V_wy, beta_wy, chunk_size=C)
-    wy_gap = max(wy_gap, np.abs(out_wy - out_rec).max(), np.abs(S_wy - S_rec).max())
-wy_bound = 1e-12
-print(f"chunk sizes {chunk_sizes}: largest difference below {wy_bound:.0e}:", wy_gap < wy_bound)
-C_mid = chunk_sizes[2]  # chunks of 16
-mid_state_steps = -(-n_wy // C_mid)  # the chunks' state steps, in order
-mid_steps = mid_state_steps + C_mid  # and the forward substitution's C_mid rows
-mid_state_steps, mid_steps
-
-# %% [markdown]
-# On these {eval}`n_wy` tokens in $d_k = d_v =$ {eval}`d_wy` dimensions, outputs and final
-# states agree to within {eval}`sci(wy_bound)` for every chunk size: the
-# same arithmetic, regrouped, rounded differently. What the regrouping buys is the order of
-# the work. The recurrence makes {eval}`n_wy` updates, each a rank-1 change of the whole
-# state that must wait for the one before. With chunks of {eval}`C_mid`, the
-# sequential part is {eval}`mid_state_steps` state steps, each a few matrix products
-# of {eval}`C_mid` rows, plus the {eval}`C_mid` rows of forward substitution,
-# which every chunk does at once: {eval}`mid_steps` steps in order instead of
-# {eval}`n_wy`. Chunks of one token give back the recurrence, and one chunk of all
-# {eval}`n_wy` a triangular solve of {eval}`n_wy` rows. In between, most of the work is
-# matrix products. Yang et al. write that the algorithms for training DeltaNet before theirs
-# did not parallelize over the sequence length and so were slow on modern hardware; this form
-# let them train a DeltaNet of 1.3 billion parameters on 100 billion tokens. With a decay, Gated DeltaNet's chunks carry the products of the
-# $\alpha_t$ as well ([Yang, Kautz and Hatamizadeh, 2025](references.md));
-# `ac.delta_rule_chunkwise` does not take one.
-#
-# One chunk by hand: tokens 2 and 3 of the three above as a chunk of $C = 2$, with
-# $\beta = 1$ and the state $S_1$ that token 1 left:
-
-# %%
-K_c, V_c = K_unit[1:3], V[1:3]  # the chunk's rows: k₂, k₃ and v₂, v₃
-B_c = np.eye(2)  # diag(β), β = 1
-S_in = delta_steps[0]["S"]  # S₁, what token 1 left
-KK_c = K_c[1] @ K_c[0]  # k₃ · k₂, the one entry of tril(B K Kᵀ, -1)
-T_c = np.linalg.solve(np.eye(2) + np.tril(B_c @ K_c @ K_c.T, -1), B_c)  # triangular
-W_c, U_c = T_c @ K_c, T_c @ V_c
-Delta_c = U_c - W_c @ S_in.T  # the chunk's corrections, one row a token
-S_next = S_in + Delta_c.T @ K_c
-np.testing.assert_allclose(Delta_c, [delta_steps[1]["correction"], delta_steps[2]["correction"]])
-np.testing.assert_allclose(S_next, delta_steps[2]["S"])  # S₃, token by token above
-T_c.round(3), Delta_c.round(3), S_next.round(3)
-
-# %% [markdown]
-# $S_1$ has rows {eval}`vector(S_in[0])` and {eval}`vector(S_in[1])`. Below the diagonal,
-# $B K K^\top$ holds $\mathbf k_3 \cdot \mathbf k_2 =$
-# {eval}`dec(KK_c)`, so $T$ has rows {eval}`vector(T_c[0])` and {eval}`vector(T_c[1])`:
-# token 3's correction takes off that share of token 2's. $W = TK$ has rows
-# {eval}`vector(W_c[0])` and {eval}`vector(W_c[1])`, $U = TV$ rows {eval}`vector(U_c[0])` and
-# {eval}`vector(U_c[1])`, and $\Delta = U - W S_1^\top$ rows {eval}`vector(Delta_c[0])` and
-# {eval}`vector(Delta_c[1])`: the two corrections that tokens 2 and 3 wrote one after the
-# other above, here from one triangular solve. $S_1 + \Delta^\top K$ has rows
-# {eval}`vector(S_next[0])` and {eval}`vector(S_next[1])`, the $S_3$ of the token-by-token
-# steps.
 #
 # ## The recall experiment again
 #
@@ -786,7 +688,132 @@ step_table(
 # computes it from each token can choose per write: near 1 when a key must be overwritten,
 # small when a pair is only added.
 #
-# ## Gated DeltaNet: a decay that forgets (게이트 델타넷)
+# ## Going further: the delta rule chunk by chunk (청크 단위 델타 규칙)
+#
+# The recurrence makes $n$ updates one after another, each from the state the one before it
+# left. The exercise "a chunk at a time" at the end of this chapter cuts linear attention into
+# chunks instead: a state carried in from the tokens before a chunk, and the masked parallel
+# form inside it. The delta
+# rule cannot be cut so simply, because inside a chunk each token's write corrects what the
+# state returns for its key, and that depends on the writes of the chunk's earlier tokens.
+# [Yang et al. (2024b)](references.md) showed that the corrections of a chunk solve one
+# triangular system. The equations come first, for any chunk; [the worked
+# example](12_linear_attention.ipynb#the-worked-example-a-chunk-of-two-tokens-by-hand) after them runs them by hand on a
+# chunk of two tokens and lands on the state the token-by-token steps reached. Take a chunk of $C$ tokens, the state $S$ ($d_v \times d_k$) that the
+# earlier chunks left, the chunk's queries, keys and values as the rows of $Q$, $K$
+# ($C \times d_k$) and $V$ ($C \times d_v$), and $B = \operatorname{diag}(\beta)$. Token $t$
+# of the chunk writes $\boldsymbol\delta_t \mathbf k_t^\top$ with
+# $\boldsymbol\delta_t = \beta_t(\mathbf v_t - S_{t-1}\mathbf k_t)$, and
+# $S_{t-1} = S + \sum_{i<t} \boldsymbol\delta_i \mathbf k_i^\top$, so
+#
+# $$
+# \boldsymbol\delta_t = \beta_t\big(\mathbf v_t - S\mathbf k_t\big)
+#   - \beta_t \sum_{i<t} (\mathbf k_t \cdot \mathbf k_i)\, \boldsymbol\delta_i .
+# $$
+#
+# With the corrections as the rows of $\Delta$ ($C \times d_v$), that is
+# $\big(I + \operatorname{tril}(B K K^\top, -1)\big)\,\Delta = B\,(V - K S^\top)$, where
+# $\operatorname{tril}(\cdot, -1)$ keeps the entries below the diagonal. The matrix on the
+# left is lower triangular with ones on its diagonal, so forward substitution solves it row by
+# row, with no inverse:
+#
+# $$
+# \begin{aligned}
+# T &= \big(I + \operatorname{tril}(B K K^\top, -1)\big)^{-1} B, \qquad W = T K, \qquad U = T V, \\
+# \Delta &= U - W S^\top .
+# \end{aligned}
+# $$ (eq-ch12-wy)
+#
+# $T$, $W$ and $U$ come from the chunk's own tokens, not from $S$: every chunk computes its
+# own at once. Only then do the chunks go in order, each reading and updating the state:
+#
+# $$
+# \begin{aligned}
+# O &= Q S^\top + \operatorname{tril}(Q K^\top)\, \Delta, \\
+# S_{\text{next}} &= S + \Delta^\top K = S\,(I - W^\top K) + U^\top K .
+# \end{aligned}
+# $$ (eq-ch12-chunk-delta)
+#
+# The outputs are what the state carried in returns for the chunk's queries, plus the chunk's
+# own corrections through the causal mask ($i \le t$). The last form shows the name: the
+# product of the chunk's $C$ factors $I - \beta_t \mathbf k_t \mathbf k_t^\top$ is
+# $I - W^\top K$, the WY representation of a product of Householder-like matrices on which
+# Yang et al. build.
+#
+# ### The worked example: a chunk of two tokens by hand
+#
+# Tokens 2 and 3 of the delta rule's three tokens (its section above, $\beta = 1$) make a
+# chunk of $C = 2$, and the state $S_1$ that token 1 left is carried in:
+
+# %%
+K_c, V_c = K_unit[1:3], V[1:3]  # the chunk's rows: k₂, k₃ and v₂, v₃
+B_c = np.eye(2)  # diag(β), β = 1
+S_in = delta_steps[0]["S"]  # S₁, what token 1 left
+KK_c = K_c[1] @ K_c[0]  # k₃ · k₂, the one entry of tril(B K Kᵀ, -1)
+T_c = np.linalg.solve(np.eye(2) + np.tril(B_c @ K_c @ K_c.T, -1), B_c)  # triangular
+W_c, U_c = T_c @ K_c, T_c @ V_c
+Delta_c = U_c - W_c @ S_in.T  # the chunk's corrections, one row a token
+S_next = S_in + Delta_c.T @ K_c
+np.testing.assert_allclose(Delta_c, [delta_steps[1]["correction"], delta_steps[2]["correction"]])
+np.testing.assert_allclose(S_next, delta_steps[2]["S"])  # S₃, token by token above
+T_c.round(3), Delta_c.round(3), S_next.round(3)
+
+# %% [markdown]
+# $S_1$ has rows {eval}`vector(S_in[0])` and {eval}`vector(S_in[1])`. Below the diagonal,
+# $B K K^\top$ holds $\mathbf k_3 \cdot \mathbf k_2 =$
+# {eval}`dec(KK_c)`, so $T$ has rows {eval}`vector(T_c[0])` and {eval}`vector(T_c[1])`:
+# token 3's correction takes off that share of token 2's. $W = TK$ has rows
+# {eval}`vector(W_c[0])` and {eval}`vector(W_c[1])`, $U = TV$ rows {eval}`vector(U_c[0])` and
+# {eval}`vector(U_c[1])`, and $\Delta = U - W S_1^\top$ rows {eval}`vector(Delta_c[0])` and
+# {eval}`vector(Delta_c[1])`: the two corrections that tokens 2 and 3 wrote one after the
+# other above, here from one triangular solve. $S_1 + \Delta^\top K$ has rows
+# {eval}`vector(S_next[0])` and {eval}`vector(S_next[1])`, the $S_3$ of the token-by-token
+# steps.
+#
+# ### Every chunk size, on random tokens
+#
+# `ac.delta_rule_chunkwise` is {eq}`eq-ch12-wy` and {eq}`eq-ch12-chunk-delta`. On random
+# tokens with unit keys, from chunks of one token (the recurrence again) to a single chunk of
+# all of them, against `ac.delta_rule`'s token-by-token recurrence:
+
+# %%
+rng_wy = np.random.default_rng(12)
+n_wy, d_wy = 64, 16
+Q_wy, V_wy = rng_wy.standard_normal((n_wy, d_wy)), rng_wy.standard_normal((n_wy, d_wy))
+K_wy = rng_wy.standard_normal((n_wy, d_wy))
+K_wy /= np.linalg.norm(K_wy, axis=1, keepdims=True)  # unit keys
+beta_wy = rng_wy.uniform(0, 1, n_wy)  # β in (0, 1), as a sigmoid gives
+out_rec, S_rec = ac.delta_rule(Q_wy, K_wy, V_wy, beta_wy)  # n rank-1 updates in order
+chunk_sizes = [1, 5, 16, 64]  # 5 does not divide 64; 64 is one chunk
+wy_gap = 0.0
+for C in chunk_sizes:
+    out_wy, S_wy = ac.delta_rule_chunkwise(Q_wy, K_wy, V_wy, beta_wy, chunk_size=C)
+    wy_gap = max(wy_gap, np.abs(out_wy - out_rec).max(), np.abs(S_wy - S_rec).max())
+wy_bound = 1e-12
+print(f"chunk sizes {chunk_sizes}: largest difference below {wy_bound:.0e}:", wy_gap < wy_bound)
+C_mid = chunk_sizes[2]  # chunks of 16
+mid_state_steps = -(-n_wy // C_mid)  # the chunks' state steps, in order
+mid_steps = mid_state_steps + C_mid  # and the forward substitution's C_mid rows
+mid_state_steps, mid_steps
+
+# %% [markdown]
+# On these {eval}`n_wy` tokens in $d_k = d_v =$ {eval}`d_wy` dimensions, outputs and final
+# states agree to within {eval}`sci(wy_bound)` for every chunk size: the
+# same arithmetic, regrouped, rounded differently. What the regrouping buys is the order of
+# the work. The recurrence makes {eval}`n_wy` updates, each a rank-1 change of the whole
+# state that must wait for the one before. With chunks of {eval}`C_mid`, the
+# sequential part is {eval}`mid_state_steps` state steps, each a few matrix products
+# of {eval}`C_mid` rows, plus the {eval}`C_mid` rows of forward substitution,
+# which every chunk does at once: {eval}`mid_steps` steps in order instead of
+# {eval}`n_wy`. Chunks of one token give back the recurrence, and one chunk of all
+# {eval}`n_wy` a triangular solve of {eval}`n_wy` rows. In between, most of the work is
+# matrix products. Yang et al. write that the algorithms for training DeltaNet before theirs
+# did not parallelize over the sequence length and so were slow on modern hardware; this form
+# let them train a DeltaNet of 1.3 billion parameters on 100 billion tokens. With a decay, Gated DeltaNet's chunks carry the products of the
+# $\alpha_t$ as well ([Yang, Kautz and Hatamizadeh, 2025](references.md));
+# `ac.delta_rule_chunkwise` does not take one.
+#
+# ## Going further: Gated DeltaNet, a decay that forgets (게이트 델타넷)
 #
 # The delta rule replaces what a key points to, but never clears the rest of the state. Gated
 # DeltaNet (게이트 델타넷) adds a decay (감쇠) $0 < \alpha_t \le 1$, computed from each token like
@@ -826,7 +853,7 @@ gated_k3, before_across, gated_across
 # the new one {eval}`vector(gated_across)`, $\alpha$ times as much: what no new key
 # touches fades as $\alpha^t$. Qwen3-Next's linear layers are Gated DeltaNet.
 #
-# ## Hybrids: one full-attention layer in four (하이브리드 모델)
+# ## Going further: hybrids, one full-attention layer in four (하이브리드 모델)
 #
 # A fixed state cannot recall exactly what it holds no room for, and
 # {eval}`figures.ref("fig-recall-delta")` showed that even the delta rule holds about $d_k$
@@ -915,7 +942,7 @@ figures.show(
 # ([Dao & Gu, 2024](references.md)). In the terms of this chapter: {eq}`eq-ch12-gated` without
 # the correction, $S_t = \alpha_t S_{t-1} + \mathbf v_t \mathbf k_t^\top$. We do not build it.
 #
-# ## The family in one table (선형 RNN 계열)
+# ## Going further: the family in one table (선형 RNN 계열)
 #
 # Linear attention, the delta rule, Gated DeltaNet, Mamba-2 and Kimi Linear's KDA are members
 # of one family of linear recurrent networks (선형 RNN), with others beside them. Each keeps a
@@ -945,10 +972,11 @@ figures.show(
 # not the key it writes. Of these rows, `ac.delta_rule` computes DeltaNet's and, with
 # `decay`, Gated DeltaNet's.
 #
-# ## Sparse attention: read only the keys that matter (희소 어텐션)
+# ## Going further: sparse attention, read only the keys that matter (희소 어텐션)
 #
-# The other way out keeps softmax attention and every key in the cache, but lets each query
-# read only $k$ of them. DeepSeek Sparse Attention, in DeepSeek-V3.2, chooses them with a small
+# This section leaves linear attention: the scores are still softmax's, over fewer keys, and
+# nothing in the sections above is needed for it. The other way out keeps softmax attention
+# and every key in the cache, but lets each query read only $k$ of them. DeepSeek Sparse Attention, in DeepSeek-V3.2, chooses them with a small
 # scorer, the lightning indexer (라이트닝 인덱서), which rates every earlier key $s$ for query
 # $t$ with many heads $j$ that share one small key a token ([DeepSeek-AI, 2025](references.md)):
 #
@@ -1118,10 +1146,14 @@ index_gflops, sparse_gflops, dense_gflops = (
 #   $\beta = 1$, it recalled fewer pairs than the plain sum (trained on MQAR, DeltaNet recalls
 #   more than linear attention); with every key rewritten it kept the new values, where softmax and the
 #   plain sum averaged old and new. A smaller β moves it towards the plain sum: more pairs
-#   kept, fewer replaced. Gated DeltaNet ({eq}`eq-ch12-gated`) adds a decay $\alpha_t$ that forgets.
-# - Hybrids keep one full-attention layer in four (Qwen3-Next, Kimi Linear): a quarter of the
+#   kept, fewer replaced.
+# - *Going further.* The delta rule trains chunk by chunk: one triangular solve gives a
+#   chunk's corrections ({eq}`eq-ch12-wy`), and the chunk of tokens 2 and 3, by hand, ends on
+#   the token-by-token $S_3$. Gated DeltaNet ({eq}`eq-ch12-gated`) adds a decay $\alpha_t$
+#   that forgets.
+# - *Going further.* Hybrids keep one full-attention layer in four (Qwen3-Next, Kimi Linear): a quarter of the
 #   cache per token, plus a fixed state. Mamba-2 is a linear attention with a scalar decay.
-# - Sparse attention keeps every key but reads $k$ of them, chosen by a cheap indexer
+# - *Going further.* Sparse attention keeps every key but reads $k$ of them, chosen by a cheap indexer
 #   ({eq}`eq-ch12-indexer`): attention's FLOPs and reads shrink by $n / k$, the cache does
 #   not, and the indexer still rates all $n$ keys. For DeepSeek-V3.2 at 128k tokens a decode
 #   step needs {eval}`dec(sparse.flops_ratio, 1)` times fewer FLOPs and reads
@@ -1130,7 +1162,8 @@ index_gflops, sparse_gflops, dense_gflops = (
 # ## Exercises
 #
 # Each exercise checks your answer on the spot: run the cell and read the one-line verdict.
-# The hints and solutions are folded away until you ask for them.
+# The hints and solutions are folded away until you ask for them. The last three go with the
+# *Going further* sections: Gated DeltaNet, hybrids and sparse attention.
 #
 # ```{exercise} The feature map by hand
 # :label: ex-ch12-phi
