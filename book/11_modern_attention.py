@@ -100,8 +100,8 @@ figures.show(
         ylabel="query",
     ),
     "fig-band",
-    "Sliding-window weights over the six words with $W = 3$: each query sees itself and "
-    "the two words before it (grey: masked).",
+    "Sliding-window weights over the six words with $W = 3$: each query sees "
+    "itself and the two words before it (grey: masked).",
 )
 # %% [markdown]
 # **The convention trap.** {eval}`figures.ref("fig-band")` follows Hugging Face's
@@ -110,12 +110,17 @@ figures.show(
 # which read literally are $W + 1$ keys. Count the keys of the last row both ways:
 # %%
 keys_hf = int(band[-1].sum())  # q − k < W: W keys
-keys_read_literally = int(ac.sliding_window_mask(n, n, W + 1)[-1].sum())  # i − W … i
+keys_read_literally = int(ac.sliding_window_mask(n, n, W + 1)[-1].sum())  # i−W … i
 keys_hf, keys_read_literally
 # %% [markdown]
 # {eval}`keys_hf` against {eval}`keys_read_literally`. When you port a model or compare two
 # implementations, check which one a `sliding_window` field means: an off-by-one here changes
-# no shape and raises no error, only the numbers. It has happened in shipped code. A user of
+# no shape and raises no error, only the numbers. It has happened in shipped code, starting
+# with the model's own: the reference implementation Mistral published with Mistral 7B
+# ([`one_file_ref.py`](https://github.com/mistralai/mistral-src/blob/c18d5b9166ffa16ce58827346ed56a28d2876e7e/one_file_ref.py))
+# bands its prefill mask with `torch.triu(mask, diagonal=-sliding_window)`, which keeps the
+# keys $i - W$ to $i$, $W + 1$ of them, while its ring buffer holds $W$, so its prefill and
+# its decoding steps saw windows of different sizes. A user of
 # Hugging Face transformers found that the same Mistral model's sliding window differed between
 # two of its attention backends
 # ([huggingface/transformers#29623](https://github.com/huggingface/transformers/issues/29623)).
@@ -130,7 +135,11 @@ keys_hf, keys_read_literally
 # One windowed layer lets a token see $W$ tokens. But the keys of layer 2 are made from layer
 # 1's outputs, and each of those already mixed $W$ tokens. Whether token $j$ can reach token
 # $i$ through $k$ layers is a path question: the band's $k$-th matrix power is nonzero at
-# $(i, j)$ exactly when there is a path of $k$ steps, each inside the window. The idea is
+# $(i, j)$ exactly when there is a path of $k$ steps, each inside the window. That is how a
+# matrix power works: entry $(i, j)$ of $A^k$ is the sum, over every choice of the positions
+# $m_1, \dots, m_{k-1}$ in between, of $A_{i m_1} A_{m_1 m_2} \cdots A_{m_{k-1} j}$, a product
+# that is 1 when each of its $k$ steps lies in the window and 0 otherwise, so the entry
+# counts the paths. The idea is
 # Longformer's, where stacked windows reach far ([Beltagy et al., 2020](references.md)).
 # Take 16 positions and $W = 3$, and count what the last position reaches:
 # %%
@@ -165,7 +174,8 @@ ring_rows = []  # each step's output
 for t in range(n):
     ring.append(K[t : t + 1], V[t : t + 1])  # position t goes to slot t mod W
     ring_rows.append(ring.attend(Q[t]))  # [3]: one query against at most W slots
-    print(f"t = {t} ({tokens[t]}): slot {t % W}, slots hold positions {ring.positions},", end=" ")
+    print(f"t = {t} ({tokens[t]}): slot {t % W},", end=" ")
+    print(f"slots hold positions {ring.positions},", end=" ")
     print(f"output {vector(ring_rows[-1])}")
 # %% [markdown]
 # The first {eval}`W` words fill the slots in order. At $t =$ {eval}`W`, 그리고 goes to slot
@@ -179,7 +189,7 @@ for t in range(n):
 # {eval}`plain(ring.positions)`; 샀다's query against them, divided by $\sqrt 3$ as in Chapter 4:
 # %%
 q_last = Q[n - 1]  # [3]: 샀다's query
-scores_last = ring.keys @ q_last / math.sqrt(q_last.size)  # [W, 3] @ [3] -> [W], slot order
+scores_last = ring.keys @ q_last / math.sqrt(q_last.size)  # [W, 3] @ [3] -> [W]
 weights_last = ac.softmax(scores_last)  # [W]
 output_last = weights_last @ ring.values  # [W] @ [W, 3] -> [3]
 print("keys in the slots:", [vector(k) for k in ring.keys])
@@ -221,7 +231,7 @@ len(ring), ring.keys.shape
 
 # %%
 def cache_bytes(layer_types, kv_heads, d_head, n, window, b=2):
-    """The KV cache of all layers; a "sliding" layer holds at most `window` positions."""
+    """All layers' KV cache; a "sliding" layer holds at most `window` positions."""
     held = [min(n, window) if kind == "sliding" else n for kind in layer_types]
     return sum(ac.kv_cache_bytes(1, kv_heads, d_head, m, b) for m in held)
 
@@ -237,9 +247,10 @@ shipped = {  # name: (layer types, KV heads, d_head, window)
     "Mistral 7B": (mistral_types, 8, 128, 4096),
 }
 windowed = {m: cache_bytes(*s[:3], n_context, s[3]) / GiB for m, s in shipped.items()}
-all_global = {
-    m: cache_bytes(["full"] * len(s[0]), *s[1:3], n_context, s[3]) / GiB for m, s in shipped.items()
-}
+all_global = {}  # the same models with every layer "full"
+for m, (types, kv_heads, d_head, window) in shipped.items():
+    full = ["full"] * len(types)
+    all_global[m] = cache_bytes(full, kv_heads, d_head, n_context, window) / GiB
 gemma_global, gemma_local = gemma3_types.count("full"), gemma3_types.count("sliding")
 gemma_window, mistral_window = shipped["Gemma 3 27B"][3], shipped["Mistral 7B"][3]
 step_table(
@@ -292,7 +303,12 @@ stream_mask.astype(int)
 # tokens after them. A query then never sees a distance longer than the cache, and none the
 # model did not meet in training, however long the stream has run.
 #
-# gpt-oss learns the way out instead ([OpenAI, 2025](references.md)). Each head has one
+# gpt-oss learns the way out instead ([OpenAI, 2025](references.md)), and in every layer,
+# its banded layers of 128 tokens included: the
+# [reference code](https://github.com/openai/gpt-oss/blob/main/gpt_oss/torch/model.py)
+# OpenAI published with it gives each layer's attention a sink per head, and a window to
+# every other layer. So its windowed layers keep no first tokens in their cache; the sink is
+# where their spare weight goes. Each head has one
 # learned number, its sink logit (싱크 로짓) $z$. It joins every row's scores before the
 # softmax, as if there were one more key whose score is always $z$ and whose value is zero,
 # and it is dropped after the softmax:
@@ -302,6 +318,10 @@ stream_mask.astype(int)
 # \text{share} = \frac{e^{z}}{e^{z} + \sum_l e^{s_l}}, \qquad
 # \sum_j w_j = 1 - \text{share}.
 # $$ (eq-ch11-sink)
+#
+# Miller had proposed the same way out in a blog post, "Attention Is Off By One"
+# ([Miller, 2023](references.md)): add 1 to the softmax's denominator, which is a sink
+# whose logit is fixed at $z = 0$. gpt-oss learns $z$, one per head.
 #
 # By hand on the worked example of [Chapter 4](04_worked_example.ipynb), with a sink logit of
 # 1 chosen for the example (gpt-oss learns one per head):
@@ -363,7 +383,10 @@ gate, gated
 # almost to zero, so a head that has nothing to add can add nothing, with no sink needed. Qiu et al. report, on models they trained with and
 # without it, that this gate (per head, elementwise, after attention) made training more
 # stable and removed most of the weight that the first token otherwise attracts; Qwen3-Next,
-# from the same team, ships it.
+# from the same team, ships it. The sink and the gate are two answers to one problem: a
+# softmax row must sum to 1 even when no key matters. The sink takes that weight off the
+# words before the values are read; the gate lets the weights be and scales the output
+# after.
 #
 # **Try it.** {eval}`figures.ref("fig-window-ring")` puts the window, the ring buffer, the
 # sink and the gate on the {eval}`n` words at once. Slide $t$ from 0 to walk the sentence: the
@@ -378,13 +401,22 @@ from attn_book.widgets import WindowSinks
 
 figures.show(
     WindowSinks(
-        tokens=tokens, query_vectors=Q, key_vectors=K, value_vectors=V, window=W, sink_logit=sink
+        tokens=tokens,
+        query_vectors=Q,
+        key_vectors=K,
+        value_vectors=V,
+        window=W,
+        sink_logit=sink,
     ),
     "fig-window-ring",
-    "Query $t$'s weights over the words under a sliding window of $W$ keys (grey: not "
-    "seen), the sink's share of the row (vermillion) and the ring buffer's $W$ slots "
-    "(orange: the slot written at step $t$; dashed: the key it overwrote). Sliders move $t$, "
-    "$W$ and the sink's and the gate's logits; a tap or a drag across the words moves $t$.",
+    "Query $t$'s weights over the words under a sliding window of $W$ keys (grey: "
+    "not seen), the sink's share of the row (vermillion) and the ring buffer's $W$ "
+    "slots (orange: the slot written at step $t$; dashed: the key it overwrote). "
+    "Sliders move $t$, $W$ and the sink's and the gate's logits; a tap or a drag "
+    "across the words moves $t$. The queries, keys and values are the six words' own, "
+    "not the worked example's above, so the shares differ from the text's; and the "
+    "gate is one logit $g$ for the whole output, where the text's has one per "
+    "dimension.",
 )
 
 # %% [markdown]
@@ -547,7 +579,7 @@ k_small, naive_small, q_folded, absorbed_small
 # %%
 q_nope = x[4] @ mla_w.w_q_nope[0]  # [8] @ [8, 3] -> [3]: head 0's query
 naive_score = q_nope @ (latent[2] @ mla_w.w_uk[0])  # q · (c W_UK): decompress the key
-q_absorbed = mla_w.w_uk[0] @ q_nope  # [4, 3] @ [3] -> [4]: q W_UKᵀ, width of the latent
+q_absorbed = mla_w.w_uk[0] @ q_nope  # [4, 3] @ [3] -> [4]: q W_UKᵀ, the latent's width
 absorbed_score = q_absorbed @ latent[2]  # (q W_UKᵀ) · c: against the cache as it is
 round(float(naive_score), 6), round(float(absorbed_score), 6)
 # %% [markdown]
@@ -630,12 +662,13 @@ step_table(
 # %%
 d_c_v3, d_rope_v3, d_v_v3 = 512, 64, 128  # kv_lora_rank, qk_rope_head_dim, v_head_dim
 pair_naive = 2 * (d_h + d_rope_v3) + 2 * d_v_v3  # one head, one (query, key) pair
-pair_absorbed = 2 * (d_c_v3 + d_rope_v3) + 2 * d_c_v3  # the same pair, against the latent
-decompress = 2 * heads_v3 * d_c_v3 * (d_h + d_v_v3)  # one cached latent -> 128 keys, values
-absorbed_token = heads_v3 * pair_absorbed  # one decoding query, all heads, one cached token
+pair_absorbed = 2 * (d_c_v3 + d_rope_v3) + 2 * d_c_v3  # the same pair, absorbed
+decompress = 2 * heads_v3 * d_c_v3 * (d_h + d_v_v3)  # 1 latent -> 128 keys, values
+absorbed_token = heads_v3 * pair_absorbed  # 1 query, all heads, 1 cached token
 pair_ratio, decompress_ratio = pair_absorbed / pair_naive, decompress / absorbed_token
 print("FLOPs per head and pair: naive", pair_naive, "absorbed", pair_absorbed)
-print("per cached token at a decoding step: decompress", decompress, "absorbed", absorbed_token)
+print("per cached token at a decoding step:", end=" ")
+print("decompress", decompress, "absorbed", absorbed_token)
 # %% [markdown]
 # A pair costs {eval}`pair_naive` FLOPs naive and {eval}`pair_absorbed` absorbed,
 # {eval}`dec(pair_ratio, 1)` times as many. In dense MLA, as in DeepSeek-V2 and V3, prefill
@@ -650,6 +683,18 @@ print("per cached token at a decoding step: decompress", decompress, "absorbed",
 # it was trained that way ([DeepSeek-AI, 2025](references.md)); serving code may still run a
 # short prompt, one no longer than the 2,048 keys each query selects, naive, as SGLang does.
 #
+# **What a latent with no head axis costs.** Absorbed, MLA is multi-query attention: one
+# latent and one RoPE key per token, shared by every head. Tensor parallelism, which splits
+# a layer's heads across GPUs, therefore cannot split this cache: every GPU holds the whole
+# latent cache of every sequence it serves. Serving code runs the attention of DeepSeek's
+# models data-parallel instead, each GPU holding the cache of its own requests only
+# ([SGLang's documentation](https://docs.sglang.io/docs/advanced_features/dp_dpa_smg_guide)).
+# Nor does MLA mix with QK-norm on each head's keys: the absorbed path never forms those keys,
+# so there is nothing to normalise. Kimi K2, built on MLA, bounds its scores in the weights
+# instead: its optimiser, MuonClip, rescales a head's query and key projection weights after
+# an update whenever that head's largest score has passed a threshold
+# ([Kimi Team, 2025a](references.md)).
+#
 # The calculator of [Chapter 10](10_generation.ipynb) holds these models too. Its menu sets
 # DeepSeek-V3 (its latent against MHA, GQA and MQA of the same model), Gemma 3 27B and
 # gpt-oss-120b (their global layers, which hold all $n$ tokens, and their local ones, which
@@ -658,7 +703,9 @@ print("per cached token at a decoding step: decompress", decompress, "absorbed",
 
 # %%
 calculator = MemoryCalculator(
-    preset="DeepSeek-V3", presets=["DeepSeek-V3", "Gemma 3 27B", "gpt-oss-120b"], n=n_context
+    preset="DeepSeek-V3",
+    presets=["DeepSeek-V3", "Gemma 3 27B", "gpt-oss-120b"],
+    n=n_context,
 )
 figures.show(
     calculator,
@@ -689,7 +736,7 @@ step_table(
             "Llama 4: which layers rotate (0: NoPE, the global ones)",
             "MLA: the latent's width d<sub>c</sub>",
             "MLA: the query's latent width (1,536 in DeepSeek-V3)",
-            "MLA: the RoPE part d<sub>h</sub><sup>R</sup> of queries and the shared key",
+            "MLA: the RoPE part d<sub>h</sub><sup>R</sup> of q and the shared key",
             "MLA: the per-head key part without position, d<sub>h</sub>",
             "MLA: the per-head value width d<sub>v</sub>",
         ],
@@ -736,13 +783,56 @@ step_table(
 # %%
 chunk = 3
 pos = np.arange(6)
-chunk_mask = (pos[:, None] // chunk == pos[None, :] // chunk) & ac.causal_mask(6)  # [6, 6]
+same_chunk = pos[:, None] // chunk == pos[None, :] // chunk  # [6, 6]
+chunk_mask = same_chunk & ac.causal_mask(6)  # [6, 6]
 print(chunk_mask.astype(int))
 print(ac.sliding_window_mask(6, 6, 3).astype(int))
 # %% [markdown]
 # Query 3 starts the second chunk and sees only itself, where the band lets it see keys 1 to
 # 3. Llama 4's global layers use no position encoding at all; the configuration's
 # `no_rope_layers` lists a 1 for each layer that rotates and a 0 for each one that does not.
+#
+# The models of 2026 are built from the same pieces. Hugging Face transformers reads four of
+# them with classes of its own, and their code and defaults say what each layer has
+# ([Hugging Face transformers, 2026](references.md)); a checkpoint's `config.json` may set
+# other sizes:
+# %%
+step_table(
+    {
+        "window": ["128, every layer", "512; 5 windowed : 1 global", "none", "none"],
+        "sink": ["a logit per head", "no", "no", "no"],
+        "gate": ["no", "no", "sigmoid, per head", "no"],
+        "QK-norm": [
+            "q per head, and the one key",
+            "per head",
+            "per head",
+            "over the whole projection",
+        ],
+        "keys, values": [
+            "1 vector of 512: key and value",
+            "GQA; global heads of 512",
+            "GQA",
+            "GQA, 8 heads of 128",
+        ],
+        "and also": [
+            "compressed caches",
+            "nothing",
+            "Gated DeltaNet layers, 3 : 1",
+            "nothing",
+        ],
+    },
+    index=["DeepSeek-V4", "Gemma 4", "Qwen3.5", "MiniMax-M2"],
+    index_label="model",
+)
+# %% [markdown]
+# DeepSeek-V4 goes past MLA: one vector of 512 numbers per token is both the key and the
+# value of all its heads, every layer has gpt-oss's sink and a window of 128, and most
+# layers also read a cache compressed along the sequence: either one entry for every 4
+# tokens, of which an indexer picks 512 for each query (the next chapter's sparse
+# attention), or one entry for every 128 tokens. Gemma 4 keeps Gemma 3's five windowed
+# layers to one global layer. Qwen3.5 keeps Qwen3-Next's gate and its three linear-attention
+# layers to one attention layer ([Chapter 12](12_linear_attention.ipynb)). MiniMax-M2 has
+# global attention in every layer, with a QK-norm over the whole projection, as OLMo 2's.
 #
 # Beyond this chapter: sparse attention, where each query reads a chosen subset of the keys,
 # is the next chapter's. Kimi K2 adopts DeepSeek-V3's MLA with fewer heads
@@ -890,8 +980,9 @@ ch11.ring_slots.check(answer)
 layers_b, kv_heads_b, d_head_b, n_b, b_b, budget_b, min_global_b, min_window_b = (
     ch11.local_global_budget.inputs
 )
-print(f"layers = {layers_b}, KV heads = {kv_heads_b}, d_head = {d_head_b}, n = {n_b:,},", end=" ")
-print(f"budget = {budget_b} GiB; W >= {min_window_b:,}, global layers >= {min_global_b}")
+print(f"layers = {layers_b}, KV heads = {kv_heads_b}, d_head = {d_head_b},", end=" ")
+print(f"n = {n_b:,}, budget = {budget_b} GiB;", end=" ")
+print(f"W >= {min_window_b:,}, global layers >= {min_global_b}")
 answer = ...  # [W, global layers]
 ch11.local_global_budget.check(answer)
 
@@ -1059,7 +1150,8 @@ ch11.qk_norm_bound.check(answer)
 # ```
 # %%
 def fold_values(w_uv, w_o):
-    raise NotImplementedError  # w_uv [..., d_c, d_v], w_o [..., d_v, D] -> [..., d_c, D]
+    # w_uv [..., d_c, d_v], w_o [..., d_v, D] -> [..., d_c, D]
+    raise NotImplementedError
 
 
 ch11.mla_fold_values.check(fold_values)
