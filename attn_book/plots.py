@@ -103,7 +103,7 @@ def _colours(n, cmap="viridis"):
 
 
 @bilingual
-def plot_weight_bars(labels, weights, *, title=""):
+def plot_weight_bars(labels, weights, *, title="", exp_of=None):
     """Grouped bars: one group per key, one bar per named set of weights.
 
     Parameters
@@ -114,8 +114,22 @@ def plot_weight_bars(labels, weights, *, title=""):
     weights : dict of str to array_like of shape (S,)
         Each entry is one set of weights (e.g. "÷ sum" and "softmax").
     title : str, optional
+    exp_of : array_like of shape (S,), optional
+        Scores to mark, each with its value, on a curve of eˢ in a second panel on the
+        right (softmax's numerators); None: the bars alone.
     """
-    fig, ax = plt.subplots(figsize=(6, 3.2))
+    if exp_of is None:
+        fig, ax = plt.subplots(figsize=(6, 3.2))
+    else:
+        fig, (ax, ax_exp) = plt.subplots(1, 2, figsize=(9, 3.2), width_ratios=(3, 2))
+        s = np.asarray(exp_of, dtype=float)
+        curve = np.linspace(min(s.min(), 0.0), s.max() + 0.25, 200)
+        ax_exp.plot(curve, np.exp(curve), color="grey", lw=1.5)
+        ax_exp.plot(s, np.exp(s), "o", color=_colours(2)[-1])
+        for x in s:
+            label = dec(np.exp(x))
+            ax_exp.annotate(label, (x, np.exp(x)), (-6, 4), textcoords="offset points", ha="right")
+        ax_exp.set(xlabel=word("score s"), ylabel="eˢ", ylim=(0, None))
     width = 0.8 / len(weights)
     x = np.arange(len(labels))
     for i, ((name, w), c) in enumerate(zip(weights.items(), _colours(len(weights)), strict=True)):

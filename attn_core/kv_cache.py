@@ -47,7 +47,8 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_head, length, bytes_per_number, batch
     n_layers, n_kv_heads, d_head, length : int
         Layers, key-value heads per layer, numbers per head, positions held (n).
     bytes_per_number : int or dtype
-        b: 2 for float16, 4 for float32, or a numpy dtype such as ``"float16"``.
+        b: 2 for float16 or bfloat16, 4 for float32, or a numpy dtype such as ``"float16"``,
+        or ``"bfloat16"`` (which numpy lacks).
     batch : int, default 1
     window : int, optional
         W of sliding-window layers (:class:`KVCache` with ``window=W``): each of these layers
@@ -75,16 +76,22 @@ def kv_cache_bytes(n_layers, n_kv_heads, d_head, length, bytes_per_number, batch
     return counts["batch"] * numbers_per_position * length * size  # K and V: the 2
 
 
+# Number formats models store their caches in that numpy has no dtype for
+_NOT_IN_NUMPY = {"bfloat16": 2}  # 1 sign, 8 exponent, 7 mantissa bits
+
+
 def _bytes_per_number(size):
-    """An int >= 1, or a numpy dtype's itemsize; else an error naming ``bytes_per_number``."""
+    """An int >= 1, ``"bfloat16"`` (2), or a numpy dtype's itemsize; else an error naming it."""
     if isinstance(size, numbers.Integral) and not isinstance(size, bool | np.bool_):
         return check_positive_int(size, "bytes_per_number")
+    if isinstance(size, str) and size in _NOT_IN_NUMPY:
+        return _NOT_IN_NUMPY[size]
     try:
         return np.dtype(size).itemsize
     except TypeError:
         raise TypeError(
-            f"bytes_per_number must be a number of bytes such as 2, or a numpy dtype such "
-            f"as 'float16', got {size!r}"
+            f"bytes_per_number must be a number of bytes such as 2, a numpy dtype such "
+            f"as 'float16', or 'bfloat16', got {size!r}"
         ) from None
 
 

@@ -330,7 +330,7 @@ def linear_state_bytes(n_layers, n_heads, d_k, d_v, bytes_per_number, batch=1):
         Linear-attention layers, heads holding a state (value heads, when keys are shared
         as in Gated DeltaNet), and each state's key and value widths.
     bytes_per_number : int or dtype
-        b: 2 for bfloat16 or float16, or a numpy dtype such as ``"float32"``.
+        b: 2 for bfloat16 or float16, a numpy dtype such as ``"float32"``, or ``"bfloat16"``.
     batch : int, default 1
 
     Returns

@@ -317,7 +317,7 @@ def mla_cache_bytes(n_layers, kv_lora_rank, qk_rope_head_dim, length, bytes_per_
     n_layers, kv_lora_rank, qk_rope_head_dim, length : int
         Layers, the latent's width c, the RoPE key's width r, positions held n.
     bytes_per_number : int or dtype
-        b: 2 for bfloat16 or float16, or a numpy dtype such as ``"float16"``.
+        b: 2 for bfloat16 or float16, a numpy dtype such as ``"float16"``, or ``"bfloat16"``.
     batch : int, default 1
 
     Returns

@@ -33,7 +33,9 @@ def rms_norm(x, weight=None, eps=1e-6):
     -----
     ``torch.nn.functional.rms_norm(x, (d,), weight, eps)``; there eps defaults to the
     dtype's machine epsilon, here to 1e-6 (Llama's and DeepSeek-V3's). Unlike LayerNorm,
-    nothing is subtracted: the direction is kept, only the length changes.
+    nothing is subtracted: the direction is kept, only the length changes. The squares are
+    taken of x / max|x|, so huge x does not overflow, where squaring x itself would (beyond
+    about 1.8e19 in float32) and give zeros.
 
     Examples
     --------
@@ -52,5 +54,10 @@ def rms_norm(x, weight=None, eps=1e-6):
         )
     dtype = np.result_type(x, g)  # float16 in, float16 out; computed in at least float32
     x = x.astype(compute_dtype(dtype), copy=False)
-    rms = np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)  # [..., 1]
-    return (x / rms * g).astype(dtype, copy=False)  # [..., d] / [..., 1] * [d]
+    # x_i² overflows beyond √max (about 1.8e19 in float32, 1.3e154 in float64): square x / m,
+    # m = max_i |x_i| per vector, whose entries are at most 1, and multiply the root by m again
+    m = np.max(np.abs(x), axis=-1, keepdims=True, initial=0.0)  # [..., 1]
+    m[m == 0] = 1.0  # x = 0: any m gives 0
+    rms = m * np.sqrt(np.mean((x / m) ** 2, axis=-1, keepdims=True))  # [..., 1], <= m
+    root = np.hypot(rms, np.sqrt(eps))  # √(rms² + ε) without squaring rms
+    return (x / root * g).astype(dtype, copy=False)  # [..., d] / [..., 1] * [d]

@@ -358,9 +358,10 @@ print("same as ac.dot_scores:", np.allclose(all_scores, ac.dot_scores(Q, keys)))
 # | held in memory | the $L \times S$ scores | an $(L, S, A)$ array, $A$ times the scores, in a straightforward implementation |
 # | one matrix product? | yes | no: the pairwise step is elementwise |
 #
-# With $A$ about $d_k$ the counts are of the same order, "similar in theoretical complexity" in
-# the Transformer's authors' words; the dot product is "much faster and more space-efficient in
-# practice" because it runs as one matrix product, on highly optimised matrix-multiplication code
+# With $A$ about $d_k$ the counts are of the same order, yet the dot product is faster and
+# smaller in practice, because it runs as one matrix product, on highly optimised
+# matrix-multiplication code: the Transformer's authors' argument, quoted in the
+# introduction's [short history](intro.md#a-short-history)
 # ([Vaswani et al., 2017](references.md), §3.2.1).
 # ```
 #

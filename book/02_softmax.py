@@ -176,13 +176,17 @@ figures.show(
     plots.plot_weight_bars(
         [f"score {x:g}" for x in s123],
         {"÷ sum": by_sum, "softmax": by_softmax},
+        exp_of=s123,
     ),
     "fig-ch2-amplify",
-    "Weights for the scores {s123}. Dividing by the sum gives the top score "
+    "Left: weights for the scores {s123}. Dividing by the sum gives the top score "
     "{by_sum_top}; softmax gives it {by_softmax_top}, because a lead of 1 "
     "multiplies the weight by e ≈ {e} and a lead of 2 by {e_squared}: "
-    "the ratio of two weights is e to the power of their scores' difference.",
+    "the ratio of two weights is e to the power of their scores' difference. "
+    "Right: the curve eˢ, softmax's numerator, at the three scores ({exps}): "
+    "each step of 1 along it multiplies the height by e.",
     s123=plain(s123),
+    exps=dec(np.exp(s123)),
     by_sum_top=dec(by_sum[-1]),
     by_softmax_top=dec(by_softmax[-1]),
     e=dec(np.e),

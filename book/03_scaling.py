@@ -159,7 +159,7 @@ print("scaled:", same_scaled, "  unscaled:", same_plain)
 # That conclusion is only as good as its assumption, and nothing keeps the assumption true
 # after initialisation. Layer normalisation (층 정규화) rescales the vector $\mathbf{x}$ that
 # enters a layer, not the query $\mathbf{q} = \mathbf{x} W_Q$ and the key
-# $\mathbf{k} = \mathbf{x} W_K$ made from it: their size depends on the learnt matrices $W_Q$
+# $\mathbf{k} = \mathbf{x} W_K$ made from it: their size depends on the learned matrices $W_Q$
 # and $W_K$, and drifts as those train. Some models therefore normalise $\mathbf{q}$ and
 # $\mathbf{k}$ themselves before the dot product (and before any rotation that encodes
 # positions, [Chapter 6](06_positions.ipynb), which keeps their length), a family called QK-norm

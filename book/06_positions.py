@@ -343,9 +343,55 @@ thetas
 
 # %% [markdown]
 # The frequencies are {eval}`plain(thetas)`, and the query at 5 and the key at 3 score
-# {eval}`dec(score_near)`, exactly as at 1005 and 1003. Which coordinates form a pair is a
-# convention, and there are two. The RoFormer paper pairs neighbours, (0, 1), (2, 3), …, the
-# *interleaved* layout that `ac.rotary` uses; the Llama code of Hugging Face's transformers
+# {eval}`dec(score_near)`, exactly as at 1005 and 1003.
+#
+# Su et al. also claim a *long-term decay*, a dependence between tokens that fades as their
+# distance grows ([Su et al., 2021](references.md), §3.4.3). What they prove is a bound. Write
+# pair $i$'s product as $h_i = (q_{2i} + \mathrm i\, q_{2i+1})(k_{2i} - \mathrm i\, k_{2i+1})$
+# and $S_j = \sum_{i<j} e^{\mathrm i (m-n)\theta_i}$; then the score is at most
+# $\max_i |h_{i+1} - h_i| \cdot \sum_{j=1}^{d/2} |S_j|$ (with $h_{d/2} = 0$), and only the
+# second factor, which does not depend on $\mathbf q$ and $\mathbf k$, is shown to fall with
+# the distance. At $d = 128$, that factor divided by $d/2$ (their plot), beside the scores of
+# random queries and keys:
+
+# %%
+d_long = 128
+offsets_long = np.array([0, 10, 100, 1000])  # n - m
+turns = np.exp(1j * offsets_long[:, None] * ac.rotary_frequencies(d_long))  # [4, 64]
+bound_factor = np.abs(np.cumsum(turns, axis=1)).mean(axis=1)  # Σ_j |S_j| / (d/2): [4]
+n_pairs = 4000
+q_many, k_many = np.random.default_rng(6).normal(size=(2, n_pairs, d_long))  # its own stream
+
+
+def rope_scores(q, k, offset):
+    """q at position 0, k at position offset: one score per row."""
+    return (q * ac.rotary(k, np.full(len(k), offset))).sum(axis=-1)
+
+
+independent = np.array([np.abs(rope_scores(q_many, k_many, o)).mean() for o in offsets_long])
+k_is_q = np.array([rope_scores(q_many, q_many, o).mean() for o in offsets_long])
+step_table(
+    {
+        "Σⱼ|Sⱼ| / (d/2)": bound_factor,
+        "mean |score|, independent q, k": independent,
+        "mean score, k = q": k_is_q,
+    },
+    index=[f"n − m = {o}" for o in offsets_long],
+    digits=1,
+)
+
+# %% [markdown]
+# The factor falls, from {eval}`dec(bound_factor[0], 1)` to {eval}`dec(bound_factor[-1], 1)` at a
+# distance of {eval}`offsets_long[-1]`, but the score of a query and a key need not: over
+# {eval}`n_pairs` pairs of independent random vectors the mean absolute score stays near
+# {eval}`dec(independent[0], 0)` at each of these distances ({eval}`dec(independent, 1)`). The
+# scores fall on average only when the key resembles the query: with $\mathbf k = \mathbf q$ the score is
+# $\sum_i |h_i| \cos((m-n)\theta_i)$, the falling, rippling sum of cosines of the sinusoidal
+# encodings above, and its mean at the distances {eval}`plain(offsets_long)` is
+# {eval}`dec(k_is_q, 1)`.
+#
+# Which coordinates form a pair is a convention, and there are two. The RoFormer paper pairs
+# neighbours, (0, 1), (2, 3), …, the *interleaved* layout that `ac.rotary` uses; the Llama code of Hugging Face's transformers
 # pairs coordinate $i$ with $i + d/2$, the *halves* layout (its `rotate_half`;
 # [Hugging Face, n.d.](references.md)). The two are
 # the same rotation with the coordinates listed in another order:

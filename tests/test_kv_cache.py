@@ -218,6 +218,9 @@ def test_kv_cache_bytes_of_a_llama_3_8b_like_shape_by_hand():
     assert by_hand == 17_179_869_184 == 16 * GiB
     assert kv_cache_bytes(32, 8, 128, 131_072, 2) == by_hand
     assert kv_cache_bytes(32, 8, 128, 131_072, "float16") == by_hand
+    # bfloat16 (1 sign, 8 exponent, 7 mantissa bits: 16 bits) is 2 bytes too; numpy lacks it
+    assert kv_cache_bytes(32, 8, 128, 131_072, "bfloat16") == by_hand
+    assert kv_cache_bytes(32, 8, 128, 131_072, "float32") == 2 * by_hand
     # the same model with all 32 query heads as KV heads (MHA) holds 4 times as much
     assert kv_cache_bytes(32, 32, 128, 131_072, 2) == 64 * GiB
     assert kv_cache_bytes(32, 1, 128, 131_072, 2) == 2 * GiB  # MQA: one KV head

@@ -335,6 +335,7 @@ def test_a_hybrid_by_hand():
     # other 36 Gated DeltaNet (32 value heads, 128 × 128 states), bfloat16.
     states = ac.linear_state_bytes(36, 32, 128, 128, 2)
     assert states == 36 * 32 * 128 * 128 * 2
+    assert ac.linear_state_bytes(36, 32, 128, 128, "bfloat16") == states
     cache = ac.kv_cache_bytes(12, 2, 256, 262_144, 2)
     assert cache == 2 * 12 * 2 * 256 * 262_144 * 2  # 6 GiB at 256K tokens; the states 36 MiB
     assert ac.linear_state_bytes(1, 1, 1, 1, 4, batch=3) == 12

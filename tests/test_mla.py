@@ -132,6 +132,7 @@ def test_deepseek_v3s_cache_per_token_by_hand():
     # 61 layers; MLA keeps (512 + 64) numbers a layer in 2 bytes: 70,272 bytes = 68.6 KiB
     assert mla_cache_bytes(61, 512, 64, 1, 2) == (512 + 64) * 61 * 2 == 70_272
     assert mla_cache_bytes(61, 512, 64, 1, "float16") == 70_272
+    assert mla_cache_bytes(61, 512, 64, 1, "bfloat16") == 70_272  # DeepSeek-V3 stores bfloat16
     assert round(mla_cache_bytes(61, 512, 64, 1, 2) / KiB) == 69
     assert mla_cache_bytes(61, 512, 64, 1000, 2, batch=3) == 3000 * 70_272
     # the same 61 layers as MHA of 128 heads of 128 (K and V), GQA with 8, MQA with 1

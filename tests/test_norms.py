@@ -47,3 +47,28 @@ def test_bad_input_names_itself():
         ac.rms_norm([1.0], eps=-1.0)
     with pytest.raises(ValueError, match="x must have at least 1 axis"):
         ac.rms_norm(1.0)
+
+
+@pytest.mark.parametrize(("dtype", "huge"), [(np.float32, 1e19), (np.float64, 1e154)])
+def test_huge_vectors_do_not_overflow(dtype, huge):
+    # (3c, 4c) for any c > 0 has root mean square c·√((9 + 16) / 2) = c·√12.5, so RMSNorm gives
+    # (3, 4) / √12.5 once ε is negligible beside 12.5c²; here (3c)² overflows the dtype
+    with np.errstate(over="ignore"):
+        assert np.isinf(dtype(3 * huge) * dtype(3 * huge))  # the old x * x
+    want = np.array([3.0, 4.0]) / math.sqrt(12.5)
+    with np.errstate(all="raise"):
+        got = ac.rms_norm(np.array([3 * huge, 4 * huge], dtype))
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    rows = np.array([[3 * huge, -4 * huge], [0.0, 0.0], [1.0, -2.0]], dtype)
+    with np.errstate(all="raise"):
+        got = ac.rms_norm(rows, eps=1e-6)
+    np.testing.assert_allclose(got[0], want * [1, -1], rtol=1e-6)
+    assert (got[1] == 0).all()
+    np.testing.assert_allclose(got[2], np.array([1, -2]) / math.sqrt(2.5 + 1e-6), rtol=1e-6)
+
+
+def test_tiny_vectors_are_divided_by_the_root_of_eps():
+    # mean of the squares 12.5e-400 is nothing beside ε = 1e-6: x / √ε = x · 1000
+    got = ac.rms_norm([3e-200, 4e-200], eps=1e-6)
+    np.testing.assert_allclose(got, [3e-197, 4e-197], rtol=1e-12)

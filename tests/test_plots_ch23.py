@@ -25,6 +25,18 @@ def test_weight_bars_draw_one_bar_per_key_and_set():
     assert ax.get_ylabel() == "weight"
 
 
+def test_weight_bars_with_exp_of_mark_the_scores_on_a_curve_of_e_to_the_s():
+    fig = plots.plot_weight_bars(["a", "b"], {"x": [0.5, 0.5]}, exp_of=[1.0, 2.0])
+    bars, curve = fig.axes
+    assert len(bars.patches) == 2 and curve.get_xlabel() == "score s"
+    line, points = curve.lines
+    np.testing.assert_allclose(points.get_ydata(), [2.718281828, 7.389056099])  # e, e²
+    x, y = line.get_data()
+    assert x[0] <= 0 and x[-1] >= 2 and np.allclose(np.log(y), x)  # the curve is eˢ itself
+    assert [t.get_text() for t in curve.texts] == ["2.718", "7.389"]
+    assert len(plots.plot_weight_bars(["a"], {"x": [1.0]}).axes) == 1  # without: bars alone
+
+
 def test_temperature_draws_one_line_per_key_plus_uniform():
     w = np.array([[0.7, 0.3], [0.5, 0.5]])
     fig = plots.plot_temperature([0.1, 10.0], w, ["s1", "s2"])
