@@ -19,11 +19,12 @@
 #
 # **The core of this chapter** is multi-head attention under a mask: project, split into
 # heads, attend in each head with its own scale, merge with $W_O$, and hide the keys a query
-# may not see. It runs through [Heads](#heads-several-attentions-on-slices-of-the-features),
-# [Why several heads](#why-several-heads-one-looks-by-position-one-by-content),
-# [Masks](#masks-what-a-query-may-not-see) and the
-# [live heatmap](#live-toggle-the-masks-and-watch-the-rows-renormalise). The sections marked
-# *Going further* count what many heads cost, stack layers into the first half of an
+# may not see. It runs through
+# [Heads](07_heads_and_masks.ipynb#heads-several-attentions-on-slices-of-the-features),
+# [Why several heads](07_heads_and_masks.ipynb#why-several-heads-one-looks-by-position-one-by-content),
+# [Masks](07_heads_and_masks.ipynb#masks-what-a-query-may-not-see) and the
+# [live heatmap](07_heads_and_masks.ipynb#live-toggle-the-masks-and-watch-the-rows-renormalise).
+# The sections marked *Going further* count what many heads cost, stack layers into the first half of an
 # induction circuit, and compare what each API gives a row with no visible key; a first
 # reading can skip them, and no core section needs them.
 #
