@@ -635,7 +635,7 @@ def layer(x_in):
     out, w = ac.multi_head_attention(
         x_in,
         x_in,
-        w_q_position,
+        w_q_position,  # head 1's query alone, from the section on fewer queries
         example.w_k,
         example.w_v,
         example.w_o,
