@@ -17,23 +17,38 @@
 # are also where practitioners make most of their mistakes, so we follow the shapes at every
 # step and name the convention of every API we meet.
 #
-# After this chapter you will be able to:
+# **The core of this chapter** is multi-head attention under a mask: project, split into
+# heads, attend in each head with its own scale, merge with $W_O$, and hide the keys a query
+# may not see. It runs through
+# [Heads](07_heads_and_masks.ipynb#heads-several-attentions-on-slices-of-the-features),
+# [Why several heads](07_heads_and_masks.ipynb#why-several-heads-one-looks-by-position-one-by-content),
+# [Masks](07_heads_and_masks.ipynb#masks-what-a-query-may-not-see) and the
+# [live heatmap](07_heads_and_masks.ipynb#live-toggle-the-masks-and-watch-the-rows-renormalise).
+# The sections marked *Going further* count what many heads cost, stack layers into the first half of an
+# induction circuit, and compare what each API gives a row with no visible key; a first
+# reading can skip them, and no core section needs them.
+#
+# After the core of this chapter you will be able to:
 #
 # - split queries, keys and values into heads, attend, merge and apply the output projection
 #   $W_O$, and say the shape of the arrays at every step on a batch;
 # - scale each head by $1/\sqrt{d_\text{head}}$ and explain why $1/\sqrt{d_\text{model}}$ is a
 #   silent bug;
-# - show on a hand-built example two heads that attend to different things, and count what
-#   many heads cost against one wide head: the same matrix products, $h$ times the softmax's
-#   work and the scores' memory;
+# - show on a hand-built example two heads that attend to different things;
+# - build causal and padding masks, boolean or additive, and say which way `is_causal=True`
+#   aligns its triangle when there are fewer queries than keys.
+#
+# After the *Going further* sections you will also be able to:
+#
+# - count what many heads cost against one wide head: the same matrix products, $h$ times the
+#   softmax's work and the scores' memory;
 # - stack two attention layers with residual connections, say what each token's vector
 #   holds after each, and name the circuit that such a stack begins (an induction circuit);
-# - build causal and padding masks, boolean or additive, say which way `is_causal=True`
-#   aligns its triangle when there are fewer queries than keys, and what every API gives for
-#   a row whose keys are all masked.
+# - say what every API gives for a row whose keys are all masked.
 #
-# New terms: head, output projection, entropy, layer, residual connection, induction head,
-# causal mask, KV cache, padding (each with its Korean name where it is introduced).
+# New terms: head, output projection, entropy, causal mask, KV cache, padding; in the
+# *Going further* sections, layer, residual connection, induction head (each with its Korean
+# name where it is introduced).
 
 # %%
 import math
@@ -125,11 +140,15 @@ print("weights  ", weights.shape)
 print("heads_out", heads_out.shape)
 
 # %% [markdown]
+# ```{admonition} Aside: attention dropout
+# :class: dropdown
+#
 # In training, many models also drop attention weights at random (attention dropout: each
 # weight is set to 0 with probability $p$ and the others are divided by $1 - p$, so a row sums
 # to 1 only on average); it is `dropout_p` in PyTorch's `scaled_dot_product_attention`.
 # Llama's and Qwen's published configurations set it to 0 (`attention_dropout`), and this book
 # leaves it out.
+# ```
 #
 # ### Step 3: merge the heads, then the output projection $W_O$
 #
@@ -161,16 +180,25 @@ np.testing.assert_allclose(weights_lib, weights)
 # $(B, h, L, d_\text{head})$, with no swap, has the right shape but deals whole tokens to the
 # heads instead of slices of every token (an exercise below). And dividing by
 # $\sqrt{d_\text{model}}$ instead of $\sqrt{d_\text{head}}$ makes every head's scores
-# $\sqrt{h}$ times too small. How much that matters, measured on one head of a model with
-# $d_\text{model} = 512$ and 8 heads: a random query against 16 random keys, every query and
-# key component with standard deviation 1 (a fresh head) or 2. The second stands for a trained head, whose
-# scores spread wider than a fresh one's. [Chapter 3](03_scaling.ipynb) gives two ways
-# training gets there: $W_Q$ and $W_K$ grow, and queries line up with the keys they should
-# find, so that their components are no longer independent. Doubling every component models
-# the first way; both ways have the same effect that matters here: scaled scores with
-# standard deviation $2 \cdot 2 = 4$ instead of 1. The table gives the mean, over
-# random queries, of a row's largest weight and of its entropy (엔트로피),
-# $-\sum_j w_j \log w_j$ in nats: 0 when
+# $\sqrt{h}$ times too small.
+#
+# How much that matters, measured on one head of a model with $d_\text{model} = 512$ and 8
+# heads: a random query against 16 random keys, every query and key component with standard
+# deviation 1 (a fresh head) or 2 (a trained head, whose scores spread wider than a fresh
+# one's; the aside below says why 2).
+#
+# ```{admonition} Aside: why standard deviation 2 stands for a trained head
+# :class: dropdown
+#
+# [Chapter 3](03_scaling.ipynb) gives two ways training gets there: $W_Q$ and $W_K$ grow,
+# and queries line up with the keys they should find, so that their components are no
+# longer independent. Doubling every component models the first way; both ways have the
+# same effect that matters here: scaled scores with standard deviation $2 \cdot 2 = 4$
+# instead of 1.
+# ```
+#
+# The table gives the mean, over random queries, of a
+# row's largest weight and of its entropy (엔트로피), $-\sum_j w_j \log w_j$ in nats: 0 when
 # one key takes everything, $\log S$ when all $S$ keys share equally. The keys are random
 # but seeded (the `rng` of the first cell), so a run gives the same numbers:
 
@@ -196,19 +224,25 @@ top_trained, top_trained_bug = (s.max_weight[0] for s in head_stats[2.0])
 too_small_by = math.sqrt(512) / math.sqrt(512 // 8)
 
 # %% [markdown]
-# Averaged over the {eval}`n_queries` queries, a fresh head attends fairly evenly anyway (uniform weights over 16 keys have entropy
-# $\log 16 \approx$ {eval}`dec(entropy_uniform)`), and the bug only pushes its entropy from
-# {eval}`dec(entropy_fresh)` to {eval}`dec(entropy_fresh_bug)`: easy to miss. The trained
-# head puts {eval}`dec(top_trained)` of its weight on its best key when it is scaled right,
-# but only {eval}`dec(top_trained_bug)` with the bug: the scores are
+# The bug flattens every head, and on a fresh head it is easy to miss. Averaged over the
+# {eval}`n_queries` queries, a fresh head attends fairly evenly anyway (uniform weights over
+# 16 keys have entropy $\log 16 \approx$ {eval}`dec(entropy_uniform)`), and the bug only
+# pushes its entropy from {eval}`dec(entropy_fresh)` to {eval}`dec(entropy_fresh_bug)`. The
+# trained head puts {eval}`dec(top_trained)` of its weight on its best key when it is scaled
+# right, but only {eval}`dec(top_trained_bug)` with the bug: the scores are
 # $\sqrt 8 \approx$ {eval}`dec(too_small_by)` times too small, a temperature that flattens
-# every head. It bites when trained weights move between code bases: a model trained from
-# scratch with the bug can learn it away exactly ($W_Q$ and $W_K$ each $h^{1/4}$ times
-# larger), and then only trains from a hotter start (every head's temperature $\sqrt h$ times
-# higher, its weights flatter) with a different effective learning rate. ([Chapter
-# 8](08_learning.ipynb) shows the mirror case: removing the scale is the same model with a
-# larger start and, under gradient descent, a $\sqrt{d_k}$ times larger learning rate on $W_Q$
-# and $W_K$; here the bug is a smaller start and a $\sqrt h$ times smaller one.)
+# every head. It bites when trained weights move between code bases.
+#
+# ```{admonition} Aside: a model trained from scratch with the bug
+# :class: dropdown
+#
+# A model trained from scratch with the bug can learn it away exactly ($W_Q$ and $W_K$ each
+# $h^{1/4}$ times larger), and then only trains from a hotter start (every head's temperature
+# $\sqrt h$ times higher, its weights flatter) with a different effective learning rate.
+# ([Chapter 8](08_learning.ipynb) shows the mirror case: removing the scale is the same model
+# with a larger start and, under gradient descent, a $\sqrt{d_k}$ times larger learning rate
+# on $W_Q$ and $W_K$; here the bug is a smaller start and a $\sqrt h$ times smaller one.)
+# ```
 #
 # ## Why several heads: one looks by position, one by content
 #
@@ -281,172 +315,6 @@ print("head 1 (by position):", [tokens[j] for j in weights_2h[0].argmax(axis=-1)
 print("head 2 (by content): ", [tokens[j] for j in weights_2h[1].argmax(axis=-1)])
 
 # %% [markdown]
-# ### What many heads cost
-#
-# Each head computes $L \times L$ dot products of length $d_\text{head}$, so $h$ heads do
-# $h \cdot L^2 \cdot d_\text{head} = L^2 d_\text{model}$ multiply-adds for $QK^\top$, exactly
-# as many as one head of width $d_\text{model}$; the same holds for the weighted sum of the
-# values and for the projections. The softmax is another matter. It works on the scores, one
-# exponential per score, and every head has its own $L \times L$ scores: $h$ heads
-# exponentiate, scale, shift by the row maximum and divide by the row sum $h$ times as many
-# numbers, and hold $h$ times as many. Counted by `ac.attention_cost` for the width of the
-# original Transformer, $d_\text{model} = 512$ in 8 heads of $d_\text{head} = 64$ (the
-# $d_k = 64$ that the Quanta write-up calls a real model's), on 1024 tokens:
-
-# %%
-one_wide = ac.attention_cost(batch=1, heads=1, L=1024, S=1024, d=512)
-eight_heads = ac.attention_cost(batch=1, heads=8, L=1024, S=1024, d=64)
-layouts = {"1 head of 512": one_wide, "8 heads of 64": eight_heads}
-qk_gflop = [c.qk_flops / 1e9 for c in layouts.values()]
-exps_millions = [c.softmax_exps / 1e6 for c in layouts.values()]
-scores_mb = [c.score_bytes / 1e6 for c in layouts.values()]  # float32
-step_table(
-    {
-        "QKᵀ GFLOP": qk_gflop,
-        "weights·V GFLOP": [c.av_flops / 1e9 for c in layouts.values()],
-        "exponentials (millions)": exps_millions,
-        "scores held (MB)": scores_mb,
-    },
-    index=list(layouts),
-    digits=3,
-)
-
-# %% [markdown]
-# The matrix products are the same, {eval}`dec(qk_gflop[0])` GFLOP (billions of
-# floating-point operations, a multiply-add counting 2) for $QK^\top$ either way. What grows
-# 8 times is everything the softmax touches: {eval}`dec(exps_millions[1], 2)` million
-# exponentials instead of {eval}`dec(exps_millions[0], 2)` million, each with its share of
-# the elementwise passes, and {eval}`dec(scores_mb[1], 1)` MB of scores instead of
-# {eval}`dec(scores_mb[0], 1)` MB in float32. Those passes are cheap in FLOPs but not in
-# time: [Chapter 9](09_cost.ipynb) measures them taking a large share of it, because each
-# one streams the whole score matrix through memory.
-#
-# ## Layers: stacking attention with residual connections
-#
-# A Transformer stacks layers (층): the output of one attention layer is the input of the
-# next. Each layer *adds* its output to its input, $X_{l+1} = X_l + \mathrm{MultiHead}(X_l)$,
-# a residual connection (잔차 연결): a token keeps what it had and gains what it gathered.
-# Real layers also normalise and pass every token through a feed-forward network of two
-# matrices, $d_\text{model} \times d_\text{ff}$ and back; in the original Transformer:
-
-# %%
-d_ff = 2048  # the original Transformer's feed-forward width, for d_model = 512
-ffn_params = 2 * 512 * d_ff  # two matrices
-attention_params = 4 * 512 * 512  # W_Q, W_K, W_V, W_O
-ffn_wider_by = d_ff // 512
-ffn_share = ffn_params / (ffn_params + attention_params)
-# Llama 3 8B: d_model = 4096, a gated feed-forward network (SwiGLU) of three 4096 × 14336
-# matrices, 32 query heads and 8 key/value heads of 128 numbers (Chapter 10's grouped-query)
-llama_ffn_params = 3 * 4096 * 14336
-llama_attention_params = 2 * 4096 * 4096 + 2 * 4096 * 8 * 128  # W_Q, W_O; W_K, W_V
-llama_ffn_share = llama_ffn_params / (llama_ffn_params + llama_attention_params)
-
-# %% [markdown]
-# The feed-forward network is {eval}`plain(ffn_wider_by)` times as wide as the model and holds
-# {eval}`dec(ffn_share, 2)` of the layer's parameters; in today's models the share is larger:
-# Llama 3 8B's gated network (SwiGLU, three matrices) beside grouped key and value heads
-# ([Chapter 10](10_generation.ipynb); [Grattafiori et al., 2024](references.md)) holds
-# {eval}`dec(llama_ffn_share, 2)` of each layer's.
-# We leave it and the normalisation out,
-# to watch attention alone. Stack the position head of our example twice:
-
-# %%
-w_q_position = example.w_q.copy()
-w_q_position[5:, 5:] = 0.0  # keep only the position head's query
-
-
-def layer(x_in):
-    """One layer with a residual connection: x + attention(x).
-
-    [L, D] -> [L, D], and the weights [L, L] of its one head.
-    """
-    out, w = ac.multi_head_attention(
-        x_in,
-        x_in,
-        w_q_position,
-        example.w_k,
-        example.w_v,
-        example.w_o,
-        n_heads=1,
-    )
-    # [L, D], and the weights [L, L] of its one head
-    return x_in + out, w[0]
-
-
-x1, A1 = layer(example.x)  # after layer 1
-x2, A2 = layer(x1)  # after layer 2
-match_exp_wide = math.exp(8 / math.sqrt(n_features))  # the matching key, scale 1/√10
-np.testing.assert_allclose(A1[2, 1], match_exp_wide / (match_exp_wide + 4))
-
-# %% [markdown]
-# To keep the code short, `layer` runs the position head as one head (`n_heads=1`) of all
-# {eval}`n_features` features with the content part of $W_Q$ zeroed. The scores are the same,
-# but the scale is now $1/\sqrt{10}$, not $1/\sqrt 5$, so in layer 1 "saw" gives the previous
-# token $e^{8/\sqrt{10}} / (e^{8/\sqrt{10}} + 4) =$ {eval}`dec(A1[2, 1])` instead of head 1's
-# {eval}`dec(weights_2h[0, 2, 1])`: the same choice, held less firmly. The values are the
-# tokens' own vectors here ($W_V = W_O = I$), so each layer is linear in its
-# input once its weights are known: $X_1 = (I + A_1) X$ and $X_2 = (I + A_2)(I + A_1) X$. Row
-# $i$ of $(I + A_2)(I + A_1)$ says how much of each input token is in token $i$'s vector after
-# two layers; divided by its sum, it is the share of each:
-
-# %%
-holds_1 = np.eye(L) + A1  # [L, L]
-holds_2 = (np.eye(L) + A2) @ holds_1
-# exactly what the layers computed
-np.testing.assert_allclose(x2, holds_2 @ example.x)
-share_1 = holds_1 / holds_1.sum(axis=-1, keepdims=True)
-share_2 = holds_2 / holds_2.sum(axis=-1, keepdims=True)
-
-# %% tags=["hide-input"]
-figures.show(
-    plot_heatmaps(
-        [
-            {
-                "matrix": share_1,
-                "title": "after layer 1",
-                "rows": tokens,
-                "cols": tokens,
-            },
-            {
-                "matrix": share_2,
-                "title": "after layer 2",
-                "rows": tokens,
-                "cols": tokens,
-            },
-        ],
-        xlabel="input token",
-        ylabel="token's vector",
-        value_label="share",
-    ),
-    "fig-layers",
-    "What each token's vector holds after one and after two layers of "
-    "the previous-token head, with residual connections: the share of "
-    "each input token in it. One layer reaches one token back, two "
-    "layers reach two.",
-)
-
-# %% [markdown]
-# After one layer, "dog" holds itself ({eval}`dec(share_1[4, 4])`) and the "the" before it
-# ({eval}`dec(share_1[4, 3])`); after two it also holds "saw", two tokens back
-# ({eval}`dec(share_2[4, 2])`, {eval}`figures.ref("fig-layers")`). It got "saw" mostly
-# through the "the", which gathered "saw" in layer 1: in layer 2, "dog" still puts
-# {eval}`dec(A2[4, 3])` of its weight on the token before it and only
-# {eval}`dec(A2[4, 2])` on "saw" itself. That is the Quanta write-up's "stack layers and the
-# representation gets richer" in numbers: each layer lets information travel one more hop,
-# and a second-layer head can use what the first layer gathered.
-#
-# Trained Transformers use exactly that. A previous-token head like our layer 1 is the first
-# of the two heads of an induction circuit, found in trained models; the second, in a later
-# layer, is what [Elhage et al. (2021)](references.md) and
-# [Olsson et al. (2022)](references.md) call the induction head (인덕션 헤드). After layer 1,
-# each token's vector also says which
-# token came before it. A head in a later layer then takes the current token as its query and
-# matches it against those "the token before me was …" parts of the keys: it finds the token
-# that *followed* an earlier occurrence of the current one, and copies it forward. After
-# "Harry Potter … Harry" it attends to "Potter" and helps predict it next. Our second layer
-# looks by position again, so our stack has only the circuit's first head; the induction head
-# looks by content, through what the first head wrote.
-#
 # ## Masks: what a query may not see
 #
 # A mask removes some keys from a query's softmax. `attn_core` follows
@@ -530,6 +398,8 @@ np.testing.assert_allclose(outputs[0][:-1], outputs[1][:-1])
 # padding is masked.)
 
 # %%
+w_q_position = example.w_q.copy()
+w_q_position[5:, 5:] = 0.0  # keep only the position head's query (head 1)
 q_new = example.x[4:] @ w_q_position  # [1, D]: the query of "dog" alone
 k_all = example.x @ example.w_k  # [5, D]: the keys of all five tokens
 # [1, D] @ [D, 5] -> [1, 5], top-left: key 0 only
@@ -647,7 +517,209 @@ _, weights_additive = ac.multi_head_attention(batch, batch, *mha, attn_mask=addi
 np.testing.assert_array_equal(weights_additive, weights_padded)
 
 # %% [markdown]
-# ### A fully masked row, and what each API gives
+# The trap to remember is the convention:
+# `torch.nn.MultiheadAttention`'s boolean masks, `key_padding_mask` and `attn_mask` alike,
+# mark the keys to *ignore*, so a mask built for `attn_core` or for
+# `scaled_dot_product_attention` must be flipped with `~` before it goes there, and back.
+#
+# ## Live: toggle the masks and watch the rows renormalise
+#
+# The heatmap below is the explainer's sentence "나는 사과를 먹었다" (the Korean explainer
+# of queries, keys and values, [references](references.md)), three words padded to five,
+# with one toy head of
+# random projections (switch heads with the menu). Switch the causal mask and the padding
+# mask on and off: masked cells turn grey, and the other weights of their row grow so that
+# the row still sums to 1. With the padding mask off, the two `<pad>` columns take weight
+# from every word.
+
+# %%
+heatmap = AttentionHeatmap(query_tokens=[*SENTENCE_KO, "<pad>", "<pad>"], length=3, causal=True)
+figures.show(
+    heatmap,
+    "fig-live-masks",
+    "The explainer's sentence padded to five tokens, live: rows are queries, "
+    "columns keys; the checkboxes switch the causal and the padding mask, "
+    "the menu the head.",
+)
+
+# %% [markdown]
+# The figure computes with `attn_core`; from code, its rows are those of
+# `ac.attention_weights` with both masks combined by a logical *and*:
+
+# %%
+# [L, L] & [1, L] -> [L, L]
+both = ac.causal_mask(L) & ac.padding_mask(3, L)[0]
+q_toy, k_toy = (
+    np.asarray(heatmap.head_queries[0]),
+    np.asarray(heatmap.head_keys[0]),
+)
+np.testing.assert_allclose(heatmap.weights, ac.attention_weights(q_toy, k_toy, both))
+
+# %% [markdown]
+# ## Going further: what many heads cost
+#
+# Each head computes $L \times L$ dot products of length $d_\text{head}$, so $h$ heads do
+# $h \cdot L^2 \cdot d_\text{head} = L^2 d_\text{model}$ multiply-adds for $QK^\top$, exactly
+# as many as one head of width $d_\text{model}$; the same holds for the weighted sum of the
+# values and for the projections. The softmax is another matter. It works on the scores, one
+# exponential per score, and every head has its own $L \times L$ scores: $h$ heads
+# exponentiate, scale, shift by the row maximum and divide by the row sum $h$ times as many
+# numbers, and hold $h$ times as many. Counted by `ac.attention_cost` for the width of the
+# original Transformer, $d_\text{model} = 512$ in 8 heads of $d_\text{head} = 64$ (the
+# $d_k = 64$ that the Quanta write-up calls a real model's), on 1024 tokens:
+
+# %%
+one_wide = ac.attention_cost(batch=1, heads=1, L=1024, S=1024, d=512)
+eight_heads = ac.attention_cost(batch=1, heads=8, L=1024, S=1024, d=64)
+layouts = {"1 head of 512": one_wide, "8 heads of 64": eight_heads}
+qk_gflop = [c.qk_flops / 1e9 for c in layouts.values()]
+exps_millions = [c.softmax_exps / 1e6 for c in layouts.values()]
+scores_mb = [c.score_bytes / 1e6 for c in layouts.values()]  # float32
+step_table(
+    {
+        "QKᵀ GFLOP": qk_gflop,
+        "weights·V GFLOP": [c.av_flops / 1e9 for c in layouts.values()],
+        "exponentials (millions)": exps_millions,
+        "scores held (MB)": scores_mb,
+    },
+    index=list(layouts),
+    digits=3,
+)
+
+# %% [markdown]
+# The matrix products are the same, {eval}`dec(qk_gflop[0])` GFLOP (billions of
+# floating-point operations, a multiply-add counting 2) for $QK^\top$ either way. What grows
+# 8 times is everything the softmax touches: {eval}`dec(exps_millions[1], 2)` million
+# exponentials instead of {eval}`dec(exps_millions[0], 2)` million, each with its share of
+# the elementwise passes, and {eval}`dec(scores_mb[1], 1)` MB of scores instead of
+# {eval}`dec(scores_mb[0], 1)` MB in float32. Those passes are cheap in FLOPs but not in
+# time: [Chapter 9](09_cost.ipynb) measures them taking a large share of it, because each
+# one streams the whole score matrix through memory.
+#
+# ## Going further: layers, stacking attention with residual connections
+#
+# A Transformer stacks layers (층): the output of one attention layer is the input of the
+# next. Each layer *adds* its output to its input, $X_{l+1} = X_l + \mathrm{MultiHead}(X_l)$,
+# a residual connection (잔차 연결): a token keeps what it had and gains what it gathered.
+# Real layers also normalise and pass every token through a feed-forward network of two
+# matrices, $d_\text{model} \times d_\text{ff}$ and back; in the original Transformer:
+
+# %%
+d_ff = 2048  # the original Transformer's feed-forward width, for d_model = 512
+ffn_params = 2 * 512 * d_ff  # two matrices
+attention_params = 4 * 512 * 512  # W_Q, W_K, W_V, W_O
+ffn_wider_by = d_ff // 512
+ffn_share = ffn_params / (ffn_params + attention_params)
+# Llama 3 8B: d_model = 4096, a gated feed-forward network (SwiGLU) of three 4096 × 14336
+# matrices, 32 query heads and 8 key/value heads of 128 numbers (Chapter 10's grouped-query)
+llama_ffn_params = 3 * 4096 * 14336
+llama_attention_params = 2 * 4096 * 4096 + 2 * 4096 * 8 * 128  # W_Q, W_O; W_K, W_V
+llama_ffn_share = llama_ffn_params / (llama_ffn_params + llama_attention_params)
+
+# %% [markdown]
+# The feed-forward network is {eval}`plain(ffn_wider_by)` times as wide as the model and holds
+# {eval}`dec(ffn_share, 2)` of the layer's parameters; in today's models the share is larger:
+# Llama 3 8B's gated network (SwiGLU, three matrices) beside grouped key and value heads
+# ([Chapter 10](10_generation.ipynb); [Grattafiori et al., 2024](references.md)) holds
+# {eval}`dec(llama_ffn_share, 2)` of each layer's.
+# We leave it and the normalisation out,
+# to watch attention alone. Stack the position head of our example twice:
+
+
+# %%
+def layer(x_in):
+    """One layer with a residual connection: x + attention(x).
+
+    [L, D] -> [L, D], and the weights [L, L] of its one head.
+    """
+    out, w = ac.multi_head_attention(
+        x_in,
+        x_in,
+        w_q_position,  # head 1's query alone, from the section on fewer queries
+        example.w_k,
+        example.w_v,
+        example.w_o,
+        n_heads=1,
+    )
+    # [L, D], and the weights [L, L] of its one head
+    return x_in + out, w[0]
+
+
+x1, A1 = layer(example.x)  # after layer 1
+x2, A2 = layer(x1)  # after layer 2
+match_exp_wide = math.exp(8 / math.sqrt(n_features))  # the matching key, scale 1/√10
+np.testing.assert_allclose(A1[2, 1], match_exp_wide / (match_exp_wide + 4))
+
+# %% [markdown]
+# To keep the code short, `layer` runs the position head as one head (`n_heads=1`) of all
+# {eval}`n_features` features with the content part of $W_Q$ zeroed. The scores are the same,
+# but the scale is now $1/\sqrt{10}$, not $1/\sqrt 5$, so in layer 1 "saw" gives the previous
+# token $e^{8/\sqrt{10}} / (e^{8/\sqrt{10}} + 4) =$ {eval}`dec(A1[2, 1])` instead of head 1's
+# {eval}`dec(weights_2h[0, 2, 1])`: the same choice, held less firmly. The values are the
+# tokens' own vectors here ($W_V = W_O = I$), so each layer is linear in its
+# input once its weights are known: $X_1 = (I + A_1) X$ and $X_2 = (I + A_2)(I + A_1) X$. Row
+# $i$ of $(I + A_2)(I + A_1)$ says how much of each input token is in token $i$'s vector after
+# two layers; divided by its sum, it is the share of each:
+
+# %%
+holds_1 = np.eye(L) + A1  # [L, L]
+holds_2 = (np.eye(L) + A2) @ holds_1
+# exactly what the layers computed
+np.testing.assert_allclose(x2, holds_2 @ example.x)
+share_1 = holds_1 / holds_1.sum(axis=-1, keepdims=True)
+share_2 = holds_2 / holds_2.sum(axis=-1, keepdims=True)
+
+# %% tags=["hide-input"]
+figures.show(
+    plot_heatmaps(
+        [
+            {
+                "matrix": share_1,
+                "title": "after layer 1",
+                "rows": tokens,
+                "cols": tokens,
+            },
+            {
+                "matrix": share_2,
+                "title": "after layer 2",
+                "rows": tokens,
+                "cols": tokens,
+            },
+        ],
+        xlabel="input token",
+        ylabel="token's vector",
+        value_label="share",
+    ),
+    "fig-layers",
+    "What each token's vector holds after one and after two layers of "
+    "the previous-token head, with residual connections: the share of "
+    "each input token in it. One layer reaches one token back, two "
+    "layers reach two.",
+)
+
+# %% [markdown]
+# After one layer, "dog" holds itself ({eval}`dec(share_1[4, 4])`) and the "the" before it
+# ({eval}`dec(share_1[4, 3])`); after two it also holds "saw", two tokens back
+# ({eval}`dec(share_2[4, 2])`, {eval}`figures.ref("fig-layers")`). It got "saw" mostly
+# through the "the", which gathered "saw" in layer 1: in layer 2, "dog" still puts
+# {eval}`dec(A2[4, 3])` of its weight on the token before it and only
+# {eval}`dec(A2[4, 2])` on "saw" itself. That is the Quanta write-up's "stack layers and the
+# representation gets richer" in numbers: each layer lets information travel one more hop,
+# and a second-layer head can use what the first layer gathered.
+#
+# Trained Transformers use exactly that. A previous-token head like our layer 1 is the first
+# of the two heads of an induction circuit, found in trained models; the second, in a later
+# layer, is what [Elhage et al. (2021)](references.md) and
+# [Olsson et al. (2022)](references.md) call the induction head (인덕션 헤드). After layer 1,
+# each token's vector also says which
+# token came before it. A head in a later layer then takes the current token as its query and
+# matches it against those "the token before me was …" parts of the keys: it finds the token
+# that *followed* an earlier occurrence of the current one, and copies it forward. After
+# "Harry Potter … Harry" it attends to "Potter" and helps predict it next. Our second layer
+# looks by position again, so our stack has only the circuit's first head; the induction head
+# looks by content, through what the first head wrote.
+#
+# ## Going further: a fully masked row, and what each API gives
 #
 # What if a query may see no key at all? It happens with an empty sentence in a batch, or a
 # left-padded sentence under a causal mask. Its row of scores is all $-\infty$, and the
@@ -736,11 +808,6 @@ print(
 # $(B, h, L, S)$ of this chapter.
 # ````
 #
-# The trap to remember is the convention:
-# `torch.nn.MultiheadAttention`'s boolean masks, `key_padding_mask` and `attn_mask` alike,
-# mark the keys to *ignore*, so a mask built for `attn_core` or for
-# `scaled_dot_product_attention` must be flipped with `~` before it goes there, and back.
-#
 # Today PyTorch writes this chapter's masks, and Chapter 6's ALiBi, in two ways.
 # `F.scaled_dot_product_attention` takes `is_causal` or an `attn_mask` and picks one of
 # several kernels (backends: flash attention, memory-efficient, cuDNN, the plain "math" one)
@@ -753,39 +820,6 @@ print(
 # is `score - slope[h] * (q_idx - kv_idx)`) and a `block_mask` made by `create_block_mask`
 # from a `mask_mod(b, h, q_idx, kv_idx)` (the causal mask is `q_idx >= kv_idx`), which lets
 # the kernel skip the blocks that are wholly masked.
-#
-# ## Live: toggle the masks and watch the rows renormalise
-#
-# The heatmap below is the explainer's sentence "나는 사과를 먹었다" (the Korean explainer
-# of queries, keys and values, [references](references.md)), three words padded to five,
-# with one toy head of
-# random projections (switch heads with the menu). Switch the causal mask and the padding
-# mask on and off: masked cells turn grey, and the other weights of their row grow so that
-# the row still sums to 1. With the padding mask off, the two `<pad>` columns take weight
-# from every word.
-
-# %%
-heatmap = AttentionHeatmap(query_tokens=[*SENTENCE_KO, "<pad>", "<pad>"], length=3, causal=True)
-figures.show(
-    heatmap,
-    "fig-live-masks",
-    "The explainer's sentence padded to five tokens, live: rows are queries, "
-    "columns keys; the checkboxes switch the causal and the padding mask, "
-    "the menu the head.",
-)
-
-# %% [markdown]
-# The figure computes with `attn_core`; from code, its rows are those of
-# `ac.attention_weights` with both masks combined by a logical *and*:
-
-# %%
-# [L, L] & [1, L] -> [L, L]
-both = ac.causal_mask(L) & ac.padding_mask(3, L)[0]
-q_toy, k_toy = (
-    np.asarray(heatmap.head_queries[0]),
-    np.asarray(heatmap.head_keys[0]),
-)
-np.testing.assert_allclose(heatmap.weights, ac.attention_weights(q_toy, k_toy, both))
 
 # %% [markdown]
 # ## Summary
@@ -794,23 +828,24 @@ np.testing.assert_allclose(heatmap.weights, ac.attention_weights(q_toy, k_toy, b
 #   $(B, h, L, d_\text{head})$ with a reshape *and* a swap, attends in every head with scale
 #   $1/\sqrt{d_\text{head}}$, merges back to $(B, L, d_\text{model})$ and applies $W_O$.
 # - Heads can attend to different things: on our example, one by position and one by content.
-#   $h$ heads of $d_\text{head}$ cost the matrix-product FLOPs of one head of
-#   $d_\text{model}$; the softmax's exponentials and passes and the scores' memory grow $h$
-#   times.
-# - One layer reaches every token, but composes one attention step: with residual
-#   connections, a chain of $n$ lookups (say $n$ tokens back through previous-token heads)
-#   needs $n$ layers (a single head can look a fixed distance back by position; what needs
-#   layers is composing lookups, each using what the last one gathered); a
-#   previous-token head in one layer is the first of the two heads of an induction circuit,
-#   whose second head, in a later layer, is the induction head.
 # - Masks: causal for language models, padding for batches; boolean (True = may attend) and
 #   additive (0 or $-\infty$) give the same weights. `is_causal=True` aligns its triangle
 #   top-left, wrong for new queries after cached keys, which need the bottom-right one.
-# - A fully masked row gives zeros in `attn_core` and PyTorch's `scaled_dot_product_attention`
-#   (2.13 on CPU; some GPU kernels still give NaN), NaN in a plain softmax and in
-#   `nn.MultiheadAttention` whenever it returns its weights or runs its inference fast path,
-#   uniform weights with a $-10^9$ fill. `nn.MultiheadAttention`'s boolean masks,
-#   `key_padding_mask` and `attn_mask` alike, mean True = ignore.
+#   `nn.MultiheadAttention`'s boolean masks, `key_padding_mask` and `attn_mask` alike, mean
+#   True = ignore.
+# - *Going further:* $h$ heads of $d_\text{head}$ cost the matrix-product FLOPs of one head
+#   of $d_\text{model}$; the softmax's exponentials and passes and the scores' memory grow $h$
+#   times.
+# - *Going further:* one layer reaches every token, but composes one attention step: with
+#   residual connections, a chain of $n$ lookups (say $n$ tokens back through previous-token
+#   heads) needs $n$ layers (a single head can look a fixed distance back by position; what
+#   needs layers is composing lookups, each using what the last one gathered); a
+#   previous-token head in one layer is the first of the two heads of an induction circuit,
+#   whose second head, in a later layer, is the induction head.
+# - *Going further:* a fully masked row gives zeros in `attn_core` and PyTorch's
+#   `scaled_dot_product_attention` (2.13 on CPU; some GPU kernels still give NaN), NaN in a
+#   plain softmax and in `nn.MultiheadAttention` whenever it returns its weights or runs its
+#   inference fast path, uniform weights with a $-10^9$ fill.
 #
 # ## Exercises
 #
