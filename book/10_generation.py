@@ -911,13 +911,13 @@ roofline_ratio = roofline_s[1] / roofline_s[0]
 for queries, intensity in ((1, one_intensity), (chunk, chunk_intensity)):  # the verdicts
     if intensity < balance:
         print(
-            f"queries at once {queries}: {intensity:.2f} FLOPs per byte,"
-            f" below this core's measured ridge of {balance:.1f}"
+            f"queries at once {queries}: {intensity:.2f} FLOPs per byte,",
+            f"below this core's measured ridge of {balance:.1f}",
         )
     else:
         print(
-            f"queries at once {queries}: {intensity:.2f} FLOPs per byte,"
-            f" at or above this core's measured ridge of {balance:.1f}"
+            f"queries at once {queries}: {intensity:.2f} FLOPs per byte,",
+            f"at or above this core's measured ridge of {balance:.1f}",
         )
 step_table(
     {
