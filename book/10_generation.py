@@ -44,14 +44,14 @@
 #
 # **The core of this chapter** is one decoding step: the new token's query against the cached
 # keys and values, which with the prefill gives exactly the causal pass. The core sections build
-# it and what follows from it: [prefill](#prefill-the-prompt-in-one-causal-pass) and
-# [decoding](#decoding-one-new-query-against-the-cache) by hand,
-# [picking the next word](#picking-the-next-word-greedy-and-temperature-sampling),
-# [the cache with RoPE](#the-cache-with-rotary-positions-rope),
-# [what the cache holds](#what-the-cache-holds-and-how-much-kv),
-# [what a token costs](#what-a-generated-token-costs),
-# [the `is_causal` trap](#the-convention-trap-is-causal-true-with-one-new-query) and
-# [MQA and GQA](#sharing-keys-and-values-across-heads-mqa-and-gqa). The sections marked
+# it and what follows from it: [prefill](10_generation.ipynb#prefill-the-prompt-in-one-causal-pass) and
+# [decoding](10_generation.ipynb#decoding-one-new-query-against-the-cache) by hand,
+# [picking the next word](10_generation.ipynb#picking-the-next-word-greedy-and-temperature-sampling),
+# [the cache with RoPE](10_generation.ipynb#the-cache-with-rotary-positions-rope),
+# [what the cache holds](10_generation.ipynb#what-the-cache-holds-and-how-much-kv),
+# [what a token costs](10_generation.ipynb#what-a-generated-token-costs),
+# [the `is_causal` trap](10_generation.ipynb#the-convention-trap-is-causal-true-with-one-new-query) and
+# [MQA and GQA](10_generation.ipynb#sharing-keys-and-values-across-heads-mqa-and-gqa). The sections marked
 # *Going further* time a decoding step on your machine and survey what serving systems do; a
 # first reading can skip them, and no core section needs them.
 
@@ -508,7 +508,7 @@ step_table(
 # spends its time waiting for memory (메모리 대역폭, memory bandwidth), not computing: it is
 # memory-bound, as Chapter 9's roofline model puts its softmax passes. One core of a CPU is
 # not so far ahead of its memory;
-# [Going further: measure it on your machine](#going-further-measure-it-on-your-machine)
+# [Going further: measure it on your machine](10_generation.ipynb#going-further-measure-it-on-your-machine)
 # measures its ridge, to set beside these FLOPs per byte. Prefill is the opposite:
 # every key it reads meets all $n$ queries, and with a fused kernel such as FlashAttention,
 # which never writes the $n \times n$ scores out (Chapter 9), prefill is compute-bound.
@@ -740,7 +740,7 @@ else:
 # %% [markdown]
 # ## Going further: measure it on your machine
 #
-# [What a generated token costs](#what-a-generated-token-costs) counted a decoding step's
+# [What a generated token costs](10_generation.ipynb#what-a-generated-token-costs) counted a decoding step's
 # FLOPs and bytes; this section times them on the machine that runs the notebook, to see
 # whether the time grows with $n$ as the count says and where the step lies against this
 # processor's own ridge. The cell below times the two products of one decoding step (the floor
@@ -970,8 +970,8 @@ figures.show(
 # The dashed line is fitted from $n =$ {eval}`plain(fit_from)` on, over
 # {eval}`plain(fit_lengths)` lengths: from the first to the last, $n$ grew
 # {eval}`plain(fit_n_ratio)` times and the fastest time {eval}`dec(fit_t_ratio, 1)` times, a
-# slope of about {eval}`dec(fit.slope, 1)`. Whether those lengths lie beyond the reported
-# last-level cache is the line the cell printed above the table; the box below says how the
+# slope of about {eval}`dec(fit.slope, 1)`. The line the cell printed above the table says
+# whether those lengths lie beyond the reported last-level cache; the box below says how the
 # start is chosen. The slope says no more than the GB/s column: it is 1 exactly where the
 # fitted lengths were read at one speed, and with two lengths it is these two ratios and
 # nothing more, a line through two points that no third point tests.
