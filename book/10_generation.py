@@ -19,7 +19,8 @@
 # and values of every past token, and the way today's models lay out their heads exists to
 # shrink exactly that.
 #
-# After this chapter you will be able to:
+# After this chapter you will be able to do the following; the last two are the *Going further*
+# sections' and a first reading can leave them:
 #
 # - run prefill (프리필), one causal pass over the prompt, and then decoding (디코딩) steps,
 #   one new query against the cached keys and values, by hand, and show that together they
@@ -29,15 +30,30 @@
 # - say what the KV cache (KV 캐시) stores, $2 \cdot h_{kv} \cdot d_\text{head} \cdot n$
 #   numbers per layer, and work out its memory for a real model;
 # - count what one generated token costs, $O(n \cdot d)$, against prefill's
-#   $O(n^2 \cdot d)$, explain from its FLOPs per byte why decoding waits for memory rather
-#   than for arithmetic, and measure its time and bytes per second on your own machine;
+#   $O(n^2 \cdot d)$, and explain from its FLOPs per byte why decoding waits for memory rather
+#   than for arithmetic;
 # - turn a decoding step's output into the next token, greedily or by temperature sampling over
 #   a toy vocabulary, and feed that token's key and value to the next step;
 # - spot the trap of `is_causal=True` with one new query, and write the mask that is right;
 # - compute multi-query and grouped-query attention by hand, and say how much they shrink the
 #   cache;
-# - name what serving systems do beyond this: paged memory, sliding windows, quantised caches,
-#   continuous batching, prefix caching, split-KV decoding and disaggregated prefill.
+# - *(going further)* measure a decoding step's time and bytes per second on your own machine;
+# - *(going further)* name what serving systems do beyond this: paged memory, sliding windows,
+#   quantised caches, continuous batching, prefix caching, split-KV decoding and disaggregated
+#   prefill.
+#
+# **The core of this chapter** is one decoding step: the new token's query against the cached
+# keys and values, which with the prefill gives exactly the causal pass. The core sections build
+# it and what follows from it: [prefill](10_generation.ipynb#prefill-the-prompt-in-one-causal-pass) and
+# [decoding](10_generation.ipynb#decoding-one-new-query-against-the-cache) by hand,
+# [picking the next word](10_generation.ipynb#picking-the-next-word-greedy-and-temperature-sampling),
+# [the cache with RoPE](10_generation.ipynb#the-cache-with-rotary-positions-rope),
+# [what the cache holds](10_generation.ipynb#what-the-cache-holds-and-how-much-kv),
+# [what a token costs](10_generation.ipynb#what-a-generated-token-costs),
+# [the `is_causal` trap](10_generation.ipynb#the-convention-trap-is-causal-true-with-one-new-query) and
+# [MQA and GQA](10_generation.ipynb#sharing-keys-and-values-across-heads-mqa-and-gqa). The sections marked
+# *Going further* time a decoding step on your machine and survey what serving systems do; a
+# first reading can skip them, and no core section needs them.
 
 # %%
 import functools
@@ -491,277 +507,20 @@ step_table(
 # (Chapter 9) is about {eval}`dec(ridge_h100, 0)` FLOPs per byte. There a decoding step
 # spends its time waiting for memory (메모리 대역폭, memory bandwidth), not computing: it is
 # memory-bound, as Chapter 9's roofline model puts its softmax passes. One core of a CPU is
-# not so far ahead of its memory; the measurement below gives its ridge, to set beside these
-# FLOPs per byte. Prefill is the opposite:
+# not so far ahead of its memory;
+# [Going further: measure it on your machine](10_generation.ipynb#going-further-measure-it-on-your-machine)
+# measures its ridge, to set beside these FLOPs per byte. Prefill is the opposite:
 # every key it reads meets all $n$ queries, and with a fused kernel such as FlashAttention,
 # which never writes the $n \times n$ scores out (Chapter 9), prefill is compute-bound.
-#
-# ## Measure it on your machine
-#
-# The cell below times the two products of one decoding step (the floor any implementation
-# pays; the softmax in between is cheap at $L = 1$) against a cache of one layer of 8 heads
-# of 64, float32, for $n = 1024$ to $65536$; it runs that sweep several times, to show how
-# much one run differs from the next. Then the same products for 64 queries at once
-# against the largest cache, as a chunk of prompt in prefill would, and a product of two
-# $1024 \times 1024$ matrices. Each time is the fastest of several runs in processor time,
-# with the matrix library on one thread; the lines the cell prints say whether that pinning
-# worked. It also prints the processor's last-level cache (최종 레벨 캐시), its largest and
-# slowest cache, as Linux reports it. Its output is your machine's.
-#
-# ```{admonition} How the timing works
-# :class: dropdown
-#
-# The products are written into buffers made once, so that only the products are timed. As
-# in [Chapter 9](09_cost.ipynb), each time is the fastest of several runs after one untimed
-# run (other programs can only slow a run down), with the median and the slowest kept beside
-# it, counted in this process's processor time (where that clock's steps are coarse, as on
-# Windows, in the wall clock's), and the matrix library runs on one thread where it can be
-# pinned. The printed lines name the clock, its step and the calls per timing, and say
-# whether the library was pinned.
-# ```
-
-# %%
-chunk = 64  # queries at once, as in a chunk of prefill
-
-
-def two_products(q, keys_t, w, values):
-    """q [h, L, d] @ keys_t [h, d, n] and w [h, L, n] @ values [h, n, d], into buffers."""
-    scores, out = q @ keys_t, w @ values  # the buffers, made once
-    return lambda: (np.matmul(q, keys_t, out=scores), np.matmul(w, values, out=out))
-
-
-# %% tags=["nbval-ignore-output"]
-timing_rng = np.random.default_rng(0)
-# processor time where its steps are fine (Linux, macOS), else the wall clock (Windows)
-cpu_time, cpu_tick, clock_name = processor_clock()
-n_sweeps = 3  # the whole sweep, run again: how much a speed moves from run to run
-decode_repeats = 9  # timings of each length in each sweep
-h_t, d_t = 8, 64  # heads, d_head
-timed_n = [1024 * 2**i for i in range(7)]  # 1024 ... 65536
-# one cache made for the longest length, read up to n: each head's n rows lie together
-K_all, V_all = timing_rng.random((2, h_t, timed_n[-1], d_t), dtype=np.float32)
-sweep_times = []  # per sweep: the Timing of each n
-with one_blas_thread() as blas_threads:  # None: the library's threads were left as they were
-    for _sweep in range(n_sweeps):
-        sweep_times.append([])
-        for n in timed_n:
-            K_t, V_t = K_all[:, :n], V_all[:, :n]  # the first n positions, as in a cache
-            q_t = timing_rng.random((h_t, 1, d_t), dtype=np.float32)  # one query
-            w_t = timing_rng.random((h_t, 1, n), dtype=np.float32)  # its weights
-            decode_step = two_products(q_t, np.swapaxes(K_t, -1, -2), w_t, V_t)
-            sweep_times[-1].append(
-                timed(decode_step, repeats=decode_repeats, clock=cpu_time, tick=cpu_tick)
-            )
-    q_c = timing_rng.random((h_t, chunk, d_t), dtype=np.float32)
-    w_c = timing_rng.random((h_t, chunk, timed_n[-1]), dtype=np.float32)
-    chunk_run = two_products(q_c, np.swapaxes(K_t, -1, -2), w_c, V_t)
-    chunk_time = timed(chunk_run, clock=cpu_time, tick=cpu_tick)
-    A_t = timing_rng.random((1024, 1024), dtype=np.float32)
-    matmul_time = timed(np.matmul, A_t, A_t, clock=cpu_time, tick=cpu_tick)
-    calls = max(
-        t.number
-        for t in [*functools.reduce(operator.iadd, sweep_times, []), chunk_time, matmul_time]
-    )
-    print("BLAS threads:", "pinned to 1" if blas_threads else "not pinned: all the library's")
-    print(
-        f"clock: {clock_name}, step {cpu_tick * 1e6:.3g} µs;",
-        f"up to {calls} call(s) per timing",
-    )
-    print(machine())
-cache_bytes = [2 * h_t * n * d_t * 4 for n in timed_n]  # K and V, float32
-llc = last_level_cache()  # (level, bytes), or None
-llc_text = f"L{llc[0]}, {plain(llc[1] / 2**20)} MiB" if llc else "unknown"
-print("last-level cache:", llc_text)
-
-# %% tags=["nbval-ignore-output"]
-token_times = [
-    min(ts, key=lambda t: t.best) for ts in zip(*sweep_times, strict=False)
-]  # over the sweeps
-token_ms = 1e3 * np.array([t.best for t in token_times])  # fastest ms per token
-sweep_ms = 1e3 * np.array([[t.best for t in ts] for ts in sweep_times])  # [sweep, n]
-jump = steepest_step(timed_n, token_ms)  # from timed_n[jump] to timed_n[jump + 1]
-jump_from, jump_to = timed_n[jump], timed_n[jump + 1]
-jump_mib = [cache_bytes[jump] / 2**20, cache_bytes[jump + 1] / 2**20]
-jump_slope = math.log2(token_ms[jump + 1] / token_ms[jump])  # the lengths double
-# beyond the step and, if enough caches outgrow it, beyond the last-level cache
-fit_start = start_beyond_cache(timed_n, token_ms, cache_bytes, llc[1] if llc else None)
-fit_from = fit_start.x
-fit = loglog_fit(timed_n, token_ms, x_min=fit_from)  # slope of time against n from there
-fit_lengths = sum(n >= fit_from for n in timed_n)
-fit_in_cache = "?" if fit_start.in_cache is None else plain(fit_start.in_cache)  # ?: unknown
-fit_n_ratio = timed_n[-1] // fit_from  # the lengths the fit spans, as a ratio
-fit_t_ratio = token_ms[-1] / token_ms[timed_n.index(fit_from)]  # and their times
-if fit_start.in_cache is None:
-    print("fit: beyond the steepest step; the last-level cache's size is unknown")
-elif fit_start.in_cache == 0:
-    print("fit: beyond the steepest step and beyond the last-level cache")
-else:
-    print(
-        f"fit: beyond the steepest step; of its {fit_lengths} lengths,",
-        f"{fit_start.in_cache} have caches no larger than the last-level cache reported",
-    )
-if fit_lengths == 2:
-    print(f"two points only: n × {fit_n_ratio}, time × {fit_t_ratio:.1f}")
-gb_per_s = np.array(cache_bytes) / token_ms / 1e6  # the cache's bytes read per second
-sweep_gb_per_s = cache_bytes[-1] / sweep_ms[:, -1] / 1e6  # the largest cache, each sweep
-matmul_gflops = 2 * 1024**3 / matmul_time.best / 1e9
-balance = matmul_gflops / gb_per_s[-1]  # FLOPs in the time one byte of cache is read
-step_table(
-    {
-        "n": [f"{n:,}" for n in timed_n],
-        "cache, MiB": np.array(cache_bytes) / 2**20,
-        "fastest, ms": token_ms,
-        "median, ms": [1e3 * t.median for t in token_times],
-        "slowest, ms": [1e3 * t.worst for t in token_times],
-        "GB/s read": gb_per_s,
-    },
-    digits=2,
-)
-
-# %% [markdown]
-# What the one-query step and the {eval}`chunk`-query chunk compute and move, counted as in
-# Chapter 9: both read the cache, but the chunk also reads its {eval}`chunk` rows of weights
-# and writes its {eval}`chunk` rows of scores, each as long as the cache:
-
-
-# %%
-def two_products_cost(queries, n):
-    """FLOPs and bytes (read + written, float32) of q Kᵀ and w V: `queries` against n keys."""
-    flops = 2 * 2 * h_t * queries * n * d_t  # two products, a multiply-add each
-    read = 4 * h_t * (queries * d_t + 2 * n * d_t + queries * n)  # q, K, V, the weights w
-    written = 4 * h_t * (queries * n + queries * d_t)  # the scores and the output
-    return flops, read + written
-
-
-one_flops, one_bytes = two_products_cost(1, timed_n[-1])
-chunk_flops, chunk_bytes = two_products_cost(chunk, timed_n[-1])
-one_intensity, chunk_intensity = one_flops / one_bytes, chunk_flops / chunk_bytes
-one_mib, chunk_mib = one_bytes / 2**20, chunk_bytes / 2**20
-step_table(
-    {
-        "queries": ["1", str(chunk)],
-        "MFLOP": [one_flops / 1e6, chunk_flops / 1e6],
-        "MiB moved": [one_mib, chunk_mib],
-        "FLOPs per byte": [one_intensity, chunk_intensity],
-    },
-    digits=1,
-)
-
-# %% [markdown]
-# The roofline's time for each, with the square product's speed and the cache's read speed,
-# beside the time measured, both as multiples of one query's:
-
-# %% tags=["nbval-ignore-output"]
-chunk_ratio = chunk_time.best / token_times[-1].best  # measured: 64 queries against one
-# the roofline's time of each, with the square product's speed and the cache's read speed
-roofline_s = [
-    max(f / (matmul_gflops * 1e9), b / (gb_per_s[-1] * 1e9))
-    for f, b in ((one_flops, one_bytes), (chunk_flops, chunk_bytes))
-]
-roofline_ratio = roofline_s[1] / roofline_s[0]
-step_table(
-    {
-        "queries": ["1", str(chunk)],
-        "FLOPs per byte": [one_intensity, chunk_intensity],
-        "roofline, × one query": [1, roofline_ratio],
-        "measured, × one query": [1, chunk_ratio],
-    },
-    digits=1,
-)
-
-# %%
-figures.show(
-    plot_decode_time(
-        timed_n,
-        token_ms / 1e3,
-        slope=fit.slope,
-        fit_from=fit_from,
-        cache_bytes=cache_bytes,
-        llc_bytes=llc[1] if llc else None,
-    ),
-    "fig-decode-time",
-    "The time of one decoding step's two products (the fastest of {runs} runs, {repeats} in "
-    "each of {sweeps} sweeps, in processor time) against the cache's length, on log-log axes, "
-    "measured when the notebook last ran. The dashed line is fitted from n = {fit_from} on, "
-    "through {points} points, where the text says why; the dotted grey line has the slope 1 the model predicts, and "
-    "the vertical line, where the machine reports its last-level cache, marks the length at "
-    "which the cache's bytes equal it.",
-    runs=decode_repeats * n_sweeps,
-    repeats=decode_repeats,
-    sweeps=n_sweeps,
-    fit_from=plain(fit_from),
-    points=plain(fit_lengths),
-)
-
-# %% [markdown]
-# These numbers are measured, not computed from a random start: only running the cells
-# reproduces them, and the lines the timing cell printed say whether the matrix library was
-# held to one thread and name the processor, its vector extensions, the library's kernel and
-# threads, and the load average, how many programs wanted the processor at the time. Each
-# decoding step reads the whole cache once, so the products' time should grow in proportion to
-# $n$, a slope of 1 on log-log axes, as long as the cache is read from the same kind of memory
-# at the same speed. It is not always: a cache that fits in the processor's last-level cache
-# can be read from there, and a larger one only from main memory, more slowly. On the machine
-# that built this page ({eval}`figures.ref("fig-decode-time")`), the time per step grew most
-# between $n =$ {eval}`plain(jump_from)` and {eval}`plain(jump_to)`, a local
-# slope of {eval}`dec(jump_slope, 2)`, where the cache grew from {eval}`plain(jump_mib[0])` to
-# {eval}`plain(jump_mib[1])` MiB; the last-level cache it reported is {eval}`llc_text`. The
-# fit is meant to start beyond both, where one reading speed can hold; how it chooses is in
-# the box below.
-#
-# ```{admonition} Where the fit starts
-# :class: dropdown
-#
-# Compare the steepest step and the reported last-level cache yourself: a last-level cache
-# shared with other cores and other programs holds less of ours than its size, and a virtual machine may report its host's. The model's one reading
-# speed can hold only once every step reads the cache from main memory, so the fit should
-# start beyond both the steepest step and the last length whose cache fits in the last-level
-# cache. That needs two timed caches or more larger than the reported last-level cache; where
-# there are fewer, the fit falls back to the last two lengths, whose caches may still fit in
-# it, and then the table's GB/s column, not the reported size, shows where main memory takes
-# over. The line the cell printed above the table says which happened.
-# ```
-#
-# On the build machine the fit ran from $n =$ {eval}`plain(fit_from)` on,
-# {eval}`plain(fit_lengths)` lengths, and {eval}`fit_in_cache` of them had caches no larger than the last-level cache reported.
-# From the first of those lengths to the last, $n$ grew {eval}`plain(fit_n_ratio)` times
-# and the fastest time over the {eval}`n_sweeps` sweeps {eval}`dec(fit_t_ratio, 1)` times, a
-# slope of about {eval}`dec(fit.slope, 1)`; with two lengths that slope is these two ratios
-# and nothing more, a line through two points that no third point tests. Those points were
-# chosen to lie where one speed should hold, so a slope near 1 there checks the choice more
-# than it tests the model; the speeds are the verdict. The cache was read at {eval}`dec(gb_per_s, 1)` GB/s from the smallest to the
-# largest, and the largest at {eval}`dec(sweep_gb_per_s, 1)` GB/s in the
-# {eval}`n_sweeps` sweeps, the spread one run of the cell has from the next. The
-# $1024 \times 1024$ product ran at {eval}`dec(matmul_gflops, 1)` GFLOP/s,
-# {eval}`dec(balance, 1)` FLOPs in the time the decoding step read one byte of cache: this
-# core's ridge, measured. A decoding step in float32 with a key-value head per query head,
-# as timed here, does {eval}`dec(one_intensity, 2)` FLOPs per byte (the model above's, in
-# float32 without sharing, {eval}`plain(fp32_flops_per_byte)`), below that ridge:
-# memory-bound on this core too.
-#
-# The {eval}`chunk` queries against the largest cache do {eval}`chunk` times the FLOPs but
-# not on the same bytes: with their weights read and their scores written they move
-# {eval}`dec(chunk_mib, 0)` MiB against one query's {eval}`dec(one_mib, 0)`, the
-# {eval}`dec(chunk_intensity, 1)` FLOPs per byte of the last table, to set beside this
-# core's ridge of {eval}`dec(balance, 1)`: the roofline model puts it above the ridge, on the
-# arithmetic side, and its time at {eval}`dec(roofline_ratio, 1)` times one query's; it took
-# {eval}`dec(chunk_ratio, 1)` times. Where the measured ratio is the larger, the chunk's
-# products ran more slowly than the model's speeds allow, and the timing cannot say why; a product of {eval}`chunk` rows need not
-# reach the square product's speed, so the roofline's figure is an estimate from below.
-# A fused kernel would not write the scores out and would read fewer bytes.
-#
-# The timing table gives each size's median and slowest
-# run beside the fastest: where they lie far apart other programs got in the way, and running
-# the cells again tells you more than any one of them.
 #
 # Batching sequences helps the layers' weight matrices, which all sequences share and which
 # are then read once for the whole batch, not attention: each sequence reads its own cache.
 # Queries that share one cache arise in chunked prefill, when several drafted tokens are
 # verified at once (speculative decoding), and across the $g$ query heads of a GQA group (below), which is why GQA
-# raises a decoding step's FLOPs per byte. Everything below tries to read fewer bytes per
-# token. A GPU makes the gap wider, not narrower: its arithmetic is faster still, relative to
-# its memory.
-#
+# raises a decoding step's FLOPs per byte. MQA and GQA below, and much of what serving
+# systems do, read fewer bytes per token.
+
+# %% [markdown]
 # ## The convention trap: `is_causal=True` with one new query
 #
 # [Chapter 7](07_heads_and_masks.ipynb) showed the trap on one new query: `is_causal=True`
@@ -979,7 +738,284 @@ else:
     print("is_causal=True, 1 query, 6 keys:", torch_trap.numpy().round(3))
 
 # %% [markdown]
-# ## Beyond this chapter: what serving systems do
+# ## Going further: measure it on your machine
+#
+# [What a generated token costs](10_generation.ipynb#what-a-generated-token-costs) counted a decoding step's
+# FLOPs and bytes; this section times them on the machine that runs the notebook, to see
+# whether the time grows with $n$ as the count says and where the step lies against this
+# processor's own ridge. The cell below times the two products of one decoding step (the floor
+# any implementation pays; the softmax in between is cheap at $L = 1$) against a cache of one
+# layer of 8 heads of 64, float32, for $n = 1024$ to $65536$. Then the same products for 64
+# queries at once against the largest cache, as a chunk of prompt in prefill would, and a
+# product of two $1024 \times 1024$ matrices. Each time is the fastest of several runs, in
+# processor time, with the matrix library on one thread; the lines the cell prints say whether
+# that pinning worked, and name the processor's last-level cache (최종 레벨 캐시), its largest
+# and slowest cache, as Linux reports it. Its output is your machine's.
+#
+# ```{admonition} How the timing works
+# :class: dropdown
+#
+# The products are written into buffers made once, so that only the products are timed. As
+# in [Chapter 9](09_cost.ipynb), each time is the fastest of several runs after one untimed
+# run (other programs can only slow a run down), with the median and the slowest kept beside
+# it, counted in this process's processor time (where that clock's steps are coarse, as on
+# Windows, in the wall clock's), and the matrix library runs on one thread where it can be
+# pinned. The printed lines name the clock, its step and the calls per timing, and say
+# whether the library was pinned. The whole sweep over $n$ runs several times, to show how
+# much one run differs from the next.
+#
+# These numbers are measured, not computed from a random start: only running the cells
+# reproduces them, and the lines the timing cell printed say whether the matrix library was
+# held to one thread and name the processor, its vector extensions, the library's kernel and
+# threads, and the load average, how many programs wanted the processor at the time.
+# ```
+
+# %%
+chunk = 64  # queries at once, as in a chunk of prefill
+
+
+def two_products(q, keys_t, w, values):
+    """q [h, L, d] @ keys_t [h, d, n] and w [h, L, n] @ values [h, n, d], into buffers."""
+    scores, out = q @ keys_t, w @ values  # the buffers, made once
+    return lambda: (np.matmul(q, keys_t, out=scores), np.matmul(w, values, out=out))
+
+
+# %% tags=["nbval-ignore-output"]
+timing_rng = np.random.default_rng(0)
+# processor time where its steps are fine (Linux, macOS), else the wall clock (Windows)
+cpu_time, cpu_tick, clock_name = processor_clock()
+n_sweeps = 3  # the whole sweep, run again: how much a speed moves from run to run
+decode_repeats = 9  # timings of each length in each sweep
+h_t, d_t = 8, 64  # heads, d_head
+timed_n = [1024 * 2**i for i in range(7)]  # 1024 ... 65536
+# one cache made for the longest length, read up to n: each head's n rows lie together
+K_all, V_all = timing_rng.random((2, h_t, timed_n[-1], d_t), dtype=np.float32)
+sweep_times = []  # per sweep: the Timing of each n
+with one_blas_thread() as blas_threads:  # None: the library's threads were left as they were
+    for _sweep in range(n_sweeps):
+        sweep_times.append([])
+        for n in timed_n:
+            K_t, V_t = K_all[:, :n], V_all[:, :n]  # the first n positions, as in a cache
+            q_t = timing_rng.random((h_t, 1, d_t), dtype=np.float32)  # one query
+            w_t = timing_rng.random((h_t, 1, n), dtype=np.float32)  # its weights
+            decode_step = two_products(q_t, np.swapaxes(K_t, -1, -2), w_t, V_t)
+            sweep_times[-1].append(
+                timed(decode_step, repeats=decode_repeats, clock=cpu_time, tick=cpu_tick)
+            )
+    q_c = timing_rng.random((h_t, chunk, d_t), dtype=np.float32)
+    w_c = timing_rng.random((h_t, chunk, timed_n[-1]), dtype=np.float32)
+    chunk_run = two_products(q_c, np.swapaxes(K_t, -1, -2), w_c, V_t)
+    chunk_time = timed(chunk_run, clock=cpu_time, tick=cpu_tick)
+    A_t = timing_rng.random((1024, 1024), dtype=np.float32)
+    matmul_time = timed(np.matmul, A_t, A_t, clock=cpu_time, tick=cpu_tick)
+    calls = max(
+        t.number
+        for t in [*functools.reduce(operator.iadd, sweep_times, []), chunk_time, matmul_time]
+    )
+    print("BLAS threads:", "pinned to 1" if blas_threads else "not pinned: all the library's")
+    print(
+        f"clock: {clock_name}, step {cpu_tick * 1e6:.3g} µs;",
+        f"up to {calls} call(s) per timing",
+    )
+    print(machine())
+cache_bytes = [2 * h_t * n * d_t * 4 for n in timed_n]  # K and V, float32
+llc = last_level_cache()  # (level, bytes), or None
+llc_text = f"L{llc[0]}, {plain(llc[1] / 2**20)} MiB" if llc else "unknown"
+print("last-level cache:", llc_text)
+
+# %% tags=["nbval-ignore-output"]
+token_times = [
+    min(ts, key=lambda t: t.best) for ts in zip(*sweep_times, strict=False)
+]  # over the sweeps
+token_ms = 1e3 * np.array([t.best for t in token_times])  # fastest ms per token
+sweep_ms = 1e3 * np.array([[t.best for t in ts] for ts in sweep_times])  # [sweep, n]
+jump = steepest_step(timed_n, token_ms)  # from timed_n[jump] to timed_n[jump + 1]
+jump_from, jump_to = timed_n[jump], timed_n[jump + 1]
+jump_mib = [cache_bytes[jump] / 2**20, cache_bytes[jump + 1] / 2**20]
+jump_slope = math.log2(token_ms[jump + 1] / token_ms[jump])  # the lengths double
+# beyond the step and, if enough caches outgrow it, beyond the last-level cache
+fit_start = start_beyond_cache(timed_n, token_ms, cache_bytes, llc[1] if llc else None)
+fit_from = fit_start.x
+fit = loglog_fit(timed_n, token_ms, x_min=fit_from)  # slope of time against n from there
+fit_lengths = sum(n >= fit_from for n in timed_n)
+fit_n_ratio = timed_n[-1] // fit_from  # the lengths the fit spans, as a ratio
+fit_t_ratio = token_ms[-1] / token_ms[timed_n.index(fit_from)]  # and their times
+if fit_start.in_cache is None:
+    print("fit: beyond the steepest step; the last-level cache's size is unknown")
+elif fit_start.in_cache == 0:
+    print("fit: beyond the steepest step and beyond the last-level cache")
+else:
+    print(
+        f"fit: beyond the steepest step; of its {fit_lengths} lengths,",
+        f"{fit_start.in_cache} have caches no larger than the last-level cache reported",
+    )
+if fit_lengths == 2:
+    print(f"two points only: n × {fit_n_ratio}, time × {fit_t_ratio:.1f}")
+gb_per_s = np.array(cache_bytes) / token_ms / 1e6  # the cache's bytes read per second
+sweep_gb_per_s = cache_bytes[-1] / sweep_ms[:, -1] / 1e6  # the largest cache, each sweep
+matmul_gflops = 2 * 1024**3 / matmul_time.best / 1e9
+balance = matmul_gflops / gb_per_s[-1]  # FLOPs in the time one byte of cache is read
+step_table(
+    {
+        "n": [f"{n:,}" for n in timed_n],
+        "cache, MiB": np.array(cache_bytes) / 2**20,
+        "fastest, ms": token_ms,
+        "median, ms": [1e3 * t.median for t in token_times],
+        "slowest, ms": [1e3 * t.worst for t in token_times],
+        "GB/s read": gb_per_s,
+    },
+    digits=2,
+)
+
+# %% [markdown]
+# What the one-query step and the {eval}`chunk`-query chunk compute and move, counted as in
+# Chapter 9: both read the cache, but the chunk also reads its {eval}`chunk` rows of weights
+# and writes its {eval}`chunk` rows of scores, each as long as the cache:
+
+
+# %%
+def two_products_cost(queries, n):
+    """FLOPs and bytes (read + written, float32) of q Kᵀ and w V: `queries` against n keys."""
+    flops = 2 * 2 * h_t * queries * n * d_t  # two products, a multiply-add each
+    read = 4 * h_t * (queries * d_t + 2 * n * d_t + queries * n)  # q, K, V, the weights w
+    written = 4 * h_t * (queries * n + queries * d_t)  # the scores and the output
+    return flops, read + written
+
+
+one_flops, one_bytes = two_products_cost(1, timed_n[-1])
+chunk_flops, chunk_bytes = two_products_cost(chunk, timed_n[-1])
+one_intensity, chunk_intensity = one_flops / one_bytes, chunk_flops / chunk_bytes
+one_mib, chunk_mib = one_bytes / 2**20, chunk_bytes / 2**20
+step_table(
+    {
+        "queries": ["1", str(chunk)],
+        "MFLOP": [one_flops / 1e6, chunk_flops / 1e6],
+        "MiB moved": [one_mib, chunk_mib],
+        "FLOPs per byte": [one_intensity, chunk_intensity],
+    },
+    digits=1,
+)
+
+# %% [markdown]
+# The roofline's time for each, with the square product's speed and the cache's read speed,
+# beside the time measured, both as multiples of one query's:
+
+# %% tags=["nbval-ignore-output"]
+chunk_ratio = chunk_time.best / token_times[-1].best  # measured: 64 queries against one
+# the roofline's time of each, with the square product's speed and the cache's read speed
+roofline_s = [
+    max(f / (matmul_gflops * 1e9), b / (gb_per_s[-1] * 1e9))
+    for f, b in ((one_flops, one_bytes), (chunk_flops, chunk_bytes))
+]
+roofline_ratio = roofline_s[1] / roofline_s[0]
+for queries, intensity in ((1, one_intensity), (chunk, chunk_intensity)):  # the verdicts
+    if intensity < balance:
+        print(
+            f"queries at once {queries}: {intensity:.2f} FLOPs per byte,",
+            f"below this core's measured ridge of {balance:.1f}",
+        )
+    else:
+        print(
+            f"queries at once {queries}: {intensity:.2f} FLOPs per byte,",
+            f"at or above this core's measured ridge of {balance:.1f}",
+        )
+step_table(
+    {
+        "queries": ["1", str(chunk)],
+        "FLOPs per byte": [one_intensity, chunk_intensity],
+        "roofline, × one query": [1, roofline_ratio],
+        "measured, × one query": [1, chunk_ratio],
+    },
+    digits=1,
+)
+
+# %%
+figures.show(
+    plot_decode_time(
+        timed_n,
+        token_ms / 1e3,
+        slope=fit.slope,
+        fit_from=fit_from,
+        cache_bytes=cache_bytes,
+        llc_bytes=llc[1] if llc else None,
+    ),
+    "fig-decode-time",
+    "The time of one decoding step's two products (the fastest of {runs} runs, {repeats} in "
+    "each of {sweeps} sweeps, in processor time) against the cache's length, on log-log axes, "
+    "measured when the notebook last ran. The dashed line is fitted from n = {fit_from} on, "
+    "through {points} points, where the text says why; the dotted grey line has the slope 1 the model predicts, and "
+    "the vertical line, where the machine reports its last-level cache, marks the length at "
+    "which the cache's bytes equal it.",
+    runs=decode_repeats * n_sweeps,
+    repeats=decode_repeats,
+    sweeps=n_sweeps,
+    fit_from=plain(fit_from),
+    points=plain(fit_lengths),
+)
+
+# %% [markdown]
+# Each decoding step reads the whole cache once, so the model predicts a time in proportion
+# to $n$, a slope of 1 on log-log axes ({eval}`figures.ref("fig-decode-time")`), as long as the
+# cache is read from the same kind of memory at the same speed; the table's GB/s column says
+# where that held. On the machine that built this page the cache was read at
+# {eval}`dec(gb_per_s, 1)` GB/s from the smallest to the largest, and the largest at
+# {eval}`dec(sweep_gb_per_s, 1)` GB/s in the {eval}`n_sweeps` sweeps, the spread one run of
+# the cell has from the next. The speed need not be the same throughout: a cache that fits in the processor's
+# last-level cache can be read from there, and a larger one only from main memory, more
+# slowly. There the time per step grew most between $n =$ {eval}`plain(jump_from)` and
+# {eval}`plain(jump_to)`, a local slope of {eval}`dec(jump_slope, 2)`, where the cache grew
+# from {eval}`plain(jump_mib[0])` to {eval}`plain(jump_mib[1])` MiB; the last-level cache it
+# reported is {eval}`llc_text`.
+#
+# The dashed line is fitted from $n =$ {eval}`plain(fit_from)` on, over
+# {eval}`plain(fit_lengths)` lengths: from the first to the last, $n$ grew
+# {eval}`plain(fit_n_ratio)` times and the fastest time {eval}`dec(fit_t_ratio, 1)` times, a
+# slope of about {eval}`dec(fit.slope, 1)`. The line the cell printed above the table says
+# whether those lengths lie beyond the reported last-level cache; the box below says how the
+# start is chosen. The slope says no more than the GB/s column: it is 1 exactly where the
+# fitted lengths were read at one speed, and with two lengths it is these two ratios and
+# nothing more, a line through two points that no third point tests.
+#
+# ```{admonition} Where the fit starts
+# :class: dropdown
+#
+# The model's one reading speed can hold only once every step reads the cache from the same
+# memory, so the fit should start beyond both the steepest step and the last length whose
+# cache fits in the last-level cache. That needs two timed caches or more larger than the
+# reported last-level cache; where there are fewer, the fit falls back to the last two
+# lengths, whose caches may still fit in it, and then the table's GB/s column, not the
+# reported size, is the guide to where the reading speed changes. Compare the steepest step
+# and the reported last-level cache yourself: a last-level cache shared with other cores and
+# other programs holds less of ours than its size, and a virtual machine may report its
+# host's. The line the cell printed above the table says which happened.
+# ```
+#
+# The $1024 \times 1024$ product ran at {eval}`dec(matmul_gflops, 1)` GFLOP/s,
+# {eval}`dec(balance, 1)` FLOPs in the time the decoding step read one byte of cache: this
+# core's ridge, measured. A decoding step in float32 with a key-value head per query head, as
+# timed here, does {eval}`dec(one_intensity, 2)` FLOPs per byte (the model above's, in float32
+# without sharing, {eval}`plain(fp32_flops_per_byte)`); the lines printed above the roofline
+# table say on which side of this ridge it lies, and below it means memory-bound on this core
+# too. A GPU widens that gap, not narrows it: its arithmetic is faster still, relative to its
+# memory.
+#
+# The {eval}`chunk` queries against the largest cache do {eval}`chunk` times the FLOPs but
+# not on the same bytes: with their weights read and their scores written they move
+# {eval}`dec(chunk_mib, 0)` MiB against one query's {eval}`dec(one_mib, 0)`, the
+# {eval}`dec(chunk_intensity, 1)` FLOPs per byte of the roofline table. The roofline model puts
+# their time at {eval}`dec(roofline_ratio, 1)` times one query's; they took
+# {eval}`dec(chunk_ratio, 1)` times. Where the measured ratio is the larger, the chunk's
+# products ran more slowly than the model's speeds allow, and the timing cannot say why; a
+# product of {eval}`chunk` rows need not reach the square product's speed, so the roofline's
+# figure is an estimate from below. A fused kernel would not write the scores out and would
+# read fewer bytes.
+#
+# The timing table gives each size's median and slowest run beside the fastest: where they
+# lie far apart, something outside the products slowed some runs, and running the cells again
+# tells you more than any one of them.
+
+# %% [markdown]
+# ## Going further: what serving systems do
 #
 # A server keeps many caches at once, and most of its engineering is about their bytes and
 # about keeping its processors busy. Lines of work, cited, not built here:
@@ -1059,6 +1095,12 @@ else:
 #   (`ac.causal_mask_lower_right`) for several.
 # - MQA shares one key-value head among all query heads, GQA one among each group of $g$: the
 #   cache and the bytes read per token shrink $g$ times.
+# - *Going further:* timing a decoding step on your own machine tests the count: its time
+#   grows in proportion to $n$ wherever the table's GB/s column is flat, and the printed lines
+#   say on which side of the core's measured ridge one query and a chunk of {eval}`chunk` lie.
+# - *Going further:* serving systems page the cache, keep only a window of it, quantise it,
+#   batch decoding steps continuously, reuse shared prefixes, split a step's cache across
+#   cores and run prefill and decoding on separate GPUs.
 #
 # ## Exercises
 #
