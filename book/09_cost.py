@@ -39,12 +39,12 @@
 # - name the main lines of work that avoid the quadratic cost.
 #
 # **The core of this chapter** is computing exact attention without ever holding its
-# $n \times n$ scores: [count the score matrix](#count-it-the-score-matrix-is), weigh it
-# [against the rest of the layer](#against-the-rest-of-the-layer) and in
-# [memory at long contexts](#how-much-memory-long-contexts), then run
-# [the online softmax by hand](#memory-efficient-attention-by-hand),
-# [chunked on a long sequence](#the-chunked-version-on-a-long-sequence), and see
-# [what FlashAttention adds](#what-flashattention-adds). The sections marked *Going further*
+# $n \times n$ scores: [count the score matrix](09_cost.ipynb#count-it-the-score-matrix-is), weigh it
+# [against the rest of the layer](09_cost.ipynb#against-the-rest-of-the-layer) and in
+# [memory at long contexts](09_cost.ipynb#how-much-memory-long-contexts), then run
+# [the online softmax by hand](09_cost.ipynb#memory-efficient-attention-by-hand),
+# [chunked on a long sequence](09_cost.ipynb#the-chunked-version-on-a-long-sequence), and see
+# [what FlashAttention adds](09_cost.ipynb#what-flashattention-adds). The sections marked *Going further*
 # measure the cost on your machine, find where the time goes, and show the query tiles
 # `attn_core` runs and where the field went; a first reading can skip them, and no core
 # section needs them.
@@ -445,7 +445,7 @@ long_ms
 # GPU kernel: $QK^\top$, the softmax and the product with $V$ fused, each block of scores
 # living in the chip's small on-chip memory (SRAM) and never reaching the large, slow main
 # memory (HBM). On a GPU the naive version's time is mostly that traffic (why, by the
-# roofline model, is in [Going further: where the time goes](#going-further-where-the-time-goes)),
+# roofline model, is in [Going further: where the time goes](09_cost.ipynb#going-further-where-the-time-goes)),
 # so removing it makes exact attention several times faster as well as $O(n)$ in
 # memory beyond its inputs and output (the statistics $m$ and $\ell$ per query in HBM, plus
 # one tile at a time in SRAM). Our loop over key blocks is its core; three more pieces make
@@ -875,7 +875,7 @@ print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 # On a GPU every
 # step of the naive attention waits for memory, the products included, which is part of why
 # FlashAttention fuses $QK^\top$, the softmax and the product with $V$ into one kernel that
-# never writes the scores out ([above](#what-flashattention-adds)). A naive implementation spends much of its time
+# never writes the scores out ([above](09_cost.ipynb#what-flashattention-adds)). A naive implementation spends much of its time
 # moving the $n \times n$ matrix rather than computing it; the cure is never to write it out
 # at all.
 #
@@ -951,7 +951,7 @@ print(f"peak extra memory: scaled_dot_product_attention {peak_blocked_mib} MiB")
 # path's {eval}`plain(peak_plain_mib)` MiB. `blocked_attention` does more
 # than this loop (it reuses one buffer for every tile's scores, and handles masks, batches and
 # heads), but nothing it computes differs from a tile of the plain formula. Query tiles and
-# key blocks combine: FlashAttention ([above](#what-flashattention-adds)) cuts both.
+# key blocks combine: FlashAttention ([above](09_cost.ipynb#what-flashattention-adds)) cuts both.
 
 # %% [markdown]
 # ## Going further: where the field went
@@ -1004,7 +1004,9 @@ print(f"peak extra memory: scaled_dot_product_attention {peak_blocked_mib} MiB")
 #   cost per block). FlashAttention adds query
 #   tiles, a saved log-sum-exp per query and recomputation of the weights in the backward
 #   pass (more FLOPs, fewer bytes): the backward pass costs {eval}`plain(flash_ratio)` times
-#   the forward's products instead of {eval}`plain(backward_ratio)`.
+#   the forward's products instead of {eval}`plain(backward_ratio)`. For the one head counted
+#   above, FlashAttention-2 moves at most {eval}`dec(flash_hbm_mib, 1)` MiB through HBM, the
+#   naive path {eval}`dec(naive_hbm_mib, 1)` MiB.
 # - *Going further.* Measured from n = {eval}`fit_from` up, the fastest of several calls in processor time on
 #   one thread, the time's slope on log-log axes was {eval}`dec(sweep_slopes, 2)` in
 #   {eval}`n_sweeps` sweeps on the build machine, against the 2 of {eq}`eq-ch9-cost`, and
