@@ -12,28 +12,42 @@
 # The Quanta write-up ([references](references.md)), a Korean article on a Quanta Magazine
 # column, whose worked example the book follows, ends its mathematics on attention's
 # technical limit (기술적 한계): $QK^\top$ is an $n \times n$ matrix for $n$ words, so the
-# computation (계산량) and the memory (메모리) grow with the square of the sequence length. This chapter counts that cost by hand, measures
-# it on the machine running the notebook, finds where the time goes, and then removes the
-# memory half of it with the trick every fast attention kernel uses today: the online softmax.
+# computation (계산량) and the memory (메모리) grow with the square of the sequence length.
+# This chapter counts that cost by hand, and then removes the memory half of it with the
+# trick every fast attention kernel uses today: the online softmax.
 #
 # After this chapter you will be able to:
 #
 # - count the FLOPs and the bytes of attention for given shapes, by hand for a three-word
 #   sentence and as a formula, and say how much memory the weights of a 32k- or 128k-token
 #   context take;
+# - run the online softmax (온라인 소프트맥스) by hand, block by block, with its running max,
+#   running sum and rescale factor, merge two halves computed apart, and explain why it needs
+#   $O(n \cdot \text{block})$ memory instead of $O(n^2)$ with the same matrix-product FLOPs;
+# - say what FlashAttention adds to it: query tiles, a saved log-sum-exp, and recomputation in
+#   the backward pass, and count what training adds: a backward pass of about twice the
+#   forward's FLOPs, 2.5 times with the recomputation.
+#
+# The sections marked *Going further* add four more skills:
+#
 # - measure time and memory against $n$ on your own machine and read the slope of a log-log
 #   plot;
 # - say which steps of a naive implementation are compute-bound and which memory-bound, on
 #   this machine and on a GPU, from their FLOPs per byte and the machine's ridge point;
-# - run the online softmax (온라인 소프트맥스) by hand, block by block, with its running max,
-#   running sum and rescale factor, merge two halves computed apart, and explain why it needs
-#   $O(n \cdot \text{block})$ memory instead of $O(n^2)$ with the same matrix-product FLOPs;
 # - run attention in query tiles by hand, as `ac.scaled_dot_product_attention` does on long
 #   inputs through `ac.blocked_attention`, and say why each tile is just the plain formula;
-# - say what FlashAttention adds to it: query tiles, a saved log-sum-exp, and recomputation in
-#   the backward pass, and count what training adds: a backward pass of about twice the
-#   forward's FLOPs, 2.5 times with the recomputation;
 # - name the main lines of work that avoid the quadratic cost.
+#
+# **The core of this chapter** is computing exact attention without ever holding its
+# $n \times n$ scores: [count the score matrix](09_cost.ipynb#count-it-the-score-matrix-is), weigh it
+# [against the rest of the layer](09_cost.ipynb#against-the-rest-of-the-layer) and in
+# [memory at long contexts](09_cost.ipynb#how-much-memory-long-contexts), then run
+# [the online softmax by hand](09_cost.ipynb#memory-efficient-attention-by-hand),
+# [chunked on a long sequence](09_cost.ipynb#the-chunked-version-on-a-long-sequence), and see
+# [what FlashAttention adds](09_cost.ipynb#what-flashattention-adds). The sections marked *Going further*
+# measure the cost on your machine, find where the time goes, and show the query tiles
+# `attn_core` runs and where the field went; a first reading can skip them, and no core
+# section needs them.
 
 # %%
 import functools
@@ -61,6 +75,9 @@ from attn_book.widgets import MemoryCalculator
 
 figures = Figures(chapter=9)
 chapter_start = time.perf_counter()
+rng = np.random.default_rng(0)
+# processor time where its steps are fine (Linux, macOS), else the wall clock (Windows)
+cpu_time, cpu_tick, clock_name = processor_clock()
 
 # %% [markdown]
 # ## Count it: the score matrix is $L \times S$
@@ -239,8 +256,289 @@ figures.show(
 # %% [markdown]
 # No one holds those matrices: the rest of this chapter is about computing attention without
 # ever storing the $n \times n$ matrix.
+
+# %% [markdown]
+# ## Memory-efficient attention by hand
 #
-# ## Measure it on your machine
+# The softmax of a row needs the row's maximum (for stability, [Chapter 2](02_softmax.ipynb)) and
+# the sum of its exponentials, both over *all* the keys. That seems to force the whole row into
+# memory. It does not: visit the keys one block at a time and keep, for each query, three running
+# quantities over the keys seen so far,
+#
+# $$
+# m = \max_j s_j, \qquad
+# \ell = \sum_j e^{s_j - m}, \qquad
+# \mathbf o = \sum_j e^{s_j - m}\,\mathbf v_j .
+# $$ (eq-ch9-running)
+#
+# When a new block raises the max from $m$ to $m'$, every term summed so far was computed with
+# the old max and is too large by $e^{m' - m}$; multiplying $\ell$ and $\mathbf o$ by the
+# rescale factor (재조정 계수) $e^{m - m'} \le 1$ fixes them all at once. Then the block's own terms are added,
+# shifted by $m'$. At the end, $\mathbf o / \ell$ is the attention output. Computing the
+# normaliser $\ell$ this way, in one pass with a running max, is the online softmax of
+# [Milakov & Gimelshein (2018)](references.md); carrying the output $\mathbf o$ along in the
+# same pass, so that the weights are never stored, is what
+# [Rabe & Staats (2021)](references.md) and FlashAttention
+# ([Dao et al., 2022](references.md)) do. The worked example's query and keys, whose scaled
+# scores we know from [Chapter 4](04_worked_example.ipynb):
+
+# %%
+example = quanta_example()  # the Quanta write-up's worked example
+q, V_ex = example.query, example.values  # q: [2]; values: [3, 2]
+s = example.keys @ q / math.sqrt(2)  # [3] scaled scores
+s.round(3)
+
+# %% [markdown]
+# Split the keys into two blocks, $[\mathbf k_1, \mathbf k_2]$ and $[\mathbf k_3]$. The first
+# block starts the running quantities:
+
+# %%
+m_1 = s[:2].max()  # running max after block 1
+l_1 = np.exp(s[:2] - m_1).sum()  # running sum
+term_2 = np.exp(s[1] - m_1)  # key 2's term
+o_1 = np.exp(s[:2] - m_1) @ V_ex[:2]  # running output, not yet divided: [2]
+print("m =", dec(m_1), " l =", dec(l_1), " o =", vector(o_1))
+
+# %% [markdown]
+# $m =$ {eval}`dec(m_1)`, $\ell = e^0 + e^{-0.707} \approx$ {eval}`dec(l_1)` and
+# $\mathbf o = 1 \cdot$ {eval}`vector(V_ex[0])` + {eval}`dec(term_2)` ×
+# {eval}`vector(V_ex[1])` = {eval}`vector(o_1)`. Now the second block arrives:
+
+# %%
+m_2 = max(m_1, s[2])  # the new max
+rescale_2 = np.exp(m_1 - m_2)  # e^(m_old − m_new): 1 when the max did not move
+l_2 = l_1 * rescale_2 + np.exp(s[2] - m_2)
+o_2 = o_1 * rescale_2 + np.exp(s[2] - m_2) * V_ex[2]
+output_2 = o_2 / l_2  # divided at the end
+weights_online = np.exp(s - m_2) / l_2  # each term over the sum
+print("rescale =", dec(rescale_2), " l =", dec(l_2))
+print("o / l =", vector(output_2))
+
+# %% [markdown]
+# Key 3 scores as high as key 1, so the max stays and the rescale factor is
+# {eval}`plain(rescale_2)`. The sum is now $\ell \approx$ {eval}`dec(l_2)`, which is
+# [Chapter 4](04_worked_example.ipynb)'s sum 5.056 divided by $e^{0.707} \approx 2.028$: the
+# same sum, measured in units of the max. Dividing gives the output
+# {eval}`vector(output_2)`, and the weights are the terms over the sum,
+# {eval}`dec(weights_online)`, the worked example's numbers. `attn_core`'s chunked version
+# agrees, with values the identity matrix to read the weights off:
+
+# %%
+chunked = ac.chunked_attention(q, example.keys, V_ex, block_size=2)
+np.testing.assert_allclose(chunked, output_2)
+np.testing.assert_allclose(
+    ac.chunked_attention(q, example.keys, np.eye(3), block_size=2),
+    weights_online,
+)
+
+# %% [markdown]
+# In the worked example's order the max arrives with the first key, so nothing ever needs rescaling. Send
+# the keys one at a time in the order $\mathbf k_2, \mathbf k_1, \mathbf k_3$ (attention does not
+# depend on the order of the keys) and watch the rescale factor work:
+
+# %%
+order = [1, 0, 2]  # k2, then k1, then k3
+state = ac.online_softmax_start(2)
+trace = []
+for j in order:
+    block_j = slice(j, j + 1)  # one key
+    state = ac.online_softmax_step(state, s[block_j], V_ex[block_j])
+    trace.append(state)
+maxes = [t.running_max for t in trace]
+rescales = [t.rescale for t in trace]
+totals = [t.total for t in trace]
+outs = [t.out for t in trace]  # not yet divided
+outputs = [t.output for t in trace]  # out / total
+step_table(
+    {
+        "sⱼ": s[order],
+        "m": maxes,
+        "rescale": rescales,
+        "ℓ": totals,
+        "o": [vector(o) for o in outs],
+        "o / ℓ": [vector(o) for o in outputs],
+    },
+    index=["k2", "k1", "k3"],
+)
+
+# %% [markdown]
+# After $\mathbf k_2$ alone, $\ell = 1$ and $\mathbf o =$ {eval}`vector(outs[0])`. Then
+# $\mathbf k_1$ raises the max from 0 to {eval}`dec(maxes[1])`: the old sum and output are
+# multiplied by $e^{0 - 0.707} \approx$ {eval}`dec(rescales[1])` before $\mathbf k_1$'s term
+# $e^0 = 1$ is added, giving $\ell \approx$ {eval}`dec(totals[1])`. After $\mathbf k_3$ the
+# output is {eval}`vector(outputs[-1])` again. (The first step's
+# rescale is $e^{-\infty} = 0$: there was nothing to rescale.)
+
+# %% [markdown]
+# ## The chunked version on a long sequence
+#
+# The same loop over blocks of 256 keys, on $n = 4096$ random queries, keys and values with
+# $d_k = 64$: `ac.chunked_attention` against the plain path, the same output to float32
+# tolerance:
+
+# %%
+n_long, block = 4096, 256
+q_l, k_l, v_l = rng.standard_normal((3, n_long, 64), dtype=np.float32)
+long_scores = np.empty((n_long, n_long), dtype=np.float32)
+long_out = np.empty((n_long, 64), dtype=np.float32)
+methods = {
+    "floor": lambda: (
+        np.matmul(q_l, k_l.T, out=long_scores),
+        np.matmul(long_scores, v_l, out=long_out),
+    ),
+    "plain": lambda: ac.attention_weights(q_l, k_l) @ v_l,
+    "chunked": lambda: ac.chunked_attention(q_l, k_l, v_l, block_size=block),
+}
+np.testing.assert_allclose(methods["chunked"](), methods["plain"](), rtol=1e-4, atol=1e-6)
+peak_plain = peak_bytes(methods["plain"])
+peak_chunked = peak_bytes(methods["chunked"])
+peak_plain_mib = round(peak_plain / 2**20)
+peak_chunked_mib = round(peak_chunked / 2**20)
+memory_saving = round(peak_plain / peak_chunked)
+print(f"peak extra memory: plain {peak_plain_mib} MiB,")
+print(f"                   chunked {peak_chunked_mib} MiB")
+
+# %% [markdown]
+# The plain path held {eval}`plain(peak_plain_mib)` MiB at its peak, the chunked one
+# {eval}`plain(peak_chunked_mib)` MiB: {eval}`plain(memory_saving)` times less, because it
+# holds a few $n \times \text{block}$ arrays at a time (a block's scores, their shifted copy,
+# their exponentials), $O(n \cdot \text{block})$ instead of $O(n^2)$; a few slices, so the
+# saving is less than the number of blocks. The FLOPs do not change: the blocks' products
+# add up to exactly the full ones,
+
+# %%
+block_flops = sum(  # both products of a block: 2 · L · block · d_k each
+    2 * 2 * n_long * min(block, n_long - start) * 64 for start in range(0, n_long, block)
+)
+full_flops = ac.attention_cost(1, 1, n_long, n_long, 64).matmul_flops
+block_flops, full_flops
+
+# %% [markdown]
+# What about the time? On the build machine, in milliseconds (measured: your run gives
+# your machine's numbers):
+
+# %% tags=["nbval-ignore-output"]
+with one_blas_thread():  # the fastest of 3 calls each, the library on one thread
+    long_ms = {
+        name: timed(methods[name], repeats=3, clock=cpu_time, tick=cpu_tick).best * 1e3
+        for name in ("floor", "plain", "chunked")
+    }
+chunked_vs_plain = long_ms["chunked"] / long_ms["plain"]
+chunked_vs_floor = long_ms["chunked"] / long_ms["floor"]
+block_mib = n_long * block * 4 / 2**20  # one block of float32 scores
+n_blocks = n_long // block
+long_ms
+
+# %% [markdown]
+# Here the chunked path took {eval}`dec(chunked_vs_plain, 2)` times the plain path's time and
+# {eval}`dec(chunked_vs_floor, 1)` times the two matrix products alone. Two effects pull in
+# opposite directions. Its blocks of scores, $n \times$ {eval}`block` numbers
+# ({eval}`plain(block_mib)` MiB), can stay in the caches, so its elementwise passes need not
+# wait for main memory; but it runs a Python loop over {eval}`n_blocks` blocks and rescales the
+# running output at each one. With numpy on a CPU the time can go either way; the memory
+# saving is certain.
+
+# %% [markdown]
+# ## What FlashAttention adds
+#
+# FlashAttention ([Dao et al., 2022](references.md)) runs the same online softmax inside one
+# GPU kernel: $QK^\top$, the softmax and the product with $V$ fused, each block of scores
+# living in the chip's small on-chip memory (SRAM) and never reaching the large, slow main
+# memory (HBM). On a GPU the naive version's time is mostly that traffic (why, by the
+# roofline model, is in [Going further: where the time goes](09_cost.ipynb#going-further-where-the-time-goes)),
+# so removing it makes exact attention several times faster as well as $O(n)$ in
+# memory beyond its inputs and output (the statistics $m$ and $\ell$ per query in HBM, plus
+# one tile at a time in SRAM). Our loop over key blocks is its core; three more pieces make
+# it a kernel:
+#
+# - **Query tiles.** The queries are cut into blocks too, so that one block of queries, one
+#   block of keys and values, their block of scores and the running $m$, $\ell$ and
+#   $\mathbf o$ fit in SRAM together. FlashAttention (the first version) loops over key and
+#   value blocks outside and query blocks inside, one group of cores per head;
+#   FlashAttention-2 swaps the loops, so that query blocks, which never wait for each other,
+#   also run at once, one per group of cores ([Dao, 2023b](references.md)).
+# - **The saved log-sum-exp.** When a query's row is done, the forward pass keeps, besides the
+#   output, one number per query: the log-sum-exp of the row's scores,
+#   $\Lambda = m + \log \ell$ (FlashAttention-2; the first version saved $m$ and $\ell$
+#   apart). That is $n$ numbers instead of $n^2$ weights, and every weight can be rebuilt
+#   from it and its score, $w_j = e^{s_j - \Lambda}$.
+# - **Recomputation in the backward pass.** Training needs the weights again for the
+#   gradients. Instead of reading $n^2$ stored weights back from HBM, the backward pass
+#   recomputes each block of scores from $Q$ and $K$ and each block of weights from $\Lambda$. That
+#   costs more FLOPs, another $QK^\top$, but far fewer bytes, and on a GPU the bytes were the
+#   bottleneck.
+#
+# Count those bytes for one head's forward pass at $n = 4096$, $d_\text{head} = 64$, in bf16.
+# The naive path reads $Q$, $K$, $V$ and writes the output, and in between writes the
+# scores, reads them back for the softmax, writes the weights and reads them again for the
+# product with $V$: $4n^2$ numbers through main memory beside $4nd$. FlashAttention-2 reads
+# each block of queries once and writes its output and log-sum-exp once, but reads all of
+# $K$ and $V$ once for each block of queries; its kernel for $d_\text{head} = 64$ takes
+# blocks of 128 queries:
+
+# %%
+n_io, d_io, bf16 = 4096, 64, 2  # one head; bytes a number
+query_block = 128  # FlashAttention-2's block of queries for d_head = 64
+naive_numbers = 4 * n_io * d_io + 4 * n_io**2  # Q, K, V, O; scores and weights twice each
+flash_numbers = 2 * n_io * d_io + 2 * n_io * d_io * (n_io // query_block)  # K, V per block
+naive_hbm_mib = bf16 * naive_numbers / 2**20
+flash_hbm_mib = (bf16 * flash_numbers + 4 * n_io) / 2**20  # + one float32 Λ per query
+hbm_ratio = naive_hbm_mib / flash_hbm_mib
+limit_ratio = 2 * query_block / d_io  # 4 n² ÷ (2 n d · n / block) for large n
+print(f"naive {naive_hbm_mib:.1f} MiB, FlashAttention-2 {flash_hbm_mib:.1f} MiB")
+
+# %% [markdown]
+# The naive path moves {eval}`dec(naive_hbm_mib, 1)` MiB, FlashAttention-2 at most
+# {eval}`dec(flash_hbm_mib, 1)` MiB, {eval}`dec(hbm_ratio, 1)` times fewer: at most,
+# because blocks of queries that run at the same time read the same blocks of $K$ and $V$,
+# which the GPU's L2 cache can then serve. Both counts grow with $n^2$, and their ratio
+# tends to $2 \cdot 128 / d_\text{head} =$ {eval}`plain(limit_ratio)` for long sequences; the
+# larger the block of queries the chip's on-chip memory holds, the fewer times $K$ and $V$
+# are read (FlashAttention's analysis: $\Theta(n^2 d^2 / M)$ accesses to the GPU's main memory
+# (HBM), each of one number, for an on-chip memory of $M$ numbers, against the naive path's
+# $\Theta(n d + n^2)$, [Dao et al., 2022](references.md)).
+#
+# The log-sum-exp of the worked example's row, from the running max and sum above, gives back
+# its weights:
+
+# %%
+lse = m_2 + math.log(l_2)  # Λ = m + log ℓ: one number per query
+weights_from_lse = np.exp(s - lse)  # w_j = e^(s_j − Λ), no sum needed
+np.testing.assert_allclose(weights_from_lse, weights_online)
+
+# %% [markdown]
+# $\Lambda =$ {eval}`dec(lse)` and $e^{s_j - \Lambda}$ gives {eval}`dec(weights_from_lse)`,
+# the weights again. So the claim of this chapter's opening holds: the same matrix-product
+# FLOPs in the forward pass, plus a small rescaling cost per block; every score is computed
+# once, as the plain path does.
+#
+# Training pays for a backward pass too, and it costs about twice the forward: each product
+# $C = AB$ of the forward pass needs two in the backward, $\partial A = \partial C\,B^\top$
+# and $\partial B = A^\top \partial C$, of the same size. That is why a model of $N$
+# parameters is counted at about $6N$ FLOPs a training token against $2N$ for the forward
+# pass ([Kaplan et al., 2020](references.md)). Attention's two products become four in the
+# backward pass, and FlashAttention's recomputation of $QK^\top$ adds a fifth:
+
+# %%
+forward_products = 2  # Q Kᵀ and weights V, of equal FLOPs when d_v = d_k
+backward_products = 2 * forward_products  # dQ and dK from dS, d(weights) and dV from dO
+backward_flash = backward_products + 1  # FlashAttention recomputes Q Kᵀ
+backward_ratio = backward_products / forward_products  # 2
+flash_ratio = backward_flash / forward_products  # 2.5
+# one causal layer of 32 heads of 128 at 8k tokens: forward + backward, recomputation included
+train_cost = ac.attention_cost(1, 32, 8192, 8192, 128, causal=True)
+train_tflop = train_cost.matmul_flops * (1 + flash_ratio) / 1e12
+backward_ratio, flash_ratio, train_tflop
+
+# %% [markdown]
+# The backward pass does {eval}`plain(backward_ratio)` times the forward's matrix-product
+# FLOPs, {eval}`plain(flash_ratio)` times with the recomputation: more FLOPs, to move fewer
+# bytes. One causal layer of 32 heads of 128 at 8k tokens then costs
+# {eval}`dec(train_tflop, 2)` TFLOP of attention products per training step. Either way the
+# $n^2$ in time remains.
+
+# %% [markdown]
+# ## Going further: measure it on your machine
 #
 # Formulas count operations; a machine has caches, memory bandwidth and threads. The cell below
 # times the plain path of `attn_core` (the weights, then `weights @ value`, as
@@ -301,14 +599,10 @@ def products_only(q, k, w, v):
     return q @ k.T, w @ v
 
 
-rng = np.random.default_rng(0)
-
 # %% tags=["nbval-ignore-output"]
 budget_seconds = 30.0  # for all the sweeps together
 n_sweeps = 3  # the whole sweep, run again: how much a slope moves from run to run
 scaling_repeats = 5  # timings of each size in each sweep
-# processor time where its steps are fine (Linux, macOS), else the wall clock (Windows)
-cpu_time, cpu_tick, clock_name = processor_clock()
 sizes = [128 * 2**i for i in range(6)]  # 128 ... 4096: four sizes from 512 to fit
 progress = TextProgress(n_sweeps * len(sizes))
 measured_n, measured_peak = [], []
@@ -403,7 +697,8 @@ figures.show(
 )
 
 # %% [markdown]
-# These timings are measured, not computed from a random start: only running the cells
+# A measured slope comes with an uncertainty, the spread from one sweep to the next, and
+# with parts that can each stray from 2. These timings are measured, not computed from a random start: only running the cells
 # reproduces them, and your numbers will differ; the lines the cell printed say whether the
 # matrix library was held to one thread and name the processor, its vector extensions, the
 # library's kernel and its threads, and the load average (how many programs wanted the
@@ -416,22 +711,27 @@ figures.show(
 # share whatever else the machine was doing while it ran. Through each size's fastest time
 # over the sweeps the slope is {eval}`dec(slope, 2)`, and between neighbouring sizes it was
 # {eval}`dec(fit.local, 2)`; a slope between two neighbouring sizes rests on two timings
-# only. A whole slope away from 2 need not mean that attention grows otherwise than $n^2$:
+# only.
+#
+# A whole slope away from 2 need not mean that attention grows otherwise than $n^2$:
 # the time is the sum of two parts, and their sum follows $n^2$ only once each part does. In
 # each sweep the two products alone, the floor, had the slope {eval}`dec(floor_slopes, 2)`,
 # and the rest of the call (the softmax's passes over the scores, and the fresh memory the
 # scores and their copies are written into) {eval}`dec(rest_slopes, 2)`; at
 # $n =$ {eval}`largest_n` the products took {eval}`dec(floor_share, 2)` of the time. The part
 # whose slope strays from 2, or moves most from sweep to sweep, is the one that bends the
-# whole. The slowest call of a size took up to
+# whole.
+#
+# The slowest call of a size took up to
 # {eval}`dec(slowest_over_fastest, 1)` times its fastest, a measure of how much the calls
 # differed; run the cells again and compare. The memory's slope is
 # {eval}`dec(memory_fit.slope, 2)`: at the largest size the plain path held
 # {eval}`dec(peak_in_matrices, 1)` times the bytes of one $n \times n$ matrix, because the
 # scores and their max-shifted copy are alive at once; the scaling, the exponential and the
 # division work in place.
-#
-# ## Where the time goes
+
+# %% [markdown]
+# ## Going further: where the time goes
 #
 # The two matrix products are the floor: any exact attention must compute them. Everything else
 # is the softmax, a handful of passes over the $n \times n$ matrix. First count, for one size,
@@ -575,7 +875,7 @@ print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 # On a GPU every
 # step of the naive attention waits for memory, the products included, which is part of why
 # FlashAttention fuses $QK^\top$, the softmax and the product with $V$ into one kernel that
-# never writes the scores out (below). A naive implementation spends much of its time
+# never writes the scores out ([above](09_cost.ipynb#what-flashattention-adds)). A naive implementation spends much of its time
 # moving the $n \times n$ matrix rather than computing it; the cure is never to write it out
 # at all.
 #
@@ -604,187 +904,9 @@ print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 # {eval}`dec(qk_gpu_intensity, 0)` FLOPs per byte (each score costs $2 \cdot 64$ FLOPs and
 # 2 bytes written): memory-bound too.
 # ```
-#
-# ## Memory-efficient attention by hand
-#
-# The softmax of a row needs the row's maximum (for stability, [Chapter 2](02_softmax.ipynb)) and
-# the sum of its exponentials, both over *all* the keys. That seems to force the whole row into
-# memory. It does not: visit the keys one block at a time and keep, for each query, three running
-# quantities over the keys seen so far,
-#
-# $$
-# m = \max_j s_j, \qquad
-# \ell = \sum_j e^{s_j - m}, \qquad
-# \mathbf o = \sum_j e^{s_j - m}\,\mathbf v_j .
-# $$ (eq-ch9-running)
-#
-# When a new block raises the max from $m$ to $m'$, every term summed so far was computed with
-# the old max and is too large by $e^{m' - m}$; multiplying $\ell$ and $\mathbf o$ by the
-# rescale factor (재조정 계수) $e^{m - m'} \le 1$ fixes them all at once. Then the block's own terms are added,
-# shifted by $m'$. At the end, $\mathbf o / \ell$ is the attention output. Computing the
-# normaliser $\ell$ this way, in one pass with a running max, is the online softmax of
-# [Milakov & Gimelshein (2018)](references.md); carrying the output $\mathbf o$ along in the
-# same pass, so that the weights are never stored, is what
-# [Rabe & Staats (2021)](references.md) and FlashAttention
-# ([Dao et al., 2022](references.md)) do. The worked example's query and keys, whose scaled
-# scores we know from [Chapter 4](04_worked_example.ipynb):
-
-# %%
-example = quanta_example()  # the Quanta write-up's worked example
-q, V_ex = example.query, example.values  # q: [2]; values: [3, 2]
-s = example.keys @ q / math.sqrt(2)  # [3] scaled scores
-s.round(3)
 
 # %% [markdown]
-# Split the keys into two blocks, $[\mathbf k_1, \mathbf k_2]$ and $[\mathbf k_3]$. The first
-# block starts the running quantities:
-
-# %%
-m_1 = s[:2].max()  # running max after block 1
-l_1 = np.exp(s[:2] - m_1).sum()  # running sum
-term_2 = np.exp(s[1] - m_1)  # key 2's term
-o_1 = np.exp(s[:2] - m_1) @ V_ex[:2]  # running output, not yet divided: [2]
-print("m =", dec(m_1), " l =", dec(l_1), " o =", vector(o_1))
-
-# %% [markdown]
-# $m =$ {eval}`dec(m_1)`, $\ell = e^0 + e^{-0.707} \approx$ {eval}`dec(l_1)` and
-# $\mathbf o = 1 \cdot$ {eval}`vector(V_ex[0])` + {eval}`dec(term_2)` ×
-# {eval}`vector(V_ex[1])` = {eval}`vector(o_1)`. Now the second block arrives:
-
-# %%
-m_2 = max(m_1, s[2])  # the new max
-rescale_2 = np.exp(m_1 - m_2)  # e^(m_old − m_new): 1 when the max did not move
-l_2 = l_1 * rescale_2 + np.exp(s[2] - m_2)
-o_2 = o_1 * rescale_2 + np.exp(s[2] - m_2) * V_ex[2]
-output_2 = o_2 / l_2  # divided at the end
-weights_online = np.exp(s - m_2) / l_2  # each term over the sum
-print("rescale =", dec(rescale_2), " l =", dec(l_2))
-print("o / l =", vector(output_2))
-
-# %% [markdown]
-# Key 3 scores as high as key 1, so the max stays and the rescale factor is
-# {eval}`plain(rescale_2)`. The sum is now $\ell \approx$ {eval}`dec(l_2)`, which is
-# [Chapter 4](04_worked_example.ipynb)'s sum 5.056 divided by $e^{0.707} \approx 2.028$: the
-# same sum, measured in units of the max. Dividing gives the output
-# {eval}`vector(output_2)`, and the weights are the terms over the sum,
-# {eval}`dec(weights_online)`, the worked example's numbers. `attn_core`'s chunked version
-# agrees, with values the identity matrix to read the weights off:
-
-# %%
-chunked = ac.chunked_attention(q, example.keys, V_ex, block_size=2)
-np.testing.assert_allclose(chunked, output_2)
-np.testing.assert_allclose(
-    ac.chunked_attention(q, example.keys, np.eye(3), block_size=2),
-    weights_online,
-)
-
-# %% [markdown]
-# In the worked example's order the max arrives with the first key, so nothing ever needs rescaling. Send
-# the keys one at a time in the order $\mathbf k_2, \mathbf k_1, \mathbf k_3$ (attention does not
-# depend on the order of the keys) and watch the rescale factor work:
-
-# %%
-order = [1, 0, 2]  # k2, then k1, then k3
-state = ac.online_softmax_start(2)
-trace = []
-for j in order:
-    block_j = slice(j, j + 1)  # one key
-    state = ac.online_softmax_step(state, s[block_j], V_ex[block_j])
-    trace.append(state)
-maxes = [t.running_max for t in trace]
-rescales = [t.rescale for t in trace]
-totals = [t.total for t in trace]
-outs = [t.out for t in trace]  # not yet divided
-outputs = [t.output for t in trace]  # out / total
-step_table(
-    {
-        "sⱼ": s[order],
-        "m": maxes,
-        "rescale": rescales,
-        "ℓ": totals,
-        "o": [vector(o) for o in outs],
-        "o / ℓ": [vector(o) for o in outputs],
-    },
-    index=["k2", "k1", "k3"],
-)
-
-# %% [markdown]
-# After $\mathbf k_2$ alone, $\ell = 1$ and $\mathbf o =$ {eval}`vector(outs[0])`. Then
-# $\mathbf k_1$ raises the max from 0 to {eval}`dec(maxes[1])`: the old sum and output are
-# multiplied by $e^{0 - 0.707} \approx$ {eval}`dec(rescales[1])` before $\mathbf k_1$'s term
-# $e^0 = 1$ is added, giving $\ell \approx$ {eval}`dec(totals[1])`. After $\mathbf k_3$ the
-# output is {eval}`vector(outputs[-1])` again. (The first step's
-# rescale is $e^{-\infty} = 0$: there was nothing to rescale.)
-#
-# ## The chunked version on a long sequence
-#
-# The same loop over blocks of 256 keys, on $n = 4096$ random queries, keys and values with
-# $d_k = 64$: `ac.chunked_attention` against the plain path, the same output to float32
-# tolerance:
-
-# %%
-n_long, block = 4096, 256
-q_l, k_l, v_l = rng.standard_normal((3, n_long, 64), dtype=np.float32)
-long_scores = np.empty((n_long, n_long), dtype=np.float32)
-long_out = np.empty((n_long, 64), dtype=np.float32)
-methods = {
-    "floor": lambda: (
-        np.matmul(q_l, k_l.T, out=long_scores),
-        np.matmul(long_scores, v_l, out=long_out),
-    ),
-    "plain": lambda: ac.attention_weights(q_l, k_l) @ v_l,
-    "chunked": lambda: ac.chunked_attention(q_l, k_l, v_l, block_size=block),
-}
-np.testing.assert_allclose(methods["chunked"](), methods["plain"](), rtol=1e-4, atol=1e-6)
-peak_plain = peak_bytes(methods["plain"])
-peak_chunked = peak_bytes(methods["chunked"])
-peak_plain_mib = round(peak_plain / 2**20)
-peak_chunked_mib = round(peak_chunked / 2**20)
-memory_saving = round(peak_plain / peak_chunked)
-print(f"peak extra memory: plain {peak_plain_mib} MiB,")
-print(f"                   chunked {peak_chunked_mib} MiB")
-
-# %% [markdown]
-# The plain path held {eval}`plain(peak_plain_mib)` MiB at its peak, the chunked one
-# {eval}`plain(peak_chunked_mib)` MiB: {eval}`plain(memory_saving)` times less, because it
-# holds a few $n \times \text{block}$ arrays at a time (a block's scores, their shifted copy,
-# their exponentials), $O(n \cdot \text{block})$ instead of $O(n^2)$; a few slices, so the
-# saving is less than the number of blocks. The FLOPs do not change: the blocks' products
-# add up to exactly the full ones,
-
-# %%
-block_flops = sum(  # both products of a block: 2 · L · block · d_k each
-    2 * 2 * n_long * min(block, n_long - start) * 64 for start in range(0, n_long, block)
-)
-full_flops = ac.attention_cost(1, 1, n_long, n_long, 64).matmul_flops
-block_flops, full_flops
-
-# %% [markdown]
-# What about the time? On the build machine, in milliseconds (measured: your run gives
-# your machine's numbers):
-
-# %% tags=["nbval-ignore-output"]
-with one_blas_thread():  # the fastest of 3 calls each, the library on one thread
-    long_ms = {
-        name: timed(methods[name], repeats=3, clock=cpu_time, tick=cpu_tick).best * 1e3
-        for name in ("floor", "plain", "chunked")
-    }
-chunked_vs_plain = long_ms["chunked"] / long_ms["plain"]
-chunked_vs_floor = long_ms["chunked"] / long_ms["floor"]
-block_mib = n_long * block * 4 / 2**20  # one block of float32 scores
-n_blocks = n_long // block
-long_ms
-
-# %% [markdown]
-# Here the chunked path took {eval}`dec(chunked_vs_plain, 2)` times the plain path's time and
-# {eval}`dec(chunked_vs_floor, 1)` times the two matrix products alone. Two effects pull in
-# opposite directions. Its blocks of scores, $n \times$ {eval}`block` numbers
-# ({eval}`plain(block_mib)` MiB), can stay in the caches, so its elementwise passes need not
-# wait for main memory; but it runs a Python loop over {eval}`n_blocks` blocks and rescales the
-# running output at each one. With numpy on a CPU the time can go either way; the memory
-# saving is certain.
-#
-# ## Query tiles: what `attn_core` runs on long inputs
+# ## Going further: query tiles, what `attn_core` runs on long inputs
 #
 # The chunked path cut the *keys* into blocks, and so needed the running max and sum. Cutting
 # the *queries* instead needs no new mathematics at all: each query's softmax runs over its own
@@ -829,106 +951,10 @@ print(f"peak extra memory: scaled_dot_product_attention {peak_blocked_mib} MiB")
 # path's {eval}`plain(peak_plain_mib)` MiB. `blocked_attention` does more
 # than this loop (it reuses one buffer for every tile's scores, and handles masks, batches and
 # heads), but nothing it computes differs from a tile of the plain formula. Query tiles and
-# key blocks combine: FlashAttention, next, cuts both.
-#
-# ## What FlashAttention adds
-#
-# FlashAttention ([Dao et al., 2022](references.md)) runs the same online softmax inside one
-# GPU kernel: $QK^\top$, the softmax and the product with $V$ fused, each block of scores
-# living in the chip's small on-chip memory (SRAM) and never reaching the large, slow main
-# memory (HBM). On a GPU the naive version's time is mostly that traffic (the ridge point
-# above), so removing it makes exact attention several times faster as well as $O(n)$ in
-# memory beyond its inputs and output (the statistics $m$ and $\ell$ per query in HBM, plus
-# one tile at a time in SRAM). Our loop over key blocks is its core; three more pieces make
-# it a kernel:
-#
-# - **Query tiles.** The queries are cut into blocks too, so that one block of queries, one
-#   block of keys and values, their block of scores and the running $m$, $\ell$ and
-#   $\mathbf o$ fit in SRAM together. FlashAttention (the first version) loops over key and
-#   value blocks outside and query blocks inside, one group of cores per head;
-#   FlashAttention-2 swaps the loops, so that query blocks, which never wait for each other,
-#   also run at once, one per group of cores ([Dao, 2023b](references.md)).
-# - **The saved log-sum-exp.** When a query's row is done, the forward pass keeps, besides the
-#   output, one number per query: the log-sum-exp of the row's scores,
-#   $\Lambda = m + \log \ell$ (FlashAttention-2; the first version saved $m$ and $\ell$
-#   apart). That is $n$ numbers instead of $n^2$ weights, and every weight can be rebuilt
-#   from it and its score, $w_j = e^{s_j - \Lambda}$.
-# - **Recomputation in the backward pass.** Training needs the weights again for the
-#   gradients. Instead of reading $n^2$ stored weights back from HBM, the backward pass
-#   recomputes each block of scores from $Q$ and $K$ and each block of weights from $\Lambda$. That
-#   costs more FLOPs, another $QK^\top$, but far fewer bytes, and on a GPU the bytes were the
-#   bottleneck.
-#
-# Count those bytes for one head's forward pass at $n = 4096$, $d_\text{head} = 64$, in bf16.
-# The naive path reads $Q$, $K$, $V$ and writes the output, and in between writes the
-# scores, reads them back for the softmax, writes the weights and reads them again for the
-# product with $V$: $4n^2$ numbers through main memory beside $4nd$. FlashAttention-2 reads
-# each block of queries once and writes its output and log-sum-exp once, but reads all of
-# $K$ and $V$ once for each block of queries; its kernel for $d_\text{head} = 64$ takes
-# blocks of 128 queries:
-
-# %%
-n_io, d_io, bf16 = 4096, 64, 2  # one head; bytes a number
-query_block = 128  # FlashAttention-2's block of queries for d_head = 64
-naive_numbers = 4 * n_io * d_io + 4 * n_io**2  # Q, K, V, O; scores and weights twice each
-flash_numbers = 2 * n_io * d_io + 2 * n_io * d_io * (n_io // query_block)  # K, V per block
-naive_hbm_mib = bf16 * naive_numbers / 2**20
-flash_hbm_mib = (bf16 * flash_numbers + 4 * n_io) / 2**20  # + one float32 Λ per query
-hbm_ratio = naive_hbm_mib / flash_hbm_mib
-limit_ratio = 2 * query_block / d_io  # 4 n² ÷ (2 n d · n / block) for large n
-print(f"naive {naive_hbm_mib:.1f} MiB, FlashAttention-2 {flash_hbm_mib:.1f} MiB")
+# key blocks combine: FlashAttention ([above](09_cost.ipynb#what-flashattention-adds)) cuts both.
 
 # %% [markdown]
-# The naive path moves {eval}`dec(naive_hbm_mib, 1)` MiB, FlashAttention-2 at most
-# {eval}`dec(flash_hbm_mib, 1)` MiB, {eval}`dec(hbm_ratio, 1)` times fewer: at most,
-# because blocks of queries that run at the same time read the same blocks of $K$ and $V$,
-# which the GPU's L2 cache can then serve. Both counts grow with $n^2$, and their ratio
-# tends to $2 \cdot 128 / d_\text{head} =$ {eval}`plain(limit_ratio)` for long sequences; the
-# larger the block of queries the chip's on-chip memory holds, the fewer times $K$ and $V$
-# are read (FlashAttention's analysis: $\Theta(n^2 d^2 / M)$ accesses to the GPU's main memory
-# (HBM), each of one number, for an on-chip memory of $M$ numbers, against the naive path's
-# $\Theta(n d + n^2)$, [Dao et al., 2022](references.md)).
-#
-# The log-sum-exp of the worked example's row, from the running max and sum above, gives back
-# its weights:
-
-# %%
-lse = m_2 + math.log(l_2)  # Λ = m + log ℓ: one number per query
-weights_from_lse = np.exp(s - lse)  # w_j = e^(s_j − Λ), no sum needed
-np.testing.assert_allclose(weights_from_lse, weights_online)
-
-# %% [markdown]
-# $\Lambda =$ {eval}`dec(lse)` and $e^{s_j - \Lambda}$ gives {eval}`dec(weights_from_lse)`,
-# the weights again. So the claim of this chapter's opening holds: the same matrix-product
-# FLOPs in the forward pass, plus a small rescaling cost per block; every score is computed
-# once, as the plain path does.
-#
-# Training pays for a backward pass too, and it costs about twice the forward: each product
-# $C = AB$ of the forward pass needs two in the backward, $\partial A = \partial C\,B^\top$
-# and $\partial B = A^\top \partial C$, of the same size. That is why a model of $N$
-# parameters is counted at about $6N$ FLOPs a training token against $2N$ for the forward
-# pass ([Kaplan et al., 2020](references.md)). Attention's two products become four in the
-# backward pass, and FlashAttention's recomputation of $QK^\top$ adds a fifth:
-
-# %%
-forward_products = 2  # Q Kᵀ and weights V, of equal FLOPs when d_v = d_k
-backward_products = 2 * forward_products  # dQ and dK from dS, d(weights) and dV from dO
-backward_flash = backward_products + 1  # FlashAttention recomputes Q Kᵀ
-backward_ratio = backward_products / forward_products  # 2
-flash_ratio = backward_flash / forward_products  # 2.5
-# one causal layer of 32 heads of 128 at 8k tokens: forward + backward, recomputation included
-train_cost = ac.attention_cost(1, 32, 8192, 8192, 128, causal=True)
-train_tflop = train_cost.matmul_flops * (1 + flash_ratio) / 1e12
-backward_ratio, flash_ratio, train_tflop
-
-# %% [markdown]
-# The backward pass does {eval}`plain(backward_ratio)` times the forward's matrix-product
-# FLOPs, {eval}`plain(flash_ratio)` times with the recomputation: more FLOPs, to move fewer
-# bytes. One causal layer of 32 heads of 128 at 8k tokens then costs
-# {eval}`dec(train_tflop, 2)` TFLOP of attention products per training step. Either way the
-# $n^2$ in time remains.
-#
-# ## Where the field went
+# ## Going further: where the field went
 #
 # To go below $n^2$ in time one must compute less than all $n^2$ scores. Sparse attention
 # (희소 어텐션) lets each query see a fixed pattern of keys, such as strided blocks
@@ -960,7 +986,8 @@ backward_ratio, flash_ratio, train_tflop
 # also reported the view that attention alone is unlikely to be enough for learning language
 # efficiently.
 # ```
-#
+
+# %% [markdown]
 # ## Summary
 #
 # - Attention computes $L \times S$ scores: $2BhLS(d_k + d_v)$ FLOPs and $BhLS\,b$ bytes of
@@ -971,25 +998,30 @@ backward_ratio, flash_ratio, train_tflop
 #   {eval}`plain(crossover_causal_times)`$\,d_\text{model}$ for a causal kernel that
 #   skips the masked half; {eval}`plain(crossover_llama_per_d)`$\,d_\text{model}$ for Llama 3
 #   8B's GQA and SwiGLU layer).
-# - Measured from n = {eval}`fit_from` up, the fastest of several calls in processor time on
-#   one thread, the time's slope on log-log axes was {eval}`dec(sweep_slopes, 2)` in
-#   {eval}`n_sweeps` sweeps on the build machine, against the 2 of {eq}`eq-ch9-cost`, and
-#   the products' alone {eval}`dec(floor_slopes, 2)`; the memory's
-#   {eval}`dec(memory_fit.slope, 2)`. The spread between sweeps is the slope's uncertainty.
-# - The roofline model compares a step's FLOPs per byte with the machine's ridge point: the
-#   matrix products do tens of FLOPs per byte, the softmax's passes over the $n \times n$
-#   matrix a fraction of one; a pass's bytes per second, set beside a plain copy's as a
-#   yardstick, show how far each pass is from moving its bytes at memory's pace on your
-#   machine. On an H100, whose
-#   ridge point is about {eval}`dec(ridge_h100, 0)` FLOPs per byte, $QK^\top$ writing its
-#   scores is memory-bound too.
 # - The online softmax keeps a running max $m$, sum $\ell$ and output $\mathbf o$, rescaled by
 #   $e^{m_\text{old} - m_\text{new}}$ when the max moves; it gives the same output with
 #   $O(n \cdot \text{block})$ memory and the same matrix-product FLOPs (plus a small rescaling
 #   cost per block). FlashAttention adds query
 #   tiles, a saved log-sum-exp per query and recomputation of the weights in the backward
 #   pass (more FLOPs, fewer bytes): the backward pass costs {eval}`plain(flash_ratio)` times
-#   the forward's products instead of {eval}`plain(backward_ratio)`.
+#   the forward's products instead of {eval}`plain(backward_ratio)`. For the one head counted
+#   above, FlashAttention-2 moves at most {eval}`dec(flash_hbm_mib, 1)` MiB through HBM, the
+#   naive path {eval}`dec(naive_hbm_mib, 1)` MiB.
+# - *Going further.* Measured from n = {eval}`fit_from` up, the fastest of several calls in processor time on
+#   one thread, the time's slope on log-log axes was {eval}`dec(sweep_slopes, 2)` in
+#   {eval}`n_sweeps` sweeps on the build machine, against the 2 of {eq}`eq-ch9-cost`, and
+#   the products' alone {eval}`dec(floor_slopes, 2)`; the memory's
+#   {eval}`dec(memory_fit.slope, 2)`. The spread between sweeps is the slope's uncertainty.
+# - *Going further.* The roofline model compares a step's FLOPs per byte with the machine's ridge point: the
+#   matrix products do tens of FLOPs per byte, the softmax's passes over the $n \times n$
+#   matrix a fraction of one; a pass's bytes per second, set beside a plain copy's as a
+#   yardstick, show how far each pass is from moving its bytes at memory's pace on your
+#   machine. On an H100, whose
+#   ridge point is about {eval}`dec(ridge_h100, 0)` FLOPs per byte, $QK^\top$ writing its
+#   scores is memory-bound too.
+# - *Going further.* Cutting the queries into tiles needs no running max: each tile is the
+#   plain formula on fewer rows, and it is what `ac.scaled_dot_product_attention` runs on long
+#   inputs.
 #
 # ## Exercises
 #
