@@ -11,6 +11,12 @@ pyproject.toml states (``name==bound``: what uv calls ``--resolution lowest-dire
 others take the newest versions. The browser tests need JupyterLab and Chromium, and stay in
 ``make test``. CI runs this script after ``make test`` (``.ci/run``).
 
+The environments are set up side by side (pip waits mostly on downloads and disk) from the
+project's wheel, built once; then, one entry at a time, the source tree replaces the wheel's
+copy (``pip install -e --no-deps``, as ``make test`` has it) and the tests run, each across
+WORKERS processes (nbval by notebook, ``--dist loadfile``: each notebook keeps one kernel and
+its order).
+
 A Python is found as pyenv installs it (``~/.pyenv/versions/3.X.*/bin/python``) or as
 ``python3.X`` on the PATH; a missing one is an error in CI (``CI`` set) and a skip elsewhere.
 """
@@ -24,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,8 +76,24 @@ def run(command, log, **kwargs):
         return subprocess.call(command, stdout=out, stderr=subprocess.STDOUT, **kwargs)
 
 
-def check_entry(name, minor, lowest):
-    """Create the environment of one entry and run its tests; (passed, what happened)."""
+def build_wheel():
+    """The project's wheel, built once (setuptools writes ``attn_core.egg-info`` into the source
+    tree, so builds must not run side by side); its path, or None."""
+    wheels = ROOT / ".cache" / "matrix" / "wheel"
+    shutil.rmtree(wheels, ignore_errors=True)
+    wheels.mkdir(parents=True)
+    log = wheels.parent / "wheel.log"
+    log.write_text("the project's wheel\n", encoding="utf-8")
+    pip = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir"]
+    if run([*pip, str(wheels), str(ROOT)], log):
+        return None
+    found = sorted(wheels.glob("*.whl"))
+    return found[0] if found else None
+
+
+def set_up_entry(name, minor, lowest, wheel):
+    """Create the environment of one entry with the dependencies of ``wheel``'s test extra;
+    (True, "") when done, else (None or False, why)."""
     python = find_python(minor)
     if python is None:
         return None, f"no Python {minor} found"
@@ -88,15 +111,26 @@ def check_entry(name, minor, lowest):
         pin_file = venv / "lowest-constraints.txt"
         pin_file.write_text("\n".join(pins) + "\n", encoding="utf-8")
         constraints = ["--constraint", str(pin_file)]
-    if run([*pip, "--upgrade", "pip"], log) or run(
-        [*pip, *constraints, "-e", f"{ROOT}[{EXTRAS}]"], log
-    ):
+    if run([*pip, "--upgrade", "pip"], log) or run([*pip, *constraints, f"{wheel}[{EXTRAS}]"], log):
+        return False, f"install failed (see {log})"
+    return True, ""
+
+
+def test_entry(name):
+    """Run the unit tests and nbval of one set-up entry; (passed, what happened)."""
+    venv = ROOT / ".cache" / "matrix" / name
+    log = venv.parent / f"{name}.log"
+    python = str(venv / "bin" / "python")
+    # The source tree in place of the wheel's copy, as `make test` installs it (its egg-info
+    # is written once more, so entries install it one after another).
+    if run([python, "-m", "pip", "install", "--quiet", "--no-deps", "-e", str(ROOT)], log):
         return False, f"install failed (see {log})"
     env = {**os.environ, "PYTHONPATH": ""}
-    pytest = [str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    pytest = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     unit = [*pytest, "tests", "attn_core", "attn_book", "--doctest-modules"]
     unit += ["--ignore=tests/browser", "-n", WORKERS]  # pytest-xdist, as make test runs them
     nbval = [*pytest, "--nbval", "book", "--nbval-sanitize-with", "tests/nbval_sanitize.cfg"]
+    nbval += ["-n", WORKERS, "--dist", "loadfile"]  # one kernel per notebook, in its order
     # The Korean notebooks run the English chapters' code (tests/test_korean.py holds it equal)
     # and store the English outputs, their words aside: `make test` runs them under nbval once;
     # here each computation runs once per entry, in the English notebook.
@@ -105,7 +139,7 @@ def check_entry(name, minor, lowest):
         if run(command, log, cwd=ROOT, env=env):
             return False, f"{what} failed (see {log})"
     versions = subprocess.run(
-        [str(venv / "bin" / "python"), "-c", VERSIONS], capture_output=True, text=True, check=False
+        [python, "-c", VERSIONS], capture_output=True, text=True, check=False
     ).stdout.strip()
     return True, f"unit tests and nbval passed ({versions})"
 
@@ -121,11 +155,25 @@ def main(names):
     unknown = set(names) - set(MATRIX)
     if unknown:
         sys.exit(f"unknown entries {sorted(unknown)}; the matrix has {sorted(MATRIX)}")
+    names = names or list(MATRIX)
+    start = time.perf_counter()
+    wheel = build_wheel()
+    if wheel is None:
+        print("version matrix: the project's wheel failed (see .cache/matrix/wheel.log)")
+        return 1
+    with ThreadPoolExecutor(max_workers=len(names)) as pool:
+        jobs = {name: pool.submit(set_up_entry, name, *MATRIX[name], wheel) for name in names}
+        set_up = {name: job.result() for name, job in jobs.items()}
+    print(
+        f"version matrix: {len(names)} environments set up in {time.perf_counter() - start:.0f} s",
+        flush=True,
+    )
     failed = []
-    for name in names or MATRIX:
-        minor, lowest = MATRIX[name]
+    for name in names:
+        passed, what = set_up[name]
         start = time.perf_counter()
-        passed, what = check_entry(name, minor, lowest)
+        if passed:
+            passed, what = test_entry(name)
         took = time.perf_counter() - start
         print(f"{name}: {what} in {took:.0f} s", flush=True)
         if passed is False or (passed is None and os.environ.get("CI")):
