@@ -634,7 +634,7 @@ def plot_training_runs(runs, *, uniform_entropy=None):
 
 RECALL_STYLE = {  # method -> (label, Okabe-Ito colour, marker, line style)
     "softmax": ("softmax attention", OKABE_ITO[4], "o", "-"),
-    "linear": ("linear attention, φ = identity", OKABE_ITO[0], "s", "-"),
+    "linear": ("linear attention, plain sum", OKABE_ITO[0], "s", "-"),
     "linear_elu": ("linear attention, elu + 1", OKABE_ITO[3], "^", "--"),
     "delta": ("delta rule, β = 1", OKABE_ITO[2], "D", "-"),
 }
@@ -645,7 +645,7 @@ def _recall_label(label):
     """A method's legend entry (:data:`RECALL_STYLE`'s English) in the drawing language."""
     return {
         "softmax attention": word("softmax attention"),
-        "linear attention, φ = identity": word("linear attention, φ = identity"),
+        "linear attention, plain sum": word("linear attention, plain sum"),
         "linear attention, elu + 1": word("linear attention, elu + 1"),
         "delta rule, β = 1": word("delta rule, β = 1"),
     }.get(label) or word(label)
@@ -667,11 +667,13 @@ def plot_recall(panels, *, d_k):
     Returns
     -------
     matplotlib.figure.Figure
-        One panel per sweep, sharing the y axis (accuracy, 0 to 1), at most 6.8 in wide.
+        One panel per sweep, sharing the y axis (accuracy, 0 to 1), at most 6.8 in wide; one
+        panel is 6 in wide.
     """
-    fig, axes = plt.subplots(
-        1, len(panels), figsize=(3.4 * len(panels), 3.2), sharey=True, squeeze=False
-    )
+    # one panel is drawn 6 in wide, as the book's other one-panel figures (about 590 px at
+    # the inline backend's dpi, which every figure shares), not 3.4 in (330 px)
+    width = 6.0 if len(panels) == 1 else 3.4 * len(panels)
+    fig, axes = plt.subplots(1, len(panels), figsize=(width, 3.2), sharey=True, squeeze=False)
     for ax, (title, sweep) in zip(axes[0], panels.items(), strict=True):
         for method, accuracy in sweep.accuracy.items():
             label, colour, marker, ls = RECALL_STYLE[method]
@@ -705,7 +707,7 @@ def plot_recall(panels, *, d_k):
         lines.keys(),
         loc="upper center",
         bbox_to_anchor=(0.5, 0.0),
-        ncol=len(panels),
+        ncol=2,
         fontsize=axes[0][0].get_xticklabels()[0].get_fontsize(),
         frameon=True,
         framealpha=1.0,

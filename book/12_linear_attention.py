@@ -10,7 +10,7 @@
 # # Attention without the n × n table (n × n 표 없는 어텐션)
 #
 # [Chapter 9](09_cost.ipynb) found that attention's weights form an $n \times n$ table, and
-# learnt to compute it without ever holding it. [Chapter 10](10_generation.ipynb) found what a
+# learned to compute it without ever holding it. [Chapter 10](10_generation.ipynb) found what a
 # server holds instead: the keys and values of every past token, a cache that grows with $n$.
 # [Chapter 11](11_modern_attention.ipynb) followed the ways today's models shrink that cache while keeping softmax attention.
 # This chapter drops the softmax: it changes the score so that the past folds
@@ -356,27 +356,32 @@ read_plain
 # The task is a training-free analogue of Zoology's multi-query associative recall, MQAR
 # ([Arora et al., 2024](references.md)). MQAR trains a model on sequences of key–value tokens
 # and asks it for the values; here nothing is trained, and the keys are random vectors, not
-# learnt ones. `attn_book.recall` draws random unit keys in $d_k = 16$ dimensions and random
+# learned ones. `attn_book.recall` draws random unit keys in $d_k = 16$ dimensions and random
 # unit values in $d_v = 64$, eight memories for each $N$, seeded, and counts a recall as right
 # when the vector returned is nearer (by cosine) to the right value than to every other value
-# written. Softmax attention is made sharp, its scores multiplied by 16, as a trained model's
-# long queries and keys make them; elu + 1 gets its queries and keys multiplied by the same 16
-# before $\phi$. (On unit keys $\phi(\mathbf k) \approx 1 + \mathbf k$, and every similarity
-# would be mostly the constant; the scale gives elu + 1 the same long vectors softmax gets.
-# The plain sum needs no scale: a factor on its reads changes no cosine.)
+# written. The three memories read, and are scaled, as follows:
+#
+# - Softmax attention weighs all $N$ values by the softmax of its scores, multiplied by 16.
+#   The factor makes it sharp, as a trained model's long queries and keys make it.
+# - The plain sum reads $\mathbf q^\top S$ and needs no scale: a factor on its reads changes
+#   no cosine.
+# - elu + 1 gets its queries and keys multiplied by the same 16 before $\phi$. On unit keys
+#   $\phi(\mathbf k) \approx 1 + \mathbf k$, and every similarity would be mostly the
+#   constant; the factor gives elu + 1 the same long vectors softmax gets.
 # ```
 
 # %%
 d_k_recall = 16
 pair_counts = (4, 8, 16, 32, 64, 128)
 forgetting = recall_sweep(pair_counts, d_k_recall, methods=("softmax", "linear", "linear_elu"))
-elu_unit = recall_sweep(pair_counts, d_k_recall, methods=("linear_elu",), scale=1.0)
+unscaled = recall_sweep(pair_counts, d_k_recall, methods=("softmax", "linear_elu"), scale=1.0)
 chance = forgetting.chance  # 1/N
 for method, accuracy in forgetting.accuracy.items():
     print(
         f"{method:10} recalls", accuracy.round(2), "mean cosine", forgetting.cosine[method].round(2)
     )
-print("elu + 1 at scale 1 recalls", elu_unit.accuracy["linear_elu"].round(2))
+for method, accuracy in unscaled.accuracy.items():
+    print(f"{method:10} at scale 1 recalls", accuracy.round(2))
 print("chance (1/N)            ", chance.round(3))
 
 # %% tags=["hide-input"]
@@ -391,7 +396,13 @@ figures.show(
 # %% [markdown]
 # {eval}`figures.ref("fig-recall")` reads as {eq}`eq-ch12-crosstalk` predicts. Softmax
 # attention recalls every pair at every $N$, up to {eval}`pair_counts[-1]`: it keeps them all,
-# and its cache grows with $N$. The plain linear state recalls
+# and its cache grows with $N$. That needs the factor 16. At scale 1 the scores of unit keys
+# lie between −1 and 1, the weights are nearly even, and every read is pulled towards the
+# average of all the values: softmax then recalls
+# {eval}`dec(unscaled.accuracy["softmax"][2], 2)` of 16 pairs,
+# {eval}`dec(unscaled.accuracy["softmax"][4], 2)` of 64 and
+# {eval}`dec(unscaled.accuracy["softmax"][5], 2)` of 128, fewer than the plain sum below. The
+# plain linear state recalls
 # {eval}`dec(forgetting.accuracy["linear"][2], 2)` of 16 pairs, as many as $d_k$, then
 # {eval}`dec(forgetting.accuracy["linear"][4], 2)` of 64 and
 # {eval}`dec(forgetting.accuracy["linear"][5], 2)` of 128: the crosstalk of $N - 1$ random
@@ -413,9 +424,9 @@ figures.show(
 # q)^\top \mathbf z$, which leaves its cosine with every value, and so this measurement,
 # unchanged. Positive features keep the weights positive, as {eq}`eq-ch12-linear` needs; the
 # crosstalk that never cancels is what they cost. On the unit keys themselves, without the
-# factor 16, elu + 1 recalls {eval}`dec(elu_unit.accuracy["linear_elu"][0], 2)`,
-# {eval}`dec(elu_unit.accuracy["linear_elu"][2], 2)` and
-# {eval}`dec(elu_unit.accuracy["linear_elu"][4], 2)` of 4, 16 and 64 pairs, about chance. The
+# factor 16, elu + 1 recalls {eval}`dec(unscaled.accuracy["linear_elu"][0], 2)`,
+# {eval}`dec(unscaled.accuracy["linear_elu"][2], 2)` and
+# {eval}`dec(unscaled.accuracy["linear_elu"][4], 2)` of 4, 16 and 64 pairs, about chance. The
 # models of the next sections use neither a positive feature map nor the normaliser
 # $\phi(\mathbf q)^\top \mathbf z$: they read $S$ as the plain sum does.
 #
@@ -435,7 +446,10 @@ figures.show(
 # write it, so that a read is $S \mathbf k$; linear attention's $S$ above is the transpose,
 # $d_k \times d_v$, read as $\mathbf k^\top S$), unit keys, and a writing strength (쓰기 강도) $\beta_t$ that the model computes
 # from each token. Real models L2-normalise every key, $\lVert \mathbf k_t \rVert = 1$, and
-# take $\beta_t$ from a sigmoid, $0 < \beta_t < 1$, well inside the
+# take $\beta_t$ from a sigmoid of the token's vector $\mathbf x_t$ as it enters the layer,
+# $\beta_t = \sigma(\mathbf x_t \mathbf w_\beta)$, with a learned column $\mathbf w_\beta$
+# for each head (Gated DeltaNet's reference code adds a learned bias), so that
+# $0 < \beta_t < 1$, well inside the
 # $\beta_t \lVert \mathbf k_t \rVert^2 \le 2$ that keeps the state bounded (`ac.delta_rule`
 # warns past it). Grazzi et al. let $\beta_t$ reach 2, as $\beta_t = 2\sigma(\cdot)$: for
 # $1 < \beta_t < 2$ the factor
@@ -826,7 +840,18 @@ mid_state_steps, mid_steps
 # $$ (eq-ch12-gated)
 #
 # With $\alpha_t = 1$ this is {eq}`eq-ch12-delta` rearranged. Near 1 the state keeps its
-# associations for long; near 0 it starts afresh, as at the start of a new document. As it
+# associations for long; near 0 it starts afresh, as at the start of a new document. The
+# decay comes from the token as Mamba-2's does ([Dao & Gu, 2024](references.md)):
+#
+# $$
+# \alpha_t = \exp\!\big(-e^{A}\, \operatorname{softplus}(\mathbf x_t \mathbf w_\alpha + b)\big),
+# \qquad \operatorname{softplus}(z) = \log(1 + e^{z}) > 0 ,
+# $$
+#
+# with a learned column $\mathbf w_\alpha$ and two learned numbers $A$ and $b$ for each head,
+# in Gated DeltaNet's reference code and in Qwen3-Next's. The exponent is negative, so
+# $0 < \alpha_t < 1$: a token with a very negative $\mathbf x_t \mathbf w_\alpha$ leaves the
+# state almost whole, and one with a large positive one all but clears it. As it
 # ships (Qwen3-Next, Hugging Face's and the `fla` library's kernels), Gated DeltaNet
 # L2-normalises every query and key before the rule, which makes the keys unit as
 # {eq}`eq-ch12-delta` assumes, and scales the query by $1/\sqrt{d_k}$: it outputs
@@ -1109,12 +1134,12 @@ index_gflops, sparse_gflops, dense_gflops = (
 # stays stored. Native Sparse Attention
 # ([Yuan et al., 2025](references.md)) selects blocks of keys rather than single keys: each
 # query reads compressed summaries of all blocks, the blocks those summaries rate highest, and a
-# sliding window, mixed by learnt gates, trained sparse from the start.
+# sliding window, mixed by learned gates, trained sparse from the start.
 #
 # ## From the table to the state
 #
 # The book began with one query and three keys, and a table of scores. [Chapter 9](09_cost.ipynb)
-# found that the table is $n \times n$ and learnt to compute it tile by tile without ever
+# found that the table is $n \times n$ and learned to compute it tile by tile without ever
 # holding it; the FLOPs stayed $O(n^2 d)$. [Chapter 10](10_generation.ipynb) found that
 # generation holds something else, the keys and values of every past token, which grows with
 # $n$ and is read whole at every step. This chapter changed the score itself: with
@@ -1427,8 +1452,8 @@ ch12.gated_delta.check(gated_delta)
 #
 # ```python
 # def gated_delta(q, k, v, beta, decay):
-#     S = np.zeros((*q.shape[:-2], v.shape[-1], k.shape[-1]))  # [..., Ev, E]
-#     out = np.zeros((*q.shape[:-1], v.shape[-1]))  # [..., T, Ev]
+#     S = np.zeros((*q.shape[:-2], v.shape[-1], k.shape[-1]))  # [..., d_v, d_k]
+#     out = np.zeros((*q.shape[:-1], v.shape[-1]))  # [..., T, d_v]
 #     for t in range(q.shape[-2]):
 #         k_t, v_t, q_t = k[..., t, :], v[..., t, :], q[..., t, :]
 #         S = decay[..., t, None, None] * S  # α S

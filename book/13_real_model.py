@@ -196,7 +196,7 @@ kinds, file_mib, float32_mib
 # %%
 lm = llama.load_model(path)  # the language model, every tensor dequantised to float32
 tok = lm.tokenizer
-n_merges = len(tok.ranks)  # the tokenizer's list of merges, learnt once
+n_merges = len(tok.ranks)  # the tokenizer's list of merges, learned once
 weights_mib = (lm.embedding.nbytes + sum(a.nbytes for blk in lm.layers for a in blk)) / 2**20
 weights_mib, n_merges
 
@@ -206,7 +206,7 @@ weights_mib, n_merges
 # The model reads tokens, not letters. Its tokenizer is byte-level BPE
 # ([Sennrich et al., 2016](references.md); bytes, as in GPT-2,
 # [Radford et al., 2019](references.md)): a word's UTF-8 bytes are written one symbol each (a
-# space as `Ġ`), then a list of {eval}`grouped(n_merges)` merges, learnt once from the
+# space as `Ġ`), then a list of {eval}`grouped(n_merges)` merges, learned once from the
 # training text, joins neighbours. At each step the pair whose merge comes first in the list
 # is joined, until no pair of the word is in the list.
 
@@ -241,7 +241,7 @@ n_syllable_tokens = len(syllable_tokens)  # tokens holding a whole Hangul syllab
 
 # %% [markdown]
 # The English sentence costs {eval}`n_english` tokens, one a word and one for the full
-# stop. Its Korean twin costs {eval}`n_korean`: the vocabulary was learnt on English
+# stop. Its Korean twin costs {eval}`n_korean`: the vocabulary was learned on English
 # text, and Hangul has almost no merges (tokens of the {eval}`grouped(cfg.vocab)` that hold a
 # whole syllable: {eval}`n_syllable_tokens`). The sentence's {eval}`korean_bytes` bytes (a
 # syllable is three bytes in UTF-8) come out as {eval}`n_korean` tokens, {eval}`lone_bytes` of
@@ -273,7 +273,7 @@ q.shape, k.shape, attended.shape, after_attention.shape
 
 # %% [markdown]
 # In order: RMSNorm scales each token's vector to a root mean square of 1 and multiplies by the
-# learnt gains ([Chapter 11](11_modern_attention.ipynb)); the projections of
+# learned gains ([Chapter 11](11_modern_attention.ipynb)); the projections of
 # [Chapter 5](05_projections.ipynb) make {eval}`cfg.n_heads` queries but only
 # {eval}`cfg.n_kv_heads` keys and values per token; RoPE rotates the queries and keys by their
 # positions ([Chapter 6](06_positions.ipynb)); the call computes the causal, scaled softmax

@@ -28,7 +28,7 @@ def test_recall_draws_each_method_of_each_panel():
     ]
     assert [line.get_label() for line in lines] == [
         "softmax attention",
-        "linear attention, φ = identity",
+        "linear attention, plain sum",
     ]
     np.testing.assert_allclose(lines[1].get_ydata(), [1.0, 0.6, 0.25])
     np.testing.assert_allclose(lines[0].get_xdata(), [4, 16, 64])
@@ -82,3 +82,22 @@ def test_the_recall_legend_is_as_large_as_the_ticks_and_crossed_by_no_curve(lang
             == len({m for sweep in panels.values() for m in sweep.accuracy}) + 1
         )  # every method once, and chance
         plt.close(fig)
+
+
+def test_the_legend_names_the_plain_sum_as_the_prose_does():
+    """Figure 12.1: the legend said "φ = identity" where chapter 12 says "the plain sum"."""
+    label = RECALL_STYLE["linear"][0]
+    assert "plain sum" in label and "identity" not in label
+
+
+def test_one_panel_is_drawn_as_wide_as_the_books_other_one_panel_figures():
+    """Figure 12.1 was one panel 3.4 in wide, a 330 px raster; at the dpi every figure shares
+    it is now 6 in (about 590 px, as chapters 2 and 3's one-panel figures), and two panels
+    stay at most 6.8 in."""
+    one = plot_recall({"random keys": _sweep(["softmax", "linear"])}, d_k=16)
+    two = plot_recall({"a": _sweep(["linear"]), "b": _sweep(["delta"])}, d_k=16)
+    assert one.get_size_inches()[0] == pytest.approx(6.0)
+    assert one.get_size_inches()[0] * one.dpi >= 580
+    assert two.get_size_inches()[0] <= 6.8
+    plt.close(one)
+    plt.close(two)
