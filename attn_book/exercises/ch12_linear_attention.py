@@ -202,7 +202,7 @@ def _gated_delta(q, k, v, beta, decay):
 
 def _delta_loop(q, k, v, beta, decay, *, correct=True, decay_first=True, read_after=True):
     """The recurrence as a loop, with one slip switched on (or none)."""
-    S = np.zeros((*q.shape[:-2], v.shape[-1], k.shape[-1]))  # [..., Ev, E]
+    S = np.zeros((*q.shape[:-2], v.shape[-1], k.shape[-1]))  # [..., d_v, d_k]
     out = np.zeros((*q.shape[:-1], v.shape[-1]))
     for t in range(q.shape[-2]):
         kt, vt, qt = k[..., t, :], v[..., t, :], q[..., t, :]
