@@ -539,7 +539,7 @@ ch1.additive_by_hand.check(answer)
 # $W$ and $U$ are the identity, so the hidden layer is $\mathbf{q} + \mathbf{k} = (2, 4)$;
 # its $\tanh$ is about $(0.964, 0.999)$, and $\mathbf{v}_a = (1, -1)$ takes the first unit minus
 # the second: {eval}`dec(ch1.additive_by_hand.solution)`. The dot product of the same pair is
-# 3; the tanh squashes both units close to 1, and their difference nearly cancels.
+# 3; the tanh squashes both units close to 1, so their difference is nearly 0.
 #
 # ```python
 # hidden_add = np.tanh(W_add @ q_add + U_add @ k_add)  # [A]

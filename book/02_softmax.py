@@ -479,7 +479,7 @@ print("w − y agrees with finite differences:", ce_matches)
 # (equation {eq}`eq-ce-gradient` agrees with finite differences: {eval}`ce_matches`); through
 # the same saturated softmax inside a network they get {eval}`sci(inside_norm, 1)`. So the
 # precise statement is: a saturated softmax *inside* a network, such as attention's, passes
-# almost no gradient to its scores, and the layers that make those scores stop learning; a
+# almost no gradient to its scores, and the layers that make those scores hardly learn; a
 # softmax at the output, trained with cross-entropy, does not suffer from it.
 #
 # ## Try it: softmax bars
