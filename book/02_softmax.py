@@ -333,8 +333,10 @@ print("same weights as the scores before the shift:", stable_agrees)
 # same trick computes it safely:
 #
 # $$
-# \log \sum_l e^{s_l} = m + \log \sum_l e^{s_l - m}, \qquad
-# \log \mathrm{softmax}(s)_j = s_j - \log \sum_l e^{s_l}.
+# \begin{aligned}
+# \log \sum_l e^{s_l} &= m + \log \sum_l e^{s_l - m}, \\
+# \log \mathrm{softmax}(s)_j &= s_j - \log \sum_l e^{s_l}.
+# \end{aligned}
 # $$ (eq-logsumexp)
 
 # %%

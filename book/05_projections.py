@@ -317,8 +317,11 @@ print(dec(self_weight_same), "instead of", dec(self_weight))
 # words in the original,
 #
 # $$
-# Q = X_\text{dec} W_Q \;(L \times d_k), \quad K = X_\text{enc} W_K \;(S \times d_k), \quad
-# V = X_\text{enc} W_V \;(S \times d_v),
+# \begin{aligned}
+# Q &= X_\text{dec} W_Q \;(L \times d_k), \\
+# K &= X_\text{enc} W_K \;(S \times d_k), \\
+# V &= X_\text{enc} W_V \;(S \times d_v),
+# \end{aligned}
 # $$ (eq-ch5-cross)
 #
 # and the weights $\mathrm{softmax}(QK^\top/\sqrt{d_k})$ are $L \times S$. Translate our

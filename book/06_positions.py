@@ -90,8 +90,10 @@ step_table(
 # position at $d/2$ frequencies ([Vaswani et al., 2017](references.md)):
 #
 # $$
-# PE_{p,\,2i} = \sin(p\,\omega_i), \qquad PE_{p,\,2i+1} = \cos(p\,\omega_i), \qquad
-# \omega_i = 10000^{-2i/d}.
+# \begin{aligned}
+# PE_{p,\,2i} &= \sin(p\,\omega_i), \qquad PE_{p,\,2i+1} = \cos(p\,\omega_i), \\
+# \omega_i &= 10000^{-2i/d}.
+# \end{aligned}
 # $$ (eq-ch6-pos-sinusoidal)
 #
 # Our sentence has $d = 4$, so there are two frequencies, $\omega_0 = 10000^0$ and
@@ -228,9 +230,12 @@ except IndexError as err:
 # angle $\varphi$ is
 #
 # $$
-# R(\varphi) = \begin{pmatrix} \cos\varphi & -\sin\varphi \\ \sin\varphi & \cos\varphi
-# \end{pmatrix}, \qquad \mathbf q_m = R(m\theta)\,\mathbf q, \qquad
+# \begin{aligned}
+# R(\varphi) &= \begin{pmatrix} \cos\varphi & -\sin\varphi \\ \sin\varphi & \cos\varphi
+# \end{pmatrix}, \\
+# \mathbf q_m &= R(m\theta)\,\mathbf q, \qquad
 # \mathbf k_n = R(n\theta)\,\mathbf k .
+# \end{aligned}
 # $$ (eq-ch6-pos-rope-2d)
 #
 # Take the worked example of [Chapter 4](04_worked_example.ipynb): $\mathbf q = (1, 0)$ and the
@@ -270,9 +275,11 @@ step_table(
 # angles, and the transpose of a rotation turns it back, $R(\alpha)^\top = R(-\alpha)$, so
 #
 # $$
-# \mathbf q_m \cdot \mathbf k_n = \big(R(m\theta)\mathbf q\big)^\top R(n\theta)\,\mathbf k
-# = \mathbf q^\top R(-m\theta)\,R(n\theta)\,\mathbf k
-# = \mathbf q^\top R\big((n - m)\theta\big)\,\mathbf k .
+# \begin{aligned}
+# \mathbf q_m \cdot \mathbf k_n &= \big(R(m\theta)\mathbf q\big)^\top R(n\theta)\,\mathbf k \\
+# &= \mathbf q^\top R(-m\theta)\,R(n\theta)\,\mathbf k \\
+# &= \mathbf q^\top R\big((n - m)\theta\big)\,\mathbf k .
+# \end{aligned}
 # $$ (eq-ch6-pos-rope-relative)
 #
 # The positions enter only through the relative position (상대 위치) $n - m$; an exercise below
@@ -319,9 +326,11 @@ figures.show(
 # with its own frequency, from one radian per position down to almost nothing:
 #
 # $$
-# \theta_i = 10000^{-2i/d}, \qquad
-# \begin{pmatrix} q'_{2i} \\ q'_{2i+1} \end{pmatrix} = R(m\theta_i)
+# \begin{aligned}
+# \theta_i &= 10000^{-2i/d}, \\
+# \begin{pmatrix} q'_{2i} \\ q'_{2i+1} \end{pmatrix} &= R(m\theta_i)
 # \begin{pmatrix} q_{2i} \\ q_{2i+1} \end{pmatrix}, \quad i = 0, \dots, d/2 - 1 .
+# \end{aligned}
 # $$ (eq-ch6-pos-rope)
 #
 # The fast pairs tell neighbours apart; the slow ones still change, a little, over

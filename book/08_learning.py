@@ -186,9 +186,11 @@ print(f"by hand vs finite differences below {tol_fd:.0e}:", fd_err < tol_fd)
 # $A = \mathrm{softmax}(QK^\top/\sqrt{d_k})$ row by row, and $dO = \partial L / \partial O$:
 #
 # $$
-# dV = A^\top dO, \quad dA = dO\,V^\top, \quad
-# dS = A \odot \big(dA - \mathrm{rowsum}(dA \odot A)\big), \quad
-# dQ = \frac{dS\,K}{\sqrt{d_k}}, \quad dK = \frac{dS^\top Q}{\sqrt{d_k}} .
+# \begin{aligned}
+# dV &= A^\top dO, \qquad dA = dO\,V^\top, \\
+# dS &= A \odot \big(dA - \mathrm{rowsum}(dA \odot A)\big), \\
+# dQ &= \frac{dS\,K}{\sqrt{d_k}}, \qquad dK = \frac{dS^\top Q}{\sqrt{d_k}} .
+# \end{aligned}
 # $$ (eq-ch8-batched)
 #
 # Each line is a step of the single-query derivation with a row per query: $dV$ sums each

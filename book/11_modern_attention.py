@@ -314,9 +314,11 @@ stream_mask.astype(int)
 # and it is dropped after the softmax:
 #
 # $$
-# w_j = \frac{e^{s_j}}{e^{z} + \sum_l e^{s_l}}, \qquad
-# \text{share} = \frac{e^{z}}{e^{z} + \sum_l e^{s_l}}, \qquad
-# \sum_j w_j = 1 - \text{share}.
+# \begin{aligned}
+# w_j &= \frac{e^{s_j}}{e^{z} + \sum_l e^{s_l}}, \qquad
+# \text{share} = \frac{e^{z}}{e^{z} + \sum_l e^{s_l}}, \\
+# \sum_j w_j &= 1 - \text{share}.
+# \end{aligned}
 # $$ (eq-ch11-sink)
 #
 # Miller had proposed the same way out in a blog post, "Attention Is Off By One"
@@ -450,9 +452,11 @@ figures.show(
 # Cauchy–Schwarz the scaled score is bounded:
 #
 # $$
+# \begin{aligned}
 # \frac{\hat{\mathbf q} \cdot \hat{\mathbf k}}{\sqrt d}
-#   \le \frac{\max_i |g_{q,i}| \cdot \max_i |g_{k,i}| \cdot \sqrt d \cdot \sqrt d}{\sqrt d}
-#   = \sqrt d \, \max_i |g_{q,i}| \, \max_i |g_{k,i}| .
+#   &\le \frac{\max_i |g_{q,i}| \cdot \max_i |g_{k,i}| \cdot \sqrt d \cdot \sqrt d}{\sqrt d} \\
+#   &= \sqrt d \, \max_i |g_{q,i}| \, \max_i |g_{k,i}| .
+# \end{aligned}
 # $$ (eq-ch11-qk-bound)
 #
 # With $d = 4$ and gains chosen for the example:

@@ -224,6 +224,103 @@ def test_the_printed_glossary_fits_the_page_and_gives_each_column_its_room(
         assert min(names) >= 5 and meaning >= 8, f"table {i}: columns {ems} em"
 
 
+#: The printed page's whole width (A4), in CSS px: what Chromium's print media queries see.
+PAGE_WIDTH = round(210 / 25.4 * 96)
+#: Gather into this page's article every display equation of the pages ``urls``, each in
+#: (shallow copies of) the boxes that hold it on its page once laid out as a book's chapter
+#: (``layout``: build_pdf.BOOK_LAYOUT, run on the fetched page), typeset them all and return
+#: each one's maths, the text column it sits in and its number, in CSS px. One page load for
+#: every page's equations: loading each page in turn took 3 s a page on a busy machine.
+DISPLAY_EQUATIONS = """async ({urls, layout, solutions}) => {
+  const article = document.querySelector("article.bd-article");
+  article.replaceChildren();
+  for (const url of urls) {
+    const doc = new DOMParser().parseFromString(await (await fetch(url)).text(), "text/html");
+    new Function("document", `return (${layout})`)(doc)(solutions);
+    const source = doc.querySelector("article.bd-article");
+    for (const maths of source.querySelectorAll("div.math")) {
+      let copy = document.importNode(maths, true);
+      copy.dataset.page = url;
+      for (let box = maths.parentElement; box !== source; box = box.parentElement) {
+        const shell = document.importNode(box, false);
+        shell.append(copy);
+        copy = shell;
+      }
+      article.append(copy);
+    }
+  }
+  await MathJax.typesetPromise([article]);
+  await document.fonts.ready;
+  return [...article.querySelectorAll("div.math")].map((box) => {
+    const style = getComputedStyle(box), outer = box.getBoundingClientRect();
+    const container = box.querySelector('mjx-container[display="true"]');
+    const maths = container?.firstElementChild?.getBoundingClientRect();
+    const left = outer.left + parseFloat(style.paddingLeft);
+    const number = box.querySelector(":scope > .eqno");
+    return {page: box.dataset.page.split("/").pop(), shown: Boolean(maths?.width),
+            label: number ? number.firstChild.textContent.trim() : box.id || "(no number)",
+            left: maths ? maths.left - left : 0, right: maths ? maths.right - left : 0,
+            width: maths ? maths.width : 0,
+            room: outer.right - parseFloat(style.paddingRight) - left,
+            number: number ? number.getBoundingClientRect().left - left : null};
+  });
+}"""
+
+
+def print_layout():
+    """tools/build_pdf.py's rearrangement of a page into a book's chapter (solutions opened)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import build_pdf
+
+    return build_pdf.BOOK_LAYOUT
+
+
+@pytest.mark.parametrize("language", ["en", "ko"])
+def test_every_display_equation_fits_the_printed_column_beside_its_number(
+    language, page, site, site_dir
+):
+    """Every display equation of every page, laid out as printed, fits the text column and
+    ends before its number: MathJax does not break a display equation into lines, so a
+    wider one ran out of the column, over its number, and was cut off at the page's edge
+    (eq. 6.4, 650 px wide, printed as "q^T R((" under its "(6.4)"; ten equations of chapters
+    2, 5, 6, 7, 8 and 11 in both books, 579 to 881 px beside a number that starts at 554 px).
+    Laid out as Chromium prints it: print media, the media queries seeing the whole A4
+    page's width (the theme's wider padding applies: a printed paragraph starts 64 px into the
+    text column and an equation's number ends at 657 px, as in the printed PDF), the page laid
+    out in the text column (A4 less its margins, build_pdf.PAGE_CSS), each equation in the
+    boxes that hold it once tools/build_pdf.py has opened and gathered the solutions."""
+    root = site_dir if language == "en" else site_dir / "ko"
+    if not (root / "index.html").is_file():
+        pytest.skip(f"no {language} edition in the built site")
+    prefix = "" if language == "en" else "ko/"
+    docnames = toc_pages() if language == "en" else korean_pages()
+    # the pages with display maths (Sphinx writes each as <div class="math ...">)
+    with_maths = [d for d in docnames
+                  if '<div class="math' in (root / f"{d}.html").read_text("utf-8")]  # fmt: skip
+    assert len(with_maths) >= 10, f"display equations on only {with_maths}"
+    page.set_viewport_size({"width": PAGE_WIDTH, "height": 1000})
+    page.emulate_media(media="print")
+    page.goto(site.url(f"{prefix}{with_maths[0]}.html"), wait_until="domcontentloaded")
+    page.wait_for_function("() => window.MathJax?.startup?.promise")
+    page.evaluate("() => MathJax.startup.promise.then(() => true)")
+    page.add_style_tag(content=f"html {{ width: {PRINTED_WIDTH}px !important }}")
+    urls = [site.url(f"{prefix}{d}.html") for d in with_maths]
+    solutions = "Solutions" if language == "en" else "풀이"
+    found = page.evaluate(DISPLAY_EQUATIONS, {"urls": urls, "layout": print_layout(),
+                                              "solutions": solutions})  # fmt: skip
+    assert len(found) >= 40, f"only {len(found)} display equations found"
+    assert [e for e in found if not e["shown"]] == [], "display equations not typeset or hidden"
+    too_wide = []
+    for e in found:
+        end = e["room"] if e["number"] is None else min(e["room"], e["number"])
+        if e["left"] < -0.5 or e["right"] > end + 0.5:
+            too_wide.append(f"{e['page']} {e['label']}: {e['width']:.0f} px wide, ends at "
+                            f"{e['right']:.0f} px, the room ends at {end:.0f} px")  # fmt: skip
+    assert not too_wide, "display equations wider than the printed column:\n" + "\n".join(too_wide)
+
+
 # --- the Korean book (make pdf prints it from _build/html/ko when the site has it) ----------
 
 
