@@ -79,9 +79,10 @@ rng = np.random.default_rng(0)
 # matrix, the output projection (출력 투영) $W_O$ ([Vaswani et al., 2017](references.md)):
 #
 # $$
-# \mathrm{MultiHead}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W_O,
-# \qquad
-# \mathrm{head}_i = \mathrm{Attention}(X W_Q^{(i)}, X W_K^{(i)}, X W_V^{(i)}),
+# \begin{aligned}
+# \mathrm{MultiHead}(X) &= \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_h)\, W_O, \\
+# \mathrm{head}_i &= \mathrm{Attention}(X W_Q^{(i)}, X W_K^{(i)}, X W_V^{(i)}),
+# \end{aligned}
 # $$ (eq-ch7-multihead)
 #
 # where $W_Q^{(i)}$ is the $i$-th block of $d_\text{head}$ columns of $W_Q$. Take a batch of
