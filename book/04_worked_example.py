@@ -107,7 +107,7 @@ scaled.round(3)
 # and $s_3 \approx$ {eval}`dec(scaled[2])`. From here on $s_j$ means the *scaled* score, as in
 # equation {eq}`eq-ch4-attention`; in [Chapter 2](02_softmax.ipynb) it was the raw dot product.
 #
-# ## Step 3: exponentials (지수) and their sum
+# ## Step 3: exponentials (지숫값) and their sum
 #
 # The softmax starts by raising $e$ to each scaled score, which makes every number positive:
 

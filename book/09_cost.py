@@ -839,7 +839,7 @@ fewer_flops = step_flops[0] / step_flops[passes]
 # the step. The roofline model (루프라인 모델, [Williams et al., 2009](references.md)) compares a step's
 # arithmetic intensity with the machine's ridge point (리지 포인트): its arithmetic speed divided by
 # its memory bandwidth, the FLOPs a step must do per byte to keep the arithmetic busy. Above
-# the ridge a step is compute-bound (연산 한계), below it memory-bound (메모리 한계). This
+# the ridge a step is compute-bound (연산 바운드), below it memory-bound (메모리 바운드). This
 # machine's ridge, from the timings above (the products' speed, and the copy's bytes per
 # second as the memory's speed), and an H100 GPU's, from NVIDIA's datasheet ([NVIDIA, 2024](references.md)):
 

@@ -610,7 +610,7 @@ figures.show(
 #
 # [Chapter 7](07_heads_and_masks.ipynb) gave every head its own queries, keys and values. The
 # cache holds every head's keys and values, and {eq}`eq-ch10-kv-bytes` grows with their
-# number $h_{kv}$. Multi-query attention (MQA, 멀티 쿼리 어텐션) keeps the many query heads
+# number $h_{kv}$. Multi-query attention (MQA, 멀티쿼리 어텐션) keeps the many query heads
 # but gives them a single key-value head to share ([Shazeer, 2019](references.md));
 # grouped-query attention (GQA, 그룹 쿼리 어텐션) is the middle way, $h_{kv}$ key-value heads,
 # each shared by a group of $g = h / h_{kv}$ query heads
