@@ -796,8 +796,7 @@ step_table(
         ],
         "and also": [
             "compressed caches in every layer; RoPE on 64 of the 512",
-            "no divisor (scaling 1.0); RMSNorm, no gain, on v; "
-            "global layers rotate ¼ of each head",
+            "no divisor (scaling 1.0); RMSNorm, no gain, on v; global layers rotate ¼ of each head",
             "Gated DeltaNet layers, 3 : 1",
             "nothing",
         ],
