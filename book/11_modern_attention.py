@@ -10,9 +10,9 @@
 # # Attention as 2026 models ship it (오늘의 모델이 쓰는 어텐션)
 #
 # [Chapter 10](10_generation.ipynb) stopped at grouped-query attention, the attention of 2023.
-# Open the configuration of a model you can download today and you find attention fields the
-# book has not computed yet: a `sliding_window` and a list of `layer_types`, a `sinks` weight
-# in every layer, `q_norm` and `k_norm`, a `kv_lora_rank`. Each is a small change to the
+# Open the configuration and the weights of a model you can download today and you find
+# attention fields and parameters the book has not computed yet: a `sliding_window` and a list
+# of `layer_types`, a `sinks` parameter in every layer, `q_norm` and `k_norm`, a `kv_lora_rank`. Each is a small change to the
 # formula of [Chapter 4](04_worked_example.ipynb), and each answers a problem the earlier
 # chapters met: the cache that grows with every token (Chapter 10), the softmax row that
 # cannot look nowhere (Chapter 10), the scores that grow too large
@@ -33,7 +33,24 @@
 # - read the attention fields of a model's configuration.
 #
 # That last skill is the thread: each section below computes what one field of a model's
-# `config.json`, or a few, does to the formula, and the closing table gathers them.
+# `config.json`, or a few, does to the formula, and the closing tables gather them. All five
+# objectives are the core; the sections marked *Going further* add none.
+#
+# **The core of this chapter** is reading a model's attention configuration and computing, on
+# the book's own examples, what each of its 2026 mechanisms does: the window's
+# [band mask](11_modern_attention.ipynb#sliding-window-attention-the-band-mask), its
+# [reach](11_modern_attention.ipynb#how-far-a-stack-of-windows-sees) and
+# [ring buffer](11_modern_attention.ipynb#the-ring-buffer-cache),
+# [local and global layers](11_modern_attention.ipynb#local-and-global-layers-as-shipped),
+# [sinks](11_modern_attention.ipynb#attention-sinks-where-a-row-puts-weight-it-does-not-need),
+# [gates](11_modern_attention.ipynb#gated-attention-a-gate-on-each-head-s-output),
+# [QK-norm and soft-capping](11_modern_attention.ipynb#how-large-can-a-score-grow-qk-norm-and-soft-capping-qk),
+# [MLA](11_modern_attention.ipynb#multi-head-latent-attention-mla) and
+# [its cache](11_modern_attention.ipynb#what-mla-saves-at-deepseek-v3-s-size), gathered in
+# [the configuration of 2026's models](11_modern_attention.ipynb#reading-a-model-s-configuration).
+# The sections marked *Going further* count which MLA path runs when, what MLA's shared latent
+# costs in serving, and Llama 4's chunked attention; a first reading can skip them, and no core
+# section needs them.
 #
 # The chapter ends with exercises, in the order of its sections, that check your answer on
 # the spot: run the cell and read the one-line verdict.
@@ -79,8 +96,9 @@ band = ac.sliding_window_mask(n, n, W)  # [6, 6] bool: 0 <= i - j < W
 print(band.astype(int))
 # %% [markdown]
 # Each row has at most {eval}`W` ones: 샀다, the last word, sees 그리고, 배를 and itself, and
-# no longer sees the sentence's subject 나는. The weights are Chapter 4's, with the band as
-# the mask:
+# no longer sees the sentence's subject 나는. (그리고 has none of Chapter 5's four features, so
+# its query, key and value are all zero: its own row of weights is uniform, and as a key it
+# scores zero against every query.) The weights are Chapter 4's, with the band as the mask:
 # %%
 window_weights = ac.attention_weights(Q, K, band)  # [6, 6], zero outside the band
 window_out = window_weights @ V  # [6, 6] @ [6, 3] -> [6, 3]
@@ -115,8 +133,12 @@ keys_hf, keys_read_literally
 # %% [markdown]
 # {eval}`keys_hf` against {eval}`keys_read_literally`. When you port a model or compare two
 # implementations, check which one a `sliding_window` field means: an off-by-one here changes
-# no shape and raises no error, only the numbers. It has happened in shipped code, starting
-# with the model's own: the reference implementation Mistral published with Mistral 7B
+# no shape and raises no error, only the numbers.
+#
+# ```{admonition} The off-by-one in shipped code
+# :class: dropdown
+#
+# It has happened in shipped code, starting with the model's own: the reference implementation Mistral published with Mistral 7B
 # ([`one_file_ref.py`](https://github.com/mistralai/mistral-src/blob/c18d5b9166ffa16ce58827346ed56a28d2876e7e/one_file_ref.py))
 # bands its prefill mask with `torch.triu(mask, diagonal=-sliding_window)`, which keeps the
 # keys $i - W$ to $i$, $W + 1$ of them, while its ring buffer holds $W$, so its prefill and
@@ -129,6 +151,7 @@ keys_hf, keys_read_literally
 # `sliding_window` of Gemma 2, Gemma 3, Mistral and gpt-oss to it unchanged, one key too many,
 # and fixed it by subtracting 1
 # ([NVIDIA-NeMo/Megatron-Bridge#2656](https://github.com/NVIDIA-NeMo/Megatron-Bridge/pull/2656)).
+# ```
 # %% [markdown]
 # ## How far a stack of windows sees (수용 영역)
 #
@@ -219,7 +242,9 @@ len(ring), ring.keys.shape
 #   every global one. The 27B model has 62 layers, 16 key-value heads of 128. The two kinds
 #   also rotate differently (RoPE, [Chapter 6](06_positions.ipynb)): the local layers with
 #   RoPE's base 10,000 (`rope_local_base_freq`), the global ones with 1,000,000 (`rope_theta`),
-#   so that only the layers that read far need the slow angles.
+#   so that only the layers that read far need the slow angles. (Those are the checkpoint's
+#   `config.json` fields; transformers 5 reads both into `rope_parameters`, one entry per
+#   layer type, `"sliding_attention"` and `"full_attention"`.)
 # - **gpt-oss** ([OpenAI, 2025](references.md)): dense layers and banded layers of 128 tokens
 #   alternating. The 120b model has 36 layers, 8 key-value heads of 64.
 #
@@ -446,6 +471,7 @@ figures.show(
 # | OLMo 2 ([Team OLMo, 2024](references.md)) | an RMSNorm over the whole projection | $\sqrt{d_k}$ |
 # | Qwen3 ([Qwen Team, 2025a](references.md)) | an RMSNorm over each head's $d_k$ components | $\sqrt{d_k}$ |
 # | Gemma 3 ([Gemma Team, 2025](references.md)) | an RMSNorm over each head's $d_k$ components | the square root of `query_pre_attn_scalar`: $d_k$ in the smaller models, $d_\text{model}/h = 168$ in the 27B model, whose heads have $d_k = 128$ |
+# | Gemma 4 ([Hugging Face transformers, 2026](references.md)) | an RMSNorm over each head's $d_k$ components (and one with no gain on each head's $\mathbf{v}$) | none: `scaling = 1.0` |
 #
 # For a per-head norm (Qwen3, Gemma 3) and the divisor $\sqrt d$, as here: after
 # RMSNorm a vector of $d$ numbers has length $\sqrt d$ (before the gain), so by
@@ -480,7 +506,9 @@ print(f"bound {bound}, raw score {raw:.1f}, after QK-norm {normed:.4f}")
 # $\sqrt d \max_i |g_{q,i}\, g_{k,i}|$.) OLMo 2's norm runs over the whole projection, the
 # $H d$ numbers of all $H$ heads, which RMSNorm gives the length $\sqrt{H d}$; one head's
 # slice may carry all of it, so that head's bound is $H$ times as large,
-# $H \sqrt d \max_i |g_{q,i}| \max_i |g_{k,i}|$.
+# $H \sqrt d \max_i |g_{q,i}| \max_i |g_{k,i}|$. Gemma 4 drops the divisor and lets the norm
+# alone set the scale: the same argument without the $\sqrt d$ below bounds its score by
+# $d \max_i |g_{q,i}| \max_i |g_{k,i}|$.
 # %%
 e_0 = np.array([3.0, 0.0, 0.0, 0.0])  # any length: RMSNorm removes it
 at_bound = ac.rms_norm(e_0, g_q) @ ac.rms_norm(e_0, g_k) / math.sqrt(d)
@@ -517,7 +545,7 @@ step_table({"score s": scores_try, "c·tanh(s/c)": capped}, digits=2)
 # numbers followed by an up-projection makes a matrix of rank at most $d_c$):
 #
 # $$
-# \mathbf c_t = \mathbf x_t W^{DKV}, \qquad
+# \mathbf c_t = \mathrm{RMSNorm}(\mathbf x_t W^{DKV}), \qquad
 # \mathbf k_{t,h} = \mathbf c_t\, W^{UK}_h, \qquad
 # \mathbf v_{t,h} = \mathbf c_t\, W^{UV}_h .
 # $$ (eq-ch11-mla)
@@ -525,7 +553,10 @@ step_table({"score s": scores_try, "c·tanh(s/c)": capped}, digits=2)
 # $W^{DKV}$, of shape $D \times d_c$ for a model width $D$, compresses keys and values jointly
 # (the down-projection); the per-head up-projections decompress them: $W^{UK}_h$, of shape
 # $d_c \times d_h$, gives head $h$ a key part of $d_h$ numbers (`qk_nope_head_dim`), and
-# $W^{UV}_h$, of shape $d_c \times d_v$, a value of $d_v$ numbers (`v_head_dim`). One more
+# $W^{UV}_h$, of shape $d_c \times d_v$, a value of $d_v$ numbers (`v_head_dim`). The RMSNorm,
+# with a learned gain (`kv_a_layernorm` in transformers' DeepSeek-V3 code), acts on the
+# latent before it is cached; everything below starts from the cached latent, so it holds
+# with the norm or without it, and the small model below leaves it out. One more
 # piece makes it work with RoPE ([Chapter 6](06_positions.ipynb)): the decoupled RoPE key
 # below, of $d_h^R$ numbers (`qk_rope_head_dim`). DeepSeek-V2 and V3 compress the query too,
 # through a latent of 1,536 numbers (`q_lora_rank`); that saves weights and activation memory
@@ -658,52 +689,13 @@ step_table(
 # its own; DeepSeek-V2's paper reports that MLA matched or beat multi-head attention in its
 # experiments, where GQA and MQA lost quality.
 #
-# **Which path runs when.** The absorbed path is not always the cheaper one. Count the FLOPs
-# of one head for one (query, key) pair at V3's sizes ($d_h = d_v = 128$): naive, a score over
-# $d_h + d_h^R$ numbers and a weighted sum of $d_v$; absorbed, a score over $d_c + d_h^R$ and a
-# weighted sum of latents of $d_c$. And what the naive path pays first: decompressing one
-# cached latent into the keys and values of all 128 heads, $2 H d_c (d_h + d_v)$:
-# %%
-d_c_v3, d_rope_v3, d_v_v3 = 512, 64, 128  # kv_lora_rank, qk_rope_head_dim, v_head_dim
-pair_naive = 2 * (d_h + d_rope_v3) + 2 * d_v_v3  # one head, one (query, key) pair
-pair_absorbed = 2 * (d_c_v3 + d_rope_v3) + 2 * d_c_v3  # the same pair, absorbed
-decompress = 2 * heads_v3 * d_c_v3 * (d_h + d_v_v3)  # 1 latent -> 128 keys, values
-absorbed_token = heads_v3 * pair_absorbed  # 1 query, all heads, 1 cached token
-pair_ratio, decompress_ratio = pair_absorbed / pair_naive, decompress / absorbed_token
-print("FLOPs per head and pair: naive", pair_naive, "absorbed", pair_absorbed)
-print("per cached token at a decoding step:", end=" ")
-print("decompress", decompress, "absorbed", absorbed_token)
-# %% [markdown]
-# A pair costs {eval}`pair_naive` FLOPs naive and {eval}`pair_absorbed` absorbed,
-# {eval}`dec(pair_ratio, 1)` times as many. In dense MLA, as in DeepSeek-V2 and V3, prefill
-# and training meet every key with every query, $n^2$ pairs, and decompress each latent only
-# once, so they run the naive path. A decoding step has one query: decompressing each cached
-# latent costs {eval}`grouped(decompress)` FLOPs, {eval}`dec(decompress_ratio, 0)` times
-# the {eval}`grouped(absorbed_token)` of attending to it absorbed, so decoding runs the
-# absorbed path, over a cache it reads as it is. Serving code does the same; vLLM's MLA
-# kernels, for one, run prefill naive and decode absorbed. That rule is dense MLA's.
-# DeepSeek-V3.2's sparse attention ([Chapter 12](12_linear_attention.ipynb)) is built on the
-# absorbed path, MLA's "MQA mode", so that each selected latent serves every head at once, and
-# it was trained that way ([DeepSeek-AI, 2025](references.md)); serving code may still run a
-# short prompt, one no longer than the 2,048 keys each query selects, naive, as SGLang does.
-#
-# **What a latent with no head axis costs.** Absorbed, MLA is multi-query attention: one
-# latent and one RoPE key per token, shared by every head. Tensor parallelism, which splits
-# a layer's heads across GPUs, therefore cannot split this cache: every GPU holds the whole
-# latent cache of every sequence it serves. Serving code runs the attention of DeepSeek's
-# models data-parallel instead, each GPU holding the cache of its own requests only
-# ([SGLang's documentation](https://docs.sglang.io/docs/advanced_features/dp_dpa_smg_guide)).
-# Nor does MLA mix with QK-norm on each head's keys: the absorbed path never forms those keys,
-# so there is nothing to normalise. Kimi K2, built on MLA, bounds its scores in the weights
-# instead: its optimiser, MuonClip, rescales a head's query and key projection weights after
-# an update whenever that head's largest score has passed a threshold
-# ([Kimi Team, 2025a](references.md)).
-#
 # The calculator of [Chapter 10](10_generation.ipynb) holds these models too. Its menu sets
 # DeepSeek-V3 (its latent against MHA, GQA and MQA of the same model), Gemma 3 27B and
 # gpt-oss-120b (their global layers, which hold all $n$ tokens, and their local ones, which
 # hold $\min(n, W)$), each against the plain KV cache of every layer; the totals at 32k, 128k
 # and 1M tokens are printed under the bars. Slide $n$, the window, the pattern or the latent.
+# (Its menu names the 2-byte format float16; bfloat16, this chapter's, has the same 2 bytes a
+# number, so the sizes are the same.)
 
 # %%
 calculator = MemoryCalculator(
@@ -735,7 +727,8 @@ step_table(
             "Gemma 2's cap c on the scaled scores",
             "a learned sink logit per head (a weight, in gpt-oss)",
             "RMSNorm gains on each head's q and k (weights)",
-            "Gemma 3: RoPE's base on the local layers (10,000)",
+            "Gemma 3: RoPE's base on the local layers (10,000); in transformers 5, "
+            "rope_parameters, one entry per layer type",
             "Llama 4: the chunk a local layer attends within (8,192)",
             "Llama 4: which layers rotate (0: NoPE, the global ones)",
             "MLA: the latent's width d<sub>c</sub>",
@@ -751,8 +744,8 @@ step_table(
             "attention sinks",
             "QK-norm",
             "local and global layers; Chapter 6",
-            "chunked local attention",
-            "Chapter 6's NoPE",
+            "Going further: chunked local attention",
+            "Going further: chunked local attention; Chapter 6's NoPE",
             "MLA",
             "MLA (not cached)",
             "the decoupled RoPE key",
@@ -778,6 +771,122 @@ step_table(
     index_label="field",
 )
 # %% [markdown]
+# The models of 2026 are built from the same pieces. Hugging Face transformers reads four of
+# them with classes of its own, and their code and defaults say what each layer has
+# ([Hugging Face transformers, 2026](references.md)); a checkpoint's `config.json` may set
+# other sizes (Gemma 4's defaults are those of its smallest model, E2B):
+# %%
+step_table(
+    {
+        "window": [
+            "128, every layer",
+            "512 (E2B); 5 windowed : 1 global",
+            "none",
+            "none",
+        ],
+        "sink": ["a logit per head", "no", "no", "no"],
+        "gate": ["no", "no", "sigmoid, per head", "no"],
+        "QK-norm": [
+            "q per head (no gain), and the one K = V vector",
+            "per head",
+            "per head",
+            "over the whole projection",
+        ],
+        "keys, values": [
+            "1 vector of 512: key and value",
+            "GQA; global heads of 512",
+            "GQA",
+            "GQA, 8 heads of 128",
+        ],
+        "and also": [
+            "compressed caches in every layer; RoPE on 64 of the 512",
+            "no divisor (scaling 1.0); RMSNorm, no gain, on v; global layers rotate ¼ of each head",
+            "Gated DeltaNet layers, 3 : 1",
+            "nothing",
+        ],
+    },
+    index=["DeepSeek-V4", "Gemma 4", "Qwen3.5", "MiniMax-M2"],
+    index_label="model",
+)
+# %% [markdown]
+# DeepSeek-V4 goes past MLA: one vector of 512 numbers per token is both the key and the
+# value of all its heads, and every layer has gpt-oss's sink and a window of 128. Every layer
+# of the library's defaults also reads a cache compressed along the sequence (a checkpoint's
+# configuration may keep a few layers window-only): either one entry for every 4 tokens, of
+# which an indexer picks 512 for each query (the next chapter's sparse attention), or one
+# entry for every 128 tokens. Its QK-norm divides each head's query by its root mean square
+# with no gain, and normalises the one key with a gain; since the key is also the value, that
+# norm acts on the values too. RoPE rotates only 64 of the 512 numbers, and because the value
+# carries that rotation, the output's 64 are rotated back by the query's position: the
+# decoupled RoPE key of MLA in another form. It divides the scores by $\sqrt{512}$, where MLA
+# divided by $\sqrt{d_h + d_h^R}$.
+#
+# Gemma 4 keeps Gemma 3's five windowed layers to one global layer, with a window of 512 in the
+# library's defaults. It divides by nothing: its `scaling` is 1.0, and QK-norm alone sets the
+# scale, as in the table of
+# [the QK-norm section](11_modern_attention.ipynb#how-large-can-a-score-grow-qk-norm-and-soft-capping-qk).
+# It also normalises the values, with an RMSNorm that has no gain, and its global layers
+# rotate only a quarter of each head's numbers, with RoPE's base 1,000,000 (the local layers
+# use 10,000 and rotate all of them).
+#
+# Qwen3.5 keeps Qwen3-Next's gate and its three linear-attention layers to one attention layer
+# ([Chapter 12](12_linear_attention.ipynb)). MiniMax-M2 has global attention in every layer,
+# with a QK-norm over the whole projection, as OLMo 2's.
+#
+# Beyond this chapter: sparse attention, where each query reads a chosen subset of the keys,
+# is the next chapter's. Kimi K2 adopts DeepSeek-V3's MLA with fewer heads
+# ([Kimi Team, 2025a](references.md)). Read a configuration's fields against the formulas above, and
+# against the convention each library uses: the off-by-one of the window is not the only one.
+# %% [markdown]
+# ## Going further: which MLA path runs when
+#
+# The two MLA paths give the same numbers, but the absorbed one is not always the cheaper.
+# Count the FLOPs of one head for one (query, key) pair at V3's sizes ($d_h = d_v = 128$):
+# naive, a score over $d_h + d_h^R$ numbers and a weighted sum of $d_v$; absorbed, a score over
+# $d_c + d_h^R$ and a weighted sum of latents of $d_c$. And what the naive path pays first: decompressing one
+# cached latent into the keys and values of all 128 heads, $2 H d_c (d_h + d_v)$:
+# %%
+d_c_v3, d_rope_v3, d_v_v3 = 512, 64, 128  # kv_lora_rank, qk_rope_head_dim, v_head_dim
+pair_naive = 2 * (d_h + d_rope_v3) + 2 * d_v_v3  # one head, one (query, key) pair
+pair_absorbed = 2 * (d_c_v3 + d_rope_v3) + 2 * d_c_v3  # the same pair, absorbed
+decompress = 2 * heads_v3 * d_c_v3 * (d_h + d_v_v3)  # 1 latent -> 128 keys, values
+absorbed_token = heads_v3 * pair_absorbed  # 1 query, all heads, 1 cached token
+pair_ratio, decompress_ratio = pair_absorbed / pair_naive, decompress / absorbed_token
+print("FLOPs per head and pair: naive", pair_naive, "absorbed", pair_absorbed)
+print("per cached token at a decoding step:", end=" ")
+print("decompress", decompress, "absorbed", absorbed_token)
+# %% [markdown]
+# A pair costs {eval}`pair_naive` FLOPs naive and {eval}`pair_absorbed` absorbed,
+# {eval}`dec(pair_ratio, 1)` times as many. In dense MLA, as in DeepSeek-V2 and V3, prefill
+# and training meet every key with every query, $n^2$ pairs, and decompress each latent only
+# once, so they run the naive path. A decoding step has one query: decompressing each cached
+# latent costs {eval}`grouped(decompress)` FLOPs, {eval}`dec(decompress_ratio, 0)` times
+# the {eval}`grouped(absorbed_token)` of attending to it absorbed, so decoding runs the
+# absorbed path, over a cache it reads as it is. Serving code does the same; vLLM's MLA
+# kernels, for one, run prefill naive and decode absorbed. That rule is dense MLA's.
+# DeepSeek-V3.2's sparse attention ([Chapter 12](12_linear_attention.ipynb)) is built on the
+# absorbed path, MLA's "MQA mode", so that each selected latent serves every head at once, and
+# it was trained that way ([DeepSeek-AI, 2025](references.md)); serving code may still run a
+# short prompt, one no longer than the 2,048 keys each query selects, naive, as SGLang does.
+# %% [markdown]
+# ## Going further: what a latent with no head axis costs
+#
+# Absorbed, MLA is multi-query attention: one latent and one RoPE key per token, shared by
+# every head. Tensor parallelism, which splits a layer's heads across GPUs, therefore cannot
+# split this cache: every GPU holds the whole
+# latent cache of every sequence it serves. Serving code runs the attention of DeepSeek's
+# models data-parallel instead, each GPU holding the cache of its own requests only
+# ([SGLang's documentation](https://docs.sglang.io/docs/advanced_features/dp_dpa_smg_guide)).
+# Nor can MLA normalise each head's keys, as Qwen3's QK-norm does: that norm is not linear,
+# so it cannot be folded into the query, and the absorbed path never forms those keys. A norm
+# on the shared latent can, since the cache holds the latent already normalised; DeepSeek
+# normalises the latent, as in {eq}`eq-ch11-mla`. Kimi K2, built on MLA, bounds its scores in
+# the weights instead: its optimiser, MuonClip, rescales a head's query and key projection weights after
+# an update whenever that head's largest score has passed a threshold
+# ([Kimi Team, 2025a](references.md)).
+# %% [markdown]
+# ## Going further: Llama 4's chunked local attention (청크 로컬 어텐션)
+#
 # Llama 4 ([Meta AI, 2025](references.md)) has a local attention of its own, chunked local
 # attention (청크 로컬 어텐션): its local layers cut the text into chunks of
 # `attention_chunk_size` tokens, and a query sees the earlier keys of its own chunk only. It is
@@ -795,54 +904,7 @@ print(ac.sliding_window_mask(6, 6, 3).astype(int))
 # Query 3 starts the second chunk and sees only itself, where the band lets it see keys 1 to
 # 3. Llama 4's global layers use no position encoding at all; the configuration's
 # `no_rope_layers` lists a 1 for each layer that rotates and a 0 for each one that does not.
-#
-# The models of 2026 are built from the same pieces. Hugging Face transformers reads four of
-# them with classes of its own, and their code and defaults say what each layer has
-# ([Hugging Face transformers, 2026](references.md)); a checkpoint's `config.json` may set
-# other sizes:
-# %%
-step_table(
-    {
-        "window": ["128, every layer", "512; 5 windowed : 1 global", "none", "none"],
-        "sink": ["a logit per head", "no", "no", "no"],
-        "gate": ["no", "no", "sigmoid, per head", "no"],
-        "QK-norm": [
-            "q per head, and the one key",
-            "per head",
-            "per head",
-            "over the whole projection",
-        ],
-        "keys, values": [
-            "1 vector of 512: key and value",
-            "GQA; global heads of 512",
-            "GQA",
-            "GQA, 8 heads of 128",
-        ],
-        "and also": [
-            "compressed caches",
-            "nothing",
-            "Gated DeltaNet layers, 3 : 1",
-            "nothing",
-        ],
-    },
-    index=["DeepSeek-V4", "Gemma 4", "Qwen3.5", "MiniMax-M2"],
-    index_label="model",
-)
 # %% [markdown]
-# DeepSeek-V4 goes past MLA: one vector of 512 numbers per token is both the key and the
-# value of all its heads, every layer has gpt-oss's sink and a window of 128, and most
-# layers also read a cache compressed along the sequence: either one entry for every 4
-# tokens, of which an indexer picks 512 for each query (the next chapter's sparse
-# attention), or one entry for every 128 tokens. Gemma 4 keeps Gemma 3's five windowed
-# layers to one global layer. Qwen3.5 keeps Qwen3-Next's gate and its three linear-attention
-# layers to one attention layer ([Chapter 12](12_linear_attention.ipynb)). MiniMax-M2 has
-# global attention in every layer, with a QK-norm over the whole projection, as OLMo 2's.
-#
-# Beyond this chapter: sparse attention, where each query reads a chosen subset of the keys,
-# is the next chapter's. Kimi K2 adopts DeepSeek-V3's MLA with fewer heads
-# ([Kimi Team, 2025a](references.md)). Read a configuration's fields against the formulas above, and
-# against the convention each library uses: the off-by-one of the window is not the only one.
-#
 # ## Summary
 #
 # - A sliding window of $W$ keys is a band mask, $0 \le i - j < W$ (Hugging Face's
@@ -861,6 +923,16 @@ step_table(
 #   $\mathbf q \cdot (\mathbf c_j W^{UK}) = (\mathbf q\, {W^{UK}}^\top) \cdot \mathbf c_j$
 #   ({eval}`naive_small` both ways by hand). DeepSeek-V3 caches {eval}`dec(per_token_kib["MLA"], 2)`
 #   KiB per token instead of {eval}`grouped(per_token_kib["MHA"])`.
+# - A configuration names each of these in a field (`sliding_window`, `layer_types`, `sinks`,
+#   `q_norm`, `kv_lora_rank`, …), and 2026's models combine them: DeepSeek-V4 one K = V vector
+#   of 512 per token with a sink, a window and compressed caches; Gemma 4 windows 5 : 1 and
+#   QK-norm with no divisor at all; Qwen3.5 a gate; MiniMax-M2 a QK-norm over the whole
+#   projection.
+# - *Going further:* a pair costs {eval}`dec(pair_ratio, 1)` times as many FLOPs absorbed, but
+#   a decoding step that decompresses pays {eval}`dec(decompress_ratio, 0)` times more per
+#   cached token, so dense MLA prefills naive and decodes absorbed; a latent with no head axis
+#   cannot be split across GPUs by heads; Llama 4's chunked attention is a band whose start
+#   jumps at each chunk boundary.
 # %% [markdown]
 # ## Exercises
 #
