@@ -727,8 +727,8 @@ step_table(
             "Gemma 2's cap c on the scaled scores",
             "a learned sink logit per head (a weight, in gpt-oss)",
             "RMSNorm gains on each head's q and k (weights)",
-            "Gemma 3: RoPE's base on the local layers (10,000); in transformers 5, "
-            "rope_parameters, one entry per layer type",
+            "Gemma 3: RoPE's base on the local layers (10,000); transformers 5 reads it "
+            "into its RoPE parameters, one entry per layer type",
             "Llama 4: the chunk a local layer attends within (8,192)",
             "Llama 4: which layers rotate (0: NoPE, the global ones)",
             "MLA: the latent's width d<sub>c</sub>",
