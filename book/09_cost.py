@@ -934,7 +934,7 @@ print(f"naive {naive_hbm_mib:.1f} MiB, FlashAttention-2 {flash_hbm_mib:.1f} MiB"
 # {eval}`plain(kv_mib)` MiB here, and an H100's L2 cache holds 50 MB (NVIDIA's Hopper
 # architecture whitepaper). With the L2 serving the re-reads, the traffic approaches reading
 # $Q$, $K$, $V$ and writing the output and $\Lambda$ once, {eval}`dec(least_hbm_mib, 1)` MiB
-# here: about {eval}`plain(round(least_ratio))` times less than the naive path.
+# here: about {eval}`dec(least_ratio, 0)` times less than the naive path. Now the FLOPs.
 #
 # Training pays for a backward pass too, and it costs about twice the forward: each product
 # $C = AB$ of the forward pass needs two in the backward, $\partial A = \partial C\,B^\top$
