@@ -9,49 +9,43 @@
 # %% [markdown]
 # # The n² cost (n² 비용)
 #
-# The Quanta write-up ([references](references.md)), a Korean article on a Quanta Magazine
-# column, whose worked example the book follows, ends its mathematics on attention's
-# technical limit (기술적 한계): $QK^\top$ is an $n \times n$ matrix for $n$ words, so the
-# computation (계산량) and the memory (메모리) grow with the square of the sequence length.
-# This chapter counts that cost by hand, and then removes the memory half of it with the
-# trick every fast attention kernel uses today: the online softmax.
+# The Korean write-up of a Quanta Magazine column that this book follows
+# ([references](references.md)) ends its mathematics on attention's technical limit
+# (기술적 한계): $QK^\top$ is an $n \times n$ matrix for $n$ words, so the computation
+# (계산량) and the memory (메모리) grow with the square of the sequence length. This chapter
+# counts that cost by hand, and then removes the memory half of it with the trick every fast
+# attention kernel uses today: the online softmax.
 #
 # After this chapter you will be able to:
 #
-# - count the FLOPs and the bytes of attention for given shapes, by hand for a three-word
-#   sentence and as a formula, and say how much memory the weights of a 32k- or 128k-token
-#   context take;
-# - run the online softmax (온라인 소프트맥스) by hand, block by block, with its running max,
-#   running sum and rescale factor, merge two halves computed apart, and explain why it needs
-#   $O(n \cdot \text{block})$ memory instead of $O(n^2)$ with the same matrix-product FLOPs;
-# - say what FlashAttention adds to it: query tiles, a saved log-sum-exp, and recomputation in
-#   the backward pass, and count what training adds: a backward pass of about twice the
-#   forward's FLOPs, 2.5 times with the recomputation.
+# - count the FLOPs and the bytes of attention for given shapes;
+# - run the online softmax (온라인 소프트맥스) by hand and merge two halves computed apart;
+# - name what FlashAttention adds to it.
 #
-# The sections marked *Going further* add four more skills:
+# The sections marked *Going further* add, one line each:
 #
-# - measure time and memory against $n$ on your own machine and read the slope of a log-log
-#   plot;
-# - say which steps of a naive implementation are compute-bound and which memory-bound, on
-#   this machine and on a GPU, from their FLOPs per byte and the machine's ridge point;
-# - run attention in query tiles by hand, as `ac.scaled_dot_product_attention` does on long
-#   inputs through `ac.blocked_attention`, and say why each tile is just the plain formula;
+# - weigh attention's FLOPs against the rest of a layer's;
+# - measure time and memory against $n$ on your machine and read a log-log slope;
+# - say, by the roofline model, which steps are compute-bound and which memory-bound;
+# - count FlashAttention's bytes through a GPU's memory and the FLOPs training adds;
+# - run attention in query tiles, as `attn_core` does on long inputs;
 # - name the main lines of work that avoid the quadratic cost.
 #
 # **The core of this chapter** is computing exact attention without ever holding its
-# $n \times n$ scores: [count the score matrix](09_cost.ipynb#count-it-the-score-matrix-is), weigh it
-# [against the rest of the layer](09_cost.ipynb#against-the-rest-of-the-layer) and in
-# [memory at long contexts](09_cost.ipynb#how-much-memory-long-contexts), then run
+# $n \times n$ scores: [count the score matrix](09_cost.ipynb#count-it-the-score-matrix-is) and
+# [its memory at long contexts](09_cost.ipynb#how-much-memory-long-contexts), then run
 # [the online softmax by hand](09_cost.ipynb#memory-efficient-attention-by-hand),
 # [chunked on a long sequence](09_cost.ipynb#the-chunked-version-on-a-long-sequence), and see
-# [what FlashAttention adds](09_cost.ipynb#what-flashattention-adds). The sections marked *Going further*
-# measure the cost on your machine, find where the time goes, and show the query tiles
+# [what FlashAttention adds](09_cost.ipynb#what-flashattention-adds). The sections marked
+# *Going further* weigh attention against the rest of the layer, measure the cost on your
+# machine, find where the time goes, count FlashAttention's bytes, and show the query tiles
 # `attn_core` runs and where the field went; a first reading can skip them, and no core
 # section needs them.
 
 # %%
 import functools
 import math
+import os
 import time
 
 import attn_core as ac
@@ -78,6 +72,13 @@ chapter_start = time.perf_counter()
 rng = np.random.default_rng(0)
 # processor time where its steps are fine (Linux, macOS), else the wall clock (Windows)
 cpu_time, cpu_tick, clock_name = processor_clock()
+n_cores = os.cpu_count()
+
+
+def load_average():
+    """The 1-minute load average (how many programs wanted a core); nan where unknown."""
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan
+
 
 # %% [markdown]
 # ## Count it: the score matrix is $L \times S$
@@ -146,99 +147,34 @@ step_table(
 )
 
 # %% [markdown]
-# ## Against the rest of the layer
-#
-# Attention is not all of a layer's work. Every token also goes through the four projections
-# $W_Q, W_K, W_V, W_O$ of [Chapter 7](07_heads_and_masks.ipynb), each $d_\text{model} \times
-# d_\text{model}$, and through the layer's MLP, which widens to $4\,d_\text{model}$ and back.
-# Per token, counting 2 FLOPs a multiply-add, the projections cost $8\,d_\text{model}^2$, the
-# MLP $16\,d_\text{model}^2$, and attention $4\,n\,d_\text{model}$ ($QK^\top$ and the weights
-# times $V$, over all heads, for each of the $n$ keys). Attention catches up with the rest at
-# $4\,n\,d_\text{model} = 24\,d_\text{model}^2$, that is at $n = 6\,d_\text{model}$. For GPT-2
-# small:
-
-# %%
-d_model, n_heads = 768, 12  # GPT-2 small; d_head = 64
-projections = 2 * 4 * d_model * d_model  # per token: W_Q, W_K, W_V, W_O
-mlp = 2 * 2 * d_model * (4 * d_model)  # per token: up to 4 d_model and back
-per_key = ac.attention_cost(1, n_heads, 1, 1, d_model // n_heads).matmul_flops  # 4 d_model
-crossover = (projections + mlp) / per_key  # the n at which n * per_key equals the rest
-crossover_per_d = crossover / d_model
-layer_n = [1024, int(crossover), 32768]
-attention_share = [n * per_key / (n * per_key + projections + mlp) for n in layer_n]
-step_table({"n": [f"{n:,}" for n in layer_n], "attention's share of the FLOPs": attention_share})
-
-# %% [markdown]
-# The crossover is at $n =$ {eval}`plain(crossover)`, {eval}`plain(crossover_per_d)` times
-# $d_\text{model}$: at GPT-2's 1,024 tokens attention does
-# {eval}`dec(attention_share[0], 2)` of the layer's FLOPs, at 32k
-# {eval}`dec(attention_share[2], 2)`. A causal model halves it again: query $t$ sees $t + 1$
-# keys, $n(n + 1)/2$ pairs in all, so a kernel that skips the masked half (FlashAttention-2
-# skips every tile above the diagonal) does about half the score work. `ac.attention_cost`
-# counts only those pairs with `causal=True`:
-
-# %%
-causal_flops = ac.attention_cost(1, n_heads, 32768, 32768, 64, causal=True).matmul_flops
-causal_fraction = causal_flops / ac.attention_cost(1, n_heads, 32768, 32768, 64).matmul_flops
-crossover_causal = round(2 * crossover) - 1  # a query sees (n + 1) / 2 keys on average
-at_crossover = ac.attention_cost(1, n_heads, crossover_causal, crossover_causal, 64, causal=True)
-causal_per_token = at_crossover.matmul_flops / crossover_causal  # averaged over the queries
-assert causal_per_token == projections + mlp  # the crossover, counted pair by pair
-crossover_causal_per_d = crossover_causal / d_model
-crossover_causal_times = round(crossover_causal_per_d)  # about 12
-causal_fraction, crossover_causal, crossover_causal_per_d
-
-# %% [markdown]
-# At 32k tokens the causal pass computes {eval}`dec(causal_fraction, 4)` of the full pass's
-# products, and the crossover moves to $n =$ {eval}`plain(crossover_causal)`, about
-# {eval}`plain(crossover_causal_times)` times $d_\text{model}$.
-#
-# GPT-2's layer is an old shape: four $d_\text{model} \times d_\text{model}$ projections and
-# an MLP of two matrices. Llama 3's 8-billion model ([Grattafiori et al., 2024](references.md))
-# has grouped-query attention, whose $W_K$ and $W_V$ make 8 key-value heads of 128 for the
-# 32 query heads (Chapter 10), and a SwiGLU MLP of three $d_\text{model} \times 14336$
-# matrices. Its attention FLOPs per key are the same $4\,d_\text{model}$: every query head
-# still scores every key.
-
-# %%
-d_llama, heads_llama, kv_heads_llama, d_ff_llama = 4096, 32, 8, 14336  # Llama 3 8B
-d_head_llama = d_llama // heads_llama  # 128
-kv_width = kv_heads_llama * d_head_llama  # 1024: W_K and W_V are d_model × 1024
-projections_llama = 2 * d_llama * (2 * d_llama + 2 * kv_width)  # W_Q, W_O, W_K, W_V
-mlp_llama = 2 * 3 * d_llama * d_ff_llama  # SwiGLU: gate, up and down matrices
-per_key_llama = ac.attention_cost(1, heads_llama, 1, 1, d_head_llama).matmul_flops
-crossover_llama = (projections_llama + mlp_llama) / per_key_llama
-crossover_llama_per_d = crossover_llama / d_llama
-crossover_llama, crossover_llama_per_d
-
-# %% [markdown]
-# Its crossover is at $n =$ {eval}`plain(crossover_llama)`, {eval}`plain(crossover_llama_per_d)`
-# times $d_\text{model}$: the smaller $W_K$ and $W_V$ and the wider MLP nearly cancel, and the
-# conclusion holds for a 2024 model as for GPT-2. The $n^2$ dominates the time only for long
-# inputs; the memory of the weights, next, is another matter.
-#
 # ## How much memory: long contexts
 #
 # Context windows have grown from GPT-2's 1,024 tokens to 128k (131,072) and, in many 2026
 # models, 256k to 1M tokens, read with many heads. Held at once, the weights of one layer are
-# $B \cdot h \cdot n^2 \cdot b$ bytes. A model with 32 heads in float16 (2 bytes), one
-# sequence, at 32k (32,768) and 128k tokens:
+# $B \cdot h \cdot n^2 \cdot b$ bytes. A naive forward pass can free them once the layer is
+# done, but a naive training step keeps the weights of *every* layer until the backward pass,
+# which needs them ([Chapter 8](08_learning.ipynb)). A model with 32 heads in float16
+# (2 bytes), one sequence, at 32k (32,768) and 128k tokens:
 
 # %%
 GiB = 2**30
 heads, dtype = 32, "float16"
 weights_32k = ac.attention_cost(1, heads, 32768, 32768, 128, dtype).score_bytes / GiB
 weights_128k = ac.attention_cost(1, heads, 131072, 131072, 128, dtype).score_bytes / GiB
-laptop, gpu = 16, 80  # GiB: a laptop's memory, a large data-centre GPU's
+laptop, gpu = 16, 80  # GiB: a laptop's memory, an H100-class data-centre GPU's
 laptops_32k = weights_32k / laptop
 gpus_128k = weights_128k / gpu
+n_layers = 32  # layers whose weights a naive training step keeps for the backward pass
+training_32k = n_layers * weights_32k
 print(f"32k: {weights_32k:,.0f} GiB   128k: {weights_128k:,.0f} GiB")
 
 # %% [markdown]
-# At 32k tokens the weights of a single layer take {eval}`plain(weights_32k)` GiB,
-# {eval}`plain(laptops_32k)` times a {eval}`laptop` GiB laptop's memory; at 128k,
-# {eval}`plain(weights_128k)` GiB, {eval}`dec(gpus_128k, 1)` times the
-# {eval}`gpu` GiB of one of the largest GPUs. Try other shapes in the calculator: slide $n$,
+# The weights outgrow a laptop at 32k tokens and a data-centre GPU at 128k. At 32k tokens
+# the weights of a single layer take {eval}`plain(weights_32k)` GiB, {eval}`plain(laptops_32k)` times a
+# {eval}`laptop` GiB laptop's memory. At 128k they take {eval}`plain(weights_128k)` GiB,
+# {eval}`dec(gpus_128k, 1)` times the memory of a data-centre GPU of the H100 class (about
+# {eval}`gpu` GiB). A naive training step of {eval}`n_layers` such layers would keep
+# {eval}`plain(training_32k)` GiB at 32k alone. Try other shapes in the calculator: slide $n$,
 # the heads and the batch, or pick another dtype, and watch the bar cross the laptop's and the
 # GPU's memory. It computes in your browser, even on the static site.
 
@@ -414,8 +350,9 @@ full_flops = ac.attention_cost(1, 1, n_long, n_long, 64).matmul_flops
 block_flops, full_flops
 
 # %% [markdown]
-# What about the time? On the build machine, in milliseconds (measured: your run gives
-# your machine's numbers):
+# So the online softmax computes every score once, as the plain path does: the same
+# matrix-product FLOPs, plus a small rescaling cost per block. What about the time? On the
+# build machine, in milliseconds (measured: your run gives your machine's numbers):
 
 # %% tags=["nbval-ignore-output"]
 with one_blas_thread():  # the fastest of 3 calls each, the library on one thread
@@ -427,16 +364,19 @@ chunked_vs_plain = long_ms["chunked"] / long_ms["plain"]
 chunked_vs_floor = long_ms["chunked"] / long_ms["floor"]
 block_mib = n_long * block * 4 / 2**20  # one block of float32 scores
 n_blocks = n_long // block
+load_long = load_average()  # other programs running at once slow a timing down
 long_ms
 
 # %% [markdown]
-# Here the chunked path took {eval}`dec(chunked_vs_plain, 2)` times the plain path's time and
+# With numpy on a CPU the time can go either way; the memory saving is certain. Here, at a
+# load average of {eval}`dec(load_long, 1)` on {eval}`n_cores` cores, the chunked path took
+# {eval}`dec(chunked_vs_plain, 2)` times the plain path's time and
 # {eval}`dec(chunked_vs_floor, 1)` times the two matrix products alone. Two effects pull in
-# opposite directions. Its blocks of scores, $n \times$ {eval}`block` numbers
-# ({eval}`plain(block_mib)` MiB), can stay in the caches, so its elementwise passes need not
-# wait for main memory; but it runs a Python loop over {eval}`n_blocks` blocks and rescales the
-# running output at each one. With numpy on a CPU the time can go either way; the memory
-# saving is certain.
+# opposite directions. A block's three arrays (its scores, their shifted copy, their
+# exponentials), $n \times$ {eval}`block` numbers and {eval}`plain(block_mib)` MiB each, can
+# stay in a large last-level (L3) cache, though not in a core's own L2 of a few MiB; where
+# they do, its elementwise passes need not wait for main memory. But it runs a Python loop
+# over {eval}`n_blocks` blocks and rescales the running output at each one.
 
 # %% [markdown]
 # ## What FlashAttention adds
@@ -444,9 +384,9 @@ long_ms
 # FlashAttention ([Dao et al., 2022](references.md)) runs the same online softmax inside one
 # GPU kernel: $QK^\top$, the softmax and the product with $V$ fused, each block of scores
 # living in the chip's small on-chip memory (SRAM) and never reaching the large, slow main
-# memory (HBM). On a GPU the naive version's time is mostly that traffic (why, by the
-# roofline model, is in [Going further: where the time goes](09_cost.ipynb#going-further-where-the-time-goes)),
-# so removing it makes exact attention several times faster as well as $O(n)$ in
+# memory (HBM). On a GPU the naive version's time is mostly that traffic: each score is
+# written out once and read back once per pass of the softmax, a few bytes moved for every few
+# FLOPs. Removing it makes exact attention several times faster as well as $O(n)$ in
 # memory beyond its inputs and output (the statistics $m$ and $\ell$ per query in HBM, plus
 # one tile at a time in SRAM). Our loop over key blocks is its core; three more pieces make
 # it a kernel:
@@ -459,44 +399,14 @@ long_ms
 #   also run at once, one per group of cores ([Dao, 2023b](references.md)).
 # - **The saved log-sum-exp.** When a query's row is done, the forward pass keeps, besides the
 #   output, one number per query: the log-sum-exp of the row's scores,
-#   $\Lambda = m + \log \ell$ (FlashAttention-2; the first version saved $m$ and $\ell$
-#   apart). That is $n$ numbers instead of $n^2$ weights, and every weight can be rebuilt
+#   $\Lambda = m + \log \ell$ (FlashAttention-2; the first paper's algorithm saved $m$
+#   and $\ell$ apart). That is $n$ numbers instead of $n^2$ weights, and every weight can be rebuilt
 #   from it and its score, $w_j = e^{s_j - \Lambda}$.
 # - **Recomputation in the backward pass.** Training needs the weights again for the
 #   gradients. Instead of reading $n^2$ stored weights back from HBM, the backward pass
 #   recomputes each block of scores from $Q$ and $K$ and each block of weights from $\Lambda$. That
 #   costs more FLOPs, another $QK^\top$, but far fewer bytes, and on a GPU the bytes were the
 #   bottleneck.
-#
-# Count those bytes for one head's forward pass at $n = 4096$, $d_\text{head} = 64$, in bf16.
-# The naive path reads $Q$, $K$, $V$ and writes the output, and in between writes the
-# scores, reads them back for the softmax, writes the weights and reads them again for the
-# product with $V$: $4n^2$ numbers through main memory beside $4nd$. FlashAttention-2 reads
-# each block of queries once and writes its output and log-sum-exp once, but reads all of
-# $K$ and $V$ once for each block of queries; its kernel for $d_\text{head} = 64$ takes
-# blocks of 128 queries:
-
-# %%
-n_io, d_io, bf16 = 4096, 64, 2  # one head; bytes a number
-query_block = 128  # FlashAttention-2's block of queries for d_head = 64
-naive_numbers = 4 * n_io * d_io + 4 * n_io**2  # Q, K, V, O; scores and weights twice each
-flash_numbers = 2 * n_io * d_io + 2 * n_io * d_io * (n_io // query_block)  # K, V per block
-naive_hbm_mib = bf16 * naive_numbers / 2**20
-flash_hbm_mib = (bf16 * flash_numbers + 4 * n_io) / 2**20  # + one float32 Λ per query
-hbm_ratio = naive_hbm_mib / flash_hbm_mib
-limit_ratio = 2 * query_block / d_io  # 4 n² ÷ (2 n d · n / block) for large n
-print(f"naive {naive_hbm_mib:.1f} MiB, FlashAttention-2 {flash_hbm_mib:.1f} MiB")
-
-# %% [markdown]
-# The naive path moves {eval}`dec(naive_hbm_mib, 1)` MiB, FlashAttention-2 at most
-# {eval}`dec(flash_hbm_mib, 1)` MiB, {eval}`dec(hbm_ratio, 1)` times fewer: at most,
-# because blocks of queries that run at the same time read the same blocks of $K$ and $V$,
-# which the GPU's L2 cache can then serve. Both counts grow with $n^2$, and their ratio
-# tends to $2 \cdot 128 / d_\text{head} =$ {eval}`plain(limit_ratio)` for long sequences; the
-# larger the block of queries the chip's on-chip memory holds, the fewer times $K$ and $V$
-# are read (FlashAttention's analysis: $\Theta(n^2 d^2 / M)$ accesses to the GPU's main memory
-# (HBM), each of one number, for an on-chip memory of $M$ numbers, against the naive path's
-# $\Theta(n d + n^2)$, [Dao et al., 2022](references.md)).
 #
 # The log-sum-exp of the worked example's row, from the running max and sum above, gives back
 # its weights:
@@ -508,34 +418,88 @@ np.testing.assert_allclose(weights_from_lse, weights_online)
 
 # %% [markdown]
 # $\Lambda =$ {eval}`dec(lse)` and $e^{s_j - \Lambda}$ gives {eval}`dec(weights_from_lse)`,
-# the weights again. So the claim of this chapter's opening holds: the same matrix-product
-# FLOPs in the forward pass, plus a small rescaling cost per block; every score is computed
-# once, as the plain path does.
-#
-# Training pays for a backward pass too, and it costs about twice the forward: each product
-# $C = AB$ of the forward pass needs two in the backward, $\partial A = \partial C\,B^\top$
-# and $\partial B = A^\top \partial C$, of the same size. That is why a model of $N$
-# parameters is counted at about $6N$ FLOPs a training token against $2N$ for the forward
-# pass ([Kaplan et al., 2020](references.md)). Attention's two products become four in the
-# backward pass, and FlashAttention's recomputation of $QK^\top$ adds a fifth:
-
-# %%
-forward_products = 2  # Q Kᵀ and weights V, of equal FLOPs when d_v = d_k
-backward_products = 2 * forward_products  # dQ and dK from dS, d(weights) and dV from dO
-backward_flash = backward_products + 1  # FlashAttention recomputes Q Kᵀ
-backward_ratio = backward_products / forward_products  # 2
-flash_ratio = backward_flash / forward_products  # 2.5
-# one causal layer of 32 heads of 128 at 8k tokens: forward + backward, recomputation included
-train_cost = ac.attention_cost(1, 32, 8192, 8192, 128, causal=True)
-train_tflop = train_cost.matmul_flops * (1 + flash_ratio) / 1e12
-backward_ratio, flash_ratio, train_tflop
+# the weights again: from $n$ saved numbers the backward pass can rebuild all $n^2$ weights.
+# The $n^2$ in time remains, since every score is still computed; what FlashAttention removes
+# is the $n \times n$ table in memory and the traffic to and from it.
+# [Going further: FlashAttention counted](09_cost.ipynb#going-further-flashattention-counted)
+# counts those bytes, and the FLOPs training adds.
 
 # %% [markdown]
-# The backward pass does {eval}`plain(backward_ratio)` times the forward's matrix-product
-# FLOPs, {eval}`plain(flash_ratio)` times with the recomputation: more FLOPs, to move fewer
-# bytes. One causal layer of 32 heads of 128 at 8k tokens then costs
-# {eval}`dec(train_tflop, 2)` TFLOP of attention products per training step. Either way the
-# $n^2$ in time remains.
+# ## Going further: against the rest of the layer
+#
+# Attention is not all of a layer's work. Every token also goes through the four projections
+# $W_Q, W_K, W_V, W_O$ of [Chapter 7](07_heads_and_masks.ipynb), each $d_\text{model} \times
+# d_\text{model}$, and through the layer's MLP, which widens to $4\,d_\text{model}$ and back.
+# Per token, counting 2 FLOPs a multiply-add, the projections cost $8\,d_\text{model}^2$, the
+# MLP $16\,d_\text{model}^2$, and attention $4\,n\,d_\text{model}$ ($QK^\top$ and the weights
+# times $V$, over all heads, for each of the $n$ keys). Attention catches up with the rest at
+# $4\,n\,d_\text{model} = 24\,d_\text{model}^2$, that is at $n = 6\,d_\text{model}$. For GPT-2
+# small:
+
+# %%
+d_model, n_heads = 768, 12  # GPT-2 small; d_head = 64
+projections = 2 * 4 * d_model * d_model  # per token: W_Q, W_K, W_V, W_O
+mlp = 2 * 2 * d_model * (4 * d_model)  # per token: up to 4 d_model and back
+per_key = ac.attention_cost(1, n_heads, 1, 1, d_model // n_heads).matmul_flops  # 4 d_model
+crossover = (projections + mlp) / per_key  # the n at which n * per_key equals the rest
+crossover_per_d = crossover / d_model
+layer_n = [1024, int(crossover), 32768]
+attention_share = [n * per_key / (n * per_key + projections + mlp) for n in layer_n]
+step_table({"n": [f"{n:,}" for n in layer_n], "attention's share of the FLOPs": attention_share})
+
+# %% [markdown]
+# Attention does most of the layer's work only for long inputs: it passes the rest at
+# $n =$ {eval}`plain(crossover)`, {eval}`plain(crossover_per_d)` times $d_\text{model}$, and
+# the table shows its share below and above that point. A causal model halves attention's
+# FLOPs: query $t$ sees $t + 1$ keys, $n(n + 1)/2$ pairs in all, so a kernel that skips the masked half (FlashAttention-2
+# skips every tile above the diagonal) does about half the score work. `ac.attention_cost`
+# counts only those pairs with `causal=True`:
+
+# %%
+causal_flops = ac.attention_cost(1, n_heads, 32768, 32768, 64, causal=True).matmul_flops
+causal_fraction = causal_flops / ac.attention_cost(1, n_heads, 32768, 32768, 64).matmul_flops
+crossover_causal = round(2 * crossover) - 1  # a query sees (n + 1) / 2 keys on average
+at_crossover = ac.attention_cost(1, n_heads, crossover_causal, crossover_causal, 64, causal=True)
+causal_per_token = at_crossover.matmul_flops / crossover_causal  # averaged over the queries
+assert causal_per_token == projections + mlp  # the crossover, counted pair by pair
+crossover_causal_per_d = crossover_causal / d_model
+crossover_causal_times = round(crossover_causal_per_d)  # about 12
+causal_fraction, crossover_causal, crossover_causal_per_d
+
+# %% [markdown]
+# The crossover then moves to about {eval}`plain(crossover_causal_times)` times
+# $d_\text{model}$, $n =$ {eval}`plain(crossover_causal)`; at 32k tokens the causal pass
+# computes {eval}`dec(causal_fraction, 4)` of the full pass's products.
+#
+# GPT-2's layer is an old shape: four $d_\text{model} \times d_\text{model}$ projections and
+# an MLP of two matrices. Llama 3's 8-billion model ([Grattafiori et al., 2024](references.md))
+# has grouped-query attention, whose $W_K$ and $W_V$ make 8 key-value heads of 128 for the
+# 32 query heads (Chapter 10), and a SwiGLU MLP of three $d_\text{model} \times 14336$
+# matrices. Its attention FLOPs per key are the same $4\,d_\text{model}$: every query head
+# still scores every key.
+
+# %%
+d_llama, heads_llama, kv_heads_llama, d_ff_llama = 4096, 32, 8, 14336  # Llama 3 8B
+d_head_llama = d_llama // heads_llama  # 128
+kv_width = kv_heads_llama * d_head_llama  # 1024: W_K and W_V are d_model × 1024
+projections_llama = 2 * d_llama * (2 * d_llama + 2 * kv_width)  # W_Q, W_O, W_K, W_V
+mlp_llama = 2 * 3 * d_llama * d_ff_llama  # SwiGLU: gate, up and down matrices
+per_key_llama = ac.attention_cost(1, heads_llama, 1, 1, d_head_llama).matmul_flops
+crossover_llama = (projections_llama + mlp_llama) / per_key_llama
+crossover_llama_per_d = crossover_llama / d_llama
+projections_llama_d2 = projections_llama / d_llama**2  # in units of d_model², per token
+mlp_llama_d2 = mlp_llama / d_llama**2
+rest_llama_d2 = projections_llama_d2 + mlp_llama_d2
+crossover_llama, crossover_llama_per_d
+
+# %% [markdown]
+# The conclusion holds for a 2024 model as for GPT-2. The smaller $W_K$ and $W_V$ and the
+# wider MLP nearly cancel: per token the projections cost
+# {eval}`plain(projections_llama_d2)`$\,d_\text{model}^2$ instead of 8 and the MLP
+# {eval}`plain(mlp_llama_d2)`$\,d_\text{model}^2$ instead of 16,
+# {eval}`plain(rest_llama_d2)`$\,d_\text{model}^2$ against 24. So the crossover is at
+# {eval}`plain(crossover_llama_per_d)` times $d_\text{model}$, $n =$
+# {eval}`plain(crossover_llama)`.
 
 # %% [markdown]
 # ## Going further: measure it on your machine
@@ -643,6 +607,7 @@ with one_blas_thread() as blas_threads:  # None: the library's threads were left
         f"{calls_per_timing} call(s) per timing",
     )
     print(machine())
+load_sweep = load_average()  # as in the printed line: how busy the machine was
 
 # %% [markdown]
 # On log-log axes a power law $t = c\,n^p$ is a straight line of slope $p$:
@@ -702,9 +667,11 @@ figures.show(
 # reproduces them, and your numbers will differ; the lines the cell printed say whether the
 # matrix library was held to one thread and name the processor, its vector extensions, the
 # library's kernel and its threads, and the load average (how many programs wanted the
-# processor at the time; above the number of cores, programs took turns). On the machine
-# that built this page, fitted through the {eval}`n_fitted` sizes from n = {eval}`fit_from`
-# to {eval}`largest_n`, the time's slope in each of the {eval}`n_sweeps` sweeps was
+# processor at the time; above the number of cores, programs took turns). The machine that
+# built this page was busy: a load average of {eval}`dec(load_sweep, 1)` on
+# {eval}`n_cores` cores, and processor time leaves out the waiting, not the caches and the
+# memory bandwidth other programs shared. There, fitted through the {eval}`n_fitted` sizes
+# from n = {eval}`fit_from` to {eval}`largest_n`, the time's slope in each of the {eval}`n_sweeps` sweeps was
 # {eval}`dec(sweep_slopes, 2)`, against the 2 of {eq}`eq-ch9-cost`: from one run of the same
 # cell to the next it moved by {eval}`dec(slope_range, 2)`. That spread, not a standard error
 # computed from one sweep's few points, is the slope's uncertainty: the points of one sweep
@@ -724,8 +691,10 @@ figures.show(
 #
 # The slowest call of a size took up to
 # {eval}`dec(slowest_over_fastest, 1)` times its fastest, a measure of how much the calls
-# differed; run the cells again and compare. The memory's slope is
-# {eval}`dec(memory_fit.slope, 2)`: at the largest size the plain path held
+# differed; run the cells again and compare. The memory's slope, fitted over all the sizes
+# from n = {eval}`measured_n[0]` (not from {eval}`fit_from`), is
+# {eval}`dec(memory_fit.slope, 2)`, a little below 2 because fixed overheads lift the
+# smallest sizes: at the largest size the plain path held
 # {eval}`dec(peak_in_matrices, 1)` times the bytes of one $n \times n$ matrix, because the
 # scores and their max-shifted copy are alive at once; the scaling, the exponential and the
 # division work in place.
@@ -793,6 +762,7 @@ with one_blas_thread():
         1e3 * timed(np.copyto, buffer, s_raw, repeats=9, clock=cpu_time, tick=cpu_tick).best
     )  # read n², write n²
 copy_gb_per_s = 2 * nn * 4 / copy_ms / 1e6
+load_steps = load_average()
 step_table(
     {
         "ms": step_ms,
@@ -808,9 +778,9 @@ step_table(
 # %% [markdown]
 # Read the table as a few numbers: the steps against the floor (the two products, steps 1
 # and 6, which any exact attention computes), the softmax's passes (steps 2 to 5) against
-# them:
+# them, each pass's FLOPs against one product's and its bytes per second against the copy's:
 
-# %%
+# %% tags=["nbval-ignore-output"]
 passes = slice(1, 5)  # the softmax's four passes
 products = [0, 5]  # Q Kᵀ and weights V
 floor_ms = step_ms[products].sum()
@@ -820,20 +790,37 @@ passes_gflops = step_flops[passes].sum() / step_ms[passes].sum() / 1e6
 products_gflops = step_flops[products].sum() / floor_ms / 1e6
 # each pass against one product
 fewer_flops = step_flops[0] / step_flops[passes]
+passes_vs_copy = step_bytes[passes] / step_ms[passes] / 1e6 / copy_gb_per_s  # 1: the copy's
+step_table(
+    {
+        "times fewer FLOPs than Q Kᵀ": [plain(x) for x in fewer_flops],
+        "GB/s ÷ the copy's": passes_vs_copy,
+    },
+    index=steps[passes],
+    digits=2,
+)
 
 # %% [markdown]
-# On the build machine (measured: only running the cells reproduces these numbers) the six
-# steps took {eval}`dec(steps_over_floor, 1)` times the floor. The softmax's four passes, in
-# order, do {eval}`plain(fewer_flops)` times fewer FLOPs than one product ($n^2$ for
-# ÷ $\sqrt{d_k}$ and exp, $2n^2$ for the row max and the row sum), yet their share of the time was
-# {eval}`dec(passes_share, 2)`, at {eval}`dec(passes_gflops, 1)` GFLOP/s against the
-# products' {eval}`dec(products_gflops, 1)`. The FLOPs per byte, the arithmetic intensity
+# The softmax's passes do next to no arithmetic, yet they take much of the time. On the
+# build machine (measured at a load average of {eval}`dec(load_steps, 1)` on
+# {eval}`n_cores` cores: only running the cells reproduces these numbers) the six steps took
+# {eval}`dec(steps_over_floor, 1)` times the floor. The four passes, each with many times
+# fewer FLOPs than one product ($n^2$ for ÷ $\sqrt{d_k}$ and exp, $2n^2$ for the row max and
+# the row sum), took {eval}`dec(passes_share, 2)` of the time. They ran at
+# {eval}`dec(passes_gflops, 1)` GFLOP/s, the products at {eval}`dec(products_gflops, 1)`.
+# One of the passes need not exist: `chunked_attention` and `blocked_attention` scale $Q$
+# instead of the scores, $n \cdot d_k$ numbers, one $n \times n$ pass fewer, as fused kernels
+# do. The FLOPs per byte, the arithmetic intensity
 # (산술 강도, also called operational intensity), say why. The product $QK^\top$ does
 # {eval}`dec(intensity[0], 1)` FLOPs for every byte it moves: each score costs
 # $2 \cdot 64$ FLOPs and 4 bytes written, about 32 FLOPs per byte, and $Q$ and $K$, each
-# number reused $n$ times from the fast caches, add almost nothing. An elementwise pass does a fraction of a
-# FLOP per byte: at $n =$ {eval}`n_steps` the matrix takes {eval}`plain(matrix_mib)` MiB,
-# more than the caches hold, so every pass streams it from main memory and back.
+# number reused $n$ times from the fast caches, add almost nothing. An elementwise pass does
+# a fraction of a FLOP per byte. At $n =$ {eval}`n_steps` the matrix takes
+# {eval}`plain(matrix_mib)` MiB, far more than a core's L2 cache (a few MiB) and more than
+# most processors' shared L3, so there every pass streams it from main memory and back. A
+# server's L3 can be larger, but it is shared with whatever else runs; the copy, timed
+# beside the passes, moves the same matrix, so comparing the passes with it holds either
+# way.
 #
 # Whether a step waits for arithmetic or for memory depends on the machine as well as on
 # the step. The roofline model (루프라인 모델, [Williams et al., 2009](references.md)) compares a step's
@@ -847,7 +834,6 @@ fewer_flops = step_flops[0] / step_flops[passes]
 bandwidth_here = copy_gb_per_s  # GB/s: the copy's, read and written
 ridge_here = products_gflops / bandwidth_here  # FLOPs per byte
 exp_gb_per_s = step_bytes[3] / step_ms[3] / 1e6  # the exp pass's bytes per second
-passes_vs_copy = step_bytes[passes] / step_ms[passes] / 1e6 / copy_gb_per_s  # 1: the copy's
 h100_tflops, h100_tb_per_s = 989, 3.35  # H100 SXM: dense bf16 on tensor cores; HBM3
 h200_tb_per_s = 4.8  # the same chip with HBM3e
 ridge_h100 = h100_tflops / h100_tb_per_s  # TFLOP/s ÷ TB/s = FLOPs per byte
@@ -863,9 +849,10 @@ print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 # {eval}`dec(bandwidth_here, 1)` GB/s, a ridge of about {eval}`dec(ridge_here, 1)` FLOPs per
 # byte; the products do {eval}`dec(intensity[0], 1)`. Compare each pass's GB/s in the table
 # with the copy's: a pass that moves its bytes about as fast as the copy is held by the
-# memory, not by its arithmetic. The four passes
-# moved their bytes at {eval}`dec(passes_vs_copy, 2)` times the copy's speed. A pass well
-# below 1 is held by something besides moving its bytes, which the table does not name; a
+# memory, not by its arithmetic. The last column of the passes' table gives each pass's
+# speed against the copy's. (Neither table counts one more read: a store to a line not in
+# the cache first reads that line, for the copy and the passes alike; the ratios stand, but
+# the GB/s understate the traffic.) A pass well below 1 is held by something besides moving its bytes, which the table does not name; a
 # pass above 1 shows that the copy is a yardstick, not a ceiling, and the ridge built on it a
 # rough one. The note "The exponential's pass" below looks at that pass.
 #
@@ -904,6 +891,75 @@ print(f"ridge here {ridge_here:.1f}, H100 {ridge_h100:.0f}")
 # {eval}`dec(qk_gpu_intensity, 0)` FLOPs per byte (each score costs $2 \cdot 64$ FLOPs and
 # 2 bytes written): memory-bound too.
 # ```
+
+# %% [markdown]
+# ## Going further: FlashAttention counted
+#
+# [What FlashAttention adds](09_cost.ipynb#what-flashattention-adds) said that it saves bytes
+# through the GPU's main memory and spends FLOPs on recomputation. Count both. First the
+# bytes, for one head's forward pass at $n = 4096$, $d_\text{head} = 64$, in bf16.
+# The naive path reads $Q$, $K$, $V$ and writes the output, and in between writes the
+# scores, reads them back for the softmax, writes the weights and reads them again for the
+# product with $V$: $4n^2$ numbers through main memory beside $4nd$. FlashAttention-2 reads
+# each block of queries once and writes its output and log-sum-exp once, but reads all of
+# $K$ and $V$ once for each block of queries; its kernel for $d_\text{head} = 64$ takes
+# blocks of 128 queries:
+
+# %%
+n_io, d_io, bf16 = 4096, 64, 2  # one head; bytes a number
+query_block = 128  # FlashAttention-2's block of queries for d_head = 64
+naive_numbers = 4 * n_io * d_io + 4 * n_io**2  # Q, K, V, O; scores and weights twice each
+flash_numbers = 2 * n_io * d_io + 2 * n_io * d_io * (n_io // query_block)  # K, V per block
+naive_hbm_mib = bf16 * naive_numbers / 2**20
+flash_hbm_mib = (bf16 * flash_numbers + 4 * n_io) / 2**20  # + one float32 Λ per query
+hbm_ratio = naive_hbm_mib / flash_hbm_mib
+limit_ratio = 2 * query_block / d_io  # 4 n² ÷ (2 n d · n / block) for large n
+kv_mib = bf16 * 2 * n_io * d_io / 2**20  # one head's K and V
+least_hbm_mib = (bf16 * 4 * n_io * d_io + 4 * n_io) / 2**20  # Q, K, V, O and Λ once each
+least_ratio = naive_hbm_mib / least_hbm_mib
+print(f"naive {naive_hbm_mib:.1f} MiB, FlashAttention-2 {flash_hbm_mib:.1f} MiB")
+
+# %% [markdown]
+# The naive path moves {eval}`dec(naive_hbm_mib, 1)` MiB, FlashAttention-2 at most
+# {eval}`dec(flash_hbm_mib, 1)` MiB, {eval}`dec(hbm_ratio, 1)` times fewer: at most,
+# because blocks of queries that run at the same time read the same blocks of $K$ and $V$,
+# which the GPU's L2 cache can then serve. Both counts grow with $n^2$, and their ratio
+# tends to $2 \cdot 128 / d_\text{head} =$ {eval}`plain(limit_ratio)` for long sequences; the
+# larger the block of queries the chip's on-chip memory holds, the fewer times $K$ and $V$
+# are read (FlashAttention's analysis: $\Theta(n^2 d^2 / M)$ accesses to the GPU's main memory
+# (HBM), each of one number, for an on-chip memory of $M$ numbers, against the naive path's
+# $\Theta(n d + n^2)$, [Dao et al., 2022](references.md)).
+#
+# That {eval}`plain(limit_ratio)` is the bound without any cache. One head's $K$ and $V$ take
+# {eval}`plain(kv_mib)` MiB here, and an H100's L2 cache holds 50 MB (NVIDIA's Hopper
+# architecture whitepaper). With the L2 serving the re-reads, the traffic approaches reading
+# $Q$, $K$, $V$ and writing the output and $\Lambda$ once, {eval}`dec(least_hbm_mib, 1)` MiB
+# here: about {eval}`dec(least_ratio, 0)` times less than the naive path. Now the FLOPs.
+#
+# Training pays for a backward pass too, and it costs about twice the forward: each product
+# $C = AB$ of the forward pass needs two in the backward, $\partial A = \partial C\,B^\top$
+# and $\partial B = A^\top \partial C$, of the same size. That is why a model of $N$
+# parameters is counted at about $6N$ FLOPs a training token against $2N$ for the forward
+# pass ([Kaplan et al., 2020](references.md)). Attention's two products become four in the
+# backward pass, and FlashAttention's recomputation of $QK^\top$ adds a fifth:
+
+# %%
+forward_products = 2  # Q Kᵀ and weights V, of equal FLOPs when d_v = d_k
+backward_products = 2 * forward_products  # dQ and dK from dS, d(weights) and dV from dO
+backward_flash = backward_products + 1  # FlashAttention recomputes Q Kᵀ
+backward_ratio = backward_products / forward_products  # 2
+flash_ratio = backward_flash / forward_products  # 2.5
+# one causal layer of 32 heads of 128 at 8k tokens: forward + backward, recomputation included
+train_cost = ac.attention_cost(1, 32, 8192, 8192, 128, causal=True)
+train_tflop = train_cost.matmul_flops * (1 + flash_ratio) / 1e12
+backward_ratio, flash_ratio, train_tflop
+
+# %% [markdown]
+# The backward pass does {eval}`plain(backward_ratio)` times the forward's matrix-product
+# FLOPs, {eval}`plain(flash_ratio)` times with the recomputation: more FLOPs, to move fewer
+# bytes. One causal layer of 32 heads of 128 then costs {eval}`dec(train_tflop, 2)` TFLOP
+# of attention products for each sequence of 8k tokens in a training step. Either way the
+# $n^2$ in time remains.
 
 # %% [markdown]
 # ## Going further: query tiles, what `attn_core` runs on long inputs
@@ -948,10 +1004,25 @@ print(f"peak extra memory: scaled_dot_product_attention {peak_blocked_mib} MiB")
 
 # %% [markdown]
 # Its peak extra memory was {eval}`plain(peak_blocked_mib)` MiB here, against the plain
-# path's {eval}`plain(peak_plain_mib)` MiB. `blocked_attention` does more
-# than this loop (it reuses one buffer for every tile's scores, and handles masks, batches and
-# heads), but nothing it computes differs from a tile of the plain formula. Query tiles and
-# key blocks combine: FlashAttention ([above](09_cost.ipynb#what-flashattention-adds)) cuts both.
+# path's {eval}`plain(peak_plain_mib)` MiB. Its output equals a tile of the plain formula,
+# but it gets there by a faster route than the loop above, which is worth knowing before you
+# open `attn_core/blocked.py`:
+#
+# - It reuses one buffer for every tile's scores, and handles masks, batches and heads.
+# - It scales the queries, $n \cdot d_k$ numbers, instead of the scores.
+# - It exponentiates the scores *without* subtracting each row's maximum, which
+#   [Chapter 2](02_softmax.ipynb) always did: scores of a few tens cannot overflow, and a
+#   softmax is unchanged by a shift. It then checks every row's sum, and if one overflowed
+#   or underflowed it redoes the tile with the max subtracted.
+# - It appends a column of ones to $V$, so that the one product of the exponentials with
+#   $[V \mid \mathbf 1]$ gives each row's output and, in the last column, its sum.
+# - It divides the $n \times d_v$ output by those sums, never the $n \times n$ weights.
+#
+# The output is the same because each step only rearranges the plain formula: the shift
+# cancels between numerator and denominator, and dividing each row's weighted sum by the
+# row's total is dividing each weight first. Fused GPU kernels save passes in the same ways.
+# Query tiles and key blocks combine: FlashAttention
+# ([above](09_cost.ipynb#what-flashattention-adds)) cuts both.
 
 # %% [markdown]
 # ## Going further: where the field went
@@ -992,36 +1063,42 @@ print(f"peak extra memory: scaled_dot_product_attention {peak_blocked_mib} MiB")
 #
 # - Attention computes $L \times S$ scores: $2BhLS(d_k + d_v)$ FLOPs and $BhLS\,b$ bytes of
 #   weights ({eq}`eq-ch9-cost`); with $L = S = n$ both grow with $n^2$. At 32k tokens and 32
-#   heads in float16 the weights of one layer would take {eval}`plain(weights_32k)` GiB.
-# - Per token, attention's $4\,n\,d_\text{model}$ FLOPs pass the projections' and the MLP's
-#   $24\,d_\text{model}^2$ only beyond $n = 6\,d_\text{model}$ (about
-#   {eval}`plain(crossover_causal_times)`$\,d_\text{model}$ for a causal kernel that
-#   skips the masked half; {eval}`plain(crossover_llama_per_d)`$\,d_\text{model}$ for Llama 3
-#   8B's GQA and SwiGLU layer).
+#   heads in float16 the weights of one layer would take {eval}`plain(weights_32k)` GiB, and a
+#   naive training step keeps them for every layer.
 # - The online softmax keeps a running max $m$, sum $\ell$ and output $\mathbf o$, rescaled by
 #   $e^{m_\text{old} - m_\text{new}}$ when the max moves; it gives the same output with
 #   $O(n \cdot \text{block})$ memory and the same matrix-product FLOPs (plus a small rescaling
-#   cost per block). FlashAttention adds query
-#   tiles, a saved log-sum-exp per query and recomputation of the weights in the backward
-#   pass (more FLOPs, fewer bytes): the backward pass costs {eval}`plain(flash_ratio)` times
-#   the forward's products instead of {eval}`plain(backward_ratio)`. For the one head counted
-#   above, FlashAttention-2 moves at most {eval}`dec(flash_hbm_mib, 1)` MiB through HBM, the
-#   naive path {eval}`dec(naive_hbm_mib, 1)` MiB.
-# - *Going further.* Measured from n = {eval}`fit_from` up, the fastest of several calls in processor time on
-#   one thread, the time's slope on log-log axes was {eval}`dec(sweep_slopes, 2)` in
-#   {eval}`n_sweeps` sweeps on the build machine, against the 2 of {eq}`eq-ch9-cost`, and
-#   the products' alone {eval}`dec(floor_slopes, 2)`; the memory's
-#   {eval}`dec(memory_fit.slope, 2)`. The spread between sweeps is the slope's uncertainty.
-# - *Going further.* The roofline model compares a step's FLOPs per byte with the machine's ridge point: the
-#   matrix products do tens of FLOPs per byte, the softmax's passes over the $n \times n$
-#   matrix a fraction of one; a pass's bytes per second, set beside a plain copy's as a
-#   yardstick, show how far each pass is from moving its bytes at memory's pace on your
-#   machine. On an H100, whose
-#   ridge point is about {eval}`dec(ridge_h100, 0)` FLOPs per byte, $QK^\top$ writing its
-#   scores is memory-bound too.
+#   cost per block).
+# - FlashAttention adds query tiles, a saved log-sum-exp per query and recomputation of the
+#   weights in the backward pass: more FLOPs, fewer bytes. The $n^2$ in time remains.
+# - *Going further.* Per token, attention's $4\,n\,d_\text{model}$ FLOPs pass the
+#   projections' and the MLP's $24\,d_\text{model}^2$ only beyond $n = 6\,d_\text{model}$
+#   (about {eval}`plain(crossover_causal_times)`$\,d_\text{model}$ for a causal kernel that
+#   skips the masked half; {eval}`plain(crossover_llama_per_d)`$\,d_\text{model}$ for Llama 3
+#   8B's GQA and SwiGLU layer).
+# - *Going further.* Measured from n = {eval}`fit_from` up, the fastest of several calls in
+#   processor time on one thread, the time's slope on log-log axes was
+#   {eval}`dec(sweep_slopes, 2)` in {eval}`n_sweeps` sweeps on the build machine (at a load
+#   average of {eval}`dec(load_sweep, 1)` on {eval}`n_cores` cores), against the 2 of
+#   {eq}`eq-ch9-cost`, and the products' alone {eval}`dec(floor_slopes, 2)`; the memory's,
+#   fitted from n = {eval}`measured_n[0]`, {eval}`dec(memory_fit.slope, 2)`. The spread
+#   between sweeps is the slope's uncertainty.
+# - *Going further.* The roofline model compares a step's FLOPs per byte with the machine's
+#   ridge point: the matrix products do tens of FLOPs per byte, the softmax's passes over the
+#   $n \times n$ matrix a fraction of one; a pass's bytes per second, set beside a plain
+#   copy's as a yardstick, show how far each pass is from moving its bytes at memory's pace on
+#   your machine. On an H100, whose ridge point is about {eval}`dec(ridge_h100, 0)` FLOPs per
+#   byte, $QK^\top$ writing its scores is memory-bound too.
+# - *Going further.* For the one head counted, FlashAttention-2 moves at most
+#   {eval}`dec(flash_hbm_mib, 1)` MiB through HBM without any cache, the naive path
+#   {eval}`dec(naive_hbm_mib, 1)` MiB; with the L2 serving the re-reads, it approaches
+#   {eval}`dec(least_hbm_mib, 1)` MiB. The backward pass costs {eval}`plain(flash_ratio)`
+#   times the forward's products instead of {eval}`plain(backward_ratio)`.
 # - *Going further.* Cutting the queries into tiles needs no running max: each tile is the
-#   plain formula on fewer rows, and it is what `ac.scaled_dot_product_attention` runs on long
-#   inputs.
+#   plain formula on fewer rows. `ac.scaled_dot_product_attention` runs such tiles on long
+#   inputs, by a faster route to the same output: unshifted exponentials (redone shifted on
+#   overflow), row sums from a column of ones appended to $V$, and the output divided instead
+#   of the weights.
 #
 # ## Exercises
 #
