@@ -401,6 +401,7 @@ for method, accuracy in unscaled.accuracy.items():
     print(f"{names[method]:10} at scale 1 recalls", accuracy.round(2))
 print("chance (1/N)            ", chance.round(3))
 plain_pairs = forgetting.accuracy["linear"] * np.array(pair_counts)  # pairs recalled: share × N
+plain_pairs_per_dk = plain_pairs.max() / d_k_recall  # the most pairs, in units of d_k
 print("plain sum, pairs recalled", plain_pairs.round(1))
 
 # %% tags=["hide-input"]
@@ -433,7 +434,7 @@ figures.show(
 # falls from the start, {eval}`dec(forgetting.cosine["linear"][0], 2)` at 4 pairs and
 # {eval}`dec(forgetting.cosine["linear"][5], 2)` at 128. Counted in pairs (the share times
 # $N$), it still picks out {eval}`dec(plain_pairs[4], 0)` of 64 and
-# {eval}`dec(plain_pairs[5], 0)` of 128, about {eval}`dec(plain_pairs.max() / d_k_recall, 0)`
+# {eval}`dec(plain_pairs[5], 0)` of 128, about {eval}`dec(plain_pairs_per_dk, 0)`
 # times $d_k$: a blurred read can still be nearer its own value than any other of the $N$ in
 # $d_v$ dimensions. That count depends on $d_v$ and on the reader, not on $d_k$ alone;
 # what $d_k$ bounds is the number of associations held without crosstalk.
@@ -654,6 +655,7 @@ small_queries = recall_task(pair_counts[0], d_k_recall).queries.shape[:2]  # (me
 queries_at_4 = int(np.prod(small_queries))  # the queries behind each point at N = 4
 p_soft = rewrites.accuracy["softmax"][0]  # softmax with rewrites at N = 4
 se_soft = np.sqrt(p_soft * (1 - p_soft) / queries_at_4)  # its standard error
+queries_ratio = pair_counts[-1] // pair_counts[0]  # queries at N = 128 over those at N = 4
 queries_at_4, round(float(se_soft), 2)
 
 # %% tags=["hide-input"]
@@ -707,7 +709,7 @@ figures.show(
 # {eval}`small_queries[1]` pairs ask {eval}`queries_at_4` queries, so softmax's {eval}`dec(p_soft, 2)` with rewrites at 4 pairs
 # has a standard error of about {eval}`dec(se_soft, 2)`, and its line in
 # {eval}`figures.ref("fig-recall-delta")` is jagged there. At {eval}`pair_counts[-1]` pairs
-# each point rests on {eval}`pair_counts[-1] // pair_counts[0]` times as many.
+# each point rests on {eval}`queries_ratio` times as many.
 #
 # **Keys that do not overlap.** With $N \le d_k$, `recall_task` can draw orthonormal keys,
 # rows of a random rotation, and then {eq}`eq-ch12-crosstalk` has no crosstalk at all:
