@@ -60,7 +60,7 @@ from attn_book.exercises import ch12_linear_attention as ch12
 from attn_book.figures import Figures
 from attn_book.plots import plot_recall
 from attn_book.prose import dec, grouped, percent, plain, sci, vector
-from attn_book.recall import recall_sweep
+from attn_book.recall import recall_sweep, recall_task
 from attn_book.tables import step_table
 from attn_book.widgets import MemoryCalculator, StateFiller
 
@@ -83,9 +83,13 @@ softmax_weights, softmax_out
 # The keys are {eval}`vector(K[0])`, {eval}`vector(K[1])` and {eval}`vector(K[2])`, the values
 # {eval}`vector(V[0])`, {eval}`vector(V[1])` and {eval}`vector(V[2])`. The weights
 # {eval}`dec(softmax_weights)` and the output {eval}`vector(softmax_out)` are [Chapter 4](04_worked_example.ipynb)'s. Each weight is $e^{s_j} / \sum_i e^{s_i}$ with $s_j = \mathbf q \cdot
-# \mathbf k_j / \sqrt{d_k}$: the query and the key meet inside the exponential, and no algebra
-# takes them apart. So every query must meet every key, one score at a time: for $n$ queries
-# and $n$ keys, the $n \times n$ table, and for a new token, every cached key.
+# \mathbf k_j / \sqrt{d_k}$: the query and the key meet inside the exponential, and no feature
+# map of finite size takes them apart exactly. (One of infinite size does: $e^{\mathbf q \cdot
+# \mathbf k} = \sum_m (\mathbf q \cdot \mathbf k)^m / m!$, and each power is a dot product of
+# two vectors of products of components; Performer approximates the exponential with a finite
+# number of positive random features ([Choromanski et al., 2021](references.md)).) So every
+# query must meet every key, one score at a time: for $n$ queries and $n$ keys, the
+# $n \times n$ table, and for a new token, every cached key.
 #
 # ## A score that splits: $\phi(\mathbf q) \cdot \phi(\mathbf k)$ (특징 사상)
 #
@@ -146,6 +150,11 @@ sims, linear_weights, linear_out
 # $S$ and $\mathbf z$ hold the keys and values summed once, whatever the query; a query reads
 # them with two small products; $\phi(\mathbf q)^\top \mathbf z$ is the normaliser (정규화 항)
 # that makes the weights sum to 1. No query meets a key one at a time.
+#
+# Today's models keep this regrouping but drop the positive feature map and the normaliser:
+# they L2-normalise the queries and keys instead. The elu + 1 form comes first because it is
+# where linear attention began, and the measurement in [what it
+# forgets](12_linear_attention.ipynb#what-it-forgets) shows why the models left it.
 
 # %%
 S_all = phi_K.T @ V  # [2, 3] @ [3, 2] -> [2, 2]: Σ φ(k_j) v_jᵀ
@@ -227,8 +236,10 @@ step_table(
 # {eval}`vector(steps[2]["out"])`, the output of {eq}`eq-ch12-linear` over all three keys.
 #
 # The same rows come from the parallel form, which computes the $n \times n$ table
-# $\phi(Q)\phi(K)^\top$, masks it causally and normalises each row (the way to train, with
-# every token known), and from `attn_core`'s recurrence:
+# $\phi(Q)\phi(K)^\top$, masks it causally and normalises each row, and from `attn_core`'s
+# recurrence. The parallel form computes every token at once with matrix products, but the
+# full table gives back the $n^2$ cost; training runs a middle way, chunk by chunk (the
+# exercise "a chunk at a time" at the end of this chapter):
 
 # %%
 table = np.tril(phi(Q) @ phi_K.T)  # [3, 3]: φ(q_t)·φ(k_s), 0 where s > t (the mask M)
@@ -255,10 +266,15 @@ table, parallel, same_digits
 # $\phi(\mathbf q_t)^\top S_t$: $2\,d_k d_v$ FLOPs each, $4\,n\,d_k d_v$ for $n$ tokens.
 # [Chapter 9](09_cost.ipynb)'s count gives softmax attention $4\,n^2 d$, the scores and the
 # weighted sum with every pair counted. A causal pass needs only the pairs the mask keeps,
-# $n(n+1)/2$ of them, about half (a kernel that skips the masked tiles computes no more):
-# $2\,n(n+1)\,d$. Against $4\,n\,d^2$ (with $d_k = d_v = d$) the two are equal where
-# $n + 1 = 2d$, so linear attention wins past about twice the head width, and by about
-# $n / 2d$ at long lengths. For GPT-2's twelve heads of 64, causal passes both:
+# $n(n+1)/2$ of them, about half (a kernel that skips the masked tiles computes little more:
+# only the tiles on the diagonal in full): $2\,n(n+1)\,d$. Against $4\,n\,d^2$ (with
+# $d_k = d_v = d$) the two are equal where $n + 1 = 2d$, so linear attention needs fewer FLOPs
+# past about twice the head width, and about $n / 2d$ times fewer at long lengths. Fewer FLOPs
+# are not yet less time: token by token, the recurrence reads and writes a $d_k \times d_v$
+# state for every token, and how fast it runs depends on how those reads and writes are
+# scheduled (chunk by chunk, see [Going further: the delta rule chunk by
+# chunk](12_linear_attention.ipynb#going-further-the-delta-rule-chunk-by-chunk)). For GPT-2's
+# twelve heads of 64, causal passes both:
 
 # %%
 gpt2_heads, gpt2_d = 12, 64  # Chapter 9's GPT-2-small heads
@@ -308,8 +324,8 @@ kv_per_token_kib, kv_long_gib, state_mib, break_even
 # The cache adds {eval}`plain(kv_per_token_kib)` KiB a token and reaches
 # {eval}`plain(kv_long_gib)` GiB at 128k tokens; the states take {eval}`plain(state_mib)` MiB,
 # as much as the cache of {eval}`plain(break_even)` tokens, and no more at 128k, or at a
-# million. (Priced here in float16, as the cache; served models keep their states in
-# float32, twice the bytes, for a reason given under [Going further:
+# million. (Priced here in float16, as the cache; serving stacks recommend float32 for the
+# states, twice the bytes, for a reason given under [Going further:
 # hybrids](12_linear_attention.ipynb#going-further-hybrids-one-full-attention-layer-in-four).) A decode step reads that state once, $O(d_k d_v)$ per head, where Chapter 10's read
 # the whole cache, $O(n\,d)$. (The normalisers add $d_k$ numbers a head, not counted here.)
 #
@@ -327,8 +343,9 @@ kv_per_token_kib, kv_long_gib, state_mib, break_even
 #
 # With unit keys the first term is the value stored; the second, the crosstalk (간섭), vanishes
 # only if key $i$ is orthogonal to every other key. In $d_k$ dimensions at most $d_k$ keys are
-# mutually orthogonal: the state holds about $d_k$ associations cleanly, and beyond that every
-# read is blurred by the others. The example shows it with $d_k = 2$ and three keys, made unit:
+# mutually orthogonal: the state holds at most $d_k$ associations cleanly, with no crosstalk,
+# and beyond that every read is blurred by the others (blurred is not yet lost: the
+# measurement below counts how many reads still point to their own value). The example shows it with $d_k = 2$ and three keys, made unit:
 
 # %%
 K_unit = K / np.linalg.norm(K, axis=1, keepdims=True)  # (1, 0), (0, 1), (0.707, 0.707)
@@ -376,13 +393,16 @@ pair_counts = (4, 8, 16, 32, 64, 128)
 forgetting = recall_sweep(pair_counts, d_k_recall, methods=("softmax", "linear", "linear_elu"))
 unscaled = recall_sweep(pair_counts, d_k_recall, methods=("softmax", "linear_elu"), scale=1.0)
 chance = forgetting.chance  # 1/N
+names = {"softmax": "softmax", "linear": "plain sum", "linear_elu": "elu + 1", "delta": "delta"}
 for method, accuracy in forgetting.accuracy.items():
-    print(
-        f"{method:10} recalls", accuracy.round(2), "mean cosine", forgetting.cosine[method].round(2)
-    )
+    cosine = forgetting.cosine[method].round(2)
+    print(f"{names[method]:10} recalls", accuracy.round(2), "mean cosine", cosine)
 for method, accuracy in unscaled.accuracy.items():
-    print(f"{method:10} at scale 1 recalls", accuracy.round(2))
+    print(f"{names[method]:10} at scale 1 recalls", accuracy.round(2))
 print("chance (1/N)            ", chance.round(3))
+plain_pairs = forgetting.accuracy["linear"] * np.array(pair_counts)  # pairs recalled: share × N
+plain_pairs_per_dk = plain_pairs.max() / d_k_recall  # the most pairs, in units of d_k
+print("plain sum, pairs recalled", plain_pairs.round(1))
 
 # %% tags=["hide-input"]
 figures.show(
@@ -401,8 +421,9 @@ figures.show(
 # average of all the values: softmax then recalls
 # {eval}`dec(unscaled.accuracy["softmax"][2], 2)` of 16 pairs,
 # {eval}`dec(unscaled.accuracy["softmax"][4], 2)` of 64 and
-# {eval}`dec(unscaled.accuracy["softmax"][5], 2)` of 128, fewer than the plain sum below. The
-# plain linear state recalls
+# {eval}`dec(unscaled.accuracy["softmax"][5], 2)` of 128, fewer than the plain sum below.
+#
+# The plain sum degrades gradually. It recalls
 # {eval}`dec(forgetting.accuracy["linear"][2], 2)` of 16 pairs, as many as $d_k$, then
 # {eval}`dec(forgetting.accuracy["linear"][4], 2)` of 64 and
 # {eval}`dec(forgetting.accuracy["linear"][5], 2)` of 128: the crosstalk of $N - 1$ random
@@ -411,20 +432,28 @@ figures.show(
 # {eq}`eq-ch12-crosstalk` add their variances, $(N - 1)/d_k$, so the crosstalk's length grows
 # like the square root of that, against the stored value's 1.) Its mean cosine with the right value
 # falls from the start, {eval}`dec(forgetting.cosine["linear"][0], 2)` at 4 pairs and
-# {eval}`dec(forgetting.cosine["linear"][5], 2)` at 128.
+# {eval}`dec(forgetting.cosine["linear"][5], 2)` at 128. Counted in pairs (the share times
+# $N$), it still picks out {eval}`dec(plain_pairs[4], 0)` of 64 and
+# {eval}`dec(plain_pairs[5], 0)` of 128, about {eval}`dec(plain_pairs_per_dk, 0)`
+# times $d_k$: a blurred read can still be nearer its own value than any other of the $N$ in
+# $d_v$ dimensions. That count depends on $d_v$ and on the reader, not on $d_k$ alone;
+# what $d_k$ bounds is the number of associations held without crosstalk.
 #
 # The elu + 1 memory does worse than the plain sum at every $N$, though better than chance: it
 # recalls {eval}`dec(forgetting.accuracy["linear_elu"][0], 2)` of 4 pairs,
 # {eval}`dec(forgetting.accuracy["linear_elu"][2], 2)` of 16 and
 # {eval}`dec(forgetting.accuracy["linear_elu"][4], 2)` of 64, against chance's
-# {eval}`dec(chance[0], 2)`, {eval}`dec(chance[2], 3)` and {eval}`dec(chance[4], 3)`. Its features are all positive, so $\phi(\mathbf k_i) \cdot
-# \phi(\mathbf k_j) > 0$ for every pair: the crosstalk never cancels, as the plain sum's terms
+# {eval}`dec(chance[0], 2)`, {eval}`dec(chance[2], 3)` and {eval}`dec(chance[4], 3)`.
+#
+# **Why positive features hurt.** The features of elu + 1 are all positive, so
+# $\phi(\mathbf k_i) \cdot \phi(\mathbf k_j) > 0$ for every pair: the crosstalk never cancels, as the plain sum's terms
 # of either sign partly do, and every read is pulled towards the sum of all the values. The
 # normaliser is not the cause: it divides the read by the positive number $\phi(\mathbf
 # q)^\top \mathbf z$, which leaves its cosine with every value, and so this measurement,
 # unchanged. Positive features keep the weights positive, as {eq}`eq-ch12-linear` needs; the
-# crosstalk that never cancels is what they cost. On the unit keys themselves, without the
-# factor 16, elu + 1 recalls {eval}`dec(unscaled.accuracy["linear_elu"][0], 2)`,
+# crosstalk that never cancels is what they cost.
+#
+# On the unit keys themselves, without the factor 16, elu + 1 recalls {eval}`dec(unscaled.accuracy["linear_elu"][0], 2)`,
 # {eval}`dec(unscaled.accuracy["linear_elu"][2], 2)` and
 # {eval}`dec(unscaled.accuracy["linear_elu"][4], 2)` of 4, 16 and 64 pairs, about chance. The
 # models of the next sections use neither a positive feature map nor the normaliser
@@ -442,9 +471,18 @@ figures.show(
 # \qquad \mathbf o_t = S_t \mathbf q_t ,
 # $$ (eq-ch12-delta)
 #
-# with $S$ now stored as $d_v \times d_k$ (values by keys, as `ac.delta_rule` and the papers
-# write it, so that a read is $S \mathbf k$; linear attention's $S$ above is the transpose,
-# $d_k \times d_v$, read as $\mathbf k^\top S$), unit keys, and a writing strength (쓰기 강도) $\beta_t$ that the model computes
+# ```{note}
+# **One state, two orientations.** From here on, $S$ is stored values by keys.
+#
+# | | stored as | write | read for a key $\mathbf k$ |
+# |---|---|---|---|
+# | linear attention, above | $d_k \times d_v$ | $+\,\phi(\mathbf k_t)\,\mathbf v_t^\top$ | $\phi(\mathbf k)^\top S$ |
+# | the delta rule and every later section | $d_v \times d_k$ | $+\,\mathbf v_t\,\mathbf k_t^\top$ | $S\,\mathbf k$ |
+#
+# Each is the transpose of the other and holds the same numbers.
+# ```
+#
+# with $S$ stored as $d_v \times d_k$, as `ac.delta_rule` and the papers write it, unit keys, and a writing strength (쓰기 강도) $\beta_t$ that the model computes
 # from each token. Real models L2-normalise every key, $\lVert \mathbf k_t \rVert = 1$, and
 # take $\beta_t$ from a sigmoid of the token's vector $\mathbf x_t$ as it enters the layer,
 # $\beta_t = \sigma(\mathbf x_t \mathbf w_\beta)$, with a learned column $\mathbf w_\beta$
@@ -606,17 +644,25 @@ rewrites = recall_sweep(pair_counts, d_k_recall, methods=three, rewrite=True)
 print("random keys:")
 for method in three:
     accuracy, cosine = random_keys.accuracy[method].round(2), random_keys.cosine[method].round(2)
-    print(f"  {method:7} recalls", accuracy, "mean cosine", cosine)
+    print(f"  {names[method]:9} recalls", accuracy, "mean cosine", cosine)
 print("every key written twice:")
 for method in three:
     accuracy, cosine = rewrites.accuracy[method].round(2), rewrites.cosine[method].round(2)
-    print(f"  {method:7} recalls", accuracy, "mean cosine", cosine)
+    print(f"  {names[method]:9} recalls", accuracy, "mean cosine", cosine)
+delta_pairs = random_keys.accuracy["delta"] * np.array(pair_counts)  # pairs recalled: share × N
+print("delta rule, random keys, pairs recalled", delta_pairs.round(1))
+small_queries = recall_task(pair_counts[0], d_k_recall).queries.shape[:2]  # (memories, N)
+queries_at_4 = int(np.prod(small_queries))  # the queries behind each point at N = 4
+p_soft = rewrites.accuracy["softmax"][0]  # softmax with rewrites at N = 4
+se_soft = np.sqrt(p_soft * (1 - p_soft) / queries_at_4)  # its standard error
+queries_ratio = pair_counts[-1] // pair_counts[0]  # queries at N = 128 over those at N = 4
+queries_at_4, round(float(se_soft), 2)
 
 # %% tags=["hide-input"]
 figures.show(
     plot_recall({"random keys": random_keys, "every key written twice": rewrites}, d_k=d_k_recall),
     "fig-recall-delta",
-    "The delta rule ($\\beta = 1$) against softmax attention and the plain linear sum. Left: "
+    "The delta rule ($\\beta = 1$) against softmax attention and the plain sum. Left: "
     "$N$ random keys, each written once. Right: each key written twice, the second value "
     "the one to recall ($d_k = 16$, $d_v = 64$, 8 seeded memories for each $N$). Dashed "
     "grey: chance, $1/N$ left and $1/2N$ right, where the stale values are candidates too.",
@@ -636,9 +682,11 @@ figures.show(
 # nothing on purpose: it blurs all pairs alike, and a blurred value is still the nearest.
 # That is a verdict on random keys and a fixed β, not on trained models. Trained on MQAR,
 # DeltaNet recalls more than the additive linear attentions it is compared with, and the
-# delta rule is the better associative memory ([Yang et al., 2024b](references.md)): a trained model learns keys
-# that overlap less than random ones and chooses $\beta_t$ token by token, as the β
-# experiment below begins to show.
+# delta rule is the better associative memory ([Yang et al., 2024b](references.md)). A trained
+# model differs from this test in two ways: its keys are not random, and it chooses $\beta_t$
+# token by token. Keys that overlap less remove the cost, as orthonormal keys show below;
+# that a trained model's keys do overlap less than random ones is a hypothesis this chapter
+# does not measure. The β experiment below begins to show the second.
 #
 # **Every key written twice (right).** Now the memory must replace, not just store. Without
 # positions, as here, softmax attention sees both writes of the key with equal scores and
@@ -650,10 +698,39 @@ figures.show(
 # {eval}`dec(rewrites.accuracy["delta"][0], 2)` of 4 pairs and
 # {eval}`dec(rewrites.accuracy["delta"][2], 2)` of 16, about what it recalled with no rewrites
 # ({eval}`dec(random_keys.accuracy["delta"][2], 2)`): the stale writes cost it nothing. Its
-# capacity is still about $d_k$: beyond 32 pairs it falls below softmax's half
-# ({eval}`dec(rewrites.accuracy["delta"][4], 2)` against
+# capacity is still about $d_k$, the newest pairs: on random keys it picks out
+# {eval}`dec(delta_pairs[3], 0)` of 32, {eval}`dec(delta_pairs[4], 0)` of 64 and
+# {eval}`dec(delta_pairs[5], 0)` of 128, and with rewrites beyond 32 pairs it falls below
+# softmax's half ({eval}`dec(rewrites.accuracy["delta"][4], 2)` against
 # {eval}`dec(rewrites.accuracy["softmax"][4], 2)` at 64). What it adds is the ability to
 # overwrite, not room.
+#
+# The points at small $N$ rest on few queries: {eval}`small_queries[0]` memories of
+# {eval}`small_queries[1]` pairs ask {eval}`queries_at_4` queries, so softmax's {eval}`dec(p_soft, 2)` with rewrites at 4 pairs
+# has a standard error of about {eval}`dec(se_soft, 2)`, and its line in
+# {eval}`figures.ref("fig-recall-delta")` is jagged there. At {eval}`pair_counts[-1]` pairs
+# each point rests on {eval}`queries_ratio` times as many.
+#
+# **Keys that do not overlap.** With $N \le d_k$, `recall_task` can draw orthonormal keys,
+# rows of a random rotation, and then {eq}`eq-ch12-crosstalk` has no crosstalk at all:
+
+# %%
+few_pairs = pair_counts[:3]  # N <= d_k, where orthonormal keys exist
+ortho = recall_sweep(few_pairs, d_k_recall, methods=("linear", "delta"), keys="orthonormal")
+ortho_rw = recall_sweep(
+    few_pairs, d_k_recall, methods=("linear", "delta"), keys="orthonormal", rewrite=True
+)
+print("written once, plain sum recalls ", ortho.accuracy["linear"].round(2))
+print("written once, delta rule recalls", ortho.accuracy["delta"].round(2))
+print("written twice, plain sum recalls ", ortho_rw.accuracy["linear"].round(2))
+print("written twice, delta rule recalls", ortho_rw.accuracy["delta"].round(2))
+
+# %% [markdown]
+# Written once, both memories recall every pair ({eval}`dec(ortho.accuracy["linear"][-1], 2)`
+# and {eval}`dec(ortho.accuracy["delta"][-1], 2)` of 16). With rewrites the delta rule still
+# recalls {eval}`dec(ortho_rw.accuracy["delta"][-1], 2)` of 16, where the plain sum, which
+# piles the new value on the stale one, recalls {eval}`dec(ortho_rw.accuracy["linear"][-1], 2)`:
+# without overlap, the delta rule's writes cost the other pairs nothing.
 #
 # **A smaller β.** The models compute $\beta_t$ from each token, through a sigmoid, and it is
 # rarely 1. The same two tasks, with the delta rule's β the same for every write:
@@ -819,7 +896,9 @@ mid_state_steps, mid_steps
 # sequential part is {eval}`mid_state_steps` state steps, each a few matrix products
 # of {eval}`C_mid` rows, plus the {eval}`C_mid` rows of forward substitution,
 # which every chunk does at once: {eval}`mid_steps` steps in order instead of
-# {eval}`n_wy`. Chunks of one token give back the recurrence, and one chunk of all
+# {eval}`n_wy`. (Real kernels turn the substitution itself into a few small matrix products,
+# inverting the triangular matrix in blocks, so that in practice the steps in order are
+# closer to the number of chunks.) Chunks of one token give back the recurrence, and one chunk of all
 # {eval}`n_wy` a triangular solve of {eval}`n_wy` rows. In between, most of the work is
 # matrix products. Yang et al. write that the algorithms for training DeltaNet before theirs
 # did not parallelize over the sequence length and so were slow on modern hardware; this form
@@ -916,7 +995,7 @@ hybrid_kv_per_token_kib, hybrid_state_mib, hybrid_long_gib
 qwen_kv_per_token_kib = ac.kv_cache_bytes(12, 2, 256, 1, 2) / 2**10  # 12 attention layers
 qwen_state_mib = ac.linear_state_bytes(36, 32, 128, 128, 2) / MiB  # 36 Gated DeltaNet layers
 qwen_long_gib = ac.kv_cache_bytes(12, 2, 256, n_long, 2) / GiB + qwen_state_mib / 2**10
-qwen_state_fp32_mib = ac.linear_state_bytes(36, 32, 128, 128, 4) / MiB  # as served: float32
+qwen_state_fp32_mib = ac.linear_state_bytes(36, 32, 128, 128, 4) / MiB  # in float32
 qwen_long_fp32_gib = qwen_long_gib + (qwen_state_fp32_mib - qwen_state_mib) / 2**10
 qwen_state_fp32_share = qwen_state_fp32_mib / 2**10 / qwen_long_fp32_gib  # of cache + states
 qwen_kv_per_token_kib, qwen_state_mib, qwen_long_gib
@@ -926,12 +1005,13 @@ qwen_kv_per_token_kib, qwen_state_mib, qwen_long_gib
 # state in 16 bits, and {eval}`dec(qwen_long_gib, 2)` GiB at 128k tokens, for a model with ten times the
 # Llama-3-8B-like one's parameters: 80 billion, of which 3 billion are used for each token (a
 # mixture of experts). The states are priced here, and in the figure below, in the cache's 16
-# bits; the stacks that serve these models keep them in float32. vLLM asks for Qwen3-Next to
-# be served with `--mamba-ssm-cache-dtype float32`, SGLang's `--mamba-ssm-dtype` is float32 by
-# default, and Qwen3.5's published configuration sets `mamba_ssm_dtype` to float32. A state
+# bits; the stacks that serve these models recommend float32 for them. vLLM keeps Qwen3-Next's
+# states in the model's dtype unless it is served with `--mamba-ssm-cache-dtype float32`, as
+# vLLM asks; SGLang's `--mamba-ssm-dtype` is float32 by default, and Qwen3.5's published
+# configuration sets `mamba_ssm_dtype` to float32. A state
 # adds every token's write to the same numbers, so a rounding error stays in it and the next
 # ones pile on, where a cache stores each token's key once. In float32 Qwen3-Next's states
-# take {eval}`plain(qwen_state_fp32_mib)` MiB, still
+# take {eval}`plain(qwen_state_fp32_mib)` MiB, only about
 # {eval}`percent(qwen_state_fp32_share, 0)` of its cache and states at 128k
 # tokens. (The Gated DeltaNet layers also keep the last few tokens of their
 # query, key and value channels for a short convolution: a fixed cache of tens of KiB a layer,
@@ -1163,9 +1243,12 @@ index_gflops, sparse_gflops, dense_gflops = (
 #   from $n = 2d$ on), and its state is fixed:
 #   {eval}`plain(state_mib)` MiB for the Llama-3-8B-like shape against a KV cache of
 #   {eval}`plain(kv_long_gib)` GiB at 128k tokens.
-# - The state holds about $d_k$ associations ({eq}`eq-ch12-crosstalk`): with $d_k = 16$ the
-#   plain sum recalled {eval}`dec(forgetting.accuracy["linear"][2], 2)` of 16 pairs and
-#   {eval}`dec(forgetting.accuracy["linear"][5], 2)` of 128; softmax attention all of them.
+# - The state holds at most $d_k$ associations without crosstalk ({eq}`eq-ch12-crosstalk`).
+#   With $d_k = 16$ the plain sum degraded gradually, recalling
+#   {eval}`dec(forgetting.accuracy["linear"][2], 2)` of 16 pairs and
+#   {eval}`dec(forgetting.accuracy["linear"][5], 2)` of 128 ({eval}`dec(plain_pairs[5], 0)`
+#   pairs, blurred but nearest their own values); the delta rule with $\beta = 1$ kept about
+#   $d_k$, the newest ({eval}`dec(delta_pairs[5], 0)` of 128); softmax attention kept all.
 # - The delta rule ({eq}`eq-ch12-delta`) is a gradient step on $\tfrac12\lVert S\mathbf k -
 #   \mathbf v\rVert^2$. In this training-free test, on random keys written once, with
 #   $\beta = 1$, it recalled fewer pairs than the plain sum (trained on MQAR, DeltaNet recalls
