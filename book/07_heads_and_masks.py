@@ -424,9 +424,10 @@ print("no mask:       ", weights_all_keys.round(3))
 # token before "dog". (To keep the code short, the cell runs head 1 as one head of all
 # {eval}`n_features` features with the word part of $W_Q$ zeroed, so the scale is
 # $1/\sqrt{10}$ instead of $1/\sqrt 5$, and "the" gets {eval}`dec(weights_all_keys[0, 3])`
-# instead of head 1's {eval}`dec(weights_2h[0, 4, 3])`: the same choice, held less firmly.) The bug runs silently and every generated token reads only the first
-# one. For $L$ new queries at the end of $S$ keys, query $i$ is position $S - L + i$ and may
-# see keys $0$ to $S - L + i$: the triangle must be aligned with the *bottom-right* corner,
+# instead of head 1's {eval}`dec(weights_2h[0, 4, 3])`: the same choice, held less firmly.)
+# The top-left triangle runs silently, and every generated token reads only the first one.
+# For $L$ new queries at the end of $S$ keys, query $i$ is position $S - L + i$ and may see
+# keys $0$ to $S - L + i$: the triangle must be aligned with the *bottom-right* corner,
 # the diagonal moved by $S - L$ (PyTorch builds it with
 # `torch.nn.attention.bias.causal_lower_right`). Not every library aligns `causal=True` the
 # same way: FlashAttention's `flash_attn_func` (flash-attn 2.1 and later) aligns it
