@@ -14,7 +14,7 @@
 # Transformers run many attention heads in parallel and stack layers, and the representation
 # gets richer at every step. This
 # chapter takes that sentence apart. Multi-head attention (멀티헤드 어텐션) and masks (마스크)
-# are also where practitioners make most of their mistakes, so we follow the shapes at every
+# are also where practitioners make many of their mistakes, so we follow the shapes at every
 # step and name the convention of every API we meet.
 #
 # **The core of this chapter** is multi-head attention under a mask: project, split into
@@ -25,8 +25,8 @@
 # [Masks](07_heads_and_masks.ipynb#masks-what-a-query-may-not-see) and the
 # [live heatmap](07_heads_and_masks.ipynb#live-toggle-the-masks-and-watch-the-rows-renormalise).
 # The sections marked *Going further* count what many heads cost, stack layers into the first half of an
-# induction circuit, and compare what each API gives a row with no visible key; a first
-# reading can skip them, and no core section needs them.
+# induction circuit, pack several documents into one row, and compare what each API gives a
+# row with no visible key; a first reading can skip them, and no core section needs them.
 #
 # After the core of this chapter you will be able to:
 #
@@ -41,14 +41,14 @@
 # After the *Going further* sections you will also be able to:
 #
 # - count what many heads cost against one wide head: the same matrix products, $h$ times the
-#   softmax's work and the scores' memory;
+#   softmax's work and, where the scores are stored, their memory;
 # - stack two attention layers with residual connections, say what each token's vector
 #   holds after each, and name the circuit that such a stack begins (an induction circuit);
 # - say what every API gives for a row whose keys are all masked.
 #
 # New terms: head, output projection, entropy, causal mask, KV cache, padding; in the
-# *Going further* sections, layer, residual connection, induction head (each with its Korean
-# name where it is introduced).
+# *Going further* sections, layer, residual connection, induction head, packing (each with its
+# Korean name where it is introduced).
 
 # %%
 import math
@@ -178,24 +178,26 @@ np.testing.assert_allclose(weights_lib, weights)
 
 # %% [markdown]
 # Two bugs hide in these steps, and both run without an error. A reshape straight to
-# $(B, h, L, d_\text{head})$, with no swap, has the right shape but deals whole tokens to the
-# heads instead of slices of every token (an exercise below). And dividing by
+# $(B, h, L, d_\text{head})$, with no swap, has the right shape but deals out consecutive runs
+# of the flattened features: head 1 gets all the features of the first $L/h$ tokens, and each
+# of its rows is a piece of one token instead of a slice of every token (an exercise below). And dividing by
 # $\sqrt{d_\text{model}}$ instead of $\sqrt{d_\text{head}}$ makes every head's scores
 # $\sqrt{h}$ times too small.
 #
 # How much that matters, measured on one head of a model with $d_\text{model} = 512$ and 8
 # heads: a random query against 16 random keys, every query and key component with standard
-# deviation 1 (a fresh head) or 2 (a trained head, whose scores spread wider than a fresh
-# one's; the aside below says why 2).
+# deviation 1 (a fresh head) or 2 (a stand-in for a trained head, whose scores spread wider
+# than a fresh one's; the aside below says why 2).
 #
 # ```{admonition} Aside: why standard deviation 2 stands for a trained head
 # :class: dropdown
 #
 # [Chapter 3](03_scaling.ipynb) gives two ways training gets there: $W_Q$ and $W_K$ grow,
 # and queries line up with the keys they should find, so that their components are no
-# longer independent. Doubling every component models the first way; both ways have the
-# same effect that matters here: scaled scores with standard deviation $2 \cdot 2 = 4$
-# instead of 1.
+# longer independent. Both widen the gap between the best key's score and the others, so
+# both sharpen the softmax; the second does it by shifting the matching key's score up rather
+# than by spreading all the scores. Doubling every component models the first way, and gives
+# scaled scores with standard deviation $2 \cdot 2 = 4$ instead of 1.
 # ```
 #
 # The table gives the mean, over random queries, of a
@@ -210,7 +212,7 @@ head_stats = {
 }  # std -> (right, bug)
 step_table(
     {
-        "components' std": [1.0, 1.0, 2.0, 2.0],
+        "components' std": ["1", "1", "2", "2"],
         "scale": ["1/√d<sub>head</sub>", "1/√d<sub>model</sub> (bug)"] * 2,
         "largest weight": [s.max_weight[0] for pair in head_stats.values() for s in pair],
         "entropy (nats)": [s.entropy[0] for pair in head_stats.values() for s in pair],
@@ -229,7 +231,7 @@ too_small_by = math.sqrt(512) / math.sqrt(512 // 8)
 # {eval}`n_queries` queries, a fresh head attends fairly evenly anyway (uniform weights over
 # 16 keys have entropy $\log 16 \approx$ {eval}`dec(entropy_uniform)`), and the bug only
 # pushes its entropy from {eval}`dec(entropy_fresh)` to {eval}`dec(entropy_fresh_bug)`. The
-# trained head puts {eval}`dec(top_trained)` of its weight on its best key when it is scaled
+# stand-in for a trained head puts {eval}`dec(top_trained)` of its weight on its best key when it is scaled
 # right, but only {eval}`dec(top_trained_bug)` with the bug: the scores are
 # $\sqrt 8 \approx$ {eval}`dec(too_small_by)` times too small, a temperature that flattens
 # every head. It bites when trained weights move between code bases.
@@ -242,7 +244,9 @@ too_small_by = math.sqrt(512) / math.sqrt(512 // 8)
 # $\sqrt h$ times higher, its weights flatter) with a different effective learning rate.
 # ([Chapter 8](08_learning.ipynb) shows the mirror case: removing the scale is the same model
 # with a larger start and, under gradient descent, a $\sqrt{d_k}$ times larger learning rate
-# on $W_Q$ and $W_K$; here the bug is a smaller start and a $\sqrt h$ times smaller one.)
+# on $W_Q$ and $W_K$; here the bug is a smaller start and a $\sqrt h$ times smaller one under
+# plain gradient descent, or an $h^{1/4}$ times smaller one under Adam, whose steps do not
+# depend on the gradient's scale.)
 # ```
 #
 # ## Why several heads: one looks by position, one by content
@@ -257,8 +261,9 @@ too_small_by = math.sqrt(512) / math.sqrt(512 // 8)
 # token say where it is (a one-hot position) and features 5 to 9 what it is (a one-hot word,
 # the last one unused). Head 1 reads only the positions, and its query at position $i$ is 8
 # times the key at position $i-1$; head 2 reads only the words, and its query is 8 times its
-# own key: $W_K = W_V = W_O = I$, and $W_Q$ is 8 times a shifted identity whose first row points at itself (head 1) beside 8
-# times the identity (head 2):
+# own key: $W_K = W_V = W_O = I$, and $W_Q$ is block-diagonal. Its position block is 8 times
+# a shifted identity (row $i$ to column $i - 1$, and the first row to column 0, itself) and
+# fills head 1's columns; its word block is 8 times the identity and fills head 2's:
 
 # %%
 example = two_head_example()
@@ -401,6 +406,7 @@ np.testing.assert_allclose(outputs[0][:-1], outputs[1][:-1])
 # %%
 w_q_position = example.w_q.copy()
 w_q_position[5:, 5:] = 0.0  # keep only the position head's query (head 1)
+# run as one head of all ten features: the scale is 1/√10, not head 1's 1/√5
 q_new = example.x[4:] @ w_q_position  # [1, D]: the query of "dog" alone
 k_all = example.x @ example.w_k  # [5, D]: the keys of all five tokens
 # [1, D] @ [D, 5] -> [1, 5], top-left: key 0 only
@@ -415,9 +421,13 @@ print("no mask:       ", weights_all_keys.round(3))
 # on the first token of the sentence; PyTorch's `scaled_dot_product_attention` gives the same
 # (checked against PyTorch 2.13 in the project's tests). The
 # right weights are {eval}`dec(weights_all_keys)`: the previous-token head finds "the", the
-# token before "dog". The bug runs silently and every generated token reads only the first
-# one. For $L$ new queries at the end of $S$ keys, query $i$ is position $S - L + i$ and may
-# see keys $0$ to $S - L + i$: the triangle must be aligned with the *bottom-right* corner,
+# token before "dog". (To keep the code short, the cell runs head 1 as one head of all
+# {eval}`n_features` features with the word part of $W_Q$ zeroed, so the scale is
+# $1/\sqrt{10}$ instead of $1/\sqrt 5$, and "the" gets {eval}`dec(weights_all_keys[0, 3])`
+# instead of head 1's {eval}`dec(weights_2h[0, 4, 3])`: the same choice, held less firmly.)
+# The top-left triangle runs silently, and every generated token reads only the first one.
+# For $L$ new queries at the end of $S$ keys, query $i$ is position $S - L + i$ and may see
+# keys $0$ to $S - L + i$: the triangle must be aligned with the *bottom-right* corner,
 # the diagonal moved by $S - L$ (PyTorch builds it with
 # `torch.nn.attention.bias.causal_lower_right`). Not every library aligns `causal=True` the
 # same way: FlashAttention's `flash_attn_func` (flash-attn 2.1 and later) aligns it
@@ -472,39 +482,6 @@ step_table(
 # still attend to "the" and "cat" and get outputs like any token; nothing in attention removes
 # them, so the model must drop them itself, for instance from the loss.
 #
-# ### Packing: several documents in one row, no padding
-#
-# Pre-training rarely pads (fine-tuning on short examples often does). It packs (패킹)
-# documents back to back into one row, and often (Llama 3, for example, [Grattafiori et al.,
-# 2024](references.md)) hides every key outside the query's own document; other pipelines
-# leave attention free to cross documents, with only an end-of-text token between them. The
-# mask is block-diagonal, one block per document
-# (causal inside each block when the model is causal). `ac.document_mask(lengths)` builds
-# it; here the two sentences above, packed into one row of 7 tokens and attending both
-# ways as in the padded batch:
-
-# %%
-packed = np.concatenate([example.x, example.x[:2]])  # [N, D]: "the cat saw the dog", "the cat"
-document = ac.document_mask(lengths, causal=False)  # [N, N], True = the same document
-print(document.astype(int))
-out_packed, _ = ac.multi_head_attention(packed, packed, *mha, attn_mask=document)
-out_padded, _ = ac.multi_head_attention(batch, batch, *mha, attn_mask=padding[:, None])
-out_real = np.concatenate([out_padded[0], out_padded[1, :2]])  # the batch's 7 real tokens
-slots_padded = batch.shape[0] * batch.shape[1]  # B × L token slots, padding included
-positions_packed = np.concatenate([np.arange(n) for n in lengths])  # each document from 0
-print("positions:", positions_packed)
-same = np.allclose(out_packed, out_real, rtol=0, atol=1e-12)
-print("the padded batch's outputs, to 1e-12:", same)
-
-# %% [markdown]
-# The packed row gives every real token the output the padded batch gave it, to rounding,
-# and holds {eval}`plain(packed.shape[0])` tokens where the batch held
-# {eval}`plain(slots_padded)`. Each document's positions start again at
-# 0 (here the position features of "the cat" are those of a sentence's first two words): a
-# model with rotary positions ([Chapter 6](06_positions.ipynb)) is given them as
-# `position_ids`, and FlashAttention's variable-length kernels take the documents' boundaries
-# (`cu_seqlens`) instead of the $N \times N$ mask.
-#
 # ### Boolean and additive masks give the same weights
 #
 # A float mask is *added* to the scores, in `attn_core` as in
@@ -527,11 +504,11 @@ np.testing.assert_array_equal(weights_additive, weights_padded)
 #
 # The heatmap below is the explainer's sentence "나는 사과를 먹었다" (the Korean explainer
 # of queries, keys and values, [references](references.md)), three words padded to five,
-# with one toy head of
-# random projections (switch heads with the menu). Switch the causal mask and the padding
-# mask on and off: masked cells turn grey, and the other weights of their row grow so that
-# the row still sums to 1. With the padding mask off, the two `<pad>` columns take weight
-# from every word.
+# with two toy heads of random projections, one shown at a time (the menu switches them).
+# Switch the causal mask and the padding mask on and off: masked cells turn grey, and the
+# other weights of their row grow so that the row still sums to 1. With the padding mask
+# off, the two `<pad>` columns take weight from every word. The temperature slider and the
+# scale box are the knobs of [Chapter 2](02_softmax.ipynb) and [Chapter 3](03_scaling.ipynb).
 
 # %%
 heatmap = AttentionHeatmap(query_tokens=[*SENTENCE_KO, "<pad>", "<pad>"], length=3, causal=True)
@@ -565,7 +542,9 @@ np.testing.assert_allclose(heatmap.weights, ac.attention_weights(q_toy, k_toy, b
 # values and for the projections. The softmax is another matter. It works on the scores, one
 # exponential per score, and every head has its own $L \times L$ scores: $h$ heads
 # exponentiate, scale, shift by the row maximum and divide by the row sum $h$ times as many
-# numbers, and hold $h$ times as many. Counted by `ac.attention_cost` for the width of the
+# numbers, and, in a kernel that stores the scores as this book's does, hold $h$ times as
+# many (fused kernels such as FlashAttention, [Chapter 9](09_cost.ipynb), keep only tiles of
+# the scores, and there only the exponentials and passes grow $h$ times). Counted by `ac.attention_cost` for the width of the
 # original Transformer, $d_\text{model} = 512$ in 8 heads of $d_\text{head} = 64$ (the
 # $d_k = 64$ that the Quanta write-up calls a real model's), on 1024 tokens:
 
@@ -592,8 +571,8 @@ step_table(
 # floating-point operations, a multiply-add counting 2) for $QK^\top$ either way. What grows
 # 8 times is everything the softmax touches: {eval}`dec(exps_millions[1], 2)` million
 # exponentials instead of {eval}`dec(exps_millions[0], 2)` million, each with its share of
-# the elementwise passes, and {eval}`dec(scores_mb[1], 1)` MB of scores instead of
-# {eval}`dec(scores_mb[0], 1)` MB in float32. Those passes are cheap in FLOPs but not in
+# the elementwise passes, and, where the scores are stored, {eval}`dec(scores_mb[1], 1)` MB
+# of them instead of {eval}`dec(scores_mb[0], 1)` MB in float32. Those passes are cheap in FLOPs but not in
 # time: [Chapter 9](09_cost.ipynb) measures them taking a large share of it, because each
 # one streams the whole score matrix through memory.
 #
@@ -694,8 +673,9 @@ figures.show(
     "fig-layers",
     "What each token's vector holds after one and after two layers of "
     "the previous-token head, with residual connections: the share of "
-    "each input token in it. One layer reaches one token back, two "
-    "layers reach two.",
+    "each input token in it. After one layer a token holds mostly itself "
+    "and the token before it; after two, also the token two back (the "
+    "softmax's tail gives every token a small share of all the others).",
 )
 
 # %% [markdown]
@@ -719,6 +699,40 @@ figures.show(
 # "Harry Potter … Harry" it attends to "Potter" and helps predict it next. Our second layer
 # looks by position again, so our stack has only the circuit's first head; the induction head
 # looks by content, through what the first head wrote.
+#
+# ## Going further: packing several documents in one row, no padding
+#
+# Pre-training rarely pads (fine-tuning on short examples often does). It packs (패킹)
+# documents back to back into one row, and often (Llama 3, for example, [Grattafiori et al.,
+# 2024](references.md)) hides every key outside the query's own document; other pipelines
+# leave attention free to cross documents, with only an end-of-text token between them. The
+# mask is block-diagonal, one block per document
+# (causal inside each block when the model is causal). `ac.document_mask(lengths)` builds
+# it; here the two sentences of the
+# [padded batch](07_heads_and_masks.ipynb#padding-masks-a-batch-of-sentences-of-different-lengths),
+# packed into one row of 7 tokens and attending both ways as in the padded batch:
+
+# %%
+packed = np.concatenate([example.x, example.x[:2]])  # [N, D]: "the cat saw the dog", "the cat"
+document = ac.document_mask(lengths, causal=False)  # [N, N], True = the same document
+print(document.astype(int))
+out_packed, _ = ac.multi_head_attention(packed, packed, *mha, attn_mask=document)
+out_padded, _ = ac.multi_head_attention(batch, batch, *mha, attn_mask=padding[:, None])
+out_real = np.concatenate([out_padded[0], out_padded[1, :2]])  # the batch's 7 real tokens
+slots_padded = batch.shape[0] * batch.shape[1]  # B × L token slots, padding included
+positions_packed = np.concatenate([np.arange(n) for n in lengths])  # each document from 0
+print("positions:", positions_packed)
+same = np.allclose(out_packed, out_real, rtol=0, atol=1e-12)
+print("the padded batch's outputs, to 1e-12:", same)
+
+# %% [markdown]
+# The packed row gives every real token the output the padded batch gave it, to rounding,
+# and holds {eval}`plain(packed.shape[0])` tokens where the batch held
+# {eval}`plain(slots_padded)`. Each document's positions start again at
+# 0 (here the position features of "the cat" are those of a sentence's first two words): a
+# model with rotary positions ([Chapter 6](06_positions.ipynb)) is given them as
+# `position_ids`, and FlashAttention's variable-length kernels take the documents' boundaries
+# (`cu_seqlens`) instead of the $N \times N$ mask.
 #
 # ## Going further: a fully masked row, and what each API gives
 #
@@ -760,7 +774,7 @@ print(
 
 # %% [markdown]
 # This chapter does not run PyTorch (Chapter 10 runs it in one optional check, where it is
-# installed). Its rows below are what PyTorch 2.13 gives on CPU (`F` is
+# installed). Its rows below are what PyTorch 2.13 (2026) gives on CPU (`F` is
 # `torch.nn.functional`, `nn` is `torch.nn`): the project's tests make each call and fail if
 # a row stops saying what the installed release does. On a GPU, `F.scaled_dot_product_attention`
 # picks one of several kernels (listed below), and not every kernel gives zeros: such rows have
@@ -786,8 +800,9 @@ print(
 # Zeros are the honest answer: the query gathers nothing, and its output is the zero vector.
 # NaN spreads through every later layer and into the loss; uniform weights quietly average
 # padding. PyTorch's layer `nn.MultiheadAttention` answers differently depending on how it is
-# called: NaN whenever it returns its weights or runs its inference fast path, zeros
-# otherwise (the aside below goes through the cases).
+# called: NaN whenever it returns its weights or runs its inference fast path; otherwise zero
+# attention, so that the row's output is the output projection's bias (the aside below goes
+# through the cases).
 #
 # ````{admonition} Aside: nn.MultiheadAttention, call by call
 # :class: dropdown
@@ -835,14 +850,17 @@ print(
 #   `nn.MultiheadAttention`'s boolean masks, `key_padding_mask` and `attn_mask` alike, mean
 #   True = ignore.
 # - *Going further:* $h$ heads of $d_\text{head}$ cost the matrix-product FLOPs of one head
-#   of $d_\text{model}$; the softmax's exponentials and passes and the scores' memory grow $h$
-#   times.
+#   of $d_\text{model}$; the softmax's exponentials and passes grow $h$ times, and so does the
+#   scores' memory in a kernel that stores them (fused kernels keep only tiles).
 # - *Going further:* one layer reaches every token, but composes one attention step: with
 #   residual connections, a chain of $n$ lookups (say $n$ tokens back through previous-token
 #   heads) needs $n$ layers (a single head can look a fixed distance back by position; what
 #   needs layers is composing lookups, each using what the last one gathered); a
 #   previous-token head in one layer is the first of the two heads of an induction circuit,
 #   whose second head, in a later layer, is the induction head.
+# - *Going further:* packing puts documents back to back in one row under a block-diagonal
+#   document mask; every token gets the output a padded batch gives it, and each document's
+#   positions start again at 0.
 # - *Going further:* a fully masked row gives zeros in `attn_core` and PyTorch's
 #   `scaled_dot_product_attention` (2.13 on CPU; some GPU kernels still give NaN), NaN in a
 #   plain softmax and in `nn.MultiheadAttention` whenever it returns its weights or runs its
@@ -987,8 +1005,8 @@ ch7.merge_heads_output.check(merge_and_project)
 # $W_O$ is then the sum over the heads of each head's output times its own block of
 # $d_\text{head}$ rows of $W_O$, $\sum_i \text{head}_i W_O^{(i)}$, where $W_O^{(i)}$ is
 # rows $i \cdot d_\text{head}$ to $(i + 1) \cdot d_\text{head} - 1$ of $W_O$. A reshape
-# without the swap deals whole tokens out instead, the heads joined in another order meet
-# the wrong rows of $W_O$, and $W_O^\top$ runs only when $W_O$ is square, with other numbers.
+# without the swap joins consecutive runs of one head's outputs into a row instead, the
+# heads joined in another order meet the wrong rows of $W_O$, and $W_O^\top$ runs only when $W_O$ is square, with other numbers.
 #
 # ```python
 # def merge_and_project(heads, w_o):
@@ -1218,9 +1236,7 @@ ch7.new_queries_attention.check(attend_new)
 # :label: ex-ch7-float16-fill
 #
 # Since $-10^9$ does not fit in float16, a float16 code base masks its scores with
-# `np.where(mask, scores, -1e4).astype(np.float16)` instead (without the `.astype` NumPy
-# keeps float16 here in any version, since $-10^4$ fits; with $-10^9$ NumPy 1 would have
-# promoted to float32) and passes them to a plain softmax (subtract the row's maximum,
+# `np.where(mask, scores, -1e4).astype(np.float16)` instead and passes them to a plain softmax (subtract the row's maximum,
 # exponentiate, divide by the sum). What does a row whose keys are *all* masked give now:
 # `"zeros"`, `"uniform"` or `"NaN"`?
 # ```
@@ -1250,7 +1266,9 @@ print(row16.dtype, row16.tolist(), "->", e16 / e16.sum())  # tolist: NumPy 1 and
 # $-10^4$ fits in float16, so the row is $-10^4$ everywhere, its maximum is $-10^4$, and
 # every key gets $e^{-10^4 - (-10^4)} = e^0 = 1$: uniform weights, the padding averaged as
 # with $-10^9$ in float32. A row with at least one real key is fine: the masked keys get
-# $e^{-10^4 - m}$, which is 0 in float16.
+# $e^{-10^4 - m}$, which is 0 in float16. (The `.astype` only makes the type explicit:
+# without it NumPy keeps float16 here in any version, since $-10^4$ fits; with $-10^9$
+# NumPy 1 would have promoted to float32.)
 #
 # ```python
 # ch7.float16_fill.check("uniform")
