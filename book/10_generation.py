@@ -541,10 +541,12 @@ cache_share = [c / (c + params_bytes) for c in model_cache_read]  # of all bytes
 per_token_bytes = ac.kv_cache_bytes(layers, kv_heads, d_head, 1, 2)  # all layers
 break_even = params_bytes / per_token_bytes  # tokens whose cache weighs as much as the model
 weight_flops_per_byte = 2 * read_params / params_bytes  # one multiply-add per weight, 2 bytes
+weights_read_gib = params_bytes / GiB
+break_even_round = round(break_even, -3)
 step_table(
     {
         "n": [f"{n:,}" for n in contexts],
-        "weights read, GiB": [params_bytes / GiB] * len(contexts),
+        "weights read, GiB": [weights_read_gib] * len(contexts),
         "cache read, GiB": [b / GiB for b in model_cache_read],
         "cache's share of the bytes": [percent(c) for c in cache_share],
     },
@@ -553,11 +555,11 @@ step_table(
 
 # %% [markdown]
 # At batch 1 a short context's step is memory-bound because of the weights, and a long
-# context's because of the cache. The weights' {eval}`dec(params_bytes / GiB, 1)` GiB are read
+# context's because of the cache. The weights' {eval}`dec(weights_read_gib, 1)` GiB are read
 # at every step, each used in one multiply-add by the one new token: about
 # {eval}`dec(weight_flops_per_byte, 1)` FLOP per byte, below the cache's. At
 # {eval}`grouped(contexts[0])` tokens the cache is {eval}`percent(cache_share[0])` of the
-# bytes read; the two weigh the same near {eval}`grouped(round(break_even, -3))` tokens, a
+# bytes read; the two weigh the same near {eval}`grouped(break_even_round)` tokens, a
 # little short of the table's last row.
 #
 # Batching sequences helps the weights, which all sequences share and which are then read
@@ -889,6 +891,8 @@ fit_n_ratio = timed_n[-1] // fit_from  # the lengths the fit spans, as a ratio
 fit_t_ratio = token_ms[-1] / token_ms[timed_n.index(fit_from)]  # and their times
 print(f"fit: from n = {fit_from:,}, beyond the steepest step, over {fit_lengths} lengths")
 gb_per_s = np.array(cache_bytes) / token_ms / 1e6  # the cache's bytes read per second
+jump_gb_per_s = gb_per_s[jump : jump + 2]  # across the steepest step
+fitted_gb_per_s = gb_per_s[timed_n.index(fit_from) :]  # over the fitted lengths
 sweep_gb_per_s = cache_bytes[-1] / sweep_ms[:, -1] / 1e6  # the largest cache, each sweep
 matmul_gflops = 2 * 1024**3 / matmul_time.best / 1e9
 balance = matmul_gflops / gb_per_s[-1]  # FLOPs in the time one byte of cache is read
@@ -994,8 +998,8 @@ figures.show(
 # On the machine that built this page, the step's time grew most steeply between
 # $n =$ {eval}`grouped(jump_from)` and {eval}`grouped(jump_to)`, as the cache grew from
 # {eval}`plain(jump_mib[0])` to {eval}`plain(jump_mib[1])` MiB: the table's GB/s column goes
-# from {eval}`dec(gb_per_s[jump], 1)` to {eval}`dec(gb_per_s[jump + 1], 1)` there, and from
-# $n =$ {eval}`grouped(fit_from)` on it reads {eval}`dec(gb_per_s[timed_n.index(fit_from):], 1)`.
+# from {eval}`dec(jump_gb_per_s[0], 1)` to {eval}`dec(jump_gb_per_s[1], 1)` there, and from
+# $n =$ {eval}`grouped(fit_from)` on it reads {eval}`dec(fitted_gb_per_s, 1)`.
 # Each decoding step reads the whole cache once, so where the reading speed holds, the model
 # predicts a time in proportion to $n$, a slope of 1 on log-log axes
 # ({eval}`figures.ref("fig-decode-time")`). The dashed line, fitted from
@@ -1122,7 +1126,7 @@ figures.show(
 # - A decoding step costs $O(n \cdot d)$ against prefill's $O(n^2 \cdot d)$, and reads the
 #   whole cache for a few FLOPs per byte: it is memory-bound. At batch 1 it also reads every
 #   weight of the model, most of the bytes until the cache weighs as much, near
-#   {eval}`grouped(round(break_even, -3))` tokens here.
+#   {eval}`grouped(break_even_round)` tokens here.
 # - `is_causal=True` is top-left aligned in `attn_core` and PyTorch: with one new query it keeps
 #   key 0 alone. Pass no causal mask for one query (a padded batch still needs its padding
 #   mask, a sliding-window layer its window), or a bottom-right aligned mask
