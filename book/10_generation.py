@@ -970,7 +970,7 @@ step_table(
     digits=1,
 )
 
-# %%
+# %% tags=["nbval-ignore-output"]
 figures.show(
     plot_decode_time(
         timed_n,
