@@ -30,8 +30,8 @@
 # - say what the KV cache (KV 캐시) stores, $2 \cdot h_{kv} \cdot d_\text{head} \cdot n$
 #   numbers per layer, and work out its memory for a real model;
 # - count what one generated token costs, $O(n \cdot d)$, against prefill's
-#   $O(n^2 \cdot d)$, and explain from its FLOPs per byte why decoding waits for memory rather
-#   than for arithmetic;
+#   $O(n^2 \cdot d)$, and explain from its FLOPs per byte, with the weights' bytes beside the
+#   cache's, why decoding waits for memory rather than for arithmetic;
 # - turn a decoding step's output into the next token, greedily or by temperature sampling over
 #   a toy vocabulary, and feed that token's key and value to the next step;
 # - spot the trap of `is_causal=True` with one new query, and write the mask that is right;
@@ -73,7 +73,7 @@ from attn_book.data import (
 from attn_book.exercises import ch10_generation as ch10
 from attn_book.figures import Figures
 from attn_book.plots import plot_decode_time, plot_token_heatmaps
-from attn_book.prose import dec, grouped, plain, sci, vector
+from attn_book.prose import dec, grouped, percent, plain, sci, vector
 from attn_book.tables import step_table
 from attn_book.timing import (
     last_level_cache,
@@ -190,11 +190,12 @@ cache
 #
 # Now the loop. Each step takes the one new word, makes its query, key and value, appends
 # the key and the value to the cache, and lets the new query attend to every position the
-# cache holds, its own included. No mask is needed: every cached word is in the new word's
-# past.
+# cache holds, its own included. No causal mask is needed: every cached word is in the new
+# word's past. (A batch padded on the left still needs its padding mask at every step, and a
+# sliding-window layer its window; this one text with full attention needs neither.)
 #
 # One step, written once, runs for each of the three words in turn; each step's numbers
-# are kept in `steps`, one dictionary a word, for the table and the text below:
+# are kept in `steps`, one dictionary per word, for the table and the text below:
 
 # %%
 steps = []  # one dictionary per generated word
@@ -240,7 +241,8 @@ step_table(
 # is {eval}`dec(steps[1]["total"])`. So 배를 puts {eval}`dec(steps[1]["weights"][0])` on 나는
 # and on 먹었다 and {eval}`dec(steps[1]["weights"][1])` on each of the others, and its output
 # is {eval}`vector(steps[1]["out"])`: mostly who and did, with a little of the "what" of both
-# objects.
+# objects. 그리고, whose zero value offers nothing, still takes
+# {eval}`dec(steps[1]["weights"][3])` of the weight: the case of the attention sinks above.
 #
 # **Step 3: 샀다.** A verb asks what was acted on, the patient. Its query is
 # {eval}`vector(steps[2]["q"])`, and the two objects offer it: 사과를 and 배를 score
@@ -276,16 +278,19 @@ bool(gap < 1e-12)
 # So far the next word was given. A model picks it: its last layer maps the output of the
 # newest position to one score, a logit (로짓), for each word of its vocabulary, and a softmax
 # turns the logits into probabilities. Here the vocabulary is the chapter's six words and the
-# output projection $W_\text{out}$ is a fixed random $3 \times 6$ matrix, untrained, so its
-# choice means nothing; what matters is the loop. Greedy decoding (그리디 디코딩) takes the
+# unembedding $W_U$ (the "LM head"; not attention's output projection $W_O$ of
+# [Chapter 7](07_heads_and_masks.ipynb)) is a fixed random $3 \times 6$ matrix, untrained, so
+# its choice means nothing; what matters is the loop. The toy applies $W_U$ straight to the
+# attention output; in a real model the vector it reads has also passed $W_O$, the MLP, every
+# later layer and a final norm. Greedy decoding (그리디 디코딩) takes the
 # largest logit. Temperature sampling (온도 샘플링) divides the logits by a temperature $T$
 # before the softmax and draws a word from the result: $T < 1$ sharpens the distribution
 # toward the greedy word, $T > 1$ flattens it. After step 1 (그리고):
 
 # %%
 vocabulary = tokens  # a toy vocabulary: the chapter's six words
-W_out = np.random.default_rng(0).standard_normal((d_k, len(vocabulary)))  # [3, 6], untrained
-logits = steps[0]["out"] @ W_out  # 그리고's output: [3] @ [3, 6] -> [6], one score a word
+W_U = np.random.default_rng(0).standard_normal((d_k, len(vocabulary)))  # [3, 6], untrained
+logits = steps[0]["out"] @ W_U  # 그리고's output: [3] @ [3, 6] -> [6], one score per word
 greedy_word = vocabulary[int(np.argmax(logits))]  # the largest logit
 greedy_logit = logits.max()
 temperatures = [0.5, 1.0, 2.0]
@@ -316,14 +321,16 @@ print(n_cached, "positions cached; the next step's output:", vector(out_picked))
 # %% [markdown]
 # The cache now holds {eval}`n_cached` positions, the last of them the key
 # {eval}`vector(k_picked)` and value {eval}`vector(v_picked)` of {eval}`greedy_word`, and the
-# step's output is {eval}`vector(out_picked)`. Its logits would pick the word after that, and so
+# step's output is {eval}`vector(out_picked)`, the same as step 2's, since
+# {eval}`greedy_word` and 배를 have the same four features: the toy cannot tell the two nouns
+# apart, as step 3 found. Its logits would pick the word after that, and so
 # on until an end-of-text token or a length limit. This chapter's story, in which 배를 follows
-# 그리고, is what a trained $W_\text{out}$ (and a trained model beneath it) would have to choose.
+# 그리고, is what a trained $W_U$ (and a trained model beneath it) would have to choose.
 #
 # ## The cache with rotary positions (RoPE)
 #
 # Our toy has no position encoding; a model with rotary embeddings (RoPE,
-# [Chapter 6](06_positions.ipynb)) needs one more care. The new token's query and key are
+# [Chapter 6](06_positions.ipynb)) needs one more precaution. The new token's query and key are
 # rotated by its own position $t$ in the sequence, not by 0, although it is the only token
 # the step computes; and the cache stores the keys *after* their rotation, so a cached key is
 # rotated once, when it is made, at its own position, and never again (the values are not
@@ -387,11 +394,12 @@ for bug, gap_bug in wrong_gap.items():
 # The off-by-one output is off by {eval}`dec(wrong_gap["off by one"])` in its largest
 # component, the column-counted one by {eval}`dec(wrong_gap["column, not position"])`; no
 # error is raised, and the text simply gets worse. What matters is that every query and key
-# of a text is counted the same way: had the prefill also turned the prompt by its columns,
-# 2 to 5, every offset $t - j$ would be right again, since RoPE sees only offsets
-# ([Chapter 6](06_positions.ipynb)). Counting from each text's first real word, in the
-# prefill and at every step, is the convention that keeps them consistent, and the one
-# Hugging Face's `generate` follows (`position_ids` from the attention mask's running sum).
+# of a text is counted the same way: had the prefill and the first step also turned 나는 …
+# 그리고 by their columns, 2 to 5, every offset $t - j$ would be right again, since RoPE sees
+# only offsets ([Chapter 6](06_positions.ipynb)). Counting from each text's first real word, in
+# the prefill and at every step, is the convention that keeps them consistent, and the one
+# Hugging Face's `generate` follows (`position_ids` are the attention mask's running sum minus
+# one, with a dummy value in the pads).
 #
 # ## What the cache holds, and how much (KV 캐시)
 #
@@ -418,7 +426,8 @@ toy_bytes, held_bytes
 # Both say {eval}`plain(toy_bytes)` bytes: 2 × {eval}`n_total` positions × {eval}`d_k`
 # numbers × 8 bytes. A real model is another matter. Take a shape like Llama 3.1's 8-billion
 # model ([Grattafiori et al., 2024](references.md)): 32 layers, 32 query heads of
-# $d_\text{head} = 128$, 8 key-value heads (the next sections say why fewer), float16, at its
+# $d_\text{head} = 128$, 8 key-value heads (the next sections say why fewer), 2 bytes a number
+# (the model is stored in bfloat16; float16 takes the same bytes), at its
 # longest context of 128k (131,072) tokens (Llama 3.1 extended the first release's 8k).
 
 # %%
@@ -429,7 +438,8 @@ kv_gib = ac.kv_cache_bytes(layers, kv_heads, d_head, n_long, 2) / GiB
 per_token_kib = ac.kv_cache_bytes(layers, kv_heads, d_head, 1, 2) / 2**10
 weights_cost = ac.attention_cost(1, heads, n_long, n_long, d_head, "float16")
 weights_gib = weights_cost.score_bytes / GiB  # one layer's n × n weights
-params_gib = 8.03e9 * 2 / GiB  # the model: 8.03 billion float16 numbers
+n_params = 8.03e9  # the model's parameters
+params_gib = n_params * 2 / GiB  # in bfloat16, 2 bytes each
 kv_gib, per_token_kib, weights_gib, params_gib
 
 # %% [markdown]
@@ -440,7 +450,7 @@ kv_gib, per_token_kib, weights_gib, params_gib
 # away. The KV cache is different. Every server holds it, for every sequence it serves, for as
 # long as the sequence is being written: it grows with $n$, not $n^2$, and it is the price of
 # not recomputing. At 128k tokens one sequence's cache is about as large as the model itself, whose
-# 8.03 billion parameters take {eval}`dec(params_gib, 1)` GiB in float16.
+# 8.03 billion parameters take {eval}`dec(params_gib, 1)` GiB in bfloat16.
 #
 # The calculator below is [Chapter 9](09_cost.ipynb)'s, with a second bar: the KV cache of
 # all layers. Slide the tokens, the layers and the KV heads, or serve a batch, and watch the
@@ -472,12 +482,13 @@ figures.show(
 #
 # A decoding step is one query against $n$ cached keys: $L = 1$, $S = n$ in Chapter 9's
 # cost model. Its two products cost $2 \cdot 1 \cdot n \cdot d_\text{head}$ FLOPs each per
-# head, $O(n \cdot d)$, where a prefill of $n$ tokens costs $O(n^2 \cdot d)$. The step must
+# head, $O(n \cdot d)$, where a prefill of $n$ tokens costs $O(n^2 \cdot d)$ (counted causal
+# below: query $i$ meets keys $0..i$, about half the $n \times n$ square). The step must
 # also read every cached key and value once. One layer of the model above:
 
 # %%
 contexts = [1024, 8192, 131072]
-prefill = [ac.attention_cost(1, heads, n, n, d_head) for n in contexts]
+prefill = [ac.attention_cost(1, heads, n, n, d_head, causal=True) for n in contexts]
 decode = [ac.attention_cost(1, heads, 1, n, d_head) for n in contexts]
 cache_read = [
     ac.kv_cache_bytes(1, kv_heads, d_head, n, 2) for n in contexts
@@ -490,7 +501,7 @@ ridge_h100 = 989 / 3.35  # H100 SXM (Chapter 9): dense bf16 TFLOP/s ÷ HBM3 TB/s
 step_table(
     {
         "n": [f"{n:,}" for n in contexts],
-        "prefill GFLOP": [c.matmul_flops / 1e9 for c in prefill],
+        "causal prefill, GFLOP": [c.matmul_flops / 1e9 for c in prefill],
         "one decode step, MFLOP": [c.matmul_flops / 1e6 for c in decode],
         "cache read, MiB": [b / 2**20 for b in cache_read],
         "FLOPs per byte read": flops_per_byte,  # the same for every n
@@ -502,7 +513,9 @@ step_table(
 # Whatever $n$ is, a decoding step does the same few FLOPs for each byte it reads: each
 # cached number is used in one multiply-add for each query head that reads it, and here
 # {eval}`group_size` query heads share each key-value head, so with 2 bytes a number
-# that is {eval}`plain(flops_per_byte[0])` FLOPs per byte. A GPU does far more arithmetic
+# that is {eval}`plain(flops_per_byte[0])` FLOPs per byte (for a kernel that reads each
+# key-value head once for its whole group; copying the heads out first, as the `expand_kv`
+# exercise below does, reads {eval}`group_size` times the bytes). A GPU does far more arithmetic
 # than that in the time it takes to fetch a byte from its memory: an H100's ridge point
 # (Chapter 9) is about {eval}`dec(ridge_h100, 0)` FLOPs per byte. There a decoding step
 # spends its time waiting for memory (메모리 대역폭, memory bandwidth), not computing: it is
@@ -513,8 +526,45 @@ step_table(
 # every key it reads meets all $n$ queries, and with a fused kernel such as FlashAttention,
 # which never writes the $n \times n$ scores out (Chapter 9), prefill is compute-bound.
 #
-# Batching sequences helps the layers' weight matrices, which all sequences share and which
-# are then read once for the whole batch, not attention: each sequence reads its own cache.
+# The cache is not all a step reads. Every layer's weight matrices, $W_Q$ to the MLP's, and
+# the final unembedding are read once per step too: all the parameters but the input
+# embedding table, of which a step looks up one row. At a batch of one sequence they are most
+# of the bytes until the context is long. The whole model's step, all {eval}`layers` layers,
+# at batch 1:
+
+# %%
+vocab_size, d_model = 128256, 4096  # Llama 3.1 8B's vocabulary and width
+read_params = n_params - vocab_size * d_model  # all but the input embedding table
+params_bytes = read_params * 2  # bfloat16, read once per step
+model_cache_read = [ac.kv_cache_bytes(layers, kv_heads, d_head, n, 2) for n in contexts]
+cache_share = [c / (c + params_bytes) for c in model_cache_read]  # of all bytes read
+per_token_bytes = ac.kv_cache_bytes(layers, kv_heads, d_head, 1, 2)  # all layers
+break_even = params_bytes / per_token_bytes  # tokens whose cache weighs as much as the model
+weight_flops_per_byte = 2 * read_params / params_bytes  # one multiply-add per weight, 2 bytes
+weights_read_gib = params_bytes / GiB
+break_even_round = round(break_even, -3)
+step_table(
+    {
+        "n": [f"{n:,}" for n in contexts],
+        "weights read, GiB": [weights_read_gib] * len(contexts),
+        "cache read, GiB": [b / GiB for b in model_cache_read],
+        "cache's share of the bytes": [percent(c) for c in cache_share],
+    },
+    digits=2,
+)
+
+# %% [markdown]
+# At batch 1 a short context's step is memory-bound because of the weights, and a long
+# context's because of the cache. The weights' {eval}`dec(weights_read_gib, 1)` GiB are read
+# at every step, each used in one multiply-add by the one new token: about
+# {eval}`dec(weight_flops_per_byte, 1)` FLOP per byte, below the cache's. At
+# {eval}`grouped(contexts[0])` tokens the cache is {eval}`percent(cache_share[0])` of the
+# bytes read; the two weigh the same near {eval}`grouped(break_even_round)` tokens, a
+# little short of the table's last row.
+#
+# Batching sequences helps the weights, which all sequences share and which are then read
+# once for the whole batch, not attention: each sequence reads its own cache. So the larger
+# the batch and the longer the contexts, the more of a step's bytes are caches.
 # Queries that share one cache arise in chunked prefill, when several drafted tokens are
 # verified at once (speculative decoding), and across the $g$ query heads of a GQA group (below), which is why GQA
 # raises a decoding step's FLOPs per byte. MQA and GQA below, and much of what serving
@@ -748,9 +798,8 @@ else:
 # layer of 8 heads of 64, float32, for $n = 1024$ to $65536$. Then the same products for 64
 # queries at once against the largest cache, as a chunk of prompt in prefill would, and a
 # product of two $1024 \times 1024$ matrices. Each time is the fastest of several runs, in
-# processor time, with the matrix library on one thread; the lines the cell prints say whether
-# that pinning worked, and name the processor's last-level cache (최종 레벨 캐시), its largest
-# and slowest cache, as Linux reports it. Its output is your machine's.
+# processor time, with the matrix library on one thread (the box below says how). Its output
+# is your machine's.
 #
 # ```{admonition} How the timing works
 # :class: dropdown
@@ -833,25 +882,17 @@ jump = steepest_step(timed_n, token_ms)  # from timed_n[jump] to timed_n[jump + 
 jump_from, jump_to = timed_n[jump], timed_n[jump + 1]
 jump_mib = [cache_bytes[jump] / 2**20, cache_bytes[jump + 1] / 2**20]
 jump_slope = math.log2(token_ms[jump + 1] / token_ms[jump])  # the lengths double
-# beyond the step and, if enough caches outgrow it, beyond the last-level cache
-fit_start = start_beyond_cache(timed_n, token_ms, cache_bytes, llc[1] if llc else None)
-fit_from = fit_start.x
+# from beyond the steepest step on, where the GB/s column settles (the reported
+# last-level cache is not used: a shared or virtual machine's may not be ours)
+fit_from = start_beyond_cache(timed_n, token_ms, cache_bytes, None).x
 fit = loglog_fit(timed_n, token_ms, x_min=fit_from)  # slope of time against n from there
 fit_lengths = sum(n >= fit_from for n in timed_n)
 fit_n_ratio = timed_n[-1] // fit_from  # the lengths the fit spans, as a ratio
 fit_t_ratio = token_ms[-1] / token_ms[timed_n.index(fit_from)]  # and their times
-if fit_start.in_cache is None:
-    print("fit: beyond the steepest step; the last-level cache's size is unknown")
-elif fit_start.in_cache == 0:
-    print("fit: beyond the steepest step and beyond the last-level cache")
-else:
-    print(
-        f"fit: beyond the steepest step; of its {fit_lengths} lengths,",
-        f"{fit_start.in_cache} have caches no larger than the last-level cache reported",
-    )
-if fit_lengths == 2:
-    print(f"two points only: n × {fit_n_ratio}, time × {fit_t_ratio:.1f}")
+print(f"fit: from n = {fit_from:,}, beyond the steepest step, over {fit_lengths} lengths")
 gb_per_s = np.array(cache_bytes) / token_ms / 1e6  # the cache's bytes read per second
+jump_gb_per_s = gb_per_s[jump : jump + 2]  # across the steepest step
+fitted_gb_per_s = gb_per_s[timed_n.index(fit_from) :]  # over the fitted lengths
 sweep_gb_per_s = cache_bytes[-1] / sweep_ms[:, -1] / 1e6  # the largest cache, each sweep
 matmul_gflops = 2 * 1024**3 / matmul_time.best / 1e9
 balance = matmul_gflops / gb_per_s[-1]  # FLOPs in the time one byte of cache is read
@@ -929,7 +970,7 @@ step_table(
     digits=1,
 )
 
-# %%
+# %% tags=["nbval-ignore-output"]
 figures.show(
     plot_decode_time(
         timed_n,
@@ -954,49 +995,46 @@ figures.show(
 )
 
 # %% [markdown]
-# Each decoding step reads the whole cache once, so the model predicts a time in proportion
-# to $n$, a slope of 1 on log-log axes ({eval}`figures.ref("fig-decode-time")`), as long as the
-# cache is read from the same kind of memory at the same speed; the table's GB/s column says
-# where that held. On the machine that built this page the cache was read at
-# {eval}`dec(gb_per_s, 1)` GB/s from the smallest to the largest, and the largest at
-# {eval}`dec(sweep_gb_per_s, 1)` GB/s in the {eval}`n_sweeps` sweeps, the spread one run of
-# the cell has from the next. The speed need not be the same throughout: a cache that fits in the processor's
-# last-level cache can be read from there, and a larger one only from main memory, more
-# slowly. There the time per step grew most between $n =$ {eval}`plain(jump_from)` and
-# {eval}`plain(jump_to)`, a local slope of {eval}`dec(jump_slope, 2)`, where the cache grew
-# from {eval}`plain(jump_mib[0])` to {eval}`plain(jump_mib[1])` MiB; the last-level cache it
-# reported is {eval}`llc_text`.
+# On the machine that built this page, the step's time grew most steeply between
+# $n =$ {eval}`grouped(jump_from)` and {eval}`grouped(jump_to)`, as the cache grew from
+# {eval}`plain(jump_mib[0])` to {eval}`plain(jump_mib[1])` MiB: the table's GB/s column goes
+# from {eval}`dec(jump_gb_per_s[0], 1)` to {eval}`dec(jump_gb_per_s[1], 1)` there, and from
+# $n =$ {eval}`grouped(fit_from)` on it reads {eval}`dec(fitted_gb_per_s, 1)`.
+# Each decoding step reads the whole cache once, so where the reading speed holds, the model
+# predicts a time in proportion to $n$, a slope of 1 on log-log axes
+# ({eval}`figures.ref("fig-decode-time")`). The dashed line, fitted from
+# $n =$ {eval}`grouped(fit_from)` on over {eval}`plain(fit_lengths)` lengths, has a slope of
+# about {eval}`dec(fit.slope, 1)`: $n$ grew {eval}`plain(fit_n_ratio)` times and the fastest
+# time {eval}`dec(fit_t_ratio, 1)` times.
 #
-# The dashed line is fitted from $n =$ {eval}`plain(fit_from)` on, over
-# {eval}`plain(fit_lengths)` lengths: from the first to the last, $n$ grew
-# {eval}`plain(fit_n_ratio)` times and the fastest time {eval}`dec(fit_t_ratio, 1)` times, a
-# slope of about {eval}`dec(fit.slope, 1)`. The line the cell printed above the table says
-# whether those lengths lie beyond the reported last-level cache; the box below says how the
-# start is chosen. The slope says no more than the GB/s column: it is 1 exactly where the
-# fitted lengths were read at one speed, and with two lengths it is these two ratios and
-# nothing more, a line through two points that no third point tests.
-#
-# ```{admonition} Where the fit starts
+# ```{admonition} Reading the timing: caches, the fit, and the spread
 # :class: dropdown
 #
-# The model's one reading speed can hold only once every step reads the cache from the same
-# memory, so the fit should start beyond both the steepest step and the last length whose
-# cache fits in the last-level cache. That needs two timed caches or more larger than the
-# reported last-level cache; where there are fewer, the fit falls back to the last two
-# lengths, whose caches may still fit in it, and then the table's GB/s column, not the
-# reported size, is the guide to where the reading speed changes. Compare the steepest step
-# and the reported last-level cache yourself: a last-level cache shared with other cores and
-# other programs holds less of ours than its size, and a virtual machine may report its
-# host's. The line the cell printed above the table says which happened.
+# A cache small enough for the processor's own caches can be read from there, and a larger one
+# only from main memory, more slowly; so the speed need not be the same at every length, and
+# the fit starts beyond the steepest step, where the GB/s column is meant to settle. The
+# last-level cache (최종 레벨 캐시, the processor's largest and slowest cache), as the
+# operating system reports it, is printed by the timing cell and drawn, where known, as the
+# figure's vertical line: {eval}`llc_text`. The fit does not
+# rely on it: a last-level cache shared with other cores and other programs holds less of
+# ours than its size, and a virtual machine may report its host's, so the GB/s column, not
+# the reported size, is the guide to where the reading speed changes. The slope says no more
+# than that column: it is 1 exactly where the fitted lengths were read at one speed, and with
+# few lengths it is a line through few points.
+#
+# The whole sweep ran {eval}`n_sweeps` times; the largest cache was read at
+# {eval}`dec(sweep_gb_per_s, 1)` GB/s in them, the spread one run of the cell has from the
+# next. The timing table gives each size's median and slowest run beside the fastest: where
+# they lie far apart, something outside the products slowed some runs, and running the cells
+# again tells you more than any one of them.
 # ```
 #
 # The $1024 \times 1024$ product ran at {eval}`dec(matmul_gflops, 1)` GFLOP/s,
 # {eval}`dec(balance, 1)` FLOPs in the time the decoding step read one byte of cache: this
 # core's ridge, measured. A decoding step in float32 with a key-value head per query head, as
 # timed here, does {eval}`dec(one_intensity, 2)` FLOPs per byte (the model above's, in float32
-# without sharing, {eval}`plain(fp32_flops_per_byte)`); the lines printed above the roofline
-# table say on which side of this ridge it lies, and below it means memory-bound on this core
-# too. A GPU widens that gap, not narrows it: its arithmetic is faster still, relative to its
+# without sharing, {eval}`plain(fp32_flops_per_byte)`); below this ridge means memory-bound on
+# this core too. A GPU widens that gap, not narrows it: its arithmetic is faster still, relative to its
 # memory.
 #
 # The {eval}`chunk` queries against the largest cache do {eval}`chunk` times the FLOPs but
@@ -1009,10 +1047,6 @@ figures.show(
 # product of {eval}`chunk` rows need not reach the square product's speed, so the roofline's
 # figure is an estimate from below. A fused kernel would not write the scores out and would
 # read fewer bytes.
-#
-# The timing table gives each size's median and slowest run beside the fastest: where they
-# lie far apart, something outside the products slowed some runs, and running the cells again
-# tells you more than any one of them.
 
 # %% [markdown]
 # ## Going further: what serving systems do
@@ -1053,8 +1087,9 @@ figures.show(
 #   recomputing them in prefill ([vLLM, 2024](references.md)); SGLang's RadixAttention keeps
 #   the caches of past requests in a radix tree of their tokens and reuses the longest prefix
 #   a new request shares with them ([Zheng et al., 2024](references.md)).
-# - **Split-KV decoding (Flash-Decoding).** A decoding step has one query a head, too few to
-#   keep a GPU's cores busy when each group of cores takes a tile of queries. Flash-Decoding
+# - **Split-KV decoding (Flash-Decoding).** A decoding step has one query per head. When each
+#   group of cores takes a tile of queries of one sequence and one head, a small batch at a
+#   long context gives too few tiles to keep a GPU's cores busy. Flash-Decoding
 #   cuts the cache along its positions, lets each group of cores attend to one part, and
 #   merges the partial results by their maxima and sums, the merge of two halves in
 #   [Chapter 9](09_cost.ipynb#exercises)'s exercises; the flash-attn library does so since its
@@ -1086,18 +1121,21 @@ figures.show(
 #   prefill and at every step alike.
 # - The cache holds $2 \cdot h_{kv} \cdot d_\text{head} \cdot n$ numbers per layer
 #   ({eq}`eq-ch10-kv-bytes`): {eval}`plain(kv_gib)` GiB for a Llama-3-8B-like model at 128k
-#   tokens in float16. It grows with $n$, and every server holds it; the $n \times n$ weights
+#   tokens in 16-bit numbers. It grows with $n$, and every server holds it; the $n \times n$ weights
 #   ({eval}`grouped(weights_gib)` GiB per layer) no one holds.
 # - A decoding step costs $O(n \cdot d)$ against prefill's $O(n^2 \cdot d)$, and reads the
-#   whole cache for a few FLOPs per byte: it is memory-bound.
+#   whole cache for a few FLOPs per byte: it is memory-bound. At batch 1 it also reads every
+#   weight of the model, most of the bytes until the cache weighs as much, near
+#   {eval}`grouped(break_even_round)` tokens here.
 # - `is_causal=True` is top-left aligned in `attn_core` and PyTorch: with one new query it keeps
-#   key 0 alone. Pass no mask for one query, or a bottom-right aligned mask
+#   key 0 alone. Pass no causal mask for one query (a padded batch still needs its padding
+#   mask, a sliding-window layer its window), or a bottom-right aligned mask
 #   (`ac.causal_mask_lower_right`) for several.
 # - MQA shares one key-value head among all query heads, GQA one among each group of $g$: the
 #   cache and the bytes read per token shrink $g$ times.
 # - *Going further:* timing a decoding step on your own machine tests the count: its time
-#   grows in proportion to $n$ wherever the table's GB/s column is flat, and the printed lines
-#   say on which side of the core's measured ridge one query and a chunk of {eval}`chunk` lie.
+#   grows in proportion to $n$ wherever the table's GB/s column is flat, and one query's FLOPs
+#   per byte and a chunk of {eval}`chunk` queries' can be set beside the core's measured ridge.
 # - *Going further:* serving systems page the cache, keep only a window of it, quantise it,
 #   batch decoding steps continuously, reuse shared prefixes, split a step's cache across
 #   cores and run prefill and decoding on separate GPUs.
