@@ -144,7 +144,7 @@ weights.round(3)
 # to {eval}`dec(weights_sum)`. Words 1 and 3, whose keys score equally, share most of the
 # attention: key 3 points {eval}`plain(angle_3)`° away from the query but is
 # {eval}`dec(length_ratio_3)` times as long as key 1, the length effect of
-# [Chapter 1](01_dot_product.ipynb#length-matters-too). The orthogonal word 2 still gets
+# [Chapter 1](01_dot_product.ipynb#length-matters-too). Word 2, whose key is orthogonal to the query, still gets
 # {eval}`dec(weights[1])`, because $e^{s_2}$ is not zero. The library gives the same weights:
 
 # %%

@@ -40,7 +40,8 @@
 # pass with PyTorch 2.13).
 #
 # Where PyTorch is installed, the cell below converts both layers with `.double()` and prints
-# where each keeps its scale (without PyTorch it says so and skips):
+# the dtype of each one's weights and scale, and whether the scale is in its `state_dict`
+# (without PyTorch it says so and skips):
 
 # %%
 from attn_book import explainer_torch
