@@ -387,8 +387,9 @@ long_ms
 # memory (HBM). On a GPU the naive version's time is mostly that traffic: each score is
 # written out once and read back once per pass of the softmax, a few bytes moved for every few
 # FLOPs. Removing it makes exact attention several times faster as well as $O(n)$ in
-# memory beyond its inputs and output (the statistics $m$ and $\ell$ per query in HBM, plus
-# one tile at a time in SRAM). Our loop over key blocks is its core; three more pieces make
+# memory beyond its inputs and output (one or two statistics per query in HBM: $m$ and $\ell$
+# in the first version, their log-sum-exp alone in FlashAttention-2; plus one tile at a time
+# in SRAM). Our loop over key blocks is its core; three more pieces make
 # it a kernel:
 #
 # - **Query tiles.** The queries are cut into blocks too, so that one block of queries, one
@@ -490,7 +491,13 @@ crossover_llama_per_d = crossover_llama / d_llama
 projections_llama_d2 = projections_llama / d_llama**2  # in units of d_model², per token
 mlp_llama_d2 = mlp_llama / d_llama**2
 rest_llama_d2 = projections_llama_d2 + mlp_llama_d2
-crossover_llama, crossover_llama_per_d
+crossover_llama_causal = round(2 * crossover_llama) - 1  # causal, as Llama 3 runs
+at_crossover_llama = ac.attention_cost(
+    1, heads_llama, crossover_llama_causal, crossover_llama_causal, d_head_llama, causal=True
+)
+assert at_crossover_llama.matmul_flops / crossover_llama_causal == projections_llama + mlp_llama
+crossover_llama_causal_times = round(crossover_llama_causal / d_llama)  # about 13
+crossover_llama, crossover_llama_per_d, crossover_llama_causal
 
 # %% [markdown]
 # The conclusion holds for a 2024 model as for GPT-2. The smaller $W_K$ and $W_V$ and the
@@ -499,7 +506,9 @@ crossover_llama, crossover_llama_per_d
 # {eval}`plain(mlp_llama_d2)`$\,d_\text{model}^2$ instead of 16,
 # {eval}`plain(rest_llama_d2)`$\,d_\text{model}^2$ against 24. So the crossover is at
 # {eval}`plain(crossover_llama_per_d)` times $d_\text{model}$, $n =$
-# {eval}`plain(crossover_llama)`.
+# {eval}`plain(crossover_llama)`, counting every pair; Llama 3 is causal, and with a causal
+# kernel it is about {eval}`plain(crossover_llama_causal_times)` times, $n =$
+# {eval}`plain(crossover_llama_causal)`.
 
 # %% [markdown]
 # ## Going further: measure it on your machine
@@ -662,7 +671,7 @@ figures.show(
 )
 
 # %% [markdown]
-# A measured slope comes with an uncertainty, the spread from one sweep to the next, and
+# A measured slope comes with a repeatability, the spread from one sweep to the next, and
 # with parts that can each stray from 2. These timings are measured, not computed from a random start: only running the cells
 # reproduces them, and your numbers will differ; the lines the cell printed say whether the
 # matrix library was held to one thread and name the processor, its vector extensions, the
@@ -674,7 +683,8 @@ figures.show(
 # from n = {eval}`fit_from` to {eval}`largest_n`, the time's slope in each of the {eval}`n_sweeps` sweeps was
 # {eval}`dec(sweep_slopes, 2)`, against the 2 of {eq}`eq-ch9-cost`: from one run of the same
 # cell to the next it moved by {eval}`dec(slope_range, 2)`. That spread, not a standard error
-# computed from one sweep's few points, is the slope's uncertainty: the points of one sweep
+# computed from one sweep's few points, measures the slope's repeatability, not its whole
+# uncertainty (what every sweep shares, such as the caches, does not show in it): the points of one sweep
 # share whatever else the machine was doing while it ran. Through each size's fastest time
 # over the sweeps the slope is {eval}`dec(slope, 2)`, and between neighbouring sizes it was
 # {eval}`dec(fit.local, 2)`; a slope between two neighbouring sizes rests on two timings
@@ -809,8 +819,9 @@ step_table(
 # the row sum), took {eval}`dec(passes_share, 2)` of the time. They ran at
 # {eval}`dec(passes_gflops, 1)` GFLOP/s, the products at {eval}`dec(products_gflops, 1)`.
 # One of the passes need not exist: `chunked_attention` and `blocked_attention` scale $Q$
-# instead of the scores, $n \cdot d_k$ numbers, one $n \times n$ pass fewer, as fused kernels
-# do. The FLOPs per byte, the arithmetic intensity
+# instead of the scores, $n \cdot d_k$ numbers, one $n \times n$ pass fewer; fused kernels
+# avoid that pass too, folding the scale into the exponent (a base-2 exponential of the
+# score times $\log_2 e / \sqrt{d_k}$, less the running max times the same factor). The FLOPs per byte, the arithmetic intensity
 # (산술 강도, also called operational intensity), say why. The product $QK^\top$ does
 # {eval}`dec(intensity[0], 1)` FLOPs for every byte it moves: each score costs
 # $2 \cdot 64$ FLOPs and 4 bytes written, about 32 FLOPs per byte, and $Q$ and $K$, each
@@ -1020,7 +1031,9 @@ print(f"peak extra memory: scaled_dot_product_attention {peak_blocked_mib} MiB")
 #
 # The output is the same because each step only rearranges the plain formula: the shift
 # cancels between numerator and denominator, and dividing each row's weighted sum by the
-# row's total is dividing each weight first. Fused GPU kernels save passes in the same ways.
+# row's total is dividing each weight first. Fused GPU kernels avoid the separate passes too
+# (the scale folded into the exponent, the output divided once at the end), but they always
+# subtract the running max.
 # Query tiles and key blocks combine: FlashAttention
 # ([above](09_cost.ipynb#what-flashattention-adds)) cuts both.
 
@@ -1070,19 +1083,21 @@ print(f"peak extra memory: scaled_dot_product_attention {peak_blocked_mib} MiB")
 #   $O(n \cdot \text{block})$ memory and the same matrix-product FLOPs (plus a small rescaling
 #   cost per block).
 # - FlashAttention adds query tiles, a saved log-sum-exp per query and recomputation of the
-#   weights in the backward pass: more FLOPs, fewer bytes. The $n^2$ in time remains.
+#   weights in the backward pass: more FLOPs in the backward pass (a fifth product), fewer
+#   bytes. The $n^2$ in time remains.
 # - *Going further.* Per token, attention's $4\,n\,d_\text{model}$ FLOPs pass the
 #   projections' and the MLP's $24\,d_\text{model}^2$ only beyond $n = 6\,d_\text{model}$
-#   (about {eval}`plain(crossover_causal_times)`$\,d_\text{model}$ for a causal kernel that
-#   skips the masked half; {eval}`plain(crossover_llama_per_d)`$\,d_\text{model}$ for Llama 3
-#   8B's GQA and SwiGLU layer).
+#   counting every pair ({eval}`plain(crossover_llama_per_d)`$\,d_\text{model}$ for Llama 3
+#   8B's GQA and SwiGLU layer), and beyond about
+#   {eval}`plain(crossover_causal_times)`$\,d_\text{model}$ for a causal kernel that skips the
+#   masked half ({eval}`plain(crossover_llama_causal_times)`$\,d_\text{model}$ for Llama 3 8B).
 # - *Going further.* Measured from n = {eval}`fit_from` up, the fastest of several calls in
 #   processor time on one thread, the time's slope on log-log axes was
 #   {eval}`dec(sweep_slopes, 2)` in {eval}`n_sweeps` sweeps on the build machine (at a load
 #   average of {eval}`dec(load_sweep, 1)` on {eval}`n_cores` cores), against the 2 of
 #   {eq}`eq-ch9-cost`, and the products' alone {eval}`dec(floor_slopes, 2)`; the memory's,
 #   fitted from n = {eval}`measured_n[0]`, {eval}`dec(memory_fit.slope, 2)`. The spread
-#   between sweeps is the slope's uncertainty.
+#   between sweeps is the slope's repeatability, not its whole uncertainty.
 # - *Going further.* The roofline model compares a step's FLOPs per byte with the machine's
 #   ridge point: the matrix products do tens of FLOPs per byte, the softmax's passes over the
 #   $n \times n$ matrix a fraction of one; a pass's bytes per second, set beside a plain
