@@ -1098,7 +1098,7 @@ ch7.two_back_head.check(block)
 # weight evenly.
 #
 # ```python
-# block = 8 * np.eye(5, k=-2)  # ones at (i, i - 2)
+# block = 8 * np.eye(5, k=-2)  # 8 at (i, i - 2), 0 elsewhere
 # ch7.two_back_head.check(block)
 # ```
 # ````
