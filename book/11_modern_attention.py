@@ -859,8 +859,7 @@ print(ac.sliding_window_mask(6, 6, 3).astype(int))
 # %%
 gemma4_layers, gemma4_width, gemma4_window = 30, 2304, 512  # Gemma4TextConfig defaults
 gemma4_types = [  # sliding_window_pattern = 6, and the last layer is always full
-    "sliding" if (i + 1) % 6 and i < gemma4_layers - 1 else "full"
-    for i in range(gemma4_layers)
+    "sliding" if (i + 1) % 6 and i < gemma4_layers - 1 else "full" for i in range(gemma4_layers)
 ]
 gemma4_global, gemma4_local = gemma4_types.count("full"), gemma4_types.count("sliding")
 print(gemma4_types[:6], "...")
