@@ -33,7 +33,7 @@
 # - read the attention fields of a model's configuration.
 #
 # That last skill is the thread: each section below computes what one field of a model's
-# `config.json`, or a few, does to the formula, and the closing tables gather them. All five
+# `config.json`, or a few, does to the formula, and the closing table gathers them. All five
 # objectives are the core; the sections marked *Going further* add none.
 #
 # **The core of this chapter** is reading a model's attention configuration and computing, on
@@ -47,10 +47,10 @@
 # [QK-norm and soft-capping](11_modern_attention.ipynb#how-large-can-a-score-grow-qk-norm-and-soft-capping-qk),
 # [MLA](11_modern_attention.ipynb#multi-head-latent-attention-mla) and
 # [its cache](11_modern_attention.ipynb#what-mla-saves-at-deepseek-v3-s-size), gathered in
-# [the configuration of 2026's models](11_modern_attention.ipynb#reading-a-model-s-configuration).
+# [the fields of a model's configuration](11_modern_attention.ipynb#reading-a-model-s-configuration).
 # The sections marked *Going further* count which MLA path runs when, what MLA's shared latent
-# costs in serving, and Llama 4's chunked attention; a first reading can skip them, and no core
-# section needs them.
+# costs in serving, and Llama 4's chunked attention, and read four models of 2026 from their
+# library code; a first reading can skip them, and no core section needs them.
 #
 # The chapter ends with exercises, in the order of its sections, that check your answer on
 # the spot: run the cell and read the one-line verdict.
@@ -269,7 +269,7 @@ n_context = 131072  # 128k tokens; Mistral 7B v0.1 was trained at 8k, see below
 shipped = {  # name: (layer types, KV heads, d_head, window)
     "Gemma 3 27B": (gemma3_types, 16, 128, 1024),
     "gpt-oss-120b": (gpt_oss_types, 8, 64, 128),
-    "Mistral 7B": (mistral_types, 8, 128, 4096),
+    "Mistral 7B v0.1": (mistral_types, 8, 128, 4096),
 }
 windowed = {m: cache_bytes(*s[:3], n_context, s[3]) / GiB for m, s in shipped.items()}
 all_global = {}  # the same models with every layer "full"
@@ -277,7 +277,7 @@ for m, (types, kv_heads, d_head, window) in shipped.items():
     full = ["full"] * len(types)
     all_global[m] = cache_bytes(full, kv_heads, d_head, n_context, window) / GiB
 gemma_global, gemma_local = gemma3_types.count("full"), gemma3_types.count("sliding")
-gemma_window, mistral_window = shipped["Gemma 3 27B"][3], shipped["Mistral 7B"][3]
+gemma_window, mistral_window = shipped["Gemma 3 27B"][3], shipped["Mistral 7B v0.1"][3]
 step_table(
     {
         "global : local": [
@@ -297,7 +297,7 @@ step_table(
 # {eval}`gemma_local` local layers {eval}`grouped(gemma_window)` positions each.
 # gpt-oss-120b halves its cache, to {eval}`dec(windowed["gpt-oss-120b"], 2)` GiB, since half
 # its layers are global. Mistral 7B's cache stops growing at {eval}`grouped(mistral_window)` positions:
-# {eval}`dec(windowed["Mistral 7B"], 2)` GiB however long the text (Mistral 7B v0.1 was
+# {eval}`dec(windowed["Mistral 7B v0.1"], 2)` GiB however long the text (Mistral 7B v0.1 was
 # trained with a context of 8,192 tokens, so its figure at 128k tokens is only the arithmetic; its paper
 # reports the 8× saving at 32k). The saving is real memory, and also a real loss: a token in a
 # local layer reads nothing beyond its window, which is why Gemma 3 keeps one global layer in
@@ -336,7 +336,7 @@ stream_mask.astype(int)
 # where their spare weight goes. Each head has one
 # learned number, its sink logit (싱크 로짓) $z$. It joins every row's scores before the
 # softmax, as if there were one more key whose score is always $z$ and whose value is zero,
-# and it is dropped after the softmax:
+# and its weight is dropped after the softmax:
 #
 # $$
 # \begin{aligned}
@@ -506,7 +506,8 @@ print(f"bound {bound}, raw score {raw:.1f}, after QK-norm {normed:.4f}")
 # $\sqrt d \max_i |g_{q,i}\, g_{k,i}|$.) OLMo 2's norm runs over the whole projection, the
 # $H d$ numbers of all $H$ heads, which RMSNorm gives the length $\sqrt{H d}$; one head's
 # slice may carry all of it, so that head's bound is $H$ times as large,
-# $H \sqrt d \max_i |g_{q,i}| \max_i |g_{k,i}|$. Gemma 4 drops the divisor and lets the norm
+# $H \sqrt d \max_i |g_{q,i}| \max_i |g_{k,i}|$. (With fewer key heads than query heads,
+# $H_{kv}$, the key norm runs over $H_{kv} d$ numbers and the factor is $\sqrt{H H_{kv}}$.) Gemma 4 drops the divisor and lets the norm
 # alone set the scale: the same argument without the $\sqrt d$ below bounds its score by
 # $d \max_i |g_{q,i}| \max_i |g_{k,i}|$.
 # %%
@@ -636,7 +637,8 @@ round(float(naive_score), 6), round(float(absorbed_score), 6)
 # separate key $\mathbf k^R_t = \mathrm{RoPE}(\mathbf x_t W^{KR})$ of width $d_h^R$, shared by
 # all heads and cached beside the latent (here `rope_key`); each head's query gets a matching
 # rotated part, and the score is the sum of the two dot products, scaled by
-# $1/\sqrt{d_h + d_h^R}$.
+# $1/\sqrt{d_h + d_h^R}$ (DeepSeek-V3's long-context YaRN scaling multiplies this by a
+# constant).
 #
 # **Naive and absorbed agree.** `ac.mla_attention` runs the whole layer either way, and with an
 # `ac.MLACache` as a decoding step: prefill four positions, then decode the fifth, absorbed:
@@ -726,7 +728,7 @@ step_table(
             "which layers are windowed and which global",
             "Gemma 2's cap c on the scaled scores",
             "a learned sink logit per head (a weight, in gpt-oss)",
-            "RMSNorm gains on each head's q and k (weights)",
+            "RMSNorm on q and k (weights): per head, or over the whole projection; read the weight's shape",
             "Gemma 3: RoPE's base on the local layers (10,000); transformers 5 reads it "
             "into its RoPE parameters, one entry per layer type",
             "Llama 4: the chunk a local layer attends within (8,192)",
@@ -771,67 +773,8 @@ step_table(
     index_label="field",
 )
 # %% [markdown]
-# The models of 2026 are built from the same pieces. Hugging Face transformers reads four of
-# them with classes of its own, and their code and defaults say what each layer has
-# ([Hugging Face transformers, 2026](references.md)); a checkpoint's `config.json` may set
-# other sizes (Gemma 4's defaults are those of its smallest model, E2B):
-# %%
-step_table(
-    {
-        "window": [
-            "128, every layer",
-            "512 (E2B); 5 windowed : 1 global",
-            "none",
-            "none",
-        ],
-        "sink": ["a logit per head", "no", "no", "no"],
-        "gate": ["no", "no", "sigmoid, per head", "no"],
-        "QK-norm": [
-            "q per head (no gain), and the one K = V vector",
-            "per head",
-            "per head",
-            "over the whole projection",
-        ],
-        "keys, values": [
-            "1 vector of 512: key and value",
-            "GQA; global heads of 512",
-            "GQA",
-            "GQA, 8 heads of 128",
-        ],
-        "and also": [
-            "compressed caches in every layer; RoPE on 64 of the 512",
-            "no divisor (scaling 1.0); RMSNorm, no gain, on v; global layers rotate ¼ of each head",
-            "Gated DeltaNet layers, 3 : 1",
-            "nothing",
-        ],
-    },
-    index=["DeepSeek-V4", "Gemma 4", "Qwen3.5", "MiniMax-M2"],
-    index_label="model",
-)
-# %% [markdown]
-# DeepSeek-V4 goes past MLA: one vector of 512 numbers per token is both the key and the
-# value of all its heads, and every layer has gpt-oss's sink and a window of 128. Every layer
-# of the library's defaults also reads a cache compressed along the sequence (a checkpoint's
-# configuration may keep a few layers window-only): either one entry for every 4 tokens, of
-# which an indexer picks 512 for each query (the next chapter's sparse attention), or one
-# entry for every 128 tokens. Its QK-norm divides each head's query by its root mean square
-# with no gain, and normalises the one key with a gain; since the key is also the value, that
-# norm acts on the values too. RoPE rotates only 64 of the 512 numbers, and because the value
-# carries that rotation, the output's 64 are rotated back by the query's position: the
-# decoupled RoPE key of MLA in another form. It divides the scores by $\sqrt{512}$, where MLA
-# divided by $\sqrt{d_h + d_h^R}$.
-#
-# Gemma 4 keeps Gemma 3's five windowed layers to one global layer, with a window of 512 in the
-# library's defaults. It divides by nothing: its `scaling` is 1.0, and QK-norm alone sets the
-# scale, as in the table of
-# [the QK-norm section](11_modern_attention.ipynb#how-large-can-a-score-grow-qk-norm-and-soft-capping-qk).
-# It also normalises the values, with an RMSNorm that has no gain, and its global layers
-# rotate only a quarter of each head's numbers, with RoPE's base 1,000,000 (the local layers
-# use 10,000 and rotate all of them).
-#
-# Qwen3.5 keeps Qwen3-Next's gate and its three linear-attention layers to one attention layer
-# ([Chapter 12](12_linear_attention.ipynb)). MiniMax-M2 has global attention in every layer,
-# with a QK-norm over the whole projection, as OLMo 2's.
+# The section [Going further: the models of 2026](11_modern_attention.ipynb#going-further-the-models-of-2026-from-their-code)
+# reads four models of 2026 with these fields, from their library code.
 #
 # Beyond this chapter: sparse attention, where each query reads a chosen subset of the keys,
 # is the next chapter's. Kimi K2 adopts DeepSeek-V3's MLA with fewer heads
@@ -905,6 +848,90 @@ print(ac.sliding_window_mask(6, 6, 3).astype(int))
 # 3. Llama 4's global layers use no position encoding at all; the configuration's
 # `no_rope_layers` lists a 1 for each layer that rotates and a 0 for each one that does not.
 # %% [markdown]
+# ## Going further: the models of 2026, from their code
+#
+# The models of 2026 are built from the same pieces. Hugging Face transformers reads four of
+# them with classes of its own, and their code and defaults say what each layer has
+# ([Hugging Face transformers, 2026](references.md)). The defaults are the library's, not
+# those of any released checkpoint, whose `config.json` sets its own sizes, window and layer
+# pattern. Gemma 4's defaults in transformers 5.25.0, for one, and the layer pattern its code
+# builds from them:
+# %%
+gemma4_layers, gemma4_width, gemma4_window = 30, 2304, 512  # Gemma4TextConfig defaults
+gemma4_types = [  # sliding_window_pattern = 6, and the last layer is always full
+    "sliding" if (i + 1) % 6 and i < gemma4_layers - 1 else "full" for i in range(gemma4_layers)
+]
+gemma4_global, gemma4_local = gemma4_types.count("full"), gemma4_types.count("sliding")
+print(gemma4_types[:6], "...")
+print(gemma4_local, ":", gemma4_global)  # windowed : global
+# %%
+step_table(
+    {
+        "window": [
+            "128, every layer",
+            "512; 5 windowed : 1 global",
+            "none",
+            "none",
+        ],
+        "sink": ["a logit per head", "no", "no", "no"],
+        "gate": ["no", "no", "sigmoid, per head", "no"],
+        "QK-norm": [
+            "q per head (no gain), and the one K = V vector",
+            "per head",
+            "per head",
+            "over the whole projection",
+        ],
+        "keys, values": [
+            "1 vector of 512: key and value",
+            "GQA; global heads of 512 (a switch, off by default, takes the global layers' "
+            "values from the key projection)",
+            "GQA",
+            "GQA, 8 heads of 128",
+        ],
+        "and also": [
+            "compressed caches in every layer; RoPE on 64 of the 512",
+            "no divisor (scaling 1.0); RMSNorm, no gain, on v; global layers rotate ¼ of each head",
+            "Gated DeltaNet layers, 3 : 1; RoPE on ¼ of each head",
+            "RoPE on all of each head by default (a checkpoint may set a partial one)",
+        ],
+    },
+    index=["DeepSeek-V4", "Gemma 4", "Qwen3.5", "MiniMax-M2"],
+    index_label="model (library defaults)",
+)
+# %% [markdown]
+# DeepSeek-V4 goes past MLA: one vector of 512 numbers per token is both the key and the
+# value of all its heads, and every layer has gpt-oss's sink and a window of 128. Every layer
+# of the library's defaults also reads a cache compressed along the sequence (a checkpoint's
+# configuration may keep a few layers window-only): either one entry for every 4 tokens, of
+# which an indexer picks 512 for each query (the next chapter's sparse attention), or one
+# entry for every 128 tokens. Its QK-norm divides each head's query by its root mean square
+# with no gain, and normalises the one key with a gain; since the key is also the value, that
+# norm acts on the values too. RoPE rotates only 64 of the 512 numbers of the one key all heads
+# share, as MLA rotates its one shared key; unlike MLA's, those rotated numbers are also part
+# of the value, so the output's 64 are rotated back by the query's position. It divides the
+# scores by $\sqrt{512}$, where MLA divided by $\sqrt{d_h + d_h^R}$.
+#
+# In the library's defaults Gemma 4 keeps Gemma 3's pattern: of its {eval}`gemma4_layers`
+# layers, of width {eval}`grouped(gemma4_width)`, {eval}`gemma4_local` are windowed, with a
+# window of {eval}`gemma4_window`, and {eval}`gemma4_global` global, the last among them; a
+# checkpoint sets its own pattern and window. It divides by nothing: its `scaling` is 1.0, and
+# QK-norm alone sets the scale, as in the table of
+# [the QK-norm section](11_modern_attention.ipynb#how-large-can-a-score-grow-qk-norm-and-soft-capping-qk).
+# It also normalises the values, with an RMSNorm that has no gain, and its global layers
+# rotate only a quarter of each head's numbers, with RoPE's base 1,000,000 (the local layers
+# use 10,000 and rotate all of them). A switch, `attention_k_eq_v`, off in the defaults, gives
+# the global layers no value projection: their values are the key projection's output, before
+# the key's norm and rotation, the K = V idea of DeepSeek-V4 on the global layers only.
+#
+# Qwen3.5 keeps Qwen3-Next's gate and its three linear-attention layers to one attention layer
+# ([Chapter 12](12_linear_attention.ipynb)); its default `partial_rotary_factor`, 0.25, rotates
+# a quarter of each head. MiniMax-M2 has global attention in every layer, with a QK-norm over
+# the whole projection, as OLMo 2's, over the query and the key projection separately. Its
+# defaults rotate all of each head; its configuration class also reads a checkpoint's
+# `rotary_dim`, the number of rotated numbers, into a partial rotation. So three of the four
+# rotate only part of each head in the library's defaults, the partial RoPE of
+# [Chapter 6](06_positions.ipynb): the rest of the head carries no position.
+# %% [markdown]
 # ## Summary
 #
 # - A sliding window of $W$ keys is a band mask, $0 \le i - j < W$ (Hugging Face's
@@ -924,15 +951,17 @@ print(ac.sliding_window_mask(6, 6, 3).astype(int))
 #   ({eval}`naive_small` both ways by hand). DeepSeek-V3 caches {eval}`dec(per_token_kib["MLA"], 2)`
 #   KiB per token instead of {eval}`grouped(per_token_kib["MHA"])`.
 # - A configuration names each of these in a field (`sliding_window`, `layer_types`, `sinks`,
-#   `q_norm`, `kv_lora_rank`, …), and 2026's models combine them: DeepSeek-V4 one K = V vector
-#   of 512 per token with a sink, a window and compressed caches; Gemma 4 windows 5 : 1 and
-#   QK-norm with no divisor at all; Qwen3.5 a gate; MiniMax-M2 a QK-norm over the whole
-#   projection.
+#   `q_norm`, `kv_lora_rank`, …).
 # - *Going further:* a pair costs {eval}`dec(pair_ratio, 1)` times as many FLOPs absorbed, but
 #   a decoding step that decompresses pays {eval}`dec(decompress_ratio, 0)` times more per
 #   cached token, so dense MLA prefills naive and decodes absorbed; a latent with no head axis
 #   cannot be split across GPUs by heads; Llama 4's chunked attention is a band whose start
 #   jumps at each chunk boundary.
+# - *Going further:* in their library defaults, 2026's models combine these pieces: DeepSeek-V4
+#   one K = V vector of 512 per token with a sink, a window and compressed caches; Gemma 4
+#   windows {eval}`gemma4_local` layers of {eval}`gemma4_layers` and uses QK-norm with no
+#   divisor at all; Qwen3.5 a gate; MiniMax-M2 a QK-norm over the whole projection; three of
+#   them rotate only part of each head.
 # %% [markdown]
 # ## Exercises
 #
