@@ -997,7 +997,8 @@ tile_mib
 # %% [markdown]
 # The same output, holding one tile's {eval}`plain(tile_mib)` MiB of scores at a time instead
 # of {eval}`plain(matrix_mib)` MiB. This is `ac.blocked_attention`, with the tile size as
-# `block_size`, and it is what `ac.scaled_dot_product_attention` runs: one line of it sends
+# `block_size` (by default as many queries as keep one tile's scores within a fixed budget
+# of memory), and it is what `ac.scaled_dot_product_attention` runs: one line of it sends
 # any call with at least `ac.BLOCKED_FROM_PAIRS` query-key pairs ({eval}`ac.BLOCKED_FROM_PAIRS`,
 # $256 \times 256$), no dropout and no sinks ([Chapter 11](11_modern_attention.ipynb)) to
 # `blocked_attention`, and the rest to the plain formula
