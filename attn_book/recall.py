@@ -13,8 +13,9 @@ memory gives back the right value. Three memories, all from :mod:`attn_core`:
 
 Keys are unit vectors in d_k dimensions, values random unit vectors in d_v dimensions; a
 query counts as recalled when the recalled vector is strictly nearer (by cosine) the right
-value than every other value written; a tie is a miss. Each sweep point draws from its own seeded stream, so every
-number is the same on every run. The formulas live in :mod:`attn_core`; this is data.
+value than every other value written; a tie is a miss. Each sweep point draws from its own
+seeded stream, so every number is the same on every run.
+The formulas live in :mod:`attn_core`; this is data.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from attn_core import check_bool, check_positive_int, check_positive_real
 __all__ = [
     "KEY_KINDS",
     "METHODS",
+    "TIE_TOLERANCE",
     "RecallScore",
     "RecallSweep",
     "RecallTask",
-    "TIE_TOLERANCE",
+    "recall_hits",
     "recall_score",
     "recall_sweep",
     "recall_task",
@@ -209,6 +211,27 @@ def recall_score(task, recalled_values):
     >>> recall_score(task, task.answers)  # a perfect memory
     RecallScore(accuracy=1.0, cosine=1.0)
     """
+    right, own = _hits_and_cosines(task, recalled_values)
+    return RecallScore(round(float(right.mean()), 12), round(float(own.mean()), 12))
+
+
+def recall_hits(task, recalled_values):
+    """Which queries were recalled, by :func:`recall_score`'s strict rule: (trials, N) bools.
+
+    Query ``i`` asks for the ``i``-th key stored, so with ``rewrite=False`` the second axis is
+    the order of writing, oldest first.
+
+    Examples
+    --------
+    >>> task = recall_task(4, trials=1)
+    >>> recall_hits(task, task.answers).tolist()
+    [[True, True, True, True]]
+    """
+    return _hits_and_cosines(task, recalled_values)[0]
+
+
+def _hits_and_cosines(task, recalled_values):
+    """The strict hits and each query's cosine with its own answer, both (trials, N)."""
     r = np.asarray(recalled_values, dtype=float)
     if r.shape != task.answers.shape:
         raise ValueError(
@@ -221,7 +244,7 @@ def recall_score(task, recalled_values):
     own = np.diagonal(cosines[..., :n], axis1=-2, axis2=-1)  # [trials, N]
     others = np.where(np.eye(n + task.decoys.shape[1], dtype=bool)[:n], -np.inf, cosines)
     right = own > others.max(axis=-1) + TIE_TOLERANCE  # strictly nearer: a tie is a miss
-    return RecallScore(round(float(right.mean()), 12), round(float(own.mean()), 12))
+    return right, own
 
 
 def recall_sweep(

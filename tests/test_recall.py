@@ -205,3 +205,13 @@ def test_the_plain_sum_ties_every_rewritten_orthonormal_key():
     want = np.mean(np.sum(n * (s + n), -1) / np.linalg.norm(s + n, axis=-1))
     assert got.accuracy == 0.0
     np.testing.assert_allclose(got.cosine, want, rtol=1e-10)
+
+
+def test_hits_by_query_average_to_the_score_and_follow_the_write_order():
+    task = rc.recall_task(64, 16, seed=0)
+    got = rc.recalled(task, "delta")
+    hits = rc.recall_hits(task, got)
+    assert hits.shape == (8, 64)
+    assert hits.mean() == rc.recall_score(task, got).accuracy
+    # β = 1: the last key written is returned exactly (S k = v), so it is always recalled
+    assert hits[:, -1].all()
