@@ -12,9 +12,10 @@ memory gives back the right value. Three memories, all from :mod:`attn_core`:
   newest value.
 
 Keys are unit vectors in d_k dimensions, values random unit vectors in d_v dimensions; a
-query counts as recalled when, of every value written, the recalled vector is nearest (by
-cosine) to the right one. Each sweep point draws from its own seeded stream, so every
-number is the same on every run. The formulas live in :mod:`attn_core`; this is data.
+query counts as recalled when the recalled vector is strictly nearer (by cosine) the right
+value than every other value written; a tie is a miss. Each sweep point draws from its own
+seeded stream, so every number is the same on every run.
+The formulas live in :mod:`attn_core`; this is data.
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ from attn_core import check_bool, check_positive_int, check_positive_real
 __all__ = [
     "KEY_KINDS",
     "METHODS",
+    "TIE_TOLERANCE",
     "RecallScore",
     "RecallSweep",
     "RecallTask",
+    "recall_hits",
     "recall_score",
     "recall_sweep",
     "recall_task",
@@ -43,6 +46,11 @@ METHODS = ("softmax", "linear", "linear_elu", "delta")
 (the plain sum, as RetNet and Gated DeltaNet read it); Katharopoulos et al.'s elu + 1 with
 its normaliser, on keys and queries scaled as softmax's scores are; the delta rule with
 β = 1."""
+
+TIE_TOLERANCE = 1e-9
+"""How much a query's cosine with its own answer must exceed every other value's cosine to
+count as recalled (:func:`recall_score`): far above float64 rounding (about 1e-16 on these
+unit vectors), far below any real difference between random values."""
 
 KEY_KINDS = ("random", "orthonormal")
 """Random unit keys, or orthonormal ones (a random rotation of the axes) as long as N <= d_k
@@ -190,8 +198,12 @@ def recall_score(task, recalled_values):
     Returns
     -------
     RecallScore
-        A query is right when, of every value written (the answers and the decoys), its
-        recalled vector has the largest cosine with its own answer.
+        A query is right only when its recalled vector is strictly nearer (by cosine) its
+        own answer than every other value written (the other answers and the decoys): its
+        own cosine must exceed every other by more than :data:`TIE_TOLERANCE` (1e-9). A tie,
+        exact or at the level of rounding, is a miss, not a hit: a memory that returns
+        :math:`\\mathbf v_{stale} + \\mathbf v_{new}` is equally near both and has not
+        recalled the new value (ties are not broken by the candidates' order).
 
     Examples
     --------
@@ -199,17 +211,40 @@ def recall_score(task, recalled_values):
     >>> recall_score(task, task.answers)  # a perfect memory
     RecallScore(accuracy=1.0, cosine=1.0)
     """
+    right, own = _hits_and_cosines(task, recalled_values)
+    return RecallScore(round(float(right.mean()), 12), round(float(own.mean()), 12))
+
+
+def recall_hits(task, recalled_values):
+    """Which queries were recalled, by :func:`recall_score`'s strict rule: (trials, N) bools.
+
+    Query ``i`` asks for the ``i``-th key stored, so with ``rewrite=False`` the second axis is
+    the order of writing, oldest first.
+
+    Examples
+    --------
+    >>> task = recall_task(4, trials=1)
+    >>> recall_hits(task, task.answers).tolist()
+    [[True, True, True, True]]
+    """
+    return _hits_and_cosines(task, recalled_values)[0]
+
+
+def _hits_and_cosines(task, recalled_values):
+    """The strict hits and each query's cosine with its own answer, both (trials, N)."""
     r = np.asarray(recalled_values, dtype=float)
     if r.shape != task.answers.shape:
         raise ValueError(
             f"recalled_values must have the answers' shape {task.answers.shape} "
             f"(trials, N, d_v), got {r.shape}"
         )
+    n = r.shape[1]
     candidates = np.concatenate([task.answers, task.decoys], axis=1)  # [trials, N + M, d_v]
     cosines = _unit(r) @ np.swapaxes(candidates, -1, -2)  # unit values: [trials, N, N + M]
-    right = cosines.argmax(axis=-1) == np.arange(r.shape[1])  # [trials, N]
-    own = np.diagonal(cosines[..., : r.shape[1]], axis1=-2, axis2=-1)  # [trials, N]
-    return RecallScore(round(float(right.mean()), 12), round(float(own.mean()), 12))
+    own = np.diagonal(cosines[..., :n], axis1=-2, axis2=-1)  # [trials, N]
+    others = np.where(np.eye(n + task.decoys.shape[1], dtype=bool)[:n], -np.inf, cosines)
+    right = own > others.max(axis=-1) + TIE_TOLERANCE  # strictly nearer: a tie is a miss
+    return right, own
 
 
 def recall_sweep(

@@ -9,6 +9,7 @@
 # %% [markdown]
 # # Attention without the n × n table (n × n 표 없는 어텐션)
 #
+# This chapter folds the past into a state of fixed size and measures what that state keeps.
 # [Chapter 9](09_cost.ipynb) found that attention's weights form an $n \times n$ table, and
 # learned to compute it without ever holding it. [Chapter 10](10_generation.ipynb) found what a
 # server holds instead: the keys and values of every past token, a cache that grows with $n$.
@@ -28,7 +29,8 @@
 # causal pass as a recurrence](12_linear_attention.ipynb#the-causal-pass-is-a-recurrence), [its
 # cost](12_linear_attention.ipynb#what-it-costs-and-a-state-of-fixed-size), [what it forgets](12_linear_attention.ipynb#what-it-forgets), [the
 # delta rule](12_linear_attention.ipynb#the-delta-rule-correct-before-writing) and [the recall experiment
-# again](12_linear_attention.ipynb#the-recall-experiment-again). The sections marked *Going further* add how the delta
+# again](12_linear_attention.ipynb#the-recall-experiment-again). The sections marked *Going further* add the recall test on
+# keys that do not overlap and with a smaller writing strength, how the delta
 # rule is trained chunk by chunk (with one chunk worked by hand), the models that ship it, and
 # sparse attention; a first reading can skip them, and no core section needs them.
 #
@@ -60,7 +62,14 @@ from attn_book.exercises import ch12_linear_attention as ch12
 from attn_book.figures import Figures
 from attn_book.plots import plot_recall
 from attn_book.prose import dec, grouped, percent, plain, sci, vector
-from attn_book.recall import recall_sweep, recall_task
+from attn_book.recall import (
+    TIE_TOLERANCE,
+    recall_hits,
+    recall_score,
+    recall_sweep,
+    recall_task,
+    recalled,
+)
 from attn_book.tables import step_table
 from attn_book.widgets import MemoryCalculator, StateFiller
 
@@ -152,7 +161,8 @@ sims, linear_weights, linear_out
 # that makes the weights sum to 1. No query meets a key one at a time.
 #
 # Today's models keep this regrouping but drop the positive feature map and the normaliser:
-# they L2-normalise the queries and keys instead. The elu + 1 form comes first because it is
+# they pass the queries and keys through a short convolution and a SiLU, which can be
+# negative, and then L2-normalise them. The elu + 1 form comes first because it is
 # where linear attention began, and the measurement in [what it
 # forgets](12_linear_attention.ipynb#what-it-forgets) shows why the models left it.
 
@@ -274,7 +284,7 @@ table, parallel, same_digits
 # state for every token, and how fast it runs depends on how those reads and writes are
 # scheduled (chunk by chunk, see [Going further: the delta rule chunk by
 # chunk](12_linear_attention.ipynb#going-further-the-delta-rule-chunk-by-chunk)). For GPT-2's
-# twelve heads of 64, causal passes both:
+# twelve heads of 64, both passes causal:
 
 # %%
 gpt2_heads, gpt2_d = 12, 64  # Chapter 9's GPT-2-small heads
@@ -329,7 +339,7 @@ kv_per_token_kib, kv_long_gib, state_mib, break_even
 # hybrids](12_linear_attention.ipynb#going-further-hybrids-one-full-attention-layer-in-four).) A decode step reads that state once, $O(d_k d_v)$ per head, where Chapter 10's read
 # the whole cache, $O(n\,d)$. (The normalisers add $d_k$ numbers a head, not counted here.)
 #
-# ## What it forgets (연관 회상)
+# ## What it forgets (망각)
 #
 # A state of $d_k \times d_v$ numbers cannot hold what a cache of $n$ keys and values holds.
 # What is lost shows in the plainest linear attention, without a feature map or a normaliser
@@ -375,8 +385,9 @@ read_plain
 # and asks it for the values; here nothing is trained, and the keys are random vectors, not
 # learned ones. `attn_book.recall` draws random unit keys in $d_k = 16$ dimensions and random
 # unit values in $d_v = 64$, eight memories for each $N$, seeded, and counts a recall as right
-# when the vector returned is nearer (by cosine) to the right value than to every other value
-# written. The three memories read, and are scaled, as follows:
+# only when the vector returned is nearer (by cosine) to the right value than to every other
+# value written, by more than {eval}`sci(TIE_TOLERANCE)`: a read exactly between two values,
+# equally near both, is a miss, not a hit. The three memories read, and are scaled, as follows:
 #
 # - Softmax attention weighs all $N$ values by the softmax of its scores, multiplied by 16.
 #   The factor makes it sharp, as a trained model's long queries and keys make it.
@@ -446,12 +457,45 @@ figures.show(
 # {eval}`dec(chance[0], 2)`, {eval}`dec(chance[2], 3)` and {eval}`dec(chance[4], 3)`.
 #
 # **Why positive features hurt.** The features of elu + 1 are all positive, so
-# $\phi(\mathbf k_i) \cdot \phi(\mathbf k_j) > 0$ for every pair: the crosstalk never cancels, as the plain sum's terms
-# of either sign partly do, and every read is pulled towards the sum of all the values. The
-# normaliser is not the cause: it divides the read by the positive number $\phi(\mathbf
-# q)^\top \mathbf z$, which leaves its cosine with every value, and so this measurement,
-# unchanged. Positive features keep the weights positive, as {eq}`eq-ch12-linear` needs; the
-# crosstalk that never cancels is what they cost.
+# $\phi(\mathbf k_i) \cdot \phi(\mathbf k_j) > 0$ for every pair: the crosstalk never
+# cancels, as the plain sum's terms of either sign partly do. The normaliser is not the
+# cause: it divides the read by the positive number $\phi(\mathbf q)^\top \mathbf z$, which
+# leaves its cosine with every value, and so this measurement, unchanged. Is the cost
+# positivity itself, or the large part that every feature vector shares, the $+1$ and the mean
+# of $\phi(\mathbf k)$ over the keys? Remove that part and read again, without the normaliser:
+
+
+# %%
+def feature_read(task, shift):
+    """(φ(q) − c)ᵀ Σ (φ(k) − c) vᵀ with φ = elu + 1 on keys scaled by 16, no normaliser."""
+    phi_k, phi_q = ac.elu_plus_one(16 * task.keys), ac.elu_plus_one(16 * task.queries)
+    c = (
+        phi_k.mean(axis=1, keepdims=True) if shift == "mean" else shift
+    )  # [trials, 1, F] or a number
+    state = np.swapaxes(phi_k - c, -1, -2) @ task.values  # [trials, F, T] @ [trials, T, d_v]
+    return (phi_q - c) @ state  # [trials, N, F] @ [trials, F, d_v]
+
+
+shifts = {"elu + 1": 0.0, "elu (no +1)": 1.0, "elu + 1 − mean": "mean"}
+shifted = {name: [] for name in shifts}
+for n in pair_counts:
+    task_n = recall_task(n, d_k_recall)  # the sweep's memories for this N
+    for name, shift in shifts.items():
+        shifted[name].append(recall_score(task_n, feature_read(task_n, shift)).accuracy)
+shifted = {name: np.array(acc) for name, acc in shifted.items()}
+np.testing.assert_allclose(shifted["elu + 1"], forgetting.accuracy["linear_elu"])  # as above
+for name, accuracy in shifted.items():
+    print(f"{name:15} recalls", accuracy.round(2))
+
+# %% [markdown]
+# Most of the cost is the shared part, not positivity as such. At 64 pairs elu + 1 recalls
+# {eval}`dec(shifted["elu + 1"][4], 2)`; dropping the $+1$ (features $\mathrm{elu}(x)$, a little
+# negative below 0) lifts that to {eval}`dec(shifted["elu (no +1)"][4], 2)`, and subtracting the
+# mean feature to {eval}`dec(shifted["elu + 1 − mean"][4], 2)`, against the plain sum's
+# {eval}`dec(forgetting.accuracy["linear"][4], 2)`. A positive feature map shares a large
+# common component; every similarity carries it, and it pulls every read towards the sum of all
+# the values. Positive features keep the weights positive, as {eq}`eq-ch12-linear` needs; that
+# shared component is what they cost here.
 #
 # On the unit keys themselves, without the factor 16, elu + 1 recalls {eval}`dec(unscaled.accuracy["linear_elu"][0], 2)`,
 # {eval}`dec(unscaled.accuracy["linear_elu"][2], 2)` and
@@ -471,6 +515,9 @@ figures.show(
 # \qquad \mathbf o_t = S_t \mathbf q_t ,
 # $$ (eq-ch12-delta)
 #
+# with $S$ stored as $d_v \times d_k$, as `ac.delta_rule` and the papers write it, unit keys,
+# and a writing strength (쓰기 강도) $\beta_t$ that the model computes from each token.
+#
 # ```{note}
 # **One state, two orientations.** From here on, $S$ is stored values by keys.
 #
@@ -482,13 +529,13 @@ figures.show(
 # Each is the transpose of the other and holds the same numbers.
 # ```
 #
-# with $S$ stored as $d_v \times d_k$, as `ac.delta_rule` and the papers write it, unit keys, and a writing strength (쓰기 강도) $\beta_t$ that the model computes
-# from each token. Real models L2-normalise every key, $\lVert \mathbf k_t \rVert = 1$, and
+# Real models L2-normalise every key, $\lVert \mathbf k_t \rVert = 1$, and
 # take $\beta_t$ from a sigmoid of the token's vector $\mathbf x_t$ as it enters the layer,
 # $\beta_t = \sigma(\mathbf x_t \mathbf w_\beta)$, with a learned column $\mathbf w_\beta$
 # for each head (Gated DeltaNet's reference code adds a learned bias), so that
-# $0 < \beta_t < 1$, well inside the
-# $\beta_t \lVert \mathbf k_t \rVert^2 \le 2$ that keeps the state bounded (`ac.delta_rule`
+# $0 < \beta_t < 1$, well inside
+# $\beta_t \lVert \mathbf k_t \rVert^2 \le 2$, the condition under which no write amplifies
+# the state ($\lVert I - \beta_t \mathbf k_t \mathbf k_t^\top \rVert \le 1$; `ac.delta_rule`
 # warns past it). Grazzi et al. let $\beta_t$ reach 2, as $\beta_t = 2\sigma(\cdot)$: for
 # $1 < \beta_t < 2$ the factor
 # $I - \beta_t \mathbf k_t \mathbf k_t^\top$ that a write applies to the state (rewritten in
@@ -655,7 +702,15 @@ small_queries = recall_task(pair_counts[0], d_k_recall).queries.shape[:2]  # (me
 queries_at_4 = int(np.prod(small_queries))  # the queries behind each point at N = 4
 p_soft = rewrites.accuracy["softmax"][0]  # softmax with rewrites at N = 4
 se_soft = np.sqrt(p_soft * (1 - p_soft) / queries_at_4)  # its standard error
+coin_gap = (p_soft - 0.5) / se_soft  # its distance from a coin flip, in standard errors
 queries_ratio = pair_counts[-1] // pair_counts[0]  # queries at N = 128 over those at N = 4
+task_64 = recall_task(pair_counts[4], d_k_recall)  # the sweep's memories at N = 64
+by_position = {}  # recall at N = 64 by when each pair was written, oldest quarter first
+for method in ("linear", "delta"):
+    hits = recall_hits(task_64, recalled(task_64, method))  # [memories, N]: query i = write i
+    by_position[method] = hits.reshape(len(hits), 4, -1).mean(axis=(0, 2))  # 4 quarters
+    assert np.isclose(by_position[method].mean(), random_keys.accuracy[method][4])
+    print(f"  {names[method]:9} by quarter, oldest first:", by_position[method].round(2))
 queries_at_4, round(float(se_soft), 2)
 
 # %% tags=["hide-input"]
@@ -678,22 +733,32 @@ figures.show(
 # {eval}`dec(random_keys.accuracy["linear"][4], 2)` at 64. Each write with $\beta = 1$ makes
 # the state exact for the newest key by removing, along that key, what older pairs had stored
 # there, as keys 1 and 2 lost to keys 3 and 4 above. Random keys always overlap, so every pair is worn down
-# by the writes after it, and only the most recent ones stay clear. The plain sum forgets
-# nothing on purpose: it blurs all pairs alike, and a blurred value is still the nearest.
+# by the writes after it, and only the most recent ones stay clear. Counted by when each pair
+# was written, at 64 pairs the delta rule recalls {eval}`dec(by_position["delta"][0], 2)`,
+# {eval}`dec(by_position["delta"][1], 2)`, {eval}`dec(by_position["delta"][2], 2)` and
+# {eval}`dec(by_position["delta"][3], 2)` of the four quarters, oldest to newest: a ramp. The
+# plain sum forgets nothing on purpose: {eval}`dec(by_position["linear"][0], 2)`,
+# {eval}`dec(by_position["linear"][1], 2)`, {eval}`dec(by_position["linear"][2], 2)` and
+# {eval}`dec(by_position["linear"][3], 2)`, flat. It blurs all pairs alike, and a blurred value
+# is still the nearest.
 # That is a verdict on random keys and a fixed β, not on trained models. Trained on MQAR,
 # DeltaNet recalls more than the additive linear attentions it is compared with, and the
 # delta rule is the better associative memory ([Yang et al., 2024b](references.md)). A trained
 # model differs from this test in two ways: its keys are not random, and it chooses $\beta_t$
-# token by token. Keys that overlap less remove the cost, as orthonormal keys show below;
-# that a trained model's keys do overlap less than random ones is a hypothesis this chapter
-# does not measure. The β experiment below begins to show the second.
+# token by token. [Going further: keys that do not overlap, and a weaker
+# write](12_linear_attention.ipynb#going-further-keys-that-do-not-overlap-and-a-weaker-write)
+# measures both: keys that overlap less remove the cost, and a smaller β keeps more of the old
+# pairs. That a trained model's keys do overlap less than random ones is a hypothesis this
+# chapter does not measure.
 #
 # **Every key written twice (right).** Now the memory must replace, not just store. Without
 # positions, as here, softmax attention sees both writes of the key with equal scores and
-# averages the stale and the new value (a trained transformer could tell them apart by
-# position, and take the newer one): it recalls {eval}`dec(rewrites.accuracy["softmax"][2], 2)` at 16 pairs, about half,
-# and its mean cosine is {eval}`dec(rewrites.cosine["softmax"][2], 2)`, near
-# $1/\sqrt 2$. The plain sum does the same, blurred: {eval}`dec(rewrites.accuracy["linear"][2], 2)`.
+# returns the average of the stale and the new value (a trained transformer could tell them
+# apart by position, and take the newer one). Its mean cosine with the new value is
+# {eval}`dec(rewrites.cosine["softmax"][2], 2)` at 16 pairs, near $1/\sqrt 2$, and whether the
+# average lands nearer the new value or the stale one is a coin flip, decided by the small
+# weights on the other keys: it recalls {eval}`dec(rewrites.accuracy["softmax"][2], 2)`, about
+# half. The plain sum does the same, blurred: {eval}`dec(rewrites.accuracy["linear"][2], 2)`.
 # The delta rule removes the stale value when it writes the new one and recalls
 # {eval}`dec(rewrites.accuracy["delta"][0], 2)` of 4 pairs and
 # {eval}`dec(rewrites.accuracy["delta"][2], 2)` of 16, about what it recalled with no rewrites
@@ -705,11 +770,18 @@ figures.show(
 # {eval}`dec(rewrites.accuracy["softmax"][4], 2)` at 64). What it adds is the ability to
 # overwrite, not room.
 #
-# The points at small $N$ rest on few queries: {eval}`small_queries[0]` memories of
-# {eval}`small_queries[1]` pairs ask {eval}`queries_at_4` queries, so softmax's {eval}`dec(p_soft, 2)` with rewrites at 4 pairs
-# has a standard error of about {eval}`dec(se_soft, 2)`, and its line in
+# Softmax's accuracy with rewrites is therefore not a capacity but a share of coin flips, and
+# at small $N$ it rests on few of them: {eval}`small_queries[0]` memories of
+# {eval}`small_queries[1]` pairs ask {eval}`queries_at_4` queries, so its
+# {eval}`dec(p_soft, 2)` at 4 pairs has a standard error of about {eval}`dec(se_soft, 2)` and lies
+# {eval}`dec(coin_gap, 1)` standard errors from ½; its line in
 # {eval}`figures.ref("fig-recall-delta")` is jagged there. At {eval}`pair_counts[-1]` pairs
 # each point rests on {eval}`queries_ratio` times as many.
+#
+# ## Going further: keys that do not overlap, and a weaker write
+#
+# Two questions the core left open: does the delta rule's cost on random keys come from their
+# overlap, and what does a writing strength below 1 change?
 #
 # **Keys that do not overlap.** With $N \le d_k$, `recall_task` can draw orthonormal keys,
 # rows of a random rotation, and then {eq}`eq-ch12-crosstalk` has no crosstalk at all:
@@ -724,13 +796,17 @@ print("written once, plain sum recalls ", ortho.accuracy["linear"].round(2))
 print("written once, delta rule recalls", ortho.accuracy["delta"].round(2))
 print("written twice, plain sum recalls ", ortho_rw.accuracy["linear"].round(2))
 print("written twice, delta rule recalls", ortho_rw.accuracy["delta"].round(2))
+assert (ortho_rw.accuracy["linear"] == 0).all()  # v_stale + v_new: a tie, so a miss, every time
 
 # %% [markdown]
 # Written once, both memories recall every pair ({eval}`dec(ortho.accuracy["linear"][-1], 2)`
-# and {eval}`dec(ortho.accuracy["delta"][-1], 2)` of 16). With rewrites the delta rule still
-# recalls {eval}`dec(ortho_rw.accuracy["delta"][-1], 2)` of 16, where the plain sum, which
-# piles the new value on the stale one, recalls {eval}`dec(ortho_rw.accuracy["linear"][-1], 2)`:
-# without overlap, the delta rule's writes cost the other pairs nothing.
+# and {eval}`dec(ortho.accuracy["delta"][-1], 2)` of 16): without overlap, the delta rule's
+# writes cost the other pairs nothing. With rewrites the delta rule still recalls
+# {eval}`dec(ortho_rw.accuracy["delta"][-1], 2)` of 16. The plain sum piles the new value on
+# the stale one and returns $\mathbf v_{\text{stale}} + \mathbf v_{\text{new}}$ exactly, equally
+# near both: a dead heat on every query, which counts as a miss, so it recalls
+# {eval}`dec(ortho_rw.accuracy["linear"][-1], 2)` at every $N$ (its mean cosine with the new
+# value is {eval}`dec(ortho_rw.cosine["linear"][-1], 2)`, near $1/\sqrt 2$).
 #
 # **A smaller β.** The models compute $\beta_t$ from each token, through a sigmoid, and it is
 # rarely 1. The same two tasks, with the delta rule's β the same for every write:
@@ -895,8 +971,9 @@ mid_state_steps, mid_steps
 # state that must wait for the one before. With chunks of {eval}`C_mid`, the
 # sequential part is {eval}`mid_state_steps` state steps, each a few matrix products
 # of {eval}`C_mid` rows, plus the {eval}`C_mid` rows of forward substitution,
-# which every chunk does at once: {eval}`mid_steps` steps in order instead of
-# {eval}`n_wy`. (Real kernels turn the substitution itself into a few small matrix products,
+# which every chunk does at once. The critical path is then {eval}`mid_state_steps` chunk
+# steps plus one substitution of {eval}`C_mid` rows, against {eval}`n_wy` rank-1 updates
+# (steps of different sizes, not to be added as if alike). (Real kernels turn the substitution itself into a few small matrix products,
 # inverting the triangular matrix in blocks, so that in practice the steps in order are
 # closer to the number of chunks.) Chunks of one token give back the recurrence, and one chunk of all
 # {eval}`n_wy` a triangular solve of {eval}`n_wy` rows. In between, most of the work is
@@ -909,7 +986,7 @@ mid_state_steps, mid_steps
 # ## Going further: Gated DeltaNet, a decay that forgets (게이트 델타넷)
 #
 # The delta rule replaces what a key points to, but never clears the rest of the state. Gated
-# DeltaNet (게이트 델타넷) adds a decay (감쇠) $0 < \alpha_t \le 1$, computed from each token like
+# DeltaNet (게이트 델타넷) adds a decay (감쇠) $0 < \alpha_t < 1$, computed from each token like
 # $\beta_t$, that shrinks the whole state before the write
 # ([Yang, Kautz and Hatamizadeh, 2025](references.md)):
 #
@@ -918,17 +995,18 @@ mid_state_steps, mid_steps
 #   + \beta_t\, \mathbf v_t \mathbf k_t^\top .
 # $$ (eq-ch12-gated)
 #
-# With $\alpha_t = 1$ this is {eq}`eq-ch12-delta` rearranged. Near 1 the state keeps its
+# In the limit $\alpha_t = 1$ this is {eq}`eq-ch12-delta` rearranged. Near 1 the state keeps its
 # associations for long; near 0 it starts afresh, as at the start of a new document. The
 # decay comes from the token as Mamba-2's does ([Dao & Gu, 2024](references.md)):
 #
 # $$
-# \alpha_t = \exp\!\big(-e^{A}\, \operatorname{softplus}(\mathbf x_t \mathbf w_\alpha + b)\big),
+# \alpha_t = \exp\!\big(-e^{A_{\log}}\, \operatorname{softplus}(\mathbf x_t \mathbf w_\alpha + b_{dt})\big),
 # \qquad \operatorname{softplus}(z) = \log(1 + e^{z}) > 0 ,
 # $$
 #
-# with a learned column $\mathbf w_\alpha$ and two learned numbers $A$ and $b$ for each head,
-# in Gated DeltaNet's reference code and in Qwen3-Next's. The exponent is negative, so
+# with a learned column $\mathbf w_\alpha$ and two learned numbers $A_{\log}$ and $b_{dt}$ for
+# each head, `A_log` and `dt_bias` in Gated DeltaNet's reference code and in Qwen3-Next's
+# (Mamba-2's decay rate is $A = -e^{A_{\log}}$, so the code stores its logarithm). The exponent is negative, so
 # $0 < \alpha_t < 1$: a token with a very negative $\mathbf x_t \mathbf w_\alpha$ leaves the
 # state almost whole, and one with a large positive one all but clears it. As it
 # ships (Qwen3-Next, Hugging Face's and the `fla` library's kernels), Gated DeltaNet
@@ -1005,7 +1083,8 @@ qwen_kv_per_token_kib, qwen_state_mib, qwen_long_gib
 # state in 16 bits, and {eval}`dec(qwen_long_gib, 2)` GiB at 128k tokens, for a model with ten times the
 # Llama-3-8B-like one's parameters: 80 billion, of which 3 billion are used for each token (a
 # mixture of experts). The states are priced here, and in the figure below, in the cache's 16
-# bits; the stacks that serve these models recommend float32 for them. vLLM keeps Qwen3-Next's
+# bits; the stacks that serve these models recommend float32 for them. Since its pull request
+# #34489 (early 2026; the default has changed between versions), vLLM keeps Qwen3-Next's
 # states in the model's dtype unless it is served with `--mamba-ssm-cache-dtype float32`, as
 # vLLM asks; SGLang's `--mamba-ssm-dtype` is float32 by default, and Qwen3.5's published
 # configuration sets `mamba_ssm_dtype` to float32. A state
@@ -1040,7 +1119,8 @@ figures.show(
 # **Mamba-2, the same family.** State-space models (상태 공간 모델) reached the same place from
 # the other side. Mamba-2's layer keeps a state $H_t = a_t H_{t-1} + \mathbf x_t
 # \mathbf b_t^\top$ and outputs $H_t \mathbf c_t$, with a scalar decay $a_t$ per head and step
-# computed from the token; Dao and Gu showed that this is linear attention with $\mathbf c$ as
+# computed from the token ($\mathbf b_t$ here includes the step size $\Delta_t$ that Mamba-2
+# multiplies its input by, $\bar B_t = \Delta_t B_t$); Dao and Gu showed that this is linear attention with $\mathbf c$ as
 # the query, $\mathbf b$ as the key, $\mathbf x$ as the value, no normaliser and a scalar
 # decay, and that the same outputs come from a masked, attention-like $n \times n$ form, whose
 # mask holds the products of the decays. They called it state-space duality (상태 공간 쌍대성)
@@ -1081,7 +1161,8 @@ figures.show(
 #
 # This section leaves linear attention: the scores are still softmax's, over fewer keys, and
 # nothing in the sections above is needed for it. The other way out keeps softmax attention
-# and every key in the cache, but lets each query read only $k$ of them. DeepSeek Sparse Attention, in DeepSeek-V3.2, chooses them with a small
+# and every key in the cache, but lets each query read only $k$ of them ($k$ here a count, the
+# top-$k$ kept, not a key: keys are bold, $\mathbf k_s$). DeepSeek Sparse Attention, in DeepSeek-V3.2, chooses them with a small
 # scorer, the lightning indexer (라이트닝 인덱서), which rates every earlier key $s$ for query
 # $t$ with many heads $j$ that share one small key a token ([DeepSeek-AI, 2025](references.md)):
 #
@@ -1253,8 +1334,10 @@ index_gflops, sparse_gflops, dense_gflops = (
 #   \mathbf v\rVert^2$. In this training-free test, on random keys written once, with
 #   $\beta = 1$, it recalled fewer pairs than the plain sum (trained on MQAR, DeltaNet recalls
 #   more than linear attention); with every key rewritten it kept the new values, where softmax and the
-#   plain sum averaged old and new. A smaller β moves it towards the plain sum: more pairs
-#   kept, fewer replaced.
+#   plain sum averaged old and new. By write position it keeps the newest pairs and loses the
+#   oldest, where the plain sum blurs all alike.
+# - *Going further.* On orthonormal keys the delta rule recalls every pair, rewritten or not; a
+#   smaller β moves it towards the plain sum: more pairs kept, fewer replaced.
 # - *Going further.* The delta rule trains chunk by chunk: one triangular solve gives a
 #   chunk's corrections ({eq}`eq-ch12-wy`), and the chunk of tokens 2 and 3, by hand, ends on
 #   the token-by-token $S_3$. Gated DeltaNet ({eq}`eq-ch12-gated`) adds a decay $\alpha_t$

@@ -176,3 +176,42 @@ def test_bad_input_names_itself():
         ValueError, match=r"recalled_values must have the answers' shape \(8, 4, 64\)"
     ):
         rc.recall_score(rc.recall_task(4), np.zeros((8, 4)))
+
+
+def _one_pair(recalled_vector):
+    """One memory, one query: the answer e1, one stale value e2 (a decoy), in d_v = 3."""
+    e = np.eye(3)
+    task = rc.RecallTask(e[None, :1, :2], e[None, :2], e[None, :1, :2], e[None, :1], e[None, 1:2])
+    return rc.recall_score(task, np.asarray(recalled_vector, dtype=float)[None, None])
+
+
+def test_an_exact_tie_is_a_miss_not_a_hit():
+    # e1 + e2 has cosine 1/√2 with the answer e1 and with the decoy e2: equally near both, so
+    # it is not nearer the right value than every other (argmax, answer listed first, said 1)
+    assert _one_pair([1.0, 1.0, 0.0]) == (0.0, round(1 / np.sqrt(2), 12))
+    # a tie at the level of rounding (cosines 1/|r| and (1 − 1e-13)/|r|) is a miss too
+    assert _one_pair([1.0, 1.0 - 1e-13, 0.0]).accuracy == 0.0
+    # a margin far above the tolerance is a hit: cosines 1/|r| and 0.999999/|r|
+    assert _one_pair([1.0, 1.0 - 1e-6, 0.0]).accuracy == 1.0
+    assert _one_pair([1.0, 1.0 + 1e-6, 0.0]).accuracy == 0.0  # nearer the stale value
+
+
+def test_the_plain_sum_ties_every_rewritten_orthonormal_key():
+    # k_iᵀ S = v_stale,i + v_new,i exactly (orthonormal keys): a dead heat on every query,
+    # so no query is recalled, and the mean cosine is that of v_new with v_stale + v_new
+    task = rc.recall_task(8, 16, keys="orthonormal", rewrite=True, seed=5)
+    got = rc.recall_score(task, rc.recalled(task, "linear"))
+    s, n = task.decoys, task.answers
+    want = np.mean(np.sum(n * (s + n), -1) / np.linalg.norm(s + n, axis=-1))
+    assert got.accuracy == 0.0
+    np.testing.assert_allclose(got.cosine, want, rtol=1e-10)
+
+
+def test_hits_by_query_average_to_the_score_and_follow_the_write_order():
+    task = rc.recall_task(64, 16, seed=0)
+    got = rc.recalled(task, "delta")
+    hits = rc.recall_hits(task, got)
+    assert hits.shape == (8, 64)
+    assert hits.mean() == rc.recall_score(task, got).accuracy
+    # β = 1: the last key written is returned exactly (S k = v), so it is always recalled
+    assert hits[:, -1].all()
