@@ -231,9 +231,9 @@ len(ring), ring.keys.shape
 # %% [markdown]
 # ## Local and global layers, as shipped
 #
-# A model of only windowed layers would lose long-range reading, so the models that use
-# windows interleave them with global layers (전역 레이어), which keep the whole causal mask
-# and the whole cache:
+# A model of only windowed layers reaches far back only through its stack, so most models that
+# use windows interleave them with global layers (전역 층), which keep the whole causal mask
+# and the whole cache; Mistral 7B v0.1, the first model below, did not:
 #
 # - **Mistral 7B** v0.1 ([Jiang et al., 2023](references.md)): every layer windowed,
 #   $W = 4{,}096$, with the rolling buffer: 32 layers, 8 key-value heads of 128 (later versions
@@ -874,7 +874,7 @@ step_table(
             "none",
         ],
         "sink": ["a logit per head", "no", "no", "no"],
-        "gate": ["no", "no", "sigmoid, per head", "no"],
+        "gate": ["no", "no", "sigmoid, per head and dimension", "no"],
         "QK-norm": [
             "q per head (no gain), and the one K = V vector",
             "per head",
@@ -929,7 +929,8 @@ step_table(
 # the whole projection, as OLMo 2's, over the query and the key projection separately. Its
 # defaults rotate all of each head; its configuration class also reads a checkpoint's
 # `rotary_dim`, the number of rotated numbers, into a partial rotation. So three of the four
-# rotate only part of each head in the library's defaults, the partial RoPE of
+# rotate only part of each head in the library's defaults (Gemma 4 only in its global
+# layers), the partial RoPE of
 # [Chapter 6](06_positions.ipynb): the rest of the head carries no position.
 # %% [markdown]
 # ## Summary
@@ -961,7 +962,7 @@ step_table(
 #   one K = V vector of 512 per token with a sink, a window and compressed caches; Gemma 4
 #   windows {eval}`gemma4_local` layers of {eval}`gemma4_layers` and uses QK-norm with no
 #   divisor at all; Qwen3.5 a gate; MiniMax-M2 a QK-norm over the whole projection; three of
-#   them rotate only part of each head.
+#   them rotate only part of each head (Gemma 4 only in its global layers).
 # %% [markdown]
 # ## Exercises
 #
