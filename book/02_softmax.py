@@ -470,9 +470,10 @@ grad_fd = (log_w2_minus - log_w2_plus) / (2 * h)  # of -log w_2
 ce_matches = np.allclose(grad_ce, grad_fd, atol=1e-6)
 ce_norm = np.linalg.norm(grad_ce)
 inside_norm = np.linalg.norm(grad_inside)
-print("with cross-entropy, w − y:", grad_ce.round(5))
+# each entry with its own exponent, so that a 6e-06 does not print as 1e-05
+print("with cross-entropy, w − y:", np.array2string(grad_ce, formatter={"float": "{:.5g}".format}))
 print("    its norm:", dec(ce_norm))
-print("inside a network, J g:", grad_inside.round(7))
+print("inside a network, J g:", np.array2string(grad_inside, formatter={"float": "{:.2g}".format}))
 print("    its norm:", sci(inside_norm, 1))
 print("w − y agrees with finite differences:", ce_matches)
 
@@ -569,8 +570,9 @@ print("weights of a fully masked row:", all_masked)
 # Many tutorials write a large negative number such as $-10^9$ instead of $-\infty$. For a row
 # with at least one visible key it gives the same weights to every printed digit; an exercise
 # at the end of this chapter looks at what it does to a fully masked row. It also depends on
-# the dtype: $-10^9$ does not fit in float16, which is why PyTorch code masks with the dtype's
-# own most negative number, `torch.finfo(scores.dtype).min`;
+# the dtype: $-10^9$ does not fit in float16, which is why much model code written in PyTorch
+# (Hugging Face transformers', for one) masks with the dtype's own most negative number,
+# `torch.finfo(scores.dtype).min`;
 # [Chapter 7](07_heads_and_masks.ipynb) shows what $-10^9$ becomes in float16.
 # ```
 #

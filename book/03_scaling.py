@@ -164,8 +164,9 @@ print("scaled:", same_scaled, "  unscaled:", same_plain)
 # $\mathbf{k}$ themselves before the dot product (and before any rotation that encodes
 # positions, [Chapter 6](06_positions.ipynb), which keeps their length), a family called QK-norm
 # ([Chapter 11](11_modern_attention.ipynb) lists the models that do, and bounds the score it
-# leaves). Normalisation fixes lengths, not independence: it bounds each score, but the
-# variance argument above still needs independent components, which training breaks.
+# leaves). Normalisation fixes their lengths up to a learned gain, not their independence: it
+# bounds each score by those gains, but the variance argument above still needs independent
+# components, which training breaks.
 #
 # Nor does training keep $\mathbf{q}$ and $\mathbf{k}$ independent: it aligns each query with
 # the keys it should find. Once their components are correlated, each product $q_m k_m$ has a
@@ -302,7 +303,8 @@ print("standard normal:", percent(normal_near_zero, 0))
 # - the entropy $-\sum_j w_j \log w_j$ (`ac.entropy`): $\log S$ when uniform, 0 when one key
 #   takes all;
 # - the norm of the Jacobian $\mathrm{diag}(w) - ww^\top$ (`ac.softmax_jacobian`), which
-#   measures how much a nudge to the scores can still move the weights: 0 when saturated.
+#   bounds how much a nudge to the scores can still move the weights, and so how much gradient
+#   can pass back to the scores: 0 when saturated.
 
 # %%
 n_keys, n_trials = 16, 500  # S keys per query, queries per d_k
@@ -357,7 +359,7 @@ step_table(
 # Unscaled, the softmax is *saturated* (포화), nearly one-hot
 # ({eval}`figures.ref("fig-ch3-saturation")`). The entropy says how far: $e^{H}$, the number of
 # keys a query spreads its weight over in effect (equal weights on $m$ keys give exactly $m$),
-# and the Jacobian's norm says how much gradient still gets through. Averages hide how uneven
+# and the Jacobian's norm bounds how much gradient still gets through. Averages hide how uneven
 # saturation is: a few queries whose two best keys happen to be close keep a large Jacobian
 # and lift the mean. So measure query by query, at $d_k =$ {eval}`plain(d_max)`:
 
@@ -378,26 +380,65 @@ share_one_hot = np.mean(w_big_plain.max(axis=-1) > one_hot)
 jac_plain = np.linalg.norm(ac.softmax_jacobian(w_big_plain), axis=(-2, -1))
 jac_scaled = np.linalg.norm(ac.softmax_jacobian(w_big_scaled), axis=(-2, -1))
 mean_ratio = jac_scaled.mean() / jac_plain.mean()
-median_ratio = np.median(jac_scaled) / np.median(jac_plain)
+median_ratio = np.median(jac_scaled / jac_plain)  # the median of the per-query ratios
+# what gets through: a random gradient g = dL/dw from above, [N, S], the same for both
+g_up = rng.standard_normal((n_trials, n_keys))
+# to the scores, J g: [N, S, S] @ [N, S, 1] -> [N, S]
+grad_s_plain = (ac.softmax_jacobian(w_big_plain) @ g_up[..., None])[..., 0]
+grad_s_scaled = (ac.softmax_jacobian(w_big_scaled) @ g_up[..., None])[..., 0]
+# to the query, sum_j (dL/ds_j) k_j: [N, 1, S] @ [N, S, d_k] -> [N, d_k]; the scaled
+# score is q·k/√d_k, so the chain rule divides its gradient by √d_k once more
+grad_q_plain = (grad_s_plain[:, None, :] @ k_big)[:, 0]
+grad_q_scaled = (grad_s_scaled[:, None, :] @ k_big)[:, 0] / spread_max
+# each query's ratio, scaled over unscaled: [N]
+ratio_s = np.linalg.norm(grad_s_scaled, axis=-1) / np.linalg.norm(grad_s_plain, axis=-1)
+ratio_q = np.linalg.norm(grad_q_scaled, axis=-1) / np.linalg.norm(grad_q_plain, axis=-1)
+# to the keys, (dL/ds_j) q for key j: [N, S, 1] * [N, 1, d_k] -> [N, S, d_k]
+grad_k_plain = grad_s_plain[..., None] * q_big
+grad_k_scaled = grad_s_scaled[..., None] * q_big / spread_max
+ratio_k = np.linalg.norm(grad_k_scaled, axis=(-2, -1)) / np.linalg.norm(grad_k_plain, axis=(-2, -1))
+assert np.allclose(ratio_k, ratio_s / spread_max)  # the scores' ratio over √d_k, exactly
+grad_ratio_s, grad_ratio_q = np.median(ratio_s), np.median(ratio_q)
+grad_ratio_k = np.median(ratio_k)
+share_q_hundred = np.mean(ratio_q > 100)  # queries whose gradient shrinks over 100×
+# the text's "tens of times" for the query and for the keys
+assert 10 < grad_ratio_q < 100 and 10 < grad_ratio_k < 100
 print("keys in effect, unscaled:", dec(keys_in_effect_plain, 2))
 print("keys in effect, scaled:  ", dec(keys_in_effect_scaled, 2))
 print(f"queries with one weight > {one_hot}: {share_one_hot:.0%}")
-print("Jacobian norm, scaled / unscaled:")
-print(f"  mean {mean_ratio:.1f}×, median {median_ratio:.0f}×")
+print("scaled / unscaled, per query:")
+print(f"  Jacobian norm: mean of norms {mean_ratio:.1f}×, median ratio {median_ratio:.0f}×")
+print(f"  gradient to the scores: median ratio {grad_ratio_s:.0f}×")
+print(f"  gradient to the query:  median ratio {grad_ratio_q:.0f}×")
+print(f"  queries whose query gradient shrinks over 100×: {share_q_hundred:.0%}")
 
 # %% [markdown]
 # Of {eval}`n_keys` keys, an unscaled query attends in effect to
 # {eval}`dec(keys_in_effect_plain, 2)`, a scaled one to {eval}`dec(keys_in_effect_scaled, 1)`.
 # {eval}`percent(share_one_hot, 0)` of the unscaled queries put more than
-# {eval}`plain(one_hot)` of their weight on a single key. The mean Jacobian is only
-# {eval}`dec(mean_ratio, 1)` times weaker unscaled, but the median query's is several hundred
-# times weaker ({eval}`grouped(median_ratio)` in this sample of {eval}`plain(n_trials)` queries;
-# a ratio of two medians of so skewed a quantity changes a lot from one sample to the
-# next): for most queries, the gradient that reaches
-# the scores, and through them $W_Q$ and $W_K$, is hundreds of times smaller, and those
-# queries hardly move. That is the Quanta write-up's "the gradient vanishes" (기울기가 사라진다),
-# made concrete, and the softmax inside the network of [Chapter 2](02_softmax.ipynb): nothing
-# after it, as a cross-entropy would, cancels the small Jacobian.
+# {eval}`plain(one_hot)` of their weight on a single key. The mean Jacobian norm is only
+# {eval}`dec(mean_ratio, 1)` times smaller unscaled, a mean lifted by the few queries that
+# stay unsaturated; query by query, the median of the ratio of the two norms is
+# {eval}`grouped(median_ratio)` (in this sample of {eval}`plain(n_trials)` queries; so skewed a
+# quantity changes a lot from one sample to the next).
+#
+# The norm only bounds the gradient. What passes is $J\mathbf g$, for the gradient
+# $\mathbf g = \partial L/\partial \mathbf w$ that arrives from above; the cell gives both
+# softmaxes the same random $\mathbf g$. Query by query, the gradient that reaches the scores
+# is a median {eval}`grouped(grad_ratio_s)` times smaller unscaled. The query's gradient shrinks less:
+# the scaled score $\mathbf q \cdot \mathbf k / \sqrt{d_k}$ hands its gradient on to
+# $\mathbf q$, and so to $W_Q$, divided by $\sqrt{d_k} =$ {eval}`dec(spread_max, 1)`, and the
+# unscaled score does not. So the gradient that reaches the query is a median
+# {eval}`grouped(grad_ratio_q)` times smaller unscaled, and more than 100 times smaller for
+# only {eval}`percent(share_q_hundred, 0)` of the queries. The keys, and so $W_K$, meet the
+# same factor: key $j$'s gradient is $(\partial L/\partial s_j)\,\mathbf q$, so its ratio is
+# exactly the scores' divided by $\sqrt{d_k}$, a median
+# {eval}`grouped(grad_ratio_k)` times. Unscaled, then, the typical query's
+# $W_Q$ and $W_K$ get a gradient tens of times smaller: far less than what the scores lose,
+# but still a large loss. That is the Quanta write-up's "the gradient vanishes" (기울기가
+# 사라진다), made concrete, and the softmax inside the network of
+# [Chapter 2](02_softmax.ipynb): nothing after it, as a cross-entropy would, cancels the small
+# Jacobian.
 #
 # ## One head of the original Transformer
 #
@@ -493,12 +534,14 @@ figures.show(
 #   variance, such as the 1/3 of a fresh `nn.Linear`: the divisor removes the growth with
 #   $d_k$, not the scale.
 # - Unscaled scores at large $d_k$ saturate the softmax: one key takes nearly all the weight,
-#   the entropy collapses and, for most queries, the Jacobian, hence the gradient, all but
-#   vanishes ({eval}`figures.ref("fig-ch3-saturation")`).
+#   the entropy collapses and, for most queries, the Jacobian, which bounds the gradient that
+#   reaches the scores, all but vanishes ({eval}`figures.ref("fig-ch3-saturation")`). After
+#   the scaled model's own $1/\sqrt{d_k}$, the gradient that reaches $W_Q$ and $W_K$ is still
+#   tens of times smaller for the typical query.
 # - The argument needs independent queries and keys, as at initialisation. Layer normalisation
 #   does not guarantee it; QK-norm, which normalises $\mathbf{q}$ and $\mathbf{k}$ themselves,
-#   fixes their lengths, not their independence. μP divides by $d_k$ because training aligns
-#   them.
+#   fixes their lengths (up to a learned gain), not their independence. μP divides by $d_k$
+#   because training aligns them.
 # - In multi-head attention $d_k$ is the width of one head, $d_\text{head} = d_\text{model}/h$.
 #
 # ## Exercises
