@@ -16,7 +16,8 @@
 # vector per position to the word vectors, rotate the queries and keys by an angle per
 # position, or add a penalty per distance to the scores.
 #
-# After this chapter you will be able to:
+# After this chapter you will be able to (the first four are the core; the last two are
+# *Going further*):
 #
 # - measure that attention without positions cannot tell two word orders apart;
 # - compute the sinusoidal position encodings of the Transformer by hand, add them to word
@@ -33,6 +34,19 @@
 # New terms: position encoding, learned position embedding, rotary position embedding (RoPE),
 # relative position, relative position bias, linear bias (ALiBi), NoPE, position
 # interpolation, NTK-aware scaling, each with its Korean name where it is introduced.
+#
+# **The core of this chapter** is telling attention the word order, in its two main forms:
+# absolute positions added to the word vectors, and RoPE's rotations of the queries and keys,
+# whose scores depend only on the offset. It runs through
+# [the problem, measured](06_positions.ipynb#the-problem-measured),
+# [sinusoidal encodings](06_positions.ipynb#sinusoidal-position-encodings),
+# [learned tables](06_positions.ipynb#learned-position-embeddings),
+# [RoPE in two dimensions](06_positions.ipynb#rotary-embeddings-in-two-dimensions-a-rotation)
+# and [in $d$](06_positions.ipynb#rope-in-dimensions-pairs-that-turn-at-different-speeds), and
+# [dog bites man, again](06_positions.ipynb#dog-bites-man-man-bites-dog-again). The sections
+# marked *Going further* add RoPE's long-term decay and its two layouts, learned relative biases
+# (T5), ALiBi, NoPE, and the rules that stretch RoPE past its training length, with a training
+# run; a first reading can skip them, and no core section needs them.
 
 # %%
 import attn_core as ac
@@ -129,7 +143,8 @@ X_positions.round(3)
 #
 # a function of the offset $p - q$ alone: every pair of neighbours is as alike as every
 # other. At $d = 4$ it is not a measure of closeness, though: it does not fall steadily with
-# the distance, because the fastest pair comes round again every $2\pi/\omega_0$ positions.
+# the distance, because the fastest pair comes round again every $2\pi/\omega_0$ positions,
+# and over eight positions the slow pair hardly moves, so the fast pair's cosine dominates.
 # Check it on eight positions: along each diagonal of the matrix of dot products, the
 # numbers do not change.
 
@@ -191,12 +206,6 @@ step_table({"PEₖ · PE₀": similarity_wide}, index=[f"k = {k}" for k in offse
 # a linear function of $PE_p$, the same for every $p$; each pair $(\sin p\omega_i, \cos
 # p\omega_i)$ is turned by the angle $k\omega_i$, a rotation, which they hoped would let the
 # model attend by relative position. RoPE, below, makes that rotation the mechanism itself.
-#
-# Some code (tensor2tensor's, for one) lists all the sines first, then all the cosines, a
-# *concatenated* layout, and spaces its frequencies as $10000^{-i/(d/2-1)}$ rather than
-# $10000^{-2i/d}$, slightly different frequencies: the counterpart of RoPE's two layouts
-# below. This book interleaves, as
-# {eq}`eq-ch6-pos-sinusoidal` does.
 #
 # ## Learned position embeddings (학습된 위치 임베딩)
 #
@@ -354,6 +363,60 @@ thetas
 # The frequencies are {eval}`plain(thetas)`, and the query at 5 and the key at 3 score
 # {eval}`dec(score_near)`, exactly as at 1005 and 1003.
 #
+# ## Dog bites man, man bites dog, again
+#
+# Chapter 5 fed "dog bites man" and "man bites dog" to a seeded `SimpleSelfAttention` and
+# "dog" came out the same. Run the same layer on the same word vectors, now with the
+# sinusoidal encodings of their positions added:
+
+# %%
+words = ["dog", "bites", "man"]
+dog_bites_man = toy_embeddings(words, d_model)  # [3, 4], seeded
+man_bites_dog = dog_bites_man[[2, 1, 0]]  # the same words, reversed
+layer = ac.SimpleSelfAttention(d_model, np.random.default_rng(0))
+dog_first_plain = layer(dog_bites_man[None])[0][0, 0]  # first word
+dog_last_plain = layer(man_bites_dog[None])[0][0, 2]  # last word
+dog_first = layer((dog_bites_man + PE)[None])[0][0, 0]  # + positions
+dog_last = layer((man_bites_dog + PE)[None])[0][0, 2]
+np.testing.assert_allclose(dog_first_plain, dog_last_plain)  # Chapter 5
+gap_positions = np.abs(dog_first - dog_last).max()
+step_table(
+    {"dog bites man": [vector(dog_first_plain), vector(dog_first)]}
+    | {"man bites dog": [vector(dog_last_plain), vector(dog_last)]},
+    index=["no positions", "with positions"],
+)
+
+# %% [markdown]
+# Without positions "dog" gets {eval}`vector(dog_first_plain)` in both sentences, as in
+# Chapter 5. With positions the biter and the bitten
+# differ: {eval}`vector(dog_first)` against {eval}`vector(dog_last)`, a largest difference of
+# {eval}`dec(gap_positions)`. The same holds with RoPE, which leaves the word vectors alone
+# and turns the layer's queries and keys:
+
+# %%
+positions = np.arange(len(words))  # 0, 1, 2: wherever the words are
+
+
+def rope_layer(x):
+    """Chapter 5's layer with RoPE on its queries and keys: x [1, n, d] -> [1, n, d]."""
+    q_x, k_x, v_x = layer.project(x)  # [1, n, d] each
+    return ac.scaled_dot_product_attention(
+        ac.rotary(q_x, positions), ac.rotary(k_x, positions), v_x
+    )
+
+
+dog_first_rope = rope_layer(dog_bites_man[None])[0, 0]  # "dog", first word
+dog_last_rope = rope_layer(man_bites_dog[None])[0, 2]  # "dog", last word
+gap_rope = np.abs(dog_first_rope - dog_last_rope).max()
+gap_rope
+
+# %% [markdown]
+# "dog" gets {eval}`vector(dog_first_rope)` as the biter and {eval}`vector(dog_last_rope)` as
+# the bitten, a largest difference of {eval}`dec(gap_rope)`.
+
+# %% [markdown]
+# ## Going further: does RoPE's score fade with distance?
+#
 # Su et al. also claim a *long-term decay*, a dependence between tokens that fades as their
 # distance grows ([Su et al., 2021](references.md), §3.4.3). What they prove is a bound. Write
 # pair $i$'s product as $h_i = (q_{2i} + \mathrm i\, q_{2i+1})(k_{2i} - \mathrm i\, k_{2i+1})$
@@ -399,6 +462,8 @@ step_table(
 # encodings above, and its mean at the distances {eval}`plain(offsets_long)` is
 # {eval}`dec(k_is_q, 1)`.
 #
+# ## Going further: two layouts, and a porting bug
+#
 # Which coordinates form a pair is a convention, and there are two. The RoFormer paper pairs
 # neighbours, (0, 1), (2, 3), …, the *interleaved* layout that `ac.rotary` uses; the Llama code of Hugging Face's transformers
 # pairs coordinate $i$ with $i + d/2$, the *halves* layout (its `rotate_half`;
@@ -430,7 +495,12 @@ print("halves, listed back as interleaved, equals interleaved:", same_rotation)
 # weights, the columns of this book's) head by head, from the one listing to the other. One
 # exercise below is that bug.
 #
-# ## Learned relative biases: a number per distance (상대 위치 편향)
+# Sinusoidal encodings have layouts too: some code (tensor2tensor's, for one) lists all the sines first, then all the cosines, a
+# *concatenated* layout, and spaces its frequencies as $10000^{-i/(d/2-1)}$ rather than
+# $10000^{-2i/d}$, slightly different frequencies. This book interleaves, as
+# {eq}`eq-ch6-pos-sinusoidal` does.
+#
+# ## Going further: learned relative biases, a number per distance (상대 위치 편향)
 #
 # Between adding to the words and adding to the scores sits a family that learns a
 # parameter per *relative* position. Shaw et al. add to each key a learned vector
@@ -442,13 +512,15 @@ print("halves, listed back as interleaved, equals interleaved:", same_rotation)
 # keeps only a scalar: each head learns one number per *bucket* of distance, exact buckets for
 # the nearest offsets and logarithmically wider ones further away, and adds it to the score,
 # $s_{ij} + b_h(\text{bucket}(j - i))$ ([Raffel et al., 2020](references.md)). There are 32
-# buckets, and every distance of 128 or more falls in the last one (of its direction). The decoder, causal, uses
+# buckets, whose logarithmic widths are set by a `max_distance` of 128. The decoder, causal, uses
 # all 32 for keys behind the query; the encoder, which attends both ways, splits them 16 per
-# direction (8 exact offsets and 8 logarithmic buckets on each side). Each stack learns one
+# direction (8 exact offsets and 8 logarithmic buckets on each side). With T5's rounding down,
+# the last bucket of a direction already starts at a distance of 91 in the encoder and of 113
+# in the decoder, and every distance from there on, 128 and beyond included, shares it. Each stack learns one
 # such table and shares it among all its layers. ALiBi, next, keeps T5's "add a number to the score"
 # and replaces the learned table by a fixed line.
 #
-# ## ALiBi: a penalty on distance, added to the scores (선형 편향)
+# ## Going further: ALiBi, a penalty on distance added to the scores (선형 편향)
 #
 # ALiBi, attention with linear biases ([Press et al., 2022](references.md)), changes neither
 # the words nor the queries. It adds to the score of query $i$ and key $j \le i$ a penalty
@@ -525,59 +597,9 @@ causal_bias
 # matrix (one per head, shape $(H, L, S)$) is passed as a float `attn_mask` to
 # `torch.nn.functional.scaled_dot_product_attention`, which adds it to the scores after the
 # $1/\sqrt{d_k}$ scaling, exactly as {eq}`eq-ch6-pos-alibi` does.
-#
-# ## Dog bites man, man bites dog, again
-#
-# Chapter 5 fed "dog bites man" and "man bites dog" to a seeded `SimpleSelfAttention` and
-# "dog" came out the same. Run the same layer on the same word vectors, now with the
-# sinusoidal encodings of their positions added:
-
-# %%
-words = ["dog", "bites", "man"]
-dog_bites_man = toy_embeddings(words, d_model)  # [3, 4], seeded
-man_bites_dog = dog_bites_man[[2, 1, 0]]  # the same words, reversed
-layer = ac.SimpleSelfAttention(d_model, np.random.default_rng(0))
-dog_first_plain = layer(dog_bites_man[None])[0][0, 0]  # first word
-dog_last_plain = layer(man_bites_dog[None])[0][0, 2]  # last word
-dog_first = layer((dog_bites_man + PE)[None])[0][0, 0]  # + positions
-dog_last = layer((man_bites_dog + PE)[None])[0][0, 2]
-np.testing.assert_allclose(dog_first_plain, dog_last_plain)  # Chapter 5
-gap_positions = np.abs(dog_first - dog_last).max()
-step_table(
-    {"dog bites man": [vector(dog_first_plain), vector(dog_first)]}
-    | {"man bites dog": [vector(dog_last_plain), vector(dog_last)]},
-    index=["no positions", "with positions"],
-)
 
 # %% [markdown]
-# Without positions "dog" gets {eval}`vector(dog_first_plain)` in both sentences, as in
-# Chapter 5. With positions the biter and the bitten
-# differ: {eval}`vector(dog_first)` against {eval}`vector(dog_last)`, a largest difference of
-# {eval}`dec(gap_positions)`. The same holds with RoPE, which leaves the word vectors alone
-# and turns the layer's queries and keys:
-
-# %%
-positions = np.arange(len(words))  # 0, 1, 2: wherever the words are
-
-
-def rope_layer(x):
-    """Chapter 5's layer with RoPE on its queries and keys: x [1, n, d] -> [1, n, d]."""
-    q_x, k_x, v_x = layer.project(x)  # [1, n, d] each
-    return ac.scaled_dot_product_attention(
-        ac.rotary(q_x, positions), ac.rotary(k_x, positions), v_x
-    )
-
-
-dog_first_rope = rope_layer(dog_bites_man[None])[0, 0]  # "dog", first word
-dog_last_rope = rope_layer(man_bites_dog[None])[0, 2]  # "dog", last word
-gap_rope = np.abs(dog_first_rope - dog_last_rope).max()
-gap_rope
-
-# %% [markdown]
-# "dog" gets {eval}`vector(dog_first_rope)` as the biter and {eval}`vector(dog_last_rope)` as
-# the bitten, a largest difference of {eval}`dec(gap_rope)`.
-#
-# ## What models use
+# ## Going further: what models use
 #
 # Stated, not built here:
 #
@@ -594,22 +616,23 @@ gap_rope
 #   any position encoding were found competitive with those that have one, and to learn an
 #   implicit notion of position from the mask ([Haviv et al., 2022](references.md)); in
 #   small-scale experiments on synthetic, reasoning and arithmetic tasks they generalised to
-#   longer inputs better on average than absolute, RoPE and ALiBi encodings
+#   longer inputs better on average than absolute, RoPE and ALiBi encodings and T5's relative
+#   bias, the closest of them
 #   ([Kazemnejad et al., 2023](references.md)). NoPE now ships at scale, as layers
 #   interleaved with RoPE layers: Llama 4 leaves some of its attention layers without positions
 #   ([Meta AI, 2025](references.md)), SmolLM3 every fourth layer
 #   ([Hugging Face, 2025](references.md)).
 #
-# ## RoPE's base, and reading past the training length
+# ## Going further: RoPE's base, and reading past the training length
 #
 # The 10,000 of {eq}`eq-ch6-pos-rope` is a parameter, the *base* (`rope_theta` in a model's
 # configuration; since version 5 of Hugging Face's `transformers`, a key of its
 # `rope_parameters`), and `ac.rotary` takes it as `base`. A larger base slows every pair but the
 # first, so that the slowest pairs still have angles to spare at long distances. Current models
-# pre-train with a much larger one: 500,000 in Llama 3
-# ([Grattafiori et al., 2024](references.md)), 1,000,000 in Qwen3
-# ([Qwen Team, 2025a](references.md)) and in Gemma 3's global layers, whose local
-# (sliding-window) layers keep 10,000 ([Gemma Team, 2025](references.md)).
+# use a much larger one: 500,000 in Llama 3 ([Grattafiori et al., 2024](references.md));
+# 1,000,000 in Gemma 3's global layers, whose local (sliding-window) layers keep 10,000
+# ([Gemma Team, 2025](references.md)), and in Qwen3, which pre-trains with 10,000 and raises it
+# to 1,000,000 for its final, long-context pre-training stage ([Qwen Team, 2025a](references.md)).
 #
 # Past its training length, RoPE's slow pairs reach angles $m\theta_i$ the model never saw,
 # and quality falls off quickly. Four rules stretch a trained model, each mainly a change of
@@ -772,16 +795,24 @@ step_table(
 #   training sequence.
 # - RoPE rotates queries and keys by $m\theta_i$ and $n\theta_i$ after the projections, so
 #   that $\mathbf q_m \cdot \mathbf k_n$ depends on $n - m$ alone {eq}`eq-ch6-pos-rope-relative`;
-#   pairs turn at frequencies $10000^{-2i/d}$ {eq}`eq-ch6-pos-rope`, in one of two layouts.
+#   pairs turn at frequencies $10000^{-2i/d}$ {eq}`eq-ch6-pos-rope`.
+# - With positions added to the words, or with RoPE, "dog" comes out differently in "dog bites
+#   man" and "man bites dog".
+#
+# *Going further:*
+#
+# - RoPE's two layouts (pairs of neighbours, or $i$ with $i + d/2$) are the same rotation
+#   listed in another order; a port that ignores the difference gets wrong scores, silently.
+# - Learned relative biases (Shaw et al., T5) add a learned number per distance to the scores.
 # - ALiBi adds $-\lambda_h(i - j)$ to the scores {eq}`eq-ch6-pos-alibi`, an additive mask
 #   that multiplies a far word's weight, relative to a near one's, by $e^{-\lambda_h}$ per
-#   word of distance, with a geometric slope per head.
+#   word of distance, with a geometric slope per head; a flat perplexity on long texts does
+#   not show that distant words are used.
+# - NoPE layers use no positions at all and read the order from the causal mask.
 # - RoPE's base is a parameter (`rope_theta`: 10,000 in the paper, 500,000 to 1,000,000 in
 #   current models). Position interpolation (fractional positions) and NTK-aware scaling (a
 #   larger base) bring the slow pairs back into, or close to, their trained range past the
 #   training length; YaRN and Llama 3.1's rule treat each pair by its wavelength.
-# - Learned relative biases (Shaw et al., T5) and NoPE layers complete the picture; a flat
-#   perplexity on long texts does not show that distant words are used.
 #
 # ## Exercises
 #
@@ -1069,7 +1100,9 @@ ch6.rope_interpolation.check(interpolated_rotary)
 #
 # Position interpolation divides every position by the factor and keeps the base: with the
 # section's factor of {eval}`plain(stretch)`, position {eval}`last_new` is turned as
-# {eval}`plain(positions_pi[-1])`, inside the trained range. Multiplying by the factor would
+# {eval}`plain(positions_pi[-1])`: inside the trained length of {eval}`L_train` positions, but just
+# past the last trained position, {eval}`last_trained` (the small overshoot the section
+# measured). Multiplying by the factor would
 # push the positions further out; raising the base instead is another rule (NTK-aware
 # scaling), which slows each pair by a different amount.
 #
