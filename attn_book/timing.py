@@ -14,6 +14,7 @@ import glob
 import math
 import os
 import platform
+import re
 import statistics
 import time
 import timeit
@@ -21,6 +22,9 @@ import tracemalloc
 from typing import NamedTuple
 
 import numpy as np
+
+from attn_book import i18n
+from attn_book.i18n import word
 
 __all__ = [
     "Fit",
@@ -36,6 +40,7 @@ __all__ = [
     "start_beyond_cache",
     "steepest_step",
     "timed",
+    "translate_printed",
 ]
 
 #: The vector extensions worth naming, as numpy reports them, widest first.
@@ -115,10 +120,10 @@ def processor_clock(*, coarse=1e-5, tick=None):
     """
     step = clock_tick(time.process_time) if tick is None else tick
     if step < coarse:
-        return time.process_time, step, "this process's processor time (time.process_time)"
+        return time.process_time, step, word("this process's processor time (time.process_time)")
     wall_step = clock_tick(time.perf_counter)
-    name = f"the wall clock (time.perf_counter; processor time steps by {step * 1e3:.3g} ms here)"
-    return time.perf_counter, wall_step, name
+    name = word("the wall clock (time.perf_counter; processor time steps by {ms} ms here)")
+    return time.perf_counter, wall_step, name.format(ms=f"{step * 1e3:.3g}")
 
 
 def timed(f, *args, repeats=7, clock=time.perf_counter, tick=None):
@@ -331,22 +336,93 @@ def machine(cpu_features=None, blas=None, environ=None, cpuinfo="/proc/cpuinfo",
     pools = _blas_pools() if blas is None else blas
     found = [name for name in VECTOR_EXTENSIONS if features.get(name)]
     parts = [
-        f"CPU: {_cpu_name(cpuinfo)}, {os.cpu_count()} cores",
-        "vector extensions: " + (", ".join(found) or "none reported"),
+        word("CPU: {name}, {cores} cores").format(name=_cpu_name(cpuinfo), cores=os.cpu_count()),
+        word("vector extensions: {names}").format(names=", ".join(found) or word("none reported")),
     ]
     parts += [
-        f"{BLAS_NAMES[p['internal_api']]} kernel {p.get('architecture', '?')}, "
-        f"{p.get('num_threads')} thread{'' if p.get('num_threads') == 1 else 's'}"
+        (
+            word("{blas} kernel {architecture}, 1 thread")
+            if p.get("num_threads") == 1
+            else word("{blas} kernel {architecture}, {threads} threads")
+        ).format(
+            blas=BLAS_NAMES[p["internal_api"]],
+            architecture=p.get("architecture", "?"),
+            threads=p.get("num_threads"),
+        )
         for p in pools
         if p.get("internal_api") in BLAS_NAMES
-    ] or ["BLAS kernel: unknown"]
+    ] or [word("BLAS kernel: unknown")]
     if environ.get("OPENBLAS_CORETYPE"):
         parts.append(f"OPENBLAS_CORETYPE={environ['OPENBLAS_CORETYPE']}")
     if load is None and hasattr(os, "getloadavg"):
         load = os.getloadavg()[0]
     if load is not None:
-        parts.append(f"load average {load:.2f}")
+        parts.append(word("load average {load}").format(load=f"{load:.2f}"))
     return "; ".join(parts)
+
+
+#: What :func:`processor_clock` and :func:`machine` print, as ``word`` templates: a chapter's
+#: timing cell prints them, and a translated notebook, whose outputs are the English one's,
+#: gets them in its language from :func:`translate_printed`.
+PRINTED = (
+    "this process's processor time (time.process_time)",
+    "the wall clock (time.perf_counter; processor time steps by {ms} ms here)",
+    "CPU: {name}, {cores} cores",
+    "vector extensions: {names}",
+    "{blas} kernel {architecture}, 1 thread",
+    "{blas} kernel {architecture}, {threads} threads",
+    "BLAS kernel: unknown",
+    "load average {load}",
+)
+#: Words that fill a template's field (:func:`_cpu_name`'s and :func:`machine`'s fallbacks).
+FILLED = ("unknown", "none reported")
+
+
+#: The fields of :data:`PRINTED` that hold a number (or None), one token.
+COUNTS = ("ms", "cores", "threads", "load")
+NUMBER, TEXT = r"[^;\s]+", r"[^;\n]*?"
+
+
+def _printed_pattern(template):
+    """``template`` as a pattern: its text escaped, each ``{field}`` a named group that stays
+    within one part of the line (no ``;``, no line break), a count one token."""
+    parts = re.split(r"\{(\w+)\}", template)
+    return re.compile(
+        "".join(
+            re.escape(part) if n % 2 == 0 else rf"(?P<{part}>{NUMBER if part in COUNTS else TEXT})"
+            for n, part in enumerate(parts)
+        )
+        + (r"(?=;|$)" if template.endswith("}") else ""),
+        re.M,
+    )
+
+
+def translate_printed(text, language):
+    """``text`` (what a timing cell printed in English) with the words of :data:`PRINTED`
+    in ``language``, its values (the CPU's name, counts, times) as they were.
+
+    Examples
+    --------
+    >>> line = machine({"AVX2": True}, [{"internal_api": "openblas", "num_threads": 1}], {}, "")
+    >>> translate_printed(line, "en") == line
+    True
+    """
+    if language == "en":
+        return text
+    for template in PRINTED:
+        other = i18n.gettext(template, i18n.FIGURES, language)
+        if other == template:
+            continue
+
+        def filled(match, other=other):
+            values = {
+                k: i18n.gettext(v, i18n.FIGURES, language) if v in FILLED else v
+                for k, v in match.groupdict().items()
+            }
+            return other.format(**values)
+
+        text = _printed_pattern(template).sub(filled, text)
+    return text
 
 
 def _cpu_name(cpuinfo):
@@ -358,7 +434,7 @@ def _cpu_name(cpuinfo):
                     return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return platform.processor() or "unknown"
+    return platform.processor() or word("unknown")
 
 
 def _cpu_features():

@@ -387,8 +387,9 @@ for bug, pos in wrong_position.items():
     wrong_cache.append(K_rot[:t_new], V[:t_new])  # the prompt's keys, turned right
     wrong_cache.append(ac.rotary(K_pairs[t_new][None], [pos]), V[t_new][None])
     wrong_gap[bug] = np.abs(wrong_cache.attend(q_wrong, scale=scale) - rope_full[t_new]).max()
-for bug, gap_bug in wrong_gap.items():
-    print(f"{bug:21} position {wrong_position[bug]}: output off by {gap_bug:.3f}")
+(pos_one, pos_column), (gap_one, gap_column) = wrong_position.values(), wrong_gap.values()
+print(f"off by one            position {pos_one}: output off by {gap_one:.3f}")
+print(f"column, not position  position {pos_column}: output off by {gap_column:.3f}")
 
 # %% [markdown]
 # The off-by-one output is off by {eval}`dec(wrong_gap["off by one"])` in its largest

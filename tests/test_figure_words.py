@@ -367,6 +367,8 @@ CODE_NAMES = {
     "qk_rope_head_dim",
     "qk_nope_head_dim",
     "v_head_dim",
+    "time.process_time",  # the clocks the timing cells name (attn_book/timing.py)
+    "time.perf_counter",
 }
 #: The memory calculator's slider labels: its withIndices draws "d_c" as d<sub>c</sub> and
 #: "d_h^R" as d<sub>h</sub><sup>R</sup> (tests/test_widget_phone_layout.py sees them drawn).
@@ -508,7 +510,7 @@ def test_no_stored_figure_word_or_korean_translation_shows_an_underscore():
 KOREAN_LATIN = {
     *"cos diag exp log max mod softmax tanh elu Var grad dA dL dQ dS dk dv ww".split(),
     *"nat FLOPs GFLOP MFLOP GB MB KiB MiB GiB ms".split(),
-    *"Adam SGD GPU GQA MHA MLA MQA KV QK PE RoPE NoPE NTK RMSNorm".split(),
+    *"CPU BLAS Adam SGD GPU GQA MHA MLA MQA KV QK PE RoPE NoPE NTK RMSNorm".split(),
     *"DeepSeek-V Gemma Llama Llama-3-8B Mistral gpt-oss gpt-oss-120b".split(),
     *"Qwen MiniMax-M Gated DeltaNet RMS E2B transformers".split(),  # models and a library
     *"Shift Tab True False NaN inf".split(),

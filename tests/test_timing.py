@@ -256,3 +256,36 @@ def test_processor_clock_falls_back_to_the_wall_clock_where_processor_time_is_co
     assert clock is timing.time.perf_counter
     assert step < 1e-3  # the wall clock's own step, measured
     assert "15.6 ms" in name
+
+
+# --- the printed words in Korean (issue #45)
+
+
+def test_the_korean_clock_and_machine_lines_have_no_english_word():
+    """The clock's name and the machine's line, printed by chapters 9, 10 and 13's timing
+    cells, are word() templates; in Korean no word a Korean reader would translate is left
+    (names as CPU, OpenBLAS, AVX2 and time.process_time stay), and the copied English output
+    of a Korean notebook gets the same line."""
+    from test_figure_words import english_words
+
+    from attn_book import i18n
+
+    names = {"CPU", "OpenBLAS", "AVX2", "AVX", "SkylakeX", "Intel", "Xeon", "Processor", "BLAS"}
+    blas = [
+        {"internal_api": "openblas", "architecture": "SkylakeX", "num_threads": n} for n in (1, 2)
+    ]
+    args = ({"AVX2": True, "AVX": True}, blas, {}, "")
+    english = timing.machine(*args, load=2.99)
+    assert "2 threads; load average 2.99" in english
+    with i18n.drawing("ko"):
+        korean = timing.machine(*args, load=2.99)
+        clocks = [timing.processor_clock(tick=t)[2] for t in (1e-7, 0.015625)]
+        unknown = timing.machine({}, [], {}, "", load=None)
+    assert "코어" in korean and "스레드 2개" in korean
+    shown = [w for line in (korean, *clocks, unknown) for w in english_words(line)]
+    left = [w for w in shown if w not in names and not w.startswith("time.")]
+    assert not left, (korean, clocks, unknown, left)
+    assert timing.translate_printed(english, "ko") == korean
+    assert timing.translate_printed(english, "en") == english
+    printed = f"clock: {timing.processor_clock(tick=1e-7)[2]}; {english}\n"
+    assert timing.translate_printed(printed, "ko") == f"clock: {clocks[0]}; {korean}\n"

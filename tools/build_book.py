@@ -113,6 +113,9 @@ def korean_source():
     sphinx = config["sphinx"]
     sphinx["local_extensions"]["attn_ko"] = "site/"
     sphinx["config"]["language"] = "ko"
+    # \text{가중치}: MathJax's own fonts have no Hangul, and its fallback (serif) draws nothing
+    # where no Korean font is installed; the page's font (Noto Sans KR, served) has it
+    sphinx["config"]["mathjax3_config"] = {"chtml": {"mtextInheritFont": True}}
     # the labels in Korean (site/attn_ko.py): a copy, so that Sphinx's compiled .mo lands here
     catalog = src / "locale" / "ko" / "LC_MESSAGES"
     catalog.mkdir(parents=True, exist_ok=True)

@@ -43,7 +43,7 @@ import nbformat
 from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po, write_po
 
-from attn_book import i18n, tables
+from attn_book import i18n, tables, timing
 from attn_book.exercises.catalog import LANGUAGES
 from attn_book.figures import WORD, caption_text, translate_png
 
@@ -337,8 +337,22 @@ def _print_calls(root):
     ]
 
 
+def _choices(node):
+    """The strings a conditional of string literals gives (``"pinned" if on else "not
+    pinned"``: both, in the order the source writes them), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.IfExp):
+        body, orelse = _choices(node.body), _choices(node.orelse)
+        return body + orelse if body is not None and orelse is not None else None
+    return None
+
+
 def _pieces(arg):
-    """The literal parts with words of one argument of a ``print``."""
+    """The literal parts with words of one argument of a ``print`` (both strings of a
+    conditional of string literals)."""
+    if isinstance(arg, ast.IfExp):
+        return [c for c in _choices(arg) or [] if i18n.is_word(c)]
     parts = arg.values if isinstance(arg, ast.JoinedStr) else [arg]
     return [
         p.value
@@ -423,6 +437,11 @@ def _printed_line(call):
     for n, arg in enumerate(call.args):
         if n:
             parts.append(literal(keywords.get("sep"), " "))
+        choices = _choices(arg) if isinstance(arg, ast.IfExp) else None
+        if choices and any(map(i18n.is_word, choices)):  # one group, whichever was printed
+            parts.append(f"({'|'.join(map(re.escape, choices))})")
+            pieces.append(choices)
+            continue
         for part in arg.values if isinstance(arg, ast.JoinedStr) else [arg]:
             if isinstance(part, ast.Constant) and isinstance(part.value, str):
                 if i18n.is_word(part.value):
@@ -463,12 +482,23 @@ def translate_printed(cell, lines, language):
 
             def translated(match, pieces=pieces):
                 out, at = [], match.start()
-                for n, piece in enumerate(pieces, 1):
-                    out += [match.string[at : match.start(n)], i18n.gettext(piece, CODE, language)]
+                for n in range(1, len(pieces) + 1):  # a conditional's group: what it printed
+                    out += [
+                        match.string[at : match.start(n)],
+                        i18n.gettext(match[n], CODE, language),
+                    ]
                     at = match.end(n)
                 return "".join(out) + match.string[at : match.end()]
 
             output["text"] = pattern.sub(translated, output["text"])
+        for translator in PRINTED_TRANSLATORS:
+            output["text"] = translator(output["text"], language)
+
+
+#: How the words a library function printed (a value to a ``print``, so not in its pattern)
+#: are translated in a copied output: ``function(text, language)``, by the module that prints
+#: them (its words are ``word("...")`` templates of ``figures.po``).
+PRINTED_TRANSLATORS = (timing.translate_printed,)
 
 
 # --- the translated notebooks and pages ---
