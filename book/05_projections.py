@@ -593,7 +593,8 @@ step_table(
         "attention": [sci(v, 1) for v in attention_moved],
         "RNN": [sci(v, 1) for v in rnn_moved],
     },
-    index=[f"{t} words back" for t in distances],
+    index=[plain(t) for t in distances],
+    index_label="words back",
 )
 
 # %% [markdown]
