@@ -18,13 +18,27 @@
 # vectors by linear maps). This chapter does that by hand, with matrices small enough for
 # pencil and paper, and chooses their numbers so that the attention they give can be read.
 #
-# After this chapter you will be able to:
+# **The core of this chapter** is one skill: make $Q$, $K$ and $V$ from the tokens with three
+# matrices, and read the weights they give, within one sentence (self-attention) or from one
+# sentence to another (cross-attention). It runs through
+# [Words as vectors](05_projections.ipynb#words-as-vectors) and
+# [Three projections, by hand](05_projections.ipynb#three-projections-by-hand) to
+# [Why three matrices?](05_projections.ipynb#why-three-matrices-what-would-break) and
+# [Self-attention and cross-attention](05_projections.ipynb#self-attention-and-cross-attention).
+# The sections marked *Going further* shuffle the words, port the explainer's PyTorch layer to
+# numpy, and weigh attention against an RNN and on images; a first reading can skip them, and
+# no core section needs them.
+#
+# After the core of this chapter you will be able to:
 #
 # - multiply word vectors $X$ by $W_Q$, $W_K$, $W_V$ by hand, give the shape of every
 #   product, and run the attention of Chapter 4 on the result;
 # - say why the model needs three different matrices, and what goes wrong when $W_Q = W_K$;
 # - tell self-attention from cross-attention, and compute a
-#   cross-attention whose weight matrix is not square;
+#   cross-attention whose weight matrix is not square.
+#
+# After the *Going further* sections you will also be able to:
+#
 # - show that shuffling the words shuffles the outputs the same way, and say why models add
 #   positions to the word vectors;
 # - read the explainer's PyTorch `SimpleSelfAttention` line by line and match it with numpy;
@@ -38,7 +52,7 @@ from attn_book.data import SENTENCE_KO, toy_embeddings
 from attn_book.exercises import ch05_projections as ch5
 from attn_book.figures import Figures
 from attn_book.plots import plot_token_heatmaps
-from attn_book.prose import dec, plain, vector
+from attn_book.prose import dec, plain, sci, vector
 from attn_book.tables import step_table
 from attn_book.widgets import AttentionHeatmap
 from attn_core import trace_self_attention
@@ -241,7 +255,9 @@ figures.show(
 # (with four words instead of three each weight is a little smaller). The row of "the" is
 # flat, {eval}`dec(weights_en[2])`: a zero query scores 0 against every key, and a softmax
 # of equal scores is uniform. Attention cannot look *nowhere*: its weights always add up to
-# 1, unless every key is masked, the zero row of [Chapter 2](02_softmax.ipynb).
+# 1, unless every key is masked. Such a row gets zeros by this book's convention
+# ([Chapter 2](02_softmax.ipynb)); libraries differ there, NaN for one
+# ([Chapter 7](07_heads_and_masks.ipynb#going-further-a-fully-masked-row-and-what-each-api-gives)).
 #
 # ## Why three matrices? What $W_Q = W_K$ would break
 #
@@ -262,16 +278,8 @@ np.testing.assert_array_equal(scores_same, scores_same.T)  # symmetric
 bool((scores == scores.T).all())  # three matrices: not symmetric
 
 # %% [markdown]
-# One matrix breaks two things: the scores become symmetric, as just shown, and they pull
-# towards the diagonal, as shown next. Both have one root. The score of two words is
-# $\mathbf x_i W_Q\,(\mathbf x_j W_K)^\top = \mathbf x_i\,(W_Q W_K^\top)\,\mathbf x_j^\top$: it
-# depends on the two matrices only through their $d_\text{model} \times d_\text{model}$ product
-# $W_Q W_K^\top$, and with $W_Q = W_K = W$ that product, $W W^\top$, is forced to be symmetric
-# and positive semi-definite: symmetric gives the symmetric scores, positive semi-definite the
-# pull below.
-#
-# The second thing is a pull towards the diagonal, and it needs care. Each word's score with
-# itself is a squared length, $s_{ii} = \|\mathbf x_i W\|^2 \ge 0$, and the Cauchy–Schwarz
+# One matrix breaks a second thing, a pull towards the diagonal, and it needs care. Each
+# word's score with itself is a squared length, $s_{ii} = \|\mathbf x_i W\|^2 \ge 0$, and the Cauchy–Schwarz
 # inequality bounds the others by the geometric mean of two diagonal entries,
 # $s_{ij} \le \|\mathbf x_i W\|\,\|\mathbf x_j W\| = \sqrt{s_{ii}\, s_{jj}}$. That is *not*
 # $s_{ij} \le s_{ii}$: a word with a short projection can score a longer one above itself.
@@ -301,6 +309,13 @@ print(dec(self_weight_same), "instead of", dec(self_weight))
 # "사과를" gives {eval}`dec(self_weight_same)` of its attention to itself instead of
 # {eval}`dec(self_weight)`. Separate $W_Q$ and $W_K$ let "what I ask for" differ from "what I
 # offer"; a separate $W_V$ lets "what I hand over" differ from both.
+#
+# Both failures of one matrix have one root. The score of two words is
+# $\mathbf x_i W_Q\,(\mathbf x_j W_K)^\top = \mathbf x_i\,(W_Q W_K^\top)\,\mathbf x_j^\top$: it
+# depends on the two matrices only through their $d_\text{model} \times d_\text{model}$ product
+# $W_Q W_K^\top$, and with $W_Q = W_K = W$ that product, $W W^\top$, is forced to be symmetric
+# and positive semi-definite: symmetric gives the symmetric scores, positive semi-definite the
+# pull towards the diagonal.
 
 # %% [markdown]
 # ## Self-attention and cross-attention (셀프 어텐션, 크로스 어텐션)
@@ -398,7 +413,14 @@ translated = cross_attention(X_en, X, W_Q_dec, W_K, W_V)
 np.testing.assert_allclose(translated, output_cross)
 
 # %% [markdown]
-# ## Shuffle the words: the outputs shuffle too (순열 등변성)
+# ## Going further: word order, the explainer's code, and what attention buys
+#
+# The core ends here. The three sections below add what the projections do to word order,
+# the explainer's PyTorch layer ported to numpy, and the two strengths the source articles
+# credit self-attention with; a first reading can skip to the
+# [Summary](05_projections.ipynb#summary).
+#
+# ### Shuffle the words: the outputs shuffle too (순열 등변성)
 #
 # Korean word order is free enough that "사과를 나는 먹었다" is still a sentence. Feed it in:
 
@@ -436,7 +458,7 @@ np.testing.assert_allclose(dog_first, dog_last)
 # same word at another place is a different row of $X$. [Chapter 6](06_positions.ipynb) builds
 # those encodings and the ones that replaced them, which rotate the queries and keys instead.
 #
-# ## The explainer's `SimpleSelfAttention`, in numpy
+# ### The explainer's `SimpleSelfAttention`, in numpy
 #
 # The explainer shows a minimal self-attention layer in PyTorch. Here it is as
 # written there (comments translated):
@@ -531,7 +553,7 @@ else:
 # and `state_dict()` pass over; [the appendix on registered buffers](98_pytorch_buffers.ipynb)
 # says what that breaks and gives the one-line fix.
 #
-# ## One step to any word, all words at once
+# ### One step to any word, all words at once
 #
 # The explainer credits self-attention with two strengths, and both can be read off
 # {eq}`eq-ch5-projections` and the score matrix $QK^\top$. Long-range dependencies (장거리
@@ -544,15 +566,48 @@ else:
 # a model reads a prompt (the *prefill*); generating text writes one row at a time, and
 # [Chapter 10](10_generation.ipynb) shows what that costs. The price of the one-step reach is
 # the $n \times n$ score matrix, whose cost [Chapter 9](09_cost.ipynb) measures.
-#
+
+# %% tags=["hide-input"]
+# the aside below: nudge one of n_far random words, see how far the last output moves
+rng_far = np.random.default_rng(0)
+n_far, d_far = 50, 8
+x_far = rng_far.normal(size=(n_far, d_far))  # [50, 8], seeded
+layer_far = ac.SimpleSelfAttention(d_far, rng_far)  # untrained
+w_x, w_h = rng_far.normal(size=(2, d_far, d_far)) / np.sqrt(d_far)  # untrained
+nudge = 1e-4
+
+
+def moved(distance):
+    """The last output's largest change per unit of nudge, attention and RNN."""
+    nudged = x_far.copy()
+    nudged[n_far - 1 - distance] += nudge  # a word `distance` places before the last
+    last = layer_far(nudged[None])[0][0, -1] - layer_far(x_far[None])[0][0, -1]
+    rnn = ac.simple_rnn(nudged, w_x, w_h)[-1] - ac.simple_rnn(x_far, w_x, w_h)[-1]
+    return np.abs(last).max() / nudge, np.abs(rnn).max() / nudge
+
+
+distances = [1, 10, 30]
+attention_moved, rnn_moved = np.array([moved(t) for t in distances]).T
+step_table(
+    {
+        "attention": [sci(v, 1) for v in attention_moved],
+        "RNN": [sci(v, 1) for v in rnn_moved],
+    },
+    index=[plain(t) for t in distances],
+    index_label="words back",
+)
+
+# %% [markdown]
 # ```{admonition} Aside: measured against an RNN
 # :class: dropdown
 #
-# `ac.simple_rnn` is the Elman RNN ([Elman, 1990](references.md)). Nudge one of 50 random
-# words and measure how much the last output moves: with seeded, untrained weights,
-# attention's sensitivity hardly depends on the distance, while the RNN's falls by orders of
-# magnitude over 30 words, because each step multiplies the change by $W_h$ and by $\tanh$
-# slopes below 1 (`tests/test_patches_rnn.py` measures it). The gated RNNs that replaced it, the LSTM (장단기 메모리,
+# `ac.simple_rnn` is the Elman RNN ([Elman, 1990](references.md)). Nudge one of
+# {eval}`n_far` random words and measure how much the last output moves (the table above,
+# per unit of nudge): with seeded, untrained weights, attention's sensitivity hardly depends
+# on the distance, {eval}`sci(attention_moved[0], 1)` one word back and
+# {eval}`sci(attention_moved[-1], 1)` {eval}`distances[-1]` words back, while the RNN's falls
+# from {eval}`sci(rnn_moved[0], 1)` to {eval}`sci(rnn_moved[-1], 1)`, because each step multiplies
+# the change by $W_h$ and by $\tanh$ slopes below 1. The gated RNNs that replaced it, the LSTM (장단기 메모리,
 # [Hochreiter & Schmidhuber, 1997](references.md), with the forget gate of
 # [Gers et al., 2000](references.md)) and the GRU ([Cho et al., 2014](references.md)), carry
 # a signal much further, but word 1 still reaches word $n$ through $n - 1$ states that run one
@@ -580,12 +635,12 @@ else:
 #   offering and handing over apart.
 # - Self-attention takes $Q$, $K$, $V$ from one sequence; cross-attention takes $Q$ from one
 #   and $K$, $V$ from another, with $L \times S$ weights.
-# - Shuffling the words shuffles the outputs the same way, so models add positions
-#   ([Chapter 6](06_positions.ipynb)).
-# - The explainer's PyTorch layer is this with biases and a batch axis.
-# - Attention reaches any word in one step and, in training and prefill, computes every row at
-#   once, where an RNN, gated or not, needs $n$ steps in a row; generation is sequential
-#   ([Chapter 10](10_generation.ipynb)).
+# - *Going further:* shuffling the words shuffles the outputs the same way, so models add
+#   positions ([Chapter 6](06_positions.ipynb)).
+# - *Going further:* the explainer's PyTorch layer is this with biases and a batch axis.
+# - *Going further:* attention reaches any word in one step and, in training and prefill,
+#   computes every row at once, where an RNN, gated or not, needs $n$ steps in a row;
+#   generation is sequential ([Chapter 10](10_generation.ipynb)).
 #
 # ## Exercises
 #
