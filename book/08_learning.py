@@ -18,7 +18,17 @@
 # the backward pass (역전파) of attention by hand, then trains a layer in plain NumPy and
 # watches its weights find the pattern.
 #
-# After this chapter you will be able to:
+# **The core of this chapter** is the backward pass of attention by hand, checked by finite
+# differences, then used to train a layer in NumPy that learns a known pattern, and what the
+# $1/\sqrt{d_k}$ does to that learning. It runs from
+# [What the backward pass is for](08_learning.ipynb#what-the-backward-pass-is-for) through
+# [One step of gradient descent](08_learning.ipynb#one-step-of-gradient-descent-written-out) to
+# [√d_k, by training](08_learning.ipynb#d-k-by-training). The sections marked *Going further*
+# sweep Adam's learning rate, repeat the comparison from five starts, and ask whether one
+# learning rate suits every $d_k$ (μP); a first reading can skip them, and no core section
+# needs them.
+#
+# After the core of this chapter you will be able to:
 #
 # - derive, for one query of the worked example, the gradient (기울기) of a loss with respect
 #   to the query, every key and every value, and check each number against finite
@@ -27,8 +37,12 @@
 #   the softmax Jacobian of [Chapter 2](02_softmax.ipynb) sits in them;
 # - train $W_Q$, $W_K$, $W_V$ from random numbers by gradient descent (경사 하강법) and read
 #   what they learned against a hand-made design;
-# - measure, not assert, what the $1/\sqrt{d_k}$ does to training, and what a learning rate
-#   or Adam can and cannot change.
+# - measure, not assert, what the $1/\sqrt{d_k}$ does to training, and show that removing it
+#   is the same model with a larger start and a larger step on $W_Q$ and $W_K$.
+#
+# After the *Going further* sections you will also be able to say what Adam's learning rate
+# can and cannot change for the unscaled layer, how much one random start decides, and why
+# the best learning rate moves with $d_k$ under $1/\sqrt{d_k}$ and stays under μP's scale.
 #
 # New terms: loss, backward pass, chain rule, gradient descent, learning rate, Adam (each with
 # its Korean name where it is introduced).
@@ -392,7 +406,8 @@ print(weights_learned.round(3))
 # Chapter 5's pattern, on a sentence outside the training set. The model never saw this
 # sentence, but with no positions every pair of its words occurs in some training sentence:
 # what carries over is the pattern learned from the markers *and* the words' identities (both
-# are features), applied to a new combination of known words.
+# are features), applied to a new combination of known words. It is a test of interpolation
+# between known words, not of generalisation to new ones.
 #
 # ## Learned against designed
 #
@@ -501,9 +516,9 @@ step_table(columns, index=tokens, digits=2)
 # Now the two agree where the pattern matters: in both, the key each query should find scores
 # highest in its row, well above the others, and the keys it should ignore score lower. The learned gaps are larger: the object's score for itself sits
 # {eval}`dec(self_gap["learned"], 2)` below its row's mean against
-# {eval}`dec(self_gap["designed"], 2)` designed. Training found the same questions and
-# answers as the design, asked louder, and spread over whichever features happened to carry
-# them.
+# {eval}`dec(self_gap["designed"], 2)` designed. Training found the same top key in every
+# row as the design, asked louder and spread over whichever features happened to carry it; how
+# it ranks the keys to ignore may differ from the design, since the loss only needs them low.
 #
 # ## √d_k, by training
 #
@@ -588,7 +603,8 @@ step_table(
 #
 # The same comparison with Adam ([Kingma & Ba, 2015](references.md)), which divides
 # every gradient entry by a running estimate of its own size, so that each parameter moves by
-# about the learning rate whatever the size of its gradient (`tr.adam_step`; an optimiser,
+# at most about the learning rate whatever the size of its gradient, and by about that much
+# when its gradient keeps its sign (`tr.adam_step`; an optimiser,
 # 옵티마이저, is any such update rule):
 
 # %%
@@ -606,8 +622,23 @@ figures.show(
 
 # %%
 final = {label: r.losses[-1] for label, r in runs.items()}
-for label, r in runs.items():
-    print(f"{label:15} loss {r.losses[0]:.3f} -> {r.losses[-1]:.4f}, entropy {r.entropies[-1]:.3f}")
+sgd, sgd_u, adam, adam_u = runs.values()  # in the order they ran; _u: unscaled
+print(
+    f"SGD, scaled     loss {sgd.losses[0]:.3f} -> {sgd.losses[-1]:.4f}"
+    f", entropy {sgd.entropies[-1]:.3f}"
+)
+print(
+    f"SGD, unscaled   loss {sgd_u.losses[0]:.3f} -> {sgd_u.losses[-1]:.4f}"
+    f", entropy {sgd_u.entropies[-1]:.3f}"
+)
+print(
+    f"Adam, scaled    loss {adam.losses[0]:.3f} -> {adam.losses[-1]:.4f}"
+    f", entropy {adam.entropies[-1]:.3f}"
+)
+print(
+    f"Adam, unscaled  loss {adam_u.losses[0]:.3f} -> {adam_u.losses[-1]:.4f}"
+    f", entropy {adam_u.entropies[-1]:.3f}"
+)
 
 # %% [markdown]
 # Scaled, SGD brings the loss to {eval}`dec(final["SGD, scaled"], 4)` in {eval}`big_steps`
@@ -615,108 +646,9 @@ for label, r in runs.items():
 # ({eval}`figures.ref("fig-ch8-scaling")`). The unscaled rows' entropy starts near 0 and stays
 # there: a row that starts saturated on the wrong key has almost no gradient to leave it.
 # Adam, which rescales the gradients, does not rescue it: {eval}`dec(final["Adam, scaled"], 4)`
-# scaled against {eval}`dec(final["Adam, unscaled"], 4)` unscaled. Is its learning rate to
-# blame? The same two runs at five Adam learning rates, with the share of saturated rows
-# after 10 steps and at the end:
-
-
-# %%
-def saturated_share(params, scale):
-    """The share of rows whose largest weight exceeds saturated_at."""
-    Q_s, K_s = X @ params["W_Q"], X @ params["W_K"]  # [B, 3, d_k]
-    A_s = ac.attention_weights(Q_s, K_s, scale=scale)  # [B, 3, 3]
-    return (A_s.max(axis=-1) > saturated_at).mean()
-
-
-adam_lrs = (0.003, 0.01, 0.03, 0.1, 0.3)
-adam_sweep = {"scaled": {}, "unscaled": {}}  # learning rate -> (loss, share at 10, at the end)
-for lr_adam in adam_lrs:
-    for label, scale in [("scaled", None), ("unscaled", 1.0)]:
-        run_adam = experiments.train_self_attention(
-            *task, lr_adam, "adam", scale=scale, record=(10,)
-        )
-        at_10 = saturated_share(run_adam.snapshots[0][1], scale)
-        adam_sweep[label][lr_adam] = (
-            run_adam.losses[-1],
-            at_10,
-            saturated_share(run_adam.params, scale),
-        )
-step_table(
-    {
-        f"{label}: {what}": [f"{adam_sweep[label][lr][i]:.{digits}f}" for lr in adam_lrs]
-        for label in adam_sweep
-        for i, what, digits in [
-            (0, "loss", 4),
-            (1, "saturated, step 10", 2),
-            (2, "saturated, end", 2),
-        ]
-    },
-    index=[plain(lr) for lr in adam_lrs],
-    index_label="Adam's learning rate",
-)
-
-# %%
-best_adam = {label: min(adam_sweep[label].values())[0] for label in adam_sweep}
-# the smallest learning rate at which every unscaled row is saturated by step 10
-all_saturated_lr = min(lr for lr in adam_lrs if adam_sweep["unscaled"][lr][1] == 1)
-scaled_top = adam_sweep["scaled"][adam_lrs[-1]]  # the largest learning rate, scaled
-unscaled_end_least = min(share for _, _, share in adam_sweep["unscaled"].values())
-sqrt_d_k_big = math.isqrt(d_k_big)  # the factor between an unscaled and a scaled score
-best_scaled_lr = min(adam_lrs, key=lambda lr: adam_sweep["scaled"][lr][0])
-
-# %% [markdown]
-# No learning rate rescues the unscaled layer: its best loss is
-# {eval}`dec(best_adam["unscaled"], 4)`, against {eval}`dec(best_adam["scaled"], 4)` for the
-# best scaled run (still above SGD's {eval}`dec(final["SGD, scaled"], 4)` in these
-# {eval}`big_steps` steps). The saturated share says why, and it is not that Adam leaves the
-# saturated rows behind. Unscaled, every run ends with *more* rows saturated than the
-# {eval}`dec(init["unscaled"]["saturated rows"], 2)` of the start (at least
-# {eval}`dec(unscaled_end_least, 2)`), and from a learning rate of
-# {eval}`plain(all_saturated_lr)` on, every row is saturated by step 10. Adam moves every entry of
-# $W_Q$ and $W_K$ by about the learning rate whatever its gradient, and the same step changes
-# an unscaled score $\sqrt{d_k}$ = {eval}`plain(sqrt_d_k_big)` times as much as a scaled
-# one: a step that is gentle for the scaled layer saturates the unscaled rows within a few
-# steps, before they have found their keys, and a row saturated on the wrong key stays there.
-# Saturation at the end is not the failure in itself: the task asks for sharp rows, and the
-# best scaled run (learning rate {eval}`plain(best_scaled_lr)`) ends with
-# {eval}`dec(adam_sweep["scaled"][best_scaled_lr][2], 2)` of its rows saturated.
-# Saturating early, before the rows have found their keys, is; the share at step 10 only
-# hints at it (the best scaled run already has
-# {eval}`dec(adam_sweep["scaled"][best_scaled_lr][1], 2)` there). Its extreme, every row
-# saturated by step 10, is what the scaled layer meets at the largest rate,
-# {eval}`plain(adam_lrs[-1])`: a saturated share of {eval}`dec(scaled_top[1], 2)` at step 10 and
-# a loss of {eval}`dec(scaled_top[0], 4)`, the unscaled runs' plateau.
-#
-# All of this is one random start, which may be a lucky or an unlucky one. The SGD
-# comparison again, from five starts (seeds 0 to 4; the figure's is seed 1):
-
-# %% tags=["nbval-ignore-output"]
-# an unscaled run amplifies rounding: its last digits change with the BLAS build
-seeds = range(5)
-seed_finals = {"scaled": [], "unscaled": []}  # the final loss of each run, start by start
-for seed in seeds:
-    seed_rng = np.random.default_rng(seed)
-    seed_start = tr.init_projections(seed_rng, d_model, d_k_big, n_words, std=init_std)
-    seed_task = (X, target, seed_start, big_steps)
-    for label, scale in [("scaled", None), ("unscaled", 1.0)]:
-        seed_run = experiments.train_self_attention(*seed_task, big_lr, scale=scale)
-        seed_finals[label].append(seed_run.losses[-1])
-seed_finals = {label: np.array(ends) for label, ends in seed_finals.items()}
-seed_ratio = seed_finals["unscaled"] / seed_finals["scaled"]  # seed by seed
-by_start = seed_finals | {"unscaled / scaled": seed_ratio}  # the table's three columns
-ranges = {label: (column.min(), column.max()) for label, column in by_start.items()}
-seed_labels = [f"seed {s}" for s in seeds]
-step_table(by_start, index=seed_labels, digits=4)
-
-# %% [markdown]
-# Scaled, the final loss ranges from {eval}`dec(ranges["scaled"][0], 4)` to
-# {eval}`dec(ranges["scaled"][1], 4)` over the five starts; unscaled, from
-# {eval}`dec(ranges["unscaled"][0], 4)` to {eval}`dec(ranges["unscaled"][1], 4)`.
-# The ranges overlap: the best unscaled start ends below the worst scaled one. Start by
-# start, the unscaled run ends {eval}`dec(ranges["unscaled / scaled"][0], 1)` to
-# {eval}`dec(ranges["unscaled / scaled"][1], 1)` times higher. Five seeds show the spread, not a
-# precise mean (and an unscaled run's second digit can change with the machine's BLAS build: the
-# run amplifies differences in rounding).
+# scaled against {eval}`dec(final["Adam, unscaled"], 4)` unscaled (other Adam learning rates
+# and other starts are in a
+# [Going-further section](08_learning.ipynb#going-further-other-learning-rates-other-starts)).
 #
 # Does a learning rate other than {eval}`plain(big_lr)` help the unscaled run, over the same
 # {eval}`big_steps` steps?
@@ -797,10 +729,123 @@ print(f"W_Q (undoing the shrink), gap below {tol_same:.0e}:", W_Q_gap < tol_same
 # separate learning rate for $W_Q$ and $W_K$ absorbs): with $1/\sqrt{d_k}$, the usual
 # initialisation (unit variance per component, whatever $d_k$) starts every row unsaturated,
 # and nobody has to retune the start when $d_k$ changes. That is a statement about
-# initialisation only. Does one learning rate suit every $d_k$? Training aligns each query
-# with the keys it should find, and the scores of aligned vectors grow like $d_k$, not
-# $\sqrt{d_k}$ ([Chapter 3](03_scaling.ipynb)). Adam moves every entry of $W_Q$ and $W_K$ by
-# about the learning rate; where those moves line up, the change they make in a score grows
+# initialisation only; whether one learning rate suits every $d_k$ is the question of a
+# [Going-further section](08_learning.ipynb#going-further-learning-rates-across-widths).
+
+# %% [markdown]
+# ## Going further: other learning rates, other starts
+#
+# Adam, at the learning rate {eval}`plain(adam_lr)` of {eval}`figures.ref("fig-ch8-scaling")`,
+# did not rescue the unscaled layer. Is its learning rate to blame? The same two runs at five Adam learning rates, with the share of saturated rows
+# after 10 steps and at the end:
+
+
+# %%
+def saturated_share(params, scale):
+    """The share of rows whose largest weight exceeds saturated_at."""
+    Q_s, K_s = X @ params["W_Q"], X @ params["W_K"]  # [B, 3, d_k]
+    A_s = ac.attention_weights(Q_s, K_s, scale=scale)  # [B, 3, 3]
+    return (A_s.max(axis=-1) > saturated_at).mean()
+
+
+adam_lrs = (0.003, 0.01, 0.03, 0.1, 0.3)
+adam_sweep = {"scaled": {}, "unscaled": {}}  # learning rate -> (loss, share at 10, at the end)
+for lr_adam in adam_lrs:
+    for label, scale in [("scaled", None), ("unscaled", 1.0)]:
+        run_adam = experiments.train_self_attention(
+            *task, lr_adam, "adam", scale=scale, record=(10,)
+        )
+        at_10 = saturated_share(run_adam.snapshots[0][1], scale)
+        adam_sweep[label][lr_adam] = (
+            run_adam.losses[-1],
+            at_10,
+            saturated_share(run_adam.params, scale),
+        )
+step_table(
+    {
+        f"{label}: {what}": [f"{adam_sweep[label][lr][i]:.{digits}f}" for lr in adam_lrs]
+        for label in adam_sweep
+        for i, what, digits in [
+            (0, "loss", 4),
+            (1, "saturated, step 10", 2),
+            (2, "saturated, end", 2),
+        ]
+    },
+    index=[plain(lr) for lr in adam_lrs],
+    index_label="Adam's learning rate",
+)
+
+# %%
+best_adam = {label: min(adam_sweep[label].values())[0] for label in adam_sweep}
+# the smallest learning rate at which every unscaled row is saturated by step 10
+all_saturated_lr = min(lr for lr in adam_lrs if adam_sweep["unscaled"][lr][1] == 1)
+scaled_top = adam_sweep["scaled"][adam_lrs[-1]]  # the largest learning rate, scaled
+unscaled_end_least = min(share for _, _, share in adam_sweep["unscaled"].values())
+sqrt_d_k_big = math.isqrt(d_k_big)  # the factor between an unscaled and a scaled score
+best_scaled_lr = min(adam_lrs, key=lambda lr: adam_sweep["scaled"][lr][0])
+
+# %% [markdown]
+# None of these five learning rates rescues the unscaled layer in {eval}`big_steps` steps,
+# from this one start: its best loss is {eval}`dec(best_adam["unscaled"], 4)`, against
+# {eval}`dec(best_adam["scaled"], 4)` for the best scaled run (still above SGD's
+# {eval}`dec(final["SGD, scaled"], 4)`). The saturated share says why, and it is not that Adam leaves the
+# saturated rows behind. Unscaled, every run ends with *more* rows saturated than the
+# {eval}`dec(init["unscaled"]["saturated rows"], 2)` of the start (at least
+# {eval}`dec(unscaled_end_least, 2)`), and from a learning rate of
+# {eval}`plain(all_saturated_lr)` on, every row is saturated by step 10. Adam moves every entry of
+# $W_Q$ and $W_K$ by about the learning rate whatever the size of its gradient (while the
+# gradient keeps its sign), and the same step changes
+# an unscaled score $\sqrt{d_k}$ = {eval}`plain(sqrt_d_k_big)` times as much as a scaled
+# one: a step that is gentle for the scaled layer saturates the unscaled rows within a few
+# steps, before they have found their keys, and a row saturated on the wrong key stays there.
+# Saturation at the end is not the failure in itself: the task asks for sharp rows, and the
+# best scaled run (learning rate {eval}`plain(best_scaled_lr)`) ends with
+# {eval}`dec(adam_sweep["scaled"][best_scaled_lr][2], 2)` of its rows saturated.
+# Saturating early, before the rows have found their keys, is; the share at step 10 only
+# hints at it (the best scaled run already has
+# {eval}`dec(adam_sweep["scaled"][best_scaled_lr][1], 2)` there). Its extreme, every row
+# saturated by step 10, is what the scaled layer meets at the largest rate,
+# {eval}`plain(adam_lrs[-1])`: a saturated share of {eval}`dec(scaled_top[1], 2)` at step 10 and
+# a loss of {eval}`dec(scaled_top[0], 4)`, the unscaled runs' plateau.
+#
+# All of this is one random start, which may be a lucky or an unlucky one. The SGD
+# comparison again, from five starts (seeds 0 to 4; the figure's is seed 1):
+
+# %% tags=["nbval-ignore-output"]
+# an unscaled run amplifies rounding: its last digits change with the BLAS build
+seeds = range(5)
+seed_finals = {"scaled": [], "unscaled": []}  # the final loss of each run, start by start
+for seed in seeds:
+    seed_rng = np.random.default_rng(seed)
+    seed_start = tr.init_projections(seed_rng, d_model, d_k_big, n_words, std=init_std)
+    seed_task = (X, target, seed_start, big_steps)
+    for label, scale in [("scaled", None), ("unscaled", 1.0)]:
+        seed_run = experiments.train_self_attention(*seed_task, big_lr, scale=scale)
+        seed_finals[label].append(seed_run.losses[-1])
+seed_finals = {label: np.array(ends) for label, ends in seed_finals.items()}
+seed_ratio = seed_finals["unscaled"] / seed_finals["scaled"]  # seed by seed
+by_start = seed_finals | {"unscaled / scaled": seed_ratio}  # the table's three columns
+ranges = {label: (column.min(), column.max()) for label, column in by_start.items()}
+seed_labels = [f"seed {s}" for s in seeds]
+step_table(by_start, index=seed_labels, digits=4)
+
+# %% [markdown]
+# Scaled, the final loss ranges from {eval}`dec(ranges["scaled"][0], 4)` to
+# {eval}`dec(ranges["scaled"][1], 4)` over the five starts; unscaled, from
+# {eval}`dec(ranges["unscaled"][0], 4)` to {eval}`dec(ranges["unscaled"][1], 4)`.
+# The ranges overlap: the best unscaled start ends below the worst scaled one. Start by
+# start, the unscaled run ends {eval}`dec(ranges["unscaled / scaled"][0], 1)` to
+# {eval}`dec(ranges["unscaled / scaled"][1], 1)` times higher. Five seeds show the spread, not a
+# precise mean (and an unscaled run's second digit can change with the machine's BLAS build: the
+# run amplifies differences in rounding).
+
+# %% [markdown]
+# ## Going further: learning rates across widths
+#
+# At one $d_k$, the scale sets the start. Does one learning rate suit every $d_k$? Training
+# aligns each query with the keys it should find, and the scores of aligned vectors grow like
+# $d_k$, not $\sqrt{d_k}$ ([Chapter 3](03_scaling.ipynb)). Adam moves every entry of $W_Q$ and
+# $W_K$ by about the learning rate while its gradient keeps its sign; where those moves line up, the change they make in a score grows
 # like $d_k$ before the scale, like $\sqrt{d_k}$ after $1/\sqrt{d_k}$: the same learning rate
 # is a larger step at a larger $d_k$. The maximal-update parametrisation (μP) of
 # [Yang et al. (2021)](references.md) divides the scores by $d_k$ for that reason, and sets
@@ -906,7 +951,8 @@ wide_at_base_top = np.median(mup_loss["wide"][mup_lrs.index(base_top)])
 # result, not this book's. Models trained in 2026 also bound the scores as they grow in
 # training: a normalisation of each query and key (QK-norm) or a cap on each score (logit
 # soft-capping), both computed in [Chapter 11](11_modern_attention.ipynb).
-#
+
+# %% [markdown]
 # ## Summary
 #
 # - The backward pass of attention is five lines (equation {eq}`eq-ch8-batched`): $dV = A^\top
@@ -922,16 +968,18 @@ wide_at_base_top = np.median(mup_loss["wide"][mup_lrs.index(base_top)])
 #   shifts and the features overlap, but the scores it produces ask the same questions.
 # - At $d_k =$ {eval}`d_k_big` without $1/\sqrt{d_k}$, most rows start saturated and their
 #   gradients vanish; within {eval}`big_steps` steps the loss stalls at the SGD learning
-#   rates we tried up to 1 (and diverges at 2) and with Adam at every learning rate from
-#   {eval}`plain(adam_lrs[0])` to {eval}`plain(adam_lrs[-1])` (one seed), whose steps of a fixed
-#   size saturate the rows that were not; over five seeds,
-#   SGD unscaled ends {eval}`dec(ranges["unscaled / scaled"][0], 1)` to
+#   rates we tried up to 1 (and diverges at 2), and Adam at {eval}`plain(adam_lr)` does not
+#   rescue it. The total gradient norm is not what vanishes; the saturated rows' gradients are.
+#   From a start $d_k^{-1/4}$ smaller, whose scores equal the scaled model's, it trains, and
+#   with the learning rate of $W_Q$ and $W_K$ divided by $\sqrt{d_k}$ it is the scaled run, to
+#   rounding error: the scale sets the start (and the step of $W_Q$, $W_K$).
+# - *Going further:* unscaled, the loss also stalls with Adam at every learning rate from
+#   {eval}`plain(adam_lrs[0])` to {eval}`plain(adam_lrs[-1])` (one seed), whose steps of
+#   about the learning rate saturate the rows that were not; over five seeds, SGD unscaled ends
+#   {eval}`dec(ranges["unscaled / scaled"][0], 1)` to
 #   {eval}`dec(ranges["unscaled / scaled"][1], 1)` times higher than scaled.
-#   The total gradient norm is not what vanishes; the saturated rows' gradients are. From a
-#   start $d_k^{-1/4}$ smaller, whose scores equal the scaled model's, it trains, and with the
-#   learning rate of $W_Q$ and $W_K$ divided by $\sqrt{d_k}$ it is the scaled run, to
-#   rounding error: the scale sets the start (and the step of $W_Q$, $W_K$). It does not make one learning rate right
-#   for every $d_k$: on this toy Adam's best learning rate fell from
+# - *Going further:* the scale does not make one learning rate right for every $d_k$: on this
+#   toy Adam's best learning rate fell from
 #   {eval}`plain(mup_range["narrow"][0])`–{eval}`plain(mup_range["narrow"][1])` at
 #   $d_k =$ {eval}`base_width` to
 #   {eval}`plain(mup_range["wide"][0])`–{eval}`plain(mup_range["wide"][1])` at
