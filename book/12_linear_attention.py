@@ -29,7 +29,8 @@
 # causal pass as a recurrence](12_linear_attention.ipynb#the-causal-pass-is-a-recurrence), [its
 # cost](12_linear_attention.ipynb#what-it-costs-and-a-state-of-fixed-size), [what it forgets](12_linear_attention.ipynb#what-it-forgets), [the
 # delta rule](12_linear_attention.ipynb#the-delta-rule-correct-before-writing) and [the recall experiment
-# again](12_linear_attention.ipynb#the-recall-experiment-again). The sections marked *Going further* add the recall test on
+# again](12_linear_attention.ipynb#the-recall-experiment-again). The sections marked *Going further* add where positive
+# features lose recall, the recall test on
 # keys that do not overlap and with a smaller writing strength, how the delta
 # rule is trained chunk by chunk (with one chunk worked by hand), the models that ship it, and
 # sparse attention; a first reading can skip them, and no core section needs them.
@@ -164,7 +165,7 @@ sims, linear_weights, linear_out
 # they pass the queries and keys through a short convolution and a SiLU, which can be
 # negative, and then L2-normalise them. The elu + 1 form comes first because it is
 # where linear attention began, and the measurement in [what it
-# forgets](12_linear_attention.ipynb#what-it-forgets) shows why the models left it.
+# forgets](12_linear_attention.ipynb#what-it-forgets) shows one reason the models left it.
 
 # %%
 S_all = phi_K.T @ V  # [2, 3] @ [3, 2] -> [2, 2]: Σ φ(k_j) v_jᵀ
@@ -372,7 +373,8 @@ read_plain
 # How fast this grows is measured by an associative-recall task (연관 회상): write $N$
 # key–value pairs into a memory, then ask for every key and count how often the memory gives
 # back its own value. A memory that guesses is right for $1/N$ of the queries, the chance
-# level (우연 수준). The keys are random unit vectors in $d_k = 16$ dimensions, and three
+# level (우연 수준). Below, "recalls $x$ of $N$ pairs" gives a share, the decimal $x$ of the
+# $N$ queries answered right; "picks out $m$ of $N$" counts pairs, $m = xN$. The keys are random unit vectors in $d_k = 16$ dimensions, and three
 # memories are compared: softmax attention over all $N$ pairs, the plain sum of
 # {eq}`eq-ch12-crosstalk`, and Katharopoulos et al.'s elu + 1 with its normaliser, the first
 # and the last sharpened by a factor of 16 (the dropdown says how and why).
@@ -389,7 +391,8 @@ read_plain
 # value written, by more than {eval}`sci(TIE_TOLERANCE)`: a read exactly between two values,
 # equally near both, is a miss, not a hit. The three memories read, and are scaled, as follows:
 #
-# - Softmax attention weighs all $N$ values by the softmax of its scores, multiplied by 16.
+# - Softmax attention weighs all values written ($N$, or $2N$ with the rewrites below) by the
+#   softmax of its scores, multiplied by 16.
 #   The factor makes it sharp, as a trained model's long queries and keys make it.
 # - The plain sum reads $\mathbf q^\top S$ and needs no scale: a factor on its reads changes
 #   no cosine.
@@ -455,47 +458,8 @@ figures.show(
 # {eval}`dec(forgetting.accuracy["linear_elu"][2], 2)` of 16 and
 # {eval}`dec(forgetting.accuracy["linear_elu"][4], 2)` of 64, against chance's
 # {eval}`dec(chance[0], 2)`, {eval}`dec(chance[2], 3)` and {eval}`dec(chance[4], 3)`.
-#
-# **Why positive features hurt.** The features of elu + 1 are all positive, so
-# $\phi(\mathbf k_i) \cdot \phi(\mathbf k_j) > 0$ for every pair: the crosstalk never
-# cancels, as the plain sum's terms of either sign partly do. The normaliser is not the
-# cause: it divides the read by the positive number $\phi(\mathbf q)^\top \mathbf z$, which
-# leaves its cosine with every value, and so this measurement, unchanged. Is the cost
-# positivity itself, or the large part that every feature vector shares, the $+1$ and the mean
-# of $\phi(\mathbf k)$ over the keys? Remove that part and read again, without the normaliser:
-
-
-# %%
-def feature_read(task, shift):
-    """(φ(q) − c)ᵀ Σ (φ(k) − c) vᵀ with φ = elu + 1 on keys scaled by 16, no normaliser."""
-    phi_k, phi_q = ac.elu_plus_one(16 * task.keys), ac.elu_plus_one(16 * task.queries)
-    c = (
-        phi_k.mean(axis=1, keepdims=True) if shift == "mean" else shift
-    )  # [trials, 1, F] or a number
-    state = np.swapaxes(phi_k - c, -1, -2) @ task.values  # [trials, F, T] @ [trials, T, d_v]
-    return (phi_q - c) @ state  # [trials, N, F] @ [trials, F, d_v]
-
-
-shifts = {"elu + 1": 0.0, "elu (no +1)": 1.0, "elu + 1 − mean": "mean"}
-shifted = {name: [] for name in shifts}
-for n in pair_counts:
-    task_n = recall_task(n, d_k_recall)  # the sweep's memories for this N
-    for name, shift in shifts.items():
-        shifted[name].append(recall_score(task_n, feature_read(task_n, shift)).accuracy)
-shifted = {name: np.array(acc) for name, acc in shifted.items()}
-np.testing.assert_allclose(shifted["elu + 1"], forgetting.accuracy["linear_elu"])  # as above
-for name, accuracy in shifted.items():
-    print(f"{name:15} recalls", accuracy.round(2))
-
-# %% [markdown]
-# Most of the cost is the shared part, not positivity as such. At 64 pairs elu + 1 recalls
-# {eval}`dec(shifted["elu + 1"][4], 2)`; dropping the $+1$ (features $\mathrm{elu}(x)$, a little
-# negative below 0) lifts that to {eval}`dec(shifted["elu (no +1)"][4], 2)`, and subtracting the
-# mean feature to {eval}`dec(shifted["elu + 1 − mean"][4], 2)`, against the plain sum's
-# {eval}`dec(forgetting.accuracy["linear"][4], 2)`. A positive feature map shares a large
-# common component; every similarity carries it, and it pulls every read towards the sum of all
-# the values. Positive features keep the weights positive, as {eq}`eq-ch12-linear` needs; that
-# shared component is what they cost here.
+# [Going further: where positive features lose
+# recall](12_linear_attention.ipynb#going-further-where-positive-features-lose-recall) asks why.
 #
 # On the unit keys themselves, without the factor 16, elu + 1 recalls {eval}`dec(unscaled.accuracy["linear_elu"][0], 2)`,
 # {eval}`dec(unscaled.accuracy["linear_elu"][2], 2)` and
@@ -536,13 +500,7 @@ for name, accuracy in shifted.items():
 # $0 < \beta_t < 1$, well inside
 # $\beta_t \lVert \mathbf k_t \rVert^2 \le 2$, the condition under which no write amplifies
 # the state ($\lVert I - \beta_t \mathbf k_t \mathbf k_t^\top \rVert \le 1$; `ac.delta_rule`
-# warns past it). Grazzi et al. let $\beta_t$ reach 2, as $\beta_t = 2\sigma(\cdot)$: for
-# $1 < \beta_t < 2$ the factor
-# $I - \beta_t \mathbf k_t \mathbf k_t^\top$ that a write applies to the state (rewritten in
-# {eq}`eq-ch12-gated` below) has the eigenvalue $1 - \beta_t < 0$ along $\mathbf k_t$, a flip,
-# and with such flips a single layer can track the parity of a bit string, which eigenvalues
-# in $[0, 1]$ cannot ([Grazzi et al., 2025](references.md)); the shipped models of this chapter
-# keep the sigmoid.
+# warns past it).
 # With $\beta_t = 1$ and a unit key, $S_t \mathbf k_t = S_{t-1}\mathbf k_t +
 # \mathbf v_t - S_{t-1} \mathbf k_t = \mathbf v_t$: after the write the state returns exactly
 # the new value for its key. By hand on the three unit keys, $\beta = 1$:
@@ -762,7 +720,8 @@ figures.show(
 # The delta rule removes the stale value when it writes the new one and recalls
 # {eval}`dec(rewrites.accuracy["delta"][0], 2)` of 4 pairs and
 # {eval}`dec(rewrites.accuracy["delta"][2], 2)` of 16, about what it recalled with no rewrites
-# ({eval}`dec(random_keys.accuracy["delta"][2], 2)`): the stale writes cost it nothing. Its
+# ({eval}`dec(random_keys.accuracy["delta"][2], 2)`, on the same keys and values as on the left;
+# the rewrites only add the stale writes in front): the stale writes cost it nothing. Its
 # capacity is still about $d_k$, the newest pairs: on random keys it picks out
 # {eval}`dec(delta_pairs[3], 0)` of 32, {eval}`dec(delta_pairs[4], 0)` of 64 and
 # {eval}`dec(delta_pairs[5], 0)` of 128, and with rewrites beyond 32 pairs it falls below
@@ -773,10 +732,65 @@ figures.show(
 # Softmax's accuracy with rewrites is therefore not a capacity but a share of coin flips, and
 # at small $N$ it rests on few of them: {eval}`small_queries[0]` memories of
 # {eval}`small_queries[1]` pairs ask {eval}`queries_at_4` queries, so its
-# {eval}`dec(p_soft, 2)` at 4 pairs has a standard error of about {eval}`dec(se_soft, 2)` and lies
+# {eval}`dec(p_soft, 2)` at 4 pairs has a binomial standard error, computed from that share, of
+# about {eval}`dec(se_soft, 2)` and lies
 # {eval}`dec(coin_gap, 1)` standard errors from ½; its line in
 # {eval}`figures.ref("fig-recall-delta")` is jagged there. At {eval}`pair_counts[-1]` pairs
 # each point rests on {eval}`queries_ratio` times as many.
+#
+# ## Going further: where positive features lose recall
+#
+# In [what it forgets](12_linear_attention.ipynb#what-it-forgets) the elu + 1 memory recalled
+# fewer pairs than the plain sum at every $N$. This section asks where that cost comes from.
+#
+# **Why positive features hurt.** The features of elu + 1 are all positive, so
+# $\phi(\mathbf k_i) \cdot \phi(\mathbf k_j) > 0$ for every pair: the crosstalk never
+# cancels, as the plain sum's terms of either sign partly do. The normaliser is not the
+# cause: it divides the read by the positive number $\phi(\mathbf q)^\top \mathbf z$, which
+# leaves its cosine with every value, and so this measurement, unchanged. Is the cost
+# positivity itself, or the large part that every feature vector shares, the $+1$ and the mean
+# of $\phi(\mathbf k)$ over the keys? Remove that part and read again, without the normaliser:
+
+
+# %%
+def feature_read(task, shift):
+    """(φ(q) − c)ᵀ Σ (φ(k) − c) vᵀ with φ = elu + 1 on keys scaled by 16, no normaliser."""
+    phi_k, phi_q = ac.elu_plus_one(16 * task.keys), ac.elu_plus_one(16 * task.queries)
+    c = (
+        phi_k.mean(axis=1, keepdims=True) if shift == "mean" else shift
+    )  # [trials, 1, F] or a number
+    state = np.swapaxes(phi_k - c, -1, -2) @ task.values  # [trials, F, T] @ [trials, T, d_v]
+    return (phi_q - c) @ state  # [trials, N, F] @ [trials, F, d_v]
+
+
+shifts = {"elu + 1": 0.0, "elu (no +1)": 1.0, "elu + 1 − mean": "mean"}
+shifted = {name: [] for name in shifts}
+for n in pair_counts:
+    task_n = recall_task(n, d_k_recall)  # the sweep's memories for this N
+    for name, shift in shifts.items():
+        shifted[name].append(recall_score(task_n, feature_read(task_n, shift)).accuracy)
+shifted = {name: np.array(acc) for name, acc in shifted.items()}
+np.testing.assert_allclose(shifted["elu + 1"], forgetting.accuracy["linear_elu"])  # as above
+for name, accuracy in shifted.items():
+    print(f"{name:15} recalls", accuracy.round(2))
+elu_64 = ac.elu_plus_one(16 * recall_task(pair_counts[4], d_k_recall).keys) - 1  # elu(16 k)
+elu_negative_mean = elu_64[elu_64 < 0].mean()  # its negative features, N = 64
+print("elu(16 k), mean of its negative features:", round(float(elu_negative_mean), 2))
+
+# %% [markdown]
+# Dropping the $+1$ recovers part of the recall, and subtracting the mean feature nearly all
+# of it. At 64 pairs
+# elu + 1 recalls {eval}`dec(shifted["elu + 1"][4], 2)`; dropping the $+1$ (features
+# $\mathrm{elu}(x)$, whose negative entries average {eval}`dec(elu_negative_mean, 2)`, near
+# elu's floor of −1) lifts that to {eval}`dec(shifted["elu (no +1)"][4], 2)`, and subtracting
+# the mean feature to {eval}`dec(shifted["elu + 1 − mean"][4], 2)`, against the plain sum's
+# {eval}`dec(forgetting.accuracy["linear"][4], 2)`. A positive feature map shares a large
+# common component; every similarity carries it, and it pulls every read towards the sum of all
+# the values. Both changes remove that component, and both also make the features signed, so
+# this experiment does not separate the two explanations, positivity itself or the shared
+# component (a map with no negative outputs has a positive mean, so it always brings one).
+# Positive features keep the weights positive, as {eq}`eq-ch12-linear` needs; the recall they
+# cost here goes with that shared component.
 #
 # ## Going further: keys that do not overlap, and a weaker write
 #
@@ -1035,11 +1049,20 @@ gated_k3, before_across, gated_across
 # the new one {eval}`vector(gated_across)`, $\alpha$ times as much: what no new key
 # touches fades as $\alpha^t$. Qwen3-Next's linear layers are Gated DeltaNet.
 #
+# **A writing strength up to 2.** The shipped models of this chapter keep $0 < \beta_t < 1$,
+# from a sigmoid. Grazzi et al. let $\beta_t$ reach 2, as $\beta_t = 2\sigma(\cdot)$: for
+# $1 < \beta_t < 2$ the factor $I - \beta_t \mathbf k_t \mathbf k_t^\top$ that a write
+# applies to the state in {eq}`eq-ch12-gated` has the eigenvalue $1 - \beta_t < 0$ along
+# $\mathbf k_t$, a flip, and with such flips a single layer can track the parity of a bit
+# string, which eigenvalues in $[0, 1]$ cannot ([Grazzi et al., 2025](references.md)).
+#
 # ## Going further: hybrids, one full-attention layer in four (하이브리드 모델)
 #
 # A fixed state cannot recall exactly what it holds no room for, and
-# {eval}`figures.ref("fig-recall-delta")` showed that even the delta rule holds about $d_k$
-# pairs. Softmax attention recalls every pair but pays with a cache. The models of 2025 take
+# {eval}`figures.ref("fig-recall-delta")` showed that no fixed state recalls every pair: past
+# $d_k$ pairs the plain sum blurs every read (it recalls
+# {eval}`dec(random_keys.accuracy["linear"][4], 2)` of 64), and the delta rule with
+# $\beta = 1$ keeps about the $d_k$ newest ({eval}`dec(delta_pairs[4], 0)` of 64). Softmax attention recalls every pair but pays with a cache. The models of 2025 take
 # both: most layers linear, a few full-attention layers that keep the cache and can look up
 # any token exactly. Qwen3-Next interleaves three Gated DeltaNet layers with one
 # full-attention layer ([Qwen Team, 2025b](references.md)); Kimi Linear interleaves three
@@ -1306,9 +1329,13 @@ index_gflops, sparse_gflops, dense_gflops = (
 # $n$ and is read whole at every step. This chapter changed the score itself: with
 # $\phi(\mathbf q)\cdot\phi(\mathbf k)$ in place of $e^{\mathbf q \cdot \mathbf k}$, the past
 # folds into a state of $d_k \times d_v$ numbers, and a token costs the same at position 10 or
-# at position a million. The measurement said what that costs: the state holds about $d_k$
-# associations, the delta rule lets it overwrite them, and the models that ship it keep a
-# quarter of their layers as full attention to look up the rest exactly. Sparse attention
+# at position a million. The measurement said what that costs: the state holds at most $d_k$
+# associations without crosstalk. Past that, the plain sum blurs every read and still picks
+# out about {eval}`dec(plain_pairs_per_dk, 0)` times $d_k$ pairs
+# ({eval}`dec(plain_pairs[4], 0)` of 64), while the delta rule with $\beta = 1$ keeps about
+# $d_k$, the newest ({eval}`dec(delta_pairs[4], 0)` of 64). The delta rule lets the state
+# overwrite a pair, and the models that ship it keep a quarter of their layers as full
+# attention to look up the rest exactly. Sparse attention
 # takes the opposite trade, all keys kept and a few read.
 #
 # ## Summary
@@ -1333,9 +1360,16 @@ index_gflops, sparse_gflops, dense_gflops = (
 # - The delta rule ({eq}`eq-ch12-delta`) is a gradient step on $\tfrac12\lVert S\mathbf k -
 #   \mathbf v\rVert^2$. In this training-free test, on random keys written once, with
 #   $\beta = 1$, it recalled fewer pairs than the plain sum (trained on MQAR, DeltaNet recalls
-#   more than linear attention); with every key rewritten it kept the new values, where softmax and the
-#   plain sum averaged old and new. By write position it keeps the newest pairs and loses the
+#   more than linear attention). With every key rewritten it replaced the stale values and
+#   recalled about as many pairs as without rewrites
+#   ({eval}`dec(rewrites.accuracy["delta"][0], 2)` of 4, {eval}`dec(rewrites.accuracy["delta"][2], 2)`
+#   of 16), where softmax and the plain sum averaged old and new; past 32 pairs its capacity
+#   of about $d_k$ put it below softmax's coin flip ({eval}`dec(rewrites.accuracy["delta"][4], 2)`
+#   against {eval}`dec(rewrites.accuracy["softmax"][4], 2)` at 64). By write position it keeps the newest pairs and loses the
 #   oldest, where the plain sum blurs all alike.
+# - *Going further.* Dropping elu + 1's $+1$ recovers part of the plain sum's recall, and
+#   subtracting the mean feature nearly all of it; both also make the features signed, so the test does not separate
+#   positivity from the shared component.
 # - *Going further.* On orthonormal keys the delta rule recalls every pair, rewritten or not; a
 #   smaller β moves it towards the plain sum: more pairs kept, fewer replaced.
 # - *Going further.* The delta rule trains chunk by chunk: one triangular solve gives a
