@@ -786,7 +786,8 @@ print("elu(16 k), mean of its negative features:", round(float(elu_negative_mean
 # the mean feature to {eval}`dec(shifted["elu + 1 − mean"][4], 2)`, against the plain sum's
 # {eval}`dec(forgetting.accuracy["linear"][4], 2)`. A positive feature map shares a large
 # common component; every similarity carries it, and it pulls every read towards the sum of all
-# the values. Both changes remove that component, and both also make the features signed, so
+# the values. Subtracting the mean removes that component and dropping the $+1$ only shrinks
+# it, which fits the partial recovery; both changes also make the features signed, so
 # this experiment does not separate the two explanations, positivity itself or the shared
 # component (a map with no negative outputs has a positive mean, so it always brings one).
 # Positive features keep the weights positive, as {eq}`eq-ch12-linear` needs; the recall they
