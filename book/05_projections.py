@@ -441,7 +441,7 @@ output_shuffled.round(3)
 # the rows of $X$ by a permutation matrix $P$ permutes $Q$, $K$ and $V$ the same way, the
 # scores become $P\,QK^\top P^\top$, the row-wise softmax commutes with that, and
 # $P^\top P = I$ leaves $\mathrm{Attention}(PX) = P\,\mathrm{Attention}(X)$. Here it does
-# little harm, since the particles -는 and -를 carry the roles. In English it is not: with no positions,
+# little harm, since the particles -는 and -를 carry the roles. In English it does real harm: with no positions,
 # "dog bites man" and "man bites dog" give "dog" the same output.
 
 # %%
