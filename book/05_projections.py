@@ -103,6 +103,11 @@ step_table(columns, index=tokens, digits=0)
 # explainer's library of [Chapter 1](01_dot_product.ipynb), $W_Q$ writes a word's search terms (검색어),
 # $W_K$ its index tags (색인), and $W_V$ the content of the book a search hands over: three
 # different things, made from the same word by three different matrices.
+#
+# A row of each $W$ belongs to a *feature*, not to a word: row $i$ of $XW$ is
+# $\mathbf x_i W = \sum_f x_{if}\, W_{f,:}$, the rows of $W$ weighted by the word's features.
+# With features that are 0 or 1, a word's query is the sum of the rows of $W_Q$ that its ones
+# pick, and likewise its key and value. That is why the comments below name features:
 
 # %%
 W_K = np.array(
@@ -131,10 +136,8 @@ W_V = np.array(
 )  # [d_model, d_v] = [4, 3]
 
 # %% [markdown]
-# Now multiply. Row $i$ of $XW$ is $\mathbf x_i W = \sum_f x_{if}\, W_{f,:}$, the rows of $W$
-# weighted by the word's features; with features that are 0 or 1, it is the sum of the rows
-# of $W$ that the word's ones pick. "사과를" has ones at *noun* and *-를*, so its query is row
-# 1 of $W_Q$ plus row 4, {eval}`vector(W_Q[0])` + {eval}`vector(W_Q[3])`:
+# Now multiply. "사과를" has ones at *noun* and *-를*, so its query is row 1 of $W_Q$ plus
+# row 4, {eval}`vector(W_Q[0])` + {eval}`vector(W_Q[3])`:
 
 # %%
 Q = X @ W_Q  # [3, 4] @ [4, 3] -> [3, 3]
@@ -270,8 +273,8 @@ scores_same
 # %% [markdown]
 # The first problem comes with every such matrix: the score matrix is symmetric (대칭),
 # $(\mathbf x_i W)\cdot(\mathbf x_j W) = (\mathbf x_j W)\cdot(\mathbf x_i W)$, so "사과를 looks
-# for 나는" would score exactly as "나는 looks for 사과를"; a question and its answer can no
-# longer be different things. With three matrices the scores are not symmetric:
+# for 나는" would score exactly as "나는 looks for 사과를": the relation loses its direction.
+# With three matrices the scores are not symmetric:
 
 # %%
 np.testing.assert_array_equal(scores_same, scores_same.T)  # symmetric
@@ -326,8 +329,9 @@ print(dec(self_weight_same), "instead of", dec(self_weight))
 # model for translation was one ([Bahdanau et al., 2014](references.md)): while a
 # translation is written, each word being written (the decoder's, 디코더) asks questions of
 # the words of the original sentence (the encoder's, 인코더). (Bahdanau's model scored with the
-# additive network of [Chapter 1](01_dot_product.ipynb), not a dot product, and its keys and
-# values were both the encoder's states $\mathbf h_j$, with no separate $W_V$; the form below is
+# additive network of [Chapter 1](01_dot_product.ipynb), not a dot product: it compared the
+# decoder's state $\mathbf s_{i-1}$ with $U_a\mathbf h_j$, a learned map of each encoder state,
+# and averaged the states $\mathbf h_j$ themselves, with no separate $W_V$; the form below is
 # the Transformer's.) With $L$ words written and $S$
 # words in the original,
 #
@@ -436,8 +440,8 @@ output_shuffled.round(3)
 # {eval}`vector(output_shuffled[0])`. This is permutation equivariance (순열 등변성): permuting
 # the rows of $X$ by a permutation matrix $P$ permutes $Q$, $K$ and $V$ the same way, the
 # scores become $P\,QK^\top P^\top$, the row-wise softmax commutes with that, and
-# $P^\top P = I$ leaves $\mathrm{Attention}(PX) = P\,\mathrm{Attention}(X)$. Here it is
-# welcome, since the particles -는 and -를 carry the roles. In English it is not: with no positions,
+# $P^\top P = I$ leaves $\mathrm{Attention}(PX) = P\,\mathrm{Attention}(X)$. Here it does
+# little harm, since the particles -는 and -를 carry the roles. In English it does real harm: with no positions,
 # "dog bites man" and "man bites dog" give "dog" the same output.
 
 # %%
@@ -523,8 +527,11 @@ for name, array in trace.items():
 # %% [markdown]
 # Every array keeps the batch axis first; the scores and the attention are
 # {eval}`plain(trace["attention"].shape[1:], " × ")` per sentence. With random weights the
-# pattern means nothing yet: training is what moves $W_Q$ and $W_K$ towards matrices like
-# ours, and [Chapter 8](08_learning.ipynb) watches it do so on a task whose answer is known.
+# pattern means nothing yet: training is what moves the product $W_Q W_K^\top$ towards one
+# whose scores pick out the useful words, as ours do. The matrices themselves need not look
+# like ours: the scores depend only on their product (the section on $W_Q = W_K$ above), and
+# for any invertible $A$ the pair $W_Q A$, $W_K A^{-\top}$ gives the same product.
+# [Chapter 8](08_learning.ipynb) watches training on a task whose answer is known.
 # Where PyTorch is installed, the cell below gives the explainer's layer the twin's weights
 # and compares the two (PyTorch is not needed for anything else in this book; without it the
 # cell says so and skips).
@@ -618,8 +625,11 @@ step_table(
 # ```
 #
 # The explainer adds that attention serves computer vision (컴퓨터 비전) too: the vision
-# transformer (ViT) runs this chapter's self-attention, unchanged, over an image cut into square
-# patches (패치), each made a token by one learned matrix, the patch embedding (패치 임베딩)
+# transformer (ViT) runs this chapter's self-attention, in the multi-head form of
+# [Chapter 7](07_heads_and_masks.ipynb), over an image cut into square patches (패치), each
+# made a token by one learned matrix, the patch embedding (패치 임베딩), with a learned position
+# embedding added to each, for the reason of the shuffling section above (and one extra
+# learned token, whose output the classifier reads)
 # ([Dosovitskiy et al., 2021](references.md)).
 #
 # ## Summary

@@ -44,8 +44,8 @@
 # [RoPE in two dimensions](06_positions.ipynb#rotary-embeddings-in-two-dimensions-a-rotation)
 # and [in $d$](06_positions.ipynb#rope-in-dimensions-pairs-that-turn-at-different-speeds), and
 # [dog bites man, again](06_positions.ipynb#dog-bites-man-man-bites-dog-again). The sections
-# marked *Going further* add RoPE's long-term decay and its two layouts, learned relative biases
-# (T5), ALiBi, NoPE, and the rules that stretch RoPE past its training length, with a training
+# marked *Going further* add the sinusoids at a realistic width, RoPE's long-term decay and
+# its two layouts, learned relative biases (T5), ALiBi, NoPE, and the rules that stretch RoPE past its training length, with a training
 # run; a first reading can skip them, and no core section needs them.
 
 # %%
@@ -99,8 +99,8 @@ step_table(
 #
 # ## Sinusoidal position encodings (사인파 위치 인코딩)
 #
-# The Transformer adds to the vector of the word at position $p$ (counting from 0) a
-# position encoding of the same width $d$, made of sines and cosines of the
+# The Transformer adds to the vector of the word at position $p$ (counting from 0; the paper
+# first multiplies the word vectors by $\sqrt{d}$) a position encoding of the same width $d$, made of sines and cosines of the
 # position at $d/2$ frequencies ([Vaswani et al., 2017](references.md)):
 #
 # $$
@@ -134,6 +134,30 @@ X_positions = X + PE  # [3, 4] + [3, 4]: word + where it is
 X_positions.round(3)
 
 # %% [markdown]
+# In four dimensions this is a collision: the position lands on the very coordinates that name
+# the word's features. "나는" becomes {eval}`vector(X_positions[0])`, its *verb* and *-를*
+# features switched on, and "먹었다" keeps only {eval}`dec(X_positions[2, 1])` of its *verb*
+# feature ($1 + \cos 2$). Chapter 5's readable matrices, run on the sum, lose their reading:
+
+# %%
+weights_words = ac.attention_weights(Q, K)  # [3, 3]: Chapter 5's, words only
+Q_collided, K_collided = X_positions @ W_Q, X_positions @ W_K  # [3, 3] each
+weights_collided = ac.attention_weights(Q_collided, K_collided)  # [3, 3]
+step_table(
+    {"사과를, words only": weights_words[1], "사과를, words + positions": weights_collided[1]},
+    index=list(tokens),
+)
+
+# %% [markdown]
+# "사과를" looked for its subject and its verb, {eval}`dec(weights_words[1])`; on the sum it
+# gives {eval}`dec(weights_collided[1])`, nearly all of it to "나는", which now looks like
+# everything at once. Real models do not meet this in the same way: with hundreds of
+# dimensions, the word vectors and the positions can occupy nearly separate directions, and
+# training is free to keep them apart; the paper also multiplies the word vectors by
+# $\sqrt{d}$ before the sum ([Vaswani et al., 2017](references.md), §3.4), which sets the
+# size of the word against the position's. The toy's four named features have no room to
+# spare, which is one more reason for RoPE below: it leaves the word vectors alone.
+#
 # What does the encoding of one position have in common with another's? Their dot product
 # adds, pair by pair, $\sin a \sin b + \cos a \cos b = \cos(a - b)$:
 #
@@ -164,43 +188,11 @@ similarity.round(3)
 # two apart scores {eval}`dec(two_apart[0])`; a position with itself scores $d/2 =$
 # {eval}`dec(similarity[0, 0], 0)`. But positions six apart score {eval}`dec(six_apart)`, more
 # than neighbours: after about {eval}`dec(full_turn, 1)` positions the fastest pair is back
-# where it started. At realistic widths the many slow pairs outvote the fast ones, and the
-# dot product falls with the distance, with ripples:
-
-# %%
-d_wide = 512  # the original Transformer's width
-PE_wide = ac.sinusoidal_positions(200, d_wide)  # [200, 512]
-offsets_wide = [0, 1, 5, 10, 50, 100, 199]
-similarity_wide = PE_wide[offsets_wide] @ PE_wide[0]  # PE_k · PE_0: [7]
-all_offsets = PE_wide @ PE_wide[0]  # PE_k · PE_0 for k = 0 … 199
-rises = (np.diff(all_offsets) > 0).sum()  # steps where it goes up again
-step_table({"PEₖ · PE₀": similarity_wide}, index=[f"k = {k}" for k in offsets_wide], digits=0)
-
-# %% [markdown]
-# At $d =$ {eval}`d_wide`, for the offsets {eval}`plain(offsets_wide)`, the dot product is
-# {eval}`dec(similarity_wide, 0)`: it falls with the distance, though not at every step (it
-# rises again at {eval}`plain(rises)` of the {eval}`offsets_wide[-1]` steps, the ripples of the fast
-# pairs). The encodings hold relative positions, but only between
-# themselves: once added to the words, the score $(\mathbf x_p + PE_p) W_Q \cdot
-# (\mathbf x_q + PE_q) W_K$ splits into four terms (word–word, word–position,
-# position–word, position–position), and even the last, $PE_p W_Q W_K^\top PE_q^\top$,
-# depends on $p$ and $q$ separately for almost every $W_Q W_K^\top$ (the aside below says
-# which ones escape): the clean dependence on $p - q$ is lost. Keep that in mind for RoPE
-# below.
-#
-# ```{admonition} Aside: when the position–position term depends on the offset alone
-# :class: dropdown
-#
-# $PE_p W_Q W_K^\top PE_q^\top$ depends on $p - q$ alone exactly when $W_Q W_K^\top$ is
-# block-diagonal over the frequency pairs with every $2 \times 2$ block a scaled rotation,
-# $\begin{pmatrix} a & -b \\ b & a \end{pmatrix}$: such a block gives pair $i$ the term
-# $a\cos((p - q)\omega_i) - b\sin((p - q)\omega_i)$. Any other entry leaves a term in
-# $(p + q)\omega_i$, or in $p\omega_i \pm q\omega_j$ for two different pairs, and such a term
-# changes when $p$ and $q$ move together. "Exactly" holds for the sinusoids' frequencies
-# because they are distinct and none is more than 1 radian per position. On integer positions,
-# frequencies that sum or differ by a multiple of $2\pi$ cannot be told apart (aliasing), and
-# then other matrices would keep the dependence on $p - q$ too.
-# ```
+# where it started. At realistic widths the many slow pairs outvote the fast ones and the dot
+# product falls with the distance, with ripples; and once the encodings are added to the words
+# and projected, the score no longer depends on $p - q$ alone (both measured in
+# [Going further: sinusoids at a realistic width](06_positions.ipynb#going-further-sinusoids-at-a-realistic-width-and-through-the-projections)).
+# RoPE, below, keeps that dependence.
 #
 # Vaswani et al. gave their own reason for sinusoids: for any fixed offset $k$, $PE_{p+k}$ is
 # a linear function of $PE_p$, the same for every $p$; each pair $(\sin p\omega_i, \cos
@@ -210,9 +202,8 @@ step_table({"PEₖ · PE₀": similarity_wide}, index=[f"k = {k}" for k in offse
 # ## Learned position embeddings (학습된 위치 임베딩)
 #
 # Instead of a formula, a model can learn its positions: a table with one row per position,
-# trained like the word vectors. GPT-2 does this, with a table of 1,024 rows
-# ([Radford et al., 2019](references.md)). Here is a table for at most four positions, with
-# random numbers standing in for trained ones:
+# trained like the word vectors (GPT-2's has 1,024 rows). Here is one for at most four
+# positions, with random numbers standing in for trained ones:
 
 # %%
 max_len = 4  # the longest training sequence
@@ -361,7 +352,32 @@ thetas
 
 # %% [markdown]
 # The frequencies are {eval}`plain(thetas)`, and the query at 5 and the key at 3 score
-# {eval}`dec(score_near)`, exactly as at 1005 and 1003.
+# {eval}`dec(score_near)`, exactly as at 1005 and 1003. What does each pair add? Split the
+# score of the same query and key into its four pair terms, at offsets from 0 to 1,000:
+
+# %%
+offsets_pairs = [0, 1, 10, 100, 1000]  # n - m
+
+
+def pair_terms(offset):
+    """q_8 at position 0, k_8 at position offset: one score term per pair, [d/2]."""
+    turned = q_8[0] * ac.rotary(k_8, [offset])[0]  # [d], coordinate by coordinate
+    return turned.reshape(d // 2, 2).sum(axis=-1)  # pairs (0, 1), (2, 3), …
+
+
+terms = np.array([pair_terms(o) for o in offsets_pairs])  # [5, 4]
+step_table(
+    {f"n − m = {o}": terms[j] for j, o in enumerate(offsets_pairs)},
+    index=[f"pair {i}, θ = {plain(t)}" for i, t in enumerate(thetas)],
+)
+
+# %% [markdown]
+# The slowest pair, pair 3, measures long distances: its term is {eval}`dec(terms[0, 3])` at
+# offset 0, still {eval}`dec(terms[3, 3])` at 100, and {eval}`dec(terms[4, 3])` only at 1,000.
+# The fastest pair turns a radian per word, so its term moves already between neighbours
+# ({eval}`dec(terms[0, 0])`, then {eval}`dec(terms[1, 0])`) and swings back and forth after
+# that ({eval}`dec(terms[:, 0])`): alone it tells near offsets apart but comes round again and
+# again, so it cannot say how far a word is. The pairs in between cover the scales in between.
 #
 # ## Dog bites man, man bites dog, again
 #
@@ -415,6 +431,45 @@ gap_rope
 # the bitten, a largest difference of {eval}`dec(gap_rope)`.
 
 # %% [markdown]
+# ## Going further: sinusoids at a realistic width, and through the projections
+#
+# At $d = 4$ the fast pair dominated. At realistic widths the many slow pairs outvote the fast
+# ones, and the dot product of two encodings falls with the distance, with ripples:
+
+# %%
+d_wide = 512  # the original Transformer's width
+PE_wide = ac.sinusoidal_positions(200, d_wide)  # [200, 512]
+offsets_wide = [0, 1, 5, 10, 50, 100, 199]
+similarity_wide = PE_wide[offsets_wide] @ PE_wide[0]  # PE_k · PE_0: [7]
+all_offsets = PE_wide @ PE_wide[0]  # PE_k · PE_0 for k = 0 … 199
+rises = (np.diff(all_offsets) > 0).sum()  # steps where it goes up again
+step_table({"PEₖ · PE₀": similarity_wide}, index=[f"k = {k}" for k in offsets_wide], digits=0)
+
+# %% [markdown]
+# At $d =$ {eval}`d_wide`, for the offsets {eval}`plain(offsets_wide)`, the dot product is
+# {eval}`dec(similarity_wide, 0)`: it falls with the distance, though not at every step (it
+# rises again at {eval}`plain(rises)` of the {eval}`offsets_wide[-1]` steps, the ripples of the fast
+# pairs). The encodings hold relative positions, but only between
+# themselves: once added to the words, the score $(\mathbf x_p + PE_p) W_Q \cdot
+# (\mathbf x_q + PE_q) W_K$ splits into four terms (word–word, word–position,
+# position–word, position–position), and even the last, $PE_p W_Q W_K^\top PE_q^\top$,
+# depends on $p$ and $q$ separately for almost every $W_Q W_K^\top$ (the aside below says
+# which ones escape): the clean dependence on $p - q$ is lost. RoPE keeps it.
+#
+# ```{admonition} Aside: when the position–position term depends on the offset alone
+# :class: dropdown
+#
+# $PE_p W_Q W_K^\top PE_q^\top$ depends on $p - q$ alone exactly when $W_Q W_K^\top$ is
+# block-diagonal over the frequency pairs with every $2 \times 2$ block a scaled rotation,
+# $\begin{pmatrix} a & -b \\ b & a \end{pmatrix}$: such a block gives pair $i$ the term
+# $a\cos((p - q)\omega_i) - b\sin((p - q)\omega_i)$. Any other entry leaves a term in
+# $(p + q)\omega_i$, or in $p\omega_i \pm q\omega_j$ for two different pairs, and such a term
+# changes when $p$ and $q$ move together. "Exactly" holds for the sinusoids' frequencies
+# because they are distinct and none is more than 1 radian per position. On integer positions,
+# frequencies that sum or differ by a multiple of $2\pi$ cannot be told apart (aliasing), and
+# then other matrices would keep the dependence on $p - q$ too.
+# ```
+#
 # ## Going further: does RoPE's score fade with distance?
 #
 # Su et al. also claim a *long-term decay*, a dependence between tokens that fades as their
@@ -423,7 +478,7 @@ gap_rope
 # and $S_j = \sum_{i<j} e^{\mathrm i (m-n)\theta_i}$; then the score is at most
 # $\max_i |h_{i+1} - h_i| \cdot \sum_{j=1}^{d/2} |S_j|$ (with $h_{d/2} = 0$), and only the
 # second factor, which does not depend on $\mathbf q$ and $\mathbf k$, is shown to fall with
-# the distance. At $d = 128$, that factor divided by $d/2$ (their plot), beside the scores of
+# the distance. At $d = 128$, that factor divided by $d/2$, beside the scores of
 # random queries and keys:
 
 # %%
@@ -488,7 +543,7 @@ print("halves, listed back as interleaved, equals interleaved:", same_rotation)
 # %% [markdown]
 # Weights trained in one layout give wrong scores when rotated in the other: a model ported
 # between libraries without permuting the columns of $W_Q$ and $W_K$ runs without an error,
-# but its scores are wrong at every offset except 0, and its outputs degrade badly. This is a real step of real ports: Meta's Llama code pairs neighbours,
+# but its scores are wrong at every offset except 0, and its outputs degrade. This is a real step of real ports: Meta's Llama code pairs neighbours,
 # Hugging Face's pairs halves, and its conversion script, `convert_llama_weights_to_hf.py`
 # ([Hugging Face, n.d.](references.md)),
 # permutes the output coordinates of $W_Q$ and $W_K$ (the rows of PyTorch's (out, in)
@@ -629,7 +684,8 @@ causal_bias
 # configuration; since version 5 of Hugging Face's `transformers`, a key of its
 # `rope_parameters`), and `ac.rotary` takes it as `base`. A larger base slows every pair but the
 # first, so that the slowest pairs still have angles to spare at long distances. Current models
-# use a much larger one: 500,000 in Llama 3 ([Grattafiori et al., 2024](references.md));
+# range from 10,000 to 1,000,000: 150,000 in gpt-oss (the `rope_theta` of its configuration in
+# Hugging Face's `transformers`); 500,000 in Llama 3 ([Grattafiori et al., 2024](references.md));
 # 1,000,000 in Gemma 3's global layers, whose local (sliding-window) layers keep 10,000
 # ([Gemma Team, 2025](references.md)), and in Qwen3, which pre-trains with 10,000 and raises it
 # to 1,000,000 for its final, long-context pre-training stage ([Qwen Team, 2025a](references.md)).
@@ -711,7 +767,8 @@ np.testing.assert_allclose(score_pi, score_shifted)
 # trained on 16 positions, by the gradient descent of [Chapter 8](08_learning.ipynb)
 # (`experiments.train_rope_offset_head`), then read on 64: as it is, with interpolated
 # positions, with interpolated positions after some fine-tuning on 64 tokens, and with the
-# NTK-aware base:
+# NTK-aware base. This head is the worst case for interpolation: it reads only the finest
+# resolution, the fastest pair's one radian per word, which interpolation changes.
 
 # %%
 rng_head = np.random.default_rng(0)
@@ -755,7 +812,7 @@ step_table(
 # those rows one of them wins. Interpolation moves the trained positions too: position 1
 # becomes {eval}`plain(positions_pi[1])`, so on pair 0 the token before now sits
 # {eval}`plain(positions_pi[1])` radian away instead of 1 radian, a difference the head never
-# learned to see. Without fine-tuning it is therefore worse everywhere, even at positions 1 to
+# learned to see. Without fine-tuning, this head is therefore worse everywhere, even at positions 1 to
 # 15: {eval}`dec(prev_seen["interpolated"], 2)` there, {eval}`dec(prev_all["interpolated"], 2)`
 # on average.
 # {eval}`finetune_steps` steps of fine-tuning bring it back to
@@ -790,7 +847,8 @@ step_table(
 #   outputs, shuffled.
 # - Sinusoidal encodings {eq}`eq-ch6-pos-sinusoidal` add $\sin(p\omega_i), \cos(p\omega_i)$
 #   to the word vectors; two encodings' dot product depends only on $p - q$
-#   {eq}`eq-ch6-pos-sinusoidal-dot`, but the words' scores mix in cross terms.
+#   {eq}`eq-ch6-pos-sinusoidal-dot`; in four dimensions they collide with the word's own
+#   features, which real models avoid with width.
 # - A learned table of positions ends at its last row: no position past the longest
 #   training sequence.
 # - RoPE rotates queries and keys by $m\theta_i$ and $n\theta_i$ after the projections, so
@@ -801,6 +859,9 @@ step_table(
 #
 # *Going further:*
 #
+# - At realistic widths the encodings' dot product falls with the distance, with ripples;
+#   added to the words and projected, the score splits into four terms and loses its
+#   dependence on $p - q$ alone.
 # - RoPE's two layouts (pairs of neighbours, or $i$ with $i + d/2$) are the same rotation
 #   listed in another order; a port that ignores the difference gets wrong scores, silently.
 # - Learned relative biases (Shaw et al., T5) add a learned number per distance to the scores.
@@ -809,8 +870,9 @@ step_table(
 #   word of distance, with a geometric slope per head; a flat perplexity on long texts does
 #   not show that distant words are used.
 # - NoPE layers use no positions at all and read the order from the causal mask.
-# - RoPE's base is a parameter (`rope_theta`: 10,000 in the paper, 500,000 to 1,000,000 in
-#   current models). Position interpolation (fractional positions) and NTK-aware scaling (a
+# - RoPE's base is a parameter (`rope_theta`: 10,000 in the paper; in current models from
+#   10,000 to 1,000,000, e.g. gpt-oss 150,000, Llama 3 500,000, Qwen3's long-context stage
+#   1,000,000). Position interpolation (fractional positions) and NTK-aware scaling (a
 #   larger base) bring the slow pairs back into, or close to, their trained range past the
 #   training length; YaRN and Llama 3.1's rule treat each pair by its wavelength.
 #
