@@ -395,15 +395,19 @@ def ratio_text(x):
     return plain(float(f"{x:.2g}")) if x < 1e4 else sci(x)
 
 
+# the numbers the text quotes, as text
+pct_s, pct_q, pct_k = ([ratio_text(x) for x in spread] for spread in (spread_s, spread_q, spread_k))
+median_q_text = ratio_text(grad_ratio_q)
+gap_weight_ratio = float(f"{math.exp(median_gap):.1g}")  # e^gap, to one significant digit
 print("keys in effect, unscaled:", dec(keys_in_effect_plain, 2))
 print("keys in effect, scaled:  ", dec(keys_in_effect_scaled, 2))
 print(f"queries with one weight > {one_hot}: {share_one_hot:.0%}; the rest: {share_spread:.0%}")
 print(f"median gap between the two best unscaled scores: {median_gap:.1f}")
 print(f"scaled / unscaled, per query, over {n_queries:,} queries:")
 print(f"  Jacobian norm: mean of norms {mean_ratio:.1f}×, median ratio {median_ratio:.0f}×")
-print("  gradient to the scores, percentiles 10/50/90:", *map(ratio_text, spread_s))
-print("  gradient to the query,  percentiles 10/50/90:", *map(ratio_text, spread_q))
-print("  gradient to the keys,   percentiles 10/50/90:", *map(ratio_text, spread_k))
+print("  gradient to the scores, percentiles 10/50/90:", *pct_s)
+print("  gradient to the query,  percentiles 10/50/90:", *pct_q)
+print("  gradient to the keys,   percentiles 10/50/90:", *pct_k)
 print(f"  query gradient larger unscaled: {share_q_larger:.0%} of queries;", end=" ")
 print(f"over 100× smaller: {share_q_hundred:.0%}")
 
@@ -413,7 +417,7 @@ print(f"over 100× smaller: {share_q_hundred:.0%}")
 # {eval}`percent(share_one_hot, 0)` of the unscaled queries put more than
 # {eval}`plain(one_hot)` of their weight on a single key. Their two best keys' scores lie a
 # median {eval}`dec(median_gap, 1)` units apart, a weight ratio of
-# $e^{\text{gap}}$, about {eval}`grouped(float(f"{math.exp(median_gap):.1g}"))` to 1. The other
+# $e^{\text{gap}}$, about {eval}`grouped(gap_weight_ratio)` to 1. The other
 # {eval}`percent(share_spread, 0)`, those whose two best keys happen to be close, keep a large
 # Jacobian and lift the mean: the mean Jacobian norm is only {eval}`dec(mean_ratio, 1)` times
 # smaller unscaled, while the median of the per-query ratio of the two norms is
@@ -424,25 +428,25 @@ print(f"over 100× smaller: {share_q_hundred:.0%}")
 # the first, half below the second, nine tenths below the third. The norm only bounds the
 # gradient; what passes is $J\mathbf g$, for the gradient $\mathbf g = \partial L/\partial
 # \mathbf w$ that arrives from above, and the cell gives both softmaxes the same random
-# $\mathbf g$. The gradient that reaches the scores is {eval}`ratio_text(spread_s[0])`,
-# {eval}`ratio_text(spread_s[1])` and {eval}`ratio_text(spread_s[2])` times smaller unscaled.
+# $\mathbf g$. The gradient that reaches the scores is {eval}`pct_s[0]`,
+# {eval}`pct_s[1]` and {eval}`pct_s[2]` times smaller unscaled.
 #
 # The query's gradient shrinks less. In a network the query is made from a token's vector by
 # a learned matrix $W_Q$, and the key by another, $W_K$ ([Chapter 5](05_projections.ipynb)), so
 # what reaches them reaches $W_Q$ and $W_K$. The scaled score $\mathbf q \cdot \mathbf k /
 # \sqrt{d_k}$ hands its gradient on to $\mathbf q$ divided by $\sqrt{d_k} =$
 # {eval}`dec(spread_max, 1)`, and the unscaled score does not. The query's ratio has the
-# percentiles {eval}`ratio_text(spread_q[0])`, {eval}`ratio_text(spread_q[1])` and
-# {eval}`ratio_text(spread_q[2])`: {eval}`percent(share_q_hundred, 0)` of the queries get a
+# percentiles {eval}`pct_q[0]`, {eval}`pct_q[1]` and
+# {eval}`pct_q[2]`: {eval}`percent(share_q_hundred, 0)` of the queries get a
 # gradient more than 100 times smaller unscaled, while {eval}`percent(share_q_larger, 0)` get a
 # *larger* one (the unsaturated queries, for which the scaled score's $1/\sqrt{d_k}$ costs more
 # than saturation does). The keys meet the same factor: key $j$'s gradient is
 # $(\partial L/\partial s_j)\,\mathbf q$, so its ratio is exactly the scores' divided by
-# $\sqrt{d_k}$, with the percentiles {eval}`ratio_text(spread_k[0])`,
-# {eval}`ratio_text(spread_k[1])` and {eval}`ratio_text(spread_k[2])`.
+# $\sqrt{d_k}$, with the percentiles {eval}`pct_k[0]`,
+# {eval}`pct_k[1]` and {eval}`pct_k[2]`.
 #
 # Unscaled, then, the median query's $W_Q$ and $W_K$ get a gradient
-# {eval}`ratio_text(grad_ratio_q)` times smaller, far less than what the scores lose; but no
+# {eval}`median_q_text` times smaller, far less than what the scores lose; but no
 # query is typical: {eval}`percent(share_q_hundred, 0)` of them lose more than a factor of 100,
 # and {eval}`percent(share_q_larger, 0)` lose nothing. That is the Quanta write-up's "the
 # gradient vanishes" (기울기가 사라진다), made concrete. Here the softmax sits inside the
@@ -621,7 +625,7 @@ print(f"Var[q_m] = {var_q:.4f}; simulated {var_q_simulated:.4f}")
 #   the entropy collapses and, for most queries, the Jacobian, which bounds the gradient that
 #   reaches the scores, all but vanishes ({eval}`figures.ref("fig-ch3-saturation")`). After
 #   the scaled model's own $1/\sqrt{d_k}$, the gradient that reaches $W_Q$ and $W_K$ is
-#   {eval}`ratio_text(grad_ratio_q)` times smaller for the median query, over 100 times smaller
+#   {eval}`median_q_text` times smaller for the median query, over 100 times smaller
 #   for {eval}`percent(share_q_hundred, 0)` of the queries, and larger for
 #   {eval}`percent(share_q_larger, 0)`.
 # - *Going further:* the argument holds for components of any fixed variance, such as the 1/3
