@@ -40,9 +40,9 @@
 # **The core of this chapter** is one skill: why the scores are divided by $\sqrt{d_k}$. The
 # variance argument gives the divisor, a simulation measures it, and a measurement shows what
 # saturation does to the gradient:
-# [the derivation](#the-derivation), [checked by simulation](#checked-by-simulation),
-# [what a large spread does to softmax](#what-a-large-spread-does-to-softmax) and
-# [one head of the original Transformer](#one-head-of-the-original-transformer). The sections
+# [the derivation](03_scaling.ipynb#the-derivation), [checked by simulation](03_scaling.ipynb#checked-by-simulation),
+# [what a large spread does to softmax](03_scaling.ipynb#what-a-large-spread-does-to-softmax) and
+# [one head of the original Transformer](03_scaling.ipynb#one-head-of-the-original-transformer). The sections
 # marked *Going further* say when the argument's assumption fails and how heads set their
 # width; a first reading can skip them, and no core section needs them.
 
@@ -113,8 +113,8 @@ print("scaled:", same_scaled, "  unscaled:", same_plain)
 # they grow (footnote 4), and this section works it out. Model the components of a query and a
 # key as random: each $q_m$ and $k_m$ is independent of the others, with mean 0 and variance 1.
 # This is the footnote's assumption. The variance 1 is for convenience, not a fact about
-# networks: [any fixed variance](#any-fixed-variance) leads to the same divisor, and
-# [a Going-further section](#going-further-when-the-assumption-fails) asks how long the
+# networks: [any fixed variance](03_scaling.ipynb#any-fixed-variance) leads to the same divisor, and
+# [a Going-further section](03_scaling.ipynb#going-further-when-the-assumption-fails) asks how long the
 # independence lasts.
 #
 # ```{prf:proposition} The spread of a dot product
