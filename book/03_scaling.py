@@ -31,10 +31,20 @@
 # - say what unscaled scores do to softmax: saturation, entropy collapse, vanishing gradients,
 #   and measure it query by query;
 # - follow the Quanta write-up from its $d_k = 2$ to the $d_k = 64$ of a real model;
-# - say which assumption the $\sqrt{d_k}$ rests on, and what models do when it fails.
+# - *(going further)* say which assumption the $\sqrt{d_k}$ rests on, and what models do when
+#   it fails.
 #
 # New terms: mean (평균), variance (분산), standard deviation (표준편차), layer normalisation
 # (층 정규화), QK-norm.
+#
+# **The core of this chapter** is one skill: why the scores are divided by $\sqrt{d_k}$. The
+# variance argument gives the divisor, a simulation measures it, and a measurement shows what
+# saturation does to the gradient:
+# [the derivation](03_scaling.ipynb#the-derivation), [checked by simulation](03_scaling.ipynb#checked-by-simulation),
+# [what a large spread does to softmax](03_scaling.ipynb#what-a-large-spread-does-to-softmax) and
+# [one head of the original Transformer](03_scaling.ipynb#one-head-of-the-original-transformer). The sections
+# marked *Going further* say when the argument's assumption fails and how heads set their
+# width; a first reading can skip them, and no core section needs them.
 
 # %%
 import math
@@ -44,7 +54,7 @@ import numpy as np
 from attn_book import experiments, plots
 from attn_book.exercises import ch03_scaling as ch3
 from attn_book.figures import Figures
-from attn_book.prose import dec, grouped, percent, plain, vector
+from attn_book.prose import dec, grouped, percent, plain, sci, vector
 from attn_book.tables import step_table
 from attn_book.widgets import ScalingExplorer
 
@@ -86,7 +96,8 @@ print("scaled:", same_scaled, "  unscaled:", same_plain)
 # are {eval}`plain(scores_small)`. Without the scale the weights are
 # {eval}`dec(w_plain, sep=" / ")`; divided by $\sqrt{d_k} \approx$ {eval}`dec(root_d_k)` they
 # are {eval}`dec(w_scaled, sep=" / ")`. Even at $d_k =$ {eval}`d_k` the unscaled weights are
-# more extreme. The Quanta write-up makes the same comparison on its own example, at the same
+# more extreme. Dividing by $\sqrt{d_k}$ is the temperature of [Chapter 2](02_softmax.ipynb),
+# set to $T = \sqrt{d_k}$. The Quanta write-up makes the same comparison on its own example, at the same
 # $d_k$ ([Chapter 4](04_worked_example.ipynb) works it through by hand), and its point is that
 # real models use far larger $d_k$, where the difference is far larger. Why?
 #
@@ -102,8 +113,9 @@ print("scaled:", same_scaled, "  unscaled:", same_plain)
 # they grow (footnote 4), and this section works it out. Model the components of a query and a
 # key as random: each $q_m$ and $k_m$ is independent of the others, with mean 0 and variance 1.
 # This is the footnote's assumption. The variance 1 is for convenience, not a fact about
-# networks: the end of this section shows that any fixed variance leads to the same divisor,
-# and asks how long the independence lasts.
+# networks: [any fixed variance](03_scaling.ipynb#any-fixed-variance) leads to the same divisor, and
+# [a Going-further section](03_scaling.ipynb#going-further-when-the-assumption-fails) asks how long the
+# independence lasts.
 #
 # ```{prf:proposition} The spread of a dot product
 # :label: prop-dot-variance
@@ -155,64 +167,6 @@ print("scaled:", same_scaled, "  unscaled:", same_plain)
 # So the typical size of an unscaled score, its standard deviation, is $\sqrt{d_k}$: it grows
 # with the dimension, and dividing by $\sqrt{d_k}$ (not $d_k$, not $\log d_k$) brings it back
 # to 1 whatever the dimension.
-#
-# That conclusion is only as good as its assumption, and nothing keeps the assumption true
-# after initialisation. Layer normalisation (층 정규화) rescales the vector $\mathbf{x}$ that
-# enters a layer, not the query $\mathbf{q} = \mathbf{x} W_Q$ and the key
-# $\mathbf{k} = \mathbf{x} W_K$ made from it: their size depends on the learned matrices $W_Q$
-# and $W_K$, and drifts as those train. Some models therefore normalise $\mathbf{q}$ and
-# $\mathbf{k}$ themselves before the dot product (and before any rotation that encodes
-# positions, [Chapter 6](06_positions.ipynb), which keeps their length), a family called QK-norm
-# ([Chapter 11](11_modern_attention.ipynb) lists the models that do, and bounds the score it
-# leaves). Normalisation fixes their lengths up to a learned gain, not their independence: it
-# bounds each score by those gains, but the variance argument above still needs independent
-# components, which training breaks.
-#
-# Nor does training keep $\mathbf{q}$ and $\mathbf{k}$ independent: it aligns each query with
-# the keys it should find. Once their components are correlated, each product $q_m k_m$ has a
-# mean above 0, the $d_k$ means add up, and the score grows like $d_k$ rather than
-# $\sqrt{d_k}$. The maximal-update parametrisation (μP), as
-# [Yang et al. (2021)](references.md) apply it to Transformers, divides the scores by $d_k$ for
-# that reason, so that the
-# same training settings suit a narrow and a wide model. $\sqrt{d_k}$ is the right divisor at
-# initialisation, where a network has to start learning, and it is the original Transformer's
-# choice; it is not a law for every trained model.
-#
-# ### Any fixed variance
-#
-# And a fresh network does not give components of variance 1 either. PyTorch's
-# `nn.Linear(d_model, d_k)` draws its weights and its bias from the uniform distribution on
-# $(-b, b)$ with $b = 1/\sqrt{d_\text{model}}$, whose variance is $b^2/3$. For an input $\mathbf{x}$ with
-# components of variance 1, each $q_m = \sum_i W_{mi} x_i + b_m$ then has variance
-# $d_\text{model} \cdot b^2/3 + b^2/3$:
-
-# %%
-d_model = 64  # the width of the input x, components of variance 1
-# nn.Linear draws its weights and bias from U(-bound, bound)
-bound = 1 / math.sqrt(d_model)
-var_uniform = bound**2 / 3  # the variance of U(-b, b) is b²/3
-# Σᵢ Var[W_mi x_i] + Var[b_m]
-var_q = d_model * var_uniform + var_uniform
-# the same by simulation: one layer drawn as nn.Linear draws it
-W_init = rng.uniform(-bound, bound, size=(d_model, d_model))
-b_init = rng.uniform(-bound, bound, size=d_model)  # [d_k]
-x_in = rng.standard_normal((20_000, d_model))  # [N, d_model]
-# [N, d_model] @ [d_model, d_k] -> [N, d_k]
-q_init = x_in @ W_init.T + b_init
-var_q_simulated = q_init.var()
-print(f"Var[q_m] = {var_q:.4f}; simulated {var_q_simulated:.4f}")
-
-# %% [markdown]
-# So a fresh `nn.Linear` gives components of variance {eval}`dec(var_q)` (simulated:
-# {eval}`dec(var_q_simulated)`), close to 1/3, not 1. (That variance is taken over the random
-# draw of the layer too: within one fixed layer, the bias gives each component a small nonzero
-# mean.) That does not change the conclusion. Redo
-# the proof with components of any fixed variance $\sigma^2$ and every step goes through
-# except the number: $\mathrm{Var}[\mathbf{q} \cdot \mathbf{k}]$ is still $d_k$ times the
-# variance of one product (an exercise below asks for it), so the spread still grows like
-# $\sqrt{d_k}$, and dividing by $\sqrt{d_k}$ still makes it the same for every $d_k$, only
-# not exactly 1. What the divisor removes is the growth with the dimension, whatever the
-# initialisation's scale.
 #
 # ## Checked by simulation
 #
@@ -289,22 +243,24 @@ print("standard normal:", percent(normal_near_zero, 0))
 # {eval}`percent(normal_near_zero, 0)` of a standard normal's draws. Every $d_k$ has variance 1
 # after the division, but only at larger $d_k$ are the scaled scores close to one and the same
 # distribution, $N(0, 1)$; the next figure shows the small difference this makes at
-# $d_k = 1$.
+# $d_k = 1$, measured just after it.
 #
 # ## What a large spread does to softmax
 #
 # A standard deviation of $\sqrt{d_k}$, about {eval}`dec(spread_max, 1)` at
-# $d_k =$ {eval}`plain(d_max)`, means that two keys' scores typically differ by tens of units. By
-# the ratio rule of [Chapter 2](02_softmax.ipynb), each unit of lead multiplies a weight by $e$,
-# so the best key takes almost everything. Three measures show it, each averaged over random
+# $d_k =$ {eval}`plain(d_max)`, means that the scores of different keys lie many units apart
+# (how far apart the best two lie is measured below). By the ratio rule of
+# [Chapter 2](02_softmax.ipynb), each unit of lead multiplies a weight by $e$, so the best key
+# takes almost everything. Three measures show it, each averaged over random
 # queries that each meet their own random keys:
 #
 # - the largest weight: $1/S$ for uniform weights, 1 when one key takes all;
 # - the entropy $-\sum_j w_j \log w_j$ (`ac.entropy`): $\log S$ when uniform, 0 when one key
 #   takes all;
-# - the norm of the Jacobian $\mathrm{diag}(w) - ww^\top$ (`ac.softmax_jacobian`), which
-#   bounds how much a nudge to the scores can still move the weights, and so how much gradient
-#   can pass back to the scores: 0 when saturated.
+# - the Frobenius norm of the Jacobian $\mathrm{diag}(w) - ww^\top$ (`ac.softmax_jacobian`),
+#   the square root of the sum of its squared entries, as in Chapter 2: an upper bound on how
+#   much a nudge to the scores can still move the weights, and so on how much gradient can
+#   pass back to the scores; 0 when saturated.
 
 # %%
 n_keys, n_trials = 16, 500  # S keys per query, queries per d_k
@@ -357,88 +313,145 @@ step_table(
 
 # %% [markdown]
 # Unscaled, the softmax is *saturated* (포화), nearly one-hot
-# ({eval}`figures.ref("fig-ch3-saturation")`). The entropy says how far: $e^{H}$, the number of
+# ({eval}`figures.ref("fig-ch3-saturation")`). Scaled, the largest weight stays near
+# {eval}`dec(sat_scaled.max_weight[-1], 2)` at every large $d_k$ and is
+# {eval}`dec(sat_scaled.max_weight[0], 2)` at $d_k = 1$: the small difference that the shape
+# of the scaled scores makes. The entropy says how far: $e^{H}$, the number of
 # keys a query spreads its weight over in effect (equal weights on $m$ keys give exactly $m$),
 # and the Jacobian's norm bounds how much gradient still gets through. Averages hide how uneven
-# saturation is: a few queries whose two best keys happen to be close keep a large Jacobian
-# and lift the mean. So measure query by query, at $d_k =$ {eval}`plain(d_max)`:
+# saturation is, so measure query by query, at $d_k =$ {eval}`plain(d_max)`, on a larger
+# sample:
 
 # %%
-# one query each, [N, 1, d_k], against its own keys, [N, S, d_k]
-q_big = rng.standard_normal((n_trials, 1, d_max))
-k_big = rng.standard_normal((n_trials, n_keys, d_max))
-# [N, S]: unscaled, then divided by √d_k
-w_big_plain = ac.attention_weights(q_big, k_big, scale=1.0)[:, 0]
-w_big_scaled = ac.attention_weights(q_big, k_big)[:, 0]
+n_queries, n_chunk = 20_000, 1_000  # queries measured one by one, drawn a chunk at a time
+
+
+def one_by_one(n):
+    """Per-query measures at d_k = d_max for n random queries, each with its own S keys."""
+    q_big = rng.standard_normal((n, 1, d_max))  # [N, 1, d_k]
+    k_big = rng.standard_normal((n, n_keys, d_max))  # [N, S, d_k]
+    # [N, S]: unscaled, then divided by √d_k
+    w_plain = ac.attention_weights(q_big, k_big, scale=1.0)[:, 0]
+    w_scaled = ac.attention_weights(q_big, k_big)[:, 0]
+    jac_plain, jac_scaled = ac.softmax_jacobian(w_plain), ac.softmax_jacobian(w_scaled)
+    # the gap between the two best unscaled scores: [N, 1, S] -> [N, S] -> [N]
+    top_two = np.sort(ac.dot_scores(q_big, k_big)[:, 0], axis=-1)[:, -2:]
+    # what gets through: a random gradient g = dL/dw from above, [N, S], the same for both
+    g_up = rng.standard_normal((n, n_keys))
+    # to the scores, J g: [N, S, S] @ [N, S, 1] -> [N, S]
+    grad_s_plain = (jac_plain @ g_up[..., None])[..., 0]
+    grad_s_scaled = (jac_scaled @ g_up[..., None])[..., 0]
+    # to the query, sum_j (dL/ds_j) k_j: [N, 1, S] @ [N, S, d_k] -> [N, d_k]; the scaled
+    # score is q·k/√d_k, so the chain rule divides its gradient by √d_k once more
+    grad_q_plain = (grad_s_plain[:, None, :] @ k_big)[:, 0]
+    grad_q_scaled = (grad_s_scaled[:, None, :] @ k_big)[:, 0] / spread_max
+    # to the keys, (dL/ds_j) q for key j, the outer product of [S] and [d_k]; the Frobenius
+    # norm of an outer product is the product of the two vectors' norms, [N]
+    q_size = np.sqrt(np.sum(q_big[:, 0] ** 2, axis=-1))
+
+    def size(x, axis):
+        """The Frobenius norm over the given axes: the square root of the sum of squares."""
+        return np.sqrt(np.sum(x**2, axis=axis))
+
+    return {
+        "keys_plain": np.exp(ac.entropy(w_plain)),  # e^H, [N]
+        "keys_scaled": np.exp(ac.entropy(w_scaled)),
+        "top_plain": w_plain.max(axis=-1),  # the largest weight, [N]
+        "gap": top_two[:, 1] - top_two[:, 0],  # [N]
+        "jac_plain": size(jac_plain, axis=(-2, -1)),  # [N, S, S] -> [N]
+        "jac_scaled": size(jac_scaled, axis=(-2, -1)),
+        # each query's ratio, scaled over unscaled: [N]
+        "ratio_s": size(grad_s_scaled, axis=-1) / size(grad_s_plain, axis=-1),
+        "ratio_q": size(grad_q_scaled, axis=-1) / size(grad_q_plain, axis=-1),
+        "ratio_k": (size(grad_s_scaled, axis=-1) * q_size / spread_max)
+        / (size(grad_s_plain, axis=-1) * q_size),
+    }
+
+
+chunks = [one_by_one(n_chunk) for _ in range(n_queries // n_chunk)]
+per_query = {name: np.concatenate([c[name] for c in chunks]) for name in chunks[0]}
+ratio_s, ratio_q, ratio_k = per_query["ratio_s"], per_query["ratio_q"], per_query["ratio_k"]
+assert np.allclose(ratio_k, ratio_s / spread_max)  # the scores' ratio over √d_k, exactly
 # e^H: the keys a query attends to in effect, averaged over queries
-keys_in_effect_plain = np.exp(ac.entropy(w_big_plain)).mean()
-keys_in_effect_scaled = np.exp(ac.entropy(w_big_scaled)).mean()
+keys_in_effect_plain = per_query["keys_plain"].mean()
+keys_in_effect_scaled = per_query["keys_scaled"].mean()
 # a query "picks one key" when its largest weight exceeds this
 one_hot = 0.99
-share_one_hot = np.mean(w_big_plain.max(axis=-1) > one_hot)
-# each query's Jacobian norm: [N, S, S] -> [N]
-jac_plain = np.linalg.norm(ac.softmax_jacobian(w_big_plain), axis=(-2, -1))
-jac_scaled = np.linalg.norm(ac.softmax_jacobian(w_big_scaled), axis=(-2, -1))
-mean_ratio = jac_scaled.mean() / jac_plain.mean()
-median_ratio = np.median(jac_scaled / jac_plain)  # the median of the per-query ratios
-# what gets through: a random gradient g = dL/dw from above, [N, S], the same for both
-g_up = rng.standard_normal((n_trials, n_keys))
-# to the scores, J g: [N, S, S] @ [N, S, 1] -> [N, S]
-grad_s_plain = (ac.softmax_jacobian(w_big_plain) @ g_up[..., None])[..., 0]
-grad_s_scaled = (ac.softmax_jacobian(w_big_scaled) @ g_up[..., None])[..., 0]
-# to the query, sum_j (dL/ds_j) k_j: [N, 1, S] @ [N, S, d_k] -> [N, d_k]; the scaled
-# score is q·k/√d_k, so the chain rule divides its gradient by √d_k once more
-grad_q_plain = (grad_s_plain[:, None, :] @ k_big)[:, 0]
-grad_q_scaled = (grad_s_scaled[:, None, :] @ k_big)[:, 0] / spread_max
-# each query's ratio, scaled over unscaled: [N]
-ratio_s = np.linalg.norm(grad_s_scaled, axis=-1) / np.linalg.norm(grad_s_plain, axis=-1)
-ratio_q = np.linalg.norm(grad_q_scaled, axis=-1) / np.linalg.norm(grad_q_plain, axis=-1)
-# to the keys, (dL/ds_j) q for key j: [N, S, 1] * [N, 1, d_k] -> [N, S, d_k]
-grad_k_plain = grad_s_plain[..., None] * q_big
-grad_k_scaled = grad_s_scaled[..., None] * q_big / spread_max
-ratio_k = np.linalg.norm(grad_k_scaled, axis=(-2, -1)) / np.linalg.norm(grad_k_plain, axis=(-2, -1))
-assert np.allclose(ratio_k, ratio_s / spread_max)  # the scores' ratio over √d_k, exactly
-grad_ratio_s, grad_ratio_q = np.median(ratio_s), np.median(ratio_q)
-grad_ratio_k = np.median(ratio_k)
+share_one_hot = np.mean(per_query["top_plain"] > one_hot)
+share_spread = 1 - share_one_hot  # the queries that stay unsaturated
+median_gap = np.median(per_query["gap"])
+mean_ratio = per_query["jac_scaled"].mean() / per_query["jac_plain"].mean()
+median_ratio = np.median(per_query["jac_scaled"] / per_query["jac_plain"])
+# the spread of each ratio: its 10th, 50th and 90th percentiles
+pcts = [10, 50, 90]
+spread_s, spread_q, spread_k = (np.percentile(r, pcts) for r in (ratio_s, ratio_q, ratio_k))
+grad_ratio_s, grad_ratio_q, grad_ratio_k = spread_s[1], spread_q[1], spread_k[1]
+share_q_larger = np.mean(ratio_q < 1)  # queries whose gradient is LARGER unscaled
 share_q_hundred = np.mean(ratio_q > 100)  # queries whose gradient shrinks over 100×
-# the text's "tens of times" for the query and for the keys
-assert 10 < grad_ratio_q < 100 and 10 < grad_ratio_k < 100
+
+
+def ratio_text(x):
+    """A ratio to two significant digits, in powers of ten once it is large."""
+    return plain(float(f"{x:.2g}")) if x < 1e4 else sci(x)
+
+
+# the numbers the text quotes, as text
+pct_s, pct_q, pct_k = ([ratio_text(x) for x in spread] for spread in (spread_s, spread_q, spread_k))
+median_q_text = ratio_text(grad_ratio_q)
+gap_weight_ratio = float(f"{math.exp(median_gap):.1g}")  # e^gap, to one significant digit
 print("keys in effect, unscaled:", dec(keys_in_effect_plain, 2))
 print("keys in effect, scaled:  ", dec(keys_in_effect_scaled, 2))
-print(f"queries with one weight > {one_hot}: {share_one_hot:.0%}")
-print("scaled / unscaled, per query:")
+print(f"queries with one weight > {one_hot}: {share_one_hot:.0%}; the rest: {share_spread:.0%}")
+print(f"median gap between the two best unscaled scores: {median_gap:.1f}")
+print(f"scaled / unscaled, per query, over {n_queries:,} queries:")
 print(f"  Jacobian norm: mean of norms {mean_ratio:.1f}×, median ratio {median_ratio:.0f}×")
-print(f"  gradient to the scores: median ratio {grad_ratio_s:.0f}×")
-print(f"  gradient to the query:  median ratio {grad_ratio_q:.0f}×")
-print(f"  queries whose query gradient shrinks over 100×: {share_q_hundred:.0%}")
+print("  gradient to the scores, percentiles 10/50/90:", *pct_s)
+print("  gradient to the query,  percentiles 10/50/90:", *pct_q)
+print("  gradient to the keys,   percentiles 10/50/90:", *pct_k)
+print(f"  query gradient larger unscaled: {share_q_larger:.0%} of queries;", end=" ")
+print(f"over 100× smaller: {share_q_hundred:.0%}")
 
 # %% [markdown]
 # Of {eval}`n_keys` keys, an unscaled query attends in effect to
 # {eval}`dec(keys_in_effect_plain, 2)`, a scaled one to {eval}`dec(keys_in_effect_scaled, 1)`.
 # {eval}`percent(share_one_hot, 0)` of the unscaled queries put more than
-# {eval}`plain(one_hot)` of their weight on a single key. The mean Jacobian norm is only
-# {eval}`dec(mean_ratio, 1)` times smaller unscaled, a mean lifted by the few queries that
-# stay unsaturated; query by query, the median of the ratio of the two norms is
-# {eval}`grouped(median_ratio)` (in this sample of {eval}`plain(n_trials)` queries; so skewed a
-# quantity changes a lot from one sample to the next).
+# {eval}`plain(one_hot)` of their weight on a single key. Their two best keys' scores lie a
+# median {eval}`dec(median_gap, 1)` units apart, a weight ratio of
+# $e^{\text{gap}}$, about {eval}`grouped(gap_weight_ratio)` to 1. The other
+# {eval}`percent(share_spread, 0)`, those whose two best keys happen to be close, keep a large
+# Jacobian and lift the mean: the mean Jacobian norm is only {eval}`dec(mean_ratio, 1)` times
+# smaller unscaled, while the median of the per-query ratio of the two norms is
+# {eval}`grouped(median_ratio)`.
 #
-# The norm only bounds the gradient. What passes is $J\mathbf g$, for the gradient
-# $\mathbf g = \partial L/\partial \mathbf w$ that arrives from above; the cell gives both
-# softmaxes the same random $\mathbf g$. Query by query, the gradient that reaches the scores
-# is a median {eval}`grouped(grad_ratio_s)` times smaller unscaled. The query's gradient shrinks less:
-# the scaled score $\mathbf q \cdot \mathbf k / \sqrt{d_k}$ hands its gradient on to
-# $\mathbf q$, and so to $W_Q$, divided by $\sqrt{d_k} =$ {eval}`dec(spread_max, 1)`, and the
-# unscaled score does not. So the gradient that reaches the query is a median
-# {eval}`grouped(grad_ratio_q)` times smaller unscaled, and more than 100 times smaller for
-# only {eval}`percent(share_q_hundred, 0)` of the queries. The keys, and so $W_K$, meet the
-# same factor: key $j$'s gradient is $(\partial L/\partial s_j)\,\mathbf q$, so its ratio is
-# exactly the scores' divided by $\sqrt{d_k}$, a median
-# {eval}`grouped(grad_ratio_k)` times. Unscaled, then, the typical query's
-# $W_Q$ and $W_K$ get a gradient tens of times smaller: far less than what the scores lose,
-# but still a large loss. That is the Quanta write-up's "the gradient vanishes" (기울기가
-# 사라진다), made concrete, and the softmax inside the network of
-# [Chapter 2](02_softmax.ipynb): nothing after it, as a cross-entropy would, cancels the small
-# Jacobian.
+# The gradient is spread as unevenly, over many powers of ten, so the cell reports each ratio
+# (scaled over unscaled, query by query) by three percentiles: a tenth of the queries lie below
+# the first, half below the second, nine tenths below the third. The norm only bounds the
+# gradient; what passes is $J\mathbf g$, for the gradient $\mathbf g = \partial L/\partial
+# \mathbf w$ that arrives from above, and the cell gives both softmaxes the same random
+# $\mathbf g$. The gradient that reaches the scores is {eval}`pct_s[0]`,
+# {eval}`pct_s[1]` and {eval}`pct_s[2]` times smaller unscaled.
+#
+# The query's gradient shrinks less. In a network the query is made from a token's vector by
+# a learned matrix $W_Q$, and the key by another, $W_K$ ([Chapter 5](05_projections.ipynb)), so
+# what reaches them reaches $W_Q$ and $W_K$. The scaled score $\mathbf q \cdot \mathbf k /
+# \sqrt{d_k}$ hands its gradient on to $\mathbf q$ divided by $\sqrt{d_k} =$
+# {eval}`dec(spread_max, 1)`, and the unscaled score does not. The query's ratio has the
+# percentiles {eval}`pct_q[0]`, {eval}`pct_q[1]` and
+# {eval}`pct_q[2]`: {eval}`percent(share_q_hundred, 0)` of the queries get a
+# gradient more than 100 times smaller unscaled, while {eval}`percent(share_q_larger, 0)` get a
+# *larger* one (the unsaturated queries, for which the scaled score's $1/\sqrt{d_k}$ costs more
+# than saturation does). The keys meet the same factor: key $j$'s gradient is
+# $(\partial L/\partial s_j)\,\mathbf q$, so its ratio is exactly the scores' divided by
+# $\sqrt{d_k}$, with the percentiles {eval}`pct_k[0]`,
+# {eval}`pct_k[1]` and {eval}`pct_k[2]`.
+#
+# Unscaled, then, the median query's $W_Q$ and $W_K$ get a gradient
+# {eval}`median_q_text` times smaller, far less than what the scores lose; but no
+# query is typical: {eval}`percent(share_q_hundred, 0)` of them lose more than a factor of 100,
+# and {eval}`percent(share_q_larger, 0)` lose nothing. That is the Quanta write-up's "the
+# gradient vanishes" (기울기가 사라진다), made concrete. Here the softmax sits inside the
+# network, the second of [Chapter 2](02_softmax.ipynb)'s two cases: no cross-entropy follows it
+# to cancel the small Jacobian, so the small factor reaches $W_Q$ and $W_K$.
 #
 # ## One head of the original Transformer
 #
@@ -511,15 +524,91 @@ figures.show(
 )
 
 # %% [markdown]
-# ## Heads: one scale each
+# ## Going further: when the assumption fails
+#
+# The derivation is only as good as its assumption, and nothing keeps the assumption true
+# after initialisation. In a network the query is made from a token's vector $\mathbf{x}$ by
+# a learned matrix, $\mathbf{q} = \mathbf{x} W_Q$, and the key by another,
+# $\mathbf{k} = \mathbf{x} W_K$ ([Chapter 5](05_projections.ipynb)). Layer normalisation
+# (층 정규화) rescales the vector $\mathbf{x}$ that enters a layer to mean 0 and variance 1
+# (then applies a learned scale and shift), not the query and the key made from it: their size
+# depends on the learned matrices $W_Q$ and $W_K$, and drifts as those train. Some models therefore normalise $\mathbf{q}$ and
+# $\mathbf{k}$ themselves before the dot product (and before any rotation that encodes
+# positions, [Chapter 6](06_positions.ipynb), which keeps their length), a family called QK-norm
+# ([Chapter 11](11_modern_attention.ipynb) lists the models that do, and bounds the score it
+# leaves). Normalisation fixes their lengths up to a learned gain, not their independence: it
+# bounds each score by those gains, but the variance argument above still needs independent
+# components, which training breaks.
+#
+# Nor does training keep $\mathbf{q}$ and $\mathbf{k}$ independent: it aligns each query with
+# the keys it should find. For a query and a key that training has aligned, with a fixed
+# correlation per component, each product $q_m k_m$ has a mean above 0, the $d_k$ means add
+# up, and their score grows like $d_k$ rather than $\sqrt{d_k}$. The maximal-update
+# parametrisation (μP), as [Yang et al. (2021)](references.md) apply it to Transformers,
+# divides the scores by $d_k$ for that reason, so that the same training settings suit a
+# narrow and a wide model. $\sqrt{d_k}$ is the right divisor at
+# initialisation, where a network has to start learning, and it is the original Transformer's
+# choice; it is not a law for every trained model.
+#
+# The divisor can also be folded into $W_Q$: dividing every score by $\sqrt{d_k}$ gives the
+# same scores as an unscaled model whose $W_Q$ is $\sqrt{d_k}$ times smaller. So the scale is
+# a choice about the size of the scores for a given initialisation and learning rate, not a
+# new operation; μP's $1/d_k$ is the same kind of choice, made for trained, aligned vectors.
+#
+# ### Any fixed variance
+#
+# And a fresh network does not give components of variance 1 either. PyTorch's
+# `nn.Linear(d_model, d_k)`, the layer that makes a query of $d_k$ components from an input
+# $\mathbf{x}$ of $d_\text{model}$ components, draws its weights and its bias from the
+# uniform distribution on $(-b, b)$ with $b = 1/\sqrt{d_\text{model}}$, whose variance is
+# $b^2/3$. For an input $\mathbf{x}$ with components of variance 1, each $q_m = \sum_i W_{mi} x_i + b_m$ then has variance
+# $d_\text{model} \cdot b^2/3 + b^2/3$:
+
+# %%
+d_model = 64  # the width of the input x, components of variance 1
+# nn.Linear draws its weights and bias from U(-bound, bound)
+bound = 1 / math.sqrt(d_model)
+var_uniform = bound**2 / 3  # the variance of U(-b, b) is b²/3
+# Σᵢ Var[W_mi x_i] + Var[b_m]
+var_q = d_model * var_uniform + var_uniform
+# the same by simulation: one layer drawn as nn.Linear draws it
+W_init = rng.uniform(-bound, bound, size=(d_model, d_model))
+b_init = rng.uniform(-bound, bound, size=d_model)  # [d_k]
+x_in = rng.standard_normal((20_000, d_model))  # [N, d_model]
+# [N, d_model] @ [d_model, d_k] -> [N, d_k]
+q_init = x_in @ W_init.T + b_init
+var_q_simulated = q_init.var()
+print(f"Var[q_m] = {var_q:.4f}; simulated {var_q_simulated:.4f}")
+
+# %% [markdown]
+# So a fresh `nn.Linear` gives components of variance {eval}`dec(var_q)` (simulated:
+# {eval}`dec(var_q_simulated)`), close to 1/3, not 1. (That variance is taken over the random
+# draw of the layer too: within one fixed layer, the bias gives each component a small nonzero
+# mean.) That does not change the conclusion. Redo
+# the proof with components of any fixed variance $\sigma^2$ and every step goes through
+# except the number: $\mathrm{Var}[\mathbf{q} \cdot \mathbf{k}]$ is still $d_k$ times the
+# variance of one product (an exercise below asks for it), so the spread still grows like
+# $\sqrt{d_k}$, and dividing by $\sqrt{d_k}$ still makes it the same for every $d_k$, only
+# not exactly 1. What the divisor removes is the growth with the dimension, whatever the
+# initialisation's scale.
+
+# %% [markdown]
+# ## Going further: heads, one scale each
 #
 # Real models do not compute one attention over a token's whole vector of $d_\text{model}$
-# features. Multi-head attention cuts every query, key and value into $h$ heads, each with
-# $d_\text{head} = d_\text{model} / h$ features, and each head computes the scaled attention of
-# {eq}`eq-sdpa` on its own slice. Its scores are dot products of $d_\text{head}$ components, so
-# there $d_k = d_\text{head}$ and the divisor is the square root of one head's width,
-# $\sqrt{d_\text{model} / h}$; dividing by $\sqrt{d_\text{model}}$ instead is a common bug
-# that runs silently and flattens every head. [Chapter 7](07_heads_and_masks.ipynb), on
+# features. Multi-head attention makes $h$ queries, keys and values per token, one per head,
+# each with $d_\text{head}$ features, and each head computes the scaled attention of
+# {eq}`eq-sdpa` on its own. Its scores are dot products of $d_\text{head}$ components, so there
+# $d_k = d_\text{head}$ and the divisor is the square root of one head's width. The original
+# Transformer cut the $d_\text{model}$ features into $h$ slices, $d_\text{head} =
+# d_\text{model}/h$ (512/8 = 64), and many models still do; others choose the head width
+# separately. Qwen3-0.6B, for one, has 16 heads of 128 features at $d_\text{model} = 1024$,
+# not 1024/16 = 64 (its published configuration: `head_dim` 128, `hidden_size` 1024). A few
+# take the divisor from a setting of its own rather than from the head width: Gemma 2 27B's
+# heads are 128 wide, but its configuration sets `query_pre_attn_scalar` to 144 (its
+# $d_\text{model}/h = 4608/32$), and the Hugging Face Transformers code scales its scores by
+# $1/\sqrt{144}$. Dividing by $\sqrt{d_\text{model}}$ instead of the head's width is a common
+# bug that runs silently and flattens every head. [Chapter 7](07_heads_and_masks.ipynb), on
 # multi-head attention and masks, follows the split's shapes step by step and measures that
 # bug.
 #
@@ -530,19 +619,24 @@ figures.show(
 #   agrees ({eval}`figures.ref("fig-ch3-variance")`).
 # - Dividing by $\sqrt{d_k}$ brings the variance back to 1 for every $d_k$, and for large
 #   $d_k$ the scaled scores are close to the standard normal distribution.
-# - The argument is the Transformer paper's (footnote 4). It holds for components of any fixed
-#   variance, such as the 1/3 of a fresh `nn.Linear`: the divisor removes the growth with
-#   $d_k$, not the scale.
+# - The argument is the Transformer paper's (footnote 4). Dividing by $\sqrt{d_k}$ is a softmax
+#   at temperature $T = \sqrt{d_k}$.
 # - Unscaled scores at large $d_k$ saturate the softmax: one key takes nearly all the weight,
 #   the entropy collapses and, for most queries, the Jacobian, which bounds the gradient that
 #   reaches the scores, all but vanishes ({eval}`figures.ref("fig-ch3-saturation")`). After
-#   the scaled model's own $1/\sqrt{d_k}$, the gradient that reaches $W_Q$ and $W_K$ is still
-#   tens of times smaller for the typical query.
-# - The argument needs independent queries and keys, as at initialisation. Layer normalisation
+#   the scaled model's own $1/\sqrt{d_k}$, the gradient that reaches $W_Q$ and $W_K$ is
+#   {eval}`median_q_text` times smaller for the median query, over 100 times smaller
+#   for {eval}`percent(share_q_hundred, 0)` of the queries, and larger for
+#   {eval}`percent(share_q_larger, 0)`.
+# - *Going further:* the argument holds for components of any fixed variance, such as the 1/3
+#   of a fresh `nn.Linear`: the divisor removes the growth with $d_k$, not the scale.
+# - *Going further:* the argument needs independent queries and keys, as at initialisation. Layer normalisation
 #   does not guarantee it; QK-norm, which normalises $\mathbf{q}$ and $\mathbf{k}$ themselves,
 #   fixes their lengths (up to a learned gain), not their independence. μP divides by $d_k$
 #   because training aligns them.
-# - In multi-head attention $d_k$ is the width of one head, $d_\text{head} = d_\text{model}/h$.
+# - *Going further:* in multi-head attention $d_k$ is the width of one head's queries and
+#   keys: often $d_\text{model}/h$, but many recent models choose it separately, and a few set
+#   the divisor from a configuration value.
 #
 # ## Exercises
 #
