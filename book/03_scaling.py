@@ -601,14 +601,26 @@ print(f"Var[q_m] = {var_q:.4f}; simulated {var_q_simulated:.4f}")
 # {eq}`eq-sdpa` on its own. Its scores are dot products of $d_\text{head}$ components, so there
 # $d_k = d_\text{head}$ and the divisor is the square root of one head's width. The original
 # Transformer cut the $d_\text{model}$ features into $h$ slices, $d_\text{head} =
-# d_\text{model}/h$ (512/8 = 64), and many models still do; others choose the head width
-# separately. Qwen3-0.6B, for one, has 16 heads of 128 features at $d_\text{model} = 1024$,
-# not 1024/16 = 64 (its published configuration: `head_dim` 128, `hidden_size` 1024). A few
-# take the divisor from a setting of its own rather than from the head width: Gemma 2 27B's
-# heads are 128 wide, but its configuration sets `query_pre_attn_scalar` to 144 (its
-# $d_\text{model}/h = 4608/32$), and the Hugging Face Transformers code scales its scores by
-# $1/\sqrt{144}$. Dividing by $\sqrt{d_\text{model}}$ instead of the head's width is a common
-# bug that runs silently and flattens every head. [Chapter 7](07_heads_and_masks.ipynb), on
+# d_\text{model}/h$, and many models still do; others choose the head width separately, and a
+# few take the divisor from a setting of their own. The published configurations of three
+# models (the original's from its paper; Qwen3-0.6B's `hidden_size`, heads and `head_dim`;
+# Gemma 2 27B's, and its `query_pre_attn_scalar`):
+
+# %%
+configs = {  # d_model, heads h, head width, the number whose square root divides the scores
+    "Transformer (2017)": (512, 8, 64, 64),
+    "Qwen3-0.6B": (1024, 16, 128, 128),
+    "Gemma 2 27B": (4608, 32, 128, 144),
+}
+for name, (d_model, h, d_head, divided_by) in configs.items():
+    print(f"{name}: d_model/h = {d_model // h}, head width {d_head}, scores / √{divided_by}")
+
+# %% [markdown]
+# Qwen3-0.6B's heads are wider than $d_\text{model}/h$, and each divides by the square root of
+# its own width; Gemma 2 27B's `query_pre_attn_scalar` is its $d_\text{model}/h$, not its head
+# width, and the Hugging Face Transformers code scales its scores by one over its square root.
+# Dividing by $\sqrt{d_\text{model}}$ instead of the head's width is a common bug that runs
+# silently and flattens every head. [Chapter 7](07_heads_and_masks.ipynb), on
 # multi-head attention and masks, follows the split's shapes step by step and measures that
 # bug.
 #
