@@ -466,7 +466,7 @@ figures.show(
 #
 # | model | what normalises $\mathbf{q}$ and $\mathbf{k}$ | the divisor |
 # |---|---|---|
-# | [Henry et al., 2020](references.md) | each vector divided by its length | none: a learnt scale $g$ multiplies the scores in place of $1/\sqrt{d_k}$ |
+# | [Henry et al., 2020](references.md) | each vector divided by its length | none: a learned scale $g$ multiplies the scores in place of $1/\sqrt{d_k}$ |
 # | ViT-22B ([Dehghani et al., 2023](references.md)) | a LayerNorm | $\sqrt{d_k}$ |
 # | OLMo 2 ([Team OLMo, 2024](references.md)) | an RMSNorm over the whole projection | $\sqrt{d_k}$ |
 # | Qwen3 ([Qwen Team, 2025a](references.md)) | an RMSNorm over each head's $d_k$ components | $\sqrt{d_k}$ |
