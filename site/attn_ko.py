@@ -164,6 +164,23 @@ def theme_catalog_behind_the_sites(app):
     locale.translators[key] = site
 
 
+def mathjax_after_fonts(app, pagename, templatename, context, doctree):
+    """MathJax sets ``\\text{가중치}`` in the page's font (``mtextInheritFont``) and measures
+    it when it typesets: before Noto Sans KR has loaded, it measured a fallback's widths,
+    and the Hangul drawn later overran its box (the PDF's 가중치의 바이트 수 under its =).
+    Typeset once the page's fonts have loaded (after sphinx.ext.mathjax's config script,
+    before the deferred MathJax runs)."""
+    if any("window.MathJax" in (js.attributes.get("body") or "") for js in app.builder._js_files):
+        app.builder.add_js_file("", body=MATHJAX_AFTER_FONTS)
+
+
+MATHJAX_AFTER_FONTS = """if (window.MathJax) {
+  window.MathJax.startup = Object.assign(window.MathJax.startup || {}, {
+    pageReady: () => document.fonts.ready.then(() => MathJax.startup.defaultPageReady()),
+  });
+}"""
+
+
 #: sphinx-togglebutton writes its buttons' ``aria-label`` in English from its JavaScript, with
 #: no catalog; this sets the translation once the page has loaded (after the buttons exist).
 TOGGLE_LABEL = """window.addEventListener("load", () => {
@@ -177,5 +194,6 @@ def setup(app):
     app.connect("source-read", rewrite_links)
     app.connect("config-inited", korean_config)
     app.connect("builder-inited", theme_catalog_behind_the_sites)
+    app.connect("html-page-context", mathjax_after_fonts, priority=600)  # after mathjax's
     app.add_search_language(KoreanSearch)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

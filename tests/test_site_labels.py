@@ -116,3 +116,23 @@ def test_the_sites_catalog_stands_in_front_of_the_themes(tmp_path, monkeypatch):
     assert str(label("Fullscreen mode")) == "전체 화면으로 보기"
     assert str(label("Download this page")) == "이 페이지 다운로드"  # the theme's own
     assert str(label("Launch")) == "Launch"  # in neither: English
+
+
+def test_mathjax_typesets_a_page_with_maths_once_its_fonts_have_loaded():
+    """The PDF drew 가중치의 바이트 수 under its = : MathJax had measured the Hangul of \\text
+    before Noto Sans KR loaded. After sphinx.ext.mathjax's config, its pageReady waits."""
+    from sphinx.builders.html._assets import _JavaScript
+
+    def page(scripts):
+        builder = types.SimpleNamespace(_js_files=list(scripts))
+        builder.add_js_file = lambda name, body: builder._js_files.append(
+            _JavaScript(name, body=body)
+        )
+        attn_ko.mathjax_after_fonts(types.SimpleNamespace(builder=builder), "p", "t", {}, None)
+        return [js.attributes.get("body", "") for js in builder._js_files]
+
+    config = _JavaScript("", body='window.MathJax = {"chtml": {"mtextInheritFont": true}}')
+    with_maths = page([config])
+    assert len(with_maths) == 2 and "document.fonts.ready" in with_maths[1]
+    assert with_maths[1].index("pageReady") < with_maths[1].index("defaultPageReady")
+    assert page([_JavaScript("", body="let x = 1;")]) == ["let x = 1;"]  # no maths: nothing
