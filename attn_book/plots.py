@@ -17,6 +17,7 @@ font (:func:`attn_book.style.hangul_rc`).
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from contextvars import ContextVar
 
@@ -442,7 +443,29 @@ def plot_heatmaps(panels, *, xlabel="key", ylabel="query", value_label="weight")
         ax.tick_params(labelleft=i == 0 or not same_rows)
     axes[0, 0].set_ylabel(word(ylabel))
     fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label=word(value_label))
+    for ax in axes[0]:
+        _stagger_crowded_columns(ax)
     return fig
+
+
+def _stagger_crowded_columns(ax, min_gap=0.5):
+    """Where upright column labels would run together (Hangul words in narrow cells: 사과를
+    먹었다 그리고 in two panels side by side), drop every other one a line lower, the same
+    size and still reading across. ``min_gap``: the least space between two neighbours, in
+    ems of their font; labels with room, and turned ones, stay as they are."""
+    labels = ax.get_xticklabels()
+    if len(labels) < 2 or any(label.get_rotation() != 0 for label in labels):
+        return
+    fig = ax.figure
+    fig.draw_without_rendering()  # the labels' places once the colour bar has taken its room
+    renderer = fig.canvas.get_renderer()
+    boxes = [label.get_window_extent(renderer) for label in labels]
+    size = labels[0].get_fontsize()  # points
+    gap = min(b.x0 - a.x1 for a, b in itertools.pairwise(boxes)) * 72 / fig.dpi
+    if gap >= min_gap * size:
+        return
+    for tick in ax.xaxis.get_major_ticks()[1::2]:
+        tick.set_pad(tick.get_pad() + 1.2 * size)  # one line lower
 
 
 def _draw_heatmap(ax, panel):

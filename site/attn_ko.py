@@ -13,13 +13,17 @@
   box, the PDF button, the folded code's prompt) come from the gettext catalog
   ``site/locale/ko/LC_MESSAGES/sphinx.po``: through the templates' ``_()`` (Sphinx reads it
   from ``locale_dirs``, which tools/build_book.py sets), and, for the two that are
-  configuration, through :func:`korean_config`.
+  configuration, through :func:`korean_config`. sphinx-book-theme's own Korean catalog
+  (its header buttons' tooltips) stays behind it: a label both have takes the site's
+  (:func:`theme_catalog_behind_the_sites`).
 """
 
 from __future__ import annotations
 
+import gettext
 import json
 import re
+from pathlib import Path
 
 from sphinx.search import SearchLanguage
 
@@ -140,6 +144,43 @@ def korean_config(app, config):
     )
 
 
+def theme_catalog_behind_the_sites(app):
+    """sphinx-book-theme's Korean catalog (``booktheme``, its header buttons' tooltips) with
+    the site's in front of it, so that a label both have takes the site's: the theme's
+    "Fullscreen mode" is 전체 화면으로보기, without its space (``builder-inited``: the theme
+    has added its catalog by then; the site's is compiled to ``sphinx.mo`` before any
+    extension loads). The theme's tooltips are lazy, so the pages read this translator."""
+    from sphinx import locale
+
+    key = ("general", "booktheme")  # sphinx.locale's (namespace, catalog)
+    dirs = [str(Path(app.srcdir, d)) for d in app.config.locale_dirs]
+    site = gettext.NullTranslations()  # asks its fallbacks, in the order added
+    for directory in dirs:  # Sphinx's order: the first directory in front
+        language = [app.config.language]
+        site.add_fallback(gettext.translation("sphinx", directory, language, fallback=True))
+    theme = locale.translators.get(key)
+    if theme is not None:
+        site.add_fallback(theme)
+    locale.translators[key] = site
+
+
+def mathjax_after_fonts(app, pagename, templatename, context, doctree):
+    """MathJax sets ``\\text{가중치}`` in the page's font (``mtextInheritFont``) and measures
+    it when it typesets: before Noto Sans KR has loaded, it measured a fallback's widths,
+    and the Hangul drawn later overran its box (the PDF's 가중치의 바이트 수 under its =).
+    Typeset once the page's fonts have loaded (after sphinx.ext.mathjax's config script,
+    before the deferred MathJax runs)."""
+    if any("window.MathJax" in (js.attributes.get("body") or "") for js in app.builder._js_files):
+        app.builder.add_js_file("", body=MATHJAX_AFTER_FONTS)
+
+
+MATHJAX_AFTER_FONTS = """if (window.MathJax) {
+  window.MathJax.startup = Object.assign(window.MathJax.startup || {}, {
+    pageReady: () => document.fonts.ready.then(() => MathJax.startup.defaultPageReady()),
+  });
+}"""
+
+
 #: sphinx-togglebutton writes its buttons' ``aria-label`` in English from its JavaScript, with
 #: no catalog; this sets the translation once the page has loaded (after the buttons exist).
 TOGGLE_LABEL = """window.addEventListener("load", () => {
@@ -152,5 +193,7 @@ TOGGLE_LABEL = """window.addEventListener("load", () => {
 def setup(app):
     app.connect("source-read", rewrite_links)
     app.connect("config-inited", korean_config)
+    app.connect("builder-inited", theme_catalog_behind_the_sites)
+    app.connect("html-page-context", mathjax_after_fonts, priority=600)  # after mathjax's
     app.add_search_language(KoreanSearch)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

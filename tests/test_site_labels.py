@@ -30,7 +30,7 @@ LABELS = [  # the English labels a Korean page used to show (the theme's, the si
     "Version warning", "By %(author)s", "Show code cell {type}", "Hide code cell {type}",
     "Link to this heading", "Link to this equation", "Link to this definition",
     "Link to this table", "Link to this image", "Link to this code", "Link to this term",
-    "Toggle hidden content",
+    "Toggle hidden content", "Fullscreen mode",
 ]  # fmt: skip
 
 
@@ -90,3 +90,49 @@ def test_no_written_page_is_rewritten():
     """The labels are rendered in Korean, not replaced in the HTML after the build."""
     assert not hasattr(attn_ko, "THEME_WORDS")
     assert "build-finished" not in Path(attn_ko.__file__).read_text(encoding="utf-8")
+
+
+def test_the_sites_catalog_stands_in_front_of_the_themes(tmp_path, monkeypatch):
+    """sphinx-book-theme's own Korean (booktheme) answers only what the site's catalog does
+    not: its "Fullscreen mode" lacks a space (전체 화면으로보기)."""
+    from sphinx import locale
+
+    folder = tmp_path / "locale" / "ko" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    with (folder / "sphinx.mo").open("wb") as stream:
+        write_mo(stream, catalog())
+    from babel.messages.catalog import Catalog
+
+    theme_po, mo = Catalog(locale="ko"), io.BytesIO()
+    theme_po.add("Fullscreen mode", "전체 화면으로보기")
+    theme_po.add("Download this page", "이 페이지 다운로드")
+    write_mo(mo, theme_po)
+    mo.seek(0)
+    theme = gettext.GNUTranslations(mo)
+    monkeypatch.setitem(locale.translators, ("general", "booktheme"), theme)
+    config = types.SimpleNamespace(locale_dirs=["locale"], language="ko")
+    attn_ko.theme_catalog_behind_the_sites(types.SimpleNamespace(srcdir=tmp_path, config=config))
+    label = locale.get_translation("booktheme")
+    assert str(label("Fullscreen mode")) == "전체 화면으로 보기"
+    assert str(label("Download this page")) == "이 페이지 다운로드"  # the theme's own
+    assert str(label("Launch")) == "Launch"  # in neither: English
+
+
+def test_mathjax_typesets_a_page_with_maths_once_its_fonts_have_loaded():
+    """The PDF drew 가중치의 바이트 수 under its = : MathJax had measured the Hangul of \\text
+    before Noto Sans KR loaded. After sphinx.ext.mathjax's config, its pageReady waits."""
+    from sphinx.builders.html._assets import _JavaScript
+
+    def page(scripts):
+        builder = types.SimpleNamespace(_js_files=list(scripts))
+        builder.add_js_file = lambda name, body: builder._js_files.append(
+            _JavaScript(name, body=body)
+        )
+        attn_ko.mathjax_after_fonts(types.SimpleNamespace(builder=builder), "p", "t", {}, None)
+        return [js.attributes.get("body", "") for js in builder._js_files]
+
+    config = _JavaScript("", body='window.MathJax = {"chtml": {"mtextInheritFont": true}}')
+    with_maths = page([config])
+    assert len(with_maths) == 2 and "document.fonts.ready" in with_maths[1]
+    assert with_maths[1].index("pageReady") < with_maths[1].index("defaultPageReady")
+    assert page([_JavaScript("", body="let x = 1;")]) == ["let x = 1;"]  # no maths: nothing
