@@ -165,7 +165,7 @@ def theme_catalog_behind_the_sites(app):
 
 
 def mathjax_after_fonts(app, pagename, templatename, context, doctree):
-    """MathJax sets ``\\text{가중치}`` in the page's font (``mtextInheritFont``) and measures
+    """MathJax sets ``\\text{가중치}``'s Hangul in Noto Sans KR (``unknownFamily``) and measures
     it when it typesets: before Noto Sans KR has loaded, it measured a fallback's widths,
     and the Hangul drawn later overran its box (the PDF's 가중치의 바이트 수 under its =).
     Typeset once the page's fonts have loaded (after sphinx.ext.mathjax's config script,

@@ -512,7 +512,7 @@ KOREAN_LATIN = {
     *"nat FLOPs GFLOP MFLOP GB MB KiB MiB GiB ms".split(),
     *"CPU BLAS Adam SGD GPU GQA MHA MLA MQA KV QK PE RoPE NoPE NTK RMSNorm".split(),
     *"DeepSeek-V Gemma Llama Llama-3-8B Mistral gpt-oss gpt-oss-120b".split(),
-    *"Qwen MiniMax-M Gated DeltaNet RMS E2B transformers".split(),  # models and a library
+    *"Qwen MiniMax-M Gated DeltaNet RMS E2B RNN transformers".split(),  # models, a library
     *"Shift Tab True False NaN inf".split(),
     *"the cat dog man bites apple ate".split(),
 }

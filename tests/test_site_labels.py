@@ -131,7 +131,9 @@ def test_mathjax_typesets_a_page_with_maths_once_its_fonts_have_loaded():
         attn_ko.mathjax_after_fonts(types.SimpleNamespace(builder=builder), "p", "t", {}, None)
         return [js.attributes.get("body", "") for js in builder._js_files]
 
-    config = _JavaScript("", body='window.MathJax = {"chtml": {"mtextInheritFont": true}}')
+    config = _JavaScript(
+        "", body='window.MathJax = {"chtml": {"unknownFamily": "\'Noto Sans KR\', sans-serif"}}'
+    )
     with_maths = page([config])
     assert len(with_maths) == 2 and "document.fonts.ready" in with_maths[1]
     assert with_maths[1].index("pageReady") < with_maths[1].index("defaultPageReady")

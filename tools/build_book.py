@@ -113,9 +113,11 @@ def korean_source():
     sphinx = config["sphinx"]
     sphinx["local_extensions"]["attn_ko"] = "site/"
     sphinx["config"]["language"] = "ko"
-    # \text{가중치}: MathJax's own fonts have no Hangul, and its fallback (serif) draws nothing
-    # where no Korean font is installed; the page's font (Noto Sans KR, served) has it
-    sphinx["config"]["mathjax3_config"] = {"chtml": {"mtextInheritFont": True}}
+    # \text{가중치}: MathJax's own fonts have no Hangul, and its fallback for characters they
+    # lack (serif) draws nothing where no Korean font is installed; the served Noto Sans KR has
+    # them. Only those characters take it: with mtextInheritFont every \text did, and MathJax
+    # left a script-size word (d_\text{head}) its full-size width, a visible gap after it.
+    sphinx["config"]["mathjax3_config"] = {"chtml": {"unknownFamily": "'Noto Sans KR', sans-serif"}}
     # the labels in Korean (site/attn_ko.py): a copy, so that Sphinx's compiled .mo lands here
     catalog = src / "locale" / "ko" / "LC_MESSAGES"
     catalog.mkdir(parents=True, exist_ok=True)
