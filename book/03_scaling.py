@@ -242,8 +242,10 @@ print("standard normal:", percent(normal_near_zero, 0))
 # {eval}`percent(near_zero[-1], 0)` at $d_k =$ {eval}`plain(d_max)`, and
 # {eval}`percent(normal_near_zero, 0)` of a standard normal's draws. Every $d_k$ has variance 1
 # after the division, but only at larger $d_k$ are the scaled scores close to one and the same
-# distribution, $N(0, 1)$; the next figure shows the small difference this makes at
-# $d_k = 1$, measured just after it.
+# distribution, $N(0, 1)$. With normal keys one query's scaled scores are normal at every
+# $d_k$, with variance $\|\mathbf q\|^2 / d_k$; what differs at small $d_k$ is how much that
+# length varies from query to query. The next figure shows the small difference this makes
+# at $d_k = 1$, measured just after it.
 #
 # ## What a large spread does to softmax
 #
@@ -290,7 +292,8 @@ figures.show(
     "queries per dₖ. Unscaled (circles), the largest weight climbs towards "
     "1, the entropy falls towards 0 and the Jacobian's norm, after rising up "
     "to dₖ = {jac_peak_d_k}, shrinks; scaled (squares), all three stay nearly "
-    "flat, settling once dₖ is large enough for q·k/√dₖ to be close to normal. Dotted lines: the uniform weight 1/S = "
+    "flat, settling once dₖ is large enough for each query's length |q|/√dₖ to be close to 1. "
+    "Dotted lines: the uniform weight 1/S = "
     "{uniform} and the uniform entropy log S = {log_n_keys}.",
     n_keys=n_keys,
     n_trials=n_trials,
@@ -315,8 +318,8 @@ step_table(
 # Unscaled, the softmax is *saturated* (포화), nearly one-hot
 # ({eval}`figures.ref("fig-ch3-saturation")`). Scaled, the largest weight stays near
 # {eval}`dec(sat_scaled.max_weight[-1], 2)` at every large $d_k$ and is
-# {eval}`dec(sat_scaled.max_weight[0], 2)` at $d_k = 1$: the small difference that the shape
-# of the scaled scores makes. The entropy says how far: $e^{H}$, the number of
+# {eval}`dec(sat_scaled.max_weight[0], 2)` at $d_k = 1$: the small difference that queries of
+# random length make (at $d_k = 1$ a query's scores spread by its length, which varies most). The entropy says how far: $e^{H}$, the number of
 # keys a query spreads its weight over in effect (equal weights on $m$ keys give exactly $m$),
 # and the Jacobian's norm bounds how much gradient still gets through. Averages hide how uneven
 # saturation is, so measure query by query, at $d_k =$ {eval}`plain(d_max)`, on a larger

@@ -684,7 +684,7 @@ causal_bias
 # configuration; since version 5 of Hugging Face's `transformers`, a key of its
 # `rope_parameters`), and `ac.rotary` takes it as `base`. A larger base slows every pair but the
 # first, so that the slowest pairs still have angles to spare at long distances. Current models
-# range from 10,000 to 1,000,000: 150,000 in gpt-oss (the `rope_theta` of its configuration in
+# choose bases of 10,000 and more, for example 150,000 in gpt-oss (the `rope_theta` of its configuration in
 # Hugging Face's `transformers`); 500,000 in Llama 3 ([Grattafiori et al., 2024](references.md));
 # 1,000,000 in Gemma 3's global layers, whose local (sliding-window) layers keep 10,000
 # ([Gemma Team, 2025](references.md)), and in Qwen3, which pre-trains with 10,000 and raises it
@@ -870,8 +870,8 @@ step_table(
 #   word of distance, with a geometric slope per head; a flat perplexity on long texts does
 #   not show that distant words are used.
 # - NoPE layers use no positions at all and read the order from the causal mask.
-# - RoPE's base is a parameter (`rope_theta`: 10,000 in the paper; in current models from
-#   10,000 to 1,000,000, e.g. gpt-oss 150,000, Llama 3 500,000, Qwen3's long-context stage
+# - RoPE's base is a parameter (`rope_theta`: 10,000 in the paper; in current models 10,000
+#   and more, e.g. gpt-oss 150,000, Llama 3 500,000, Qwen3's long-context stage
 #   1,000,000). Position interpolation (fractional positions) and NTK-aware scaling (a
 #   larger base) bring the slow pairs back into, or close to, their trained range past the
 #   training length; YaRN and Llama 3.1's rule treat each pair by its wavelength.
