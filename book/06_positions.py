@@ -767,8 +767,9 @@ np.testing.assert_allclose(score_pi, score_shifted)
 # trained on 16 positions, by the gradient descent of [Chapter 8](08_learning.ipynb)
 # (`experiments.train_rope_offset_head`), then read on 64: as it is, with interpolated
 # positions, with interpolated positions after some fine-tuning on 64 tokens, and with the
-# NTK-aware base. This head is the worst case for interpolation: it reads only the finest
-# resolution, the fastest pair's one radian per word, which interpolation changes.
+# NTK-aware base. This head is the worst case for interpolation: it tells the word before
+# from the others by its fast pairs (the fastest turns one radian a word), whose angles
+# interpolation changes.
 
 # %%
 rng_head = np.random.default_rng(0)
@@ -821,7 +822,7 @@ step_table(
 # because the head must learn that finer resolution. The NTK-aware base, with no fine-tuning, keeps
 # {eval}`dec(prev_beyond["NTK-aware base"], 2)` past the trained positions. This
 # head is the case that favours it: finding the previous token takes the fast pairs, which
-# NTK-aware scaling leaves almost untouched; a head that reads long distances from the slow
+# NTK-aware scaling slows least (the fastest not at all); a head that reads long distances from the slow
 # pairs would meet the in-between pairs' overshoot of the table above, which is what YaRN and
 # Llama 3.1's rule treat.
 #
