@@ -461,8 +461,8 @@ figures.show(
 # ([Dehghani et al., 2023](references.md)). Qwen3 and Gemma 3 apply an RMSNorm (RMS 정규화:
 # divide by the root mean square, then multiply by a learned gain $\mathbf g$) to each head's
 # query and key ([Qwen Team, 2025a](references.md); [Gemma Team, 2025](references.md)); OLMo 2
-# one over the whole projection ([Team OLMo, 2024](references.md)). Each still scales the
-# scores, and not always by $1/\sqrt{d_k}$:
+# one over the whole projection ([Team OLMo, 2024](references.md)). Most still scale the
+# scores, and not always by $1/\sqrt{d_k}$; Gemma 4 does not:
 #
 # | model | what normalises $\mathbf{q}$ and $\mathbf{k}$ | the divisor |
 # |---|---|---|

@@ -277,8 +277,8 @@ table, parallel, same_digits
 # $\phi(\mathbf q_t)^\top S_t$: $2\,d_k d_v$ FLOPs each, $4\,n\,d_k d_v$ for $n$ tokens.
 # [Chapter 9](09_cost.ipynb)'s count gives softmax attention $4\,n^2 d$, the scores and the
 # weighted sum with every pair counted. A causal pass needs only the pairs the mask keeps,
-# $n(n+1)/2$ of them, about half (a kernel that skips the masked tiles computes little more:
-# only the tiles on the diagonal in full): $2\,n(n+1)\,d$. Against $4\,n\,d^2$ (with
+# $n(n+1)/2$ of them, about half (a kernel that skips the masked tiles computes a little more,
+# since it computes the tiles on the diagonal in full): $2\,n(n+1)\,d$. Against $4\,n\,d^2$ (with
 # $d_k = d_v = d$) the two are equal where $n + 1 = 2d$, so linear attention needs fewer FLOPs
 # past about twice the head width, and about $n / 2d$ times fewer at long lengths. Fewer FLOPs
 # are not yet less time: token by token, the recurrence reads and writes a $d_k \times d_v$
