@@ -418,8 +418,8 @@ print(f"over 100× smaller: {share_q_hundred:.0%}")
 # Of {eval}`n_keys` keys, an unscaled query attends in effect to
 # {eval}`dec(keys_in_effect_plain, 2)`, a scaled one to {eval}`dec(keys_in_effect_scaled, 1)`.
 # {eval}`percent(share_one_hot, 0)` of the unscaled queries put more than
-# {eval}`plain(one_hot)` of their weight on a single key. Their two best keys' scores lie a
-# median {eval}`dec(median_gap, 1)` units apart, a weight ratio of
+# {eval}`plain(one_hot)` of their weight on a single key. Over all the unscaled queries, the
+# two best keys' scores lie a median {eval}`dec(median_gap, 1)` units apart, a weight ratio of
 # $e^{\text{gap}}$, about {eval}`grouped(gap_weight_ratio)` to 1. The other
 # {eval}`percent(share_spread, 0)`, those whose two best keys happen to be close, keep a large
 # Jacobian and lift the mean: the mean Jacobian norm is only {eval}`dec(mean_ratio, 1)` times
