@@ -509,7 +509,7 @@ step_table(
 
 # %% [markdown]
 # The factor falls, from {eval}`dec(bound_factor[0], 1)` to {eval}`dec(bound_factor[-1], 1)` at a
-# distance of {eval}`offsets_long[-1]`, but the score of a query and a key need not: over
+# distance of {eval}`plain(offsets_long[-1])`, but the score of a query and a key need not: over
 # {eval}`n_pairs` pairs of independent random vectors the mean absolute score stays near
 # {eval}`dec(independent[0], 0)` at each of these distances ({eval}`dec(independent, 1)`). The
 # scores fall on average only when the key resembles the query: with $\mathbf k = \mathbf q$ the score is

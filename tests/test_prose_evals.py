@@ -86,3 +86,19 @@ def test_every_eval_of_the_book_quotes_a_name():
     assert len(found) > 500  # the book's prose quotes its numbers this way
     computing = [f"{chapter}: {{eval}}`{e}`" for chapter, e in found if not quotes_a_name(e)]
     assert computing == [], "give these values a name in a visible cell:\n" + "\n".join(computing)
+
+
+def test_no_eval_shows_a_numpy_repr():
+    """A bare numpy scalar renders as ``np.int64(1000)`` in the prose (a referee saw it on the
+    site): every stored {eval} result is a plain value, through a formatter or a Python type."""
+    import json
+
+    shown = [
+        f"{nb.parent.name}/{nb.name}: {e['expression']} -> {text}"
+        for nb in sorted(BOOK.glob("**/[0-9][0-9]_*.ipynb"))
+        for cell in json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        for e in cell.get("metadata", {}).get("user_expressions", [])
+        for text in [e.get("result", {}).get("data", {}).get("text/plain", "")]
+        if re.search(r"\bnp\.\w+\(", text)
+    ]
+    assert shown == []
