@@ -317,8 +317,9 @@ step_table(
 # {eval}`grouped(flops_ratios[-1])` times fewer. The memory changes more.
 # [Chapter 10](10_generation.ipynb)'s Llama-3-8B-like model (32 layers, 32 query heads and 8 key-value heads of 128, float16) holds
 # a KV cache that grows by the same bytes with every token. Give each of its 32 heads in each
-# layer a $128 \times 128$ state instead, and the model holds the same bytes after any number of
-# tokens:
+# layer its own keys and values and a $128 \times 128$ state instead (keys and values shared as
+# its 8 key-value heads share them would need only 8 states, a quarter of the bytes), and the
+# model holds the same bytes after any number of tokens:
 
 # %%
 GiB, MiB = 2**30, 2**20
@@ -1064,7 +1065,7 @@ gated_k3, before_across, gated_across
 # ## Going further: hybrids, one full-attention layer in four (하이브리드 모델)
 #
 # A fixed state cannot recall exactly what it holds no room for, and
-# {eval}`figures.ref("fig-recall-delta")` showed that no fixed state recalls every pair: past
+# {eval}`figures.ref("fig-recall-delta")` showed that neither fixed state measured recalls every pair: past
 # $d_k$ pairs the plain sum blurs every read (it recalls
 # {eval}`dec(random_keys.accuracy["linear"][4], 2)` of 64), and the delta rule with
 # $\beta = 1$ keeps about the $d_k$ newest ({eval}`dec(delta_pairs[4], 0)` of 64). Softmax attention recalls every pair but pays with a cache. The models of 2025 take
