@@ -546,9 +546,11 @@ step_table({"score s": scores_try, "c·tanh(s/c)": capped}, digits=2)
 # numbers followed by an up-projection makes a matrix of rank at most $d_c$):
 #
 # $$
-# \mathbf c_t = \mathrm{RMSNorm}(\mathbf x_t W^{DKV}), \qquad
-# \mathbf k_{t,h} = \mathbf c_t\, W^{UK}_h, \qquad
+# \begin{aligned}
+# \mathbf c_t &= \mathrm{RMSNorm}(\mathbf x_t W^{DKV}), \\
+# \mathbf k_{t,h} &= \mathbf c_t\, W^{UK}_h, \qquad
 # \mathbf v_{t,h} = \mathbf c_t\, W^{UV}_h .
+# \end{aligned}
 # $$ (eq-ch11-mla)
 #
 # $W^{DKV}$, of shape $D \times d_c$ for a model width $D$, compresses keys and values jointly

@@ -1020,8 +1020,10 @@ print("state steps in order:", mid_state_steps, "| rows of forward substitution:
 # decay comes from the token as Mamba-2's does ([Dao & Gu, 2024](references.md)):
 #
 # $$
-# \alpha_t = \exp\!\big(-e^{A_{\log}}\, \operatorname{softplus}(\mathbf x_t \mathbf w_\alpha + b_{dt})\big),
-# \qquad \operatorname{softplus}(z) = \log(1 + e^{z}) > 0 ,
+# \begin{aligned}
+# \alpha_t &= \exp\!\big(-e^{A_{\log}}\, \operatorname{softplus}(\mathbf x_t \mathbf w_\alpha + b_{dt})\big),
+# \\ \operatorname{softplus}(z) &= \log(1 + e^{z}) > 0 ,
+# \end{aligned}
 # $$
 #
 # with a learned column $\mathbf w_\alpha$ and two learned numbers $A_{\log}$ and $b_{dt}$ for
