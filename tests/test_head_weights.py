@@ -51,9 +51,17 @@ def test_the_stored_file_equals_the_model(stored, real_gguf):
         assert [m.tokenizer.decode([i]) for i in w.ids] == w.tokens, name
         per_layer = []
         llama.forward(m, w.ids, weights=per_layer)
+        raw = np.asarray(per_layer)
         # the model's numbers, rounded to 3 decimals (a half-way case may round either way)
-        np.testing.assert_allclose(w.weights, np.asarray(per_layer), rtol=0, atol=0.0005 + 1e-6)
-        assert np.array_equal(head_weights.compute(name, m).weights, w.weights), name
+        np.testing.assert_allclose(w.weights, raw, rtol=0, atol=0.0005 + 1e-6)
+        # the file is what compute() writes; another numpy's float32 sums may land a number
+        # within 10⁻⁶ of a half-way point on its other side (numpy 1.26: two of 69,120)
+        computed = head_weights.compute(name, m).weights
+        differ = computed != w.weights
+        off_half = np.abs(raw * 1000 - np.floor(raw * 1000) - 0.5)
+        assert np.all(off_half[differ] < 1e-3), name
+        assert np.all(np.abs(computed - w.weights)[differ] < 0.001 + 1e-9), name
+        assert differ.sum() <= 10, name
 
 
 def test_the_opening_heads_are_the_best_of_their_kind(stored):

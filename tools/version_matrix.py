@@ -116,6 +116,14 @@ def set_up_entry(name, minor, lowest, wheel):
     return True, ""
 
 
+def failures(log, most=20):
+    """pytest's summary lines of the failed tests in ``log``, indented, for a run whose log is
+    left behind on another machine (CI prints only what this script prints)."""
+    lines = Path(log).read_text(encoding="utf-8", errors="replace").splitlines()
+    failed = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]
+    return "".join(f"\n    {line}" for line in failed[:most])
+
+
 def test_entry(name):
     """Run the unit tests and nbval of one set-up entry; (passed, what happened)."""
     venv = ROOT / ".cache" / "matrix" / name
@@ -137,7 +145,7 @@ def test_entry(name):
     nbval += ["--ignore=book/ko"]
     for what, command in (("unit tests", unit), ("nbval", nbval)):
         if run(command, log, cwd=ROOT, env=env):
-            return False, f"{what} failed (see {log})"
+            return False, f"{what} failed (see {log}){failures(log)}"
     versions = subprocess.run(
         [python, "-c", VERSIONS], capture_output=True, text=True, check=False
     ).stdout.strip()
