@@ -814,7 +814,7 @@ else:
 # whether the library was pinned. The whole sweep over $n$ runs several times, to show how
 # much one run differs from the next.
 #
-# These numbers are measured, not computed from a random start: only running the cells
+# These numbers are measured, not computed from a fixed random seed: only running the cells
 # reproduces them, and the lines the timing cell printed say whether the matrix library was
 # held to one thread and name the processor, its vector extensions, the library's kernel and
 # threads, and the load average, how many programs wanted the processor at the time.
@@ -991,7 +991,7 @@ figures.show(
     runs=decode_repeats * n_sweeps,
     repeats=decode_repeats,
     sweeps=n_sweeps,
-    fit_from=plain(fit_from),
+    fit_from=grouped(fit_from),
     points=plain(fit_lengths),
 )
 
@@ -1309,7 +1309,7 @@ ch10.is_causal_decode.check(fixed_generate_outputs)
 # cache with rotary positions above. `q`, `k` `(..., 1, d)` and `v` `(..., 1, d_v)` are the new token's, not turned yet. Turn
 # them with `ac.rotary` at the new token's position, append, and return its output
 # `(..., 1, d_v)`, with the default scale $1/\sqrt d$. The check runs it on a cache of one
-# position, on every leading shape, on a cache of 40 positions and on float32.
+# position, on several leading shapes, on a cache of 40 positions and on float32.
 # ```
 #
 # ```{admonition} Hint
@@ -1332,11 +1332,11 @@ ch10.rope_decode_step.check(rope_decode_step)
 # :class: dropdown
 #
 # A cache of $n$ keys holds positions $0, \dots, n - 1$, so the new token is at $n$, the
-# cache's length *before* the append: in the section's example the cache held
+# cache's length *before* the append: in the RoPE section's example the cache held
 # {eval}`t_new` words and 배를 was turned at {eval}`t_new`. Not at 0 (it is the only token the
 # step computes, but not the first of the text), not at $n - 1$ (the last cached word's
-# position), and not at $n + 1$ (the length after the append, the off-by-one the section
-# measured). The query and the key are turned at the same position; the value is not turned.
+# position), and not at $n + 1$ (the length after the append, the off-by-one measured
+# there). The query and the key are turned at the same position; the value is not turned.
 #
 # ```python
 # def rope_decode_step(keys, values, q, k, v):
