@@ -8,7 +8,8 @@ file per page of the book, ``04_worked_example.po``, with that page's prose (one
 paragraph, heading, fenced block or table row, the English as ``msgid``), its figures' captions
 (``msgctxt`` ``figure fig-x``) and its chapter's exercise texts (keyed as in the template);
 ``figures.po``, the words figures, tables and widgets draw; ``code.po``, the words the chapters'
-code prints (used when the translated notebooks are written, by ``tools/i18n.py``). The
+code prints, and ``comments/NN_name.po``, the comments of chapter NN's code cells (both used
+when the translated notebooks are written, by ``tools/i18n.py``). The
 catalogs ship inside the package, so an installed wheel shows the same translation as an
 editable checkout.
 

@@ -108,6 +108,27 @@ def test_a_korean_passage_uses_the_glossary_form_of_each_english_term(path):
     assert wrong == []
 
 
+@pytest.mark.parametrize(
+    "path",
+    sorted((i18n.LOCALE / "ko" / "LC_MESSAGES" / "comments").glob("*.po")),
+    ids=lambda p: p.stem,
+)
+def test_a_korean_code_comment_uses_the_glossary_form_of_each_english_term(path):
+    """As for prose, a code comment's terms (its code names aside: ``softmax(x)`` is a call)."""
+    import i18n as tool  # tools/i18n.py
+
+    wrong = []
+    terms = glossary_terms()
+    for entry in i18n.po_entries(path.read_text(encoding="utf-8")):
+        korean_text = " ".join(entry["string"].split())
+        for term in terms_used(tool.NOT_WORDS.sub(" ", entry["id"]), terms) if korean_text else []:
+            if not any(k in korean_text for k in terms[term]):
+                wrong.append(
+                    f"{entry['id'][:40]!r}: {term!r} is {' or '.join(sorted(terms[term]))}"
+                )
+    assert wrong == []
+
+
 def test_every_chapters_exercises_are_all_in_korean():
     """Every text of every exercise has a current Korean translation (keyed, in its chapter's
     catalog): none falls back to English."""

@@ -29,7 +29,11 @@ from attn_book.exercises import catalog as cat  # noqa: E402
 
 babel = pytest.importorskip("babel", reason="the catalogs' tools need Babel (the book extra)")
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
-KOREAN_PO = sorted((i18n.LOCALE / "ko" / "LC_MESSAGES").glob("*.po"))
+KOREAN_PO = sorted((i18n.LOCALE / "ko" / "LC_MESSAGES").rglob("*.po"))  # comments/ too
+
+
+def po_id(path):
+    return str(path.relative_to(i18n.LOCALE / "ko" / "LC_MESSAGES").with_suffix(""))
 
 
 def clear():
@@ -229,6 +233,77 @@ def test_untranslated_printed_words_stay_english_in_code_and_output(book):
     assert any("not translated" in line for line in tool.status("ko", [tool.CODE]))
 
 
+COMMENTED = (
+    "# the scores, one per key:\n"
+    "# a dot product each\n"
+    "scores = keys @ q  # [S, d_k] @ [d_k] -> [S]\n"
+    "label = 'a # in a string'  # not code\n"
+    "import numpy as np  # noqa: E402\n"
+    "out = scores / 2  # out / scores\n"
+    "def f(x):\n"
+    "    # halve it\n"
+    "    return x / 2  # half"
+)
+
+
+def commented_cell(book):
+    nb = nbformat.read(book / "toy.ipynb", as_version=4)
+    nb.cells.insert(2, nbformat.v4.new_code_cell(COMMENTED))
+    nbformat.write(nb, book / "toy.ipynb")
+    tool.update(["ko"])
+
+
+def test_the_comments_with_words_are_a_chapters_catalog_of_their_own(book):
+    """Comments by the tokenizer (not the "#" in a string), a block of full-line comments as one
+    entry; no shape, pragma, nor a comment of only the cell's names."""
+    commented_cell(book)
+    domain = tool.comments_domain("toy")
+    assert tool.po_path("ko", domain) == i18n.LOCALE / "ko/LC_MESSAGES/comments/toy.po"
+    assert [m.id for m in tool.load("ko", domain) if m.id] == [
+        "the scores, one per key:\na dot product each", "not code", "halve it", "half",
+    ]  # fmt: skip
+    assert "half" not in [m.id for m in tool.load("ko", "toy")]  # the prose's catalog is apart
+    assert (
+        sorted(line.split(": not translated")[0] for line in tool.status("ko", ["toy"]))
+        == [
+            "locale/ko/LC_MESSAGES/comments/toy.po",
+        ]
+        * 4
+    )
+
+
+def test_the_korean_code_has_the_translated_comments_and_the_same_code(book):
+    commented_cell(book)
+    translate(
+        {"the scores, one per key:\na dot product each": "키마다 점수 하나, 각각 내적",
+         "not code": "코드가 아니다", "halve it": "반으로\n나눈다"},
+        domain=tool.comments_domain("toy"),
+    )  # fmt: skip
+    korean = korean_notebook().cells[2].source
+    assert korean == (
+        "# 키마다 점수 하나, 각각 내적\n"
+        "scores = keys @ q  # [S, d_k] @ [d_k] -> [S]\n"
+        "label = 'a # in a string'  # 코드가 아니다\n"
+        "import numpy as np  # noqa: E402\n"
+        "out = scores / 2  # out / scores\n"
+        "def f(x):\n"
+        "    # 반으로\n"
+        "    # 나눈다\n"
+        "    return x / 2  # half"
+    )
+    assert (
+        tool.without_comments(korean)
+        == tool.without_comments(COMMENTED)
+        == (
+            "scores = keys @ q\nlabel = 'a # in a string'\nimport numpy as np\nout = scores / 2\n"
+            "def f(x):\n    return x / 2"
+        )
+    )
+    assert tool.without_comments(korean.replace("x / 2", "x/2")) != tool.without_comments(COMMENTED)
+    (line,) = tool.status("ko", ["toy"])
+    assert line == 'locale/ko/LC_MESSAGES/comments/toy.po: not translated: "half"'
+
+
 def test_a_translation_may_quote_only_the_english_expressions(book):
     translate({"The score is {eval}`s`.": "점수는 {eval}`s * 2`이다."})
     with pytest.raises(SystemExit, match=r"does not evaluate: s \* 2"):
@@ -246,7 +321,7 @@ def test_segments_keep_every_character_and_cut_where_a_translator_would():
     assert i18n.has_words("````{solution} ex-a\n:class: dropdown\n\nThe answer.\n````")
 
 
-@pytest.mark.parametrize("path", KOREAN_PO, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", KOREAN_PO, ids=po_id)
 def test_the_runtime_reader_agrees_with_babel(path):
     from babel.messages.pofile import read_po
 
@@ -292,9 +367,9 @@ def test_the_korean_code_cells_are_the_english_ones(name):
     korean = nbformat.read(ROOT / "book" / "ko" / f"{name}.ipynb", as_version=4)
     assert [c.cell_type for c in korean.cells] == [c.cell_type for c in english.cells]
     for en, ko in zip(english.cells, korean.cells, strict=True):
-        if en.cell_type == "code":  # the same code, printing its words in Korean
-            assert (ko.source, len(ko.outputs)) == (
-                tool.translate_code(en.source, "ko"),
+        if en.cell_type == "code":  # the same code, printing its words in Korean; its comments
+            assert (tool.without_comments(ko.source), len(ko.outputs)) == (
+                tool.without_comments(tool.translate_code(en.source, "ko")),
                 len(en.outputs),
             )
         elif i18n.has_words(en.source):
@@ -309,13 +384,40 @@ def test_the_korean_code_cells_are_the_english_ones(name):
     assert not [s for s in said if re.search(r"Figure \d+\.\d+", s)]  # a figure is a 그림
 
 
-@pytest.mark.parametrize("path", KOREAN_PO, ids=lambda p: p.stem)
+@pytest.mark.parametrize("name", [n for n in tool.page_names() if n[0].isdigit()])
+def test_every_comment_with_words_of_the_korean_code_is_korean(name):
+    """No comment a translator translates (:func:`tool.code_comments`) is left in English in
+    the Korean notebook, and each comment the Korean changed is Hangul: a comment of only
+    code, a shape, a number or a pragma stays as the English writes it."""
+    english = nbformat.read(ROOT / "book" / f"{name}.ipynb", as_version=4)
+    korean = nbformat.read(ROOT / "book" / "ko" / f"{name}.ipynb", as_version=4)
+    english_left, not_korean = [], []
+    for n, (en, ko) in enumerate(zip(english.cells, korean.cells, strict=True)):
+        if en.cell_type != "code":
+            continue
+        shown = {"\n".join(lines) for *_, lines in tool._comment_blocks(ko.source)}
+        extracted = {text for *_, text in tool.code_comments(en.source)}
+        unchanged = {"\n".join(lines) for *_, lines in tool._comment_blocks(en.source)}
+        english_left += [f"cell {n}: {text!r}" for text in sorted(extracted & shown)]
+        not_korean += [
+            f"cell {n}: {t!r}" for t in sorted(shown - unchanged) if not HANGUL.search(t)
+        ]
+    assert english_left == [], (
+        f"translate them in attn_book/locale/ko/LC_MESSAGES/comments/{name}.po, then run "
+        "tools/i18n.py build"
+    )
+    assert not_korean == []
+
+
+@pytest.mark.parametrize("path", KOREAN_PO, ids=po_id)
 def test_a_translation_keeps_the_englishs_template_fields_labels_and_expressions(path):
     """The same ``{names}`` in a keyed text or caption, the same {eval} expressions, labels
     and equation references in prose, and every link of the English (to the same section: a
     Korean heading has its English twin's id); a translation may add a link."""
     wrong = []
     for e in i18n.po_entries(path.read_text("utf-8")):
+        if not e["string"]:  # not translated yet: test_every_entry_... names it
+            continue
         if e["context"]:  # a str.format template
             same = tool_fields(e["id"]) == tool_fields(e["string"])
         else:

@@ -71,11 +71,11 @@ def used_hangul():
 
 def used_hangul_in_book():
     """Every Hangul character a reader can meet in JupyterLab: the chapters, the Markdown
-    pages, every catalog of every language (the prose, captions, checkers' words and figures'
-    words of the translations, attn_book/locale/*/LC_MESSAGES/*.po), and what the figures show
-    (their outputs), sorted."""
+    pages, every catalog of every language (the prose, captions, checkers' words, figures'
+    words and code comments of the translations, attn_book/locale/*/LC_MESSAGES/**/*.po), and
+    what the figures show (their outputs), sorted."""
     pages = sorted((ROOT / "book").glob("*.py")) + sorted((ROOT / "book").glob("*.md"))
-    pages += sorted((ROOT / "attn_book" / "locale").glob("*/LC_MESSAGES/*.po"))
+    pages += sorted((ROOT / "attn_book" / "locale").glob("*/LC_MESSAGES/**/*.po"))
     text = "".join(p.read_text(encoding="utf-8") for p in pages) + used_hangul()
     return "".join(sorted(set(HANGUL.findall(text))))
 
