@@ -637,8 +637,8 @@ for name, (d_model, h, d_head, divided_by) in configs.items():
 # - The argument is the Transformer paper's (footnote 4). Dividing by $\sqrt{d_k}$ is a softmax
 #   at temperature $T = \sqrt{d_k}$.
 # - Unscaled scores at large $d_k$ saturate the softmax: one key takes nearly all the weight,
-#   the entropy collapses and, for most queries, the Jacobian, which bounds the gradient that
-#   reaches the scores, all but vanishes ({eval}`figures.ref("fig-ch3-saturation")`). After
+#   the entropy collapses and, for most queries, the Jacobian's norm, which bounds the gradient
+#   that reaches the scores, all but vanishes ({eval}`figures.ref("fig-ch3-saturation")`). After
 #   the scaled model's own $1/\sqrt{d_k}$, the gradient that reaches $W_Q$ and $W_K$ is
 #   {eval}`median_q_text` times smaller for the median query, over 100 times smaller
 #   for {eval}`percent(share_q_hundred, 0)` of the queries, and larger for

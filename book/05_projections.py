@@ -42,7 +42,7 @@
 # - show that shuffling the words shuffles the outputs the same way, and say why models add
 #   positions to the word vectors;
 # - read the explainer's PyTorch `SimpleSelfAttention` line by line and match it with numpy;
-# - say what the two source articles claim for this layer, every word reaching every other in
+# - say what the explainer claims for this layer, every word reaching every other in
 #   one step and all words computed at once, and when the second does not hold.
 
 # %%
@@ -420,8 +420,8 @@ np.testing.assert_allclose(translated, output_cross)
 # ## Going further: word order, the explainer's code, and what attention buys
 #
 # The core ends here. The three sections below add what the projections do to word order,
-# the explainer's PyTorch layer ported to numpy, and the two strengths the source articles
-# credit self-attention with; a first reading can skip to the
+# the explainer's PyTorch layer ported to numpy, and the two strengths the explainer
+# credits self-attention with; a first reading can skip to the
 # [Summary](05_projections.ipynb#summary).
 #
 # ### Shuffle the words: the outputs shuffle too (순열 등변성)
@@ -467,7 +467,7 @@ np.testing.assert_allclose(dog_first, dog_last)
 # The explainer shows a minimal self-attention layer in PyTorch. Here it is as
 # written there (comments translated):
 #
-# ```python
+# ```{code-block} python
 # import torch
 # import torch.nn as nn
 # import torch.nn.functional as F

@@ -55,7 +55,7 @@ from attn_book import experiments
 from attn_book.data import projection_example, quanta_example, toy_embeddings
 from attn_book.exercises import ch06_positions as ch6
 from attn_book.figures import Figures
-from attn_book.prose import dec, plain, sci, vector
+from attn_book.prose import dec, percent, plain, sci, vector
 from attn_book.tables import step_table
 from attn_book.widgets import QueryPad
 
@@ -307,7 +307,10 @@ scores_later.round(3)
 # vector before its turn), and the table lists $n - m$ beside each weight. Move one position
 # with its slider and that key swings round, and its weight changes. Press "every word one
 # place on" (or back): every arrow turns by one more radian, and not one weight moves. Drag
-# a vector, or Tab to it and use the arrow keys, to change it and keep its position.
+# a vector, or Tab to it and use the arrow keys, to change it and keep its position. In the
+# pad's table, cos ∠(q, k) is the cosine of the angle between the turned query and key, and
+# the score is $\mathbf q_m \cdot \mathbf k_n / \sqrt 2$, scaled as in
+# [Chapter 3](03_scaling.ipynb): the scores worked out by hand above are its q·k column.
 
 # %%
 pad = QueryPad(query_position=m, key_positions=key_positions)
@@ -691,7 +694,8 @@ causal_bias
 # to 1,000,000 for its final, long-context pre-training stage ([Qwen Team, 2025a](references.md)).
 #
 # Past its training length, RoPE's slow pairs reach angles $m\theta_i$ the model never saw,
-# and quality falls off quickly. Four rules stretch a trained model, each mainly a change of
+# and quality falls off quickly. This section covers four rules that stretch a trained model's
+# context, each mainly a change of
 # the angles (YaRN also rescales the softmax temperature): position interpolation, NTK-aware
 # scaling, YaRN and Llama 3.1's rule. The rest of this section is for readers who run a model
 # on longer inputs than it was trained on; a first reading can skip to the Summary. Take a toy
@@ -809,7 +813,7 @@ step_table(
 # At the positions it was trained on, the head puts {eval}`dec(prev_seen["as trained"], 2)` of
 # its weight on the token before, on average. Past them, as it is, only
 # {eval}`dec(prev_beyond["as trained"], 2)`: the scores of offsets it never saw, 16 and more,
-# compete with the score of offset 1, and in {eval}`dec(missed_beyond["as trained"], 2)` of
+# compete with the score of offset 1, and in {eval}`percent(missed_beyond["as trained"], 0)` of
 # those rows one of them wins. Interpolation moves the trained positions too: position 1
 # becomes {eval}`plain(positions_pi[1])`, so on pair 0 the token before now sits
 # {eval}`plain(positions_pi[1])` radian away instead of 1 radian, a difference the head never
@@ -817,8 +821,8 @@ step_table(
 # 15: {eval}`dec(prev_seen["interpolated"], 2)` there, {eval}`dec(prev_all["interpolated"], 2)`
 # on average.
 # {eval}`finetune_steps` steps of fine-tuning bring it back to
-# {eval}`dec(prev_all["interpolated, fine-tuned"], 2)`, its top key right in all but
-# {eval}`dec(missed_beyond["interpolated, fine-tuned"], 2)` of the rows past 15, but slowly,
+# {eval}`dec(prev_all["interpolated, fine-tuned"], 2)`, its top key wrong in
+# {eval}`percent(missed_beyond["interpolated, fine-tuned"], 0)` of the rows past 15, but slowly,
 # because the head must learn that finer resolution. The NTK-aware base, with no fine-tuning, keeps
 # {eval}`dec(prev_beyond["NTK-aware base"], 2)` past the trained positions. This
 # head is the case that favours it: finding the previous token takes the fast pairs, which

@@ -51,7 +51,7 @@ def glossary_terms():
 #: English words a glossary term shares with everyday prose ("means", the verb).
 NOT_TERMS = {"mean"}
 CODE_AND_MATHS = [  # in this order: listings, fence lines, display maths, inline maths and code
-    re.compile(r"```python\n.*?```", re.S),
+    re.compile(r"```(?:python|\{code-block\} python)\n.*?```", re.S),
     re.compile(r"^`{3,}.*$", re.M),
     re.compile(r"\$\$.*?\$\$", re.S),
     re.compile(r"\$[^$]*\$|`[^`]*`|\]\([^)]*\)"),

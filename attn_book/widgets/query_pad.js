@@ -361,15 +361,15 @@ function placeHandle(node, g, v) {
     setAttrs(node, { cx: g.px(v[0]), cy: g.py(v[1]) });
   }
 }
-var columnsOf = (t) => [
+var columnsOf = (t, shown) => [
   ["dot", t("q·k (내적)"), null],
-  ["cos", t("cos θ"), null],
+  ["cos", shown.has("positions") ? t("cos ∠(q, k)") : t("cos θ"), null],
   ["score", t("score"), "scale"],
   ["weight", t("weight (가중치)"), "weights"],
   ["offset", t("n − m"), "positions"]
 ];
 function buildTable(panel, n, shown, t) {
-  const columns = columnsOf(t).filter(([, , part]) => part === null || shown.has(part));
+  const columns = columnsOf(t, shown).filter(([, , part]) => part === null || shown.has(part));
   const table = htmlEl("table", { cls: "abh-table" }, panel);
   const head = htmlEl("tr", {}, htmlEl("thead", {}, table));
   for (const h of ["", ...columns.map(([, header]) => header)]) htmlEl("th", { text: h }, head);
