@@ -46,7 +46,7 @@
 #   holds after each, and name the circuit that such a stack begins (an induction circuit);
 # - say what every API gives for a row whose keys are all masked.
 #
-# New terms: head, output projection, entropy, causal mask, KV cache, padding; in the
+# New terms: head, output projection, causal mask, KV cache, padding; in the
 # *Going further* sections, layer, residual connection, induction head, packing (each with its
 # Korean name where it is introduced).
 
@@ -973,7 +973,7 @@ ch7.scale_d_model.check(fixed_head_weights)
 #
 # Write `merge_and_project(heads, w_o)`, step 3 of the section on heads: `heads` are the
 # heads' outputs, shape $(\dots, h, L, d_\text{head})$, and `w_o` is $W_O$, shape
-# $(h \cdot d_\text{head}, D)$. Join each token's heads in order, head 0 first, into one row
+# $(h \cdot d_\text{head}, D)$. Join each token's heads in order, head 1 first, into one row
 # of $h \cdot d_\text{head}$ features, and multiply by $W_O$: the result is
 # $(\dots, L, D)$. Plain NumPy, not `ac.merge_heads`. The check runs it on square and
 # non-square $W_O$, on every leading shape and on float32.
@@ -1000,11 +1000,11 @@ ch7.merge_heads_output.check(merge_and_project)
 #
 # Swap the heads axis with the tokens axis, so that each token's $h$ heads are side by side,
 # then reshape them into one row: head $i$'s $d_\text{head}$ numbers become features
-# $i \cdot d_\text{head}$ to $(i + 1) \cdot d_\text{head} - 1$ (in the section,
+# $(i - 1) \cdot d_\text{head}$ to $i \cdot d_\text{head} - 1$ (in the section,
 # {eval}`n_heads` heads of {eval}`d_head` made rows of {eval}`d_model`). The product with
 # $W_O$ is then the sum over the heads of each head's output times its own block of
 # $d_\text{head}$ rows of $W_O$, $\sum_i \text{head}_i W_O^{(i)}$, where $W_O^{(i)}$ is
-# rows $i \cdot d_\text{head}$ to $(i + 1) \cdot d_\text{head} - 1$ of $W_O$. A reshape
+# rows $(i - 1) \cdot d_\text{head}$ to $i \cdot d_\text{head} - 1$ of $W_O$. A reshape
 # without the swap joins consecutive runs of one head's outputs into a row instead, the
 # heads joined in another order meet the wrong rows of $W_O$, and $W_O^\top$ runs only when $W_O$ is square, with other numbers.
 #

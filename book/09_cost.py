@@ -16,7 +16,7 @@
 # counts that cost by hand, and then removes the memory half of it with the trick every fast
 # attention kernel uses today: the online softmax.
 #
-# After this chapter you will be able to:
+# After the core of this chapter you will be able to:
 #
 # - count the FLOPs and the bytes of attention for given shapes;
 # - run the online softmax (온라인 소프트맥스) by hand and merge two halves computed apart;
@@ -672,8 +672,8 @@ figures.show(
 
 # %% [markdown]
 # A measured slope comes with a repeatability, the spread from one sweep to the next, and
-# with parts that can each stray from 2. These timings are measured, not computed from a random start: only running the cells
-# reproduces them, and your numbers will differ; the lines the cell printed say whether the
+# with parts that can each stray from 2. These timings are measured, not generated from a
+# seeded random draw: only running the cells reproduces them, and your numbers will differ; the lines the cell printed say whether the
 # matrix library was held to one thread and name the processor, its vector extensions, the
 # library's kernel and its threads, and the load average (how many programs wanted the
 # processor at the time; above the number of cores, programs took turns). The machine that
@@ -683,14 +683,14 @@ figures.show(
 # from n = {eval}`fit_from` to {eval}`largest_n`, the time's slope in each of the {eval}`n_sweeps` sweeps was
 # {eval}`dec(sweep_slopes, 2)`, against the 2 of {eq}`eq-ch9-cost`: from one run of the same
 # cell to the next it moved by {eval}`dec(slope_range, 2)`. That spread, not a standard error
-# computed from one sweep's few points, measures the slope's repeatability, not its whole
-# uncertainty (what every sweep shares, such as the caches, does not show in it): the points of one sweep
-# share whatever else the machine was doing while it ran. Through each size's fastest time
+# computed from one sweep's few points, measures the slope's repeatability, because the points
+# of one sweep share whatever else the machine was doing while it ran. It is not the slope's
+# whole uncertainty: what every sweep shares, such as the caches, does not show in it. Through each size's fastest time
 # over the sweeps the slope is {eval}`dec(slope, 2)`, and between neighbouring sizes it was
 # {eval}`dec(fit.local, 2)`; a slope between two neighbouring sizes rests on two timings
 # only.
 #
-# A whole slope away from 2 need not mean that attention grows otherwise than $n^2$:
+# The whole call's slope straying from 2 need not mean that attention grows otherwise than $n^2$:
 # the time is the sum of two parts, and their sum follows $n^2$ only once each part does. In
 # each sweep the two products alone, the floor, had the slope {eval}`dec(floor_slopes, 2)`,
 # and the rest of the call (the softmax's passes over the scores, and the fresh memory the

@@ -428,7 +428,9 @@ def test_the_catalog_has_every_text_of_every_exercise(ex):
     # attn_core): the default diagnoses and the praise, which are looked up with its id.
     own_words = {d.name for d in ex.diagnoses} | {d.name for d in getattr(ex, "_generic", list)()}
     engine = {"praise-function"} if hasattr(ex, "reference") else set()
-    assert set(catalog()["exercises"][ex.id]) <= {"title", "follow-up"} | cases | own_words | engine
+    options = {f"option-{o}" for o in getattr(ex, "options", ())}  # a choice's words, translated
+    allowed = {"title", "follow-up"} | cases | own_words | engine | options
+    assert set(catalog()["exercises"][ex.id]) <= allowed
 
 
 def _away(x):

@@ -30,7 +30,7 @@ import numpy as np
 import attn_core as ac
 
 from . import diagnose
-from .catalog import text
+from .catalog import catalog, text
 from .records import Case, Diagnosis, Feedback, Trial
 from .running import (
     AnswerProblem,
@@ -559,7 +559,9 @@ class ChoiceExercise(Exercise):
 
     Each wrong option ``opt`` gets the catalog's ``chose-<opt>`` for the exercise (why it
     loses, not which wins); a ``follow-up`` there is added to the praise (what the reader
-    does once right, e.g. "now run the next cell and see it happen").
+    does once right, e.g. "now run the next cell and see it happen"). An option that is words,
+    not a code value, may have them in the catalog as ``option-<opt>``: a translated page's
+    reader may then answer in its language (:meth:`option_words`), and the English still counts.
 
     Parameters
     ----------
@@ -591,14 +593,30 @@ class ChoiceExercise(Exercise):
         ]
         super().__init__(id, diagnoses=diagnoses, **kw)
 
+    def option_words(self, language=None):
+        """``{option: its words in language}`` (default the book's): the catalog's
+        ``option-<option>``, else the option itself.
+
+        >>> from attn_book.exercises import ch08_learning as ch8
+        >>> ch8.which_vanishes.option_words("ko")["dV, at d_k = 256"]
+        'd_k = 256에서 dV'
+        >>> ch8.which_vanishes.option_words("en")["dV, at d_k = 256"]
+        'dV, at d_k = 256'
+        """
+        own = catalog(language)["exercises"].get(self.id, {})
+        return {opt: own.get(f"option-{opt}", opt) for opt in self.options}
+
     def _trials(self, answer):
         if _is_unanswered(answer):
             raise _Unanswered(_UNANSWERED_VALUE)
         typed = run_with_time_limit(lambda: _typed(answer), self.time_limit)
         key = None if typed is None else _choice_key(typed)
         pick = None if key is None else self._by_key.get(key, self._by_key.get(_exponent(key)))
+        words = self.option_words()
+        if pick is None and key is not None:  # the option in the page's language
+            pick = {_choice_key(w): opt for opt, w in words.items()}.get(key)
         if pick is None:
-            choices = ", ".join(map(repr, self.options))
+            choices = ", ".join(repr(words[opt]) for opt in self.options)
             kind = text("a-kind", kind=type(answer).__name__)
             what = kind if typed is None else repr(typed)
             raise AnswerProblem("not-an-option", text("not-an-option", choices=choices, what=what))

@@ -12,7 +12,9 @@ box speaks the catalog's language:
   (the slip, recomputed here from the inputs) or a ``rule`` of the fixed generic set
   (:data:`.diagnose.NUMBER_RULES`, ported once in the JavaScript) with its arguments, and its
   text;
-- ``"choice"``: the options and the checker's own feedback for each option, and for none;
+- ``"choice"``: the options, the words the box shows for each (``labels``: the catalog's
+  ``option-<option>`` in the page's language, else the option) and the checker's own feedback
+  for each option, and for none;
 - ``"kernel"``: everything else (write-the-function, find-the-bug, a design judged by what it
   computes), with ``why`` (for the reader).
 
@@ -115,6 +117,7 @@ def site_spec(ex):
             "id": ex.id,
             "title": ex.title,
             "options": list(ex.options),
+            "labels": ex.option_words(),
             "verdicts": {opt: _line(site_verdict(ex, opt)) for opt in ex.options},
             "unanswered": _line(site_verdict(ex, ...)),
         }

@@ -450,8 +450,14 @@
     return line("wrong", M.fallback, "other");
   }
 
+  // An option is its code value or, on a translated page, the words the box shows for it.
   function checkChoice(spec, option) {
-    const v = option === null ? spec.unanswered : spec.verdicts[option];
+    const labels = spec.labels ?? {};
+    const value =
+      option === null || option in spec.verdicts
+        ? option
+        : (spec.options.find((o) => labels[o] === option) ?? option);
+    const v = value === null ? spec.unanswered : spec.verdicts[value];
     return line(v.status, v.message, v.diagnosis);
   }
 
@@ -552,7 +558,7 @@
       );
       for (const option of spec.options) {
         const radio = el("input", { type: "radio", name: id, value: option });
-        group.append(el("label", {}, radio, ` ${option}`));
+        group.append(el("label", {}, radio, ` ${spec.labels?.[option] ?? option}`));
       }
       form.append(group, button);
       form.addEventListener("submit", (event) => {
