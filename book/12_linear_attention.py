@@ -767,8 +767,8 @@ step_table(
 # values.
 #
 # All of this is a verdict on random keys and a fixed β, not on trained models. Trained on
-# MQAR, DeltaNet recalls more than the linear-attention and gated baselines it is compared
-# with ([Yang et al., 2024b](references.md)). A trained model differs from this test in two
+# MQAR, DeltaNet recalls more than the other linear-time models it is compared with, gated
+# ones among them ([Yang et al., 2024b](references.md)). A trained model differs from this test in two
 # ways: its keys are not random, and it chooses $\beta_t$ token by token. [Going further: keys
 # that do not overlap, and a weaker
 # write](12_linear_attention.ipynb#going-further-keys-that-do-not-overlap-and-a-weaker-write)
@@ -1448,8 +1448,8 @@ index_gflops, sparse_gflops, dense_gflops = (
 # - The delta rule ({eq}`eq-ch12-delta`) is a gradient step on $\tfrac12\lVert S\mathbf k -
 #   \mathbf v\rVert^2$. In this training-free test, on random keys written once, with
 #   $\beta = 1$ and $d_v = 64$, it recalled fewer pairs than the plain sum, a lead that mostly
-#   closes at $d_v = d_k$ (trained on MQAR, DeltaNet recalls more than the linear-attention
-#   baselines). With every key rewritten it replaced the stale values and
+#   closes at $d_v = d_k$ (trained on MQAR, DeltaNet recalls more than the other linear-time
+#   models it is compared with). With every key rewritten it replaced the stale values and
 #   recalled about as many pairs as without rewrites
 #   ({eval}`percent(rewrites.accuracy["delta"][0], 0)` of 4, {eval}`percent(rewrites.accuracy["delta"][2], 0)`
 #   of 16), where softmax and the plain sum averaged old and new; past 32 pairs its capacity
