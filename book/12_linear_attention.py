@@ -739,6 +739,7 @@ by_width = {
 }
 for method in ("linear", "delta"):  # d_v = 64 repeats the runs above
     np.testing.assert_array_equal(by_width[64].accuracy[method], acc_r[method][[2, 4, 5]])
+width_plain_pairs = [by_width[d_v].accuracy["linear"][-1] * width_pairs[-1] for d_v in value_widths]
 width_delta_pairs = [by_width[d_v].accuracy["delta"][-1] * width_pairs[-1] for d_v in value_widths]
 step_table(
     {
@@ -1414,9 +1415,9 @@ index_gflops, sparse_gflops, dense_gflops = (
 # at position a million. The algebra said what that costs: the state holds at most $d_k$
 # associations without crosstalk. The measurement showed how the reads blur past that. How
 # many pairs a blurred state still picks out depends on the test: the plain sum's count grew
-# with the value width ({eval}`dec(by_width[16].accuracy["linear"][2] * width_pairs[2], 0)`,
-# {eval}`dec(by_width[64].accuracy["linear"][2] * width_pairs[2], 0)` and
-# {eval}`dec(by_width[256].accuracy["linear"][2] * width_pairs[2], 0)` of 128 pairs at
+# with the value width ({eval}`dec(width_plain_pairs[0], 0)`,
+# {eval}`dec(width_plain_pairs[1], 0)` and
+# {eval}`dec(width_plain_pairs[2], 0)` of 128 pairs at
 # $d_v =$ {eval}`value_widths[0]`, {eval}`value_widths[1]` and {eval}`value_widths[2]`), while
 # the delta rule with $\beta = 1$ kept about $d_k$, the newest, at every width. A state of
 # fixed size has a fixed capacity, so at some length every such memory fails. The delta rule
