@@ -485,7 +485,7 @@ figures.show(
 # of 4 pairs against the plain sum's {eval}`percent(forgetting.accuracy["linear"][0], 0)`.
 # Each point at 4 pairs rests on {eval}`queries_at_4` queries ({eval}`small_queries[0]`
 # memories of {eval}`small_queries[1]` pairs), and another seed may close that gap; from 8
-# pairs on the gap is wide.
+# pairs on the gap is larger.
 # ```
 #
 # ## The delta rule: correct before writing (델타 규칙)
@@ -1453,8 +1453,8 @@ index_gflops, sparse_gflops, dense_gflops = (
 #   models it is compared with). With every key rewritten it replaced the stale values and
 #   recalled about as many pairs as without rewrites
 #   ({eval}`percent(rewrites.accuracy["delta"][0], 0)` of 4, {eval}`percent(rewrites.accuracy["delta"][2], 0)`
-#   of 16), where softmax and the plain sum averaged old and new; past 32 pairs its capacity
-#   of about $d_k$ put it below softmax's coin flip ({eval}`percent(rewrites.accuracy["delta"][4], 0)`
+#   of 16), where softmax and the plain sum averaged old and new; past 32 pairs, keeping
+#   only about $d_k$ of them put it below softmax's coin flip ({eval}`percent(rewrites.accuracy["delta"][4], 0)`
 #   against {eval}`percent(rewrites.accuracy["softmax"][4], 0)` at 64). By write position it keeps the newest pairs and loses the
 #   oldest, where the plain sum blurs all alike.
 # - *Going further.* Dropping elu + 1's $+1$ recovers part of the plain sum's recall, and
