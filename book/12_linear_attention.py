@@ -17,14 +17,14 @@
 # This chapter drops the softmax: it changes the score so that the past folds
 # into a state of fixed size, as a recurrent network's does. That is linear attention, and
 # models of 2025 use it: Qwen3-Next and Kimi Linear run three such layers for every layer
-# of ordinary attention, MiniMax-01 and MiniMax-M1 seven. We derive it by hand from the softmax of
+# of full (softmax) attention, MiniMax-01 and MiniMax-M1 seven. We derive it by hand from the softmax of
 # [Chapter 4](04_worked_example.ipynb), measure what it forgets, give the state the delta
 # rule's ability to overwrite a stored key–value pair (an ability, not room for more pairs),
 # and measure again. Sparse attention, the other way out, keeps the softmax and every key but
 # lets a query read only a few chosen ones; it closes the chapter as a section of its own.
 #
-# **The core of this chapter** is one skill: fold the past into a state of fixed size and
-# measure what that state keeps. It runs through [why softmax needs the
+# **The core of this chapter** is that state: built by hand, priced, and measured as a memory.
+# It runs through [why softmax needs the
 # table](12_linear_attention.ipynb#why-softmax-needs-the-table), [a score that splits](12_linear_attention.ipynb#a-score-that-splits), [the
 # causal pass as a recurrence](12_linear_attention.ipynb#the-causal-pass-is-a-recurrence), [its
 # cost](12_linear_attention.ipynb#what-it-costs-and-a-state-of-fixed-size), [what it forgets](12_linear_attention.ipynb#what-it-forgets), [the
@@ -277,10 +277,12 @@ table, parallel, same_digits
 # $\phi(\mathbf q_t)^\top S_t$: $2\,d_k d_v$ FLOPs each, $4\,n\,d_k d_v$ for $n$ tokens.
 # [Chapter 9](09_cost.ipynb)'s count gives softmax attention $4\,n^2 d$, the scores and the
 # weighted sum with every pair counted. A causal pass needs only the pairs the mask keeps,
-# $n(n+1)/2$ of them, about half (a kernel that skips the masked tiles computes a little more,
-# since it computes the tiles on the diagonal in full): $2\,n(n+1)\,d$. Against $4\,n\,d^2$ (with
+# $n(n+1)/2$ of them, about half (a kernel that skips the fully masked tiles computes little
+# more than that: only the tiles on the diagonal are computed in full): $2\,n(n+1)\,d$. Against $4\,n\,d^2$ (with
 # $d_k = d_v = d$) the two are equal where $n + 1 = 2d$, so linear attention needs fewer FLOPs
-# past about twice the head width, and about $n / 2d$ times fewer at long lengths. Fewer FLOPs
+# past about twice the head width, and about $n / 2d$ times fewer at long lengths. (That is
+# the recurrence's count; the chunkwise form that training uses adds a masked $C \times C$
+# table inside each chunk of $C$ tokens, of order $n\,C\,d$ FLOPs more.) Fewer FLOPs
 # are not yet less time: token by token, the recurrence reads and writes a $d_k \times d_v$
 # state for every token, and how fast it runs depends on how those reads and writes are
 # scheduled (chunk by chunk, see [Going further: the delta rule chunk by
@@ -336,10 +338,9 @@ kv_per_token_kib, kv_long_gib, state_mib, break_even
 # The cache adds {eval}`plain(kv_per_token_kib)` KiB a token and reaches
 # {eval}`plain(kv_long_gib)` GiB at 128k tokens; the states take {eval}`plain(state_mib)` MiB,
 # as much as the cache of {eval}`plain(break_even)` tokens, and no more at 128k, or at a
-# million. (Priced here in float16, as the cache; serving stacks recommend float32 for the
-# states, twice the bytes, for a reason given under [Going further:
-# hybrids](12_linear_attention.ipynb#going-further-hybrids-one-full-attention-layer-in-four).) A decode step reads that state once, $O(d_k d_v)$ per head, where Chapter 10's read
-# the whole cache, $O(n\,d)$. (The normalisers add $d_k$ numbers a head, not counted here.)
+# million, priced in float16 as the cache is. A decode step reads that state once,
+# $O(d_k d_v)$ per head, where Chapter 10's read the whole cache, $O(n\,d)$. (The normalisers
+# add $d_k$ numbers a head, not counted here.)
 #
 # ## What it forgets (망각)
 #
@@ -355,9 +356,10 @@ kv_per_token_kib, kv_long_gib, state_mib, break_even
 #
 # With unit keys the first term is the value stored; the second, the crosstalk (간섭), vanishes
 # only if key $i$ is orthogonal to every other key. In $d_k$ dimensions at most $d_k$ keys are
-# mutually orthogonal: the state holds at most $d_k$ associations cleanly, with no crosstalk,
-# and beyond that every read is blurred by the others (blurred is not yet lost: the
-# measurement below counts how many reads still point to their own value). The example shows it with $d_k = 2$ and three keys, made unit:
+# mutually orthogonal, so the state holds at most $d_k$ associations cleanly, with no
+# crosstalk. Beyond that every read is blurred by the others. Blurred is not yet lost: the
+# measurement below counts how many reads still point to their own value. The example shows it
+# with $d_k = 2$ and three keys, made unit:
 
 # %%
 K_unit = K / np.linalg.norm(K, axis=1, keepdims=True)  # (1, 0), (0, 1), (0.707, 0.707)
@@ -374,11 +376,11 @@ read_plain
 # How fast this grows is measured by an associative-recall task (연관 회상): write $N$
 # key–value pairs into a memory, then ask for every key and count how often the memory gives
 # back its own value. A memory that guesses is right for $1/N$ of the queries, the chance
-# level (우연 수준). Below, "recalls $x$ of $N$ pairs" gives a share, the decimal $x$ of the
-# $N$ queries answered right; "picks out $m$ of $N$" counts pairs, $m = xN$. The keys are random unit vectors in $d_k = 16$ dimensions, and three
-# memories are compared: softmax attention over all $N$ pairs, the plain sum of
-# {eq}`eq-ch12-crosstalk`, and Katharopoulos et al.'s elu + 1 with its normaliser, the first
-# and the last sharpened by a factor of 16 (the dropdown says how and why).
+# level (우연 수준). The keys are random unit vectors in $d_k = 16$ dimensions, the values
+# random unit vectors in $d_v = 64$. Three memories are compared: softmax attention over all
+# $N$ pairs, the plain sum of {eq}`eq-ch12-crosstalk`, and Katharopoulos et al.'s elu + 1 with
+# its normaliser, the first and the last sharpened by a factor of 16 (the dropdown says how and
+# why).
 #
 # ```{admonition} How the recall experiment is set up
 # :class: dropdown
@@ -408,16 +410,21 @@ pair_counts = (4, 8, 16, 32, 64, 128)
 forgetting = recall_sweep(pair_counts, d_k_recall, methods=("softmax", "linear", "linear_elu"))
 unscaled = recall_sweep(pair_counts, d_k_recall, methods=("softmax", "linear_elu"), scale=1.0)
 chance = forgetting.chance  # 1/N
-names = {"softmax": "softmax", "linear": "plain sum", "linear_elu": "elu + 1", "delta": "delta"}
-for method, accuracy in forgetting.accuracy.items():
-    cosine = forgetting.cosine[method].round(2)
-    print(f"{names[method]:10} recalls", accuracy.round(2), "mean cosine", cosine)
-for method, accuracy in unscaled.accuracy.items():
-    print(f"{names[method]:10} at scale 1 recalls", accuracy.round(2))
-print("chance (1/N)            ", chance.round(3))
-plain_pairs = forgetting.accuracy["linear"] * np.array(pair_counts)  # pairs recalled: share × N
-plain_pairs_per_dk = plain_pairs.max() / d_k_recall  # the most pairs, in units of d_k
+acc_f, cos_f = forgetting.accuracy, forgetting.cosine
+print("softmax    recalls", acc_f["softmax"].round(2), "mean cosine", cos_f["softmax"].round(2))
+print("plain sum  recalls", acc_f["linear"].round(2), "mean cosine", cos_f["linear"].round(2))
+print(
+    "elu + 1    recalls", acc_f["linear_elu"].round(2), "mean cosine", cos_f["linear_elu"].round(2)
+)
+print("softmax    at scale 1 recalls", unscaled.accuracy["softmax"].round(2))
+print("elu + 1    at scale 1 recalls", unscaled.accuracy["linear_elu"].round(2))
+print("chance (1/N)      ", chance.round(3))
+crosstalk_cosine = 1 / np.sqrt(1 + (np.array(pair_counts) - 1) / d_k_recall)  # predicted
+print("plain sum, predicted cosine   ", crosstalk_cosine.round(2))
+plain_pairs = acc_f["linear"] * np.array(pair_counts)  # pairs recalled: share × N
 print("plain sum, pairs recalled", plain_pairs.round(1))
+small_queries = recall_task(pair_counts[0], d_k_recall).queries.shape[:2]  # (memories, N)
+queries_at_4 = int(np.prod(small_queries))  # the queries behind each point at N = 4
 
 # %% tags=["hide-input"]
 figures.show(
@@ -429,45 +436,57 @@ figures.show(
 )
 
 # %% [markdown]
-# {eval}`figures.ref("fig-recall")` reads as {eq}`eq-ch12-crosstalk` predicts. Softmax
-# attention recalls every pair at every $N$, up to {eval}`pair_counts[-1]`: it keeps them all,
-# and its cache grows with $N$. That needs the factor 16. At scale 1 the scores of unit keys
-# lie between −1 and 1, the weights are nearly even, and every read is pulled towards the
-# average of all the values: softmax then recalls
-# {eval}`dec(unscaled.accuracy["softmax"][2], 2)` of 16 pairs,
-# {eval}`dec(unscaled.accuracy["softmax"][4], 2)` of 64 and
-# {eval}`dec(unscaled.accuracy["softmax"][5], 2)` of 128, fewer than the plain sum below.
+# {eval}`figures.ref("fig-recall")` reads as {eq}`eq-ch12-crosstalk` predicts: softmax
+# attention keeps every pair, the plain sum degrades gradually, and elu + 1 does worse still.
+# Softmax recalls every pair at every $N$, up to {eval}`pair_counts[-1]`, and its cache grows
+# with $N$.
 #
-# The plain sum degrades gradually. It recalls
-# {eval}`dec(forgetting.accuracy["linear"][2], 2)` of 16 pairs, as many as $d_k$, then
-# {eval}`dec(forgetting.accuracy["linear"][4], 2)` of 64 and
-# {eval}`dec(forgetting.accuracy["linear"][5], 2)` of 128: the crosstalk of $N - 1$ random
-# keys grows like $\sqrt{N / d_k}$ and buries the value. (Two random unit keys in $d_k$
-# dimensions have a dot product of mean 0 and variance $1/d_k$; the $N - 1$ terms of
-# {eq}`eq-ch12-crosstalk` add their variances, $(N - 1)/d_k$, so the crosstalk's length grows
-# like the square root of that, against the stored value's 1.) Its mean cosine with the right value
-# falls from the start, {eval}`dec(forgetting.cosine["linear"][0], 2)` at 4 pairs and
-# {eval}`dec(forgetting.cosine["linear"][5], 2)` at 128. Counted in pairs (the share times
-# $N$), it still picks out {eval}`dec(plain_pairs[4], 0)` of 64 and
-# {eval}`dec(plain_pairs[5], 0)` of 128, about {eval}`dec(plain_pairs_per_dk, 0)`
-# times $d_k$: a blurred read can still be nearer its own value than any other of the $N$ in
-# $d_v$ dimensions. That count depends on $d_v$ and on the reader, not on $d_k$ alone;
-# what $d_k$ bounds is the number of associations held without crosstalk.
+# The plain sum recalls {eval}`percent(forgetting.accuracy["linear"][2], 0)` of 16 pairs, as
+# many as $d_k$, then {eval}`percent(forgetting.accuracy["linear"][4], 0)` of 64 and
+# {eval}`percent(forgetting.accuracy["linear"][5], 0)` of 128. The crosstalk buries the value.
+# Two random unit keys in $d_k$ dimensions have a dot product of mean 0 and variance $1/d_k$.
+# The values, random in 64 dimensions, are nearly orthogonal, so the squared lengths of the
+# $N - 1$ crosstalk terms add up to about $(N - 1)/d_k$, against the stored value's 1. The
+# read's cosine with its own value should then be about $1 / \sqrt{1 + (N - 1)/d_k}$, and it
+# is: {eval}`dec(crosstalk_cosine[1], 2)` predicted against
+# {eval}`dec(forgetting.cosine["linear"][1], 2)` measured at 8 pairs,
+# {eval}`dec(crosstalk_cosine[5], 2)` against {eval}`dec(forgetting.cosine["linear"][5], 2)`
+# at 128.
 #
-# The elu + 1 memory does worse than the plain sum at every $N$ (at 4 pairs the gap rests on few
-# queries, and another seed may close it), though better than chance: it
-# recalls {eval}`dec(forgetting.accuracy["linear_elu"][0], 2)` of 4 pairs,
-# {eval}`dec(forgetting.accuracy["linear_elu"][2], 2)` of 16 and
-# {eval}`dec(forgetting.accuracy["linear_elu"][4], 2)` of 64, against chance's
-# {eval}`dec(chance[0], 2)`, {eval}`dec(chance[2], 3)` and {eval}`dec(chance[4], 3)`.
-# [Going further: where positive features lose
+# A blurred read still counts as recalled while it is nearer its own value than any of the
+# other $N - 1$. Counted in pairs, the plain sum picks out {eval}`dec(plain_pairs[4], 0)` of
+# 64 and {eval}`dec(plain_pairs[5], 0)` of 128. That count is not a property of the state
+# alone: it grows with the value width $d_v$, as [the recall experiment
+# again](12_linear_attention.ipynb#the-recall-experiment-again) measures. What $d_k$ bounds is
+# the number of associations held without crosstalk.
+#
+# The elu + 1 memory does worse than the plain sum, though better than chance: it recalls
+# {eval}`percent(forgetting.accuracy["linear_elu"][2], 0)` of 16 pairs and
+# {eval}`percent(forgetting.accuracy["linear_elu"][4], 0)` of 64, against chance's
+# {eval}`percent(chance[2], 1)` and {eval}`percent(chance[4], 1)`. [Going further: where
+# positive features lose
 # recall](12_linear_attention.ipynb#going-further-where-positive-features-lose-recall) asks why.
-#
-# On the unit keys themselves, without the factor 16, elu + 1 recalls {eval}`dec(unscaled.accuracy["linear_elu"][0], 2)`,
-# {eval}`dec(unscaled.accuracy["linear_elu"][2], 2)` and
-# {eval}`dec(unscaled.accuracy["linear_elu"][4], 2)` of 4, 16 and 64 pairs, about chance. The
-# models of the next sections use neither a positive feature map nor the normaliser
+# The models of the next sections use neither a positive feature map nor the normaliser
 # $\phi(\mathbf q)^\top \mathbf z$: they read $S$ as the plain sum does.
+#
+# ```{admonition} Without the factor 16, and at 4 pairs
+# :class: dropdown
+#
+# At scale 1 the scores of unit keys lie between −1 and 1, softmax's weights are nearly even,
+# and every read is pulled towards the average of all the values: softmax then recalls
+# {eval}`percent(unscaled.accuracy["softmax"][2], 0)` of 16 pairs,
+# {eval}`percent(unscaled.accuracy["softmax"][4], 0)` of 64 and
+# {eval}`percent(unscaled.accuracy["softmax"][5], 0)` of 128, fewer than the plain sum. elu + 1
+# on the unit keys themselves recalls {eval}`percent(unscaled.accuracy["linear_elu"][0], 0)`,
+# {eval}`percent(unscaled.accuracy["linear_elu"][2], 0)` and
+# {eval}`percent(unscaled.accuracy["linear_elu"][4], 0)` of 4, 16 and 64 pairs, about chance.
+#
+# With the factor, elu + 1 recalls {eval}`percent(forgetting.accuracy["linear_elu"][0], 0)`
+# of 4 pairs against the plain sum's {eval}`percent(forgetting.accuracy["linear"][0], 0)`.
+# Each point at 4 pairs rests on {eval}`queries_at_4` queries ({eval}`small_queries[0]`
+# memories of {eval}`small_queries[1]` pairs), and another seed may close that gap; from 8
+# pairs on the gap is larger.
+# ```
 #
 # ## The delta rule: correct before writing (델타 규칙)
 #
@@ -481,8 +500,8 @@ figures.show(
 # \qquad \mathbf o_t = S_t \mathbf q_t ,
 # $$ (eq-ch12-delta)
 #
-# with $S$ stored as $d_v \times d_k$, as `ac.delta_rule` and DeltaNet's and Gated DeltaNet's papers write it, unit keys,
-# and a writing strength (쓰기 강도) $\beta_t$ that the model computes from each token.
+# with $S$ stored as $d_v \times d_k$, as the DeltaNet and Gated DeltaNet papers write it (and
+# `ac.delta_rule`), unit keys, and a writing strength (쓰기 강도) $\beta_t$ that the model computes from each token.
 #
 # ```{note}
 # **One state, two orientations.** From here on, $S$ is stored values by keys.
@@ -582,8 +601,9 @@ step_table(
 # $\mathbf v_4$ exactly, and keys 1 and 2, neither of them orthogonal to $\mathbf k_3$ or
 # $\mathbf k_4$, miss by {eval}`dec(err_delta4[0])`, where the plain sum misses them by
 # {eval}`dec(err_plain4[0])`: with $d_k = 2$ the delta rule holds the two newest pairs and
-# the older ones pay for them, while the plain sum blurs all four alike
-# ({eval}`plain(err_plain4[2])` on keys 3 and 4). Which of the two recalls more pairs when there
+# the older ones pay for them, while the plain sum blurs all four
+# ({eval}`dec(err_plain4[0])` on keys 1 and 2, {eval}`plain(err_plain4[2])` on keys 3 and 4)
+# and returns none exactly. Which of the two recalls more pairs when there
 # are many keys is for the recall experiment below to say.
 #
 # **A gradient step.** The correction is one step of online least squares (온라인 최소제곱).
@@ -648,20 +668,20 @@ figures.show(
 three = ("softmax", "linear", "delta")
 random_keys = recall_sweep(pair_counts, d_k_recall, methods=three)
 rewrites = recall_sweep(pair_counts, d_k_recall, methods=three, rewrite=True)
+acc_r, cos_r = random_keys.accuracy, random_keys.cosine
+acc_w, cos_w = rewrites.accuracy, rewrites.cosine
 print("random keys:")
-for method in three:
-    accuracy, cosine = random_keys.accuracy[method].round(2), random_keys.cosine[method].round(2)
-    print(f"  {names[method]:9} recalls", accuracy, "mean cosine", cosine)
+print("  softmax    recalls", acc_r["softmax"].round(2), "mean cosine", cos_r["softmax"].round(2))
+print("  plain sum  recalls", acc_r["linear"].round(2), "mean cosine", cos_r["linear"].round(2))
+print("  delta rule recalls", acc_r["delta"].round(2), "mean cosine", cos_r["delta"].round(2))
 print("every key written twice:")
-for method in three:
-    accuracy, cosine = rewrites.accuracy[method].round(2), rewrites.cosine[method].round(2)
-    print(f"  {names[method]:9} recalls", accuracy, "mean cosine", cosine)
-delta_pairs = random_keys.accuracy["delta"] * np.array(pair_counts)  # pairs recalled: share × N
-stale_cost = np.abs(rewrites.accuracy["delta"] - random_keys.accuracy["delta"]).max()  # any N
+print("  softmax    recalls", acc_w["softmax"].round(2), "mean cosine", cos_w["softmax"].round(2))
+print("  plain sum  recalls", acc_w["linear"].round(2), "mean cosine", cos_w["linear"].round(2))
+print("  delta rule recalls", acc_w["delta"].round(2), "mean cosine", cos_w["delta"].round(2))
+delta_pairs = acc_r["delta"] * np.array(pair_counts)  # pairs recalled: share × N
+stale_cost = np.abs(acc_w["delta"] - acc_r["delta"]).max()  # at any N
 print("delta rule, random keys, pairs recalled", delta_pairs.round(1))
-small_queries = recall_task(pair_counts[0], d_k_recall).queries.shape[:2]  # (memories, N)
-queries_at_4 = int(np.prod(small_queries))  # the queries behind each point at N = 4
-p_soft = rewrites.accuracy["softmax"][0]  # softmax with rewrites at N = 4
+p_soft = acc_w["softmax"][0]  # softmax with rewrites at N = 4
 se_soft = np.sqrt(p_soft * (1 - p_soft) / queries_at_4)  # its standard error
 coin_gap = (p_soft - 0.5) / se_soft  # its distance from a coin flip, in standard errors
 queries_ratio = pair_counts[-1] // pair_counts[0]  # queries at N = 128 over those at N = 4
@@ -670,9 +690,9 @@ by_position = {}  # recall at N = 64 by when each pair was written, oldest quart
 for method in ("linear", "delta"):
     hits = recall_hits(task_64, recalled(task_64, method))  # [memories, N]: query i = write i
     by_position[method] = hits.reshape(len(hits), 4, -1).mean(axis=(0, 2))  # 4 quarters
-    assert np.isclose(by_position[method].mean(), random_keys.accuracy[method][4])
-    print(f"  {names[method]:9} by quarter, oldest first:", by_position[method].round(2))
-queries_at_4, round(float(se_soft), 2)
+    assert np.isclose(by_position[method].mean(), acc_r[method][4])
+print("  plain sum  by quarter, oldest first:", by_position["linear"].round(2))
+print("  delta rule by quarter, oldest first:", by_position["delta"].round(2))
 
 # %% tags=["hide-input"]
 figures.show(
@@ -685,62 +705,112 @@ figures.show(
 )
 
 # %% [markdown]
-# {eval}`figures.ref("fig-recall-delta")` does not show the delta rule simply winning.
+# {eval}`figures.ref("fig-recall-delta")` does not show the delta rule simply winning: it can
+# overwrite a pair, but it keeps only about $d_k$ of them.
 #
-# **Random keys, each written once (left).** The delta rule recalls *fewer* pairs than the
-# plain sum: {eval}`dec(random_keys.accuracy["delta"][2], 2)` against
-# {eval}`dec(random_keys.accuracy["linear"][2], 2)` at 16 pairs, and
-# {eval}`dec(random_keys.accuracy["delta"][4], 2)` against
-# {eval}`dec(random_keys.accuracy["linear"][4], 2)` at 64. Each write with $\beta = 1$ makes
-# the state exact for the newest key by removing, along that key, what older pairs had stored
-# there, as keys 1 and 2 lost to keys 3 and 4 above. Random keys always overlap, so every pair is worn down
-# by the writes after it, and only the most recent ones stay clear. Counted by when each pair
-# was written, at 64 pairs the delta rule recalls {eval}`dec(by_position["delta"][0], 2)`,
-# {eval}`dec(by_position["delta"][1], 2)`, {eval}`dec(by_position["delta"][2], 2)` and
-# {eval}`dec(by_position["delta"][3], 2)` of the four quarters, oldest to newest: a ramp. The
-# plain sum forgets nothing on purpose: {eval}`dec(by_position["linear"][0], 2)`,
-# {eval}`dec(by_position["linear"][1], 2)`, {eval}`dec(by_position["linear"][2], 2)` and
-# {eval}`dec(by_position["linear"][3], 2)`, flat. It blurs all pairs alike, and a blurred value
+# **Random keys, each written once (left).** With these values, $d_v = 64$, the delta rule
+# recalls *fewer* pairs than the plain sum:
+# {eval}`percent(random_keys.accuracy["delta"][2], 0)` against
+# {eval}`percent(random_keys.accuracy["linear"][2], 0)` of 16 pairs, and
+# {eval}`percent(random_keys.accuracy["delta"][4], 0)` against
+# {eval}`percent(random_keys.accuracy["linear"][4], 0)` of 64. Each write with $\beta = 1$
+# makes the state exact for the newest key by removing, along that key, what older pairs had
+# stored there, as keys 1 and 2 lost to keys 3 and 4 above. Random keys always overlap, so
+# every pair is worn down by the writes after it, and only the most recent ones stay clear.
+# Counted by when each pair was written, at 64 pairs the delta rule recalls
+# {eval}`percent(by_position["delta"][0], 0)`, {eval}`percent(by_position["delta"][1], 0)`,
+# {eval}`percent(by_position["delta"][2], 0)` and {eval}`percent(by_position["delta"][3], 0)`
+# of the four quarters, oldest to newest: a ramp. The plain sum's quarters are flat,
+# {eval}`percent(by_position["linear"][0], 0)`, {eval}`percent(by_position["linear"][1], 0)`,
+# {eval}`percent(by_position["linear"][2], 0)` and
+# {eval}`percent(by_position["linear"][3], 0)`: it blurs all pairs alike, and a blurred value
 # is still the nearest.
-# That is a verdict on random keys and a fixed β, not on trained models. Trained on MQAR,
-# DeltaNet recalls more than the additive linear attentions it is compared with, and the
-# delta rule is the better associative memory ([Yang et al., 2024b](references.md)). A trained
-# model differs from this test in two ways: its keys are not random, and it chooses $\beta_t$
-# token by token. [Going further: keys that do not overlap, and a weaker
+#
+# **How wide the values are decides much of the plain sum's lead.** The runs above store values
+# four times as wide as the keys, and a wider value space leaves a blurred read more room to
+# stay nearest its own value. The same random keys with three value widths:
+
+# %%
+value_widths = (16, 64, 256)  # d_v; 64 is the width of every run above
+width_pairs = (pair_counts[2], pair_counts[4], pair_counts[5])  # N = 16, 64, 128
+by_width = {
+    d_v: recall_sweep(width_pairs, d_k_recall, methods=("linear", "delta"), d_v=d_v)
+    for d_v in value_widths
+}
+for method in ("linear", "delta"):  # d_v = 64 repeats the runs above
+    np.testing.assert_array_equal(by_width[64].accuracy[method], acc_r[method][[2, 4, 5]])
+width_plain_pairs = [by_width[d_v].accuracy["linear"][-1] * width_pairs[-1] for d_v in value_widths]
+width_delta_pairs = [by_width[d_v].accuracy["delta"][-1] * width_pairs[-1] for d_v in value_widths]
+step_table(
+    {
+        f"N = {n}": [
+            percent(by_width[d_v].accuracy[method][i], 0)
+            for method in ("linear", "delta")
+            for d_v in value_widths
+        ]
+        for i, n in enumerate(width_pairs)
+    },
+    index=[f"{name}, dᵥ = {d_v}" for name in ("plain sum", "delta rule") for d_v in value_widths],
+)
+
+# %% [markdown]
+# The plain sum's share grows with $d_v$, and the delta rule's hardly moves. With values as
+# wide as the keys, $d_v = d_k =$ {eval}`value_widths[0]`, the plain sum recalls
+# {eval}`percent(by_width[16].accuracy["linear"][1], 0)` of 64 pairs against the delta rule's
+# {eval}`percent(by_width[16].accuracy["delta"][1], 0)`, and at 128 pairs the two are level
+# ({eval}`percent(by_width[16].accuracy["linear"][2], 0)` and
+# {eval}`percent(by_width[16].accuracy["delta"][2], 0)`). With $d_v =$ {eval}`value_widths[2]`
+# the plain sum recalls {eval}`percent(by_width[256].accuracy["linear"][2], 0)` of 128. The
+# delta rule picks out {eval}`dec(width_delta_pairs[0], 0)`,
+# {eval}`dec(width_delta_pairs[1], 0)` and {eval}`dec(width_delta_pairs[2], 0)` of 128 pairs
+# at the three widths, about $d_k$. So the plain sum's count of pairs is not its state's
+# capacity: it depends on $d_v$ and on a reader that only has to pick the nearest of the $N$
+# values.
+#
+# All of this is a verdict on random keys and a fixed β, not on trained models. Trained on
+# MQAR, DeltaNet recalls more than the other linear-time models it is compared with, gated
+# ones among them ([Yang et al., 2024b](references.md)). A trained model differs from this test in two
+# ways: its keys are not random, and it chooses $\beta_t$ token by token. [Going further: keys
+# that do not overlap, and a weaker
 # write](12_linear_attention.ipynb#going-further-keys-that-do-not-overlap-and-a-weaker-write)
 # measures both: keys that overlap less remove the cost, and a smaller β keeps more of the old
 # pairs. That a trained model's keys do overlap less than random ones is a hypothesis this
 # chapter does not measure.
 #
-# **Every key written twice (right).** Now the memory must replace, not just store. Without
-# positions, as here, softmax attention sees both writes of the key with equal scores and
-# returns the average of the stale and the new value (a trained transformer could tell them
-# apart by position, and take the newer one). Its mean cosine with the new value is
-# {eval}`dec(rewrites.cosine["softmax"][2], 2)` at 16 pairs, near $1/\sqrt 2$, and whether the
-# average lands nearer the new value or the stale one is a coin flip, decided by the small
-# weights on the other keys: it recalls {eval}`dec(rewrites.accuracy["softmax"][2], 2)`, about
-# half. The plain sum does the same, blurred: {eval}`dec(rewrites.accuracy["linear"][2], 2)`.
-# The delta rule removes the stale value when it writes the new one and recalls
-# {eval}`dec(rewrites.accuracy["delta"][0], 2)` of 4 pairs and
-# {eval}`dec(rewrites.accuracy["delta"][2], 2)` of 16, about what it recalled with no rewrites
-# ({eval}`dec(random_keys.accuracy["delta"][2], 2)`, on the same keys and values as on the left;
-# the rewrites only add the stale writes in front): the stale writes move its recall by at most
-# {eval}`dec(stale_cost, 2)` at any $N$. Its
-# capacity is still about $d_k$, the newest pairs: on random keys it picks out
+# **Every key written twice (right).** Now the memory must replace, not just store, and only
+# the delta rule does. Without positions, as here, softmax attention sees both writes of the
+# key with equal scores and returns the average of the stale and the new value (a trained
+# transformer could tell them apart by position, and take the newer one). Whether that average
+# lands nearer the new value or the stale one is a coin flip, decided by the small weights on
+# the other keys: softmax recalls {eval}`percent(rewrites.accuracy["softmax"][2], 0)` of 16
+# pairs, about half, and its mean cosine with the new value is
+# {eval}`dec(rewrites.cosine["softmax"][2], 2)`, near $1/\sqrt 2$. The plain sum does the same,
+# blurred: {eval}`percent(rewrites.accuracy["linear"][2], 0)`. The delta rule removes the stale
+# value when it writes the new one and recalls
+# {eval}`percent(rewrites.accuracy["delta"][0], 0)` of 4 pairs and
+# {eval}`percent(rewrites.accuracy["delta"][2], 0)` of 16, about what it recalled with no
+# rewrites. It still picks out about $d_k$ pairs, the newest: on random keys
 # {eval}`dec(delta_pairs[3], 0)` of 32, {eval}`dec(delta_pairs[4], 0)` of 64 and
-# {eval}`dec(delta_pairs[5], 0)` of 128, and with rewrites beyond 32 pairs it falls below
-# softmax's half ({eval}`dec(rewrites.accuracy["delta"][4], 2)` against
-# {eval}`dec(rewrites.accuracy["softmax"][4], 2)` at 64). What it adds is the ability to
+# {eval}`dec(delta_pairs[5], 0)` of 128. So with rewrites beyond 32 pairs it falls below
+# softmax's coin flip ({eval}`percent(rewrites.accuracy["delta"][4], 0)` against
+# {eval}`percent(rewrites.accuracy["softmax"][4], 0)` of 64). What it adds is the ability to
 # overwrite, not room.
 #
-# Softmax's accuracy with rewrites is therefore not a capacity but a share of coin flips, and
-# at small $N$ it rests on few of them: {eval}`small_queries[0]` memories of
+# ```{admonition} How firm these shares are
+# :class: dropdown
+#
+# The runs with and without rewrites use the same keys and values; the rewrites only add the
+# stale writes in front. The stale writes move the delta rule's recall by at most
+# {eval}`percent(stale_cost, 0)` of the queries at any $N$.
+#
+# Softmax's accuracy with rewrites is not a capacity but a share of coin flips, and at small
+# $N$ it rests on few of them: {eval}`small_queries[0]` memories of
 # {eval}`small_queries[1]` pairs ask {eval}`queries_at_4` queries, so its
-# {eval}`dec(p_soft, 2)` at 4 pairs has a binomial standard error, computed from that share, of
-# about {eval}`dec(se_soft, 2)` and lies
-# {eval}`dec(coin_gap, 1)` standard errors from ½; its line in
-# {eval}`figures.ref("fig-recall-delta")` is jagged there. At {eval}`pair_counts[-1]` pairs
-# each point rests on {eval}`queries_ratio` times as many.
+# {eval}`percent(p_soft, 1)` at 4 pairs has a binomial standard error, computed from that
+# share, of about {eval}`percent(se_soft, 1)` and lies {eval}`dec(coin_gap, 1)` standard
+# errors from a half; its line in {eval}`figures.ref("fig-recall-delta")` is jagged there. At
+# {eval}`pair_counts[-1]` pairs each point rests on {eval}`queries_ratio` times as many.
+# ```
 #
 # ## Going further: where positive features lose recall
 #
@@ -748,12 +818,14 @@ figures.show(
 # fewer pairs than the plain sum at every $N$. This section asks where that cost comes from.
 #
 # **Why positive features hurt.** The features of elu + 1 are all positive, so
-# $\phi(\mathbf k_i) \cdot \phi(\mathbf k_j) > 0$ for every pair: the crosstalk never
-# cancels, as the plain sum's terms of either sign partly do. The normaliser is not the
+# $\phi(\mathbf k_i) \cdot \phi(\mathbf k_j) > 0$ for every pair: the weights on the other
+# values are all positive, and the crosstalk keeps a component along the sum of all the values,
+# which signed weights would partly cancel. The normaliser is not the
 # cause: it divides the read by the positive number $\phi(\mathbf q)^\top \mathbf z$, which
 # leaves its cosine with every value, and so this measurement, unchanged. Is the cost
 # positivity itself, or the large part that every feature vector shares, the $+1$ and the mean
-# of $\phi(\mathbf k)$ over the keys? Remove that part and read again, without the normaliser:
+# of $\phi(\mathbf k)$ over the keys? Subtract that part, the same vector $\mathbf c$ from the
+# features of the keys and of the queries, and read again, without the normaliser:
 
 
 # %%
@@ -775,8 +847,9 @@ for n in pair_counts:
         shifted[name].append(recall_score(task_n, feature_read(task_n, shift)).accuracy)
 shifted = {name: np.array(acc) for name, acc in shifted.items()}
 np.testing.assert_allclose(shifted["elu + 1"], forgetting.accuracy["linear_elu"])  # as above
-for name, accuracy in shifted.items():
-    print(f"{name:15} recalls", accuracy.round(2))
+print("elu + 1         recalls", shifted["elu + 1"].round(2))
+print("elu (no +1)     recalls", shifted["elu (no +1)"].round(2))
+print("elu + 1 − mean  recalls", shifted["elu + 1 − mean"].round(2))
 elu_64 = ac.elu_plus_one(16 * recall_task(pair_counts[4], d_k_recall).keys) - 1  # elu(16 k)
 elu_negative_mean = elu_64[elu_64 < 0].mean()  # its negative features, N = 64
 print("elu(16 k), mean of its negative features:", round(float(elu_negative_mean), 2))
@@ -784,11 +857,11 @@ print("elu(16 k), mean of its negative features:", round(float(elu_negative_mean
 # %% [markdown]
 # Dropping the $+1$ recovers part of the recall, and subtracting the mean feature nearly all
 # of it. At 64 pairs
-# elu + 1 recalls {eval}`dec(shifted["elu + 1"][4], 2)`; dropping the $+1$ (features
+# elu + 1 recalls {eval}`percent(shifted["elu + 1"][4], 0)`; dropping the $+1$ (features
 # $\mathrm{elu}(x)$, whose negative entries average {eval}`dec(elu_negative_mean, 2)`, near
-# elu's floor of −1) lifts that to {eval}`dec(shifted["elu (no +1)"][4], 2)`, and subtracting
-# the mean feature to {eval}`dec(shifted["elu + 1 − mean"][4], 2)`, against the plain sum's
-# {eval}`dec(forgetting.accuracy["linear"][4], 2)`. A positive feature map shares a large
+# elu's floor of −1) lifts that to {eval}`percent(shifted["elu (no +1)"][4], 0)`, and subtracting
+# the mean feature to {eval}`percent(shifted["elu + 1 − mean"][4], 0)`, against the plain sum's
+# {eval}`percent(forgetting.accuracy["linear"][4], 0)`. A positive feature map shares a large
 # common component; every similarity carries it, and it pulls every read towards the sum of all
 # the values. Subtracting the mean removes that component and dropping the $+1$ only shrinks
 # it, which fits the partial recovery; both changes also make the features signed, so
@@ -818,13 +891,13 @@ print("written twice, delta rule recalls", ortho_rw.accuracy["delta"].round(2))
 assert (ortho_rw.accuracy["linear"] == 0).all()  # v_stale + v_new: a tie, so a miss, every time
 
 # %% [markdown]
-# Written once, both memories recall every pair ({eval}`dec(ortho.accuracy["linear"][-1], 2)`
-# and {eval}`dec(ortho.accuracy["delta"][-1], 2)` of 16): without overlap, the delta rule's
+# Written once, both memories recall every pair ({eval}`percent(ortho.accuracy["linear"][-1], 0)`
+# and {eval}`percent(ortho.accuracy["delta"][-1], 0)` of 16): without overlap, the delta rule's
 # writes cost the other pairs nothing. With rewrites the delta rule still recalls
-# {eval}`dec(ortho_rw.accuracy["delta"][-1], 2)` of 16. The plain sum piles the new value on
+# {eval}`percent(ortho_rw.accuracy["delta"][-1], 0)` of 16. The plain sum piles the new value on
 # the stale one and returns $\mathbf v_{\text{stale}} + \mathbf v_{\text{new}}$ exactly, equally
 # near both: a dead heat on every query, which counts as a miss, so it recalls
-# {eval}`dec(ortho_rw.accuracy["linear"][-1], 2)` at every $N$ (its mean cosine with the new
+# {eval}`percent(ortho_rw.accuracy["linear"][-1], 0)` at every $N$ (its mean cosine with the new
 # value is {eval}`dec(ortho_rw.cosine["linear"][-1], 2)`, near $1/\sqrt 2$).
 #
 # **A smaller β.** The models compute $\beta_t$ from each token, through a sigmoid, and it is
@@ -854,19 +927,19 @@ step_table(
 
 # %% [markdown]
 # On random keys written once, a smaller β recalls more: at 64 pairs
-# {eval}`dec(beta_random[0].accuracy["delta"][4], 2)` with $\beta = 1$,
-# {eval}`dec(beta_random[1].accuracy["delta"][4], 2)` with 0.5 and
-# {eval}`dec(beta_random[3].accuracy["delta"][4], 2)` with 0.1, against the plain sum's
-# {eval}`dec(random_keys.accuracy["linear"][4], 2)`. Each write now removes only a share β of
+# {eval}`percent(beta_random[0].accuracy["delta"][4], 0)` with $\beta = 1$,
+# {eval}`percent(beta_random[1].accuracy["delta"][4], 0)` with 0.5 and
+# {eval}`percent(beta_random[3].accuracy["delta"][4], 0)` with 0.1, against the plain sum's
+# {eval}`percent(random_keys.accuracy["linear"][4], 0)`. Each write now removes only a share β of
 # what the state returned for its key, so the older pairs are worn down less. As $\beta \to 0$
 # the state itself is built from writes of size β, so $S$ is of order $\beta$ and the
 # correction $\beta\, S \mathbf k$ of order $\beta^2$ against the write's $\beta$. But
 # $S\mathbf k$ also carries the crosstalk of the $N$ pairs, of length about
 # $\beta\sqrt{N/d_k}$, so the limit needs $\beta\sqrt{N/d_k} \ll 1$, not only a small β: then the rule
 # becomes the plain sum, scaled by β. With rewrites, β = 0.5 and 0.25 also recall more of
-# 32 pairs ({eval}`dec(beta_rewrites[1].accuracy["delta"][3], 2)` and
-# {eval}`dec(beta_rewrites[2].accuracy["delta"][3], 2)` against
-# {eval}`dec(beta_rewrites[0].accuracy["delta"][3], 2)`), but a smaller β replaces less:
+# 32 pairs ({eval}`percent(beta_rewrites[1].accuracy["delta"][3], 0)` and
+# {eval}`percent(beta_rewrites[2].accuracy["delta"][3], 0)` against
+# {eval}`percent(beta_rewrites[0].accuracy["delta"][3], 0)`), but a smaller β replaces less:
 # each rewrite removes only a share β of the stale value. At
 # 4 rewritten pairs the recalled vector's mean cosine with the new value falls from
 # {eval}`dec(beta_rewrites[0].cosine["delta"][0], 2)` with $\beta = 1$ to
@@ -1015,7 +1088,7 @@ print("state steps in order:", mid_state_steps, "| rows of forward substitution:
 #   + \beta_t\, \mathbf v_t \mathbf k_t^\top .
 # $$ (eq-ch12-gated)
 #
-# In the limit $\alpha_t = 1$ this is {eq}`eq-ch12-delta` rearranged. Near 1 the state keeps its
+# With $\alpha_t = 1$ this is {eq}`eq-ch12-delta` rearranged. Near 1 the state keeps its
 # associations for long; near 0 it starts afresh, as at the start of a new document. The
 # decay comes from the token as Mamba-2's does ([Dao & Gu, 2024](references.md)):
 #
@@ -1066,11 +1139,13 @@ gated_k3, before_across, gated_across
 #
 # ## Going further: hybrids, one full-attention layer in four (하이브리드 모델)
 #
-# A fixed state cannot recall exactly what it holds no room for, and
-# {eval}`figures.ref("fig-recall-delta")` showed that neither fixed state measured recalls every pair: past
-# $d_k$ pairs the plain sum blurs every read (it recalls
-# {eval}`dec(random_keys.accuracy["linear"][4], 2)` of 64), and the delta rule with
-# $\beta = 1$ keeps about the $d_k$ newest ({eval}`dec(delta_pairs[4], 0)` of 64). Softmax attention recalls every pair but pays with a cache. The models of 2025 take
+# A state of fixed size has a fixed capacity, so at some $N$ every such memory fails. Neither
+# fixed state tested in {eval}`figures.ref("fig-recall-delta")` recalled every pair: past $d_k$
+# pairs the plain sum blurs every read (it recalled
+# {eval}`percent(random_keys.accuracy["linear"][4], 0)` of 64 pairs with $d_v = 64$, a share
+# that grows with $d_v$), and the delta rule with $\beta = 1$ keeps about the $d_k$ newest
+# ({eval}`dec(delta_pairs[4], 0)` of 64). Softmax attention recalls every pair but pays with a
+# cache. The models of 2025 take
 # both: most layers linear, a few full-attention layers that keep the cache and can look up
 # any token exactly. Qwen3-Next interleaves three Gated DeltaNet layers with one
 # full-attention layer ([Qwen Team, 2025b](references.md)); Kimi Linear interleaves three
@@ -1337,13 +1412,16 @@ index_gflops, sparse_gflops, dense_gflops = (
 # $n$ and is read whole at every step. This chapter changed the score itself: with
 # $\phi(\mathbf q)\cdot\phi(\mathbf k)$ in place of $e^{\mathbf q \cdot \mathbf k}$, the past
 # folds into a state of $d_k \times d_v$ numbers, and a token costs the same at position 10 or
-# at position a million. The measurement said what that costs: the state holds at most $d_k$
-# associations without crosstalk. Past that, the plain sum blurs every read and still picks
-# out about {eval}`dec(plain_pairs_per_dk, 0)` times $d_k$ pairs
-# ({eval}`dec(plain_pairs[4], 0)` of 64; unlike the delta rule's, that count grows with the
-# value width $d_v$ and depends on how values are read), while the delta rule with $\beta = 1$
-# keeps about $d_k$, the newest ({eval}`dec(delta_pairs[4], 0)` of 64). The delta rule lets the state
-# overwrite a pair, and the models that ship it keep a quarter of their layers as full
+# at position a million. The algebra said what that costs: the state holds at most $d_k$
+# associations without crosstalk. The measurement showed how the reads blur past that. How
+# many pairs a blurred state still picks out depends on the test: the plain sum's count grew
+# with the value width ({eval}`dec(width_plain_pairs[0], 0)`,
+# {eval}`dec(width_plain_pairs[1], 0)` and
+# {eval}`dec(width_plain_pairs[2], 0)` of 128 pairs at
+# $d_v =$ {eval}`value_widths[0]`, {eval}`value_widths[1]` and {eval}`value_widths[2]`), while
+# the delta rule with $\beta = 1$ kept about $d_k$, the newest, at every width. A state of
+# fixed size has a fixed capacity, so at some length every such memory fails. The delta rule
+# lets the state overwrite a pair, and the models that ship it keep a quarter of their layers as full
 # attention to look up the rest exactly. Sparse attention
 # takes the opposite trade, all keys kept and a few read.
 #
@@ -1360,22 +1438,24 @@ index_gflops, sparse_gflops, dense_gflops = (
 #   from $n = 2d$ on), and its state is fixed:
 #   {eval}`plain(state_mib)` MiB for the Llama-3-8B-like shape against a KV cache of
 #   {eval}`plain(kv_long_gib)` GiB at 128k tokens.
-# - The state holds at most $d_k$ associations without crosstalk ({eq}`eq-ch12-crosstalk`).
-#   With $d_k = 16$ the plain sum degraded gradually, recalling
-#   {eval}`dec(forgetting.accuracy["linear"][2], 2)` of 16 pairs and
-#   {eval}`dec(forgetting.accuracy["linear"][5], 2)` of 128 ({eval}`dec(plain_pairs[5], 0)`
-#   pairs, blurred but nearest their own values; unlike the delta rule's, that count grows with
-#   the value width $d_v$ and depends on how values are read); the delta rule with $\beta = 1$
-#   kept about $d_k$, the newest ({eval}`dec(delta_pairs[5], 0)` of 128); softmax attention kept all.
+# - The state holds at most $d_k$ associations without crosstalk ({eq}`eq-ch12-crosstalk`),
+#   and a state of fixed size fails at some $N$. With $d_k = 16$ and $d_v = 64$ the plain sum
+#   degraded gradually, recalling {eval}`percent(forgetting.accuracy["linear"][2], 0)` of 16
+#   pairs and {eval}`percent(forgetting.accuracy["linear"][5], 0)` of 128; how many pairs it
+#   still picks out grows with $d_v$ ({eval}`percent(by_width[16].accuracy["linear"][2], 0)`
+#   of 128 at $d_v = d_k$, {eval}`percent(by_width[256].accuracy["linear"][2], 0)` at
+#   $d_v =$ {eval}`value_widths[2]`). The delta rule with $\beta = 1$ kept about $d_k$, the
+#   newest, at every $d_v$ tried; softmax attention kept all.
 # - The delta rule ({eq}`eq-ch12-delta`) is a gradient step on $\tfrac12\lVert S\mathbf k -
 #   \mathbf v\rVert^2$. In this training-free test, on random keys written once, with
-#   $\beta = 1$, it recalled fewer pairs than the plain sum (trained on MQAR, DeltaNet recalls
-#   more than linear attention). With every key rewritten it replaced the stale values and
+#   $\beta = 1$ and $d_v = 64$, it recalled fewer pairs than the plain sum, a lead that mostly
+#   closes at $d_v = d_k$ (trained on MQAR, DeltaNet recalls more than the other linear-time
+#   models it is compared with). With every key rewritten it replaced the stale values and
 #   recalled about as many pairs as without rewrites
-#   ({eval}`dec(rewrites.accuracy["delta"][0], 2)` of 4, {eval}`dec(rewrites.accuracy["delta"][2], 2)`
-#   of 16), where softmax and the plain sum averaged old and new; past 32 pairs its capacity
-#   of about $d_k$ put it below softmax's coin flip ({eval}`dec(rewrites.accuracy["delta"][4], 2)`
-#   against {eval}`dec(rewrites.accuracy["softmax"][4], 2)` at 64). By write position it keeps the newest pairs and loses the
+#   ({eval}`percent(rewrites.accuracy["delta"][0], 0)` of 4, {eval}`percent(rewrites.accuracy["delta"][2], 0)`
+#   of 16), where softmax and the plain sum averaged old and new; past 32 pairs, keeping
+#   only about $d_k$ of them put it below softmax's coin flip ({eval}`percent(rewrites.accuracy["delta"][4], 0)`
+#   against {eval}`percent(rewrites.accuracy["softmax"][4], 0)` at 64). By write position it keeps the newest pairs and loses the
 #   oldest, where the plain sum blurs all alike.
 # - *Going further.* Dropping elu + 1's $+1$ recovers part of the plain sum's recall, and
 #   subtracting the mean feature nearly all of it; both also make the features signed, so the test does not separate
