@@ -425,8 +425,8 @@ toy_bytes, held_bytes
 
 # %% [markdown]
 # Both say {eval}`plain(toy_bytes)` bytes: 2 × {eval}`n_total` positions × {eval}`d_k`
-# numbers × 8 bytes. A real model is another matter. Take a shape like Llama 3.1's 8-billion
-# model ([Grattafiori et al., 2024](references.md)): 32 layers, 32 query heads of
+# numbers × 8 bytes. A real model is another matter. Take a shape like Llama 3.1 8B's
+# ([Grattafiori et al., 2024](references.md)): 32 layers, 32 query heads of
 # $d_\text{head} = 128$, 8 key-value heads (the next sections say why fewer), 2 bytes a number
 # (the model is stored in bfloat16; float16 takes the same bytes), at its
 # longest context of 128k (131,072) tokens (Llama 3.1 extended the first release's 8k).
@@ -746,7 +746,7 @@ numbers_mha, numbers_gqa, numbers_mqa
 # {eval}`vector(mqa[3, 0])`, the outputs of heads 0 and 1. The cache shrinks by the group
 # size: per position and layer, ordinary multi-head attention (MHA) keeps
 # {eval}`numbers_mha` numbers (a key and a value for each of 4 heads), GQA with 2 key-value
-# heads {eval}`numbers_gqa`, MQA {eval}`numbers_mqa`. For the Llama-3-8B-like model, with
+# heads {eval}`numbers_gqa`, MQA {eval}`numbers_mqa`. For the Llama 3.1 8B shape, with
 # 8 key-value heads for its 32 query heads:
 
 # %%
@@ -762,7 +762,7 @@ kv_mha_gib, kv_gib, kv_mqa_gib  # 32, 8 and 1 key-value heads, 128k tokens
 # $g =$ {eval}`group_size`). The price is quality: sharing keys and values leaves the heads
 # fewer ways to differ. Ainslie et al. found that GQA comes close to the quality of
 # multi-head attention at nearly MQA's speed, and that a model trained with multi-head
-# attention can be converted to it with 5% of its pre-training compute; Llama 3 8B and
+# attention can be converted to it with 5% of its pre-training compute; Llama 3.1 8B and
 # Mistral 7B ([Jiang et al., 2023](references.md)) both use 8 key-value heads for 32 query
 # heads.
 #
@@ -810,8 +810,7 @@ else:
 # run (other programs can only slow a run down), with the median and the slowest kept beside
 # it, counted in this process's processor time (where that clock's steps are coarse, as on
 # Windows, in the wall clock's), and the matrix library runs on one thread where it can be
-# pinned. The printed lines name the clock, its step and the calls per timing, and say
-# whether the library was pinned. The whole sweep over $n$ runs several times, to show how
+# pinned. The printed lines name the clock, its step and the calls per timing. The whole sweep over $n$ runs several times, to show how
 # much one run differs from the next.
 #
 # These numbers are measured, not computed from a fixed random seed: only running the cells
@@ -1038,8 +1037,8 @@ figures.show(
 # this core too. A GPU widens that gap, not narrows it: its arithmetic is faster still, relative to its
 # memory.
 #
-# The {eval}`chunk` queries against the largest cache do {eval}`chunk` times the FLOPs but
-# not on the same bytes: with their weights read and their scores written they move
+# The {eval}`chunk` queries against the largest cache do {eval}`chunk` times the FLOPs and
+# move more bytes too: with their weights read and their scores written they move
 # {eval}`dec(chunk_mib, 0)` MiB against one query's {eval}`dec(one_mib, 0)`, the
 # {eval}`dec(chunk_intensity, 1)` FLOPs per byte of the roofline table. The roofline model puts
 # their time at {eval}`dec(roofline_ratio, 1)` times one query's; they took
@@ -1121,7 +1120,7 @@ figures.show(
 #   key are turned at the new word's position, counted from the text's first real word in the
 #   prefill and at every step alike.
 # - The cache holds $2 \cdot h_{kv} \cdot d_\text{head} \cdot n$ numbers per layer
-#   ({eq}`eq-ch10-kv-bytes`): {eval}`plain(kv_gib)` GiB for a Llama-3-8B-like model at 128k
+#   ({eq}`eq-ch10-kv-bytes`): {eval}`plain(kv_gib)` GiB for the Llama 3.1 8B shape at 128k
 #   tokens in 16-bit numbers. It grows with $n$, and every server holds it; the $n \times n$ weights
 #   ({eval}`grouped(weights_gib)` GiB per layer) no one holds.
 # - A decoding step costs $O(n \cdot d)$ against prefill's $O(n^2 \cdot d)$, and reads the
@@ -1431,7 +1430,7 @@ ch10.choose_kv_heads.check(answer)
 # layers $\cdot$ {eval}`d_head_d` $\cdot$ {eval}`grouped(n_d)` $\cdot$ {eval}`b_d` bytes
 # $= 2^{32}$ bytes, 4 GiB, so {eval}`budget_d` GiB hold at most 10 of them; the divisors of
 # {eval}`heads_d` are 1, 2, 4, 8, 16 and 32, and the largest that fits is 8: groups of 4
-# query heads, the layout of the Llama-3-8B-like model above.
+# query heads, the layout of the Llama 3.1 8B shape above.
 #
 # ```python
 # one_head = ac.kv_cache_bytes(layers_d, 1, d_head_d, n_d, b_d, batch_d)
@@ -1456,8 +1455,8 @@ ch10.choose_kv_heads.check(answer)
 # ```{admonition} Hint
 # :class: dropdown
 #
-# Which key-value head does query head $h$ read when each serves $g = h / h_{kv}$
-# neighbouring query heads? Then compare `np.repeat` and `np.tile` on a small array,
+# Which key-value head does query head $h$ read when each key-value head serves
+# $g =$ `n_heads` $/ h_{kv}$ neighbouring query heads? Then compare `np.repeat` and `np.tile` on a small array,
 # `np.arange(2)` repeated to 4 entries.
 # ```
 
@@ -1478,7 +1477,8 @@ ch10.expand_kv.check(expand_kv)
 # `np.repeat` along the heads axis gives exactly that order, each key-value head $g$ times in
 # place, as PyTorch's `repeat_interleave` does. `np.tile` repeats the whole stack instead, so
 # that query head $h$ would read key-value head $h \bmod h_{kv}$: the same shapes and no
-# error, but the wrong keys for every head after the first group (with one key-value head,
+# error, but the wrong keys for every query head where $h \bmod h_{kv} \ne h \,/\!/\, g$, which
+# in the section's case is every head but the first and the last (with one key-value head,
 # MQA, or one per query head, MHA, the two agree, which is why the slip goes unnoticed
 # there).
 #

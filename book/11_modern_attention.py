@@ -7,7 +7,7 @@
 # ---
 
 # %% [markdown]
-# # Attention as 2026 models ship it (오늘의 모델이 쓰는 어텐션)
+# # Attention as 2026 models ship it (2026년 모델이 쓰는 어텐션)
 #
 # [Chapter 10](10_generation.ipynb) stopped at grouped-query attention, the attention of 2023.
 # Open the configuration and the weights of a model you can download today and you find
