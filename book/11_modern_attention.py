@@ -364,7 +364,8 @@ share = sink_exp / (sink_exp + exps.sum())  # the sink's weight
 weights_sink = exps / (sink_exp + exps.sum())  # [3], sum to 1 − share
 output_sink = weights_sink @ V_ex  # [3] @ [3, 2] -> [2]
 np.testing.assert_allclose(weights_sink, ac.attention_weights(q, K_ex, sinks=sink))
-exps_total, row_total = exps.sum(), weights_sink.sum()  # without the sink: 1 and less
+# the exponentials' sum, and the weights' sum: 1 without the sink, less with it
+exps_total, row_total = exps.sum(), weights_sink.sum()
 round(float(share), 4), round(float(row_total), 4)
 # %% [markdown]
 # With the keys {eval}`vector(K_ex[0])`, {eval}`vector(K_ex[1])`, {eval}`vector(K_ex[2])` and

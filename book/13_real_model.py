@@ -596,7 +596,8 @@ rep_logits = llama.forward(lm, repeated, weights=weights_rep)
 R = len(random_tokens)
 rows = np.arange(R + 1, 2 * R + 1)  # the second copy's positions
 induction = np.array([w[:, rows, rows - R + 1].mean(-1) for w in weights_rep])  # [30, 9]
-# w[t, t - 1] for t from 2 on: the first random token's weight on the start token is the sink's
+# w[t, t - 1] for t from 2 on: t = 1 is left out, as the first random token's weight on the
+# start token is the sink's
 previous = np.array([w.diagonal(-1, 1, 2)[:, 1:].mean(-1) for w in weights_rep])  # [30, 9]
 best_induction = tuple(int(i) for i in np.unravel_index(induction.argmax(), induction.shape))
 best_previous = tuple(int(i) for i in np.unravel_index(previous.argmax(), previous.shape))
