@@ -1065,8 +1065,8 @@ print("state steps in order:", mid_state_steps, "| rows of forward substitution:
 # sequential part is {eval}`mid_state_steps` state steps, each a few matrix products
 # of {eval}`C_mid` rows, plus the {eval}`C_mid` rows of forward substitution,
 # which every chunk does at once. The critical path is then {eval}`mid_state_steps` chunk
-# steps plus one substitution of {eval}`C_mid` rows, against {eval}`n_wy` rank-1 updates
-# (steps of different sizes, not to be added as if alike). (Real kernels turn the substitution itself into a few small matrix products,
+# steps and one substitution of {eval}`C_mid` rows, against {eval}`n_wy` rank-1 updates
+# (steps of different sizes, so their counts are not to be summed as if alike). (Real kernels turn the substitution itself into a few small matrix products,
 # inverting the triangular matrix in blocks, so that in practice the steps in order are
 # closer to the number of chunks.) Chunks of one token give back the recurrence, and one chunk of all
 # {eval}`n_wy` a triangular solve of {eval}`n_wy` rows. In between, most of the work is
@@ -1191,8 +1191,8 @@ qwen_kv_per_token_kib, qwen_state_mib, qwen_long_gib
 # mixture of experts). The states are priced here, and in the figure below, in the cache's 16
 # bits; the stacks that serve these models recommend float32 for them. Since its pull request
 # #34489 (early 2026; the default has changed between versions), vLLM keeps Qwen3-Next's
-# states in the model's dtype unless it is served with `--mamba-ssm-cache-dtype float32`, as
-# vLLM asks; SGLang's `--mamba-ssm-dtype` is float32 by default, and Qwen3.5's published
+# states in the model's dtype unless it is served with `--mamba-ssm-cache-dtype float32`, the
+# setting vLLM recommends; SGLang's `--mamba-ssm-dtype` is float32 by default, and Qwen3.5's published
 # configuration sets `mamba_ssm_dtype` to float32. A state
 # adds every token's write to the same numbers, so a rounding error stays in it and the next
 # ones pile on, where a cache stores each token's key once. In float32 Qwen3-Next's states
@@ -1422,7 +1422,7 @@ index_gflops, sparse_gflops, dense_gflops = (
 # the delta rule with $\beta = 1$ kept about $d_k$, the newest, at every width. A state of
 # fixed size has a fixed capacity, so at some length every such memory fails. The delta rule
 # lets the state overwrite a pair, and the models that ship it keep a quarter of their layers as full
-# attention to look up the rest exactly. Sparse attention
+# attention to look up exactly what the state cannot hold. Sparse attention
 # takes the opposite trade, all keys kept and a few read.
 #
 # ## Summary
@@ -1765,7 +1765,8 @@ ch12.gated_delta.check(gated_delta)
 # key-value heads of 128; the others are Gated DeltaNet layers, each holding 32 states of
 # $128 \times 128$. It serves a batch of 8 sequences of 131,072 tokens in float16, and its
 # caches and states together must fit in 48 GiB. The full-attention layers are spread
-# evenly, with as many linear layers between any two, so their number divides 48. How many
+# evenly, with as many linear layers between any two consecutive full-attention layers, so
+# their number divides 48. How many
 # full-attention layers can it keep at most? Is that Qwen3-Next's 3 : 1?
 # ```
 #

@@ -589,6 +589,6 @@ def test_a_widget_names_the_padding_and_the_made_up_model_in_korean():
     assert heatmap["<pad>"] == korean("pad") == "패딩"
     name = "Llama-3-8B-like, 3:1 hybrid"
     calculator = figure_words(MemoryCalculator._esm, "ko")
-    assert calculator[name] == "Llama-3-8B 비슷한 모델, 3 : 1 하이브리드"
+    assert calculator[name] == "Llama-3-8B 같은 모델, 3 : 1 하이브리드"  # as the prose says
     assert not english_words(calculator[name])
     assert figure_words(MemoryCalculator._esm, "en") == {}
