@@ -94,8 +94,8 @@ print("weights", weights.round(3), " output", output.round(3))
 
 # %% [markdown]
 # The weights are {eval}`dec(weights)` and the output {eval}`vector(output)`, as in Chapter 4.
-# Now suppose the loss grows with the output's first coordinate and shrinks with its second,
-# one for one: it wants $o_1$ down and $o_2$ up.
+# Now take the loss $L = o_1 - o_2$: it grows with the output's first coordinate and shrinks
+# with its second, so it wants $o_1$ down and $o_2$ up.
 
 # %%
 g = np.array([1.0, -1.0])  # dL/do, given by the loss: [Ev]
@@ -187,8 +187,8 @@ fd_err = max(np.abs(dq - dq_numeric).max(), np.abs(dK - dK_numeric).max())
 # the last digits of both differences are rounding noise, which depends on the machine;
 # print bounds instead
 tol_exact, tol_fd = 1e-12, 1e-8  # float64 arithmetic; central differences with h = 1e-6
-print(f"by hand vs attn_core below {tol_exact:.0e}:         ", by_hand_err < tol_exact)
-print(f"by hand vs finite differences below {tol_fd:.0e}:", fd_err < tol_fd)
+print(by_hand_err < tol_exact, f"by hand vs attn_core below {tol_exact:.0e}", sep="  ")
+print(fd_err < tol_fd, f"by hand vs finite differences below {tol_fd:.0e}", sep="  ")
 
 # %% [markdown]
 # The hand computation and `attn_core` differ by less than {eval}`sci(tol_exact)`, and both
@@ -280,7 +280,7 @@ test = everything.tokens.index(held_out[0])
 X, target = data.x, data.target  # [B, 3, D], [B, 3, W]
 n_sentences, n_tokens, d_model = X.shape
 n_words = len(data.words)
-print(n_sentences, "sentences, e.g.:")
+print(f"training set of {n_sentences} sentences, e.g.:")
 for sentence in [
     ("고양이는", "사과를", "봤다"),
     ("친구를", "고양이는", "불렀다"),
@@ -863,8 +863,8 @@ step_table(by_start, index=seed_labels, digits=4)
 # the narrower width (the package writes $8/d$, equal to $1/\sqrt d$ at $d = 64$, for the same
 # reason): there the two are one model. (The package also recommends a zero start for $W_Q$;
 # we keep the random start, the same under both.) Adam at a grid of learning rates, each
-# about $\sqrt 2$ times the last, at two widths, from several starts, for the section's
-# {eval}`big_steps` steps:
+# about $\sqrt 2$ times the last, at two widths, from several starts, for the
+# {eval}`big_steps` steps of the section "√d_k, by training":
 
 # %%
 mup_widths = (16, 64)  # d_k: the narrow width, and the wide one of this section
@@ -1139,7 +1139,7 @@ ch8.key_gradient.check(fixed_key_gradient)
 # ```
 
 # %%
-print(ch8.which_vanishes.options)
+ch8.which_vanishes.print_options()
 answer = ...  # one of the options, as a string
 ch8.which_vanishes.check(answer)
 

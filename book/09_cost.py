@@ -347,7 +347,7 @@ block_flops = sum(  # both products of a block: 2 · L · block · d_k each
     2 * 2 * n_long * min(block, n_long - start) * 64 for start in range(0, n_long, block)
 )
 full_flops = ac.attention_cost(1, 1, n_long, n_long, 64).matmul_flops
-block_flops, full_flops
+print(f"FLOPs of the products: block by block {block_flops:,}, all at once {full_flops:,}")
 
 # %% [markdown]
 # So the online softmax computes every score once, as the plain path does: the same
@@ -365,7 +365,9 @@ chunked_vs_floor = long_ms["chunked"] / long_ms["floor"]
 block_mib = n_long * block * 4 / 2**20  # one block of float32 scores
 n_blocks = n_long // block
 load_long = load_average()  # other programs running at once slow a timing down
-long_ms
+print(f"the two products alone: {long_ms['floor']:.1f} ms")
+print(f"the plain path: {long_ms['plain']:.1f} ms")
+print(f"the chunked path: {long_ms['chunked']:.1f} ms")
 
 # %% [markdown]
 # With numpy on a CPU the time can go either way; the memory saving is certain. Here, at a
@@ -465,7 +467,8 @@ causal_per_token = at_crossover.matmul_flops / crossover_causal  # averaged over
 assert causal_per_token == projections + mlp  # the crossover, counted pair by pair
 crossover_causal_per_d = crossover_causal / d_model
 crossover_causal_times = round(crossover_causal_per_d)  # about 12
-causal_fraction, crossover_causal, crossover_causal_per_d
+print(f"causal crossover: n = {crossover_causal:,}, n / d_model = {crossover_causal_per_d:.2f}")
+print(f"at 32k tokens, causal FLOPs / full FLOPs: {causal_fraction:.4f}")
 
 # %% [markdown]
 # The crossover then moves to about {eval}`plain(crossover_causal_times)` times
@@ -497,7 +500,8 @@ at_crossover_llama = ac.attention_cost(
 )
 assert at_crossover_llama.matmul_flops / crossover_llama_causal == projections_llama + mlp_llama
 crossover_llama_causal_times = round(crossover_llama_causal / d_llama)  # about 13
-crossover_llama, crossover_llama_per_d, crossover_llama_causal
+print(f"crossover: n = {crossover_llama:,.0f}, n / d_model = {crossover_llama_per_d:.2f}")
+print(f"causal crossover: n = {crossover_llama_causal:,}")
 
 # %% [markdown]
 # The conclusion holds for a 2024 model as for GPT-2. The smaller $W_K$ and $W_V$ and the
@@ -609,12 +613,11 @@ with one_blas_thread() as blas_threads:  # None: the library's threads were left
                 measured_peak.append(peak_bytes(run))
         sweep_seconds.append(whole)
         sweep_floor.append(floor)
-    progress.show(n_sweeps * len(sizes), f"done in {time.perf_counter() - started:.1f} s")
+    progress.show(n_sweeps * len(sizes))
+    print(f"all the sweeps took {time.perf_counter() - started:.1f} seconds")
     print("BLAS threads:", "pinned to 1" if blas_threads else "not pinned: all the library's")
-    print(
-        f"clock: {clock_name}, step {cpu_tick * 1e6:.3g} µs;",
-        f"{calls_per_timing} call(s) per timing",
-    )
+    print(f"clock: {clock_name}, step {cpu_tick * 1e6:.3g} µs")
+    print(f"calls per timing: {calls_per_timing}")
     print(machine())
 load_sweep = load_average()  # as in the printed line: how busy the machine was
 
@@ -681,8 +684,8 @@ figures.show(
 # {eval}`n_cores` cores, and processor time leaves out the waiting, not the caches and the
 # memory bandwidth other programs shared. There, fitted through the {eval}`n_fitted` sizes
 # from n = {eval}`fit_from` to {eval}`largest_n`, the time's slope in each of the {eval}`n_sweeps` sweeps was
-# {eval}`dec(sweep_slopes, 2)`, against the 2 of {eq}`eq-ch9-cost`: from one run of the same
-# cell to the next it moved by {eval}`dec(slope_range, 2)`. That spread, not a standard error
+# {eval}`dec(sweep_slopes, 2)`, against the 2 of {eq}`eq-ch9-cost`: the sweeps' slopes lay
+# within {eval}`dec(slope_range, 2)` of one another. That spread, not a standard error
 # computed from one sweep's few points, measures the slope's repeatability, because the points
 # of one sweep share whatever else the machine was doing while it ran. It is not the slope's
 # whole uncertainty: what every sweep shares, such as the caches, does not show in it. Through each size's fastest time
@@ -963,7 +966,9 @@ flash_ratio = backward_flash / forward_products  # 2.5
 # one causal layer of 32 heads of 128 at 8k tokens: forward + backward, recomputation included
 train_cost = ac.attention_cost(1, 32, 8192, 8192, 128, causal=True)
 train_tflop = train_cost.matmul_flops * (1 + flash_ratio) / 1e12
-backward_ratio, flash_ratio, train_tflop
+print(f"backward FLOPs / forward FLOPs: {backward_ratio:.1f}")
+print(f"with the recomputation: {flash_ratio:.1f}")
+print(f"one causal layer, forward and backward, at 8k tokens: {train_tflop:.2f} TFLOP")
 
 # %% [markdown]
 # The backward pass does {eval}`plain(backward_ratio)` times the forward's matrix-product
@@ -992,7 +997,7 @@ for start in range(0, n_long, tile):
 tiled = np.concatenate(tile_outputs)  # [n, d_v]: the rows, in order
 np.testing.assert_allclose(tiled, methods["plain"](), rtol=1e-4, atol=1e-6)
 tile_mib = tile * n_long * 4 / 2**20  # one tile's float32 scores
-tile_mib
+print(f"one tile's scores: {tile_mib:.1f} MiB")
 
 # %% [markdown]
 # The same output, holding one tile's {eval}`plain(tile_mib)` MiB of scores at a time instead
@@ -1353,7 +1358,7 @@ chapter_seconds
 
 # %% [markdown]
 # This chapter ran top to bottom in {eval}`plain(chapter_seconds)` seconds on the
-# machine that built this page, {eval}`dec(sweep_slopes, 2)` were its time's slopes in
-# {eval}`n_sweeps` sweeps and the chunked
+# machine that built this page, its time's slopes in the {eval}`n_sweeps` sweeps were
+# {eval}`dec(sweep_slopes, 2)`, and the chunked
 # version held {eval}`plain(memory_saving)` times less memory than the plain
 # path at $n =$ {eval}`n_long`.

@@ -290,11 +290,12 @@ def stored_tables(notebook):
 
 
 def test_dtype_is_korean_in_the_figures():
-    """Finding 1: the calculator's "dtype" menu and its hint say 자료형."""
-    assert korean("dtype") == "자료형"
+    """Finding 1: the calculator's "dtype" menu and its hint are Korean, in the glossary's
+    word for dtype (부동소수점 형식, as chapter 9's prose that sends the reader to the menu)."""
+    assert korean("dtype") == "부동소수점 형식"
     hint = "Bar: the weights of one layer held at once. Ticks: the same heads, batch and "
     hint += "dtype at 32k and 128k tokens."
-    assert "자료형" in korean(hint) and "dtype" not in korean(hint)
+    assert "부동소수점 형식" in korean(hint) and "dtype" not in korean(hint)
 
 
 def test_a_ratio_is_bae_in_korean():

@@ -34,17 +34,20 @@ KOREAN_PO = sorted((i18n.LOCALE / "ko" / "LC_MESSAGES").glob("*.po"))
 
 def glossary_terms():
     """{English term: its Korean forms}: each row's English terms (commas apart, the words in
-    brackets left out) with every Korean form of the row ("밸류 (값)" gives 밸류 and 값)."""
+    brackets left out) with every Korean form of the row ("밸류 (값)" gives 밸류 and 값), and
+    the term itself where the Korean column writes it as it is ("부동소수점 연산 (FLOPs)")."""
     terms = {}
     for line in (BOOK / "glossary.md").read_text(encoding="utf-8").splitlines():
         if not line.startswith("| ") or line.startswith(("| English", "|--")):
             continue
         english, korean = line[2:].split(" | ")[:2]
         english = re.sub(r"\([^)]*\)|\$[^$]*\$", "", english)
-        hangul = {f.strip() for f in re.split(r"[,()]", korean) if HANGUL.search(f)}
+        fragments = {f.strip() for f in re.split(r"[,()]", korean)}
+        hangul = {f for f in fragments if HANGUL.search(f)}
         for term in (t.strip() for t in english.split(",")):
             if len(term) >= 4 and hangul:
-                terms.setdefault(term, set()).update(hangul)
+                # a term the Korean column keeps in Latin letters ("FLOPs", "Adam") is a form too
+                terms.setdefault(term, set()).update(hangul | ({term} & fragments))
     return terms
 
 
@@ -190,7 +193,7 @@ def test_the_korean_answer_for_the_worked_example_is_korean_and_correct():
 # sentence, the same in a kernel (Python) and in the site's answer box (attn-answers.js).
 
 COMPOSED = [  # (exercise, the answer as typed, the Korean verdict)
-    ("v", "[1, -2, 3, 0.5, 4]", "숫자 6개를 기대했는데 5개를 받았다."),
+    ("v", "[1, -2, 3, 0.5, 4]", "숫자 6개여야 하는데 5개를 받았다."),
     ("v", "[1, None, 3, 0.5, 4, -1]", "항목 2의 값이 None이다. 모든 항목이 유한한 수여야 한다."),
     ("v", "[1, -2, inf, 0.5, -inf, -1]",
      "항목 3, 항목 5의 값이 무한대이다. 모든 항목이 유한한 수여야 한다."),

@@ -48,6 +48,7 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po, write_po
 
 from attn_book import i18n, tables, timing
+from attn_book.exercises import kinds
 from attn_book.exercises.catalog import LANGUAGES
 from attn_book.figures import WORD, caption_text, translate_png
 
@@ -682,8 +683,9 @@ def translate_printed(cell, lines, language):
 
 #: How the words a library function printed (a value to a ``print``, so not in its pattern)
 #: are translated in a copied output: ``function(text, language)``, by the module that prints
-#: them (its words are ``word("...")`` templates of ``figures.po``).
-PRINTED_TRANSLATORS = (timing.translate_printed,)
+#: them (the timing's words are ``word("...")`` templates of ``figures.po``; a choice
+#: exercise's options, its catalog's ``option-<option>``).
+PRINTED_TRANSLATORS = (timing.translate_printed, kinds.translate_printed_options)
 
 
 # --- the translated notebooks and pages ---

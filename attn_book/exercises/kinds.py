@@ -606,6 +606,19 @@ class ChoiceExercise(Exercise):
         own = catalog(language)["exercises"].get(self.id, {})
         return {opt: own.get(f"option-{opt}", opt) for opt in self.options}
 
+    def print_options(self):
+        """Print the options in the book's language, one a line, as a reader types them.
+
+        >>> from attn_book.exercises import ch08_learning as ch8
+        >>> ch8.which_vanishes.print_options()
+          'dQ and dK, at d_k = 256'
+          'dV, at d_k = 256'
+          'dQ and dK, at d_k = 4'
+          'all three, at d_k = 256'
+        """
+        for words in self.option_words().values():
+            print(_OPTION_LINE.format(words))
+
     def _trials(self, answer):
         if _is_unanswered(answer):
             raise _Unanswered(_UNANSWERED_VALUE)
@@ -627,6 +640,33 @@ class ChoiceExercise(Exercise):
             return text("praise-follow-up", title=self.title, follow_up=text("follow-up", self.id))
         except KeyError:
             return text("praise", title=self.title)
+
+
+#: A line :meth:`ChoiceExercise.print_options` prints: one option, quoted as Python quotes it.
+_OPTION_LINE = "  {!r}"
+
+
+def translate_printed_options(text, language):
+    r"""``text`` (a copied output) with each line :meth:`ChoiceExercise.print_options` printed
+    in English (an option that has words in ``language``'s catalog) in ``language``, as a
+    kernel in that language prints it.
+
+    >>> english = "  'dV, at d_k = 256'\n  'dQ and dK, at d_k = 4'\n"
+    >>> print(translate_printed_options(english, "ko"), end="")
+      'd_k = 256에서 dV'
+      'd_k = 4에서 dQ와 dK'
+    >>> translate_printed_options(english, "en") == english
+    True
+    """
+    if language == "en":
+        return text
+    lines = {
+        _OPTION_LINE.format(key.removeprefix("option-")): _OPTION_LINE.format(words)
+        for own in catalog(language)["exercises"].values()
+        for key, words in own.items()
+        if key.startswith("option-")
+    }
+    return "\n".join(lines.get(line, line) for line in text.split("\n"))
 
 
 _TIMES = re.compile(r"(?<![a-z])[x*·](?=\s*[\d√.(]|\s*sqrt)")

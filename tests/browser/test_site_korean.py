@@ -168,7 +168,7 @@ def test_chapter_4s_answer_boxes_answer_in_korean(page, site, site_dir):
             box.locator("button.attn-answer-check").click()
             shown = box.locator(".attn-answer-verdict").inner_text().strip()
             assert shown == line, (exercise_id, text)
-    assert want[0].startswith(("✓ 정답", "✗ 아직 아니다"))
+    assert want[0].startswith(("✓ 정답", "✗ 아직 정답이 아니다"))
 
 
 @pytest.mark.parametrize("query", ["내적", "사과", "소프트맥스"])
