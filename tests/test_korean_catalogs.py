@@ -10,6 +10,7 @@ catalogs ship in the wheel.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -655,3 +656,27 @@ def test_a_shown_buggy_function_is_in_the_kernels_language_as_the_stored_output_
         assert korean != source and HANGUL.search(korean)
         checked += 1
     assert checked >= 12
+
+
+@pytest.mark.parametrize("name", [n for n in tool.page_names() if n[0].isdigit()])
+def test_the_korean_fenced_python_still_compiles(name):
+    """A reader copies a folded solution into a cell: each block of Python a Korean Markdown
+    cell fences compiles when its English one does (a translated docstring keeps its quotes,
+    a translated comment stays a comment), and defines the same names."""
+    english = nbformat.read(ROOT / "book" / f"{name}.ipynb", as_version=4)
+    korean = nbformat.read(ROOT / "book" / "ko" / f"{name}.ipynb", as_version=4)
+    checked = 0
+    for en, ko in zip(english.cells, korean.cells, strict=True):
+        for en_code, ko_code in zip(shown_code(en), shown_code(ko), strict=True):
+            try:
+                en_tree = ast.parse(en_code)
+            except SyntaxError:
+                continue
+            ko_tree = ast.parse(ko_code)
+            names = [
+                [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+                for tree in (en_tree, ko_tree)
+            ]
+            assert names[0] == names[1]
+            checked += 1
+    assert checked or name in ("98_pytorch_buffers", "99_figure_gallery")
