@@ -10,6 +10,7 @@ catalogs ship in the wheel.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -304,6 +305,95 @@ def test_the_korean_code_has_the_translated_comments_and_the_same_code(book):
     assert line == 'locale/ko/LC_MESSAGES/comments/toy.po: not translated: "half"'
 
 
+SOLUTION = (
+    "````{solution} ex-toy\n"
+    ":class: dropdown\n"
+    "\n"
+    "The fix:\n"
+    "\n"
+    "```python\n"
+    "def fixed(x):\n"
+    '    """Halve x, the\n'
+    "    toy's way.\n"
+    '    """\n'
+    "    y = x / 2  # halve it\n"
+    "    print('by hand:', y)  # the printed label\n"
+    "    return y\n"
+    "```\n"
+    "````"
+)
+DOCUMENTED = 'def g(v):\n    r"""The \\sum of v."""\n    return v.sum()  # half'
+
+
+def documented_book(book):
+    """The toy book with a folded solution (Python fenced in Markdown) and a cell whose
+    function has a docstring."""
+    nb = nbformat.read(book / "toy.ipynb", as_version=4)
+    nb.cells.insert(3, nbformat.v4.new_markdown_cell(SOLUTION))
+    nb.cells.insert(4, nbformat.v4.new_code_cell(DOCUMENTED))
+    nbformat.write(nb, book / "toy.ipynb")
+    tool.update(["ko"])
+
+
+def test_the_fenced_code_and_the_docstrings_are_in_the_comments_catalog(book):
+    documented_book(book)
+    entries = [(m.context, m.id) for m in tool.load("ko", tool.comments_domain("toy")) if m.id]
+    assert entries == [
+        ("docstring", "Halve x, the\ntoy's way."), (None, "halve it"),
+        (None, "the printed label"), ("docstring", "The \\sum of v."), (None, "half"),
+    ]  # fmt: skip
+    assert "by hand:" in [m.id for m in tool.load("ko", tool.CODE)]  # a fence's printed words
+
+
+def test_a_korean_fence_and_docstring_get_their_words_and_keep_their_code(book):
+    documented_book(book)
+    english_bytes = (book / "toy.ipynb").read_bytes()
+    solution = SOLUTION.replace("The fix:", "고친 곳:")
+    translate({SOLUTION: solution})  # the chapter's msgstr copies the code
+    translate(
+        {"Halve x, the\ntoy's way.": "x를 반으로,\n장난감 방식으로.", "halve it": "반으로 나눈다",
+         "The \\sum of v.": "v의 \\sum.", "half": "절반"},
+        domain=tool.comments_domain("toy"),
+    )  # fmt: skip
+    translate({"by hand:": "손으로:"}, domain=tool.CODE)
+    cells = korean_notebook().cells
+    fence = cells[3].source
+    assert fence == solution.replace(
+        '    """Halve x, the\n    toy\'s way.\n', '    """x를 반으로,\n    장난감 방식으로.\n'
+    ).replace("# halve it", "# 반으로 나눈다").replace("'by hand:'", "'손으로:'")
+    assert "# the printed label" in fence  # not translated yet: stays English
+    assert cells[4].source == 'def g(v):\n    r"""v의 \\sum."""\n    return v.sum()  # 절반'
+    (en_code,) = [SOLUTION[a:b] for a, b in tool.fenced_code(SOLUTION)]
+    (ko_code,) = [fence[a:b] for a, b in tool.fenced_code(fence)]
+    assert tool.without_comments(tool.without_docstrings(ko_code)) == tool.without_comments(
+        tool.without_docstrings(tool.translate_code(en_code, "ko"))
+    )
+    assert (
+        code_of(cells[4].source)
+        == code_of(DOCUMENTED)
+        == 'def g(v):\n    r""""""\n    return v.sum()'
+    )
+    assert code_of(cells[4].source.replace("v.sum", "v.mean")) != code_of(DOCUMENTED)
+    namespace = {}
+    exec(ko_code, namespace)  # the reader's copy runs, and says what the Korean code says
+    assert namespace["fixed"].__doc__.startswith("x를 반으로")
+    assert (book / "toy.ipynb").read_bytes() == english_bytes  # the English is untouched
+
+
+def test_a_hand_translated_fence_keeps_its_words_and_gets_the_rest(book):
+    """A translator who put some comments of a fence in Korean in the chapter's msgstr keeps
+    them; what is still a catalog's English is translated, nothing twice."""
+    documented_book(book)
+    translate({SOLUTION: SOLUTION.replace("# halve it", "# 반으로")})
+    translate(
+        {"halve it": "반으로 나눈다", "the printed label": "출력하는 라벨"},
+        domain=tool.comments_domain("toy"),
+    )
+    fence = korean_notebook().cells[3].source
+    assert "# 반으로\n" in fence and "반으로 나눈다" not in fence
+    assert "# 출력하는 라벨" in fence
+
+
 def test_a_translation_may_quote_only_the_english_expressions(book):
     translate({"The score is {eval}`s`.": "점수는 {eval}`s * 2`이다."})
     with pytest.raises(SystemExit, match=r"does not evaluate: s \* 2"):
@@ -361,6 +451,11 @@ def test_every_entry_of_every_korean_catalog_is_translated_and_current():
     assert tool.status("ko") == []
 
 
+def code_of(source):
+    """``source``'s code: without its comments and its docstrings' words."""
+    return tool.without_comments(tool.without_docstrings(source))
+
+
 @pytest.mark.parametrize("name", [n for n in tool.page_names() if n[0].isdigit()])
 def test_the_korean_code_cells_are_the_english_ones(name):
     english = nbformat.read(ROOT / "book" / f"{name}.ipynb", as_version=4)
@@ -368,12 +463,19 @@ def test_the_korean_code_cells_are_the_english_ones(name):
     assert [c.cell_type for c in korean.cells] == [c.cell_type for c in english.cells]
     for en, ko in zip(english.cells, korean.cells, strict=True):
         if en.cell_type == "code":  # the same code, printing its words in Korean; its comments
-            assert (tool.without_comments(ko.source), len(ko.outputs)) == (
-                tool.without_comments(tool.translate_code(en.source, "ko")),
+            assert (code_of(ko.source), len(ko.outputs)) == (  # and docstrings in Korean
+                code_of(tool.translate_code(en.source, "ko")),
                 len(en.outputs),
             )
         elif i18n.has_words(en.source):
             assert HANGUL.search(ko.source), ko.source[:80]
+        if en.cell_type == "markdown":  # the Python it fences: the same code too
+            en_fences = [
+                code_of(tool.translate_code(en.source[a:b], "ko"))
+                for a, b in tool.fenced_code(en.source)
+            ]
+            ko_fences = [code_of(ko.source[a:b]) for a, b in tool.fenced_code(ko.source)]
+            assert ko_fences == en_fences, ko.source[:80]
     said = [
         json.dumps(e["result"])
         for c in korean.cells
@@ -386,27 +488,50 @@ def test_the_korean_code_cells_are_the_english_ones(name):
 
 @pytest.mark.parametrize("name", [n for n in tool.page_names() if n[0].isdigit()])
 def test_every_comment_with_words_of_the_korean_code_is_korean(name):
-    """No comment a translator translates (:func:`tool.code_comments`) is left in English in
-    the Korean notebook, and each comment the Korean changed is Hangul: a comment of only
+    """No comment or docstring a translator translates (:func:`tool.code_comments`,
+    :func:`tool.docstrings`) is left in English in the Korean notebook: in a code cell, in the
+    Python a Markdown cell fences (a folded solution) or in a source an output shows (a
+    find-the-bug exercise's); and each one the Korean changed is Hangul: a comment of only
     code, a shape, a number or a pragma stays as the English writes it."""
     english = nbformat.read(ROOT / "book" / f"{name}.ipynb", as_version=4)
     korean = nbformat.read(ROOT / "book" / "ko" / f"{name}.ipynb", as_version=4)
     english_left, not_korean = [], []
     for n, (en, ko) in enumerate(zip(english.cells, korean.cells, strict=True)):
-        if en.cell_type != "code":
-            continue
-        shown = {"\n".join(lines) for *_, lines in tool._comment_blocks(ko.source)}
-        extracted = {text for *_, text in tool.code_comments(en.source)}
-        unchanged = {"\n".join(lines) for *_, lines in tool._comment_blocks(en.source)}
-        english_left += [f"cell {n}: {text!r}" for text in sorted(extracted & shown)]
-        not_korean += [
-            f"cell {n}: {t!r}" for t in sorted(shown - unchanged) if not HANGUL.search(t)
-        ]
+        for en_source, ko_source in zip(shown_code(en), shown_code(ko), strict=True):
+            for words in (comment_words, docstring_words):
+                shown, extracted, unchanged = (
+                    words(ko_source),
+                    words(en_source, True),
+                    words(en_source),
+                )
+                english_left += [f"cell {n}: {text!r}" for text in sorted(extracted & shown)]
+                not_korean += [
+                    f"cell {n}: {t!r}" for t in sorted(shown - unchanged) if not HANGUL.search(t)
+                ]
     assert english_left == [], (
         f"translate them in attn_book/locale/ko/LC_MESSAGES/comments/{name}.po, then run "
         "tools/i18n.py build"
     )
     assert not_korean == []
+
+
+def shown_code(cell):
+    """The Python a reader sees in ``cell``: a code cell's source and the sources its outputs
+    show fenced; a Markdown cell's fenced blocks."""
+    if cell.cell_type != "code":
+        return [cell.source[a:b] for a, b in tool.fenced_code(cell.source)]
+    shown = [o.get("data", {}).get("text/markdown", "") for o in cell.get("outputs", [])]
+    return [cell.source, *(md[a:b] for md in shown for a, b in tool.fenced_code(md))]
+
+
+def comment_words(source, extracted=False):
+    if extracted:
+        return {text for *_, text in tool.code_comments(source)}
+    return {"\n".join(lines) for *_, lines in tool._comment_blocks(source)}
+
+
+def docstring_words(source, extracted=False):
+    return {text for *_, text in tool.docstrings(source, every=not extracted)}
 
 
 @pytest.mark.parametrize("path", KOREAN_PO, ids=po_id)
@@ -497,3 +622,61 @@ def test_no_catalog_carries_stray_comment_lines():
         if line.startswith("# ") and n > 5
     ]
     assert stray == []
+
+
+def test_a_shown_buggy_function_is_in_the_kernels_language_as_the_stored_output_says():
+    """``show()`` of a find-the-bug exercise: in a Korean kernel the comments and docstring of
+    its chapter's catalog (what the Korean notebook stores, so nbval agrees), in an English
+    one the source as written."""
+    import inspect
+    import textwrap
+
+    from attn_book.code_words import translate_shown
+    from attn_book.exercises.kinds import BugExercise, all_exercises
+
+    shown = {}
+    for name in [n for n in tool.page_names() if n[0].isdigit()]:
+        korean = nbformat.read(ROOT / "book" / "ko" / f"{name}.ipynb", as_version=4)
+        for cell in korean.cells:
+            for output in cell.get("outputs", []):
+                data = output.get("data", {})
+                if data.get("text/markdown", "").startswith("```python\ndef "):
+                    shown[data["text/plain"].split("(")[0].removeprefix("def ")] = data
+    bugs = [e for e in all_exercises() if isinstance(e, BugExercise)]
+    assert len(bugs) >= 12
+    checked = 0
+    for exercise in bugs:
+        source = textwrap.dedent(inspect.getsource(exercise.buggy))
+        assert translate_shown(source, exercise.buggy.__module__, "en") == source
+        data = shown.get(exercise.buggy.__name__)
+        if data is None:
+            continue
+        korean = translate_shown(source, exercise.buggy.__module__, "ko")
+        assert data["text/markdown"] == f"```python\n{korean}```"
+        assert korean != source and HANGUL.search(korean)
+        checked += 1
+    assert checked >= 12
+
+
+@pytest.mark.parametrize("name", [n for n in tool.page_names() if n[0].isdigit()])
+def test_the_korean_fenced_python_still_compiles(name):
+    """A reader copies a folded solution into a cell: each block of Python a Korean Markdown
+    cell fences compiles when its English one does (a translated docstring keeps its quotes,
+    a translated comment stays a comment), and defines the same names."""
+    english = nbformat.read(ROOT / "book" / f"{name}.ipynb", as_version=4)
+    korean = nbformat.read(ROOT / "book" / "ko" / f"{name}.ipynb", as_version=4)
+    checked = 0
+    for en, ko in zip(english.cells, korean.cells, strict=True):
+        for en_code, ko_code in zip(shown_code(en), shown_code(ko), strict=True):
+            try:
+                en_tree = ast.parse(en_code)
+            except SyntaxError:
+                continue
+            ko_tree = ast.parse(ko_code)
+            names = [
+                [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+                for tree in (en_tree, ko_tree)
+            ]
+            assert names[0] == names[1]
+            checked += 1
+    assert checked or name in ("98_pytorch_buffers", "99_figure_gallery")

@@ -19,10 +19,12 @@ translator edits the PO (any PO editor shows the old and the new English), remov
 ``build`` writes ``book/<lang>/NN_name.ipynb``: the English notebook with its Markdown
 translated unit by unit (a unit without a current translation stays English), its code cells
 and outputs copied (one computation, never run twice) with the words they print translated
-(``code.po``, :func:`printed_literals`) and its comments with words translated
-(``comments/NN_name.po``, one catalog per chapter, :func:`code_comments`; the code itself
-byte for byte the English), each caption filled from its translated
-template with the values the English output recorded, the stored ``{eval}`` values the English
+(``code.po``, :func:`printed_literals`) and its comments and docstrings with words translated
+(``comments/NN_name.po``, one catalog per chapter, :func:`code_comments`, :func:`docstrings`;
+the code itself byte for byte the English), as are the Python blocks its Markdown fences (a
+folded solution's: comments, docstrings, printed words) and the sources its outputs show (a
+find-the-bug exercise's ``show()``, which a Korean kernel translates the same way), each
+caption filled from its translated template with the values the English output recorded, the stored ``{eval}`` values the English
 ones (a figure is a 그림), the checkers' "not answered yet" lines in the language. A Markdown
 page (``intro.md``, ``glossary.md``, ``references.md``) is written as ``book/<lang>/NAME.md``.
 """
@@ -37,10 +39,8 @@ import difflib
 import hashlib
 import importlib
 import io
-import keyword
 import re
 import sys
-import tokenize
 from pathlib import Path
 
 import nbformat
@@ -48,6 +48,26 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.pofile import read_po, write_po
 
 from attn_book import i18n, tables, timing
+from attn_book.code_words import (  # noqa: F401 (the tool's names, as the tests use them)
+    COMMENTS,
+    DOCSTRING,
+    NOT_WORDS,
+    PRAGMA,
+    _comment_blocks,
+    _comment_tokens,
+    _tokens,
+    code_comments,
+    comment_has_words,
+    comments_domain,
+    docstrings,
+    fenced_code,
+    translate_comments,
+    translate_docstrings,
+    translate_fenced,
+    translate_words_in_code,
+    without_comments,
+    without_docstrings,
+)
 from attn_book.exercises import kinds
 from attn_book.exercises.catalog import LANGUAGES
 from attn_book.figures import WORD, caption_text, translate_png
@@ -60,10 +80,6 @@ EVAL_ROLE = re.compile(r"\{eval\}`([^`]+)`")
 COMMON = "messages"
 #: The words the code a reader sees prints (``code.po``): see :func:`printed_literals`.
 CODE = "code"
-#: The comments of a chapter's code cells, one catalog per chapter so that translators of
-#: different chapters never touch one file: domain ``comments/NN_name``, the file
-#: ``<lang>/LC_MESSAGES/comments/NN_name.po`` (see :func:`code_comments`).
-COMMENTS = "comments"
 
 
 def page_names():
@@ -162,25 +178,42 @@ def code_cells(name):
     return [(n, c) for n, c in enumerate(cells) if c.cell_type == "code"]
 
 
-def comments_domain(name):
-    """The domain of the comments of page ``name``'s code cells: ``comments/NN_name``."""
-    return f"{COMMENTS}/{name}"
-
-
 def comment_domains():
     """The comments' domain of every notebook of the book (one with no comment to translate
     too: its catalog exists, empty, for its translator)."""
     return [comments_domain(n) for n in page_names() if (BOOK / f"{n}.ipynb").is_file()]
 
 
+def code_sources(name):
+    """``[(cell number, source)]``: the Python page ``name`` shows a reader, in reading order:
+    each code cell, each block of Python fenced in a Markdown cell (a folded solution's), and
+    each source a code cell's output shows as a fenced block (a find-the-bug exercise's
+    ``show()``)."""
+    notebook = BOOK / f"{name}.ipynb"
+    if not notebook.is_file():
+        return []
+    found = []
+    for n, cell in enumerate(nbformat.read(notebook, as_version=4).cells):
+        if cell.cell_type == "code":
+            found.append((n, cell.source))
+            for output in cell.get("outputs", []):
+                shown = output.get("data", {}).get("text/markdown", "")
+                found += [(n, shown[a:b]) for a, b in fenced_code(shown)]
+        elif cell.cell_type == "markdown":
+            found += [(n, cell.source[a:b]) for a, b in fenced_code(cell.source)]
+    return found
+
+
 def comment_units(name):
-    """Every comment with words of page ``name``'s code cells (:func:`code_comments`), in
-    reading order."""
-    return [
-        (None, text, f"book/{name}.ipynb:{n}")
-        for n, cell in code_cells(name)
-        for *_, text in code_comments(cell.source)
-    ]
+    """Every comment with words (:func:`code_comments`) and every docstring with words
+    (:func:`docstrings`, context ``docstring``) of the Python page ``name`` shows
+    (:func:`code_sources`), in reading order."""
+    units = []
+    for n, source in code_sources(name):
+        found = [(s, None, t) for s, _, _, t in code_comments(source)]
+        found += [(s, DOCSTRING, t) for s, _, t in docstrings(source)]
+        units += [(context, text, f"book/{name}.ipynb:{n}") for _, context, text in sorted(found)]
+    return units
 
 
 def code_units():
@@ -189,8 +222,8 @@ def code_units():
     return [
         (None, piece, f"book/{name}.ipynb:{n}")
         for name in page_names()
-        for n, cell in code_cells(name)
-        for *_, pieces in printed_literals(cell.source)
+        for n, source in code_sources(name)
+        for *_, pieces in printed_literals(source)
         for piece in pieces
     ]
 
@@ -461,149 +494,6 @@ def translate_code(source, language):
     return "".join(out) + source[done:]
 
 
-# --- the comments of the code ---
-
-#: A comment for a tool, not a reader (a linter's noqa, ``type: ignore``, ``fmt: skip``): never
-#: extracted, the same in every language.
-PRAGMA = re.compile(r"^(?:noqa|type:|fmt:|pragma\b|pylint:|ruff:|isort:|mypy:|pyright:|%%)", re.I)
-#: What is not a word of a comment: code (a `quoted` span, a call's name, a name with "_", a
-#: digit or a dot in it, one in capitals or in CamelCase), a shape (``[S, d_k]``, ``[trials, N,
-#: F]``: brackets of items without spaces) and the names of maths functions and of types.
-NOT_WORDS = re.compile(
-    r"`[^`]*`"
-    r"|\[\s*[^\s,\[\]]+(?:\s*,\s*[^\s,\[\]]+)*\s*\]"
-    r"|[A-Za-z_][\w.]*\("
-    r"|\b[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)+\b"
-    r"|\w*[_0-9]\w*"
-    r"|\b[A-Z]+s?\b"
-    r"|\b[A-Za-z]*[a-z][A-Z][A-Za-z]*\b"
-    r"|\b(?:cos|sin|tan|tanh|exp|log|ln|max|min|argmax|argmin|sqrt|std|var|Var|Cov|bool|int"
-    r"|float|str|dtype|True|False|None)\b"
-)
-_COMMENT_MARK = re.compile(r"#+[ \t]?")
-
-
-def comment_has_words(text, names=()):
-    """Whether a comment's ``text`` (without its ``#``) is for a translator: it is no tool's
-    pragma, and once code, shapes and maths names are taken out (:data:`NOT_WORDS`) a word of
-    two Latin letters or more remains that is not one of ``names`` (the names the cell's code
-    uses: ``# out / total`` over ``out = ...`` is code too). A shape, a number, a formula or a
-    name stays as it is in every language.
-
-    >>> [comment_has_words(t) for t in ("the divisor", "unscaled", "KV head 1", "x_i W and x_j W",
-    ...     "[weight rows, weight columns]", '"a", "b" or "c"')]
-    [True, True, True, True, True, True]
-    >>> [comment_has_words(t) for t in ("noqa: E402", "type: ignore", "(3, 4)", "[S, d_k] @ [d_k]",
-    ...     "‖q‖‖k‖cos θ", "Var[W_mi x_i] + Var[b_m]", "float32, h_kv = h", "나는, 사과를", "GQA",
-    ...     "[S] @ [S, Ev] -> [Ev]", "w_i (δ_ij - w_j)")]
-    [False, False, False, False, False, False, False, False, False, False, False]
-    >>> comment_has_words("out / total", names={"out", "total"})
-    False
-    """
-    if PRAGMA.match(text.strip()):
-        return False
-    words = re.findall(r"[A-Za-z]{2,}", NOT_WORDS.sub(" ", text))
-    return any(w not in names for w in words)
-
-
-def _tokens(source):
-    """The tokens of ``source`` (a code cell; IPython's ``%``/``!`` lines blanked), or [] if
-    it does not tokenize as Python."""
-    lines = source.split("\n")
-    blanked = "\n".join("" if s.lstrip().startswith(("%", "!")) else s for s in lines)
-    try:
-        return list(tokenize.generate_tokens(io.StringIO(blanked).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return []
-
-
-def _comment_tokens(source):
-    return [t for t in _tokens(source) if t.type == tokenize.COMMENT]
-
-
-def _comment_blocks(source):
-    """The comments of ``source`` as a reader reads them: ``[(start, end, indent, lines)]``,
-    each a span of ``source`` from a ``#`` to the end of its comment and the lines of its text
-    (without ``#``). Comments on lines of their own, one under the other at the same column,
-    are one block (a sentence may run over several lines); a comment after code is one line."""
-    lines = source.split("\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
-    blocks = []
-    for token in _comment_tokens(source):
-        (row, column), (end_row, end_column) = token.start, token.end
-        before = lines[row - 1][:column]
-        own_line = not before.strip()
-        text = _COMMENT_MARK.sub("", token.string, count=1).rstrip()
-        start, end = starts[row - 1] + column, starts[end_row - 1] + end_column
-        last = blocks[-1] if blocks else None
-        if own_line and last and last[2] == before and last[4] == row - 1:
-            blocks[-1] = (last[0], end, before, [*last[3], text], row)
-        else:
-            blocks.append((start, end, before if own_line else None, [text], row))
-    return [b[:4] for b in blocks]
-
-
-def code_comments(source):
-    """The comments of ``source`` (a code cell) a translator translates, found by Python's
-    tokenizer (a ``#`` in a string is no comment): ``[(start, end, indent, text)]``, a block's
-    span in ``source`` (:func:`_comment_blocks`; ``indent`` is None for a comment after code)
-    and its text, the lines of a block joined by newlines, without ``# ``; only those with
-    words (:func:`comment_has_words`). A translated notebook shows the translation
-    (:func:`translate_comments`)."""
-    names = {
-        t.string
-        for t in _tokens(source)
-        if t.type == tokenize.NAME and not keyword.iskeyword(t.string)
-    }
-    return [
-        (start, end, indent, "\n".join(lines))
-        for start, end, indent, lines in _comment_blocks(source)
-        if comment_has_words("\n".join(lines), names)
-    ]
-
-
-def translate_comments(source, name, language):
-    """``source`` (a code cell of page ``name``) with each comment with words in ``language``
-    (``comments/NN_name.po``): a block's translation on as many lines as the translator gave
-    it, each at the block's indent; a comment after code on its line, after the same spaces
-    (Hangul is twice as wide: no realignment). The code between is untouched."""
-    out, done = [], 0
-    for start, end, indent, text in code_comments(source):
-        other = i18n.gettext(text, comments_domain(name), language)
-        if other == text:
-            continue
-        if indent is None:
-            translated = "# " + " ".join(other.split("\n"))
-        else:
-            translated = ("\n" + indent).join(
-                f"# {line}" if line else "#" for line in other.split("\n")
-            )
-        out += [source[done:start], translated]
-        done = end
-    return "".join(out) + source[done:]
-
-
-def without_comments(source):
-    r"""``source`` with its comments taken out by the tokenizer: a comment after code with the
-    spaces before it, a line that holds only a comment whole; the code byte for byte. Two
-    notebooks whose cells differ only in their comments' words have the same code.
-
-    >>> without_comments("x = 1  # one\n# a note\n#   more\ny = '# no comment'  # two\n")
-    "x = 1\ny = '# no comment'\n"
-    """
-    lines = source.split("\n")
-    by_row = {t.start[0]: t.start[1] for t in _comment_tokens(source)}
-    kept = []
-    for row, line in enumerate(lines, 1):
-        if row not in by_row:
-            kept.append(line)
-        elif line[: by_row[row]].strip():
-            kept.append(line[: by_row[row]].rstrip())
-    return "\n".join(kept)
-
-
 def _printed_line(call):
     """What ``call`` (a ``print``) writes, as a pattern: its literal text escaped, each value a
     lazy wildcard (within its line if it is an f-string's field; a leading one greedy within
@@ -745,6 +635,13 @@ def translate_outputs(cell, name, language):
         for mime in ("text/plain", "text/markdown"):
             if data.get(mime) in lines:
                 data[mime] = lines[data[mime]]
+        shown = data.get("text/markdown", "")
+        if (
+            fenced_code(shown)
+            and data.get("text/plain", "") + "\n```" == shown[len("```python\n") :]
+        ):
+            data["text/markdown"] = translate_fenced(shown, name, language)  # a shown source
+            data["text/plain"] = translate_words_in_code(data["text/plain"], name, language)
         for key, translator in OUTPUT_TRANSLATORS.items():
             if key in output.get("metadata", {}):
                 translator(output, language)
@@ -818,9 +715,13 @@ def build_notebook(name, language, capture=False):
             by_functions += printed_lines(cell.source, functions_only=True)
             translate_outputs(cell, name, language)
             translate_printed(cell, printed_lines(cell.source) + by_functions, language)
-            cell.source = translate_code(translate_comments(cell.source, name, language), language)
+            cell.source = translate_code(
+                translate_words_in_code(cell.source, name, language), language
+            )
             continue
-        cell.source = i18n.translate_markdown(cell.source, name, language)
+        cell.source = translate_fenced(
+            i18n.translate_markdown(cell.source, name, language), name, language, translate_code
+        )
         cell.id = hashlib.sha1(cell.source.encode("utf-8")).hexdigest()[:10]
         exprs = list(dict.fromkeys(EVAL_ROLE.findall(cell.source)))
         unknown = [e for e in exprs if e not in values]

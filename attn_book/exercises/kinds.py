@@ -752,8 +752,12 @@ class BugExercise(FunctionExercise):
         super().__init__(id, reference, cases, **kw)
 
     def show(self):
-        """The buggy source, to print in the chapter."""
-        return Code(textwrap.dedent(inspect.getsource(self.buggy)))
+        """The buggy source, to print in the chapter: its comments and docstring in the
+        kernel's language (its chapter's comments catalog), its code as it is."""
+        from attn_book.code_words import translate_shown
+
+        source = textwrap.dedent(inspect.getsource(self.buggy))
+        return Code(translate_shown(source, self.buggy.__module__))
 
     def _praise(self):
         return text("praise-bug", title=self.title, n=len(self.cases()))
