@@ -24,8 +24,9 @@ and outputs copied (one computation, never run twice) with the words they print 
 the code itself byte for byte the English), as are the Python blocks its Markdown fences (a
 folded solution's: comments, docstrings, printed words) and the sources its outputs show (a
 find-the-bug exercise's ``show()``, which a Korean kernel translates the same way), each
-caption filled from its translated template with the values the English output recorded, the stored ``{eval}`` values the English
-ones (a figure is a 그림), the checkers' "not answered yet" lines in the language. A Markdown
+caption filled from its translated template with the values the English output recorded,
+the stored ``{eval}`` values the English ones (a figure is a 그림), the checkers' "not
+answered yet" lines in the language. A Markdown
 page (``intro.md``, ``glossary.md``, ``references.md``) is written as ``book/<lang>/NAME.md``.
 """
 
