@@ -276,7 +276,7 @@ figures.show(
 # %%
 W = np.eye(2)  # [A, d_k]: A = 2 hidden units, the query copied in
 U = np.eye(2)  # [A, d_k]: the key copied in
-v_a = np.array([1.0, -1.0])  # [A]: unit 1 for a key, unit 2 against it
+v_a = np.array([1.0, -1.0])  # [A]: unit 1 counts for a key, unit 2 against it
 # W q + U k for every key: [A] + [S, d_k] @ [d_k, A] -> [S, A]
 pre = W @ q + keys @ U.T
 hidden = np.tanh(pre)  # [S, A]
