@@ -162,7 +162,7 @@ def unit(degrees):
     return np.array([np.cos(theta), np.sin(theta)])
 
 
-turns = np.array([0.0, 45.0, 90.0, 135.0, 180.0])  # degrees
+turns = np.array([0.0, 45.0, 90.0, 135.0, 180.0])  # angles in degrees
 unit_keys = np.stack([unit(t) for t in turns])  # [5, 2]
 turn_scores = unit_keys @ q  # [5, 2] @ [2] -> [5]; q = (1, 0) has length 1
 # at 90° the float cosine leaves 6e-17, printed as 0.000 (abs: not as −0.000)
@@ -276,7 +276,7 @@ figures.show(
 # %%
 W = np.eye(2)  # [A, d_k]: A = 2 hidden units, the query copied in
 U = np.eye(2)  # [A, d_k]: the key copied in
-v_a = np.array([1.0, -1.0])  # [A]: unit 1 for a key, unit 2 against it
+v_a = np.array([1.0, -1.0])  # [A]: unit 1 counts for a key, unit 2 against it
 # W q + U k for every key: [A] + [S, d_k] @ [d_k, A] -> [S, A]
 pre = W @ q + keys @ U.T
 hidden = np.tanh(pre)  # [S, A]

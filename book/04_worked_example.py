@@ -99,7 +99,7 @@ scores
 
 # %%
 root_d_k = math.sqrt(d_k)
-scaled = scores / root_d_k  # Chapter 3: keeps random unit-variance scores' spread near 1
+scaled = scores / root_d_k  # Chapter 3: scores' spread near 1 for random unit-variance components
 scaled.round(3)
 
 # %% [markdown]

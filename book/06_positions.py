@@ -93,9 +93,12 @@ step_table(
 # %% [markdown]
 # "사과를" gets {eval}`vector(apple_first)` in second place and {eval}`vector(apple_shuffled)`
 # in first place: the very same vector. Nothing in $X$ says where a word stands, and nothing
-# in attention looks at the order of the rows, so any information that lives in word order
-# ("the dog bit" against "bit the dog") is invisible. The fix is to put the position into
-# the numbers.
+# in attention looks at the order of the rows, so any information that lives in word order is
+# invisible. Here nothing is lost: the particles -는 and -를 carry the roles, and both orders
+# mean the same ([Chapter 5](05_projections.ipynb)). But English carries the roles in the
+# order ("the dog bit" against "bit the dog"), and even in Korean "큰 개와 작은 고양이" and
+# "작은 개와 큰 고양이" are the same four words, told apart only by their order. The fix is to
+# put the position into the numbers.
 #
 # ## Sinusoidal position encodings (사인파 위치 인코딩)
 #

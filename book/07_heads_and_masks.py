@@ -812,7 +812,7 @@ print(
 # | `nn.MultiheadAttention`'s boolean `attn_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
 # | `nn.MultiheadAttention`'s `key_padding_mask`, `need_weights=True` (the default) | **ignore** | NaN, in the weights and the output |
 # | the same, `need_weights=False`, training or with autograd on | **ignore** | zeros: it then calls `F.scaled_dot_product_attention`, and the layer returns its output projection's bias |
-# | the same with `batch_first=True`, self-attention (query is key is value), `need_weights=False`, `eval()` under `torch.no_grad()` (the inference fast path) | **ignore** | NaN, with an even number of heads (one head: zeros) |
+# | the same with `batch_first=True`, self-attention (query is key is value), `need_weights=False`, `eval()` under `torch.no_grad()` (the inference fast path) | **ignore** | NaN with an even number of heads; zeros with an odd number (one included), which takes no fast path |
 # | the same in `eval()` under `torch.no_grad()`, but `batch_first=False` (the default) | **ignore** | zeros: no fast path, it calls `F.scaled_dot_product_attention` |
 # | the same in `eval()` under `torch.no_grad()`, but cross-attention (query not key) | **ignore** | zeros: no fast path, it calls `F.scaled_dot_product_attention` |
 #
