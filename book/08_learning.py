@@ -683,7 +683,8 @@ small_sweep = {}
 for lr_try in (big_lr, small_lr):
     small_run = experiments.train_self_attention(*small_task, lr_try, scale=1.0)
     small_sweep[lr_try] = small_run.losses[-1]
-qk_lr_factor = math.sqrt(d_k_big)  # in effect, the factor on the scaled model's W_Q, W_K learning rate
+# in effect, the factor on the scaled model's W_Q, W_K learning rate
+qk_lr_factor = math.sqrt(d_k_big)
 for lr_try, end in small_sweep.items():
     print(f"unscaled SGD from the smaller start, learning rate {lr_try}: loss {end:.4g}")
 

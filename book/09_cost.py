@@ -757,7 +757,8 @@ s_scaled = s_raw / math.sqrt(d_steps)  # math.sqrt keeps float32
 s_shifted = s_scaled - s_scaled.max(axis=-1, keepdims=True)
 s_exp = np.exp(s_shifted)
 s_weights = s_exp / s_exp.sum(axis=-1, keepdims=True)  # rows sum to 1
-buffer = np.empty((n_steps, n_steps), dtype=np.float32)  # every step with an n × n result writes here
+# every step with an n × n result writes here
+buffer = np.empty((n_steps, n_steps), dtype=np.float32)
 out_buffer = np.empty((n_steps, d_steps), dtype=np.float32)
 step_functions = [
     lambda: np.matmul(q_s, k_s.T, out=buffer),
