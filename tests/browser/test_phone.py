@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -180,3 +181,26 @@ def test_a_finger_fills_the_state_token_by_token(new_page, site):
         swipe(page, x4, y4, 0, 0, steps=1)  # a tap on the fifth token
         assert fig.locator(".abh-stepper output").inner_text() == "5 of 6"
         assert not page.errors, page.errors
+
+
+def test_a_korean_solutions_title_reads_in_korean_order(new_page, site):
+    """sphinx-exercise titled a solution "Solution to Exercise 4.1" and, in Korean, 해답 연습 4.1:
+    Korean words in English order. The Korean page says 연습 4.1 해답 (…), the link on 연습 4.1
+    to the exercise; the English page keeps "Solution to Exercise 4.1 (…)". At 390 px."""
+    titles = {}
+    with phone_page(new_page) as page:
+        for docname in ("ko/book/04_worked_example", "book/04_worked_example"):
+            open_page(page, site, docname)
+            titles[docname] = page.locator("div.solution > p.admonition-title").evaluate_all(
+                """(ps) => ps.map((p) => [p.innerText.trim(), p.querySelector('a').innerText.trim(),
+                                        p.querySelector('a').getAttribute('href')])"""
+            )
+    korean, english = titles["ko/book/04_worked_example"], titles["book/04_worked_example"]
+    assert len(korean) == len(english) >= 3
+    for n, ((ko, ko_link, ko_href), (en, en_link, en_href)) in enumerate(
+        zip(korean, english, strict=True), 1
+    ):
+        assert re.fullmatch(rf"연습 4\.{n} 해답 \(.+\)", ko), ko
+        assert ko_link == f"연습 4.{n}" and ko_href == en_href, (ko_link, ko_href, en_href)
+        assert re.fullmatch(rf"Solution to Exercise 4\.{n} \(.+\)", en), en
+        assert en_link.startswith(f"Exercise 4.{n} ("), en_link
