@@ -183,6 +183,91 @@ def test_a_finger_fills_the_state_token_by_token(new_page, site):
         assert not page.errors, page.errors
 
 
+#: The lines a cell's text takes: its text's boxes grouped where they overlap vertically (a
+#: subscript's box overlaps its line's), and whether any Hangul word (two syllables side by
+#: side) was broken between them.
+CELL_LINES = r"""(cell) => {
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  const lines = [];
+  for (const r of [...range.getClientRects()].filter((r) => r.width > 0)) {
+    const line = lines.find((l) => r.top < l.bottom && r.bottom > l.top);
+    if (!line) lines.push({ top: r.top, bottom: r.bottom });
+    else [line.top, line.bottom] = [Math.min(line.top, r.top), Math.max(line.bottom, r.bottom)];
+  }
+  const top = (node, k) => {
+    const one = document.createRange();
+    one.setStart(node, k);
+    one.setEnd(node, k + 1);
+    const box = [...one.getClientRects()].find((r) => r.width > 0);
+    return box ? Math.round(box.top) : null;
+  };
+  const hangul = /[\uac00-\ud7a3]/;
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  let splitWord = null;
+  for (let node = walker.nextNode(); node && !splitWord; node = walker.nextNode())
+    for (let k = 0; k + 1 < node.data.length; k++)
+      if (hangul.test(node.data[k]) && hangul.test(node.data[k + 1])
+          && top(node, k) !== top(node, k + 1)) {
+        splitWord = node.data;
+        break;
+      }
+  return { text: cell.innerText.trim(), lines: lines.length, splitWord };
+}"""
+
+#: The pages with the widest tables printed by code (attn_book/tables.py): chapter 7's
+#: cost table (가중치·V GFLOP, 지수 함수 계산(백만 번)), chapter 12's step, error and β tables.
+TABLE_PAGES = [
+    "ko/book/07_heads_and_masks",
+    "ko/book/12_linear_attention",
+    "book/12_linear_attention",
+]
+
+
+@pytest.mark.parametrize("docname", TABLE_PAGES)
+def test_a_tables_headings_labels_and_numbers_stay_whole_at_phone_width(docname, new_page, site):
+    """At 390 px a table printed by code kept "t = 1", "(2, 0)", "β = 1.0, 무작위 키" and
+    가중치·V GFLOP on one line each (the browser squeezed the table to its narrowest and broke
+    them at every space and at the dot); a table wider than the column scrolls in its own box,
+    and the page stays as wide as the phone. No Hangul word in any table cell is broken."""
+    with phone_page(new_page) as page:
+        open_page(page, site, docname)
+        tables = page.locator("table.step-table")
+        assert tables.count() >= 3, f"{docname}: the tables printed by code are gone"
+        broken, scrolled = [], 0
+        for table in tables.all():
+            cells = table.locator(
+                "th, td:first-child, td[style*='text-align:right']"
+            ).all()  # the headings, the row labels, the numbers
+            for cell in cells:
+                shown = cell.evaluate(CELL_LINES)
+                if shown["text"] and shown["lines"] != 1:
+                    broken.append(f"{shown['text']!r} on {shown['lines']} lines")
+            box = table.evaluate(
+                """(t) => { let c = t.parentElement;
+                   while (c && getComputedStyle(c).overflowX === 'visible') c = c.parentElement;
+                   return { table: t.getBoundingClientRect().width, box: c.clientWidth,
+                            overflow: getComputedStyle(c).overflowX }; }"""
+            )
+            if box["table"] > box["box"]:
+                assert box["overflow"] in ("auto", "scroll"), (
+                    f"{docname}: a wide table is cut: {box}"
+                )
+                scrolled += 1
+        assert not broken, f"{docname} at 390 px: " + "; ".join(broken)
+        assert scrolled >= 1, (
+            f"{docname}: no table is wider than the phone's column (this test's premise)"
+        )
+        split = [
+            s["splitWord"]
+            for s in (c.evaluate(CELL_LINES) for c in page.locator("main :is(th, td)").all())
+            if s["splitWord"]
+        ]
+        assert not split, f"{docname}: a Hangul word broken across lines in a table: {split}"
+        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        assert wide <= PHONE["width"], f"{docname} is {wide} px wide at 390 px"
+
+
 def test_a_korean_solutions_title_reads_in_korean_order(new_page, site):
     """sphinx-exercise titled a solution "Solution to Exercise 4.1" and, in Korean, 해답 연습 4.1:
     Korean words in English order. The Korean page says 연습 4.1 해답 (…), the link on 연습 4.1
