@@ -30,7 +30,7 @@ LABELS = [  # the English labels a Korean page used to show (the theme's, the si
     "Version warning", "By %(author)s", "Show code cell {type}", "Hide code cell {type}",
     "Link to this heading", "Link to this equation", "Link to this definition",
     "Link to this table", "Link to this image", "Link to this code", "Link to this term",
-    "Toggle hidden content", "Fullscreen mode",
+    "Toggle hidden content", "Fullscreen mode", "Enlarge figure",
 ]  # fmt: skip
 
 

@@ -289,3 +289,53 @@ def test_a_korean_solutions_title_reads_in_korean_order(new_page, site):
         assert ko_link == f"연습 4.{n}" and ko_href == en_href, (ko_link, ko_href, en_href)
         assert re.fullmatch(rf"Solution to Exercise 4\.{n} \(.+\)", en), en
         assert en_link.startswith(f"Exercise 4.{n} ("), en_link
+
+
+def tap(page, element):
+    """A finger's tap (CDP touch events) on ``element``'s centre, brought into view first."""
+    element.scroll_into_view_if_needed()
+    x, y = centre(element.bounding_box())
+    touch(page, "touchStart", x, y)
+    touch(page, "touchEnd", 0, 0)
+    page.wait_for_timeout(300)
+
+
+def test_a_plot_too_small_on_a_phone_enlarges_on_a_tap(new_page, site):
+    """Chapter 7's heatmaps (580 px PNGs at 100 dpi, their numbers 7 pt) are drawn 358 px wide
+    at 390 px: numbers 6 CSS px high as set, 4.4 px digits. Each plot drawn smaller than three
+    quarters of its size has a button (그림 크게 보기); a tap on the plot shows it at its own
+    size (7 pt = 9.7 CSS px) in a box that scrolls sideways, the page no wider than the phone
+    and the caption in place; a second tap fits it again. At 1280 px no plot has the button."""
+    with phone_page(new_page) as page:
+        open_page(page, site, "ko/book/07_heads_and_masks")
+        plots = page.locator("main div.cell_output > img")
+        assert plots.count() >= 3
+        for i in range(plots.count()):
+            plot = page.locator("main div.cell_output img").nth(i)
+            natural, shown = plot.evaluate("i => [i.naturalWidth, i.getBoundingClientRect().width]")
+            assert shown < 0.75 * natural, f"plot {i}: {shown} px of {natural}: not small here"
+            output = page.locator("main div.cell_output:has(img)").nth(i)
+            button = output.locator("button.attn-zoom-button")
+            assert button.inner_text() == "그림 크게 보기" and button.is_visible(), i
+            box = button.bounding_box()
+            assert box["width"] >= 24 and box["height"] >= 24, box
+            caption = output.locator("p").first.bounding_box()
+            tap(page, plot)
+            assert button.get_attribute("aria-pressed") == "true"
+            assert plot.evaluate("i => i.getBoundingClientRect().width") == pytest.approx(natural)
+            scroller = plot.evaluate(
+                "i => [i.parentElement.scrollWidth, i.parentElement.clientWidth, "
+                "getComputedStyle(i.parentElement).overflowX]"
+            )
+            assert scroller[0] > scroller[1] and scroller[2] == "auto", scroller
+            assert output.locator("p").first.bounding_box()["x"] == pytest.approx(caption["x"])
+            wide = page.evaluate("() => document.documentElement.scrollWidth")
+            assert wide <= PHONE["width"], f"enlarged, the page is {wide} px wide"
+            tap(page, plot)
+            assert button.get_attribute("aria-pressed") == "false"
+            assert plot.evaluate("i => i.getBoundingClientRect().width") == pytest.approx(shown)
+        assert not page.errors, page.errors
+    with new_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        open_page(page, site, "ko/book/07_heads_and_masks")
+        assert page.locator("button.attn-zoom-button:visible").count() == 0
