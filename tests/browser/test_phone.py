@@ -229,7 +229,8 @@ def test_a_tables_headings_labels_and_numbers_stay_whole_at_phone_width(docname,
     """At 390 px a table printed by code kept "t = 1", "(2, 0)", "β = 1.0, 무작위 키" and
     가중치·V GFLOP on one line each (the browser squeezed the table to its narrowest and broke
     them at every space and at the dot); a table wider than the column scrolls in its own box,
-    and the page stays as wide as the phone. No Hangul word in any table cell is broken."""
+    and the page stays as wide as the phone. No Hangul word in any table cell is broken. At
+    1280 px the headings wrap as before and every one of these tables fits the column."""
     with phone_page(new_page) as page:
         open_page(page, site, docname)
         tables = page.locator("table.step-table")
@@ -266,6 +267,13 @@ def test_a_tables_headings_labels_and_numbers_stay_whole_at_phone_width(docname,
         assert not split, f"{docname}: a Hangul word broken across lines in a table: {split}"
         wide = page.evaluate("() => document.documentElement.scrollWidth")
         assert wide <= PHONE["width"], f"{docname} is {wide} px wide at 390 px"
+    with new_page() as page:  # a desktop: these tables fit the column, their headings wrapped
+        page.set_viewport_size({"width": 1280, "height": 900})
+        open_page(page, site, docname)
+        widths = page.locator("table.step-table").evaluate_all(
+            "ts => ts.map((t) => [t.getBoundingClientRect().width, t.parentElement.clientWidth])"
+        )
+        assert all(table <= box for table, box in widths), f"{docname} at 1280 px: {widths}"
 
 
 def test_a_korean_solutions_title_reads_in_korean_order(new_page, site):
