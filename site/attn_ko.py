@@ -16,6 +16,9 @@
   configuration, through :func:`korean_config`. sphinx-book-theme's own Korean catalog
   (its header buttons' tooltips) stays behind it: a label both have takes the site's
   (:func:`theme_catalog_behind_the_sites`).
+- A solution's title in Korean word order: sphinx-exercise writes "Solution to" before the
+  exercise's link, so its Korean catalog made 해답 연습 4.1 (…); :func:`solution_titles`
+  makes it 연습 4.1 해답 (…), the link on 연습 4.1.
 """
 
 from __future__ import annotations
@@ -190,8 +193,57 @@ TOGGLE_LABEL = """window.addEventListener("load", () => {
 });"""
 
 
+def solution_title_in_korean_order(title, word):
+    """A solution's resolved title ``[Text(word), reference(Text(" 연습 4.1"), Text(" ("),
+    …subtitle…, Text(")"))]`` (sphinx-exercise's post-transform) as ``[reference(Text("연습
+    4.1")), Text(" " + word), Text(" ("), …subtitle…, Text(")")]``. Returns whether it changed;
+    a title of another shape (a custom one, or one already reordered) is left as it is.
+
+    >>> from docutils import nodes
+    >>> ref = nodes.reference("", "", nodes.Text(" 연습 4.1"), nodes.Text(" ("),
+    ...                       nodes.emphasis("", "쿼리"), nodes.Text(")"), refid="ex")
+    >>> title = nodes.title("", "", nodes.Text("해답"), ref)
+    >>> solution_title_in_korean_order(title, "해답"), title.astext()
+    (True, '연습 4.1 해답 (쿼리)')
+    >>> title[0].astext(), title[0]["refid"]
+    ('연습 4.1', 'ex')
+    >>> solution_title_in_korean_order(title, "해답")
+    False
+    """
+    from docutils import nodes
+
+    if len(title) != 2 or not isinstance(title[0], nodes.Text) or title[0].astext() != word:
+        return False
+    reference = title[1]
+    if not isinstance(reference, nodes.reference) or not isinstance(reference[0], nodes.Text):
+        return False
+    number, *subtitle = reference.children
+    for child in subtitle:
+        reference.remove(child)
+    reference.replace(number, nodes.Text(number.astext().strip()))
+    title.remove(title[0])
+    title += nodes.Text(f" {word}")
+    for child in subtitle:
+        title += child
+    return True
+
+
+def solution_titles(app, doctree, docname):
+    """Every solution's title in Korean order (``doctree-resolved``: after sphinx-exercise's
+    post-transforms have written 해답 and the link to the exercise)."""
+    try:
+        from sphinx_exercise.nodes import solution_node, translate
+    except ImportError:
+        return
+    word = str(translate("Solution to"))
+    for node in doctree.findall(solution_node):
+        if node.children and solution_title_in_korean_order(node[0], word):
+            node["title"] = node[0].astext()
+
+
 def setup(app):
     app.connect("source-read", rewrite_links)
+    app.connect("doctree-resolved", solution_titles)
     app.connect("config-inited", korean_config)
     app.connect("builder-inited", theme_catalog_behind_the_sites)
     app.connect("html-page-context", mathjax_after_fonts, priority=600)  # after mathjax's

@@ -30,7 +30,7 @@ LABELS = [  # the English labels a Korean page used to show (the theme's, the si
     "Version warning", "By %(author)s", "Show code cell {type}", "Hide code cell {type}",
     "Link to this heading", "Link to this equation", "Link to this definition",
     "Link to this table", "Link to this image", "Link to this code", "Link to this term",
-    "Toggle hidden content", "Fullscreen mode",
+    "Toggle hidden content", "Fullscreen mode", "Enlarge figure",
 ]  # fmt: skip
 
 
@@ -138,3 +138,53 @@ def test_mathjax_typesets_a_page_with_maths_once_its_fonts_have_loaded():
     assert len(with_maths) == 2 and "document.fonts.ready" in with_maths[1]
     assert with_maths[1].index("pageReady") < with_maths[1].index("defaultPageReady")
     assert page([_JavaScript("", body="let x = 1;")]) == ["let x = 1;"]  # no maths: nothing
+
+
+SOLUTION_PAGE = """Page
+====
+
+.. exercise:: Again, with another query
+   :label: ex-one
+
+   Do it.
+
+.. solution:: ex-one
+   :label: sol-one
+
+   Done.
+"""
+
+
+def solution_title(tmp_path, language):
+    """The HTML title of the one solution of a two-directive page built by Sphinx with
+    sphinx-exercise (and, in Korean, site/attn_ko.py's hook alone)."""
+    from sphinx import locale
+    from sphinx.application import Sphinx
+
+    locale.translators.clear()  # the catalogs a build loaded stay for the next in-process
+    src = tmp_path / language
+    src.mkdir()
+    (src / "index.rst").write_text(SOLUTION_PAGE, encoding="utf-8")
+    extensions = ["sphinx_exercise"] + (["attn_ko"] if language == "ko" else [])
+    (src / "conf.py").write_text(
+        f"extensions = {extensions!r}\nlanguage = {language!r}\nnumfig = True\n", "utf-8"
+    )
+    app = Sphinx(src, src, src / "_out", src / "_doctrees", "html", status=None, warning=None)
+    app.build()
+    html = (src / "_out" / "index.html").read_text(encoding="utf-8")
+    title = re.search(r'<div class="solution[^>]*>\s*<p class="admonition-title">(.*?)</p>', html)
+    return re.sub(r"<[^>]+>", "|", title[1])  # | where a tag was: the link's ends
+
+
+def test_a_solutions_title_is_in_korean_word_order(tmp_path, monkeypatch):
+    """sphinx-exercise writes "Solution to" before the link to the exercise, and its Korean
+    catalog gave 해답 연습 1 (…), Korean words in English order: in Korean it is 연습 1 해답 (…),
+    the link on 연습 1. English keeps "Solution to Exercise 1 (…)", the link on "Exercise 1 (…)"."""
+    monkeypatch.setattr(attn_ko, "korean_config", lambda app, config: None)  # site labels
+    monkeypatch.setattr(attn_ko, "theme_catalog_behind_the_sites", lambda app: None)
+    from sphinx import locale
+
+    monkeypatch.setattr(locale, "translators", locale.translators.copy())  # restored after
+    assert solution_title(tmp_path, "ko") == "|연습 1| 해답 (Again, with another query)"
+    english = "Solution to| Exercise 1 (Again, with another query)|"
+    assert solution_title(tmp_path, "en") == english

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -180,3 +181,169 @@ def test_a_finger_fills_the_state_token_by_token(new_page, site):
         swipe(page, x4, y4, 0, 0, steps=1)  # a tap on the fifth token
         assert fig.locator(".abh-stepper output").inner_text() == "5 of 6"
         assert not page.errors, page.errors
+
+
+#: The lines a cell's text takes: its text's boxes grouped where they overlap vertically (a
+#: subscript's box overlaps its line's), and whether any Hangul word (two syllables side by
+#: side) was broken between them.
+CELL_LINES = r"""(cell) => {
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  const lines = [];
+  for (const r of [...range.getClientRects()].filter((r) => r.width > 0)) {
+    const line = lines.find((l) => r.top < l.bottom && r.bottom > l.top);
+    if (!line) lines.push({ top: r.top, bottom: r.bottom });
+    else [line.top, line.bottom] = [Math.min(line.top, r.top), Math.max(line.bottom, r.bottom)];
+  }
+  const top = (node, k) => {
+    const one = document.createRange();
+    one.setStart(node, k);
+    one.setEnd(node, k + 1);
+    const box = [...one.getClientRects()].find((r) => r.width > 0);
+    return box ? Math.round(box.top) : null;
+  };
+  const hangul = /[\uac00-\ud7a3]/;
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  let splitWord = null;
+  for (let node = walker.nextNode(); node && !splitWord; node = walker.nextNode())
+    for (let k = 0; k + 1 < node.data.length; k++)
+      if (hangul.test(node.data[k]) && hangul.test(node.data[k + 1])
+          && top(node, k) !== top(node, k + 1)) {
+        splitWord = node.data;
+        break;
+      }
+  return { text: cell.innerText.trim(), lines: lines.length, splitWord };
+}"""
+
+#: The pages with the widest tables printed by code (attn_book/tables.py): chapter 7's
+#: cost table (가중치·V GFLOP, 지수 함수 계산(백만 번)), chapter 12's step, error and β tables.
+TABLE_PAGES = [
+    "ko/book/07_heads_and_masks",
+    "ko/book/12_linear_attention",
+    "book/12_linear_attention",
+]
+
+
+@pytest.mark.parametrize("docname", TABLE_PAGES)
+def test_a_tables_headings_labels_and_numbers_stay_whole_at_phone_width(docname, new_page, site):
+    """At 390 px a table printed by code kept "t = 1", "(2, 0)", "β = 1.0, 무작위 키" and
+    가중치·V GFLOP on one line each (the browser squeezed the table to its narrowest and broke
+    them at every space and at the dot); a table wider than the column scrolls in its own box,
+    and the page stays as wide as the phone. No Hangul word in any table cell is broken. At
+    1280 px the headings wrap as before and every one of these tables fits the column."""
+    with phone_page(new_page) as page:
+        open_page(page, site, docname)
+        tables = page.locator("table.step-table")
+        assert tables.count() >= 3, f"{docname}: the tables printed by code are gone"
+        broken, scrolled = [], 0
+        for table in tables.all():
+            cells = table.locator(
+                "th, td:first-child, td[style*='text-align:right']"
+            ).all()  # the headings, the row labels, the numbers
+            for cell in cells:
+                shown = cell.evaluate(CELL_LINES)
+                if shown["text"] and shown["lines"] != 1:
+                    broken.append(f"{shown['text']!r} on {shown['lines']} lines")
+            box = table.evaluate(
+                """(t) => { let c = t.parentElement;
+                   while (c && getComputedStyle(c).overflowX === 'visible') c = c.parentElement;
+                   return { table: t.getBoundingClientRect().width, box: c.clientWidth,
+                            overflow: getComputedStyle(c).overflowX }; }"""
+            )
+            if box["table"] > box["box"]:
+                assert box["overflow"] in ("auto", "scroll"), (
+                    f"{docname}: a wide table is cut: {box}"
+                )
+                scrolled += 1
+        assert not broken, f"{docname} at 390 px: " + "; ".join(broken)
+        assert scrolled >= 1, (
+            f"{docname}: no table is wider than the phone's column (this test's premise)"
+        )
+        split = [
+            s["splitWord"]
+            for s in (c.evaluate(CELL_LINES) for c in page.locator("main :is(th, td)").all())
+            if s["splitWord"]
+        ]
+        assert not split, f"{docname}: a Hangul word broken across lines in a table: {split}"
+        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        assert wide <= PHONE["width"], f"{docname} is {wide} px wide at 390 px"
+    with new_page() as page:  # a desktop: these tables fit the column, their headings wrapped
+        page.set_viewport_size({"width": 1280, "height": 900})
+        open_page(page, site, docname)
+        widths = page.locator("table.step-table").evaluate_all(
+            "ts => ts.map((t) => [t.getBoundingClientRect().width, t.parentElement.clientWidth])"
+        )
+        assert all(table <= box for table, box in widths), f"{docname} at 1280 px: {widths}"
+
+
+def test_a_korean_solutions_title_reads_in_korean_order(new_page, site):
+    """sphinx-exercise titled a solution "Solution to Exercise 4.1" and, in Korean, 해답 연습 4.1:
+    Korean words in English order. The Korean page says 연습 4.1 해답 (…), the link on 연습 4.1
+    to the exercise; the English page keeps "Solution to Exercise 4.1 (…)". At 390 px."""
+    titles = {}
+    with phone_page(new_page) as page:
+        for docname in ("ko/book/04_worked_example", "book/04_worked_example"):
+            open_page(page, site, docname)
+            titles[docname] = page.locator("div.solution > p.admonition-title").evaluate_all(
+                """(ps) => ps.map((p) => [p.innerText.trim(), p.querySelector('a').innerText.trim(),
+                                        p.querySelector('a').getAttribute('href')])"""
+            )
+    korean, english = titles["ko/book/04_worked_example"], titles["book/04_worked_example"]
+    assert len(korean) == len(english) >= 3
+    for n, ((ko, ko_link, ko_href), (en, en_link, en_href)) in enumerate(
+        zip(korean, english, strict=True), 1
+    ):
+        assert re.fullmatch(rf"연습 4\.{n} 해답 \(.+\)", ko), ko
+        assert ko_link == f"연습 4.{n}" and ko_href == en_href, (ko_link, ko_href, en_href)
+        assert re.fullmatch(rf"Solution to Exercise 4\.{n} \(.+\)", en), en
+        assert en_link.startswith(f"Exercise 4.{n} ("), en_link
+
+
+def tap(page, element):
+    """A finger's tap (CDP touch events) on ``element``'s centre, brought into view first."""
+    element.scroll_into_view_if_needed()
+    x, y = centre(element.bounding_box())
+    touch(page, "touchStart", x, y)
+    touch(page, "touchEnd", 0, 0)
+    page.wait_for_timeout(300)
+
+
+def test_a_plot_too_small_on_a_phone_enlarges_on_a_tap(new_page, site):
+    """Chapter 7's heatmaps (580 px PNGs at 100 dpi, their numbers 7 pt) are drawn 358 px wide
+    at 390 px: numbers 6 CSS px high as set, 4.4 px digits. Each plot drawn smaller than three
+    quarters of its size has a button (그림 크게 보기); a tap on the plot shows it at its own
+    size (7 pt = 9.7 CSS px) in a box that scrolls sideways, the page no wider than the phone
+    and the caption in place; a second tap fits it again. At 1280 px no plot has the button."""
+    with phone_page(new_page) as page:
+        open_page(page, site, "ko/book/07_heads_and_masks")
+        plots = page.locator("main div.cell_output > img")
+        assert plots.count() >= 3
+        for i in range(plots.count()):
+            plot = page.locator("main div.cell_output img").nth(i)
+            natural, shown = plot.evaluate("i => [i.naturalWidth, i.getBoundingClientRect().width]")
+            assert shown < 0.75 * natural, f"plot {i}: {shown} px of {natural}: not small here"
+            output = page.locator("main div.cell_output:has(img)").nth(i)
+            button = output.locator("button.attn-zoom-button")
+            assert button.inner_text() == "그림 크게 보기" and button.is_visible(), i
+            box = button.bounding_box()
+            assert box["width"] >= 24 and box["height"] >= 24, box
+            caption = output.locator("p").first.bounding_box()
+            tap(page, plot)
+            assert button.get_attribute("aria-pressed") == "true"
+            assert plot.evaluate("i => i.getBoundingClientRect().width") == pytest.approx(natural)
+            scroller = plot.evaluate(
+                "i => [i.parentElement.scrollWidth, i.parentElement.clientWidth, "
+                "getComputedStyle(i.parentElement).overflowX]"
+            )
+            assert scroller[0] > scroller[1] and scroller[2] == "auto", scroller
+            assert output.locator("p").first.bounding_box()["x"] == pytest.approx(caption["x"])
+            wide = page.evaluate("() => document.documentElement.scrollWidth")
+            assert wide <= PHONE["width"], f"enlarged, the page is {wide} px wide"
+            tap(page, plot)
+            assert button.get_attribute("aria-pressed") == "false"
+            assert plot.evaluate("i => i.getBoundingClientRect().width") == pytest.approx(shown)
+        assert not page.errors, page.errors
+    with new_page() as page:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        open_page(page, site, "ko/book/07_heads_and_masks")
+        assert page.locator("button.attn-zoom-button:visible").count() == 0

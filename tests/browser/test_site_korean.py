@@ -231,3 +231,39 @@ def test_korean_breaks_between_words_and_fits_a_phone(docname, new_page, site, s
         assert style == {"lang": "ko", "wordBreak": "keep-all", "overflowWrap": "break-word"}
         wide = page.evaluate("() => document.documentElement.scrollWidth")
         assert wide <= PHONE["width"], f"ko/{docname} is {wide} px wide on a 390 px phone"
+
+
+#: The figures' bold words (widgets.css: 600 or 700); a title with Hangul is drawn regular on
+#: purpose (src/dom.js setTitle), so it is not among them.
+BOLD_IN_FIGURES = ".abh-fig :is(.abh-table th, .abh-warn, .abh-vlabel, .abh-token.abh-selected)"
+
+
+def test_the_figures_bold_hangul_is_drawn_in_a_bold_face(new_page, site, site_dir):
+    """The figures' own Hangul font (hangul_font.css) has weight 400 only, so a bold heading
+    such as "s + 이동값" drew "s +" bold and 이동값 regular. On the site, every Hangul glyph of
+    a bold word in the gallery's figures comes from a bold face (the served Noto Sans KR 700
+    slices), asked of Chromium (CDP CSS.getPlatformFontsForNode) for each element."""
+    if not (site_dir / "ko" / "book" / "99_figure_gallery.html").is_file():
+        pytest.skip("the Korean edition is not built: run `make book`")
+    with new_page() as page:
+        load_page(page, site.url("ko/book/99_figure_gallery.html"))
+        page.evaluate("() => document.fonts.ready")
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+        nodes = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": BOLD_IN_FIGURES})
+        checked, regular = 0, []
+        for node in nodes["nodeIds"]:
+            html = cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]
+            text = re.sub(r"<[^>]+>", "", html)
+            if not re.search("[\uac00-\ud7a3]", text):
+                continue
+            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+            # the Hangul's faces: Noto Sans KR's (the shipped subset and the served slices)
+            hangul = [f["postScriptName"] for f in fonts if "NotoSansKR" in f["postScriptName"]]
+            checked += 1
+            if not hangul or not all(name.endswith("Bold") for name in hangul):
+                regular.append(f"{text!r}: {hangul}")
+        assert checked >= 10, f"only {checked} bold words with Hangul in the gallery's figures"
+        assert not regular, "bold Hangul drawn regular:\n" + "\n".join(regular)
