@@ -169,7 +169,7 @@ sims, linear_weights, linear_out
 # the positive feature map and the normaliser. They pass the queries and keys through a short
 # convolution and a SiLU, which can be negative, and then L2-normalise them. MiniMax's
 # lightning attention uses SiLU features with a fixed decay, the RetNet row of [the family
-# table](12_linear_attention.ipynb#going-further-the-family-in-one-table). The elu + 1 form
+# table](12_linear_attention.ipynb#going-further-the-family-in-one-table-rnn). The elu + 1 form
 # comes first because it is where linear attention began. The measurement in [what it
 # forgets](12_linear_attention.ipynb#what-it-forgets) shows a cost of positive features that
 # fits the models' choice.
