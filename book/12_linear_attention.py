@@ -705,8 +705,8 @@ figures.show(
 # overlap, so every pair is worn down by the writes after it, and only the newest stay clear
 # ([counted by write position](12_linear_attention.ipynb#going-further-reading-the-recall-numbers)).
 # The plain sum's lead comes from the wide values, $d_v = 64$: with values as wide as the keys
-# it [closes at 64 pairs and
-# beyond](12_linear_attention.ipynb#going-further-reading-the-recall-numbers).
+# it [narrows as $N$ grows and is gone at 128
+# pairs](12_linear_attention.ipynb#going-further-reading-the-recall-numbers).
 #
 # **Every key written twice (right).** Now the memory must replace, not just store, and only
 # the delta rule does. Without positions, as here, softmax attention sees both writes of the
@@ -1499,8 +1499,8 @@ index_gflops, sparse_gflops, dense_gflops = (
 #   oldest, where the plain sum blurs all alike. The plain sum's count of pairs grows with
 #   $d_v$ ({eval}`percent(by_width[16].accuracy["linear"][2], 0)` of 128 at $d_v = d_k$,
 #   {eval}`percent(by_width[256].accuracy["linear"][2], 0)` at $d_v =$
-#   {eval}`value_widths[2]`); its lead over the delta rule closes at 64 pairs and beyond when
-#   $d_v = d_k$, and the delta rule keeps about $d_k$ at every $d_v$ tried.
+#   {eval}`value_widths[2]`); with $d_v = d_k$ its lead over the delta rule narrows as $N$
+#   grows and is gone at 128 pairs, and the delta rule keeps about $d_k$ at every $d_v$ tried.
 # - *Going further.* Dropping elu + 1's $+1$ recovers part of the plain sum's recall, and
 #   subtracting the mean feature nearly all of it; both also make the features signed, so the test does not separate
 #   positivity from the shared component.
