@@ -29,8 +29,9 @@
 # causal pass as a recurrence](12_linear_attention.ipynb#the-causal-pass-is-a-recurrence), [its
 # cost](12_linear_attention.ipynb#what-it-costs-and-a-state-of-fixed-size), [what it forgets](12_linear_attention.ipynb#what-it-forgets), [the
 # delta rule](12_linear_attention.ipynb#the-delta-rule-correct-before-writing) and [the recall experiment
-# again](12_linear_attention.ipynb#the-recall-experiment-again). The sections marked *Going further* add where positive
-# features lose recall, the recall test on
+# again](12_linear_attention.ipynb#the-recall-experiment-again), which ends on one verdict: the
+# delta rule overwrites, but keeps about $d_k$ pairs. The sections marked *Going further* add
+# how to read the recall numbers, where positive features lose recall, the recall test on
 # keys that do not overlap and with a smaller writing strength, how the delta
 # rule is trained chunk by chunk (with one chunk worked by hand), the models that ship it, and
 # sparse attention; a first reading can skip them, and no core section needs them.
@@ -39,7 +40,7 @@
 #
 # - replace $e^{\mathbf q \cdot \mathbf k}$ with a feature map's $\phi(\mathbf q) \cdot
 #   \phi(\mathbf k)$, regroup the sum, and run causal linear attention (선형 어텐션) as a
-#   recurrence over a $d_k \times d_v$ state, by hand for three tokens, equal to the masked
+#   recurrence over a $d_v \times d_k$ state, by hand for three tokens, equal to the masked
 #   parallel form to the last digit;
 # - count its cost, $O(n\,d^2)$ against $O(n^2 d)$, and the bytes of its fixed state against
 #   the KV cache of a real model;
@@ -145,42 +146,48 @@ sims, linear_weights, linear_out
 #
 # What is gained: $\phi(\mathbf q)$ no longer sits inside a function of each score, so it comes
 # out of the sums. The numerator of {eq}`eq-ch12-linear` is
-# $\sum_j (\phi(\mathbf q)^\top \phi(\mathbf k_j))\, \mathbf v_j^\top = \phi(\mathbf q)^\top
-# \sum_j \phi(\mathbf k_j)\, \mathbf v_j^\top$:
+# $\sum_j \mathbf v_j\, (\phi(\mathbf k_j)^\top \phi(\mathbf q)) = \big(\sum_j
+# \mathbf v_j\, \phi(\mathbf k_j)^\top\big)\, \phi(\mathbf q)$:
 #
 # $$
 # \begin{aligned}
-# \mathbf o^\top &= \frac{\phi(\mathbf q)^\top S}{\phi(\mathbf q)^\top \mathbf z},
+# \mathbf o &= \frac{S\, \phi(\mathbf q)}{\mathbf z^\top \phi(\mathbf q)},
 # \quad \text{with} \\
-# S &= \sum_j \phi(\mathbf k_j)\, \mathbf v_j^\top \;(d_k \times d_v), \qquad
+# S &= \sum_j \mathbf v_j\, \phi(\mathbf k_j)^\top \;(d_v \times d_k), \qquad
 # \mathbf z = \sum_j \phi(\mathbf k_j) \;(d_k).
 # \end{aligned}
 # $$ (eq-ch12-regrouped)
 #
-# $S$ and $\mathbf z$ hold the keys and values summed once, whatever the query; a query reads
-# them with two small products; $\phi(\mathbf q)^\top \mathbf z$ is the normaliser (정규화 항)
-# that makes the weights sum to 1. No query meets a key one at a time.
+# $S$ and $\mathbf z$ hold the keys and values summed once, whatever the query. A query reads
+# them with two small products. $\mathbf z^\top \phi(\mathbf q)$ is the normaliser (정규화 항)
+# that makes the weights sum to 1. No query meets a key one at a time. $S$ has a row for each
+# value dimension and a column for each key dimension, as DeltaNet and Gated DeltaNet write it
+# and `ac.delta_rule` stores it: writing is $\mathbf v\, \phi(\mathbf k)^\top$, reading is
+# $S\, \phi(\mathbf q)$, in every section of this chapter.
 #
-# Today's models keep this regrouping but drop the positive feature map and the normaliser:
-# they pass the queries and keys through a short convolution and a SiLU, which can be
-# negative, and then L2-normalise them. The elu + 1 form comes first because it is
-# where linear attention began, and the measurement in [what it
-# forgets](12_linear_attention.ipynb#what-it-forgets) shows one reason the models left it.
+# The delta-rule models of this chapter (Qwen3-Next, Kimi Linear) keep this regrouping but drop
+# the positive feature map and the normaliser. They pass the queries and keys through a short
+# convolution and a SiLU, which can be negative, and then L2-normalise them. MiniMax's
+# lightning attention uses SiLU features with a fixed decay, the RetNet row of [the family
+# table](12_linear_attention.ipynb#going-further-the-family-in-one-table-rnn). The elu + 1 form
+# comes first because it is where linear attention began. The measurement in [what it
+# forgets](12_linear_attention.ipynb#what-it-forgets) shows a cost of positive features that
+# fits the models' choice.
 
 # %%
-S_all = phi_K.T @ V  # [2, 3] @ [3, 2] -> [2, 2]: Σ φ(k_j) v_jᵀ
+S_all = V.T @ phi_K  # [2, 3] @ [3, 2] -> [2, 2]: Σ v_j φ(k_j)ᵀ, d_v × d_k
 z_all = phi_K.sum(axis=0)  # [2]: Σ φ(k_j), the normaliser's sum
-normaliser = phi_q @ z_all  # [2] @ [2] -> a number: φ(q) · z
-regrouped = (phi_q @ S_all) / normaliser  # [2] @ [2, 2] -> [2], divided
+normaliser = z_all @ phi_q  # [2] @ [2] -> a number: zᵀ φ(q)
+regrouped = (S_all @ phi_q) / normaliser  # [2, 2] @ [2] -> [2], divided
 np.testing.assert_allclose(regrouped, linear_out)
 np.testing.assert_allclose(ac.linear_attention(q, K, V, causal=False), linear_out)
 S_all, z_all
 
 # %% [markdown]
-# $S$ is {eval}`vector(S_all[0])` over {eval}`vector(S_all[1])` and $\mathbf z =$
-# {eval}`vector(z_all)`; the query reads $\phi(\mathbf q)^\top S = 2 \cdot$
-# {eval}`vector(S_all[0])` $+ 1 \cdot$ {eval}`vector(S_all[1])` and divides by
-# $\phi(\mathbf q) \cdot \mathbf z =$ {eval}`plain(normaliser)`: the same
+# $S$ has the columns {eval}`vector(S_all[:, 0])` and {eval}`vector(S_all[:, 1])`, and $\mathbf z =$
+# {eval}`vector(z_all)`. The query reads $S\, \phi(\mathbf q) = 2 \cdot$
+# {eval}`vector(S_all[:, 0])` $+ 1 \cdot$ {eval}`vector(S_all[:, 1])` and divides by
+# $\mathbf z^\top \phi(\mathbf q) =$ {eval}`plain(normaliser)`: the same
 # {eval}`vector(regrouped)`.
 #
 # ## The causal pass is a recurrence (상태와 순환)
@@ -191,27 +198,27 @@ S_all, z_all
 #
 # $$
 # \begin{aligned}
-# S_t &= S_{t-1} + \phi(\mathbf k_t)\, \mathbf v_t^\top, \qquad
+# S_t &= S_{t-1} + \mathbf v_t\, \phi(\mathbf k_t)^\top, \qquad
 # \mathbf z_t = \mathbf z_{t-1} + \phi(\mathbf k_t), \\
-# \mathbf o_t^\top &= \frac{\phi(\mathbf q_t)^\top S_t}{\phi(\mathbf q_t)^\top \mathbf z_t} .
+# \mathbf o_t &= \frac{S_t\, \phi(\mathbf q_t)}{\mathbf z_t^\top \phi(\mathbf q_t)} .
 # \end{aligned}
 # $$ (eq-ch12-recurrence)
 #
 # That is a recurrent network (순환 신경망) whose state (상태) is the pair $(S_t, \mathbf z_t)$ of
-# $d_k \times d_v + d_k$ numbers, the same size after three tokens or a million; Katharopoulos
+# $d_v \times d_k + d_k$ numbers, the same size after three tokens or a million; Katharopoulos
 # et al. titled their paper "Transformers are RNNs". Let the example's three keys and values be
 # three tokens, asking with the queries $(1, 1)$, $(0, 1)$ and the example's $(1, 0)$, and run
 # {eq}`eq-ch12-recurrence` by hand:
 
 # %%
 Q = np.array([[1.0, 1.0], [0.0, 1.0], q])  # [3, 2]: one query a token, the last (1, 0)
-S = np.zeros((2, 2))  # d_k × d_v, empty before the first token
+S = np.zeros((2, 2))  # d_v × d_k, empty before the first token
 z = np.zeros(2)  # d_k
 steps = []
 for t in range(3):
-    S = S + np.outer(phi(K[t]), V[t])  # + φ(k_t) v_tᵀ: [2] ⊗ [2] -> [2, 2]
+    S = S + np.outer(V[t], phi(K[t]))  # + v_t φ(k_t)ᵀ: [2] ⊗ [2] -> [2, 2]
     z = z + phi(K[t])  # + φ(k_t)
-    out_t = (phi(Q[t]) @ S) / (phi(Q[t]) @ z)  # [2] @ [2, 2] / [2] @ [2]
+    out_t = (S @ phi(Q[t])) / (z @ phi(Q[t]))  # [2, 2] @ [2] / [2] @ [2]
     steps.append(dict(S=S, z=z, out=out_t))
 
 # %% tags=["hide-input"]
@@ -219,8 +226,8 @@ step_table(
     {
         "φ(kₜ)": [vector(row) for row in phi_K],
         "vₜ": [vector(row) for row in V],
-        "Sₜ, row 1": [vector(s["S"][0]) for s in steps],
-        "Sₜ, row 2": [vector(s["S"][1]) for s in steps],
+        "Sₜ, column 1": [vector(s["S"][:, 0]) for s in steps],
+        "Sₜ, column 2": [vector(s["S"][:, 1]) for s in steps],
         "zₜ": [vector(s["z"]) for s in steps],
         "oₜ": [vector(s["out"]) for s in steps],
     },
@@ -228,28 +235,28 @@ step_table(
 )
 
 # %% [markdown]
-# **Token 1.** $\phi(\mathbf k_1)\,\mathbf v_1^\top = (2, 1)^\top (2, 0)$ puts
-# {eval}`vector(steps[0]["S"][0])` in the first row of $S_1$ and {eval}`vector(steps[0]["S"][1])`
+# **Token 1.** $\mathbf v_1\,\phi(\mathbf k_1)^\top = (2, 0)\,(2, 1)^\top$ puts
+# {eval}`vector(steps[0]["S"][:, 0])` in the first column of $S_1$ and {eval}`vector(steps[0]["S"][:, 1])`
 # in the second; $\mathbf z_1 =$ {eval}`vector(steps[0]["z"])`. The query's features
 # $\phi(1, 1) = (2, 2)$ read $2 \cdot (4, 0) + 2 \cdot (2, 0) = (12, 0)$ and divide by
 # $2 \cdot 2 + 2 \cdot 1 = 6$: $\mathbf o_1 =$ {eval}`vector(steps[0]["out"])`, the only
 # value it has seen.
 #
-# **Token 2.** $(1, 2)^\top (0, 2)$ adds $(0, 2)$ and $(0, 4)$: $S_2$ has rows
-# {eval}`vector(steps[1]["S"][0])` and {eval}`vector(steps[1]["S"][1])`, and
+# **Token 2.** $(0, 2)\,(1, 2)^\top$ adds $(0, 2)$ and $(0, 4)$: $S_2$ has the columns
+# {eval}`vector(steps[1]["S"][:, 0])` and {eval}`vector(steps[1]["S"][:, 1])`, and
 # $\mathbf z_2 =$ {eval}`vector(steps[1]["z"])`. With $\phi(0, 1) = (1, 2)$ the read is
 # $(4, 2) + 2 \cdot (2, 4) = (8, 10)$ over $3 + 2 \cdot 3 = 9$: $\mathbf o_2 =$
 # {eval}`vector(steps[1]["out"])`.
 #
-# **Token 3.** $(2, 2)^\top (1, 1)$ adds 2 to every entry: rows
-# {eval}`vector(steps[2]["S"][0])` and {eval}`vector(steps[2]["S"][1])`, $\mathbf z_3 =$
+# **Token 3.** $(1, 1)\,(2, 2)^\top$ adds 2 to every entry: the columns
+# {eval}`vector(steps[2]["S"][:, 0])` and {eval}`vector(steps[2]["S"][:, 1])`, $\mathbf z_3 =$
 # {eval}`vector(steps[2]["z"])`, and $\phi(1, 0) = (2, 1)$ reads $(16, 14) / 15 =$
 # {eval}`vector(steps[2]["out"])`, the output of {eq}`eq-ch12-linear` over all three keys.
 #
-# The same rows come from the parallel form, which computes the $n \times n$ table
+# The same outputs come from the parallel form, which computes the $n \times n$ table
 # $\phi(Q)\phi(K)^\top$, masks it causally and normalises each row, and from `attn_core`'s
 # recurrence. The parallel form computes every token at once with matrix products, but the
-# full table gives back the $n^2$ cost; training runs a middle way, chunk by chunk (the
+# full table gives back the $n^2$ cost. Training usually runs a middle way, chunk by chunk (the
 # exercise "a chunk at a time" at the end of this chapter):
 
 # %%
@@ -259,6 +266,8 @@ parallel = ac.linear_attention(Q, K, V)  # causal: (φ(Q) φ(K)ᵀ ⊙ M) V, eac
 row_sums = table.sum(axis=1)  # [3]: φ(q_t) · z_t, each token's normaliser
 np.testing.assert_allclose(parallel, (table @ V) / row_sums[:, None])
 recurrent, (S_final, z_final) = ac.linear_attention_recurrent(Q, K, V)
+S_final = S_final.T  # attn_core returns Sᵀ (d_k × d_v); the chapter's S is d_v × d_k
+np.testing.assert_array_equal(S_final, steps[-1]["S"])
 same_digits = bool(np.array_equal(by_hand, parallel) and np.array_equal(by_hand, recurrent))
 table, parallel, same_digits
 
@@ -267,27 +276,23 @@ table, parallel, same_digits
 # {eval}`plain(table[0])`, {eval}`plain(table[1])` and {eval}`plain(table[2])`. Their sums,
 # {eval}`plain(row_sums)`, are the normalisers $\phi(\mathbf q_t) \cdot
 # \mathbf z_t$ of the recurrence, and row 2 times the values is its read $(8, 10)$. The
-# outputs are equal to the last digit ({eval}`same_digits`): here every number is a small integer or a
-# ratio of two, so both orders of the sums round alike (on random inputs they agree to about
-# $10^{-15}$, which the tests of `attn_core` check).
+# outputs are equal to the last digit ({eval}`same_digits`). Here every number is a small
+# integer or a ratio of two, so both orders of the sums round alike. (On random inputs they
+# agree to about $10^{-15}$, which the tests of `attn_core` check.)
 #
 # ## What it costs: $O(n\,d^2)$ and a state of fixed size
 #
-# Each token writes $\phi(\mathbf k_t)\mathbf v_t^\top$ into the state and reads
-# $\phi(\mathbf q_t)^\top S_t$: $2\,d_k d_v$ FLOPs each, $4\,n\,d_k d_v$ for $n$ tokens.
+# Linear attention needs fewer FLOPs than causal softmax attention from a length of about twice
+# the head width on. Each token writes $\mathbf v_t\phi(\mathbf k_t)^\top$ into the state and
+# reads $S_t\,\phi(\mathbf q_t)$: $2\,d_k d_v$ FLOPs each, $4\,n\,d_k d_v$ for $n$ tokens.
 # [Chapter 9](09_cost.ipynb)'s count gives softmax attention $4\,n^2 d$, the scores and the
-# weighted sum with every pair counted. A causal pass needs only the pairs the mask keeps,
-# $n(n+1)/2$ of them, about half (a kernel that skips the fully masked tiles computes little
-# more than that: only the tiles on the diagonal are computed in full): $2\,n(n+1)\,d$. Against $4\,n\,d^2$ (with
-# $d_k = d_v = d$) the two are equal where $n + 1 = 2d$, so linear attention needs fewer FLOPs
-# past about twice the head width, and about $n / 2d$ times fewer at long lengths. (That is
-# the recurrence's count; the chunkwise form that training uses adds a masked $C \times C$
-# table inside each chunk of $C$ tokens, of order $n\,C\,d$ FLOPs more.) Fewer FLOPs
-# are not yet less time: token by token, the recurrence reads and writes a $d_k \times d_v$
-# state for every token, and how fast it runs depends on how those reads and writes are
-# scheduled (chunk by chunk, see [Going further: the delta rule chunk by
-# chunk](12_linear_attention.ipynb#going-further-the-delta-rule-chunk-by-chunk)). For GPT-2's
-# twelve heads of 64, both passes causal:
+# weighted sum with every pair counted. A causal pass needs only the $n(n+1)/2$ pairs the mask
+# keeps, about half: $2\,n(n+1)\,d$. (A kernel that skips the fully masked tiles computes
+# little more than that.) With $d_k = d_v = d$, the two counts are equal where $n + 1 = 2d$.
+# At long lengths linear attention needs about $n / 2d$ times fewer. (That is the recurrence's
+# count. The chunkwise form that training uses adds a masked $C \times C$ table inside each
+# chunk of $C$ tokens, of order $n\,C\,d$ FLOPs more.) For GPT-2's twelve heads of 64, both
+# passes causal:
 
 # %%
 gpt2_heads, gpt2_d = 12, 64  # Chapter 9's GPT-2-small heads
@@ -338,20 +343,22 @@ kv_per_token_kib, kv_long_gib, state_mib, break_even
 # The cache adds {eval}`plain(kv_per_token_kib)` KiB a token and reaches
 # {eval}`plain(kv_long_gib)` GiB at 128k tokens; the states take {eval}`plain(state_mib)` MiB,
 # as much as the cache of {eval}`plain(break_even)` tokens, and no more at 128k, or at a
-# million, priced in float16 as the cache is. A decode step reads that state once,
+# million. That is priced in float16, as the cache is; the stacks that serve these models keep
+# states in float32, twice this ([hybrids](12_linear_attention.ipynb#going-further-hybrids-one-full-attention-layer-in-four)).
+# A decode step reads that state once,
 # $O(d_k d_v)$ per head, where Chapter 10's read the whole cache, $O(n\,d)$. (The normalisers
 # add $d_k$ numbers a head, not counted here.)
 #
 # ## What it forgets (망각)
 #
-# A state of $d_k \times d_v$ numbers cannot hold what a cache of $n$ keys and values holds.
+# A state of $d_v \times d_k$ numbers cannot hold what a cache of $n$ keys and values holds.
 # What is lost shows in the plainest linear attention, without a feature map or a normaliser
-# (as the models of the next sections read their state): $S = \sum_j \mathbf k_j \mathbf
-# v_j^\top$. Ask it for key $i$ and it returns
+# (as the models of the next sections read their state): $S = \sum_j \mathbf v_j
+# \mathbf k_j^\top$. Ask it for key $i$ and it returns
 #
 # $$
-# \mathbf k_i^\top S = \lVert \mathbf k_i \rVert^2\, \mathbf v_i^\top
-#   + \sum_{j \ne i} (\mathbf k_i \cdot \mathbf k_j)\, \mathbf v_j^\top .
+# S\, \mathbf k_i = \lVert \mathbf k_i \rVert^2\, \mathbf v_i
+#   + \sum_{j \ne i} (\mathbf k_j \cdot \mathbf k_i)\, \mathbf v_j .
 # $$ (eq-ch12-crosstalk)
 #
 # With unit keys the first term is the value stored; the second, the crosstalk (간섭), vanishes
@@ -363,8 +370,8 @@ kv_per_token_kib, kv_long_gib, state_mib, break_even
 
 # %%
 K_unit = K / np.linalg.norm(K, axis=1, keepdims=True)  # (1, 0), (0, 1), (0.707, 0.707)
-S_plain = K_unit.T @ V  # Σ k_j v_jᵀ: [2, 3] @ [3, 2] -> [2, 2]
-read_plain = K_unit @ S_plain  # row i: k_iᵀ S, what the state returns for key i
+S_plain = V.T @ K_unit  # Σ v_j k_jᵀ: [2, 3] @ [3, 2] -> [2, 2], d_v × d_k
+read_plain = K_unit @ S_plain.T  # row i: S k_i, what the state returns for key i
 read_plain
 
 # %% [markdown]
@@ -379,8 +386,14 @@ read_plain
 # level (우연 수준). The keys are random unit vectors in $d_k = 16$ dimensions, the values
 # random unit vectors in $d_v = 64$. Three memories are compared: softmax attention over all
 # $N$ pairs, the plain sum of {eq}`eq-ch12-crosstalk`, and Katharopoulos et al.'s elu + 1 with
-# its normaliser, the first and the last sharpened by a factor of 16 (the dropdown says how and
-# why).
+# its normaliser.
+#
+# Softmax and elu + 1 get their queries and keys multiplied by 16 first, and the elu + 1
+# result depends on that factor. Unit keys are short: at scale 1 softmax's weights are nearly
+# even, and elu + 1's similarities are mostly the constant its $+1$ adds. The factor gives
+# both the long vectors a trained model's queries and keys have. Without it elu + 1 recalls
+# about as often as a guess (the second dropdown below has the numbers). The plain sum needs
+# no factor: a factor on its reads changes no cosine.
 #
 # ```{admonition} How the recall experiment is set up
 # :class: dropdown
@@ -397,7 +410,7 @@ read_plain
 # - Softmax attention weighs all values written ($N$, or $2N$ with the rewrites below) by the
 #   softmax of its scores, multiplied by 16.
 #   The factor makes it sharp, as a trained model's long queries and keys make it.
-# - The plain sum reads $\mathbf q^\top S$ and needs no scale: a factor on its reads changes
+# - The plain sum reads $S\mathbf q$ and needs no scale: a factor on its reads changes
 #   no cosine.
 # - elu + 1 gets its queries and keys multiplied by the same 16 before $\phi$. On unit keys
 #   $\phi(\mathbf k) \approx 1 + \mathbf k$, and every similarity would be mostly the
@@ -456,8 +469,8 @@ figures.show(
 # A blurred read still counts as recalled while it is nearer its own value than any of the
 # other $N - 1$. Counted in pairs, the plain sum picks out {eval}`dec(plain_pairs[4], 0)` of
 # 64 and {eval}`dec(plain_pairs[5], 0)` of 128. That count is not a property of the state
-# alone: it grows with the value width $d_v$, as [the recall experiment
-# again](12_linear_attention.ipynb#the-recall-experiment-again) measures. What $d_k$ bounds is
+# alone: it grows with the value width $d_v$, as [Going further: reading the recall
+# numbers](12_linear_attention.ipynb#going-further-reading-the-recall-numbers) measures. What $d_k$ bounds is
 # the number of associations held without crosstalk.
 #
 # The elu + 1 memory does worse than the plain sum, though better than chance: it recalls
@@ -467,7 +480,7 @@ figures.show(
 # positive features lose
 # recall](12_linear_attention.ipynb#going-further-where-positive-features-lose-recall) asks why.
 # The models of the next sections use neither a positive feature map nor the normaliser
-# $\phi(\mathbf q)^\top \mathbf z$: they read $S$ as the plain sum does.
+# $\mathbf z^\top \phi(\mathbf q)$: they read $S$ as the plain sum does.
 #
 # ```{admonition} Without the factor 16, and at 4 pairs
 # :class: dropdown
@@ -500,19 +513,8 @@ figures.show(
 # \qquad \mathbf o_t = S_t \mathbf q_t ,
 # $$ (eq-ch12-delta)
 #
-# with $S$ stored as $d_v \times d_k$, as the DeltaNet and Gated DeltaNet papers write it (and
-# `ac.delta_rule`), unit keys, and a writing strength (쓰기 강도) $\beta_t$ that the model computes from each token.
-#
-# ```{note}
-# **One state, two orientations.** From here on, $S$ is stored values by keys.
-#
-# | | stored as | write | read for a key $\mathbf k$ |
-# |---|---|---|---|
-# | linear attention, above | $d_k \times d_v$ | $+\,\phi(\mathbf k_t)\,\mathbf v_t^\top$ | $\phi(\mathbf k)^\top S$ |
-# | the delta rule and every later section | $d_v \times d_k$ | $+\,\mathbf v_t\,\mathbf k_t^\top$ | $S\,\mathbf k$ |
-#
-# Each is the transpose of the other and holds the same numbers.
-# ```
+# with $S$ of $d_v \times d_k$ as before, unit keys, and a writing strength (쓰기 강도)
+# $\beta_t$ that the model computes from each token.
 #
 # Real models L2-normalise every key, $\lVert \mathbf k_t \rVert = 1$, and
 # take $\beta_t$ from a sigmoid of the token's vector $\mathbf x_t$ as it enters the layer,
@@ -573,11 +575,11 @@ read_k3_delta, read_k1_delta
 # %%
 k4, v4 = np.array([1.0, -1.0]) / np.sqrt(2), np.array([-1.0, 1.0])
 S_delta4 = S_delta + beta * np.outer(v4 - S_delta @ k4, k4)  # token 4's delta-rule write
-S_plain4 = S_plain + np.outer(k4, v4)  # and the plain sum's, + k vᵀ (d_k × d_v)
+S_plain4 = S_plain + np.outer(v4, k4)  # and the plain sum's, + v kᵀ
 K4, V4 = np.vstack([K_unit, k4]), np.vstack([V, v4])  # [4, 2] each
-err_plain3 = np.linalg.norm(K_unit @ S_plain - V, axis=1)  # ‖kᵀS − v‖ for keys 1-3
+err_plain3 = np.linalg.norm(S_plain @ K_unit.T - V.T, axis=0)  # ‖S k_i − v_i‖, keys 1-3
 err_delta3 = np.linalg.norm(S_delta @ K_unit.T - V.T, axis=0)  # column i: ‖S k_i − v_i‖
-err_plain4 = np.linalg.norm(K4 @ S_plain4 - V4, axis=1)  # keys 1-4, after token 4
+err_plain4 = np.linalg.norm(S_plain4 @ K4.T - V4.T, axis=0)  # keys 1-4, after token 4
 err_delta4 = np.linalg.norm(S_delta4 @ K4.T - V4.T, axis=0)
 [e.round(3) for e in (err_plain3, err_delta3, err_plain4, err_delta4)]
 
@@ -637,20 +639,17 @@ figures.show(
     state_filler,
     "fig-state-filler",
     "Three memories filled token by token with the same keys and values. Left: the state "
-    "$S_t$ of linear attention ($d_k \\times d_v$) or of the delta rule, drawn transposed, "
-    "$S_t^\\top$, so that the two line up cell by cell (purple below 0, orange above), or "
-    "softmax attention's cache, which grows by a key and a value a token. "
+    "$S_t$ ($d_v \\times d_k$) of linear attention or of the delta rule (purple below 0, "
+    "orange above), or softmax attention's cache, which grows by a key and a value a token. "
     "Right: what the memory returns for the key asked, beside the value written last under "
     "that key, and the delta rule's correction $\\mathbf v_t - S_{t-1} \\mathbf k_t$.",
 )
 
 # %% [markdown]
 # In {eval}`figures.ref("fig-state-filler")` the same tokens fill each memory. Its rows are
-# key dimensions and its columns value dimensions for both states: the delta rule's
-# $d_v \times d_k$ state is drawn as its transpose, so that switching memories compares the
-# same cells. The tokens are {eval}`state_filler.n_pairs` random unit keys in $d_k =$ {eval}`state_filler.d_k` dimensions, each
+# value dimensions and its columns key dimensions, for both states. The tokens are {eval}`state_filler.n_pairs` random unit keys in $d_k =$ {eval}`state_filler.d_k` dimensions, each
 # written twice, the second time with the value to recall. Try this: with the delta rule, ask with
-# $\mathbf k_1$ and step back (◀, the arrow keys on the drawing, or a tap on a token) to the token
+# $\mathbf k_1$ and step back to the token
 # that writes $\mathbf k_1$ again. There the error is 0, as {eq}`eq-ch12-delta` promises; the tokens
 # after it, whose keys overlap $\mathbf k_1$, wear it down again. Switch to linear attention and the
 # new value lands on top of the stale one; switch to softmax and the cache grows a row a token while
@@ -681,18 +680,6 @@ print("  delta rule recalls", acc_w["delta"].round(2), "mean cosine", cos_w["del
 delta_pairs = acc_r["delta"] * np.array(pair_counts)  # pairs recalled: share × N
 stale_cost = np.abs(acc_w["delta"] - acc_r["delta"]).max()  # at any N
 print("delta rule, random keys, pairs recalled", delta_pairs.round(1))
-p_soft = acc_w["softmax"][0]  # softmax with rewrites at N = 4
-se_soft = np.sqrt(p_soft * (1 - p_soft) / queries_at_4)  # its standard error
-coin_gap = (p_soft - 0.5) / se_soft  # its distance from a coin flip, in standard errors
-queries_ratio = pair_counts[-1] // pair_counts[0]  # queries at N = 128 over those at N = 4
-task_64 = recall_task(pair_counts[4], d_k_recall)  # the sweep's memories at N = 64
-by_position = {}  # recall at N = 64 by when each pair was written, oldest quarter first
-for method in ("linear", "delta"):
-    hits = recall_hits(task_64, recalled(task_64, method))  # [memories, N]: query i = write i
-    by_position[method] = hits.reshape(len(hits), 4, -1).mean(axis=(0, 2))  # 4 quarters
-    assert np.isclose(by_position[method].mean(), acc_r[method][4])
-print("  plain sum  by quarter, oldest first:", by_position["linear"].round(2))
-print("  delta rule by quarter, oldest first:", by_position["delta"].round(2))
 
 # %% tags=["hide-input"]
 figures.show(
@@ -708,74 +695,18 @@ figures.show(
 # {eval}`figures.ref("fig-recall-delta")` does not show the delta rule simply winning: it can
 # overwrite a pair, but it keeps only about $d_k$ of them.
 #
-# **Random keys, each written once (left).** With these values, $d_v = 64$, the delta rule
-# recalls *fewer* pairs than the plain sum:
-# {eval}`percent(random_keys.accuracy["delta"][2], 0)` against
+# **Random keys, each written once (left).** Here the delta rule recalls *fewer* pairs than the
+# plain sum: {eval}`percent(random_keys.accuracy["delta"][2], 0)` against
 # {eval}`percent(random_keys.accuracy["linear"][2], 0)` of 16 pairs, and
 # {eval}`percent(random_keys.accuracy["delta"][4], 0)` against
 # {eval}`percent(random_keys.accuracy["linear"][4], 0)` of 64. Each write with $\beta = 1$
-# makes the state exact for the newest key by removing, along that key, what older pairs had
-# stored there, as keys 1 and 2 lost to keys 3 and 4 above. Random keys always overlap, so
-# every pair is worn down by the writes after it, and only the most recent ones stay clear.
-# Counted by when each pair was written, at 64 pairs the delta rule recalls
-# {eval}`percent(by_position["delta"][0], 0)`, {eval}`percent(by_position["delta"][1], 0)`,
-# {eval}`percent(by_position["delta"][2], 0)` and {eval}`percent(by_position["delta"][3], 0)`
-# of the four quarters, oldest to newest: a ramp. The plain sum's quarters are flat,
-# {eval}`percent(by_position["linear"][0], 0)`, {eval}`percent(by_position["linear"][1], 0)`,
-# {eval}`percent(by_position["linear"][2], 0)` and
-# {eval}`percent(by_position["linear"][3], 0)`: it blurs all pairs alike, and a blurred value
-# is still the nearest.
-#
-# **How wide the values are decides much of the plain sum's lead.** The runs above store values
-# four times as wide as the keys, and a wider value space leaves a blurred read more room to
-# stay nearest its own value. The same random keys with three value widths:
-
-# %%
-value_widths = (16, 64, 256)  # d_v; 64 is the width of every run above
-width_pairs = (pair_counts[2], pair_counts[4], pair_counts[5])  # N = 16, 64, 128
-by_width = {
-    d_v: recall_sweep(width_pairs, d_k_recall, methods=("linear", "delta"), d_v=d_v)
-    for d_v in value_widths
-}
-for method in ("linear", "delta"):  # d_v = 64 repeats the runs above
-    np.testing.assert_array_equal(by_width[64].accuracy[method], acc_r[method][[2, 4, 5]])
-width_plain_pairs = [by_width[d_v].accuracy["linear"][-1] * width_pairs[-1] for d_v in value_widths]
-width_delta_pairs = [by_width[d_v].accuracy["delta"][-1] * width_pairs[-1] for d_v in value_widths]
-step_table(
-    {
-        f"N = {n}": [
-            percent(by_width[d_v].accuracy[method][i], 0)
-            for method in ("linear", "delta")
-            for d_v in value_widths
-        ]
-        for i, n in enumerate(width_pairs)
-    },
-    index=[f"{name}, dᵥ = {d_v}" for name in ("plain sum", "delta rule") for d_v in value_widths],
-)
-
-# %% [markdown]
-# The plain sum's share grows with $d_v$, and the delta rule's hardly moves. With values as
-# wide as the keys, $d_v = d_k =$ {eval}`value_widths[0]`, the plain sum recalls
-# {eval}`percent(by_width[16].accuracy["linear"][1], 0)` of 64 pairs against the delta rule's
-# {eval}`percent(by_width[16].accuracy["delta"][1], 0)`, and at 128 pairs the two are level
-# ({eval}`percent(by_width[16].accuracy["linear"][2], 0)` and
-# {eval}`percent(by_width[16].accuracy["delta"][2], 0)`). With $d_v =$ {eval}`value_widths[2]`
-# the plain sum recalls {eval}`percent(by_width[256].accuracy["linear"][2], 0)` of 128. The
-# delta rule picks out {eval}`dec(width_delta_pairs[0], 0)`,
-# {eval}`dec(width_delta_pairs[1], 0)` and {eval}`dec(width_delta_pairs[2], 0)` of 128 pairs
-# at the three widths, about $d_k$. So the plain sum's count of pairs is not its state's
-# capacity: it depends on $d_v$ and on a reader that only has to pick the nearest of the $N$
-# values.
-#
-# All of this is a verdict on random keys and a fixed β, not on trained models. Trained on
-# MQAR, DeltaNet recalls more than the other linear-time models it is compared with, gated
-# ones among them ([Yang et al., 2024b](references.md)). A trained model differs from this test in two
-# ways: its keys are not random, and it chooses $\beta_t$ token by token. [Going further: keys
-# that do not overlap, and a weaker
-# write](12_linear_attention.ipynb#going-further-keys-that-do-not-overlap-and-a-weaker-write)
-# measures both: keys that overlap less remove the cost, and a smaller β keeps more of the old
-# pairs. That a trained model's keys do overlap less than random ones is a hypothesis this
-# chapter does not measure.
+# makes the state exact for the newest key. It does so by removing, along that key, what older
+# pairs had stored there, as keys 1 and 2 lost to keys 3 and 4 above. Random keys always
+# overlap, so every pair is worn down by the writes after it, and only the newest stay clear
+# ([counted by write position](12_linear_attention.ipynb#going-further-reading-the-recall-numbers)).
+# The plain sum's lead comes from the wide values, $d_v = 64$: with values as wide as the keys
+# it [narrows as $N$ grows and is gone at 128
+# pairs](12_linear_attention.ipynb#going-further-reading-the-recall-numbers).
 #
 # **Every key written twice (right).** Now the memory must replace, not just store, and only
 # the delta rule does. Without positions, as here, softmax attention sees both writes of the
@@ -796,6 +727,101 @@ step_table(
 # {eval}`percent(rewrites.accuracy["softmax"][4], 0)` of 64). What it adds is the ability to
 # overwrite, not room.
 #
+# All of this is a verdict on random keys and a fixed β, not on trained models. Trained on
+# MQAR, DeltaNet recalls more than the other linear-time models it is compared with, gated
+# ones among them ([Yang et al., 2024b](references.md)). A trained model's keys are not random,
+# and it chooses $\beta_t$ token by token. [Going further: keys that do not overlap, and a
+# weaker
+# write](12_linear_attention.ipynb#going-further-keys-that-do-not-overlap-and-a-weaker-write)
+# measures both.
+#
+# ## Going further: reading the recall numbers
+#
+# Three questions about the numbers of {eval}`figures.ref("fig-recall-delta")`: which pairs
+# the delta rule keeps, how much the value width decides, and how firm the shares are.
+#
+# **By write position.** The delta rule keeps the newest pairs and loses the oldest, where
+# the plain sum blurs all pairs alike. Counted by when each pair was written, at 64 pairs:
+
+# %%
+task_64 = recall_task(pair_counts[4], d_k_recall)  # the sweep's memories at N = 64
+by_position = {}  # recall at N = 64 by when each pair was written, oldest quarter first
+for method in ("linear", "delta"):
+    hits = recall_hits(task_64, recalled(task_64, method))  # [memories, N]: query i = write i
+    by_position[method] = hits.reshape(len(hits), 4, -1).mean(axis=(0, 2))  # 4 quarters
+    assert np.isclose(by_position[method].mean(), acc_r[method][4])
+print("plain sum  by quarter, oldest first:", by_position["linear"].round(2))
+print("delta rule by quarter, oldest first:", by_position["delta"].round(2))
+
+# %% [markdown]
+# The delta rule recalls {eval}`percent(by_position["delta"][0], 0)`,
+# {eval}`percent(by_position["delta"][1], 0)`, {eval}`percent(by_position["delta"][2], 0)` and
+# {eval}`percent(by_position["delta"][3], 0)` of the four quarters, oldest to newest: a ramp.
+# The plain sum's quarters are flat, {eval}`percent(by_position["linear"][0], 0)`,
+# {eval}`percent(by_position["linear"][1], 0)`, {eval}`percent(by_position["linear"][2], 0)`
+# and {eval}`percent(by_position["linear"][3], 0)`: it blurs all pairs alike, and a blurred
+# value is still the nearest.
+#
+# **How wide the values are decides much of the plain sum's lead.** The runs above store values
+# four times as wide as the keys, and a wider value space leaves a blurred read more room to
+# stay nearest its own value. The same random keys with three value widths:
+
+# %%
+value_widths = (16, 64, 256)  # d_v; 64 is the width of every run above
+width_pairs = (pair_counts[2], pair_counts[4], pair_counts[5])  # N = 16, 64, 128
+by_width = {
+    d_v: recall_sweep(width_pairs, d_k_recall, methods=("linear", "delta"), d_v=d_v)
+    for d_v in value_widths
+}
+for method in ("linear", "delta"):  # d_v = 64 repeats the runs above
+    np.testing.assert_array_equal(by_width[64].accuracy[method], acc_r[method][[2, 4, 5]])
+width_plain_pairs = [by_width[d_v].accuracy["linear"][-1] * width_pairs[-1] for d_v in value_widths]
+width_delta_pairs = [by_width[d_v].accuracy["delta"][-1] * width_pairs[-1] for d_v in value_widths]
+width_move = {  # the largest rise of the share from d_v = 16 to d_v = 256, over the three N
+    method: (by_width[256].accuracy[method] - by_width[16].accuracy[method]).max()
+    for method in ("linear", "delta")
+}
+step_table(
+    {
+        f"N = {n}": [
+            percent(by_width[d_v].accuracy[method][i], 0)
+            for method in ("linear", "delta")
+            for d_v in value_widths
+        ]
+        for i, n in enumerate(width_pairs)
+    },
+    index=[f"{name}, dᵥ = {d_v}" for name in ("plain sum", "delta rule") for d_v in value_widths],
+)
+
+# %% [markdown]
+# The plain sum's share grows with $d_v$ far more than the delta rule's. From $d_v = 16$ to
+# 256 the plain sum's rises by up to {eval}`percent(width_move["linear"], 0)` of the queries,
+# the delta rule's by up to {eval}`percent(width_move["delta"], 0)`. With values as
+# wide as the keys, $d_v = d_k =$ {eval}`value_widths[0]`, the plain sum recalls
+# {eval}`percent(by_width[16].accuracy["linear"][1], 0)` of 64 pairs against the delta rule's
+# {eval}`percent(by_width[16].accuracy["delta"][1], 0)`, and at 128 pairs the two are level
+# ({eval}`percent(by_width[16].accuracy["linear"][2], 0)` and
+# {eval}`percent(by_width[16].accuracy["delta"][2], 0)`). With $d_v =$ {eval}`value_widths[2]`
+# the plain sum recalls {eval}`percent(by_width[256].accuracy["linear"][2], 0)` of 128. The
+# delta rule picks out {eval}`dec(width_delta_pairs[0], 0)`,
+# {eval}`dec(width_delta_pairs[1], 0)` and {eval}`dec(width_delta_pairs[2], 0)` of 128 pairs
+# at the three widths, about $d_k$. So the plain sum's count of pairs is not its state's
+# capacity: it depends on $d_v$ and on a reader that only has to pick the nearest of the $N$
+# values.
+
+# %%
+stale_cost = np.abs(acc_w["delta"] - acc_r["delta"]).max()  # at any N
+p_soft = acc_w["softmax"][0]  # softmax with rewrites at N = 4
+se_soft = np.sqrt(p_soft * (1 - p_soft) / queries_at_4)  # binomial, queries independent
+coin_gap = (p_soft - 0.5) / se_soft  # its distance from a coin flip, in standard errors
+task_4w = recall_task(pair_counts[0], d_k_recall, rewrite=True)  # the sweep's, N = 4
+per_memory = recall_hits(task_4w, recalled(task_4w, "softmax")).mean(axis=1)  # [memories]
+assert np.isclose(per_memory.mean(), p_soft)
+se_memories = per_memory.std(ddof=1) / np.sqrt(len(per_memory))  # across the memories
+queries_ratio = pair_counts[-1] // pair_counts[0]  # queries at N = 128 over those at N = 4
+round(float(se_soft), 3), round(float(se_memories), 3)
+
+# %% [markdown]
 # ```{admonition} How firm these shares are
 # :class: dropdown
 #
@@ -805,10 +831,13 @@ step_table(
 #
 # Softmax's accuracy with rewrites is not a capacity but a share of coin flips, and at small
 # $N$ it rests on few of them: {eval}`small_queries[0]` memories of
-# {eval}`small_queries[1]` pairs ask {eval}`queries_at_4` queries, so its
-# {eval}`percent(p_soft, 1)` at 4 pairs has a binomial standard error, computed from that
-# share, of about {eval}`percent(se_soft, 1)` and lies {eval}`dec(coin_gap, 1)` standard
-# errors from a half; its line in {eval}`figures.ref("fig-recall-delta")` is jagged there. At
+# {eval}`small_queries[1]` pairs ask {eval}`queries_at_4` queries. Treating those queries as
+# independent, which the queries of one memory are not quite, its
+# {eval}`percent(p_soft, 1)` at 4 pairs has a binomial standard error of about
+# {eval}`percent(se_soft, 1)` and lies {eval}`dec(coin_gap, 1)` standard errors from a half.
+# Computed across the {eval}`small_queries[0]` memories instead, the standard error is
+# {eval}`percent(se_memories, 1)`. Its line in {eval}`figures.ref("fig-recall-delta")` is
+# jagged there. At
 # {eval}`pair_counts[-1]` pairs each point rests on {eval}`queries_ratio` times as many.
 # ```
 #
@@ -821,7 +850,7 @@ step_table(
 # $\phi(\mathbf k_i) \cdot \phi(\mathbf k_j) > 0$ for every pair: the weights on the other
 # values are all positive, and the crosstalk keeps a component along the sum of all the values,
 # which signed weights would partly cancel. The normaliser is not the
-# cause: it divides the read by the positive number $\phi(\mathbf q)^\top \mathbf z$, which
+# cause: it divides the read by the positive number $\mathbf z^\top \phi(\mathbf q)$, which
 # leaves its cosine with every value, and so this measurement, unchanged. Is the cost
 # positivity itself, or the large part that every feature vector shares, the $+1$ and the mean
 # of $\phi(\mathbf k)$ over the keys? Subtract that part, the same vector $\mathbf c$ from the
@@ -830,13 +859,13 @@ step_table(
 
 # %%
 def feature_read(task, shift):
-    """(φ(q) − c)ᵀ Σ (φ(k) − c) vᵀ with φ = elu + 1 on keys scaled by 16, no normaliser."""
+    """S (φ(q) − c), S = Σ v (φ(k) − c)ᵀ, with φ = elu + 1 on keys scaled by 16, no normaliser."""
     phi_k, phi_q = ac.elu_plus_one(16 * task.keys), ac.elu_plus_one(16 * task.queries)
     c = (
         phi_k.mean(axis=1, keepdims=True) if shift == "mean" else shift
     )  # [trials, 1, F] or a number
-    state = np.swapaxes(phi_k - c, -1, -2) @ task.values  # [trials, F, T] @ [trials, T, d_v]
-    return (phi_q - c) @ state  # [trials, N, F] @ [trials, F, d_v]
+    state = np.swapaxes(task.values, -1, -2) @ (phi_k - c)  # [trials, d_v, T] @ [trials, T, F]
+    return (phi_q - c) @ np.swapaxes(state, -1, -2)  # row i: S (φ(q_i) − c), [trials, N, d_v]
 
 
 shifts = {"elu + 1": 0.0, "elu (no +1)": 1.0, "elu + 1 − mean": "mean"}
@@ -856,7 +885,8 @@ print("elu(16 k), mean of its negative features:", round(float(elu_negative_mean
 
 # %% [markdown]
 # Dropping the $+1$ recovers part of the recall, and subtracting the mean feature nearly all
-# of it. At 64 pairs
+# of it. (Subtracting the mean is a diagnostic, not a causal feature map: it uses the mean of
+# keys not yet written.) At 64 pairs
 # elu + 1 recalls {eval}`percent(shifted["elu + 1"][4], 0)`; dropping the $+1$ (features
 # $\mathrm{elu}(x)$, whose negative entries average {eval}`dec(elu_negative_mean, 2)`, near
 # elu's floor of −1) lifts that to {eval}`percent(shifted["elu (no +1)"][4], 0)`, and subtracting
@@ -922,6 +952,11 @@ step_table(
 )
 
 # %%
+beta_n_dk = betas[-1] * pair_counts[4] / d_k_recall  # β N / d_k at N = 64, β = 0.1
+hits_small_beta = recall_hits(task_64, recalled(task_64, "delta", beta=betas[-1]))
+by_position_small_beta = hits_small_beta.reshape(len(hits_small_beta), 4, -1).mean(axis=(0, 2))
+assert np.isclose(by_position_small_beta.mean(), beta_random[3].accuracy["delta"][4])
+print("delta rule, β = 0.1, N = 64, by quarter, oldest first:", by_position_small_beta.round(2))
 # the mean cosine with the new value at 4 rewritten pairs, for each β
 {b: round(float(s.cosine["delta"][0]), 2) for b, s in zip(betas, beta_rewrites, strict=True)}
 
@@ -933,10 +968,15 @@ step_table(
 # {eval}`percent(random_keys.accuracy["linear"][4], 0)`. Each write now removes only a share β of
 # what the state returned for its key, so the older pairs are worn down less. As $\beta \to 0$
 # the state itself is built from writes of size β, so $S$ is of order $\beta$ and the
-# correction $\beta\, S \mathbf k$ of order $\beta^2$ against the write's $\beta$. But
-# $S\mathbf k$ also carries the crosstalk of the $N$ pairs, of length about
-# $\beta\sqrt{N/d_k}$, so the limit needs $\beta\sqrt{N/d_k} \ll 1$, not only a small β: then the rule
-# becomes the plain sum, scaled by β. With rewrites, β = 0.5 and 0.25 also recall more of
+# correction $\beta\, S \mathbf k$ of order $\beta^2$ against the write's $\beta$. But the
+# corrections also act on each stored pair along its own key. Each later write wears pair $i$
+# down by a share of about $\beta (\mathbf k_t \cdot \mathbf k_i)^2 \approx \beta / d_k$,
+# so after $N$ writes the oldest pairs keep about $e^{-\beta N / d_k}$ of their signal. The
+# rule becomes the plain sum, scaled by β, only when $\beta N / d_k \ll 1$. At 64 pairs and
+# $\beta =$ {eval}`betas[-1]`, $\beta N / d_k =$ {eval}`dec(beta_n_dk, 1)`, and the ramp is
+# still there: the delta rule recalls {eval}`percent(by_position_small_beta[0], 0)` of the
+# oldest quarter and {eval}`percent(by_position_small_beta[-1], 0)` of the newest, where the
+# plain sum is flat. With rewrites, β = 0.5 and 0.25 also recall more of
 # 32 pairs ({eval}`percent(beta_rewrites[1].accuracy["delta"][3], 0)` and
 # {eval}`percent(beta_rewrites[2].accuracy["delta"][3], 0)` against
 # {eval}`percent(beta_rewrites[0].accuracy["delta"][3], 0)`), but a smaller β replaces less:
@@ -1237,7 +1277,7 @@ figures.show(
 #
 # Linear attention, the delta rule, Gated DeltaNet, Mamba-2 and Kimi Linear's KDA are members
 # of one family of linear recurrent networks (선형 RNN), with others beside them. Each keeps a
-# $d_v \times d_k$ state, written below as the delta rule's ($S_t$ values by keys, read as
+# $d_v \times d_k$ state, as throughout this chapter ($S_t$ values by keys, read as
 # $\mathbf o_t = S_t \mathbf q_t$), and the members differ in two choices: how the old state
 # fades (no decay, a fixed one, a scalar computed from the token, or one per key channel), and
 # whether a write corrects what the state returns for its key or only adds. The table leaves
@@ -1411,7 +1451,7 @@ index_gflops, sparse_gflops, dense_gflops = (
 # generation holds something else, the keys and values of every past token, which grows with
 # $n$ and is read whole at every step. This chapter changed the score itself: with
 # $\phi(\mathbf q)\cdot\phi(\mathbf k)$ in place of $e^{\mathbf q \cdot \mathbf k}$, the past
-# folds into a state of $d_k \times d_v$ numbers, and a token costs the same at position 10 or
+# folds into a state of $d_v \times d_k$ numbers, and a token costs the same at position 10 or
 # at position a million. The algebra said what that costs: the state holds at most $d_k$
 # associations without crosstalk. The measurement showed how the reads blur past that. How
 # many pairs a blurred state still picks out depends on the test: the plain sum's count grew
@@ -1428,40 +1468,45 @@ index_gflops, sparse_gflops, dense_gflops = (
 # ## Summary
 #
 # - With $\mathrm{sim}(\mathbf q, \mathbf k) = \phi(\mathbf q) \cdot \phi(\mathbf k)$
-#   ($\phi = \mathrm{elu} + 1$), the output regroups as $\phi(\mathbf q)^\top S /
-#   \phi(\mathbf q)^\top \mathbf z$ ({eq}`eq-ch12-regrouped`); for the worked example the
+#   ($\phi = \mathrm{elu} + 1$), the output regroups as $S\,\phi(\mathbf q) /
+#   \mathbf z^\top \phi(\mathbf q)$, with a $d_v \times d_k$ state $S$
+#   ({eq}`eq-ch12-regrouped`); for the worked example the
 #   weights are {eval}`dec(linear_weights)` and the output {eval}`vector(linear_out)`.
 # - The causal pass is a recurrence ({eq}`eq-ch12-recurrence`): $S_t = S_{t-1} +
-#   \phi(\mathbf k_t)\mathbf v_t^\top$, $\mathbf z_t = \mathbf z_{t-1} + \phi(\mathbf k_t)$; by
-#   hand its three rows are those of the masked parallel form.
+#   \mathbf v_t\phi(\mathbf k_t)^\top$, $\mathbf z_t = \mathbf z_{t-1} + \phi(\mathbf k_t)$; by
+#   hand its three outputs are those of the masked parallel form.
 # - Its cost is $4\,n\,d_k d_v$ FLOPs against a causal softmax pass's $2\,n(n+1)\,d$ (fewer
 #   from $n = 2d$ on), and its state is fixed:
-#   {eval}`plain(state_mib)` MiB for the Llama-3-8B-like shape against a KV cache of
+#   {eval}`plain(state_mib)` MiB for the Llama-3-8B-like shape (float16) against a KV cache of
 #   {eval}`plain(kv_long_gib)` GiB at 128k tokens.
 # - The state holds at most $d_k$ associations without crosstalk ({eq}`eq-ch12-crosstalk`),
-#   and a state of fixed size fails at some $N$. With $d_k = 16$ and $d_v = 64$ the plain sum
-#   degraded gradually, recalling {eval}`percent(forgetting.accuracy["linear"][2], 0)` of 16
-#   pairs and {eval}`percent(forgetting.accuracy["linear"][5], 0)` of 128; how many pairs it
-#   still picks out grows with $d_v$ ({eval}`percent(by_width[16].accuracy["linear"][2], 0)`
-#   of 128 at $d_v = d_k$, {eval}`percent(by_width[256].accuracy["linear"][2], 0)` at
-#   $d_v =$ {eval}`value_widths[2]`). The delta rule with $\beta = 1$ kept about $d_k$, the
-#   newest, at every $d_v$ tried; softmax attention kept all.
+#   and a state of fixed size fails at some $N$. With $d_k = 16$, $d_v = 64$ and keys scaled
+#   by 16, the plain sum degraded gradually, recalling
+#   {eval}`percent(forgetting.accuracy["linear"][2], 0)` of 16 pairs and
+#   {eval}`percent(forgetting.accuracy["linear"][5], 0)` of 128; elu + 1 recalled fewer;
+#   softmax attention kept all.
 # - The delta rule ({eq}`eq-ch12-delta`) is a gradient step on $\tfrac12\lVert S\mathbf k -
-#   \mathbf v\rVert^2$. In this training-free test, on random keys written once, with
-#   $\beta = 1$ and $d_v = 64$, it recalled fewer pairs than the plain sum, a lead that mostly
-#   closes at $d_v = d_k$ (trained on MQAR, DeltaNet recalls more than the other linear-time
-#   models it is compared with). With every key rewritten it replaced the stale values and
-#   recalled about as many pairs as without rewrites
-#   ({eval}`percent(rewrites.accuracy["delta"][0], 0)` of 4, {eval}`percent(rewrites.accuracy["delta"][2], 0)`
-#   of 16), where softmax and the plain sum averaged old and new; past 32 pairs, keeping
-#   only about $d_k$ of them put it below softmax's coin flip ({eval}`percent(rewrites.accuracy["delta"][4], 0)`
-#   against {eval}`percent(rewrites.accuracy["softmax"][4], 0)` at 64). By write position it keeps the newest pairs and loses the
-#   oldest, where the plain sum blurs all alike.
+#   \mathbf v\rVert^2$: it overwrites, but keeps about $d_k$ pairs. In this training-free
+#   test, with $\beta = 1$ and random keys written once, it recalled fewer pairs than the plain
+#   sum (trained on MQAR, DeltaNet recalls more than the other linear-time models it is
+#   compared with). With every key rewritten it replaced the stale values and recalled about as
+#   many pairs as without rewrites ({eval}`percent(rewrites.accuracy["delta"][0], 0)` of 4,
+#   {eval}`percent(rewrites.accuracy["delta"][2], 0)` of 16), where softmax and the plain sum
+#   averaged old and new; past 32 pairs, keeping only about $d_k$ of them put it below
+#   softmax's coin flip ({eval}`percent(rewrites.accuracy["delta"][4], 0)` against
+#   {eval}`percent(rewrites.accuracy["softmax"][4], 0)` at 64).
+# - *Going further.* By write position the delta rule keeps the newest pairs and loses the
+#   oldest, where the plain sum blurs all alike. The plain sum's count of pairs grows with
+#   $d_v$ ({eval}`percent(by_width[16].accuracy["linear"][2], 0)` of 128 at $d_v = d_k$,
+#   {eval}`percent(by_width[256].accuracy["linear"][2], 0)` at $d_v =$
+#   {eval}`value_widths[2]`); with $d_v = d_k$ its lead over the delta rule narrows as $N$
+#   grows and is gone at 128 pairs, and the delta rule keeps about $d_k$ at every $d_v$ tried.
 # - *Going further.* Dropping elu + 1's $+1$ recovers part of the plain sum's recall, and
 #   subtracting the mean feature nearly all of it; both also make the features signed, so the test does not separate
 #   positivity from the shared component.
 # - *Going further.* On orthonormal keys the delta rule recalls every pair, rewritten or not; a
-#   smaller β moves it towards the plain sum: more pairs kept, fewer replaced.
+#   smaller β moves it towards the plain sum, more pairs kept and fewer replaced, but it becomes
+#   the plain sum only when $\beta N / d_k \ll 1$.
 # - *Going further.* The delta rule trains chunk by chunk: one triangular solve gives a
 #   chunk's corrections ({eq}`eq-ch12-wy`), and the chunk of tokens 2 and 3, by hand, ends on
 #   the token-by-token $S_3$. Gated DeltaNet ({eq}`eq-ch12-gated`) adds a decay $\alpha_t$
@@ -1525,8 +1570,8 @@ ch12.phi_by_hand.check(answer)
 # ```{admonition} Hint
 # :class: dropdown
 #
-# $S$ is $d_k \times d_v$: $\phi(\mathbf k_t)$ runs down the rows, $\mathbf v_t$ along the
-# columns. Row $i$ of $\phi(\mathbf k_t)\,\mathbf v_t^\top$ is $\phi(\mathbf k_t)_i\,
+# $S$ is $d_v \times d_k$: $\mathbf v_t$ runs down the rows, $\phi(\mathbf k_t)$ along the
+# columns. Column $j$ of $\mathbf v_t\,\phi(\mathbf k_t)^\top$ is $\phi(\mathbf k_t)_j\,
 # \mathbf v_t$.
 # ```
 
@@ -1541,14 +1586,14 @@ ch12.state_two_tokens.check(answer)
 # :class: dropdown
 #
 # $\phi(1, 0) = (2, 1)$ and $\phi(0, 2) = (1, 3)$. The first token adds
-# $(2, 1)^\top (1, 2)$, rows $(2, 4)$ and $(1, 2)$; the second $(1, 3)^\top (3, 0)$, rows
-# $(3, 0)$ and $(9, 0)$. Their sum is $S_2$. Written the other way round,
-# $\mathbf v_t \phi(\mathbf k_t)^\top$, it would be $S_2^\top$: a query could no longer read
-# it as $\phi(\mathbf q)^\top S$.
+# $(1, 2)\,(2, 1)^\top$, rows $(2, 1)$ and $(4, 2)$; the second $(3, 0)\,(1, 3)^\top$, rows
+# $(3, 9)$ and $(0, 0)$. Their sum is $S_2$. Written the other way round,
+# $\phi(\mathbf k_t)\,\mathbf v_t^\top$, it would be $S_2^\top$: a query could no longer read
+# it as $S\,\phi(\mathbf q)$.
 #
 # ```python
 # phi_k1, phi_k2 = np.array([2.0, 1.0]), np.array([1.0, 3.0])  # elu + 1 of each key
-# answer = np.outer(phi_k1, values_two[0]) + np.outer(phi_k2, values_two[1])
+# answer = np.outer(values_two[0], phi_k1) + np.outer(values_two[1], phi_k2)
 # ch12.state_two_tokens.check(answer)
 # ```
 # ````
@@ -1565,8 +1610,8 @@ ch12.state_two_tokens.check(answer)
 # ```{admonition} Hint
 # :class: dropdown
 #
-# Two products and a division: $\phi(\mathbf q)^\top S_2$, then
-# $\phi(\mathbf q) \cdot \mathbf z_2$ with $\mathbf z_2 = \phi(\mathbf k_1) + \phi(\mathbf k_2)$.
+# Two products and a division: $S_2\,\phi(\mathbf q)$, then
+# $\mathbf z_2 \cdot \phi(\mathbf q)$ with $\mathbf z_2 = \phi(\mathbf k_1) + \phi(\mathbf k_2)$.
 # ```
 
 # %%
@@ -1579,17 +1624,17 @@ ch12.read_the_state.check(answer)
 # ````{solution} ex-ch12-read
 # :class: dropdown
 #
-# $\phi(0, 1) = (1, 2)$, so $\phi(\mathbf q)^\top S_2 = 1 \cdot (5, 4) + 2 \cdot (10, 2) =
-# (25, 8)$. The normaliser: $\mathbf z_2 = (2, 1) + (1, 3) = (3, 4)$ and
+# $\phi(0, 1) = (1, 2)$, so $S_2\,\phi(\mathbf q) = 1 \cdot (5, 4) + 2 \cdot (10, 2) =
+# (25, 8)$, from the columns of $S_2$. The normaliser: $\mathbf z_2 = (2, 1) + (1, 3) = (3, 4)$ and
 # $\phi(\mathbf q) \cdot \mathbf z_2 = 3 + 8 = 11$. So $\mathbf o = (25, 8) / 11$: the
 # weights $(1 \cdot 2 + 2 \cdot 1) / 11$ and $(1 \cdot 1 + 2 \cdot 3) / 11$ on the values
 # $(1, 2)$ and $(3, 0)$, summing to 1.
 #
 # ```python
 # phi_q_read = np.array([1.0, 2.0])
-# S_two = np.array([[5.0, 4.0], [10.0, 2.0]])
+# S_two = np.array([[5.0, 10.0], [4.0, 2.0]])  # d_v × d_k
 # z_two = np.array([3.0, 4.0])
-# answer = (phi_q_read @ S_two) / (phi_q_read @ z_two)
+# answer = (S_two @ phi_q_read) / (z_two @ phi_q_read)
 # ch12.read_the_state.check(answer)
 # ```
 # ````
@@ -1598,15 +1643,15 @@ ch12.read_the_state.check(answer)
 # ```{exercise} Prove, then compute: a chunk at a time
 # :label: ex-ch12-chunk
 #
-# Linear attention is trained neither token by token nor with the whole $n \times n$ table,
-# but in its chunkwise form (청크 단위 형식): the state carried from the tokens before a chunk,
+# Linear attention is usually trained neither token by token nor with the whole $n \times n$
+# table, but in its chunkwise form (청크 단위 형식): the state carried from the tokens before a chunk,
 # and the masked parallel form inside it. Prove that for a token $t$ of a chunk that starts at token $c$,
 #
 # $$
-# \mathbf o_t^\top = \frac{\phi(\mathbf q_t)^\top S_{c-1}
-#   + \sum_{s=c}^{t} \big(\phi(\mathbf q_t) \cdot \phi(\mathbf k_s)\big)\, \mathbf v_s^\top}
-#   {\phi(\mathbf q_t)^\top \mathbf z_{c-1}
-#   + \sum_{s=c}^{t} \phi(\mathbf q_t) \cdot \phi(\mathbf k_s)}
+# \mathbf o_t = \frac{S_{c-1}\, \phi(\mathbf q_t)
+#   + \sum_{s=c}^{t} \big(\phi(\mathbf k_s) \cdot \phi(\mathbf q_t)\big)\, \mathbf v_s}
+#   {\mathbf z_{c-1}^\top \phi(\mathbf q_t)
+#   + \sum_{s=c}^{t} \phi(\mathbf k_s) \cdot \phi(\mathbf q_t)}
 # $$
 #
 # is the output of the recurrence {eq}`eq-ch12-recurrence`, whatever the chunk's length
@@ -1635,18 +1680,18 @@ ch12.chunk_outputs.check(answer)
 # :class: dropdown
 #
 # **Proof.** Applied $t - c + 1$ times, {eq}`eq-ch12-recurrence` gives
-# $S_t = S_{c-1} + \sum_{s=c}^{t} \phi(\mathbf k_s)\,\mathbf v_s^\top$ and
+# $S_t = S_{c-1} + \sum_{s=c}^{t} \mathbf v_s\,\phi(\mathbf k_s)^\top$ and
 # $\mathbf z_t = \mathbf z_{c-1} + \sum_{s=c}^{t} \phi(\mathbf k_s)$ (by induction on $t$:
-# each step adds the next term). Put them in $\mathbf o_t^\top = \phi(\mathbf q_t)^\top S_t /
-# \phi(\mathbf q_t)^\top \mathbf z_t$ and multiply out: $\phi(\mathbf q_t)^\top
-# \phi(\mathbf k_s)\,\mathbf v_s^\top = (\phi(\mathbf q_t) \cdot \phi(\mathbf k_s))\,
-# \mathbf v_s^\top$, term by term. The sums over $s = c, \dots, t$ are row $t$ of the chunk's
+# each step adds the next term). Put them in $\mathbf o_t = S_t\,\phi(\mathbf q_t) /
+# \mathbf z_t^\top \phi(\mathbf q_t)$ and multiply out: $\mathbf v_s\,\phi(\mathbf k_s)^\top
+# \phi(\mathbf q_t) = (\phi(\mathbf k_s) \cdot \phi(\mathbf q_t))\, \mathbf v_s$, term by
+# term. The sums over $s = c, \dots, t$ are row $t$ of the chunk's
 # table $\phi(Q)\phi(K)^\top$ with its causal mask; nothing depended on where the chunk
 # starts or how long it is. A chunk of $C$ tokens costs a $C \times C$ table and two products
-# with the $d_k \times d_v$ state: matrix products a GPU runs well, and $n / C$ steps in
+# with the $d_v \times d_k$ state: matrix products a GPU runs well, and $n / C$ steps in
 # sequence instead of $n$.
 #
-# **Numbers.** $S_3$ has rows {eval}`vector(S_final[0])` and {eval}`vector(S_final[1])`,
+# **Numbers.** $S_3$ has the columns {eval}`vector(S_final[:, 0])` and {eval}`vector(S_final[:, 1])`,
 # $\mathbf z_3 =$ {eval}`vector(z_final)`. Token 4: $\phi(\mathbf q_4) = (2, 1)$ reads
 # $(16, 14)$ over $15$ from the state and, from its own key $\phi(0, 0) = (1, 1)$, a weight
 # 3 on $(3, 0)$: $(25, 14) / 18 = (1.389, 0.778)$. Token 5: $\phi(\mathbf q_5) = (1, 2)$ reads
@@ -1656,7 +1701,7 @@ ch12.chunk_outputs.check(answer)
 # ```python
 # fq, fk = phi(Q_chunk[3:]), phi(K_chunk[3:])  # [2, 2] each
 # table = np.tril(fq @ fk.T)  # the chunk's masked table φ(q_t)·φ(k_s), s <= t
-# numerator = fq @ S_final + table @ V_chunk[3:]  # from the state + inside the chunk
+# numerator = fq @ S_final.T + table @ V_chunk[3:]  # rows S φ(q_t): the state + the chunk
 # denominator = fq @ z_final + table.sum(axis=1)  # [2]
 # answer = numerator / denominator[:, None]
 # ch12.chunk_outputs.check(answer)

@@ -277,7 +277,7 @@ WindowSinks()
 #
 # Chapter 12's three memories, filled one token at a time with the same keys and values:
 # softmax attention's KV cache, which grows by a key and a value a token, and the
-# $d_k \times d_v$ states of linear attention and of the delta rule
+# $d_v \times d_k$ states of linear attention and of the delta rule
 # ([Chapter 12](12_linear_attention.ipynb)). Step with the buttons, the slider, a tap or a drag
 # along the tokens, or the arrow keys on the drawing; switch the memory, the key asked and the
 # delta rule's $\beta$. The bars show what the memory returns beside the value written last

@@ -40,17 +40,17 @@ def test_phi_by_hand():
 
 
 def test_state_two_tokens_by_hand():
-    # φ(1, 0) = (2, 1), φ(0, 2) = (1, 3); (2, 1)ᵀ(1, 2) + (1, 3)ᵀ(3, 0)
-    S = [[2 * 1 + 1 * 3, 2 * 2 + 1 * 0], [1 * 1 + 3 * 3, 1 * 2 + 3 * 0]]
-    assert S == [[5, 4], [10, 2]]
+    # φ(1, 0) = (2, 1), φ(0, 2) = (1, 3); S = v_1 φ(k_1)ᵀ + v_2 φ(k_2)ᵀ, d_v × d_k
+    S = [[1 * 2 + 3 * 1, 1 * 1 + 3 * 3], [2 * 2 + 0 * 1, 2 * 1 + 0 * 3]]
+    assert S == [[5, 10], [4, 2]]
     assert ch12.state_two_tokens.expected().tolist() == S
-    assert ch12.state_two_tokens.check([[5, 10], [4, 2]]).diagnosis == "outer-transposed"
-    assert ch12.state_two_tokens.check([[1, 2], [6, 0]]).diagnosis == "phi-forgotten"
-    assert ch12.state_two_tokens.check([[3, 0], [9, 0]]).diagnosis == "last-token-only"
+    assert ch12.state_two_tokens.check([[5, 4], [10, 2]]).diagnosis == "outer-transposed"
+    assert ch12.state_two_tokens.check([[1, 6], [2, 0]]).diagnosis == "phi-forgotten"
+    assert ch12.state_two_tokens.check([[3, 9], [0, 0]]).diagnosis == "last-token-only"
 
 
 def test_read_the_state_by_hand():
-    # φ(0, 1) = (1, 2): φ(q)ᵀS = (5 + 20, 4 + 4), z = (3, 4), φ(q)·z = 11
+    # φ(0, 1) = (1, 2): S φ(q) = (5 + 20, 4 + 4), z = (3, 4), z·φ(q) = 11
     np.testing.assert_allclose(ch12.read_the_state.expected(), [25 / 11, 8 / 11], rtol=1e-12)
     assert ch12.read_the_state.check([2.273, 0.727]).ok
     assert ch12.read_the_state.check([25, 8]).diagnosis == "normaliser-forgotten"
@@ -161,11 +161,11 @@ ANSWERS = {
         ],
     ),
     "ch12-state-two-tokens": Answers(
-        solution=[[5.0, 4.0], [10.0, 2.0]],
+        solution=[[5.0, 10.0], [4.0, 2.0]],
         mistakes=[
-            Mistake("v φ(k)ᵀ", [[5.0, 10.0], [4.0, 2.0]], "outer-transposed"),
-            Mistake("raw keys", [[1.0, 2.0], [6.0, 0.0]], "phi-forgotten"),
-            Mistake("second token only", [[3.0, 0.0], [9.0, 0.0]], "last-token-only"),
+            Mistake("φ(k) vᵀ", [[5.0, 4.0], [10.0, 2.0]], "outer-transposed"),
+            Mistake("raw keys", [[1.0, 6.0], [2.0, 0.0]], "phi-forgotten"),
+            Mistake("second token only", [[3.0, 9.0], [0.0, 0.0]], "last-token-only"),
         ],
     ),
     "ch12-read-the-state": Answers(
@@ -173,7 +173,7 @@ ANSWERS = {
         mistakes=[
             Mistake("no normaliser", [25.0, 8.0], "normaliser-forgotten"),
             Mistake("q without φ", [2.5, 0.5], "phi-of-q-forgotten"),
-            Mistake("S φ(q)", [1.182, 1.273], "state-transposed"),
+            Mistake("φ(q)ᵀ S", [1.182, 1.273], "state-transposed"),
         ],
     ),
     "ch12-chunk-outputs": Answers(

@@ -466,7 +466,7 @@ def test_chapter_8_names_its_rows_with_indices():
 @pytest.mark.parametrize(
     ("english", "korean_word"),
     [
-        ("Sₜ, row 1", "Sₜ, 1행"),
+        ("Sₜ, column 1", "Sₜ, 1열"),
         ("median |dQᵢ|, saturated rows", "|dQᵢ| 중앙값, 포화된 행"),
         ("1/√d<sub>model</sub> (bug)", "1/√d<sub>model</sub> (버그)"),
         ("random keys, dₖ = 16", "무작위 키, dₖ = 16"),

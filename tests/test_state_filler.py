@@ -26,13 +26,13 @@ def test_linear_state_is_the_sum_of_outer_products_by_loop():
     keys, values, pair_of = pairs(3, 4, 4)
     for step in range(len(pair_of) + 1):
         S = np.zeros((4, 4))
-        for j in range(step):  # S = Σ k_j v_jᵀ, entry by entry
-            for i in range(4):
-                for m in range(4):
-                    S[i, m] += keys[j, i] * values[j, m]
+        for j in range(step):  # S = Σ v_j k_jᵀ (d_v × d_k), entry by entry
+            for m in range(4):
+                for i in range(4):
+                    S[m, i] += values[j, m] * keys[j, i]
         got = fill(keys, values, pair_of, step, "linear", 1)
         assert np.allclose(got["state"], S, atol=1e-15)
-        assert np.allclose(got["recalled"], keys[1] @ S, atol=1e-15)  # kᵀ S
+        assert np.allclose(got["recalled"], S @ keys[1], atol=1e-15)  # S k
         assert got["weights"] == [] and got["correction"] == []
 
 
@@ -52,7 +52,7 @@ def test_the_delta_rule_by_hand_overwrites_a_rewritten_key():
     got = fill(keys, values, [0, 1, 0], 3, "delta", 0)
     assert got["correction"] == [4.0, 5.0]
     assert got["recalled"] == [5.0, 5.0] and got["target"] == [5.0, 5.0] and got["error"] == 0
-    assert got["state"] == [[5.0, 5.0], [0.0, 1.0]]  # Sᵀ: row i is key dimension i
+    assert got["state"] == [[5.0, 0.0], [5.0, 1.0]]  # S = I + (4, 5) e1ᵀ: row m is value dim m
     # linear attention piles the new value on the old one: (1, 0) + (5, 5)
     linear = fill(keys, values, [0, 1, 0], 3, "linear", 0)
     assert linear["recalled"] == [6.0, 5.0] and linear["error"] == pytest.approx(1.0)

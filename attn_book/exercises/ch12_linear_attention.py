@@ -82,9 +82,9 @@ _TWO = (np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([[1.0, 2.0], [3.0, 0.0]]))
 
 
 def _state(keys, values):
-    """S_2 = φ(k_1) v_1ᵀ + φ(k_2) v_2ᵀ, from attn_core's recurrence (its final state)."""
+    """S_2 = v_1 φ(k_1)ᵀ + v_2 φ(k_2)ᵀ (d_v × d_k), from attn_core's recurrence's final state."""
     _, (S, _) = ac.linear_attention_recurrent(keys, keys, values)
-    return S
+    return S.T  # attn_core keeps Sᵀ (d_k × d_v); the chapter's S is d_v × d_k
 
 
 state_two_tokens = NumberExercise(
@@ -93,7 +93,7 @@ state_two_tokens = NumberExercise(
     _state,
     diagnoses=[
         diagnose.matches("outer-transposed", lambda keys, values: _state(keys, values).T),
-        diagnose.matches("phi-forgotten", lambda keys, values: keys.T @ values),
+        diagnose.matches("phi-forgotten", lambda keys, values: values.T @ keys),
         diagnose.matches("last-token-only", lambda keys, values: _state(keys[1:], values[1:])),
     ],
 )
@@ -105,10 +105,10 @@ _READ = (np.array([0.0, 1.0]), *_TWO)
 
 
 def _read(q, keys, values, *, normalise=True, feature=ac.elu_plus_one, transposed=False):
-    """φ(q)ᵀ S / φ(q)ᵀ z (or a slip: no normaliser, no φ on q, Sᵀ read)."""
+    """S φ(q) / zᵀ φ(q) (or a slip: no normaliser, no φ on q, Sᵀ read)."""
     S, z = _state(keys, values), ac.elu_plus_one(keys).sum(axis=0)
     f = feature(q)
-    numerator = (S.T if transposed else S).T @ f  # [2, 2]ᵀ @ [2]: φ(q)ᵀ S
+    numerator = (S.T if transposed else S) @ f  # [2, 2] @ [2]: S φ(q)
     return numerator / (f @ z) if normalise else numerator
 
 
@@ -138,7 +138,7 @@ CHUNK_START = 3  # tokens 4 and 5 (indices 3 and 4) are the chunk
 def _chunk(Q, K, V, *, carried=True, carried_z=True, masked=True):
     """The chunk's outputs as inter + intra: the state before it, the masked table inside it."""
     c = CHUNK_START
-    (S, z) = ac.linear_attention_recurrent(Q[:c], K[:c], V[:c])[1]
+    (S, z) = ac.linear_attention_recurrent(Q[:c], K[:c], V[:c])[1]  # S as attn_core: d_k × d_v
     fq, fk = ac.elu_plus_one(Q[c:]), ac.elu_plus_one(K[c:])  # [2, 2] each
     table = fq @ fk.T  # [2, 2]: φ(q_t)·φ(k_s) inside the chunk
     table = np.tril(table) if masked else table

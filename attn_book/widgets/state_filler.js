@@ -120,7 +120,7 @@ function fillState(K, V, pairOf, step, method, query, { beta = 1, softmaxScale =
   const q = K[pairOf.indexOf(query)];
   const last = pairOf.slice(0, step).lastIndexOf(query);
   const target = last >= 0 ? V[last].slice() : new Array(dv).fill(0);
-  let state = zeros(dk, dv);
+  let state = zeros(dv, dk);
   let weights = [];
   let correction = [];
   let recalled = new Array(dv).fill(0);
@@ -128,15 +128,16 @@ function fillState(K, V, pairOf, step, method, query, { beta = 1, softmaxScale =
     weights = attentionMatrix([q], Kt, { scale: softmaxScale })[0];
     recalled = mix(weights, Vt);
   } else if (method === "linear" && step) {
-    state = linearAttentionRecurrent(Kt, Kt, Vt, { featureMap: "identity", normalize: false }).S;
-    recalled = vecMat(q, state);
+    const S = linearAttentionRecurrent(Kt, Kt, Vt, { featureMap: "identity", normalize: false }).S;
+    recalled = vecMat(q, S);
+    state = S[0].map((_, i) => S.map((row) => row[i]));
   } else if (method === "delta" && step) {
     const betas = new Array(step).fill(beta);
     const before = deltaRule(Kt.slice(0, -1), Kt.slice(0, -1), Vt.slice(0, -1), betas.slice(0, -1));
     const after = deltaRule(Kt, Kt, Vt, betas).S;
     const Sk = before.S.length ? matVec(before.S, Kt[step - 1]) : new Array(dv).fill(0);
     correction = Vt[step - 1].map((v, m) => v - Sk[m]);
-    state = after[0].map((_, i) => after.map((row) => row[i]));
+    state = after;
     recalled = matVec(after, q);
   }
   const error = norm(recalled.map((r, m) => r - target[m]));
@@ -323,7 +324,7 @@ function buildState(svg, T, dk, dv, pairOf, t) {
   svg.replaceChildren();
   const pitch = STRIP.box + STRIP.gap;
   const cacheRows = T * CACHE.cell;
-  const H = GRID.top + Math.max(dk * GRID.cell, cacheRows) + 10;
+  const H = GRID.top + Math.max(dv * GRID.cell, cacheRows) + 10;
   setAttrs(svg, { viewBox: `0 0 ${W} ${H}`, width: W, height: H });
   const text = (x, y, words, attrs = {}) => {
     const node = svgEl("text", { x, y, class: "abh-label", ...attrs }, svg);
@@ -345,11 +346,11 @@ function buildState(svg, T, dk, dv, pairOf, t) {
   const axes = text(STRIP.left, GRID.top - 12, "", { style: "text-anchor: start" });
   const cells = [];
   const rowNames = [];
-  for (let i = 0; i < dk; i++) {
+  for (let i = 0; i < dv; i++) {
     const y = GRID.top + i * GRID.cell + GRID.cell / 2 + 4;
     rowNames.push(text(GRID.left - 8, y, `${i + 1}`, { style: "text-anchor: end" }));
     cells.push(
-      Array.from({ length: dv }, (_, j) => {
+      Array.from({ length: dk }, (_, j) => {
         const at = { x: GRID.left + j * GRID.cell, y: GRID.top + i * GRID.cell };
         const rect = svgEl("rect", { ...at, width: GRID.cell, height: GRID.cell }, svg);
         rect.setAttribute("class", "abh-cell");
@@ -500,7 +501,7 @@ function render({ model, el }) {
     {
       cls: "abh-hint",
       text: t(
-        "Step with ◀ ▶, the slider, a tap on a token, or ←/→ on the drawing (↑/↓ choose the key asked). Colour: purple below 0, orange above (PuOr); the delta rule's state is drawn as keys × values, like linear attention's."
+        "Step with ◀ ▶, the slider, a tap on a token, or ←/→ on the drawing (↑/↓ choose the key asked). Colour: purple below 0, orange above (PuOr); both states are drawn as values × keys."
       )
     },
     panel
@@ -572,7 +573,7 @@ function render({ model, el }) {
         dk,
         dv,
         numbers
-      }) : t("state S{sub}, t = {t}: {dk} × {dv} = {numbers} numbers", {
+      }) : t("state S{sub}, t = {t}: {dv} × {dk} = {numbers} numbers", {
         sub: sub(step),
         t: step,
         dk,
@@ -582,7 +583,7 @@ function render({ model, el }) {
     );
     setText(
       parts.axes,
-      cacheShown ? t("rows: tokens; key | value; right: weight on each") : t("rows: key dimension; columns: value dimension")
+      cacheShown ? t("rows: tokens; key | value; right: weight on each") : t("rows: value dimension; columns: key dimension")
     );
     const asked = `k${sub(query + 1)}`;
     const scale = barRange(K, V, pairOf, query, b, model.get("softmax_scale"));

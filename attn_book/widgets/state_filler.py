@@ -61,8 +61,8 @@ def fill(keys, values, pair_of, step, method, query, *, beta=1.0, softmax_scale=
     Returns
     -------
     dict
-        ``state`` (d_k, d_v), the state as keys × values (the delta rule's :math:`S^\\top`;
-        empty for softmax, which keeps a cache instead); ``weights`` (step,), softmax's
+        ``state`` (d_v, d_k), the state as values × keys, the chapter's :math:`S` (empty for
+        softmax, which keeps a cache instead); ``weights`` (step,), softmax's
         weights on the cache (empty otherwise); ``recalled`` (d_v,); ``target`` (d_v,), the
         newest value written under the key (zeros before it is written: the right answer of
         an empty memory); ``written`` (bool); ``error`` = ‖recalled − target‖;
@@ -83,21 +83,22 @@ def fill(keys, values, pair_of, step, method, query, *, beta=1.0, softmax_scale=
     queried = np.asarray(keys, dtype=float)[list(pair_of).index(query)]  # [d_k]
     written = [j for j in range(step) if pair_of[j] == query]
     target = V[written[-1]] if written else np.zeros(d_v)
-    state, weights, correction = np.zeros((d_k, d_v)), np.zeros(0), np.zeros(0)
+    state, weights, correction = np.zeros((d_v, d_k)), np.zeros(0), np.zeros(0)
     if method == "softmax" and step:
         weights = attn_core.attention_weights(queried, K, scale=softmax_scale)  # [step]
         recalled = weights @ V  # [step] @ [step, d_v] -> [d_v]
     elif method == "linear" and step:
         _, (state, _) = attn_core.linear_attention_recurrent(
             K, K, V, feature_map=lambda x: x, normalize=False
-        )  # S = Σ k vᵀ: [d_k, d_v]
-        recalled = queried @ state  # kᵀ S: [d_k] @ [d_k, d_v]
+        )  # attn_core's Sᵀ = Σ k vᵀ: [d_k, d_v]
+        state = state.T  # S = Σ v kᵀ: [d_v, d_k], as the chapter writes it
+        recalled = state @ queried  # S k: [d_v, d_k] @ [d_k]
     elif method == "delta" and step:
         betas = np.full(step, beta)
         _, before = attn_core.delta_rule(K[:-1], K[:-1], V[:-1], betas[:-1])  # [d_v, d_k]
         _, after = attn_core.delta_rule(K, K, V, betas)
         correction = V[-1] - before @ K[-1]  # v_t − S_{t−1} k_t
-        state, recalled = after.T, after @ queried  # drawn as keys × values; S k
+        state, recalled = after, after @ queried  # [d_v, d_k]; S k
     else:  # nothing written yet: every memory returns 0
         recalled = np.zeros(d_v)
     return {
@@ -115,8 +116,8 @@ class StateFiller(Figure):
     """A memory of a few key–value pairs, filled one token at a time and read with a key.
 
     Three memories hold the same tokens: softmax attention's KV cache (it grows by a key and
-    a value a token), linear attention's state :math:`S = \\sum_t k_t v_t^\\top` and the
-    delta rule's corrected state (both d_k × d_v, whatever the number of tokens).
+    a value a token), linear attention's state :math:`S = \\sum_t v_t k_t^\\top` and the
+    delta rule's corrected state (both d_v × d_k, whatever the number of tokens).
 
     Parameters
     ----------

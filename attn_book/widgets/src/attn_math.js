@@ -459,7 +459,7 @@ export function deltaRule(Q, K, V, beta, { decay = null, state = null } = {}) {
  * after `step` of the tokens (keys K, values V; pairOf[j], the key token j writes), read with
  * the stored key `query`. method "softmax": weights over the cache (scores × softmaxScale);
  * "linear": S = Σ k vᵀ; "delta": the delta rule with writing strength `beta`, its state drawn
- * as keys × values (Sᵀ). -> {state, weights, recalled, target, written, error, correction}.
+ * as values × keys (d_v × d_k), the chapter's S. -> {state, weights, recalled, target, written, error, correction}.
  */
 export function fillState(K, V, pairOf, step, method, query, { beta = 1, softmaxScale = 16 } = {}) {
   const [dk, dv] = [K[0].length, V[0].length];
@@ -467,7 +467,7 @@ export function fillState(K, V, pairOf, step, method, query, { beta = 1, softmax
   const q = K[pairOf.indexOf(query)];
   const last = pairOf.slice(0, step).lastIndexOf(query);
   const target = last >= 0 ? V[last].slice() : new Array(dv).fill(0);
-  let state = zeros(dk, dv);
+  let state = zeros(dv, dk);
   let weights = [];
   let correction = [];
   let recalled = new Array(dv).fill(0);
@@ -475,15 +475,16 @@ export function fillState(K, V, pairOf, step, method, query, { beta = 1, softmax
     weights = attentionMatrix([q], Kt, { scale: softmaxScale })[0];
     recalled = mix(weights, Vt);
   } else if (method === "linear" && step) {
-    state = linearAttentionRecurrent(Kt, Kt, Vt, { featureMap: "identity", normalize: false }).S;
-    recalled = vecMat(q, state);
+    const S = linearAttentionRecurrent(Kt, Kt, Vt, { featureMap: "identity", normalize: false }).S;
+    recalled = vecMat(q, S); // kᵀ S with this S keys × values, as attn_core keeps it
+    state = S[0].map((_, i) => S.map((row) => row[i])); // drawn values × keys
   } else if (method === "delta" && step) {
     const betas = new Array(step).fill(beta);
     const before = deltaRule(Kt.slice(0, -1), Kt.slice(0, -1), Vt.slice(0, -1), betas.slice(0, -1));
     const after = deltaRule(Kt, Kt, Vt, betas).S;
     const Sk = before.S.length ? matVec(before.S, Kt[step - 1]) : new Array(dv).fill(0);
     correction = Vt[step - 1].map((v, m) => v - Sk[m]);
-    state = after[0].map((_, i) => after.map((row) => row[i])); // Sᵀ: keys × values
+    state = after; // values × keys
     recalled = matVec(after, q);
   }
   const error = norm(recalled.map((r, m) => r - target[m]));

@@ -116,7 +116,7 @@ function buildState(svg, T, dk, dv, pairOf, t) {
   svg.replaceChildren();
   const pitch = STRIP.box + STRIP.gap;
   const cacheRows = T * CACHE.cell;
-  const H = GRID.top + Math.max(dk * GRID.cell, cacheRows) + 10;
+  const H = GRID.top + Math.max(dv * GRID.cell, cacheRows) + 10;
   setAttrs(svg, { viewBox: `0 0 ${W} ${H}`, width: W, height: H });
   const text = (x, y, words, attrs = {}) => {
     const node = svgEl("text", { x, y, class: "abh-label", ...attrs }, svg);
@@ -137,14 +137,14 @@ function buildState(svg, T, dk, dv, pairOf, t) {
   const title = text(STRIP.left, GRID.top - 30, "", { style: "text-anchor: start" });
   title.classList.add("abh-title");
   const axes = text(STRIP.left, GRID.top - 12, "", { style: "text-anchor: start" });
-  // the state: d_k rows (key dimensions) × d_v columns (value dimensions)
+  // the state: d_v rows (value dimensions) × d_k columns (key dimensions), as the chapter's S
   const cells = [];
   const rowNames = [];
-  for (let i = 0; i < dk; i++) {
+  for (let i = 0; i < dv; i++) {
     const y = GRID.top + i * GRID.cell + GRID.cell / 2 + 4;
     rowNames.push(text(GRID.left - 8, y, `${i + 1}`, { style: "text-anchor: end" }));
     cells.push(
-      Array.from({ length: dv }, (_, j) => {
+      Array.from({ length: dk }, (_, j) => {
         const at = { x: GRID.left + j * GRID.cell, y: GRID.top + i * GRID.cell };
         const rect = svgEl("rect", { ...at, width: GRID.cell, height: GRID.cell }, svg);
         rect.setAttribute("class", "abh-cell");
@@ -306,8 +306,8 @@ function render({ model, el }) {
       cls: "abh-hint",
       text: t(
         "Step with ◀ ▶, the slider, a tap on a token, or ←/→ on the drawing (↑/↓ choose the " +
-          "key asked). Colour: purple below 0, orange above (PuOr); the delta rule's state is " +
-          "drawn as keys × values, like linear attention's.",
+          "key asked). Colour: purple below 0, orange above (PuOr); both states are drawn as " +
+          "values × keys.",
       ),
     },
     panel,
@@ -381,7 +381,7 @@ function render({ model, el }) {
             dv,
             numbers,
           })
-        : t("state S{sub}, t = {t}: {dk} × {dv} = {numbers} numbers", {
+        : t("state S{sub}, t = {t}: {dv} × {dk} = {numbers} numbers", {
             sub: sub(step),
             t: step,
             dk,
@@ -393,7 +393,7 @@ function render({ model, el }) {
       parts.axes,
       cacheShown
         ? t("rows: tokens; key | value; right: weight on each")
-        : t("rows: key dimension; columns: value dimension"),
+        : t("rows: value dimension; columns: key dimension"),
     );
     // the bars: recalled beside true; the correction (delta), or what the others write
     const asked = `k${sub(query + 1)}`;
