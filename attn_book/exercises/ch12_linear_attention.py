@@ -13,7 +13,7 @@ Examples
 --------
 >>> phi_by_hand.check([1.5, 0.368, 1, 3]).ok
 True
->>> state_two_tokens.check([[5, 10], [4, 2]]).diagnosis
+>>> state_two_tokens.check([[5, 4], [10, 2]]).diagnosis
 'outer-transposed'
 >>> hybrid_layers.check(12).diagnosis
 'states-forgotten'
