@@ -79,7 +79,7 @@ X = np.array(
         [1, 0, 0, 1],  # 사과를: a noun with the object marker
         [0, 1, 0, 0],  # 먹었다: a verb
     ]
-)  # [n, d_model] = [3, 4]: n tokens
+)  # [n, d_model] = [3, 4]: one row per token
 columns = {f: X[:, i] for i, f in enumerate(features)}
 step_table(columns, index=tokens, digits=0)
 
@@ -533,8 +533,8 @@ for name, array in trace.items():
 # for any invertible $A$ the pair $W_Q A$, $W_K A^{-\top}$ gives the same product.
 # [Chapter 8](08_learning.ipynb) watches training on a task whose answer is known.
 # Where PyTorch is installed, the cell below gives the explainer's layer the twin's weights
-# and compares the two (PyTorch is not needed for anything else in this book; without it the
-# cell says so and skips).
+# and compares the two (apart from this comparison, only one optional check in
+# [Chapter 10](10_generation.ipynb) runs PyTorch; without it the cell says so and skips).
 
 # %% tags=["nbval-ignore-output"]
 try:
