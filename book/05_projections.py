@@ -203,7 +203,7 @@ apple_exps / apple_total  # row 2 of the table above
 #
 # The values of this example are chosen to be read too: they hand over "who", "what" and
 # "did". The new vector of "사과를" is {eval}`vector(output[1])`: mostly who and did, the
-# context the apple was missing. It keeps only {eval}`dec(weights[1, 1])` of its own "what";
+# meaning the apple was missing. It keeps only {eval}`dec(weights[1, 1])` of its own "what";
 # in a real layer that is no loss, because the residual connection (잔차 연결) of [Chapter
 # 7](07_heads_and_masks.ipynb) adds the word's own vector back to what attention gathered.
 #
