@@ -79,7 +79,7 @@ X = np.array(
         [1, 0, 0, 1],  # 사과를: a noun with the object marker
         [0, 1, 0, 0],  # 먹었다: a verb
     ]
-)  # [n, d_model] = [3, 4]: n tokens
+)  # [n, d_model] = [3, 4]: one row per token
 columns = {f: X[:, i] for i, f in enumerate(features)}
 step_table(columns, index=tokens, digits=0)
 
@@ -203,7 +203,7 @@ apple_exps / apple_total  # row 2 of the table above
 #
 # The values of this example are chosen to be read too: they hand over "who", "what" and
 # "did". The new vector of "사과를" is {eval}`vector(output[1])`: mostly who and did, the
-# context the apple was missing. It keeps only {eval}`dec(weights[1, 1])` of its own "what";
+# meaning the apple was missing. It keeps only {eval}`dec(weights[1, 1])` of its own "what";
 # in a real layer that is no loss, because the residual connection (잔차 연결) of [Chapter
 # 7](07_heads_and_masks.ipynb) adds the word's own vector back to what attention gathered.
 #
@@ -533,8 +533,8 @@ for name, array in trace.items():
 # for any invertible $A$ the pair $W_Q A$, $W_K A^{-\top}$ gives the same product.
 # [Chapter 8](08_learning.ipynb) watches training on a task whose answer is known.
 # Where PyTorch is installed, the cell below gives the explainer's layer the twin's weights
-# and compares the two (PyTorch is not needed for anything else in this book; without it the
-# cell says so and skips).
+# and compares the two (apart from this comparison, only one optional check in
+# [Chapter 10](10_generation.ipynb) runs PyTorch; without it the cell says so and skips).
 
 # %% tags=["nbval-ignore-output"]
 try:

@@ -247,7 +247,7 @@ except IndexError as err:
 # is $10000^{0} = 1$ radian.
 
 # %%
-q, keys, values = quanta_example()  # q = (1, 0); keys (1,0), (0,1), (1,1)
+q, keys, values = quanta_example()  # q = (1, 0); the three keys (1,0), (0,1), (1,1)
 theta = ac.rotary_frequencies(2)[0]  # 1 radian per position
 m = 1  # the query's position
 key_positions = [0, 1, 2]  # n for each key
@@ -707,7 +707,7 @@ causal_bias
 # %%
 d_rope, L_train, L_new = 8, 16, 64  # trained on 16 positions, run on 64
 stretch = L_new / L_train  # 4
-thetas_10k = ac.rotary_frequencies(d_rope)  # [4]: base 10,000
+thetas_10k = ac.rotary_frequencies(d_rope)  # [4]: the frequencies for base 10,000
 # the largest angle each pair saw in training, and at position 63 as it is
 last_new = L_new - 1  # the last position of the longer input: 63
 angle_trained = (L_train - 1) * thetas_10k  # [4]

@@ -773,11 +773,12 @@ print(
 )
 
 # %% [markdown]
-# This chapter does not run PyTorch (Chapter 10 runs it in one optional check, where it is
-# installed). Its rows below are what PyTorch 2.13 (2026) gives on CPU (`F` is
-# `torch.nn.functional`, `nn` is `torch.nn`): the project's tests make each call and fail if
-# a row stops saying what the installed release does. On a GPU, `F.scaled_dot_product_attention`
-# picks one of several kernels (listed below), and not every kernel gives zeros: such rows have
+# This chapter does not run PyTorch (where it is installed, Chapter 5 runs it in one optional
+# comparison and Chapter 10 in one optional check). Its rows below are what PyTorch 2.13 (2026)
+# gives on CPU (`F` is `torch.nn.functional`, `nn` is `torch.nn`): the project's tests make
+# each call and fail if a row stops saying what the installed release does. On a GPU,
+# `F.scaled_dot_product_attention` picks one of several kernels (listed below), and not every
+# kernel gives zeros: such rows have
 # come out NaN before ([huggingface/transformers#38690](https://github.com/huggingface/transformers/issues/38690)),
 # and still did in a 2026 report, PyTorch 2.13 on an NVIDIA B200, for left-padded rows that
 # may see no key ([unslothai/unsloth#9848](https://github.com/unslothai/unsloth/pull/9848)).
