@@ -12,7 +12,9 @@ Examples
 
 from __future__ import annotations
 
-__all__ = ["TextProgress"]
+from attn_book.i18n import word
+
+__all__ = ["TextProgress", "sweep_note"]
 
 
 class TextProgress:
@@ -47,3 +49,14 @@ class TextProgress:
             self._handle = display(Pretty(text), display_id=True)
         else:
             self._handle.update(Pretty(text))
+
+
+def sweep_note(sweep, n, language=None):
+    """The note of a timing sweep's bar, ``sweep`` (counted from 1) at size ``n``, in
+    ``language`` (default: the reader's): a ``word`` template of ``figures.po``, so a Korean
+    kernel draws its bar in Korean.
+
+    >>> sweep_note(2, 1024, "en")
+    'sweep 2, n = 1,024'
+    """
+    return word("sweep {sweep}, n = {n}", language).format(sweep=sweep, n=f"{n:,}")

@@ -54,7 +54,7 @@ from attn_book.data import quanta_example, sentence_example
 from attn_book.exercises import ch09_cost as ch9
 from attn_book.figures import Figures
 from attn_book.plots import plot_cost_scaling
-from attn_book.progress import TextProgress
+from attn_book.progress import TextProgress, sweep_note
 from attn_book.prose import dec, plain, vector
 from attn_book.tables import step_table
 from attn_book.timing import (
@@ -598,7 +598,7 @@ with one_blas_thread() as blas_threads:  # None: the library's threads were left
                     break
                 last_size = now
                 measured_n.append(n)
-            progress.show(sweep * len(sizes) + i, f"sweep {sweep + 1}, n = {n:,}")
+            progress.show(sweep * len(sizes) + i, sweep_note(sweep + 1, n))
             q, k, v = rng.standard_normal((3, n, 64), dtype=np.float32)  # [n, d_k] each
             run = functools.partial(plain_path, q, k, v)
             t = timed(run, repeats=scaling_repeats, clock=cpu_time, tick=cpu_tick)
