@@ -72,6 +72,7 @@ from attn_book.data import (
 )
 from attn_book.exercises import ch10_generation as ch10
 from attn_book.figures import Figures
+from attn_book.i18n import word
 from attn_book.plots import plot_decode_time, plot_token_heatmaps
 from attn_book.prose import dec, grouped, percent, plain, sci, vector
 from attn_book.tables import step_table
@@ -433,7 +434,7 @@ toy_bytes, held_bytes
 
 # %%
 GiB = 2**30
-layers, heads, kv_heads, d_head = 32, 32, 8, 128  # Llama-3-8B-like
+layers, heads, kv_heads, d_head = 32, 32, 8, 128  # Llama 3.1 8B's shape
 n_long = 131072  # 128k tokens
 kv_gib = ac.kv_cache_bytes(layers, kv_heads, d_head, n_long, 2) / GiB
 per_token_kib = ac.kv_cache_bytes(layers, kv_heads, d_head, 1, 2) / 2**10
@@ -869,7 +870,7 @@ with one_blas_thread() as blas_threads:  # None: the library's threads were left
     print(machine())
 cache_bytes = [2 * h_t * n * d_t * 4 for n in timed_n]  # K and V, float32
 llc = last_level_cache()  # (level, bytes), or None
-llc_text = f"L{llc[0]}, {plain(llc[1] / 2**20)} MiB" if llc else "unknown"
+llc_text = f"L{llc[0]}, {plain(llc[1] / 2**20)} MiB" if llc else word("unknown")
 print("last-level cache:", llc_text)
 
 # %% tags=["nbval-ignore-output"]

@@ -232,9 +232,9 @@ MemoryCalculator()
 # %% [markdown]
 # With the KV cache ({eval}`stored_ref("10_generation", "fig-kv-memory")` of
 # [Chapter 10](10_generation.ipynb#what-the-cache-holds-and-how-much-kv)): a second bar, the
-# keys and values that every layer keeps for every token, here for a Llama-3-8B-like model (32 layers, 32
-# query heads, 8 KV heads of width 128) at 128k tokens in float16. Slide the tokens, the
-# layers and the KV heads, or serve a batch.
+# keys and values that every layer keeps for every token, here for a model shaped like
+# Llama 3.1 8B (32 layers, 32 query heads, 8 KV heads of width 128) at 128k tokens in float16.
+# Slide the tokens, the layers and the KV heads, or serve a batch.
 
 # %%
 MemoryCalculator(

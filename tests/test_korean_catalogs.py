@@ -694,3 +694,15 @@ def test_the_korean_fenced_python_still_compiles(name):
             assert names[0] == names[1]
             checked += 1
     assert checked or name in ("98_pytorch_buffers", "99_figure_gallery")
+
+
+def test_a_timing_fallback_word_in_prose_is_translated():
+    """Chapter 10's last-level cache, where the system does not report it, is
+    ``word("unknown")``: a Korean kernel computes "알 수 없음", so the stored {eval} value copied
+    into the Korean notebook says the same; any other string, and the English, stay as they are."""
+    unknown = {"data": {"text/plain": "'unknown'"}, "metadata": {}, "status": "ok"}
+    known = {"data": {"text/plain": "'L3, 480 MiB'"}, "metadata": {}, "status": "ok"}
+    assert tool.stored_value("llc_text", unknown, "ko")["data"]["text/plain"] == "'알 수 없음'"
+    assert tool.stored_value("llc_text", unknown, "en") == unknown
+    assert tool.stored_value("llc_text", known, "ko") == known
+    assert unknown["data"]["text/plain"] == "'unknown'"  # the English notebook's value, unchanged

@@ -599,8 +599,13 @@ def named_figure(text, language):
 
 
 def stored_value(expression, result, language):
-    """A stored ``{eval}`` value as a kernel in ``language`` computes it: a figure's name."""
+    """A stored ``{eval}`` value as a kernel in ``language`` computes it: a figure's name, a
+    timing fallback word (:data:`attn_book.timing.FILLED`, chapter 10's ``word("unknown")``)."""
     result = copy.deepcopy(result)
+    data = result.get("data", {})
+    for filled in timing.FILLED:
+        if data.get("text/plain") == repr(filled):
+            data["text/plain"] = repr(i18n.gettext(filled, i18n.FIGURES, language))
     if expression.startswith(("figures.ref(", "stored_ref(")):
         data = result.get("data", {})
         for mime in ("text/plain", "text/markdown", "text/html"):
