@@ -183,7 +183,8 @@ def test_the_korean_answer_for_the_worked_example_is_korean_and_correct():
     assert feedback.ok
     assert cat.text("icon-correct", language="ko") == "✓ 정답"
     assert (
-        cat.text("title", "ch4-weights-by-hand", language="ko") == "새 쿼리의 가중치 세 개, 손으로"
+        cat.text("title", "ch4-weights-by-hand", language="ko")
+        == "손으로 구하는 새 쿼리의 가중치 세 개"
     )
 
 
