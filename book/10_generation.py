@@ -769,7 +769,7 @@ kv_mha_gib, kv_gib, kv_mqa_gib  # 32, 8 and 1 key-value heads, 128k tokens
 #
 # Where PyTorch is installed, the cell below checks this chapter's two claims about it: its
 # `enable_gqa=True` gives the same outputs, and its `is_causal=True` gives one new query the
-# weights of key 0 alone (PyTorch is not needed for anything else; without it the cell says
+# weights of key 0 alone (this chapter needs PyTorch nowhere else; without it the cell says
 # so and skips).
 
 # %% tags=["nbval-ignore-output"]
