@@ -343,11 +343,12 @@ kv_per_token_kib, kv_long_gib, state_mib, break_even
 # The cache adds {eval}`plain(kv_per_token_kib)` KiB a token and reaches
 # {eval}`plain(kv_long_gib)` GiB at 128k tokens; the states take {eval}`plain(state_mib)` MiB,
 # as much as the cache of {eval}`plain(break_even)` tokens, and no more at 128k, or at a
-# million. That is priced in float16, as the cache is; the stacks that serve these models keep
-# states in float32, twice this ([hybrids](12_linear_attention.ipynb#going-further-hybrids-one-full-attention-layer-in-four)).
-# A decode step reads that state once,
-# $O(d_k d_v)$ per head, where Chapter 10's read the whole cache, $O(n\,d)$. (The normalisers
-# add $d_k$ numbers a head, not counted here.)
+# million. That is priced in float16, as the cache is; the stacks that serve these models
+# recommend float32 for states (SGLang's default, an option in vLLM), twice this
+# ([hybrids](12_linear_attention.ipynb#going-further-hybrids-one-full-attention-layer-in-four)).
+# A decode step reads that state and writes it back, $O(d_k d_v)$ per head: the state is
+# rewritten at every token, where a cache only appends. Chapter 10's step read the whole
+# cache, $O(n\,d)$. (The normalisers add $d_k$ numbers a head, not counted here.)
 #
 # ## What it forgets (망각)
 #
@@ -388,10 +389,12 @@ read_plain
 # $N$ pairs, the plain sum of {eq}`eq-ch12-crosstalk`, and Katharopoulos et al.'s elu + 1 with
 # its normaliser.
 #
-# Softmax and elu + 1 get their queries and keys multiplied by 16 first, and the elu + 1
-# result depends on that factor. Unit keys are short: at scale 1 softmax's weights are nearly
-# even, and elu + 1's similarities are mostly the constant its $+1$ adds. The factor gives
-# both the long vectors a trained model's queries and keys have. Without it elu + 1 recalls
+# Softmax's scores are multiplied by 16, as if its unit queries and keys were each
+# multiplied by $\sqrt{16}$; elu + 1's queries and keys are each multiplied by 16 before
+# $\phi$, and the elu + 1 result depends on that factor. Unit keys are short: at scale 1
+# softmax's weights are nearly even, and elu + 1's similarities are mostly the constant its
+# $+1$ adds. The factors stand in for the long queries and keys of a trained model, which the
+# two memories do not get alike. Without its factor elu + 1 recalls
 # about as often as a guess (the second dropdown below has the numbers). The plain sum needs
 # no factor: a factor on its reads changes no cosine.
 #
@@ -412,9 +415,10 @@ read_plain
 #   The factor makes it sharp, as a trained model's long queries and keys make it.
 # - The plain sum reads $S\mathbf q$ and needs no scale: a factor on its reads changes
 #   no cosine.
-# - elu + 1 gets its queries and keys multiplied by the same 16 before $\phi$. On unit keys
+# - elu + 1 gets its queries and keys each multiplied by 16 before $\phi$, where softmax
+#   gets only its scores multiplied by 16. On unit keys
 #   $\phi(\mathbf k) \approx 1 + \mathbf k$, and every similarity would be mostly the
-#   constant; the factor gives elu + 1 the same long vectors softmax gets.
+#   constant; the factor lets the key, not the constant, decide $\phi(\mathbf k)$.
 # ```
 
 # %%
@@ -449,8 +453,9 @@ figures.show(
 )
 
 # %% [markdown]
-# {eval}`figures.ref("fig-recall")` reads as {eq}`eq-ch12-crosstalk` predicts: softmax
-# attention keeps every pair, the plain sum degrades gradually, and elu + 1 does worse still.
+# In {eval}`figures.ref("fig-recall")` the plain sum degrades gradually, as
+# {eq}`eq-ch12-crosstalk` predicts, and elu + 1 does worse still, for a reason
+# [a later section finds](12_linear_attention.ipynb#going-further-where-positive-features-lose-recall).
 # Softmax recalls every pair at every $N$, up to {eval}`pair_counts[-1]`, and its cache grows
 # with $N$.
 #
@@ -608,7 +613,9 @@ step_table(
 # and returns none exactly. Which of the two recalls more pairs when there
 # are many keys is for the recall experiment below to say.
 #
-# **A gradient step.** The correction is one step of online least squares (온라인 최소제곱).
+# **A gradient step.** The correction is one step of online gradient descent (온라인 경사
+# 하강법) on a least-squares loss: the Widrow–Hoff, or LMS, rule, which gave the delta rule
+# its name.
 # Take the loss $\ell(S) = \tfrac12 \lVert S \mathbf k_t - \mathbf v_t \rVert^2$, how badly the
 # state answers the new pair. Its gradient is $\nabla_S \ell = (S \mathbf k_t - \mathbf v_t)\,
 # \mathbf k_t^\top$, and one step of gradient descent with learning rate $\beta_t$ from
@@ -704,8 +711,8 @@ figures.show(
 # pairs had stored there, as keys 1 and 2 lost to keys 3 and 4 above. Random keys always
 # overlap, so every pair is worn down by the writes after it, and only the newest stay clear
 # ([counted by write position](12_linear_attention.ipynb#going-further-reading-the-recall-numbers)).
-# The plain sum's lead comes from the wide values, $d_v = 64$: with values as wide as the keys
-# it [narrows as $N$ grows and is gone at 128
+# Much of the plain sum's lead comes from the wide values, $d_v = 64$: with values as wide as
+# the keys it is smaller, [narrows as $N$ grows and is gone at 128
 # pairs](12_linear_attention.ipynb#going-further-reading-the-recall-numbers).
 #
 # **Every key written twice (right).** Now the memory must replace, not just store, and only
@@ -805,7 +812,7 @@ step_table(
 # the plain sum recalls {eval}`percent(by_width[256].accuracy["linear"][2], 0)` of 128. The
 # delta rule picks out {eval}`dec(width_delta_pairs[0], 0)`,
 # {eval}`dec(width_delta_pairs[1], 0)` and {eval}`dec(width_delta_pairs[2], 0)` of 128 pairs
-# at the three widths, about $d_k$. So the plain sum's count of pairs is not its state's
+# at the three widths: of the order of $d_k$, fewer at the narrowest. So the plain sum's count of pairs is not its state's
 # capacity: it depends on $d_v$ and on a reader that only has to pick the nearest of the $N$
 # values.
 
@@ -819,6 +826,17 @@ per_memory = recall_hits(task_4w, recalled(task_4w, "softmax")).mean(axis=1)  # 
 assert np.isclose(per_memory.mean(), p_soft)
 se_memories = per_memory.std(ddof=1) / np.sqrt(len(per_memory))  # across the memories
 queries_ratio = pair_counts[-1] // pair_counts[0]  # queries at N = 128 over those at N = 4
+margins = []  # softmax with rewrites: own cosine minus the nearest other value's, N = 4 and 16
+for n_m in (pair_counts[0], pair_counts[2]):
+    task_m = recall_task(n_m, d_k_recall, rewrite=True)
+    reads_m = recalled(task_m, "softmax")
+    reads_m = reads_m / np.linalg.norm(reads_m, axis=-1, keepdims=True)
+    values_m = np.concatenate([task_m.answers, task_m.decoys], axis=1)  # unit values
+    cos_m = reads_m @ np.swapaxes(values_m, -1, -2)  # [memories, N, N + stale]
+    own_m = cos_m[:, np.arange(n_m), np.arange(n_m)].copy()
+    cos_m[:, np.arange(n_m), np.arange(n_m)] = -np.inf  # leave out its own value
+    margins.append(np.abs(own_m - cos_m.max(axis=-1)).ravel())
+margin_lo, margin_hi = min(m.min() for m in margins), max(m.max() for m in margins)
 round(float(se_soft), 3), round(float(se_memories), 3)
 
 # %% [markdown]
@@ -839,6 +857,11 @@ round(float(se_soft), 3), round(float(se_memories), 3)
 # {eval}`percent(se_memories, 1)`. Its line in {eval}`figures.ref("fig-recall-delta")` is
 # jagged there. At
 # {eval}`pair_counts[-1]` pairs each point rests on {eval}`queries_ratio` times as many.
+# The coin flips are also narrow: at {eval}`pair_counts[0]` and {eval}`pair_counts[2]` pairs
+# softmax's read is nearer one value than the next by between {eval}`sci(margin_lo)` and
+# {eval}`sci(margin_hi)` in cosine, so the share measures a coin flip, not a capacity, and a
+# coarser tie rule than {eval}`sci(TIE_TOLERANCE)` would turn many of these reads into
+# misses.
 # ```
 #
 # ## Going further: where positive features lose recall
@@ -1500,7 +1523,7 @@ index_gflops, sparse_gflops, dense_gflops = (
 #   $d_v$ ({eval}`percent(by_width[16].accuracy["linear"][2], 0)` of 128 at $d_v = d_k$,
 #   {eval}`percent(by_width[256].accuracy["linear"][2], 0)` at $d_v =$
 #   {eval}`value_widths[2]`); with $d_v = d_k$ its lead over the delta rule narrows as $N$
-#   grows and is gone at 128 pairs, and the delta rule keeps about $d_k$ at every $d_v$ tried.
+#   grows and is gone at 128 pairs, and the delta rule keeps of the order of $d_k$ at every $d_v$ tried.
 # - *Going further.* Dropping elu + 1's $+1$ recovers part of the plain sum's recall, and
 #   subtracting the mean feature nearly all of it; both also make the features signed, so the test does not separate
 #   positivity from the shared component.
