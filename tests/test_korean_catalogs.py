@@ -458,13 +458,15 @@ def code_of(source):
 
 
 def options_in_english(source):
-    """``source`` with each quoted Korean option of a choice exercise (a solution's
-    ``check("…")``, which the checker accepts in either language) as its English value."""
+    """``source`` with each quoted Korean option of a choice exercise that a solution answers
+    with (its ``check("…")`` or ``answer = "…"``, which the checker accepts in either language)
+    as its English value; a quoted ``"0"`` elsewhere is data, left as it is."""
     for own in kinds.catalog("ko")["exercises"].values():
         for key, words in own.items():
             if key.startswith("option-"):
                 english = key.removeprefix("option-")
-                source = source.replace(f'"{words}"', f'"{english}"')
+                for spot in ('check("{}")', 'answer = "{}"'):
+                    source = source.replace(spot.format(words), spot.format(english))
     return source
 
 
