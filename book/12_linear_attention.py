@@ -1503,8 +1503,8 @@ index_gflops, sparse_gflops, dense_gflops = (
 #   {eval}`plain(state_mib)` MiB for the Llama-3-8B-like shape (float16) against a KV cache of
 #   {eval}`plain(kv_long_gib)` GiB at 128k tokens.
 # - The state holds at most $d_k$ associations without crosstalk ({eq}`eq-ch12-crosstalk`),
-#   and a state of fixed size fails at some $N$. With $d_k = 16$, $d_v = 64$ and keys scaled
-#   by 16, the plain sum degraded gradually, recalling
+#   and a state of fixed size fails at some $N$. With $d_k = 16$, $d_v = 64$ and the factor 16
+#   of the recall set-up, the plain sum degraded gradually, recalling
 #   {eval}`percent(forgetting.accuracy["linear"][2], 0)` of 16 pairs and
 #   {eval}`percent(forgetting.accuracy["linear"][5], 0)` of 128; elu + 1 recalled fewer;
 #   softmax attention kept all.
