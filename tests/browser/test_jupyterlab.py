@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -34,6 +35,11 @@ def lab(tmp_path_factory, browser, start_lab):  # `browser` first: skips without
             cell.outputs, cell.execution_count = [], None
     notebook.metadata.pop("widgets", None)
     nbformat.write(notebook, work / "gallery.ipynb")
+    # the gallery's prose names each figure's chapter and number ({eval} of figures.ref, which
+    # reads the chapter's notebook); jupyterlab-myst evaluates it again in the live kernel once
+    # the cells have run, and without the chapters beside it an error box shifts the page
+    for chapter in GALLERY.parent.glob("[0-9][0-9]_*.ipynb"):
+        shutil.copy(chapter, work / chapter.name)
     with start_lab(work, tmp_path_factory.mktemp("lab-state")) as base:
         yield base
 
@@ -103,8 +109,20 @@ def test_drag_in_jupyterlab(page, lab, capsys, open_in_lab):
     page.screenshot(path=str(SHOTS / "lab_querypad_before.png"))
     assert pad_numbers(pad) == ([1.0, 0.0], [0.401, 0.198, 0.401])
 
-    qx, qy = centre(pad.locator('.abh-handle[data-kind="query"]'))
-    kx, _ = centre(pad.locator('.abh-handle[data-kind="key"][data-index="1"]'))
+    # the gallery's later widgets may still be laying out below; grab q once its place holds
+    # (a drag that starts where q was moves nothing: a failure seen once, under load)
+    handles = (
+        pad.locator('.abh-handle[data-kind="query"]'),
+        pad.locator('.abh-handle[data-kind="key"][data-index="1"]'),
+    )
+    places = None
+    for _ in range(25):
+        now = [centre(h) for h in handles]
+        if now == places:
+            break
+        places = now
+        page.wait_for_timeout(200)
+    (qx, qy), (kx, _) = places
     unit, target = qx - kx, (0.6, -0.9)
     page.evaluate(
         """() => { window.__paint = [];
