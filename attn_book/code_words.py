@@ -188,6 +188,20 @@ def _tree(source):
 _STRING_START = re.compile(r"(?P<prefix>[rRuU]?)(?P<quote>\"\"\"|'''|\"|')")
 
 
+def ast_offset(source):
+    """``offset(line, column)``: the index in ``source`` of an ast position (lines from 1,
+    columns in UTF-8 bytes)."""
+    lines = source.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+
+    def offset(line, column):
+        return starts[line - 1] + len(lines[line - 1].encode()[:column].decode())
+
+    return offset
+
+
 def docstrings(source, every=False):
     """The docstrings of ``source``'s functions and classes (the first statement of a ``def``
     or ``class`` body, a string constant) with words: ``[(start, end, text)]``, the span in
@@ -204,13 +218,7 @@ def docstrings(source, every=False):
     tree = _tree(source)
     if tree is None:
         return []
-    lines = source.split("\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
-
-    def offset(line, column):  # ast's columns count UTF-8 bytes
-        return starts[line - 1] + len(lines[line - 1].encode()[:column].decode())
+    offset = ast_offset(source)
 
     found = []
     for node in ast.walk(tree):

@@ -57,6 +57,7 @@ from attn_book.code_words import (  # noqa: F401 (the tool's names, as the tests
     _comment_blocks,
     _comment_tokens,
     _tokens,
+    ast_offset,
     code_comments,
     comment_has_words,
     comments_domain,
@@ -449,13 +450,7 @@ def printed_literals(source):
     tree = _python(source)
     if tree is None:
         return []
-    lines = source.split("\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
-
-    def offset(line, column):  # ast's columns count UTF-8 bytes
-        return starts[line - 1] + len(lines[line - 1].encode()[:column].decode())
+    offset = ast_offset(source)
 
     return sorted(
         (
